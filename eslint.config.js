@@ -1,0 +1,55 @@
+// Lint doubles as the size policy (style guide §3.4): complexity, depth, params and statements are
+// capped so modules stay small and readable; tests get more room for nesting and length.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'dist/', 'simulator/console/static/vendor/', '.sandbox/', 'artifacts/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      complexity: ['error', 10],
+      'max-depth': ['error', 3],
+      'max-params': ['error', 4],
+      'max-statements': ['error', 20],
+      'max-nested-callbacks': ['error', 4],
+      'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }],
+      '@typescript-eslint/explicit-function-return-type': ['error', { allowExpressions: true, allowTypedFunctionExpressions: true }],
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    // Module boundaries (style guide §3.2).
+    files: ['src/controllers/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/simcloud/**', '**/simulator/**'], message: 'controllers talk only to src/cloud and src/kube' }] }],
+    },
+  },
+  {
+    files: ['simulator/api/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/server/**', '**/src/**', '**/sandbox/**'], message: 'simulator/api depends only on zod and node built-ins' }] }],
+    },
+  },
+  {
+    files: ['**/*.test.ts', 'test/**/*.ts'],
+    rules: {
+      'max-nested-callbacks': ['error', 6],
+      'max-statements': ['error', 40],
+      'max-lines': 'off',
+      '@typescript-eslint/explicit-function-return-type': 'off',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+  {
+    files: ['simulator/console/static/**/*.js', '*.js'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+);

@@ -1,0 +1,58 @@
+// One `vitest run` runs every level; each level is a project so it can be run alone
+// (`npx vitest run --project integration`). Levels that need the real control plane share a global
+// setup that finds or builds the Kubernetes binaries once before any worker starts.
+import { defineConfig } from 'vitest/config';
+
+const slow = { testTimeout: 120_000, hookTimeout: 300_000 };
+
+export default defineConfig({
+  test: {
+    reporters: process.env.CI ? ['default'] : ['default'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['src/**/*.test.ts', 'simulator/**/*.test.ts', 'sandbox/**/*.test.ts', 'scripts/**/*.test.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'simulator', include: ['test/simulator/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 },
+      },
+      {
+        extends: true,
+        test: { name: 'sandbox', include: ['test/sandbox/**/*.test.ts'], testTimeout: 60_000 },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          globalSetup: ['test/helpers/control-plane-binaries.setup.ts'],
+          ...slow,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          globalSetup: ['test/helpers/control-plane-binaries.setup.ts'],
+          fileParallelism: false,
+          ...slow,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          globalSetup: ['test/helpers/control-plane-binaries.setup.ts'],
+          fileParallelism: false,
+          ...slow,
+        },
+      },
+    ],
+  },
+});
