@@ -1,0 +1,247 @@
+// A real Kubernetes control plane as three local processes on loopback: etcd, kube-apiserver and
+// kube-controller-manager (with --cloud-provider=external, so the cloud loops are left to a CCM).
+// Each ControlPlane has its own directory (PKI, etcd data, kubeconfigs, one log per component) and its
+// own ports, so several can run at once. stop() ends everything; so do SIGINT/SIGTERM (shutdown.ts) and
+// the death of this process (reaper.ts), so no process, port or temp dir outlives a run.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ipaddr from 'ipaddr.js';
+import { createExec, type Exec, type ManagedProcess } from '../exec.ts';
+import { freePorts } from '../ports.ts';
+import { reaper } from '../reaper-client.ts';
+import { registerCleanup } from '../shutdown.ts';
+import { waitFor } from '../wait.ts';
+import { ensureBinaries, type Component, type ControlPlaneBinaries } from './binaries.ts';
+import { controllerManagerArgs, apiServerArgs, etcdArgs, type ControlPlanePorts, type ControlPlaneLayout } from './flags.ts';
+import { renderKubeconfig } from './kubeconfig.ts';
+import { generatePki, type ControlPlanePki } from './pki.ts';
+
+export interface ControlPlaneOptions {
+  readonly binaries?: ControlPlaneBinaries;
+  readonly exec?: Exec;
+  /** Pod network split into per-node podCIDRs by node-ipam. */
+  readonly clusterCidr?: string;
+  readonly serviceCidr?: string;
+  readonly nodeCidrMaskSize?: number;
+  /** How long a node may miss heartbeats before node-lifecycle marks it Ready=Unknown (upstream: 50 s). */
+  readonly nodeMonitorGracePeriodSeconds?: number;
+  /** A directory to keep (the sandbox's state dir); by default a temp dir removed on stop(). */
+  readonly dir?: string;
+  readonly startTimeoutMs?: number;
+  readonly onProgress?: (message: string) => void;
+}
+
+export const CONTROL_PLANE_DEFAULTS = {
+  clusterCidr: '10.244.0.0/16',
+  serviceCidr: '10.96.0.0/16',
+  nodeCidrMaskSize: 24,
+  nodeMonitorGracePeriodSeconds: 10,
+  startTimeoutMs: 90_000,
+} as const;
+
+export class ControlPlaneStartError extends Error {
+  override name = 'ControlPlaneStartError';
+}
+
+const START_ATTEMPTS = 3;
+
+export class ControlPlane {
+  readonly dir: string;
+  readonly kubeconfigPath: string;
+  readonly apiServerUrl: string;
+  readonly ports: ControlPlanePorts;
+  readonly options: Required<Pick<ControlPlaneOptions, 'clusterCidr' | 'serviceCidr' | 'nodeCidrMaskSize' | 'nodeMonitorGracePeriodSeconds'>>;
+  readonly #processes: ManagedProcess[];
+  readonly #ownsDir: boolean;
+  readonly #pki: ControlPlanePki;
+  #unregister: () => void = () => undefined;
+  #stopped: Promise<void> | undefined;
+
+  private constructor(layout: ControlPlaneLayout, pki: ControlPlanePki, processes: ManagedProcess[], ownsDir: boolean) {
+    this.dir = layout.dir;
+    this.kubeconfigPath = join(layout.dir, 'admin.kubeconfig');
+    this.ports = layout.ports;
+    this.apiServerUrl = `https://127.0.0.1:${layout.ports.apiServer}`;
+    this.options = layout.network;
+    this.#pki = pki;
+    this.#processes = processes;
+    this.#ownsDir = ownsDir;
+  }
+
+  /** Starts etcd, kube-apiserver and kube-controller-manager and resolves once the cluster serves requests. */
+  static async start(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
+    const exec = options.exec ?? createExec();
+    const progress = options.onProgress ?? (() => undefined);
+    const binaries = options.binaries ?? (await ensureBinaries({ exec, onProgress: progress }));
+    const ownsDir = options.dir === undefined;
+    const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'ccm-sandbox-cp-'));
+    if (ownsDir) reaper().trackDir(dir);
+    let lastError: unknown;
+    for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
+      try {
+        return await ControlPlane.#attempt({ exec, binaries, dir, ownsDir, options, progress });
+      } catch (err) {
+        lastError = err;
+        // A port taken between choosing and binding it is the one failure worth retrying.
+        if (!(err instanceof ControlPlaneStartError && /address already in use/i.test(err.message))) break;
+        progress(`port clash, retrying (attempt ${attempt + 1}/${START_ATTEMPTS})`);
+      }
+    }
+    if (ownsDir) removeDir(dir);
+    throw lastError;
+  }
+
+  static async #attempt(ctx: AttemptContext): Promise<ControlPlane> {
+    const layout = await prepareLayout(ctx.dir, ctx.options);
+    const pki = await writePki(layout);
+    const processes: ManagedProcess[] = [];
+    const cp = new ControlPlane(layout, pki, processes, ctx.ownsDir);
+    const started = Date.now();
+    try {
+      await startComponent(ctx, processes, 'etcd', etcdArgs(layout), () => httpOk(`http://127.0.0.1:${layout.ports.etcdClient}/health`));
+      await startComponent(ctx, processes, 'kube-apiserver', apiServerArgs(layout), () => cp.#apiOk('/readyz'));
+      await startComponent(ctx, processes, 'kube-controller-manager', controllerManagerArgs(layout), () => cp.#apiOk('/api/v1/namespaces/default/serviceaccounts/default'));
+    } catch (err) {
+      await stopAll(processes);
+      rmSync(join(ctx.dir, 'etcd'), { recursive: true, force: true });
+      throw err;
+    }
+    cp.#unregister = registerCleanup(() => cp.stop());
+    ctx.progress(`control plane ready in ${((Date.now() - started) / 1000).toFixed(1)} s at ${cp.apiServerUrl}`);
+    return cp;
+  }
+
+  /** Log file of each component. */
+  logFiles(): Record<Component, string> {
+    return Object.fromEntries(this.#processes.map((p) => [p.name, p.logFile])) as Record<Component, string>;
+  }
+
+  get pki(): ControlPlanePki {
+    return this.#pki;
+  }
+
+  /** Components that have exited on their own (a healthy control plane returns []). */
+  exitedComponents(): string[] {
+    return this.#processes.filter((p) => !p.isRunning()).map((p) => p.name);
+  }
+
+  /** Stops every component (controller-manager first, etcd last) and removes a temp dir. Idempotent. */
+  stop(): Promise<void> {
+    this.#stopped ??= (async () => {
+      this.#unregister();
+      await stopAll(this.#processes);
+      if (this.#ownsDir) removeDir(this.dir);
+    })();
+    return this.#stopped;
+  }
+
+  async #apiOk(path: string): Promise<boolean> {
+    return httpsOk(`${this.apiServerUrl}${path}`, this.#pki);
+  }
+}
+
+interface AttemptContext {
+  readonly exec: Exec;
+  readonly binaries: ControlPlaneBinaries;
+  readonly dir: string;
+  readonly ownsDir: boolean;
+  readonly options: ControlPlaneOptions;
+  readonly progress: (message: string) => void;
+}
+
+function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  reaper().untrackDir(dir);
+}
+
+async function stopAll(processes: ManagedProcess[]): Promise<void> {
+  for (const p of [...processes].reverse()) await p.stop(5000);
+}
+
+async function prepareLayout(dir: string, options: ControlPlaneOptions): Promise<ControlPlaneLayout> {
+  const [etcdClient, etcdPeer, apiServer] = (await freePorts(3)) as [number, number, number];
+  const network = {
+    clusterCidr: options.clusterCidr ?? CONTROL_PLANE_DEFAULTS.clusterCidr,
+    serviceCidr: options.serviceCidr ?? CONTROL_PLANE_DEFAULTS.serviceCidr,
+    nodeCidrMaskSize: options.nodeCidrMaskSize ?? CONTROL_PLANE_DEFAULTS.nodeCidrMaskSize,
+    nodeMonitorGracePeriodSeconds: options.nodeMonitorGracePeriodSeconds ?? CONTROL_PLANE_DEFAULTS.nodeMonitorGracePeriodSeconds,
+  };
+  for (const sub of ['pki', 'logs', 'etcd']) mkdirSync(join(dir, sub), { recursive: true });
+  return { dir, ports: { etcdClient, etcdPeer, apiServer }, network };
+}
+
+export function firstServiceIp(serviceCidr: string): string {
+  const [base] = ipaddr.parseCIDR(serviceCidr);
+  const bytes = base.toByteArray();
+  bytes[bytes.length - 1] = (bytes[bytes.length - 1] ?? 0) + 1;
+  return ipaddr.fromByteArray(bytes).toString();
+}
+
+async function writePki(layout: ControlPlaneLayout): Promise<ControlPlanePki> {
+  const pki = await generatePki({ kubernetesServiceIp: firstServiceIp(layout.network.serviceCidr) });
+  const files: Record<string, string> = {
+    'ca.crt': pki.ca.cert,
+    'ca.key': pki.ca.key,
+    'apiserver.crt': pki.apiServer.cert,
+    'apiserver.key': pki.apiServer.key,
+    'sa.pub': pki.serviceAccount.publicKey,
+    'sa.key': pki.serviceAccount.privateKey,
+  };
+  for (const [name, content] of Object.entries(files)) writeFileSync(join(layout.dir, 'pki', name), content, { mode: 0o600 });
+  const server = `https://127.0.0.1:${layout.ports.apiServer}`;
+  const kubeconfig = (client: typeof pki.admin, userName: string): string => renderKubeconfig({ server, caCert: pki.ca.cert, client, clusterName: 'ccm-sandbox', userName });
+  writeFileSync(join(layout.dir, 'admin.kubeconfig'), kubeconfig(pki.admin, 'admin'), { mode: 0o600 });
+  writeFileSync(join(layout.dir, 'controller-manager.kubeconfig'), kubeconfig(pki.controllerManager, 'kube-controller-manager'), { mode: 0o600 });
+  return pki;
+}
+
+async function startComponent(ctx: AttemptContext, processes: ManagedProcess[], name: Component, args: string[], ready: () => Promise<boolean>): Promise<void> {
+  const logFile = join(ctx.dir, 'logs', `${name}.log`);
+  const proc = ctx.exec.spawn(ctx.binaries[name], args, { name, logFile });
+  processes.push(proc);
+  const timeoutMs = ctx.options.startTimeoutMs ?? CONTROL_PLANE_DEFAULTS.startTimeoutMs;
+  try {
+    await waitFor(
+      async () => {
+        if (!proc.isRunning()) throw new ControlPlaneStartError(`${name} exited during start-up`);
+        return ready();
+      },
+      { timeoutMs, intervalMs: 100, description: `${name} to become ready` },
+    );
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new ControlPlaneStartError(`${name} failed to start: ${reason}\n--- last lines of ${logFile} ---\n${logTail(logFile, 30)}`);
+  }
+}
+
+function logTail(file: string, lines: number): string {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+async function httpOk(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+/** GET over HTTPS with the admin client certificate (fetch cannot present one without extra deps). */
+function httpsOk(url: string, pki: ControlPlanePki): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request(url, { ca: pki.ca.cert, cert: pki.admin.cert, key: pki.admin.key, timeout: 2000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('error', () => resolve(false));
+    req.on('timeout', () => req.destroy());
+    req.end();
+  });
+}

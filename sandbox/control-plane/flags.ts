@@ -1,0 +1,103 @@
+// Command lines of the three control-plane components, as pure functions of the layout (directory,
+// ports, networks) so they can be unit-tested and printed by a dry run.
+import { join } from 'node:path';
+
+export interface ControlPlanePorts {
+  readonly etcdClient: number;
+  readonly etcdPeer: number;
+  readonly apiServer: number;
+}
+
+export interface ControlPlaneNetwork {
+  readonly clusterCidr: string;
+  readonly serviceCidr: string;
+  readonly nodeCidrMaskSize: number;
+  readonly nodeMonitorGracePeriodSeconds: number;
+}
+
+export interface ControlPlaneLayout {
+  readonly dir: string;
+  readonly ports: ControlPlanePorts;
+  readonly network: ControlPlaneNetwork;
+}
+
+/**
+ * The kube-controller-manager controllers the sandbox needs. The cloud loops stay off
+ * (--cloud-provider=external): node initialisation, lifecycle, LB and routes are the CCM's job.
+ */
+export const KCM_CONTROLLERS = [
+  'namespace-controller',
+  'garbage-collector-controller',
+  'serviceaccount-controller',
+  'serviceaccount-token-controller',
+  'root-ca-certificate-publisher-controller',
+  'clusterrole-aggregation-controller',
+  'node-lifecycle-controller',
+  'node-ipam-controller',
+] as const;
+
+export function etcdArgs(layout: ControlPlaneLayout): string[] {
+  const client = `http://127.0.0.1:${layout.ports.etcdClient}`;
+  const peer = `http://127.0.0.1:${layout.ports.etcdPeer}`;
+  return [
+    '--name=default',
+    `--data-dir=${join(layout.dir, 'etcd')}`,
+    `--listen-client-urls=${client}`,
+    `--advertise-client-urls=${client}`,
+    `--listen-peer-urls=${peer}`,
+    `--initial-advertise-peer-urls=${peer}`,
+    `--initial-cluster=default=${peer}`,
+    // A throwaway store: durability is not worth the fsync latency here.
+    '--unsafe-no-fsync=true',
+    '--quota-backend-bytes=8589934592',
+    '--log-level=warn',
+  ];
+}
+
+export function apiServerArgs(layout: ControlPlaneLayout): string[] {
+  const pki = (f: string): string => join(layout.dir, 'pki', f);
+  return [
+    `--etcd-servers=http://127.0.0.1:${layout.ports.etcdClient}`,
+    `--secure-port=${layout.ports.apiServer}`,
+    '--bind-address=127.0.0.1',
+    // Without a default route the apiserver cannot pick an address to advertise.
+    '--advertise-address=127.0.0.1',
+    '--endpoint-reconciler-type=none',
+    `--service-cluster-ip-range=${layout.network.serviceCidr}`,
+    '--allow-privileged=true',
+    '--authorization-mode=Node,RBAC',
+    `--client-ca-file=${pki('ca.crt')}`,
+    `--tls-cert-file=${pki('apiserver.crt')}`,
+    `--tls-private-key-file=${pki('apiserver.key')}`,
+    '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+    `--service-account-key-file=${pki('sa.pub')}`,
+    `--service-account-signing-key-file=${pki('sa.key')}`,
+    '--profiling=false',
+    // Virtual kubelets and benchmarks issue many requests at once; the defaults (400/200) throttle them.
+    '--max-requests-inflight=1600',
+    '--max-mutating-requests-inflight=800',
+  ];
+}
+
+export function controllerManagerArgs(layout: ControlPlaneLayout): string[] {
+  const pki = (f: string): string => join(layout.dir, 'pki', f);
+  return [
+    `--kubeconfig=${join(layout.dir, 'controller-manager.kubeconfig')}`,
+    '--cloud-provider=external',
+    `--controllers=${KCM_CONTROLLERS.join(',')}`,
+    '--allocate-node-cidrs=true',
+    `--cluster-cidr=${layout.network.clusterCidr}`,
+    `--node-cidr-mask-size=${layout.network.nodeCidrMaskSize}`,
+    `--service-cluster-ip-range=${layout.network.serviceCidr}`,
+    `--node-monitor-grace-period=${layout.network.nodeMonitorGracePeriodSeconds}s`,
+    '--node-monitor-period=1s',
+    `--service-account-private-key-file=${pki('sa.key')}`,
+    `--root-ca-file=${pki('ca.crt')}`,
+    '--use-service-account-credentials=false',
+    '--leader-elect=false',
+    // No metrics/health listener: readiness is judged from the API (the default ServiceAccount exists).
+    '--secure-port=0',
+    '--kube-api-qps=200',
+    '--kube-api-burst=400',
+  ];
+}

@@ -1,0 +1,128 @@
+// The control plane's PKI, generated fresh for every control plane: one CA, the apiserver's serving
+// certificate (valid for 127.0.0.1 and the in-cluster names), client certificates for the admin
+// (system:masters) and for kube-controller-manager, and the service-account signing key pair.
+// ECDSA P-256 throughout: generation takes milliseconds and every component accepts it.
+import 'reflect-metadata'; // @peculiar/x509's dependency injection needs it loaded first
+import { webcrypto } from 'node:crypto';
+import * as x509 from '@peculiar/x509';
+
+const crypto = webcrypto as unknown as Crypto;
+x509.cryptoProvider.set(crypto);
+
+const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
+const VALIDITY_MS = 365 * 24 * 3600 * 1000;
+
+export interface PemPair {
+  readonly cert: string;
+  readonly key: string;
+}
+
+export interface ControlPlanePki {
+  readonly ca: PemPair;
+  readonly apiServer: PemPair;
+  readonly admin: PemPair;
+  readonly controllerManager: PemPair;
+  readonly serviceAccount: { readonly publicKey: string; readonly privateKey: string };
+}
+
+async function keyPair(): Promise<CryptoKeyPair> {
+  return crypto.subtle.generateKey(ALG, true, ['sign', 'verify']);
+}
+
+function pem(label: string, der: ArrayBuffer): string {
+  return x509.PemConverter.encode(der, label);
+}
+
+async function privatePem(key: CryptoKey): Promise<string> {
+  return pem('PRIVATE KEY', await crypto.subtle.exportKey('pkcs8', key));
+}
+
+function serial(): string {
+  return Buffer.from(crypto.getRandomValues(new Uint8Array(8))).toString('hex').replace(/^[89a-f]/, '1');
+}
+
+interface Issuer {
+  readonly cert: x509.X509Certificate;
+  readonly keys: CryptoKeyPair;
+}
+
+async function createCa(): Promise<Issuer> {
+  const keys = await keyPair();
+  const now = Date.now();
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: serial(),
+    name: 'CN=ccm-sandbox-ca',
+    notBefore: new Date(now - 60_000),
+    notAfter: new Date(now + VALIDITY_MS),
+    keys,
+    signingAlgorithm: ALG,
+    extensions: [
+      new x509.BasicConstraintsExtension(true, 0, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature, true),
+      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+    ],
+  });
+  return { cert, keys };
+}
+
+interface LeafSpec {
+  readonly subject: string;
+  readonly usage: 'server' | 'client';
+  readonly dnsNames?: readonly string[];
+  readonly ips?: readonly string[];
+}
+
+async function issue(ca: Issuer, spec: LeafSpec): Promise<PemPair> {
+  const keys = await keyPair();
+  const now = Date.now();
+  const names = [...(spec.dnsNames ?? []).map((value) => ({ type: 'dns' as const, value })), ...(spec.ips ?? []).map((value) => ({ type: 'ip' as const, value }))];
+  const eku = spec.usage === 'server' ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth;
+  const cert = await x509.X509CertificateGenerator.create({
+    serialNumber: serial(),
+    subject: spec.subject,
+    issuer: ca.cert.subject,
+    notBefore: new Date(now - 60_000),
+    notAfter: new Date(now + VALIDITY_MS),
+    signingKey: ca.keys.privateKey,
+    publicKey: keys.publicKey,
+    signingAlgorithm: ALG,
+    extensions: [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
+      new x509.ExtendedKeyUsageExtension([eku]),
+      await x509.AuthorityKeyIdentifierExtension.create(ca.keys.publicKey),
+      ...(names.length > 0 ? [new x509.SubjectAlternativeNameExtension(names)] : []),
+    ],
+  });
+  return { cert: cert.toString('pem'), key: await privatePem(keys.privateKey) };
+}
+
+export interface PkiOptions {
+  /** First address of the service CIDR: the in-cluster `kubernetes` Service IP. */
+  readonly kubernetesServiceIp: string;
+}
+
+export async function generatePki(options: PkiOptions): Promise<ControlPlanePki> {
+  const ca = await createCa();
+  const inCluster = ['kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'];
+  const [apiServer, admin, controllerManager] = await Promise.all([
+    issue(ca, { subject: 'CN=kube-apiserver', usage: 'server', dnsNames: ['localhost', ...inCluster], ips: ['127.0.0.1', options.kubernetesServiceIp] }),
+    issue(ca, { subject: 'CN=ccm-sandbox-admin, O=system:masters', usage: 'client' }),
+    issue(ca, { subject: 'CN=system:kube-controller-manager', usage: 'client' }),
+  ]);
+  const sa = await keyPair();
+  return {
+    ca: { cert: ca.cert.toString('pem'), key: await privatePem(ca.keys.privateKey) },
+    apiServer,
+    admin,
+    controllerManager,
+    serviceAccount: { publicKey: pem('PUBLIC KEY', await crypto.subtle.exportKey('spki', sa.publicKey)), privateKey: await privatePem(sa.privateKey) },
+  };
+}
+
+/** A client certificate signed by an existing CA (e.g. for a CCM or kubelet identity). */
+export async function issueClientCertificate(ca: PemPair, subject: string): Promise<PemPair> {
+  const caCert = new x509.X509Certificate(ca.cert);
+  const caKey = await crypto.subtle.importKey('pkcs8', x509.PemConverter.decodeFirst(ca.key), ALG, true, ['sign']);
+  return issue({ cert: caCert, keys: { privateKey: caKey, publicKey: await caCert.publicKey.export(ALG, ['verify']) } }, { subject, usage: 'client' });
+}
