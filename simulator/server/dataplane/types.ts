@@ -1,0 +1,60 @@
+// Shared contract of the load-balancer data plane (simulator/server/dataplane). The simcloud server
+// translates its load-balancer resources into these plain shapes and hands them to DataPlane.apply().
+import type { Logger } from 'pino';
+
+export interface DataPlaneHealthCheck {
+  protocol: 'tcp' | 'http';
+  /** null = destination port */
+  port: number | null;
+  path: string;
+  intervalMs: number;
+  timeoutMs: number;
+  retries: number;
+}
+
+export interface DataPlaneListener {
+  protocol: 'tcp' | 'http' | 'https';
+  listenPort: number;
+  destinationPort: number;
+  proxyProtocol: 'none' | 'v1' | 'v2';
+  healthCheck: DataPlaneHealthCheck;
+}
+
+export interface DataPlaneTarget {
+  id: string;
+  ip: string;
+}
+
+export interface DataPlaneLoadBalancer {
+  id: string;
+  vip: string;
+  algorithm: 'round_robin' | 'least_connections';
+  sessionAffinity: 'none' | 'source_ip';
+  listeners: DataPlaneListener[];
+  targets: DataPlaneTarget[];
+  /** null = allow all */
+  allowedSourceCidrs: string[] | null;
+}
+
+export interface TargetHealthChange {
+  lbId: string;
+  listenPort: number;
+  targetId: string;
+  status: 'healthy' | 'unhealthy' | 'unknown';
+}
+
+export interface TargetCounters {
+  connections: number;
+  activeConnections: number;
+  bytesIn: number;
+  bytesOut: number;
+}
+
+export interface ApplyResult {
+  errors: { lbId: string; listenPort: number; message: string }[];
+}
+
+export interface DataPlaneOptions {
+  onHealthChange: (c: TargetHealthChange) => void;
+  logger?: Logger;
+}
