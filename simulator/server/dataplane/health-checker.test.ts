@@ -37,11 +37,16 @@ const flush = async (): Promise<void> => { for (let i = 0; i < 5; i++) await Pro
 const check: DataPlaneHealthCheck = { protocol: 'tcp', port: null, path: '/', intervalMs: 100, timeoutMs: 30, retries: 2 };
 
 describe('TargetChecker', () => {
-  it('probes immediately, then every interval, reporting transitions', async () => {
+  function checkerSetup() {
     const sched = fakeScheduler();
     const probe = manualProbe();
     const changes: HealthStatus[] = [];
     const c = new TargetChecker({ target: { host: '127.0.0.9', port: 80 }, check, initial: 'unknown', probe, scheduler: sched, onChange: (s) => changes.push(s) });
+    return { sched, probe, changes, c };
+  }
+
+  it('probes immediately, then every interval, reporting transitions', async () => {
+    const { sched, probe, changes, c } = checkerSetup();
     c.start();
     expect(probe.calls).toHaveLength(1);
     probe.calls[0]!.settle(true);
@@ -60,10 +65,7 @@ describe('TargetChecker', () => {
   });
 
   it('counts a timeout as a failure and aborts the probe', async () => {
-    const sched = fakeScheduler();
-    const probe = manualProbe();
-    const changes: HealthStatus[] = [];
-    const c = new TargetChecker({ target: { host: '127.0.0.9', port: 80 }, check, initial: 'unknown', probe, scheduler: sched, onChange: (s) => changes.push(s) });
+    const { sched, probe, changes, c } = checkerSetup();
     c.start();
     sched.fire(30);
     await flush();
@@ -73,10 +75,7 @@ describe('TargetChecker', () => {
   });
 
   it('ignores a result that arrives after stop()', async () => {
-    const sched = fakeScheduler();
-    const probe = manualProbe();
-    const changes: HealthStatus[] = [];
-    const c = new TargetChecker({ target: { host: '127.0.0.9', port: 80 }, check, initial: 'unknown', probe, scheduler: sched, onChange: (s) => changes.push(s) });
+    const { sched, probe, changes, c } = checkerSetup();
     c.start();
     c.stop();
     probe.calls[0]!.settle(true);
