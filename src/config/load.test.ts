@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, UsageError, loadConfig, parseFlags, readCloudConfig, redactedConfig, usage } from './load.ts';
+import { parseDuration } from './schema.ts';
+
+const env = { SIMCLOUD_ENDPOINT: 'http://127.0.0.1:9000', SIMCLOUD_TOKEN: 'secret' };
+const files = (content: Record<string, string>) => (p: string): string => {
+  const c = content[p];
+  if (c === undefined) throw new Error(`ENOENT: ${p}`);
+  return c;
+};
+
+describe('parseDuration', () => {
+  it.each([
+    ['15s', 15_000],
+    ['5m', 300_000],
+    ['1h30m', 5_400_000],
+    ['500ms', 500],
+    ['1.5s', 1500],
+    ['10', 10_000],
+  ])('%s = %d ms', (raw, ms) => expect(parseDuration(raw)).toBe(ms));
+  it.each(['', 's', '5x', '-1s', '5 s'])('rejects %j', (raw) => expect(parseDuration(raw)).toBeUndefined());
+});
+
+describe('parseFlags', () => {
+  it('accepts --a=b, --a b, -a b and bare bools like Go flags', () => {
+    const { values } = parseFlags(['--cluster-name=c1', '--secure-port', '0', '-v', '4', '--leader-elect', '--configure-cloud-routes=false']);
+    expect(values).toEqual({ clusterName: 'c1', securePort: '0', verbosity: '4', leaderElect: 'true', configureCloudRoutes: 'false' });
+  });
+  it('rejects unknown flags, positionals and missing values with a UsageError', () => {
+    expect(() => parseFlags(['--nope'])).toThrow(UsageError);
+    expect(() => parseFlags(['extra'])).toThrow(/unexpected argument "extra"/);
+    expect(() => parseFlags(['--cluster-name'])).toThrow(/needs a value/);
+  });
+  it('reports --help', () => expect(parseFlags(['--help']).help).toBe(true));
+});
+
+describe('loadConfig', () => {
+  it('applies the upstream defaults', () => {
+    const c = loadConfig({ argv: [], env });
+    expect(c).toMatchObject({
+      cloudProvider: 'simcloud',
+      clusterName: 'kubernetes',
+      controllers: ['*'],
+      leaderElect: true,
+      leaderElectLeaseDuration: 15_000,
+      leaderElectRenewDeadline: 10_000,
+      leaderElectRetryPeriod: 2000,
+      leaderElectResourceName: 'cloud-controller-manager',
+      leaderElectResourceNamespace: 'kube-system',
+      concurrentServiceSyncs: 1,
+      concurrentNodeSyncs: 1,
+      nodeMonitorPeriod: 5000,
+      nodeStatusUpdateFrequency: 300_000,
+      routeReconciliationPeriod: 10_000,
+      configureCloudRoutes: true,
+      clusterCIDR: '',
+      kubeApiQps: 20,
+      kubeApiBurst: 30,
+      bindAddress: '0.0.0.0',
+      securePort: 10258,
+      verbosity: 0,
+      loadBalancerClass: '',
+      loadBalancerStrategy: 'lb',
+      loadBalancersEnabled: true,
+      routesEnabled: true,
+    });
+  });
+
+  it('merges flag > env > file > default per field', () => {
+    const cloudConfig = [
+      'endpoint: http://file:1',
+      'token: from-file',
+      'clusterName: from-file',
+      'loadBalancer:',
+      '  strategy: ip-block',
+      'routes:',
+      '  network: net-file',
+    ].join('\n');
+    const c = loadConfig({
+      argv: ['--cloud-config', '/cc.yaml', '--cluster-name', 'from-flag'],
+      env: { SIMCLOUD_TOKEN: 'from-env', CCM_CLUSTER_NAME: 'from-env' },
+      readFile: files({ '/cc.yaml': cloudConfig }),
+    });
+    expect(c.clusterName).toBe('from-flag');
+    expect(c.token).toBe('from-env');
+    expect(c.endpoint).toBe('http://file:1');
+    expect(c.loadBalancerStrategy).toBe('ip-block');
+    expect(c.network).toBe('net-file');
+  });
+
+  it('reads JSON cloud-config files and typed values', () => {
+    const c = loadConfig({
+      argv: ['--cloud-config=/cc.json'],
+      env: {},
+      readFile: files({ '/cc.json': JSON.stringify({ endpoint: 'https://x:1', token: 't', loadBalancer: { enabled: false }, requestTimeout: '2s' }) }),
+    });
+    expect(c.loadBalancersEnabled).toBe(false);
+    expect(c.requestTimeout).toBe(2000);
+  });
+
+  it('names every bad field with its source at once', () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        argv: ['--secure-port=99999', '--leader-elect-lease-duration=soon', '--cloud-provider=aws'],
+        env: { SIMCLOUD_ENDPOINT: 'ftp://x', SIMCLOUD_LOAD_BALANCER_STRATEGY: 'magic' },
+      });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
+    expect(problems).toContain('--secure-port:');
+    expect(problems).toContain('--leader-elect-lease-duration: must be a duration');
+    expect(problems).toContain('--cloud-provider: must be simcloud');
+    expect(problems).toContain('SIMCLOUD_ENDPOINT: must be an http(s) URL');
+    expect(problems).toContain('SIMCLOUD_LOAD_BALANCER_STRATEGY: must be one of: lb, ip-block');
+    expect(problems).toMatch(/SIMCLOUD_TOKEN \/ cloud-config token: is required/);
+  });
+
+  it('rejects a renew deadline not shorter than the lease', () => {
+    expect(() => loadConfig({ argv: ['--leader-elect-renew-deadline=20s'], env })).toThrow(/--leader-elect-renew-deadline: must be less than the lease duration/);
+  });
+
+  it('rejects unknown and malformed cloud-config files', () => {
+    expect(() => readCloudConfig('/a', files({ '/a': 'loadBalancer:\n  strategi: lb\n' }))).toThrow(/cloud-config \/a loadBalancer/);
+    expect(() => readCloudConfig('/b', files({ '/b': 'a: [' }))).toThrow(ConfigError);
+  });
+
+  it('redacts the token', () => {
+    expect(redactedConfig(loadConfig({ argv: [], env })).token).toBe('<redacted>');
+  });
+
+  it('lists every flag in --help', () => {
+    expect(usage()).toContain('--load-balancer-class');
+    expect(usage()).toContain('SIMCLOUD_TOKEN');
+  });
+});
