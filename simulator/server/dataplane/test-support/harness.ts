@@ -38,7 +38,7 @@ function tcpHandler(b: Backend): (s: net.Socket) => void {
     s.on('end', () => {
       const all = Buffer.concat(chunks);
       if (all.length > 0) b.received.push(all);
-      s.end(`${b.name}:${all.toString('latin1')}`);
+      s.end(Buffer.concat([Buffer.from(`${b.name}:`), all]));
     });
   };
 }
