@@ -1,0 +1,120 @@
+/**
+ * The CCM's HTTP(S) endpoint (upstream `controller-manager/app/serve.go`): `/healthz` with one sub-check per
+ * controller at `/healthz/<name>` plus `leaderElection` when electing, and `/metrics`. HTTPS with a
+ * self-signed certificate for `localhost`/`127.0.0.1` generated in memory (upstream does the same when no
+ * certificate is given), or plain HTTP when asked. Port 0 picks a free port; `start()` returns the real one.
+ */
+import 'reflect-metadata'; // @peculiar/x509 needs it loaded first
+import { webcrypto } from 'node:crypto';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import * as x509 from '@peculiar/x509';
+
+const crypto = webcrypto as unknown as Crypto;
+x509.cryptoProvider.set(crypto);
+
+/** A health check: returns undefined when healthy, else the reason. */
+export type HealthCheck = () => string | undefined;
+
+export interface ServingOptions {
+  readonly bindAddress: string;
+  readonly port: number;
+  readonly tls: boolean;
+  readonly checks: () => ReadonlyMap<string, HealthCheck>;
+  readonly metrics: () => Promise<{ contentType: string; body: string }>;
+}
+
+export interface RunningServer {
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
+
+/** A self-signed serving certificate named `cloud-controller-manager` for localhost and 127.0.0.1. */
+export async function selfSignedCertificate(): Promise<{ cert: string; key: string }> {
+  const keys = await crypto.subtle.generateKey(ALG, true, ['sign', 'verify']);
+  const now = Date.now();
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: Buffer.from(crypto.getRandomValues(new Uint8Array(8))).toString('hex').replace(/^[89a-f]/, '1'),
+    name: 'CN=cloud-controller-manager',
+    notBefore: new Date(now - 60_000),
+    notAfter: new Date(now + 365 * 24 * 3600 * 1000),
+    keys,
+    signingAlgorithm: ALG,
+    extensions: [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+      new x509.SubjectAlternativeNameExtension([
+        { type: 'dns', value: 'localhost' },
+        { type: 'ip', value: '127.0.0.1' },
+      ]),
+    ],
+  });
+  const key = x509.PemConverter.encode(await crypto.subtle.exportKey('pkcs8', keys.privateKey), 'PRIVATE KEY');
+  return { cert: cert.toString('pem'), key };
+}
+
+/** Runs the checks: `name` = one check, undefined = all. Returns the HTTP status and body like upstream healthz. */
+export function healthz(checks: ReadonlyMap<string, HealthCheck>, name: string | undefined): { status: number; body: string } {
+  if (name !== undefined) {
+    const check = checks.get(name);
+    if (!check) return { status: 404, body: `no health check named ${name}\n` };
+    const reason = check();
+    return reason === undefined ? { status: 200, body: 'ok' } : { status: 500, body: `internal server error: ${reason}\n` };
+  }
+  const lines: string[] = [];
+  let failed = false;
+  for (const [checkName, check] of checks) {
+    const reason = check();
+    failed ||= reason !== undefined;
+    lines.push(reason === undefined ? `[+]${checkName} ok` : `[-]${checkName} failed: reason withheld`);
+  }
+  if (!failed) return { status: 200, body: 'ok' };
+  return { status: 500, body: `${lines.join('\n')}\nhealthz check failed\n` };
+}
+
+function handler(options: ServingOptions) {
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (path === '/metrics') {
+      options.metrics().then(
+        ({ contentType, body }) => res.writeHead(200, { 'content-type': contentType }).end(body),
+        (err: unknown) => res.writeHead(500).end(String(err)),
+      );
+      return;
+    }
+    if (path === '/healthz' || path.startsWith('/healthz/')) {
+      const name = path === '/healthz' ? undefined : decodeURIComponent(path.slice('/healthz/'.length));
+      const { status, body } = healthz(options.checks(), name);
+      res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' }).end(body);
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('404 page not found\n');
+  };
+}
+
+/** Starts listening; resolves once bound. */
+export async function startServing(options: ServingOptions): Promise<RunningServer> {
+  const server: Server = options.tls ? createHttpsServer(await selfSignedCertificate(), handler(options)) : createHttpServer(handler(options));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.bindAddress, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = options.bindAddress === '0.0.0.0' || options.bindAddress === '::' ? '127.0.0.1' : options.bindAddress;
+  return {
+    url: `${options.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
