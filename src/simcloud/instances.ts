@@ -1,0 +1,93 @@
+/**
+ * InstancesV2 for simcloud servers. A Node maps to a server by `spec.providerID` (`simcloud://<id>`), else by
+ * the server name equal to the node name. `instanceExists` answers false only on a definite not_found from the
+ * API; every other failure is thrown, because the lifecycle controller deletes Nodes on false.
+ */
+import type { V1Node, V1NodeAddress } from '@kubernetes/client-node';
+import { InstanceNotFoundError } from '../cloud/errors.ts';
+import type { InstanceMetadata, InstancesV2 } from '../cloud/instances.ts';
+import type { CallContext } from '../cloud/provider.ts';
+import { parseProviderId, toProviderId } from './provider-id.ts';
+
+/** The provider's view of a server (converted from the wire shape in `client-adapter.ts`). */
+export interface CloudServer {
+  readonly id: string;
+  readonly name: string;
+  /** initializing, starting, running, stopping, off, deleting. */
+  readonly status: string;
+  readonly serverType: string;
+  readonly region: string;
+  readonly zone: string;
+  readonly publicIPv4: string | undefined;
+  readonly privateIPs: readonly string[];
+}
+
+/** What instances need from the cloud. `undefined` = the API said not_found; anything else throws. */
+export interface ServerLookup {
+  getServer(id: string, ctx?: CallContext): Promise<CloudServer | undefined>;
+  findServerByName(name: string, ctx?: CallContext): Promise<CloudServer | undefined>;
+}
+
+const OP = {
+  exists: 'simcloud/Instances.instanceExists',
+  shutdown: 'simcloud/Instances.instanceShutdown',
+  metadata: 'simcloud/Instances.instanceMetadata',
+} as const;
+
+/** InternalIP = private addresses, ExternalIP = public IPv4, Hostname = the server name. */
+export function serverAddresses(server: CloudServer): V1NodeAddress[] {
+  return [
+    ...server.privateIPs.map((address) => ({ type: 'InternalIP', address })),
+    ...(server.publicIPv4 ? [{ type: 'ExternalIP', address: server.publicIPv4 }] : []),
+    { type: 'Hostname', address: server.name },
+  ];
+}
+
+export function serverMetadata(server: CloudServer): InstanceMetadata {
+  return {
+    providerID: toProviderId(server.id),
+    instanceType: server.serverType,
+    nodeAddresses: serverAddresses(server),
+    zone: server.zone,
+    region: server.region,
+    additionalLabels: {},
+  };
+}
+
+export class SimcloudInstances implements InstancesV2 {
+  readonly #servers: ServerLookup;
+
+  constructor(servers: ServerLookup) {
+    this.#servers = servers;
+  }
+
+  /** The node's server: by providerID when set, else by name. `undefined` only on a definite not_found. */
+  async serverFor(node: V1Node, ctx?: CallContext): Promise<CloudServer | undefined> {
+    const providerID = node.spec?.providerID ?? '';
+    if (providerID !== '') return this.#servers.getServer(parseProviderId(providerID), ctx);
+    return this.#servers.findServerByName(node.metadata?.name ?? '', ctx);
+  }
+
+  async instanceExists(node: V1Node, ctx?: CallContext): Promise<boolean> {
+    return (await this.#lookup(OP.exists, node, ctx)) !== undefined;
+  }
+
+  async instanceShutdown(node: V1Node, ctx?: CallContext): Promise<boolean> {
+    const server = await this.#lookup(OP.shutdown, node, ctx);
+    return server?.status === 'off';
+  }
+
+  async instanceMetadata(node: V1Node, ctx?: CallContext): Promise<InstanceMetadata | undefined> {
+    const server = await this.#lookup(OP.metadata, node, ctx);
+    if (server === undefined) throw new InstanceNotFoundError();
+    return serverMetadata(server);
+  }
+
+  async #lookup(op: string, node: V1Node, ctx: CallContext | undefined): Promise<CloudServer | undefined> {
+    try {
+      return await this.serverFor(node, ctx);
+    } catch (err) {
+      throw new Error(`${op}: node ${node.metadata?.name ?? ''}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+  }
+}
