@@ -11,13 +11,13 @@
 // is TLS passthrough); only their health check protocol differs. L7 features (TLS termination,
 // X-Forwarded-For, redirects, path routing, sticky cookies) are out of scope. Health checks are sent
 // without a PROXY header. Connections to a target removed from an LB are left to finish.
-import net from 'node:net';
 import type { Logger } from 'pino';
 import { compileSourceFilter } from './firewall.ts';
 import { HealthMonitor, type Scheduler } from './health-checker.ts';
 import { VipListener, type ListenerConfig, type ListenerHooks } from './listener.ts';
+import { validateLoadBalancer } from './validate.ts';
 import type {
-  ApplyResult, DataPlaneLoadBalancer, DataPlaneListener, DataPlaneOptions, DataPlaneTarget, TargetCounters, TargetHealthChange,
+  ApplyResult, DataPlaneLoadBalancer, DataPlaneListener, DataPlaneOptions, TargetCounters, TargetHealthChange,
 } from './types.ts';
 
 type ApplyError = ApplyResult['errors'][number];
@@ -27,6 +27,14 @@ export interface LoadBalancerStats {
   denied: number;
   /** Connections reset because no target was eligible. */
   noTarget: number;
+}
+
+/** Options beyond the shared contract. */
+export interface DataPlaneExtraOptions {
+  /** Refuse VIPs and targets outside 127.0.0.0/8 and ::1 (reported in errors). Default true. */
+  loopbackOnly?: boolean;
+  /** Timers of the health checks (tests). */
+  scheduler?: Scheduler;
 }
 
 interface ListenerRuntime {
@@ -49,12 +57,6 @@ interface Planned {
 
 const zero = (): TargetCounters => ({ connections: 0, activeConnections: 0, bytesIn: 0, bytesOut: 0 });
 
-function uniqueTargets(targets: readonly DataPlaneTarget[]): DataPlaneTarget[] {
-  const byId = new Map<string, DataPlaneTarget>();
-  for (const t of targets) if (!byId.has(t.id)) byId.set(t.id, { id: t.id, ip: t.ip });
-  return [...byId.values()];
-}
-
 export class DataPlane {
   #opts: DataPlaneOptions;
   #logger: Logger | undefined;
@@ -62,11 +64,12 @@ export class DataPlane {
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
   #scheduler: Scheduler | undefined;
+  #loopbackOnly: boolean;
 
-  /** `scheduler` (optional, beyond the shared contract) drives the health-check timers in tests. */
-  constructor(opts: DataPlaneOptions & { scheduler?: Scheduler }) {
+  constructor(opts: DataPlaneOptions & DataPlaneExtraOptions) {
     this.#opts = opts;
     this.#scheduler = opts.scheduler;
+    this.#loopbackOnly = opts.loopbackOnly ?? true;
     this.#logger = opts.logger?.child({ component: 'dataplane' });
   }
 
@@ -92,20 +95,14 @@ export class DataPlane {
 
   /** Validated listener configs of one LB; problems go to `errors`. */
   #plan(lb: DataPlaneLoadBalancer, errors: ApplyError[]): Planned[] {
+    const { listeners, targets, issues } = validateLoadBalancer(lb, this.#loopbackOnly);
+    for (const i of issues) errors.push({ lbId: lb.id, ...i });
     const { filter, invalid } = compileSourceFilter(lb.allowedSourceCidrs);
-    const targets = uniqueTargets(lb.targets);
     const policy = { algorithm: lb.algorithm, sessionAffinity: lb.sessionAffinity };
-    const seen = new Set<number>();
-    const out: Planned[] = [];
-    for (const listener of lb.listeners) {
-      const fail = (message: string): void => { errors.push({ lbId: lb.id, listenPort: listener.listenPort, message }); };
-      if (invalid.length > 0) fail(`invalid source CIDRs ignored: ${invalid.join(', ')}`);
-      if (!net.isIP(lb.vip)) fail(`VIP ${JSON.stringify(lb.vip)} is not an IP address`);
-      else if (seen.has(listener.listenPort)) fail(`duplicate listen port ${listener.listenPort}`);
-      else out.push({ lb, listener, config: { vip: lb.vip, listener, targets, policy, filter } });
-      seen.add(listener.listenPort);
-    }
-    return out;
+    return listeners.map((listener) => {
+      if (invalid.length > 0) errors.push({ lbId: lb.id, listenPort: listener.listenPort, message: `invalid source CIDRs ignored: ${invalid.join(', ')}` });
+      return { lb, listener, config: { vip: lb.vip, listener, targets, policy, filter } };
+    });
   }
 
   /** Closes listeners of removed LBs, removed listeners and listeners whose VIP changed. */
@@ -195,8 +192,10 @@ export class DataPlane {
   health(lbId: string): TargetHealthChange[] {
     const rt = this.#lbs.get(lbId);
     if (rt === undefined) return [];
-    return [...rt.listeners].flatMap(([listenPort, l]) =>
-      l.monitor.statuses().map(([targetId, status]) => ({ lbId, listenPort, targetId, status })));
+    return rt.spec.listeners.flatMap(({ listenPort }) => {
+      const statuses = rt.listeners.get(listenPort)?.monitor.statuses() ?? [];
+      return statuses.map(([targetId, status]) => ({ lbId, listenPort, targetId, status }));
+    });
   }
 
   stats(lbId: string): LoadBalancerStats {

@@ -16,6 +16,9 @@ export const realScheduler: Scheduler = {
   clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
 
+/** Floor of the check interval, so a zero or negative interval cannot spin. */
+export const MIN_INTERVAL_MS = 10;
+
 export interface TargetCheckerOptions {
   target: ProbeTarget;
   check: DataPlaneHealthCheck;
@@ -77,7 +80,7 @@ export class TargetChecker {
     this.#inflight = null;
     this.#clearTimers();
     const change = this.#state.record(ok);
-    this.#timer = this.#opts.scheduler.set(() => this.#run(), Math.max(1, this.#opts.check.intervalMs));
+    this.#timer = this.#opts.scheduler.set(() => this.#run(), Math.max(MIN_INTERVAL_MS, this.#opts.check.intervalMs));
     if (change !== null) this.#opts.onChange(change);
   }
 }
