@@ -1,0 +1,129 @@
+/**
+ * service-lb-controller (upstream `cloud-provider/controllers/service`): keeps a cloud load balancer
+ * per `type: LoadBalancer` Service, guarded by the finalizer `service.kubernetes.io/load-balancer-cleanup`.
+ *
+ * ```ts
+ * const c = new ServiceController({ services, nodes, kube, balancer, recorder, logger, clusterName });
+ * await c.run(signal);
+ * ```
+ * Wiring (upstream): Service add → enqueue if it wants an LB or needs cleanup; update → enqueue if
+ * `needsUpdate(old, new)` or it needs cleanup; no delete handler; handler resync 30 s. Node add/delete →
+ * node queue; node update → only on exclude-label flip or providerID change; handler resync 100 s.
+ * Queues `service` and `node`, each 5 s → 300 s per item; `workers` service workers, one node worker.
+ * A `RetryError` from Ensure requeues after exactly its delay.
+ */
+import type { V1Node, V1Service } from '@kubernetes/client-node';
+import { findRetryError } from '../../cloud/errors.ts';
+import type { LoadBalancer } from '../../cloud/load-balancer.ts';
+import { realClock, type Clock } from '../../kube/clock.ts';
+import type { EventRecorder } from '../../kube/events.ts';
+import { objectKey } from '../../kube/keys.ts';
+import type { KubePort } from '../../kube/kube-port.ts';
+import type { Logger } from '../../kube/logger.ts';
+import { noopControllerMetrics, type ControllerMetrics, type WorkQueueMetricsProvider } from '../../kube/metrics.ts';
+import { runWorkers } from '../../kube/run.ts';
+import type { SharedInformer } from '../../kube/shared-informer.ts';
+import { WorkQueue } from '../../kube/workqueue/queue.ts';
+import { serviceRateLimiter } from '../../kube/workqueue/rate-limiter.ts';
+import { needsCleanup, needsUpdate, wantsLoadBalancer } from './needs-update.ts';
+import { shouldSyncUpdatedNode } from './node-set.ts';
+import { syncNodes } from './node-sync.ts';
+import { newServiceState, syncService, type ServiceSyncDeps } from './sync.ts';
+
+export const ServiceControllerName = 'service-lb-controller';
+export const ServiceResyncPeriodMs = 30_000;
+export const NodeResyncPeriodMs = 100_000;
+
+export interface ServiceControllerConfig {
+  readonly services: SharedInformer<V1Service>;
+  readonly nodes: SharedInformer<V1Node>;
+  readonly kube: KubePort;
+  /** The cloud's LoadBalancer capability (the controller is not built without it). */
+  readonly balancer: LoadBalancer;
+  /** Recorder with source component `service-controller`. */
+  readonly recorder: EventRecorder;
+  readonly logger: Logger;
+  /** `--cluster-name` (default `kubernetes`). */
+  readonly clusterName: string;
+  /** `--load-balancer-class`: unset = upstream (ignore every Service with a class); set = serve exactly that class. */
+  readonly loadBalancerClass?: string;
+  /** `--concurrent-service-syncs` (default 1). */
+  readonly workers?: number;
+  readonly clock?: Clock;
+  readonly metrics?: ControllerMetrics;
+  readonly queueMetrics?: WorkQueueMetricsProvider;
+}
+
+export class ServiceController {
+  readonly name = ServiceControllerName;
+  readonly serviceQueue: WorkQueue;
+  readonly nodeQueue: WorkQueue;
+  readonly deps: ServiceSyncDeps;
+  private readonly clock: Clock;
+  private readonly workers: number;
+
+  constructor(config: ServiceControllerConfig) {
+    this.clock = config.clock ?? realClock;
+    this.workers = config.workers ?? 1;
+    const { services, nodes, kube, balancer, recorder, logger, clusterName, loadBalancerClass } = config;
+    const metrics = config.metrics ?? noopControllerMetrics;
+    this.deps = { services, nodes, kube, balancer, recorder, logger, metrics, clusterName, loadBalancerClass, state: newServiceState() };
+    const clock = this.clock;
+    this.serviceQueue = new WorkQueue({ name: 'service', rateLimiter: serviceRateLimiter(), clock, metrics: config.queueMetrics?.forQueue('service') });
+    this.nodeQueue = new WorkQueue({ name: 'node', rateLimiter: serviceRateLimiter(), clock, metrics: config.queueMetrics?.forQueue('node') });
+    services.addEventHandler(
+      {
+        onAdd: (svc) => this.onServiceAdd(svc),
+        onUpdate: (oldSvc, newSvc) => this.onServiceUpdate(oldSvc, newSvc),
+      },
+      ServiceResyncPeriodMs,
+    );
+    nodes.addEventHandler(
+      {
+        onAdd: (node) => this.nodeQueue.add(objectKey(node)),
+        onUpdate: (oldNode, newNode) => {
+          if (shouldSyncUpdatedNode(oldNode, newNode)) this.nodeQueue.add(objectKey(newNode));
+        },
+        onDelete: (node) => this.nodeQueue.add(objectKey(node)),
+      },
+      NodeResyncPeriodMs,
+    );
+  }
+
+  private onServiceAdd(svc: V1Service): void {
+    if (wantsLoadBalancer(svc, this.deps.loadBalancerClass) || needsCleanup(svc)) this.serviceQueue.add(objectKey(svc));
+  }
+
+  private onServiceUpdate(oldSvc: V1Service, newSvc: V1Service): void {
+    if (needsUpdate(oldSvc, newSvc, this.deps.loadBalancerClass) || needsCleanup(newSvc)) this.serviceQueue.add(objectKey(newSvc));
+  }
+
+  /** Syncs one Service key (exposed for tests and the worker). */
+  syncService(key: string): Promise<void> {
+    return syncService(this.deps, key);
+  }
+
+  /** One node-queue item: node sync over all cached Services; failures go back to the service queue. */
+  async syncNodes(): Promise<void> {
+    const retry = await syncNodes(this.deps, this.workers, this.clock);
+    for (const key of retry) this.serviceQueue.add(key);
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    const { logger } = this.deps;
+    logger.info(`Starting ${this.name}`);
+    const synced = (await this.deps.services.waitForSync(signal)) && (await this.deps.nodes.waitForSync(signal));
+    if (!synced) {
+      this.serviceQueue.shutDown();
+      this.nodeQueue.shutDown();
+      return;
+    }
+    const common = { clock: this.clock, logger, metrics: this.deps.metrics };
+    const retryAfterMs = (err: unknown): number | undefined => findRetryError(err)?.retryAfterMs;
+    await Promise.all([
+      runWorkers(this.workers, { ...common, controller: this.name, queue: this.serviceQueue, sync: (k) => this.syncService(k), retryAfterMs }, signal),
+      runWorkers(1, { ...common, controller: `${this.name}-nodes`, queue: this.nodeQueue, sync: () => this.syncNodes() }, signal),
+    ]);
+    logger.info(`Shutting down ${this.name}`);
+  }
+}
