@@ -164,6 +164,24 @@ describe('DataPlane lifecycle', () => {
     expect((await request(vip, other.port, 'ok')).data).toBe('b0:ok');
   });
 
+  it('rebinds on a VIP change, retries a failed bind on the next apply and serialises concurrent applies', async () => {
+    const { port, dp, lb } = await setup(1);
+    const blocker = await freeVip();
+    const moved = { ...lb, vip: blocker.vip, listeners: [{ ...lb.listeners[0]!, listenPort: blocker.port }] };
+    const squatter = { ...moved, id: 'squatter' };
+    await dp.apply([lb]);
+    expect(dp.listening(lb.id)).toEqual([port]);
+    const [first, second] = await Promise.all([dp.apply([squatter]), dp.apply([squatter, moved])]);
+    expect(first.errors).toEqual([]);
+    expect(second.errors.map((e) => e.lbId)).toEqual([lb.id]);
+    expect(dp.listening(lb.id)).toEqual([]);
+    expect((await request(lb.vip, port, 'x')).error).toBe('ECONNREFUSED');
+    expect(await dp.apply([moved])).toEqual({ errors: [] });
+    expect(dp.listening(lb.id)).toEqual([blocker.port]);
+    expect((await request(blocker.vip, blocker.port, 'moved')).data).toBe('b0:moved');
+    expect((await request(lb.vip, port, 'x')).error).toBe('ECONNREFUSED');
+  });
+
   it('close() leaves nothing open', async () => {
     const backends: Backend[] = await startBackends(2);
     cleanups.push(() => Promise.all(backends.map((b) => b.stop())).then(() => undefined));
