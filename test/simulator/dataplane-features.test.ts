@@ -24,7 +24,7 @@ async function setup(count: number, over: Partial<DataPlaneLoadBalancer> = {}, p
     id: `lb-${vip}`, vip, algorithm: 'round_robin', sessionAffinity: 'none', allowedSourceCidrs: null,
     listeners: [{
       protocol: 'tcp', listenPort: port, destinationPort: backends[0]!.port, proxyProtocol,
-      healthCheck: { protocol: 'tcp', port: null, path: '/', intervalMs: 100, timeoutMs: 200, retries: 2 },
+      healthCheck: { protocol: 'tcp', port: null, path: '/', intervalMs: 100, timeoutMs: 1000, retries: 2 },
     }],
     targets: backends.map((b) => ({ id: b.name, ip: b.ip })),
     ...over,

@@ -15,7 +15,7 @@ afterEach(async () => {
 function listenerSpec(listenPort: number, destinationPort: number, over: Partial<DataPlaneListener> = {}): DataPlaneListener {
   return {
     protocol: 'tcp', listenPort, destinationPort, proxyProtocol: 'none',
-    healthCheck: { protocol: 'tcp', port: null, path: '/', intervalMs: 50, timeoutMs: 200, retries: 2 },
+    healthCheck: { protocol: 'tcp', port: null, path: '/', intervalMs: 50, timeoutMs: 1000, retries: 2 },
     ...over,
   };
 }
@@ -99,7 +99,7 @@ describe('DataPlane forwarding', () => {
     const events: TargetHealthChange[] = [];
     const dp = new DataPlane({ onHealthChange: (c) => events.push(c) });
     cleanups.push(() => dp.close());
-    const hc = { protocol: 'http' as const, port: null, path: '/healthz', intervalMs: 50, timeoutMs: 200, retries: 2 };
+    const hc = { protocol: 'http' as const, port: null, path: '/healthz', intervalMs: 50, timeoutMs: 1000, retries: 2 };
     const lb: DataPlaneLoadBalancer = {
       id: 'lb-http', vip, algorithm: 'round_robin', sessionAffinity: 'none', allowedSourceCidrs: null,
       listeners: [listenerSpec(port, http[0]!.port, { protocol: 'http', healthCheck: hc })], targets: [{ id: 'h0', ip: http[0]!.ip }],
