@@ -109,3 +109,26 @@ describe('target selection', () => {
     expect(backends.map((b) => b.received.length)).toEqual([0, 4]);
   });
 });
+
+describe('forwarding edge cases', () => {
+  it('resets the client when the chosen target refuses, and counts the attempt', async () => {
+    const { backends, vip, port, dp, lb } = await setup(1);
+    const closedPort = await freeVip().then((v) => v.port);
+    const listener = { ...lb.listeners[0]!, destinationPort: closedPort, healthCheck: { ...lb.listeners[0]!.healthCheck, port: backends[0]!.port } };
+    expect(await dp.apply([{ ...lb, listeners: [listener] }])).toEqual({ errors: [] });
+    await waitFor(() => dp.health(lb.id)[0]?.status === 'healthy', 3_000, 'healthy via the health check port');
+    const r = await request(vip, port, 'x');
+    expect(r.ok).toBe(false);
+    await waitFor(() => dp.counters(lb.id).get('b0')?.activeConnections === 0, 3_000, 'attempt closed');
+    expect(dp.counters(lb.id).get('b0')).toMatchObject({ connections: 1, bytesIn: 0, bytesOut: 0 });
+  });
+
+  it('carries a large payload both ways with backpressure and exact byte counters', async () => {
+    const { vip, port, dp, lb } = await setup(1);
+    const payload = 'z'.repeat(4 * 1024 * 1024);
+    const r = await request(vip, port, payload);
+    expect(r.data.length).toBe(payload.length + 3);
+    await waitFor(() => dp.counters(lb.id).get('b0')?.activeConnections === 0, 3_000, 'closed');
+    expect(dp.counters(lb.id).get('b0')).toEqual({ connections: 1, activeConnections: 0, bytesIn: payload.length, bytesOut: payload.length + 3 });
+  });
+});
