@@ -4,7 +4,7 @@ import type net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DataPlane } from '../../simulator/server/dataplane/data-plane.ts';
 import {
-  freeVip, hold, request, rnd, startBackends, waitFor,
+  freeVip, hold, request, rnd, startBackend, startBackends, waitFor, type Backend,
 } from '../../simulator/server/dataplane/test-support/harness.ts';
 import { parseProxyHeader } from '../../simulator/server/dataplane/test-support/proxy-parser.ts';
 import type { DataPlaneLoadBalancer } from '../../simulator/server/dataplane/types.ts';
@@ -130,5 +130,38 @@ describe('forwarding edge cases', () => {
     expect(r.data.length).toBe(payload.length + 3);
     await waitFor(() => dp.counters(lb.id).get('b0')?.activeConnections === 0, 3_000, 'closed');
     expect(dp.counters(lb.id).get('b0')).toEqual({ connections: 1, activeConnections: 0, bytesIn: payload.length, bytesOut: payload.length + 3 });
+  });
+});
+
+describe('IPv6 loopback', () => {
+  it('forwards on an ::1 VIP and sends a TCP6 v2 header', async (ctx) => {
+    let backend: Backend;
+    try {
+      backend = await startBackend('v6', '::1', 0);
+    } catch {
+      ctx.skip();
+      return;
+    }
+    cleanups.push(() => backend.stop());
+    const probe = await startBackend('free', '::1', 0);
+    const listenPort = probe.port;
+    await probe.stop();
+    const dp = new DataPlane({ onHealthChange: () => undefined });
+    cleanups.push(() => dp.close());
+    const lb: DataPlaneLoadBalancer = {
+      id: 'lb-v6', vip: '::1', algorithm: 'round_robin', sessionAffinity: 'none', allowedSourceCidrs: ['::1/128'],
+      listeners: [{
+        protocol: 'https', listenPort, destinationPort: backend.port, proxyProtocol: 'v2',
+        healthCheck: { protocol: 'tcp', port: null, path: '/', intervalMs: 100, timeoutMs: 1000, retries: 2 },
+      }],
+      targets: [{ id: 'v6', ip: '::1' }],
+    };
+    expect(await dp.apply([lb])).toEqual({ errors: [] });
+    const r = await request('::1', listenPort, 'six');
+    expect(r.ok, r.error).toBe(true);
+    const raw = backend.received.at(-1)!;
+    const header = parseProxyHeader(raw)!;
+    expect(header).toMatchObject({ version: 2, protocol: 'TCP6', srcAddress: '0:0:0:0:0:0:0:1', dstAddress: '0:0:0:0:0:0:0:1', dstPort: listenPort });
+    expect(raw.subarray(header.length).toString()).toBe('six');
   });
 });
