@@ -192,7 +192,8 @@ export class DataPlane {
   health(lbId: string): TargetHealthChange[] {
     const rt = this.#lbs.get(lbId);
     if (rt === undefined) return [];
-    return rt.spec.listeners.flatMap(({ listenPort }) => {
+    const ports = [...new Set(rt.spec.listeners.map((l) => l.listenPort))];
+    return ports.flatMap((listenPort) => {
       const statuses = rt.listeners.get(listenPort)?.monitor.statuses() ?? [];
       return statuses.map(([targetId, status]) => ({ lbId, listenPort, targetId, status }));
     });
