@@ -1,0 +1,67 @@
+/** Shared plumbing of the resource clients: one call = one operation name, a request and a response schema. */
+import type { z } from 'zod';
+import type { ListMeta } from '../schema/common.ts';
+import { SimcloudApiError } from './errors.ts';
+import type { Handler, TransportRequest } from './transport.ts';
+
+/** Options every method accepts as its last argument. */
+export interface CallOptions {
+  /** `X-Simcloud-Caller` for this call (e.g. `service-lb-controller default/web`); overrides the client's. */
+  caller?: string;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export interface CallInit {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  query?: TransportRequest['query'];
+  body?: unknown;
+}
+
+export class Requester {
+  readonly #handler: Handler;
+
+  constructor(handler: Handler) {
+    this.#handler = handler;
+  }
+
+  async call<S extends z.ZodType>(operation: string, schema: S, init: CallInit, opts: CallOptions = {}): Promise<z.infer<S>> {
+    const res = await this.#handler({
+      ...init,
+      operation,
+      headers: opts.caller === undefined ? {} : { 'x-simcloud-caller': opts.caller },
+      timeoutMs: opts.timeoutMs,
+      signal: opts.signal,
+    });
+    const parsed = schema.safeParse(res.body);
+    if (parsed.success) return parsed.data;
+    throw new SimcloudApiError({
+      code: 'invalid_response',
+      message: `response does not match the schema: ${parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      status: res.status,
+      requestId: res.requestId,
+      operation,
+      cause: parsed.error,
+    });
+  }
+
+  /** For endpoints answering 204. */
+  async callVoid(operation: string, init: CallInit, opts: CallOptions = {}): Promise<void> {
+    await this.#handler({ ...init, operation, headers: opts.caller === undefined ? {} : { 'x-simcloud-caller': opts.caller }, timeoutMs: opts.timeoutMs, signal: opts.signal });
+  }
+}
+
+/** Pages through a list until the last page. */
+export async function collectPages<T>(fetchPage: (page: number) => Promise<{ items: T[]; meta: ListMeta }>): Promise<T[]> {
+  const all: T[] = [];
+  for (let page: number | null = 1; page !== null;) {
+    const { items, meta } = await fetchPage(page);
+    all.push(...items);
+    page = meta.pagination.next_page;
+  }
+  return all;
+}
+
+/** Encodes a path segment (ids are safe, but names from users may not be). */
+export const seg = (s: string): string => encodeURIComponent(s);

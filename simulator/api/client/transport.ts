@@ -1,0 +1,173 @@
+/**
+ * The client transport as a handler chain (hcloud-go style): each middleware wraps the next.
+ *   request id → caller header → retry (by error code, honouring Retry-After) → timeout → fetch + error mapping
+ * A request id is generated once per logical call, so retries of one call share it.
+ */
+import { randomUUID } from 'node:crypto';
+import { ERROR_STATUS, ErrorEnvelope, type ErrorCode } from '../schema/errors.ts';
+import { SimcloudApiError, type ApiErrorCode } from './errors.ts';
+
+export interface TransportRequest {
+  method: string;
+  /** Path below the endpoint, e.g. `/v1/servers`. */
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  headers: Record<string, string>;
+  operation: string;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface TransportResponse {
+  status: number;
+  headers: Headers;
+  body: unknown;
+  requestId: string;
+}
+
+export type Handler = (req: TransportRequest) => Promise<TransportResponse>;
+export type Middleware = (next: Handler) => Handler;
+
+export interface RetryPolicy {
+  /** Retries after the first attempt (default 3). */
+  maxRetries: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** Upper bound for a server's Retry-After (default 60 s). */
+  maxRetryAfterMs: number;
+  retryOn: readonly ApiErrorCode[];
+}
+
+export const DEFAULT_RETRY: RetryPolicy = {
+  maxRetries: 3,
+  baseDelayMs: 200,
+  maxDelayMs: 5_000,
+  maxRetryAfterMs: 60_000,
+  retryOn: ['rate_limit_exceeded', 'service_unavailable', 'locked', 'timeout', 'network_error'],
+};
+
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+export const realSleep: Sleep = (ms, signal) => new Promise((resolve, reject) => {
+  if (signal?.aborted) return reject(signal.reason as Error);
+  const t = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
+  const onAbort = (): void => { clearTimeout(t); reject(signal!.reason as Error); };
+  signal?.addEventListener('abort', onAbort, { once: true });
+});
+
+export function chain(base: Handler, middlewares: readonly Middleware[]): Handler {
+  return middlewares.reduceRight<Handler>((next, mw) => mw(next), base);
+}
+
+export const withRequestId = (): Middleware => (next) => (req) => {
+  req.headers['x-request-id'] ??= `req-${randomUUID()}`;
+  return next(req);
+};
+
+export const withCaller = (defaultCaller: string | undefined): Middleware => (next) => (req) => {
+  const caller = req.headers['x-simcloud-caller'] ?? defaultCaller;
+  if (caller !== undefined) req.headers['x-simcloud-caller'] = caller;
+  return next(req);
+};
+
+export const withAuth = (token: string): Middleware => (next) => (req) => {
+  req.headers.authorization = `Bearer ${token}`;
+  return next(req);
+};
+
+/** Retry-After as milliseconds (delta-seconds or an HTTP date), or null. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
+  if (value === null || value.trim() === '') return null;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
+
+export function backoffDelay(policy: RetryPolicy, attempt: number, err: SimcloudApiError, random = Math.random): number {
+  if (err.retryAfterMs !== null) return Math.min(err.retryAfterMs, policy.maxRetryAfterMs);
+  const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
+  return Math.round(exp / 2 + random() * (exp / 2));
+}
+
+export const withRetry = (policy: RetryPolicy, sleep: Sleep): Middleware => (next) => async (req) => {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await next(req);
+    } catch (err) {
+      const retryable = err instanceof SimcloudApiError && policy.retryOn.includes(err.code) && !req.signal?.aborted;
+      if (!retryable || attempt >= policy.maxRetries) throw err;
+      await sleep(backoffDelay(policy, attempt, err), req.signal);
+    }
+  }
+};
+
+function buildUrl(endpoint: string, req: TransportRequest): string {
+  const url = new URL(endpoint.replace(/\/$/, '') + req.path);
+  for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+  return url.toString();
+}
+
+function codeForStatus(status: number): ErrorCode {
+  const known = (Object.entries(ERROR_STATUS) as [ErrorCode, number][]).find(([, s]) => s === status);
+  if (known) return known[0];
+  return status >= 500 ? 'service_unavailable' : 'invalid_input';
+}
+
+function toApiError(req: TransportRequest, res: Response, body: unknown): SimcloudApiError {
+  const requestId = res.headers.get('x-request-id') ?? req.headers['x-request-id'] ?? '';
+  const parsed = ErrorEnvelope.safeParse(body);
+  const base = { status: res.status, requestId, operation: req.operation, retryAfterMs: parseRetryAfter(res.headers.get('retry-after')) };
+  if (!parsed.success) return new SimcloudApiError({ ...base, code: codeForStatus(res.status), message: `HTTP ${res.status}` });
+  const e = parsed.data.error;
+  return new SimcloudApiError({ ...base, code: e.code, message: e.message, fields: e.details?.fields ?? [] });
+}
+
+async function readBody(res: Response): Promise<unknown> {
+  const text = await res.text();
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+function networkError(req: TransportRequest, err: unknown, timedOut: boolean): SimcloudApiError {
+  const code = timedOut ? 'timeout' : req.signal?.aborted ? 'aborted' : 'network_error';
+  const message = timedOut ? `no answer within ${req.timeoutMs} ms` : err instanceof Error ? err.message : String(err);
+  return new SimcloudApiError({ code, message, status: 0, requestId: req.headers['x-request-id'] ?? '', operation: req.operation, cause: err });
+}
+
+export interface FetchHandlerOptions {
+  endpoint: string;
+  fetch?: typeof globalThis.fetch;
+  defaultTimeoutMs: number;
+}
+
+/** The innermost handler: one HTTP exchange with a timeout; non-2xx answers become SimcloudApiError. */
+export function fetchHandler(opts: FetchHandlerOptions): Handler {
+  const doFetch = opts.fetch ?? globalThis.fetch;
+  return async (req) => {
+    const timeoutMs = req.timeoutMs ?? opts.defaultTimeoutMs;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+    const hasBody = req.body !== undefined;
+    let res: Response;
+    let body: unknown;
+    try {
+      res = await doFetch(buildUrl(opts.endpoint, req), {
+        method: req.method,
+        headers: { accept: 'application/json', ...(hasBody ? { 'content-type': 'application/json' } : {}), ...req.headers },
+        body: hasBody ? JSON.stringify(req.body) : undefined,
+        signal,
+      });
+      body = await readBody(res);
+    } catch (err) {
+      throw networkError({ ...req, timeoutMs }, err, timeout.aborted);
+    }
+    if (res.status >= 400) throw toApiError(req, res, body);
+    return { status: res.status, headers: res.headers, body, requestId: res.headers.get('x-request-id') ?? req.headers['x-request-id'] ?? '' };
+  };
+}

@@ -1,0 +1,152 @@
+/**
+ * Load balancers: services (listeners with health checks), targets (server, label selector, server
+ * group or IP), a VIP from the pool or an IP block, an optional private IP on a network, status and
+ * per-target health reported by the data plane.
+ */
+import { z } from 'zod';
+import { Cidr, Id, Ipv4, Labels, ListMeta, Name, Timestamp } from './common.ts';
+import { Action } from './actions.ts';
+
+export const Algorithm = { round_robin: 'round_robin', least_connections: 'least_connections' } as const;
+export type Algorithm = (typeof Algorithm)[keyof typeof Algorithm];
+
+export const SessionAffinity = { none: 'none', source_ip: 'source_ip' } as const;
+export type SessionAffinity = (typeof SessionAffinity)[keyof typeof SessionAffinity];
+
+export const ListenerProtocol = { tcp: 'tcp', http: 'http', https: 'https' } as const;
+export type ListenerProtocol = (typeof ListenerProtocol)[keyof typeof ListenerProtocol];
+
+export const HealthCheckProtocol = { tcp: 'tcp', http: 'http' } as const;
+export type HealthCheckProtocol = (typeof HealthCheckProtocol)[keyof typeof HealthCheckProtocol];
+
+export const ProxyProtocol = { none: 'none', v1: 'v1', v2: 'v2' } as const;
+export type ProxyProtocol = (typeof ProxyProtocol)[keyof typeof ProxyProtocol];
+
+export const LoadBalancerStatus = {
+  provisioning: 'provisioning',
+  active: 'active',
+  updating: 'updating',
+  error: 'error',
+  deleting: 'deleting',
+} as const;
+export type LoadBalancerStatus = (typeof LoadBalancerStatus)[keyof typeof LoadBalancerStatus];
+
+export const TargetHealthStatus = { healthy: 'healthy', unhealthy: 'unhealthy', unknown: 'unknown' } as const;
+export type TargetHealthStatus = (typeof TargetHealthStatus)[keyof typeof TargetHealthStatus];
+
+export const TargetKind = { server: 'server', label_selector: 'label_selector', server_group: 'server_group', ip: 'ip' } as const;
+export type TargetKind = (typeof TargetKind)[keyof typeof TargetKind];
+
+const Port = z.number().int().min(1).max(65535);
+
+export const HealthCheck = z.strictObject({
+  protocol: z.enum(HealthCheckProtocol),
+  /** null: the service's destination port. */
+  port: Port.nullable(),
+  path: z.string().startsWith('/').max(255),
+  interval_seconds: z.number().min(0.05).max(3600),
+  timeout_seconds: z.number().min(0.05).max(3600),
+  retries: z.number().int().min(0).max(10),
+});
+export type HealthCheck = z.infer<typeof HealthCheck>;
+
+export const LoadBalancerService = z.strictObject({
+  protocol: z.enum(ListenerProtocol),
+  listen_port: Port,
+  destination_port: Port,
+  proxy_protocol: z.enum(ProxyProtocol),
+  health_check: HealthCheck,
+});
+export type LoadBalancerService = z.infer<typeof LoadBalancerService>;
+
+export const LoadBalancerTarget = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('server'), server_id: Id }),
+  z.strictObject({ kind: z.literal('label_selector'), label_selector: z.string().min(1).max(1024) }),
+  z.strictObject({ kind: z.literal('server_group'), server_group_id: Id }),
+  z.strictObject({ kind: z.literal('ip'), ip: Ipv4 }),
+]);
+export type LoadBalancerTarget = z.infer<typeof LoadBalancerTarget>;
+
+/** One address the LB actually forwards to, after resolving selectors and groups. */
+export const ResolvedTarget = z.object({
+  /** The server id, or `ip:<address>` for IP targets. */
+  id: z.string(),
+  server_id: Id.nullable(),
+  ip: Ipv4.nullable(),
+  health: z.array(z.object({ listen_port: Port, status: z.enum(TargetHealthStatus) })),
+});
+export type ResolvedTarget = z.infer<typeof ResolvedTarget>;
+
+export const LoadBalancer = z.object({
+  id: Id,
+  name: Name,
+  labels: Labels,
+  location: z.string(),
+  zone: z.string().nullable(),
+  status: z.enum(LoadBalancerStatus),
+  algorithm: z.enum(Algorithm),
+  session_affinity: z.enum(SessionAffinity),
+  services: z.array(LoadBalancerService),
+  targets: z.array(LoadBalancerTarget),
+  resolved_targets: z.array(ResolvedTarget),
+  /** The VIP. */
+  public_ipv4: Ipv4,
+  /** Set when the VIP comes from an IP block. */
+  ip_block_id: Id.nullable(),
+  network_id: Id.nullable(),
+  private_ipv4: Ipv4.nullable(),
+  /** Allowed client CIDRs on the VIP; empty = allow all (a server group's firewall policy may still restrict). */
+  source_ranges: z.array(Cidr),
+  locked: z.boolean(),
+  created: Timestamp,
+});
+export type LoadBalancer = z.infer<typeof LoadBalancer>;
+
+const uniquePorts = (services: { listen_port: number }[]): boolean =>
+  new Set(services.map((s) => s.listen_port)).size === services.length;
+const Services = z.array(LoadBalancerService).max(32).refine(uniquePorts, 'listen_port must be unique');
+
+export const CreateLoadBalancerRequest = z.strictObject({
+  name: Name,
+  /** Region id; defaults to the first region. */
+  location: z.string().min(1).max(63).optional(),
+  zone: z.string().min(1).max(63).optional(),
+  algorithm: z.enum(Algorithm).optional(),
+  session_affinity: z.enum(SessionAffinity).optional(),
+  services: Services.optional(),
+  targets: z.array(LoadBalancerTarget).max(256).optional(),
+  labels: Labels.optional(),
+  network_id: Id.optional(),
+  /** Take the VIP from this IP block (assigns the block to the LB). */
+  ip_block_id: Id.optional(),
+  source_ranges: z.array(Cidr).max(64).optional(),
+});
+export type CreateLoadBalancerRequest = z.infer<typeof CreateLoadBalancerRequest>;
+
+export const UpdateLoadBalancerRequest = z.strictObject({
+  name: Name.optional(),
+  labels: Labels.optional(),
+  algorithm: z.enum(Algorithm).optional(),
+  session_affinity: z.enum(SessionAffinity).optional(),
+  services: Services.optional(),
+  targets: z.array(LoadBalancerTarget).max(256).optional(),
+  source_ranges: z.array(Cidr).max(64).optional(),
+});
+export type UpdateLoadBalancerRequest = z.infer<typeof UpdateLoadBalancerRequest>;
+
+export const AttachLoadBalancerToNetworkRequest = z.strictObject({ network_id: Id, ip: Ipv4.optional() });
+export type AttachLoadBalancerToNetworkRequest = z.infer<typeof AttachLoadBalancerToNetworkRequest>;
+
+export const TargetCounters = z.object({
+  target_id: z.string(),
+  connections: z.number().int(),
+  active_connections: z.number().int(),
+  bytes_in: z.number().int(),
+  bytes_out: z.number().int(),
+});
+export type TargetCounters = z.infer<typeof TargetCounters>;
+
+export const LoadBalancerResponse = z.object({ load_balancer: LoadBalancer });
+export const LoadBalancerCreateResponse = z.object({ load_balancer: LoadBalancer, action: Action });
+export const LoadBalancerListResponse = z.object({ load_balancers: z.array(LoadBalancer), meta: ListMeta });
+export const LoadBalancerMetricsResponse = z.object({ targets: z.array(TargetCounters) });
