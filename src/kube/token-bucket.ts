@@ -31,6 +31,14 @@ export class TokenBucket {
     return this.tokens >= 0 ? 0 : Math.ceil((-this.tokens / this.qps) * 1000);
   }
 
+  /** Takes a token if one is available now (rate.Limiter's `Allow()`); never goes into debt. */
+  tryTake(): boolean {
+    this.refill();
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
+
   /** Waits (on the clock) until a token is available. */
   async acquire(signal?: AbortSignal): Promise<void> {
     const delay = this.reserve();
