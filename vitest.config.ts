@@ -3,7 +3,8 @@
 // setup that finds or builds the Kubernetes binaries once before any worker starts.
 import { defineConfig } from 'vitest/config';
 
-const slow = { testTimeout: 120_000, hookTimeout: 300_000 };
+// isolate: false lets the files of one worker share its control plane (test/helpers/control-plane.ts).
+const slow = { testTimeout: 120_000, hookTimeout: 300_000, isolate: false };
 
 export default defineConfig({
   test: {

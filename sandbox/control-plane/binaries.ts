@@ -142,27 +142,9 @@ async function buildIntoCache(options: EnsureOptions, versions: PinnedVersions, 
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
   progress(`building Kubernetes ${versions.kubernetes} (kube-apiserver, kube-controller-manager) and etcd ${versions.etcd} from Go modules; a cold build takes 10-30 minutes`);
-  const env = { ...process.env, ...options.env, GOTOOLCHAIN: 'local', CGO_ENABLED: '0', GOFLAGS: '-mod=mod' } as Record<string, string>;
   const started = Date.now();
-  let compiled = 0;
-  await options.exec.run('go', ['mod', 'download'], { cwd: GOMOD_DIR, env });
-  progress(`modules downloaded (${secondsSince(started)} s); compiling`);
   try {
-    // etcd gets its own invocation: `go build -o dir/` would name it after its module path ("server").
-    const builds: [string[], string][] = [
-      [[BUILD_PACKAGES['kube-apiserver'], BUILD_PACKAGES['kube-controller-manager']], `${staging}/`],
-      [[BUILD_PACKAGES.etcd], join(staging, 'etcd')],
-    ];
-    for (const [packages, output] of builds) {
-      await options.exec.run('go', ['build', '-v', '-trimpath', '-ldflags', ldflags(versions), '-o', output, ...packages], {
-        cwd: GOMOD_DIR,
-        env,
-        onLine: (line) => {
-          compiled += 1;
-          if (compiled % 100 === 0) progress(`compiled ${compiled} packages (${secondsSince(started)} s), last: ${line.trim()}`);
-        },
-      });
-    }
+    await compileInto(staging, options, versions, started);
   } catch (err) {
     rmSync(staging, { recursive: true, force: true });
     throw err;
@@ -172,6 +154,26 @@ async function buildIntoCache(options: EnsureOptions, versions: PinnedVersions, 
   mkdirSync(join(cacheDir, '..'), { recursive: true });
   renameSync(staging, cacheDir);
   progress(`built into ${cacheDir} in ${secondsSince(started)} s`);
+}
+
+async function compileInto(staging: string, options: EnsureOptions, versions: PinnedVersions, started: number): Promise<void> {
+  const progress = options.onProgress ?? (() => undefined);
+  const env = { ...process.env, ...options.env, GOTOOLCHAIN: 'local', CGO_ENABLED: '0', GOFLAGS: '-mod=mod' } as Record<string, string>;
+  await options.exec.run('go', ['mod', 'download'], { cwd: GOMOD_DIR, env });
+  progress(`modules downloaded (${secondsSince(started)} s); compiling`);
+  let compiled = 0;
+  const onLine = (line: string): void => {
+    compiled += 1;
+    if (compiled % 100 === 0) progress(`compiled ${compiled} packages (${secondsSince(started)} s), last: ${line.trim()}`);
+  };
+  // etcd gets its own invocation: `go build -o dir/` would name it after its module path ("server").
+  const builds: [string[], string][] = [
+    [[BUILD_PACKAGES['kube-apiserver'], BUILD_PACKAGES['kube-controller-manager']], `${staging}/`],
+    [[BUILD_PACKAGES.etcd], join(staging, 'etcd')],
+  ];
+  for (const [packages, output] of builds) {
+    await options.exec.run('go', ['build', '-v', '-trimpath', '-ldflags', ldflags(versions), '-o', output, ...packages], { cwd: GOMOD_DIR, env, onLine });
+  }
 }
 
 function secondsSince(t: number): number {

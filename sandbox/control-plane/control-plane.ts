@@ -41,6 +41,13 @@ export const CONTROL_PLANE_DEFAULTS = {
   startTimeoutMs: 90_000,
 } as const;
 
+export interface ComponentStatus {
+  readonly name: Component;
+  readonly pid: number;
+  readonly logFile: string;
+  readonly running: boolean;
+}
+
 export class ControlPlaneStartError extends Error {
   override name = 'ControlPlaneStartError';
 }
@@ -72,16 +79,13 @@ export class ControlPlane {
 
   /** Starts etcd, kube-apiserver and kube-controller-manager and resolves once the cluster serves requests. */
   static async start(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
-    const exec = options.exec ?? createExec();
-    const progress = options.onProgress ?? (() => undefined);
-    const binaries = options.binaries ?? (await ensureBinaries({ exec, onProgress: progress }));
-    const ownsDir = options.dir === undefined;
-    const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'ccm-sandbox-cp-'));
+    const ctx = await attemptContext(options);
+    const { dir, ownsDir, progress } = ctx;
     if (ownsDir) reaper().trackDir(dir);
     let lastError: unknown;
     for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
       try {
-        return await ControlPlane.#attempt({ exec, binaries, dir, ownsDir, options, progress });
+        return await ControlPlane.#attempt(ctx);
       } catch (err) {
         lastError = err;
         // A port taken between choosing and binding it is the one failure worth retrying.
@@ -100,9 +104,13 @@ export class ControlPlane {
     const cp = new ControlPlane(layout, pki, processes, ctx.ownsDir);
     const started = Date.now();
     try {
-      await startComponent(ctx, processes, 'etcd', etcdArgs(layout), () => httpOk(`http://127.0.0.1:${layout.ports.etcdClient}/health`));
-      await startComponent(ctx, processes, 'kube-apiserver', apiServerArgs(layout), () => cp.#apiOk('/readyz'));
-      await startComponent(ctx, processes, 'kube-controller-manager', controllerManagerArgs(layout), () => cp.#apiOk('/api/v1/namespaces/default/serviceaccounts/default'));
+      await startComponent(ctx, processes, { name: 'etcd', args: etcdArgs(layout), ready: () => httpOk(`http://127.0.0.1:${layout.ports.etcdClient}/health`) });
+      await startComponent(ctx, processes, { name: 'kube-apiserver', args: apiServerArgs(layout), ready: () => cp.#apiOk('/readyz') });
+      await startComponent(ctx, processes, {
+        name: 'kube-controller-manager',
+        args: controllerManagerArgs(layout),
+        ready: () => cp.#apiOk('/api/v1/namespaces/default/serviceaccounts/default'),
+      });
     } catch (err) {
       await stopAll(processes);
       rmSync(join(ctx.dir, 'etcd'), { recursive: true, force: true });
@@ -113,18 +121,13 @@ export class ControlPlane {
     return cp;
   }
 
-  /** Log file of each component. */
-  logFiles(): Record<Component, string> {
-    return Object.fromEntries(this.#processes.map((p) => [p.name, p.logFile])) as Record<Component, string>;
+  /** Each component's pid, log file and whether it is still running. */
+  components(): ComponentStatus[] {
+    return this.#processes.map((p) => ({ name: p.name as Component, pid: p.pid, logFile: p.logFile, running: p.isRunning() }));
   }
 
   get pki(): ControlPlanePki {
     return this.#pki;
-  }
-
-  /** Components that have exited on their own (a healthy control plane returns []). */
-  exitedComponents(): string[] {
-    return this.#processes.filter((p) => !p.isRunning()).map((p) => p.name);
   }
 
   /** Stops every component (controller-manager first, etcd last) and removes a temp dir. Idempotent. */
@@ -140,6 +143,14 @@ export class ControlPlane {
   async #apiOk(path: string): Promise<boolean> {
     return httpsOk(`${this.apiServerUrl}${path}`, this.#pki);
   }
+}
+
+async function attemptContext(options: ControlPlaneOptions): Promise<AttemptContext> {
+  const exec = options.exec ?? createExec();
+  const progress = options.onProgress ?? ((): void => undefined);
+  const binaries = options.binaries ?? (await ensureBinaries({ exec, onProgress: progress }));
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'ccm-sandbox-cp-'));
+  return { exec, binaries, dir, ownsDir: options.dir === undefined, options, progress };
 }
 
 interface AttemptContext {
@@ -197,19 +208,22 @@ async function writePki(layout: ControlPlaneLayout): Promise<ControlPlanePki> {
   return pki;
 }
 
-async function startComponent(ctx: AttemptContext, processes: ManagedProcess[], name: Component, args: string[], ready: () => Promise<boolean>): Promise<void> {
+interface ComponentStart {
+  readonly name: Component;
+  readonly args: string[];
+  readonly ready: () => Promise<boolean>;
+}
+
+async function startComponent(ctx: AttemptContext, processes: ManagedProcess[], { name, args, ready }: ComponentStart): Promise<void> {
   const logFile = join(ctx.dir, 'logs', `${name}.log`);
   const proc = ctx.exec.spawn(ctx.binaries[name], args, { name, logFile });
   processes.push(proc);
   const timeoutMs = ctx.options.startTimeoutMs ?? CONTROL_PLANE_DEFAULTS.startTimeoutMs;
+  // Stop waiting as soon as the process exits: no point polling a dead component until the timeout.
+  const exited = new AbortController();
+  void proc.exited.then((info) => exited.abort(new ControlPlaneStartError(`${name} exited during start-up (code ${info.code}, signal ${info.signal})`)));
   try {
-    await waitFor(
-      async () => {
-        if (!proc.isRunning()) throw new ControlPlaneStartError(`${name} exited during start-up`);
-        return ready();
-      },
-      { timeoutMs, intervalMs: 100, description: `${name} to become ready` },
-    );
+    await waitFor(ready, { timeoutMs, intervalMs: 100, description: `${name} to become ready`, signal: exited.signal });
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     throw new ControlPlaneStartError(`${name} failed to start: ${reason}\n--- last lines of ${logFile} ---\n${logTail(logFile, 30)}`);

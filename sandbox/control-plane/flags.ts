@@ -93,7 +93,7 @@ export function controllerManagerArgs(layout: ControlPlaneLayout): string[] {
     '--node-monitor-period=1s',
     `--service-account-private-key-file=${pki('sa.key')}`,
     `--root-ca-file=${pki('ca.crt')}`,
-    '--use-service-account-credentials=false',
+    '--use-service-account-credentials=true',
     '--leader-elect=false',
     // No metrics/health listener: readiness is judged from the API (the default ServiceAccount exists).
     '--secure-port=0',

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { firstServiceIp } from './control-plane.ts';
+import { apiServerArgs, controllerManagerArgs, etcdArgs, KCM_CONTROLLERS, type ControlPlaneLayout } from './flags.ts';
+
+const layout: ControlPlaneLayout = {
+  dir: '/cp',
+  ports: { etcdClient: 2379, etcdPeer: 2380, apiServer: 6443 },
+  network: { clusterCidr: '10.244.0.0/16', serviceCidr: '10.96.0.0/16', nodeCidrMaskSize: 24, nodeMonitorGracePeriodSeconds: 10 },
+};
+
+describe('control-plane flags', () => {
+  it('runs kube-controller-manager with the cloud loops left to an external CCM', () => {
+    const args = controllerManagerArgs(layout);
+    expect(args).toContain('--cloud-provider=external');
+    expect(args).toContain(`--controllers=${KCM_CONTROLLERS.join(',')}`);
+    expect(KCM_CONTROLLERS).toEqual(expect.arrayContaining(['node-lifecycle-controller', 'node-ipam-controller', 'namespace-controller', 'garbage-collector-controller']));
+    expect(args).toEqual(expect.arrayContaining(['--allocate-node-cidrs=true', '--cluster-cidr=10.244.0.0/16', '--node-monitor-grace-period=10s']));
+    // Each controller acts under its own ServiceAccount, so the bootstrap RBAC roles apply.
+    expect(args).toContain('--use-service-account-credentials=true');
+  });
+
+  it('binds the apiserver to loopback with RBAC and client-certificate authentication', () => {
+    const args = apiServerArgs(layout);
+    expect(args).toEqual(
+      expect.arrayContaining([
+        '--bind-address=127.0.0.1',
+        '--advertise-address=127.0.0.1',
+        '--secure-port=6443',
+        '--authorization-mode=Node,RBAC',
+        '--client-ca-file=/cp/pki/ca.crt',
+        '--etcd-servers=http://127.0.0.1:2379',
+        '--service-cluster-ip-range=10.96.0.0/16',
+      ]),
+    );
+  });
+
+  it('runs a single-member etcd on loopback ports only', () => {
+    const args = etcdArgs(layout);
+    expect(args.filter((a) => a.includes('http://')).every((a) => a.includes('http://127.0.0.1:'))).toBe(true);
+    expect(args).toContain('--initial-cluster=default=http://127.0.0.1:2380');
+  });
+
+  it('computes the in-cluster kubernetes Service address from the service CIDR', () => {
+    expect(firstServiceIp('10.96.0.0/16')).toBe('10.96.0.1');
+    expect(firstServiceIp('fd00:10:96::/112')).toBe('fd00:10:96::1');
+  });
+});

@@ -1,0 +1,140 @@
+// A virtual kubelet: no pods, no containers, just the part of a kubelet the control plane and a CCM can
+// see. It registers its Node the way a kubelet with --cloud-provider=external does (node-object.ts),
+// keeps its Lease in kube-node-lease renewed and its Ready condition fresh. stop() makes it go silent
+// (the node-lifecycle controller then marks the Node Ready=Unknown); resume() brings it back, posting
+// Ready=True as a restarted kubelet would. Addresses already on the Node are never touched (the CCM's win).
+import {
+  ApiException,
+  CoordinationV1Api,
+  CoreV1Api,
+  PatchStrategy,
+  setHeaderOptions,
+  type KubeConfig,
+  type V1Node,
+} from '@kubernetes/client-node';
+import { NODE_LEASE_NAMESPACE, nodeLease, readyCondition, registrationNode, type KubeletIdentity } from './node-object.ts';
+
+export interface VirtualKubeletOptions extends KubeletIdentity {
+  readonly kubeConfig: KubeConfig;
+  /** Lease duration written into the Lease (kubelet default 40 s). */
+  readonly leaseDurationSeconds?: number;
+  /** How often the Lease is renewed (kubelet default: a quarter of the duration, 10 s). */
+  readonly renewIntervalMs?: number;
+  /** Reports errors that a real kubelet would log and retry. */
+  readonly onError?: (err: unknown) => void;
+}
+
+const isStatus = (err: unknown, code: number): boolean => err instanceof ApiException && err.code === code;
+
+export class VirtualKubelet {
+  readonly nodeName: string;
+  readonly #opts: VirtualKubeletOptions;
+  readonly #core: CoreV1Api;
+  readonly #leases: CoordinationV1Api;
+  #timer: NodeJS.Timeout | undefined;
+  #running = false;
+  #closed = false;
+
+  constructor(options: VirtualKubeletOptions) {
+    this.nodeName = options.nodeName;
+    this.#opts = options;
+    this.#core = options.kubeConfig.makeApiClient(CoreV1Api);
+    this.#leases = options.kubeConfig.makeApiClient(CoordinationV1Api);
+  }
+
+  get running(): boolean {
+    return this.#running;
+  }
+
+  /** Registers the Node (if it does not exist yet) and starts heartbeating. */
+  async start(): Promise<V1Node> {
+    const node = await this.#register();
+    await this.#heartbeat(node);
+    this.#running = true;
+    this.#schedule();
+    return node;
+  }
+
+  /** Goes silent, like a kubelet on a powered-off machine. */
+  stop(): void {
+    this.#running = false;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** Comes back like a kubelet after a reboot: re-registers if the Node was deleted, posts Ready=True. */
+  async resume(): Promise<void> {
+    if (this.#closed) throw new Error(`virtual kubelet ${this.nodeName} is closed`);
+    const node = await this.#register();
+    await this.#postReady(true);
+    await this.#heartbeat(node);
+    this.#running = true;
+    this.#schedule();
+  }
+
+  /** Stops for good. The Node stays; delete it separately if wanted. */
+  close(): void {
+    this.#closed = true;
+    this.stop();
+  }
+
+  async #register(): Promise<V1Node> {
+    try {
+      return await this.#core.readNode({ name: this.nodeName });
+    } catch (err) {
+      if (!isStatus(err, 404)) throw err;
+    }
+    try {
+      return await this.#core.createNode({ body: registrationNode(this.#opts, new Date()) });
+    } catch (err) {
+      if (!isStatus(err, 409)) throw err;
+      return this.#core.readNode({ name: this.nodeName });
+    }
+  }
+
+  #schedule(): void {
+    const interval = this.#opts.renewIntervalMs ?? 10_000;
+    this.#timer = setTimeout(() => {
+      void this.#tick().finally(() => {
+        if (this.#running) this.#schedule();
+      });
+    }, interval);
+    this.#timer.unref();
+  }
+
+  async #tick(): Promise<void> {
+    try {
+      const node = await this.#core.readNode({ name: this.nodeName });
+      if (!this.#running) return;
+      await this.#heartbeat(node);
+      if (readyStatus(node) !== 'True') await this.#postReady(true);
+    } catch (err) {
+      // A deleted Node is re-registered, as a running kubelet would after losing its Node object.
+      if (isStatus(err, 404) && this.#running) await this.#register().catch((e: unknown) => this.#opts.onError?.(e));
+      else this.#opts.onError?.(err);
+    }
+  }
+
+  async #heartbeat(node: V1Node): Promise<void> {
+    const lease = nodeLease(node, this.#opts.leaseDurationSeconds ?? 40, new Date());
+    try {
+      const current = await this.#leases.readNamespacedLease({ name: this.nodeName, namespace: NODE_LEASE_NAMESPACE });
+      lease.metadata = { ...lease.metadata, resourceVersion: current.metadata?.resourceVersion };
+      await this.#leases.replaceNamespacedLease({ name: this.nodeName, namespace: NODE_LEASE_NAMESPACE, body: lease });
+    } catch (err) {
+      if (!isStatus(err, 404)) throw err;
+      await this.#leases.createNamespacedLease({ namespace: NODE_LEASE_NAMESPACE, body: lease });
+    }
+  }
+
+  async #postReady(ready: boolean): Promise<void> {
+    await this.#core.patchNodeStatus(
+      { name: this.nodeName, body: { status: { conditions: [readyCondition(ready, new Date())] } } },
+      setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
+    );
+  }
+}
+
+export function readyStatus(node: V1Node): string {
+  return node.status?.conditions?.find((c) => c.type === 'Ready')?.status ?? 'Unknown';
+}

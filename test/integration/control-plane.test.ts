@@ -1,0 +1,151 @@
+// The control plane is real: etcd + kube-apiserver + kube-controller-manager built from Go modules, with
+// node-ipam, node-lifecycle, namespace and service-account controllers doing their jobs.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { ApiException, type V1Node } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pinnedVersions } from '../../sandbox/control-plane/binaries.ts';
+import { ControlPlane, ControlPlaneStartError } from '../../sandbox/control-plane/control-plane.ts';
+import { UNINITIALIZED_TAINT } from '../../sandbox/kubelet/node-object.ts';
+import { readyStatus, VirtualKubelet } from '../../sandbox/kubelet/virtual-kubelet.ts';
+import { waitFor } from '../../sandbox/wait.ts';
+import { sharedControlPlane, uniqueName, type TestCluster } from '../helpers/control-plane.ts';
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const notFound = (err: unknown): boolean => err instanceof ApiException && err.code === 404;
+
+describe('control plane', () => {
+  let cluster: TestCluster;
+  const kubelets: VirtualKubelet[] = [];
+
+  beforeAll(async () => {
+    cluster = await sharedControlPlane();
+  });
+
+  afterAll(() => {
+    for (const k of kubelets) k.close();
+  });
+
+  it('serves the pinned Kubernetes version', async () => {
+    const res = await cluster.kubeConfig.makeApiClient((await import('@kubernetes/client-node')).VersionApi).getCode();
+    expect(res.gitVersion).toBe(pinnedVersions().kubernetes);
+  });
+
+  it('keeps a Node registered like an external-cloud kubelet and gives it a podCIDR from node-ipam', async () => {
+    const kubelet = new VirtualKubelet({ kubeConfig: cluster.kubeConfig, nodeName: uniqueName('ipam'), renewIntervalMs: 1000 });
+    kubelets.push(kubelet);
+    await kubelet.start();
+    const node = await waitFor(
+      async () => {
+        const n = await cluster.core.readNode({ name: kubelet.nodeName });
+        return n.spec?.podCIDR ? n : undefined;
+      },
+      { timeoutMs: 30_000, description: 'a podCIDR' },
+    );
+    expect(node.spec?.podCIDR).toMatch(/^10\.244\.\d+\.0\/24$/);
+    expect(node.spec?.podCIDRs).toEqual([node.spec?.podCIDR]);
+    expect(node.spec?.taints).toContainEqual({ key: UNINITIALIZED_TAINT, value: 'true', effect: 'NoSchedule' });
+    expect(node.status?.addresses).toEqual([{ type: 'Hostname', address: kubelet.nodeName }]);
+    expect(node.spec?.providerID ?? '').toBe('');
+  });
+
+  it('marks a Node whose Lease is no longer renewed Ready=Unknown with the unreachable taint', async () => {
+    const kubelet = new VirtualKubelet({ kubeConfig: cluster.kubeConfig, nodeName: uniqueName('silent'), renewIntervalMs: 1000 });
+    kubelets.push(kubelet);
+    await kubelet.start();
+    await waitFor(async () => readyStatus(await cluster.core.readNode({ name: kubelet.nodeName })) === 'True', { timeoutMs: 10_000, description: 'Ready=True' });
+    kubelet.stop();
+    const node = await waitFor(
+      async () => {
+        const n: V1Node = await cluster.core.readNode({ name: kubelet.nodeName });
+        const tainted = n.spec?.taints?.some((t) => t.key === 'node.kubernetes.io/unreachable');
+        return readyStatus(n) === 'Unknown' && tainted ? n : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 500, description: 'Ready=Unknown and the unreachable taint' },
+    );
+    expect(node.spec?.taints?.map((t) => t.key)).toContain('node.kubernetes.io/unreachable');
+    await kubelet.resume();
+    await waitFor(async () => readyStatus(await cluster.core.readNode({ name: kubelet.nodeName })) === 'True', { timeoutMs: 30_000, description: 'Ready=True after resume' });
+  });
+
+  it('allocates a NodePort for a Service of type LoadBalancer', async () => {
+    const name = uniqueName('lb');
+    const svc = await cluster.core.createNamespacedService({
+      namespace: 'default',
+      body: { metadata: { name }, spec: { type: 'LoadBalancer', selector: { app: name }, ports: [{ port: 80, targetPort: 8080, protocol: 'TCP' }] } },
+    });
+    const nodePort = svc.spec?.ports?.[0]?.nodePort ?? 0;
+    expect(nodePort).toBeGreaterThanOrEqual(30000);
+    expect(nodePort).toBeLessThanOrEqual(32767);
+    expect(svc.spec?.clusterIP).toMatch(/^10\.96\./);
+    await cluster.core.deleteNamespacedService({ name, namespace: 'default' });
+  });
+
+  it('completes a namespace deletion', async () => {
+    const name = uniqueName('ns');
+    await cluster.core.createNamespace({ body: { metadata: { name } } });
+    await cluster.core.createNamespacedConfigMap({ namespace: name, body: { metadata: { name: 'c' }, data: { a: 'b' } } });
+    await waitFor(async () => (await cluster.core.readNamespacedServiceAccount({ name: 'default', namespace: name })).metadata?.name, {
+      timeoutMs: 15_000,
+      description: 'the default ServiceAccount',
+    });
+    await cluster.core.deleteNamespace({ name });
+    await waitFor(
+      async () => {
+        try {
+          await cluster.core.readNamespace({ name });
+          return false;
+        } catch (err) {
+          return notFound(err);
+        }
+      },
+      { timeoutMs: 60_000, intervalMs: 250, description: `namespace ${name} to be gone` },
+    );
+  });
+});
+
+describe('control plane lifecycle', () => {
+  it('runs next to another control plane and leaves no process or directory after stop()', async () => {
+    await sharedControlPlane();
+    const cp = await ControlPlane.start();
+    const pids = cp.components().map((c) => c.pid);
+    expect(pids).toHaveLength(3);
+    expect(pids.every(alive)).toBe(true);
+    await cp.stop();
+    expect(pids.some(alive)).toBe(false);
+    expect(existsSync(cp.dir)).toBe(false);
+    await cp.stop();
+  });
+
+  it('reports the failing component and its log when start-up fails', async () => {
+    const ok = (await sharedControlPlane()).controlPlane;
+    const binaries = Object.fromEntries(ok.components().map((c) => [c.name, readFileSync(`/proc/${c.pid}/cmdline`, 'utf8').split('\0')[0]]));
+    const start = ControlPlane.start({ binaries: { etcd: binaries.etcd!, 'kube-apiserver': binaries['kube-apiserver']!, 'kube-controller-manager': '/bin/false' } });
+    const err: unknown = await start.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ControlPlaneStartError);
+    expect((err as Error).message).toMatch(/kube-controller-manager failed to start: .*exited during start-up/);
+    expect((err as Error).message).toContain('--- last lines of');
+  });
+
+  it('leaves nothing behind when the process that started it is killed with SIGKILL', async () => {
+    const fixture = fileURLToPath(new URL('./fixtures/start-control-plane.ts', import.meta.url));
+    const child = spawn(process.execPath, [fixture], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const line = await new Promise<string>((resolve, reject) => {
+      child.stdout.once('data', (d: Buffer) => resolve(d.toString()));
+      child.once('exit', (code) => reject(new Error(`fixture exited with ${code}`)));
+    });
+    const { dir, pids } = JSON.parse(line) as { dir: string; pids: number[] };
+    expect(pids.every(alive)).toBe(true);
+    child.kill('SIGKILL');
+    await waitFor(() => !pids.some(alive) && !existsSync(dir), { timeoutMs: 20_000, description: 'the reaper to stop the components and remove the directory' });
+  });
+});
