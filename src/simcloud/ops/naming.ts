@@ -28,14 +28,22 @@ export function serviceKey(service: V1Service): string {
   return `${service.metadata?.namespace ?? 'default'}/${service.metadata?.name ?? ''}`;
 }
 
-/** `<namespace>.<name>`: tags and labels cannot hold `/` (phoenixNAP). */
-export function serviceTagValue(service: V1Service): string {
-  return serviceKey(service).replace('/', '.');
+/** Cuts to at most `max` characters and trims trailing non-alphanumerics (simcloud names and label values). */
+function fit(value: string, max: number): string {
+  return value.slice(0, max).replace(/[^A-Za-z0-9]+$/, '');
 }
 
-/** `<cluster>-a<uid without dashes, 31 chars>`: unique per cluster and Service. */
+/** `<namespace>.<name>`: tags and labels cannot hold `/` (phoenixNAP); at most 63 characters. */
+export function serviceTagValue(service: V1Service): string {
+  return fit(serviceKey(service).replace('/', '.'), 63);
+}
+
+/**
+ * `<cluster>-a<uid without dashes, 31 chars>` (upstream's default LB name after the cluster name), at most
+ * 63 characters: the cluster part is cut to 29; the UID part keeps it unique.
+ */
 export function resourceName(clusterName: string, service: V1Service): string {
-  return `${clusterName}-${defaultLoadBalancerName(service)}`;
+  return `${fit(clusterName, 29)}-${defaultLoadBalancerName(service)}`;
 }
 
 export function ownerLabels(clusterName: string, service: V1Service): Record<string, string> {

@@ -1,0 +1,104 @@
+/**
+ * Brightbox-style steps for strategy `lb`: one server group (the LB's target, holding the Service's nodes) and
+ * one firewall policy applied to it (one inbound rule per node port, sources = the Service's source ranges).
+ */
+import type { V1Service } from '@kubernetes/client-node';
+import type { FirewallPolicy, FirewallRuleInput, ServerGroup } from '../../../simulator/api/schema/index.ts';
+import { callOptions, deleteIgnoringNotFound } from '../client.ts';
+import type { OpsContext, Reconciled } from './load-balancer.ts';
+import { ownerLabels, ownerSelector, resourceName, serviceKey } from './naming.ts';
+import { diffIds, sameJson, type FirewallRulePlan } from './plan.ts';
+
+/** Firewall rule inputs for the plan's rules (pure). */
+export function firewallRules(service: V1Service, rules: readonly FirewallRulePlan[]): FirewallRuleInput[] {
+  return rules.map((r) => ({
+    direction: 'inbound',
+    protocol: r.protocol,
+    ports: String(r.port),
+    source_cidrs: [...r.sourceCidrs],
+    destination_cidrs: [],
+    description: `${serviceKey(service)} node port ${r.port}`,
+  }));
+}
+
+/** The Service's server group, if any (by owner labels, then by name). */
+export async function findServerGroup(ops: OpsContext, service: V1Service): Promise<ServerGroup | undefined> {
+  const opts = callOptions(ops.ctx);
+  const { server_groups: owned } = await ops.client.serverGroups.list({ label_selector: ownerSelector(ops.clusterName, service), sort: 'created:asc' }, opts);
+  if (owned[0]) return owned[0];
+  const name = resourceName(ops.clusterName, service);
+  const { server_groups: named } = await ops.client.serverGroups.list({ name }, opts);
+  return named.find((g) => g.name === name);
+}
+
+/** Creates the group with `serverIds`, or sets its members when they differ. */
+export async function ensureServerGroup(ops: OpsContext, service: V1Service, serverIds: string[]): Promise<Reconciled<ServerGroup>> {
+  const opts = callOptions(ops.ctx);
+  const existing = await findServerGroup(ops, service);
+  if (!existing) {
+    const group = await ops.client.serverGroups.create(
+      { name: resourceName(ops.clusterName, service), description: `load balancer targets of ${serviceKey(service)}`, labels: ownerLabels(ops.clusterName, service), servers: serverIds },
+      opts,
+    );
+    return { resource: group, changed: true };
+  }
+  return reconcileServerGroupMembers(ops, existing, serverIds);
+}
+
+/** Sets the group's servers when they differ from `serverIds`. */
+export async function reconcileServerGroupMembers(ops: OpsContext, group: ServerGroup, serverIds: string[]): Promise<Reconciled<ServerGroup>> {
+  const diff = diffIds(group.servers, serverIds);
+  if (diff.add.length === 0 && diff.remove.length === 0) return { resource: group, changed: false };
+  const updated = await ops.client.serverGroups.setServers(group.id, [...serverIds].sort(), callOptions(ops.ctx));
+  return { resource: updated, changed: true };
+}
+
+/** The Service's firewall policy, if any. */
+export async function findFirewallPolicy(ops: OpsContext, service: V1Service): Promise<FirewallPolicy | undefined> {
+  const opts = callOptions(ops.ctx);
+  const { firewall_policies: owned } = await ops.client.firewallPolicies.list({ label_selector: ownerSelector(ops.clusterName, service), sort: 'created:asc' }, opts);
+  if (owned[0]) return owned[0];
+  const name = resourceName(ops.clusterName, service);
+  const { firewall_policies: named } = await ops.client.firewallPolicies.list({ name }, opts);
+  return named.find((p) => p.name === name);
+}
+
+const comparable = (rules: readonly FirewallRuleInput[]): unknown[] =>
+  rules.map((r) => ({ ...r, source_cidrs: [...(r.source_cidrs ?? [])].sort() })).sort((a, b) => String(a.ports).localeCompare(String(b.ports)));
+
+/** Creates the policy applied to `group`, or fixes its rules and its group. */
+export async function ensureFirewallPolicy(ops: OpsContext, service: V1Service, group: ServerGroup, rules: FirewallRuleInput[]): Promise<Reconciled<FirewallPolicy>> {
+  const opts = callOptions(ops.ctx);
+  const existing = await findFirewallPolicy(ops, service);
+  if (!existing) {
+    const name = resourceName(ops.clusterName, service);
+    const policy = await ops.client.firewallPolicies.create(
+      { name, description: `node ports of ${serviceKey(service)}`, labels: ownerLabels(ops.clusterName, service), rules, server_group_id: group.id },
+      opts,
+    );
+    return { resource: policy, changed: true };
+  }
+  let policy = existing;
+  let changed = false;
+  if (!sameJson(comparable(policy.rules), comparable(rules))) {
+    policy = await ops.client.firewallPolicies.setRules(policy.id, rules, opts);
+    changed = true;
+  }
+  if (policy.server_group_id !== group.id) {
+    policy = await ops.client.firewallPolicies.apply(policy.id, group.id, opts);
+    changed = true;
+  }
+  return { resource: policy, changed };
+}
+
+/** Removes the policy (unapplied first) and the group; both tolerate not_found. */
+export async function deleteGroupAndPolicy(ops: OpsContext, service: V1Service): Promise<void> {
+  const opts = callOptions(ops.ctx);
+  const policy = await findFirewallPolicy(ops, service);
+  if (policy) {
+    if (policy.server_group_id !== null) await deleteIgnoringNotFound(() => ops.client.firewallPolicies.remove(policy.id, opts));
+    await deleteIgnoringNotFound(() => ops.client.firewallPolicies.delete(policy.id, opts).then(() => true));
+  }
+  const group = await findServerGroup(ops, service);
+  if (group) await deleteIgnoringNotFound(() => ops.client.serverGroups.delete(group.id, opts).then(() => true));
+}

@@ -1,0 +1,76 @@
+/**
+ * The simcloud CloudProvider: InstancesV2 always; LoadBalancer unless disabled in the cloud config; Routes when
+ * enabled and a network is configured. A disabled capability is absent (upstream's `(nil, false)`), so the
+ * manager does not start its controller. `initialize` probes the API once so a bad token or endpoint fails
+ * at start in one line.
+ */
+import { isApiError, type SimcloudClient } from '../../simulator/api/client/index.ts';
+import type { InstancesV2 } from '../cloud/instances.ts';
+import type { LoadBalancer } from '../cloud/load-balancer.ts';
+import type { CloudProvider } from '../cloud/provider.ts';
+import type { Routes } from '../cloud/routes.ts';
+import { createClient, serverLookup, type CloudCallObserver } from './client.ts';
+import { SimcloudInstances } from './instances.ts';
+import { SimcloudLoadBalancers, type LoadBalancerStrategy } from './load-balancers.ts';
+import { PROVIDER_NAME } from './provider-id.ts';
+import { SimcloudRoutes } from './routes.ts';
+
+export interface SimcloudProviderOptions {
+  readonly endpoint: string;
+  readonly token: string;
+  readonly requestTimeoutMs: number;
+  readonly loadBalancersEnabled: boolean;
+  readonly loadBalancerStrategy: LoadBalancerStrategy;
+  readonly routesEnabled: boolean;
+  /** Network id or name for routes; empty = no Routes capability. */
+  readonly network: string;
+  /** Observes every simcloud HTTP exchange (metrics). */
+  readonly onCall?: CloudCallObserver;
+}
+
+/** The start-up probe failed: bad endpoint, bad token, or simcloud down. The message is one line. */
+export class CloudProbeError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'CloudProbeError';
+  }
+}
+
+export class SimcloudProvider implements CloudProvider {
+  readonly providerName = PROVIDER_NAME;
+  readonly client: SimcloudClient;
+  readonly #endpoint: string;
+  readonly #instances: SimcloudInstances;
+  readonly #loadBalancer: SimcloudLoadBalancers | undefined;
+  readonly #routes: SimcloudRoutes | undefined;
+
+  constructor(options: SimcloudProviderOptions) {
+    this.#endpoint = options.endpoint;
+    this.client = createClient({ endpoint: options.endpoint, token: options.token, requestTimeoutMs: options.requestTimeoutMs, onCall: options.onCall });
+    this.#instances = new SimcloudInstances(serverLookup(this.client));
+    this.#loadBalancer = options.loadBalancersEnabled ? new SimcloudLoadBalancers({ client: this.client, strategy: options.loadBalancerStrategy }) : undefined;
+    this.#routes = options.routesEnabled && options.network !== '' ? new SimcloudRoutes({ client: this.client, network: options.network }) : undefined;
+  }
+
+  /** One cheap authenticated call (list one server). */
+  async initialize(signal: AbortSignal): Promise<void> {
+    try {
+      await this.client.servers.list({ per_page: 1 }, { caller: 'simcloud-ccm startup-probe', signal });
+    } catch (err) {
+      const reason = isApiError(err) ? `${err.code}${err.status ? ` (HTTP ${err.status})` : ''}: ${err.message}` : String(err);
+      throw new CloudProbeError(`cannot use simcloud at ${this.#endpoint}: ${reason}`, { cause: err });
+    }
+  }
+
+  instances(): InstancesV2 {
+    return this.#instances;
+  }
+
+  loadBalancer(): LoadBalancer | undefined {
+    return this.#loadBalancer;
+  }
+
+  routes(): Routes | undefined {
+    return this.#routes;
+  }
+}

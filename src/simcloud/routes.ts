@@ -1,0 +1,106 @@
+/**
+ * Routes in the configured simcloud network (Hetzner style): `<podCIDR> -> <node's private IP>`. simcloud routes
+ * carry no name, so the route's id is its name and the node UID name hint is not stored; the target node is
+ * found again from the gateway (the server holding that private IP in the network). A route whose gateway
+ * belongs to no server is reported as a blackhole, so the route controller removes it.
+ */
+import type { V1NodeAddress } from '@kubernetes/client-node';
+import type { SimcloudClient } from '../../simulator/api/client/index.ts';
+import type { Network, Server } from '../../simulator/api/schema/index.ts';
+import type { CallContext } from '../cloud/provider.ts';
+import type { Route, Routes } from '../cloud/routes.ts';
+import { callOptions, deleteIgnoringNotFound, unlessNotFound, waitForAction } from './client.ts';
+import { isApiError } from '../../simulator/api/client/index.ts';
+
+export interface SimcloudRoutesOptions {
+  readonly client: SimcloudClient;
+  /** Network id or name. */
+  readonly network: string;
+}
+
+const ID = /^[a-z]{2,5}-[A-Za-z0-9]{1,40}$/;
+
+/** The server's address in `network`: its attachment there, else its primary private address. */
+export function privateIpIn(server: Server, networkId: string): string | undefined {
+  return server.private_networks.find((n) => n.network_id === networkId)?.ip ?? server.private_ipv4 ?? undefined;
+}
+
+/** Routes in the contract's shape: name = route id, target = the server holding the gateway (pure). */
+export function toRoutes(network: Network, servers: readonly Server[]): Route[] {
+  const byIp = new Map<string, string>();
+  for (const s of servers) {
+    const ip = privateIpIn(s, network.id);
+    if (ip !== undefined) byIp.set(ip, s.name);
+  }
+  return network.routes.map((r) => {
+    const target = byIp.get(r.gateway);
+    return { name: r.id, targetNode: target ?? '', targetNodeAddresses: [], destinationCIDR: r.destination, blackhole: target === undefined, enableNodeAddresses: false };
+  });
+}
+
+export class SimcloudRoutes implements Routes {
+  readonly #client: SimcloudClient;
+  readonly #network: string;
+  #networkId: string | undefined;
+
+  constructor(options: SimcloudRoutesOptions) {
+    this.#client = options.client;
+    this.#network = options.network;
+  }
+
+  async listRoutes(_clusterName: string, ctx?: CallContext): Promise<Route[]> {
+    const network = await this.#getNetwork(ctx);
+    const servers = await this.#client.servers.listAll({}, callOptions(ctx));
+    return toRoutes(network, servers);
+  }
+
+  async createRoute(_clusterName: string, _nameHint: string, route: Route, ctx?: CallContext): Promise<void> {
+    const network = await this.#getNetwork(ctx);
+    const gateway = await this.#gatewayFor(network, route, ctx);
+    const existing = network.routes.find((r) => r.destination === route.destinationCIDR);
+    if (existing?.gateway === gateway) return;
+    if (existing) await this.#delete(network.id, existing.id, ctx);
+    try {
+      const { action } = await this.#client.networks.createRoute(network.id, { destination: route.destinationCIDR, gateway }, callOptions(ctx));
+      await waitForAction(this.#client, action, ctx);
+    } catch (err) {
+      if (!isApiError(err, 'conflict')) throw err;
+      const again = await this.#getNetwork(ctx);
+      if (!again.routes.some((r) => r.destination === route.destinationCIDR && r.gateway === gateway)) throw err;
+    }
+  }
+
+  async deleteRoute(_clusterName: string, route: Route, ctx?: CallContext): Promise<void> {
+    const network = await this.#getNetwork(ctx);
+    const match = network.routes.find((r) => r.id === route.name) ?? network.routes.find((r) => r.destination === route.destinationCIDR);
+    if (match) await this.#delete(network.id, match.id, ctx);
+  }
+
+  async #delete(networkId: string, routeId: string, ctx: CallContext | undefined): Promise<void> {
+    const action = await unlessNotFound(() => this.#client.networks.deleteRoute(networkId, routeId, callOptions(ctx)));
+    if (action) await deleteIgnoringNotFound(() => waitForAction(this.#client, action, ctx));
+  }
+
+  /** The node's private IP in the network: from its server (by name), else its InternalIP address. */
+  async #gatewayFor(network: Network, route: Route, ctx: CallContext | undefined): Promise<string> {
+    const { servers } = await this.#client.servers.list({ name: route.targetNode, per_page: 2 }, callOptions(ctx));
+    const server = servers.find((s) => s.name === route.targetNode);
+    const ip = (server && privateIpIn(server, network.id)) ?? internalIp(route.targetNodeAddresses);
+    if (ip === undefined) throw new Error(`simcloud/Routes.createRoute: node ${route.targetNode} has no private IP in network ${network.name}`);
+    return ip;
+  }
+
+  async #getNetwork(ctx: CallContext | undefined): Promise<Network> {
+    const opts = callOptions(ctx);
+    if (this.#networkId !== undefined) return this.#client.networks.get(this.#networkId, opts);
+    const byId = ID.test(this.#network) ? await unlessNotFound(() => this.#client.networks.get(this.#network, opts)) : undefined;
+    const network = byId ?? (await this.#client.networks.list({ name: this.#network }, opts)).networks.find((n) => n.name === this.#network);
+    if (!network) throw new Error(`simcloud/Routes: network ${this.#network} does not exist`);
+    this.#networkId = network.id;
+    return network;
+  }
+}
+
+function internalIp(addresses: readonly V1NodeAddress[]): string | undefined {
+  return addresses.find((a) => a.type === 'InternalIP')?.address;
+}
