@@ -1,0 +1,236 @@
+/**
+ * Leader election on a coordination.k8s.io/v1 Lease, after client-go `leaderelection` (ccm-semantics
+ * §2.3): Lease `kube-system/cloud-controller-manager`, lease 15 s / renew deadline 10 s / retry 2 s,
+ * holder identity `<hostname>_<uuid>`.
+ *
+ * - Acquire: every retry period (jittered ×1.2) try to create/take over the Lease; another holder's
+ *   Lease counts as expired when we have not seen its record change for a lease duration (local
+ *   observation time, as client-go, so clock skew does not matter).
+ * - Renew: every retry period; if no renewal succeeds within the renew deadline, leadership is lost:
+ *   the leading signal aborts and `onStoppedLeading` runs. Exiting the process is the caller's job.
+ * - `healthCheck()` is client-go's `HealthzAdaptor` check: failing when leading but the lease has not
+ *   been renewed for lease duration + tolerance (20 s).
+ */
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import type { CoordinationV1Api, V1Lease } from '@kubernetes/client-node';
+import { realClock, sleepUnlessAborted, type Clock } from './clock.ts';
+import { isNotFound } from './errors.ts';
+import type { Logger } from './logger.ts';
+
+/** What leader election needs from the API (one Lease). */
+export interface LeaseClient {
+  readonly description: string;
+  /** The Lease, or `undefined` when it does not exist. */
+  get(): Promise<V1Lease | undefined>;
+  create(lease: V1Lease): Promise<V1Lease>;
+  /** PUT with `metadata.resourceVersion` (409 on a concurrent write). */
+  update(lease: V1Lease): Promise<V1Lease>;
+}
+
+export interface LeaderElectionConfig {
+  readonly lease: LeaseClient;
+  /** Holder identity; default `defaultLeaderIdentity()`. */
+  readonly identity?: string;
+  readonly leaseDurationMs?: number;
+  readonly renewDeadlineMs?: number;
+  readonly retryPeriodMs?: number;
+  readonly logger: Logger;
+  readonly clock?: Clock;
+  readonly random?: () => number;
+  /** Called once leadership is acquired; `signal` aborts when it is lost or the elector stops. */
+  readonly onStartedLeading: (signal: AbortSignal) => void;
+  /** Called when leadership ends (lost, or stopped after leading). */
+  readonly onStoppedLeading: () => void;
+  readonly onNewLeader?: (identity: string) => void;
+}
+
+export const LeaderElectionDefaults = {
+  namespace: 'kube-system',
+  name: 'cloud-controller-manager',
+  leaseDurationMs: 15_000,
+  renewDeadlineMs: 10_000,
+  retryPeriodMs: 2_000,
+  healthzToleranceMs: 20_000,
+} as const;
+
+/** `os.Hostname() + "_" + uuid`, like upstream. */
+export function defaultLeaderIdentity(): string {
+  return `${hostname()}_${randomUUID()}`;
+}
+
+/** A `LeaseClient` over CoordinationV1Api. */
+export function coordinationLeaseClient(api: CoordinationV1Api, namespace: string = LeaderElectionDefaults.namespace, name: string = LeaderElectionDefaults.name): LeaseClient {
+  return {
+    description: `${namespace}/${name}`,
+    get: async () => {
+      try {
+        return await api.readNamespacedLease({ name, namespace });
+      } catch (err) {
+        if (isNotFound(err)) return undefined;
+        throw err;
+      }
+    },
+    create: (lease) => api.createNamespacedLease({ namespace, body: { ...lease, metadata: { ...lease.metadata, name, namespace } } }),
+    update: (lease) => api.replaceNamespacedLease({ name, namespace, body: lease }),
+  };
+}
+
+export class LeaderElector {
+  readonly identity: string;
+  private readonly config: LeaderElectionConfig;
+  private readonly clock: Clock;
+  private readonly leaseDurationMs: number;
+  private readonly renewDeadlineMs: number;
+  private readonly retryPeriodMs: number;
+  private observedRecord: string | undefined;
+  private observedHolder = '';
+  private observedTime = 0;
+  private leading = false;
+
+  constructor(config: LeaderElectionConfig) {
+    this.config = config;
+    this.clock = config.clock ?? realClock;
+    this.identity = config.identity ?? defaultLeaderIdentity();
+    this.leaseDurationMs = config.leaseDurationMs ?? LeaderElectionDefaults.leaseDurationMs;
+    this.renewDeadlineMs = config.renewDeadlineMs ?? LeaderElectionDefaults.renewDeadlineMs;
+    this.retryPeriodMs = config.retryPeriodMs ?? LeaderElectionDefaults.retryPeriodMs;
+    if (this.leaseDurationMs <= this.renewDeadlineMs) throw new Error('leaseDuration must be greater than renewDeadline');
+    if (this.renewDeadlineMs <= this.retryPeriodMs * 1.2) throw new Error('renewDeadline must be greater than retryPeriod*JitterFactor');
+  }
+
+  isLeader(): boolean {
+    return this.leading;
+  }
+
+  /** The current holder as last observed. */
+  getLeader(): string {
+    return this.observedHolder;
+  }
+
+  /** Healthz: an error message when leading but not renewed for lease duration + tolerance. */
+  healthCheck(toleranceMs: number = LeaderElectionDefaults.healthzToleranceMs): string | undefined {
+    if (!this.leading) return undefined;
+    if (this.clock.now() - this.observedTime > this.leaseDurationMs + toleranceMs) {
+      return `failed election to renew leadership on lease ${this.config.lease.description}`;
+    }
+    return undefined;
+  }
+
+  /** Campaigns, leads until the lease is lost or `signal` aborts, then returns. */
+  async run(signal: AbortSignal): Promise<void> {
+    if (!(await this.acquire(signal))) return;
+    const leadership = new AbortController();
+    const onAbort = (): void => leadership.abort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    this.leading = true;
+    this.config.logger.info({ lease: this.config.lease.description, identity: this.identity }, 'successfully acquired lease');
+    this.config.onStartedLeading(leadership.signal);
+    await this.renewLoop(signal);
+    signal.removeEventListener('abort', onAbort);
+    this.leading = false;
+    leadership.abort();
+    if (!signal.aborted) this.config.logger.error({ lease: this.config.lease.description }, 'leaderelection lost');
+    this.config.onStoppedLeading();
+  }
+
+  private async acquire(signal: AbortSignal): Promise<boolean> {
+    const random = this.config.random ?? Math.random;
+    this.config.logger.info({ lease: this.config.lease.description }, 'attempting to acquire leader lease');
+    while (!signal.aborted) {
+      if (await this.tryAcquireOrRenew(this.retryPeriodMs)) return true;
+      const wait = this.retryPeriodMs * (1 + random() * 1.2);
+      if (!(await sleepUnlessAborted(this.clock, wait, signal))) return false;
+    }
+    return false;
+  }
+
+  /** Renews every retry period; returns when a renewal misses the renew deadline or on abort. */
+  private async renewLoop(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      const deadline = this.clock.now() + this.renewDeadlineMs;
+      let renewed = false;
+      while (!renewed && !signal.aborted && this.clock.now() < deadline) {
+        renewed = await this.tryAcquireOrRenew(deadline - this.clock.now());
+        if (!renewed && !(await sleepUnlessAborted(this.clock, this.retryPeriodMs, signal))) return;
+      }
+      if (!renewed) {
+        this.config.logger.info({ lease: this.config.lease.description }, 'failed to renew lease: timed out waiting for the condition');
+        return;
+      }
+      if (!(await sleepUnlessAborted(this.clock, this.retryPeriodMs, signal))) return;
+    }
+  }
+
+  /** One attempt, bounded by `timeoutMs`; false on any error or when another holder is valid. */
+  private async tryAcquireOrRenew(timeoutMs: number): Promise<boolean> {
+    try {
+      return await this.withTimeout(this.attempt(), timeoutMs);
+    } catch (err) {
+      this.config.logger.debug({ err, lease: this.config.lease.description }, 'error acquiring or renewing lease');
+      return false;
+    }
+  }
+
+  private async attempt(): Promise<boolean> {
+    const now = new Date(this.clock.now());
+    const existing = await this.config.lease.get();
+    if (!existing) {
+      await this.config.lease.create(this.newLease(undefined, now));
+      this.observe(this.identity, 'created');
+      return true;
+    }
+    this.observeLease(existing);
+    const holder = existing.spec?.holderIdentity ?? '';
+    const expired = this.observedTime + this.leaseDurationMs <= this.clock.now();
+    if (holder !== '' && holder !== this.identity && !expired) return false;
+    const updated = await this.config.lease.update(this.newLease(existing, now));
+    this.observe(this.identity, JSON.stringify(updated.spec ?? {}));
+    return true;
+  }
+
+  private newLease(existing: V1Lease | undefined, now: Date): V1Lease {
+    const spec = existing?.spec ?? {};
+    const takingOver = (spec.holderIdentity ?? '') !== this.identity;
+    return {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { ...existing?.metadata },
+      spec: {
+        holderIdentity: this.identity,
+        leaseDurationSeconds: Math.round(this.leaseDurationMs / 1000),
+        acquireTime: takingOver || !spec.acquireTime ? now : spec.acquireTime,
+        renewTime: now,
+        leaseTransitions: (spec.leaseTransitions ?? 0) + (existing && takingOver ? 1 : 0),
+      },
+    };
+  }
+
+  private observeLease(lease: V1Lease): void {
+    const record = JSON.stringify(lease.spec ?? {});
+    if (record !== this.observedRecord) this.observe(lease.spec?.holderIdentity ?? '', record);
+  }
+
+  private observe(holder: string, record: string): void {
+    if (holder !== this.observedHolder && holder !== '') this.config.onNewLeader?.(holder);
+    this.observedHolder = holder;
+    this.observedRecord = record;
+    this.observedTime = this.clock.now();
+  }
+
+  private withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const timer = this.clock.setTimeout(() => reject(new Error('lease request timed out')), Math.max(0, timeoutMs));
+      promise.then(
+        (v) => {
+          this.clock.clearTimeout(timer);
+          resolve(v);
+        },
+        (err: unknown) => {
+          this.clock.clearTimeout(timer);
+          reject(err instanceof Error ? err : new Error(String(err)));
+        },
+      );
+    });
+  }
+}
