@@ -33,6 +33,7 @@ export class VirtualKubelet {
   readonly #leases: CoordinationV1Api;
   #timer: NodeJS.Timeout | undefined;
   #running = false;
+  #started = false;
   #closed = false;
 
   constructor(options: VirtualKubeletOptions) {
@@ -46,10 +47,16 @@ export class VirtualKubelet {
     return this.#running;
   }
 
+  /** Whether start() has succeeded once (later comebacks use resume()). */
+  get started(): boolean {
+    return this.#started;
+  }
+
   /** Registers the Node (if it does not exist yet) and starts heartbeating. */
   async start(): Promise<V1Node> {
     const node = await this.#register();
     await this.#heartbeat(node);
+    this.#started = true;
     this.#running = true;
     this.#schedule();
     return node;

@@ -6,7 +6,7 @@ import { DataPlane } from '../../simulator/server/dataplane/data-plane.ts';
 import {
   freeVip, hold, request, rnd, startBackend, startBackends, waitFor, type Backend,
 } from '../../simulator/server/dataplane/test-support/harness.ts';
-import { parseProxyHeader } from '../../simulator/server/dataplane/test-support/proxy-parser.ts';
+import { parseProxyHeader } from '../../simulator/api/proxy-protocol.ts';
 import type { DataPlaneLoadBalancer } from '../../simulator/server/dataplane/types.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];

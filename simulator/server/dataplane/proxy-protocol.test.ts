@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encodeProxyHeader, encodeProxyV1, encodeProxyV2 } from './proxy-protocol.ts';
-import { parseProxyHeader } from './test-support/proxy-parser.ts';
+import { parseProxyHeader } from '../../api/proxy-protocol.ts';
 
 const src = { address: '127.9.8.7', port: 40000 };
 const dst = { address: '127.1.2.3', port: 443 };

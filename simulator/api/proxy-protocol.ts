@@ -1,5 +1,7 @@
-// Test-only PROXY protocol decoder, written independently of the encoders so that tests verify the
-// bytes on the wire against the spec. parseProxyHeader() returns null while the buffer is incomplete.
+// PROXY protocol (v1 text, v2 binary) decoder for whoever receives connections from a simcloud load
+// balancer: the sandbox's NodePort stand-ins and the tests. Written independently of the data plane's
+// encoders so tests check the bytes on the wire against the spec. parseProxyHeader() returns null while
+// the buffer is incomplete; isProxyHeaderStart() tells whether a connection starts with a header at all.
 export interface ParsedProxyHeader {
   version: 1 | 2;
   /** 'TCP4' | 'TCP6' | 'UNKNOWN' */
@@ -55,4 +57,12 @@ export function parseProxyHeader(buf: Buffer): ParsedProxyHeader | null {
   const prefix = buf.subarray(0, Math.min(buf.length, 12));
   if (prefix.every((b, i) => b === SIG[i])) return buf.length < 12 ? null : parseV2(buf);
   return parseV1(buf);
+}
+
+/** Whether the bytes received so far begin (or could begin) a PROXY header rather than payload. */
+export function isProxyHeaderStart(buf: Buffer): boolean {
+  const v1 = Buffer.from('PROXY ');
+  const n = Math.min(buf.length, 12);
+  if (buf.subarray(0, n).every((b, i) => b === SIG[i])) return true;
+  return buf.subarray(0, Math.min(buf.length, v1.length)).equals(v1.subarray(0, Math.min(buf.length, v1.length)));
 }
