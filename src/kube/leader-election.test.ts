@@ -1,0 +1,111 @@
+import type { V1Lease } from '@kubernetes/client-node';
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { FakeClock, flushMicrotasks } from './clock.ts';
+import { apiError } from './errors.ts';
+import { LeaderElector, type LeaseClient } from './leader-election.ts';
+
+const logger = pino({ level: 'silent' });
+
+class MemoryLease implements LeaseClient {
+  readonly description = 'kube-system/cloud-controller-manager';
+  lease: V1Lease | undefined;
+  down = false;
+  private rv = 1;
+  get(): Promise<V1Lease | undefined> {
+    if (this.down) return Promise.reject(new Error('apiserver down'));
+    return Promise.resolve(this.lease ? structuredClone(this.lease) : undefined);
+  }
+  create(lease: V1Lease): Promise<V1Lease> {
+    if (this.lease) return Promise.reject(apiError(409, 'exists'));
+    this.lease = { ...lease, metadata: { resourceVersion: String(this.rv++) } };
+    return Promise.resolve(structuredClone(this.lease));
+  }
+  update(lease: V1Lease): Promise<V1Lease> {
+    if (this.down) return Promise.reject(new Error('apiserver down'));
+    if (lease.metadata?.resourceVersion !== this.lease?.metadata?.resourceVersion) return Promise.reject(apiError(409, 'conflict'));
+    this.lease = { ...lease, metadata: { resourceVersion: String(this.rv++) } };
+    return Promise.resolve(structuredClone(this.lease));
+  }
+}
+
+function elector(lease: MemoryLease, clock: FakeClock, identity: string, log: string[]): LeaderElector {
+  return new LeaderElector({
+    lease,
+    identity,
+    clock,
+    logger,
+    random: () => 0,
+    onStartedLeading: () => log.push(`${identity} started`),
+    onStoppedLeading: () => log.push(`${identity} stopped`),
+  });
+}
+
+describe('LeaderElector', () => {
+  it('acquires a free lease and renews it', async () => {
+    const clock = new FakeClock();
+    const lease = new MemoryLease();
+    const log: string[] = [];
+    const a = elector(lease, clock, 'host-a_1', log);
+    const ac = new AbortController();
+    const running = a.run(ac.signal);
+    await flushMicrotasks();
+    expect(log).toEqual(['host-a_1 started']);
+    expect(lease.lease?.spec).toMatchObject({ holderIdentity: 'host-a_1', leaseDurationSeconds: 15, leaseTransitions: 0 });
+    await clock.advance(10_000);
+    expect(lease.lease?.spec?.renewTime?.getTime()).toBeGreaterThan(clock.now() - 3_000);
+    expect(a.healthCheck()).toBeUndefined();
+    ac.abort();
+    await running;
+    expect(log).toEqual(['host-a_1 started', 'host-a_1 stopped']);
+  });
+
+  it('a standby takes over only after the holder stops renewing for a lease duration', async () => {
+    const clock = new FakeClock();
+    const lease = new MemoryLease();
+    const log: string[] = [];
+    const leaderStop = new AbortController();
+    const standbyStop = new AbortController();
+    const leader = elector(lease, clock, 'a', log).run(leaderStop.signal);
+    await flushMicrotasks();
+    const standby = elector(lease, clock, 'b', log).run(standbyStop.signal);
+    await clock.advance(30_000);
+    expect(log).toEqual(['a started']);
+    leaderStop.abort();
+    await leader;
+    await clock.advance(14_000);
+    expect(log).toEqual(['a started', 'a stopped']);
+    await clock.advance(4_000);
+    expect(log).toEqual(['a started', 'a stopped', 'b started']);
+    expect(lease.lease?.spec?.leaseTransitions).toBe(1);
+    standbyStop.abort();
+    await standby;
+  });
+
+  it('loses leadership when renewals fail past the renew deadline', async () => {
+    const clock = new FakeClock();
+    const lease = new MemoryLease();
+    const log: string[] = [];
+    const a = elector(lease, clock, 'a', log);
+    const running = a.run(new AbortController().signal);
+    await flushMicrotasks();
+    lease.down = true;
+    await clock.advance(12_000);
+    await running;
+    expect(log).toEqual(['a started', 'a stopped']);
+    expect(a.isLeader()).toBe(false);
+  });
+
+  it('healthCheck reports a leader that has not renewed within lease duration + tolerance', async () => {
+    const clock = new FakeClock();
+    const lease = new MemoryLease();
+    const a = new LeaderElector({ lease, identity: 'a', clock, logger, random: () => 0, renewDeadlineMs: 10_000, onStartedLeading: () => undefined, onStoppedLeading: () => undefined });
+    const ac = new AbortController();
+    const running = a.run(ac.signal);
+    await flushMicrotasks();
+    expect(a.healthCheck(20_000)).toBeUndefined();
+    expect(a.healthCheck(-20_000)).toBe('failed election to renew leadership on lease kube-system/cloud-controller-manager');
+    ac.abort();
+    await running;
+  });
+});
