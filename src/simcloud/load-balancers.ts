@@ -131,7 +131,7 @@ export class SimcloudLoadBalancers implements LoadBalancer {
   async #ensureWithGroup(ops: OpsContext, service: V1Service, want: { plan: LoadBalancerPlan; config: LoadBalancerAnnotationConfig; serverIds: string[] }): Promise<WireLoadBalancer> {
     const group = (await ensureServerGroup(ops, service, want.serverIds)).resource;
     await ensureFirewallPolicy(ops, service, group, firewallRules(service, want.plan.firewallRules));
-    const spec = loadBalancerSpec(want.plan, [{ kind: 'server_group', server_group_id: group.id }]);
+    const spec = loadBalancerSpec(want.plan, [{ kind: 'server_group', server_group_id: group.id }], false);
     const existing = await findLoadBalancer(ops, service, want.config.loadBalancerId);
     if (existing) return this.#reconcileExisting(ops, service, existing, { spec, vip: want.plan.requestedIp });
     const ipBlockId = want.plan.requestedIp === undefined ? undefined : (await this.#blockForIp(ops, service, want.plan.requestedIp)).id;

@@ -44,9 +44,12 @@ function wireService(listener: ListenerPlan): LoadBalancerService {
   };
 }
 
-/** The LB's wanted fields from the plan and targets; `0.0.0.0/0` alone means no restriction (empty list). */
-export function loadBalancerSpec(plan: LoadBalancerPlan, targets: LoadBalancerTarget[]): LoadBalancerSpec {
-  const open = plan.sourceCidrs.length === 1 && plan.sourceCidrs[0] === '0.0.0.0/0';
+/**
+ * The LB's wanted fields from the plan and targets. Source ranges go on the LB only when `onLoadBalancer`
+ * (strategy ip-block); strategy lb enforces them with the firewall policy instead. `0.0.0.0/0` alone = none.
+ */
+export function loadBalancerSpec(plan: LoadBalancerPlan, targets: LoadBalancerTarget[], onLoadBalancer = true): LoadBalancerSpec {
+  const open = !onLoadBalancer || (plan.sourceCidrs.length === 1 && plan.sourceCidrs[0] === '0.0.0.0/0');
   return {
     algorithm: plan.algorithm,
     session_affinity: plan.sessionAffinity,
