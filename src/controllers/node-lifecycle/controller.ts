@@ -17,9 +17,10 @@ import type { Logger } from '../../kube/logger.ts';
 import { noopControllerMetrics, SyncResult, type ControllerMetrics } from '../../kube/metrics.ts';
 import { runPeriodically } from '../../kube/run.ts';
 import type { SharedInformer } from '../../kube/shared-informer.ts';
+import { ControllerName } from '../names.ts';
 import { monitorNodes, type LifecycleDeps } from './sync.ts';
 
-export const CloudNodeLifecycleControllerName = 'cloud-node-lifecycle-controller';
+export const CloudNodeLifecycleControllerName = ControllerName.CloudNodeLifecycle;
 
 export interface CloudNodeLifecycleControllerConfig {
   readonly nodes: SharedInformer<V1Node>;

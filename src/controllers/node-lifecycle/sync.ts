@@ -7,10 +7,11 @@ import type { V1Node } from '@kubernetes/client-node';
 import type { InstancesV2 } from '../../cloud/instances.ts';
 import { errorMessage } from '../../cloud/errors.ts';
 import type { Clock } from '../../kube/clock.ts';
-import { EventSource, EventType, objectReference, Reason, type EventRecorder } from '../../kube/events.ts';
+import { EventType, objectReference, Reason, type EventRecorder } from '../../kube/events.ts';
 import type { KubePort } from '../../kube/kube-port.ts';
 import type { Logger } from '../../kube/logger.ts';
 import type { SharedInformer } from '../../kube/shared-informer.ts';
+import { callerOf, ControllerName } from '../names.ts';
 import { addTaintToNode, removeTaintFromNode, ShutdownTaint } from '../../kube/taints.ts';
 
 export interface LifecycleDeps {
@@ -43,7 +44,7 @@ export async function monitorNode(deps: LifecycleDeps, node: V1Node): Promise<vo
     });
     return;
   }
-  const ctx = { caller: `${EventSource.CloudNodeLifecycle} ${name}` };
+  const ctx = { caller: callerOf(ControllerName.CloudNodeLifecycle, name) };
   let exists: boolean;
   try {
     exists = await deps.instances.instanceExists(node, ctx);

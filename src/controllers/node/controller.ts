@@ -21,10 +21,11 @@ import { runPeriodically, runWorkers } from '../../kube/run.ts';
 import type { SharedInformer } from '../../kube/shared-informer.ts';
 import { WorkQueue } from '../../kube/workqueue/queue.ts';
 import { defaultControllerRateLimiter } from '../../kube/workqueue/rate-limiter.ts';
+import { ControllerName } from '../names.ts';
 import { mapWithConcurrency } from '../parallel.ts';
 import { syncNode, updateNodeStatusFor, type NodeSyncDeps } from './sync.ts';
 
-export const CloudNodeControllerName = 'cloud-node-controller';
+export const CloudNodeControllerName = ControllerName.CloudNode;
 
 export interface CloudNodeControllerConfig {
   /** Node informer (cache + handlers). */

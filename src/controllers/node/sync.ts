@@ -10,13 +10,14 @@ import type { V1Node } from '@kubernetes/client-node';
 import type { InstanceMetadata, InstancesV2 } from '../../cloud/instances.ts';
 import { errorMessage, wrapError } from '../../cloud/errors.ts';
 import type { Clock } from '../../kube/clock.ts';
-import { EventSource, EventType, objectReference, Reason, type EventRecorder } from '../../kube/events.ts';
+import { EventType, objectReference, Reason, type EventRecorder } from '../../kube/events.ts';
 import type { KubePort } from '../../kube/kube-port.ts';
 import type { Logger } from '../../kube/logger.ts';
 import type { ControllerMetrics } from '../../kube/metrics.ts';
 import { NodeWriteBackoff, retryOnConflict, UpdateNodeSpecBackoff } from '../../kube/retry.ts';
 import type { SharedInformer } from '../../kube/shared-informer.ts';
 import { hasTaintKey, TaintKey } from '../../kube/taints.ts';
+import { callerOf, ControllerName } from '../names.ts';
 import { desiredNodeAddresses, filterNodeAddressesByNodeIP, ProvidedNodeIPAnnotation } from './address.ts';
 import { initialLabels, nodeLabels, reconcileBetaToGALabels } from './labels.ts';
 
@@ -32,7 +33,7 @@ export interface NodeSyncDeps {
   readonly random?: () => number;
 }
 
-const caller = (name: string): string => `${EventSource.CloudNode} ${name}`;
+const caller = (name: string): string => callerOf(ControllerName.CloudNode, name);
 
 /** Syncs one node: initialise it if it carries the uninitialized taint, else reconcile labels. */
 export async function syncNode(deps: NodeSyncDeps, name: string): Promise<void> {

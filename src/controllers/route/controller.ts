@@ -19,10 +19,11 @@ import type { Logger } from '../../kube/logger.ts';
 import { noopControllerMetrics, SyncResult, type ControllerMetrics } from '../../kube/metrics.ts';
 import { runPeriodically } from '../../kube/run.ts';
 import type { SharedInformer } from '../../kube/shared-informer.ts';
+import { ControllerName } from '../names.ts';
 import { parseClusterCIDRs } from './cidr.ts';
 import { reconcileNodeRoutes, type RouteSyncDeps } from './sync.ts';
 
-export const RouteControllerName = 'node-route-controller';
+export const RouteControllerName = ControllerName.Route;
 
 export interface RouteControllerConfig {
   readonly nodes: SharedInformer<V1Node>;

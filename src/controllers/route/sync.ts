@@ -7,11 +7,12 @@ import type { V1Node, V1NodeCondition } from '@kubernetes/client-node';
 import type { Routes } from '../../cloud/routes.ts';
 import { errorMessage, wrapError } from '../../cloud/errors.ts';
 import type { Clock } from '../../kube/clock.ts';
-import { EventSource, EventType, Reason, type EventRecorder } from '../../kube/events.ts';
+import { EventType, Reason, type EventRecorder } from '../../kube/events.ts';
 import type { KubePort } from '../../kube/kube-port.ts';
 import type { Logger } from '../../kube/logger.ts';
 import { NodeWriteBackoff, retryOnConflict } from '../../kube/retry.ts';
 import type { SharedInformer } from '../../kube/shared-informer.ts';
+import { callerOf, ControllerName } from '../names.ts';
 import type { ParsedCIDR } from './cidr.ts';
 import { Semaphore } from './semaphore.ts';
 import { allRoutesCreated, planRoutes, RouteAction, type RoutePlan, type RouteToCreate } from './route-plan.ts';
@@ -31,7 +32,7 @@ export interface RouteSyncDeps {
   readonly random?: () => number;
 }
 
-const caller = (what: string): string => `${EventSource.Route} ${what}`;
+const caller = (what: string): string => callerOf(ControllerName.Route, what);
 
 /** Upstream `reconcileNodeRoutes`: a list error aborts the run. */
 export async function reconcileNodeRoutes(deps: RouteSyncDeps): Promise<void> {

@@ -25,12 +25,13 @@ import { runWorkers } from '../../kube/run.ts';
 import type { SharedInformer } from '../../kube/shared-informer.ts';
 import { WorkQueue } from '../../kube/workqueue/queue.ts';
 import { serviceRateLimiter } from '../../kube/workqueue/rate-limiter.ts';
+import { ControllerName } from '../names.ts';
 import { needsCleanup, needsUpdate, wantsLoadBalancer } from './needs-update.ts';
 import { shouldSyncUpdatedNode } from './node-set.ts';
 import { syncNodes } from './node-sync.ts';
 import { newServiceState, syncService, type ServiceSyncDeps } from './sync.ts';
 
-export const ServiceControllerName = 'service-lb-controller';
+export const ServiceControllerName = ControllerName.Service;
 export const ServiceResyncPeriodMs = 30_000;
 export const NodeResyncPeriodMs = 100_000;
 

@@ -52,7 +52,7 @@ describe('service-lb-controller syncService', () => {
     expect(s.status?.loadBalancer?.ingress?.[0]?.ip).toBe('192.0.2.10');
     expect([...cloud.balancers.values()].map((b) => b.hosts)).toEqual([['a', 'b']]);
     expect(recorder.reasons()).toEqual(['EnsuringLoadBalancer', 'EnsuredLoadBalancer']);
-    expect(cloud.callers).toEqual(['service-controller default/web']);
+    expect(cloud.callers).toEqual(['service-lb-controller default/web']);
   });
 
   it('does not patch the status when it is unchanged', async () => {

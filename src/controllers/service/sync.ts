@@ -12,11 +12,12 @@ import type { V1LoadBalancerStatus, V1Node, V1Service } from '@kubernetes/client
 import { errorMessage, isImplementedElsewhere, wrapError } from '../../cloud/errors.ts';
 import type { LoadBalancer } from '../../cloud/load-balancer.ts';
 import { isNotFound } from '../../kube/errors.ts';
-import { EventSource, EventType, objectReference, Reason, type EventRecorder } from '../../kube/events.ts';
+import { EventType, objectReference, Reason, type EventRecorder } from '../../kube/events.ts';
 import type { KubePort } from '../../kube/kube-port.ts';
 import type { Logger } from '../../kube/logger.ts';
 import type { ControllerMetrics } from '../../kube/metrics.ts';
 import type { SharedInformer } from '../../kube/shared-informer.ts';
+import { callerOf, ControllerName } from '../names.ts';
 import {
   hasLoadBalancerFinalizer,
   isServedClass,
@@ -55,7 +56,7 @@ export interface ServiceSyncDeps {
 const Op = { Ensure: 'ensure', Delete: 'delete' } as const;
 type Op = (typeof Op)[keyof typeof Op];
 
-export const callerFor = (key: string): string => `${EventSource.Service} ${key}`;
+export const callerFor = (key: string): string => callerOf(ControllerName.Service, key);
 const ref = (service: V1Service): ReturnType<typeof objectReference> => objectReference('Service', service);
 
 /** Syncs one Service key. Throws to requeue (a RetryError inside `cause` asks for a fixed delay). */
