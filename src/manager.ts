@@ -169,7 +169,7 @@ export class Manager {
   /** Probes the cloud, starts serving and campaigns for leadership (or runs directly without election). */
   static async start(options: ManagerOptions): Promise<Manager> {
     const { config, logger } = options;
-    const metrics = new CcmMetrics({ provider: 'simcloud' });
+    const metrics = new CcmMetrics({ provider: 'simcloud', defaultMetrics: true });
     const provider = options.provider ?? simcloudProvider(config, metrics);
     const abort = new AbortController();
     await provider.initialize?.(abort.signal);
