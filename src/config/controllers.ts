@@ -2,13 +2,17 @@
  * `--controllers`: which controllers run (upstream semantics). `*` = every default controller, `name` enables
  * one, `-name` disables one; canonical names and aliases are both accepted. No controller is off by default.
  */
+import { ControllerName } from '../controllers/names.ts';
+
+export { ControllerName };
+
+/** The canonical names (upstream `cloud-provider/names`), keyed for the manager. */
 export const ControllerNames = {
-  cloudNode: 'cloud-node-controller',
-  cloudNodeLifecycle: 'cloud-node-lifecycle-controller',
-  service: 'service-lb-controller',
-  route: 'node-route-controller',
+  cloudNode: ControllerName.CloudNode,
+  cloudNodeLifecycle: ControllerName.CloudNodeLifecycle,
+  service: ControllerName.Service,
+  route: ControllerName.Route,
 } as const;
-export type ControllerName = (typeof ControllerNames)[keyof typeof ControllerNames];
 
 const ALIASES: Readonly<Record<string, ControllerName>> = {
   'cloud-node': ControllerNames.cloudNode,
