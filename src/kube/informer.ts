@@ -228,7 +228,7 @@ function factory<T extends KubernetesObject>(
   options: InformerFactoryOptions,
 ): SupervisedInformer<T> {
   const { kubeConfig, logger, clock, silenceLimitMs } = options;
-  return new SupervisedInformer<T>({ name, makeListWatch: () => makeInformer<T>(kubeConfig, path, list), logger: logger.child({ informer: name }), clock, silenceLimitMs });
+  return new SupervisedInformer<T>({ name, makeListWatch: () => makeInformer<T>(kubeConfig, path, list), logger, clock, silenceLimitMs });
 }
 
 /** Informer over `/api/v1/nodes`. */
