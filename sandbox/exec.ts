@@ -5,6 +5,8 @@
 //                    process dies without cleaning up (even kill -9).
 // In dry-run mode nothing runs: every command is recorded, `run` answers from an optional responder, and
 // `formatRecords` prints the exact sequence (golden tests compare it).
+import { spawn as spawnChild } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { execa } from 'execa';
 import { reaper } from './reaper-client.ts';
 
@@ -80,6 +82,11 @@ export interface Exec {
   readonly records: readonly CommandRecord[];
   run(command: string, args: readonly string[], options?: RunOptions): Promise<RunResult>;
   spawn(command: string, args: readonly string[], options: SpawnOptions): ManagedProcess;
+  /**
+   * Starts a process that outlives this one (the sandbox daemon): its own session, not reaped, output
+   * to the log file. Returns its pid.
+   */
+  spawnDetached(command: string, args: readonly string[], options: SpawnOptions): number;
 }
 
 export interface ExecOptions {
@@ -134,6 +141,20 @@ class RealExec implements Exec {
     reaper().track(pid);
     return new ChildProcessHandle(options.name, pid, options.logFile, sub);
   }
+
+  spawnDetached(command: string, args: readonly string[], options: SpawnOptions): number {
+    this.records.push(record('spawn', command, args, options));
+    return startDetached(command, args, options);
+  }
+}
+
+function startDetached(command: string, args: readonly string[], options: SpawnOptions): number {
+  const out = openSync(options.logFile, 'a');
+  const child = spawnChild(command, [...args], { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', out, out] });
+  closeSync(out);
+  child.unref();
+  if (child.pid === undefined) throw new ExecError(formatCommand(command, args), 127, `could not start ${options.name}`);
+  return child.pid;
 }
 
 interface KillableSubprocess extends PromiseLike<{ exitCode?: number; signal?: string }> {
@@ -207,6 +228,11 @@ class DryRunExec implements Exec {
         return Promise.resolve();
       },
     };
+  }
+
+  spawnDetached(command: string, args: readonly string[], options: SpawnOptions): number {
+    this.records.push(record('spawn', command, args, options));
+    return this.#nextPid++;
   }
 }
 

@@ -1,28 +1,34 @@
 #!/usr/bin/env node
-// ccm-sandbox CLI (bin `ccm-sandbox`, npm scripts sandbox:*). For now `up` starts the local control plane
-// in the foreground and keeps it running until Ctrl-C; the full sandbox (simcloud, CCM, virtual
-// kubelets, runtimes) builds on this.
-import { parseArgs } from 'node:util';
-import { ControlPlane } from '../control-plane/control-plane.ts';
+// ccm-sandbox CLI (bin `ccm-sandbox`; npm scripts sandbox:up, :down, :status, :logs, :reset).
+//   up [--runtime auto|local|kind|vagrant|existing] [--workers N] [--name NAME] [--lb-strategy lb|ip-block]
+//      [--kubeconfig PATH] [--foreground] [--dry-run]
+//   down | status [--json] | logs [COMPONENT] [--lines N] | reset      (all take --name NAME)
+// Exit codes: 0 success, 1 failure (message and the log to read), 2 usage error (one line: what to fix).
+import { parseCli, UsageError, type CliOptions } from './args.ts';
+import { down } from './down.ts';
+import { logs, reset, status } from './status.ts';
+import { daemon, up } from './up.ts';
 
-class UsageError extends Error {}
-
-async function up(): Promise<void> {
-  const started = Date.now();
-  const cp = await ControlPlane.start({ onProgress: (m) => console.log(`  ${m}`) });
-  console.log(`\ncontrol plane ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  console.log(`  kubeconfig: ${cp.kubeconfigPath}`);
-  console.log(`  export KUBECONFIG=${cp.kubeconfigPath}`);
-  console.log(`  try: kubectl --kubeconfig ${cp.kubeconfigPath} get namespaces`);
-  console.log('\nrunning; press Ctrl-C to stop');
-  await new Promise(() => undefined);
+async function run(o: CliOptions): Promise<number> {
+  switch (o.command) {
+    case 'up':
+      return up(o);
+    case 'daemon':
+      return daemon(o);
+    case 'down':
+      return down(o);
+    case 'status':
+      return status(o);
+    case 'logs':
+      return logs(o);
+    case 'reset':
+      return reset(o);
+  }
 }
 
 async function main(argv: string[]): Promise<void> {
-  const { positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true, options: {} });
-  const [command] = positionals;
-  if (command === 'up') return up();
-  throw new UsageError(`unknown command "${command ?? ''}": use up`);
+  const code = await run(parseCli(argv));
+  process.exit(code);
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {

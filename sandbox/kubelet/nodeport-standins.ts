@@ -48,10 +48,10 @@ export class NodePortStandIns {
 
   /** Declarative: listens on exactly ip:nodePort for every running node address and Service NodePort. */
   async apply(nodes: readonly StandInNode[], services: readonly StandInService[]): Promise<void> {
-    const wanted = new Map(
+    const wanted = new Map<string, { node: string; service: string; ip: string; port: number }>(
       nodes.flatMap((node) =>
         services.flatMap((svc) =>
-          svc.nodePorts.flatMap((port) => node.ips.map((ip) => [`${ip}:${port}`, { node: node.name, service: `${svc.namespace}/${svc.name}`, ip, port }] as const)),
+          svc.nodePorts.flatMap((port) => node.ips.map((ip): [string, { node: string; service: string; ip: string; port: number }] => [`${ip}:${port}`, { node: node.name, service: `${svc.namespace}/${svc.name}`, ip, port }])),
         ),
       ),
     );

@@ -1,0 +1,108 @@
+// Command-line parsing and validation for ccm-sandbox. Every bad value is a UsageError naming the flag
+// and what it accepts (exit code 2, one line).
+import { existsSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { isRuntimeChoice, type RuntimeChoice } from '../runtimes/factory.ts';
+import { LB_STRATEGIES, type LbStrategy } from '../sandbox.ts';
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export const COMMANDS = ['up', 'down', 'status', 'logs', 'reset', 'daemon'] as const;
+export type Command = (typeof COMMANDS)[number];
+
+export interface CliOptions {
+  readonly command: Command;
+  readonly name: string;
+  readonly runtime: RuntimeChoice;
+  readonly workers: number;
+  readonly lbStrategy: LbStrategy;
+  readonly kubeconfig: string | undefined;
+  readonly foreground: boolean;
+  readonly dryRun: boolean;
+  readonly json: boolean;
+  readonly lines: number;
+  readonly component: string | undefined;
+}
+
+const NAME = /^[a-z]([-a-z0-9]{0,30}[a-z0-9])?$/;
+
+export function parseCli(argv: readonly string[]): CliOptions {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        name: { type: 'string', default: 'ccm-sandbox' },
+        runtime: { type: 'string', default: 'auto' },
+        workers: { type: 'string', default: '2' },
+        'lb-strategy': { type: 'string', default: 'lb' },
+        kubeconfig: { type: 'string' },
+        foreground: { type: 'boolean', default: false },
+        'dry-run': { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+        lines: { type: 'string', default: '40' },
+      },
+    });
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+  const { values, positionals } = parsed;
+  const [command, component] = positionals;
+  if (!command || !(COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command "${command ?? ''}": use one of up, down, status, logs, reset`);
+  return {
+    command: command as Command,
+    name: validName(values.name),
+    runtime: validRuntime(values.runtime),
+    workers: validInt('--workers', values.workers, 0, 50),
+    lbStrategy: validStrategy(values['lb-strategy']),
+    kubeconfig: validKubeconfig(values.kubeconfig, values.runtime),
+    foreground: values.foreground,
+    dryRun: values['dry-run'],
+    json: values.json,
+    lines: validInt('--lines', values.lines, 1, 100_000),
+    component,
+  };
+}
+
+function validName(name: string): string {
+  if (!NAME.test(name)) throw new UsageError(`--name "${name}" is invalid: use 1-32 lowercase letters, digits and '-', starting with a letter`);
+  return name;
+}
+
+function validRuntime(runtime: string): RuntimeChoice {
+  if (!isRuntimeChoice(runtime)) throw new UsageError(`--runtime "${runtime}" is invalid: use auto, local, kind, vagrant or existing`);
+  return runtime;
+}
+
+function validInt(flag: string, value: string, min: number, max: number): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max) throw new UsageError(`${flag} "${value}" is invalid: use a whole number from ${min} to ${max}`);
+  return n;
+}
+
+function validStrategy(value: string): LbStrategy {
+  if (!(LB_STRATEGIES as readonly string[]).includes(value)) throw new UsageError(`--lb-strategy "${value}" is invalid: use lb or ip-block`);
+  return value as LbStrategy;
+}
+
+function validKubeconfig(path: string | undefined, runtime: string): string | undefined {
+  if (runtime === 'existing' && !path) throw new UsageError('--runtime existing needs --kubeconfig PATH');
+  if (path && !existsSync(path)) throw new UsageError(`--kubeconfig ${path}: no such file`);
+  return path;
+}
+
+/** The flags that reproduce these options for the daemon process. */
+export function daemonArgs(o: CliOptions, runtime: string): string[] {
+  return [
+    'daemon',
+    `--name=${o.name}`,
+    `--runtime=${runtime}`,
+    `--workers=${o.workers}`,
+    `--lb-strategy=${o.lbStrategy}`,
+    ...(o.kubeconfig ? [`--kubeconfig=${o.kubeconfig}`] : []),
+  ];
+}

@@ -1,0 +1,129 @@
+// `status`, `logs` and `reset`: read-only views of a running sandbox (nodes, LoadBalancer Services, cloud
+// resources, process health) and the one mutating convenience (`reset`: back to a clean cluster).
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { CoreV1Api, KubeConfig, type V1Node, type V1Service } from '@kubernetes/client-node';
+import { SimcloudAdminClient, SimcloudClient } from '../../simulator/api/client/index.ts';
+import { UNINITIALIZED_TAINT } from '../kubelet/node-object.ts';
+import { tail } from '../processes.ts';
+import { processAlive, readState, stateDir, type SandboxState } from '../state.ts';
+import { waitFor } from '../wait.ts';
+import { UsageError, type CliOptions } from './args.ts';
+
+function requireState(o: CliOptions): SandboxState {
+  const state = readState(stateDir(o.name));
+  if (!state || !processAlive(state.pid)) throw new UsageError(`sandbox "${o.name}" is not running: start it with \`npm run sandbox:up\``);
+  return state;
+}
+
+function core(state: SandboxState): CoreV1Api {
+  const kc = new KubeConfig();
+  kc.loadFromFile(state.kubeconfig ?? '');
+  return kc.makeApiClient(CoreV1Api);
+}
+
+function cloud(state: SandboxState): SimcloudClient {
+  return new SimcloudClient({ endpoint: state.simcloud?.url ?? '', token: state.simcloud?.token ?? '', caller: 'ccm-sandbox status' });
+}
+
+async function health(url: string): Promise<string> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+    return res.ok ? 'ok' : `unhealthy (HTTP ${res.status})`;
+  } catch (err) {
+    return `unreachable (${err instanceof Error ? err.message : String(err)})`;
+  }
+}
+
+function readyOf(n: V1Node): string {
+  return n.status?.conditions?.find((c) => c.type === 'Ready')?.status ?? 'Unknown';
+}
+
+function nodeFacts(n: V1Node): { name?: string; taints?: { key: string }[]; providerID?: string; addrs?: string } {
+  return {
+    name: n.metadata?.name,
+    taints: n.spec?.taints,
+    providerID: n.spec?.providerID,
+    addrs: n.status?.addresses?.map((a) => `${a.type}=${a.address}`).join(' '),
+  };
+}
+
+function nodeLine(n: V1Node): string {
+  const { name = '', taints = [], providerID = '-', addrs = '' } = nodeFacts(n);
+  const init = taints.some((t) => t.key === UNINITIALIZED_TAINT) ? 'uninitialized' : 'initialized';
+  return `  ${name.padEnd(28)} Ready=${readyOf(n).padEnd(8)} ${init.padEnd(14)} ${providerID.padEnd(22)} taints=${taints.map((t) => t.key).join(',') || '-'}  ${addrs}`;
+}
+
+function serviceLine(s: V1Service): string {
+  const ingress = (s.status?.loadBalancer?.ingress ?? []).map((i) => i.ip ?? i.hostname).join(',') || '<pending>';
+  return `  ${`${s.metadata?.namespace}/${s.metadata?.name}`.padEnd(36)} ${ingress.padEnd(18)} ports=${(s.spec?.ports ?? []).map((p) => `${p.port}:${p.nodePort}`).join(',')}`;
+}
+
+export async function status(o: CliOptions): Promise<number> {
+  const state = requireState(o);
+  const api = core(state);
+  const client = cloud(state);
+  const [nodes, services, servers, lbs, blocks] = await Promise.all([
+    api.listNode(),
+    api.listServiceForAllNamespaces(),
+    client.servers.listAll(),
+    client.loadBalancers.listAll(),
+    client.ipBlocks.listAll(),
+  ]);
+  const lbServices = services.items.filter((s) => s.spec?.type === 'LoadBalancer');
+  if (o.json) {
+    console.log(JSON.stringify({ state, nodes: nodes.items.map((n) => n.metadata?.name), services: lbServices.map((s) => s.metadata?.name), servers, loadBalancers: lbs, ipBlocks: blocks }, null, 2));
+    return 0;
+  }
+  const processes = [
+    `  simcloud  pid ${state.simcloud?.pid ?? '-'}  ${await health(`${state.simcloud?.url}/_sim/health`)}`,
+    `  ccm       pid ${state.ccm?.pid ?? '-'}  ${await health(`${state.ccm?.url}/healthz`)}`,
+    `  daemon    pid ${state.pid}  ${processAlive(state.pid) ? 'running' : 'gone'}`,
+  ];
+  const out = [
+    `sandbox "${state.name}": ${state.status} (${state.runtime}), kubeconfig ${state.kubeconfig}`,
+    'Processes:', ...processes,
+    `Nodes (${nodes.items.length}):`, ...nodes.items.map(nodeLine),
+    `LoadBalancer Services (${lbServices.length}):`, ...lbServices.map(serviceLine),
+    `Cloud: ${servers.length} servers (${servers.map((s) => `${s.name}:${s.status}`).join(', ')}), ${lbs.length} load balancers, ${blocks.length} IP blocks`,
+  ];
+  console.log(out.join('\n'));
+  return 0;
+}
+
+export function logs(o: CliOptions): number {
+  const dir = stateDir(o.name);
+  const files = [join(dir, 'daemon.log'), ...listLogs(join(dir, 'logs')), ...listLogs(join(dir, 'control-plane', 'logs'))];
+  const wanted = o.component ? files.filter((f) => f.endsWith(`/${o.component}.log`)) : files;
+  if (wanted.length === 0) throw new UsageError(`no log named "${o.component ?? ''}" in ${dir}: choose from ${files.map((f) => f.split('/').pop()?.replace(/\.log$/, '')).join(', ')}`);
+  for (const f of wanted.filter(existsSync)) console.log(`==> ${f} <==\n${tail(f, o.lines)}\n`);
+  return 0;
+}
+
+function listLogs(dir: string): string[] {
+  return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.log')).map((f) => join(dir, f)) : [];
+}
+
+/** Clears faults, deletes every LoadBalancer Service (the CCM removes their cloud resources) and powers every server on. */
+export async function reset(o: CliOptions): Promise<number> {
+  const state = requireState(o);
+  const api = core(state);
+  await new SimcloudAdminClient({ endpoint: state.simcloud?.url ?? '', token: state.simcloud?.adminToken ?? '' }).clearFaults();
+  const deleted = await deleteLoadBalancerServices(api);
+  const client = cloud(state);
+  for (const s of (await client.servers.listAll()).filter((x) => x.status === 'off')) await client.servers.poweron(s.id);
+  console.log(`reset: faults cleared, ${deleted} LoadBalancer Service(s) deleted and cleaned up by the CCM, servers powered on`);
+  return 0;
+}
+
+async function deleteLoadBalancerServices(api: CoreV1Api): Promise<number> {
+  const isLb = (s: V1Service): boolean => s.spec?.type === 'LoadBalancer';
+  const lbServices = (await api.listServiceForAllNamespaces()).items.filter(isLb);
+  for (const s of lbServices) await api.deleteNamespacedService({ name: s.metadata?.name ?? '', namespace: s.metadata?.namespace ?? '' });
+  await waitFor(async () => !(await api.listServiceForAllNamespaces()).items.some(isLb), {
+    timeoutMs: 120_000,
+    intervalMs: 500,
+    description: 'LoadBalancer Services to be cleaned up by the CCM',
+  });
+  return lbServices.length;
+}

@@ -1,0 +1,111 @@
+// `up` and its daemon. By default `up` starts a detached daemon that owns every process of the sandbox,
+// relays its progress lines, and returns once the sandbox is ready (printing the summary) or has failed
+// (printing the reason and the log to read). `--foreground` runs the daemon's work in this process until
+// Ctrl-C. `--dry-run` prints the exact commands instead of running them (kind and vagrant).
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createExec } from '../exec.ts';
+import { resolveRuntime } from '../runtimes/factory.ts';
+import { Sandbox } from '../sandbox.ts';
+import { registerCleanup } from '../shutdown.ts';
+import { processAlive, readState, SandboxStatus, stateDir } from '../state.ts';
+import { daemonArgs, type CliOptions } from './args.ts';
+import { renderSummary } from './summary.ts';
+
+const CLI = fileURLToPath(new URL('./main.ts', import.meta.url));
+
+export async function up(o: CliOptions): Promise<number> {
+  const dir = stateDir(o.name);
+  const existing = readState(dir);
+  if (existing && processAlive(existing.pid) && existing.status !== SandboxStatus.stopped) {
+    console.log(`sandbox "${o.name}" is already running (pid ${existing.pid}); \`npm run sandbox:down\` stops it\n`);
+    console.log(renderSummary(existing));
+    return 0;
+  }
+  if (o.dryRun) return dryRun(o);
+  const runtime = await resolveRuntime(o.runtime, createExec());
+  console.log(`ccm-sandbox: bringing up "${o.name}" on the ${runtime} runtime with ${o.workers} worker(s); state in ${dir}`);
+  if (o.foreground) return foreground(o, runtime);
+  return detached(o, runtime, dir);
+}
+
+async function detached(o: CliOptions, runtime: string, dir: string): Promise<number> {
+  mkdirSync(dir, { recursive: true });
+  rmSync(join(dir, 'state.json'), { force: true });
+  const log = join(dir, 'daemon.log');
+  rmSync(log, { force: true });
+  const pid = createExec().spawnDetached(process.execPath, [CLI, ...daemonArgs(o, runtime)], { name: 'ccm-sandbox-daemon', logFile: log });
+  let printed = 0;
+  for (;;) {
+    printed = relay(log, printed);
+    const state = readState(dir);
+    if (state?.status === SandboxStatus.ready) {
+      console.log(`\n${renderSummary(state)}`);
+      return 0;
+    }
+    if (state?.status === SandboxStatus.failed || !processAlive(pid)) {
+      relay(log, printed);
+      console.error(`\nccm-sandbox: up failed: ${state?.error?.split('\n')[0] ?? 'the daemon exited'}; see ${log} (the daemon has cleaned up)`);
+      return 1;
+    }
+    await sleep(200);
+  }
+}
+
+function relay(log: string, printed: number): number {
+  if (!existsSync(log)) return printed;
+  const lines = readFileSync(log, 'utf8').split('\n');
+  const complete = lines.slice(0, -1);
+  for (const line of complete.slice(printed)) if (line.startsWith('  ')) console.log(line);
+  return complete.length;
+}
+
+function sandboxFor(o: CliOptions, runtime: string): Sandbox {
+  return new Sandbox({
+    name: o.name,
+    runtime: runtime as 'local',
+    workers: o.workers,
+    lbStrategy: o.lbStrategy,
+    stateDir: stateDir(o.name),
+    ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}),
+    progress: (m) => console.log(`  ${m}`),
+  });
+}
+
+async function foreground(o: CliOptions, runtime: string): Promise<number> {
+  const sandbox = sandboxFor(o, runtime);
+  registerCleanup(() => sandbox.down());
+  await sandbox.up();
+  console.log(`\n${renderSummary(sandbox.state)}\n\nrunning in the foreground; Ctrl-C stops everything`);
+  await new Promise(() => undefined);
+  return 0;
+}
+
+/** The detached daemon: brings the sandbox up, then keeps it running until SIGTERM/SIGINT (from `down`). */
+export async function daemon(o: CliOptions): Promise<number> {
+  const sandbox = sandboxFor(o, o.runtime);
+  registerCleanup(() => sandbox.down());
+  try {
+    await sandbox.up();
+  } catch (err) {
+    console.error(`  up failed: ${err instanceof Error ? err.message : String(err)}`);
+    await sandbox.down().catch(() => undefined);
+    return 1;
+  }
+  console.log('  ready');
+  await new Promise(() => undefined);
+  return 0;
+}
+
+async function dryRun(o: CliOptions): Promise<number> {
+  if (o.runtime !== 'kind' && o.runtime !== 'vagrant') {
+    console.error('ccm-sandbox: --dry-run applies to --runtime kind or vagrant (local and existing run no external commands)');
+    return 2;
+  }
+  const { renderDryRun } = await import('../runtimes/dry-run.ts');
+  console.log(await renderDryRun(o.runtime, { name: o.name, workers: o.workers, stateDir: stateDir(o.name) }));
+  return 0;
+}
+

@@ -1,0 +1,68 @@
+// Follows simcloud's `/_sim/events` Server-Sent Events stream (every API call and resource change),
+// validating each event with the wire schema. Reconnects with backoff and resumes from the last seen
+// event id (Last-Event-ID), so a simcloud restart or a dropped connection loses nothing in the buffer.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SimEvent } from '../../simulator/api/schema/events.ts';
+
+export interface EventStreamOptions {
+  readonly endpoint: string;
+  readonly adminToken: string;
+  readonly onEvent: (event: SimEvent) => void;
+  readonly signal: AbortSignal;
+  readonly onError?: (err: unknown) => void;
+}
+
+/** Runs until the signal aborts. */
+export async function followSimEvents(options: EventStreamOptions): Promise<void> {
+  let lastId: string | undefined;
+  let backoffMs = 200;
+  while (!options.signal.aborted) {
+    try {
+      await readStream(options, lastId, (id) => {
+        lastId = id;
+        backoffMs = 200;
+      });
+    } catch (err) {
+      if (options.signal.aborted) return;
+      options.onError?.(err);
+    }
+    await sleep(backoffMs, undefined, { signal: options.signal }).catch(() => undefined);
+    backoffMs = Math.min(backoffMs * 2, 5000);
+  }
+}
+
+async function readStream(options: EventStreamOptions, lastId: string | undefined, seen: (id: string) => void): Promise<void> {
+  const headers: Record<string, string> = { authorization: `Bearer ${options.adminToken}`, accept: 'text/event-stream' };
+  if (lastId) headers['last-event-id'] = lastId;
+  const res = await fetch(`${options.endpoint}/_sim/events`, { headers, signal: options.signal });
+  if (!res.ok || !res.body) throw new Error(`GET /_sim/events: HTTP ${res.status}`);
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for await (const chunk of res.body) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      handleMessage(buffer.slice(0, end), options, seen);
+      buffer = buffer.slice(end + 2);
+    }
+  }
+}
+
+export function parseSseMessage(block: string): { id?: string; data: string } | undefined {
+  const data: string[] = [];
+  let id: string | undefined;
+  for (const line of block.split('\n')) {
+    if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
+    else if (line.startsWith('id:')) id = line.slice(3).trim();
+  }
+  return data.length > 0 ? { ...(id !== undefined ? { id } : {}), data: data.join('\n') } : undefined;
+}
+
+function handleMessage(block: string, options: EventStreamOptions, seen: (id: string) => void): void {
+  const message = parseSseMessage(block);
+  if (!message) return;
+  if (message.id) seen(message.id);
+  const parsed = SimEvent.safeParse(JSON.parse(message.data));
+  if (parsed.success) options.onEvent(parsed.data);
+  else options.onError?.(new Error(`unexpected event on /_sim/events: ${parsed.error.message}`));
+}

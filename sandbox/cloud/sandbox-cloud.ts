@@ -1,0 +1,133 @@
+// The sandbox's side of simcloud: the cluster's private network, its machines as servers (labelled with
+// the cluster name, so the sandbox, the console and the leak check can tell them apart), and the power
+// actions taken on them, derived from the resource-change stream for runtimes that mirror them on real
+// machines (kind containers, Vagrant VMs).
+import type { SimcloudClient } from '../../simulator/api/client/index.ts';
+import type { Network } from '../../simulator/api/schema/networks.ts';
+import type { Server } from '../../simulator/api/schema/servers.ts';
+import type { SimEvent } from '../../simulator/api/schema/events.ts';
+import type { MachineSpec, PowerAction, PowerEvent, RegisteredServer, SandboxCloud } from '../runtimes/runtime.ts';
+
+export const SANDBOX_LABELS = {
+  cluster: 'ccm-sandbox.dev/cluster',
+  role: 'ccm-sandbox.dev/role',
+} as const;
+
+export const SANDBOX_DEFAULTS = {
+  serverType: 'sc-medium',
+  image: 'ubuntu-24.04',
+  zone: 'sim-1a',
+  /** The cluster network: loopback addresses, so node IPs are reachable on this machine. */
+  networkRange: '127.10.0.0/16',
+} as const;
+
+export interface SimcloudSandboxCloudOptions {
+  readonly client: SimcloudClient;
+  readonly clusterName: string;
+  readonly zone?: string;
+  readonly serverType?: string;
+  readonly networkRange?: string;
+}
+
+export class SimcloudSandboxCloud implements SandboxCloud {
+  readonly #opts: SimcloudSandboxCloudOptions;
+  readonly #handlers = new Set<(e: PowerEvent) => void>();
+  readonly #lastStatus = new Map<string, string>();
+  #network: Network | undefined;
+
+  constructor(options: SimcloudSandboxCloudOptions) {
+    this.#opts = options;
+  }
+
+  get clusterSelector(): string {
+    return `${SANDBOX_LABELS.cluster}=${this.#opts.clusterName}`;
+  }
+
+  /** The cluster's private network, created on first use (idempotent by name). */
+  async ensureNetwork(): Promise<Network> {
+    if (this.#network) return this.#network;
+    const name = this.#opts.clusterName;
+    const existing = (await this.#opts.client.networks.listAll({ name })).find((n) => n.name === name);
+    const range = this.#opts.networkRange ?? SANDBOX_DEFAULTS.networkRange;
+    this.#network =
+      existing ??
+      (await this.#opts.client.networks.create({
+        name,
+        ip_range: range,
+        subnets: [{ zone: this.#opts.zone ?? SANDBOX_DEFAULTS.zone, ip_range: range }],
+        labels: { [SANDBOX_LABELS.cluster]: name },
+      }));
+    return this.#network;
+  }
+
+  async registerServer(machine: MachineSpec): Promise<RegisteredServer> {
+    const client = this.#opts.client;
+    const found = (await client.servers.listAll({ name: machine.name })).find((s) => s.name === machine.name);
+    if (found) return registered(found);
+    const network = await this.ensureNetwork();
+    const { server, action } = await client.servers.create({
+      name: machine.name,
+      server_type: this.#opts.serverType ?? SANDBOX_DEFAULTS.serverType,
+      image: SANDBOX_DEFAULTS.image,
+      zone: this.#opts.zone ?? SANDBOX_DEFAULTS.zone,
+      labels: { [SANDBOX_LABELS.cluster]: this.#opts.clusterName, [SANDBOX_LABELS.role]: machine.role },
+      networks: [network.id],
+      ...(machine.publicIPv4 ? { public_ipv4: machine.publicIPv4 } : {}),
+      ...(machine.privateIPv4 ? { private_ipv4: machine.privateIPv4 } : {}),
+    });
+    await client.waitForAction(action.id);
+    return registered(await client.servers.get(server.id));
+  }
+
+  /** The cluster's servers, as the cloud has them now. */
+  async servers(): Promise<Server[]> {
+    return this.#opts.client.servers.listAll({ label_selector: this.clusterSelector });
+  }
+
+  onPowerEvent(handler: (event: PowerEvent) => void): () => void {
+    this.#handlers.add(handler);
+    return () => this.#handlers.delete(handler);
+  }
+
+  /** Feed from the `/_sim/events` stream: server status transitions become power events. */
+  handleSimEvent(event: SimEvent): void {
+    const change = this.#serverChange(event);
+    if (!change) return;
+    const action = powerAction(this.#lastStatus.get(change.id), change.after);
+    this.#lastStatus.set(change.id, change.after);
+    if (!action) return;
+    const power: PowerEvent = { serverId: change.id, name: change.name, action };
+    for (const handler of this.#handlers) handler(power);
+  }
+
+  /** A change of one of this cluster's servers, as (id, name, status after; 'deleted' when gone). */
+  #serverChange(event: SimEvent): { id: string; name: string; after: string } | undefined {
+    if (event.type !== 'resource_change' || event.resource_type !== 'server') return undefined;
+    const resource = (event.resource ?? {}) as Partial<Server>;
+    const known = this.#lastStatus.has(event.resource_id);
+    if (resource.labels?.[SANDBOX_LABELS.cluster] !== this.#opts.clusterName && !known) return undefined;
+    const after = event.change === 'deleted' ? 'deleted' : (resource.status ?? 'unknown');
+    return { id: event.resource_id, name: resource.name ?? event.resource_id, after };
+  }
+}
+
+/** Status transitions (before -> after) that mean a machine must be stopped, started, restarted or removed. */
+const TRANSITIONS: Readonly<Record<string, PowerAction>> = {
+  'running->stopping': 'poweroff',
+  'running->off': 'poweroff',
+  'starting->off': 'poweroff',
+  'off->starting': 'poweron',
+  'stopping->starting': 'poweron',
+  'off->running': 'poweron',
+  'running->starting': 'reboot',
+};
+
+export function powerAction(before: string | undefined, after: string | undefined): PowerAction | undefined {
+  if (!after || before === after) return undefined;
+  if (after === 'deleting' || after === 'deleted') return before === 'deleting' || before === 'deleted' ? undefined : 'delete';
+  return TRANSITIONS[`${before ?? ''}->${after}`];
+}
+
+function registered(s: Server): RegisteredServer {
+  return { id: s.id, name: s.name, publicIPv4: s.public_ipv4, privateIPv4: s.private_ipv4 };
+}

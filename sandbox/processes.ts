@@ -1,0 +1,123 @@
+// The sandbox's own long-running processes besides the cluster: the simcloud API server and the CCM.
+// Both are started through exec.ts (logged to the state dir, reaped if the sandbox dies) and each is
+// "up" only once it answers: simcloud's /_sim/health, the CCM's /healthz.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Exec, ManagedProcess } from './exec.ts';
+import { freePort } from './ports.ts';
+import { waitFor } from './wait.ts';
+
+const SIMCLOUD_CLI = fileURLToPath(new URL('../simulator/cli/main.ts', import.meta.url));
+const CCM_MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+
+export interface SimcloudProcess {
+  readonly process: ManagedProcess;
+  readonly url: string;
+  readonly token: string;
+  readonly adminToken: string;
+}
+
+export interface SimcloudLaunch {
+  readonly exec: Exec;
+  readonly stateDir: string;
+  readonly token: string;
+  readonly adminToken: string;
+  /** Extra `simcloud serve` arguments (pools, seed, rate limit). */
+  readonly extraArgs?: readonly string[];
+}
+
+export async function startSimcloudProcess(launch: SimcloudLaunch): Promise<SimcloudProcess> {
+  const logFile = join(launch.stateDir, 'logs', 'simcloud.log');
+  const args = [
+    SIMCLOUD_CLI,
+    'serve',
+    '--host=127.0.0.1',
+    '--port=0',
+    `--data=${join(launch.stateDir, 'simcloud', 'db.json')}`,
+    `--token=${launch.token}`,
+    `--admin-token=${launch.adminToken}`,
+    ...(launch.extraArgs ?? []),
+  ];
+  const proc = launch.exec.spawn(process.execPath, args, { name: 'simcloud', logFile, env: { ...process.env, NO_COLOR: '1' } });
+  const url = await waitFor(
+    () => {
+      if (!proc.isRunning()) throw new Error(`simcloud exited; see ${logFile}:\n${tail(logFile)}`);
+      return /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(safeRead(logFile))?.[1];
+    },
+    { timeoutMs: 30_000, description: 'simcloud to listen' },
+  );
+  await waitFor(async () => (await fetch(`${url}/_sim/health`, { headers: { authorization: `Bearer ${launch.adminToken}` } })).ok, {
+    timeoutMs: 15_000,
+    description: 'simcloud /_sim/health',
+  });
+  return { process: proc, url, token: launch.token, adminToken: launch.adminToken };
+}
+
+export interface CcmLaunch {
+  readonly exec: Exec;
+  readonly stateDir: string;
+  readonly kubeconfig: string;
+  readonly clusterName: string;
+  readonly clusterCidr: string;
+  readonly simcloud: { readonly url: string; readonly token: string };
+  readonly network: string;
+  readonly lbStrategy: string;
+  /** Extra flags (e.g. --kube-api-qps for benchmarks). */
+  readonly extraArgs?: readonly string[];
+  /** Log name suffix when several replicas run. */
+  readonly replica?: string;
+}
+
+export interface CcmProcess {
+  readonly process: ManagedProcess;
+  readonly url: string;
+}
+
+export async function startCcmProcess(launch: CcmLaunch): Promise<CcmProcess> {
+  const port = await freePort();
+  const name = `ccm${launch.replica ? `-${launch.replica}` : ''}`;
+  const logFile = join(launch.stateDir, 'logs', `${name}.log`);
+  const args = [
+    CCM_MAIN,
+    '--cloud-provider=simcloud',
+    `--kubeconfig=${launch.kubeconfig}`,
+    `--cluster-name=${launch.clusterName}`,
+    `--cluster-cidr=${launch.clusterCidr}`,
+    '--bind-address=127.0.0.1',
+    `--secure-port=${port}`,
+    '--insecure-http=true',
+    '--v=2',
+    ...(launch.extraArgs ?? []),
+  ];
+  const env = {
+    ...process.env,
+    SIMCLOUD_ENDPOINT: launch.simcloud.url,
+    SIMCLOUD_TOKEN: launch.simcloud.token,
+    SIMCLOUD_NETWORK: launch.network,
+    SIMCLOUD_LOAD_BALANCER_STRATEGY: launch.lbStrategy,
+  } as Record<string, string>;
+  const proc = launch.exec.spawn(process.execPath, args, { name, logFile, env });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(
+    async () => {
+      if (!proc.isRunning()) throw new Error(`the CCM exited; see ${logFile}:\n${tail(logFile)}`);
+      // Any answer means it serves; health itself (leader election, controllers) is reported by `status`.
+      return (await fetch(`${url}/healthz`)).status > 0;
+    },
+    { timeoutMs: 30_000, description: 'the CCM /healthz' },
+  );
+  return { process: proc, url };
+}
+
+function safeRead(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+export function tail(file: string, lines = 20): string {
+  return safeRead(file).trimEnd().split('\n').slice(-lines).join('\n');
+}

@@ -1,0 +1,39 @@
+// Chooses and constructs a runtime. `auto` picks kind when a Docker engine and the kind binary are both
+// available, else local (which needs neither).
+import type { SimEvent } from '../../simulator/api/schema/events.ts';
+import type { SimcloudSandboxCloud } from '../cloud/sandbox-cloud.ts';
+import type { Exec } from '../exec.ts';
+import { LocalRuntime } from './local.ts';
+import { RUNTIME_NAMES, type Runtime, type RuntimeName } from './runtime.ts';
+
+export type RuntimeChoice = RuntimeName | 'auto';
+
+export interface RuntimeDeps {
+  readonly cloud: SimcloudSandboxCloud;
+  readonly subscribe: (handler: (event: SimEvent) => void) => () => void;
+  readonly progress?: ((message: string) => void) | undefined;
+}
+
+export async function resolveRuntime(choice: RuntimeChoice, exec: Exec): Promise<RuntimeName> {
+  if (choice !== 'auto') return choice;
+  const { kindAvailable } = await import('./kind.ts');
+  return (await kindAvailable(exec)).ok ? 'kind' : 'local';
+}
+
+export async function createRuntime(name: RuntimeName, deps: RuntimeDeps): Promise<Runtime> {
+  const onError = (m: string): void => deps.progress?.(`warning: ${m}`);
+  switch (name) {
+    case 'local':
+      return new LocalRuntime({ cloud: deps.cloud, subscribe: deps.subscribe, onError });
+    case 'kind':
+      return (await import('./kind.ts')).createKindRuntime();
+    case 'vagrant':
+      return (await import('./vagrant.ts')).createVagrantRuntime();
+    case 'existing':
+      return (await import('./existing.ts')).createExistingRuntime();
+  }
+}
+
+export function isRuntimeChoice(value: string): value is RuntimeChoice {
+  return value === 'auto' || (RUNTIME_NAMES as readonly string[]).includes(value);
+}

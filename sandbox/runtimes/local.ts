@@ -1,0 +1,168 @@
+// The `local` runtime: the real control plane from sandbox/control-plane (no Docker needed) and one
+// virtual kubelet per simcloud server of the cluster (sandbox/kubelet/fleet.ts), so powering a server off,
+// on or deleting it in the cloud is what the node's kubelet experiences. Node addresses are the servers'
+// loopback addresses; NodePort stand-ins on them answer for every NodePort/LoadBalancer Service, so
+// load-balancer traffic flows end to end on this machine.
+import { copyFileSync, cpSync, existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import type { SimEvent } from '../../simulator/api/schema/events.ts';
+import { ControlPlane, CONTROL_PLANE_DEFAULTS, type ControlPlaneOptions } from '../control-plane/control-plane.ts';
+import { KubeletFleet } from '../kubelet/fleet.ts';
+import { NodePortStandIns, type StandInService } from '../kubelet/nodeport-standins.ts';
+import { SANDBOX_LABELS, type SimcloudSandboxCloud } from '../cloud/sandbox-cloud.ts';
+import { NODE_ROLES, type Availability, type ClusterInfo, type RegisteredServer, type Runtime, type RuntimeContext } from './runtime.ts';
+
+export interface LocalRuntimeOptions {
+  readonly cloud: SimcloudSandboxCloud;
+  /** Subscribes to simcloud's event stream; returns the unsubscribe function. */
+  readonly subscribe: (handler: (event: SimEvent) => void) => () => void;
+  readonly controlPlane?: Omit<ControlPlaneOptions, 'dir'>;
+  readonly kubeletRenewIntervalMs?: number;
+  /** Answer on NodePorts (off for benchmarks with thousands of nodes). */
+  readonly nodePortStandIns?: boolean;
+  readonly onError?: (message: string) => void;
+}
+
+/** Safety net for missed events: a full resync of servers and Services this often. */
+const RESYNC_MS = 5000;
+const SERVICE_POLL_MS = 1000;
+
+export class LocalRuntime implements Runtime {
+  readonly name = 'local' as const;
+  readonly #opts: LocalRuntimeOptions;
+  #controlPlane: ControlPlane | undefined;
+  #fleet: KubeletFleet | undefined;
+  readonly #standIns: NodePortStandIns;
+  #services: StandInService[] = [];
+  #timers: NodeJS.Timeout[] = [];
+  #unsubscribe: () => void = () => undefined;
+  #workerCount = 0;
+
+  constructor(options: LocalRuntimeOptions) {
+    this.#opts = options;
+    this.#standIns = new NodePortStandIns({ onError: (m) => options.onError?.(m) });
+  }
+
+  available(): Promise<Availability> {
+    return Promise.resolve({ ok: true });
+  }
+
+  kubeconfigPath(ctx: Pick<RuntimeContext, 'stateDir'>): string {
+    return join(ctx.stateDir, 'kubeconfig');
+  }
+
+  get controlPlane(): ControlPlane | undefined {
+    return this.#controlPlane;
+  }
+
+  async up(ctx: RuntimeContext): Promise<ClusterInfo> {
+    const dir = join(ctx.stateDir, 'control-plane');
+    rmSync(dir, { recursive: true, force: true });
+    this.#controlPlane = await ControlPlane.start({ ...this.#opts.controlPlane, dir, onProgress: ctx.progress });
+    copyFileSync(this.#controlPlane.kubeconfigPath, this.kubeconfigPath(ctx));
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(this.kubeconfigPath(ctx));
+    this.#fleet = new KubeletFleet({
+      kubeConfig,
+      clusterLabel: { key: SANDBOX_LABELS.cluster, value: ctx.name },
+      renewIntervalMs: this.#opts.kubeletRenewIntervalMs ?? 2000,
+      onError: (err, node) => this.#opts.onError?.(`kubelet ${node}: ${err instanceof Error ? err.message : String(err)}`),
+      onChange: () => void this.#applyStandIns(),
+    });
+    const machines = await this.#registerMachines(ctx);
+    await this.#startDriving(kubeConfig);
+    return { kubeconfigPath: this.kubeconfigPath(ctx), machines, clusterCidr: this.#controlPlane.options.clusterCidr };
+  }
+
+  async addWorker(ctx: RuntimeContext): Promise<RegisteredServer> {
+    const existing = await this.#opts.cloud.servers();
+    const taken = new Set(existing.map((s) => s.name));
+    let n = this.#workerCount + 1;
+    while (taken.has(workerName(ctx.name, n))) n += 1;
+    this.#workerCount = n;
+    const server = await ctx.cloud.registerServer({ name: workerName(ctx.name, n), role: NODE_ROLES.worker });
+    await this.#resync();
+    return server;
+  }
+
+  async down(ctx: RuntimeContext): Promise<void> {
+    this.#unsubscribe();
+    for (const t of this.#timers) clearInterval(t);
+    this.#timers = [];
+    this.#fleet?.close();
+    await this.#standIns.close();
+    await this.#controlPlane?.stop();
+    this.#controlPlane = undefined;
+    rmSync(join(ctx.stateDir, 'control-plane'), { recursive: true, force: true });
+  }
+
+  collectLogs(ctx: RuntimeContext, dir: string): Promise<void> {
+    const logs = join(ctx.stateDir, 'control-plane', 'logs');
+    if (existsSync(logs)) cpSync(logs, dir, { recursive: true });
+    return Promise.resolve();
+  }
+
+  async #registerMachines(ctx: RuntimeContext): Promise<RegisteredServer[]> {
+    const names = [`${ctx.name}-control-plane`, ...Array.from({ length: ctx.workers }, (_, i) => workerName(ctx.name, i + 1))];
+    this.#workerCount = ctx.workers;
+    const machines: RegisteredServer[] = [];
+    for (const [i, name] of names.entries()) {
+      machines.push(await ctx.cloud.registerServer({ name, role: i === 0 ? NODE_ROLES.controlPlane : NODE_ROLES.worker }));
+      ctx.progress(`server ${name} registered`);
+    }
+    return machines;
+  }
+
+  async #startDriving(kubeConfig: KubeConfig): Promise<void> {
+    let pending: NodeJS.Timeout | undefined;
+    // Coalesce bursts of server events into one resync.
+    this.#unsubscribe = this.#opts.subscribe((event) => {
+      if (event.type !== 'resource_change' || event.resource_type !== 'server' || pending) return;
+      pending = setTimeout(() => {
+        pending = undefined;
+        void this.#resync();
+      }, 50);
+    });
+    await this.#resync();
+    const core = kubeConfig.makeApiClient(CoreV1Api);
+    this.#timers.push(setInterval(() => void this.#resync(), RESYNC_MS));
+    if (this.#opts.nodePortStandIns !== false) this.#timers.push(setInterval(() => void this.#pollServices(core), SERVICE_POLL_MS));
+    for (const t of this.#timers) t.unref();
+  }
+
+  async #resync(): Promise<void> {
+    try {
+      await this.#fleet?.sync(await this.#opts.cloud.servers());
+    } catch (err) {
+      this.#opts.onError?.(`server resync: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  async #pollServices(core: CoreV1Api): Promise<void> {
+    try {
+      const list = await core.listServiceForAllNamespaces();
+      this.#services = list.items
+        .filter((s) => s.spec?.type === 'NodePort' || s.spec?.type === 'LoadBalancer')
+        .map((s) => ({
+          namespace: s.metadata?.namespace ?? '',
+          name: s.metadata?.name ?? '',
+          nodePorts: (s.spec?.ports ?? []).map((p) => p.nodePort ?? 0).filter((p) => p > 0),
+        }));
+      await this.#applyStandIns();
+    } catch (err) {
+      this.#opts.onError?.(`service poll: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  async #applyStandIns(): Promise<void> {
+    if (this.#opts.nodePortStandIns === false || !this.#fleet) return;
+    await this.#standIns.apply(this.#fleet.runningNodes(), this.#services);
+  }
+}
+
+export function workerName(cluster: string, n: number): string {
+  return `${cluster}-worker-${n}`;
+}
+
+export const LOCAL_CLUSTER_CIDR = CONTROL_PLANE_DEFAULTS.clusterCidr;

@@ -1,0 +1,246 @@
+// One sandbox: simcloud, a cluster from a runtime, and the CCM, brought up step by step (each step timed
+// and recorded in state.json) and torn down in reverse after collecting logs. The CLI's `up` runs this in a
+// detached daemon process (or in the foreground); tests and benchmarks use it directly.
+import { randomBytes } from 'node:crypto';
+import { cpSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { SimcloudAdminClient, SimcloudClient } from '../simulator/api/client/index.ts';
+import type { SimEvent } from '../simulator/api/schema/events.ts';
+import { followSimEvents } from './cloud/events.ts';
+import { SimcloudSandboxCloud } from './cloud/sandbox-cloud.ts';
+import { createExec, type Exec } from './exec.ts';
+import { UNINITIALIZED_TAINT } from './kubelet/node-object.ts';
+import { startCcmProcess, startSimcloudProcess, type CcmProcess, type SimcloudProcess } from './processes.ts';
+import { createRuntime } from './runtimes/factory.ts';
+import type { ClusterInfo, Runtime, RuntimeContext, RuntimeName } from './runtimes/runtime.ts';
+import { SandboxStatus, writeState, type SandboxState, type StepRecord } from './state.ts';
+import { waitFor } from './wait.ts';
+
+export const LB_STRATEGIES = ['lb', 'ip-block'] as const;
+export type LbStrategy = (typeof LB_STRATEGIES)[number];
+
+export interface SandboxOptions {
+  readonly name: string;
+  readonly runtime: RuntimeName;
+  readonly workers: number;
+  readonly lbStrategy: LbStrategy;
+  readonly stateDir: string;
+  readonly kubeconfig?: string;
+  readonly exec?: Exec;
+  readonly progress?: (message: string) => void;
+  /** Extra CCM flags (benchmarks, tests). */
+  readonly ccmArgs?: readonly string[];
+  /** Extra `simcloud serve` flags. */
+  readonly simcloudArgs?: readonly string[];
+  /** Wait for every node to be initialised before up() resolves (default true). */
+  readonly waitForNodes?: boolean;
+}
+
+export class Sandbox {
+  readonly options: SandboxOptions;
+  readonly exec: Exec;
+  readonly #events = new Set<(e: SimEvent) => void>();
+  readonly #abort = new AbortController();
+  #state: SandboxState;
+  #simcloud: SimcloudProcess | undefined;
+  #ccm: CcmProcess | undefined;
+  #runtime: Runtime | undefined;
+  #cloud: SimcloudSandboxCloud | undefined;
+  #cluster: ClusterInfo | undefined;
+
+  constructor(options: SandboxOptions) {
+    this.options = options;
+    this.exec = options.exec ?? createExec();
+    this.#state = initialState(options);
+  }
+
+  get state(): SandboxState {
+    return this.#state;
+  }
+
+  get client(): SimcloudClient {
+    const s = this.#simcloud;
+    if (!s) throw new Error('simcloud is not running');
+    return new SimcloudClient({ endpoint: s.url, token: s.token, caller: 'ccm-sandbox' });
+  }
+
+  get admin(): SimcloudAdminClient {
+    const s = this.#simcloud;
+    if (!s) throw new Error('simcloud is not running');
+    return new SimcloudAdminClient({ endpoint: s.url, token: s.adminToken, caller: 'ccm-sandbox' });
+  }
+
+  get runtime(): Runtime | undefined {
+    return this.#runtime;
+  }
+
+  get cluster(): ClusterInfo | undefined {
+    return this.#cluster;
+  }
+
+  /** Subscribes to simcloud's event stream (API calls and resource changes). */
+  subscribe(handler: (e: SimEvent) => void): () => void {
+    this.#events.add(handler);
+    return () => this.#events.delete(handler);
+  }
+
+  async up(): Promise<void> {
+    mkdirSync(join(this.options.stateDir, 'logs'), { recursive: true });
+    this.#save();
+    try {
+      await this.#step('simcloud', () => this.#startSimcloud());
+      await this.#step(`cluster (${this.options.runtime})`, () => this.#startCluster());
+      await this.#step('ccm', () => this.#startCcm());
+      if (this.options.waitForNodes !== false) await this.#step('nodes initialized', () => this.#waitForNodes());
+      this.#state = { ...this.#state, status: SandboxStatus.ready, readyAt: new Date().toISOString() };
+    } catch (err) {
+      this.#state = { ...this.#state, status: SandboxStatus.failed, error: err instanceof Error ? err.message : String(err) };
+      throw err;
+    } finally {
+      this.#save();
+    }
+  }
+
+  /** Collects logs into <stateDir>/artifacts, then stops the CCM, the cluster and simcloud. Idempotent. */
+  async down(): Promise<void> {
+    this.#state = { ...this.#state, status: SandboxStatus.stopping };
+    this.#save();
+    const ctx = this.#runtimeContext();
+    if (this.#runtime && ctx) await this.#runtime.collectLogs(ctx, join(this.options.stateDir, 'artifacts', 'cluster')).catch(() => undefined);
+    cpSync(join(this.options.stateDir, 'logs'), join(this.options.stateDir, 'artifacts', 'logs'), { recursive: true, force: true });
+    await this.#ccm?.process.stop();
+    if (this.#runtime && ctx) await this.#runtime.down(ctx);
+    this.#abort.abort();
+    await this.#simcloud?.process.stop();
+    this.#ccm = undefined;
+    this.#simcloud = undefined;
+    this.#state = { ...this.#state, status: SandboxStatus.stopped };
+    this.#save();
+  }
+
+  /** Restarts the CCM process (a crash or an upgrade, as far as the cluster can tell). */
+  async restartCcm(): Promise<void> {
+    await this.#ccm?.process.stop();
+    await this.#startCcm();
+    this.#save();
+  }
+
+  async addWorker(): Promise<string> {
+    const ctx = this.#runtimeContext();
+    if (!this.#runtime?.addWorker || !ctx) throw new Error(`the ${this.options.runtime} runtime cannot add workers`);
+    return (await this.#runtime.addWorker(ctx)).name;
+  }
+
+  async #step(name: string, fn: () => Promise<string | void>): Promise<void> {
+    const started = Date.now();
+    this.options.progress?.(`${name} ...`);
+    const detail = await fn();
+    const record: StepRecord = { name, durationMs: Date.now() - started, ...(detail ? { detail } : {}) };
+    this.#state = { ...this.#state, steps: [...this.#state.steps, record] };
+    this.options.progress?.(`${name} done in ${(record.durationMs / 1000).toFixed(1)} s${detail ? ` (${detail})` : ''}`);
+    this.#save();
+  }
+
+  async #startSimcloud(): Promise<string> {
+    const token = `sbx-${randomBytes(16).toString('hex')}`;
+    const adminToken = `sbx-admin-${randomBytes(16).toString('hex')}`;
+    this.#simcloud = await startSimcloudProcess({ exec: this.exec, stateDir: this.options.stateDir, token, adminToken, extraArgs: this.options.simcloudArgs ?? [] });
+    const s = this.#simcloud;
+    void followSimEvents({ endpoint: s.url, adminToken, signal: this.#abort.signal, onEvent: (e) => this.#events.forEach((h) => h(e)) });
+    this.#cloud = new SimcloudSandboxCloud({ client: this.client, clusterName: this.options.name });
+    this.subscribe((e) => this.#cloud?.handleSimEvent(e));
+    this.#state = { ...this.#state, simcloud: { url: s.url, token, adminToken, pid: s.process.pid }, consoleUrl: `${s.url}/console/`, logs: { ...this.#state.logs, simcloud: s.process.logFile } };
+    return s.url;
+  }
+
+  async #startCluster(): Promise<string> {
+    const cloud = this.#cloud;
+    if (!cloud) throw new Error('simcloud is not running');
+    await cloud.ensureNetwork();
+    this.#runtime = await createRuntime(this.options.runtime, { cloud, subscribe: (h) => this.subscribe(h), progress: this.options.progress });
+    const ctx = this.#runtimeContext();
+    if (!ctx) throw new Error('simcloud is not running');
+    this.#cluster = await this.#runtime.up(ctx);
+    this.#state = { ...this.#state, kubeconfig: this.#cluster.kubeconfigPath, clusterCidr: this.#cluster.clusterCidr };
+    return `${this.#cluster.machines.length} machines`;
+  }
+
+  async #startCcm(): Promise<string> {
+    const s = this.#simcloud;
+    const cluster = this.#cluster;
+    if (!s || !cluster) throw new Error('simcloud and the cluster must run before the CCM');
+    this.#ccm = await startCcmProcess({
+      exec: this.exec,
+      stateDir: this.options.stateDir,
+      kubeconfig: cluster.kubeconfigPath,
+      clusterName: this.options.name,
+      clusterCidr: cluster.clusterCidr,
+      simcloud: s,
+      network: this.options.name,
+      lbStrategy: this.options.lbStrategy,
+      extraArgs: this.options.ccmArgs ?? [],
+    });
+    this.#state = { ...this.#state, ccm: { url: this.#ccm.url, pid: this.#ccm.process.pid }, logs: { ...this.#state.logs, ccm: this.#ccm.process.logFile } };
+    return this.#ccm.url;
+  }
+
+  async #waitForNodes(): Promise<string> {
+    const cluster = this.#cluster;
+    if (!cluster) throw new Error('no cluster');
+    const kc = new KubeConfig();
+    kc.loadFromFile(cluster.kubeconfigPath);
+    const core = kc.makeApiClient(CoreV1Api);
+    const expected = cluster.machines.length;
+    const count = await waitFor(
+      async () => {
+        const nodes = (await core.listNode()).items;
+        const initialized = nodes.filter((n) => !n.spec?.taints?.some((t) => t.key === UNINITIALIZED_TAINT));
+        return nodes.length >= expected && initialized.length === nodes.length ? nodes.length : undefined;
+      },
+      { timeoutMs: 120_000, intervalMs: 250, description: `${expected} initialized nodes` },
+    );
+    return `${count} nodes`;
+  }
+
+  #runtimeContext(): RuntimeContext | undefined {
+    const s = this.#simcloud;
+    const cloud = this.#cloud;
+    if (!s || !cloud) return undefined;
+    return {
+      exec: this.exec,
+      stateDir: this.options.stateDir,
+      name: this.options.name,
+      workers: this.options.workers,
+      cloud,
+      cloudEndpoint: s.url,
+      progress: this.options.progress ?? (() => undefined),
+      ...(this.options.kubeconfig ? { kubeconfig: this.options.kubeconfig } : {}),
+    };
+  }
+
+  #save(): void {
+    writeState(this.options.stateDir, this.#state);
+  }
+}
+
+function initialState(o: SandboxOptions): SandboxState {
+  return {
+    name: o.name,
+    runtime: o.runtime,
+    status: SandboxStatus.starting,
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+    readyAt: null,
+    error: null,
+    steps: [],
+    workers: o.workers,
+    lbStrategy: o.lbStrategy,
+    kubeconfig: null,
+    clusterCidr: null,
+    simcloud: null,
+    ccm: null,
+    consoleUrl: null,
+    logs: {},
+  };
+}

@@ -1,0 +1,73 @@
+// The sandbox's state directory and state file. One directory per sandbox name holds everything a run
+// produces: state.json (what runs where), the kubeconfig, simcloud's data file, every process log, and
+// the artifacts collected by `down`. Default: <repo>/.sandbox/<name> (git-ignored); CCM_SANDBOX_STATE_DIR
+// moves the root elsewhere.
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+
+export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export function stateRoot(env: NodeJS.ProcessEnv = process.env): string {
+  return env.CCM_SANDBOX_STATE_DIR ?? join(REPO_ROOT, '.sandbox');
+}
+
+export function stateDir(name: string, env: NodeJS.ProcessEnv = process.env): string {
+  return join(stateRoot(env), name);
+}
+
+export const SandboxStatus = { starting: 'starting', ready: 'ready', failed: 'failed', stopping: 'stopping', stopped: 'stopped' } as const;
+export type SandboxStatus = (typeof SandboxStatus)[keyof typeof SandboxStatus];
+
+export const StepRecord = z.object({ name: z.string(), durationMs: z.number(), detail: z.string().optional() });
+export type StepRecord = z.infer<typeof StepRecord>;
+
+export const SandboxState = z.object({
+  name: z.string(),
+  runtime: z.string(),
+  status: z.enum(SandboxStatus),
+  /** The supervising process (the daemon); `down` signals it. */
+  pid: z.number().int(),
+  startedAt: z.string(),
+  readyAt: z.string().nullable(),
+  error: z.string().nullable(),
+  steps: z.array(StepRecord),
+  workers: z.number().int(),
+  lbStrategy: z.string(),
+  kubeconfig: z.string().nullable(),
+  clusterCidr: z.string().nullable(),
+  simcloud: z.object({ url: z.string(), token: z.string(), adminToken: z.string(), pid: z.number().int() }).nullable(),
+  ccm: z.object({ url: z.string(), pid: z.number().int() }).nullable(),
+  consoleUrl: z.string().nullable(),
+  logs: z.record(z.string(), z.string()),
+});
+export type SandboxState = z.infer<typeof SandboxState>;
+
+export function statePath(dir: string): string {
+  return join(dir, 'state.json');
+}
+
+export function readState(dir: string): SandboxState | undefined {
+  const path = statePath(dir);
+  if (!existsSync(path)) return undefined;
+  const parsed = SandboxState.safeParse(JSON.parse(readFileSync(path, 'utf8')));
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** Atomic replace, so a reader never sees half a file. */
+export function writeState(dir: string, state: SandboxState): void {
+  mkdirSync(dir, { recursive: true });
+  const tmp = `${statePath(dir)}.tmp-${process.pid}`;
+  writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`);
+  renameSync(tmp, statePath(dir));
+}
+
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
