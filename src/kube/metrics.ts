@@ -5,7 +5,7 @@
 
 /** One work queue's metrics, after client-go's `workqueue` metrics. */
 export interface WorkQueueMetrics {
-  /** An item was added (deduplicated adds count too, like client-go's `adds_total`). */
+  /** An item became dirty (a deduplicated add is not counted, as client-go's `adds_total`). */
   add(): void;
   /** Current depth (items waiting, not processing). */
   depth(n: number): void;

@@ -47,9 +47,8 @@ export class WorkQueue {
 
   /** Marks `key` as needing processing. */
   add(key: string): void {
-    if (this.shuttingDown) return;
+    if (this.shuttingDown || this.dirty.has(key)) return;
     this.metrics.add();
-    if (this.dirty.has(key)) return;
     this.dirty.add(key);
     this.addedAt.set(key, this.clock.now());
     if (this.processing.has(key)) return;
