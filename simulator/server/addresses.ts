@@ -1,0 +1,64 @@
+/**
+ * An index of every address in use, kept in step with the store, so allocation and conflict checks
+ * do not scan all servers. Scopes: `pub` (server public IPs and LB VIPs: real loopback addresses,
+ * unique across projects), `net:<id>` (a private network) and `prj:<id>` (a server's private address
+ * given without a network, e.g. a kind container's IP).
+ */
+import { firstFree } from './ipam.ts';
+import type { AppliedChange, LoadBalancerRec, ServerRec, StateDoc } from './store/state.ts';
+import type { Store } from './store/store.ts';
+
+type Entry = [scope: string, ip: string];
+
+function serverEntries(s: ServerRec): Entry[] {
+  const out: Entry[] = [];
+  if (s.public_ipv4 !== null) out.push(['pub', s.public_ipv4]);
+  for (const n of s.private_networks) out.push([`net:${n.network_id}`, n.ip]);
+  if (s.private_ipv4 !== null && !s.private_networks.some((n) => n.ip === s.private_ipv4)) out.push([`prj:${s.project_id}`, s.private_ipv4]);
+  return out;
+}
+
+function lbEntries(lb: LoadBalancerRec): Entry[] {
+  const out: Entry[] = [['pub', lb.public_ipv4]];
+  if (lb.network_id !== null && lb.private_ipv4 !== null) out.push([`net:${lb.network_id}`, lb.private_ipv4]);
+  return out;
+}
+
+export class AddressIndex {
+  readonly #used = new Map<string, string>();
+
+  constructor(store: Store) {
+    this.#rebuild(store.state);
+    store.onChange((applied) => (applied.length === 0 ? this.#rebuild(store.state) : this.#apply(applied)));
+  }
+
+  /** The owner id of `ip` in `scope`, if taken. */
+  owner(scope: string, ip: string): string | undefined {
+    return this.#used.get(`${scope}|${ip}`);
+  }
+
+  /** Lowest free host address of `cidr` in `scope`. */
+  allocate(scope: string, cidr: string, reserveGateway = false): string | null {
+    return firstFree(cidr, (ip) => this.#used.has(`${scope}|${ip}`), reserveGateway);
+  }
+
+  #entries(coll: string, doc: unknown): Entry[] {
+    if (coll === 'servers') return serverEntries(doc as ServerRec);
+    if (coll === 'load_balancers') return lbEntries(doc as LoadBalancerRec);
+    return [];
+  }
+
+  #apply(applied: readonly AppliedChange[]): void {
+    for (const c of applied) {
+      if (c.coll !== 'servers' && c.coll !== 'load_balancers') continue;
+      if (c.before !== undefined) for (const [scope, ip] of this.#entries(c.coll, c.before)) this.#used.delete(`${scope}|${ip}`);
+      if (c.after !== undefined) for (const [scope, ip] of this.#entries(c.coll, c.after)) this.#used.set(`${scope}|${ip}`, c.id);
+    }
+  }
+
+  #rebuild(state: StateDoc): void {
+    this.#used.clear();
+    for (const s of Object.values(state.servers)) for (const [scope, ip] of serverEntries(s)) this.#used.set(`${scope}|${ip}`, s.id);
+    for (const lb of Object.values(state.load_balancers)) for (const [scope, ip] of lbEntries(lb)) this.#used.set(`${scope}|${ip}`, lb.id);
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * createApp: the simcloud HTTP application (no listen). The middleware order is fixed:
+ *   1. request id          – X-Request-Id in and out
+ *   2. access log/metrics  – timing, Prometheus, the api_call event (measured around everything below)
+ *   3. body parse          – JSON only; unreadable bodies become invalid_input
+ *   4. auth                – project token for /v1, admin token for /_sim
+ *   5. rate limit          – per-token budgets (config and rate_limit faults)
+ *   6. faults              – latency, injected errors, intermittent not_found
+ *   7. routes              – /v1 resources, /_sim, /metrics, /openapi.json (each parses its input with the schemas)
+ *   8. 404                 – not_found for unknown routes
+ *   9. error renderer      – the error envelope; anything unexpected is a logged 500
+ */
+import express, { type Express } from 'express';
+import type { Logger } from 'pino';
+import { ActionEngine } from './actions/engine.ts';
+import { AddressIndex } from './addresses.ts';
+import type { SimClock } from './clock.ts';
+import type { SimConfig } from './config.ts';
+import type { DataplanePort, Sim } from './context.ts';
+import { EventBus } from './events.ts';
+import { FaultEngine } from './faults.ts';
+import { mountRoutes, type RouteDef } from './http.ts';
+import { internalRoutes, mountEvents } from './internal/routes.ts';
+import { createMetrics, type Metrics } from './metrics.ts';
+import { accessLog } from './middleware/access-log.ts';
+import { TokenIndex, auth } from './middleware/auth.ts';
+import { errorRenderer, notFoundRoute } from './middleware/errors.ts';
+import { faults } from './middleware/faults.ts';
+import { rateLimit } from './middleware/rate-limit.ts';
+import { requestId } from './middleware/request-id.ts';
+import { buildOpenApi } from './openapi.ts';
+import { actionRoutes } from './resources/actions/routes.ts';
+import { catalogueRoutes } from './resources/catalogue/routes.ts';
+import { firewallPolicyRoutes } from './resources/firewall-policies/routes.ts';
+import { ipBlockRoutes } from './resources/ip-blocks/routes.ts';
+import { loadBalancerRoutes } from './resources/load-balancers/routes.ts';
+import { networkRoutes } from './resources/networks/routes.ts';
+import { serverGroupRoutes } from './resources/server-groups/routes.ts';
+import { serverRoutes } from './resources/servers/routes.ts';
+import type { Store } from './store/store.ts';
+import { TargetView } from './targets.ts';
+
+export const API_ROUTES: readonly RouteDef[] = [
+  ...catalogueRoutes, ...serverRoutes, ...networkRoutes, ...loadBalancerRoutes, ...serverGroupRoutes, ...firewallPolicyRoutes, ...ipBlockRoutes, ...actionRoutes,
+];
+export const ALL_ROUTES: readonly RouteDef[] = [...API_ROUTES, ...internalRoutes];
+
+export interface AppDeps {
+  store: Store;
+  clock: SimClock;
+  config: SimConfig;
+  logger: Logger;
+  /** Built by the caller when the data plane runs (it needs `targets`); null/absent = no data plane. */
+  dataplane?: (parts: { targets: TargetView; events: EventBus }) => DataplanePort;
+  metrics?: Metrics;
+}
+
+export interface SimApp {
+  app: Express;
+  sim: Sim;
+}
+
+function buildSim(deps: AppDeps): Sim {
+  const { store, clock, config, logger } = deps;
+  const metrics = deps.metrics ?? createMetrics();
+  const events = new EventBus({ size: config.eventBuffer, now: () => clock.now() });
+  let faultSeq = 0;
+  const faultEngine = new FaultEngine({ now: () => clock.now(), newId: () => `flt-${String(++faultSeq).padStart(6, '0')}` });
+  const engine = new ActionEngine({
+    store, clock, faults: faultEngine, metrics, delays: { ...config.delays }, onError: (err) => logger.error({ err }, 'action engine'),
+  });
+  const targets = new TargetView(store);
+  const dataplane = deps.dataplane?.({ targets, events }) ?? null;
+  return { store, clock, config, logger, events, metrics, faults: faultEngine, engine, addresses: new AddressIndex(store), targets, dataplane, startedAt: Date.now() };
+}
+
+/** Publishes resource_change events and keeps the resource gauges for every commit. */
+function watchStore(sim: Sim): void {
+  sim.store.onChange((applied) => {
+    for (const c of applied) {
+      if (c.coll === 'tokens') continue;
+      const doc = (c.after ?? c.before) as { project_id?: string } | undefined;
+      const { secret: _s, ...after } = (c.after ?? {}) as Record<string, unknown>;
+      sim.events.publish({
+        type: 'resource_change', change: c.before === undefined ? 'created' : c.after === undefined ? 'deleted' : 'updated',
+        resource_type: c.coll === 'firewall_policies' ? 'firewall_policy' : (c.coll.replace(/s$/, '') as 'server'), resource_id: c.id,
+        project_id: doc?.project_id ?? null, resource: c.after === undefined ? null : after,
+      });
+    }
+  });
+}
+
+export function createApp(deps: AppDeps): SimApp {
+  const sim = buildSim(deps);
+  watchStore(sim);
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(requestId());
+  app.use(accessLog(sim));
+  app.use(express.json({ limit: '2mb', type: () => true }));
+  app.use(auth(sim, new TokenIndex(sim)));
+  app.use(rateLimit(sim));
+  app.use(faults(sim));
+  const router = express.Router();
+  mountRoutes(router, sim, ALL_ROUTES);
+  mountEvents(router, sim);
+  const openapi = buildOpenApi(API_ROUTES);
+  router.get('/openapi.json', (_req, res) => void res.json(openapi));
+  router.get('/metrics', async (_req, res) => {
+    const stats = sim.store.stats();
+    sim.metrics.storeWrites.set(stats.writes);
+    sim.metrics.storeFileWrites.set(stats.file_writes);
+    for (const type of ['servers', 'load_balancers', 'networks', 'ip_blocks'] as const) sim.metrics.resources.set({ type }, Object.keys(sim.store.state[type]).length);
+    res.type(sim.metrics.registry.contentType).send(await sim.metrics.registry.metrics());
+  });
+  app.use(router);
+  app.use(notFoundRoute());
+  app.use(errorRenderer(sim));
+  return { app, sim };
+}

@@ -1,0 +1,70 @@
+/**
+ * Route definitions as data: each route names its operation (the client method), its param, query
+ * and body schemas, its response schema and status, and a handler that sees only parsed input and
+ * the caller. `mountRoutes` turns them into express handlers; `openapi.ts` turns them into the
+ * OpenAPI document. Routes never touch the store: handlers call services.
+ */
+import type { Request, Response, Router } from 'express';
+import { z } from 'zod';
+import type { Caller, Sim } from './context.ts';
+import { SimcloudError, fieldsFromZod, invalidInput } from './errors.ts';
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface HandlerInput<P, Q, B> {
+  caller: Caller;
+  params: P;
+  query: Q;
+  body: B;
+}
+
+export interface RouteDef<P = unknown, Q = unknown, B = unknown> {
+  method: Method;
+  /** Express path, e.g. `/v1/servers/:id`. */
+  path: string;
+  /** The client method, e.g. `servers.get`. */
+  operation: string;
+  summary: string;
+  params?: z.ZodType<P>;
+  query?: z.ZodType<Q>;
+  body?: z.ZodType<B>;
+  response?: z.ZodType;
+  /** Success status (default 200). */
+  status?: number;
+  handle(sim: Sim, input: HandlerInput<P, Q, B>): unknown;
+}
+
+/** Keeps inference of P, Q and B for the handler. */
+export function defineRoute<P, Q, B>(def: RouteDef<P, Q, B>): RouteDef {
+  return def as unknown as RouteDef;
+}
+
+const IdParam = z.object({ id: z.string() });
+export const idParams = IdParam;
+
+function parsePart<T>(schema: z.ZodType<T> | undefined, value: unknown, part: 'params' | 'query' | 'body'): T {
+  if (schema === undefined) return undefined as T;
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const fields = fieldsFromZod(r.error, part === 'body' ? '' : part === 'query' ? '' : '');
+  if (part === 'params') throw new SimcloudError('not_found', 'no such resource', { fields });
+  throw invalidInput(`invalid ${part === 'body' ? 'request body' : 'query parameters'}`, fields);
+}
+
+function callerOf(res: Response): Caller {
+  return res.locals.caller as Caller;
+}
+
+export function mountRoutes(router: Router, sim: Sim, defs: readonly RouteDef[]): void {
+  for (const def of defs) {
+    router[def.method](def.path, async (req: Request, res: Response) => {
+      const params = parsePart(def.params, req.params, 'params');
+      const query = parsePart(def.query, req.query, 'query');
+      const body = parsePart(def.body, req.body ?? {}, 'body');
+      const result = await def.handle(sim, { caller: callerOf(res), params, query, body });
+      const status = def.status ?? 200;
+      if (status === 204 || result === undefined) res.status(204).end();
+      else res.status(status).json(result);
+    });
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * startSimcloud: opens the store, bootstraps the default project and token, builds the app, starts
+ * the data plane and listens. The only place (with the CLI) that touches the network and files.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import pino, { type Logger } from 'pino';
+import type { SeedName } from '../api/schema/internal.ts';
+import { createApp, type SimApp } from './app.ts';
+import { SimClock } from './clock.ts';
+import { parseConfig, type SimConfig, type SimConfigInput } from './config.ts';
+import type { Sim } from './context.ts';
+import { DataplaneSync } from './dataplane-sync.ts';
+import * as internal from './internal/service.ts';
+import { LowdbStore } from './store/lowdb-store.ts';
+import { emptyState } from './store/state.ts';
+
+export interface StartOptions {
+  host?: string;
+  /** 0 = any free port. */
+  port?: number;
+  /** State file; absent = in memory. */
+  dataPath?: string;
+  /** Seed applied when the store has no resources yet. */
+  seed?: SeedName;
+  config?: SimConfigInput;
+  logger?: Logger;
+}
+
+export interface RunningSimcloud {
+  url: string;
+  port: number;
+  config: SimConfig;
+  sim: Sim;
+  app: SimApp['app'];
+  /** The bootstrap project's token. */
+  token: string;
+  close(): Promise<void>;
+}
+
+async function bootstrap(sim: Sim): Promise<void> {
+  const { project, token } = sim.config.bootstrap;
+  const state = sim.store.state;
+  let p = Object.values(state.projects).find((x) => x.name === project);
+  p ??= await internal.createProject(sim, project);
+  if (!Object.values(state.tokens).some((t) => t.secret === token)) await internal.createToken(sim, p.id, { name: 'bootstrap', token });
+}
+
+const hasResources = (sim: Sim): boolean =>
+  ['servers', 'networks', 'load_balancers', 'ip_blocks', 'server_groups', 'firewall_policies'].some((c) => Object.keys(sim.store.state[c as 'servers']).length > 0);
+
+function listen(app: SimApp['app'], host: string, port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
+    server.keepAliveTimeout = 65_000;
+  });
+}
+
+export async function startSimcloud(opts: StartOptions = {}): Promise<RunningSimcloud> {
+  const config = parseConfig(opts.config);
+  const logger = opts.logger ?? pino({ level: process.env.SIMCLOUD_LOG_LEVEL ?? 'info', redact: ['req.headers.authorization'] });
+  const location = opts.dataPath === undefined ? { kind: 'memory' as const } : { kind: 'file' as const, path: opts.dataPath };
+  const store = await LowdbStore.open({ location, initial: () => emptyState(config.pools) });
+  const clock = new SimClock({ speed: config.speed });
+  let sync: DataplaneSync | undefined;
+  const { app, sim } = createApp({
+    store, clock, config, logger,
+    dataplane: config.dataplane ? ({ targets, events }) => (sync = new DataplaneSync({ store, targets, events, logger })) : undefined,
+  });
+  await bootstrap(sim);
+  if (opts.seed !== undefined && !hasResources(sim)) await internal.seed(sim, opts.seed, undefined);
+  sim.engine.resumeAll();
+  sync?.schedule();
+  const server = await listen(app, opts.host ?? '127.0.0.1', opts.port ?? 0);
+  const port = (server.address() as AddressInfo).port;
+  const host = opts.host === undefined || opts.host === '0.0.0.0' ? '127.0.0.1' : opts.host;
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => (closing ??= (async () => {
+    sim.engine.stop();
+    clock.stop();
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+    await sync?.close();
+    await store.close();
+  })());
+  return { url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, port, config, sim, app, token: config.bootstrap.token, close };
+}
