@@ -1,0 +1,29 @@
+/**
+ * Access log, metrics and the `api_call` event: measured from here to the response's end, so the
+ * latency includes injected faults. Routes are labelled by their pattern, not the raw path.
+ */
+import type { RequestHandler } from 'express';
+import type { Caller, Sim } from '../context.ts';
+
+export function accessLog(sim: Sim): RequestHandler {
+  return (req, res, next) => {
+    const start = process.hrtime.bigint();
+    res.on('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      const route = req.route === undefined ? 'unmatched' : String((req.route as { path: string }).path);
+      const status = res.statusCode;
+      sim.metrics.requests.inc({ method: req.method, route, status: String(status) });
+      sim.metrics.requestDuration.observe({ method: req.method, route }, seconds);
+      const caller = res.locals.caller as Caller | undefined;
+      const fields = { method: req.method, path: req.originalUrl, status, ms: Math.round(seconds * 1e4) / 10, requestId: res.locals.requestId as string };
+      if (sim.config.accessLog) sim.logger.info(fields, 'request');
+      if (req.path.startsWith('/_sim/events')) return;
+      sim.events.publish({
+        type: 'api_call', method: req.method, path: req.originalUrl, status, latency_ms: fields.ms,
+        project_id: caller?.projectId ?? null, request_id: fields.requestId, caller: req.get('x-simcloud-caller') ?? null,
+        error_code: (res.locals.errorCode as string | undefined) ?? null,
+      });
+    });
+    next();
+  };
+}

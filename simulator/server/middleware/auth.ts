@@ -1,0 +1,50 @@
+/**
+ * Bearer-token auth. `/v1/*` takes a project token (the caller's project scopes everything);
+ * `/_sim/*` takes the admin token (also as `?token=` for EventSource); a project token there is
+ * forbidden. `/metrics`, `/openapi.json` and `/_sim/health` are open.
+ */
+import type { RequestHandler } from 'express';
+import type { Sim } from '../context.ts';
+import { forbidden, unauthorized } from '../errors.ts';
+import type { TokenRec } from '../store/state.ts';
+
+const OPEN = new Set(['/metrics', '/openapi.json', '/_sim/health']);
+
+function bearer(header: string | undefined): string | undefined {
+  const m = /^Bearer\s+(\S+)$/i.exec(header ?? '');
+  return m?.[1];
+}
+
+export class TokenIndex {
+  #bySecret = new Map<string, TokenRec>();
+
+  constructor(sim: Pick<Sim, 'store'>) {
+    const rebuild = (): void => {
+      this.#bySecret = new Map(Object.values(sim.store.state.tokens).map((t) => [t.secret, t]));
+    };
+    rebuild();
+    sim.store.onChange((applied) => {
+      if (applied.length === 0 || applied.some((c) => c.coll === 'tokens' || c.coll === 'projects')) rebuild();
+    });
+  }
+
+  find(secret: string): TokenRec | undefined {
+    return this.#bySecret.get(secret);
+  }
+}
+
+export function auth(sim: Sim, tokens: TokenIndex): RequestHandler {
+  return (req, res, next) => {
+    if (OPEN.has(req.path)) return next();
+    const given = bearer(req.get('authorization')) ?? (req.path.startsWith('/_sim/') && typeof req.query.token === 'string' ? req.query.token : undefined);
+    if (req.path.startsWith('/_sim/')) {
+      if (given === sim.config.adminToken) return next();
+      throw given !== undefined && tokens.find(given) !== undefined ? forbidden('the admin token is required for /_sim') : unauthorized();
+    }
+    if (!req.path.startsWith('/v1/')) return next();
+    const token = given === undefined ? undefined : tokens.find(given);
+    if (token === undefined || sim.store.state.projects[token.project_id] === undefined) throw unauthorized();
+    res.locals.caller = { projectId: token.project_id, tokenId: token.id };
+    next();
+  };
+}

@@ -1,0 +1,31 @@
+/** The last middleware: renders every error as the envelope. Anything but a SimcloudError is a bug: logged, 500. */
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { Sim } from '../context.ts';
+import { SimcloudError, notFound } from '../errors.ts';
+
+function bodyParserError(err: unknown): SimcloudError | undefined {
+  const e = err as { type?: string; status?: number; message?: string };
+  if (typeof e.type !== 'string' || typeof e.status !== 'number' || e.status >= 500) return undefined;
+  const message = e.type === 'entity.too.large' ? 'request body too large' : `unreadable request body: ${e.message ?? e.type}`;
+  return new SimcloudError('invalid_input', message, { fields: [{ name: '(body)', messages: [message] }] });
+}
+
+export function notFoundRoute(): RequestHandler {
+  return (req) => {
+    throw Object.assign(notFound('route', `${req.method} ${req.path}`), { route: true });
+  };
+}
+
+export function errorRenderer(sim: Sim): ErrorRequestHandler {
+  return (err: unknown, _req, res, _next) => {
+    let e = err instanceof SimcloudError ? err : bodyParserError(err);
+    if (e === undefined) {
+      sim.logger.error({ err, requestId: res.locals.requestId as string }, 'unhandled error');
+      e = new SimcloudError('server_error', 'internal error');
+    }
+    res.locals.errorCode = e.code;
+    const requestId = res.locals.requestId as string | undefined;
+    const details = e.fields === undefined ? undefined : { fields: e.fields };
+    res.status(e.status).set(e.headers).json({ error: { code: e.code, message: e.message, ...(details ? { details } : {}), request_id: requestId } });
+  };
+}

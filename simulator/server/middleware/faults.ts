@@ -1,0 +1,46 @@
+/** Request-level fault injection: latency, injected errors and intermittent not_found for labelled servers. */
+import type { Request, RequestHandler } from 'express';
+import type { Caller, Sim } from '../context.ts';
+import { SimcloudError, notFound } from '../errors.ts';
+import { resourceTypeOfPath, type RequestFacts } from '../faults.ts';
+import type { CollectionName } from '../store/state.ts';
+
+const ADDRESSED = /^\/v1\/([a-z_]+)\/([^/]+)/;
+
+function facts(sim: Sim, req: Request, caller: Caller | undefined): RequestFacts {
+  return {
+    method: req.method, path: req.path, resourceType: resourceTypeOfPath(req.path), tokenId: caller?.tokenId,
+    labels: () => {
+      const m = ADDRESSED.exec(req.path);
+      const coll = sim.store.state[m?.[1] as CollectionName] as Record<string, { labels?: Record<string, string>; project_id?: string }> | undefined;
+      const doc = m === null || coll === undefined ? undefined : coll[m[2]!];
+      return doc !== undefined && doc.project_id === caller?.projectId ? doc.labels : undefined;
+    },
+  };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+export function faults(sim: Sim): RequestHandler {
+  return async (req, res, next) => {
+    if (sim.faults.size === 0 || !req.path.startsWith('/v1/')) return next();
+    const f = facts(sim, req, res.locals.caller as Caller | undefined);
+    for (const rule of sim.faults.fire('latency', f)) {
+      if (rule.kind !== 'latency') continue;
+      sim.metrics.faults.inc({ kind: 'latency' });
+      await sleep(rule.latency_ms + Math.random() * (rule.jitter_ms ?? 0));
+    }
+    const error = sim.faults.fire('error', f)[0];
+    if (error?.kind === 'error') {
+      sim.metrics.faults.inc({ kind: 'error' });
+      const headers: Record<string, string> = error.retry_after_seconds === undefined ? {} : { 'retry-after': String(error.retry_after_seconds) };
+      throw new SimcloudError(error.code, error.message ?? `injected ${error.code}`, { status: error.status, headers });
+    }
+    const m = /^\/v1\/servers\/([^/]+)$/.exec(req.path);
+    if (req.method === 'GET' && m !== null && sim.faults.fire('intermittent_not_found', { ...f, resourceType: 'server' }).length > 0) {
+      sim.metrics.faults.inc({ kind: 'intermittent_not_found' });
+      throw notFound('server', m[1]!);
+    }
+    next();
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * Per-token request budgets: the configured default (fixed window) and rate_limit fault rules. When
+ * a budget applies, responses carry RateLimit-Limit/Remaining/Reset; over budget, 429 with Retry-After.
+ */
+import type { RequestHandler } from 'express';
+import type { Caller, Sim } from '../context.ts';
+import { rateLimited } from '../errors.ts';
+import { resourceTypeOfPath, type Budget } from '../faults.ts';
+
+function tighter(a: Budget | null, b: Budget | null): Budget | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return b.remaining < a.remaining ? b : a;
+}
+
+export function rateLimit(sim: Sim): RequestHandler {
+  return (req, res, next) => {
+    const caller = res.locals.caller as Caller | undefined;
+    if (caller === undefined) return next();
+    const cfg = sim.config.rateLimit;
+    const base = cfg === null ? null : sim.faults.consumeWindow(`config:${caller.tokenId}`, cfg.limit, cfg.windowSeconds);
+    const facts = { method: req.method, path: req.path, resourceType: resourceTypeOfPath(req.path), tokenId: caller.tokenId, labels: () => undefined };
+    const budget = tighter(base, sim.faults.size === 0 ? null : sim.faults.consumeBudget(facts));
+    if (budget === null) return next();
+    const headers = {
+      'ratelimit-limit': String(budget.limit), 'ratelimit-remaining': String(Math.max(0, budget.remaining)), 'ratelimit-reset': String(budget.resetSeconds),
+    };
+    if (budget.remaining < 0) {
+      sim.metrics.faults.inc({ kind: 'rate_limit' });
+      throw rateLimited(budget.resetSeconds, headers);
+    }
+    res.set(headers);
+    next();
+  };
+}

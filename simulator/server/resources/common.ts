@@ -1,0 +1,115 @@
+/** Service helpers shared by every resource: ownership lookups, list filtering/sorting/paging, actions. */
+import type { ActionCommand } from '../../api/schema/actions.ts';
+import { PER_PAGE_DEFAULT, type ListMeta, type ResourceType } from '../../api/schema/common.ts';
+import { SelectorSyntaxError, matchesSelector, parseSelector, type Requirement } from '../../api/schema/label-selector.ts';
+import { newIds, type Caller, type Sim } from '../context.ts';
+import { invalidField, locked, notFound } from '../errors.ts';
+import type { ActionRec, Change, CollectionName, Collections, StoredDoc } from '../store/state.ts';
+
+export interface Listable {
+  id: string;
+  name?: string;
+  created: string;
+  labels?: Record<string, string>;
+  project_id: string;
+}
+
+export interface ListQuery {
+  page?: number;
+  per_page?: number;
+  sort?: string;
+  label_selector?: string;
+  name?: string;
+}
+
+export function parseSelectorParam(selector: string, field = 'label_selector'): Requirement[] {
+  try {
+    return parseSelector(selector);
+  } catch (err) {
+    if (err instanceof SelectorSyntaxError) throw invalidField(field, err.message);
+    throw err;
+  }
+}
+
+/** The record `id` of `coll` if it belongs to the caller's project, else not_found. */
+export function getOwned<C extends CollectionName>(sim: Sim, caller: Caller, coll: C, id: string, field?: string): Collections[C] {
+  const doc = sim.store.state[coll][id] as (Collections[C] & { project_id?: string }) | undefined;
+  if (doc === undefined || doc.project_id !== caller.projectId) throw notFound(coll.replace(/s$/, '').replace(/_/g, ' '), id, field);
+  return doc;
+}
+
+export function ensureUnlocked(doc: { id: string; locked: boolean }, what: string): void {
+  if (doc.locked) throw locked(what, doc.id);
+}
+
+export function owned<T extends Listable>(sim: Sim, caller: Caller, coll: CollectionName): T[] {
+  return (Object.values(sim.store.state[coll]) as unknown as T[]).filter((d) => d.project_id === caller.projectId);
+}
+
+function sorter(sort: string | undefined): ((a: Listable, b: Listable) => number) | null {
+  if (sort === undefined || sort === 'id' || sort === 'id:asc') return null; // ids grow with creation: store order
+  const [field, dir] = sort.split(':') as [keyof Listable, string | undefined];
+  const sign = dir === 'desc' ? -1 : 1;
+  return (a, b) => sign * String(a[field] ?? '').localeCompare(String(b[field] ?? ''));
+}
+
+function visible(sim: Sim, type: ResourceType): (d: Listable) => boolean {
+  const hideMs = sim.faults.hiddenForMs(type);
+  if (hideMs === 0) return () => true;
+  const cutoff = sim.clock.now() - hideMs;
+  return (d) => Date.parse(d.created) <= cutoff;
+}
+
+/** Filters (name, label selector, eventual-consistency window), sorts and pages `items`. */
+export function listPage<T extends Listable>(sim: Sim, items: T[], q: ListQuery, type: ResourceType): { items: T[]; meta: ListMeta } {
+  const reqs = q.label_selector === undefined ? [] : parseSelectorParam(q.label_selector);
+  const isVisible = visible(sim, type);
+  let out = items.filter((d) => (q.name === undefined || d.name === q.name) && (reqs.length === 0 || matchesSelector(reqs, d.labels ?? {})) && isVisible(d));
+  const sort = sorter(q.sort);
+  if (sort !== null) out = [...out].sort(sort);
+  else if (q.sort === 'id:desc') out = [...out].reverse();
+  return paginate(out, q);
+}
+
+export function paginate<T>(all: T[], q: { page?: number; per_page?: number }): { items: T[]; meta: ListMeta } {
+  const perPage = q.per_page ?? PER_PAGE_DEFAULT;
+  const page = q.page ?? 1;
+  const lastPage = Math.max(1, Math.ceil(all.length / perPage));
+  const items = all.slice((page - 1) * perPage, page * perPage);
+  const pagination = {
+    page, per_page: perPage, previous_page: page > 1 ? Math.min(page - 1, lastPage) : null,
+    next_page: page < lastPage ? page + 1 : null, last_page: lastPage, total_entries: all.length,
+  };
+  return { items, meta: { pagination } };
+}
+
+export interface StartAction {
+  command: ActionCommand;
+  coll: CollectionName;
+  /** The resource as it should be stored when the action starts (status and lock are set here). */
+  doc: StoredDoc;
+  /** Further changes committed atomically with the start. */
+  extra?: Change[];
+  resources?: ActionRec['resources'];
+}
+
+/** Commits the resource in its first stage (locked) with a new action, then runs the action. */
+export async function startAction(sim: Sim, caller: Caller, spec: StartAction): Promise<ActionRec> {
+  const { ids, change } = newIds(sim, 'act');
+  const action = sim.engine.begin({ command: spec.command, projectId: caller.projectId, resourceId: spec.doc.id, resources: spec.resources, id: ids[0]! });
+  const first = sim.engine.firstState(spec.command);
+  const status = 'status' in spec.doc && isStatusCommand(spec.command) ? { status: first } : {};
+  const lock = 'locked' in spec.doc ? { locked: true } : {};
+  await sim.store.commit([change, ...(spec.extra ?? []), { op: 'put', coll: spec.coll, doc: { ...spec.doc, ...status, ...lock } }, { op: 'put', coll: 'actions', doc: action }]);
+  sim.engine.run(action);
+  return action;
+}
+
+const NON_STATUS = new Set<ActionCommand>(['attach_server_to_network', 'detach_server_from_network', 'attach_load_balancer_to_network', 'detach_load_balancer_from_network', 'add_route', 'delete_route']);
+const isStatusCommand = (c: ActionCommand): boolean => !NON_STATUS.has(c);
+
+/** Drops `project_id` for the wire. */
+export function publicView<T extends { project_id: string }>(doc: T): Omit<T, 'project_id'> {
+  const { project_id: _p, ...rest } = doc;
+  return rest;
+}

@@ -1,0 +1,80 @@
+/** Firewall-policy rules: rule defaults, one policy per server group. */
+import type {
+  CreateFirewallPolicyRequest, FirewallPolicy, FirewallRule, FirewallRuleInput, UpdateFirewallPolicyRequest,
+} from '../../../api/schema/firewall-policies.ts';
+import { newIds, nowIso, type Caller, type Sim } from '../../context.ts';
+import { conflict } from '../../errors.ts';
+import type { FirewallPolicyRec } from '../../store/state.ts';
+import { getOwned, listPage, owned, publicView, type ListQuery } from '../common.ts';
+
+export const toFirewallPolicy = (p: FirewallPolicyRec): FirewallPolicy => publicView(p);
+
+const toRule = (r: FirewallRuleInput): FirewallRule => ({
+  direction: r.direction, protocol: r.protocol, ports: r.ports ?? null, source_cidrs: r.source_cidrs ?? [],
+  destination_cidrs: r.destination_cidrs ?? [], description: r.description ?? '',
+});
+
+function checkName(sim: Sim, caller: Caller, name: string, selfId?: string): void {
+  if (owned<FirewallPolicyRec>(sim, caller, 'firewall_policies').some((p) => p.name === name && p.id !== selfId)) {
+    throw conflict(`a firewall policy named ${name} exists`, 'name');
+  }
+}
+
+function checkGroup(sim: Sim, caller: Caller, groupId: string, selfId: string | undefined): void {
+  getOwned(sim, caller, 'server_groups', groupId, 'server_group_id');
+  const other = Object.values(sim.store.state.firewall_policies).find((p) => p.server_group_id === groupId && p.id !== selfId);
+  if (other !== undefined) throw conflict(`server group ${groupId} already has firewall policy ${other.id}`, 'server_group_id');
+}
+
+export async function createFirewallPolicy(sim: Sim, caller: Caller, body: CreateFirewallPolicyRequest): Promise<FirewallPolicy> {
+  checkName(sim, caller, body.name);
+  if (body.server_group_id !== undefined) checkGroup(sim, caller, body.server_group_id, undefined);
+  const { ids, change } = newIds(sim, 'fwp');
+  const doc: FirewallPolicyRec = {
+    id: ids[0]!, project_id: caller.projectId, name: body.name, description: body.description ?? '', labels: body.labels ?? {},
+    server_group_id: body.server_group_id ?? null, rules: (body.rules ?? []).map(toRule), created: nowIso(sim),
+  };
+  await sim.store.commit([change, { op: 'put', coll: 'firewall_policies', doc }]);
+  return toFirewallPolicy(doc);
+}
+
+export function listFirewallPolicies(sim: Sim, caller: Caller, q: ListQuery): { firewall_policies: FirewallPolicy[]; meta: unknown } {
+  const { items, meta } = listPage(sim, owned<FirewallPolicyRec>(sim, caller, 'firewall_policies'), q, 'firewall_policy');
+  return { firewall_policies: items.map(toFirewallPolicy), meta };
+}
+
+export const getFirewallPolicy = (sim: Sim, caller: Caller, id: string): FirewallPolicy => toFirewallPolicy(getOwned(sim, caller, 'firewall_policies', id));
+
+async function save(sim: Sim, doc: FirewallPolicyRec): Promise<FirewallPolicy> {
+  await sim.store.commit([{ op: 'put', coll: 'firewall_policies', doc }]);
+  return toFirewallPolicy(doc);
+}
+
+export async function updateFirewallPolicy(sim: Sim, caller: Caller, id: string, body: UpdateFirewallPolicyRequest): Promise<FirewallPolicy> {
+  const p = getOwned(sim, caller, 'firewall_policies', id);
+  if (body.name !== undefined) checkName(sim, caller, body.name, id);
+  const doc = { ...p };
+  if (body.name !== undefined) doc.name = body.name;
+  if (body.description !== undefined) doc.description = body.description;
+  if (body.labels !== undefined) doc.labels = body.labels;
+  return save(sim, doc);
+}
+
+export async function setRules(sim: Sim, caller: Caller, id: string, rules: FirewallRuleInput[]): Promise<FirewallPolicy> {
+  return save(sim, { ...getOwned(sim, caller, 'firewall_policies', id), rules: rules.map(toRule) });
+}
+
+export async function applyPolicy(sim: Sim, caller: Caller, id: string, groupId: string): Promise<FirewallPolicy> {
+  const p = getOwned(sim, caller, 'firewall_policies', id);
+  checkGroup(sim, caller, groupId, id);
+  return save(sim, { ...p, server_group_id: groupId });
+}
+
+export async function removePolicy(sim: Sim, caller: Caller, id: string): Promise<FirewallPolicy> {
+  return save(sim, { ...getOwned(sim, caller, 'firewall_policies', id), server_group_id: null });
+}
+
+export async function deleteFirewallPolicy(sim: Sim, caller: Caller, id: string): Promise<void> {
+  getOwned(sim, caller, 'firewall_policies', id);
+  await sim.store.commit([{ op: 'del', coll: 'firewall_policies', id }]);
+}

@@ -1,0 +1,134 @@
+/** Load-balancer rules: targets must exist in the project, VIP from the pool or an IP block, network attachment. */
+import type {
+  AttachLoadBalancerToNetworkRequest, CreateLoadBalancerRequest, LoadBalancer, LoadBalancerTarget, TargetCounters, UpdateLoadBalancerRequest,
+} from '../../../api/schema/load-balancers.ts';
+import { newIds, nowIso, type Caller, type Sim } from '../../context.ts';
+import { conflict, invalidField } from '../../errors.ts';
+import type { ActionRec, Change, IpBlockRec, LoadBalancerRec } from '../../store/state.ts';
+import { REGIONS, regionById, zoneById } from '../catalogue/data.ts';
+import { ensureUnlocked, getOwned, listPage, owned, parseSelectorParam, publicView, startAction, type ListQuery } from '../common.ts';
+import { privateAddress } from '../servers/service.ts';
+
+export function toLoadBalancer(sim: Sim, lb: LoadBalancerRec): LoadBalancer {
+  const serving = lb.status === 'active' || lb.status === 'updating';
+  const resolved = sim.targets.resolve(lb).map((t) => ({
+    ...t,
+    health: lb.services.map((s) => ({
+      listen_port: s.listen_port,
+      status: serving && sim.dataplane !== null ? sim.dataplane.health(lb.id, t.id, s.listen_port) : ('unknown' as const),
+    })),
+  }));
+  return { ...publicView(lb), resolved_targets: resolved };
+}
+
+function checkTargets(sim: Sim, caller: Caller, targets: LoadBalancerTarget[] | undefined): void {
+  (targets ?? []).forEach((t, i) => {
+    if (t.kind === 'server') getOwned(sim, caller, 'servers', t.server_id, `targets.${i}.server_id`);
+    else if (t.kind === 'server_group') getOwned(sim, caller, 'server_groups', t.server_group_id, `targets.${i}.server_group_id`);
+    else if (t.kind === 'label_selector') parseSelectorParam(t.label_selector, `targets.${i}.label_selector`);
+  });
+}
+
+function checkName(sim: Sim, caller: Caller, name: string, selfId?: string): void {
+  if (owned<LoadBalancerRec>(sim, caller, 'load_balancers').some((l) => l.name === name && l.id !== selfId)) {
+    throw conflict(`a load balancer named ${name} exists`, 'name');
+  }
+}
+
+function location(body: CreateLoadBalancerRequest): { location: string; zone: string | null } {
+  const loc = body.location ?? REGIONS[0]!.id;
+  if (regionById(loc) === undefined) throw invalidField('location', `unknown location ${loc}`);
+  if (body.zone === undefined) return { location: loc, zone: null };
+  if (zoneById(body.zone)?.region !== loc) throw invalidField('zone', `zone ${body.zone} is not in ${loc}`);
+  return { location: loc, zone: body.zone };
+}
+
+function blockFor(sim: Sim, caller: Caller, id: string | undefined): IpBlockRec | undefined {
+  if (id === undefined) return undefined;
+  const block = getOwned(sim, caller, 'ip_blocks', id, 'ip_block_id');
+  if (block.assigned_to !== null) throw conflict(`IP block ${id} is assigned to ${block.assigned_to.kind} ${block.assigned_to.id}`, 'ip_block_id');
+  return block;
+}
+
+export function poolVip(sim: Sim): string {
+  const ip = sim.addresses.allocate('pub', sim.store.state.pools.lb_vip);
+  if (ip === null) throw conflict('the load balancer address pool is exhausted');
+  return ip;
+}
+
+export async function createLoadBalancer(sim: Sim, caller: Caller, body: CreateLoadBalancerRequest): Promise<{ load_balancer: LoadBalancer; action: ActionRec }> {
+  checkName(sim, caller, body.name);
+  const where = location(body);
+  checkTargets(sim, caller, body.targets);
+  const block = blockFor(sim, caller, body.ip_block_id);
+  const net = body.network_id === undefined ? undefined : getOwned(sim, caller, 'networks', body.network_id, 'network_id');
+  const { ids, change } = newIds(sim, 'lb');
+  const id = ids[0]!;
+  const lb: LoadBalancerRec = {
+    id, project_id: caller.projectId, name: body.name, labels: body.labels ?? {}, ...where, status: 'provisioning',
+    algorithm: body.algorithm ?? 'round_robin', session_affinity: body.session_affinity ?? 'none', services: body.services ?? [],
+    targets: body.targets ?? [], public_ipv4: block?.usable_addresses[0] ?? poolVip(sim), ip_block_id: block?.id ?? null,
+    network_id: net?.id ?? null, private_ipv4: net === undefined ? null : privateAddress(sim, net, where.zone ?? '', undefined, 'network_id'),
+    source_ranges: body.source_ranges ?? [], locked: true, created: nowIso(sim),
+  };
+  const extra: Change[] = [change];
+  if (block !== undefined) extra.push({ op: 'put', coll: 'ip_blocks', doc: { ...block, status: 'assigned', assigned_to: { kind: 'load_balancer', id } } });
+  const action = await startAction(sim, caller, { command: 'create_load_balancer', coll: 'load_balancers', doc: lb, extra });
+  return { load_balancer: toLoadBalancer(sim, sim.store.state.load_balancers[id]!), action };
+}
+
+export function listLoadBalancers(sim: Sim, caller: Caller, q: ListQuery): { load_balancers: LoadBalancer[]; meta: unknown } {
+  const { items, meta } = listPage(sim, owned<LoadBalancerRec>(sim, caller, 'load_balancers'), q, 'load_balancer');
+  return { load_balancers: items.map((lb) => toLoadBalancer(sim, lb)), meta };
+}
+
+export const getLoadBalancer = (sim: Sim, caller: Caller, id: string): LoadBalancer => toLoadBalancer(sim, getOwned(sim, caller, 'load_balancers', id));
+
+/** Replaces each given field; allowed while provisioning, not while deleting. */
+export async function updateLoadBalancer(sim: Sim, caller: Caller, id: string, body: UpdateLoadBalancerRequest): Promise<LoadBalancer> {
+  const lb = getOwned(sim, caller, 'load_balancers', id);
+  if (lb.status === 'deleting') throw conflict(`load balancer ${id} is being deleted`);
+  if (body.name !== undefined) checkName(sim, caller, body.name, id);
+  checkTargets(sim, caller, body.targets);
+  const doc: LoadBalancerRec = { ...lb };
+  for (const [k, v] of Object.entries(body)) if (v !== undefined) (doc as Record<string, unknown>)[k] = v;
+  await sim.store.commit([{ op: 'put', coll: 'load_balancers', doc }]);
+  return toLoadBalancer(sim, doc);
+}
+
+export async function deleteLoadBalancer(sim: Sim, caller: Caller, id: string): Promise<ActionRec> {
+  const lb = getOwned(sim, caller, 'load_balancers', id);
+  if (lb.status === 'deleting') throw conflict(`load balancer ${id} is already being deleted`);
+  const blocks: Change[] = Object.values(sim.store.state.ip_blocks)
+    .filter((b) => b.assigned_to?.kind === 'load_balancer' && b.assigned_to.id === id)
+    .map((b) => ({ op: 'put', coll: 'ip_blocks', doc: { ...b, status: 'unassigned', assigned_to: null } }));
+  return startAction(sim, caller, { command: 'delete_load_balancer', coll: 'load_balancers', doc: { ...lb, ip_block_id: null }, extra: blocks });
+}
+
+export async function attachLoadBalancer(sim: Sim, caller: Caller, id: string, body: AttachLoadBalancerToNetworkRequest): Promise<ActionRec> {
+  const lb = getOwned(sim, caller, 'load_balancers', id);
+  ensureUnlocked(lb, 'load balancer');
+  const net = getOwned(sim, caller, 'networks', body.network_id, 'network_id');
+  if (lb.network_id !== null) throw conflict(`load balancer ${id} is already on network ${lb.network_id}`, 'network_id');
+  const ip = privateAddress(sim, net, lb.zone ?? '', body.ip, 'ip');
+  const doc = { ...lb, network_id: net.id, private_ipv4: ip };
+  const resources = [{ id, type: 'load_balancer' as const }, { id: net.id, type: 'network' as const }];
+  return startAction(sim, caller, { command: 'attach_load_balancer_to_network', coll: 'load_balancers', doc, resources });
+}
+
+export async function detachLoadBalancer(sim: Sim, caller: Caller, id: string): Promise<ActionRec> {
+  const lb = getOwned(sim, caller, 'load_balancers', id);
+  ensureUnlocked(lb, 'load balancer');
+  if (lb.network_id === null) throw conflict(`load balancer ${id} is not on a network`);
+  const doc = { ...lb, network_id: null, private_ipv4: null };
+  return startAction(sim, caller, { command: 'detach_load_balancer_from_network', coll: 'load_balancers', doc });
+}
+
+export function loadBalancerMetrics(sim: Sim, caller: Caller, id: string): TargetCounters[] {
+  const lb = getOwned(sim, caller, 'load_balancers', id);
+  const counters = sim.dataplane?.counters(id) ?? new Map();
+  return sim.targets.resolve(lb).map((t) => {
+    const c = counters.get(t.id) ?? { connections: 0, activeConnections: 0, bytesIn: 0, bytesOut: 0 };
+    return { target_id: t.id, connections: c.connections, active_connections: c.activeConnections, bytes_in: c.bytesIn, bytes_out: c.bytesOut };
+  });
+}

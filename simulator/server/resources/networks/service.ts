@@ -1,0 +1,112 @@
+/** Network rules: ranges and subnets, route validation (gateway in range, no overlaps), attachments. */
+import type { CreateNetworkRequest, CreateRouteRequest, Network, Route, UpdateNetworkRequest } from '../../../api/schema/networks.ts';
+import { newIds, nowIso, type Caller, type Sim } from '../../context.ts';
+import { conflict, invalidField, notFound } from '../../errors.ts';
+import { contains, firstFreeRange, formatCidr, hasHostBits, intToIp, overlaps, parseCidr, rangeContains } from '../../ipam.ts';
+import type { ActionRec, NetworkRec } from '../../store/state.ts';
+import { zoneById } from '../catalogue/data.ts';
+import { getOwned, listPage, owned, publicView, startAction, type ListQuery } from '../common.ts';
+
+export function toNetwork(sim: Sim, n: NetworkRec): Network {
+  const st = sim.store.state;
+  const servers = Object.values(st.servers).filter((s) => s.private_networks.some((p) => p.network_id === n.id)).map((s) => s.id);
+  const lbs = Object.values(st.load_balancers).filter((lb) => lb.network_id === n.id).map((lb) => lb.id);
+  return { ...publicView(n), servers, load_balancers: lbs };
+}
+
+function checkCidr(cidr: string, field: string): void {
+  if (hasHostBits(cidr)) throw invalidField(field, `${cidr} has host bits set; use ${formatCidr(parseCidr(cidr))}`);
+}
+
+function defaultRange(sim: Sim): string {
+  const taken = Object.values(sim.store.state.networks).map((n) => parseCidr(n.ip_range));
+  const r = firstFreeRange(sim.store.state.pools.private_networks, 24, taken);
+  if (r === null) throw conflict('the private network pool is exhausted', 'ip_range');
+  return formatCidr(r);
+}
+
+function buildSubnets(ipRange: string, input: CreateNetworkRequest['subnets']): NetworkRec['subnets'] {
+  const outer = parseCidr(ipRange);
+  const subnets = (input ?? []).map((s, i) => {
+    checkCidr(s.ip_range, `subnets.${i}.ip_range`);
+    if (zoneById(s.zone) === undefined) throw invalidField(`subnets.${i}.zone`, `unknown zone ${s.zone}`);
+    const r = parseCidr(s.ip_range);
+    if (!rangeContains(outer, r)) throw invalidField(`subnets.${i}.ip_range`, `${s.ip_range} is outside ${ipRange}`);
+    return { zone: s.zone, ip_range: s.ip_range, gateway: intToIp(r.base + 1) };
+  });
+  subnets.forEach((a, i) => subnets.slice(i + 1).forEach((b) => {
+    if (overlaps(parseCidr(a.ip_range), parseCidr(b.ip_range))) throw conflict(`subnet ${b.ip_range} overlaps ${a.ip_range}`, 'subnets');
+  }));
+  return subnets;
+}
+
+function checkName(sim: Sim, caller: Caller, name: string, selfId?: string): void {
+  if (owned<NetworkRec>(sim, caller, 'networks').some((n) => n.name === name && n.id !== selfId)) throw conflict(`a network named ${name} exists`, 'name');
+}
+
+export async function createNetwork(sim: Sim, caller: Caller, body: CreateNetworkRequest): Promise<Network> {
+  checkName(sim, caller, body.name);
+  if (body.ip_range !== undefined) checkCidr(body.ip_range, 'ip_range');
+  const ipRange = body.ip_range ?? defaultRange(sim);
+  const subnets = buildSubnets(ipRange, body.subnets);
+  const { ids, change } = newIds(sim, 'net');
+  const doc: NetworkRec = { id: ids[0]!, project_id: caller.projectId, name: body.name, ip_range: ipRange, subnets, routes: [], labels: body.labels ?? {}, created: nowIso(sim) };
+  await sim.store.commit([change, { op: 'put', coll: 'networks', doc }]);
+  return toNetwork(sim, doc);
+}
+
+export function listNetworks(sim: Sim, caller: Caller, q: ListQuery): { networks: Network[]; meta: unknown } {
+  const { items, meta } = listPage(sim, owned<NetworkRec>(sim, caller, 'networks'), q, 'network');
+  return { networks: items.map((n) => toNetwork(sim, n)), meta };
+}
+
+export const getNetwork = (sim: Sim, caller: Caller, id: string): Network => toNetwork(sim, getOwned(sim, caller, 'networks', id));
+
+export async function updateNetwork(sim: Sim, caller: Caller, id: string, body: UpdateNetworkRequest): Promise<Network> {
+  const net = getOwned(sim, caller, 'networks', id);
+  if (body.name !== undefined) checkName(sim, caller, body.name, id);
+  const doc = { ...net, ...(body.name === undefined ? {} : { name: body.name }), ...(body.labels === undefined ? {} : { labels: body.labels }) };
+  await sim.store.commit([{ op: 'put', coll: 'networks', doc }]);
+  return toNetwork(sim, doc);
+}
+
+export async function deleteNetwork(sim: Sim, caller: Caller, id: string): Promise<void> {
+  const net = toNetwork(sim, getOwned(sim, caller, 'networks', id));
+  if (net.servers.length > 0 || net.load_balancers.length > 0) throw conflict(`network ${id} still has attached servers or load balancers`);
+  const blocks = Object.values(sim.store.state.ip_blocks).filter((b) => b.assigned_to?.kind === 'network' && b.assigned_to.id === id);
+  await sim.store.commit([
+    ...blocks.map((b) => ({ op: 'put' as const, coll: 'ip_blocks' as const, doc: { ...b, assigned_to: null, status: 'unassigned' } })),
+    { op: 'del', coll: 'networks', id },
+  ]);
+}
+
+export function listRoutes(sim: Sim, caller: Caller, id: string): Route[] {
+  return getOwned(sim, caller, 'networks', id).routes;
+}
+
+function checkRoute(net: NetworkRec, body: CreateRouteRequest): void {
+  checkCidr(body.destination, 'destination');
+  if (!contains(parseCidr(net.ip_range), body.gateway)) throw invalidField('gateway', `gateway ${body.gateway} is outside network ${net.ip_range}`);
+  const dest = parseCidr(body.destination);
+  for (const r of net.routes) {
+    if (r.destination === body.destination) throw conflict(`a route to ${body.destination} exists`, 'destination');
+    if (overlaps(parseCidr(r.destination), dest)) throw conflict(`destination ${body.destination} overlaps route ${r.destination}`, 'destination');
+  }
+}
+
+export async function createRoute(sim: Sim, caller: Caller, id: string, body: CreateRouteRequest): Promise<{ route: Route; action: ActionRec }> {
+  const net = getOwned(sim, caller, 'networks', id);
+  checkRoute(net, body);
+  const { ids, change } = newIds(sim, 'rte');
+  const route: Route = { id: ids[0]!, destination: body.destination, gateway: body.gateway, created: nowIso(sim) };
+  const doc = { ...net, routes: [...net.routes, route] };
+  const action = await startAction(sim, caller, { command: 'add_route', coll: 'networks', doc, extra: [change] });
+  return { route, action };
+}
+
+export async function deleteRoute(sim: Sim, caller: Caller, id: string, routeId: string): Promise<ActionRec> {
+  const net = getOwned(sim, caller, 'networks', id);
+  if (!net.routes.some((r) => r.id === routeId)) throw notFound('route', routeId);
+  const doc = { ...net, routes: net.routes.filter((r) => r.id !== routeId) };
+  return startAction(sim, caller, { command: 'delete_route', coll: 'networks', doc });
+}

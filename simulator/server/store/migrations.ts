@@ -1,0 +1,31 @@
+/**
+ * Schema migrations of the state document, applied in order on load. Each step takes a document of
+ * version N-1 and returns version N. Version 1 predates address pools in the document.
+ */
+import { DEFAULT_POOLS, SCHEMA_VERSION, emptyState, type StateDoc } from './state.ts';
+
+type Doc = Record<string, unknown>;
+
+const MIGRATIONS: Record<number, (doc: Doc) => Doc> = {
+  // v1 → v2: pools moved from config into the document; IP blocks got an explicit status.
+  2: (doc) => {
+    const blocks = (doc.ip_blocks ?? {}) as Record<string, Doc>;
+    for (const b of Object.values(blocks)) b.status ??= b.assigned_to ? 'assigned' : 'unassigned';
+    return { ...doc, pools: doc.pools ?? { ...DEFAULT_POOLS }, schema_version: 2 };
+  },
+};
+
+export class MigrationError extends Error {}
+
+/** Brings any stored document up to SCHEMA_VERSION; fills missing collections. */
+export function migrate(input: unknown): StateDoc {
+  if (input === null || typeof input !== 'object') throw new MigrationError('state file is not a JSON object');
+  let doc = input as Doc;
+  let version = typeof doc.schema_version === 'number' ? doc.schema_version : 1;
+  if (version > SCHEMA_VERSION) throw new MigrationError(`state schema ${version} is newer than this simcloud (${SCHEMA_VERSION})`);
+  while (version < SCHEMA_VERSION) {
+    version++;
+    doc = MIGRATIONS[version]!(doc);
+  }
+  return { ...emptyState(), ...doc } as StateDoc;
+}

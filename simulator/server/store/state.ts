@@ -1,0 +1,112 @@
+/**
+ * The state document: every collection keyed by id, plus counters and address pools. Records are
+ * the wire objects with their owning `project_id` (and without fields the server derives on output).
+ */
+import type { Action } from '../../api/schema/actions.ts';
+import type { FirewallPolicy } from '../../api/schema/firewall-policies.ts';
+import type { IpBlock } from '../../api/schema/ip-blocks.ts';
+import type { LoadBalancer } from '../../api/schema/load-balancers.ts';
+import type { Network } from '../../api/schema/networks.ts';
+import type { Project } from '../../api/schema/projects.ts';
+import type { ServerGroup } from '../../api/schema/server-groups.ts';
+import type { Server } from '../../api/schema/servers.ts';
+
+export const SCHEMA_VERSION = 2;
+
+type Owned<T> = T & { project_id: string };
+
+export type ProjectRec = Project;
+export type TokenRec = {
+  id: string;
+  project_id: string;
+  name: string;
+  secret: string;
+  created: string;
+};
+export type ServerRec = Owned<Server>;
+export type NetworkRec = Owned<Omit<Network, 'servers' | 'load_balancers'>>;
+export type LoadBalancerRec = Owned<Omit<LoadBalancer, 'resolved_targets'>>;
+export type ServerGroupRec = Owned<Omit<ServerGroup, 'firewall_policy_id'>>;
+export type FirewallPolicyRec = Owned<FirewallPolicy>;
+export type IpBlockRec = Owned<IpBlock>;
+export type ActionRec = Owned<Action>;
+
+/** Address pools (CIDRs). All default to loopback ranges so real traffic never leaves the host. */
+export interface Pools {
+  server_public: string;
+  lb_vip: string;
+  ip_block: string;
+  private_networks: string;
+  /** Default prefix length of allocated IP blocks. */
+  ip_block_size: number;
+}
+
+export interface Collections {
+  projects: ProjectRec;
+  tokens: TokenRec;
+  servers: ServerRec;
+  networks: NetworkRec;
+  load_balancers: LoadBalancerRec;
+  server_groups: ServerGroupRec;
+  firewall_policies: FirewallPolicyRec;
+  ip_blocks: IpBlockRec;
+  actions: ActionRec;
+}
+export type CollectionName = keyof Collections;
+export const COLLECTIONS: readonly CollectionName[] = [
+  'projects', 'tokens', 'servers', 'networks', 'load_balancers', 'server_groups', 'firewall_policies', 'ip_blocks', 'actions',
+];
+
+export type StateDoc = {
+  schema_version: number;
+  /** Last journal sequence number folded into this document. */
+  seq: number;
+  next_id: number;
+  pools: Pools;
+} & { [C in CollectionName]: Record<string, Collections[C]> };
+
+export const DEFAULT_POOLS: Pools = {
+  server_public: '127.0.64.0/18',
+  lb_vip: '127.1.0.0/16',
+  ip_block: '127.2.0.0/16',
+  private_networks: '127.10.0.0/16',
+  ip_block_size: 29,
+};
+
+export function emptyState(pools: Pools = DEFAULT_POOLS): StateDoc {
+  return {
+    schema_version: SCHEMA_VERSION, seq: 0, next_id: 1, pools: { ...pools },
+    projects: {}, tokens: {}, servers: {}, networks: {}, load_balancers: {}, server_groups: {}, firewall_policies: {}, ip_blocks: {}, actions: {},
+  };
+}
+
+/** Any stored record. */
+export type StoredDoc = { id: string } & Record<string, unknown>;
+
+/** One change of a commit; the journal stores these verbatim. */
+export type Change =
+  | { op: 'put'; coll: CollectionName; doc: StoredDoc }
+  | { op: 'del'; coll: CollectionName; id: string }
+  | { op: 'meta'; next_id?: number; pools?: Pools };
+
+/** What listeners hear after a commit, with the document before and after. */
+export interface AppliedChange {
+  coll: CollectionName;
+  id: string;
+  before: { id: string } | undefined;
+  after: { id: string } | undefined;
+}
+
+export function applyChange(state: StateDoc, change: Change): AppliedChange | null {
+  if (change.op === 'meta') {
+    if (change.next_id !== undefined) state.next_id = change.next_id;
+    if (change.pools !== undefined) state.pools = change.pools;
+    return null;
+  }
+  const coll = state[change.coll] as Record<string, { id: string }>;
+  const id = change.op === 'put' ? change.doc.id : change.id;
+  const before = coll[id];
+  if (change.op === 'put') coll[id] = change.doc;
+  else delete coll[id];
+  return { coll: change.coll, id, before, after: change.op === 'put' ? change.doc : undefined };
+}
