@@ -1,0 +1,50 @@
+/** `simcloud serve`: start the server, print its URL and tokens, stop cleanly on SIGINT/SIGTERM. */
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { SeedName } from '../api/schema/internal.ts';
+import { startSimcloud } from '../server/server.ts';
+import { UsageError } from './usage.ts';
+
+const OPTIONS = {
+  host: { type: 'string', default: '127.0.0.1' },
+  port: { type: 'string', default: '8787' },
+  data: { type: 'string' },
+  seed: { type: 'string' },
+  token: { type: 'string' },
+  'admin-token': { type: 'string' },
+  speed: { type: 'string' },
+  'no-dataplane': { type: 'boolean', default: false },
+  quiet: { type: 'boolean', default: false },
+} as const;
+
+function number(name: string, value: string, max: number): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > max) throw new UsageError(`--${name} must be a number from 0 to ${max}, got "${value}"`);
+  return n;
+}
+
+export async function serve(args: string[]): Promise<void> {
+  const { values: v } = parseArgs({ args, options: OPTIONS, strict: true, allowPositionals: false });
+  if (v.seed !== undefined && !(v.seed in SeedName)) throw new UsageError(`--seed must be one of ${Object.keys(SeedName).join(', ')}`);
+  const logger = pino({ level: process.env.SIMCLOUD_LOG_LEVEL ?? (v.quiet ? 'warn' : 'info') }, pino.destination(2));
+  const running = await startSimcloud({
+    host: v.host, port: number('port', v.port, 65535), dataPath: v.data, seed: v.seed as SeedName | undefined, logger,
+    config: {
+      ...(v.token === undefined ? {} : { bootstrap: { token: v.token } }),
+      ...(v['admin-token'] === undefined ? {} : { adminToken: v['admin-token'] }),
+      ...(v.speed === undefined ? {} : { speed: number('speed', v.speed, 1000) }),
+      dataplane: !v['no-dataplane'],
+      accessLog: !v.quiet,
+    },
+  });
+  process.stdout.write(`simcloud listening on ${running.url}\nproject token: ${running.token}\nadmin token: ${running.config.adminToken}\n`);
+  const stop = (signal: string): void => {
+    logger.info({ signal }, 'stopping simcloud');
+    running.close().then(() => process.exit(0), (err: unknown) => {
+      logger.error({ err }, 'error while stopping');
+      process.exit(1);
+    });
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+}

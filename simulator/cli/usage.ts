@@ -1,0 +1,23 @@
+/** CLI usage errors (exit 2 with one line) and the help text. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export const HELP = `usage: simcloud <command> [options]
+
+  serve [--host 127.0.0.1] [--port 8787] [--data FILE] [--seed empty|demo|ip-pool-nearly-exhausted]
+        [--token T] [--admin-token T] [--speed N] [--no-dataplane] [--quiet]
+  server list [--selector S] | create --name N [--type T] [--image I] [--zone Z] [--label k=v]...
+         | poweroff ID | poweron ID | delete ID
+  lb list [--selector S] | show ID
+  ipblock list [--tag k=v]...
+  network routes ID
+  faults add --kind K [--method M] [--path P] [--probability P] [--count N] [--status S] [--code C]
+             [--latency-ms N] [--limit N] [--window-seconds N] [--hide-seconds N] [--label S] [--retry-after N]
+       | list | clear
+
+Client commands take --url (SIMCLOUD_URL, default http://127.0.0.1:8787), --token (SIMCLOUD_TOKEN),
+--admin-token (SIMCLOUD_ADMIN_TOKEN) and --json.`;
