@@ -3,7 +3,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { FakeClock, flushMicrotasks } from './clock.ts';
 import { apiError } from './errors.ts';
-import { LeaderElector, type LeaseClient } from './leader-election.ts';
+import { LeaderElector, MicroTime, type LeaseClient } from './leader-election.ts';
 
 const logger = pino({ level: 'silent' });
 
@@ -42,6 +42,10 @@ function elector(lease: MemoryLease, clock: FakeClock, identity: string, log: st
 }
 
 describe('LeaderElector', () => {
+  it('sends lease times as MicroTime (6 fractional digits)', () => {
+    expect(JSON.stringify({ t: new MicroTime(Date.UTC(2026, 0, 2, 3, 4, 5, 678)) })).toBe('{"t":"2026-01-02T03:04:05.678000Z"}');
+  });
+
   it('acquires a free lease and renews it', async () => {
     const clock = new FakeClock();
     const lease = new MemoryLease();

@@ -45,6 +45,17 @@ export interface LeaderElectionConfig {
   readonly onNewLeader?: (identity: string) => void;
 }
 
+/**
+ * A Date that serialises as `metav1.MicroTime` (RFC 3339 with 6 fractional digits). client-node has no
+ * serializer for `V1MicroTime`, so a plain Date goes out via `toJSON()` with milliseconds, which the
+ * apiserver rejects ("cannot parse \".802Z\" as \".000000\"").
+ */
+export class MicroTime extends Date {
+  override toJSON(): string {
+    return this.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+  }
+}
+
 export const LeaderElectionDefaults = {
   namespace: 'kube-system',
   name: 'cloud-controller-manager',
@@ -173,7 +184,7 @@ export class LeaderElector {
   }
 
   private async attempt(): Promise<boolean> {
-    const now = new Date(this.clock.now());
+    const now = new MicroTime(this.clock.now());
     const existing = await this.config.lease.get();
     if (!existing) {
       await this.config.lease.create(this.newLease(undefined, now));
