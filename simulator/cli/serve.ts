@@ -13,6 +13,7 @@ const OPTIONS = {
   token: { type: 'string' },
   'admin-token': { type: 'string' },
   speed: { type: 'string' },
+  'delay-ms': { type: 'string' },
   'no-dataplane': { type: 'boolean', default: false },
   quiet: { type: 'boolean', default: false },
 } as const;
@@ -21,6 +22,11 @@ function number(name: string, value: string, max: number): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0 || n > max) throw new UsageError(`--${name} must be a number from 0 to ${max}, got "${value}"`);
   return n;
+}
+
+/** Every resource type's transitions take `ms` (no jitter): fast, deterministic test servers. */
+function uniformDelays(ms: number): Record<string, { delay_ms: number; jitter_ms: number }> {
+  return Object.fromEntries(['server', 'load_balancer', 'network'].map((t) => [t, { delay_ms: ms, jitter_ms: 0 }]));
 }
 
 export async function serve(args: string[]): Promise<void> {
@@ -33,6 +39,7 @@ export async function serve(args: string[]): Promise<void> {
       ...(v.token === undefined ? {} : { bootstrap: { token: v.token } }),
       ...(v['admin-token'] === undefined ? {} : { adminToken: v['admin-token'] }),
       ...(v.speed === undefined ? {} : { speed: number('speed', v.speed, 1000) }),
+      ...(v['delay-ms'] === undefined ? {} : { delays: uniformDelays(number('delay-ms', v['delay-ms'], 3_600_000)) }),
       dataplane: !v['no-dataplane'],
       accessLog: !v.quiet,
     },
