@@ -21,6 +21,8 @@ export type EventSource = (typeof EventSource)[keyof typeof EventSource];
 export const Reason = {
   // cloud-node-controller
   Synced: 'Synced',
+  /** Not upstream: the provided node IP matches no cloud address (the node stays tainted). */
+  InvalidProvidedNodeIP: 'InvalidProvidedNodeIP',
   // cloud-node-lifecycle-controller
   DeletingNode: 'DeletingNode',
   DeletingNodeFailed: 'DeletingNodeFailed',

@@ -79,7 +79,7 @@ function additionalLabelWarning(existing: Readonly<Record<string, string>>, key:
   }
   const current = existing[key];
   if (current !== undefined && current !== value) {
-    return { key, message: `Node label ${key} already exists with value ${current}; not overwriting with ${value}` };
+    return { key, message: `Discarding node label ${key} that is already present` };
   }
   return undefined;
 }

@@ -103,9 +103,13 @@ describe('cloud-node-controller syncNode', () => {
     kube.addNode(node('n1', { annotations: { 'alpha.kubernetes.io/provided-node-ip': '10.9.9.9' } }));
     cloud.setInstance('n1', { addresses: [{ type: 'InternalIP', address: '10.0.0.5' }] });
     await expect(syncNode(deps, 'n1')).rejects.toThrow(
-      'provided node ip for node "n1" is not valid: failed to get node address from cloud provider that matches ip: 10.9.9.9',
+      'failed to get node modifiers from cloud provider: provided node ip for node "n1" is not valid: failed to get node address from cloud provider that matches ip: 10.9.9.9',
     );
     expect(kube.node('n1')?.spec?.taints?.map((t) => t.key)).toContain(TaintKey.Uninitialized);
+    expect(kube.writes).toEqual([]);
+    expect(recorder.lines()).toEqual([
+      'Warning InvalidProvidedNodeIP provided node ip for node "n1" is not valid: failed to get node address from cloud provider that matches ip: 10.9.9.9',
+    ]);
   });
 
   it('filters addresses by the provided node IP', async () => {

@@ -53,7 +53,7 @@ export async function syncNode(deps: NodeSyncDeps, name: string): Promise<void> 
     deps.logger.info({ node: name }, `Skip sync node ${name} because cloud provided nil metadata`);
     return;
   }
-  await initializeNode(deps, name, metadata);
+  await initializeNode(deps, node, metadata);
 }
 
 /**
@@ -82,25 +82,33 @@ export function applyInitialization(node: V1Node, metadata: InstanceMetadata, lo
   return copy;
 }
 
-function checkProvidedNodeIP(node: V1Node, metadata: InstanceMetadata): void {
+/**
+ * Upstream validates the provided node IP against the cloud's addresses before building the PUT, so an
+ * unmatched IP keeps the node tainted. Deviation: upstream only returns the error (logged, requeued);
+ * this CCM also records a Warning event on the Node so the reason is visible with `kubectl describe`.
+ */
+function checkProvidedNodeIP(deps: NodeSyncDeps, node: V1Node, metadata: InstanceMetadata): void {
   const annotation = node.metadata?.annotations?.[ProvidedNodeIPAnnotation];
   if (annotation === undefined) return;
   try {
     filterNodeAddressesByNodeIP(annotation, metadata.nodeAddresses);
   } catch (err) {
-    throw new Error(`provided node ip for node "${node.metadata?.name ?? ''}" is not valid: ${errorMessage(err)}`, { cause: err });
+    const message = `provided node ip for node "${node.metadata?.name ?? ''}" is not valid: ${errorMessage(err)}`;
+    deps.recorder.event(objectReference('Node', node), EventType.Warning, Reason.InvalidProvidedNodeIP, message);
+    throw new Error(`failed to get node modifiers from cloud provider: ${message}`, { cause: err });
   }
 }
 
-async function initializeNode(deps: NodeSyncDeps, name: string, metadata: InstanceMetadata): Promise<void> {
+async function initializeNode(deps: NodeSyncDeps, node: V1Node, metadata: InstanceMetadata): Promise<void> {
   const { kube, clock, logger } = deps;
+  const name = node.metadata?.name ?? '';
+  checkProvidedNodeIP(deps, node, metadata);
   let updated: V1Node | undefined;
   await retryOnConflict(
     UpdateNodeSpecBackoff,
     async () => {
       const current = deps.nodes.get(name);
       if (!current) throw new Error(`node ${name} disappeared from the cache`);
-      checkProvidedNodeIP(current, metadata);
       updated = applyInitialization(current, metadata, logger);
       updated = await kube.updateNode(updated);
     },
@@ -161,7 +169,8 @@ export async function updateNodeStatusFor(deps: NodeSyncDeps, node: V1Node): Pro
   if (hasTaintKey(node, TaintKey.Uninitialized)) return;
   let metadata: InstanceMetadata | undefined;
   try {
-    metadata = await getInstanceMetadata(deps, node);
+    // Upstream `getInstanceNodeAddresses`: the plain InstanceMetadata call, no providerID checks.
+    metadata = await deps.instances.instanceMetadata(node, { caller: caller(name) });
   } catch (err) {
     deps.logger.error({ node: name, err }, `Error getting instance metadata for node addresses: ${errorMessage(err)}`);
     return;
