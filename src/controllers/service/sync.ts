@@ -127,8 +127,11 @@ async function deleteLoadBalancer(deps: ServiceSyncDeps, service: V1Service, key
     await ensureDeleted(deps, service, ctx);
   }
   if (hasLoadBalancerFinalizer(service)) {
-    const updated = await deps.kube.removeServiceFinalizer(service, LoadBalancerCleanupFinalizer);
-    service.metadata = updated.metadata ?? service.metadata;
+    try {
+      await deps.kube.removeServiceFinalizer(service, LoadBalancerCleanupFinalizer);
+    } catch (err) {
+      throw wrapError('failed to remove load balancer cleanup finalizer', err);
+    }
   }
   deps.recorder.event(ref(service), EventType.Normal, Reason.DeletedLoadBalancer, 'Deleted load balancer');
 }
@@ -150,7 +153,11 @@ async function ensureLoadBalancer(deps: ServiceSyncDeps, service: V1Service, key
   deps.recorder.event(ref(service), EventType.Normal, Reason.EnsuringLoadBalancer, 'Ensuring load balancer');
   if (!hasLoadBalancerFinalizer(service)) {
     deps.logger.debug({ service: key }, 'Adding finalizer to service');
-    await deps.kube.addServiceFinalizer(service, LoadBalancerCleanupFinalizer);
+    try {
+      await deps.kube.addServiceFinalizer(service, LoadBalancerCleanupFinalizer);
+    } catch (err) {
+      throw wrapError('failed to add load balancer cleanup finalizer', err);
+    }
   }
   const nodes = stableLoadBalancerNodeSet(deps.nodes.list());
   if (nodes.length === 0) {
