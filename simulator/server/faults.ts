@@ -81,11 +81,11 @@ export class FaultEngine {
     this.#windows.clear();
   }
 
-  /** Rules of `kind` that match the request and fire now (counting them as fired). */
-  fire(kind: FaultKind, facts: RequestFacts): FaultRule[] {
-    if (this.#rules.length === 0) return [];
+  /** Rules of `kind` that match the request and fire now (counting them as fired), at most `limit`, in order. */
+  fire(kind: FaultKind, facts: RequestFacts, limit = Infinity): FaultRule[] {
     const fired: FaultRule[] = [];
     for (const c of this.#rules) {
+      if (fired.length >= limit) break;
       if (c.rule.kind !== kind || !this.#matches(c, facts) || !this.#rolls(c.rule)) continue;
       c.rule.fired++;
       fired.push(c.rule);

@@ -43,8 +43,10 @@ describe('servers', () => {
   });
 
   it('answers locked while an action runs and conflict for a power action in the wrong state', async () => {
+    const stuck = await sc.admin.addFault({ kind: 'stuck_transition', match: { resource_type: 'server' } });
     const { server, action } = await sc.client.servers.create(serverBody());
     const locked = await apiError(() => sc.client.servers.poweroff(server.id));
+    await sc.admin.deleteFault(stuck.id);
     expect(locked).toMatchObject({ code: 'locked', status: 423, operation: 'servers.poweroff' });
     await sc.client.waitForAction(action.id);
     const err = await apiError(() => sc.client.servers.poweron(server.id));

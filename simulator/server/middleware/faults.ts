@@ -30,14 +30,14 @@ export function faults(sim: Sim): RequestHandler {
       sim.metrics.faults.inc({ kind: 'latency' });
       await sleep(rule.latency_ms + Math.random() * (rule.jitter_ms ?? 0));
     }
-    const error = sim.faults.fire('error', f)[0];
+    const error = sim.faults.fire('error', f, 1)[0];
     if (error?.kind === 'error') {
       sim.metrics.faults.inc({ kind: 'error' });
       const headers: Record<string, string> = error.retry_after_seconds === undefined ? {} : { 'retry-after': String(error.retry_after_seconds) };
       throw new SimcloudError(error.code, error.message ?? `injected ${error.code}`, { status: error.status, headers });
     }
     const m = /^\/v1\/servers\/([^/]+)$/.exec(req.path);
-    if (req.method === 'GET' && m !== null && sim.faults.fire('intermittent_not_found', { ...f, resourceType: 'server' }).length > 0) {
+    if (req.method === 'GET' && m !== null && sim.faults.fire('intermittent_not_found', { ...f, resourceType: 'server' }, 1).length > 0) {
       sim.metrics.faults.inc({ kind: 'intermittent_not_found' });
       throw notFound('server', m[1]!);
     }
