@@ -83,6 +83,6 @@ async function taintIfShutdown(deps: LifecycleDeps, node: V1Node, ctx: { caller:
   }
   if (!shutdown) return;
   await addTaintToNode(deps.kube, name, ShutdownTaint, deps.clock).catch((err: unknown) => {
-    deps.logger.error({ node: name, err }, `failed to apply shutdown taint to node ${name}: ${errorMessage(err)}`);
+    deps.logger.error({ node: name, err }, `failed to apply shutdown taint to node ${name}, it may have been deleted.`);
   });
 }
