@@ -264,3 +264,10 @@ export function formatCommand(command: string, args: readonly string[]): string 
 export function formatRecords(records: readonly CommandRecord[]): string {
   return records.map((r) => `${r.kind === 'run' ? '$' : '&'} ${r.cwd ? `(cd ${shellQuote(r.cwd)}) ` : ''}${formatCommand(r.command, r.args)}`).join('\n');
 }
+
+/** An AbortSignal that fires when the process exits, so a wait for its readiness ends at once. */
+export function exitSignal(proc: ManagedProcess, describe: (info: ExitInfo) => string): AbortSignal {
+  const controller = new AbortController();
+  void proc.exited.then((info) => controller.abort(new ExecError(proc.name, info.code ?? -1, describe(info))));
+  return controller.signal;
+}

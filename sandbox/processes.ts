@@ -1,10 +1,10 @@
 // The sandbox's own long-running processes besides the cluster: the simcloud API server and the CCM.
 // Both are started through exec.ts (logged to the state dir, reaped if the sandbox dies) and each is
 // "up" only once it answers: simcloud's /_sim/health, the CCM's /healthz.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Exec, ManagedProcess } from './exec.ts';
+import { exitSignal, type Exec, type ManagedProcess } from './exec.ts';
 import { freePort } from './ports.ts';
 import { waitFor } from './wait.ts';
 
@@ -29,6 +29,7 @@ export interface SimcloudLaunch {
 
 export async function startSimcloudProcess(launch: SimcloudLaunch): Promise<SimcloudProcess> {
   const logFile = join(launch.stateDir, 'logs', 'simcloud.log');
+  mkdirSync(join(launch.stateDir, 'simcloud'), { recursive: true });
   const args = [
     SIMCLOUD_CLI,
     'serve',
@@ -40,13 +41,12 @@ export async function startSimcloudProcess(launch: SimcloudLaunch): Promise<Simc
     ...(launch.extraArgs ?? []),
   ];
   const proc = launch.exec.spawn(process.execPath, args, { name: 'simcloud', logFile, env: { ...process.env, NO_COLOR: '1' } });
-  const url = await waitFor(
-    () => {
-      if (!proc.isRunning()) throw new Error(`simcloud exited; see ${logFile}:\n${tail(logFile)}`);
-      return /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(safeRead(logFile))?.[1];
-    },
-    { timeoutMs: 30_000, description: 'simcloud to listen' },
-  );
+  const signal = exitSignal(proc, () => `simcloud exited during start-up; ${logFile} says:\n${tail(logFile)}`);
+  const url = await waitFor(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(safeRead(logFile))?.[1], {
+    timeoutMs: 30_000,
+    description: 'simcloud to listen',
+    signal,
+  });
   await waitFor(async () => (await fetch(`${url}/_sim/health`, { headers: { authorization: `Bearer ${launch.adminToken}` } })).ok, {
     timeoutMs: 15_000,
     description: 'simcloud /_sim/health',
@@ -99,14 +99,9 @@ export async function startCcmProcess(launch: CcmLaunch): Promise<CcmProcess> {
   } as Record<string, string>;
   const proc = launch.exec.spawn(process.execPath, args, { name, logFile, env });
   const url = `http://127.0.0.1:${port}`;
-  await waitFor(
-    async () => {
-      if (!proc.isRunning()) throw new Error(`the CCM exited; see ${logFile}:\n${tail(logFile)}`);
-      // Any answer means it serves; health itself (leader election, controllers) is reported by `status`.
-      return (await fetch(`${url}/healthz`)).status > 0;
-    },
-    { timeoutMs: 30_000, description: 'the CCM /healthz' },
-  );
+  const signal = exitSignal(proc, () => `the CCM exited during start-up; ${logFile} says:\n${tail(logFile)}`);
+  // Any answer means it serves; health itself (leader election, controllers) is reported by `status`.
+  await waitFor(async () => (await fetch(`${url}/healthz`)).status > 0, { timeoutMs: 30_000, description: 'the CCM /healthz', signal });
   return { process: proc, url };
 }
 

@@ -21,8 +21,12 @@ export function renderSummary(state: SandboxState): string {
     '  kubectl apply -f examples/loadbalancer-service.yaml && kubectl get service echo -w',
     '  npm run sandbox:status',
     '',
-    'Next: open the console, apply an example Service from examples/, power a worker off from the console',
-    '(or `npm run simcloud -- server poweroff <name>`) and watch the node go NotReady and get the shutdown taint.',
+    `  export SIMCLOUD_URL=${state.simcloud?.url ?? ''} SIMCLOUD_TOKEN=${state.simcloud?.token ?? ''}`,
+    '  npm run simcloud -- server list',
+    '',
+    'Next: open the console, apply an example Service from examples/ and curl its EXTERNAL-IP; then power a',
+    'worker off (`npm run simcloud -- server poweroff <id>` or the console) and watch the node go NotReady and',
+    'get the shutdown taint.',
     `Logs: npm run sandbox:logs -- [ccm|simcloud|kube-apiserver|...]    Stop: npm run sandbox:down${state.name === 'ccm-sandbox' ? '' : ` -- --name ${state.name}`}`,
   ];
   return lines.join('\n');

@@ -8,7 +8,7 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ipaddr from 'ipaddr.js';
-import { createExec, type Exec, type ManagedProcess } from '../exec.ts';
+import { createExec, exitSignal, type Exec, type ManagedProcess } from '../exec.ts';
 import { freePorts } from '../ports.ts';
 import { reaper } from '../reaper-client.ts';
 import { registerCleanup } from '../shutdown.ts';
@@ -220,10 +220,9 @@ async function startComponent(ctx: AttemptContext, processes: ManagedProcess[], 
   processes.push(proc);
   const timeoutMs = ctx.options.startTimeoutMs ?? CONTROL_PLANE_DEFAULTS.startTimeoutMs;
   // Stop waiting as soon as the process exits: no point polling a dead component until the timeout.
-  const exited = new AbortController();
-  void proc.exited.then((info) => exited.abort(new ControlPlaneStartError(`${name} exited during start-up (code ${info.code}, signal ${info.signal})`)));
+  const signal = exitSignal(proc, (info) => `${name} exited during start-up (code ${info.code}, signal ${info.signal})`);
   try {
-    await waitFor(ready, { timeoutMs, intervalMs: 100, description: `${name} to become ready`, signal: exited.signal });
+    await waitFor(ready, { timeoutMs, intervalMs: 100, description: `${name} to become ready`, signal });
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     throw new ControlPlaneStartError(`${name} failed to start: ${reason}\n--- last lines of ${logFile} ---\n${logTail(logFile, 30)}`);

@@ -21,6 +21,8 @@ export interface KubeletFleetOptions {
   readonly clusterLabel: { readonly key: string; readonly value: string };
   readonly renewIntervalMs?: number;
   readonly onError?: (err: unknown, nodeName: string) => void;
+  /** The kubelet's --node-labels for a server's node (e.g. the control-plane role labels kubeadm adds). */
+  readonly nodeLabels?: (server: FleetServer) => Record<string, string>;
   /** Called after a kubelet starts, stops or resumes (for logs and the NodePort stand-ins). */
   readonly onChange?: () => void;
 }
@@ -77,6 +79,7 @@ export class KubeletFleet {
       const kubelet = new VirtualKubelet({
         kubeConfig: this.#opts.kubeConfig,
         nodeName: server.name,
+        labels: this.#opts.nodeLabels?.(server) ?? {},
         renewIntervalMs: this.#opts.renewIntervalMs ?? 2000,
         onError: (err) => this.#opts.onError?.(err, server.name),
       });

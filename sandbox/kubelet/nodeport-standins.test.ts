@@ -30,6 +30,12 @@ describe('NodePort stand-ins', () => {
     expect(parseJson(res)).toMatchObject({ node: 'w1', service: 'default/web', nodePort: port, path: '/healthz', proxy: null });
   });
 
+  it('answers 503 under /unhealthy, so a health check path can be shown to matter', async () => {
+    const port = await freePort('127.0.0.1');
+    await standIns.apply([{ name: 'w4', ips: ['127.0.0.1'] }], [{ namespace: 'default', name: 'web', nodePorts: [port] }]);
+    expect(await exchange('127.0.0.1', port, 'GET /unhealthy HTTP/1.1\r\n\r\n')).toMatch(/^HTTP\/1\.1 503/);
+  });
+
   it('speaks first to a silent TCP client and reports a PROXY v1 header it received', async () => {
     const port = await freePort('127.0.0.1');
     await standIns.apply([{ name: 'w2', ips: ['127.0.0.1'] }], [{ namespace: 'ns', name: 'tcp', nodePorts: [port] }]);

@@ -3,6 +3,8 @@
 // "node X, service Y". Load-balancer traffic from simcloud's data plane then flows end to end on loopback,
 // and what arrives is visible: an HTTP request gets a JSON reply naming the node and service, with the
 // PROXY protocol header when the LB sent one; a client that sends nothing gets the same JSON as one line.
+// Paths under /unhealthy answer 503, so a health check pointed there marks every node down: that is how
+// a test (or a demo) shows the health-check path annotation is really used.
 import { createServer, type Server, type Socket } from 'node:net';
 import { isProxyHeaderStart, parseProxyHeader, type ParsedProxyHeader } from '../../simulator/api/proxy-protocol.ts';
 
@@ -141,5 +143,6 @@ function stripLength(p: ParsedProxyHeader): Omit<ParsedProxyHeader, 'length'> {
 function finish(socket: Socket, reply: StandInReply, http: boolean): void {
   if (socket.destroyed) return;
   const body = `${JSON.stringify(reply)}\n`;
-  socket.end(http ? `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}` : body);
+  const status = reply.path?.startsWith('/unhealthy') ? '503 Service Unavailable' : '200 OK';
+  socket.end(http ? `HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}` : body);
 }

@@ -24,6 +24,15 @@ export interface LocalRuntimeOptions {
   readonly onError?: (message: string) => void;
 }
 
+/**
+ * What kubeadm puts on a control-plane node: the role label, and the opt-out from external load
+ * balancers, so LoadBalancer traffic goes to the workers only.
+ */
+const CONTROL_PLANE_NODE_LABELS = {
+  'node-role.kubernetes.io/control-plane': '',
+  'node.kubernetes.io/exclude-from-external-load-balancers': '',
+};
+
 /** Safety net for missed events: a full resync of servers and Services this often. */
 const RESYNC_MS = 5000;
 const SERVICE_POLL_MS = 1000;
@@ -67,6 +76,7 @@ export class LocalRuntime implements Runtime {
       kubeConfig,
       clusterLabel: { key: SANDBOX_LABELS.cluster, value: ctx.name },
       renewIntervalMs: this.#opts.kubeletRenewIntervalMs ?? 2000,
+      nodeLabels: (server) => (server.labels[SANDBOX_LABELS.role] === NODE_ROLES.controlPlane ? CONTROL_PLANE_NODE_LABELS : {}),
       onError: (err, node) => this.#opts.onError?.(`kubelet ${node}: ${err instanceof Error ? err.message : String(err)}`),
       onChange: () => void this.#applyStandIns(),
     });

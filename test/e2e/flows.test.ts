@@ -1,0 +1,162 @@
+// End-to-end flows through a whole sandbox (simcloud + cluster + CCM), on the runtime in SANDBOX_RUNTIME
+// (local by default): node initialisation, load balancers with real traffic and annotations, node
+// lifecycle, routes, scale-up, and a final leak check. The flows run in order on one sandbox.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { V1Node } from '@kubernetes/client-node';
+import { SANDBOX_LABELS } from '../../sandbox/cloud/sandbox-cloud.ts';
+import { UNINITIALIZED_TAINT } from '../../sandbox/kubelet/node-object.ts';
+import { waitFor } from '../../sandbox/wait.ts';
+import { hasTaint, httpGet, readyOf, sharedSandbox, waitForIngress, type E2eSandbox } from '../helpers/sandbox.ts';
+
+const SHUTDOWN_TAINT = 'node.cloudprovider.kubernetes.io/shutdown';
+const NS = 'default';
+
+describe('sandbox flows', () => {
+  let e: E2eSandbox;
+
+  beforeAll(async () => {
+    e = await sharedSandbox();
+  });
+
+  afterAll(async () => {
+    await e?.sandbox.down();
+  });
+
+  const nodes = async (): Promise<V1Node[]> => (await e.core.listNode()).items;
+  const node = async (name: string): Promise<V1Node> => e.core.readNode({ name });
+
+  it('initialises every node: providerID, type/zone/region labels, addresses, no uninitialized taint', async () => {
+    const servers = await e.sandbox.client.servers.listAll({ label_selector: `${SANDBOX_LABELS.cluster}=e2e` });
+    const all = await nodes();
+    expect(all).toHaveLength(servers.length);
+    for (const server of servers) {
+      const n = all.find((x) => x.metadata?.name === server.name);
+      expect(n, server.name).toBeDefined();
+      expect(hasTaint(n!, UNINITIALIZED_TAINT)).toBe(false);
+      expect(n!.spec?.providerID).toBe(`simcloud://${server.id}`);
+      expect(n!.metadata?.labels).toMatchObject({
+        'node.kubernetes.io/instance-type': server.server_type,
+        'beta.kubernetes.io/instance-type': server.server_type,
+        'topology.kubernetes.io/zone': server.zone,
+        'topology.kubernetes.io/region': server.region,
+        'failure-domain.beta.kubernetes.io/zone': server.zone,
+      });
+      expect(n!.status?.addresses).toEqual(
+        expect.arrayContaining([
+          { type: 'InternalIP', address: server.private_ipv4 },
+          { type: 'ExternalIP', address: server.public_ipv4 },
+          { type: 'Hostname', address: server.name },
+        ]),
+      );
+    }
+  });
+
+  it('gives a LoadBalancer Service an IP and carries TCP traffic through the VIP to the nodes', async () => {
+    await e.core.createNamespacedService({
+      namespace: NS,
+      body: { metadata: { name: 'echo' }, spec: { type: 'LoadBalancer', selector: { app: 'echo' }, ports: [{ name: 'http', port: 80, targetPort: 8080 }] } },
+    });
+    const vip = await waitForIngress(e.core, NS, 'echo');
+    const served = new Set<string>();
+    await waitFor(
+      async () => {
+        const res = await httpGet(vip, 80, '/');
+        if (res.status === 200) served.add((JSON.parse(res.body) as { node: string }).node);
+        return served.size >= 2;
+      },
+      { timeoutMs: 30_000, intervalMs: 100, description: 'responses from at least two nodes through the VIP' },
+    );
+    const res = await httpGet(vip, 80, '/hello');
+    expect(JSON.parse(res.body)).toMatchObject({ service: 'default/echo', path: '/hello', proxy: null });
+  });
+
+  it('honours annotations: PROXY header received, health-check path used, denied source refused', async () => {
+    await e.core.createNamespacedService({
+      namespace: NS,
+      body: {
+        metadata: {
+          name: 'annotated',
+          annotations: {
+            'loadbalancer.simcloud.dev/proxy-protocol': 'v1',
+            'loadbalancer.simcloud.dev/health-check-protocol': 'http',
+            'loadbalancer.simcloud.dev/health-check-path': '/unhealthy',
+            'loadbalancer.simcloud.dev/health-check-interval': '1',
+            'loadbalancer.simcloud.dev/health-check-retries': '1',
+          },
+        },
+        spec: { type: 'LoadBalancer', selector: { app: 'x' }, loadBalancerSourceRanges: ['127.0.0.1/32'], ports: [{ port: 8081, targetPort: 8080 }] },
+      },
+    });
+    const vip = await waitForIngress(e.core, NS, 'annotated');
+    // Every node fails a check on /unhealthy: the LB has nowhere to send traffic.
+    await waitFor(async () => (await httpGet(vip, 8081, '/').catch(() => ({ status: 0 }))).status === 0, {
+      timeoutMs: 30_000,
+      intervalMs: 250,
+      description: 'the VIP to refuse traffic while every node fails its health check',
+    });
+    await e.core.patchNamespacedService(
+      { name: 'annotated', namespace: NS, body: [{ op: 'replace', path: '/metadata/annotations/loadbalancer.simcloud.dev~1health-check-path', value: '/healthz' }] },
+      (await import('@kubernetes/client-node')).setHeaderOptions('Content-Type', 'application/json-patch+json'),
+    );
+    const res = await waitFor(async () => {
+      const r = await httpGet(vip, 8081, '/', '127.0.0.1').catch(() => undefined);
+      return r?.status === 200 ? r : undefined;
+    }, { timeoutMs: 30_000, intervalMs: 250, description: 'traffic once the health check path is /healthz' });
+    expect(JSON.parse(res.body)).toMatchObject({ proxy: { version: 1, protocol: 'TCP4', srcAddress: '127.0.0.1', dstAddress: vip, dstPort: 8081 } });
+    await expect(httpGet(vip, 8081, '/', '127.0.0.2')).rejects.toThrow();
+  });
+
+  it('taints a powered-off worker, clears the taint when it is back, and deletes the Node of a deleted server', async () => {
+    const servers = await e.sandbox.client.servers.listAll({ label_selector: `${SANDBOX_LABELS.role}=worker` });
+    const victim = servers[0]!;
+    await e.sandbox.client.waitForAction((await e.sandbox.client.servers.poweroff(victim.id)).id);
+    await waitFor(async () => { const n = await node(victim.name); return readyOf(n) !== 'True' && hasTaint(n, SHUTDOWN_TAINT); }, {
+      timeoutMs: 60_000, intervalMs: 500, description: `${victim.name} NotReady with the shutdown taint`,
+    });
+    await e.sandbox.client.waitForAction((await e.sandbox.client.servers.poweron(victim.id)).id);
+    await waitFor(async () => { const n = await node(victim.name); return readyOf(n) === 'True' && !hasTaint(n, SHUTDOWN_TAINT); }, {
+      timeoutMs: 60_000, intervalMs: 500, description: `${victim.name} Ready without the shutdown taint`,
+    });
+    await e.sandbox.client.servers.delete(victim.id);
+    await waitFor(async () => !(await nodes()).some((n) => n.metadata?.name === victim.name), {
+      timeoutMs: 90_000, intervalMs: 500, description: `Node ${victim.name} to be deleted`,
+    });
+  });
+
+  it('joins a new server with the cluster label as an initialized node (scale-up)', async () => {
+    const name = await e.sandbox.addWorker();
+    const n = await waitFor(async () => { const x = await node(name).catch(() => undefined); return x && !hasTaint(x, UNINITIALIZED_TAINT) ? x : undefined; }, {
+      timeoutMs: 60_000, intervalMs: 500, description: `${name} to join initialized`,
+    });
+    expect(n.spec?.providerID).toMatch(/^simcloud:\/\//);
+  });
+
+  it('programs a route for every podCIDR with the node as gateway, and removes routes of deleted nodes', async () => {
+    const network = (await e.sandbox.client.networks.listAll({ name: 'e2e' }))[0]!;
+    const expected = async (): Promise<string[]> =>
+      (await nodes()).filter((n) => n.spec?.podCIDR).map((n) => `${n.spec!.podCIDR}->${n.status?.addresses?.find((a) => a.type === 'InternalIP')?.address}`).sort();
+    await waitFor(async () => {
+      const routes = (await e.sandbox.client.networks.listRoutes(network.id)).map((r) => `${r.destination}->${r.gateway}`).sort();
+      const want = await expected();
+      return want.length > 0 && JSON.stringify(routes) === JSON.stringify(want);
+    }, { timeoutMs: 60_000, intervalMs: 500, description: 'one route per node podCIDR, no stale routes' });
+    for (const n of await nodes()) {
+      expect(n.status?.conditions?.find((c) => c.type === 'NetworkUnavailable')).toMatchObject({ status: 'False', reason: 'RouteCreated' });
+    }
+  });
+
+  it('leaves no cloud resource that no Service or Node explains once the Services are gone', async () => {
+    for (const name of ['echo', 'annotated']) await e.core.deleteNamespacedService({ name, namespace: NS });
+    const client = e.sandbox.client;
+    await waitFor(async () => {
+      const [lbs, groups, policies, blocks] = await Promise.all([
+        client.loadBalancers.listAll(), client.serverGroups.listAll(), client.firewallPolicies.listAll(), client.ipBlocks.listAll(),
+      ]);
+      return lbs.length + groups.length + policies.length + blocks.length === 0;
+    }, { timeoutMs: 60_000, intervalMs: 500, description: 'every LB, server group, firewall policy and IP block to be removed' });
+    const network = (await client.networks.listAll({ name: 'e2e' }))[0]!;
+    const cidrs = new Set((await nodes()).map((n) => n.spec?.podCIDR));
+    const stale = (await client.networks.listRoutes(network.id)).filter((r) => !cidrs.has(r.destination));
+    expect(stale).toEqual([]);
+  });
+});
