@@ -36,6 +36,9 @@ export interface SimcloudProcess extends SimcloudHandle {
 
 export interface ProcessOptions {
   dataPath?: string;
+  /** Project and admin tokens (random when absent); reuse them to restart on the same data file. */
+  token?: string;
+  adminToken?: string;
   seed?: string;
   env?: Record<string, string>;
   /** Extra `serve` flags. */
@@ -75,8 +78,8 @@ function waitForUrl(child: ChildProcess, errors: () => string): Promise<string> 
 }
 
 export async function startSimcloudProcess(opts: ProcessOptions = {}): Promise<SimcloudProcess> {
-  const token = secret('test-token');
-  const adminToken = secret('test-admin');
+  const token = opts.token ?? secret('test-token');
+  const adminToken = opts.adminToken ?? secret('test-admin');
   const args = [CLI, 'serve', '--port', '0', '--token', token, '--admin-token', adminToken, '--quiet'];
   if (opts.dataPath !== undefined) args.push('--data', opts.dataPath);
   if (opts.seed !== undefined) args.push('--seed', opts.seed);
