@@ -1,0 +1,113 @@
+// The /_sim surface through SimcloudAdminClient: health, projects and tokens, snapshot save/load,
+// reset, seeds, time control, the SSE event stream, /metrics and /openapi.json.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SimEvent, type ApiCallEvent } from '../../simulator/api/schema/events.ts';
+import { startSimcloudInProcess, type InProcessSimcloud } from '../helpers/simcloud.ts';
+import { apiError, serverBody, unique } from './support.ts';
+
+let sc: InProcessSimcloud;
+beforeAll(async () => {
+  sc = await startSimcloudInProcess({ clientOptions: { retry: { maxRetries: 0 } } });
+});
+afterAll(async () => {
+  await sc?.stop();
+});
+
+async function readEvents(url: string, token: string, until: (events: SimEvent[]) => boolean): Promise<SimEvent[]> {
+  const abort = new AbortController();
+  const res = await fetch(`${url}/_sim/events?token=${token}`, { signal: abort.signal });
+  const events: SimEvent[] = [];
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for await (const chunk of res.body!) {
+    buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+    for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+      const data = buffer.slice(0, end).split('\n').find((l) => l.startsWith('data: '));
+      buffer = buffer.slice(end + 2);
+      if (data !== undefined) events.push(SimEvent.parse(JSON.parse(data.slice(6))));
+    }
+    if (until(events)) break;
+  }
+  abort.abort();
+  return events;
+}
+
+describe('/_sim', () => {
+  it('reports health without a token', async () => {
+    const h = await sc.admin.health();
+    expect(h).toMatchObject({ status: 'ok', store: { kind: 'memory' }, dataplane: false });
+  });
+
+  it('manages projects and tokens', async () => {
+    const p = await sc.admin.createProject(unique('p'));
+    const t = await sc.admin.createToken(p.id, { name: 'ci' });
+    expect(t.token).toMatch(/^sct_/);
+    expect((await sc.admin.listTokens(p.id)).map((x) => x.id)).toEqual([t.id]);
+    const c = sc.clientFor(t.token, { retry: { maxRetries: 0 } });
+    await c.servers.create(serverBody());
+    await sc.admin.deleteToken(t.id);
+    expect((await apiError(() => c.servers.list())).code).toBe('unauthorized');
+    await sc.admin.deleteProject(p.id);
+    expect((await sc.admin.listProjects()).map((x) => x.id)).not.toContain(p.id);
+  });
+
+  it('saves and loads snapshots, resets and seeds', async () => {
+    await sc.admin.reset();
+    const { server, action } = await sc.client.servers.create(serverBody());
+    await sc.client.waitForAction(action.id);
+    const snap = await sc.admin.snapshot();
+    await sc.admin.reset();
+    expect((await sc.client.servers.list()).servers).toEqual([]);
+    await sc.admin.loadSnapshot(snap);
+    expect((await sc.client.servers.get(server.id)).status).toBe('running');
+    const bad = await apiError(() => sc.admin.loadSnapshot({ schema_version: 99 }));
+    expect(bad.code).toBe('invalid_input');
+    await sc.admin.seed('demo');
+    const servers = await sc.client.servers.listAll();
+    expect(servers.map((s) => s.name)).toEqual(['node-1', 'node-2', 'node-3']);
+    expect(servers.every((s) => s.status === 'running' && s.private_networks.length === 1)).toBe(true);
+    expect((await sc.client.networks.listAll())).toHaveLength(1);
+    await sc.admin.seed('empty');
+    expect(await sc.client.servers.listAll()).toEqual([]);
+  });
+
+  it('controls time: slow delays, fast-forward finishes transitions', async () => {
+    await sc.admin.setTime({ delays: { server: { delay_ms: 600_000, jitter_ms: 0 } } });
+    const { server, action } = await sc.client.servers.create(serverBody());
+    expect((await sc.client.servers.get(server.id)).status).toBe('initializing');
+    const before = Date.parse((await sc.admin.time()).now);
+    const t = await sc.admin.fastForward(600_000);
+    expect(Date.parse(t.now) - before).toBeGreaterThanOrEqual(600_000);
+    expect((await sc.client.servers.get(server.id)).status).toBe('starting');
+    await sc.admin.fastForward(600_000);
+    expect((await sc.client.actions.get(action.id)).status).toBe('success');
+    await sc.admin.setTime({ speed: 10, delays: { server: { delay_ms: 20, jitter_ms: 0 } } });
+    expect((await sc.admin.time()).speed).toBe(10);
+    await sc.admin.setTime({ speed: 1 });
+  });
+
+  it('streams every API call with the caller header, and resource changes', async () => {
+    const caller = `test-controller ${unique('default/web')}`;
+    const pending = readEvents(sc.url, sc.adminToken, (ev) => ev.some((e) => e.type === 'resource_change' && e.resource_type === 'network'));
+    await new Promise((r) => setTimeout(r, 50));
+    await sc.client.networks.create({ name: unique('evt') }, { caller });
+    const events = await pending;
+    const call = events.find((e): e is ApiCallEvent => e.type === 'api_call' && e.caller === caller);
+    expect(call).toMatchObject({ method: 'POST', path: '/v1/networks', status: 201 });
+    expect(call!.request_id).toMatch(/^req-/);
+    expect(call!.project_id).toMatch(/^prj-/);
+    expect(events.find((e) => e.type === 'resource_change')).toMatchObject({ change: 'created', resource_type: 'network' });
+  });
+
+  it('exports Prometheus metrics and an OpenAPI 3.1 document', async () => {
+    await sc.client.servers.list();
+    const text = await (await fetch(`${sc.url}/metrics`)).text();
+    expect(text).toMatch(/simcloud_http_requests_total\{method="GET",route="\/v1\/servers",status="200"\} \d+/);
+    expect(text).toContain('simcloud_http_request_duration_seconds_bucket');
+    expect(text).toContain('simcloud_actions_total');
+    const doc = (await (await fetch(`${sc.url}/openapi.json`)).json()) as { openapi: string; paths: Record<string, Record<string, { operationId: string }>> };
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.paths['/v1/servers/{id}']!.get!.operationId).toBe('servers.get');
+    expect(Object.keys(doc.paths).length).toBeGreaterThan(20);
+  });
+});

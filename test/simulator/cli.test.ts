@@ -1,0 +1,64 @@
+// The simcloud CLI against a real process: table and JSON output, usage errors exit 2 with one line.
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SimcloudProcess } from '../helpers/simcloud.ts';
+import { startContractProcess } from './support.ts';
+
+const CLI = fileURLToPath(new URL('../../simulator/cli/main.ts', import.meta.url));
+let sc: SimcloudProcess;
+beforeAll(async () => {
+  sc = await startContractProcess(['--seed', 'demo']);
+});
+afterAll(async () => {
+  await sc?.stop();
+});
+
+async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = { ...process.env, SIMCLOUD_URL: sc.url, SIMCLOUD_TOKEN: sc.token, SIMCLOUD_ADMIN_TOKEN: sc.adminToken };
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], { env });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('simcloud CLI', () => {
+  it('lists servers as a table and as JSON', async () => {
+    const table = await cli('server', 'list');
+    expect(table.code).toBe(0);
+    expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+NAME\s+STATUS/);
+    expect(table.stdout).toContain('node-1');
+    const json = JSON.parse((await cli('server', 'list', '--json')).stdout) as { name: string }[];
+    expect(json.map((s) => s.name)).toEqual(['node-1', 'node-2', 'node-3']);
+  });
+
+  it('creates, powers off and deletes a server; manages faults; shows routes', async () => {
+    const created = JSON.parse((await cli('server', 'create', '--name', 'cli-1', '--label', 'a=b', '--json')).stdout) as { server: { id: string } };
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await cli('server', 'poweroff', created.server.id)).code).toBe(0);
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await cli('server', 'delete', created.server.id)).code).toBe(0);
+    expect((await cli('faults', 'add', '--kind', 'latency', '--latency-ms', '1', '--path', '/v1/zones')).code).toBe(0);
+    expect((await cli('faults', 'list')).stdout).toContain('latency');
+    expect((await cli('faults', 'clear')).code).toBe(0);
+    const [net] = await sc.client.networks.listAll();
+    expect((await cli('network', 'routes', net!.id)).stdout.split('\n')[0]).toMatch(/^ID\s+DESTINATION/);
+    expect((await cli('ipblock', 'list')).code).toBe(0);
+    expect((await cli('lb', 'list')).code).toBe(0);
+  });
+
+  it('exits 2 with one line on usage errors and 1 on API errors', async () => {
+    for (const args of [['server', 'bogus'], ['nothing'], ['server', 'list', '--nope'], ['faults', 'add', '--kind', 'weird'], ['lb', 'show'], ['serve', '--port', 'x']]) {
+      const r = await cli(...args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }
+    const missing = await cli('lb', 'show', 'lb-00000000');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('not_found');
+  });
+});
