@@ -1,0 +1,125 @@
+// Client transport on a real loopback socket with ordered expectations: retry by code, Retry-After,
+// request ids, the caller header, timeouts, error mapping and response validation.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SimcloudClient } from './client.ts';
+import { isApiError, SimcloudApiError } from './errors.ts';
+import { DEFAULT_RETRY, backoffDelay, parseRetryAfter } from './transport.ts';
+
+type Reply = (req: IncomingMessage, res: ServerResponse) => void;
+const servers: { close(): void }[] = [];
+afterEach(() => servers.splice(0).forEach((s) => s.close()));
+
+async function serve(replies: Reply[]): Promise<{ url: string; seen: IncomingMessage[] }> {
+  const seen: IncomingMessage[] = [];
+  const server = createServer((req, res) => {
+    seen.push(req);
+    const reply = replies.shift();
+    if (reply === undefined) return res.writeHead(500).end('unexpected request');
+    reply(req, res);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  servers.push({ close: () => server.close() });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}): Reply => (_req, res) => {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+};
+const err = (status: number, code: string, headers: Record<string, string> = {}): Reply => json(status, { error: { code, message: code } }, headers);
+const zones = json(200, { zones: [{ id: 'z', name: 'z', region: 'r' }] });
+
+function client(url: string, slept: number[] = [], over = {}): SimcloudClient {
+  return new SimcloudClient({ endpoint: url, token: 'tok', caller: 'unit', sleep: async (ms) => void slept.push(ms), ...over });
+}
+
+describe('transport', () => {
+  it('sends auth, the caller header and one request id shared by retries', async () => {
+    const { url, seen } = await serve([err(503, 'service_unavailable'), zones]);
+    await client(url).catalogue.zones({ caller: 'service-lb-controller default/web' });
+    expect(seen.map((r) => r.headers.authorization)).toEqual(['Bearer tok', 'Bearer tok']);
+    expect(seen[0]!.headers['x-simcloud-caller']).toBe('service-lb-controller default/web');
+    expect(seen[0]!.headers['x-request-id']).toMatch(/^req-/);
+    expect(seen[1]!.headers['x-request-id']).toBe(seen[0]!.headers['x-request-id']);
+  });
+
+  it('honours Retry-After and backs off exponentially otherwise', async () => {
+    const slept: number[] = [];
+    const { url } = await serve([err(429, 'rate_limit_exceeded', { 'retry-after': '2' }), err(423, 'locked'), err(503, 'service_unavailable'), zones]);
+    await client(url, slept, { retry: { baseDelayMs: 100 } }).catalogue.zones();
+    expect(slept[0]).toBe(2000);
+    expect(slept[1]).toBeGreaterThanOrEqual(100);
+    expect(slept[1]).toBeLessThanOrEqual(200);
+    expect(slept[2]).toBeGreaterThanOrEqual(200);
+    expect(slept[2]).toBeLessThanOrEqual(400);
+  });
+
+  it('does not retry codes outside the policy and gives up after maxRetries', async () => {
+    const { url } = await serve([err(409, 'conflict')]);
+    const e = await client(url).catalogue.zones().catch((x: unknown) => x);
+    expect(isApiError(e, 'conflict')).toBe(true);
+    const { url: url2, seen } = await serve([err(503, 'service_unavailable'), err(503, 'service_unavailable'), err(503, 'service_unavailable')]);
+    const e2 = await client(url2, [], { retry: { maxRetries: 2 } }).catalogue.zones().catch((x: unknown) => x);
+    expect(e2).toBeInstanceOf(SimcloudApiError);
+    expect(seen).toHaveLength(3);
+  });
+
+  it('maps errors with status, request id, operation and fields; unreadable bodies by status', async () => {
+    const { url } = await serve([
+      (_q, res) => res.writeHead(400, { 'x-request-id': 'req-1', 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { code: 'invalid_input', message: 'bad', details: { fields: [{ name: 'name', messages: ['short'] }] } } })),
+      (_q, res) => res.writeHead(502).end('<html>bad gateway</html>'),
+    ]);
+    const c = client(url, [], { retry: { maxRetries: 0 } });
+    const e = (await c.servers.create({ name: 'x', server_type: 't', image: 'i', zone: 'z' }).catch((x: unknown) => x)) as SimcloudApiError;
+    expect(e).toMatchObject({ code: 'invalid_input', status: 400, requestId: 'req-1', operation: 'servers.create', fields: [{ name: 'name', messages: ['short'] }] });
+    expect(e.message).toBe('servers.create: invalid_input: bad');
+    const e2 = (await c.servers.get('srv-1').catch((x: unknown) => x)) as SimcloudApiError;
+    expect(e2).toMatchObject({ code: 'service_unavailable', status: 502, operation: 'servers.get' });
+  });
+
+  it('times out, retries the timeout, and reports invalid responses', async () => {
+    const hang: Reply = () => undefined;
+    const { url } = await serve([hang, hang, json(200, { zones: [{ id: 1 }] })]);
+    const c = client(url, [], { timeoutMs: 50, retry: { maxRetries: 2 } });
+    const e = (await c.catalogue.zones().catch((x: unknown) => x)) as SimcloudApiError;
+    expect(e).toMatchObject({ code: 'invalid_response', operation: 'catalogue.zones' });
+    const { url: url2 } = await serve([hang]);
+    const e2 = (await client(url2, [], { timeoutMs: 50, retry: { maxRetries: 0 } }).catalogue.zones().catch((x: unknown) => x)) as SimcloudApiError;
+    expect(e2).toMatchObject({ code: 'timeout', status: 0 });
+  });
+
+  it('parses Retry-After as seconds or an HTTP date and caps it', () => {
+    expect(parseRetryAfter('3')).toBe(3000);
+    expect(parseRetryAfter(new Date(10_000).toUTCString(), 4_000)).toBe(6000);
+    expect(parseRetryAfter(null)).toBeNull();
+    const e = new SimcloudApiError({ code: 'rate_limit_exceeded', message: '', status: 429, requestId: '', operation: 'x', retryAfterMs: 3_600_000 });
+    expect(backoffDelay(DEFAULT_RETRY, 0, e)).toBe(DEFAULT_RETRY.maxRetryAfterMs);
+  });
+
+  it('pages through every result with listAll', async () => {
+    const page = (n: number, next: number | null) => json(200, {
+      servers: [], meta: { pagination: { page: n, per_page: 1, previous_page: null, next_page: next, last_page: 3, total_entries: 3 } },
+    });
+    const { url, seen } = await serve([page(1, 2), page(2, 3), page(3, null)]);
+    await client(url).servers.listAll({ label_selector: 'a=b' });
+    expect(seen.map((r) => new URL(r.url!, 'http://x').searchParams.get('page'))).toEqual(['1', '2', '3']);
+    expect(new URL(seen[0]!.url!, 'http://x').searchParams.get('label_selector')).toBe('a=b');
+  });
+
+  it('names each error after the method that made the call', async () => {
+    const replies = Array.from({ length: 60 }, () => err(404, 'not_found'));
+    const { url } = await serve(replies);
+    const c = client(url, [], { retry: { maxRetries: 0 } });
+    const groups = { servers: c.servers, networks: c.networks, loadBalancers: c.loadBalancers, serverGroups: c.serverGroups, firewallPolicies: c.firewallPolicies, ipBlocks: c.ipBlocks, actions: c.actions };
+    for (const [group, api] of Object.entries(groups)) {
+      const proto = Object.getPrototypeOf(api) as Record<string, unknown>;
+      for (const method of Object.getOwnPropertyNames(proto).filter((m) => m !== 'constructor' && m !== 'listAll')) {
+        const fn = (api as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method]!;
+        const e = (await fn.call(api, 'x-1', {}, {}).catch((x: unknown) => x)) as SimcloudApiError;
+        expect(e.operation, `${group}.${method}`).toBe(`${group}.${method}`);
+      }
+    }
+  });
+});
