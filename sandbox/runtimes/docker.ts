@@ -14,6 +14,8 @@ export interface ContainerInfo {
   readonly labels: Readonly<Record<string, string>>;
   /** network name -> addresses on it */
   readonly networks: Readonly<Record<string, { readonly ipv4: string | null; readonly ipv6: string | null }>>;
+  /** Host addresses that published ports listen on (kind extraPortMappings' listenAddress). */
+  readonly publishedOn: readonly string[];
 }
 
 export async function dockerEngineAvailable(exec: Exec): Promise<Availability> {
@@ -27,7 +29,21 @@ interface RawInspect {
   Name?: string;
   State?: { Running?: boolean; Status?: string };
   Config?: { Labels?: Record<string, string> | null };
-  NetworkSettings?: { Networks?: Record<string, { IPAddress?: string; GlobalIPv6Address?: string }> | null };
+  NetworkSettings?: {
+    Networks?: Record<string, { IPAddress?: string; GlobalIPv6Address?: string }> | null;
+    Ports?: Record<string, { HostIp?: string; HostPort?: string }[] | null> | null;
+  };
+}
+
+function networksOf(c: RawInspect): ContainerInfo['networks'] {
+  return Object.fromEntries(
+    Object.entries(c.NetworkSettings?.Networks ?? {}).map(([net, n]) => [net, { ipv4: n.IPAddress || null, ipv6: n.GlobalIPv6Address || null }]),
+  );
+}
+
+function publishedOn(c: RawInspect): string[] {
+  const hosts = Object.values(c.NetworkSettings?.Ports ?? {}).flatMap((b) => (b ?? []).map((x) => x.HostIp ?? ''));
+  return [...new Set(hosts)].filter((ip) => ip !== '' && ip !== '0.0.0.0').sort();
 }
 
 /** Parses `docker inspect` output (a JSON array). */
@@ -38,9 +54,8 @@ export function parseInspect(stdout: string): ContainerInfo[] {
     name: (c.Name ?? '').replace(/^\//, ''),
     running: c.State?.Running ?? c.State?.Status === 'running',
     labels: c.Config?.Labels ?? {},
-    networks: Object.fromEntries(
-      Object.entries(c.NetworkSettings?.Networks ?? {}).map(([net, n]) => [net, { ipv4: n.IPAddress || null, ipv6: n.GlobalIPv6Address || null }]),
-    ),
+    networks: networksOf(c),
+    publishedOn: publishedOn(c),
   }));
 }
 

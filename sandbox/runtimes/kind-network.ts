@@ -59,29 +59,41 @@ function offset(cidr: string, n: number): string {
   return ipaddr.fromByteArray(bytes).toString();
 }
 
+function checkedSubnet(subnet: string): [ipaddr.IPv4 | ipaddr.IPv6, number] {
+  const [base, prefix] = ipaddr.parseCIDR(subnet);
+  if (base.kind() !== 'ipv4' || prefix > 23) throw new Error(`kind network subnet must be an IPv4 /23 or larger (containers below, VIPs in the top /24), got ${subnet}`);
+  return [base, prefix];
+}
+
+function portMappingPlan(options: KindNetworkOptions): KindNetworkPlan {
+  const subnet = KIND_NETWORK_DEFAULTS.loopbackSubnet;
+  return {
+    mode: 'port-mapping',
+    // kind's own network; nothing on it needs to be reachable from the host.
+    dockerNetwork: options.dockerNetwork ?? 'kind',
+    subnet,
+    gateway: offset(subnet, 1),
+    containerRange: subnet,
+    vipRange: KIND_NETWORK_DEFAULTS.loopbackVips,
+    bridge: options.bridge ?? KIND_NETWORK_DEFAULTS.bridge,
+    mappedPorts: options.mappedPorts ?? KIND_NETWORK_DEFAULTS.mappedPorts,
+  };
+}
+
 export function kindNetworkPlan(options: KindNetworkOptions = {}, platform: NodeJS.Platform = process.platform): KindNetworkPlan {
   const mode = options.mode ?? (platform === 'linux' ? 'bridge' : 'port-mapping');
-  const bridge = options.bridge ?? KIND_NETWORK_DEFAULTS.bridge;
-  if (mode === 'port-mapping') {
-    // kind's own network; nothing on it needs to be reachable from the host.
-    const dockerNetwork = options.dockerNetwork ?? 'kind';
-    const subnet = KIND_NETWORK_DEFAULTS.loopbackSubnet;
-    const mappedPorts = options.mappedPorts ?? KIND_NETWORK_DEFAULTS.mappedPorts;
-    return { mode, dockerNetwork, subnet, gateway: offset(subnet, 1), containerRange: subnet, vipRange: KIND_NETWORK_DEFAULTS.loopbackVips, bridge, mappedPorts };
-  }
-  const dockerNetwork = options.dockerNetwork ?? KIND_NETWORK_DEFAULTS.dockerNetwork;
+  if (mode === 'port-mapping') return portMappingPlan(options);
   const subnet = options.subnet ?? KIND_NETWORK_DEFAULTS.subnet;
-  const [base, prefix] = ipaddr.parseCIDR(subnet);
-  if (base.kind() !== 'ipv4' || prefix > 24) throw new Error(`kind network subnet must be an IPv4 /24 or larger, got ${subnet}`);
+  const [base, prefix] = checkedSubnet(subnet);
   const size = 2 ** (32 - prefix);
   return {
     mode,
-    dockerNetwork,
+    dockerNetwork: options.dockerNetwork ?? KIND_NETWORK_DEFAULTS.dockerNetwork,
     subnet,
     gateway: offset(subnet, 1),
     containerRange: `${base.toString()}/${prefix + 1}`,
     vipRange: `${offset(subnet, size - 256)}/24`,
-    bridge,
+    bridge: options.bridge ?? KIND_NETWORK_DEFAULTS.bridge,
     mappedPorts: [],
   };
 }

@@ -173,11 +173,12 @@ export class KindRuntime implements Runtime {
   }
 
   async #register(ctx: RuntimeContext, containers: readonly ContainerInfo[], plan: KindNetworkPlan): Promise<RegisteredServer[]> {
-    const ordered = [...containers].sort((a, b) => Number(roleOf(b) === NODE_ROLES.controlPlane) - Number(roleOf(a) === NODE_ROLES.controlPlane) || a.name.localeCompare(b.name));
+    const ordered = [...containers].sort((a, b) => Number(roleOf(b) === NODE_ROLES.controlPlane) - Number(roleOf(a) === NODE_ROLES.controlPlane) || a.name.localeCompare(b.name, 'en', { numeric: true }));
     const machines: RegisteredServer[] = [];
-    for (const [i, c] of ordered.entries()) {
-      const ip = plan.mode === 'bridge' ? c.networks[plan.dockerNetwork]?.ipv4 : loopbackNodeAddress(plan, i);
-      if (!ip) throw new Error(`node container ${c.name} has no IPv4 address on docker network ${plan.dockerNetwork}`);
+    for (const c of ordered) {
+      // bridge: the container's address on the network; port mapping: the loopback address its ports are published on.
+      const ip = plan.mode === 'bridge' ? c.networks[plan.dockerNetwork]?.ipv4 : c.publishedOn[0];
+      if (!ip) throw new Error(`node container ${c.name} has no ${plan.mode === 'bridge' ? `IPv4 address on docker network ${plan.dockerNetwork}` : 'published loopback address'}`);
       machines.push(await ctx.cloud.registerServer({ name: c.name, role: roleOf(c), privateIPv4: ip }));
       this.#containers.add(c.name);
       ctx.progress(`server ${c.name} registered (${ip})`);
