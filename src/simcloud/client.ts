@@ -70,7 +70,7 @@ export async function deleteIgnoringNotFound(call: () => Promise<unknown>): Prom
 /** Waits for an action with a polling interval gentle on the API. */
 export function waitForAction(client: SimcloudClient, action: Action, ctx: CallContext | undefined): Promise<Action> {
   if (action.status === 'success') return Promise.resolve(action);
-  return client.waitForAction(action.id, { ...callOptions(ctx), intervalMs: 250, deadlineMs: 120_000 });
+  return client.waitForAction(action.id, { ...callOptions(ctx), intervalMs: 1000, deadlineMs: 120_000 });
 }
 
 export function toCloudServer(server: Server): CloudServer {
