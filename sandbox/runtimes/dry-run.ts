@@ -6,7 +6,7 @@ import { createExec, formatCommand, shellQuote, type CommandRecord } from '../ex
 import { DryRunCloud, kindResponder, vagrantResponder } from './dry-run-fakes.ts';
 import { createKindRuntime, KIND_IMAGE_ENV, KIND_TARGET_KUBERNETES, type GeneratedFile, type KindRuntimeOptions } from './kind.ts';
 import { loopbackNodeAddress } from './kind-network.ts';
-import type { MachineSpec, PowerAction, Runtime, RuntimeContext } from './runtime.ts';
+import type { CloudNetwork, MachineSpec, PowerAction, Runtime, RuntimeContext } from './runtime.ts';
 import { createVagrantRuntime, type VagrantRuntimeOptions } from './vagrant.ts';
 
 export interface DryRunOptions {
@@ -31,6 +31,7 @@ export interface DryRunResult {
   readonly registered: readonly MachineSpec[];
   readonly progress: readonly string[];
   readonly notes: readonly string[];
+  readonly cloudNetwork: CloudNetwork | undefined;
 }
 
 const PLACEHOLDER_IMAGE = `kindest/node:${KIND_TARGET_KUBERNETES}`;
@@ -84,7 +85,7 @@ export async function runDryRun(runtimeName: 'kind' | 'vagrant', o: DryRunOption
   await phase('collect logs', () => runtime.collectLogs(ctx, `${o.stateDir}/artifacts/cluster`));
   await phase('down', () => runtime.down(ctx));
   const files = 'generatedFiles' in runtime ? (runtime as { generatedFiles: readonly GeneratedFile[] }).generatedFiles : [];
-  return { phases, files, registered: cloud.registered, progress, notes };
+  return { phases, files, registered: cloud.registered, progress, notes, cloudNetwork: runtime.cloudNetwork?.() };
 }
 
 /** Commands one per line; when a command's environment differs from the one before, a `# env:` line first. */
@@ -105,6 +106,8 @@ export function renderDryRunResult(runtimeName: string, result: DryRunResult): s
   for (const n of result.notes) out.push(`# note: ${n}`);
   for (const p of result.phases) out.push('', `## ${p.title}`, renderRecords(p.records) || '(no commands)');
   for (const f of result.files) out.push('', `## file ${f.path}`, f.content.trimEnd());
+  const net = result.cloudNetwork;
+  out.push('', '## simcloud cluster network', net ? `range ${net.range}${net.vipPool ? `, LB VIP pool ${net.vipPool}` : ''}` : 'the sandbox defaults (loopback)');
   out.push('', '## servers registered with simcloud', ...result.registered.map((m) => `${m.name} ${m.role} private=${m.privateIPv4 ?? '-'} public=${m.publicIPv4 ?? '-'}`));
   out.push('', '## progress', ...result.progress);
   return `${out.join('\n')}\n`;

@@ -7,7 +7,7 @@ import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { CoreV1Api, KubeConfig, VersionApi, type V1Node } from '@kubernetes/client-node';
 import ipaddr from 'ipaddr.js';
-import { NODE_ROLES, type Availability, type ClusterInfo, type MachineSpec, type RegisteredServer, type Runtime, type RuntimeContext } from './runtime.ts';
+import { NODE_ROLES, type Availability, type CloudNetwork, type ClusterInfo, type MachineSpec, type RegisteredServer, type Runtime, type RuntimeContext } from './runtime.ts';
 
 export interface ExistingRuntimeOptions {
   /** Default: the context's kubeconfig, else the first $KUBECONFIG entry, else ~/.kube/config. */
@@ -16,6 +16,8 @@ export interface ExistingRuntimeOptions {
   readonly clusterCidr?: string;
   /** Timeout for the /version probe. */
   readonly probeTimeoutMs?: number;
+  /** An IPv4 CIDR holding every Node's InternalIP, for simcloud's cluster network (see cloudNetwork()). */
+  readonly networkRange?: string;
 }
 
 export const EXISTING_FALLBACK_CLUSTER_CIDR = '10.244.0.0/16';
@@ -95,6 +97,10 @@ export class ExistingRuntime implements Runtime {
     this.#opts = options;
   }
 
+  cloudNetwork(): CloudNetwork | undefined {
+    return this.#opts.networkRange ? { range: this.#opts.networkRange } : undefined;
+  }
+
   kubeconfigPath(ctx: Pick<RuntimeContext, 'kubeconfig'>): string {
     return ctx.kubeconfig ?? this.#opts.kubeconfig ?? defaultKubeconfig();
   }
@@ -118,7 +124,10 @@ export class ExistingRuntime implements Runtime {
     const machines: RegisteredServer[] = [];
     for (const node of nodes) {
       const machine = machineForNode(node);
-      machines.push(await ctx.cloud.registerServer(machine));
+      machines.push(await ctx.cloud.registerServer(machine).catch((err: unknown) => {
+        const why = err instanceof Error ? err.message : String(err);
+        throw new Error(`simcloud refused a server for node ${machine.name} (InternalIP ${machine.privateIPv4 ?? 'none'}): ${why}; the cluster network must hold every node's InternalIP (existing runtime option networkRange)`);
+      }));
       ctx.progress(`server ${machine.name} adopted for node ${machine.name} (${machine.privateIPv4 ?? 'no InternalIP'})`);
     }
     return { kubeconfigPath: path, machines, clusterCidr: this.#clusterCidr(nodes, ctx) };

@@ -14,6 +14,7 @@ import { ensureDockerNetwork, kindNetworkPlan, lbHostInstructions, loopbackNodeA
 import {
   NODE_ROLES,
   type Availability,
+  type CloudNetwork,
   type ClusterInfo,
   type MachineSpec,
   type PowerEvent,
@@ -93,6 +94,12 @@ export class KindRuntime implements Runtime {
 
   get networkPlan(): KindNetworkPlan {
     return kindNetworkPlan(this.#opts.network, this.#opts.platform);
+  }
+
+  /** bridge: the docker subnet and its VIP range; port mapping: the loopback defaults. */
+  cloudNetwork(): CloudNetwork | undefined {
+    const plan = this.networkPlan;
+    return plan.mode === 'bridge' ? { range: plan.subnet, vipPool: plan.vipRange } : undefined;
   }
 
   available(ctx: Pick<RuntimeContext, 'exec'>): Promise<Availability> {

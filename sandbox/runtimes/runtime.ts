@@ -90,4 +90,17 @@ export interface Runtime {
   collectLogs(ctx: RuntimeContext, dir: string): Promise<void>;
   /** Adds one worker machine (registered with the cloud) and returns it. */
   addWorker?(ctx: RuntimeContext): Promise<RegisteredServer>;
+  /**
+   * Where the machines' real addresses live (kind's docker network, Vagrant's host-only network), known
+   * before up(): simcloud's cluster network must have this range (registerServer passes the real private
+   * IPs) and, when given, its LB VIP pool should be vipPool. Absent or undefined = the loopback defaults.
+   */
+  cloudNetwork?(): CloudNetwork | undefined;
+}
+
+export interface CloudNetwork {
+  /** IPv4 CIDR for simcloud's private network of the cluster. */
+  readonly range: string;
+  /** IPv4 CIDR for simcloud's LB VIP pool, when the runtime needs VIPs somewhere specific. */
+  readonly vipPool?: string;
 }

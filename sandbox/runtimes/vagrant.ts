@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ipaddr from 'ipaddr.js';
 import type { Exec } from '../exec.ts';
-import { NODE_ROLES, POWER_ACTIONS, type Availability, type ClusterInfo, type PowerEvent, type RegisteredServer, type Runtime, type RuntimeContext } from './runtime.ts';
+import { NODE_ROLES, POWER_ACTIONS, type Availability, type CloudNetwork, type ClusterInfo, type PowerEvent, type RegisteredServer, type Runtime, type RuntimeContext } from './runtime.ts';
 
 export const VAGRANT_PROVIDERS = ['virtualbox', 'libvirt'] as const;
 export type VagrantProvider = (typeof VAGRANT_PROVIDERS)[number];
@@ -115,6 +115,11 @@ export class VagrantRuntime implements Runtime {
 
   get network(): string {
     return this.#opts.network ?? VAGRANT_DEFAULTS.network;
+  }
+
+  /** The host-only /24 (VIPs stay on the host's loopback; the host reaches the VMs' NodePorts). */
+  cloudNetwork(): CloudNetwork {
+    return { range: `${this.network}.0/24` };
   }
 
   available(ctx: Pick<RuntimeContext, 'exec'>): Promise<Availability> {

@@ -25,6 +25,7 @@ describe('kind runtime dry run', () => {
     expectGolden('kind-config-v1beta4.yaml', config);
     expect(text).toContain('--kubeconfig <STATE>/kubeconfig --wait 0s');
     expect(text).toContain('$ docker stop golden-worker');
+    expect(createKindRuntime({ platform: 'linux' }).cloudNetwork()).toEqual({ range: '172.30.0.0/16', vipPool: '172.30.255.0/24' });
   });
 
   it('macOS: port mapping to loopback, servers registered with the loopback listen addresses', async () => {
@@ -32,6 +33,7 @@ describe('kind runtime dry run', () => {
     expectGolden('kind-macos.txt', text);
     expect(text).not.toContain('docker network create');
     expect(text).toContain('golden-worker worker private=127.10.0.11');
+    expect(createKindRuntime({ platform: 'darwin' }).cloudNetwork()).toBeUndefined();
   });
 
   it('a Kubernetes 1.30 image gets kubeadm v1beta3 patches (kubeletExtraArgs as a map)', async () => {

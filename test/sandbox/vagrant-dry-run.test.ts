@@ -22,6 +22,7 @@ describe('vagrant runtime dry run', () => {
     expectGolden('vagrant-virtualbox.txt', text);
     expect(text).toContain('VAGRANT_DOTFILE_PATH=<STATE>/vagrant');
     expect(text).toContain('SIMCLOUD_ENDPOINT=http://192.168.56.1:8787');
+    expect(createVagrantRuntime().cloudNetwork()).toEqual({ range: '192.168.56.0/24' });
   });
 
   it('libvirt with one worker', async () => {
