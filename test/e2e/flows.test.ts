@@ -19,7 +19,7 @@ describe('sandbox flows', () => {
   });
 
   afterAll(async () => {
-    await e?.sandbox.down();
+    await e?.stop();
   });
 
   const nodes = async (): Promise<V1Node[]> => (await e.core.listNode()).items;
@@ -135,14 +135,13 @@ describe('sandbox flows', () => {
     const network = (await e.sandbox.client.networks.listAll({ name: 'e2e' }))[0]!;
     const expected = async (): Promise<string[]> =>
       (await nodes()).filter((n) => n.spec?.podCIDR).map((n) => `${n.spec!.podCIDR}->${n.status?.addresses?.find((a) => a.type === 'InternalIP')?.address}`).sort();
+    const routeCreated = (n: V1Node): boolean =>
+      n.status?.conditions?.some((c) => c.type === 'NetworkUnavailable' && c.status === 'False' && c.reason === 'RouteCreated') ?? false;
     await waitFor(async () => {
       const routes = (await e.sandbox.client.networks.listRoutes(network.id)).map((r) => `${r.destination}->${r.gateway}`).sort();
       const want = await expected();
-      return want.length > 0 && JSON.stringify(routes) === JSON.stringify(want);
-    }, { timeoutMs: 60_000, intervalMs: 500, description: 'one route per node podCIDR, no stale routes' });
-    for (const n of await nodes()) {
-      expect(n.status?.conditions?.find((c) => c.type === 'NetworkUnavailable')).toMatchObject({ status: 'False', reason: 'RouteCreated' });
-    }
+      return want.length > 0 && JSON.stringify(routes) === JSON.stringify(want) && (await nodes()).every(routeCreated);
+    }, { timeoutMs: 60_000, intervalMs: 500, description: 'one route per node podCIDR, no stale routes, NetworkUnavailable=False (RouteCreated) on every node' });
   });
 
   it('leaves no cloud resource that no Service or Node explains once the Services are gone', async () => {

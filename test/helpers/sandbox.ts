@@ -1,7 +1,7 @@
 // The e2e suites' sandbox: one per worker (the e2e project runs its files one after another in a single
 // worker, isolate: false), brought up with the same orchestration as `npm run sandbox:up` on the runtime
 // named by SANDBOX_RUNTIME (default local). Plus small helpers the flow suites share.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +14,8 @@ import { registerCleanup } from '../../sandbox/shutdown.ts';
 
 export interface E2eSandbox {
   readonly sandbox: Sandbox;
+  /** Stops the sandbox and removes its state directory. */
+  readonly stop: () => Promise<void>;
   readonly kubeConfig: KubeConfig;
   readonly core: CoreV1Api;
 }
@@ -24,21 +26,26 @@ export async function startE2eSandbox(opts: { lbStrategy?: LbStrategy; workers?:
   const choice = process.env.SANDBOX_RUNTIME ?? 'local';
   if (!isRuntimeChoice(choice)) throw new Error(`SANDBOX_RUNTIME=${choice}: use local, kind, vagrant or existing`);
   const runtime = await resolveRuntime(choice, createExec());
+  const stateDir = mkdtempSync(join(tmpdir(), 'ccm-sandbox-e2e-'));
   const sandbox = new Sandbox({
     name: opts.name ?? 'e2e',
     runtime,
     workers: opts.workers ?? 2,
     lbStrategy: opts.lbStrategy ?? 'lb',
-    stateDir: mkdtempSync(join(tmpdir(), 'ccm-sandbox-e2e-')),
+    stateDir,
     ...(process.env.SANDBOX_KUBECONFIG ? { kubeconfig: process.env.SANDBOX_KUBECONFIG } : {}),
     // Short periods so the flows converge in seconds (the defaults are upstream's).
     ccmArgs: ['--node-monitor-period=1s', '--route-reconciliation-period=2s'],
   });
-  registerCleanup(() => sandbox.down());
+  const stop = async (): Promise<void> => {
+    await sandbox.down();
+    rmSync(stateDir, { recursive: true, force: true });
+  };
+  registerCleanup(stop);
   await sandbox.up();
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(sandbox.cluster?.kubeconfigPath ?? '');
-  return { sandbox, kubeConfig, core: kubeConfig.makeApiClient(CoreV1Api) };
+  return { sandbox, stop, kubeConfig, core: kubeConfig.makeApiClient(CoreV1Api) };
 }
 
 /** The worker's sandbox, started on first use and stopped when the worker exits. */
