@@ -1,6 +1,7 @@
 /** Resource commands for demos and debugging: server, lb, ipblock, network, faults. */
 import { parseArgs } from 'node:util';
 import { SimcloudAdminClient, SimcloudClient } from '../api/client/index.ts';
+import type { Action } from '../api/schema/actions.ts';
 import { FaultRuleInput } from '../api/schema/internal.ts';
 import { printJson, printTable } from './output.ts';
 import { UsageError } from './usage.ts';
@@ -52,21 +53,26 @@ function needId(positionals: string[], what: string): string {
 
 const out = (v: Values, value: unknown, rows: Record<string, unknown>[], columns: string[]): void => (v.json ? printJson(value) : printTable(rows, columns));
 
+async function serverCreate(c: SimcloudClient, v: Values): Promise<void> {
+  if (v.name === undefined) throw new UsageError('server create needs --name');
+  const body = { name: v.name, server_type: v.type ?? 'sc-small', image: v.image ?? 'ubuntu-24.04', zone: v.zone ?? 'sim-1a', labels: pairs(v.label, 'label') };
+  const { server, action } = await c.servers.create(body);
+  return out(v, { server, action }, [{ ...server, action: action.id }], ['id', 'name', 'status', 'public_ipv4', 'action']);
+}
+
 async function serverCmd(verb: string | undefined, rest: string[], v: Values): Promise<void> {
   const c = client(v);
   if (verb === 'list') {
     const servers = await c.servers.listAll(v.selector === undefined ? {} : { label_selector: v.selector });
     return out(v, servers, servers, ['id', 'name', 'status', 'public_ipv4', 'private_ipv4', 'zone', 'labels']);
   }
-  if (verb === 'create') {
-    if (v.name === undefined) throw new UsageError('server create needs --name');
-    const body = { name: v.name, server_type: v.type ?? 'sc-small', image: v.image ?? 'ubuntu-24.04', zone: v.zone ?? 'sim-1a', labels: pairs(v.label, 'label') };
-    const { server, action } = await c.servers.create(body);
-    return out(v, { server, action }, [{ ...server, action: action.id }], ['id', 'name', 'status', 'public_ipv4', 'action']);
-  }
-  const ops = { poweroff: c.servers.poweroff, poweron: c.servers.poweron, delete: c.servers.delete } as const;
-  if (verb === undefined || !(verb in ops)) throw new UsageError(`server: unknown verb "${verb ?? ''}" (list, create, poweroff, poweron, delete)`);
-  const action = await ops[verb as keyof typeof ops].call(c.servers, needId(rest, `server ${verb}`));
+  if (verb === 'create') return serverCreate(c, v);
+  const ops: Record<string, (id: string) => Promise<Action>> = {
+    poweroff: (id) => c.servers.poweroff(id), poweron: (id) => c.servers.poweron(id), delete: (id) => c.servers.delete(id),
+  };
+  const op = verb === undefined ? undefined : ops[verb];
+  if (op === undefined) throw new UsageError(`server: unknown verb "${verb ?? ''}" (list, create, poweroff, poweron, delete)`);
+  const action = await op(needId(rest, `server ${verb}`));
   return out(v, action, [action], ['id', 'command', 'status', 'progress']);
 }
 

@@ -11,21 +11,22 @@ function causeChain(err: unknown): string {
   return parts.length > 0 ? parts.join(': ') : String(err);
 }
 
+const HELP_WORDS = new Set(['--help', '-h', 'help']);
+
+async function serveOrUsage(args: string[]): Promise<void> {
+  try {
+    await serve(args);
+  } catch (err) {
+    if (err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
-  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(HELP + '\n');
-    if (command === undefined) process.exitCode = 2;
-    return;
-  }
-  if (command === 'serve') {
-    try {
-      return await serve(rest);
-    } catch (err) {
-      if (err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) throw new UsageError(err.message);
-      throw err;
-    }
-  }
+  if (command === undefined) throw new UsageError('missing command; see simcloud --help');
+  if (HELP_WORDS.has(command)) return void process.stdout.write(HELP + '\n');
+  if (command === 'serve') return serveOrUsage(rest);
   return runCommand(command, rest);
 }
 

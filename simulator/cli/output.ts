@@ -8,8 +8,8 @@ export function printTable(rows: Record<string, unknown>[], columns: string[]): 
 
 function format(v: unknown): string {
   if (v === null || v === undefined) return '-';
-  if (typeof v === 'object') return Object.entries(v as Record<string, unknown>).map(([k, x]) => `${k}=${String(x)}`).join(',');
-  return String(v as string | number | boolean);
+  if (typeof v === 'object') return Object.entries(v as Record<string, unknown>).map(([k, x]) => `${k}=${format(x)}`).join(',');
+  return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
 export function printJson(value: unknown): void {

@@ -37,7 +37,10 @@ import { loadBalancerRoutes } from './resources/load-balancers/routes.ts';
 import { networkRoutes } from './resources/networks/routes.ts';
 import { serverGroupRoutes } from './resources/server-groups/routes.ts';
 import { serverRoutes } from './resources/servers/routes.ts';
+import type { AppliedChange, CollectionName } from './store/state.ts';
 import type { Store } from './store/store.ts';
+import type { ResourceType } from '../api/schema/common.ts';
+import type { ChangeKind } from '../api/schema/events.ts';
 import { TargetView } from './targets.ts';
 
 export const API_ROUTES: readonly RouteDef[] = [
@@ -75,37 +78,30 @@ function buildSim(deps: AppDeps): Sim {
 }
 
 /** Publishes resource_change events and keeps the resource gauges for every commit. */
+const TYPE_OF: Record<CollectionName, ResourceType> = {
+  projects: 'project', tokens: 'token', servers: 'server', networks: 'network', load_balancers: 'load_balancer',
+  server_groups: 'server_group', firewall_policies: 'firewall_policy', ip_blocks: 'ip_block', actions: 'action',
+};
+
+function changeKind(c: AppliedChange): ChangeKind {
+  if (c.before === undefined) return 'created';
+  return c.after === undefined ? 'deleted' : 'updated';
+}
+
+/** Publishes a resource_change event for every committed change (token secrets never leave). */
 function watchStore(sim: Sim): void {
   sim.store.onChange((applied) => {
-    for (const c of applied) {
-      if (c.coll === 'tokens') continue;
+    for (const c of applied.filter((x) => x.coll !== 'tokens')) {
       const doc = (c.after ?? c.before) as { project_id?: string } | undefined;
-      const { secret: _s, ...after } = (c.after ?? {}) as Record<string, unknown>;
       sim.events.publish({
-        type: 'resource_change', change: c.before === undefined ? 'created' : c.after === undefined ? 'deleted' : 'updated',
-        resource_type: c.coll === 'firewall_policies' ? 'firewall_policy' : (c.coll.replace(/s$/, '') as 'server'), resource_id: c.id,
-        project_id: doc?.project_id ?? null, resource: c.after === undefined ? null : after,
+        type: 'resource_change', change: changeKind(c), resource_type: TYPE_OF[c.coll], resource_id: c.id,
+        project_id: doc?.project_id ?? null, resource: c.after ?? null,
       });
     }
   });
 }
 
-export function createApp(deps: AppDeps): SimApp {
-  const sim = buildSim(deps);
-  watchStore(sim);
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.set('query parser', 'simple');
-  app.use(requestId());
-  app.use(accessLog(sim));
-  app.use(express.json({ limit: '2mb', type: () => true }));
-  app.use(auth(sim, new TokenIndex(sim)));
-  app.use(rateLimit(sim));
-  app.use(faults(sim));
-  const router = express.Router();
-  mountRoutes(router, sim, ALL_ROUTES);
-  mountEvents(router, sim);
+function mountMeta(router: express.Router, sim: Sim): void {
   const openapi = buildOpenApi(API_ROUTES);
   router.get('/openapi.json', (_req, res) => void res.json(openapi));
   router.get('/metrics', async (_req, res) => {
@@ -115,6 +111,23 @@ export function createApp(deps: AppDeps): SimApp {
     for (const type of ['servers', 'load_balancers', 'networks', 'ip_blocks'] as const) sim.metrics.resources.set({ type }, Object.keys(sim.store.state[type]).length);
     res.type(sim.metrics.registry.contentType).send(await sim.metrics.registry.metrics());
   });
+}
+
+export function createApp(deps: AppDeps): SimApp {
+  const sim = buildSim(deps);
+  watchStore(sim);
+  const app = express();
+  app.disable('x-powered-by').set('etag', false).set('query parser', 'simple');
+  app.use(requestId());
+  app.use(accessLog(sim));
+  app.use(express.json({ limit: '2mb', type: () => true }));
+  app.use(auth(sim, new TokenIndex(sim)));
+  app.use(rateLimit(sim));
+  app.use(faults(sim));
+  const router = express.Router();
+  mountRoutes(router, sim, ALL_ROUTES);
+  mountEvents(router, sim);
+  mountMeta(router, sim);
   app.use(router);
   app.use(notFoundRoute());
   app.use(errorRenderer(sim));

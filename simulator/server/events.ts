@@ -18,7 +18,7 @@ export class EventBus {
 
   publish(input: SimEventInput): void {
     if (this.#subscribers.size === 0 && this.#size === 0) return;
-    const event = { ...input, seq: ++this.#seq, time: new Date(this.#now()).toISOString() } as SimEvent;
+    const event = { ...input, seq: ++this.#seq, time: new Date(this.#now()).toISOString() };
     this.#buffer.push(event);
     if (this.#buffer.length > this.#size) this.#buffer.shift();
     for (const s of this.#subscribers) s(event);

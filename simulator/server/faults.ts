@@ -35,7 +35,7 @@ export function resourceTypeOfPath(path: string): ResourceType | undefined {
 
 export function globToRegExp(glob: string): RegExp {
   const escaped = glob.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp('^' + escaped.replace(/\*\*/g, '\u0000').replace(/\*/g, '[^/]*').replace(/\u0000/g, '.*') + '/?$');
+  return new RegExp('^' + escaped.split('**').map((part) => part.replace(/\*/g, '[^/]*')).join('.*') + '/?$');
 }
 
 interface CompiledRule {
@@ -61,7 +61,7 @@ export class FaultEngine {
   }
 
   add(input: FaultRuleInput): FaultRule {
-    const rule = { ...input, id: this.#newId(), fired: 0, created: new Date(this.#now()).toISOString() } as FaultRule;
+    const rule = { ...input, id: this.#newId(), fired: 0, created: new Date(this.#now()).toISOString() };
     this.#rules.push({ rule, path: input.match?.path === undefined ? undefined : globToRegExp(input.match.path) });
     return rule;
   }
@@ -146,11 +146,10 @@ export class FaultEngine {
   #matches(c: CompiledRule, facts: RequestFacts): boolean {
     const m = c.rule.match;
     if (m === undefined) return true;
-    if (m.method !== undefined && m.method.toUpperCase() !== facts.method) return false;
-    if (c.path !== undefined && !c.path.test(facts.path)) return false;
-    if (m.resource_type !== undefined && m.resource_type !== facts.resourceType) return false;
-    if (m.token !== undefined && m.token !== facts.tokenId) return false;
-    return m.label === undefined || this.#labelMatches(m.label, facts);
+    const same = (want: string | undefined, got: string | undefined): boolean => want === undefined || want === got;
+    return same(m.method?.toUpperCase(), facts.method) && (c.path === undefined || c.path.test(facts.path))
+      && same(m.resource_type, facts.resourceType) && same(m.token, facts.tokenId)
+      && (m.label === undefined || this.#labelMatches(m.label, facts));
   }
 
   #labelMatches(selector: string, facts: RequestFacts): boolean {

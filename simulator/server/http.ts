@@ -36,7 +36,7 @@ export interface RouteDef<P = unknown, Q = unknown, B = unknown> {
 
 /** Keeps inference of P, Q and B for the handler. */
 export function defineRoute<P, Q, B>(def: RouteDef<P, Q, B>): RouteDef {
-  return def as unknown as RouteDef;
+  return def;
 }
 
 const IdParam = z.object({ id: z.string() });

@@ -5,7 +5,7 @@ import type { RouteDef } from './http.ts';
 
 type Json = Record<string, unknown>;
 
-const schemaOf = (s: z.ZodType, io: 'input' | 'output'): Json => z.toJSONSchema(s, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Json;
+const schemaOf = (s: z.ZodType, io: 'input' | 'output'): Json => z.toJSONSchema(s, { io, unrepresentable: 'any', target: 'draft-2020-12' });
 
 function parameters(def: RouteDef): Json[] {
   const path = [...def.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));

@@ -14,6 +14,8 @@ import { DataplaneSync } from './dataplane-sync.ts';
 import * as internal from './internal/service.ts';
 import { LowdbStore } from './store/lowdb-store.ts';
 import { emptyState } from './store/state.ts';
+import type { EventBus } from './events.ts';
+import type { TargetView } from './targets.ts';
 
 export interface StartOptions {
   host?: string;
@@ -56,34 +58,42 @@ function listen(app: SimApp['app'], host: string, port: number): Promise<Server>
   });
 }
 
-export async function startSimcloud(opts: StartOptions = {}): Promise<RunningSimcloud> {
+/** The URL clients use: a wildcard bind is reached through loopback. */
+function urlFor(bindHost: string, port: number): string {
+  const host = bindHost === '0.0.0.0' || bindHost === '::' ? '127.0.0.1' : bindHost;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+async function build(opts: StartOptions): Promise<{ sim: Sim; app: SimApp['app']; sync: DataplaneSync | undefined }> {
   const config = parseConfig(opts.config);
-  const logger = opts.logger ?? pino({ level: process.env.SIMCLOUD_LOG_LEVEL ?? 'info', redact: ['req.headers.authorization'] });
+  const logger = opts.logger ?? pino({ level: process.env.SIMCLOUD_LOG_LEVEL ?? 'info' });
   const location = opts.dataPath === undefined ? { kind: 'memory' as const } : { kind: 'file' as const, path: opts.dataPath };
   const store = await LowdbStore.open({ location, initial: () => emptyState(config.pools) });
-  const clock = new SimClock({ speed: config.speed });
   let sync: DataplaneSync | undefined;
-  const { app, sim } = createApp({
-    store, clock, config, logger,
-    dataplane: config.dataplane ? ({ targets, events }) => (sync = new DataplaneSync({ store, targets, events, logger })) : undefined,
-  });
+  const makeSync = ({ targets, events }: { targets: TargetView; events: EventBus }): DataplaneSync => (sync = new DataplaneSync({ store, targets, events, logger }));
+  const { app, sim } = createApp({ store, clock: new SimClock({ speed: config.speed }), config, logger, dataplane: config.dataplane ? makeSync : undefined });
+  return { app, sim, sync };
+}
+
+export async function startSimcloud(opts: StartOptions = {}): Promise<RunningSimcloud> {
+  const { app, sim, sync } = await build(opts);
   await bootstrap(sim);
   if (opts.seed !== undefined && !hasResources(sim)) await internal.seed(sim, opts.seed, undefined);
   sim.engine.resumeAll();
   sync?.schedule();
-  const server = await listen(app, opts.host ?? '127.0.0.1', opts.port ?? 0);
+  const host = opts.host ?? '127.0.0.1';
+  const server = await listen(app, host, opts.port ?? 0);
   const port = (server.address() as AddressInfo).port;
-  const host = opts.host === undefined || opts.host === '0.0.0.0' ? '127.0.0.1' : opts.host;
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => (closing ??= (async () => {
     sim.engine.stop();
-    clock.stop();
+    sim.clock.stop();
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();
     });
     await sync?.close();
-    await store.close();
+    await sim.store.close();
   })());
-  return { url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, port, config, sim, app, token: config.bootstrap.token, close };
+  return { url: urlFor(host, port), port, config: sim.config, sim, app, token: sim.config.bootstrap.token, close };
 }

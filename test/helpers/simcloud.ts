@@ -86,7 +86,7 @@ export async function startSimcloudProcess(opts: ProcessOptions = {}): Promise<S
   args.push(...(opts.args ?? []));
   const child = spawn(process.execPath, args, { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
-  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   const url = await waitForUrl(child, () => stderr);
   const exited = once(child, 'exit');
   const stopWith = async (signal: NodeJS.Signals): Promise<void> => {
@@ -127,5 +127,5 @@ export async function startSimcloudInProcess(opts: InProcessOptions = {}): Promi
     port: 0, dataPath: opts.dataPath, seed: opts.seed, logger: pino({ level: process.env.SIMCLOUD_LOG_LEVEL ?? 'silent' }),
     config: { dataplane: false, accessLog: false, delays: FAST_DELAYS, ...opts.config, adminToken, bootstrap: { token } },
   });
-  return { url: running.url, token, adminToken, sim: running.sim, ...clients(running.url, token, adminToken, opts.clientOptions), stop: running.close };
+  return { url: running.url, token, adminToken, sim: running.sim, ...clients(running.url, token, adminToken, opts.clientOptions), stop: () => running.close() };
 }

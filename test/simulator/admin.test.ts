@@ -20,7 +20,7 @@ async function readEvents(url: string, token: string, until: (events: SimEvent[]
   const decoder = new TextDecoder();
   let buffer = '';
   for await (const chunk of res.body!) {
-    buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+    buffer += decoder.decode(chunk, { stream: true });
     for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
       const data = buffer.slice(0, end).split('\n').find((l) => l.startsWith('data: '));
       buffer = buffer.slice(end + 2);

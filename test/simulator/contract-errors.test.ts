@@ -1,6 +1,6 @@
 // Every error code of the closed list, observed through the typed client, and cross-project isolation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SimcloudClient, type ApiErrorCode } from '../../simulator/api/client/index.ts';
+import type { ApiErrorCode, SimcloudClient } from '../../simulator/api/client/index.ts';
 import { ErrorCode } from '../../simulator/api/schema/errors.ts';
 import type { SimcloudProcess } from '../helpers/simcloud.ts';
 import { apiError, lbBody, serverBody, startContractProcess, unique } from './support.ts';
@@ -73,7 +73,7 @@ describe('error codes', () => {
     await sc.admin.addFault({ kind: 'error', status: 429, code: 'rate_limit_exceeded', count: 1, match });
     await sc.admin.addFault({ kind: 'error', status: 503, code: 'service_unavailable', count: 1, match });
     await sc.admin.addFault({ kind: 'error', status: 500, code: 'server_error', count: 1, match });
-    const codes = [];
+    const codes: ApiErrorCode[] = [];
     for (let i = 0; i < 3; i++) codes.push((await apiError(() => sc.client.catalogue.zones())).code);
     for (const c of codes) seen.add(c);
     expect(codes).toEqual(['rate_limit_exceeded', 'service_unavailable', 'server_error']);

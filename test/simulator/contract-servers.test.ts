@@ -103,7 +103,7 @@ describe('servers', () => {
     const page3 = await sc.client.servers.list({ label_selector: `group=${group}`, per_page: 3, page: 3 });
     expect(page3.servers).toHaveLength(1);
     expect(page3.meta.pagination.next_page).toBeNull();
-    const all = await sc.client.servers.listAll({ label_selector: `group=${group}`, per_page: 2 } as never);
+    const all = await sc.client.servers.listAll({ label_selector: `group=${group}`, per_page: 2 });
     expect(all.map((s) => s.name)).toEqual([0, 1, 2, 3, 4, 5, 6].map((i) => `${group}-${i}`));
     const odd = await sc.client.servers.listAll({ label_selector: `group=${group},parity!=even` });
     expect(odd.map((s) => s.labels.idx)).toEqual(['1', '3', '5']);

@@ -50,7 +50,7 @@ describe('persistence', () => {
       expect(acked.size).toBeGreaterThan(50);
 
       const raw = await readFile(dataPath, 'utf8');
-      expect(() => JSON.parse(raw)).not.toThrow();
+      expect(() => void JSON.parse(raw)).not.toThrow();
       // The new process must accept the old project's token: pass the same one.
       const second = await start(dataPath, first.token);
       const present = new Set((await second.client.serverGroups.listAll({ label_selector: `burst=${round}` })).map((g) => g.name));

@@ -31,7 +31,13 @@ const err = (status: number, code: string, headers: Record<string, string> = {})
 const zones = json(200, { zones: [{ id: 'z', name: 'z', region: 'r' }] });
 
 function client(url: string, slept: number[] = [], over = {}): SimcloudClient {
-  return new SimcloudClient({ endpoint: url, token: 'tok', caller: 'unit', sleep: async (ms) => void slept.push(ms), ...over });
+  return new SimcloudClient({
+    endpoint: url, token: 'tok', caller: 'unit', ...over,
+    sleep: (ms) => {
+      slept.push(ms);
+      return Promise.resolve();
+    },
+  });
 }
 
 describe('transport', () => {

@@ -33,14 +33,18 @@ export class TokenIndex {
   }
 }
 
+function checkAdmin(sim: Sim, tokens: TokenIndex, given: string | undefined): void {
+  if (given === sim.config.adminToken) return;
+  throw given !== undefined && tokens.find(given) !== undefined ? forbidden('the admin token is required for /_sim') : unauthorized();
+}
+
 export function auth(sim: Sim, tokens: TokenIndex): RequestHandler {
   return (req, res, next) => {
     if (OPEN.has(req.path)) return next();
-    const given = bearer(req.get('authorization')) ?? (req.path.startsWith('/_sim/') && typeof req.query.token === 'string' ? req.query.token : undefined);
-    if (req.path.startsWith('/_sim/')) {
-      if (given === sim.config.adminToken) return next();
-      throw given !== undefined && tokens.find(given) !== undefined ? forbidden('the admin token is required for /_sim') : unauthorized();
-    }
+    const internal = req.path.startsWith('/_sim/');
+    const queryToken = internal && typeof req.query.token === 'string' ? req.query.token : undefined;
+    const given = bearer(req.get('authorization')) ?? queryToken;
+    if (internal) return (checkAdmin(sim, tokens, given), next());
     if (!req.path.startsWith('/v1/')) return next();
     const token = given === undefined ? undefined : tokens.find(given);
     if (token === undefined || sim.store.state.projects[token.project_id] === undefined) throw unauthorized();

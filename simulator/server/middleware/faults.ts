@@ -21,26 +21,38 @@ function facts(sim: Sim, req: Request, caller: Caller | undefined): RequestFacts
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+async function injectLatency(sim: Sim, f: RequestFacts): Promise<void> {
+  for (const rule of sim.faults.fire('latency', f)) {
+    if (rule.kind !== 'latency') continue;
+    sim.metrics.faults.inc({ kind: 'latency' });
+    await sleep(rule.latency_ms + Math.random() * (rule.jitter_ms ?? 0));
+  }
+}
+
+function injectError(sim: Sim, f: RequestFacts): void {
+  const error = sim.faults.fire('error', f, 1)[0];
+  if (error?.kind !== 'error') return;
+  sim.metrics.faults.inc({ kind: 'error' });
+  const headers: Record<string, string> = error.retry_after_seconds === undefined ? {} : { 'retry-after': String(error.retry_after_seconds) };
+  throw new SimcloudError(error.code, error.message ?? `injected ${error.code}`, { status: error.status, headers });
+}
+
+/** GET /v1/servers/{id} of a server matching an intermittent_not_found rule. */
+function injectNotFound(sim: Sim, req: Request, f: RequestFacts): void {
+  const m = /^\/v1\/servers\/([^/]+)$/.exec(req.path);
+  if (req.method !== 'GET' || m === null) return;
+  if (sim.faults.fire('intermittent_not_found', { ...f, resourceType: 'server' }, 1).length === 0) return;
+  sim.metrics.faults.inc({ kind: 'intermittent_not_found' });
+  throw notFound('server', m[1]!);
+}
+
 export function faults(sim: Sim): RequestHandler {
   return async (req, res, next) => {
     if (sim.faults.size === 0 || !req.path.startsWith('/v1/')) return next();
     const f = facts(sim, req, res.locals.caller as Caller | undefined);
-    for (const rule of sim.faults.fire('latency', f)) {
-      if (rule.kind !== 'latency') continue;
-      sim.metrics.faults.inc({ kind: 'latency' });
-      await sleep(rule.latency_ms + Math.random() * (rule.jitter_ms ?? 0));
-    }
-    const error = sim.faults.fire('error', f, 1)[0];
-    if (error?.kind === 'error') {
-      sim.metrics.faults.inc({ kind: 'error' });
-      const headers: Record<string, string> = error.retry_after_seconds === undefined ? {} : { 'retry-after': String(error.retry_after_seconds) };
-      throw new SimcloudError(error.code, error.message ?? `injected ${error.code}`, { status: error.status, headers });
-    }
-    const m = /^\/v1\/servers\/([^/]+)$/.exec(req.path);
-    if (req.method === 'GET' && m !== null && sim.faults.fire('intermittent_not_found', { ...f, resourceType: 'server' }, 1).length > 0) {
-      sim.metrics.faults.inc({ kind: 'intermittent_not_found' });
-      throw notFound('server', m[1]!);
-    }
+    await injectLatency(sim, f);
+    injectError(sim, f);
+    injectNotFound(sim, req, f);
     next();
   };
 }

@@ -32,7 +32,8 @@ export function parseSelectorParam(selector: string, field = 'label_selector'): 
 }
 
 /** The record `id` of `coll` if it belongs to the caller's project, else not_found. */
-export function getOwned<C extends CollectionName>(sim: Sim, caller: Caller, coll: C, id: string, field?: string): Collections[C] {
+export function getOwned<C extends CollectionName>(sim: Sim, caller: Caller, coll: C, ref: string | { id: string; field: string }): Collections[C] {
+  const { id, field } = typeof ref === 'string' ? { id: ref, field: undefined } : ref;
   const doc = sim.store.state[coll][id] as (Collections[C] & { project_id?: string }) | undefined;
   if (doc === undefined || doc.project_id !== caller.projectId) throw notFound(coll.replace(/s$/, '').replace(/_/g, ' '), id, field);
   return doc;
@@ -50,7 +51,8 @@ function sorter(sort: string | undefined): ((a: Listable, b: Listable) => number
   if (sort === undefined || sort === 'id' || sort === 'id:asc') return null; // ids grow with creation: store order
   const [field, dir] = sort.split(':') as [keyof Listable, string | undefined];
   const sign = dir === 'desc' ? -1 : 1;
-  return (a, b) => sign * String(a[field] ?? '').localeCompare(String(b[field] ?? ''));
+  const key = (d: Listable): string => String((d[field] as string | undefined) ?? '');
+  return (a, b) => sign * key(a).localeCompare(key(b));
 }
 
 function visible(sim: Sim, type: ResourceType): (d: Listable) => boolean {

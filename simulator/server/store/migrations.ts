@@ -27,5 +27,5 @@ export function migrate(input: unknown): StateDoc {
     version++;
     doc = MIGRATIONS[version]!(doc);
   }
-  return { ...emptyState(), ...doc } as StateDoc;
+  return { ...emptyState(), ...doc };
 }

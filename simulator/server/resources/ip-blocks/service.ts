@@ -66,7 +66,7 @@ export async function updateIpBlock(sim: Sim, caller: Caller, id: string, body: 
 }
 
 function assignLb(sim: Sim, caller: Caller, block: IpBlockRec, lbId: string): Change[] {
-  const lb = getOwned(sim, caller, 'load_balancers', lbId, 'id');
+  const lb = getOwned(sim, caller, 'load_balancers', { id: lbId, field: 'id' });
   if (lb.ip_block_id !== null) throw conflict(`load balancer ${lbId} already uses IP block ${lb.ip_block_id}`, 'id');
   if (lb.status === 'deleting') throw conflict(`load balancer ${lbId} is being deleted`, 'id');
   return [{ op: 'put', coll: 'load_balancers', doc: { ...lb, ip_block_id: block.id, public_ipv4: block.usable_addresses[0]! } }];
@@ -75,7 +75,7 @@ function assignLb(sim: Sim, caller: Caller, block: IpBlockRec, lbId: string): Ch
 export async function assignIpBlock(sim: Sim, caller: Caller, id: string, target: { kind: 'load_balancer' | 'network'; id: string }): Promise<IpBlock> {
   const block = getOwned(sim, caller, 'ip_blocks', id);
   if (block.assigned_to !== null) throw conflict(`IP block ${id} is assigned to ${block.assigned_to.kind} ${block.assigned_to.id}`);
-  const extra = target.kind === 'load_balancer' ? assignLb(sim, caller, block, target.id) : (getOwned(sim, caller, 'networks', target.id, 'id'), []);
+  const extra = target.kind === 'load_balancer' ? assignLb(sim, caller, block, target.id) : (getOwned(sim, caller, 'networks', { id: target.id, field: 'id' }), []);
   const doc = { ...block, status: 'assigned' as const, assigned_to: target };
   await sim.store.commit([...extra, { op: 'put', coll: 'ip_blocks', doc }]);
   return toIpBlock(doc);

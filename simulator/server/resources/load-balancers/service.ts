@@ -2,7 +2,7 @@
 import type {
   AttachLoadBalancerToNetworkRequest, CreateLoadBalancerRequest, LoadBalancer, LoadBalancerTarget, TargetCounters, UpdateLoadBalancerRequest,
 } from '../../../api/schema/load-balancers.ts';
-import { newIds, nowIso, type Caller, type Sim } from '../../context.ts';
+import { newIds, nowIso, type Caller, type DataplanePort, type Sim } from '../../context.ts';
 import { conflict, invalidField } from '../../errors.ts';
 import type { ActionRec, Change, IpBlockRec, LoadBalancerRec } from '../../store/state.ts';
 import { REGIONS, regionById, zoneById } from '../catalogue/data.ts';
@@ -23,8 +23,8 @@ export function toLoadBalancer(sim: Sim, lb: LoadBalancerRec): LoadBalancer {
 
 function checkTargets(sim: Sim, caller: Caller, targets: LoadBalancerTarget[] | undefined): void {
   (targets ?? []).forEach((t, i) => {
-    if (t.kind === 'server') getOwned(sim, caller, 'servers', t.server_id, `targets.${i}.server_id`);
-    else if (t.kind === 'server_group') getOwned(sim, caller, 'server_groups', t.server_group_id, `targets.${i}.server_group_id`);
+    if (t.kind === 'server') getOwned(sim, caller, 'servers', { id: t.server_id, field: `targets.${i}.server_id` });
+    else if (t.kind === 'server_group') getOwned(sim, caller, 'server_groups', { id: t.server_group_id, field: `targets.${i}.server_group_id` });
     else if (t.kind === 'label_selector') parseSelectorParam(t.label_selector, `targets.${i}.label_selector`);
   });
 }
@@ -45,7 +45,7 @@ function location(body: CreateLoadBalancerRequest): { location: string; zone: st
 
 function blockFor(sim: Sim, caller: Caller, id: string | undefined): IpBlockRec | undefined {
   if (id === undefined) return undefined;
-  const block = getOwned(sim, caller, 'ip_blocks', id, 'ip_block_id');
+  const block = getOwned(sim, caller, 'ip_blocks', { id, field: 'ip_block_id' });
   if (block.assigned_to !== null) throw conflict(`IP block ${id} is assigned to ${block.assigned_to.kind} ${block.assigned_to.id}`, 'ip_block_id');
   return block;
 }
@@ -56,20 +56,27 @@ export function poolVip(sim: Sim): string {
   return ip;
 }
 
+/** The VIP, the IP block it comes from, and the network attachment of a new LB. */
+function addressing(sim: Sim, caller: Caller, body: CreateLoadBalancerRequest, zone: string | null): Pick<LoadBalancerRec, 'public_ipv4' | 'ip_block_id' | 'network_id' | 'private_ipv4'> & { block: IpBlockRec | undefined } {
+  const block = blockFor(sim, caller, body.ip_block_id);
+  const net = body.network_id === undefined ? undefined : getOwned(sim, caller, 'networks', { id: body.network_id, field: 'network_id' });
+  return {
+    block, public_ipv4: block?.usable_addresses[0] ?? poolVip(sim), ip_block_id: block?.id ?? null, network_id: net?.id ?? null,
+    private_ipv4: net === undefined ? null : privateAddress(sim, net, { zone: zone ?? '', ip: undefined, field: 'network_id' }),
+  };
+}
+
 export async function createLoadBalancer(sim: Sim, caller: Caller, body: CreateLoadBalancerRequest): Promise<{ load_balancer: LoadBalancer; action: ActionRec }> {
   checkName(sim, caller, body.name);
   const where = location(body);
   checkTargets(sim, caller, body.targets);
-  const block = blockFor(sim, caller, body.ip_block_id);
-  const net = body.network_id === undefined ? undefined : getOwned(sim, caller, 'networks', body.network_id, 'network_id');
+  const { block, ...addresses } = addressing(sim, caller, body, where.zone);
   const { ids, change } = newIds(sim, 'lb');
   const id = ids[0]!;
   const lb: LoadBalancerRec = {
     id, project_id: caller.projectId, name: body.name, labels: body.labels ?? {}, ...where, status: 'provisioning',
     algorithm: body.algorithm ?? 'round_robin', session_affinity: body.session_affinity ?? 'none', services: body.services ?? [],
-    targets: body.targets ?? [], public_ipv4: block?.usable_addresses[0] ?? poolVip(sim), ip_block_id: block?.id ?? null,
-    network_id: net?.id ?? null, private_ipv4: net === undefined ? null : privateAddress(sim, net, where.zone ?? '', undefined, 'network_id'),
-    source_ranges: body.source_ranges ?? [], locked: true, created: nowIso(sim),
+    targets: body.targets ?? [], ...addresses, source_ranges: body.source_ranges ?? [], locked: true, created: nowIso(sim),
   };
   const extra: Change[] = [change];
   if (block !== undefined) extra.push({ op: 'put', coll: 'ip_blocks', doc: { ...block, status: 'assigned', assigned_to: { kind: 'load_balancer', id } } });
@@ -108,9 +115,9 @@ export async function deleteLoadBalancer(sim: Sim, caller: Caller, id: string): 
 export async function attachLoadBalancer(sim: Sim, caller: Caller, id: string, body: AttachLoadBalancerToNetworkRequest): Promise<ActionRec> {
   const lb = getOwned(sim, caller, 'load_balancers', id);
   ensureUnlocked(lb, 'load balancer');
-  const net = getOwned(sim, caller, 'networks', body.network_id, 'network_id');
+  const net = getOwned(sim, caller, 'networks', { id: body.network_id, field: 'network_id' });
   if (lb.network_id !== null) throw conflict(`load balancer ${id} is already on network ${lb.network_id}`, 'network_id');
-  const ip = privateAddress(sim, net, lb.zone ?? '', body.ip, 'ip');
+  const ip = privateAddress(sim, net, { zone: lb.zone ?? '', ip: body.ip, field: 'ip' });
   const doc = { ...lb, network_id: net.id, private_ipv4: ip };
   const resources = [{ id, type: 'load_balancer' as const }, { id: net.id, type: 'network' as const }];
   return startAction(sim, caller, { command: 'attach_load_balancer_to_network', coll: 'load_balancers', doc, resources });
@@ -126,7 +133,7 @@ export async function detachLoadBalancer(sim: Sim, caller: Caller, id: string): 
 
 export function loadBalancerMetrics(sim: Sim, caller: Caller, id: string): TargetCounters[] {
   const lb = getOwned(sim, caller, 'load_balancers', id);
-  const counters = sim.dataplane?.counters(id) ?? new Map();
+  const counters: ReturnType<DataplanePort['counters']> = sim.dataplane?.counters(id) ?? new Map<string, never>();
   return sim.targets.resolve(lb).map((t) => {
     const c = counters.get(t.id) ?? { connections: 0, activeConnections: 0, bytesIn: 0, bytesOut: 0 };
     return { target_id: t.id, connections: c.connections, active_connections: c.activeConnections, bytes_in: c.bytesIn, bytes_out: c.bytesOut };

@@ -12,7 +12,7 @@ export function toServerGroup(sim: Sim, g: ServerGroupRec): ServerGroup {
 
 function checkMembers(sim: Sim, caller: Caller, servers: string[]): string[] {
   if (new Set(servers).size !== servers.length) throw invalidField('servers', 'duplicate server id');
-  servers.forEach((id, i) => getOwned(sim, caller, 'servers', id, `servers.${i}`));
+  servers.forEach((id, i) => getOwned(sim, caller, 'servers', { id, field: `servers.${i}` }));
   return servers;
 }
 

@@ -43,8 +43,9 @@ export function networkRangeFor(net: NetworkRec, zone: string): string {
   return net.subnets.find((s) => s.zone === zone)?.ip_range ?? net.ip_range;
 }
 
-/** Picks (or checks) a server's address on a network. */
-export function privateAddress(sim: Sim, net: NetworkRec, zone: string, wanted: string | undefined, field: string): string {
+/** Picks (or checks) a server's address on a network; `field` names the input in errors. */
+export function privateAddress(sim: Sim, net: NetworkRec, want: { zone: string; ip: string | undefined; field: string }): string {
+  const { zone, ip: wanted, field } = want;
   const range = networkRangeFor(net, zone);
   if (wanted !== undefined) {
     if (!contains(parseCidr(net.ip_range), wanted)) throw invalidField(field, `${wanted} is outside network ${net.id} (${net.ip_range})`);
@@ -60,9 +61,9 @@ function privateNets(sim: Sim, caller: Caller, body: CreateServerRequest): Serve
   const ids = body.networks ?? [];
   if (new Set(ids).size !== ids.length) throw invalidField('networks', 'duplicate network id');
   return ids.map((id, i) => {
-    const net = getOwned(sim, caller, 'networks', id, `networks.${i}`);
+    const net = getOwned(sim, caller, 'networks', { id, field: `networks.${i}` });
     const wanted = i === 0 ? body.private_ipv4 : undefined;
-    return { network_id: id, ip: privateAddress(sim, net, body.zone, wanted, i === 0 && wanted !== undefined ? 'private_ipv4' : `networks.${i}`) };
+    return { network_id: id, ip: privateAddress(sim, net, { zone: body.zone, ip: wanted, field: i === 0 && wanted !== undefined ? 'private_ipv4' : `networks.${i}` }) };
   });
 }
 
@@ -147,9 +148,9 @@ export async function powerAction(sim: Sim, caller: Caller, id: string, name: Se
 export async function attachServer(sim: Sim, caller: Caller, id: string, body: { network_id: string; ip?: string }): Promise<ActionRec> {
   const server = getOwned(sim, caller, 'servers', id);
   ensureUnlocked(server, 'server');
-  const net = getOwned(sim, caller, 'networks', body.network_id, 'network_id');
+  const net = getOwned(sim, caller, 'networks', { id: body.network_id, field: 'network_id' });
   if (server.private_networks.some((n) => n.network_id === net.id)) throw conflict(`server ${id} is already on network ${net.id}`, 'network_id');
-  const ip = privateAddress(sim, net, server.zone, body.ip, 'ip');
+  const ip = privateAddress(sim, net, { zone: server.zone, ip: body.ip, field: 'ip' });
   const nets = [...server.private_networks, { network_id: net.id, ip }];
   const doc = { ...server, private_networks: nets, private_ipv4: server.private_ipv4 ?? ip };
   return startAction(sim, caller, { command: 'attach_server_to_network', coll: 'servers', doc, resources: [{ id, type: 'server' }, { id: net.id, type: 'network' }] });
