@@ -48,6 +48,7 @@ export class Sandbox {
   #runtime: Runtime | undefined;
   #cloud: SimcloudSandboxCloud | undefined;
   #cluster: ClusterInfo | undefined;
+  #stopping: Promise<void> | undefined;
 
   constructor(options: SandboxOptions) {
     this.options = options;
@@ -103,7 +104,12 @@ export class Sandbox {
   }
 
   /** Collects logs into <stateDir>/artifacts, then stops the CCM, the cluster and simcloud. Idempotent. */
-  async down(): Promise<void> {
+  down(): Promise<void> {
+    this.#stopping ??= this.#down();
+    return this.#stopping;
+  }
+
+  async #down(): Promise<void> {
     this.#state = { ...this.#state, status: SandboxStatus.stopping };
     this.#save();
     const ctx = this.#runtimeContext();
