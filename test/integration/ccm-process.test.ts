@@ -1,0 +1,74 @@
+// The simcloud-ccm process: start-up failures in one line, /healthz and /metrics, fatal empty --cluster-cidr,
+// and the deploy/ manifests validated by a real kube-apiserver (kubectl apply --dry-run=server).
+import { execFile } from 'node:child_process';
+import { get } from 'node:https';
+import type { TLSSocket } from 'node:tls';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CcmHarness, eventually } from './ccm-harness.ts';
+
+const run = promisify(execFile);
+const DEPLOY = fileURLToPath(new URL('../../deploy/', import.meta.url));
+
+describe('simcloud-ccm process', () => {
+  const h = new CcmHarness({ prefix: 'ccm-proc', args: ['--controllers=cloud-node'] });
+
+  beforeAll(() => h.setUp());
+  afterAll(() => h.cleanup());
+
+  it('fails in one clear line with exit 1 on a bad token', async () => {
+    const ccm = h.spawnCcm([], { SIMCLOUD_TOKEN: 'not-a-token' });
+    expect(await ccm.exited).toBe(1);
+    const lines = ccm.output().trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^simcloud-ccm: cannot use simcloud at http:\/\/127\.0\.0\.1:\d+: unauthorized/);
+  });
+
+  it('names every bad setting at once and exits 1', async () => {
+    const ccm = h.spawnCcm(['--secure-port=-1', '--node-monitor-period=often'], { SIMCLOUD_LOAD_BALANCER_STRATEGY: 'nope' });
+    expect(await ccm.exited).toBe(1);
+    expect(ccm.output()).toContain('--secure-port');
+    expect(ccm.output()).toContain('--node-monitor-period: must be a duration');
+    expect(ccm.output()).toContain('SIMCLOUD_LOAD_BALANCER_STRATEGY: must be one of: lb, ip-block');
+  });
+
+  it('treats an empty --cluster-cidr with routes on as fatal', async () => {
+    const net = (await h.sim.client.networks.create({ name: `${h.clusterName.slice(0, 40)}-n` })).name;
+    const ccm = h.spawnCcm(['--controllers=*', '--cluster-cidr='], { SIMCLOUD_NETWORK: net });
+    expect(await ccm.exited).toBe(1);
+    expect(ccm.output()).toContain('--cluster-cidr is required');
+  });
+
+  it('serves /healthz with per-controller checks and the leader-election check, and /metrics', async () => {
+    const manager = await h.startCcm(['--insecure-http']);
+    const base = manager.server.url;
+    await eventually('healthz ok', async () => (await fetch(`${base}/healthz`)).status === 200);
+    expect(await (await fetch(`${base}/healthz/cloud-node-controller`)).text()).toBe('ok');
+    expect((await fetch(`${base}/healthz/leaderElection`)).status).toBe(200);
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).toMatch(/cloud/);
+  });
+
+  it('serves HTTPS with a self-signed certificate by default', async () => {
+    const manager = await h.startCcm([`--leader-elect-resource-name=${h.leaseName}-tls`]);
+    expect(manager.server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    const { body, subject } = await new Promise<{ body: string; subject: string }>((resolve, reject) => {
+      get(`${manager.server.url}/healthz`, { rejectUnauthorized: false }, (res) => {
+        const subject = String((res.socket as TLSSocket).getPeerCertificate().subject?.CN);
+        let data = '';
+        res.on('data', (d: Buffer) => (data += d.toString()));
+        res.on('end', () => resolve({ body: data, subject }));
+      }).on('error', reject);
+    });
+    expect(body).toBe('ok');
+    expect(subject).toBe('cloud-controller-manager');
+  });
+
+  it('has deploy manifests the real apiserver accepts (kubectl apply --dry-run=server)', async () => {
+    const files = ['rbac.yaml', 'secret.yaml', 'deployment.yaml'].map((f) => ['-f', `${DEPLOY}${f}`]).flat();
+    const { stdout } = await run('kubectl', ['--kubeconfig', h.cluster.kubeconfigPath, 'apply', '--dry-run=server', ...files]);
+    expect(stdout).toContain('deployment.apps/simcloud-cloud-controller-manager created (server dry run)');
+    expect(stdout).toContain('clusterrole.rbac.authorization.k8s.io/system:cloud-controller-manager created (server dry run)');
+  });
+});
