@@ -52,8 +52,10 @@ function kindSetup(o: DryRunOptions, notes: string[]): { runtime: Runtime & { ge
 }
 
 function vagrantSetup(o: DryRunOptions): { runtime: Runtime; responder: ReturnType<typeof vagrantResponder> } {
-  const runtime = createVagrantRuntime({ provider: 'virtualbox', ...o.vagrant });
-  return { runtime, responder: vagrantResponder({ name: o.name, workers: o.workers, network: runtime.network, provider: o.vagrant?.provider ?? 'virtualbox' }) };
+  // No probing in a dry run: the option, else $VAGRANT_DEFAULT_PROVIDER=libvirt, else VirtualBox.
+  const provider = o.vagrant?.provider ?? (process.env.VAGRANT_DEFAULT_PROVIDER === 'libvirt' ? 'libvirt' : 'virtualbox');
+  const runtime = createVagrantRuntime({ ...o.vagrant, provider });
+  return { runtime, responder: vagrantResponder({ name: o.name, workers: o.workers, network: runtime.network, provider }) };
 }
 
 /** Runs available(), up(), optional power actions, collectLogs() and down() against fakes. */
