@@ -173,7 +173,13 @@ export class VagrantRuntime implements Runtime {
     this.#unsubscribe = () => undefined;
     await this.#queue;
     // Destroying machines that were never created is a no-op for vagrant, so this is idempotent.
-    await this.#vagrant(ctx, ['destroy', '-f'], 30 * 60_000, Math.max(this.#workers, ctx.workers));
+    const env = this.vagrantEnv(ctx, Math.max(this.#workers, ctx.workers));
+    const out = await ctx.exec.run('vagrant', ['destroy', '-f'], { env, allowFailure: true, timeoutMs: 30 * 60_000, onLine: (l) => vagrantProgress(ctx, l) });
+    if (out.exitCode !== 0) {
+      // Without a working vagrant nothing can have been created; otherwise VMs may be left: say so loudly.
+      if (await succeeds(ctx.exec, 'vagrant', ['--version'])) throw new Error(`vagrant destroy -f failed: ${out.stderr.trim().split('\n').at(-1) ?? ''}`);
+      ctx.progress('warning: vagrant is not available; there are no VMs of this sandbox to destroy');
+    }
     this.#machines.clear();
   }
 
@@ -197,7 +203,7 @@ export class VagrantRuntime implements Runtime {
   }
 
   async #vagrant(ctx: RuntimeContext, args: string[], timeoutMs: number, workers = this.#workers): Promise<string> {
-    const out = await ctx.exec.run('vagrant', args, { env: this.vagrantEnv(ctx, workers), timeoutMs, onLine: (l) => l.trim() && ctx.progress(`vagrant: ${l.trim()}`) });
+    const out = await ctx.exec.run('vagrant', args, { env: this.vagrantEnv(ctx, workers), timeoutMs, onLine: (l) => vagrantProgress(ctx, l) });
     return out.stdout;
   }
 
@@ -242,6 +248,12 @@ export class VagrantRuntime implements Runtime {
     else ctx.progress(`${event.action} ${event.name}: vagrant ${args[0] ?? ''}`);
     if (event.action === 'delete') this.#machines.delete(event.name);
   }
+}
+
+/** Vagrant's own status lines (`==> machine: ...`) and the provisioning scripts' log lines, not apt's chatter. */
+function vagrantProgress(ctx: Pick<RuntimeContext, 'progress'>, line: string): void {
+  const text = line.trim();
+  if (text.startsWith('==>') || text.includes('ccm-sandbox[')) ctx.progress(`vagrant: ${text}`);
 }
 
 /**

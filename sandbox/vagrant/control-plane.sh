@@ -40,7 +40,7 @@ apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 cgroupDriver: systemd
 YAML
-  kubeadm init --config /etc/kubernetes/kubeadm-init.yaml --upload-certs
+  kubeadm init --config /etc/kubernetes/kubeadm-init.yaml
 fi
 
 export KUBECONFIG=/etc/kubernetes/admin.conf

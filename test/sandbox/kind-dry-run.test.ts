@@ -1,7 +1,7 @@
 // The kind runtime end to end against fakes: the exact command sequence of up, power actions, logs and
 // down, the generated kind config, and what gets registered with the cloud, compared with golden files.
 import { describe, expect, it } from 'vitest';
-import { createExec } from '../../sandbox/exec.ts';
+import { createExec, type Responder } from '../../sandbox/exec.ts';
 import { DryRunCloud, kindResponder } from '../../sandbox/runtimes/dry-run-fakes.ts';
 import { renderDryRunResult, runDryRun } from '../../sandbox/runtimes/dry-run.ts';
 import { createKindRuntime, KIND_IMAGE_ENV } from '../../sandbox/runtimes/kind.ts';
@@ -70,6 +70,16 @@ describe('kind runtime dry run', () => {
     const lines = exec.records.map((r) => `${r.command} ${r.args.join(' ')}`);
     expect(lines).toContain(`kind export kubeconfig --name golden --kubeconfig ${STATE}/kubeconfig`);
     expect(lines.some((l) => l.startsWith('kind create cluster'))).toBe(false);
+  });
+
+  it('down() after a failed up() succeeds when there is no cluster, and fails loudly when one is left', async () => {
+    const ctxWith = (responder: Responder): RuntimeContext => ({
+      exec: createExec({ dryRun: true, responder }), cloud: new DryRunCloud(), stateDir: STATE, name: 'golden', workers: 1, cloudEndpoint: 'http://127.0.0.1:1', progress: () => undefined,
+    });
+    const noKind = ctxWith(() => ({ exitCode: 127, stderr: 'kind: command not found\n' }));
+    await expect(createKindRuntime().down(noKind)).resolves.toBeUndefined();
+    const stuck = ctxWith((r) => (r.args[0] === 'delete' ? { exitCode: 1, stderr: 'ERROR: failed to delete cluster "golden": permission denied\n' } : { stdout: 'golden\n' }));
+    await expect(createKindRuntime().down(stuck)).rejects.toThrow(/still exists: ERROR: failed to delete cluster/);
   });
 
   it('without an image, up() fails before running anything and says how to get one', async () => {
