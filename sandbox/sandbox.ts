@@ -2,7 +2,7 @@
 // and recorded in state.json) and torn down in reverse after collecting logs. The CLI's `up` runs this in a
 // detached daemon process (or in the foreground); tests and benchmarks use it directly.
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdirSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { SimcloudAdminClient, SimcloudClient } from '../simulator/api/client/index.ts';
@@ -87,6 +87,9 @@ export class Sandbox {
   }
 
   async up(): Promise<void> {
+    // A new run is a new world, as with kind: a fresh cloud and fresh logs (the previous run's logs were
+    // collected into artifacts/ by down()).
+    for (const sub of ['logs', 'artifacts', 'simcloud']) rmSync(join(this.options.stateDir, sub), { recursive: true, force: true });
     mkdirSync(join(this.options.stateDir, 'logs'), { recursive: true });
     this.#save();
     try {

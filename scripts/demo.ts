@@ -1,0 +1,152 @@
+#!/usr/bin/env node
+// `npm run demo [-- --name NAME]`: a narrated walk-through on a running sandbox. Each step says what the
+// kubelet did, which cloud calls the CCM made (from simcloud's event stream, by the caller header), what
+// changed in the cluster, and how long it took. It ends in the state it started from.
+import { parseArgs } from 'node:util';
+import { CoreV1Api, KubeConfig, type V1Node } from '@kubernetes/client-node';
+import { SimcloudClient } from '../simulator/api/client/index.ts';
+import type { ApiCallEvent } from '../simulator/api/schema/events.ts';
+import { followSimEvents } from '../sandbox/cloud/events.ts';
+import { SimcloudSandboxCloud } from '../sandbox/cloud/sandbox-cloud.ts';
+import { UNINITIALIZED_TAINT } from '../sandbox/kubelet/node-object.ts';
+import { processAlive, readState, stateDir, type SandboxState } from '../sandbox/state.ts';
+import { waitFor } from '../sandbox/wait.ts';
+
+const SHUTDOWN_TAINT = 'node.cloudprovider.kubernetes.io/shutdown';
+
+interface Demo {
+  readonly state: SandboxState;
+  readonly core: CoreV1Api;
+  readonly client: SimcloudClient;
+  readonly cloud: SimcloudSandboxCloud;
+  readonly calls: ApiCallEvent[];
+}
+
+function say(text: string): void {
+  console.log(text);
+}
+
+/** Runs one step: prints what it does, then the CCM's cloud calls it caused and how long it took. */
+async function step(demo: Demo, title: string, explain: string, fn: () => Promise<string[]>): Promise<void> {
+  say(`\n== ${title}\n   ${explain}`);
+  const from = demo.calls.length;
+  const started = Date.now();
+  const observations = await fn();
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  for (const line of observations) say(`   - ${line}`);
+  const ccmCalls = demo.calls.slice(from).filter((c) => c.caller && !c.caller.startsWith('ccm-sandbox') && !c.caller.startsWith('demo'));
+  const byCaller = new Map<string, string[]>();
+  for (const c of ccmCalls) byCaller.set(c.caller ?? '', [...(byCaller.get(c.caller ?? '') ?? []), `${c.method} ${c.path.split('?')[0]} -> ${c.status}`]);
+  say(`   cloud calls by the CCM: ${ccmCalls.length}`);
+  for (const [caller, calls] of byCaller) say(`     ${caller}: ${calls.slice(0, 6).join(', ')}${calls.length > 6 ? `, ... (${calls.length})` : ''}`);
+  say(`   took ${seconds} s`);
+}
+
+const readNode = async (demo: Demo, name: string): Promise<V1Node | undefined> => demo.core.readNode({ name }).catch(() => undefined);
+const ready = (n: V1Node | undefined): string => n?.status?.conditions?.find((c) => c.type === 'Ready')?.status ?? 'Unknown';
+const tainted = (n: V1Node | undefined, key: string): boolean => n?.spec?.taints?.some((t) => t.key === key) ?? false;
+
+async function nodeInit(demo: Demo, name: string): Promise<string[]> {
+  const server = await demo.cloud.registerServer({ name, role: 'worker' });
+  const node = await waitFor(async () => {
+    const n = await readNode(demo, name);
+    return n && !tainted(n, UNINITIALIZED_TAINT) ? n : undefined;
+  }, { timeoutMs: 60_000, intervalMs: 200, description: `${name} to be initialised` });
+  const labels = node.metadata?.labels ?? {};
+  return [
+    `server ${server.id} created in the cloud; its virtual kubelet registered Node ${name} with the uninitialized taint`,
+    `the cloud-node controller set providerID ${node.spec?.providerID}, instance-type ${labels['node.kubernetes.io/instance-type']}, zone ${labels['topology.kubernetes.io/zone']}, region ${labels['topology.kubernetes.io/region']}`,
+    `addresses: ${(node.status?.addresses ?? []).map((a) => `${a.type}=${a.address}`).join(', ')}; the taint is gone`,
+  ];
+}
+
+async function loadBalancer(demo: Demo, service: string): Promise<string[]> {
+  await demo.core.createNamespacedService({ namespace: 'default', body: { metadata: { name: service }, spec: { type: 'LoadBalancer', selector: { app: service }, ports: [{ port: 80, targetPort: 8080 }] } } });
+  const vip = await waitFor(async () => (await demo.core.readNamespacedService({ name: service, namespace: 'default' })).status?.loadBalancer?.ingress?.[0]?.ip, {
+    timeoutMs: 60_000, intervalMs: 200, description: 'an ingress IP',
+  });
+  const nodes = new Set<string>();
+  await waitFor(async () => {
+    const res = await fetch(`http://${vip}/`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
+    if (res?.ok) nodes.add(((await res.json()) as { node: string }).node);
+    return nodes.size >= 2;
+  }, { timeoutMs: 30_000, intervalMs: 100, description: 'traffic through the VIP' });
+  return [`Service default/${service} got the finalizer and ingress ${vip}`, `HTTP through ${vip}:80 reached nodes ${[...nodes].sort().join(', ')} via their NodePorts`];
+}
+
+async function shutdown(demo: Demo, name: string): Promise<string[]> {
+  const server = (await demo.client.servers.listAll({ name }))[0];
+  if (!server) throw new Error(`server ${name} not found`);
+  await demo.client.waitForAction((await demo.client.servers.poweroff(server.id)).id);
+  await waitFor(async () => { const n = await readNode(demo, name); return ready(n) !== 'True' && tainted(n, SHUTDOWN_TAINT); }, { timeoutMs: 90_000, intervalMs: 250, description: 'the shutdown taint' });
+  const lines = [`server ${name} powered off: its kubelet went silent, kube-controller-manager marked the Node NotReady, the CCM saw the server off and added ${SHUTDOWN_TAINT}`];
+  await demo.client.waitForAction((await demo.client.servers.poweron(server.id)).id);
+  await waitFor(async () => { const n = await readNode(demo, name); return ready(n) === 'True' && !tainted(n, SHUTDOWN_TAINT); }, { timeoutMs: 90_000, intervalMs: 250, description: 'the node back' });
+  return [...lines, 'powered on again: the kubelet posted Ready=True and the CCM removed the shutdown taint'];
+}
+
+async function deletion(demo: Demo, name: string): Promise<string[]> {
+  const server = (await demo.client.servers.listAll({ name }))[0];
+  if (!server) throw new Error(`server ${name} not found`);
+  await demo.client.servers.delete(server.id);
+  await waitFor(async () => (await readNode(demo, name)) === undefined, { timeoutMs: 90_000, intervalMs: 250, description: `Node ${name} deleted` });
+  return [`server ${name} deleted: the Node went NotReady, the CCM found no instance behind it and deleted the Node`, 'the service controller updated the load balancer targets (UpdateLoadBalancer)'];
+}
+
+async function routes(demo: Demo): Promise<string[]> {
+  const network = (await demo.client.networks.listAll({ name: demo.state.name }))[0];
+  if (!network) return ['no cluster network'];
+  // The route controller works on a period: wait until the routes match the nodes' podCIDRs exactly.
+  const list = await waitFor(async () => {
+    const cidrs = (await demo.core.listNode()).items.map((n) => n.spec?.podCIDR).filter(Boolean).sort();
+    const current = await demo.client.networks.listRoutes(network.id);
+    return JSON.stringify(current.map((r) => r.destination).sort()) === JSON.stringify(cidrs) ? current : undefined;
+  }, { timeoutMs: 60_000, intervalMs: 500, description: 'one route per node podCIDR' });
+  return list.map((r) => `route ${r.destination} via ${r.gateway}`);
+}
+
+async function cleanup(demo: Demo, service: string): Promise<string[]> {
+  await demo.core.deleteNamespacedService({ name: service, namespace: 'default' });
+  // The finalizer comes off only after EnsureLoadBalancerDeleted succeeded, so a vanished Service means a clean cloud.
+  await waitFor(async () => !(await demo.core.listNamespacedService({ namespace: 'default' })).items.some((s) => s.metadata?.name === service), {
+    timeoutMs: 60_000, intervalMs: 250, description: 'the Service and its cloud resources to be gone',
+  });
+  const left = await demo.client.loadBalancers.listAll();
+  return [`Service ${service} deleted: the CCM removed its cloud resources, then the finalizer; load balancers left: ${left.length}`];
+}
+
+async function connect(name: string): Promise<Demo> {
+  const state = readState(stateDir(name));
+  if (!state || !processAlive(state.pid) || !state.simcloud || !state.kubeconfig) {
+    throw new Error(`sandbox "${name}" is not running: start it with \`npm run sandbox:up\``);
+  }
+  const kc = new KubeConfig();
+  kc.loadFromFile(state.kubeconfig);
+  const client = new SimcloudClient({ endpoint: state.simcloud.url, token: state.simcloud.token, caller: 'demo' });
+  const calls: ApiCallEvent[] = [];
+  const abort = new AbortController();
+  process.once('exit', () => abort.abort());
+  void followSimEvents({ endpoint: state.simcloud.url, adminToken: state.simcloud.adminToken, signal: abort.signal, onEvent: (e) => e.type === 'api_call' && calls.push(e) });
+  return { state, core: kc.makeApiClient(CoreV1Api), client, cloud: new SimcloudSandboxCloud({ client, clusterName: state.name }), calls };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { name: { type: 'string', default: 'ccm-sandbox' } } });
+  const demo = await connect(values.name);
+  const worker = `${demo.state.name}-demo-${Date.now().toString(36)}`;
+  const service = 'demo-echo';
+  say(`ccm-sandbox demo on "${demo.state.name}" (${demo.state.runtime} runtime)`);
+  await step(demo, '1. Node initialisation', 'A new machine boots; its kubelet (--cloud-provider=external) registers a Node the CCM must initialise.', () => nodeInit(demo, worker));
+  await step(demo, '2. Load balancer', 'A Service of type LoadBalancer: the CCM builds the cloud load balancer and reports its VIP.', () => loadBalancer(demo, service));
+  await step(demo, '3. Node shutdown', 'The machine is powered off, then on again.', () => shutdown(demo, worker));
+  await step(demo, '4. Node deletion', 'The machine is deleted in the cloud.', () => deletion(demo, worker));
+  await step(demo, '5. Routes', 'Every node podCIDR is routed to the node in the cluster network.', () => routes(demo));
+  await step(demo, '6. Clean up', 'The Service is deleted; nothing is left in the cloud.', () => cleanup(demo, service));
+  say('\ndone: the sandbox is back where it started');
+  process.exit(0);
+}
+
+main().catch((err: unknown) => {
+  console.error(`demo: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});
