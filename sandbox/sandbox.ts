@@ -166,8 +166,11 @@ export class Sandbox {
   async #startCluster(): Promise<string> {
     const cloud = this.#cloud;
     if (!cloud) throw new Error('simcloud is not running');
-    await cloud.ensureNetwork();
     this.#runtime = await createRuntime(this.options.runtime, { cloud, subscribe: (h) => this.subscribe(h), progress: this.options.progress });
+    // kind containers and Vagrant VMs have real addresses: the cloud network must cover them.
+    const range = this.#runtime.cloudNetwork?.()?.range;
+    if (range) cloud.useNetworkRange(range);
+    await cloud.ensureNetwork();
     const ctx = this.#runtimeContext();
     if (!ctx) throw new Error('simcloud is not running');
     this.#cluster = await this.#runtime.up(ctx);

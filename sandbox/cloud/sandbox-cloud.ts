@@ -34,9 +34,17 @@ export class SimcloudSandboxCloud implements SandboxCloud {
   readonly #handlers = new Set<(e: PowerEvent) => void>();
   readonly #lastStatus = new Map<string, string>();
   #network: Network | undefined;
+  #range: string;
 
   constructor(options: SimcloudSandboxCloudOptions) {
     this.#opts = options;
+    this.#range = options.networkRange ?? SANDBOX_DEFAULTS.networkRange;
+  }
+
+  /** Sets the cluster network's range before it is created (runtimes whose machines have real addresses). */
+  useNetworkRange(range: string): void {
+    if (this.#network) throw new Error('the cluster network exists already');
+    this.#range = range;
   }
 
   get clusterSelector(): string {
@@ -48,7 +56,7 @@ export class SimcloudSandboxCloud implements SandboxCloud {
     if (this.#network) return this.#network;
     const name = this.#opts.clusterName;
     const existing = (await this.#opts.client.networks.listAll({ name })).find((n) => n.name === name);
-    const range = this.#opts.networkRange ?? SANDBOX_DEFAULTS.networkRange;
+    const range = this.#range;
     this.#network =
       existing ??
       (await this.#opts.client.networks.create({
