@@ -37,6 +37,20 @@ async function detached(o: CliOptions, runtime: string, dir: string): Promise<nu
   const log = join(dir, 'daemon.log');
   rmSync(log, { force: true });
   const pid = createExec().spawnDetached(process.execPath, [CLI, ...daemonArgs(o, runtime)], { name: 'ccm-sandbox-daemon', logFile: log });
+  // Ctrl-C while waiting means "never mind": the daemon tears down what it started so far.
+  const unregister = registerCleanup(async () => {
+    console.error('\ninterrupted: stopping the sandbox');
+    process.kill(pid, 'SIGTERM');
+    while (processAlive(pid)) await sleep(200);
+  });
+  try {
+    return await follow(dir, log, pid);
+  } finally {
+    unregister();
+  }
+}
+
+async function follow(dir: string, log: string, pid: number): Promise<number> {
   let printed = 0;
   for (;;) {
     printed = relay(log, printed);

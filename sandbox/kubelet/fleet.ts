@@ -25,6 +25,13 @@ export interface KubeletFleetOptions {
   readonly nodeLabels?: (server: FleetServer) => Record<string, string>;
   /** Called after a kubelet starts, stops or resumes (for logs and the NodePort stand-ins). */
   readonly onChange?: () => void;
+  /**
+   * For thousands of kubelets: one fleet-wide timer renews every running kubelet's Lease (one PUT each,
+   * at most `concurrency` in flight) instead of a timer, a Node read and a Lease read per kubelet.
+   */
+  readonly sharedHeartbeat?: { readonly intervalMs: number; readonly concurrency?: number };
+  /** At most this many kubelets registering at once (default unbounded). */
+  readonly startConcurrency?: number;
 }
 
 /** Server states in which the machine, and so its kubelet, is up. */
@@ -33,10 +40,38 @@ const UP_STATES = new Set(['running']);
 export class KubeletFleet {
   readonly #opts: KubeletFleetOptions;
   readonly #kubelets = new Map<string, { kubelet: VirtualKubelet; server: FleetServer }>();
+  /** One promise chain per server name, so a kubelet is never started twice by concurrent updates. */
+  readonly #chains = new Map<string, Promise<void>>();
+  readonly #startSlots: Semaphore;
   #syncing: Promise<void> = Promise.resolve();
+  #renewTimer: NodeJS.Timeout | undefined;
 
   constructor(options: KubeletFleetOptions) {
     this.#opts = options;
+    this.#startSlots = new Semaphore(options.startConcurrency ?? Infinity);
+    if (options.sharedHeartbeat) this.#scheduleRenewal(options.sharedHeartbeat.intervalMs);
+  }
+
+  /** Applies one server's current state (from the cloud's event stream); no full listing needed. */
+  upsert(server: FleetServer): Promise<void> {
+    const { key, value } = this.#opts.clusterLabel;
+    if (server.labels[key] !== value) return Promise.resolve();
+    return this.#chain(server.name, () => this.#syncOne(server));
+  }
+
+  /** The server with this id is gone: its kubelet stops for good (the Node stays). */
+  remove(serverId: string): void {
+    for (const [name, entry] of this.#kubelets) {
+      if (entry.server.id !== serverId) continue;
+      entry.kubelet.close();
+      this.#kubelets.delete(name);
+      this.#opts.onChange?.();
+    }
+  }
+
+  /** Number of kubelets (running or silent). */
+  get size(): number {
+    return this.#kubelets.size;
   }
 
   /** Brings the kubelets in line with the given server list. Calls are serialised. */
@@ -53,6 +88,8 @@ export class KubeletFleet {
   }
 
   close(): void {
+    if (this.#renewTimer) clearTimeout(this.#renewTimer);
+    this.#renewTimer = undefined;
     for (const { kubelet } of this.#kubelets.values()) kubelet.close();
     this.#kubelets.clear();
   }
@@ -68,7 +105,37 @@ export class KubeletFleet {
       this.#kubelets.delete(name);
       this.#opts.onChange?.();
     }
-    await Promise.all(mine.map((server) => this.#syncOne(server)));
+    await Promise.all(mine.map((server) => this.#chain(server.name, () => this.#syncOne(server))));
+  }
+
+  #chain(name: string, fn: () => Promise<void>): Promise<void> {
+    const next = (this.#chains.get(name) ?? Promise.resolve()).then(fn);
+    this.#chains.set(name, next);
+    void next.finally(() => {
+      if (this.#chains.get(name) === next) this.#chains.delete(name);
+    });
+    return next;
+  }
+
+  #scheduleRenewal(intervalMs: number): void {
+    this.#renewTimer = setTimeout(() => {
+      void this.#renewAll().finally(() => {
+        if (this.#renewTimer) this.#scheduleRenewal(intervalMs);
+      });
+    }, intervalMs);
+    this.#renewTimer.unref();
+  }
+
+  async #renewAll(): Promise<void> {
+    const running = [...this.#kubelets.values()].filter(({ kubelet }) => kubelet.running);
+    const limit = Math.max(1, this.#opts.sharedHeartbeat?.concurrency ?? 16);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      for (let entry = running[next++]; entry; entry = running[next++]) {
+        await entry.kubelet.renewLease().catch((err: unknown) => this.#opts.onError?.(err, entry.server.name));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(limit, running.length) }, worker));
   }
 
   async #syncOne(server: FleetServer): Promise<void> {
@@ -81,6 +148,7 @@ export class KubeletFleet {
         nodeName: server.name,
         labels: this.#opts.nodeLabels?.(server) ?? {},
         renewIntervalMs: this.#opts.renewIntervalMs ?? 2000,
+        externalHeartbeat: this.#opts.sharedHeartbeat !== undefined,
         onError: (err) => this.#opts.onError?.(err, server.name),
       });
       entry = { kubelet, server };
@@ -96,12 +164,33 @@ export class KubeletFleet {
 
   async #apply(kubelet: VirtualKubelet, up: boolean): Promise<void> {
     if (up && !kubelet.running) {
-      if (kubelet.started) await kubelet.resume();
-      else await kubelet.start();
+      await this.#startSlots.run(() => (kubelet.started ? kubelet.resume() : kubelet.start().then(() => undefined)));
       this.#opts.onChange?.();
     } else if (!up && kubelet.running) {
       kubelet.stop();
       this.#opts.onChange?.();
+    }
+  }
+}
+
+/** A counting semaphore: at most `limit` calls of run() in flight. */
+class Semaphore {
+  readonly #limit: number;
+  #active = 0;
+  readonly #waiting: (() => void)[] = [];
+
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
+
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.#active >= this.#limit) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    this.#active += 1;
+    try {
+      return await fn();
+    } finally {
+      this.#active -= 1;
+      this.#waiting.shift()?.();
     }
   }
 }

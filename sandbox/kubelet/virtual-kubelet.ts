@@ -8,8 +8,10 @@ import {
   CoordinationV1Api,
   CoreV1Api,
   PatchStrategy,
+  V1MicroTime,
   setHeaderOptions,
   type KubeConfig,
+  type V1Lease,
   type V1Node,
 } from '@kubernetes/client-node';
 import { NODE_LEASE_NAMESPACE, nodeLease, readyCondition, registrationNode, type KubeletIdentity } from './node-object.ts';
@@ -22,6 +24,11 @@ export interface VirtualKubeletOptions extends KubeletIdentity {
   readonly renewIntervalMs?: number;
   /** Reports errors that a real kubelet would log and retry. */
   readonly onError?: (err: unknown) => void;
+  /**
+   * No timer of its own: the owner calls renewLease() (the fleet's shared renewer, for thousands of
+   * kubelets). The Node's Ready condition is posted at registration and on resume only.
+   */
+  readonly externalHeartbeat?: boolean;
 }
 
 const isStatus = (err: unknown, code: number): boolean => err instanceof ApiException && err.code === code;
@@ -32,6 +39,8 @@ export class VirtualKubelet {
   readonly #core: CoreV1Api;
   readonly #leases: CoordinationV1Api;
   #timer: NodeJS.Timeout | undefined;
+  /** The Lease as last written (its resourceVersion lets a renewal be a single PUT). */
+  #lease: V1Lease | undefined;
   #running = false;
   #started = false;
   #closed = false;
@@ -99,7 +108,24 @@ export class VirtualKubelet {
     }
   }
 
+  /** One renewal of the Lease: a single PUT from the last written copy, else read + write or create. */
+  async renewLease(): Promise<void> {
+    if (!this.#running) return;
+    const last = this.#lease;
+    if (last?.spec) {
+      const body: V1Lease = { ...last, spec: { ...last.spec, renewTime: new V1MicroTime(Date.now()) } };
+      try {
+        this.#lease = await this.#leases.replaceNamespacedLease({ name: this.nodeName, namespace: NODE_LEASE_NAMESPACE, body });
+        return;
+      } catch (err) {
+        if (!isStatus(err, 409) && !isStatus(err, 404)) throw err;
+      }
+    }
+    await this.#heartbeat(await this.#register());
+  }
+
   #schedule(): void {
+    if (this.#opts.externalHeartbeat) return;
     const interval = this.#opts.renewIntervalMs ?? 10_000;
     this.#timer = setTimeout(() => {
       void this.#tick().finally(() => {
@@ -127,10 +153,10 @@ export class VirtualKubelet {
     try {
       const current = await this.#leases.readNamespacedLease({ name: this.nodeName, namespace: NODE_LEASE_NAMESPACE });
       lease.metadata = { ...lease.metadata, resourceVersion: current.metadata?.resourceVersion };
-      await this.#leases.replaceNamespacedLease({ name: this.nodeName, namespace: NODE_LEASE_NAMESPACE, body: lease });
+      this.#lease = await this.#leases.replaceNamespacedLease({ name: this.nodeName, namespace: NODE_LEASE_NAMESPACE, body: lease });
     } catch (err) {
       if (!isStatus(err, 404)) throw err;
-      await this.#leases.createNamespacedLease({ namespace: NODE_LEASE_NAMESPACE, body: lease });
+      this.#lease = await this.#leases.createNamespacedLease({ namespace: NODE_LEASE_NAMESPACE, body: lease });
     }
   }
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { SimEvent } from '../../simulator/api/schema/events.ts';
 import { ControlPlane, CONTROL_PLANE_DEFAULTS, type ControlPlaneOptions } from '../control-plane/control-plane.ts';
-import { KubeletFleet } from '../kubelet/fleet.ts';
+import { KubeletFleet, type FleetServer } from '../kubelet/fleet.ts';
 import { NodePortStandIns, type StandInService } from '../kubelet/nodeport-standins.ts';
 import { SANDBOX_LABELS, type SimcloudSandboxCloud } from '../cloud/sandbox-cloud.ts';
 import { NODE_ROLES, type Availability, type ClusterInfo, type RegisteredServer, type Runtime, type RuntimeContext } from './runtime.ts';
@@ -21,6 +21,15 @@ export interface LocalRuntimeOptions {
   readonly kubeletRenewIntervalMs?: number;
   /** Answer on NodePorts (off for benchmarks with thousands of nodes). */
   readonly nodePortStandIns?: boolean;
+  /**
+   * Scale options (benchmarks): apply each server change from the event stream directly instead of
+   * relisting every server, bound concurrent registrations, and renew Leases from one fleet-wide timer.
+   */
+  readonly scale?: {
+    readonly eventDriven?: boolean;
+    readonly startConcurrency?: number;
+    readonly sharedHeartbeat?: { readonly intervalMs: number; readonly concurrency?: number };
+  };
   readonly onError?: (message: string) => void;
 }
 
@@ -65,6 +74,10 @@ export class LocalRuntime implements Runtime {
     return this.#controlPlane;
   }
 
+  get fleet(): KubeletFleet | undefined {
+    return this.#fleet;
+  }
+
   async up(ctx: RuntimeContext): Promise<ClusterInfo> {
     const dir = join(ctx.stateDir, 'control-plane');
     rmSync(dir, { recursive: true, force: true });
@@ -79,6 +92,8 @@ export class LocalRuntime implements Runtime {
       nodeLabels: (server) => (server.labels[SANDBOX_LABELS.role] === NODE_ROLES.controlPlane ? CONTROL_PLANE_NODE_LABELS : {}),
       onError: (err, node) => this.#opts.onError?.(`kubelet ${node}: ${err instanceof Error ? err.message : String(err)}`),
       onChange: () => void this.#applyStandIns(),
+      ...(this.#opts.scale?.sharedHeartbeat ? { sharedHeartbeat: this.#opts.scale.sharedHeartbeat } : {}),
+      ...(this.#opts.scale?.startConcurrency ? { startConcurrency: this.#opts.scale.startConcurrency } : {}),
     });
     const machines = await this.#registerMachines(ctx);
     await this.#startDriving(kubeConfig);
@@ -128,7 +143,12 @@ export class LocalRuntime implements Runtime {
     let pending: NodeJS.Timeout | undefined;
     // Coalesce bursts of server events into one resync.
     this.#unsubscribe = this.#opts.subscribe((event) => {
-      if (event.type !== 'resource_change' || event.resource_type !== 'server' || pending) return;
+      if (event.type !== 'resource_change' || event.resource_type !== 'server') return;
+      if (this.#opts.scale?.eventDriven) {
+        this.#applyServerEvent(event.change, event.resource_id, event.resource);
+        return;
+      }
+      if (pending) return;
       pending = setTimeout(() => {
         pending = undefined;
         void this.#resync();
@@ -139,6 +159,15 @@ export class LocalRuntime implements Runtime {
     this.#timers.push(setInterval(() => void this.#resync(), RESYNC_MS));
     if (this.#opts.nodePortStandIns !== false) this.#timers.push(setInterval(() => void this.#pollServices(core), SERVICE_POLL_MS));
     for (const t of this.#timers) t.unref();
+  }
+
+  #applyServerEvent(change: string, id: string, resource: Record<string, unknown> | null): void {
+    if (change === 'deleted') {
+      this.#fleet?.remove(id);
+      return;
+    }
+    if (!resource || typeof resource.name !== 'string' || typeof resource.status !== 'string' || typeof resource.labels !== 'object') return;
+    void this.#fleet?.upsert(resource as unknown as FleetServer).catch((err: unknown) => this.#opts.onError?.(`server ${id}: ${err instanceof Error ? err.message : String(err)}`));
   }
 
   async #resync(): Promise<void> {

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { daemonArgs, parseCli, UsageError } from './args.ts';
+
+describe('ccm-sandbox arguments', () => {
+  it('applies the documented defaults', () => {
+    expect(parseCli(['up'])).toMatchObject({ command: 'up', name: 'ccm-sandbox', runtime: 'auto', workers: 2, lbStrategy: 'lb', foreground: false, dryRun: false });
+  });
+
+  it.each([
+    [['bogus'], /unknown command "bogus"/],
+    [[], /unknown command ""/],
+    [['up', '--workers', 'two'], /--workers "two" is invalid: use a whole number from 0 to 50/],
+    [['up', '--workers', '51'], /--workers "51" is invalid/],
+    [['up', '--runtime', 'docker'], /--runtime "docker" is invalid: use auto, local, kind, vagrant or existing/],
+    [['up', '--lb-strategy', 'nlb'], /--lb-strategy "nlb" is invalid: use lb or ip-block/],
+    [['up', '--name', 'Bad_Name'], /--name "Bad_Name" is invalid/],
+    [['up', '--runtime', 'existing'], /--runtime existing needs --kubeconfig PATH/],
+    [['up', '--kubeconfig', '/nonexistent/kc'], /--kubeconfig \/nonexistent\/kc: no such file/],
+    [['up', '--frobnicate'], /Unknown option '--frobnicate'/],
+  ])('rejects %j with one line saying what to fix', (argv, message) => {
+    expect(() => parseCli(argv)).toThrow(UsageError);
+    expect(() => parseCli(argv)).toThrow(message);
+  });
+
+  it('hands the daemon exactly the chosen options', () => {
+    const o = parseCli(['up', '--name', 'demo', '--workers', '3', '--lb-strategy', 'ip-block']);
+    expect(daemonArgs(o, 'local')).toEqual(['daemon', '--name=demo', '--runtime=local', '--workers=3', '--lb-strategy=ip-block']);
+  });
+});

@@ -1,0 +1,195 @@
+// The console's hub: turns simcloud's event stream and the cluster poller into one timeline (with
+// explanations) and one state (cloud snapshot, cluster snapshot, links), and tells the SSE clients about
+// both. The console's own reads are left out of the timeline, and so are the sandbox harness's reads (its
+// kubelet fleet polls the servers), so what remains is what the CCM did and what changed.
+import type { SimcloudAdminClient, SimcloudClient } from '../../simulator/api/client/index.ts';
+import type { Action } from '../../simulator/api/schema/actions.ts';
+import type { ApiCallEvent, ResourceChangeEvent, SimEvent } from '../../simulator/api/schema/events.ts';
+import { explainResourceChange, serviceGroupOf, type ChangeStep } from './changes.ts';
+import { EMPTY_CLOUD, readCloud, CONSOLE_CALLER, type CloudSnapshot } from './cloud.ts';
+import { ClusterWatcher, type ClusterSnapshot, type KubeEventView } from './cluster.ts';
+import { CallExplainer, explainKubeEvent, methodOfReason } from './explain.ts';
+import { computeLinks, type Links } from './links.ts';
+import { EntrySource, Severity, Timeline, type TimelineEntry } from './timeline.ts';
+
+/** What the console needs from a Sandbox. */
+export interface ConsoleSandbox {
+  readonly client: SimcloudClient;
+  readonly admin: SimcloudAdminClient;
+  subscribe(handler: (e: SimEvent) => void): () => void;
+  readonly cluster: { kubeconfigPath: string } | undefined;
+  readonly options: { name: string; runtime: string; lbStrategy: string };
+  addWorker(): Promise<string>;
+}
+
+export interface ConsoleState {
+  readonly sandbox: { name: string; runtime: string; lbStrategy: string };
+  readonly cloud: CloudSnapshot;
+  readonly cluster: ClusterSnapshot;
+  readonly links: Links;
+}
+
+export interface HubOptions {
+  readonly clusterIntervalMs?: number;
+  /** Re-read the cloud at least this often (LB traffic counters change without events). */
+  readonly cloudIntervalMs?: number;
+}
+
+/** The sandbox harness's own caller: its reads are plumbing (the kubelet fleet's polls). */
+const HARNESS_CALLER = 'ccm-sandbox';
+
+export class ConsoleHub {
+  readonly timeline = new Timeline();
+  readonly cluster: ClusterWatcher;
+  readonly #sandbox: ConsoleSandbox;
+  readonly #explainer = new CallExplainer();
+  readonly #resources = new Map<string, Record<string, unknown>>();
+  readonly #actions = new Map<string, Action>();
+  readonly #stateListeners = new Set<(s: ConsoleState) => void>();
+  readonly #opts: HubOptions;
+  #cloud: CloudSnapshot = EMPTY_CLOUD;
+  #unsubscribe: (() => void) | undefined;
+  #cloudTimer: NodeJS.Timeout | undefined;
+  #refreshTimer: NodeJS.Timeout | undefined;
+  #notifyTimer: NodeJS.Timeout | undefined;
+  #reading: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(sandbox: ConsoleSandbox, opts: HubOptions = {}) {
+    this.#sandbox = sandbox;
+    this.#opts = opts;
+    this.cluster = new ClusterWatcher({
+      kubeconfigPath: () => sandbox.cluster?.kubeconfigPath,
+      intervalMs: opts.clusterIntervalMs ?? 1000,
+      onSteps: (steps, time) => this.#addSteps(steps, { time, source: EntrySource.kubeChange }),
+      onEvent: (e) => this.#addKubeEvent(e),
+      onSnapshot: () => this.#notify(),
+    });
+  }
+
+  async start(): Promise<void> {
+    this.#unsubscribe = this.#sandbox.subscribe((e) => this.#onSimEvent(e));
+    await this.refreshCloud();
+    this.cluster.start();
+    const loop = (): void => {
+      this.#cloudTimer = setTimeout(() => void this.refreshCloud().finally(() => !this.#closed && loop()), this.#opts.cloudIntervalMs ?? 3000);
+    };
+    loop();
+  }
+
+  stop(): void {
+    this.#closed = true;
+    this.#unsubscribe?.();
+    this.cluster.stop();
+    clearTimeout(this.#cloudTimer);
+    clearTimeout(this.#refreshTimer);
+    clearTimeout(this.#notifyTimer);
+  }
+
+  state(): ConsoleState {
+    const { name, runtime, lbStrategy } = this.#sandbox.options;
+    const cluster = this.cluster.snapshot;
+    return { sandbox: { name, runtime, lbStrategy }, cloud: this.#cloud, cluster, links: computeLinks(cluster, this.#cloud) };
+  }
+
+  onState(fn: (s: ConsoleState) => void): () => void {
+    this.#stateListeners.add(fn);
+    return () => this.#stateListeners.delete(fn);
+  }
+
+  onTimeline(fn: (e: TimelineEntry) => void): () => void {
+    return this.timeline.subscribe(fn);
+  }
+
+  /** Reads the cloud now (one read at a time; a failure keeps the last data and records the error). */
+  async refreshCloud(): Promise<void> {
+    this.#reading ??= (async () => {
+      try {
+        this.#cloud = await readCloud(this.#sandbox.client, this.#sandbox.admin, [...this.#actions.values()]);
+        for (const lb of this.#cloud.loadBalancers) this.#resources.set(lb.id, lb);
+        for (const s of this.#cloud.servers) if (!this.#resources.has(s.id)) this.#resources.set(s.id, s);
+      } catch (err) {
+        this.#cloud = { ...this.#cloud, ok: false, error: `simcloud unreachable: ${err instanceof Error ? err.message : String(err)}` };
+      } finally {
+        this.#reading = undefined;
+        this.#notify();
+      }
+    })();
+    return this.#reading;
+  }
+
+  #scheduleRefresh(): void {
+    if (this.#refreshTimer || this.#closed) return;
+    this.#refreshTimer = setTimeout(() => {
+      this.#refreshTimer = undefined;
+      void this.refreshCloud();
+    }, 200);
+  }
+
+  #notify(): void {
+    if (this.#notifyTimer || this.#closed) return;
+    this.#notifyTimer = setTimeout(() => {
+      this.#notifyTimer = undefined;
+      const s = this.state();
+      for (const l of this.#stateListeners) l(s);
+    }, 100);
+  }
+
+  #onSimEvent(e: SimEvent): void {
+    if (e.type === 'api_call') this.#onApiCall(e);
+    else this.#onChange(e);
+  }
+
+  #onApiCall(e: ApiCallEvent): void {
+    const own = e.caller === CONSOLE_CALLER || e.caller === HARNESS_CALLER;
+    if (own && e.method === 'GET') return;
+    if (e.path.startsWith('/_sim')) return;
+    const x = this.#explainer.explain(e);
+    const severity = e.status >= 500 || e.status === 429 ? Severity.error : e.status >= 400 ? Severity.warning : Severity.normal;
+    this.timeline.add({
+      time: e.time, source: EntrySource.cloudCall, group: x.group, controller: x.controller ?? e.caller, method: x.method,
+      title: x.title, explanation: x.sentence, severity, foldable: x.read,
+    });
+  }
+
+  #onChange(e: ResourceChangeEvent): void {
+    const before = this.#resources.get(e.resource_id);
+    const steps = explainResourceChange(e, before, (type, id) => this.#groupOf(type, id));
+    if (e.resource) this.#resources.set(e.resource_id, e.resource);
+    else this.#resources.delete(e.resource_id);
+    if (e.resource_type === 'action') this.#trackAction(e);
+    this.#addSteps(steps, { time: e.time, source: EntrySource.cloudChange });
+    this.#scheduleRefresh();
+  }
+
+  #trackAction(e: ResourceChangeEvent): void {
+    const a = e.resource as Action | null;
+    if (a && a.status === 'running') this.#actions.set(e.resource_id, a);
+    else this.#actions.delete(e.resource_id);
+  }
+
+  #groupOf(type: string, id: string): string {
+    const doc = this.#resources.get(id);
+    if (type === 'server') return `Node/${typeof doc?.name === 'string' ? doc.name : id}`;
+    if (type === 'network') return 'Routes';
+    return serviceGroupOf(doc) ?? `Cloud/${id}`;
+  }
+
+  #addSteps(steps: ChangeStep[], at: { time: string; source: EntrySource }): void {
+    for (const s of steps) {
+      this.timeline.add({
+        time: at.time, source: at.source, group: s.group, controller: s.controller, method: s.method,
+        title: s.title, explanation: s.sentence, severity: Severity.normal,
+      });
+    }
+  }
+
+  #addKubeEvent(e: KubeEventView): void {
+    const group = e.kind === 'Service' ? `Service/${e.namespace}/${e.name}` : `${e.kind}/${e.name}`;
+    this.timeline.add({
+      time: e.time, source: EntrySource.kubeEvent, group, controller: e.component || null, method: methodOfReason(e.reason),
+      title: `${e.type} ${e.reason}${e.count > 1 ? ` (×${e.count})` : ''}: ${e.message}`,
+      explanation: explainKubeEvent(e), severity: e.type === 'Warning' ? Severity.warning : Severity.normal,
+    });
+  }
+}
