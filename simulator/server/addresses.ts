@@ -5,7 +5,7 @@
  * given without a network, e.g. a kind container's IP).
  */
 import { firstFree } from './ipam.ts';
-import type { AppliedChange, LoadBalancerRec, ServerRec, StateDoc } from './store/state.ts';
+import type { AppliedChange, LoadBalancerRec, ServerRec } from './store/state.ts';
 import type { Store } from './store/store.ts';
 
 type Entry = [scope: string, ip: string];
@@ -28,8 +28,8 @@ export class AddressIndex {
   readonly #used = new Map<string, string>();
 
   constructor(store: Store) {
-    this.#rebuild(store.state);
-    store.onChange((applied) => (applied.length === 0 ? this.#rebuild(store.state) : this.#apply(applied)));
+    this.#rebuild(store);
+    store.onChange((applied) => (applied.length === 0 ? this.#rebuild(store) : this.#apply(applied)));
   }
 
   /** The owner id of `ip` in `scope`, if taken. */
@@ -56,9 +56,9 @@ export class AddressIndex {
     }
   }
 
-  #rebuild(state: StateDoc): void {
+  #rebuild(store: Store): void {
     this.#used.clear();
-    for (const s of Object.values(state.servers)) for (const [scope, ip] of serverEntries(s)) this.#used.set(`${scope}|${ip}`, s.id);
-    for (const lb of Object.values(state.load_balancers)) for (const [scope, ip] of lbEntries(lb)) this.#used.set(`${scope}|${ip}`, lb.id);
+    for (const s of store.all('servers')) for (const [scope, ip] of serverEntries(s)) this.#used.set(`${scope}|${ip}`, s.id);
+    for (const lb of store.all('load_balancers')) for (const [scope, ip] of lbEntries(lb)) this.#used.set(`${scope}|${ip}`, lb.id);
   }
 }

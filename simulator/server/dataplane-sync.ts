@@ -56,7 +56,7 @@ export class DataplaneSync implements DataplanePort {
 
   /** Desired data-plane view of every serving LB. */
   desired(): DataPlaneLoadBalancer[] {
-    const lbs = Object.values(this.#opts.store.state.load_balancers).filter((lb) => SERVING.has(lb.status));
+    const lbs = this.#opts.store.all('load_balancers').filter((lb) => SERVING.has(lb.status));
     return lbs.map((lb) => this.#view(lb));
   }
 

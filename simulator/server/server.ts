@@ -42,10 +42,9 @@ export interface RunningSimcloud {
 
 async function bootstrap(sim: Sim): Promise<void> {
   const { project, token } = sim.config.bootstrap;
-  const state = sim.store.state;
-  let p = Object.values(state.projects).find((x) => x.name === project);
+  let p = sim.store.all('projects').find((x) => x.name === project);
   p ??= await internal.createProject(sim, project);
-  if (!Object.values(state.tokens).some((t) => t.secret === token)) await internal.createToken(sim, p.id, { name: 'bootstrap', token });
+  if (!sim.store.all('tokens').some((t) => t.secret === token)) await internal.createToken(sim, p.id, { name: 'bootstrap', token });
 }
 
 const hasResources = (sim: Sim): boolean =>

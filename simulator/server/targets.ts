@@ -42,7 +42,7 @@ export class TargetView {
     let hit = this.#selectorCache.get(key);
     if (hit === undefined) {
       const reqs = parseSelector(selector);
-      hit = Object.values(this.#store.state.servers).filter((s) => s.project_id === projectId && matchesSelector(reqs, s.labels));
+      hit = this.#store.all('servers').filter((s) => s.project_id === projectId && matchesSelector(reqs, s.labels));
       this.#selectorCache.set(key, hit);
     }
     return hit;
@@ -82,7 +82,7 @@ export class TargetView {
   allowedSources(lb: LoadBalancerRec): string[] | null {
     if (lb.source_ranges.length > 0) return lb.source_ranges;
     const groups = new Set(lb.targets.flatMap((t) => (t.kind === 'server_group' ? [t.server_group_id] : [])));
-    const policies = Object.values(this.#store.state.firewall_policies).filter((p) => p.server_group_id !== null && groups.has(p.server_group_id));
+    const policies = this.#store.all('firewall_policies').filter((p) => p.server_group_id !== null && groups.has(p.server_group_id));
     if (policies.length === 0) return null;
     const cidrs = new Set<string>();
     for (const rule of policies.flatMap((p) => p.rules).filter(coversInbound)) {

@@ -75,7 +75,7 @@ export class ActionEngine {
 
   /** Resumes every running action (after a restart or snapshot load). */
   resumeAll(): void {
-    for (const a of Object.values(this.#deps.store.state.actions)) if (a.status === 'running') this.run(a);
+    for (const a of this.#deps.store.all('actions')) if (a.status === 'running') this.run(a);
   }
 
   stop(): void {

@@ -46,7 +46,7 @@ export async function loadSnapshot(sim: Sim, body: Snapshot): Promise<void> {
 }
 
 export function defaultProjectId(sim: Sim): string {
-  const first = Object.values(sim.store.state.projects)[0];
+  const first = sim.store.all('projects')[0];
   if (first === undefined) throw new SimcloudError('conflict', 'no project exists');
   return first.id;
 }
@@ -75,7 +75,7 @@ export function fastForward(sim: Sim, ms: number): TimeState {
   return timeState(sim);
 }
 
-export const listProjects = (sim: Sim): Project[] => Object.values(sim.store.state.projects);
+export const listProjects = (sim: Sim): Project[] => sim.store.all('projects');
 
 export async function createProject(sim: Sim, name: string): Promise<Project> {
   if (listProjects(sim).some((p) => p.name === name)) throw conflict(`a project named ${name} exists`, 'name');
@@ -90,7 +90,7 @@ export async function deleteProject(sim: Sim, id: string): Promise<void> {
   if (sim.store.state.projects[id] === undefined) throw notFound('project', id);
   const changes: Change[] = [{ op: 'del', coll: 'projects', id }];
   for (const coll of COLLECTIONS) {
-    for (const doc of Object.values(sim.store.state[coll]) as { id: string; project_id?: string }[]) {
+    for (const doc of sim.store.all(coll) as { id: string; project_id?: string }[]) {
       if (doc.project_id === id) changes.push({ op: 'del', coll, id: doc.id });
     }
   }
@@ -101,13 +101,13 @@ const toToken = (t: { id: string; project_id: string; name: string; created: str
 
 export function listTokens(sim: Sim, projectId: string): Token[] {
   if (sim.store.state.projects[projectId] === undefined) throw notFound('project', projectId);
-  return Object.values(sim.store.state.tokens).filter((t) => t.project_id === projectId).map(toToken);
+  return sim.store.all('tokens').filter((t) => t.project_id === projectId).map(toToken);
 }
 
 export async function createToken(sim: Sim, projectId: string, body: CreateTokenRequest): Promise<CreatedToken> {
   if (sim.store.state.projects[projectId] === undefined) throw notFound('project', projectId);
   const secret = body.token ?? `sct_${randomBytes(24).toString('base64url')}`;
-  if (secret === sim.config.adminToken || Object.values(sim.store.state.tokens).some((t) => t.secret === secret)) throw conflict('this token value is taken', 'token');
+  if (secret === sim.config.adminToken || sim.store.all('tokens').some((t) => t.secret === secret)) throw conflict('this token value is taken', 'token');
   const { ids, change } = newIds(sim, 'tok');
   const rec = { id: ids[0]!, project_id: projectId, name: body.name, secret, created: nowIso(sim) };
   await sim.store.commit([change, { op: 'put', coll: 'tokens', doc: rec }]);

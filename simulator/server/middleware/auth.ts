@@ -20,7 +20,7 @@ export class TokenIndex {
 
   constructor(sim: Pick<Sim, 'store'>) {
     const rebuild = (): void => {
-      this.#bySecret = new Map(Object.values(sim.store.state.tokens).map((t) => [t.secret, t]));
+      this.#bySecret = new Map(sim.store.all('tokens').map((t) => [t.secret, t]));
     };
     rebuild();
     sim.store.onChange((applied) => {

@@ -44,7 +44,7 @@ export function ensureUnlocked(doc: { id: string; locked: boolean }, what: strin
 }
 
 export function owned<T extends Listable>(sim: Sim, caller: Caller, coll: CollectionName): T[] {
-  return (Object.values(sim.store.state[coll]) as unknown as T[]).filter((d) => d.project_id === caller.projectId);
+  return (sim.store.all(coll) as unknown as T[]).filter((d) => d.project_id === caller.projectId);
 }
 
 function sorter(sort: string | undefined): ((a: Listable, b: Listable) => number) | null {

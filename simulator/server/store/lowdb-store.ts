@@ -15,7 +15,7 @@ import { basename, dirname, join } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
 import { migrate } from './migrations.ts';
-import { applyChange, emptyState, type AppliedChange, type Change, type StateDoc } from './state.ts';
+import { COLLECTIONS, applyChange, emptyState, type AppliedChange, type Change, type CollectionName, type Collections, type StateDoc, type StoredDoc } from './state.ts';
 import type { ChangeListener, Store, StoreStats } from './store.ts';
 
 export type StoreLocation = { kind: 'memory' } | { kind: 'file'; path: string };
@@ -56,6 +56,7 @@ export class LowdbStore implements Store {
   #compacting: Promise<void> | undefined;
   #writes = 0;
   #fileWrites = 0;
+  #index = new Map<CollectionName, Map<string, StoredDoc>>();
 
   private constructor(db: Low<StateDoc>, opts: LowdbStoreOptions) {
     this.#db = db;
@@ -72,11 +73,20 @@ export class LowdbStore implements Store {
     await db.read();
     db.data = migrate(db.data);
     if (loc.kind === 'file') await store.#recover(loc.path);
+    store.#reindex();
     return store;
   }
 
   get state(): StateDoc {
     return this.#db.data;
+  }
+
+  all<C extends CollectionName>(coll: C): Collections[C][] {
+    return [...this.#index.get(coll)!.values()] as unknown as Collections[C][];
+  }
+
+  #reindex(): void {
+    for (const c of COLLECTIONS) this.#index.set(c, new Map(Object.entries(this.#db.data[c]) as [string, StoredDoc][]));
   }
 
   onChange(listener: ChangeListener): () => void {
@@ -94,6 +104,11 @@ export class LowdbStore implements Store {
     const state = this.#db.data;
     state.seq++;
     const applied = changes.map((c) => applyChange(state, c)).filter((c): c is AppliedChange => c !== null);
+    for (const a of applied) {
+      const idx = this.#index.get(a.coll)!;
+      if (a.after === undefined) idx.delete(a.id);
+      else idx.set(a.id, a.after);
+    }
     this.#emit(applied);
     this.#writes++;
     if (this.#location.kind === 'memory') return Promise.resolve();
@@ -107,6 +122,7 @@ export class LowdbStore implements Store {
     const before = this.#db.data;
     doc.seq = before.seq + 1;
     this.#db.data = doc;
+    this.#reindex();
     this.#emit([]);
     this.#writes++;
     if (this.#location.kind === 'file') await this.#compact();

@@ -22,7 +22,7 @@ function checkName(sim: Sim, caller: Caller, name: string, selfId?: string): voi
 
 function checkGroup(sim: Sim, caller: Caller, groupId: string, selfId: string | undefined): void {
   getOwned(sim, caller, 'server_groups', { id: groupId, field: 'server_group_id' });
-  const other = Object.values(sim.store.state.firewall_policies).find((p) => p.server_group_id === groupId && p.id !== selfId);
+  const other = sim.store.all('firewall_policies').find((p) => p.server_group_id === groupId && p.id !== selfId);
   if (other !== undefined) throw conflict(`server group ${groupId} already has firewall policy ${other.id}`, 'server_group_id');
 }
 

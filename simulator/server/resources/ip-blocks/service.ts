@@ -25,7 +25,7 @@ function addresses(cidr: string): { gateway: string; usable: string[] } {
 export async function allocateIpBlock(sim: Sim, caller: Caller, body: AllocateIpBlockRequest): Promise<IpBlock> {
   if (regionById(body.location) === undefined) throw invalidField('location', `unknown location ${body.location}`);
   const size = body.size ?? sim.store.state.pools.ip_block_size;
-  const taken = Object.values(sim.store.state.ip_blocks).map((b) => parseCidr(b.cidr));
+  const taken = sim.store.all('ip_blocks').map((b) => parseCidr(b.cidr));
   const range = firstFreeRange(sim.store.state.pools.ip_block, size, taken);
   if (range === null) throw conflict(`no free /${size} block left in the IP block pool`, 'size');
   const cidr = formatCidr(range);

@@ -106,7 +106,7 @@ export async function updateLoadBalancer(sim: Sim, caller: Caller, id: string, b
 export async function deleteLoadBalancer(sim: Sim, caller: Caller, id: string): Promise<ActionRec> {
   const lb = getOwned(sim, caller, 'load_balancers', id);
   if (lb.status === 'deleting') throw conflict(`load balancer ${id} is already being deleted`);
-  const blocks: Change[] = Object.values(sim.store.state.ip_blocks)
+  const blocks: Change[] = sim.store.all('ip_blocks')
     .filter((b) => b.assigned_to?.kind === 'load_balancer' && b.assigned_to.id === id)
     .map((b) => ({ op: 'put', coll: 'ip_blocks', doc: { ...b, status: 'unassigned', assigned_to: null } }));
   return startAction(sim, caller, { command: 'delete_load_balancer', coll: 'load_balancers', doc: { ...lb, ip_block_id: null }, extra: blocks });

@@ -8,9 +8,8 @@ import { zoneById } from '../catalogue/data.ts';
 import { getOwned, listPage, owned, publicView, startAction, type ListQuery } from '../common.ts';
 
 export function toNetwork(sim: Sim, n: NetworkRec): Network {
-  const st = sim.store.state;
-  const servers = Object.values(st.servers).filter((s) => s.private_networks.some((p) => p.network_id === n.id)).map((s) => s.id);
-  const lbs = Object.values(st.load_balancers).filter((lb) => lb.network_id === n.id).map((lb) => lb.id);
+  const servers = sim.store.all('servers').filter((s) => s.private_networks.some((p) => p.network_id === n.id)).map((s) => s.id);
+  const lbs = sim.store.all('load_balancers').filter((lb) => lb.network_id === n.id).map((lb) => lb.id);
   return { ...publicView(n), servers, load_balancers: lbs };
 }
 
@@ -19,7 +18,7 @@ function checkCidr(cidr: string, field: string): void {
 }
 
 function defaultRange(sim: Sim): string {
-  const taken = Object.values(sim.store.state.networks).map((n) => parseCidr(n.ip_range));
+  const taken = sim.store.all('networks').map((n) => parseCidr(n.ip_range));
   const r = firstFreeRange(sim.store.state.pools.private_networks, 24, taken);
   if (r === null) throw conflict('the private network pool is exhausted', 'ip_range');
   return formatCidr(r);
@@ -73,7 +72,7 @@ export async function updateNetwork(sim: Sim, caller: Caller, id: string, body: 
 export async function deleteNetwork(sim: Sim, caller: Caller, id: string): Promise<void> {
   const net = toNetwork(sim, getOwned(sim, caller, 'networks', id));
   if (net.servers.length > 0 || net.load_balancers.length > 0) throw conflict(`network ${id} still has attached servers or load balancers`);
-  const blocks = Object.values(sim.store.state.ip_blocks).filter((b) => b.assigned_to?.kind === 'network' && b.assigned_to.id === id);
+  const blocks = sim.store.all('ip_blocks').filter((b) => b.assigned_to?.kind === 'network' && b.assigned_to.id === id);
   await sim.store.commit([
     ...blocks.map((b) => ({ op: 'put' as const, coll: 'ip_blocks' as const, doc: { ...b, assigned_to: null, status: 'unassigned' } })),
     { op: 'del', coll: 'networks', id },

@@ -6,7 +6,7 @@ import type { ServerGroupRec } from '../../store/state.ts';
 import { getOwned, listPage, owned, publicView, type ListQuery } from '../common.ts';
 
 export function toServerGroup(sim: Sim, g: ServerGroupRec): ServerGroup {
-  const policy = Object.values(sim.store.state.firewall_policies).find((p) => p.server_group_id === g.id);
+  const policy = sim.store.all('firewall_policies').find((p) => p.server_group_id === g.id);
   return { ...publicView(g), firewall_policy_id: policy?.id ?? null };
 }
 

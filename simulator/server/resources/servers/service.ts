@@ -11,7 +11,7 @@ import { ensureUnlocked, getOwned, listPage, owned, publicView, startAction, typ
 export const toServer = (s: ServerRec): Server => publicView(s);
 
 function checkName(sim: Sim, caller: Caller, name: string, selfId?: string): void {
-  for (const s of Object.values(sim.store.state.servers)) {
+  for (const s of sim.store.all('servers')) {
     if (s.project_id === caller.projectId && s.name === name && s.id !== selfId) throw conflict(`a server named ${name} exists`, 'name');
   }
 }
@@ -124,7 +124,7 @@ export async function deleteServer(sim: Sim, caller: Caller, id: string): Promis
   const server = getOwned(sim, caller, 'servers', id);
   ensureUnlocked(server, 'server');
   // Leave every server group at once, like a real cloud does on delete.
-  const groups: Change[] = Object.values(sim.store.state.server_groups)
+  const groups: Change[] = sim.store.all('server_groups')
     .filter((g) => g.servers.includes(id))
     .map((g) => ({ op: 'put', coll: 'server_groups', doc: { ...g, servers: g.servers.filter((s) => s !== id) } }));
   return startAction(sim, caller, { command: 'delete_server', coll: 'servers', doc: server, extra: groups });
