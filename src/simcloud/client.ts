@@ -34,13 +34,34 @@ function observe(onCall: CloudCallObserver): Middleware {
   };
 }
 
+const SAFE_TO_REPEAT = new Set(['GET', 'DELETE']);
+
+/**
+ * The client's own policy retries rate limits, 503, locked, timeouts and network errors. On top, reads and
+ * deletes (idempotent: a repeated delete answers not_found, which callers tolerate) are retried on a 500 too;
+ * creates and updates are not, so a 500 after a committed write can never duplicate a resource.
+ */
+export function retryIdempotentOnServerError(attempts = 3, baseDelayMs = 200): Middleware {
+  return (next) => async (req) => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await next(req);
+      } catch (err) {
+        const retry = SAFE_TO_REPEAT.has(req.method) && isApiError(err, 'server_error') && attempt < attempts && !req.signal?.aborted;
+        if (!retry) throw err;
+        await new Promise((resolve) => setTimeout(resolve, baseDelayMs * 2 ** attempt));
+      }
+    }
+  };
+}
+
 export function createClient(options: ClientOptions): SimcloudClient {
   return new SimcloudClient({
     endpoint: options.endpoint,
     token: options.token,
     caller: options.caller ?? 'simcloud-ccm',
     timeoutMs: options.requestTimeoutMs,
-    middlewares: options.onCall ? [observe(options.onCall)] : [],
+    middlewares: [retryIdempotentOnServerError(), ...(options.onCall ? [observe(options.onCall)] : [])],
   });
 }
 

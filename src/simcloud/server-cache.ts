@@ -1,0 +1,150 @@
+/**
+ * A server list cache with invalidation, so node initialisation and address refreshes do not cost one
+ * API call per node (issue 7: <= 0.05 calls per node initialisation; upstream's pattern costs N calls
+ * every 5 minutes at rest).
+ *
+ * - A lookup answers from a snapshot at most `maxAgeMs` old; an older snapshot is relisted in full first.
+ * - A miss (a server created after the snapshot) triggers a refresh that started after the lookup did:
+ *   one call for the newest page (`sort=created:desc`), or a full relist when that page holds nothing
+ *   known. So `undefined` means "not in a list taken after you asked", as authoritative as a GET.
+ * - Refreshes are single-flight and start at most every `minIntervalMs`: a burst of misses (1 000 nodes
+ *   registering) shares one call per interval.
+ * Status is not served from here: InstanceExists/InstanceShutdown stay direct calls (the lifecycle
+ * controller acts on them).
+ */
+import type { SimcloudClient } from '../../simulator/api/client/index.ts';
+import type { Server } from '../../simulator/api/schema/index.ts';
+import type { CallContext } from '../cloud/provider.ts';
+import { realClock, sleep, type Clock } from '../kube/clock.ts';
+import { callOptions } from './client.ts';
+
+export interface ServerLister {
+  /** Every server (all pages). */
+  all(ctx?: CallContext): Promise<Server[]>;
+  /** The newest `count` servers, newest first, and whether older ones exist. */
+  newest(count: number, ctx?: CallContext): Promise<{ servers: Server[]; more: boolean }>;
+}
+
+export function serverLister(client: SimcloudClient): ServerLister {
+  return {
+    all: (ctx) => client.servers.listAll({}, callOptions(ctx)),
+    newest: async (count, ctx) => {
+      const { servers, meta } = await client.servers.list({ sort: 'created:desc', per_page: count }, callOptions(ctx));
+      return { servers, more: meta.pagination.next_page !== null };
+    },
+  };
+}
+
+export interface ServerCacheOptions {
+  readonly lister: ServerLister;
+  readonly clock?: Clock;
+  /** Hits older than this relist everything first (default 30 s). */
+  readonly maxAgeMs?: number;
+  /** Refreshes start at most this often (default 1 s). */
+  readonly minIntervalMs?: number;
+  /** Page size of the incremental refresh (default 100). */
+  readonly newestPage?: number;
+}
+
+export interface ListOptions {
+  /** Accept a snapshot this old (default: the cache's maxAgeMs). */
+  readonly maxAgeMs?: number;
+  /** When the snapshot does not satisfy this, refresh (once) before answering. */
+  readonly complete?: (servers: readonly Server[]) => boolean;
+}
+
+export class ServerCache {
+  readonly #opts: Required<Omit<ServerCacheOptions, 'lister' | 'clock'>>;
+  readonly #lister: ServerLister;
+  readonly #clock: Clock;
+  #byId = new Map<string, Server>();
+  #idByName = new Map<string, string>();
+  #fullAt = -Infinity;
+  #lastStartAt = -Infinity;
+  #completedStartAt = -Infinity;
+  #inflight: { startedAt: number; done: Promise<void> } | undefined;
+
+  constructor(options: ServerCacheOptions) {
+    this.#lister = options.lister;
+    this.#clock = options.clock ?? realClock;
+    this.#opts = { maxAgeMs: options.maxAgeMs ?? 30_000, minIntervalMs: options.minIntervalMs ?? 1000, newestPage: options.newestPage ?? 100 };
+  }
+
+  byName(name: string, ctx?: CallContext): Promise<Server | undefined> {
+    return this.#find(() => this.#byId.get(this.#idByName.get(name) ?? ''), ctx);
+  }
+
+  byId(id: string, ctx?: CallContext): Promise<Server | undefined> {
+    return this.#find(() => this.#byId.get(id), ctx);
+  }
+
+  async list(ctx?: CallContext, options: ListOptions = {}): Promise<Server[]> {
+    const asked = this.#clock.now();
+    if (asked - this.#fullAt > (options.maxAgeMs ?? this.#opts.maxAgeMs)) await this.#refreshAfter(asked, ctx, true);
+    if (options.complete && !options.complete([...this.#byId.values()])) await this.#refreshAfter(asked, ctx, false);
+    return [...this.#byId.values()];
+  }
+
+  async #find(get: () => Server | undefined, ctx: CallContext | undefined): Promise<Server | undefined> {
+    const asked = this.#clock.now();
+    if (asked - this.#fullAt > this.#opts.maxAgeMs) await this.#refreshAfter(asked, ctx, true);
+    const hit = get();
+    if (hit) return hit;
+    await this.#refreshAfter(asked, ctx, false);
+    return get();
+  }
+
+  /** Returns once a refresh that started at or after `asked` has completed (starting one if needed). */
+  async #refreshAfter(asked: number, ctx: CallContext | undefined, full: boolean): Promise<void> {
+    while (this.#completedStartAt < asked) {
+      const inflight = this.#inflight;
+      if (inflight) {
+        if (inflight.startedAt >= asked) return inflight.done;
+        await inflight.done.catch(() => undefined);
+        continue;
+      }
+      const wait = this.#lastStartAt + this.#opts.minIntervalMs - this.#clock.now();
+      if (wait > 0) {
+        await sleep(this.#clock, wait, ctx?.signal);
+        continue;
+      }
+      await this.#start(ctx, full || this.#clock.now() - this.#fullAt > this.#opts.maxAgeMs);
+    }
+  }
+
+  #start(ctx: CallContext | undefined, full: boolean): Promise<void> {
+    const startedAt = this.#clock.now();
+    this.#lastStartAt = startedAt;
+    const done = (full ? this.#full(ctx) : this.#incremental(ctx)).then(() => {
+      this.#completedStartAt = Math.max(this.#completedStartAt, startedAt);
+    });
+    const entry = { startedAt, done };
+    this.#inflight = entry;
+    void done.finally(() => {
+      if (this.#inflight === entry) this.#inflight = undefined;
+    }).catch(() => undefined);
+    return done;
+  }
+
+  async #full(ctx: CallContext | undefined): Promise<void> {
+    const startedAt = this.#clock.now();
+    const servers = await this.#lister.all(ctx);
+    this.#byId = new Map();
+    this.#idByName = new Map();
+    for (const s of servers) this.#put(s);
+    this.#fullAt = startedAt;
+  }
+
+  async #incremental(ctx: CallContext | undefined): Promise<void> {
+    const { servers, more } = await this.#lister.newest(this.#opts.newestPage, ctx);
+    const overlaps = servers.some((s) => this.#byId.has(s.id));
+    for (const s of servers) this.#put(s);
+    // Nothing known on the newest page and more beyond it: a gap we cannot see, so relist everything.
+    if (more && !overlaps) await this.#full(ctx);
+  }
+
+  #put(s: Server): void {
+    this.#byId.set(s.id, s);
+    this.#idByName.set(s.name, s.id);
+  }
+}
