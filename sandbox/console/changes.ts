@@ -96,15 +96,16 @@ function routesOf(d: Doc | undefined): Set<string> {
   return new Set(((d?.routes ?? []) as { destination: string; gateway: string }[]).map((r) => `${r.destination} → ${r.gateway}`));
 }
 
-function networkSteps(c: ResourceChange, before: Doc | undefined): ChangeStep[] {
+function networkSteps(c: ResourceChange, before: Doc | undefined, groupOf: (type: string, id: string) => string): ChangeStep[] {
   const now = routesOf(c.resource ?? undefined);
   const was = routesOf(before);
-  const base = { group: 'Routes', controller: Controller.route };
+  // A route's group is its Node's, found by the gateway (the Node's internal IP).
+  const base = (r: string): { group: string; controller: Controller } => ({ group: groupOf('gateway', r.split(' → ')[1] ?? ''), controller: Controller.route });
   const added = [...now].filter((r) => !was.has(r)).map((r) => ({
-    ...base, method: UpstreamMethod.CreateRoute, title: `route ${r} added`, sentence: `The network now routes ${r}: pod traffic for that Node's podCIDR goes to the Node (CreateRoute).`,
+    ...base(r), method: UpstreamMethod.CreateRoute, title: `route ${r} added`, sentence: `The network now routes ${r}: pod traffic for that Node's podCIDR goes to the Node (CreateRoute).`,
   }));
   const removed = [...was].filter((r) => !now.has(r)).map((r) => ({
-    ...base, method: UpstreamMethod.DeleteRoute, title: `route ${r} removed`, sentence: `The route ${r} is gone: its Node or podCIDR no longer exists (DeleteRoute).`,
+    ...base(r), method: UpstreamMethod.DeleteRoute, title: `route ${r} removed`, sentence: `The route ${r} is gone: its Node or podCIDR no longer exists (DeleteRoute).`,
   }));
   return [...added, ...removed];
 }
@@ -149,7 +150,7 @@ export function explainResourceChange(c: ResourceChange, before: Doc | undefined
     case 'load_balancer':
       return [lbStep(c, before)];
     case 'network':
-      return networkSteps(c, before);
+      return networkSteps(c, before, groupOfResource);
     case 'action': {
       const step = actionStep(c, groupOfResource);
       return step ? [step] : [];

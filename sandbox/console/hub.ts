@@ -169,6 +169,10 @@ export class ConsoleHub {
   }
 
   #groupOf(type: string, id: string): string {
+    if (type === 'gateway') {
+      const server = this.#cloud.servers.find((s) => s.private_ipv4 === id || s.private_networks.some((n) => n.ip === id));
+      return server ? `Node/${server.name}` : 'Routes';
+    }
     const doc = this.#resources.get(id);
     if (type === 'server') return `Node/${typeof doc?.name === 'string' ? doc.name : id}`;
     if (type === 'network') return 'Routes';

@@ -1,0 +1,83 @@
+// The Cluster view: Nodes (Ready, taints, providerID, labels, addresses, podCIDR) and Services of type
+// LoadBalancer (finalizer, ingress), each linked to the cloud resources the CCM made for it.
+import { badge, empty, esc, jump, section, slug } from './dom.js';
+
+const SHOWN_LABELS = ['node.kubernetes.io/instance-type', 'topology.kubernetes.io/zone', 'topology.kubernetes.io/region'];
+const TAINT_KIND = { 'node.cloudprovider.kubernetes.io/shutdown': 'bad', 'node.cloudprovider.kubernetes.io/uninitialized': 'warn' };
+
+function taints(n) {
+  if (n.taints.length === 0) return '<span class="muted">none</span>';
+  return n.taints.map((t) => badge(`${t.key}:${t.effect}`, TAINT_KIND[t.key] ?? 'neutral', `node-${slug(n.name)}-taint-${slug(t.key)}`)).join(' ');
+}
+
+function labels(n) {
+  const shown = SHOWN_LABELS.filter((k) => n.labels[k]).map((k) => `<li class="mono">${esc(k.split('/')[1])}=${esc(n.labels[k])}</li>`).join('');
+  const all = Object.entries(n.labels).map(([k, v]) => `<li class="mono">${esc(k)}=${esc(v)}</li>`).join('');
+  return `<ul class="plain">${shown || '<li class="muted">no cloud labels yet</li>'}</ul><details><summary>all ${Object.keys(n.labels).length} labels</summary><ul class="plain">${all}</ul></details>`;
+}
+
+function providerCell(n, links) {
+  const server = links.nodeToServer[n.name];
+  if (!n.providerID) return '<span class="muted">not set (uninitialized)</span>';
+  return server ? jump(`cloud-server-${server}`, n.providerID, `node-${slug(n.name)}-server-link`) : `<span class="mono">${esc(n.providerID)}</span> <span class="muted">(server gone)</span>`;
+}
+
+function podCidrCell(n, links) {
+  if (!n.podCIDR) return '<span class="muted">—</span>';
+  return links.nodeToRoute[n.name]
+    ? jump(`cloud-route-${slug(n.podCIDR)}`, n.podCIDR, `node-${slug(n.name)}-route-link`)
+    : `<span class="mono">${esc(n.podCIDR)}</span> <span class="muted">(no route yet)</span>`;
+}
+
+function nodeRow(n, links) {
+  const ready = n.ready === 'True' ? badge('Ready', 'ok', `node-ready-${slug(n.name)}`) : badge(`NotReady (${n.ready})`, 'bad', `node-ready-${slug(n.name)}`);
+  const addresses = n.addresses.map((a) => `<li class="mono">${esc(a.type)} ${esc(a.address)}</li>`).join('');
+  return `<tr id="cluster-node-${esc(slug(n.name))}" data-testid="node-${esc(slug(n.name))}" data-ready="${esc(n.ready)}">
+    <th scope="row">${esc(n.name)}</th><td>${ready}</td><td>${taints(n)}</td><td>${providerCell(n, links)}</td>
+    <td>${labels(n)}</td><td><ul class="plain">${addresses || '<li class="muted">none</li>'}</ul></td>
+    <td>${podCidrCell(n, links)}${n.networkUnavailable ? `<div class="muted">NetworkUnavailable=${esc(n.networkUnavailable)}</div>` : ''}</td></tr>`;
+}
+
+function nodes(cluster, links) {
+  if (cluster.nodes.length === 0) return section('Nodes', 'cluster-nodes', empty('No Nodes registered yet.', 'cluster-nodes-empty'), 0);
+  const head = '<tr><th scope="col">Node</th><th scope="col">Ready</th><th scope="col">Taints</th><th scope="col">providerID → server</th><th scope="col">Labels</th><th scope="col">Addresses</th><th scope="col">podCIDR → route</th></tr>';
+  return section('Nodes', 'cluster-nodes', `<div class="scroll"><table><thead>${head}</thead><tbody>${cluster.nodes.map((n) => nodeRow(n, links)).join('')}</tbody></table></div>`, cluster.nodes.length);
+}
+
+function cloudLinks(key, links) {
+  const l = links.serviceToCloud[key];
+  if (!l) return '<span class="muted">none yet</span>';
+  const items = [
+    ...l.loadBalancers.map((id) => jump(`cloud-lb-${id}`, `load balancer ${id}`, `service-${slug(key)}-lb-link`)),
+    ...l.serverGroups.map((id) => jump(`cloud-group-${id}`, `server group ${id}`, `service-${slug(key)}-group-link`)),
+    ...l.firewallPolicies.map((id) => jump(`cloud-policy-${id}`, `firewall policy ${id}`, `service-${slug(key)}-policy-link`)),
+    ...l.ipBlocks.map((id) => jump(`cloud-ipblock-${id}`, `IP block ${id}`, `service-${slug(key)}-ipblock-link`)),
+  ];
+  return items.length ? `<ul class="plain">${items.map((i) => `<li>${i}</li>`).join('')}</ul>` : '<span class="muted">none yet</span>';
+}
+
+function serviceRow(s, links) {
+  const key = `${s.namespace}/${s.name}`;
+  const fin = s.finalizers.includes('service.kubernetes.io/load-balancer-cleanup');
+  const ann = Object.entries(s.annotations).filter(([k]) => !k.startsWith('kubectl.kubernetes.io/'));
+  return `<tr id="cluster-service-${esc(slug(key))}" data-testid="service-${esc(slug(key))}">
+    <th scope="row">${esc(key)}${s.deleting ? ` ${badge('deleting', 'warn')}` : ''}</th>
+    <td>${fin ? badge('load-balancer-cleanup', 'ok', `service-${slug(key)}-finalizer`) : '<span class="muted">none</span>'}</td>
+    <td class="mono" data-testid="service-${esc(slug(key))}-ingress">${esc(s.ingress.join(', ') || 'pending')}</td>
+    <td class="mono">${esc(s.ports.map((p) => `${p.port}→${p.nodePort ?? '?'}`).join(', '))}</td>
+    <td><ul class="plain">${ann.map(([k, v]) => `<li class="mono">${esc(k.replace('loadbalancer.simcloud.dev/', ''))}=${esc(v)}</li>`).join('') || '<li class="muted">none</li>'}</ul></td>
+    <td>${cloudLinks(key, links)}</td>
+    <td><button type="button" class="small danger" data-service-delete="${esc(s.name)}" data-namespace="${esc(s.namespace)}" data-testid="service-${esc(slug(key))}-delete" aria-label="Delete Service ${esc(key)}">Delete</button></td></tr>`;
+}
+
+function services(cluster, links) {
+  if (cluster.services.length === 0) return section('LoadBalancer Services', 'cluster-services', empty('No Service of type LoadBalancer. Create one from the Actions view.', 'cluster-services-empty'), 0);
+  const head = '<tr><th scope="col">Service</th><th scope="col">Finalizer</th><th scope="col">Ingress</th><th scope="col">Ports</th><th scope="col">Annotations</th><th scope="col">Cloud resources</th><th scope="col">Actions</th></tr>';
+  return section('LoadBalancer Services', 'cluster-services', `<div class="scroll"><table><thead>${head}</thead><tbody>${cluster.services.map((s) => serviceRow(s, links)).join('')}</tbody></table></div>`, cluster.services.length);
+}
+
+export function clusterHtml(state) {
+  const { cluster, links } = state;
+  const error = cluster.ok ? '' : `<div class="error" role="alert" data-testid="cluster-error"><strong>The cluster is unreachable.</strong> ${esc(cluster.error)}${cluster.updatedAt ? ' Showing the last state seen.' : ''}</div>`;
+  return error + nodes(cluster, links) + services(cluster, links);
+}

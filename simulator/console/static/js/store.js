@@ -1,0 +1,79 @@
+// The UI's store: the last state pushed by the console server (cloud, cluster, links), the timeline
+// entries by id, and the stream's connection status. One EventSource on /api/stream feeds it; the
+// browser reconnects by itself and the server replays the timeline on every connect.
+
+const listeners = new Set();
+
+export const store = {
+  state: null,
+  entries: new Map(),
+  connection: 'connecting',
+  annotations: [],
+};
+
+export function onChange(fn) {
+  listeners.add(fn);
+  return () => listeners.delete(fn);
+}
+
+let scheduled = false;
+function changed(what) {
+  store.lastChange = what;
+  if (scheduled) return;
+  scheduled = true;
+  requestAnimationFrame(() => {
+    scheduled = false;
+    for (const fn of listeners) fn(store);
+  });
+}
+
+function addEntries(list) {
+  for (const e of list) store.entries.set(e.id, e);
+  changed('timeline');
+}
+
+export function connect() {
+  const source = new EventSource('api/stream');
+  source.addEventListener('open', () => {
+    store.connection = 'live';
+    changed('connection');
+  });
+  source.addEventListener('error', () => {
+    store.connection = 'reconnecting';
+    changed('connection');
+  });
+  source.addEventListener('state', (m) => {
+    store.state = JSON.parse(m.data);
+    store.connection = 'live';
+    changed('state');
+  });
+  source.addEventListener('timeline-batch', (m) => addEntries(JSON.parse(m.data)));
+  source.addEventListener('timeline', (m) => addEntries([JSON.parse(m.data)]));
+  return source;
+}
+
+/** POSTs an action; resolves to `{ ok, message, field }` whatever the outcome. */
+export async function postAction(path, body = {}) {
+  try {
+    const res = await fetch(`api/actions/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const data = await res.json().catch(() => ({ message: `HTTP ${res.status}` }));
+    return { ok: res.ok, message: data.message ?? '', field: data.field ?? null };
+  } catch (err) {
+    return { ok: false, message: `the console server is unreachable: ${err.message}`, field: null };
+  }
+}
+
+export async function loadAnnotations() {
+  try {
+    const res = await fetch('api/annotations');
+    store.annotations = res.ok ? await res.json() : [];
+  } catch {
+    store.annotations = [];
+  }
+  changed('annotations');
+}
+
+/** Timeline entries in arrival order. */
+export function entryList() {
+  return [...store.entries.values()].sort((a, b) => a.id - b.id);
+}

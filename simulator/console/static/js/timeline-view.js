@@ -1,0 +1,69 @@
+// The Timeline view: every step the console saw (the CCM's cloud calls, cloud resource changes, Kubernetes
+// events and Node/Service changes), grouped by the object it concerns, newest group first; each step names
+// the controller, the upstream cloud-provider method and what changed, with a one-sentence explanation.
+import { esc, jump, slug, timeOf } from './dom.js';
+
+const SOURCE_TEXT = { 'cloud-call': 'cloud call', 'cloud-change': 'cloud change', 'kube-event': 'k8s event', 'kube-change': 'k8s change' };
+
+export const timelineFilters = { text: '', flat: false, sources: new Set(Object.keys(SOURCE_TEXT)) };
+
+function groupTitle(group) {
+  const [kind, ...rest] = group.split('/');
+  const name = rest.join('/');
+  if (kind === 'Node') return { text: `Node ${name}`, target: `cluster-node-${slug(name)}` };
+  if (kind === 'Service') return { text: `Service ${name}`, target: `cluster-service-${slug(name)}` };
+  if (kind === 'Caller') return { text: `Other client: ${name}`, target: null };
+  return { text: name ? `${kind} ${name}` : kind, target: null };
+}
+
+function step(e) {
+  const count = e.count > 1 ? ` <span class="count" title="repeated, last at ${esc(timeOf(e.lastTime))}">×${esc(e.count)}</span>` : '';
+  const method = e.method ? `<span class="method" data-testid="timeline-method">${esc(e.method)}</span>` : '';
+  const ctrl = e.controller ? `<span class="ctrl">${esc(e.controller)}</span>` : '';
+  return `<li class="step sev-${esc(e.severity)}" data-testid="timeline-step" data-source="${esc(e.source)}" data-method="${esc(e.method ?? '')}" data-group="${esc(e.group)}">
+    <div class="step-head"><time datetime="${esc(e.time)}">${esc(timeOf(e.time))}</time><span class="src src-${esc(e.source)}">${esc(SOURCE_TEXT[e.source] ?? e.source)}</span>${ctrl}${method}<strong data-testid="timeline-title">${esc(e.title)}</strong>${count}</div>
+    <p class="why" data-testid="timeline-explanation">${esc(e.explanation)}</p></li>`;
+}
+
+function matches(e) {
+  if (!timelineFilters.sources.has(e.source)) return false;
+  const q = timelineFilters.text.trim().toLowerCase();
+  if (!q) return true;
+  return [e.group, e.title, e.explanation, e.method ?? '', e.controller ?? ''].some((s) => s.toLowerCase().includes(q));
+}
+
+function groupsOf(entries) {
+  const groups = new Map();
+  for (const e of entries) {
+    const g = groups.get(e.group) ?? { name: e.group, steps: [], last: 0 };
+    g.steps.push(e);
+    g.last = Math.max(g.last, e.id);
+    groups.set(e.group, g);
+  }
+  return [...groups.values()].sort((a, b) => b.last - a.last).slice(0, 60);
+}
+
+function groupHtml(g) {
+  const t = groupTitle(g.name);
+  const title = t.target ? jump(t.target, t.text) : esc(t.text);
+  const steps = g.steps.slice(-50);
+  const older = g.steps.length - steps.length;
+  return `<section class="panel tl-group" data-testid="timeline-group-${esc(slug(g.name))}"><h3>${title} <span class="count">${esc(g.steps.length)}</span></h3>
+    ${older > 0 ? `<p class="muted">${esc(older)} older steps not shown</p>` : ''}<ol class="steps">${steps.map(step).join('')}</ol></section>`;
+}
+
+export function timelineHtml(entries) {
+  const shown = entries.filter(matches);
+  if (entries.length === 0) return '<p class="empty" data-testid="timeline-empty">Nothing yet. Try an action (power off a worker, create a LoadBalancer Service) and watch the CCM react here.</p>';
+  if (shown.length === 0) return '<p class="empty" data-testid="timeline-empty">No step matches the filter.</p>';
+  if (timelineFilters.flat) return `<ol class="steps flat">${shown.slice(-300).reverse().map(step).join('')}</ol>`;
+  return groupsOf(shown).map(groupHtml).join('');
+}
+
+export function timelineControlsHtml() {
+  const boxes = Object.entries(SOURCE_TEXT).map(([k, label]) =>
+    `<label class="check"><input type="checkbox" data-tl-source="${esc(k)}" data-testid="timeline-source-${esc(k)}"${timelineFilters.sources.has(k) ? ' checked' : ''}> ${esc(label)}</label>`).join('');
+  return `<div class="controls" role="group" aria-label="Timeline filters">
+    <label for="tl-filter">Filter</label><input id="tl-filter" type="search" data-testid="timeline-filter" placeholder="node, Service, method…" value="${esc(timelineFilters.text)}">
+    ${boxes}<label class="check"><input type="checkbox" data-tl-flat data-testid="timeline-flat"${timelineFilters.flat ? ' checked' : ''}> flat (newest first)</label></div>`;
+}

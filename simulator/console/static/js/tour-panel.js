@@ -1,0 +1,115 @@
+// The tour panel: lists the tours, runs the active one step by step, ticks expectations off live and
+// highlights the matching rows and cards in the Cloud and Cluster views (pending: amber, done: green).
+import { esc, render } from './dom.js';
+import { entryList, store } from './store.js';
+import { TOURS } from './tours.js';
+
+const active = { tour: null, step: 0, ctx: {}, running: false, message: '' };
+
+export function toursHtml() {
+  return `<p class="muted">Each tour runs real actions on this sandbox and checks, live, what the CCM does on both sides.</p><div class="cards">${TOURS.map((t) => `
+    <article class="card" data-testid="tour-card-${esc(t.id)}"><h4>${esc(t.title)}</h4><p>${esc(t.summary)}</p>
+    <button type="button" data-tour-start="${esc(t.id)}" data-testid="tour-start-${esc(t.id)}">Start the ${esc(t.title.toLowerCase())} tour</button></article>`).join('')}</div>`;
+}
+
+function lastId() {
+  const list = entryList();
+  return list.length ? list[list.length - 1].id : 0;
+}
+
+export function startTour(id) {
+  const tour = TOURS.find((t) => t.id === id);
+  if (!tour || !store.state) return;
+  Object.assign(active, { tour, step: 0, ctx: { stepStart: lastId() }, running: false, message: '' });
+  tour.setup?.(active.ctx, store.state);
+  refreshTour();
+  document.querySelector('[data-testid="tour-panel"]')?.focus();
+}
+
+/** Expectations read a state that may not hold their objects yet: a throw counts as "not yet". */
+function safely(fn, fallback) {
+  try {
+    return fn();
+  } catch {
+    return fallback;
+  }
+}
+
+function checks() {
+  const step = active.tour.steps[active.step];
+  return step.expect.map((x) => {
+    return { ...x, done: safely(() => Boolean(x.done(active.ctx, store.state, entryList())), false), text: x.label(active.ctx) };
+  });
+}
+
+function highlight(list) {
+  for (const el of document.querySelectorAll('.tour-pending, .tour-done')) el.classList.remove('tour-pending', 'tour-done');
+  for (const x of list) {
+    const ids = safely(() => x.highlight(active.ctx, store.state), []);
+    for (const id of ids) document.getElementById(id)?.classList.add(x.done ? 'tour-done' : 'tour-pending');
+  }
+}
+
+function panelHtml(list) {
+  const { tour, step: i } = active;
+  const step = tour.steps[i];
+  const allDone = list.every((x) => x.done);
+  const action = step.action ? `<button type="button" data-tour-action data-testid="tour-action"${active.running || active.ctx[`ran${i}`] ? ' disabled' : ''}>${esc(step.action.label)}</button>` : '';
+  const items = list.map((x) => `<li data-testid="tour-expect-${esc(x.id)}" data-done="${x.done}" class="${x.done ? 'done' : 'pending'}"><span aria-hidden="true">${x.done ? '✔' : '…'}</span> ${esc(x.text)}<span class="sr-only">${x.done ? ' (done)' : ' (waiting)'}</span></li>`).join('');
+  const next = i + 1 < tour.steps.length
+    ? `<button type="button" data-tour-next data-testid="tour-next"${allDone ? '' : ' class="secondary"'}>Next step</button>`
+    : `<button type="button" data-tour-end data-testid="tour-finish">${allDone ? 'Finish' : 'End tour'}</button>`;
+  return `<h2 id="tour-title">${esc(tour.title)} <span class="muted">step ${i + 1} of ${tour.steps.length}</span></h2>
+    <h3 data-testid="tour-step-title">${esc(step.title)}</h3><p>${esc(step.text)}</p>${action}
+    <p class="muted" data-testid="tour-message">${esc(active.message)}</p>
+    <ul class="expect" aria-live="polite">${items}</ul>
+    <p data-testid="tour-status" data-complete="${allDone}">${allDone ? 'All done: every change happened on both sides.' : 'Waiting for the changes above…'}</p>
+    <div class="buttons">${i > 0 ? '<button type="button" class="secondary" data-tour-back data-testid="tour-back">Back</button>' : ''}${next}
+    <button type="button" class="secondary" data-tour-end data-testid="tour-close">Close</button></div>`;
+}
+
+export function refreshTour() {
+  const panel = document.querySelector('[data-testid="tour-panel"]');
+  if (!active.tour || !store.state) {
+    panel.hidden = true;
+    highlight([]);
+    return;
+  }
+  panel.hidden = false;
+  const list = checks();
+  render(panel.querySelector('.tour-body'), panelHtml(list));
+  highlight(list);
+}
+
+async function runStepAction() {
+  const step = active.tour.steps[active.step];
+  active.running = true;
+  refreshTour();
+  const r = await step.action.run(active.ctx, store.state);
+  active.running = false;
+  active.ctx[`ran${active.step}`] = r.ok;
+  active.message = r.ok ? r.message : `Failed: ${r.message}`;
+  refreshTour();
+}
+
+function move(delta) {
+  active.tour.steps[active.step].after?.(active.ctx, store.state);
+  active.step = Math.max(0, Math.min(active.tour.steps.length - 1, active.step + delta));
+  active.ctx.stepStart = lastId();
+  active.message = '';
+  refreshTour();
+}
+
+export function tourClick(target) {
+  if (target.closest('[data-tour-start]')) return startTour(target.closest('[data-tour-start]').dataset.tourStart), true;
+  if (!active.tour) return false;
+  if (target.closest('[data-tour-action]')) return void runStepAction(), true;
+  if (target.closest('[data-tour-next]')) return move(1), true;
+  if (target.closest('[data-tour-back]')) return move(-1), true;
+  if (target.closest('[data-tour-end]')) {
+    active.tour = null;
+    refreshTour();
+    return true;
+  }
+  return false;
+}

@@ -1,0 +1,156 @@
+// The guided tours: node initialisation, load balancer, node shutdown and deletion, routes. Each step may
+// run an action, then lists what should happen on both sides; every expectation is checked live against
+// the state and the timeline, ticks itself off, and names the elements to highlight in the Cloud and
+// Cluster views.
+import { slug } from './dom.js';
+import { postAction } from './store.js';
+
+const nodeOf = (state, name) => state.cluster.nodes.find((n) => n.name === name);
+const serverOf = (state, name) => state.cloud.servers.find((s) => s.name === name);
+const hasTaint = (n, key) => n?.taints.some((t) => t.key === key) ?? false;
+const SHUTDOWN = 'node.cloudprovider.kubernetes.io/shutdown';
+const UNINIT = 'node.cloudprovider.kubernetes.io/uninitialized';
+const since = (ctx, entries) => entries.filter((e) => e.id > ctx.stepStart);
+const stepSeen = (ctx, entries, test) => since(ctx, entries).some(test);
+const serverIds = (ctx, state) => { const s = serverOf(state, ctx.node); return s ? [`cloud-server-${s.id}`] : []; };
+const nodeIds = (ctx) => [`cluster-node-${slug(ctx.node)}`];
+const both = (ctx, state) => [...serverIds(ctx, state), ...nodeIds(ctx)];
+
+async function addWorker(ctx) {
+  const r = await postAction('worker');
+  const m = /^worker (\S+)/.exec(r.message);
+  if (m) ctx.node = m[1];
+  return r;
+}
+
+function pickWorker(state) {
+  const ready = state.cluster.nodes.filter((n) => n.ready === 'True' && !n.name.includes('control-plane'));
+  return ready[ready.length - 1]?.name;
+}
+
+const joinSteps = (what) => [
+  { id: 'server', label: (c) => `Cloud: server ${c.node ?? '(new)'} is running`, done: (c, s) => serverOf(s, c.node)?.status === 'running', highlight: serverIds },
+  { id: 'node', label: (c) => `Cluster: Node ${c.node ?? '(new)'} registered by its kubelet`, done: (c, s) => Boolean(nodeOf(s, c.node)), highlight: nodeIds },
+  { id: 'provider', label: () => 'cloud-node-controller set providerID and zone/type labels (InstanceMetadata)', done: (c, s) => Boolean(nodeOf(s, c.node)?.providerID && nodeOf(s, c.node)?.labels['topology.kubernetes.io/zone']), highlight: both },
+  { id: 'taint', label: () => 'The uninitialized taint is gone', done: (c, s) => Boolean(nodeOf(s, c.node)) && !hasTaint(nodeOf(s, c.node), UNINIT), highlight: nodeIds },
+  ...what,
+];
+
+const routeFor = (c, s) => s.links.nodeToRoute[c.node];
+const routeIds = (c, s) => { const n = nodeOf(s, c.node); return n?.podCIDR ? [`cloud-route-${slug(n.podCIDR)}`, `cluster-node-${slug(c.node)}`] : nodeIds(c); };
+
+export const TOURS = [
+  {
+    id: 'node-init', title: 'Node initialisation',
+    summary: 'A new server boots, its kubelet registers a tainted Node, and the CCM initialises it from the cloud.',
+    steps: [{
+      title: 'Add a worker',
+      text: 'Create a server with the cluster label. Its kubelet (started with --cloud-provider=external) registers a Node with the uninitialized taint; cloud-node-controller calls InstanceMetadata and fills in providerID, labels and addresses, then removes the taint.',
+      action: { label: 'Add a worker', run: addWorker },
+      expect: joinSteps([{ id: 'synced', label: () => 'Timeline: the Synced event, explained', done: (c, s, e) => stepSeen(c, e, (x) => x.group === `Node/${c.node}` && x.title.includes('Synced')), highlight: nodeIds }]),
+    }],
+  },
+  {
+    id: 'load-balancer', title: 'Load balancer',
+    summary: 'A LoadBalancer Service gets a finalizer, a cloud load balancer (with its server group and firewall policy, or IP block) and an ingress IP; deleting it cleans everything up.',
+    setup: (ctx) => { ctx.service = `tour-lb-${Math.random().toString(36).slice(2, 6)}`; },
+    steps: [{
+      title: 'Create a LoadBalancer Service',
+      text: 'service-lb-controller adds its cleanup finalizer, then EnsureLoadBalancer creates the cloud resources and the VIP is written into the Service status.',
+      action: { label: 'Create the Service', run: (c) => postAction('service', { name: c.service, port: 80, annotations: {} }) },
+      expect: [
+        { id: 'finalizer', label: () => 'Cluster: the load-balancer-cleanup finalizer is on the Service', done: (c, s) => s.cluster.services.some((x) => x.name === c.service && x.finalizers.includes('service.kubernetes.io/load-balancer-cleanup')), highlight: (c) => [`cluster-service-default-${c.service}`] },
+        { id: 'lb', label: () => 'Cloud: a load balancer owned by the Service is active', done: (c, s) => lbsOf(c, s).some((lb) => lb.status === 'active'), highlight: (c, s) => lbsOf(c, s).map((lb) => `cloud-lb-${lb.id}`) },
+        { id: 'owned', label: () => 'Cloud: its server group and firewall policy (or IP block) exist', done: (c, s) => ownedCount(c, s) > 0, highlight: ownedIds },
+        { id: 'ingress', label: () => 'Cluster: status.loadBalancer.ingress holds the VIP', done: (c, s) => { const lb = lbsOf(c, s)[0]; return Boolean(lb) && svcOf(c, s)?.ingress.includes(lb.public_ipv4); }, highlight: (c) => [`cluster-service-default-${c.service}`] },
+        { id: 'ensured', label: () => 'Timeline: EnsuredLoadBalancer, explained', done: (c, s, e) => stepSeen(c, e, (x) => x.title.includes('EnsuredLoadBalancer') && x.group === `Service/default/${c.service}`), highlight: () => [] },
+      ],
+      after: (c, s) => { c.lbIds = lbsOf(c, s).map((lb) => lb.id); },
+    }, {
+      title: 'Delete the Service',
+      text: 'The finalizer holds the Service while EnsureLoadBalancerDeleted removes the load balancer and everything made for it; then the finalizer goes and so does the Service.',
+      action: { label: 'Delete the Service', run: (c) => postAction('service/delete', { name: c.service, namespace: 'default' }) },
+      expect: [
+        { id: 'lb-gone', label: () => 'Cloud: the load balancer is gone', done: (c, s) => !s.cloud.loadBalancers.some((lb) => (c.lbIds ?? []).includes(lb.id)), highlight: () => [] },
+        { id: 'svc-gone', label: () => 'Cluster: the Service is gone', done: (c, s) => !svcOf(c, s), highlight: () => [] },
+        { id: 'deleted', label: () => 'Timeline: DeletedLoadBalancer, explained', done: (c, s, e) => stepSeen(c, e, (x) => x.title.includes('DeletedLoadBalancer')), highlight: () => [] },
+      ],
+    }],
+  },
+  {
+    id: 'shutdown', title: 'Node shutdown and deletion',
+    summary: 'Power a worker off (NotReady, then the shutdown taint), on again (taint lifted), then delete its server (the Node is deleted).',
+    setup: (ctx, state) => { ctx.node = pickWorker(state); },
+    steps: [{
+      title: 'Power the worker off',
+      text: 'Its kubelet goes silent; kube-controller-manager marks the Node NotReady; cloud-node-lifecycle-controller asks InstanceExists (yes) and InstanceShutdown (yes) and adds the shutdown taint.',
+      action: { label: 'Power off', run: (c, s) => postAction('server', { serverId: serverOf(s, c.node)?.id ?? '', action: 'poweroff' }) },
+      expect: [
+        { id: 'off', label: (c) => `Cloud: server ${c.node} is off`, done: (c, s) => serverOf(s, c.node)?.status === 'off', highlight: serverIds },
+        { id: 'notready', label: (c) => `Cluster: Node ${c.node} is NotReady`, done: (c, s) => nodeOf(s, c.node)?.ready !== 'True', highlight: nodeIds },
+        { id: 'taint', label: () => 'Cluster: the shutdown taint is on the Node', done: (c, s) => hasTaint(nodeOf(s, c.node), SHUTDOWN), highlight: nodeIds },
+        { id: 'explained', label: () => 'Timeline: InstanceShutdown, explained', done: (c, s, e) => stepSeen(c, e, (x) => x.method === 'InstanceShutdown' && x.group === `Node/${c.node}`), highlight: () => [] },
+      ],
+    }, {
+      title: 'Power it on again',
+      text: 'The kubelet posts Ready again, and cloud-node-lifecycle-controller removes the shutdown taint.',
+      action: { label: 'Power on', run: (c, s) => postAction('server', { serverId: serverOf(s, c.node)?.id ?? '', action: 'poweron' }) },
+      expect: [
+        { id: 'running', label: (c) => `Cloud: server ${c.node} is running`, done: (c, s) => serverOf(s, c.node)?.status === 'running', highlight: serverIds },
+        { id: 'ready', label: (c) => `Cluster: Node ${c.node} is Ready`, done: (c, s) => nodeOf(s, c.node)?.ready === 'True', highlight: nodeIds },
+        { id: 'untainted', label: () => 'Cluster: the shutdown taint is gone', done: (c, s) => Boolean(nodeOf(s, c.node)) && !hasTaint(nodeOf(s, c.node), SHUTDOWN), highlight: nodeIds },
+      ],
+      after: (c, s) => { c.podCIDR = nodeOf(s, c.node)?.podCIDR; },
+    }, {
+      title: 'Delete its server',
+      text: 'The Node goes NotReady; InstanceExists now answers not found, so cloud-node-lifecycle-controller deletes the Node, and node-route-controller deletes its route.',
+      action: { label: 'Delete the server', run: (c, s) => postAction('server', { serverId: serverOf(s, c.node)?.id ?? '', action: 'delete' }) },
+      expect: [
+        { id: 'server-gone', label: (c) => `Cloud: server ${c.node} is gone`, done: (c, s) => !serverOf(s, c.node), highlight: () => [] },
+        { id: 'node-gone', label: (c) => `Cluster: Node ${c.node} is deleted`, done: (c, s) => !nodeOf(s, c.node), highlight: () => [] },
+        { id: 'route-gone', label: () => 'Cloud: its route is removed', done: (c, s) => !s.cloud.networks.some((n) => n.routes.some((r) => r.destination === c.podCIDR)), highlight: () => [] },
+      ],
+    }],
+  },
+  {
+    id: 'routes', title: 'Routes',
+    summary: 'Every Node podCIDR gets a cloud route to the Node\'s internal IP; a new Node gets its own.',
+    steps: [{
+      title: 'Look at the routes',
+      text: 'kube-controller-manager gives each Node a podCIDR; node-route-controller lists the cloud routes (ListRoutes) and creates one per podCIDR (CreateRoute), then sets NetworkUnavailable=False.',
+      expect: [
+        { id: 'all-routed', label: () => 'Every Node with a podCIDR has a route', done: (c, s) => s.cluster.nodes.every((n) => !n.podCIDR || s.links.nodeToRoute[n.name]), highlight: (c, s) => s.cluster.nodes.filter((n) => n.podCIDR).flatMap((n) => [`cluster-node-${slug(n.name)}`, `cloud-route-${slug(n.podCIDR)}`]) },
+        { id: 'network', label: () => 'Every Node has NetworkUnavailable=False', done: (c, s) => s.cluster.nodes.every((n) => n.networkUnavailable === 'False'), highlight: () => [] },
+      ],
+    }, {
+      title: 'Add a worker and watch its route appear',
+      text: 'The new Node gets a podCIDR from node-ipam; on its next pass node-route-controller creates the route.',
+      action: { label: 'Add a worker', run: addWorker },
+      expect: [
+        { id: 'node', label: (c) => `Cluster: Node ${c.node ?? '(new)'} has a podCIDR`, done: (c, s) => Boolean(nodeOf(s, c.node)?.podCIDR), highlight: nodeIds },
+        { id: 'route', label: () => 'Cloud: a route for its podCIDR', done: (c, s) => Boolean(routeFor(c, s)), highlight: routeIds },
+        { id: 'explained', label: () => 'Timeline: CreateRoute, explained', done: (c, s, e) => stepSeen(c, e, (x) => x.method === 'CreateRoute' && x.group === `Node/${c.node}`), highlight: () => [] },
+      ],
+    }],
+  },
+];
+
+function svcOf(c, s) {
+  return s.cluster.services.find((x) => x.name === c.service && x.namespace === 'default');
+}
+
+function lbsOf(c, s) {
+  const ids = s.links.serviceToCloud[`default/${c.service}`]?.loadBalancers ?? [];
+  return s.cloud.loadBalancers.filter((lb) => ids.includes(lb.id));
+}
+
+function ownedCount(c, s) {
+  const l = s.links.serviceToCloud[`default/${c.service}`];
+  return l ? l.serverGroups.length + l.firewallPolicies.length + l.ipBlocks.length : 0;
+}
+
+function ownedIds(c, s) {
+  const l = s.links.serviceToCloud[`default/${c.service}`];
+  if (!l) return [];
+  return [...l.serverGroups.map((id) => `cloud-group-${id}`), ...l.firewallPolicies.map((id) => `cloud-policy-${id}`), ...l.ipBlocks.map((id) => `cloud-ipblock-${id}`)];
+}
