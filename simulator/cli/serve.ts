@@ -15,6 +15,8 @@ const OPTIONS = {
   speed: { type: 'string' },
   'delay-ms': { type: 'string' },
   'no-dataplane': { type: 'boolean', default: false },
+  'no-destructive': { type: 'boolean', default: false },
+  'rate-limit': { type: 'string' },
   quiet: { type: 'boolean', default: false },
 } as const;
 
@@ -22,6 +24,14 @@ function number(name: string, value: string, max: number): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0 || n > max) throw new UsageError(`--${name} must be a number from 0 to ${max}, got "${value}"`);
   return n;
+}
+
+/** `--rate-limit 3600/3600`: requests per window seconds, per token. */
+function rateLimit(value: string | undefined): { rateLimit?: { limit: number; windowSeconds: number } } {
+  if (value === undefined) return {};
+  const m = /^(\d+)\/(\d+)$/.exec(value);
+  if (m === null || Number(m[1]) < 1 || Number(m[2]) < 1) throw new UsageError(`--rate-limit takes REQUESTS/SECONDS, e.g. 3600/3600, got "${value}"`);
+  return { rateLimit: { limit: Number(m[1]), windowSeconds: Number(m[2]) } };
 }
 
 /** Every resource type's transitions take `ms` (no jitter): fast, deterministic test servers. */
@@ -40,7 +50,9 @@ export async function serve(args: string[]): Promise<void> {
       ...(v['admin-token'] === undefined ? {} : { adminToken: v['admin-token'] }),
       ...(v.speed === undefined ? {} : { speed: number('speed', v.speed, 1000) }),
       ...(v['delay-ms'] === undefined ? {} : { delays: uniformDelays(number('delay-ms', v['delay-ms'], 3_600_000)) }),
+      ...rateLimit(v['rate-limit']),
       dataplane: !v['no-dataplane'],
+      allowDestructive: !v['no-destructive'],
       accessLog: !v.quiet,
     },
   });

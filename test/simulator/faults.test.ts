@@ -65,6 +65,21 @@ describe('faults', () => {
     await sc.client.catalogue.zones(); // other tokens are unaffected
   });
 
+  it('a configured default budget (--rate-limit) limits every token and sends RateLimit headers', async () => {
+    const limited = await startContractProcess(['--rate-limit', '2/60', '--no-destructive']);
+    try {
+      const first = await fetch(`${limited.url}/v1/zones`, { headers: { authorization: `Bearer ${limited.token}` } });
+      expect(first.headers.get('ratelimit-remaining')).toBe('1');
+      await limited.client.catalogue.zones();
+      const err = await apiError(() => limited.client.catalogue.zones());
+      expect(err).toMatchObject({ code: 'rate_limit_exceeded', status: 429 });
+      expect(err.retryAfterMs).toBeGreaterThan(0);
+      expect((await apiError(() => limited.admin.reset())).code).toBe('forbidden');
+    } finally {
+      await limited.stop();
+    }
+  });
+
   it('the client honours Retry-After before retrying', async () => {
     await sc.admin.addFault({ kind: 'error', status: 429, code: 'rate_limit_exceeded', retry_after_seconds: 1, count: 1, match: { path: '/v1/regions' } });
     const slept: number[] = [];
