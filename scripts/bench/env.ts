@@ -1,0 +1,185 @@
+// One benchmark environment on the `local` runtime: simcloud (instant transitions, quiet), the real
+// control plane, virtual kubelets in scale mode (event-driven, one fleet-wide Lease renewer) and the CCM
+// with the profile's flags and its own simcloud token (so a per-token rate limit hits the CCM only).
+// Scenarios share it and leave it as they found it: the control-plane node plus whatever they declare.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { SimcloudAdminClient, SimcloudClient } from '../../simulator/api/client/index.ts';
+import type { SimEvent } from '../../simulator/api/schema/events.ts';
+import { followSimEvents } from '../../sandbox/cloud/events.ts';
+import { SimcloudSandboxCloud } from '../../sandbox/cloud/sandbox-cloud.ts';
+import { createExec, type Exec } from '../../sandbox/exec.ts';
+import { startCcmProcess, startSimcloudProcess, type CcmProcess, type SimcloudProcess } from '../../sandbox/processes.ts';
+import { LocalRuntime } from '../../sandbox/runtimes/local.ts';
+import type { RuntimeContext } from '../../sandbox/runtimes/runtime.ts';
+import { CallLog } from './calls.ts';
+import { NodeTracker } from './nodes.ts';
+import { ProcSampler } from './procstat.ts';
+import { ServiceTracker } from './services.ts';
+import type { Profile } from './types.ts';
+
+export interface EnvOptions {
+  readonly stateDir: string;
+  readonly profile: Profile;
+  /** Sizing hint: heartbeat interval and grace period grow with the fleet. */
+  readonly nodes: number;
+  readonly progress: (message: string) => void;
+}
+
+export const CLUSTER = 'bench';
+
+/** Lease renewal and node-monitor grace: kubelet-like (10 s / 40 s) for big fleets, faster when small. */
+export function heartbeat(nodes: number): { renewMs: number; graceSeconds: number } {
+  return nodes > 200 ? { renewMs: 10_000, graceSeconds: 40 } : { renewMs: 2500, graceSeconds: 10 };
+}
+
+export function profileArgs(p: Profile): string[] {
+  return [`--kube-api-qps=${p.kubeApiQps}`, `--kube-api-burst=${p.kubeApiBurst}`, `--concurrent-node-syncs=${p.nodeWorkers}`, `--concurrent-service-syncs=${p.serviceWorkers}`];
+}
+
+export class BenchEnv {
+  readonly options: EnvOptions;
+  readonly exec: Exec = createExec();
+  readonly calls = new CallLog();
+  readonly abort = new AbortController();
+  readonly #handlers = new Set<(e: SimEvent) => void>([(e) => this.calls.handle(e)]);
+  simcloud!: SimcloudProcess;
+  cloud!: SimcloudSandboxCloud;
+  runtime!: LocalRuntime;
+  ctx!: RuntimeContext;
+  kubeConfig!: KubeConfig;
+  core!: CoreV1Api;
+  nodes!: NodeTracker;
+  services!: ServiceTracker;
+  sampler!: ProcSampler;
+  ccm: CcmProcess | undefined;
+  ccmToken!: { id: string; secret: string };
+  ccmStartedAt = 0;
+  /** Extra CCM flags for the next start (scenarios set and reset them). */
+  ccmExtraArgs: string[] = [];
+
+  private constructor(options: EnvOptions) {
+    this.options = options;
+  }
+
+  static async start(options: EnvOptions): Promise<BenchEnv> {
+    const env = new BenchEnv(options);
+    mkdirSync(join(options.stateDir, 'logs'), { recursive: true });
+    await env.#startSimcloud();
+    await env.#startCluster();
+    env.sampler = new ProcSampler(() => env.pids());
+    env.sampler.start();
+    await env.startCcm();
+    return env;
+  }
+
+  get client(): SimcloudClient {
+    return new SimcloudClient({ endpoint: this.simcloud.url, token: this.simcloud.token, caller: 'ccm-bench' });
+  }
+
+  get admin(): SimcloudAdminClient {
+    return new SimcloudAdminClient({ endpoint: this.simcloud.url, token: this.simcloud.adminToken, caller: 'ccm-bench' });
+  }
+
+  pids(): Record<string, number> {
+    const out: Record<string, number> = { simcloud: this.simcloud.process.pid, 'bench+kubelets': process.pid };
+    for (const c of this.runtime.controlPlane?.components() ?? []) out[c.name] = c.pid;
+    if (this.ccm?.process.isRunning()) out.ccm = this.ccm.process.pid;
+    return out;
+  }
+
+  async startCcm(): Promise<void> {
+    const cp = this.runtime.controlPlane;
+    if (!cp) throw new Error('no control plane');
+    this.ccmStartedAt = Date.now();
+    this.ccm = await startCcmProcess({
+      exec: this.exec,
+      stateDir: this.options.stateDir,
+      kubeconfig: this.ctx.stateDir + '/kubeconfig',
+      clusterName: CLUSTER,
+      clusterCidr: cp.options.clusterCidr,
+      simcloud: { url: this.simcloud.url, token: this.ccmToken.secret },
+      network: CLUSTER,
+      lbStrategy: 'lb',
+      extraArgs: [...profileArgs(this.options.profile), ...this.ccmExtraArgs],
+    });
+  }
+
+  /** Stops the CCM and removes its leader Lease, so the next start is a fresh cluster's first CCM. */
+  async stopCcm(): Promise<void> {
+    await this.ccm?.process.stop();
+    this.ccm = undefined;
+    const leases = this.kubeConfig.makeApiClient(CoordinationV1Api);
+    await leases.deleteNamespacedLease({ name: 'cloud-controller-manager', namespace: 'kube-system' }).catch(() => undefined);
+  }
+
+  async restartCcm(): Promise<void> {
+    await this.stopCcm();
+    await this.startCcm();
+  }
+
+  /** Epoch ms at which the CCM has made no cloud call for `quietMs` (bounded by `timeoutMs`). */
+  async settle(quietMs = 2000, timeoutMs = 120_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline && Date.now() - this.calls.lastCcmCallAt() < quietMs) {
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.sampler?.stop();
+    this.nodes?.stop();
+    this.services?.stop();
+    await this.ccm?.process.stop();
+    if (this.runtime && this.ctx) await this.runtime.down(this.ctx);
+    this.abort.abort();
+    await this.simcloud?.process.stop();
+  }
+
+  async #startSimcloud(): Promise<void> {
+    const token = `bench-${randomBytes(12).toString('hex')}`;
+    const adminToken = `bench-admin-${randomBytes(12).toString('hex')}`;
+    const extraArgs = ['--quiet', '--delay-ms=0', '--no-dataplane'];
+    this.simcloud = await startSimcloudProcess({ exec: this.exec, stateDir: this.options.stateDir, token, adminToken, extraArgs });
+    const s = this.simcloud;
+    void followSimEvents({ endpoint: s.url, adminToken, signal: this.abort.signal, onEvent: (e) => this.#handlers.forEach((h) => h(e)) });
+    const project = (await this.admin.listProjects())[0];
+    if (!project) throw new Error('simcloud has no project');
+    const created = await this.admin.createToken(project.id, { name: 'bench-ccm' });
+    this.ccmToken = { id: created.id, secret: created.token };
+    this.cloud = new SimcloudSandboxCloud({ client: new SimcloudClient({ endpoint: s.url, token, caller: 'ccm-sandbox' }), clusterName: CLUSTER });
+  }
+
+  async #startCluster(): Promise<void> {
+    await this.cloud.ensureNetwork();
+    const hb = heartbeat(this.options.nodes);
+    this.runtime = new LocalRuntime({
+      cloud: this.cloud,
+      subscribe: (h) => {
+        this.#handlers.add(h);
+        return () => this.#handlers.delete(h);
+      },
+      controlPlane: { nodeMonitorGracePeriodSeconds: hb.graceSeconds },
+      nodePortStandIns: false,
+      scale: { eventDriven: true, startConcurrency: 32, sharedHeartbeat: { intervalMs: hb.renewMs, concurrency: 16 } },
+      onError: (m) => this.options.progress(`warning: ${m}`),
+    });
+    this.ctx = {
+      exec: this.exec,
+      stateDir: this.options.stateDir,
+      name: CLUSTER,
+      workers: 0,
+      cloud: this.cloud,
+      cloudEndpoint: this.simcloud.url,
+      progress: () => undefined,
+    };
+    await this.runtime.up(this.ctx);
+    this.kubeConfig = new KubeConfig();
+    this.kubeConfig.loadFromFile(join(this.options.stateDir, 'kubeconfig'));
+    this.core = this.kubeConfig.makeApiClient(CoreV1Api);
+    this.nodes = await NodeTracker.start(this.kubeConfig);
+    this.services = await ServiceTracker.start(this.kubeConfig);
+  }
+}

@@ -1,0 +1,75 @@
+// Runs the selected scenarios in order on one shared environment (started on first use), measuring each
+// scenario's CPU and RSS per process, and writes the JSON and the tables. Used by scripts/bench.ts and
+// by the CI smoke test (in-process).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BenchEnv } from './env.ts';
+import { limitNotes, processTable, summaryTable, writeResults } from './report.ts';
+import type { Scenario, ScenarioContext, Shared } from './scenario.ts';
+import { S4, S6, S7 } from './scenarios/cluster.ts';
+import { S12, S5 } from './scenarios/lb.ts';
+import { S1, S2, S9 } from './scenarios/nodes.ts';
+import { S10, S15 } from './scenarios/standalone.ts';
+import { PROFILES, type BenchOptions, type ProcessUsage, type ScenarioId, type ScenarioResult } from './types.ts';
+
+/** S3 and S8 are measured on S1/S2 runs; asking for them runs S2. */
+const RUNNERS: Record<Exclude<ScenarioId, 'S3' | 'S8'>, Scenario> = { S1, S2, S4, S5, S6, S7, S9, S10, S12, S15 };
+
+export function plan(ids: readonly ScenarioId[]): Scenario[] {
+  const wanted = new Set<ScenarioId>(ids);
+  if (wanted.has('S3') || wanted.has('S8')) wanted.add('S2');
+  // Order: bring-up and throughput first, then node arrival (no resident nodes yet), then the cold start
+  // that leaves N resident nodes, then what needs them.
+  const order: (keyof typeof RUNNERS)[] = ['S15', 'S10', 'S1', 'S9', 'S2', 'S4', 'S5', 'S12', 'S6', 'S7'];
+  return order.filter((id) => wanted.has(id)).map((id) => RUNNERS[id]);
+}
+
+export interface BenchReport {
+  readonly results: ScenarioResult[];
+  readonly file: string;
+  readonly table: string;
+}
+
+export async function runBench(opts: BenchOptions, progress: (m: string) => void): Promise<BenchReport> {
+  const startedAt = new Date();
+  const stateDir = mkdtempSync(join(tmpdir(), 'ccm-bench-'));
+  let env: BenchEnv | undefined;
+  const getEnv = async (): Promise<BenchEnv> => {
+    env ??= await BenchEnv.start({ stateDir, profile: PROFILES[opts.profile], nodes: opts.nodes, progress });
+    return env;
+  };
+  const shared: Shared = { resident: [], residentServices: [] };
+  const ctx: ScenarioContext = { opts, env: getEnv, progress, shared, selected: new Set(opts.scenarios) };
+  const results: ScenarioResult[] = [];
+  try {
+    for (const scenario of plan(opts.scenarios)) {
+      progress(`== ${scenario.id}: ${scenario.title}`);
+      results.push(await runOne(scenario, ctx, scenario.usesEnv ? await getEnv() : undefined));
+      writeResults(opts, results, startedAt);
+    }
+  } finally {
+    await env?.stop().catch(() => undefined);
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+  const file = writeResults(opts, results, startedAt);
+  const text = [summaryTable(results), '', processTable(results), '', limitNotes(results)].join('\n');
+  return { results, file, table: text };
+}
+
+async function runOne(scenario: Scenario, ctx: ScenarioContext, env: BenchEnv | undefined): Promise<ScenarioResult> {
+  const close = env?.sampler.window();
+  const started = Date.now();
+  const base = { id: scenario.id, title: scenario.title };
+  try {
+    const out = await scenario.run(ctx);
+    return { ...base, runs: out.runs, durationSeconds: (Date.now() - started) / 1000, figures: out.figures, processes: usage(close), details: out.details };
+  } catch (err) {
+    ctx.progress(`${scenario.id} failed: ${err instanceof Error ? err.message : String(err)}`);
+    return { ...base, runs: 0, durationSeconds: (Date.now() - started) / 1000, figures: [], processes: usage(close), details: {}, error: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+function usage(close: (() => Record<string, ProcessUsage>) | undefined): Record<string, ProcessUsage> {
+  return close ? close() : {};
+}

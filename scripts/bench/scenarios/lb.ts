@@ -1,0 +1,143 @@
+// S5 LoadBalancer bursts (100 and 1000 Services at once; then with 2 s of injected LB latency against the
+// workers' concurrency bound) and S12 the CCM's memory with N nodes and 1000 Services.
+import { controllerOf } from '../calls.ts';
+import type { BenchEnv } from '../env.ts';
+import { ensureNodes, ensureServices } from '../resident.ts';
+import type { Scenario, ScenarioContext } from '../scenario.ts';
+import { createServices, deleteServices, serviceName, waitForIngress } from '../services.ts';
+import { figure } from '../stats.ts';
+import type { Figure } from '../types.ts';
+
+/** Apiserver writes per LB Service: the finalizer patch, the status patch, the event. */
+const WRITES_PER_SERVICE = 3;
+const LB_LATENCY_MS = 2000;
+
+interface Burst {
+  readonly total: number;
+  readonly perService: number[];
+  readonly lbCalls: number;
+}
+
+async function burst(env: BenchEnv, prefix: string, count: number): Promise<Burst> {
+  const names = Array.from({ length: count }, (_, i) => serviceName(prefix, i));
+  const start = Date.now();
+  await createServices(env, names);
+  await waitForIngress(env, names, 300_000 + count * 2000);
+  const times = names.map((n) => env.services.times.get(n));
+  const total = (Math.max(...times.map((t) => t?.ingress ?? start)) - start) / 1000;
+  const perService = times.map((t) => ((t?.ingress ?? start) - (t?.added ?? start)) / 1000);
+  const lbCalls = env.calls.ccmCalls(start).filter((c) => controllerOf(c) === 'service-lb-controller' && c.path.startsWith('/v1/load_balancers')).length;
+  return { total, perService, lbCalls };
+}
+
+async function sizeRuns(ctx: ScenarioContext, env: BenchEnv, count: number, keepLast: boolean): Promise<Burst[]> {
+  const out: Burst[] = [];
+  for (let r = 1; r <= ctx.opts.runs; r++) {
+    const prefix = `s5n${count}r${r}`;
+    const b = await burst(env, prefix, count);
+    out.push(b);
+    ctx.progress(`S5 run ${r}: ${count} Services with ingress in ${b.total.toFixed(1)} s`);
+    const names = Array.from({ length: count }, (_, i) => serviceName(prefix, i));
+    if (keepLast && r === ctx.opts.runs) ctx.shared.residentServices.push(...names);
+    else await deleteServices(env, names);
+    await env.settle(2000);
+  }
+  return out;
+}
+
+function sizeFigures(ctx: ScenarioContext, env: BenchEnv, count: number, runs: readonly Burst[]): Figure[] {
+  const p = env.options.profile;
+  const target = count <= 100 ? 5 : 60 * (count / 1000);
+  return [
+    figure({
+      scenario: 'S5',
+      name: `${count} LB Services at once -> all with ingress`,
+      unit: 's',
+      samples: runs.map((b) => b.total),
+      target,
+      limit: (count * WRITES_PER_SERVICE) / p.kubeApiQps,
+      limitNote: `QPS floor: ${count} x 3 writes at ${p.kubeApiQps} QPS`,
+    }),
+    figure({ scenario: 'S5', name: `${count} LB Services: created -> ingress (per Service)`, unit: 's', samples: runs.flatMap((b) => b.perService), judge: 'p99', limitNote: '' }),
+  ];
+}
+
+async function latencyRuns(ctx: ScenarioContext, env: BenchEnv): Promise<Figure> {
+  const workers = env.options.profile.serviceWorkers;
+  const count = 4 * workers;
+  const ratios: number[] = [];
+  for (let r = 1; r <= ctx.opts.runs; r++) {
+    const rule = await env.admin.addFault({ kind: 'latency', latency_ms: LB_LATENCY_MS, match: { path: '/v1/load_balancers**' } });
+    let b: Burst;
+    try {
+      b = await burst(env, `s5lat${r}`, count);
+    } finally {
+      await env.admin.deleteFault(rule.id);
+    }
+    // Each Ensure makes (lbCalls / count) calls that each wait 2 s: the workers bound the throughput.
+    const bound = Math.ceil(count / workers) * (b.lbCalls / count) * (LB_LATENCY_MS / 1000);
+    ratios.push((100 * bound) / b.total);
+    ctx.progress(`S5 latency run ${r}: ${count} Services in ${b.total.toFixed(1)} s (bound ${bound.toFixed(1)} s)`);
+    await deleteServices(env, Array.from({ length: count }, (_, i) => serviceName(`s5lat${r}`, i)));
+  }
+  return figure({
+    scenario: 'S5',
+    name: `with ${LB_LATENCY_MS / 1000} s LB latency: share of the concurrency bound (${count} Services, ${workers} workers)`,
+    unit: '%',
+    samples: ratios,
+    target: 80,
+    direction: 'min',
+    limit: 100,
+    limitNote: 'bound = ceil(S / workers) x LB calls per Ensure x 2 s',
+  });
+}
+
+export const S5: Scenario = {
+  id: 'S5',
+  title: 'LB burst: 100 and 1000 LoadBalancer Services at once; with 2 s LB latency',
+  usesEnv: true,
+  async run(ctx) {
+    const env = await ctx.env();
+    await ensureNodes(ctx, env, ctx.opts.nodes);
+    await ensureServices(ctx, env, 0);
+    const sizes = ctx.opts.smoke ? [Math.min(100, ctx.opts.nodes)] : [100, 1000];
+    const figures: Figure[] = [];
+    for (const [i, count] of sizes.entries()) {
+      const keep = i === sizes.length - 1 && ctx.selected.has('S12');
+      figures.push(...sizeFigures(ctx, env, count, await sizeRuns(ctx, env, count, keep)));
+    }
+    if (!ctx.opts.smoke) figures.push(await latencyRuns(ctx, env));
+    return { figures, details: { sizes }, runs: ctx.opts.runs };
+  },
+};
+
+export const S12: Scenario = {
+  id: 'S12',
+  title: 'memory: CCM RSS with N nodes and 1000 LoadBalancer Services',
+  usesEnv: true,
+  async run(ctx) {
+    const env = await ctx.env();
+    const services = ctx.opts.smoke ? 100 : 1000;
+    await ensureNodes(ctx, env, ctx.opts.nodes);
+    await ensureServices(ctx, env, services);
+    const close = env.sampler.window();
+    await env.restartCcm();
+    await waitForIngress(env, ctx.shared.residentServices, 120_000);
+    await env.settle(5000);
+    const usage = close();
+    const rss = usage.ccm?.peakRssMb ?? Number.NaN;
+    await ensureServices(ctx, env, 0);
+    const target = ctx.opts.nodes > 1000 ? 300 : 150;
+    const figures = [
+      figure({
+        scenario: 'S12',
+        name: `CCM peak RSS, ${ctx.opts.nodes} nodes + ${services} Services (restart, full resync)`,
+        unit: 'MB',
+        samples: [rss],
+        target,
+        limitNote: 'informer caches: ~3 KB per Node, ~2 KB per Service',
+      }),
+    ];
+    return { figures, details: { usage }, runs: 1 };
+  },
+};

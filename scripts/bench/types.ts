@@ -1,0 +1,64 @@
+// Shared shapes of the benchmark: options, profiles, one figure (metric) with its target and limit,
+// and a scenario's result as written to the JSON file and the summary table.
+
+export const PROFILES = {
+  /** Upstream defaults (ccm-semantics §2.1): QPS 20 / burst 30, one worker per controller. */
+  parity: { kubeApiQps: 20, kubeApiBurst: 30, nodeWorkers: 1, serviceWorkers: 1 },
+  /** The tuned profile of issue 7. */
+  tuned: { kubeApiQps: 100, kubeApiBurst: 150, nodeWorkers: 8, serviceWorkers: 5 },
+} as const;
+export type ProfileName = keyof typeof PROFILES;
+export type Profile = (typeof PROFILES)[ProfileName];
+
+export const SCENARIOS = ['S15', 'S1', 'S2', 'S3', 'S8', 'S9', 'S4', 'S5', 'S12', 'S6', 'S7', 'S10'] as const;
+export type ScenarioId = (typeof SCENARIOS)[number];
+
+export interface BenchOptions {
+  readonly scenarios: readonly ScenarioId[];
+  readonly nodes: number;
+  readonly profile: ProfileName;
+  readonly runs: number;
+  readonly out: string;
+  readonly restMinutes: number;
+  /** Smoke mode (CI): fewer runs and smaller bursts; timings are reported, never judged by tests. */
+  readonly smoke: boolean;
+}
+
+/** How a figure is judged against its target: lower is better (latency, calls) or higher (ratios). */
+export type Direction = 'max' | 'min';
+
+export interface Figure {
+  readonly scenario: ScenarioId;
+  readonly name: string;
+  readonly unit: string;
+  /** Pooled samples of every run (per node, per Service, or one per run). */
+  readonly samples: readonly number[];
+  /** The value judged against the target (default: p99 for latencies, else the max of the runs). */
+  readonly value: number;
+  readonly p50: number;
+  readonly p90: number;
+  readonly p99: number;
+  readonly max: number;
+  readonly target: number | null;
+  readonly direction: Direction;
+  /** The physical limit for this figure (a floor the design cannot beat), with how it was derived. */
+  readonly limit: number | null;
+  readonly limitNote: string;
+  readonly note?: string;
+}
+
+export interface ProcessUsage {
+  readonly cpuSeconds: number;
+  readonly peakRssMb: number;
+}
+
+export interface ScenarioResult {
+  readonly id: ScenarioId;
+  readonly title: string;
+  readonly runs: number;
+  readonly durationSeconds: number;
+  readonly figures: readonly Figure[];
+  readonly processes: Readonly<Record<string, ProcessUsage>>;
+  readonly details: Readonly<Record<string, unknown>>;
+  readonly error?: string;
+}
