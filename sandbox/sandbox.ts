@@ -9,6 +9,7 @@ import { SimcloudAdminClient, SimcloudClient } from '../simulator/api/client/ind
 import type { SimEvent } from '../simulator/api/schema/events.ts';
 import { followSimEvents } from './cloud/events.ts';
 import { SimcloudSandboxCloud } from './cloud/sandbox-cloud.ts';
+import { startConsoleServer, type ConsoleServer } from './console/server.ts';
 import { createExec, type Exec } from './exec.ts';
 import { UNINITIALIZED_TAINT } from './kubelet/node-object.ts';
 import { startCcmProcess, startSimcloudProcess, type CcmProcess, type SimcloudProcess } from './processes.ts';
@@ -49,6 +50,7 @@ export class Sandbox {
   #cloud: SimcloudSandboxCloud | undefined;
   #cluster: ClusterInfo | undefined;
   #stopping: Promise<void> | undefined;
+  #console: ConsoleServer | undefined;
 
   constructor(options: SandboxOptions) {
     this.options = options;
@@ -97,6 +99,7 @@ export class Sandbox {
       await this.#step(`cluster (${this.options.runtime})`, () => this.#startCluster());
       await this.#step('ccm', () => this.#startCcm());
       if (this.options.waitForNodes !== false) await this.#step('nodes initialized', () => this.#waitForNodes());
+      await this.#step('console', () => this.#startConsole());
       this.#state = { ...this.#state, status: SandboxStatus.ready, readyAt: new Date().toISOString() };
     } catch (err) {
       this.#state = { ...this.#state, status: SandboxStatus.failed, error: err instanceof Error ? err.message : String(err) };
@@ -115,6 +118,8 @@ export class Sandbox {
   async #down(): Promise<void> {
     this.#state = { ...this.#state, status: SandboxStatus.stopping };
     this.#save();
+    await this.#console?.close();
+    this.#console = undefined;
     const ctx = this.#runtimeContext();
     if (this.#runtime && ctx) await this.#runtime.collectLogs(ctx, join(this.options.stateDir, 'artifacts', 'cluster')).catch(() => undefined);
     cpSync(join(this.options.stateDir, 'logs'), join(this.options.stateDir, 'artifacts', 'logs'), { recursive: true, force: true });
@@ -159,7 +164,7 @@ export class Sandbox {
     void followSimEvents({ endpoint: s.url, adminToken, signal: this.#abort.signal, onEvent: (e) => this.#events.forEach((h) => h(e)) });
     this.#cloud = new SimcloudSandboxCloud({ client: this.client, clusterName: this.options.name });
     this.subscribe((e) => this.#cloud?.handleSimEvent(e));
-    this.#state = { ...this.#state, simcloud: { url: s.url, token, adminToken, pid: s.process.pid }, consoleUrl: `${s.url}/console/`, logs: { ...this.#state.logs, simcloud: s.process.logFile } };
+    this.#state = { ...this.#state, simcloud: { url: s.url, token, adminToken, pid: s.process.pid }, logs: { ...this.#state.logs, simcloud: s.process.logFile } };
     return s.url;
   }
 
@@ -195,6 +200,12 @@ export class Sandbox {
     });
     this.#state = { ...this.#state, ccm: { url: this.#ccm.url, pid: this.#ccm.process.pid }, logs: { ...this.#state.logs, ccm: this.#ccm.process.logFile } };
     return this.#ccm.url;
+  }
+
+  async #startConsole(): Promise<string> {
+    this.#console = await startConsoleServer(this);
+    this.#state = { ...this.#state, consoleUrl: this.#console.url };
+    return this.#console.url;
   }
 
   async #waitForNodes(): Promise<string> {
