@@ -85,8 +85,13 @@ export class DataplaneSync implements DataplanePort {
   }
 
   async #apply(): Promise<void> {
-    const result = await this.#dp.apply(this.desired());
-    for (const e of result.errors) this.#opts.logger.warn({ lbId: e.lbId, listenPort: e.listenPort }, `data plane: ${e.message}`);
+    try {
+      const result = await this.#dp.apply(this.desired());
+      for (const e of result.errors) this.#opts.logger.warn({ lbId: e.lbId, listenPort: e.listenPort }, `data plane: ${e.message}`);
+    } catch (err) {
+      // apply() reports per-listener errors in its result; anything thrown is a bug, logged, never fatal.
+      this.#opts.logger.error({ err }, 'data plane apply failed');
+    }
   }
 
   #onHealth(c: TargetHealthChange): void {
