@@ -56,16 +56,22 @@ export function serverMetadata(server: CloudServer): InstanceMetadata {
 
 export class SimcloudInstances implements InstancesV2 {
   readonly #servers: ServerLookup;
+  readonly #metadata: ServerLookup;
 
-  constructor(servers: ServerLookup) {
+  /**
+   * `metadata` answers InstanceMetadata (static facts: type, zone, addresses), e.g. from a server list
+   * cache; existence and power state always come from `servers` (the lifecycle controller acts on them).
+   */
+  constructor(servers: ServerLookup, metadata: ServerLookup = servers) {
     this.#servers = servers;
+    this.#metadata = metadata;
   }
 
   /** The node's server: by providerID when set, else by name. `undefined` only on a definite not_found. */
-  async serverFor(node: V1Node, ctx?: CallContext): Promise<CloudServer | undefined> {
+  async serverFor(node: V1Node, ctx?: CallContext, lookup: ServerLookup = this.#servers): Promise<CloudServer | undefined> {
     const providerID = node.spec?.providerID ?? '';
-    if (providerID !== '') return this.#servers.getServer(parseProviderId(providerID), ctx);
-    return this.#servers.findServerByName(node.metadata?.name ?? '', ctx);
+    if (providerID !== '') return lookup.getServer(parseProviderId(providerID), ctx);
+    return lookup.findServerByName(node.metadata?.name ?? '', ctx);
   }
 
   async instanceExists(node: V1Node, ctx?: CallContext): Promise<boolean> {
@@ -78,14 +84,14 @@ export class SimcloudInstances implements InstancesV2 {
   }
 
   async instanceMetadata(node: V1Node, ctx?: CallContext): Promise<InstanceMetadata | undefined> {
-    const server = await this.#lookup(OP.metadata, node, ctx);
+    const server = await this.#lookup(OP.metadata, node, ctx, this.#metadata);
     if (server === undefined) throw new InstanceNotFoundError();
     return serverMetadata(server);
   }
 
-  async #lookup(op: string, node: V1Node, ctx: CallContext | undefined): Promise<CloudServer | undefined> {
+  async #lookup(op: string, node: V1Node, ctx: CallContext | undefined, lookup?: ServerLookup): Promise<CloudServer | undefined> {
     try {
-      return await this.serverFor(node, ctx);
+      return await this.serverFor(node, ctx, lookup);
     } catch (err) {
       throw new Error(`${op}: node ${node.metadata?.name ?? ''}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }

@@ -14,6 +14,7 @@ import { SimcloudInstances } from './instances.ts';
 import { SimcloudLoadBalancers, type LoadBalancerStrategy } from './load-balancers.ts';
 import { PROVIDER_NAME } from './provider-id.ts';
 import { SimcloudRoutes } from './routes.ts';
+import { cachedServerLookup, ServerCache, serverLister } from './server-cache.ts';
 
 export interface SimcloudProviderOptions {
   readonly endpoint: string;
@@ -47,9 +48,11 @@ export class SimcloudProvider implements CloudProvider {
   constructor(options: SimcloudProviderOptions) {
     this.#endpoint = options.endpoint;
     this.client = createClient({ endpoint: options.endpoint, token: options.token, requestTimeoutMs: options.requestTimeoutMs, onCall: options.onCall });
-    this.#instances = new SimcloudInstances(serverLookup(this.client));
+    // One server list cache for InstanceMetadata and route listing (issue 7: ~0 calls per node).
+    const servers = new ServerCache({ lister: serverLister(this.client) });
+    this.#instances = new SimcloudInstances(serverLookup(this.client), cachedServerLookup(servers));
     this.#loadBalancer = options.loadBalancersEnabled ? new SimcloudLoadBalancers({ client: this.client, strategy: options.loadBalancerStrategy }) : undefined;
-    this.#routes = options.routesEnabled && options.network !== '' ? new SimcloudRoutes({ client: this.client, network: options.network }) : undefined;
+    this.#routes = options.routesEnabled && options.network !== '' ? new SimcloudRoutes({ client: this.client, network: options.network, servers }) : undefined;
   }
 
   /** One cheap authenticated call (list one server). */

@@ -11,12 +11,18 @@ import type { CallContext } from '../cloud/provider.ts';
 import type { Route, Routes } from '../cloud/routes.ts';
 import { callOptions, deleteIgnoringNotFound, unlessNotFound, waitForAction } from './client.ts';
 import { isApiError } from '../../simulator/api/client/index.ts';
+import type { ServerCache } from './server-cache.ts';
 
 export interface SimcloudRoutesOptions {
   readonly client: SimcloudClient;
   /** Network id or name. */
   readonly network: string;
+  /** Server list cache: gateways are mapped to nodes without listing every server each period. */
+  readonly servers?: ServerCache;
 }
+
+/** A route listing accepts a server snapshot this old while it knows every gateway (private IPs do not change). */
+const ROUTE_SNAPSHOT_MAX_AGE_MS = 5 * 60_000;
 
 const ID = /^[a-z]{2,5}-[A-Za-z0-9]{1,40}$/;
 
@@ -41,17 +47,28 @@ export function toRoutes(network: Network, servers: readonly Server[]): Route[] 
 export class SimcloudRoutes implements Routes {
   readonly #client: SimcloudClient;
   readonly #network: string;
+  readonly #cache: ServerCache | undefined;
   #networkId: string | undefined;
 
   constructor(options: SimcloudRoutesOptions) {
     this.#client = options.client;
     this.#network = options.network;
+    this.#cache = options.servers;
   }
 
   async listRoutes(_clusterName: string, ctx?: CallContext): Promise<Route[]> {
     const network = await this.#getNetwork(ctx);
-    const servers = await this.#client.servers.listAll({}, callOptions(ctx));
-    return toRoutes(network, servers);
+    return toRoutes(network, await this.#serversFor(network, ctx));
+  }
+
+  /** Every server; from the cache while it knows every gateway of the network's routes. */
+  async #serversFor(network: Network, ctx: CallContext | undefined): Promise<readonly Server[]> {
+    if (!this.#cache) return this.#client.servers.listAll({}, callOptions(ctx));
+    const complete = (servers: readonly Server[]): boolean => {
+      const ips = new Set(servers.map((s) => privateIpIn(s, network.id)));
+      return network.routes.every((r) => ips.has(r.gateway));
+    };
+    return this.#cache.list(ctx, { maxAgeMs: ROUTE_SNAPSHOT_MAX_AGE_MS, complete });
   }
 
   async createRoute(_clusterName: string, _nameHint: string, route: Route, ctx?: CallContext): Promise<void> {
@@ -83,11 +100,15 @@ export class SimcloudRoutes implements Routes {
 
   /** The node's private IP in the network: from its server (by name), else its InternalIP address. */
   async #gatewayFor(network: Network, route: Route, ctx: CallContext | undefined): Promise<string> {
-    const { servers } = await this.#client.servers.list({ name: route.targetNode, per_page: 2 }, callOptions(ctx));
-    const server = servers.find((s) => s.name === route.targetNode);
+    const server = this.#cache ? await this.#cache.byName(route.targetNode, ctx) : await this.#byName(route.targetNode, ctx);
     const ip = (server && privateIpIn(server, network.id)) ?? internalIp(route.targetNodeAddresses);
     if (ip === undefined) throw new Error(`simcloud/Routes.createRoute: node ${route.targetNode} has no private IP in network ${network.name}`);
     return ip;
+  }
+
+  async #byName(name: string, ctx: CallContext | undefined): Promise<Server | undefined> {
+    const { servers } = await this.#client.servers.list({ name, per_page: 2 }, callOptions(ctx));
+    return servers.find((s) => s.name === name);
   }
 
   async #getNetwork(ctx: CallContext | undefined): Promise<Network> {

@@ -16,7 +16,8 @@ import type { SimcloudClient } from '../../simulator/api/client/index.ts';
 import type { Server } from '../../simulator/api/schema/index.ts';
 import type { CallContext } from '../cloud/provider.ts';
 import { realClock, sleep, type Clock } from '../kube/clock.ts';
-import { callOptions } from './client.ts';
+import { callOptions, toCloudServer } from './client.ts';
+import type { ServerLookup } from './instances.ts';
 
 export interface ServerLister {
   /** Every server (all pages). */
@@ -80,35 +81,43 @@ export class ServerCache {
 
   async list(ctx?: CallContext, options: ListOptions = {}): Promise<Server[]> {
     const asked = this.#clock.now();
-    if (asked - this.#fullAt > (options.maxAgeMs ?? this.#opts.maxAgeMs)) await this.#refreshAfter(asked, ctx, true);
-    if (options.complete && !options.complete([...this.#byId.values()])) await this.#refreshAfter(asked, ctx, false);
+    const maxAgeMs = options.maxAgeMs ?? this.#opts.maxAgeMs;
+    if (asked - this.#fullAt > maxAgeMs) await this.#refreshAfter(asked, ctx, { maxAgeMs, strict: false });
+    if (options.complete && !options.complete([...this.#byId.values()])) await this.#refreshAfter(asked, ctx, { maxAgeMs, strict: true });
     return [...this.#byId.values()];
   }
 
   async #find(get: () => Server | undefined, ctx: CallContext | undefined): Promise<Server | undefined> {
     const asked = this.#clock.now();
-    if (asked - this.#fullAt > this.#opts.maxAgeMs) await this.#refreshAfter(asked, ctx, true);
+    const maxAgeMs = this.#opts.maxAgeMs;
+    if (asked - this.#fullAt > maxAgeMs) await this.#refreshAfter(asked, ctx, { maxAgeMs, strict: false });
     const hit = get();
     if (hit) return hit;
-    await this.#refreshAfter(asked, ctx, false);
+    await this.#refreshAfter(asked, ctx, { maxAgeMs, strict: true });
     return get();
   }
 
-  /** Returns once a refresh that started at or after `asked` has completed (starting one if needed). */
-  async #refreshAfter(asked: number, ctx: CallContext | undefined, full: boolean): Promise<void> {
-    while (this.#completedStartAt < asked) {
+  /**
+   * Returns once a refresh that started at (strict: after) `asked` has completed, starting one if
+   * needed: a full relist when the last one is older than `maxAgeMs`, else the newest page. A miss is
+   * strict: a list started in the same millisecond may have missed the server.
+   */
+  async #refreshAfter(asked: number, ctx: CallContext | undefined, o: { maxAgeMs: number; strict: boolean }): Promise<void> {
+    const after = o.strict ? asked + 1 : asked;
+    while (this.#completedStartAt < after) {
       const inflight = this.#inflight;
       if (inflight) {
-        if (inflight.startedAt >= asked) return inflight.done;
+        if (inflight.startedAt >= after) return inflight.done;
         await inflight.done.catch(() => undefined);
         continue;
       }
-      const wait = this.#lastStartAt + this.#opts.minIntervalMs - this.#clock.now();
+      const now = this.#clock.now();
+      const wait = Math.max(this.#lastStartAt + this.#opts.minIntervalMs - now, after - now);
       if (wait > 0) {
         await sleep(this.#clock, wait, ctx?.signal);
         continue;
       }
-      await this.#start(ctx, full || this.#clock.now() - this.#fullAt > this.#opts.maxAgeMs);
+      await this.#start(ctx, this.#clock.now() - this.#fullAt > o.maxAgeMs);
     }
   }
 
@@ -147,4 +156,18 @@ export class ServerCache {
     this.#byId.set(s.id, s);
     this.#idByName.set(s.name, s.id);
   }
+}
+
+/** `ServerLookup` answered from the cache (for InstanceMetadata: node initialisation and address refresh). */
+export function cachedServerLookup(cache: ServerCache): ServerLookup {
+  return {
+    getServer: async (id, ctx) => {
+      const s = await cache.byId(id, ctx);
+      return s && toCloudServer(s);
+    },
+    findServerByName: async (name, ctx) => {
+      const s = await cache.byName(name, ctx);
+      return s && toCloudServer(s);
+    },
+  };
 }

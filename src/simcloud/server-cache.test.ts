@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import type { Server } from '../../simulator/api/schema/index.ts';
+import { FakeClock, flushMicrotasks } from '../kube/clock.ts';
+import { ServerCache, type ServerLister } from './server-cache.ts';
+
+const server = (n: number): Server => ({
+  id: `srv-${n}`,
+  name: `worker-${n}`,
+  status: 'running',
+  server_type: 'sc-small',
+  image: 'img',
+  zone: 'z',
+  region: 'r',
+  labels: {},
+  public_ipv4: null,
+  private_ipv4: `10.0.0.${n}`,
+  private_networks: [],
+  locked: false,
+  created: new Date(1_700_000_000_000 + n).toISOString(),
+});
+
+function fakeCloud(initial: number): ServerLister & { servers: Server[]; calls: string[] } {
+  const servers = Array.from({ length: initial }, (_, i) => server(i + 1));
+  const calls: string[] = [];
+  return {
+    servers,
+    calls,
+    all: () => {
+      calls.push('all');
+      return Promise.resolve([...servers]);
+    },
+    newest: (count) => {
+      calls.push(`newest ${count}`);
+      const sorted = [...servers].reverse();
+      return Promise.resolve({ servers: sorted.slice(0, count), more: sorted.length > count });
+    },
+  };
+}
+
+describe('ServerCache', () => {
+  it('answers many lookups from one list', async () => {
+    const cloud = fakeCloud(50);
+    const cache = new ServerCache({ lister: cloud, clock: new FakeClock() });
+    const found = await Promise.all(Array.from({ length: 50 }, (_, i) => cache.byName(`worker-${i + 1}`)));
+    expect(found.every((s) => s !== undefined)).toBe(true);
+    expect(await cache.byId('srv-7')).toMatchObject({ name: 'worker-7' });
+    expect(cloud.calls).toEqual(['all']);
+  });
+
+  it('finds a server created after the snapshot with one incremental call, shared by a burst of misses', async () => {
+    const clock = new FakeClock();
+    const cloud = fakeCloud(10);
+    const cache = new ServerCache({ lister: cloud, clock, newestPage: 5 });
+    await cache.byName('worker-1');
+    await clock.advance(2000);
+    cloud.servers.push(server(11), server(12));
+    const both = Promise.all([cache.byName('worker-11'), cache.byName('worker-12')]);
+    await clock.advance(1);
+    expect((await both).map((s) => s?.id)).toEqual(['srv-11', 'srv-12']);
+    expect(cloud.calls).toEqual(['all', 'newest 5']);
+  });
+
+  it('spaces refreshes by minIntervalMs and answers undefined only after a list taken after the lookup', async () => {
+    const clock = new FakeClock();
+    const cloud = fakeCloud(3);
+    const cache = new ServerCache({ lister: cloud, clock, minIntervalMs: 1000 });
+    await cache.byName('worker-1');
+    let answer: Server | undefined | null = null;
+    void cache.byName('nope').then((s) => (answer = s));
+    await flushMicrotasks();
+    expect(answer).toBeNull();
+    await clock.advance(1000);
+    expect(answer).toBeUndefined();
+    expect(cloud.calls).toEqual(['all', 'newest 100']);
+  });
+
+  it('relists everything when the snapshot is older than maxAgeMs, and when the newest page shows a gap', async () => {
+    const clock = new FakeClock();
+    const cloud = fakeCloud(3);
+    const cache = new ServerCache({ lister: cloud, clock, maxAgeMs: 30_000, newestPage: 2 });
+    await cache.byName('worker-1');
+    await clock.advance(31_000);
+    await cache.byName('worker-2');
+    expect(cloud.calls).toEqual(['all', 'all']);
+    cloud.servers.push(server(4), server(5), server(6));
+    await clock.advance(2000);
+    const found = cache.byName('worker-4');
+    await clock.advance(1);
+    expect(await found).toMatchObject({ id: 'srv-4' });
+    expect(cloud.calls).toEqual(['all', 'all', 'newest 2', 'all']);
+  });
+
+  it('list() keeps an old snapshot when it is complete, refreshes when it is not', async () => {
+    const clock = new FakeClock();
+    const cloud = fakeCloud(2);
+    const cache = new ServerCache({ lister: cloud, clock });
+    const hasAll = (ips: string[]) => (servers: readonly Server[]) => ips.every((ip) => servers.some((s) => s.private_ipv4 === ip));
+    expect(await cache.list(undefined, { maxAgeMs: 300_000 })).toHaveLength(2);
+    await clock.advance(60_000);
+    expect(await cache.list(undefined, { maxAgeMs: 300_000, complete: hasAll(['10.0.0.1']) })).toHaveLength(2);
+    cloud.servers.push(server(3));
+    const listed = cache.list(undefined, { maxAgeMs: 300_000, complete: hasAll(['10.0.0.3']) });
+    await clock.advance(1);
+    expect(await listed).toHaveLength(3);
+    expect(cloud.calls).toEqual(['all', 'newest 100']);
+  });
+
+  it('passes a failed refresh to the caller, and the next lookup tries again', async () => {
+    const clock = new FakeClock();
+    const cloud = fakeCloud(1);
+    let fail = true;
+    const cache = new ServerCache({ lister: { ...cloud, all: () => (fail ? Promise.reject(new Error('server_error')) : cloud.all()) }, clock });
+    await expect(cache.byName('worker-1')).rejects.toThrow('server_error');
+    fail = false;
+    await clock.advance(1000);
+    expect(await cache.byName('worker-1')).toMatchObject({ id: 'srv-1' });
+  });
+});
