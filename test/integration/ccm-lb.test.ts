@@ -175,6 +175,35 @@ describe.each(['lb', 'ip-block'] as const)('simcloud CCM: load balancers, strate
     expect(await resourcesOf(uid)).toBe(strategy === 'lb' ? 3 : 2);
   });
 
+  it('takes the VIP from spec.loadBalancerIP (the third address of an existing block)', async () => {
+    const [region] = await h.sim.client.catalogue.regions();
+    const block = await h.sim.client.ipBlocks.allocate({ location: region!.id, size: 29 });
+    const parts = block.cidr.split('/')[0]!.split('.').map(Number);
+    const ip = [parts[0], parts[1], parts[2], parts[3]! + 2].join('.');
+    const name = uniqueName('fixed');
+    const uid = (await h.createService(NS, lbService(name, { loadBalancerIP: ip }))).metadata!.uid!;
+    const ingress = await eventually('ingress', async () => (await svc(name)).status?.loadBalancer?.ingress?.[0]);
+    expect(ingress.ip).toBe(ip);
+    expect((await lbsOf(uid))[0]?.ip_block_id).toBe(block.id);
+  });
+
+  it('adopts an existing cloud resource named by load-balancer-id instead of creating one', async () => {
+    const [region] = await h.sim.client.catalogue.regions();
+    const existingId =
+      strategy === 'lb'
+        ? (await h.sim.client.loadBalancers.create({ name: uniqueName('pre').slice(0, 60) })).load_balancer.id
+        : (await h.sim.client.ipBlocks.allocate({ location: region!.id, size: 29 })).id;
+    const name = uniqueName('adopt');
+    const uid = (await h.createService(NS, lbService(name, {}, { [`${A}load-balancer-id`]: existingId }))).metadata!.uid!;
+    await eventually('ingress', async () => (await svc(name)).status?.loadBalancer?.ingress?.[0]);
+    if (strategy === 'lb') {
+      expect((await lbsOf(uid)).map((lb) => lb.id)).toEqual([existingId]);
+    } else {
+      expect((await blocksOf(uid)).map((b) => b.id)).toEqual([existingId]);
+      expect((await lbsOf(uid))[0]?.ip_block_id).toBe(existingId);
+    }
+  });
+
   it('leaves Services of another load-balancer class alone', async () => {
     const name = uniqueName('other');
     const uid = (await h.createService(NS, lbService(name, { loadBalancerClass: 'example.com/other' }))).metadata!.uid!;
