@@ -133,3 +133,16 @@ describe('server groups and firewall policies', () => {
     expect((await sc.client.serverGroups.listAll()).map((g) => g.id)).toContain(group.id);
   });
 });
+
+describe('load balancer deleted while provisioning', () => {
+  it('ends the create action and removes the LB without flipping it back to active', async () => {
+    const stuck = await sc.admin.addFault({ kind: 'stuck_transition', match: { resource_type: 'load_balancer' } });
+    const { load_balancer: lb, action } = await sc.client.loadBalancers.create(lbBody());
+    const del = await sc.client.loadBalancers.delete(lb.id);
+    expect((await sc.client.loadBalancers.get(lb.id)).status).toBe('deleting');
+    await sc.admin.deleteFault(stuck.id);
+    expect((await sc.client.waitForAction(action.id)).status).toBe('success');
+    await sc.client.waitForAction(del.id);
+    expect((await apiError(() => sc.client.loadBalancers.get(lb.id))).code).toBe('not_found');
+  });
+});

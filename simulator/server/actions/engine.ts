@@ -117,20 +117,29 @@ export class ActionEngine {
     const action = this.#deps.store.state.actions[actionId];
     if (action?.status !== 'running') return;
     const resource = this.#resource(lc, action);
-    if (resource !== undefined && this.#deps.faults.isStuck(lc.resourceType, resource.labels ?? {})) {
-      const timer = this.#deps.clock.setTimer(this.#deps.clock.now() + STUCK_RECHECK_MS, () => {
-        this.#timers.delete(timer);
-        this.#advance(actionId, lc, index).catch((err: unknown) => this.#deps.onError?.(err));
-      });
-      this.#timers.add(timer);
-      return;
-    }
+    if (this.#heldByFault(lc, resource)) return this.#recheck(actionId, lc, index);
     const nextIndex = index + 1;
     const next = lc.stages[nextIndex]!;
-    const final = next.next === null;
-    await this.#deps.store.commit(this.#enter({ lc, action, resource, next, final, progress: Math.round((nextIndex / (lc.stages.length - 1)) * 100) }));
+    // A delete started meanwhile owns the resource now: this action ends without touching it.
+    const superseded = resource?.status === 'deleting' && !action.command.startsWith('delete_');
+    const final = superseded || next.next === null;
+    const progress = superseded ? 100 : Math.round((nextIndex / (lc.stages.length - 1)) * 100);
+    await this.#deps.store.commit(this.#enter({ lc, action, resource: superseded ? undefined : resource, next, final, progress }));
     if (final) this.#finished(action);
     else this.#schedule(actionId, lc, nextIndex);
+  }
+
+  #heldByFault(lc: Lifecycle, resource: Doc | undefined): boolean {
+    return resource !== undefined && this.#deps.faults.isStuck(lc.resourceType, resource.labels ?? {});
+  }
+
+  /** Looks again after a while: the stuck_transition rule may be gone by then. */
+  #recheck(actionId: string, lc: Lifecycle, index: number): void {
+    const timer = this.#deps.clock.setTimer(this.#deps.clock.now() + STUCK_RECHECK_MS, () => {
+      this.#timers.delete(timer);
+      this.#advance(actionId, lc, index).catch((err: unknown) => this.#deps.onError?.(err));
+    });
+    this.#timers.add(timer);
   }
 
   #enter(a: { lc: Lifecycle; action: ActionRec; resource: Doc | undefined; next: Stage; final: boolean; progress: number }): Change[] {
