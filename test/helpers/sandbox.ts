@@ -11,6 +11,7 @@ import { createExec } from '../../sandbox/exec.ts';
 import { Sandbox, type LbStrategy } from '../../sandbox/sandbox.ts';
 import { waitFor } from '../../sandbox/wait.ts';
 import { registerCleanup } from '../../sandbox/shutdown.ts';
+import { reaper } from '../../sandbox/reaper-client.ts';
 
 export interface E2eSandbox {
   readonly sandbox: Sandbox;
@@ -27,6 +28,8 @@ export async function startE2eSandbox(opts: { lbStrategy?: LbStrategy; workers?:
   if (!isRuntimeChoice(choice)) throw new Error(`SANDBOX_RUNTIME=${choice}: use local, kind, vagrant or existing`);
   const runtime = await resolveRuntime(choice, createExec());
   const stateDir = mkdtempSync(join(tmpdir(), 'ccm-sandbox-e2e-'));
+  // A test's sandbox is throwaway: if the worker dies, the reaper removes it with the processes.
+  reaper().trackDir(stateDir);
   const sandbox = new Sandbox({
     name: opts.name ?? 'e2e',
     runtime,
@@ -40,6 +43,7 @@ export async function startE2eSandbox(opts: { lbStrategy?: LbStrategy; workers?:
   const stop = async (): Promise<void> => {
     await sandbox.down();
     rmSync(stateDir, { recursive: true, force: true });
+    reaper().untrackDir(stateDir);
   };
   registerCleanup(stop);
   await sandbox.up();
