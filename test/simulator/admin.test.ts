@@ -99,6 +99,18 @@ describe('/_sim', () => {
     expect(events.find((e) => e.type === 'resource_change')).toMatchObject({ change: 'created', resource_type: 'network' });
   });
 
+  it('replays buffered events after Last-Event-ID and filters by type', async () => {
+    const name = unique('replay');
+    await sc.client.networks.create({ name });
+    const res = await fetch(`${sc.url}/_sim/events?types=resource_change`, { headers: { authorization: `Bearer ${sc.adminToken}`, 'last-event-id': '0' } });
+    const reader = res.body!.getReader();
+    let text = '';
+    while (!text.includes(name)) text += new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+    expect(text).toMatch(/^id: \d+\nevent: resource_change\n/m);
+    expect(text).not.toContain('event: api_call');
+  });
+
   it('exports Prometheus metrics and an OpenAPI 3.1 document', async () => {
     await sc.client.servers.list();
     const text = await (await fetch(`${sc.url}/metrics`)).text();
