@@ -219,6 +219,7 @@ export class LowdbStore implements Store {
   async #compact(): Promise<void> {
     const path = (this.#location as { path: string }).path;
     const next = await open(this.#walPath(this.#walGen + 1), 'a');
+    await fsyncPath(dirname(path)); // the new journal's name must survive too
     await this.#drain();
     // No await from here to db.write(): the journal swap and the document's serialisation see the
     // same seq, so every later commit lands in the new journal.
