@@ -57,6 +57,8 @@ function preserveOf(service: V1Service): boolean {
 export class SimcloudLoadBalancers implements LoadBalancer {
   readonly #client: SimcloudClient;
   readonly #strategy: LoadBalancerStrategy;
+  /** Service UID -> IP block id allocated or found by this process (lists may lag behind a new block). */
+  readonly #blocks = new Map<string, string>();
 
   constructor(options: SimcloudLoadBalancersOptions) {
     this.#client = options.client;
@@ -110,8 +112,10 @@ export class SimcloudLoadBalancers implements LoadBalancer {
       await deleteGroupAndPolicy(ops, service);
       return;
     }
-    const block = await findIpBlock(ops, service);
+    const uid = service.metadata?.uid ?? '';
+    const block = await findIpBlock(ops, service, this.#blocks.get(uid));
     if (block) await releaseIpBlock(ops, block);
+    this.#blocks.delete(uid);
   }
 
   #ops(clusterName: string, ctx: CallContext | undefined): OpsContext {
@@ -123,7 +127,7 @@ export class SimcloudLoadBalancers implements LoadBalancer {
   }
 
   async #anyOtherResource(ops: OpsContext, service: V1Service): Promise<boolean> {
-    if (this.#strategy === LoadBalancerStrategy.ipBlock) return (await findIpBlock(ops, service)) !== undefined;
+    if (this.#strategy === LoadBalancerStrategy.ipBlock) return (await findIpBlock(ops, service, this.#blocks.get(service.metadata?.uid ?? ''))) !== undefined;
     if (await findServerGroup(ops, service)) return true;
     return (await findFirewallPolicy(ops, service)) !== undefined;
   }
@@ -144,7 +148,9 @@ export class SimcloudLoadBalancers implements LoadBalancer {
     want: { plan: LoadBalancerPlan; config: LoadBalancerAnnotationConfig; serverIds: string[]; nodes: readonly V1Node[] },
   ): Promise<WireLoadBalancer> {
     const location = async (): Promise<string> => nodesRegion(want.nodes) ?? (await this.#client.catalogue.regions(callOptions(ops.ctx)))[0]?.id ?? '';
-    const block = (await ensureIpBlock(ops, service, { adoptId: want.config.loadBalancerId, requestedIp: want.plan.requestedIp, location })).resource;
+    const uid = service.metadata?.uid ?? '';
+    const block = (await ensureIpBlock(ops, service, { adoptId: want.config.loadBalancerId, requestedIp: want.plan.requestedIp, location, knownId: this.#blocks.get(uid) })).resource;
+    this.#blocks.set(uid, block.id);
     const spec = loadBalancerSpec(want.plan, serverTargets(want.serverIds));
     const existing = await findLoadBalancer(ops, service, undefined);
     if (existing) return this.#reconcileExisting(ops, service, existing, { spec, vip: blockVip(block) });

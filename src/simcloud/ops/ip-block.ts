@@ -23,10 +23,16 @@ function lookupTags(ops: OpsContext, service: V1Service): Record<string, string>
   return { usage: IP_BLOCK_USAGE, cluster: ops.clusterName, 'service-uid': serviceUid(service) };
 }
 
-/** The Service's block by tags, if any. */
-export async function findIpBlock(ops: OpsContext, service: V1Service): Promise<IpBlock | undefined> {
+/**
+ * The Service's block by tags, else by `knownId` (a block this process allocated: lists may not show a new
+ * block yet, and IP blocks have no unique name to make a second allocation fail).
+ */
+export async function findIpBlock(ops: OpsContext, service: V1Service, knownId?: string): Promise<IpBlock | undefined> {
   const blocks = await ops.client.ipBlocks.listAll({ tags: lookupTags(ops, service) }, callOptions(ops.ctx));
-  return blocks.find((b) => b.tags['service-uid'] === serviceUid(service));
+  const found = blocks.find((b) => b.tags['service-uid'] === serviceUid(service));
+  if (found || knownId === undefined) return found;
+  const known = await unlessNotFound(() => ops.client.ipBlocks.get(knownId, callOptions(ops.ctx)));
+  return known?.tags['service-uid'] === serviceUid(service) ? known : undefined;
 }
 
 async function selectBlock(ops: OpsContext, service: V1Service, requestedIp: string): Promise<IpBlock> {
@@ -46,11 +52,11 @@ async function selectBlock(ops: OpsContext, service: V1Service, requestedIp: str
 export async function ensureIpBlock(
   ops: OpsContext,
   service: V1Service,
-  want: { readonly adoptId: string | undefined; readonly requestedIp: string | undefined; readonly location: () => Promise<string> },
+  want: { readonly adoptId: string | undefined; readonly requestedIp: string | undefined; readonly location: () => Promise<string>; readonly knownId?: string },
 ): Promise<Reconciled<IpBlock>> {
   const opts = callOptions(ops.ctx);
   const tags = ipBlockTags(ops.clusterName, service);
-  const owned = await findIpBlock(ops, service);
+  const owned = await findIpBlock(ops, service, want.knownId);
   let block = owned;
   if (!block && want.adoptId !== undefined) {
     const adoptId = want.adoptId;
