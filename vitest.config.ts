@@ -47,6 +47,16 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: 'bench-smoke',
+          include: ['test/bench/**/*.test.ts'],
+          globalSetup: ['test/helpers/control-plane-binaries.setup.ts'],
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: 'browser',
           include: ['test/browser/**/*.test.ts'],
           globalSetup: ['test/helpers/control-plane-binaries.setup.ts'],

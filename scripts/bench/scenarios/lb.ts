@@ -99,7 +99,6 @@ export const S5: Scenario = {
   async run(ctx) {
     const env = await ctx.env();
     await ensureNodes(ctx, env, ctx.opts.nodes);
-    await ensureServices(ctx, env, 0);
     const sizes = ctx.opts.smoke ? [Math.min(100, ctx.opts.nodes)] : [100, 1000];
     const figures: Figure[] = [];
     for (const [i, count] of sizes.entries()) {
@@ -126,7 +125,8 @@ export const S12: Scenario = {
     await env.settle(5000);
     const usage = close();
     const rss = usage.ccm?.peakRssMb ?? Number.NaN;
-    await ensureServices(ctx, env, 0);
+    // Keep 100 for S6 and S4.
+    await ensureServices(ctx, env, 100);
     const target = ctx.opts.nodes > 1000 ? 300 : 150;
     const figures = [
       figure({
