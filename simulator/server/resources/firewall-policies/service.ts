@@ -5,7 +5,7 @@ import type {
 import { newIds, nowIso, type Caller, type Sim } from '../../context.ts';
 import { conflict } from '../../errors.ts';
 import type { FirewallPolicyRec } from '../../store/state.ts';
-import { getOwned, listPage, owned, publicView, type ListQuery } from '../common.ts';
+import { getOwned, listOwned, owned, publicView, type ListQuery } from '../common.ts';
 
 export const toFirewallPolicy = (p: FirewallPolicyRec): FirewallPolicy => publicView(p);
 
@@ -39,7 +39,7 @@ export async function createFirewallPolicy(sim: Sim, caller: Caller, body: Creat
 }
 
 export function listFirewallPolicies(sim: Sim, caller: Caller, q: ListQuery): { firewall_policies: FirewallPolicy[]; meta: unknown } {
-  const { items, meta } = listPage(sim, owned<FirewallPolicyRec>(sim, caller, 'firewall_policies'), q, 'firewall_policy');
+  const { items, meta } = listOwned<FirewallPolicyRec>(sim, caller, { coll: 'firewall_policies', type: 'firewall_policy', q });
   return { firewall_policies: items.map(toFirewallPolicy), meta };
 }
 

@@ -6,7 +6,7 @@ import { newIds, nowIso, type Caller, type DataplanePort, type Sim } from '../..
 import { conflict, invalidField } from '../../errors.ts';
 import type { ActionRec, Change, IpBlockRec, LoadBalancerRec } from '../../store/state.ts';
 import { REGIONS, regionById, zoneById } from '../catalogue/data.ts';
-import { ensureUnlocked, getOwned, listPage, owned, parseSelectorParam, publicView, startAction, type ListQuery } from '../common.ts';
+import { ensureUnlocked, getOwned, listOwned, owned, parseSelectorParam, publicView, startAction, type ListQuery } from '../common.ts';
 import { privateAddress } from '../servers/service.ts';
 
 export function toLoadBalancer(sim: Sim, lb: LoadBalancerRec): LoadBalancer {
@@ -85,7 +85,7 @@ export async function createLoadBalancer(sim: Sim, caller: Caller, body: CreateL
 }
 
 export function listLoadBalancers(sim: Sim, caller: Caller, q: ListQuery): { load_balancers: LoadBalancer[]; meta: unknown } {
-  const { items, meta } = listPage(sim, owned<LoadBalancerRec>(sim, caller, 'load_balancers'), q, 'load_balancer');
+  const { items, meta } = listOwned<LoadBalancerRec>(sim, caller, { coll: 'load_balancers', type: 'load_balancer', q });
   return { load_balancers: items.map((lb) => toLoadBalancer(sim, lb)), meta };
 }
 

@@ -5,7 +5,7 @@ import { conflict, invalidField, notFound } from '../../errors.ts';
 import { contains, firstFreeRange, formatCidr, hasHostBits, intToIp, overlaps, parseCidr, rangeContains } from '../../ipam.ts';
 import type { ActionRec, NetworkRec } from '../../store/state.ts';
 import { zoneById } from '../catalogue/data.ts';
-import { getOwned, listPage, owned, publicView, startAction, type ListQuery } from '../common.ts';
+import { getOwned, listOwned, owned, publicView, startAction, type ListQuery } from '../common.ts';
 
 export function toNetwork(sim: Sim, n: NetworkRec): Network {
   const servers = sim.store.all('servers').filter((s) => s.private_networks.some((p) => p.network_id === n.id)).map((s) => s.id);
@@ -55,7 +55,7 @@ export async function createNetwork(sim: Sim, caller: Caller, body: CreateNetwor
 }
 
 export function listNetworks(sim: Sim, caller: Caller, q: ListQuery): { networks: Network[]; meta: unknown } {
-  const { items, meta } = listPage(sim, owned<NetworkRec>(sim, caller, 'networks'), q, 'network');
+  const { items, meta } = listOwned<NetworkRec>(sim, caller, { coll: 'networks', type: 'network', q });
   return { networks: items.map((n) => toNetwork(sim, n)), meta };
 }
 

@@ -3,7 +3,7 @@ import type { CreateServerGroupRequest, ServerGroup, UpdateServerGroupRequest } 
 import { newIds, nowIso, type Caller, type Sim } from '../../context.ts';
 import { conflict, invalidField } from '../../errors.ts';
 import type { ServerGroupRec } from '../../store/state.ts';
-import { getOwned, listPage, owned, publicView, type ListQuery } from '../common.ts';
+import { getOwned, listOwned, owned, publicView, type ListQuery } from '../common.ts';
 
 export function toServerGroup(sim: Sim, g: ServerGroupRec): ServerGroup {
   const policy = sim.store.all('firewall_policies').find((p) => p.server_group_id === g.id);
@@ -32,7 +32,7 @@ export async function createServerGroup(sim: Sim, caller: Caller, body: CreateSe
 }
 
 export function listServerGroups(sim: Sim, caller: Caller, q: ListQuery): { server_groups: ServerGroup[]; meta: unknown } {
-  const { items, meta } = listPage(sim, owned<ServerGroupRec>(sim, caller, 'server_groups'), q, 'server_group');
+  const { items, meta } = listOwned<ServerGroupRec>(sim, caller, { coll: 'server_groups', type: 'server_group', q });
   return { server_groups: items.map((g) => toServerGroup(sim, g)), meta };
 }
 

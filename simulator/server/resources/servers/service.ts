@@ -6,7 +6,7 @@ import { conflict, invalidField } from '../../errors.ts';
 import { contains, parseCidr } from '../../ipam.ts';
 import type { ActionRec, Change, NetworkRec, ServerRec } from '../../store/state.ts';
 import { IMAGES, SERVER_TYPES, zoneById } from '../catalogue/data.ts';
-import { ensureUnlocked, getOwned, listPage, owned, publicView, startAction, type ListQuery } from '../common.ts';
+import { ensureUnlocked, getOwned, listOwned, publicView, startAction, type ListQuery } from '../common.ts';
 
 export const toServer = (s: ServerRec): Server => publicView(s);
 
@@ -102,9 +102,8 @@ async function createStopped(sim: Sim, server: ServerRec, idChange: Change): Pro
 }
 
 export function listServers(sim: Sim, caller: Caller, q: ListQuery & { status?: string }): { servers: Server[]; meta: unknown } {
-  const all = owned<ServerRec>(sim, caller, 'servers');
-  const filtered = q.status === undefined ? all : all.filter((s) => s.status === q.status);
-  const { items, meta } = listPage(sim, filtered, q, 'server');
+  const extra = q.status === undefined ? undefined : (s: ServerRec): boolean => s.status === q.status;
+  const { items, meta } = listOwned<ServerRec>(sim, caller, { coll: 'servers', type: 'server', q, extra });
   return { servers: items.map(toServer), meta };
 }
 
