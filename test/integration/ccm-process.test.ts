@@ -5,6 +5,7 @@ import { get } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { V1MicroTime } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CcmHarness, eventually } from './ccm-harness.ts';
 
@@ -63,6 +64,26 @@ describe('simcloud-ccm process', () => {
     });
     expect(body).toBe('ok');
     expect(subject).toBe('cloud-controller-manager');
+  });
+
+  it('exits 0 on SIGTERM, and 1 when it loses the leader lease', async () => {
+    const lease = `${h.leaseName}-loss`;
+    const quick = [`--leader-elect-resource-name=${lease}`, '--leader-elect-lease-duration=4s', '--leader-elect-renew-deadline=3s', '--leader-elect-retry-period=1s'];
+    const polite = h.spawnCcm([`--leader-elect-resource-name=${lease}-term`]);
+    await eventually('leading', () => polite.output().includes('started leading'));
+    await polite.stop();
+    expect(await polite.exited).toBe(0);
+
+    const ccm = h.spawnCcm(quick);
+    await eventually('leading', () => ccm.output().includes('started leading'));
+    const current = await h.cluster.coordination.readNamespacedLease({ name: lease, namespace: 'kube-system' });
+    await h.cluster.coordination.replaceNamespacedLease({
+      name: lease,
+      namespace: 'kube-system',
+      body: { ...current, spec: { ...current.spec, holderIdentity: 'intruder', leaseDurationSeconds: 60, renewTime: new V1MicroTime() } },
+    });
+    expect(await ccm.exited).toBe(1);
+    expect(ccm.output()).toContain('leaderelection lost');
   });
 
   it('has deploy manifests the real apiserver accepts (kubectl apply --dry-run=server)', async () => {
