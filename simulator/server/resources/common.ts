@@ -78,8 +78,13 @@ function filters<T extends Listable>(sim: Sim, q: ListQuery, type: ResourceType,
 /** One pass over the caller's records of `coll`: filters, then sorts and pages. */
 export function listOwned<T extends Listable>(sim: Sim, caller: Caller, spec: { coll: CollectionName; type: ResourceType; q: ListQuery; extra?: (d: T) => boolean }): { items: T[]; meta: ListMeta } {
   const checks = filters(sim, spec.q, spec.type, spec.extra);
+  const pid = caller.projectId;
+  const passes = (d: T): boolean => {
+    for (const check of checks) if (!check(d)) return false;
+    return true;
+  };
   const out: T[] = [];
-  for (const d of sim.store.all(spec.coll) as unknown as T[]) if (d.project_id === caller.projectId && checks.every((c) => c(d))) out.push(d);
+  for (const d of sim.store.all(spec.coll) as unknown as T[]) if (d.project_id === pid && passes(d)) out.push(d);
   return sortAndPage(out, spec.q);
 }
 
