@@ -4,6 +4,7 @@
  * → probe → leader election → controllers. Exit codes: 0 after SIGINT/SIGTERM, 1 on a fatal error (bad
  * configuration, failed probe, lost leadership), 2 on a usage error. Failures at start print one line.
  */
+import pretty from 'pino-pretty';
 import { ConfigError, UsageError, loadConfig, parseFlags, redactedConfig, usage } from './config/load.ts';
 import { Manager } from './manager.ts';
 import { createLogger, redactSecret } from './telemetry/logger.ts';
@@ -30,7 +31,7 @@ function configOrExit(argv: readonly string[]): ReturnType<typeof loadConfig> | 
 export async function main(argv: readonly string[]): Promise<number> {
   const config = configOrExit(argv);
   if (typeof config === 'number') return config;
-  const logger = createLogger({ verbosity: config.verbosity });
+  const logger = createLogger({ verbosity: config.verbosity, ...(config.logFormat === 'pretty' ? { destination: pretty({ destination: 2 }) } : {}) });
   logger.debug({ config: redactedConfig(config) }, 'configuration');
   let manager: Manager;
   try {
