@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 /** The simcloud CLI: `serve` and resource commands. Usage errors exit 2 with one line; other failures exit 1. */
+import { z } from 'zod';
 import { isApiError } from '../api/client/index.ts';
 import { runCommand } from './commands.ts';
 import { serve } from './serve.ts';
@@ -18,6 +19,7 @@ async function serveOrUsage(args: string[]): Promise<void> {
     await serve(args);
   } catch (err) {
     if (err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) throw new UsageError(err.message);
+    if (err instanceof z.ZodError) throw new UsageError(`invalid option: ${err.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
     throw err;
   }
 }

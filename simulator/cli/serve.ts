@@ -17,6 +17,7 @@ const OPTIONS = {
   'no-dataplane': { type: 'boolean', default: false },
   'no-destructive': { type: 'boolean', default: false },
   'rate-limit': { type: 'string' },
+  pool: { type: 'string', multiple: true },
   quiet: { type: 'boolean', default: false },
 } as const;
 
@@ -32,6 +33,22 @@ function rateLimit(value: string | undefined): { rateLimit?: { limit: number; wi
   const m = /^(\d+)\/(\d+)$/.exec(value);
   if (m === null || Number(m[1]) < 1 || Number(m[2]) < 1) throw new UsageError(`--rate-limit takes REQUESTS/SECONDS, e.g. 3600/3600, got "${value}"`);
   return { rateLimit: { limit: Number(m[1]), windowSeconds: Number(m[2]) } };
+}
+
+const POOL_NAMES = ['server_public', 'lb_vip', 'ip_block', 'private_networks'] as const;
+
+/** `--pool lb_vip=127.51.0.0/16` (repeatable): address pools other than the loopback defaults. */
+function pools(values: string[] | undefined): { pools?: Record<string, string> } {
+  if (values === undefined) return {};
+  const out: Record<string, string> = {};
+  for (const v of values) {
+    const [name, cidr] = v.split('=');
+    if (!POOL_NAMES.includes(name as (typeof POOL_NAMES)[number]) || cidr === undefined) {
+      throw new UsageError(`--pool takes NAME=CIDR with NAME one of ${POOL_NAMES.join(', ')}, got "${v}"`);
+    }
+    out[name!] = cidr;
+  }
+  return { pools: out };
 }
 
 /** Every resource type's transitions take `ms` (no jitter): fast, deterministic test servers. */
@@ -51,6 +68,7 @@ export async function serve(args: string[]): Promise<void> {
       ...(v.speed === undefined ? {} : { speed: number('speed', v.speed, 1000) }),
       ...(v['delay-ms'] === undefined ? {} : { delays: uniformDelays(number('delay-ms', v['delay-ms'], 3_600_000)) }),
       ...rateLimit(v['rate-limit']),
+      ...pools(v.pool),
       dataplane: !v['no-dataplane'],
       allowDestructive: !v['no-destructive'],
       accessLog: !v.quiet,

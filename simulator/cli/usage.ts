@@ -10,7 +10,7 @@ export const HELP = `usage: simcloud <command> [options]
 
   serve [--host 127.0.0.1] [--port 8787] [--data FILE] [--seed empty|demo|ip-pool-nearly-exhausted]
         [--token T] [--admin-token T] [--speed N] [--delay-ms N] [--rate-limit N/SECONDS]
-        [--no-dataplane] [--no-destructive] [--quiet]
+        [--pool server_public|lb_vip|ip_block|private_networks=CIDR]... [--no-dataplane] [--no-destructive] [--quiet]
   server list [--selector S] | create --name N [--type T] [--image I] [--zone Z] [--label k=v]...
          | poweroff ID | poweron ID | delete ID
   lb list [--selector S] | show ID

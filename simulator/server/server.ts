@@ -77,6 +77,10 @@ async function build(opts: StartOptions): Promise<{ sim: Sim; app: SimApp['app']
 export async function startSimcloud(opts: StartOptions = {}): Promise<RunningSimcloud> {
   const { app, sim, sync } = await build(opts);
   await bootstrap(sim);
+  // Pools given explicitly win over those stored with the document.
+  if (opts.config?.pools !== undefined && JSON.stringify(sim.store.state.pools) !== JSON.stringify(sim.config.pools)) {
+    await sim.store.commit([{ op: 'meta', pools: { ...sim.config.pools } }]);
+  }
   if (opts.seed !== undefined && !hasResources(sim)) await internal.seed(sim, opts.seed, undefined);
   sim.engine.resumeAll();
   sync?.schedule();

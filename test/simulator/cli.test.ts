@@ -51,8 +51,20 @@ describe('simcloud CLI', () => {
     expect((await cli('lb', 'list')).code).toBe(0);
   });
 
+  it('serve --pool moves an address pool', async () => {
+    const other = await startContractProcess(['--pool', 'lb_vip=127.55.0.0/24', '--pool', 'server_public=127.56.0.0/24']);
+    try {
+      const { server } = await other.client.servers.create({ name: 'p1', server_type: 'sc-small', image: 'ubuntu-24.04', zone: 'sim-1a' });
+      expect(server.public_ipv4).toBe('127.56.0.1');
+      const { load_balancer: lb } = await other.client.loadBalancers.create({ name: 'p1' });
+      expect(lb.public_ipv4).toBe('127.55.0.1');
+    } finally {
+      await other.stop();
+    }
+  });
+
   it('exits 2 with one line on usage errors and 1 on API errors', async () => {
-    for (const args of [['server', 'bogus'], ['nothing'], ['server', 'list', '--nope'], ['faults', 'add', '--kind', 'weird'], ['lb', 'show'], ['serve', '--port', 'x']]) {
+    for (const args of [['server', 'bogus'], ['nothing'], ['server', 'list', '--nope'], ['faults', 'add', '--kind', 'weird'], ['lb', 'show'], ['serve', '--port', 'x'], ['serve', '--pool', 'lb_vip=bad']]) {
       const r = await cli(...args);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
