@@ -13,6 +13,7 @@ import { hostname } from 'node:os';
 import { CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { CloudProvider } from './cloud/provider.ts';
 import { ControllerNames, enabledControllers, type ControllerName } from './config/controllers.ts';
+import { redactedConfig } from './config/load.ts';
 import type { CcmConfig } from './config/schema.ts';
 import { CloudNodeController } from './controllers/node/controller.ts';
 import { CloudNodeLifecycleController } from './controllers/node-lifecycle/controller.ts';
@@ -181,7 +182,7 @@ export class Manager {
     const wiring: Wiring = { config, logger, provider, enabled, kubeConfig, core, metrics };
     const election = config.leaderElect ? new Election(wiring, makeRateLimitedApiClient(kubeConfig, CoordinationV1Api, bucket)) : undefined;
     const checks = healthChecks(enabled, election?.elector);
-    const server = await startServing({ bindAddress: config.bindAddress, port: config.securePort, tls: !config.insecureHttp, checks: () => checks, metrics: () => metrics.render() });
+    const server = await startServing({ bindAddress: config.bindAddress, port: config.securePort, tls: !config.insecureHttp, checks: () => checks, metrics: () => metrics.render(), configz: () => redactedConfig(config) });
     logger.info({ url: server.url, port: server.port }, `serving /healthz and /metrics on ${server.url}`);
     const done = run(wiring, election, abort.signal).finally(() => server.close());
     return new Manager(server, done, abort, enabled);

@@ -23,6 +23,8 @@ export interface ServingOptions {
   readonly tls: boolean;
   readonly checks: () => ReadonlyMap<string, HealthCheck>;
   readonly metrics: () => Promise<{ contentType: string; body: string }>;
+  /** `/configz` body (secrets already redacted), as upstream's `cloudcontrollermanager.config.k8s.io`. */
+  readonly configz?: () => unknown;
 }
 
 export interface RunningServer {
@@ -84,6 +86,11 @@ function handler(options: ServingOptions) {
         ({ contentType, body }) => res.writeHead(200, { 'content-type': contentType }).end(body),
         (err: unknown) => res.writeHead(500).end(String(err)),
       );
+      return;
+    }
+    if (path === '/configz' && options.configz) {
+      const body = JSON.stringify({ 'cloudcontrollermanager.config.k8s.io': options.configz() });
+      res.writeHead(200, { 'content-type': 'application/json' }).end(body);
       return;
     }
     if (path === '/healthz' || path.startsWith('/healthz/')) {

@@ -48,7 +48,9 @@ describe('simcloud-ccm process', () => {
     expect(await (await fetch(`${base}/healthz/cloud-node-controller`)).text()).toBe('ok');
     expect((await fetch(`${base}/healthz/leaderElection`)).status).toBe(200);
     const metrics = await (await fetch(`${base}/metrics`)).text();
-    expect(metrics).toMatch(/cloud/);
+    expect(metrics).toMatch(/ccm_cloud_api_calls_total\{operation="servers.list",code="200"\} \d+/);
+    const configz = (await (await fetch(`${base}/configz`)).json()) as Record<string, Record<string, unknown>>;
+    expect(configz['cloudcontrollermanager.config.k8s.io']).toMatchObject({ clusterName: h.clusterName, token: '<redacted>' });
   });
 
   it('serves HTTPS with a self-signed certificate by default', async () => {
