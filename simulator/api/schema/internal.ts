@@ -109,6 +109,9 @@ export type FaultRuleInput = z.infer<typeof FaultRuleInput>;
 export const FaultRule = z.intersection(FaultRuleInput, z.object({ id: Id, fired: z.number().int(), created: Timestamp }));
 export type FaultRule = z.infer<typeof FaultRule>;
 
+export const SeedResponse = z.object({ project_id: z.string(), seed: z.string() });
+export type SeedResponse = z.infer<typeof SeedResponse>;
+
 export const FaultRuleResponse = z.object({ fault: FaultRule });
 export const FaultRuleListResponse = z.object({ faults: z.array(FaultRule) });
 export const OkResponse = z.object({ ok: z.literal(true) });

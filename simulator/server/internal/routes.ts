@@ -2,7 +2,8 @@
 import type { Router } from 'express';
 import { z } from 'zod';
 import {
-  FastForwardRequest, FaultRuleInput, FaultRuleListResponse, FaultRuleResponse, Health, OkResponse, SeedRequest, SetTimeRequest, Snapshot, TimeState,
+  FastForwardRequest, FaultRuleInput, FaultRuleListResponse, FaultRuleResponse, Health, OkResponse, SeedRequest, SeedResponse, SetTimeRequest, Snapshot,
+  TimeState,
 } from '../../api/schema/internal.ts';
 import { SelectorSyntaxError, parseSelector } from '../../api/schema/label-selector.ts';
 import { CreateProjectRequest, CreateTokenRequest, ProjectListResponse, ProjectResponse, TokenListResponse, TokenResponse } from '../../api/schema/projects.ts';
@@ -37,7 +38,7 @@ function addFault(sim: Sim, body: FaultRuleInput): { fault: unknown } {
 export const internalRoutes: RouteDef[] = [
   defineRoute({ method: 'get', path: '/_sim/health', operation: 'admin.health', summary: 'Health', response: Health, handle: (sim) => health(sim) }),
   defineRoute({
-    method: 'post', path: '/_sim/reset', operation: 'admin.reset', summary: 'Remove every resource, action and fault', response: OkResponse,
+    method: 'post', path: '/_sim/reset', operation: 'admin.reset', summary: 'Remove every resource, action and fault', body: z.strictObject({}), response: OkResponse,
     handle: async (sim) => (await svc.reset(sim), ok),
   }),
   defineRoute({ method: 'get', path: '/_sim/snapshot', operation: 'admin.snapshot', summary: 'The whole state document', response: Snapshot, handle: (sim) => svc.snapshot(sim) }),
@@ -46,7 +47,7 @@ export const internalRoutes: RouteDef[] = [
     handle: async (sim, { body }) => (await svc.loadSnapshot(sim, body), ok),
   }),
   defineRoute({
-    method: 'post', path: '/_sim/seed', operation: 'admin.seed', summary: 'Reset to a named seed scenario', body: SeedRequest,
+    method: 'post', path: '/_sim/seed', operation: 'admin.seed', summary: 'Reset to a named seed scenario', body: SeedRequest, response: SeedResponse,
     handle: (sim, { body }) => svc.seed(sim, body.name, body.project_id),
   }),
   defineRoute({ method: 'get', path: '/_sim/time', operation: 'admin.time', summary: 'Simulated time', response: TimeState, handle: (sim) => svc.timeState(sim) }),
@@ -97,5 +98,3 @@ export const internalRoutes: RouteDef[] = [
 export function mountEvents(router: Router, sim: Sim): void {
   router.get('/_sim/events', (req, res) => streamEvents(sim, req, res));
 }
-
-export const QueryToken = z.object({ token: z.string().optional() });
