@@ -8,7 +8,7 @@ import type { ApiCallEvent, ResourceChangeEvent, SimEvent } from '../../simulato
 import { explainResourceChange, serviceGroupOf, type ChangeStep } from './changes.ts';
 import { EMPTY_CLOUD, readCloud, CONSOLE_CALLER, type CloudSnapshot } from './cloud.ts';
 import { ClusterWatcher, type ClusterSnapshot, type KubeEventView } from './cluster.ts';
-import { CallExplainer, explainKubeEvent, methodOfReason } from './explain.ts';
+import { CallExplainer, explainKubeEvent, methodOfReason, resourceOfPath } from './explain.ts';
 import { computeLinks, type Links } from './links.ts';
 import { EntrySource, Severity, Timeline, type TimelineEntry } from './timeline.ts';
 
@@ -33,6 +33,11 @@ export interface HubOptions {
   readonly clusterIntervalMs?: number;
   /** Re-read the cloud at least this often (LB traffic counters change without events). */
   readonly cloudIntervalMs?: number;
+}
+
+function severityOf(status: number): Severity {
+  if (status >= 500 || status === 429) return Severity.error;
+  return status >= 400 ? Severity.warning : Severity.normal;
 }
 
 /** The sandbox harness's own caller: its reads are plumbing (the kubelet fleet's polls). */
@@ -145,10 +150,10 @@ export class ConsoleHub {
     if (own && e.method === 'GET') return;
     if (e.path.startsWith('/_sim')) return;
     const x = this.#explainer.explain(e);
-    const severity = e.status >= 500 || e.status === 429 ? Severity.error : e.status >= 400 ? Severity.warning : Severity.normal;
+    const group = x.controller === null ? this.#groupOfPath(e.path) ?? x.group : x.group;
     this.timeline.add({
-      time: e.time, source: EntrySource.cloudCall, group: x.group, controller: x.controller ?? e.caller, method: x.method,
-      title: x.title, explanation: x.sentence, severity, foldable: x.read,
+      time: e.time, source: EntrySource.cloudCall, group, controller: x.controller ?? e.caller, method: x.method,
+      title: x.title, explanation: x.sentence, severity: severityOf(e.status), foldable: x.read,
     });
   }
 
@@ -166,6 +171,15 @@ export class ConsoleHub {
     const a = e.resource as Action | null;
     if (a && a.status === 'running') this.#actions.set(e.resource_id, a);
     else this.#actions.delete(e.resource_id);
+  }
+
+  /** The object a non-CCM call (the console's own actions, the harness) acts on, from its path. */
+  #groupOfPath(path: string): string | undefined {
+    const { collection, id } = resourceOfPath(path);
+    if (!id) return undefined;
+    if (collection === 'servers') return this.#groupOf('server', id);
+    const group = this.#groupOf(collection, id);
+    return group.startsWith('Cloud/') ? undefined : group;
   }
 
   #groupOf(type: string, id: string): string {

@@ -35,7 +35,7 @@ export interface TimelineEntry extends Omit<TimelineInput, 'foldable'> {
 }
 
 /** How many recent steps of a group a repeated read may fold into. */
-const FOLD_WINDOW = 3;
+const FOLD_WINDOW = 6;
 
 export class Timeline {
   readonly #entries: TimelineEntry[] = [];

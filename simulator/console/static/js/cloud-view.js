@@ -1,33 +1,33 @@
 // The Cloud view: what simcloud holds, read through the console server: servers, load balancers
 // (listeners, targets with health, VIP, traffic counters), server groups, firewall policies, IP blocks,
 // networks and routes, actions in progress and active fault rules, each linked to its Kubernetes object.
-import { badge, empty, esc, jump, section, slug, timeOf } from './dom.js';
+import { badge, cell, empty, esc, jump, section, slug, timeOf } from './dom.js';
 
 const STATUS_KIND = { running: 'ok', active: 'ok', healthy: 'ok', off: 'bad', error: 'bad', unhealthy: 'bad', deleting: 'warn', stopping: 'warn', starting: 'warn', initializing: 'warn', provisioning: 'warn', updating: 'warn', assigned: 'ok' };
 const kindOf = (status) => STATUS_KIND[status] ?? 'neutral';
 
 function serverButtons(s) {
-  const ops = [['poweroff', 'Power off', s.status !== 'running'], ['poweron', 'Power on', s.status !== 'off'], ['reboot', 'Reboot', s.status !== 'running'], ['delete', 'Delete', s.status === 'deleting']];
-  return ops.map(([op, label, disabled]) =>
-    `<button type="button" class="small${op === 'delete' ? ' danger' : ''}" data-server-op="${op}" data-server-id="${esc(s.id)}" data-server-name="${esc(s.name)}" data-testid="server-${esc(slug(s.name))}-${op}"${disabled ? ' disabled' : ''} aria-label="${esc(label)} ${esc(s.name)}">${esc(label)}</button>`,
+  const ops = [['poweroff', 'Off', 'Power off', s.status !== 'running'], ['poweron', 'On', 'Power on', s.status !== 'off'], ['reboot', 'Reboot', 'Reboot', s.status !== 'running'], ['delete', 'Delete', 'Delete', s.status === 'deleting']];
+  return ops.map(([op, short, label, disabled]) =>
+    `<button type="button" class="small${op === 'delete' ? ' danger' : ''}" data-server-op="${op}" data-server-id="${esc(s.id)}" data-server-name="${esc(s.name)}" data-testid="server-${esc(slug(s.name))}-${op}"${disabled ? ' disabled' : ''} aria-label="${esc(label)} ${esc(s.name)}" title="${esc(label)}">${esc(short)}</button>`,
   ).join('');
 }
 
 function serverRow(s, links) {
   const node = links.serverToNode[s.id];
   const nodeCell = node ? jump(`cluster-node-${slug(node)}`, node, `server-${slug(s.name)}-node-link`) : '<span class="muted">no Node</span>';
+  const ips = `<span class="mono">${esc(s.public_ipv4 ?? '—')}</span><br><span class="mono muted">${esc(s.private_ipv4 ?? '—')}</span>`;
   return `<tr id="cloud-server-${esc(s.id)}" data-testid="server-${esc(slug(s.name))}" data-status="${esc(s.status)}">
-    <th scope="row">${esc(s.name)}<div class="muted mono">${esc(s.id)}</div></th>
-    <td>${badge(s.status, kindOf(s.status), `server-status-${slug(s.name)}`)}${s.locked ? ' <span class="muted">locked</span>' : ''}</td>
-    <td>${esc(s.server_type)}</td><td>${esc(s.zone)}</td>
-    <td class="mono">${esc(s.public_ipv4 ?? '—')}</td><td class="mono">${esc(s.private_ipv4 ?? '—')}</td>
-    <td>${nodeCell}</td><td class="buttons">${serverButtons(s)}</td></tr>`;
+    <th scope="row"><span class="name">${esc(s.name)}</span><div class="muted mono">${esc(s.id)}</div></th>
+    ${cell('Status', `${badge(s.status, kindOf(s.status), `server-status-${slug(s.name)}`)}${s.locked ? ' <span class="muted">locked</span>' : ''}`)}
+    ${cell('Type, zone', `${esc(s.server_type)}<br><span class="muted">${esc(s.zone)}</span>`)}
+    ${cell('Public, private IP', ips)}${cell('Node', nodeCell)}${cell('Actions', `<div class="button-grid">${serverButtons(s)}</div>`)}</tr>`;
 }
 
 function servers(cloud, links) {
   if (cloud.servers.length === 0) return section('Servers', 'cloud-servers', empty('No servers. Add a worker from the Actions view.', 'cloud-servers-empty'), 0);
-  const head = '<tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Type</th><th scope="col">Zone</th><th scope="col">Public IP</th><th scope="col">Private IP</th><th scope="col">Node</th><th scope="col">Actions</th></tr>';
-  return section('Servers', 'cloud-servers', `<div class="scroll"><table><thead>${head}</thead><tbody>${cloud.servers.map((s) => serverRow(s, links)).join('')}</tbody></table></div>`, cloud.servers.length);
+  const head = '<tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Type, zone</th><th scope="col">Public, private IP</th><th scope="col">Node</th><th scope="col">Actions</th></tr>';
+  return section('Servers', 'cloud-servers', `<div class="scroll"><table class="cards-on-phone"><thead>${head}</thead><tbody>${cloud.servers.map((s) => serverRow(s, links)).join('')}</tbody></table></div>`, cloud.servers.length);
 }
 
 function listener(svc) {

@@ -1,6 +1,6 @@
 // The Cluster view: Nodes (Ready, taints, providerID, labels, addresses, podCIDR) and Services of type
 // LoadBalancer (finalizer, ingress), each linked to the cloud resources the CCM made for it.
-import { badge, empty, esc, jump, section, slug } from './dom.js';
+import { badge, cell, empty, esc, jump, section, slug } from './dom.js';
 
 const SHOWN_LABELS = ['node.kubernetes.io/instance-type', 'topology.kubernetes.io/zone', 'topology.kubernetes.io/region'];
 const TAINT_KIND = { 'node.cloudprovider.kubernetes.io/shutdown': 'bad', 'node.cloudprovider.kubernetes.io/uninitialized': 'warn' };
@@ -33,15 +33,15 @@ function nodeRow(n, links) {
   const ready = n.ready === 'True' ? badge('Ready', 'ok', `node-ready-${slug(n.name)}`) : badge(`NotReady (${n.ready})`, 'bad', `node-ready-${slug(n.name)}`);
   const addresses = n.addresses.map((a) => `<li class="mono">${esc(a.type)} ${esc(a.address)}</li>`).join('');
   return `<tr id="cluster-node-${esc(slug(n.name))}" data-testid="node-${esc(slug(n.name))}" data-ready="${esc(n.ready)}">
-    <th scope="row">${esc(n.name)}</th><td>${ready}</td><td>${taints(n)}</td><td>${providerCell(n, links)}</td>
-    <td>${labels(n)}</td><td><ul class="plain">${addresses || '<li class="muted">none</li>'}</ul></td>
-    <td>${podCidrCell(n, links)}${n.networkUnavailable ? `<div class="muted">NetworkUnavailable=${esc(n.networkUnavailable)}</div>` : ''}</td></tr>`;
+    <th scope="row"><span class="name">${esc(n.name)}</span></th>${cell('Ready, taints', `${ready}<div class="taints">${taints(n)}</div>`)}${cell('providerID → server', providerCell(n, links))}
+    ${cell('Labels', labels(n))}${cell('Addresses', `<ul class="plain">${addresses || '<li class="muted">none</li>'}</ul>`)}
+    ${cell('podCIDR → route', `${podCidrCell(n, links)}${n.networkUnavailable ? `<div class="muted">NetworkUnavailable=${esc(n.networkUnavailable)}</div>` : ''}`)}</tr>`;
 }
 
 function nodes(cluster, links) {
   if (cluster.nodes.length === 0) return section('Nodes', 'cluster-nodes', empty('No Nodes registered yet.', 'cluster-nodes-empty'), 0);
-  const head = '<tr><th scope="col">Node</th><th scope="col">Ready</th><th scope="col">Taints</th><th scope="col">providerID → server</th><th scope="col">Labels</th><th scope="col">Addresses</th><th scope="col">podCIDR → route</th></tr>';
-  return section('Nodes', 'cluster-nodes', `<div class="scroll"><table><thead>${head}</thead><tbody>${cluster.nodes.map((n) => nodeRow(n, links)).join('')}</tbody></table></div>`, cluster.nodes.length);
+  const head = '<tr><th scope="col">Node</th><th scope="col">Ready, taints</th><th scope="col">providerID → server</th><th scope="col">Labels</th><th scope="col">Addresses</th><th scope="col">podCIDR → route</th></tr>';
+  return section('Nodes', 'cluster-nodes', `<div class="scroll"><table class="cards-on-phone"><thead>${head}</thead><tbody>${cluster.nodes.map((n) => nodeRow(n, links)).join('')}</tbody></table></div>`, cluster.nodes.length);
 }
 
 function cloudLinks(key, links) {

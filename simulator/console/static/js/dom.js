@@ -63,3 +63,8 @@ export function flash(id, showTabOf) {
   el.classList.add('flash');
   return true;
 }
+
+/** A table cell that names its column, so narrow screens can show rows as stacked cards. */
+export function cell(label, html, cls = '') {
+  return `<td data-label="${esc(label)}"${cls ? ` class="${esc(cls)}"` : ''}>${html}</td>`;
+}

@@ -59,13 +59,13 @@ function panelHtml(list) {
   const next = i + 1 < tour.steps.length
     ? `<button type="button" data-tour-next data-testid="tour-next"${allDone ? '' : ' class="secondary"'}>Next step</button>`
     : `<button type="button" data-tour-end data-testid="tour-finish">${allDone ? 'Finish' : 'End tour'}</button>`;
-  return `<h2 id="tour-title">${esc(tour.title)} <span class="muted">step ${i + 1} of ${tour.steps.length}</span></h2>
+  return `<div class="tour-text"><h2 id="tour-title">${esc(tour.title)} <span class="muted">step ${i + 1} of ${tour.steps.length}</span></h2>
     <h3 data-testid="tour-step-title">${esc(step.title)}</h3><p>${esc(step.text)}</p>${action}
-    <p class="muted" data-testid="tour-message">${esc(active.message)}</p>
-    <ul class="expect" aria-live="polite">${items}</ul>
+    <p class="muted" data-testid="tour-message">${esc(active.message)}</p></div>
+    <div class="tour-checks"><ul class="expect" aria-live="polite">${items}</ul>
     <p data-testid="tour-status" data-complete="${allDone}">${allDone ? 'All done: every change happened on both sides.' : 'Waiting for the changes above…'}</p>
     <div class="buttons">${i > 0 ? '<button type="button" class="secondary" data-tour-back data-testid="tour-back">Back</button>' : ''}${next}
-    <button type="button" class="secondary" data-tour-end data-testid="tour-close">Close</button></div>`;
+    <button type="button" class="secondary" data-tour-end data-testid="tour-close">Close</button></div></div>`;
 }
 
 export function refreshTour() {

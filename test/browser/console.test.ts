@@ -1,0 +1,368 @@
+// The teaching console in a real browser (Debian's chromium via playwright-core) against a real sandbox on
+// the local runtime: every view, every action, every guided tour, the empty, error, narrow-screen and
+// keyboard cases, and the acceptance flow: a power-off clicked in the console shows, live and without a
+// reload, the server off, the Node NotReady and then the shutdown taint, each explained in the timeline.
+// Screenshots land in artifacts/screenshots/. The tests share one sandbox and run in order.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { SimcloudAdminClient, SimcloudClient } from '../../simulator/api/client/index.ts';
+import { startConsoleServer } from '../../sandbox/console/server.ts';
+import {
+  byId, openConsole, pageErrors, runTourStep, screenshot, startConsoleHarness, timelineSteps, waitForStep, waitForText, type ConsoleHarness,
+} from './console-harness.ts';
+
+const SHUTDOWN = 'node-cloudprovider-kubernetes-io-shutdown';
+
+describe('teaching console', () => {
+  let h: ConsoleHarness;
+  let page: Page;
+
+  beforeAll(async () => {
+    h = await startConsoleHarness();
+    page = await openConsole(h, h.console.url);
+  });
+
+  afterAll(async () => {
+    if (page) expect(pageErrors(page)).toEqual([]);
+    await h?.close();
+  });
+
+  const workers = async (): Promise<{ id: string; name: string }[]> =>
+    (await h.e2e.sandbox.client.servers.listAll()).filter((s) => s.name.includes('worker') && s.status === 'running').sort((a, b) => a.name.localeCompare(b.name));
+
+  describe('views', () => {
+    it('is also started by the sandbox itself, at the URL in state.json', async () => {
+      const url = h.e2e.sandbox.state.consoleUrl ?? '';
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+      const res = await fetch(`${url}api/state`);
+      const body = await res.text();
+      expect(res.status).toBe(200);
+      expect(body).not.toContain(h.e2e.sandbox.state.simcloud?.token ?? 'no-token');
+      expect(body).not.toContain(h.e2e.sandbox.state.simcloud?.adminToken ?? 'no-token');
+    });
+
+    it('shows the cloud and the cluster side by side, linked Node ↔ server and podCIDR ↔ route', async () => {
+      await page.locator('[data-testid^="node-browser-"][data-ready="True"]').nth(2).waitFor({ timeout: 30_000 });
+      expect(await page.locator('#view-cloud [data-testid^="server-browser-"][data-status]').count()).toBe(3);
+      await byId(page, 'node-browser-worker-1-server-link').click();
+      await page.locator('#cloud-server-' + (await workers())[0]!.id + '.flash').waitFor({ timeout: 5000 });
+      await byId(page, 'server-browser-worker-1-node-link').click();
+      await page.locator('#cluster-node-browser-worker-1.flash').waitFor({ timeout: 5000 });
+      await byId(page, 'node-browser-worker-1-route-link').click();
+      await page.locator('[data-testid^="route-"].flash').waitFor({ timeout: 5000 });
+      await screenshot(page, 'cloud-and-cluster');
+    });
+
+    it('Cloud view: servers with status, IPs, type and zone; networks with routes; empty LB, group, policy, block and fault lists', async () => {
+      await byId(page, 'tab-cloud').click();
+      expect(await byId(page, 'view-cluster').isHidden()).toBe(true);
+      const row = byId(page, 'server-browser-worker-1');
+      await expect(row.textContent()).resolves.toMatch(/running.*sc-\w+.*sim-\w+.*127\.\d+\.\d+\.\d+/s);
+      for (const id of ['cloud-lbs-empty', 'cloud-groups-empty', 'cloud-policies-empty', 'cloud-ipblocks-empty', 'cloud-faults-empty']) await byId(page, id).waitFor();
+      expect(await page.locator('[data-testid^="network-"] tr[data-testid^="route-"]').count()).toBe(3);
+      await screenshot(page, 'cloud');
+    });
+
+    it('Cluster view: nodes with Ready, taints, providerID, labels, addresses and podCIDR; no LoadBalancer Service yet', async () => {
+      await byId(page, 'tab-cluster').click();
+      const text = await byId(page, 'node-browser-worker-1').textContent();
+      expect(text).toMatch(/Ready/);
+      expect(text).toMatch(/simcloud:\/\/srv-/);
+      expect(text).toMatch(/zone=sim-/);
+      expect(text).toMatch(/InternalIP 127\./);
+      expect(text).toMatch(/10\.244\.\d+\.0\/24/);
+      await byId(page, 'cluster-services-empty').waitFor();
+      await screenshot(page, 'cluster');
+    });
+
+    it('Timeline view: the initialisation so far, grouped by Node, each step explained', async () => {
+      await byId(page, 'tab-timeline').click();
+      const step = await waitForStep(page, 'Node/browser-worker-1', /Synced/);
+      expect(step.method).toBe('InstanceMetadata');
+      expect(step.explanation).toContain('uninitialized taint');
+      await byId(page, 'timeline-filter').fill('ListRoutes');
+      expect(await page.locator('[data-testid="timeline-step"]:visible').count()).toBeGreaterThan(0);
+      expect(await page.locator('[data-testid="timeline-step"][data-method="InstanceMetadata"]').count()).toBe(0);
+      await byId(page, 'timeline-filter').fill('');
+      await screenshot(page, 'timeline');
+    });
+
+    it('Actions and Tours views list their controls', async () => {
+      await byId(page, 'tab-actions').click();
+      await page.locator('[data-testid="annotation-proxy-protocol"] option', { hasText: 'v1' }).waitFor({ state: 'attached' });
+      expect(await page.locator('[data-testid="action-server-select"] option').count()).toBe(3);
+      await screenshot(page, 'actions');
+      await byId(page, 'tab-tours').click();
+      for (const t of ['node-init', 'load-balancer', 'shutdown', 'routes']) await byId(page, `tour-start-${t}`).waitFor();
+      await screenshot(page, 'tours');
+    });
+  });
+
+  describe('actions', () => {
+    it('power off clicked in the console: server off, Node NotReady, then the shutdown taint, each explained in the timeline, without a reload', async () => {
+      await byId(page, 'tab-both').click();
+      const marker = await page.evaluate(() => { (window as unknown as { marker: number }).marker = 42; return 42; });
+      const started = Date.now();
+      await byId(page, 'server-browser-worker-1-poweroff').click();
+      await waitForText(page, 'server-status-browser-worker-1', 'off', 10_000);
+      const offAt = Date.now() - started;
+      await waitForText(page, 'node-ready-browser-worker-1', 'NotReady', 40_000);
+      const notReadyAt = Date.now() - started;
+      await byId(page, `node-browser-worker-1-taint-${SHUTDOWN}`).waitFor({ timeout: 40_000 });
+      const taintAt = Date.now() - started;
+      expect(offAt).toBeLessThanOrEqual(notReadyAt);
+      expect(notReadyAt).toBeLessThanOrEqual(taintAt);
+      await screenshot(page, 'poweroff-cloud-and-cluster');
+
+      await byId(page, 'tab-timeline').click();
+      const group = 'Node/browser-worker-1';
+      const off = await waitForStep(page, group, /server browser-worker-1: \w+ → off/);
+      expect(off.explanation).toMatch(/kubelet goes silent.*NotReady/);
+      const notReady = await waitForStep(page, group, /NotReady/);
+      expect(notReady.explanation).toMatch(/stopped posting status/);
+      const shutdown = await waitForStep(page, group, /InstanceShutdown|GET \/v1\/servers\/srv-\w+ → 200/);
+      expect((await timelineSteps(page, group)).some((s) => s.method === 'InstanceShutdown' && /shut down/.test(s.explanation))).toBe(true);
+      expect(shutdown.explanation.length).toBeGreaterThan(20);
+      const taint = await waitForStep(page, group, /taint node\.cloudprovider\.kubernetes\.io\/shutdown:NoSchedule added/);
+      expect(taint).toMatchObject({ method: 'InstanceShutdown' });
+      expect(taint.explanation).toContain('cloud-node-lifecycle-controller added the shutdown taint');
+      const titles = (await timelineSteps(page, group)).map((s) => s.title);
+      const index = (re: RegExp): number => titles.findIndex((t) => re.test(t));
+      expect(index(/→ off/)).toBeLessThan(index(/shutdown:NoSchedule added/));
+      await byId(page, 'timeline-filter').fill('browser-worker-1');
+      await screenshot(page, 'poweroff-timeline');
+      await byId(page, 'timeline-filter').fill('');
+      expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(marker);
+    });
+
+    it('power on from the Actions view: Ready again and the shutdown taint lifted', async () => {
+      await byId(page, 'tab-actions').click();
+      const id = (await h.e2e.sandbox.client.servers.listAll({ name: 'browser-worker-1' }))[0]!.id;
+      await byId(page, 'action-server-select').selectOption(id);
+      await byId(page, 'action-poweron').click();
+      await waitForText(page, 'action-result', /poweron of srv-\w+ started/);
+      await byId(page, 'tab-cluster').click();
+      await waitForText(page, 'node-ready-browser-worker-1', /^Ready$/, 40_000);
+      await byId(page, `node-browser-worker-1-taint-${SHUTDOWN}`).waitFor({ state: 'detached', timeout: 40_000 });
+      await waitForStep(page, 'Node/browser-worker-1', /shutdown:NoSchedule removed/);
+    });
+
+    it('reboots a server from the Actions view', async () => {
+      await byId(page, 'tab-actions').click();
+      const id = (await h.e2e.sandbox.client.servers.listAll({ name: 'browser-worker-2' }))[0]!.id;
+      await byId(page, 'action-server-select').selectOption(id);
+      await byId(page, 'action-reboot').click();
+      await waitForText(page, 'action-result', /reboot of srv-\w+ started/);
+      await waitForStep(page, 'Node/browser-worker-2', /action reboot_server success/, 30_000);
+      await byId(page, 'tab-cloud').click();
+      await waitForText(page, 'server-status-browser-worker-2', 'running');
+    });
+
+    it('refuses an invalid annotation with a 400 naming the field, then creates an annotated LoadBalancer Service linked to its cloud resources', async () => {
+      await byId(page, 'tab-actions').click();
+      await byId(page, 'service-name').fill('shop');
+      await byId(page, 'annotation-health-check-path').fill('no-slash');
+      await byId(page, 'action-create-service').click();
+      await waitForText(page, 'action-result', /annotations\.loadbalancer\.simcloud\.dev\/health-check-path: must be an absolute path/);
+      expect(await byId(page, 'action-result').getAttribute('data-field')).toBe('annotations.loadbalancer.simcloud.dev/health-check-path');
+      await byId(page, 'annotation-health-check-path').fill('/healthz');
+      await byId(page, 'annotation-proxy-protocol').selectOption('v1');
+      await byId(page, 'annotation-health-check-protocol').selectOption('http');
+      await byId(page, 'action-create-service').click();
+      await waitForText(page, 'action-result', 'Service default/shop created');
+
+      await byId(page, 'tab-both').click();
+      await byId(page, 'service-default-shop-finalizer').waitFor({ timeout: 30_000 });
+      await waitForText(page, 'service-default-shop-ingress', /127\.\d+\.\d+\.\d+/, 30_000);
+      const lbLink = byId(page, 'service-default-shop-lb-link');
+      await lbLink.waitFor();
+      for (const l of ['group', 'policy']) await byId(page, `service-default-shop-${l}-link`).waitFor();
+      const vip = (await byId(page, 'service-default-shop-ingress').textContent())!.trim();
+      const lb = page.locator('[data-testid^="lb-"][data-status="active"]');
+      await lb.waitFor({ timeout: 30_000 });
+      expect(await lb.textContent()).toContain(vip);
+      expect(await lb.textContent()).toContain('PROXY v1');
+      expect(await lb.textContent()).toContain('http /healthz');
+      await lbLink.click();
+      await page.locator('[data-testid^="lb-"].flash').waitFor({ timeout: 5000 });
+      await lb.locator('[data-testid$="-service-link"]').click();
+      await page.locator('#cluster-service-default-shop.flash').waitFor({ timeout: 5000 });
+      await lb.scrollIntoViewIfNeeded();
+      await screenshot(page, 'load-balancer');
+      const steps = await timelineSteps(page, 'Service/default/shop');
+      expect(steps.map((s) => s.method)).toEqual(expect.arrayContaining(['EnsureLoadBalancer']));
+      await waitForStep(page, 'Service/default/shop', /EnsuredLoadBalancer/);
+    });
+
+    it('deletes the Service from the Cluster view: the CCM removes the load balancer, group and policy', async () => {
+      await byId(page, 'tab-cluster').click();
+      await byId(page, 'service-default-shop-delete').click();
+      await byId(page, 'cluster-services-empty').waitFor({ timeout: 60_000 });
+      await byId(page, 'tab-cloud').click();
+      for (const id of ['cloud-lbs-empty', 'cloud-groups-empty', 'cloud-policies-empty']) await byId(page, id).waitFor({ timeout: 30_000 });
+      const step = await waitForStep(page, 'Service/default/shop', /DeletedLoadBalancer/);
+      expect(step.method).toBe('EnsureLoadBalancerDeleted');
+    });
+
+    it('adds and clears faults: latency, error rate and rate limit', async () => {
+      await byId(page, 'tab-actions').click();
+      await byId(page, 'fault-kind').selectOption('latency');
+      await byId(page, 'fault-latency').fill('50');
+      await byId(page, 'action-add-fault').click();
+      await waitForText(page, 'action-result', /fault flt-\w+ \(latency\) added/);
+      await byId(page, 'fault-kind').selectOption('error');
+      await byId(page, 'fault-scope').selectOption('networks');
+      await byId(page, 'fault-probability').fill('0.05');
+      await byId(page, 'action-add-fault').click();
+      await waitForText(page, 'action-result', /\(error\) added/);
+      await byId(page, 'fault-kind').selectOption('rate_limit');
+      await byId(page, 'fault-scope').selectOption('loadBalancers');
+      await byId(page, 'fault-limit').fill('1000');
+      await byId(page, 'action-add-fault').click();
+      await waitForText(page, 'action-result', /\(rate_limit\) added/);
+      const refused = await fetch(`${h.console.url}api/actions/fault`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'error', probability: 7 }) });
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({ error: 'invalid_request', field: 'probability' });
+      await byId(page, 'tab-cloud').click();
+      expect(await page.locator('[data-testid^="cloud-fault-flt-"]').count()).toBe(3);
+      await screenshot(page, 'faults');
+      await byId(page, 'tab-actions').click();
+      await byId(page, 'action-clear-faults').click();
+      await waitForText(page, 'action-result', 'every fault rule cleared');
+      await byId(page, 'cloud-faults-empty').waitFor({ state: 'attached' });
+    });
+
+    it('adds a worker, which joins initialised, then deletes its server from the Cloud view: the Node is deleted', async () => {
+      await byId(page, 'tab-actions').click();
+      await byId(page, 'action-add-worker').click();
+      await waitForText(page, 'action-result', /worker \S+ added/, 60_000);
+      const name = /worker (\S+) added/.exec((await byId(page, 'action-result').textContent())!)![1]!;
+      await byId(page, 'tab-both').click();
+      await page.locator(`[data-testid="node-${name}"][data-ready="True"]`).waitFor({ timeout: 60_000 });
+      await byId(page, `node-${name}-server-link`).waitFor({ timeout: 30_000 });
+      await byId(page, `server-${name}-delete`).click();
+      await byId(page, `node-${name}`).waitFor({ state: 'detached', timeout: 90_000 });
+      const step = await waitForStep(page, `Node/${name}`, /Node \S+ deleted|DeletingNode/);
+      expect(step.explanation).toMatch(/InstanceExists|no longer exists/);
+    });
+  });
+
+  describe('guided tours', () => {
+    const startTour = async (id: string): Promise<void> => {
+      await byId(page, 'tab-tours').click();
+      await byId(page, `tour-start-${id}`).click();
+      await byId(page, 'tour-panel').waitFor();
+      await byId(page, 'tab-both').click();
+    };
+    const finish = async (): Promise<void> => {
+      await byId(page, 'tour-finish').click();
+      await byId(page, 'tour-panel').waitFor({ state: 'hidden' });
+    };
+
+    it('node initialisation: a new worker, its Node, providerID, labels and the taint removed, highlighted on both sides', async () => {
+      await startTour('node-init');
+      await runTourStep(page, 90_000);
+      expect(await page.locator('#view-cloud .tour-done').count()).toBeGreaterThan(0);
+      expect(await page.locator('#view-cluster .tour-done').count()).toBeGreaterThan(0);
+      await screenshot(page, 'tour-node-init');
+      await finish();
+    });
+
+    it('load balancer: create the Service, watch the cloud resources and the ingress, delete it again', async () => {
+      await startTour('load-balancer');
+      await runTourStep(page, 60_000);
+      await screenshot(page, 'tour-load-balancer');
+      await byId(page, 'tour-next').click();
+      await runTourStep(page, 60_000);
+      await finish();
+    });
+
+    it('node shutdown and deletion: off (NotReady, shutdown taint), on (lifted), deleted (Node and route gone)', async () => {
+      await startTour('shutdown');
+      await runTourStep(page, 90_000);
+      await screenshot(page, 'tour-shutdown');
+      await byId(page, 'tour-next').click();
+      await runTourStep(page, 90_000);
+      await byId(page, 'tour-next').click();
+      await runTourStep(page, 120_000);
+      await finish();
+    }, 300_000);
+
+    it('routes: every podCIDR has a route, and a new worker gets its own', async () => {
+      await startTour('routes');
+      await runTourStep(page, 30_000);
+      await byId(page, 'tour-next').click();
+      await runTourStep(page, 90_000);
+      await screenshot(page, 'tour-routes');
+      await finish();
+    });
+  });
+
+  describe('reset, small screens, keyboard and error states', () => {
+    it('reset: clears faults, deletes LoadBalancer Services and powers servers back on', async () => {
+      const [victim] = await workers();
+      await h.e2e.sandbox.client.servers.poweroff(victim!.id);
+      await h.e2e.sandbox.admin.addFault({ kind: 'latency', latency_ms: 10, match: { path: '/v1/networks/**' } });
+      await h.e2e.core.createNamespacedService({ namespace: 'default', body: { metadata: { name: 'leftover' }, spec: { type: 'LoadBalancer', ports: [{ port: 80 }] } } });
+      await byId(page, 'tab-both').click();
+      await byId(page, 'service-default-leftover').waitFor({ timeout: 30_000 });
+      await byId(page, 'tab-actions').click();
+      await byId(page, 'action-reset').click();
+      await waitForText(page, 'action-result', /reset: faults cleared, 1 LoadBalancer Service\(s\) deleted, 1 server\(s\) powered on/, 30_000);
+      await byId(page, 'tab-both').click();
+      await byId(page, 'cluster-services-empty').waitFor({ timeout: 60_000 });
+      await waitForText(page, `server-status-${victim!.name}`, 'running', 30_000);
+      await byId(page, 'cloud-faults-empty').waitFor();
+    });
+
+    it('is readable at 390x844: no sideways scrolling of the page, the tables scroll inside their panels', async () => {
+      const phone = await openConsole(h, h.console.url, { width: 390, height: 844 });
+      await phone.locator('[data-testid^="node-browser-"]').first().waitFor();
+      expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(392);
+      await screenshot(phone, 'mobile-cloud-and-cluster');
+      await byId(phone, 'tab-timeline').click();
+      await screenshot(phone, 'mobile-timeline');
+      expect(pageErrors(phone)).toEqual([]);
+      await phone.close();
+    });
+
+    it('works from the keyboard: arrow keys move between tabs, focus is visible, Enter presses buttons', async () => {
+      await byId(page, 'tab-both').focus();
+      await page.keyboard.press('ArrowRight');
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('tab-cloud');
+      expect(await byId(page, 'tab-cloud').getAttribute('aria-selected')).toBe('true');
+      const outline = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
+      expect(outline).not.toBe('none');
+      await page.keyboard.press('End');
+      expect(await byId(page, 'tab-tours').getAttribute('aria-selected')).toBe('true');
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Enter');
+      await byId(page, 'tour-panel').waitFor();
+      await byId(page, 'tour-close').press('Enter');
+      await byId(page, 'tour-panel').waitFor({ state: 'hidden' });
+    });
+
+    it('says so when simcloud and the cluster are unreachable', async () => {
+      const dead = { endpoint: 'http://127.0.0.1:9', token: 'x', retry: { maxRetries: 0 }, timeoutMs: 500 };
+      const broken = await startConsoleServer({
+        client: new SimcloudClient(dead), admin: new SimcloudAdminClient(dead), subscribe: () => () => undefined,
+        cluster: undefined, options: { name: 'broken', runtime: 'local', lbStrategy: 'lb' }, addWorker: () => Promise.reject(new Error('no runtime')),
+      });
+      try {
+        const p = await openConsole(h, broken.url);
+        await waitForText(p, 'cloud-error', 'simcloud is unreachable');
+        await waitForText(p, 'cluster-error', 'The cluster is unreachable');
+        await byId(p, 'cloud-servers-empty').waitFor();
+        await byId(p, 'status-cloud').and(p.locator('[data-state="unreachable"]')).waitFor();
+        await screenshot(p, 'error-states');
+        await byId(p, 'tab-actions').click();
+        await byId(p, 'action-add-worker').click();
+        await waitForText(p, 'action-result', 'Add a worker failed: no runtime');
+        await p.close();
+      } finally {
+        await broken.close();
+      }
+    });
+  });
+});
