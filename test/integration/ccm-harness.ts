@@ -110,6 +110,16 @@ export async function nodePortStandIn(ip: string, port: number, reply: string): 
   return server;
 }
 
+/**
+ * Loopback ranges of this simcloud's own for server IPs, VIPs, IP blocks and private networks, so test files
+ * (and other simcloud processes running at the same time) never collide on 127.0.0.0/8.
+ */
+function ownAddressPools(): string[] {
+  const base = 16 + Math.floor(Math.random() * 58) * 4;
+  const pools = { server_public: `127.${base}.0.0/18`, lb_vip: `127.${base + 1}.0.0/16`, ip_block: `127.${base + 2}.0.0/16`, private_networks: `127.${base + 3}.0.0/16` };
+  return Object.entries(pools).flatMap(([name, cidr]) => ['--pool', `${name}=${cidr}`]);
+}
+
 export class CcmHarness {
   readonly clusterName: string;
   readonly leaseName: string;
@@ -131,27 +141,8 @@ export class CcmHarness {
 
   async setUp(): Promise<void> {
     this.cluster = await sharedControlPlane();
-    this.sim = await startSimcloudProcess();
-    await this.#ownAddressPools();
+    this.sim = await startSimcloudProcess({ args: ownAddressPools() });
     this.calls = await ApiCallLog.open(this.sim.url, this.sim.adminToken);
-  }
-
-  /**
-   * Moves this simcloud's address pools to loopback ranges of its own, so VIPs and server IPs of test files
-   * (and of other simcloud processes running at the same time) never collide on 127.0.0.0/8.
-   */
-  async #ownAddressPools(): Promise<void> {
-    const base = 16 + Math.floor(Math.random() * 58) * 4;
-    const snapshot = await this.sim.admin.snapshot();
-    const pools = snapshot.pools as Record<string, unknown>;
-    snapshot.pools = {
-      ...pools,
-      server_public: `127.${base}.0.0/18`,
-      lb_vip: `127.${base + 1}.0.0/16`,
-      ip_block: `127.${base + 2}.0.0/16`,
-      private_networks: `127.${base + 3}.0.0/16`,
-    };
-    await this.sim.admin.loadSnapshot(snapshot);
   }
 
   /** CCM flags for this harness: its cluster, lease, simcloud; fast periods for tests. */
