@@ -90,16 +90,31 @@ export class BenchEnv {
     return out;
   }
 
-  async startCcm(): Promise<void> {
+  /**
+   * Starts the CCM as the sandbox does (`node src/main.ts`). `nodeOptions` become its NODE_OPTIONS (e.g. a
+   * heap cap); processes.ts copies this process's environment at spawn time, so it is set just around it.
+   */
+  async startCcm(nodeOptions?: string): Promise<void> {
     const cp = this.runtime.controlPlane;
     if (!cp) throw new Error('no control plane');
     this.ccmStartedAt = Date.now();
+    const saved = process.env.NODE_OPTIONS;
+    if (nodeOptions !== undefined) process.env.NODE_OPTIONS = nodeOptions;
+    try {
+      await this.#spawnCcm(cp.options.clusterCidr);
+    } finally {
+      if (saved === undefined) delete process.env.NODE_OPTIONS;
+      else process.env.NODE_OPTIONS = saved;
+    }
+  }
+
+  async #spawnCcm(clusterCidr: string): Promise<void> {
     this.ccm = await startCcmProcess({
       exec: this.exec,
       stateDir: this.options.stateDir,
       kubeconfig: this.ctx.stateDir + '/kubeconfig',
       clusterName: CLUSTER,
-      clusterCidr: cp.options.clusterCidr,
+      clusterCidr,
       simcloud: { url: this.simcloud.url, token: this.ccmToken.secret },
       network: CLUSTER,
       lbStrategy: 'lb',
@@ -115,9 +130,9 @@ export class BenchEnv {
     await leases.deleteNamespacedLease({ name: 'cloud-controller-manager', namespace: 'kube-system' }).catch(() => undefined);
   }
 
-  async restartCcm(): Promise<void> {
+  async restartCcm(nodeOptions?: string): Promise<void> {
     await this.stopCcm();
-    await this.startCcm();
+    await this.startCcm(nodeOptions);
   }
 
   /** Epoch ms at which the CCM has made no cloud call for `quietMs` (bounded by `timeoutMs`). */
