@@ -10,6 +10,7 @@ import type { DataplanePort } from './context.ts';
 import { DataPlane } from './dataplane/data-plane.ts';
 import type { DataPlaneListener, DataPlaneLoadBalancer, TargetCounters, TargetHealthChange } from './dataplane/types.ts';
 import type { EventBus } from './events.ts';
+import { isLocalAddress } from './ipam.ts';
 import type { LoadBalancerRec } from './store/state.ts';
 import type { Store } from './store/store.ts';
 import type { TargetView } from './targets.ts';
@@ -61,7 +62,8 @@ export class DataplaneSync implements DataplanePort {
   }
 
   #view(lb: LoadBalancerRec): DataPlaneLoadBalancer {
-    const targets = this.#opts.targets.resolve(lb).flatMap((t) => (t.ip === null ? [] : [{ id: t.id, ip: t.ip }]));
+    // Addresses are data and may be anything; traffic only ever goes to loopback or private ranges.
+    const targets = this.#opts.targets.resolve(lb).flatMap((t) => (t.ip === null || !isLocalAddress(t.ip) ? [] : [{ id: t.id, ip: t.ip }]));
     return {
       id: lb.id, vip: lb.public_ipv4, algorithm: lb.algorithm, sessionAffinity: lb.session_affinity,
       listeners: lb.services.map(toListener), targets, allowedSourceCidrs: this.#opts.targets.allowedSources(lb),

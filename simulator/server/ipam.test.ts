@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contains, firstFree, firstFreeRange, formatCidr, hasHostBits, intToIp, ipToInt, overlaps, parseCidr } from './ipam.ts';
+import { contains, firstFree, firstFreeRange, formatCidr, hasHostBits, intToIp, ipToInt, isLocalAddress, overlaps, parseCidr } from './ipam.ts';
 
 describe('ipam', () => {
   it('converts and compares ranges', () => {
@@ -16,6 +16,11 @@ describe('ipam', () => {
     expect(firstFree('10.0.0.0/30', () => false)).toBe('10.0.0.1');
     expect(firstFree('10.0.0.0/30', () => false, true)).toBe('10.0.0.2');
     expect(firstFree('10.0.0.0/30', (ip) => ip === '10.0.0.2', true)).toBeNull();
+  });
+
+  it('tells local addresses (traffic allowed) from the rest', () => {
+    for (const ip of ['127.1.0.1', '10.1.2.3', '172.18.0.2', '192.168.56.10']) expect(isLocalAddress(ip), ip).toBe(true);
+    for (const ip of ['8.8.8.8', '172.32.0.1', '1.1.1.1']) expect(isLocalAddress(ip), ip).toBe(false);
   });
 
   it('carves the first free sub-range', () => {

@@ -69,3 +69,10 @@ export function firstFreeRange(pool: string, prefix: number, taken: readonly Ran
   }
   return null;
 }
+
+/** Ranges the data plane may send traffic to: loopback and the private ranges of this host's networks. */
+const LOCAL_RANGES = ['127.0.0.0/8', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16'].map(parseCidr);
+
+export function isLocalAddress(ip: string): boolean {
+  return LOCAL_RANGES.some((r) => contains(r, ip));
+}
