@@ -29,6 +29,7 @@ import { resourceName, serviceKey } from './ops/naming.ts';
 import { planLoadBalancer, type LoadBalancerPlan } from './ops/plan.ts';
 import { deleteGroupAndPolicy, ensureFirewallPolicy, ensureServerGroup, findFirewallPolicy, findServerGroup, firewallRules, reconcileServerGroupMembers } from './ops/server-group.ts';
 import { nodesRegion, serverIdsForNodes } from './ops/targets.ts';
+import type { ServerCache } from './server-cache.ts';
 
 export const LoadBalancerStrategy = { lb: 'lb', ipBlock: 'ip-block' } as const;
 export type LoadBalancerStrategy = (typeof LoadBalancerStrategy)[keyof typeof LoadBalancerStrategy];
@@ -36,6 +37,8 @@ export type LoadBalancerStrategy = (typeof LoadBalancerStrategy)[keyof typeof Lo
 export interface SimcloudLoadBalancersOptions {
   readonly client: SimcloudClient;
   readonly strategy: LoadBalancerStrategy;
+  /** Server list cache: nodes without a providerID are matched by name from it, not by listing every server. */
+  readonly servers?: ServerCache;
 }
 
 /** Annotations for read-only paths (status, lookup): invalid values fall back to defaults. */
@@ -57,12 +60,14 @@ function preserveOf(service: V1Service): boolean {
 export class SimcloudLoadBalancers implements LoadBalancer {
   readonly #client: SimcloudClient;
   readonly #strategy: LoadBalancerStrategy;
+  readonly #cache: ServerCache | undefined;
   /** Service UID -> IP block id allocated or found by this process (lists may lag behind a new block). */
   readonly #blocks = new Map<string, string>();
 
   constructor(options: SimcloudLoadBalancersOptions) {
     this.#client = options.client;
     this.#strategy = options.strategy;
+    this.#cache = options.servers;
   }
 
   getLoadBalancerName(clusterName: string, service: V1Service): string {
@@ -123,7 +128,14 @@ export class SimcloudLoadBalancers implements LoadBalancer {
   }
 
   async #serverIds(nodes: readonly V1Node[], ctx: CallContext | undefined): Promise<string[]> {
-    return serverIdsForNodes(nodes, () => this.#client.servers.listAll({}, callOptions(ctx)));
+    const cache = this.#cache;
+    if (!cache) return serverIdsForNodes(nodes, () => this.#client.servers.listAll({}, callOptions(ctx)));
+    // From the cache while it knows every unresolved node's server (a node joining refreshes it once).
+    const complete = (servers: readonly { name: string }[]): boolean => {
+      const names = new Set(servers.map((s) => s.name));
+      return nodes.every((n) => (n.spec?.providerID ?? '') !== '' || names.has(n.metadata?.name ?? ''));
+    };
+    return serverIdsForNodes(nodes, () => cache.list(ctx, { complete }));
   }
 
   async #anyOtherResource(ops: OpsContext, service: V1Service): Promise<boolean> {

@@ -51,7 +51,7 @@ export class SimcloudProvider implements CloudProvider {
     // One server list cache for InstanceMetadata and route listing (issue 7: ~0 calls per node).
     const servers = new ServerCache({ lister: serverLister(this.client) });
     this.#instances = new SimcloudInstances(serverLookup(this.client), cachedServerLookup(servers));
-    this.#loadBalancer = options.loadBalancersEnabled ? new SimcloudLoadBalancers({ client: this.client, strategy: options.loadBalancerStrategy }) : undefined;
+    this.#loadBalancer = options.loadBalancersEnabled ? new SimcloudLoadBalancers({ client: this.client, strategy: options.loadBalancerStrategy, servers }) : undefined;
     this.#routes = options.routesEnabled && options.network !== '' ? new SimcloudRoutes({ client: this.client, network: options.network, servers }) : undefined;
   }
 
