@@ -1,7 +1,7 @@
 // The browser suites' harness: Debian's chromium through playwright-core, a whole sandbox on the local
 // runtime with the teaching console in front of it, screenshots under artifacts/screenshots/, and small
 // waits on stable data-testids.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { startConsoleServer, type ConsoleServer } from '../../sandbox/console/server.ts';
@@ -13,7 +13,11 @@ export const SCREENSHOT_DIR = join(REPO_ROOT, 'artifacts', 'screenshots');
 const CHROMIUM_ARGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  if (!existsSync(executablePath)) {
+    throw new Error(`no browser at ${executablePath}: install Debian's chromium (apt-get install -y chromium; .ci/run does) or set CHROMIUM_PATH`);
+  }
+  return chromium.launch({ executablePath, args: CHROMIUM_ARGS });
 }
 
 export interface ConsoleHarness {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { SimcloudAdminClient, SimcloudClient } from '../../simulator/api/client/index.ts';
 import { startConsoleServer } from '../../sandbox/console/server.ts';
+import { httpGet } from '../helpers/sandbox.ts';
 import {
   byId, openConsole, pageErrors, runTourStep, screenshot, startConsoleHarness, timelineSteps, waitForStep, waitForText, type ConsoleHarness,
 } from './console-harness.ts';
@@ -112,6 +113,7 @@ describe('teaching console', () => {
       const taintAt = Date.now() - started;
       expect(offAt).toBeLessThanOrEqual(notReadyAt);
       expect(notReadyAt).toBeLessThanOrEqual(taintAt);
+      expect(taintAt).toBeLessThan(40_000);
       await screenshot(page, 'poweroff-cloud-and-cluster');
 
       await byId(page, 'tab-timeline').click();
@@ -153,6 +155,7 @@ describe('teaching console', () => {
       await byId(page, 'action-server-select').selectOption(id);
       await byId(page, 'action-reboot').click();
       await waitForText(page, 'action-result', /reboot of srv-\w+ started/);
+      await waitForStep(page, 'Node/browser-worker-2', /action reboot_server running/, 30_000);
       await waitForStep(page, 'Node/browser-worker-2', /action reboot_server success/, 30_000);
       await byId(page, 'tab-cloud').click();
       await waitForText(page, 'server-status-browser-worker-2', 'running');
@@ -183,6 +186,10 @@ describe('teaching console', () => {
       expect(await lb.textContent()).toContain(vip);
       expect(await lb.textContent()).toContain('PROXY v1');
       expect(await lb.textContent()).toContain('http /healthz');
+      // Traffic through the VIP shows up in the per-target counters.
+      await waitForText(page, 'view-cloud', /:80 healthy/, 30_000);
+      for (let i = 0; i < 3; i++) await httpGet(vip, 80, '/').catch(() => undefined);
+      await lb.filter({ hasText: /[1-9]\d* conn/ }).waitFor({ timeout: 15_000 });
       await lbLink.click();
       await page.locator('[data-testid^="lb-"].flash').waitFor({ timeout: 5000 });
       await lb.locator('[data-testid$="-service-link"]').click();
@@ -224,6 +231,7 @@ describe('teaching console', () => {
       expect(refused.status).toBe(400);
       expect(await refused.json()).toMatchObject({ error: 'invalid_request', field: 'probability' });
       await byId(page, 'tab-cloud').click();
+      await page.locator('[data-testid^="cloud-fault-flt-"]').nth(2).waitFor({ timeout: 10_000 });
       expect(await page.locator('[data-testid^="cloud-fault-flt-"]').count()).toBe(3);
       await screenshot(page, 'faults');
       await byId(page, 'tab-actions').click();
