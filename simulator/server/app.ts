@@ -41,6 +41,7 @@ import type { AppliedChange, CollectionName } from './store/state.ts';
 import type { Store } from './store/store.ts';
 import type { ResourceType } from '../api/schema/common.ts';
 import type { ChangeKind } from '../api/schema/events.ts';
+import { ListCache } from './resources/list-cache.ts';
 import { TargetView } from './targets.ts';
 
 export const API_ROUTES: readonly RouteDef[] = [
@@ -74,7 +75,10 @@ function buildSim(deps: AppDeps): Sim {
   });
   const targets = new TargetView(store);
   const dataplane = deps.dataplane?.({ targets, events }) ?? null;
-  return { store, clock, config, logger, events, metrics, faults: faultEngine, engine, addresses: new AddressIndex(store), targets, dataplane, startedAt: Date.now() };
+  return {
+    store, clock, config, logger, events, metrics, faults: faultEngine, engine, addresses: new AddressIndex(store), targets, lists: new ListCache(store),
+    dataplane, startedAt: Date.now(),
+  };
 }
 
 /** Publishes resource_change events and keeps the resource gauges for every commit. */

@@ -9,6 +9,7 @@ import type { FaultEngine } from './faults.ts';
 import type { Metrics } from './metrics.ts';
 import type { Change } from './store/state.ts';
 import type { Store } from './store/store.ts';
+import type { ListCache } from './resources/list-cache.ts';
 import type { TargetView } from './targets.ts';
 
 /** Health and counters per LB, fed by the data plane (absent when it is disabled). */
@@ -28,6 +29,7 @@ export interface Sim {
   engine: ActionEngine;
   addresses: AddressIndex;
   targets: TargetView;
+  lists: ListCache;
   dataplane: DataplanePort | null;
   startedAt: number;
 }

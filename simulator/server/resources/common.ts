@@ -75,8 +75,28 @@ function filters<T extends Listable>(sim: Sim, q: ListQuery, type: ResourceType,
   return checks;
 }
 
-/** One pass over the caller's records of `coll`: filters, then sorts and pages. */
-export function listOwned<T extends Listable>(sim: Sim, caller: Caller, spec: { coll: CollectionName; type: ResourceType; q: ListQuery; extra?: (d: T) => boolean }): { items: T[]; meta: ListMeta } {
+export interface ListSpec<T> {
+  coll: CollectionName;
+  type: ResourceType;
+  q: ListQuery;
+  extra?: (d: T) => boolean;
+  /** Identifies `extra` in the cache key (e.g. `status=off`). */
+  extraKey?: string;
+}
+
+/**
+ * The caller's records of `coll` that pass the query, sorted and paged. Results are cached until the
+ * collection changes, except while an eventual-consistency fault makes visibility depend on time.
+ */
+export function listOwned<T extends Listable>(sim: Sim, caller: Caller, spec: ListSpec<T>): { items: T[]; meta: ListMeta } {
+  const compute = (): T[] => sorted(filterOwned(sim, caller, spec), spec.q);
+  if (sim.faults.hiddenForMs(spec.type) > 0) return paginate(compute(), spec.q);
+  const { q } = spec;
+  const key = JSON.stringify([caller.projectId, q.name, q.label_selector, q.sort, spec.extraKey]);
+  return paginate(sim.lists.get(spec.coll, key, compute), q);
+}
+
+function filterOwned<T extends Listable>(sim: Sim, caller: Caller, spec: ListSpec<T>): T[] {
   const checks = filters(sim, spec.q, spec.type, spec.extra);
   const pid = caller.projectId;
   const passes = (d: T): boolean => {
@@ -85,15 +105,13 @@ export function listOwned<T extends Listable>(sim: Sim, caller: Caller, spec: { 
   };
   const out: T[] = [];
   for (const d of sim.store.all(spec.coll) as unknown as T[]) if (d.project_id === pid && passes(d)) out.push(d);
-  return sortAndPage(out, spec.q);
+  return out;
 }
 
-function sortAndPage<T extends Listable>(items: T[], q: ListQuery): { items: T[]; meta: ListMeta } {
-  let out = items;
+function sorted<T extends Listable>(items: T[], q: ListQuery): T[] {
   const sort = sorter(q.sort);
-  if (sort !== null) out = [...out].sort(sort);
-  else if (q.sort === 'id:desc') out = [...out].reverse();
-  return paginate(out, q);
+  if (sort !== null) return [...items].sort(sort);
+  return q.sort === 'id:desc' ? [...items].reverse() : items;
 }
 
 export function paginate<T>(all: T[], q: { page?: number; per_page?: number }): { items: T[]; meta: ListMeta } {

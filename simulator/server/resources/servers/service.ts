@@ -103,7 +103,7 @@ async function createStopped(sim: Sim, server: ServerRec, idChange: Change): Pro
 
 export function listServers(sim: Sim, caller: Caller, q: ListQuery & { status?: string }): { servers: Server[]; meta: unknown } {
   const extra = q.status === undefined ? undefined : (s: ServerRec): boolean => s.status === q.status;
-  const { items, meta } = listOwned<ServerRec>(sim, caller, { coll: 'servers', type: 'server', q, extra });
+  const { items, meta } = listOwned<ServerRec>(sim, caller, { coll: 'servers', type: 'server', q, extra, extraKey: q.status });
   return { servers: items.map(toServer), meta };
 }
 
