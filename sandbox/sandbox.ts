@@ -95,6 +95,7 @@ export class Sandbox {
     mkdirSync(join(this.options.stateDir, 'logs'), { recursive: true });
     this.#save();
     try {
+      this.#runtime = await createRuntime(this.options.runtime, { cloud: () => this.#requireCloud(), subscribe: (h) => this.subscribe(h), progress: this.options.progress });
       await this.#step('simcloud', () => this.#startSimcloud());
       await this.#step(`cluster (${this.options.runtime})`, () => this.#startCluster());
       await this.#step('ccm', () => this.#startCcm());
@@ -159,7 +160,10 @@ export class Sandbox {
   async #startSimcloud(): Promise<string> {
     const token = `sbx-${randomBytes(16).toString('hex')}`;
     const adminToken = `sbx-admin-${randomBytes(16).toString('hex')}`;
-    this.#simcloud = await startSimcloudProcess({ exec: this.exec, stateDir: this.options.stateDir, token, adminToken, extraArgs: this.options.simcloudArgs ?? [] });
+    // A runtime whose VIPs must live on its machines' network (kind on Linux) gets simcloud's VIP pool there.
+    const vipPool = this.#runtime?.cloudNetwork?.()?.vipPool;
+    const extraArgs = [...(vipPool ? [`--pool=lb_vip=${vipPool}`] : []), ...(this.options.simcloudArgs ?? [])];
+    this.#simcloud = await startSimcloudProcess({ exec: this.exec, stateDir: this.options.stateDir, token, adminToken, extraArgs });
     const s = this.#simcloud;
     void followSimEvents({ endpoint: s.url, adminToken, signal: this.#abort.signal, onEvent: (e) => this.#events.forEach((h) => h(e)) });
     this.#cloud = new SimcloudSandboxCloud({ client: this.client, clusterName: this.options.name });
@@ -169,16 +173,15 @@ export class Sandbox {
   }
 
   async #startCluster(): Promise<string> {
-    const cloud = this.#cloud;
-    if (!cloud) throw new Error('simcloud is not running');
-    this.#runtime = await createRuntime(this.options.runtime, { cloud, subscribe: (h) => this.subscribe(h), progress: this.options.progress });
+    const cloud = this.#requireCloud();
+    const runtime = this.#runtime;
+    const ctx = this.#runtimeContext();
+    if (!runtime || !ctx) throw new Error('simcloud is not running');
     // kind containers and Vagrant VMs have real addresses: the cloud network must cover them.
-    const range = this.#runtime.cloudNetwork?.()?.range;
+    const range = runtime.cloudNetwork?.()?.range;
     if (range) cloud.useNetworkRange(range);
     await cloud.ensureNetwork();
-    const ctx = this.#runtimeContext();
-    if (!ctx) throw new Error('simcloud is not running');
-    this.#cluster = await this.#runtime.up(ctx);
+    this.#cluster = await runtime.up(ctx);
     this.#state = { ...this.#state, kubeconfig: this.#cluster.kubeconfigPath, clusterCidr: this.#cluster.clusterCidr };
     return `${this.#cluster.machines.length} machines`;
   }
@@ -224,6 +227,11 @@ export class Sandbox {
       { timeoutMs: 120_000, intervalMs: 250, description: `${expected} initialized nodes` },
     );
     return `${count} nodes`;
+  }
+
+  #requireCloud(): SimcloudSandboxCloud {
+    if (!this.#cloud) throw new Error('simcloud is not running');
+    return this.#cloud;
   }
 
   #runtimeContext(): RuntimeContext | undefined {

@@ -9,7 +9,8 @@ import { RUNTIME_NAMES, type Runtime, type RuntimeName } from './runtime.ts';
 export type RuntimeChoice = RuntimeName | 'auto';
 
 export interface RuntimeDeps {
-  readonly cloud: SimcloudSandboxCloud;
+  /** The sandbox's cloud, available once simcloud runs (runtimes are created before it starts). */
+  readonly cloud: () => SimcloudSandboxCloud;
   readonly subscribe: (handler: (event: SimEvent) => void) => () => void;
   readonly progress?: ((message: string) => void) | undefined;
 }

@@ -14,7 +14,8 @@ import { SANDBOX_LABELS, type SimcloudSandboxCloud } from '../cloud/sandbox-clou
 import { NODE_ROLES, type Availability, type ClusterInfo, type RegisteredServer, type Runtime, type RuntimeContext } from './runtime.ts';
 
 export interface LocalRuntimeOptions {
-  readonly cloud: SimcloudSandboxCloud;
+  /** The sandbox's cloud; a getter because the runtime is chosen before simcloud starts. */
+  readonly cloud: () => SimcloudSandboxCloud;
   /** Subscribes to simcloud's event stream; returns the unsubscribe function. */
   readonly subscribe: (handler: (event: SimEvent) => void) => () => void;
   readonly controlPlane?: Omit<ControlPlaneOptions, 'dir'>;
@@ -101,7 +102,7 @@ export class LocalRuntime implements Runtime {
   }
 
   async addWorker(ctx: RuntimeContext): Promise<RegisteredServer> {
-    const existing = await this.#opts.cloud.servers();
+    const existing = await this.#opts.cloud().servers();
     const taken = new Set(existing.map((s) => s.name));
     let n = this.#workerCount + 1;
     while (taken.has(workerName(ctx.name, n))) n += 1;
@@ -172,7 +173,7 @@ export class LocalRuntime implements Runtime {
 
   async #resync(): Promise<void> {
     try {
-      await this.#fleet?.sync(await this.#opts.cloud.servers());
+      await this.#fleet?.sync(await this.#opts.cloud().servers());
     } catch (err) {
       this.#opts.onError?.(`server resync: ${err instanceof Error ? err.message : String(err)}`);
     }

@@ -171,7 +171,7 @@ export class BenchEnv {
     await this.cloud.ensureNetwork();
     const hb = heartbeat(this.options.nodes);
     this.runtime = new LocalRuntime({
-      cloud: this.cloud,
+      cloud: () => this.cloud,
       subscribe: (h) => {
         this.#handlers.add(h);
         return () => this.#handlers.delete(h);
