@@ -132,6 +132,7 @@ describe('teaching console', () => {
       const index = (re: RegExp): number => titles.findIndex((t) => re.test(t));
       expect(index(/→ off/)).toBeLessThan(index(/shutdown:NoSchedule added/));
       await byId(page, 'timeline-filter').fill('browser-worker-1');
+      await page.locator(`[data-testid="timeline-step"][data-group="${group}"]`).last().scrollIntoViewIfNeeded();
       await screenshot(page, 'poweroff-timeline');
       await byId(page, 'timeline-filter').fill('');
       expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(marker);

@@ -40,7 +40,10 @@ function groupsOf(entries) {
     g.last = Math.max(g.last, e.id);
     groups.set(e.group, g);
   }
-  return [...groups.values()].sort((a, b) => b.last - a.last).slice(0, 60);
+  const byTime = (a, b) => a.time.localeCompare(b.time) || a.id - b.id;
+  const list = [...groups.values()].sort((a, b) => b.last - a.last).slice(0, 60);
+  for (const g of list) g.steps.sort(byTime);
+  return list;
 }
 
 function groupHtml(g) {
