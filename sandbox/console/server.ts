@@ -42,7 +42,9 @@ function parse<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   const r = schema.safeParse(body ?? {});
   if (r.success) return r.data;
   const issue = r.error.issues[0]!;
-  const field = issue.path.map(String).join('.') || '(body)';
+  // An unknown key is named by the issue's keys, not its path (the object holding it).
+  const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0] ?? ''] : issue.path;
+  const field = path.map(String).join('.') || '(body)';
   throw new BadRequest(field, `${field}: ${issue.message}`);
 }
 
@@ -91,7 +93,10 @@ function actionRoutes(sandbox: ConsoleSandbox, hub: ConsoleHub): express.Router 
   const after = <T>(p: Promise<T>): Promise<T> => p.finally(() => void hub.refreshCloud());
   r.post('/server', action(async (req) => after(serverAction(sandbox, parse(ServerActionBody, req.body)))));
   r.post('/worker', action(async () => `worker ${await sandbox.addWorker()} added: its server boots and its kubelet registers the Node`));
-  r.post('/service', action(async (req) => createService(core(), parse(CreateServiceBody, req.body))));
+  r.post('/service', action(async (req) => {
+    const body = parse(CreateServiceBody, req.body);
+    return createService(core(), body);
+  }));
   r.post('/service/delete', action(async (req) => {
     const b = parse(DeleteServiceBody, req.body);
     await core().deleteNamespacedService({ name: b.name, namespace: b.namespace });

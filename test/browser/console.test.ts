@@ -362,7 +362,8 @@ describe('teaching console', () => {
         const p = await openConsole(h, broken.url);
         await waitForText(p, 'cloud-error', 'simcloud is unreachable');
         await waitForText(p, 'cluster-error', 'The cluster is unreachable');
-        await byId(p, 'cloud-servers-empty').waitFor();
+        await byId(p, 'cloud-unknown').waitFor();
+        await byId(p, 'cluster-unknown').waitFor();
         await byId(p, 'status-cloud').and(p.locator('[data-state="unreachable"]')).waitFor();
         await screenshot(p, 'error-states');
         await byId(p, 'tab-actions').click();

@@ -125,5 +125,6 @@ function activity(cloud) {
 export function cloudHtml(state) {
   const { cloud, links } = state;
   const error = cloud.ok ? '' : `<div class="error" role="alert" data-testid="cloud-error"><strong>simcloud is unreachable.</strong> ${esc(cloud.error)}${cloud.updatedAt ? ` Showing what it held at ${esc(timeOf(cloud.updatedAt))}.` : ''}</div>`;
+  if (!cloud.ok && !cloud.updatedAt) return `${error}<p class="empty" data-testid="cloud-unknown">Nothing to show until simcloud answers; this view fills in by itself when it does.</p>`;
   return error + servers(cloud, links) + loadBalancers(cloud, links) + groups(cloud, links) + policies(cloud, links) + ipBlocks(cloud, links) + networks(cloud, links) + activity(cloud);
 }

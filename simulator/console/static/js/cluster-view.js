@@ -79,5 +79,6 @@ function services(cluster, links) {
 export function clusterHtml(state) {
   const { cluster, links } = state;
   const error = cluster.ok ? '' : `<div class="error" role="alert" data-testid="cluster-error"><strong>The cluster is unreachable.</strong> ${esc(cluster.error)}${cluster.updatedAt ? ' Showing the last state seen.' : ''}</div>`;
+  if (!cluster.ok && !cluster.updatedAt) return `${error}<p class="empty" data-testid="cluster-unknown">Nothing to show until the Kubernetes API answers; this view fills in by itself when it does.</p>`;
   return error + nodes(cluster, links) + services(cluster, links);
 }
