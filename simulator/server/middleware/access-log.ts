@@ -5,6 +5,9 @@
 import type { RequestHandler } from 'express';
 import type { Caller, Sim } from '../context.ts';
 
+/** The URL as logged: a `token` query parameter (EventSource auth) never reaches logs or events. */
+const loggedUrl = (url: string): string => url.replace(/([?&]token=)[^&]*/g, '$1[redacted]');
+
 export function accessLog(sim: Sim): RequestHandler {
   return (req, res, next) => {
     const start = process.hrtime.bigint();
@@ -15,11 +18,11 @@ export function accessLog(sim: Sim): RequestHandler {
       sim.metrics.requests.inc({ method: req.method, route, status: String(status) });
       sim.metrics.requestDuration.observe({ method: req.method, route }, seconds);
       const caller = res.locals.caller as Caller | undefined;
-      const fields = { method: req.method, path: req.originalUrl, status, ms: Math.round(seconds * 1e4) / 10, requestId: res.locals.requestId as string };
+      const fields = { method: req.method, path: loggedUrl(req.originalUrl), status, ms: Math.round(seconds * 1e4) / 10, requestId: res.locals.requestId as string };
       if (sim.config.accessLog) sim.logger.info(fields, 'request');
       if (req.path.startsWith('/_sim/events')) return;
       sim.events.publish({
-        type: 'api_call', method: req.method, path: req.originalUrl, status, latency_ms: fields.ms,
+        type: 'api_call', method: req.method, path: fields.path, status, latency_ms: fields.ms,
         project_id: caller?.projectId ?? null, request_id: fields.requestId, caller: req.get('x-simcloud-caller') ?? null,
         error_code: (res.locals.errorCode as string | undefined) ?? null,
       });
