@@ -78,9 +78,11 @@ describe('simcloud CCM: nodes', () => {
     const server = await h.createServer(serverName);
     const nodeName = uniqueName('pid-node');
     await h.startKubelet(nodeName, { providerID: `simcloud://${server.id}` });
+    // Addresses are written after the taint is removed (a separate status call, as upstream): wait for both.
     const node = await eventually('initialised by providerID', async () => {
       const n = await h.node(nodeName);
-      return taintKeys(n).includes(UNINITIALIZED) ? undefined : n;
+      const hasCloudHostname = n.status?.addresses?.some((a) => a.type === 'Hostname' && a.address === serverName);
+      return taintKeys(n).includes(UNINITIALIZED) || !hasCloudHostname ? undefined : n;
     });
     expect(node.spec?.providerID).toBe(`simcloud://${server.id}`);
     expect(node.status?.addresses).toContainEqual({ type: 'Hostname', address: serverName });
