@@ -43,7 +43,9 @@ describe('persistence', () => {
         }
       };
       const workers = Array.from({ length: 32 }, () => worker());
-      await new Promise((r) => setTimeout(r, 300 + round * 150));
+      // Kill once enough writes were acknowledged (however loaded the machine is), mid-burst.
+      const deadline = Date.now() + 20_000;
+      while (acked.size < 100 * round && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       await first.kill9();
       stop = true;
       await Promise.all(workers);
