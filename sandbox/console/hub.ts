@@ -59,6 +59,7 @@ export class ConsoleHub {
   #notifyTimer: NodeJS.Timeout | undefined;
   #reading: Promise<void> | undefined;
   #closed = false;
+  #lastStateKey = '';
 
   constructor(sandbox: ConsoleSandbox, opts: HubOptions = {}) {
     this.#sandbox = sandbox;
@@ -136,6 +137,10 @@ export class ConsoleHub {
     this.#notifyTimer = setTimeout(() => {
       this.#notifyTimer = undefined;
       const s = this.state();
+      // The pollers report every period; only a real change goes out to the browsers.
+      const key = JSON.stringify([{ ...s.cloud, updatedAt: null }, { ...s.cluster, updatedAt: null }]);
+      if (key === this.#lastStateKey) return;
+      this.#lastStateKey = key;
       for (const l of this.#stateListeners) l(s);
     }, 100);
   }

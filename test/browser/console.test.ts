@@ -132,9 +132,13 @@ describe('teaching console', () => {
       const index = (re: RegExp): number => titles.findIndex((t) => re.test(t));
       expect(index(/→ off/)).toBeLessThan(index(/shutdown:NoSchedule added/));
       await byId(page, 'timeline-filter').fill('browser-worker-1');
-      await page.locator(`[data-testid="timeline-step"][data-group="${group}"]`).last().scrollIntoViewIfNeeded();
-      await screenshot(page, 'poweroff-timeline');
-      await byId(page, 'timeline-filter').fill('');
+      try {
+        // The list re-renders as steps arrive, so scroll from inside the page rather than through a stale handle.
+        await page.evaluate((g) => [...document.querySelectorAll(`[data-testid="timeline-step"][data-group="${g}"]`)].pop()?.scrollIntoView({ block: 'end' }), group);
+        await screenshot(page, 'poweroff-timeline');
+      } finally {
+        await byId(page, 'timeline-filter').fill('');
+      }
       expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(marker);
     });
 
