@@ -3,6 +3,8 @@
 // change becomes one or more timeline steps with the controller and upstream method that caused it.
 // Pure: the caller keeps the previous versions.
 import type { V1Node, V1Service } from '@kubernetes/client-node';
+import { LoadBalancerCleanupFinalizer } from '../../src/controllers/service/needs-update.ts';
+import { TaintKey } from '../../src/kube/taints.ts';
 import { Controller, UpstreamMethod } from './explain.ts';
 
 export interface ChangeStep {
@@ -13,9 +15,9 @@ export interface ChangeStep {
   readonly method: UpstreamMethod | null;
 }
 
-export const SHUTDOWN_TAINT = 'node.cloudprovider.kubernetes.io/shutdown';
-export const UNINITIALIZED_TAINT = 'node.cloudprovider.kubernetes.io/uninitialized';
-export const LB_FINALIZER = 'service.kubernetes.io/load-balancer-cleanup';
+export const SHUTDOWN_TAINT = TaintKey.Shutdown;
+export const UNINITIALIZED_TAINT = TaintKey.Uninitialized;
+export const LB_FINALIZER = LoadBalancerCleanupFinalizer;
 
 type Doc = Readonly<Record<string, unknown>>;
 

@@ -8,6 +8,7 @@
 // to different methods depending on what came before it, so `CallExplainer` keeps a little state per
 // caller (the method of its current burst of calls) and follows the order in which simcloud's CCM
 // implementation calls the API (src/simcloud/load-balancers.ts, instances.ts, routes.ts).
+import { ControllerName } from '../../src/controllers/names.ts';
 
 export const UpstreamMethod = {
   InstanceMetadata: 'InstanceMetadata',
@@ -23,13 +24,14 @@ export const UpstreamMethod = {
 } as const;
 export type UpstreamMethod = (typeof UpstreamMethod)[keyof typeof UpstreamMethod];
 
+/** The CCM's controllers, as named in the caller header (src/controllers/names.ts). */
 export const Controller = {
-  node: 'cloud-node-controller',
-  lifecycle: 'cloud-node-lifecycle-controller',
-  service: 'service-lb-controller',
-  route: 'node-route-controller',
+  node: ControllerName.CloudNode,
+  lifecycle: ControllerName.CloudNodeLifecycle,
+  service: ControllerName.Service,
+  route: ControllerName.Route,
 } as const;
-export type Controller = (typeof Controller)[keyof typeof Controller];
+export type Controller = ControllerName;
 
 /** The part of an `api_call` SimEvent the explainer reads. */
 export interface ApiCall {
