@@ -1,8 +1,9 @@
 /**
- * Routes in the configured simcloud network (Hetzner style): `<podCIDR> -> <node's private IP>`. simcloud routes
- * carry no name, so the route's id is its name and the node UID name hint is not stored; the target node is
- * found again from the gateway (the server holding that private IP in the network). A route whose gateway
- * belongs to no server is reported as a blackhole, so the route controller removes it.
+ * Routes in the configured simcloud network (Hetzner style): `<podCIDR> -> <node's private IP>`. A route is
+ * created with the route controller's name hint (the node UID) as its name, and reported under that name
+ * (its id when it has none); the target node is found again from the gateway (the server holding that
+ * private IP in the network). A route whose gateway belongs to no server is reported as a blackhole, so the
+ * route controller removes it.
  */
 import type { V1NodeAddress } from '@kubernetes/client-node';
 import type { SimcloudClient } from '../../simulator/api/client/index.ts';
@@ -25,6 +26,8 @@ export interface SimcloudRoutesOptions {
 const ROUTE_SNAPSHOT_MAX_AGE_MS = 5 * 60_000;
 
 const ID = /^[a-z]{2,5}-[A-Za-z0-9]{1,40}$/;
+/** simcloud's name rule; a node UID always satisfies it. */
+const ROUTE_NAME = /^[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$/;
 
 /** The server's address in `network`: its attachment there, else its primary private address. */
 export function privateIpIn(server: Server, networkId: string): string | undefined {
@@ -40,7 +43,7 @@ export function toRoutes(network: Network, servers: readonly Server[]): Route[] 
   }
   return network.routes.map((r) => {
     const target = byIp.get(r.gateway);
-    return { name: r.id, targetNode: target ?? '', targetNodeAddresses: [], destinationCIDR: r.destination, blackhole: target === undefined, enableNodeAddresses: false };
+    return { name: r.name ?? r.id, targetNode: target ?? '', targetNodeAddresses: [], destinationCIDR: r.destination, blackhole: target === undefined, enableNodeAddresses: false };
   });
 }
 
@@ -71,14 +74,15 @@ export class SimcloudRoutes implements Routes {
     return this.#cache.list(ctx, { maxAgeMs: ROUTE_SNAPSHOT_MAX_AGE_MS, complete });
   }
 
-  async createRoute(_clusterName: string, _nameHint: string, route: Route, ctx?: CallContext): Promise<void> {
+  async createRoute(_clusterName: string, nameHint: string, route: Route, ctx?: CallContext): Promise<void> {
     const network = await this.#getNetwork(ctx);
     const gateway = await this.#gatewayFor(network, route, ctx);
     const existing = network.routes.find((r) => r.destination === route.destinationCIDR);
     if (existing?.gateway === gateway) return;
     if (existing) await this.#delete(network.id, existing.id, ctx);
     try {
-      const { action } = await this.#client.networks.createRoute(network.id, { destination: route.destinationCIDR, gateway }, callOptions(ctx));
+      const name = ROUTE_NAME.test(nameHint) ? { name: nameHint } : {};
+      const { action } = await this.#client.networks.createRoute(network.id, { destination: route.destinationCIDR, gateway, ...name }, callOptions(ctx));
       await waitForAction(this.#client, action, ctx);
     } catch (err) {
       if (!isApiError(err, 'conflict')) throw err;
@@ -89,7 +93,7 @@ export class SimcloudRoutes implements Routes {
 
   async deleteRoute(_clusterName: string, route: Route, ctx?: CallContext): Promise<void> {
     const network = await this.#getNetwork(ctx);
-    const match = network.routes.find((r) => r.id === route.name) ?? network.routes.find((r) => r.destination === route.destinationCIDR);
+    const match = network.routes.find((r) => r.id === route.name || r.name === route.name) ?? network.routes.find((r) => r.destination === route.destinationCIDR);
     if (match) await this.#delete(network.id, match.id, ctx);
   }
 

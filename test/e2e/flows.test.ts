@@ -142,6 +142,9 @@ describe('sandbox flows', () => {
       const want = await expected();
       return want.length > 0 && JSON.stringify(routes) === JSON.stringify(want) && (await nodes()).every(routeCreated);
     }, { timeoutMs: 60_000, intervalMs: 500, description: 'one route per node podCIDR, no stale routes, NetworkUnavailable=False (RouteCreated) on every node' });
+    // The route controller's name hint is the node UID (not its name), and simcloud keeps it as the route name.
+    const routes = await e.sandbox.client.networks.listRoutes(network.id);
+    for (const n of await nodes()) expect(routes.find((r) => r.destination === n.spec?.podCIDR)?.name).toBe(n.metadata?.uid);
   });
 
   it('leaves no cloud resource that no Service or Node explains once the Services are gone', async () => {

@@ -7,7 +7,14 @@ export const Subnet = z.object({ zone: z.string(), ip_range: Cidr, gateway: Ipv4
 export type Subnet = z.infer<typeof Subnet>;
 
 /** A route sends `destination` to `gateway`, an address inside the network (typically a node). */
-export const Route = z.object({ id: Id, destination: Cidr, gateway: Ipv4, created: Timestamp });
+export const Route = z.object({
+  id: Id,
+  /** Optional name given at create, e.g. `<cluster>-<node UID>` from a CCM's name hint; null when none. */
+  name: Name.nullable(),
+  destination: Cidr,
+  gateway: Ipv4,
+  created: Timestamp,
+});
 export type Route = z.infer<typeof Route>;
 
 export const Network = z.object({
@@ -36,7 +43,7 @@ export type CreateNetworkRequest = z.infer<typeof CreateNetworkRequest>;
 export const UpdateNetworkRequest = z.strictObject({ name: Name.optional(), labels: Labels.optional() });
 export type UpdateNetworkRequest = z.infer<typeof UpdateNetworkRequest>;
 
-export const CreateRouteRequest = z.strictObject({ destination: Cidr, gateway: Ipv4 });
+export const CreateRouteRequest = z.strictObject({ destination: Cidr, gateway: Ipv4, name: Name.optional() });
 export type CreateRouteRequest = z.infer<typeof CreateRouteRequest>;
 
 export const NetworkResponse = z.object({ network: Network });

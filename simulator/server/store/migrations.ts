@@ -13,6 +13,12 @@ const MIGRATIONS: Record<number, (doc: Doc) => Doc> = {
     for (const b of Object.values(blocks)) b.status ??= b.assigned_to ? 'assigned' : 'unassigned';
     return { ...doc, pools: doc.pools ?? { ...DEFAULT_POOLS }, schema_version: 2 };
   },
+  // v2 → v3: routes got an optional name (a CCM's name hint, e.g. the node UID).
+  3: (doc) => {
+    const networks = (doc.networks ?? {}) as Record<string, Doc>;
+    for (const n of Object.values(networks)) for (const r of (n.routes ?? []) as Doc[]) r.name ??= null;
+    return { ...doc, schema_version: 3 };
+  },
 };
 
 export class MigrationError extends Error {}

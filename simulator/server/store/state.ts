@@ -11,7 +11,7 @@ import type { Project } from '../../api/schema/projects.ts';
 import type { ServerGroup } from '../../api/schema/server-groups.ts';
 import type { Server } from '../../api/schema/servers.ts';
 
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 type Owned<T> = T & { project_id: string };
 

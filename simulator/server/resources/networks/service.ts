@@ -97,7 +97,7 @@ export async function createRoute(sim: Sim, caller: Caller, id: string, body: Cr
   const net = getOwned(sim, caller, 'networks', id);
   checkRoute(net, body);
   const { ids, change } = newIds(sim, 'rte');
-  const route: Route = { id: ids[0]!, destination: body.destination, gateway: body.gateway, created: nowIso(sim) };
+  const route: Route = { id: ids[0]!, name: body.name ?? null, destination: body.destination, gateway: body.gateway, created: nowIso(sim) };
   const doc = { ...net, routes: [...net.routes, route] };
   const action = await startAction(sim, caller, { command: 'add_route', coll: 'networks', doc, extra: [change] });
   return { route, action };
