@@ -51,3 +51,17 @@ export const noopWorkQueueMetrics: WorkQueueMetrics = {
 };
 
 export const noopControllerMetrics: ControllerMetrics = { observeSync: () => undefined };
+
+/** Runs one periodic pass of `controller` and records its outcome and duration (errors propagate). */
+export async function observedPass(metrics: ControllerMetrics, controller: string, clock: { now(): number }, pass: () => Promise<void>): Promise<void> {
+  const started = clock.now();
+  let result: SyncResult = SyncResult.Success;
+  try {
+    await pass();
+  } catch (err) {
+    result = SyncResult.Error;
+    throw err;
+  } finally {
+    metrics.observeSync(controller, result, (clock.now() - started) / 1000);
+  }
+}

@@ -14,7 +14,7 @@ import { realClock, type Clock } from '../../kube/clock.ts';
 import type { EventRecorder } from '../../kube/events.ts';
 import type { KubePort } from '../../kube/kube-port.ts';
 import type { Logger } from '../../kube/logger.ts';
-import { noopControllerMetrics, SyncResult, type ControllerMetrics } from '../../kube/metrics.ts';
+import { noopControllerMetrics, type ControllerMetrics, observedPass } from '../../kube/metrics.ts';
 import { runPeriodically } from '../../kube/run.ts';
 import type { SharedInformer } from '../../kube/shared-informer.ts';
 import { ControllerName } from '../names.ts';
@@ -49,16 +49,7 @@ export class CloudNodeLifecycleController {
 
   /** One monitor pass (exposed for tests). */
   async monitorNodes(): Promise<void> {
-    const started = this.deps.clock.now();
-    let result: SyncResult = SyncResult.Success;
-    try {
-      await monitorNodes(this.deps);
-    } catch (err) {
-      result = SyncResult.Error;
-      throw err;
-    } finally {
-      this.metrics.observeSync(this.name, result, (this.deps.clock.now() - started) / 1000);
-    }
+    await observedPass(this.metrics, this.name, this.deps.clock, () => monitorNodes(this.deps));
   }
 
   async run(signal: AbortSignal): Promise<void> {

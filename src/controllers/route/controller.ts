@@ -16,7 +16,7 @@ import { realClock, type Clock } from '../../kube/clock.ts';
 import type { EventRecorder } from '../../kube/events.ts';
 import type { KubePort } from '../../kube/kube-port.ts';
 import type { Logger } from '../../kube/logger.ts';
-import { noopControllerMetrics, SyncResult, type ControllerMetrics } from '../../kube/metrics.ts';
+import { noopControllerMetrics, type ControllerMetrics, observedPass } from '../../kube/metrics.ts';
 import { runPeriodically } from '../../kube/run.ts';
 import type { SharedInformer } from '../../kube/shared-informer.ts';
 import { ControllerName } from '../names.ts';
@@ -59,16 +59,7 @@ export class RouteController {
 
   /** One reconciliation (exposed for tests). */
   async reconcile(): Promise<void> {
-    const started = this.deps.clock.now();
-    let result: SyncResult = SyncResult.Success;
-    try {
-      await reconcileNodeRoutes(this.deps);
-    } catch (err) {
-      result = SyncResult.Error;
-      throw err;
-    } finally {
-      this.metrics.observeSync(this.name, result, (this.deps.clock.now() - started) / 1000);
-    }
+    await observedPass(this.metrics, this.name, this.deps.clock, () => reconcileNodeRoutes(this.deps));
   }
 
   async run(signal: AbortSignal): Promise<void> {
