@@ -99,6 +99,37 @@ describe('teaching console', () => {
     });
   });
 
+  describe('console API', () => {
+    const post = async (path: string, body: string): Promise<{ status: number; json: Record<string, unknown> }> => {
+      const res = await fetch(`${h.console.url}api/actions/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+    };
+
+    it('answers every malformed action body with a 400 naming the field, before touching the cloud or the cluster', async () => {
+      expect(await post('server', '{"serverId":"srv-1","action":"explode"}')).toMatchObject({ status: 400, json: { error: 'invalid_request', field: 'action' } });
+      expect(await post('server', '{"serverId":"not an id","action":"reboot"}')).toMatchObject({ status: 400, json: { field: 'serverId' } });
+      expect(await post('service', '{"name":"Bad_Name"}')).toMatchObject({ status: 400, json: { field: 'name' } });
+      expect(await post('service', '{"name":"ok","port":70000}')).toMatchObject({ status: 400, json: { field: 'port' } });
+      expect(await post('service', '{"name":"ok","surprise":1}')).toMatchObject({ status: 400, json: { field: 'surprise' } });
+      expect(await post('service/delete', '{}')).toMatchObject({ status: 400, json: { field: 'name' } });
+      expect(await post('fault', '{"kind":"meteor"}')).toMatchObject({ status: 400, json: { field: 'kind' } });
+      expect(await post('fault', '{bad json')).toMatchObject({ status: 400, json: { error: 'invalid_request' } });
+      expect((await h.e2e.core.listNamespacedService({ namespace: 'default' })).items.map((s) => s.metadata?.name)).not.toContain('ok');
+    });
+
+    it('streams the state and the timeline on one SSE connection', async () => {
+      const ctrl = new AbortController();
+      const res = await fetch(`${h.console.url}api/stream`, { signal: ctrl.signal });
+      expect(res.headers.get('content-type')).toContain('text/event-stream');
+      const reader = res.body!.getReader();
+      let text = '';
+      while (!(text.includes('event: state') && text.includes('event: timeline-batch'))) text += new TextDecoder().decode((await reader.read()).value);
+      ctrl.abort();
+      expect(text).toContain('"cloud"');
+      expect(text).not.toContain(h.e2e.sandbox.state.simcloud?.token ?? 'no-token');
+    });
+  });
+
   describe('actions', () => {
     it('power off clicked in the console: server off, Node NotReady, then the shutdown taint, each explained in the timeline, without a reload', async () => {
       await byId(page, 'tab-both').click();
