@@ -45,13 +45,13 @@ describe('teaching console', () => {
     it('shows the cloud and the cluster side by side, linked Node ↔ server and podCIDR ↔ route', async () => {
       await page.locator('[data-testid^="node-browser-"][data-ready="True"]').nth(2).waitFor({ timeout: 30_000 });
       expect(await page.locator('#view-cloud [data-testid^="server-browser-"][data-status]').count()).toBe(3);
+      await screenshot(page, 'cloud-and-cluster');
       await byId(page, 'node-browser-worker-1-server-link').click();
       await page.locator('#cloud-server-' + (await workers())[0]!.id + '.flash').waitFor({ timeout: 5000 });
       await byId(page, 'server-browser-worker-1-node-link').click();
       await page.locator('#cluster-node-browser-worker-1.flash').waitFor({ timeout: 5000 });
       await byId(page, 'node-browser-worker-1-route-link').click();
       await page.locator('[data-testid^="route-"].flash').waitFor({ timeout: 5000 });
-      await screenshot(page, 'cloud-and-cluster');
     });
 
     it('Cloud view: servers with status, IPs, type and zone; networks with routes; empty LB, group, policy, block and fault lists', async () => {

@@ -35,7 +35,7 @@ function nodeRow(n, links) {
   return `<tr id="cluster-node-${esc(slug(n.name))}" data-testid="node-${esc(slug(n.name))}" data-ready="${esc(n.ready)}">
     <th scope="row"><span class="name">${esc(n.name)}</span></th>${cell('Ready, taints', `${ready}<div class="taints">${taints(n)}</div>`)}${cell('providerID → server', providerCell(n, links))}
     ${cell('Labels', labels(n))}${cell('Addresses', `<ul class="plain">${addresses || '<li class="muted">none</li>'}</ul>`)}
-    ${cell('podCIDR → route', `${podCidrCell(n, links)}${n.networkUnavailable ? `<div class="muted">NetworkUnavailable=${esc(n.networkUnavailable)}</div>` : ''}`)}</tr>`;
+    ${cell('podCIDR → route', `${podCidrCell(n, links)}${n.networkUnavailable ? `<div class="muted">NetworkUnavailable=<wbr>${esc(n.networkUnavailable)}</div>` : ''}`)}</tr>`;
 }
 
 function nodes(cluster, links) {
