@@ -3,10 +3,11 @@
  * every call), per-call options from the contract's `CallContext`, not_found handling, action waits, and the
  * conversion of wire servers into the provider's view. The only module that constructs a `SimcloudClient`.
  */
-import { SimcloudClient, isApiError, type CallOptions, type Middleware } from '../../simulator/api/client/index.ts';
+import { DEFAULT_RETRY, SimcloudClient, isApiError, type CallOptions, type Middleware } from '../../simulator/api/client/index.ts';
 import type { Action, Server } from '../../simulator/api/schema/index.ts';
 import type { CallContext } from '../cloud/provider.ts';
 import type { CloudServer, ServerLookup } from './instances.ts';
+import { rateBudgetMiddleware } from './rate-budget.ts';
 
 /** Observes every HTTP exchange with simcloud (one per attempt): operation, HTTP status (0 = none), seconds. */
 export type CloudCallObserver = (operation: string, status: number, seconds: number) => void;
@@ -61,7 +62,9 @@ export function createClient(options: ClientOptions): SimcloudClient {
     token: options.token,
     caller: options.caller ?? 'simcloud-ccm',
     timeoutMs: options.requestTimeoutMs,
-    middlewares: [retryIdempotentOnServerError(), ...(options.onCall ? [observe(options.onCall)] : [])],
+    // 429s are retried through the client-wide budget (rate-budget.ts), not per call by the transport.
+    retry: { retryOn: DEFAULT_RETRY.retryOn.filter((code) => code !== 'rate_limit_exceeded') },
+    middlewares: [retryIdempotentOnServerError(), rateBudgetMiddleware(), ...(options.onCall ? [observe(options.onCall)] : [])],
   });
 }
 
