@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { SimcloudAdminClient, SimcloudClient } from '../simulator/api/client/index.ts';
 import type { SimEvent } from '../simulator/api/schema/events.ts';
+import type { AddressPlan } from './cloud/address-plan.ts';
 import { followSimEvents } from './cloud/events.ts';
 import { SimcloudSandboxCloud } from './cloud/sandbox-cloud.ts';
 import { startConsoleServer, type ConsoleServer } from './console/server.ts';
@@ -34,6 +35,8 @@ export interface SandboxOptions {
   readonly ccmArgs?: readonly string[];
   /** Extra `simcloud serve` flags. */
   readonly simcloudArgs?: readonly string[];
+  /** Loopback pools of this sandbox's own (see cloud/address-plan.ts); default: simcloud's defaults. */
+  readonly addressPlan?: AddressPlan;
   /** Wait for every node to be initialised before up() resolves (default true). */
   readonly waitForNodes?: boolean;
 }
@@ -162,11 +165,12 @@ export class Sandbox {
     const adminToken = `sbx-admin-${randomBytes(16).toString('hex')}`;
     // A runtime whose VIPs must live on its machines' network (kind on Linux) gets simcloud's VIP pool there.
     const vipPool = this.#runtime?.cloudNetwork?.()?.vipPool;
-    const extraArgs = [...(vipPool ? [`--pool=lb_vip=${vipPool}`] : []), ...(this.options.simcloudArgs ?? [])];
+    const plan = this.options.addressPlan;
+    const extraArgs = [...(plan?.simcloudArgs ?? []), ...(vipPool ? [`--pool=lb_vip=${vipPool}`] : []), ...(this.options.simcloudArgs ?? [])];
     this.#simcloud = await startSimcloudProcess({ exec: this.exec, stateDir: this.options.stateDir, token, adminToken, extraArgs });
     const s = this.#simcloud;
     void followSimEvents({ endpoint: s.url, adminToken, signal: this.#abort.signal, onEvent: (e) => this.#events.forEach((h) => h(e)) });
-    this.#cloud = new SimcloudSandboxCloud({ client: this.client, clusterName: this.options.name });
+    this.#cloud = new SimcloudSandboxCloud({ client: this.client, clusterName: this.options.name, ...(plan ? { networkRange: plan.networkRange } : {}) });
     this.subscribe((e) => this.#cloud?.handleSimEvent(e));
     this.#state = { ...this.#state, simcloud: { url: s.url, token, adminToken, pid: s.process.pid }, logs: { ...this.#state.logs, simcloud: s.process.logFile } };
     return s.url;

@@ -9,6 +9,7 @@ import { CoreV1Api, KubeConfig, type V1Node, type V1Service } from '@kubernetes/
 import { isRuntimeChoice, resolveRuntime } from '../../sandbox/runtimes/factory.ts';
 import { createExec } from '../../sandbox/exec.ts';
 import { Sandbox, type LbStrategy } from '../../sandbox/sandbox.ts';
+import { loopbackAddressPlan } from '../../sandbox/cloud/address-plan.ts';
 import { waitFor } from '../../sandbox/wait.ts';
 import { registerCleanup } from '../../sandbox/shutdown.ts';
 import { reaper } from '../../sandbox/reaper-client.ts';
@@ -23,6 +24,12 @@ export interface E2eSandbox {
 
 let shared: Promise<E2eSandbox> | undefined;
 
+/**
+ * Each suite's own loopback ranges, so suites running side by side (e2e, browser, bench smoke) never share
+ * a VIP or a node address; the integration harness picks random bases below 200.
+ */
+const ADDRESS_BASES: Readonly<Record<string, number>> = { e2e: 200, browser: 220 };
+
 export async function startE2eSandbox(opts: { lbStrategy?: LbStrategy; workers?: number; name?: string } = {}): Promise<E2eSandbox> {
   const choice = process.env.SANDBOX_RUNTIME ?? 'local';
   if (!isRuntimeChoice(choice)) throw new Error(`SANDBOX_RUNTIME=${choice}: use local, kind, vagrant or existing`);
@@ -32,6 +39,7 @@ export async function startE2eSandbox(opts: { lbStrategy?: LbStrategy; workers?:
   reaper().trackDir(stateDir);
   const sandbox = new Sandbox({
     name: opts.name ?? 'e2e',
+    addressPlan: loopbackAddressPlan(ADDRESS_BASES[opts.name ?? 'e2e'] ?? 240),
     runtime,
     workers: opts.workers ?? 2,
     lbStrategy: opts.lbStrategy ?? 'lb',

@@ -115,7 +115,8 @@ export async function nodePortStandIn(ip: string, port: number, reply: string): 
  * (and other simcloud processes running at the same time) never collide on 127.0.0.0/8.
  */
 function ownAddressPools(): string[] {
-  const base = 16 + Math.floor(Math.random() * 58) * 4;
+  // Bases 16-192; 200 and up belong to the e2e, browser and bench sandboxes (test/helpers/sandbox.ts).
+  const base = 16 + Math.floor(Math.random() * 45) * 4;
   const pools = { server_public: `127.${base}.0.0/18`, lb_vip: `127.${base + 1}.0.0/16`, ip_block: `127.${base + 2}.0.0/16`, private_networks: `127.${base + 3}.0.0/16` };
   return Object.entries(pools).flatMap(([name, cidr]) => ['--pool', `${name}=${cidr}`]);
 }
