@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { CoreV1Api, KubeConfig, type V1Node, type V1Service } from '@kubernetes/client-node';
 import { isRuntimeChoice, resolveRuntime } from '../../sandbox/runtimes/factory.ts';
 import { createExec } from '../../sandbox/exec.ts';
-import { Sandbox, type LbStrategy } from '../../sandbox/sandbox.ts';
+import { Sandbox, type LbStrategy, type SandboxOptions } from '../../sandbox/sandbox.ts';
 import { loopbackAddressPlan } from '../../sandbox/cloud/address-plan.ts';
 import { waitFor } from '../../sandbox/wait.ts';
 import { registerCleanup } from '../../sandbox/shutdown.ts';
@@ -30,24 +30,35 @@ let shared: Promise<E2eSandbox> | undefined;
  */
 const ADDRESS_BASES: Readonly<Record<string, number>> = { e2e: 200, browser: 220 };
 
-export async function startE2eSandbox(opts: { lbStrategy?: LbStrategy; workers?: number; name?: string } = {}): Promise<E2eSandbox> {
+interface E2eOptions {
+  readonly lbStrategy?: LbStrategy;
+  readonly workers?: number;
+  readonly name?: string;
+}
+
+async function sandboxOptions(opts: E2eOptions, stateDir: string): Promise<SandboxOptions> {
   const choice = process.env.SANDBOX_RUNTIME ?? 'local';
   if (!isRuntimeChoice(choice)) throw new Error(`SANDBOX_RUNTIME=${choice}: use local, kind, vagrant or existing`);
-  const runtime = await resolveRuntime(choice, createExec());
-  const stateDir = mkdtempSync(join(tmpdir(), 'ccm-sandbox-e2e-'));
-  // A test's sandbox is throwaway: if the worker dies, the reaper removes it with the processes.
-  reaper().trackDir(stateDir);
-  const sandbox = new Sandbox({
-    name: opts.name ?? 'e2e',
-    addressPlan: loopbackAddressPlan(ADDRESS_BASES[opts.name ?? 'e2e'] ?? 240),
-    runtime,
+  const name = opts.name ?? 'e2e';
+  const kubeconfig = process.env.SANDBOX_KUBECONFIG;
+  return {
+    name,
+    addressPlan: loopbackAddressPlan(ADDRESS_BASES[name] ?? 240),
+    runtime: await resolveRuntime(choice, createExec()),
     workers: opts.workers ?? 2,
     lbStrategy: opts.lbStrategy ?? 'lb',
     stateDir,
-    ...(process.env.SANDBOX_KUBECONFIG ? { kubeconfig: process.env.SANDBOX_KUBECONFIG } : {}),
+    ...(kubeconfig ? { kubeconfig } : {}),
     // Short periods so the flows converge in seconds (the defaults are upstream's).
     ccmArgs: ['--node-monitor-period=1s', '--route-reconciliation-period=2s'],
-  });
+  };
+}
+
+export async function startE2eSandbox(opts: E2eOptions = {}): Promise<E2eSandbox> {
+  const stateDir = mkdtempSync(join(tmpdir(), 'ccm-sandbox-e2e-'));
+  // A test's sandbox is throwaway: if the worker dies, the reaper removes it with the processes.
+  reaper().trackDir(stateDir);
+  const sandbox = new Sandbox(await sandboxOptions(opts, stateDir));
   const stop = async (): Promise<void> => {
     await sandbox.down();
     rmSync(stateDir, { recursive: true, force: true });
