@@ -14,7 +14,7 @@ import { SimcloudInstances } from './instances.ts';
 import { SimcloudLoadBalancers, type LoadBalancerStrategy } from './load-balancers.ts';
 import { PROVIDER_NAME } from './provider-id.ts';
 import { SimcloudRoutes } from './routes.ts';
-import { cachedServerLookup, ServerCache, serverLister } from './server-cache.ts';
+import { cachedServerLookup, freshServerLookup, ServerCache, serverLister } from './server-cache.ts';
 
 export interface SimcloudProviderOptions {
   readonly endpoint: string;
@@ -37,6 +37,9 @@ export class CloudProbeError extends Error {
   }
 }
 
+/** Existence and power state answered from a server list at most this old (below the 5 s node-monitor period). */
+const POWER_STATE_MAX_AGE_MS = 2000;
+
 export class SimcloudProvider implements CloudProvider {
   readonly providerName = PROVIDER_NAME;
   readonly client: SimcloudClient;
@@ -50,7 +53,8 @@ export class SimcloudProvider implements CloudProvider {
     this.client = createClient({ endpoint: options.endpoint, token: options.token, requestTimeoutMs: options.requestTimeoutMs, onCall: options.onCall });
     // One server list cache for InstanceMetadata and route listing (issue 7: ~0 calls per node).
     const servers = new ServerCache({ lister: serverLister(this.client) });
-    this.#instances = new SimcloudInstances(serverLookup(this.client), cachedServerLookup(servers));
+    // Existence and power state from a list at most 2 s old (shared by a lifecycle pass), metadata <= 30 s.
+    this.#instances = new SimcloudInstances(freshServerLookup(servers, serverLookup(this.client), POWER_STATE_MAX_AGE_MS), cachedServerLookup(servers));
     this.#loadBalancer = options.loadBalancersEnabled ? new SimcloudLoadBalancers({ client: this.client, strategy: options.loadBalancerStrategy, servers }) : undefined;
     this.#routes = options.routesEnabled && options.network !== '' ? new SimcloudRoutes({ client: this.client, network: options.network, servers }) : undefined;
   }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Server } from '../../simulator/api/schema/index.ts';
 import { FakeClock, flushMicrotasks } from '../kube/clock.ts';
-import { ServerCache, type ServerLister } from './server-cache.ts';
+import { freshServerLookup, ServerCache, type ServerLister } from './server-cache.ts';
 
 const server = (n: number): Server => ({
   id: `srv-${n}`,
@@ -114,5 +114,29 @@ describe('ServerCache', () => {
     fail = false;
     await clock.advance(1000);
     expect(await cache.byName('worker-1')).toMatchObject({ id: 'srv-1' });
+  });
+});
+
+describe('freshServerLookup', () => {
+  it('answers power state from one recent list and asks the API directly for a server missing from it', async () => {
+    const clock = new FakeClock();
+    const cloud = fakeCloud(3);
+    const cache = new ServerCache({ lister: cloud, clock });
+    const direct: string[] = [];
+    const lookup = freshServerLookup(cache, {
+      getServer: (id) => {
+        direct.push(id);
+        return Promise.resolve(undefined);
+      },
+      findServerByName: () => Promise.resolve(undefined),
+    }, 2000);
+    expect((await lookup.getServer('srv-1'))?.status).toBe('running');
+    expect((await lookup.getServer('srv-2'))?.name).toBe('worker-2');
+    expect(await lookup.getServer('srv-9')).toBeUndefined();
+    expect(cloud.calls).toEqual(['all']);
+    expect(direct).toEqual(['srv-9']);
+    await clock.advance(2500);
+    await lookup.getServer('srv-1');
+    expect(cloud.calls).toEqual(['all', 'all']);
   });
 });

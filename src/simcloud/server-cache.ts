@@ -71,12 +71,19 @@ export class ServerCache {
     this.#opts = { maxAgeMs: options.maxAgeMs ?? 30_000, minIntervalMs: options.minIntervalMs ?? 1000, newestPage: options.newestPage ?? 100 };
   }
 
-  byName(name: string, ctx?: CallContext): Promise<Server | undefined> {
-    return this.#find(() => this.#byId.get(this.#idByName.get(name) ?? ''), ctx);
+  byName(name: string, ctx?: CallContext, maxAgeMs = this.#opts.maxAgeMs): Promise<Server | undefined> {
+    return this.#find(() => this.#byId.get(this.#idByName.get(name) ?? ''), ctx, maxAgeMs);
   }
 
-  byId(id: string, ctx?: CallContext): Promise<Server | undefined> {
-    return this.#find(() => this.#byId.get(id), ctx);
+  byId(id: string, ctx?: CallContext, maxAgeMs = this.#opts.maxAgeMs): Promise<Server | undefined> {
+    return this.#find(() => this.#byId.get(id), ctx, maxAgeMs);
+  }
+
+  /** From a snapshot at most `maxAgeMs` old, without refreshing on a miss (the caller falls back to a GET). */
+  async peek(key: { id?: string; name?: string }, ctx: CallContext | undefined, maxAgeMs: number): Promise<Server | undefined> {
+    const asked = this.#clock.now();
+    if (asked - this.#fullAt > maxAgeMs) await this.#refreshAfter(asked, ctx, { maxAgeMs, strict: false });
+    return this.#byId.get(key.id ?? this.#idByName.get(key.name ?? '') ?? '');
   }
 
   async list(ctx?: CallContext, options: ListOptions = {}): Promise<Server[]> {
@@ -87,9 +94,8 @@ export class ServerCache {
     return [...this.#byId.values()];
   }
 
-  async #find(get: () => Server | undefined, ctx: CallContext | undefined): Promise<Server | undefined> {
+  async #find(get: () => Server | undefined, ctx: CallContext | undefined, maxAgeMs: number): Promise<Server | undefined> {
     const asked = this.#clock.now();
-    const maxAgeMs = this.#opts.maxAgeMs;
     if (asked - this.#fullAt > maxAgeMs) await this.#refreshAfter(asked, ctx, { maxAgeMs, strict: false });
     const hit = get();
     if (hit) return hit;
@@ -158,7 +164,7 @@ export class ServerCache {
   }
 }
 
-/** `ServerLookup` answered from the cache (for InstanceMetadata: node initialisation and address refresh). */
+/** `ServerLookup` answered from the cache (InstanceMetadata: node initialisation and address refresh). */
 export function cachedServerLookup(cache: ServerCache): ServerLookup {
   return {
     getServer: async (id, ctx) => {
@@ -168,6 +174,24 @@ export function cachedServerLookup(cache: ServerCache): ServerLookup {
     findServerByName: async (name, ctx) => {
       const s = await cache.byName(name, ctx);
       return s && toCloudServer(s);
+    },
+  };
+}
+
+/**
+ * Existence and power state: from a list at most `maxAgeMs` old (one list shared by a lifecycle pass over
+ * many NotReady nodes, instead of two calls per node); a server missing from it is asked for directly, so
+ * "does not exist" always comes from the API itself.
+ */
+export function freshServerLookup(cache: ServerCache, direct: ServerLookup, maxAgeMs: number): ServerLookup {
+  return {
+    getServer: async (id, ctx) => {
+      const s = await cache.peek({ id }, ctx, maxAgeMs);
+      return s ? toCloudServer(s) : direct.getServer(id, ctx);
+    },
+    findServerByName: async (name, ctx) => {
+      const s = await cache.peek({ name }, ctx, maxAgeMs);
+      return s ? toCloudServer(s) : direct.findServerByName(name, ctx);
     },
   };
 }
