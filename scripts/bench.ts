@@ -22,7 +22,7 @@ async function main(): Promise<void> {
     return;
   }
   const opts = parseBenchArgs(process.argv.slice(2));
-  progress(`bench: ${opts.scenarios.join(' ')} at ${opts.nodes} nodes, profile ${opts.profile}, ${opts.runs} run(s)${opts.smoke ? ', smoke' : ''}`);
+  progress(`bench: ${opts.scenarios.join(' ')} at ${opts.nodes} nodes, profile ${opts.profile}, ${opts.runs} run(s)${opts.heavyRuns !== opts.runs ? ` (${opts.heavyRuns} for S1, S2, S7 and the big/slow LB bursts at this fleet size; --runs to override)` : ''}${opts.smoke ? ', smoke' : ''}`);
   if (opts.scenarios.includes('S4') && opts.restMinutes < 10) progress(`note: S4 rest window shortened to ${opts.restMinutes} min (--rest-minutes); the target is for 10 min`);
   const report = await runBench(opts, progress);
   process.stdout.write(`\n${report.table}\n\nresults: ${report.file}${warnings ? ` (${warnings} kubelet/runtime warnings)` : ''}\n`);

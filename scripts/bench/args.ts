@@ -7,7 +7,7 @@ export const USAGE = `usage: npm run bench -- [S1 S2 ... S15] [--nodes N] [--pro
   scenarios   ${SCENARIOS.join(' ')} (default: all; S3 and S8 are measured on the S1/S2 runs)
   --nodes     fleet size (default 1000)
   --profile   parity = upstream defaults (QPS 20/30, 1 worker); tuned = QPS 100/150, 8 node / 5 service workers (default tuned)
-  --runs      runs per scenario (default 3; 1 with --smoke)
+  --runs      runs per scenario (default 3; 1 with --smoke; above 200 nodes S1, S2, S7 and the big/slow LB bursts run once unless --runs is given)
   --rest-minutes  S4 window (default 10; 0.25 with --smoke)
   --smoke     CI mode: one run, smaller bursts, no S9/S10 (timings reported, never judged)
   --out       JSON result file (default bench-results/bench-<profile>-<nodes>-<time>.json)`;
@@ -48,11 +48,13 @@ export function parseBenchArgs(argv: readonly string[], now = new Date()): Bench
   if (!(profile in PROFILES)) throw new UsageError(`--profile must be parity or tuned, got "${profile}"`);
   const nodes = Math.round(positive('nodes', values.nodes, 1000));
   const stamp = now.toISOString().replace(/[:.]/g, '-');
+  const runs = Math.round(positive('runs', values.runs, smoke ? 1 : 3));
   return {
     scenarios: scenarios(positionals, smoke),
     nodes,
     profile: profile as ProfileName,
-    runs: Math.round(positive('runs', values.runs, smoke ? 1 : 3)),
+    runs,
+    heavyRuns: values.runs !== undefined || nodes <= 200 ? runs : 1,
     out: values.out ?? `bench-results/bench-${profile}-${nodes}-${stamp}.json`,
     restMinutes: positive('rest-minutes', values['rest-minutes'], smoke ? 0.25 : 10),
     smoke,

@@ -136,7 +136,7 @@ export class BenchEnv {
   }
 
   /** Epoch ms at which the CCM has made no cloud call for `quietMs` (bounded by `timeoutMs`). */
-  async settle(quietMs = 2000, timeoutMs = 120_000): Promise<void> {
+  async settle(quietMs = 2000, timeoutMs = 60_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline && Date.now() - this.calls.lastCcmCallAt() < quietMs) {
       await new Promise((r) => setTimeout(r, 250));
@@ -197,4 +197,34 @@ export class BenchEnv {
     this.nodes = await NodeTracker.start(this.kubeConfig);
     this.services = await ServiceTracker.start(this.kubeConfig);
   }
+}
+
+const SCRAPED = /^(workqueue_(queue|work)_duration_seconds_(sum|count)|ccm_controller_sync_duration_seconds_(sum|count))\{/;
+
+/** Selected CCM metrics (work-queue wait and work time, sync durations) as `name{labels}` -> value. */
+export async function scrapeCcm(env: BenchEnv): Promise<Record<string, number>> {
+  if (!env.ccm) return {};
+  try {
+    const text = await (await fetch(`${env.ccm.url}/metrics`)).text();
+    const out: Record<string, number> = {};
+    for (const line of text.split('\n')) {
+      if (!SCRAPED.test(line)) continue;
+      const at = line.lastIndexOf(' ');
+      out[line.slice(0, at)] = Number(line.slice(at + 1));
+    }
+    return out;
+  } catch {
+    return {};
+  }
+}
+
+/** Mean seconds per item of a work queue between two scrapes: waiting in the queue, and being worked on. */
+export function queueMeans(before: Record<string, number>, after: Record<string, number>, queue: string): { waitSeconds: number; workSeconds: number; items: number } {
+  const d = (name: string): number => (after[`${name}{name="${queue}"}`] ?? 0) - (before[`${name}{name="${queue}"}`] ?? 0);
+  const items = d('workqueue_queue_duration_seconds_count');
+  return {
+    items,
+    waitSeconds: items ? d('workqueue_queue_duration_seconds_sum') / items : 0,
+    workSeconds: d('workqueue_work_duration_seconds_count') ? d('workqueue_work_duration_seconds_sum') / d('workqueue_work_duration_seconds_count') : 0,
+  };
 }

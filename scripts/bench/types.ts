@@ -18,6 +18,11 @@ export interface BenchOptions {
   readonly nodes: number;
   readonly profile: ProfileName;
   readonly runs: number;
+  /**
+   * Runs of the heavy parts (S1, S2 and S7 at the full fleet, the 1000-Service burst, the LB-latency burst): --runs when given, else
+   * 3 up to 200 nodes and 1 above, so the 1000-node suite fits its 20 minutes on a 2-core machine.
+   */
+  readonly heavyRuns: number;
   readonly out: string;
   readonly restMinutes: number;
   /** Smoke mode (CI): fewer runs and smaller bursts; timings are reported, never judged by tests. */

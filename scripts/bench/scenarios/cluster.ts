@@ -124,7 +124,7 @@ export const S7: Scenario = {
     await ensureNodes(ctx, env, ctx.opts.nodes);
     const k = Math.min(50, Math.floor(ctx.opts.nodes / 2));
     const runs: Lifecycle[] = [];
-    for (let r = 1; r <= ctx.opts.runs; r++) {
+    for (let r = 1; r <= ctx.opts.heavyRuns; r++) {
       runs.push(await lifecycleRun(ctx, env, k));
       ctx.progress(`S7 run ${r}: ${k} deleted, ${k} shut down`);
     }

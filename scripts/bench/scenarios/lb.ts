@@ -1,6 +1,6 @@
 // S5 LoadBalancer bursts (100 and 1000 Services at once; then with 2 s of injected LB latency against the
 // workers' concurrency bound) and S12 the CCM's memory with N nodes and 1000 Services.
-import { controllerOf } from '../calls.ts';
+import { controllerOf, countBy, operationOf } from '../calls.ts';
 import type { BenchEnv } from '../env.ts';
 import { ensureNodes, ensureServices } from '../resident.ts';
 import type { Scenario, ScenarioContext } from '../scenario.ts';
@@ -16,6 +16,7 @@ interface Burst {
   readonly total: number;
   readonly perService: number[];
   readonly lbCalls: number;
+  readonly byOperation: Record<string, number>;
 }
 
 async function burst(env: BenchEnv, prefix: string, count: number): Promise<Burst> {
@@ -26,19 +27,21 @@ async function burst(env: BenchEnv, prefix: string, count: number): Promise<Burs
   const times = names.map((n) => env.services.times.get(n));
   const total = (Math.max(...times.map((t) => t?.ingress ?? start)) - start) / 1000;
   const perService = times.map((t) => ((t?.ingress ?? start) - (t?.added ?? start)) / 1000);
-  const lbCalls = env.calls.ccmCalls(start).filter((c) => controllerOf(c) === 'service-lb-controller' && c.path.startsWith('/v1/load_balancers')).length;
-  return { total, perService, lbCalls };
+  const calls = env.calls.ccmCalls(start).filter((c) => controllerOf(c) === 'service-lb-controller');
+  const lbCalls = calls.filter((c) => c.path.startsWith('/v1/load_balancers')).length;
+  return { total, perService, lbCalls, byOperation: countBy(calls, operationOf) };
 }
 
 async function sizeRuns(ctx: ScenarioContext, env: BenchEnv, count: number, keepLast: boolean): Promise<Burst[]> {
   const out: Burst[] = [];
-  for (let r = 1; r <= ctx.opts.runs; r++) {
+  const runs = count >= 1000 ? ctx.opts.heavyRuns : ctx.opts.runs;
+  for (let r = 1; r <= runs; r++) {
     const prefix = `s5n${count}r${r}`;
     const b = await burst(env, prefix, count);
     out.push(b);
     ctx.progress(`S5 run ${r}: ${count} Services with ingress in ${b.total.toFixed(1)} s`);
     const names = Array.from({ length: count }, (_, i) => serviceName(prefix, i));
-    if (keepLast && r === ctx.opts.runs) ctx.shared.residentServices.push(...names);
+    if (keepLast && r === runs) ctx.shared.residentServices.push(...names);
     else await deleteServices(env, names);
     await env.settle(2000);
   }
@@ -66,7 +69,7 @@ async function latencyRuns(ctx: ScenarioContext, env: BenchEnv): Promise<Figure>
   const workers = env.options.profile.serviceWorkers;
   const count = 4 * workers;
   const ratios: number[] = [];
-  for (let r = 1; r <= ctx.opts.runs; r++) {
+  for (let r = 1; r <= ctx.opts.heavyRuns; r++) {
     const rule = await env.admin.addFault({ kind: 'latency', latency_ms: LB_LATENCY_MS, match: { path: '/v1/load_balancers**' } });
     let b: Burst;
     try {
@@ -101,12 +104,15 @@ export const S5: Scenario = {
     await ensureNodes(ctx, env, ctx.opts.nodes);
     const sizes = ctx.opts.smoke ? [Math.min(100, ctx.opts.nodes)] : [100, 1000];
     const figures: Figure[] = [];
+    const calls: Record<string, Record<string, number>[]> = {};
     for (const [i, count] of sizes.entries()) {
       const keep = i === sizes.length - 1 && ctx.selected.has('S12');
-      figures.push(...sizeFigures(ctx, env, count, await sizeRuns(ctx, env, count, keep)));
+      const runs = await sizeRuns(ctx, env, count, keep);
+      calls[String(count)] = runs.map((b) => b.byOperation);
+      figures.push(...sizeFigures(ctx, env, count, runs));
     }
     if (!ctx.opts.smoke) figures.push(await latencyRuns(ctx, env));
-    return { figures, details: { sizes }, runs: ctx.opts.runs };
+    return { figures, details: { sizes, serviceControllerCallsByOperation: calls }, runs: ctx.opts.runs };
   },
 };
 

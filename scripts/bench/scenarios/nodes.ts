@@ -1,7 +1,7 @@
 // S1 steady arrival, S2 cold start (with S3 calls per node and S8 routes measured on the same runs),
 // and S9 the rate-limited cloud. Per-node times come from the Node watch; cloud calls from /_sim/events.
 import { controllerOf, countBy, operationOf, type CallRecord } from '../calls.ts';
-import type { BenchEnv } from '../env.ts';
+import { queueMeans, scrapeCcm, type BenchEnv } from '../env.ts';
 import { createServers, nodeName, removeMachines, waitForNodes, type CreatedServer } from '../nodes.ts';
 import { routeCreates } from '../routes.ts';
 import type { Scenario, ScenarioContext, ScenarioOutput } from '../scenario.ts';
@@ -25,6 +25,8 @@ interface RunData {
   readonly initSeconds: number[];
   readonly routeSeconds: number[];
   readonly conflicts: number;
+  /** The CCM's Nodes work queue over the run: mean wait in the queue and mean sync time. */
+  readonly queue?: ReturnType<typeof queueMeans>;
 }
 
 const nodeInitCalls = (d: RunData): number => d.calls.filter((c) => controllerOf(c) === 'cloud-node-controller').length;
@@ -80,18 +82,19 @@ function routeFigures(scenario: 'S1' | 'S2', runs: readonly RunData[]): Figure[]
 
 function callDetails(runs: readonly RunData[]): Record<string, unknown> {
   const all = runs.flatMap((d) => d.calls);
-  return { ccmCallsByController: countBy(all, controllerOf), ccmCallsByOperation: countBy(all, operationOf) };
+  return { ccmCallsByController: countBy(all, controllerOf), ccmCallsByOperation: countBy(all, operationOf), nodesQueue: runs.map((d) => d.queue) };
 }
 
 async function s1Run(ctx: ScenarioContext, env: BenchEnv, run: { r: number; count: number }): Promise<{ data: RunData; servers: CreatedServer[] }> {
   const { r, count } = run;
   const names = Array.from({ length: count }, (_, i) => nodeName(`s1r${r}`, i));
+  const before = await scrapeCcm(env);
   const start = Date.now();
   const servers = await createServers(env, names, ARRIVALS_PER_SECOND);
   const p = env.options.profile;
   await waitForNodes(env, names, true, 120_000 + ((count * WRITES_PER_NODE) / p.kubeApiQps) * 2000);
-  await waitRoutes(env, names, start, 60_000);
-  const data = collect(env, names, start, (n) => env.nodes.get(n)?.added ?? start);
+  // Routes seen by now only (S8 waits for every route on the S2 runs).
+  const data = { ...collect(env, names, start, (n) => env.nodes.get(n)?.added ?? start), queue: queueMeans(before, await scrapeCcm(env), 'Nodes') };
   ctx.progress(`S1 run ${r}: ${count} nodes, p99 ${Math.max(...data.initSeconds).toFixed(2)} s max`);
   return { data, servers };
 }
@@ -103,11 +106,11 @@ export const S1: Scenario = {
   async run(ctx) {
     const env = await ctx.env();
     const runs: RunData[] = [];
-    for (let r = 1; r <= ctx.opts.runs; r++) {
+    for (let r = 1; r <= ctx.opts.heavyRuns; r++) {
       const { data, servers } = await s1Run(ctx, env, { r, count: ctx.opts.nodes });
       runs.push(data);
       await removeMachines(env, servers);
-      await env.settle();
+      await env.settle(2000, 30_000);
     }
     const p = env.options.profile;
     const backlog = Math.max(0, (ctx.opts.nodes * WRITES_PER_NODE) / p.kubeApiQps - ctx.opts.nodes / ARRIVALS_PER_SECOND);
@@ -133,8 +136,9 @@ async function s2Run(ctx: ScenarioContext, env: BenchEnv, r: number): Promise<{ 
   const p = env.options.profile;
   await waitForNodes(env, names, true, 120_000 + qpsFloor(names.length * WRITES_PER_NODE, p) * 3000);
   const seconds = (Math.max(...names.map((n) => env.nodes.get(n)?.initialized ?? 0)) - start) / 1000;
+  const queue = queueMeans({}, await scrapeCcm(env), 'Nodes');
   await waitRoutes(env, names, start, 60_000);
-  const data = collect(env, names, start, () => start);
+  const data = { ...collect(env, names, start, () => start), queue };
   ctx.progress(`S2 run ${r}: ${names.length} nodes initialised ${seconds.toFixed(1)} s after the CCM started`);
   return { data, servers, seconds };
 }
@@ -147,13 +151,13 @@ export const S2: Scenario = {
     const env = await ctx.env();
     const runs: RunData[] = [];
     const totals: number[] = [];
-    for (let r = 1; r <= ctx.opts.runs; r++) {
+    for (let r = 1; r <= ctx.opts.heavyRuns; r++) {
       const { data, servers, seconds } = await s2Run(ctx, env, r);
       runs.push(data);
       totals.push(seconds);
-      if (r < ctx.opts.runs) await removeMachines(env, servers);
+      if (r < ctx.opts.heavyRuns) await removeMachines(env, servers);
       else ctx.shared.resident.push(...servers);
-      await env.settle();
+      await env.settle(2000, 30_000);
     }
     return s2Output(ctx, env, runs, totals);
   },
