@@ -153,10 +153,11 @@ describe('teaching console', () => {
       expect(off.explanation).toMatch(/kubelet goes silent.*NotReady/);
       const notReady = await waitForStep(page, group, /NotReady/);
       expect(notReady.explanation).toMatch(/stopped posting status/);
-      const shutdown = await waitForStep(page, group, /InstanceShutdown|GET \/v1\/servers\/srv-\w+ → 200/);
-      expect((await timelineSteps(page, group)).some((s) => s.method === 'InstanceShutdown' && /shut down/.test(s.explanation))).toBe(true);
-      expect(shutdown.explanation.length).toBeGreaterThan(20);
+      // The lifecycle controller's InstanceShutdown may be answered from the provider's fresh server list
+      // (src/simcloud/server-cache.ts) without a call of its own; the taint step carries the method then.
       const taint = await waitForStep(page, group, /taint node\.cloudprovider\.kubernetes\.io\/shutdown:NoSchedule added/);
+      const shutdown = (await timelineSteps(page, group)).find((s) => s.method === 'InstanceShutdown' && /shut ?down/.test(s.explanation));
+      expect(shutdown?.explanation.length).toBeGreaterThan(20);
       expect(taint).toMatchObject({ method: 'InstanceShutdown' });
       expect(taint.explanation).toContain('cloud-node-lifecycle-controller added the shutdown taint');
       const titles = (await timelineSteps(page, group)).map((s) => s.title);
