@@ -115,7 +115,7 @@ async function cleanup(demo: Demo, service: string): Promise<string[]> {
   return [`Service ${service} deleted: the CCM removed its cloud resources, then the finalizer; load balancers left: ${left.length}`];
 }
 
-async function connect(name: string): Promise<Demo> {
+function connect(name: string): Demo {
   const state = readState(stateDir(name));
   if (!state || !processAlive(state.pid) || !state.simcloud || !state.kubeconfig) {
     throw new Error(`sandbox "${name}" is not running: start it with \`npm run sandbox:up\``);
@@ -132,7 +132,7 @@ async function connect(name: string): Promise<Demo> {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { name: { type: 'string', default: 'ccm-sandbox' } } });
-  const demo = await connect(values.name);
+  const demo = connect(values.name);
   const worker = `${demo.state.name}-demo-${Date.now().toString(36)}`;
   const service = 'demo-echo';
   say(`ccm-sandbox demo on "${demo.state.name}" (${demo.state.runtime} runtime)`);
