@@ -1,4 +1,4 @@
-// The node-sync batching deviation (issue 7, S6): nodes joining within the batch window cost one
+// The node-sync batching deviation (issue 7, S6): nodes joining until a quiet batch window cost one
 // UpdateLoadBalancer per LB; nodeSyncBatchMs 0 keeps upstream's pass-at-once behaviour.
 import type { V1Service } from '@kubernetes/client-node';
 import pino from 'pino';
@@ -12,7 +12,7 @@ import { ServiceController } from './controller.ts';
 const logger = pino({ level: 'silent' });
 const lb = (name: string): V1Service => ({ metadata: { name, namespace: 'default', uid: `u-${name}` }, spec: { type: 'LoadBalancer', ports: [{ port: 80, nodePort: 30080 }] } });
 
-async function joinThree(batchMs: number): Promise<number> {
+async function joinThree(batchMs: number, spacingMs = 200): Promise<number> {
   const kube = new MemoryKube();
   const cloud = new FakeCloud();
   const clock = new FakeClock();
@@ -26,7 +26,7 @@ async function joinThree(batchMs: number): Promise<number> {
   const before = cloud.calls.filter((c) => c === 'update').length;
   for (const n of ['n1', 'n2', 'n3']) {
     kube.addNode({ metadata: { name: n }, spec: {} });
-    await clock.advance(200);
+    await clock.advance(spacingMs);
   }
   await clock.advance(5000);
   ac.abort();
@@ -37,6 +37,10 @@ async function joinThree(batchMs: number): Promise<number> {
 describe('service-lb-controller node sync batching', () => {
   it('updates each LB once for nodes joining within the batch window', async () => {
     expect(await joinThree(1000)).toBe(2);
+  });
+
+  it('keeps batching while nodes keep arriving (one every 0.8 s)', async () => {
+    expect(await joinThree(1000, 800)).toBe(2);
   });
 
   it('with nodeSyncBatchMs 0 (upstream) a pass starts per arrival', async () => {
