@@ -4,6 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { reaper } from '../../sandbox/reaper-client.ts';
 import { BenchEnv } from './env.ts';
 import { limitNotes, processTable, summaryTable, writeResults } from './report.ts';
 import type { Scenario, ScenarioContext, Shared } from './scenario.ts';
@@ -34,6 +35,8 @@ export interface BenchReport {
 export async function runBench(opts: BenchOptions, progress: (m: string) => void): Promise<BenchReport> {
   const startedAt = new Date();
   const stateDir = mkdtempSync(join(tmpdir(), 'ccm-bench-'));
+  // Throwaway: if the bench is interrupted or dies, its reaper removes the dir with the processes.
+  reaper().trackDir(stateDir);
   let env: BenchEnv | undefined;
   const getEnv = async (): Promise<BenchEnv> => {
     env ??= await BenchEnv.start({ stateDir, profile: PROFILES[opts.profile], nodes: opts.nodes, progress });
@@ -51,6 +54,7 @@ export async function runBench(opts: BenchOptions, progress: (m: string) => void
   } finally {
     await env?.stop().catch(() => undefined);
     rmSync(stateDir, { recursive: true, force: true });
+    reaper().untrackDir(stateDir);
   }
   const file = writeResults(opts, results, startedAt);
   const text = [summaryTable(results), '', processTable(results), '', limitNotes(results)].join('\n');

@@ -8,9 +8,11 @@ import { runSimcloudBench } from '../simcloud.ts';
 import type { Scenario } from '../scenario.ts';
 import { figure } from '../stats.ts';
 import type { Figure } from '../types.ts';
+import { reaper } from '../../../sandbox/reaper-client.ts';
 
 async function bringUp(progress: (m: string) => void): Promise<{ controlPlane: number; total: number; steps: Record<string, number> }> {
   const stateDir = mkdtempSync(join(tmpdir(), 'ccm-bench-s15-'));
+  reaper().trackDir(stateDir);
   let controlPlane = Number.NaN;
   const sandbox = new Sandbox({
     name: 'bench-s15',
