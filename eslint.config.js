@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'simulator/console/static/vendor/', '.sandbox/', 'artifacts/'] },
+  { ignores: ['node_modules/', 'dist/', 'simulator/console/static/vendor/', '.sandbox/', 'artifacts/', '.scratch/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

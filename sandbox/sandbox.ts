@@ -4,7 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { cpSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { PooledKubeConfig } from '../src/kube/kubeconfig.ts';
 import { SimcloudAdminClient, SimcloudClient } from '../simulator/api/client/index.ts';
 import type { SimEvent } from '../simulator/api/schema/events.ts';
 import type { AddressPlan } from './cloud/address-plan.ts';
@@ -218,7 +219,7 @@ export class Sandbox {
   async #waitForNodes(): Promise<string> {
     const cluster = this.#cluster;
     if (!cluster) throw new Error('no cluster');
-    const kc = new KubeConfig();
+    const kc = new PooledKubeConfig();
     kc.loadFromFile(cluster.kubeconfigPath);
     const core = kc.makeApiClient(CoreV1Api);
     const expected = cluster.machines.length;

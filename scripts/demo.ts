@@ -3,7 +3,8 @@
 // kubelet did, which cloud calls the CCM made (from simcloud's event stream, by the caller header), what
 // changed in the cluster, and how long it took. It ends in the state it started from.
 import { parseArgs } from 'node:util';
-import { CoreV1Api, KubeConfig, type V1Node } from '@kubernetes/client-node';
+import { CoreV1Api, type V1Node } from '@kubernetes/client-node';
+import { PooledKubeConfig } from '../src/kube/kubeconfig.ts';
 import { SimcloudClient } from '../simulator/api/client/index.ts';
 import type { ApiCallEvent } from '../simulator/api/schema/events.ts';
 import { followSimEvents } from '../sandbox/cloud/events.ts';
@@ -120,7 +121,7 @@ function connect(name: string): Demo {
   if (!state || !processAlive(state.pid) || !state.simcloud || !state.kubeconfig) {
     throw new Error(`sandbox "${name}" is not running: start it with \`npm run sandbox:up\``);
   }
-  const kc = new KubeConfig();
+  const kc = new PooledKubeConfig();
   kc.loadFromFile(state.kubeconfig);
   const client = new SimcloudClient({ endpoint: state.simcloud.url, token: state.simcloud.token, caller: 'demo' });
   const calls: ApiCallEvent[] = [];

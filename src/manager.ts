@@ -10,7 +10,7 @@
  * ```
  */
 import { hostname } from 'node:os';
-import { CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import type { CloudProvider } from './cloud/provider.ts';
 import { ControllerNames, enabledControllers, type ControllerName } from './config/controllers.ts';
 import { redactedConfig } from './config/load.ts';
@@ -22,6 +22,7 @@ import { ServiceController } from './controllers/service/controller.ts';
 import { apiTokenBucket, makeRateLimitedApiClient } from './kube/api-client.ts';
 import { ClientKube } from './kube/client-kube.ts';
 import { KubeEventRecorder } from './kube/event-recorder.ts';
+import { loadKubeConfig, PooledKubeConfig } from './kube/kubeconfig.ts';
 import { EventSource } from './kube/events.ts';
 import { nodeInformer, serviceInformer, type SupervisedInformer } from './kube/informer.ts';
 import { LeaderElector, coordinationLeaseClient } from './kube/leader-election.ts';
@@ -29,7 +30,7 @@ import type { Logger } from './kube/logger.ts';
 import { startServing, type HealthCheck, type RunningServer } from './serving.ts';
 import { SimcloudProvider } from './simcloud/provider.ts';
 import { CcmMetrics } from './telemetry/metrics.ts';
-import type { V1Node, V1Service } from '@kubernetes/client-node';
+import type { KubeConfig, V1Node, V1Service } from '@kubernetes/client-node';
 
 export interface ManagerOptions {
   readonly config: CcmConfig;
@@ -61,13 +62,6 @@ interface Wiring {
   readonly kubeConfig: KubeConfig;
   readonly core: CoreV1Api;
   readonly metrics: CcmMetrics;
-}
-
-export function loadKubeConfig(path: string): KubeConfig {
-  const kc = new KubeConfig();
-  if (path !== '') kc.loadFromFile(path);
-  else kc.loadFromDefault();
-  return kc;
 }
 
 /** Which controllers will run, given `--controllers` and the provider's capabilities (upstream start-up rules). */
@@ -184,7 +178,11 @@ export class Manager {
     const checks = healthChecks(enabled, election?.elector);
     const server = await startServing({ bindAddress: config.bindAddress, port: config.securePort, tls: !config.insecureHttp, checks: () => checks, metrics: () => metrics.render(), configz: () => redactedConfig(config) });
     logger.info({ url: server.url, port: server.port }, `serving /healthz and /metrics on ${server.url}`);
-    const done = run(wiring, election, abort.signal).finally(() => server.close());
+    const done = run(wiring, election, abort.signal).finally(async () => {
+      await server.close();
+      // A kubeconfig the caller passed in is the caller's to close; one loaded here is ours.
+      if (kubeConfig !== options.kubeConfig && kubeConfig instanceof PooledKubeConfig) await kubeConfig.close();
+    });
     return new Manager(server, done, abort, enabled);
   }
 

@@ -2,7 +2,8 @@
 // resources, process health) and the one mutating convenience (`reset`: back to a clean cluster).
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { CoreV1Api, KubeConfig, type V1Node, type V1Service } from '@kubernetes/client-node';
+import { CoreV1Api, type V1Node, type V1Service } from '@kubernetes/client-node';
+import { PooledKubeConfig } from '../../src/kube/kubeconfig.ts';
 import { SimcloudAdminClient, SimcloudClient } from '../../simulator/api/client/index.ts';
 import { UNINITIALIZED_TAINT } from '../kubelet/node-object.ts';
 import { tail } from '../processes.ts';
@@ -17,7 +18,7 @@ function requireState(o: CliOptions): SandboxState {
 }
 
 function core(state: SandboxState): CoreV1Api {
-  const kc = new KubeConfig();
+  const kc = new PooledKubeConfig();
   kc.loadFromFile(state.kubeconfig ?? '');
   return kc.makeApiClient(CoreV1Api);
 }

@@ -2,7 +2,8 @@
 // @kubernetes/client-node on the sandbox's kubeconfig, keeps a condensed snapshot for the UI, and reports
 // what changed between two polls (diffNode/diffService) and every new or repeated Event. A failed poll
 // keeps the last snapshot and marks it unreachable, so the UI can say so instead of going blank.
-import { CoreV1Api, KubeConfig, type CoreV1Event, type V1Node, type V1Service } from '@kubernetes/client-node';
+import { CoreV1Api, type CoreV1Event, type V1Node, type V1Service } from '@kubernetes/client-node';
+import { PooledKubeConfig } from '../../src/kube/kubeconfig.ts';
 import { diffNode, diffService, readyOf, type ChangeStep } from './changes.ts';
 
 export interface NodeView {
@@ -193,7 +194,7 @@ export class ClusterWatcher {
     if (this.#core) return this.#core;
     const path = this.#o.kubeconfigPath();
     if (!path) return undefined;
-    const kc = new KubeConfig();
+    const kc = new PooledKubeConfig();
     kc.loadFromFile(path);
     this.#core = kc.makeApiClient(CoreV1Api);
     return this.#core;

@@ -5,7 +5,8 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { CoreV1Api, KubeConfig, VersionApi, type V1Node } from '@kubernetes/client-node';
+import { CoreV1Api, VersionApi, type V1Node } from '@kubernetes/client-node';
+import { PooledKubeConfig } from '../../src/kube/kubeconfig.ts';
 import ipaddr from 'ipaddr.js';
 import { NODE_ROLES, type Availability, type CloudNetwork, type ClusterInfo, type MachineSpec, type RegisteredServer, type Runtime, type RuntimeContext } from './runtime.ts';
 
@@ -153,14 +154,14 @@ export class ExistingRuntime implements Runtime {
   }
 
   async #nodes(path: string): Promise<V1Node[]> {
-    const kc = new KubeConfig();
+    const kc = new PooledKubeConfig();
     kc.loadFromFile(path);
     const list = await kc.makeApiClient(CoreV1Api).listNode();
     return [...list.items].sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? '', 'en', { numeric: true }));
   }
 
   async #probe(path: string): Promise<string> {
-    const kc = new KubeConfig();
+    const kc = new PooledKubeConfig();
     kc.loadFromFile(path);
     const timeoutMs = this.#opts.probeTimeoutMs ?? 10_000;
     let timer: NodeJS.Timeout | undefined;

@@ -5,7 +5,8 @@
 // Everything runs through exec.ts, so `--dry-run` shows the exact sequence (see dry-run.ts).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { KubeConfig, VersionApi } from '@kubernetes/client-node';
+import { VersionApi } from '@kubernetes/client-node';
+import { PooledKubeConfig } from '../../src/kube/kubeconfig.ts';
 import type { Exec } from '../exec.ts';
 import { waitFor } from '../wait.ts';
 import { dockerEngineAvailable, dockerPowerArgs, inspectContainers, KIND_ROLE_LABEL, type ContainerInfo } from './docker.ts';
@@ -222,7 +223,7 @@ export class KindRuntime implements Runtime {
 }
 
 async function waitForApi(kubeconfigPath: string): Promise<void> {
-  const kc = new KubeConfig();
+  const kc = new PooledKubeConfig();
   kc.loadFromFile(kubeconfigPath);
   const version = kc.makeApiClient(VersionApi);
   await waitFor(async () => (await version.getCode()).gitVersion, { timeoutMs: 120_000, intervalMs: 1000, description: 'the kind API server /version' });

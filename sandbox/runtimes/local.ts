@@ -5,7 +5,9 @@
 // load-balancer traffic flows end to end on this machine.
 import { copyFileSync, cpSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { PooledKubeConfig } from '../../src/kube/kubeconfig.ts';
 import type { SimEvent } from '../../simulator/api/schema/events.ts';
 import { ControlPlane, CONTROL_PLANE_DEFAULTS, type ControlPlaneOptions } from '../control-plane/control-plane.ts';
 import { KubeletFleet, type FleetServer } from '../kubelet/fleet.ts';
@@ -84,7 +86,7 @@ export class LocalRuntime implements Runtime {
     rmSync(dir, { recursive: true, force: true });
     this.#controlPlane = await ControlPlane.start({ ...this.#opts.controlPlane, dir, onProgress: ctx.progress });
     copyFileSync(this.#controlPlane.kubeconfigPath, this.kubeconfigPath(ctx));
-    const kubeConfig = new KubeConfig();
+    const kubeConfig = new PooledKubeConfig();
     kubeConfig.loadFromFile(this.kubeconfigPath(ctx));
     this.#fleet = new KubeletFleet({
       kubeConfig,

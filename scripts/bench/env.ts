@@ -5,7 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { PooledKubeConfig } from '../../src/kube/kubeconfig.ts';
 import { SimcloudAdminClient, SimcloudClient } from '../../simulator/api/client/index.ts';
 import type { SimEvent } from '../../simulator/api/schema/events.ts';
 import { followSimEvents } from '../../sandbox/cloud/events.ts';
@@ -191,7 +193,7 @@ export class BenchEnv {
       progress: () => undefined,
     };
     await this.runtime.up(this.ctx);
-    this.kubeConfig = new KubeConfig();
+    this.kubeConfig = new PooledKubeConfig();
     this.kubeConfig.loadFromFile(join(this.options.stateDir, 'kubeconfig'));
     this.core = this.kubeConfig.makeApiClient(CoreV1Api);
     this.nodes = await NodeTracker.start(this.kubeConfig);

@@ -85,6 +85,24 @@ describe('SupervisedInformer', () => {
     expect(sessions[0]!.stopped).toBe(true);
   });
 
+  it('caches and delivers objects without managedFields, as upstream informers trim them', async () => {
+    const withFields = (rv: string): V1Node => ({ metadata: { name: 'a', resourceVersion: rv, managedFields: [{ manager: 'kubelet', operation: 'Update', fieldsV1: { 'f:status': {} } }] } });
+    const { informer, sessions } = setup([{ items: [withFields('1')] }]);
+    const delivered: V1Node[] = [];
+    informer.addEventHandler({ onAdd: (n) => delivered.push(n), onUpdate: (_, n) => delivered.push(n) });
+    const ac = new AbortController();
+    const running = informer.run(ac.signal);
+    expect(await informer.waitForSync(ac.signal)).toBe(true);
+    sessions[0]!.emit('update', withFields('2'));
+    expect(delivered.map((n) => [n.metadata?.resourceVersion, n.metadata?.managedFields])).toEqual([
+      ['1', undefined],
+      ['2', undefined],
+    ]);
+    expect(informer.get('a')?.metadata).toEqual({ name: 'a', resourceVersion: '2' });
+    ac.abort();
+    await running;
+  });
+
   it('restarts after an error with backoff and reports objects that vanished meanwhile as deletes', async () => {
     const { informer, clock, sessions, log } = setup([{ items: [node('a', '1'), node('b', '1')] }, { items: [node('a', '3')] }]);
     const ac = new AbortController();

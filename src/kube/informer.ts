@@ -9,6 +9,8 @@
  * - `hasSynced`/`waitForSync` and a cache (`get`/`list`) that survives restarts.
  *
  * Each session uses a fresh ListWatch (a fresh list), so a restart always sees the full state.
+ * Cached objects carry no `metadata.managedFields` (upstream's controller managers trim them with an
+ * informer transform: no controller reads them, and they are a large share of a Node's size).
  */
 import {
   makeInformer,
@@ -168,6 +170,7 @@ export class SupervisedInformer<T extends KubernetesObject> implements SharedInf
 
   private upsert(obj: T, seen: Set<string>): void {
     this.touch();
+    trimManagedFields(obj);
     const key = objectKey(obj);
     seen.add(key);
     const old = this.lastSeen.get(key);
@@ -239,4 +242,9 @@ export function nodeInformer(options: InformerFactoryOptions): SupervisedInforme
 /** Informer over `/api/v1/services` (all namespaces). */
 export function serviceInformer(options: InformerFactoryOptions): SupervisedInformer<V1Service> {
   return factory<V1Service>('services', '/api/v1/services', () => options.core.listServiceForAllNamespaces(), options);
+}
+
+/** Drops `metadata.managedFields` in place (the ListWatch's own cache holds the same object). */
+export function trimManagedFields(obj: KubernetesObject): void {
+  if (obj.metadata?.managedFields !== undefined) delete obj.metadata.managedFields;
 }

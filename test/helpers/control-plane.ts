@@ -2,7 +2,9 @@
 // and e2e projects run with isolate: false). Tests keep out of each other's way with unique names.
 // The control plane stops when the worker exits: on SIGTERM through sandbox/shutdown.ts, otherwise
 // through the reaper.
-import { CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { PooledKubeConfig } from '../../src/kube/kubeconfig.ts';
 import { ControlPlane, type ControlPlaneOptions } from '../../sandbox/control-plane/control-plane.ts';
 
 export interface TestCluster {
@@ -17,7 +19,7 @@ let shared: Promise<TestCluster> | undefined;
 
 export async function startTestCluster(options: ControlPlaneOptions = {}): Promise<TestCluster> {
   const controlPlane = await ControlPlane.start(options);
-  const kubeConfig = new KubeConfig();
+  const kubeConfig = new PooledKubeConfig();
   kubeConfig.loadFromFile(controlPlane.kubeconfigPath);
   return {
     controlPlane,

@@ -5,7 +5,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api, KubeConfig, type V1Node, type V1Service } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, type V1Node, type V1Service } from '@kubernetes/client-node';
+import { PooledKubeConfig } from '../../src/kube/kubeconfig.ts';
 import { isRuntimeChoice, resolveRuntime } from '../../sandbox/runtimes/factory.ts';
 import { createExec } from '../../sandbox/exec.ts';
 import { Sandbox, type LbStrategy, type SandboxOptions } from '../../sandbox/sandbox.ts';
@@ -66,7 +68,7 @@ export async function startE2eSandbox(opts: E2eOptions = {}): Promise<E2eSandbox
   };
   registerCleanup(stop);
   await sandbox.up();
-  const kubeConfig = new KubeConfig();
+  const kubeConfig = new PooledKubeConfig();
   kubeConfig.loadFromFile(sandbox.cluster?.kubeconfigPath ?? '');
   return { sandbox, stop, kubeConfig, core: kubeConfig.makeApiClient(CoreV1Api) };
 }
