@@ -22,12 +22,13 @@ import type { KubePort } from '../../kube/kube-port.ts';
 import type { Logger } from '../../kube/logger.ts';
 import { noopControllerMetrics, type ControllerMetrics, type WorkQueueMetricsProvider } from '../../kube/metrics.ts';
 import { runWorkers } from '../../kube/run.ts';
+import { hasTaintKey, TaintKey } from '../../kube/taints.ts';
 import type { SharedInformer } from '../../kube/shared-informer.ts';
 import { WorkQueue } from '../../kube/workqueue/queue.ts';
 import { serviceRateLimiter } from '../../kube/workqueue/rate-limiter.ts';
 import { ControllerName } from '../names.ts';
 import { needsCleanup, needsUpdate, wantsLoadBalancer } from './needs-update.ts';
-import { shouldSyncUpdatedNode } from './node-set.ts';
+import { respectsStablePredicates, shouldSyncUpdatedNode } from './node-set.ts';
 import { syncNodes } from './node-sync.ts';
 import { newServiceState, syncService, type ServiceSyncDeps } from './sync.ts';
 
@@ -116,25 +117,41 @@ export class ServiceController {
 
   /**
    * Deviation from upstream (issue 7, S6): a node-triggered pass first waits until node changes have been
-   * quiet for `nodeSyncBatchMs` (at most 5 windows), covering every change queued meanwhile, so nodes
-   * joining together (a scale-up) cost one UpdateLoadBalancer per LB instead of one per arrival batch.
-   * Upstream starts the pass at once.
+   * quiet for `nodeSyncBatchMs` and no node that changed meanwhile still carries the uninitialized taint
+   * (at most 5 windows), covering every change queued meanwhile. A joining node changes the LB node set
+   * twice, on registration and when the node controller sets its providerID (the name -> providerID map
+   * of `nodesSufficientlyEqual`); waiting for both makes nodes joining together (a scale-up) cost one
+   * UpdateLoadBalancer per LB instead of one or two per arrival batch. The node set passed to the cloud is
+   * upstream's (uninitialized nodes included); only the start of the pass moves. Upstream starts at once.
    */
-  private async batchedSyncNodes(signal: AbortSignal): Promise<void> {
+  private async batchedSyncNodes(first: string, signal: AbortSignal): Promise<void> {
+    const changed = new Set([first]);
     for (let window = 0; this.nodeSyncBatchMs > 0 && window < 5; window++) {
       if (!(await sleepUnlessAborted(this.clock, this.nodeSyncBatchMs, signal))) return;
-      if ((await this.drainNodeQueue()) === 0) break;
+      const drained = await this.drainNodeQueue();
+      for (const key of drained) changed.add(key);
+      if (drained.length === 0 && !this.awaitingInitialisation(changed)) break;
     }
     await this.syncNodes();
   }
 
-  /** Marks every queued node change as covered by the coming pass; returns how many there were. */
-  private async drainNodeQueue(): Promise<number> {
-    let drained = 0;
+  /** Whether a changed node is still waiting for the node controller (its providerID will change the set again). */
+  private awaitingInitialisation(keys: ReadonlySet<string>): boolean {
+    for (const key of keys) {
+      const node = this.deps.nodes.get(key);
+      if (node && respectsStablePredicates(node) && hasTaintKey(node, TaintKey.Uninitialized)) return true;
+    }
+    return false;
+  }
+
+  /** Marks every queued node change as covered by the coming pass; returns their keys. */
+  private async drainNodeQueue(): Promise<string[]> {
+    const drained: string[] = [];
     while (this.nodeQueue.len() > 0) {
       const key = await this.nodeQueue.get();
-      if (key !== undefined) this.nodeQueue.done(key);
-      drained += 1;
+      if (key === undefined) break;
+      this.nodeQueue.done(key);
+      drained.push(key);
     }
     return drained;
   }
@@ -152,7 +169,7 @@ export class ServiceController {
     const retryAfterMs = (err: unknown): number | undefined => findRetryError(err)?.retryAfterMs;
     await Promise.all([
       runWorkers(this.workers, { ...common, controller: this.name, queue: this.serviceQueue, sync: (k) => this.syncService(k), retryAfterMs }, signal),
-      runWorkers(1, { ...common, controller: `${this.name}-nodes`, queue: this.nodeQueue, sync: () => this.batchedSyncNodes(signal) }, signal),
+      runWorkers(1, { ...common, controller: `${this.name}-nodes`, queue: this.nodeQueue, sync: (key) => this.batchedSyncNodes(key, signal) }, signal),
     ]);
     logger.info(`Shutting down ${this.name}`);
   }
