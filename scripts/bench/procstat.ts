@@ -34,13 +34,15 @@ interface WindowState {
 
 export class ProcSampler {
   readonly #pids: () => Readonly<Record<string, number>>;
+  readonly #read: (pid: number) => ProcSample | undefined;
   readonly #last = new Map<string, { pid: number; sample: ProcSample }>();
   readonly #windows = new Set<WindowState>();
   #timer: NodeJS.Timeout | undefined;
 
   /** `pids` is asked on every sample, so restarted processes (a new CCM) are followed. */
-  constructor(pids: () => Readonly<Record<string, number>>) {
+  constructor(pids: () => Readonly<Record<string, number>>, read: (pid: number) => ProcSample | undefined = readProc) {
     this.#pids = pids;
+    this.#read = read;
   }
 
   start(intervalMs = 1000): void {
@@ -54,18 +56,27 @@ export class ProcSampler {
   }
 
   sample(): void {
-    for (const [name, pid] of Object.entries(this.#pids())) {
-      const s = readProc(pid);
+    const pids = this.#pids();
+    for (const [name, prev] of this.#last) {
+      // Gone (stopped, not yet restarted): bank its CPU and forget it, so a window opened now does not
+      // report the old process's RSS as the next one's peak.
+      if (pids[name] === undefined) {
+        this.#ended(name, prev.sample.cpuSeconds);
+        this.#last.delete(name);
+      }
+    }
+    for (const [name, pid] of Object.entries(pids)) {
+      const s = this.#read(pid);
       if (!s) continue;
       const prev = this.#last.get(name);
-      if (prev && prev.pid !== pid) this.#replaced(name, prev.sample.cpuSeconds);
+      if (prev && prev.pid !== pid) this.#ended(name, prev.sample.cpuSeconds);
       this.#last.set(name, { pid, sample: s });
       for (const w of this.#windows) w.peak.set(name, Math.max(w.peak.get(name) ?? 0, s.rssMb));
     }
   }
 
-  /** A process was restarted: bank the old one's CPU in every open window; the new one counts from 0. */
-  #replaced(name: string, oldCpu: number): void {
+  /** A process ended or was restarted: bank its CPU in every open window; a new one counts from 0. */
+  #ended(name: string, oldCpu: number): void {
     for (const w of this.#windows) {
       w.doneCpu.set(name, (w.doneCpu.get(name) ?? 0) + oldCpu - (w.startCpu.get(name) ?? 0));
       w.startCpu.set(name, 0);
@@ -82,9 +93,10 @@ export class ProcSampler {
       this.sample();
       this.#windows.delete(w);
       const out: Record<string, ProcessUsage> = {};
-      for (const [name, v] of this.#last) {
-        const cpu = (w.doneCpu.get(name) ?? 0) + v.sample.cpuSeconds - (w.startCpu.get(name) ?? 0);
-        out[name] = { cpuSeconds: Math.round(cpu * 100) / 100, peakRssMb: Math.round(w.peak.get(name) ?? v.sample.rssMb) };
+      for (const name of new Set([...this.#last.keys(), ...w.doneCpu.keys()])) {
+        const live = this.#last.get(name)?.sample;
+        const cpu = (w.doneCpu.get(name) ?? 0) + (live ? live.cpuSeconds - (w.startCpu.get(name) ?? 0) : 0);
+        out[name] = { cpuSeconds: Math.round(cpu * 100) / 100, peakRssMb: Math.round(w.peak.get(name) ?? live?.rssMb ?? 0) };
       }
       return out;
     };
