@@ -67,6 +67,10 @@ export interface CcmLaunch {
   readonly extraArgs?: readonly string[];
   /** Log name suffix when several replicas run. */
   readonly replica?: string;
+  /** Entry point: `src/main.ts` (default) or a bundle built by scripts/build.ts. */
+  readonly main?: string;
+  /** Environment for the CCM alone (e.g. the Deployment's NODE_OPTIONS and MALLOC_ARENA_MAX). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export interface CcmProcess {
@@ -79,7 +83,7 @@ export async function startCcmProcess(launch: CcmLaunch): Promise<CcmProcess> {
   const name = `ccm${launch.replica ? `-${launch.replica}` : ''}`;
   const logFile = join(launch.stateDir, 'logs', `${name}.log`);
   const args = [
-    CCM_MAIN,
+    launch.main ?? CCM_MAIN,
     '--cloud-provider=simcloud',
     `--kubeconfig=${launch.kubeconfig}`,
     `--cluster-name=${launch.clusterName}`,
@@ -96,6 +100,7 @@ export async function startCcmProcess(launch: CcmLaunch): Promise<CcmProcess> {
     SIMCLOUD_TOKEN: launch.simcloud.token,
     SIMCLOUD_NETWORK: launch.network,
     SIMCLOUD_LOAD_BALANCER_STRATEGY: launch.lbStrategy,
+    ...launch.env,
   } as Record<string, string>;
   const proc = launch.exec.spawn(process.execPath, args, { name, logFile, env });
   const url = `http://127.0.0.1:${port}`;

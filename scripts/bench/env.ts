@@ -13,7 +13,7 @@ import type { SimEvent } from '../../simulator/api/schema/events.ts';
 import { followSimEvents } from '../../sandbox/cloud/events.ts';
 import { SimcloudSandboxCloud } from '../../sandbox/cloud/sandbox-cloud.ts';
 import { createExec, type Exec } from '../../sandbox/exec.ts';
-import { startCcmProcess, startSimcloudProcess, type CcmProcess, type SimcloudProcess } from '../../sandbox/processes.ts';
+import { startCcmProcess, startSimcloudProcess, type CcmLaunch, type CcmProcess, type SimcloudProcess } from '../../sandbox/processes.ts';
 import { LocalRuntime } from '../../sandbox/runtimes/local.ts';
 import type { RuntimeContext } from '../../sandbox/runtimes/runtime.ts';
 import { CallLog } from './calls.ts';
@@ -21,6 +21,9 @@ import { NodeTracker } from './nodes.ts';
 import { ProcSampler } from './procstat.ts';
 import { ServiceTracker } from './services.ts';
 import type { Profile } from './types.ts';
+
+/** How the CCM is started: which entry point, with which extra environment (defaults: `src/main.ts`, none). */
+export type CcmEntry = Pick<CcmLaunch, 'main' | 'env'>;
 
 export interface EnvOptions {
   readonly stateDir: string;
@@ -93,34 +96,24 @@ export class BenchEnv {
   }
 
   /**
-   * Starts the CCM as the sandbox does (`node src/main.ts`). `nodeOptions` become its NODE_OPTIONS (e.g. a
-   * heap cap); processes.ts copies this process's environment at spawn time, so it is set just around it.
+   * Starts the CCM as the sandbox does (`node src/main.ts`), or another entry point (the bundle the
+   * Deployment runs) with its own environment.
    */
-  async startCcm(nodeOptions?: string): Promise<void> {
+  async startCcm(how: CcmEntry = {}): Promise<void> {
     const cp = this.runtime.controlPlane;
     if (!cp) throw new Error('no control plane');
     this.ccmStartedAt = Date.now();
-    const saved = process.env.NODE_OPTIONS;
-    if (nodeOptions !== undefined) process.env.NODE_OPTIONS = nodeOptions;
-    try {
-      await this.#spawnCcm(cp.options.clusterCidr);
-    } finally {
-      if (saved === undefined) delete process.env.NODE_OPTIONS;
-      else process.env.NODE_OPTIONS = saved;
-    }
-  }
-
-  async #spawnCcm(clusterCidr: string): Promise<void> {
     this.ccm = await startCcmProcess({
       exec: this.exec,
       stateDir: this.options.stateDir,
       kubeconfig: this.ctx.stateDir + '/kubeconfig',
       clusterName: CLUSTER,
-      clusterCidr,
+      clusterCidr: cp.options.clusterCidr,
       simcloud: { url: this.simcloud.url, token: this.ccmToken.secret },
       network: CLUSTER,
       lbStrategy: 'lb',
       extraArgs: [...profileArgs(this.options.profile), ...this.ccmExtraArgs],
+      ...how,
     });
   }
 
@@ -132,9 +125,9 @@ export class BenchEnv {
     await leases.deleteNamespacedLease({ name: 'cloud-controller-manager', namespace: 'kube-system' }).catch(() => undefined);
   }
 
-  async restartCcm(nodeOptions?: string): Promise<void> {
+  async restartCcm(how: CcmEntry = {}): Promise<void> {
     await this.stopCcm();
-    await this.startCcm(nodeOptions);
+    await this.startCcm(how);
   }
 
   /** Epoch ms at which the CCM has made no cloud call for `quietMs` (bounded by `timeoutMs`). */
