@@ -71,6 +71,8 @@ export interface CcmLaunch {
   readonly main?: string;
   /** Environment for the CCM alone (e.g. the Deployment's NODE_OPTIONS and MALLOC_ARENA_MAX). */
   readonly env?: Readonly<Record<string, string>>;
+  /** Node/V8 flags before the entry point (e.g. the image ENTRYPOINT's, which NODE_OPTIONS may not carry). */
+  readonly nodeArgs?: readonly string[];
 }
 
 export interface CcmProcess {
@@ -83,6 +85,7 @@ export async function startCcmProcess(launch: CcmLaunch): Promise<CcmProcess> {
   const name = `ccm${launch.replica ? `-${launch.replica}` : ''}`;
   const logFile = join(launch.stateDir, 'logs', `${name}.log`);
   const args = [
+    ...(launch.nodeArgs ?? []),
     launch.main ?? CCM_MAIN,
     '--cloud-provider=simcloud',
     `--kubeconfig=${launch.kubeconfig}`,

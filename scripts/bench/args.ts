@@ -1,16 +1,18 @@
 // `npm run bench [scenario...] [--nodes N] [--profile parity|tuned] [--runs N] [--out FILE]
-//                [--rest-minutes M] [--smoke]`
+//                [--rest-minutes M] [--smoke] [--logs DIR] [--ccm-v N]`
 import { parseArgs } from 'node:util';
 import { PROFILES, SCENARIOS, type BenchOptions, type ProfileName, type ScenarioId } from './types.ts';
 
-export const USAGE = `usage: npm run bench -- [S1 S2 ... S15] [--nodes N] [--profile parity|tuned] [--runs N] [--out FILE] [--rest-minutes M] [--smoke]
+export const USAGE = `usage: npm run bench -- [S1 S2 ... S15] [--nodes N] [--profile parity|tuned] [--runs N] [--out FILE] [--rest-minutes M] [--smoke] [--logs DIR] [--ccm-v N]
   scenarios   ${SCENARIOS.join(' ')} (default: all; S3 and S8 are measured on the S1/S2 runs)
   --nodes     fleet size (default 1000)
   --profile   parity = upstream defaults (QPS 20/30, 1 worker); tuned = QPS 100/150, 8 node / 5 service workers (default tuned)
   --runs      runs per scenario (default 3; 1 with --smoke; above 200 nodes S1, S2, S7 and the big/slow LB bursts run once unless --runs is given)
   --rest-minutes  S4 window (default 10; 0.25 with --smoke)
   --smoke     CI mode: one run, smaller bursts, no S9/S10 (timings reported, never judged)
-  --out       JSON result file (default bench-results/bench-<profile>-<nodes>-<time>.json)`;
+  --out       JSON result file (default bench-results/bench-<profile>-<nodes>-<time>.json)
+  --logs      keep every process's log (simcloud, control plane, CCM) in DIR (default: removed with the state)
+  --ccm-v     the CCM's log verbosity (default 2, which logs what each LB node-sync pass reacts to)`;
 
 export class UsageError extends Error {}
 
@@ -23,6 +25,13 @@ function positive(name: string, value: string | undefined, fallback: number): nu
   return n;
 }
 
+function verbosity(value: string | undefined): number {
+  if (value === undefined) return 2;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 10) throw new UsageError(`--ccm-v must be an integer from 0 to 10, got "${value}"`);
+  return n;
+}
+
 function scenarios(positionals: readonly string[], smoke: boolean): ScenarioId[] {
   const ids = positionals.map((p) => p.toUpperCase());
   for (const id of ids) if (!(SCENARIOS as readonly string[]).includes(id)) throw new UsageError(`unknown scenario ${id}; one of ${SCENARIOS.join(' ')}`);
@@ -30,18 +39,33 @@ function scenarios(positionals: readonly string[], smoke: boolean): ScenarioId[]
   return smoke ? [...SMOKE_SCENARIOS] : [...SCENARIOS];
 }
 
+const BENCH_OPTIONS = {
+  nodes: { type: 'string' },
+  profile: { type: 'string' },
+  runs: { type: 'string' },
+  out: { type: 'string' },
+  'rest-minutes': { type: 'string' },
+  smoke: { type: 'boolean', default: false },
+  logs: { type: 'string' },
+  'ccm-v': { type: 'string' },
+} as const;
+
+/** node:util's parseArgs, its errors (unknown flag, missing value) turned into usage errors. */
+function parseOrUsage(config: { args: string[]; allowPositionals: true; options: typeof BENCH_OPTIONS }): ReturnType<typeof parseArgs<typeof config>> {
+  try {
+    return parseArgs(config);
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) throw new UsageError((err as Error).message);
+    throw err;
+  }
+}
+
 export function parseBenchArgs(argv: readonly string[], now = new Date()): BenchOptions {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOrUsage({
     args: [...argv],
     allowPositionals: true,
-    options: {
-      nodes: { type: 'string' },
-      profile: { type: 'string' },
-      runs: { type: 'string' },
-      out: { type: 'string' },
-      'rest-minutes': { type: 'string' },
-      smoke: { type: 'boolean', default: false },
-    },
+    options: BENCH_OPTIONS,
   });
   const smoke = values.smoke === true;
   const profile = values.profile ?? 'tuned';
@@ -58,5 +82,7 @@ export function parseBenchArgs(argv: readonly string[], now = new Date()): Bench
     out: values.out ?? `bench-results/bench-${profile}-${nodes}-${stamp}.json`,
     restMinutes: positive('rest-minutes', values['rest-minutes'], smoke ? 0.25 : 10),
     smoke,
+    ...(values.logs !== undefined ? { logsDir: values.logs } : {}),
+    ccmVerbosity: verbosity(values['ccm-v']),
   };
 }

@@ -22,8 +22,8 @@ import { ProcSampler } from './procstat.ts';
 import { ServiceTracker } from './services.ts';
 import type { Profile } from './types.ts';
 
-/** How the CCM is started: which entry point, with which extra environment (defaults: `src/main.ts`, none). */
-export type CcmEntry = Pick<CcmLaunch, 'main' | 'env'>;
+/** How the CCM is started: which entry point, with which Node flags and extra environment (defaults: `src/main.ts`, none). */
+export type CcmEntry = Pick<CcmLaunch, 'main' | 'env' | 'nodeArgs'>;
 
 export interface EnvOptions {
   readonly stateDir: string;
@@ -31,6 +31,8 @@ export interface EnvOptions {
   /** Sizing hint: heartbeat interval and grace period grow with the fleet. */
   readonly nodes: number;
   readonly progress: (message: string) => void;
+  /** The CCM's `--v` (default 2). */
+  readonly ccmVerbosity?: number;
 }
 
 export const CLUSTER = 'bench';
@@ -112,7 +114,7 @@ export class BenchEnv {
       simcloud: { url: this.simcloud.url, token: this.ccmToken.secret },
       network: CLUSTER,
       lbStrategy: 'lb',
-      extraArgs: [...profileArgs(this.options.profile), ...this.ccmExtraArgs],
+      extraArgs: [...profileArgs(this.options.profile), `--v=${this.options.ccmVerbosity ?? 2}`, ...this.ccmExtraArgs],
       ...how,
     });
   }
@@ -130,10 +132,13 @@ export class BenchEnv {
     await this.startCcm(how);
   }
 
-  /** Epoch ms at which the CCM has made no cloud call for `quietMs` (bounded by `timeoutMs`). */
-  async settle(quietMs = 2000, timeoutMs = 60_000): Promise<void> {
+  /**
+   * Waits until the CCM has made no cloud call for `quietMs` (bounded by `timeoutMs`). With `since`, the
+   * quiet period starts no earlier than it: for a change whose calls start late (a batched pass).
+   */
+  async settle(quietMs = 2000, timeoutMs = 60_000, since = 0): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline && Date.now() - this.calls.lastCcmCallAt() < quietMs) {
+    while (Date.now() < deadline && Date.now() - Math.max(since, this.calls.lastCcmCallAt()) < quietMs) {
       await new Promise((r) => setTimeout(r, 250));
     }
   }

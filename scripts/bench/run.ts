@@ -1,7 +1,7 @@
 // Runs the selected scenarios in order on one shared environment (started on first use), measuring each
 // scenario's CPU and RSS per process, and writes the JSON and the tables. Used by scripts/bench.ts and
 // by the CI smoke test (in-process).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { reaper } from '../../sandbox/reaper-client.ts';
@@ -39,7 +39,7 @@ export async function runBench(opts: BenchOptions, progress: (m: string) => void
   reaper().trackDir(stateDir);
   let env: BenchEnv | undefined;
   const getEnv = async (): Promise<BenchEnv> => {
-    env ??= await BenchEnv.start({ stateDir, profile: PROFILES[opts.profile], nodes: opts.nodes, progress });
+    env ??= await BenchEnv.start({ stateDir, profile: PROFILES[opts.profile], nodes: opts.nodes, progress, ccmVerbosity: opts.ccmVerbosity });
     return env;
   };
   const shared: Shared = { resident: [], residentServices: [] };
@@ -53,12 +53,23 @@ export async function runBench(opts: BenchOptions, progress: (m: string) => void
     }
   } finally {
     await env?.stop().catch(() => undefined);
+    if (opts.logsDir) keepLogs(stateDir, opts.logsDir, progress);
     rmSync(stateDir, { recursive: true, force: true });
     reaper().untrackDir(stateDir);
   }
   const file = writeResults(opts, results, startedAt);
   const text = [summaryTable(results), '', processTable(results), '', limitNotes(results)].join('\n');
   return { results, file, table: text };
+}
+
+function keepLogs(stateDir: string, to: string, progress: (m: string) => void): void {
+  try {
+    // Logs only (simcloud and CCM under logs/, the control plane's under its own dir), keeping the layout.
+    cpSync(stateDir, to, { recursive: true, filter: (src) => statSync(src).isDirectory() || src.endsWith('.log') });
+    progress(`logs kept in ${to}`);
+  } catch (err) {
+    progress(`could not keep the logs in ${to}: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
 
 async function runOne(scenario: Scenario, ctx: ScenarioContext, env: BenchEnv | undefined): Promise<ScenarioResult> {

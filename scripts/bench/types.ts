@@ -27,6 +27,10 @@ export interface BenchOptions {
   readonly restMinutes: number;
   /** Smoke mode (CI): fewer runs and smaller bursts; timings are reported, never judged by tests. */
   readonly smoke: boolean;
+  /** Where to copy every process's log when the run ends (`--logs`); unset: logs go with the state dir. */
+  readonly logsDir?: string;
+  /** The CCM's `--v` (`--ccm-v`, default 2). */
+  readonly ccmVerbosity: number;
 }
 
 /** How a figure is judged against its target: lower is better (latency, calls) or higher (ratios). */

@@ -1,6 +1,7 @@
 // Load balancers, server groups and firewall policies through the typed client against a real process.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimcloudProcess } from '../helpers/simcloud.ts';
+import { mapWithConcurrency as pool } from '../../src/controllers/parallel.ts';
 import { apiError, lbBody, serverBody, startContractProcess, tcpService, unique } from './support.ts';
 
 let sc: SimcloudProcess;
@@ -93,6 +94,26 @@ describe('load balancers', () => {
 });
 
 describe('server groups and firewall policies', () => {
+  it('changes members with idempotent add_servers/remove_servers and grows past one request of 1000 ids', async () => {
+    const servers = await pool(Array.from({ length: 1003 }, () => serverBody()), 16, (body) => sc.client.servers.create(body).then((r) => r.server.id));
+    const [first, rest] = [servers.slice(0, 1000), servers.slice(1000)];
+    const group = await sc.client.serverGroups.create({ name: unique('grp'), servers: first });
+    const tooMany = await apiError(() => sc.client.serverGroups.setServers(group.id, servers));
+    expect(tooMany).toMatchObject({ status: 400, code: 'invalid_input' });
+    expect(tooMany.fields?.[0]?.name).toBe('servers');
+    const grown = await sc.client.serverGroups.addServers(group.id, [rest[0]!, first[0]!, ...rest.slice(1)]);
+    expect(grown.servers).toHaveLength(1003);
+    expect(new Set(grown.servers)).toEqual(new Set(servers));
+    const shrunk = await sc.client.serverGroups.removeServers(group.id, [first[1]!, 'srv-notamember']);
+    expect(shrunk.servers).toHaveLength(1002);
+    expect(shrunk.servers).not.toContain(first[1]);
+    expect((await apiError(() => sc.client.serverGroups.addServers(group.id, ['srv-missing']))).fields?.[0]?.name).toBe('servers.0');
+    expect((await apiError(() => sc.client.serverGroups.addServers(group.id, []))).fields?.[0]?.name).toBe('servers');
+    expect((await sc.client.serverGroups.get(group.id)).servers).toHaveLength(1002);
+    await sc.client.serverGroups.delete(group.id);
+    await pool(servers, 16, (id) => sc.client.servers.delete(id));
+  });
+
   it('creates, updates, sets members, applies a policy and refuses group delete while applied', async () => {
     const a = await runningServer();
     const b = await runningServer();

@@ -67,6 +67,8 @@ function bodyCases(): BodyCase[] {
     { method: 'PATCH', path: `/v1/load_balancers/${ids.lb}`, schema: S.UpdateLoadBalancerRequest, valid: { services: [tcpService(81, 8081)], targets: [{ kind: 'label_selector', label_selector: 'a=b' }] } },
     { method: 'POST', path: '/v1/server_groups', schema: S.CreateServerGroupRequest, valid: { name: 'g', description: 'd', labels: {}, servers: [ids.server] } },
     { method: 'PUT', path: `/v1/server_groups/${ids.group}/servers`, schema: S.SetServerGroupServersRequest, valid: { servers: [ids.server] } },
+    { method: 'POST', path: `/v1/server_groups/${ids.group}/actions/add_servers`, schema: S.ServerGroupMembersRequest, valid: { servers: [ids.server] } },
+    { method: 'POST', path: `/v1/server_groups/${ids.group}/actions/remove_servers`, schema: S.ServerGroupMembersRequest, valid: { servers: [ids.server] } },
     { method: 'POST', path: '/v1/firewall_policies', schema: S.CreateFirewallPolicyRequest, valid: { name: 'f', rules: [rule], server_group_id: ids.group } },
     { method: 'PUT', path: `/v1/firewall_policies/${ids.policy}/rules`, schema: S.SetFirewallRulesRequest, valid: { rules: [rule] } },
     { method: 'POST', path: `/v1/firewall_policies/${ids.policy}/actions/apply`, schema: S.ApplyFirewallPolicyRequest, valid: { server_group_id: ids.group } },

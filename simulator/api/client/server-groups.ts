@@ -40,7 +40,19 @@ export class ServerGroupsClient {
     await this.#r.callVoid('serverGroups.delete', { method: 'DELETE', path: `/v1/server_groups/${seg(id)}` }, opts);
   }
 
-  /** Replaces the member list. */
+  /** Adds members (at most `MaxServersPerRequest` per call; present ones are kept). */
+  async addServers(id: string, servers: string[], opts?: CallOptions): Promise<ServerGroup> {
+    const path = `/v1/server_groups/${seg(id)}/actions/add_servers`;
+    return (await this.#r.call('serverGroups.addServers', ServerGroupResponse, { method: 'POST', path, body: { servers } }, opts)).server_group;
+  }
+
+  /** Removes members (at most `MaxServersPerRequest` per call; absent ones are skipped). */
+  async removeServers(id: string, servers: string[], opts?: CallOptions): Promise<ServerGroup> {
+    const path = `/v1/server_groups/${seg(id)}/actions/remove_servers`;
+    return (await this.#r.call('serverGroups.removeServers', ServerGroupResponse, { method: 'POST', path, body: { servers } }, opts)).server_group;
+  }
+
+  /** Replaces the member list (at most `MaxServersPerRequest`; larger groups grow with `addServers`). */
   async setServers(id: string, servers: string[], opts?: CallOptions): Promise<ServerGroup> {
     const path = `/v1/server_groups/${seg(id)}/servers`;
     return (await this.#r.call('serverGroups.setServers', ServerGroupResponse, { method: 'PUT', path, body: { servers } }, opts)).server_group;

@@ -126,12 +126,15 @@ export class ServiceController {
    */
   private async batchedSyncNodes(first: string, signal: AbortSignal): Promise<void> {
     const changed = new Set([first]);
-    for (let window = 0; this.nodeSyncBatchMs > 0 && window < 5; window++) {
+    let windows = 0;
+    while (this.nodeSyncBatchMs > 0 && windows < 5) {
+      windows++;
       if (!(await sleepUnlessAborted(this.clock, this.nodeSyncBatchMs, signal))) return;
       const drained = await this.drainNodeQueue();
       for (const key of drained) changed.add(key);
       if (drained.length === 0 && !this.awaitingInitialisation(changed)) break;
     }
+    this.deps.logger.debug({ changedNodes: changed.size, waitedMs: windows * this.nodeSyncBatchMs }, 'Node changes batched for a load balancer hosts pass');
     await this.syncNodes();
   }
 

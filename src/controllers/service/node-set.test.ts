@@ -1,6 +1,6 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { loggableNodeNames, nodesSufficientlyEqual, shouldSyncUpdatedNode, stableLoadBalancerNodeSet } from './node-set.ts';
+import { loggableNodeNames, nodeSetChanges, nodesSufficientlyEqual, shouldSyncUpdatedNode, stableLoadBalancerNodeSet } from './node-set.ts';
 
 const node = (name: string, extra: Partial<V1Node> & { labels?: Record<string, string> } = {}): V1Node => ({
   metadata: { name, labels: extra.labels, deletionTimestamp: extra.metadata?.deletionTimestamp },
@@ -39,5 +39,19 @@ describe('stable load balancer node set', () => {
   it('limits logged node names to 20', () => {
     const many = Array.from({ length: 23 }, (_, i) => node(`n${i}`));
     expect(loggableNodeNames(many)).toBe(`[${many.slice(0, 20).map((n) => n.metadata?.name).join(' ')} <3 more>]`);
+  });
+});
+
+describe('node set changes (for the node-sync log)', () => {
+  it('names the nodes added, removed and given another providerID', () => {
+    const before = [node('a'), node('b'), node('c', { spec: { providerID: '' } })];
+    const after = [node('a'), node('c'), node('d')];
+    expect(nodeSetChanges(before, after)).toEqual({ added: ['d'], removed: ['b'], providerIdChanged: ['c'] });
+  });
+
+  it('is empty exactly when the sets are sufficiently equal', () => {
+    const set = [node('a'), node('b')];
+    expect(nodeSetChanges(set, [...set].reverse())).toEqual({ added: [], removed: [], providerIdChanged: [] });
+    expect(nodesSufficientlyEqual(set, [...set].reverse())).toBe(true);
   });
 });

@@ -38,6 +38,24 @@ export function nodesSufficientlyEqual(a: readonly V1Node[], b: readonly V1Node[
   return b.every((n) => ids.has(n.metadata?.name ?? '') && ids.get(n.metadata?.name ?? '') === (n.spec?.providerID ?? ''));
 }
 
+/** What differs between two node sets as `nodesSufficientlyEqual` sees them (names, sorted), for logs. */
+export interface NodeSetChanges {
+  readonly added: string[];
+  readonly removed: string[];
+  readonly providerIdChanged: string[];
+}
+
+export function nodeSetChanges(before: readonly V1Node[], after: readonly V1Node[]): NodeSetChanges {
+  const ids = (nodes: readonly V1Node[]): Map<string, string> => new Map(nodes.map((n) => [n.metadata?.name ?? '', n.spec?.providerID ?? '']));
+  const [was, now] = [ids(before), ids(after)];
+  const sorted = (names: Iterable<string>): string[] => [...names].sort();
+  return {
+    added: sorted([...now.keys()].filter((n) => !was.has(n))),
+    removed: sorted([...was.keys()].filter((n) => !now.has(n))),
+    providerIdChanged: sorted([...now].filter(([n, id]) => was.has(n) && was.get(n) !== id).map(([n]) => n)),
+  };
+}
+
 /** Upstream `shouldSyncUpdatedNode` with the stable node set: exclude-label flip or providerID change. */
 export function shouldSyncUpdatedNode(oldNode: V1Node, newNode: V1Node): boolean {
   if (nodeIncluded(oldNode) !== nodeIncluded(newNode)) return true;

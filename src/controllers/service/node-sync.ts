@@ -11,16 +11,31 @@ import { EventType, objectReference, Reason } from '../../kube/events.ts';
 import { objectKey } from '../../kube/keys.ts';
 import { mapWithConcurrency } from '../parallel.ts';
 import { wantsLoadBalancer } from './needs-update.ts';
-import { loggableNodeNames, nodesSufficientlyEqual, respectsStablePredicates, stableLoadBalancerNodeSet } from './node-set.ts';
+import { loggableNodeNames, nodeSetChanges, nodesSufficientlyEqual, respectsStablePredicates, stableLoadBalancerNodeSet } from './node-set.ts';
 import { callerFor, type ServiceSyncDeps } from './sync.ts';
 
 /** Runs the node sync over every cached Service; returns the keys to re-add to the service queue. */
 export async function syncNodes(deps: ServiceSyncDeps, workers: number, clock: Clock): Promise<string[]> {
   const started = clock.now();
+  logPassChanges(deps);
   const services = [...deps.state.cache.values()];
   const retry = await mapWithConcurrency(services, workers, (svc) => nodeSyncService(deps, svc, clock));
   deps.metrics.observeNodeSyncLatency?.((clock.now() - started) / 1000);
   return services.filter((_, i) => retry[i]).map((svc) => objectKey(svc));
+}
+
+/** Logs (debug, once per pass) which node changes since the previous pass this pass reacts to. */
+function logPassChanges(deps: ServiceSyncDeps): void {
+  const now = stableLoadBalancerNodeSet(deps.nodes.list());
+  const before = deps.state.lastPassNodes;
+  deps.state.lastPassNodes = now;
+  if (!before || !deps.logger.isLevelEnabled('debug')) return;
+  const { added, removed, providerIdChanged } = nodeSetChanges(before, now);
+  const names = (list: string[]): string => loggableNodeNames(list.map((name) => ({ metadata: { name } })));
+  deps.logger.debug(
+    { nodes: now.length, added: added.length, removed: removed.length, providerIdChanged: providerIdChanged.length },
+    `Syncing load balancer hosts: added ${names(added)}, removed ${names(removed)}, providerID changed ${names(providerIdChanged)}`,
+  );
 }
 
 /** Upstream `nodeSyncService`: true when the Service must be retried through the service queue. */

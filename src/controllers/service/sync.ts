@@ -34,6 +34,8 @@ export interface ServiceState {
   readonly cache: Map<string, V1Service>;
   /** Upstream `lastSyncedNodes`: the node set last sent to the cloud per Service key (never pruned). */
   readonly lastSyncedNodes: Map<string, V1Node[]>;
+  /** The stable node set of the last node-sync pass (only to log what each pass reacts to). */
+  lastPassNodes?: V1Node[];
 }
 
 export function newServiceState(): ServiceState {

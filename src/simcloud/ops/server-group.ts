@@ -3,7 +3,7 @@
  * one firewall policy applied to it (one inbound rule per node port, sources = the Service's source ranges).
  */
 import type { V1Service } from '@kubernetes/client-node';
-import type { FirewallPolicy, FirewallRuleInput, ServerGroup } from '../../../simulator/api/schema/index.ts';
+import { MaxServersPerRequest, type FirewallPolicy, type FirewallRuleInput, type ServerGroup } from '../../../simulator/api/schema/index.ts';
 import { callOptions, deleteIgnoringNotFound } from '../client.ts';
 import type { OpsContext, Reconciled } from './load-balancer.ts';
 import { ownerLabels, ownerSelector, resourceName, serviceKey } from './naming.ts';
@@ -31,25 +31,52 @@ export async function findServerGroup(ops: OpsContext, service: V1Service): Prom
   return named.find((g) => g.name === name);
 }
 
-/** Creates the group with `serverIds`, or sets its members when they differ. */
+/** Creates the group with `serverIds` (the first request's worth, then additions), or reconciles its members. */
 export async function ensureServerGroup(ops: OpsContext, service: V1Service, serverIds: string[]): Promise<Reconciled<ServerGroup>> {
   const opts = callOptions(ops.ctx);
   const existing = await findServerGroup(ops, service);
-  if (!existing) {
-    const group = await ops.client.serverGroups.create(
-      { name: resourceName(ops.clusterName, service), description: `load balancer targets of ${serviceKey(service)}`, labels: ownerLabels(ops.clusterName, service), servers: serverIds },
-      opts,
-    );
-    return { resource: group, changed: true };
-  }
-  return reconcileServerGroupMembers(ops, existing, serverIds);
+  if (existing) return reconcileServerGroupMembers(ops, existing, serverIds);
+  const [first = [], ...rest] = chunked([...serverIds].sort(), MaxServersPerRequest);
+  let group = await ops.client.serverGroups.create(
+    { name: resourceName(ops.clusterName, service), description: `load balancer targets of ${serviceKey(service)}`, labels: ownerLabels(ops.clusterName, service), servers: first },
+    opts,
+  );
+  for (const servers of rest) group = await ops.client.serverGroups.addServers(group.id, servers, opts);
+  return { resource: group, changed: true };
 }
 
-/** Sets the group's servers when they differ from `serverIds`. */
+export interface MemberChange {
+  readonly op: 'add' | 'remove';
+  readonly servers: string[];
+}
+
+/**
+ * The requests that turn `have` into `want`: additions first (a node swap never leaves the LB with fewer
+ * targets than either set), then removals, each at most `max` ids (pure).
+ */
+export function memberChanges(have: readonly string[], want: readonly string[], max = MaxServersPerRequest): MemberChange[] {
+  const { add, remove } = diffIds(have, want);
+  return [...chunked(add, max).map((servers) => ({ op: 'add' as const, servers })), ...chunked(remove, max).map((servers) => ({ op: 'remove' as const, servers }))];
+}
+
+function chunked<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/**
+ * Makes the group's members `serverIds` with add/remove requests for the difference only: a node joining
+ * costs one small request per LB whatever the cluster size, and groups may exceed one request's 1000 ids.
+ */
 export async function reconcileServerGroupMembers(ops: OpsContext, group: ServerGroup, serverIds: string[]): Promise<Reconciled<ServerGroup>> {
-  const diff = diffIds(group.servers, serverIds);
-  if (diff.add.length === 0 && diff.remove.length === 0) return { resource: group, changed: false };
-  const updated = await ops.client.serverGroups.setServers(group.id, [...serverIds].sort(), callOptions(ops.ctx));
+  const changes = memberChanges(group.servers, serverIds);
+  if (changes.length === 0) return { resource: group, changed: false };
+  const opts = callOptions(ops.ctx);
+  let updated = group;
+  for (const { op, servers } of changes) {
+    updated = op === 'add' ? await ops.client.serverGroups.addServers(group.id, servers, opts) : await ops.client.serverGroups.removeServers(group.id, servers, opts);
+  }
   return { resource: updated, changed: true };
 }
 

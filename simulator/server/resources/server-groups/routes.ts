@@ -1,7 +1,7 @@
 /** Server-group routes: HTTP only. */
 import { ListParams } from '../../../api/schema/common.ts';
 import {
-  CreateServerGroupRequest, ServerGroupListResponse, ServerGroupResponse, SetServerGroupServersRequest, UpdateServerGroupRequest,
+  CreateServerGroupRequest, ServerGroupListResponse, ServerGroupMembersRequest, ServerGroupResponse, SetServerGroupServersRequest, UpdateServerGroupRequest,
 } from '../../../api/schema/server-groups.ts';
 import { defineRoute, idParams, type RouteDef } from '../../http.ts';
 import * as svc from './service.ts';
@@ -35,5 +35,15 @@ export const serverGroupRoutes: RouteDef[] = [
     method: 'put', path: `${base}/:id/servers`, operation: 'serverGroups.setServers', summary: 'Replace the members', params: idParams,
     body: SetServerGroupServersRequest, response: ServerGroupResponse,
     handle: async (sim, { caller, params, body }) => ({ server_group: await svc.setServerGroupServers(sim, caller, params.id, body.servers) }),
+  }),
+  defineRoute({
+    method: 'post', path: `${base}/:id/actions/add_servers`, operation: 'serverGroups.addServers', summary: 'Add members (present ones are kept)', params: idParams,
+    body: ServerGroupMembersRequest, response: ServerGroupResponse,
+    handle: async (sim, { caller, params, body }) => ({ server_group: await svc.addServerGroupServers(sim, caller, params.id, body.servers) }),
+  }),
+  defineRoute({
+    method: 'post', path: `${base}/:id/actions/remove_servers`, operation: 'serverGroups.removeServers', summary: 'Remove members (absent ones are skipped)', params: idParams,
+    body: ServerGroupMembersRequest, response: ServerGroupResponse,
+    handle: async (sim, { caller, params, body }) => ({ server_group: await svc.removeServerGroupServers(sim, caller, params.id, body.servers) }),
   }),
 ];

@@ -56,6 +56,26 @@ export async function setServerGroupServers(sim: Sim, caller: Caller, id: string
   return toServerGroup(sim, doc);
 }
 
+/** Adds servers (each must be the project's); members already present are kept once (idempotent). */
+export async function addServerGroupServers(sim: Sim, caller: Caller, id: string, servers: string[]): Promise<ServerGroup> {
+  const g = getOwned(sim, caller, 'server_groups', id);
+  checkMembers(sim, caller, servers);
+  const present = new Set(g.servers);
+  const doc = { ...g, servers: [...g.servers, ...servers.filter((s) => !present.has(s))] };
+  await sim.store.commit([{ op: 'put', coll: 'server_groups', doc }]);
+  return toServerGroup(sim, doc);
+}
+
+/** Removes servers; ids that are not members (or no longer exist) are skipped, so a retry converges. */
+export async function removeServerGroupServers(sim: Sim, caller: Caller, id: string, servers: string[]): Promise<ServerGroup> {
+  const g = getOwned(sim, caller, 'server_groups', id);
+  if (new Set(servers).size !== servers.length) throw invalidField('servers', 'duplicate server id');
+  const gone = new Set(servers);
+  const doc = { ...g, servers: g.servers.filter((s) => !gone.has(s)) };
+  await sim.store.commit([{ op: 'put', coll: 'server_groups', doc }]);
+  return toServerGroup(sim, doc);
+}
+
 export async function deleteServerGroup(sim: Sim, caller: Caller, id: string): Promise<void> {
   const g = toServerGroup(sim, getOwned(sim, caller, 'server_groups', id));
   if (g.firewall_policy_id !== null) throw conflict(`firewall policy ${g.firewall_policy_id} is applied to server group ${id}; remove it first`);
