@@ -25,6 +25,9 @@ export async function buildCcmBundle(outFile = CCM_BUNDLE): Promise<number> {
     format: 'esm',
     target: 'node24',
     logLevel: 'warning',
+    // Licence comments go to ccm.mjs.LEGAL.txt (shipped beside it): one of them has a non-ASCII name, and a
+    // single such character makes V8 hold the whole 3 MB source as a two-byte string (+3 MB of heap).
+    legalComments: 'external',
     // CommonJS dependencies call require(); an ES module has none of its own.
     banner: { js: "import { createRequire as __ccmRequire } from 'node:module'; const require = __ccmRequire(import.meta.url);" },
   });

@@ -67,6 +67,17 @@ describe('CallExplainer', () => {
       .toEqual(['GetLoadBalancer', 'UpdateLoadBalancer', 'UpdateLoadBalancer']);
   });
 
+  it('explains the member changes of a node sync as adding or removing only the difference', () => {
+    const x = new CallExplainer();
+    const c = 'service-lb-controller default/web';
+    x.explain(call(c, 'GET', '/v1/load_balancers?l=1', { gap: 5000 }));
+    x.explain(call(c, 'GET', '/v1/server_groups?l=1'));
+    const added = x.explain(call(c, 'POST', '/v1/server_groups/grp-1/actions/add_servers'));
+    expect(added.method).toBe('UpdateLoadBalancer');
+    expect(added.sentence).toContain('adds the servers of nodes that joined');
+    expect(x.explain(call(c, 'POST', '/v1/server_groups/grp-1/actions/remove_servers')).sentence).toContain('removes the servers of nodes that left');
+  });
+
   it('starts a new burst after a quiet gap', () => {
     const x = new CallExplainer();
     const c = 'service-lb-controller default/web';

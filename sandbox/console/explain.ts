@@ -121,6 +121,8 @@ const LB_STEP: Record<string, string> = {
   'GET server_groups': 'looks up the server group holding the Service\'s nodes',
   'POST server_groups': 'creates the server group that will hold the Service\'s nodes (the LB target)',
   'PUT server_groups': 'sets the server group\'s members to the servers of the current nodes',
+  'add_servers server_groups': 'adds the servers of nodes that joined to the server group (only the difference is sent)',
+  'remove_servers server_groups': 'removes the servers of nodes that left from the server group (only the difference is sent)',
   'DELETE server_groups': 'deletes the Service\'s server group',
   'GET firewall_policies': 'looks up the firewall policy guarding the node ports',
   'POST firewall_policies': 'creates the firewall policy opening the node ports to the allowed sources',
@@ -144,7 +146,9 @@ const LB_METHOD_WHY: Record<LbMethod, string> = {
 function lbSentence(call: ApiCall, method: LbMethod, key: string): string {
   const { collection, sub } = resourceOfPath(call.path);
   const action = sub === 'actions' ? call.path.split('?')[0]!.split('/')[5] : undefined;
-  const step = action ? `runs the ${action} action on ${collection.replace(/_/g, ' ')}` : (LB_STEP[`${call.method} ${collection}`] ?? `calls ${call.method} ${call.path.split('?')[0]}`);
+  const step = action
+    ? (LB_STEP[`${action} ${collection}`] ?? `runs the ${action} action on ${collection.replace(/_/g, ' ')}`)
+    : (LB_STEP[`${call.method} ${collection}`] ?? `calls ${call.method} ${call.path.split('?')[0]}`);
   return `service-lb-controller ${step} for Service ${key} (${method}): ${LB_METHOD_WHY[method]}.${outcome(call)}`;
 }
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DEPLOYMENT_MANIFEST, deploymentEnv } from './deployed-ccm.ts';
+import { DEPLOYMENT_MANIFEST, DOCKERFILE, deploymentEnv, entrypointNodeFlags, imageEnv } from './deployed-ccm.ts';
 
 const manifest = (env: string): string => `apiVersion: v1
 kind: ServiceAccount
@@ -35,5 +35,34 @@ describe('deploymentEnv', () => {
     const env = deploymentEnv(readFileSync(DEPLOYMENT_MANIFEST, 'utf8'));
     expect(env.NODE_OPTIONS).toMatch(/--max-old-space-size=\d+/);
     expect(env.MALLOC_ARENA_MAX).toMatch(/^\d+$/);
+  });
+});
+
+describe('the image (deploy/Dockerfile)', () => {
+  const dockerfile = readFileSync(DOCKERFILE, 'utf8');
+  const finalStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+
+  it('reads the final stage\'s ENV settings only', () => {
+    expect(imageEnv('FROM a AS b\nENV X=1\nFROM c\nENV Y=2\nENV Z=/app/z\nRUN x\n')).toEqual({ Y: '2', Z: '/app/z' });
+  });
+
+  it('runs as a numeric user (runAsNonRoot cannot verify a name) and makes its compile cache as that user', () => {
+    const user = /^USER\s+(\S+)/m.exec(finalStage)?.[1];
+    expect(user).toMatch(/^\d+(:\d+)?$/);
+    expect(imageEnv(dockerfile).NODE_COMPILE_CACHE).toBe('/app/compile-cache');
+    // ...and with the ENTRYPOINT's flags, or V8 rejects the cache.
+    const warm = `RUN node ${[...entrypointNodeFlags(dockerfile), 'ccm.mjs'].join(' ')} --help`;
+    expect(finalStage.indexOf(warm)).toBeGreaterThan(finalStage.indexOf('USER '));
+  });
+
+  it('reads the Node flags of an exec-form node ENTRYPOINT and refuses other forms', () => {
+    expect(entrypointNodeFlags('FROM x\nENTRYPOINT ["node", "--optimize-for-size", "ccm.mjs"]\n')).toEqual(['--optimize-for-size']);
+    expect(entrypointNodeFlags('ENTRYPOINT ["node", "ccm.mjs"]')).toEqual([]);
+    expect(() => entrypointNodeFlags('ENTRYPOINT ["/bin/sh", "-c", "x"]')).toThrow('the ENTRYPOINT runs /bin/sh, not node');
+    expect(() => entrypointNodeFlags('FROM x\n')).toThrow('the Dockerfile has no ENTRYPOINT');
+  });
+
+  it('ships the licence texts the bundle\'s comments moved to', () => {
+    expect(finalStage).toMatch(/^COPY .*ccm\.mjs\.LEGAL\.txt/m);
   });
 });

@@ -1,14 +1,29 @@
-// The CCM as deploy/ runs it, for S12: the bundle from scripts/build.ts started with the memory settings
-// deploy/deployment.yaml gives its container (read from the manifest, so the benchmark measures what is shipped).
-import { readFileSync } from 'node:fs';
+// The CCM as deploy/ runs it, for S12: the bundle from scripts/build.ts with the V8 code cache the image
+// makes at build time, started with the image ENTRYPOINT's Node flags and the memory settings
+// deploy/deployment.yaml gives its container (all read from deploy/, so the benchmark measures what is shipped).
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
 import { loadAll } from 'js-yaml';
 import { z } from 'zod';
 import { buildCcmBundle } from '../build.ts';
 import type { CcmEntry } from './env.ts';
 
 export const DEPLOYMENT_MANIFEST = fileURLToPath(new URL('../../deploy/deployment.yaml', import.meta.url));
+export const DOCKERFILE = fileURLToPath(new URL('../../deploy/Dockerfile', import.meta.url));
+
+/** The `ENV KEY=VALUE` settings of a Dockerfile's final stage (one pair per line, as ours writes them). */
+export function imageEnv(dockerfile: string): Record<string, string> {
+  const lines = dockerfile.split('\n');
+  const last = lines.findLastIndex((l) => /^FROM\s/i.test(l));
+  const out: Record<string, string> = {};
+  for (const line of lines.slice(last + 1)) {
+    const m = /^ENV\s+([A-Za-z_][A-Za-z0-9_]*)=(\S*)\s*$/.exec(line);
+    if (m) out[m[1]!] = m[2]!;
+  }
+  return out;
+}
 
 const EnvVar = z.object({ name: z.string(), value: z.string().optional() });
 const Deployment = z.object({
@@ -17,7 +32,7 @@ const Deployment = z.object({
 });
 
 /** The environment variables that size the CCM's memory. */
-export const MEMORY_ENV = ['NODE_OPTIONS', 'MALLOC_ARENA_MAX'] as const;
+export const MEMORY_ENV = ['NODE_OPTIONS', 'MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_'] as const;
 
 /** The CCM container's plain-value environment variables among `names`, from a multi-document manifest. */
 export function deploymentEnv(manifest: string, names: readonly string[] = MEMORY_ENV): Record<string, string> {
@@ -29,10 +44,30 @@ export function deploymentEnv(manifest: string, names: readonly string[] = MEMOR
   return out;
 }
 
-/** Builds the bundle into `dir` and returns how to start it as the Deployment does. */
+/** The Node flags of the final stage's exec-form `ENTRYPOINT ["node", ...flags, "<script>"]`. */
+export function entrypointNodeFlags(dockerfile: string): string[] {
+  const line = dockerfile.split('\n').findLast((l) => /^ENTRYPOINT\s/i.test(l));
+  if (line === undefined) throw new Error('the Dockerfile has no ENTRYPOINT');
+  const argv = z.array(z.string()).min(2).parse(JSON.parse(line.replace(/^ENTRYPOINT\s+/i, '')));
+  if (argv[0] !== 'node') throw new Error(`the ENTRYPOINT runs ${argv[0]}, not node`);
+  return argv.slice(1, -1);
+}
+
+/**
+ * Builds the bundle into `dir` and returns how to start it as the image and the Deployment do. When the
+ * image sets NODE_COMPILE_CACHE, the cache is made the same way (a `--help` run of the bundle where it
+ * runs, by the user who runs it) in `dir/compile-cache`.
+ */
 export async function deployedCcm(dir: string): Promise<CcmEntry & { readonly label: string }> {
   const main = join(dir, 'ccm.mjs');
   await buildCcmBundle(main);
+  const dockerfile = readFileSync(DOCKERFILE, 'utf8');
+  const nodeArgs = entrypointNodeFlags(dockerfile);
   const env = deploymentEnv(readFileSync(DEPLOYMENT_MANIFEST, 'utf8'));
-  return { main, env, label: `bundle, ${Object.entries(env).map(([k, v]) => `${k}="${v}"`).join(' ')}` };
+  const label = `bundle, node ${[...nodeArgs, 'ccm.mjs'].join(' ')}, ${Object.entries(env).map(([k, v]) => `${k}="${v}"`).join(' ')}`;
+  if (imageEnv(dockerfile).NODE_COMPILE_CACHE === undefined) return { main, nodeArgs, env, label };
+  const cache = join(dir, 'compile-cache');
+  mkdirSync(cache, { recursive: true });
+  await execa(process.execPath, [...nodeArgs, main, '--help'], { env: { NODE_COMPILE_CACHE: cache } });
+  return { main, nodeArgs, env: { ...env, NODE_COMPILE_CACHE: cache }, label: `${label}, compile cache` };
 }

@@ -12,6 +12,8 @@ import type { Figure } from '../types.ts';
 /** Apiserver writes per LB Service: the finalizer patch, the status patch, the event. */
 const WRITES_PER_SERVICE = 3;
 const LB_LATENCY_MS = 2000;
+/** RSS of the bundle as deployed (flags, environment, code cache) once loaded, a `--help` run: the floor of S12. */
+const IDLE_BUNDLE_MB = 80;
 
 interface Burst {
   readonly total: number;
@@ -140,16 +142,18 @@ export const S12: Scenario = {
     await ensureNodes(ctx, env, ctx.opts.nodes);
     await ensureServices(ctx, env, services);
     const deployed = await deployedCcm(env.options.stateDir);
-    const shipped = await ccmPeakRss(env, ctx.shared.residentServices, deployed);
+    // Three restarts of the deployed form (its peak moves by ~10 MB between runs); judged on the highest.
+    const shipped: number[] = [];
+    for (let r = 1; r <= ctx.opts.runs; r++) shipped.push(await ccmPeakRss(env, ctx.shared.residentServices, deployed));
     const sandboxed = await ccmPeakRss(env, ctx.shared.residentServices, {});
     // Keep 100 for S6 and S4.
     await ensureServices(ctx, env, 100);
     const target = ctx.opts.nodes > 1000 ? 300 : 150;
     const what = `${ctx.opts.nodes} nodes + ${services} Services (restart, full resync)`;
     const figures = [
-      figure({ scenario: 'S12', name: `CCM peak RSS as deployed (${deployed.label}), ${what}`, unit: 'MB', samples: [shipped], target, limit: 73, limitNote: 'Node 24 + the bundled @kubernetes/client-node, idle: 73 MB RSS' }),
+      figure({ scenario: 'S12', name: `CCM peak RSS as deployed (${deployed.label}), ${what}`, unit: 'MB', samples: shipped, target, limit: IDLE_BUNDLE_MB, limitNote: `the deployed bundle loaded, no cluster: ${IDLE_BUNDLE_MB} MB RSS` }),
       figure({ scenario: 'S12', name: `CCM peak RSS as the sandbox runs it (node src/main.ts, no flags), ${what}`, unit: 'MB', samples: [sandboxed], limitNote: 'type stripping and unbundled sources: +60 MB at start; V8 sizes its heap from the 24 GiB machine' }),
     ];
-    return { figures, details: { deployedMb: shipped, deployedEnv: deployed.env, sandboxMb: sandboxed }, runs: 1 };
+    return { figures, details: { deployedMb: shipped, deployedNodeArgs: deployed.nodeArgs, deployedEnv: deployed.env, sandboxMb: sandboxed }, runs: shipped.length };
   },
 };

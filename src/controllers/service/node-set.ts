@@ -4,6 +4,7 @@
  */
 import type { V1Node } from '@kubernetes/client-node';
 import { TaintKey } from '../../kube/taints.ts';
+import { compareStrings } from '../../util/order.ts';
 
 export const ExcludeFromExternalLBLabel = 'node.kubernetes.io/exclude-from-external-load-balancers';
 
@@ -28,7 +29,7 @@ export function respectsStablePredicates(node: V1Node): boolean {
 
 /** The nodes passed to EnsureLoadBalancer/UpdateLoadBalancer, sorted by name for determinism. */
 export function stableLoadBalancerNodeSet(nodes: readonly V1Node[]): V1Node[] {
-  return nodes.filter(respectsStablePredicates).sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
+  return nodes.filter(respectsStablePredicates).sort((a, b) => compareStrings(a.metadata?.name ?? '', b.metadata?.name ?? ''));
 }
 
 /** Upstream `nodesSufficientlyEqual`: same count and the same name → spec.providerID map. */

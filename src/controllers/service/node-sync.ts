@@ -12,21 +12,22 @@ import { objectKey } from '../../kube/keys.ts';
 import { mapWithConcurrency } from '../parallel.ts';
 import { wantsLoadBalancer } from './needs-update.ts';
 import { loggableNodeNames, nodeSetChanges, nodesSufficientlyEqual, respectsStablePredicates, stableLoadBalancerNodeSet } from './node-set.ts';
-import { callerFor, type ServiceSyncDeps } from './sync.ts';
+import { callerFor, rememberNodeSet, type ServiceSyncDeps } from './sync.ts';
 
 /** Runs the node sync over every cached Service; returns the keys to re-add to the service queue. */
 export async function syncNodes(deps: ServiceSyncDeps, workers: number, clock: Clock): Promise<string[]> {
   const started = clock.now();
-  logPassChanges(deps);
+  // One node set per pass (upstream lists and filters the nodes again for every Service).
+  const nodes = stableLoadBalancerNodeSet(deps.nodes.list());
+  logPassChanges(deps, nodes);
   const services = [...deps.state.cache.values()];
-  const retry = await mapWithConcurrency(services, workers, (svc) => nodeSyncService(deps, svc, clock));
+  const retry = await mapWithConcurrency(services, workers, (svc) => nodeSyncService(deps, svc, clock, nodes));
   deps.metrics.observeNodeSyncLatency?.((clock.now() - started) / 1000);
   return services.filter((_, i) => retry[i]).map((svc) => objectKey(svc));
 }
 
 /** Logs (debug, once per pass) which node changes since the previous pass this pass reacts to. */
-function logPassChanges(deps: ServiceSyncDeps): void {
-  const now = stableLoadBalancerNodeSet(deps.nodes.list());
+function logPassChanges(deps: ServiceSyncDeps, now: V1Node[]): void {
   const before = deps.state.lastPassNodes;
   deps.state.lastPassNodes = now;
   if (!before || !deps.logger.isLevelEnabled('debug')) return;
@@ -39,12 +40,12 @@ function logPassChanges(deps: ServiceSyncDeps): void {
 }
 
 /** Upstream `nodeSyncService`: true when the Service must be retried through the service queue. */
-export async function nodeSyncService(deps: ServiceSyncDeps, service: V1Service, clock: Clock): Promise<boolean> {
+export async function nodeSyncService(deps: ServiceSyncDeps, service: V1Service, clock: Clock, nodes?: V1Node[]): Promise<boolean> {
   if (!wantsLoadBalancer(service, deps.loadBalancerClass)) return false;
   const key = objectKey(service);
-  const newNodes = stableLoadBalancerNodeSet(deps.nodes.list());
+  const newNodes = nodes ?? stableLoadBalancerNodeSet(deps.nodes.list());
   const oldNodes = (deps.state.lastSyncedNodes.get(key) ?? []).filter(respectsStablePredicates);
-  deps.state.lastSyncedNodes.set(key, newNodes);
+  rememberNodeSet(deps.state, key, newNodes);
   if (nodesSufficientlyEqual(oldNodes, newNodes)) return false;
   deps.logger.debug({ service: key }, 'Updating load balancer hosts for service');
   try {

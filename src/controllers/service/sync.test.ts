@@ -159,6 +159,22 @@ describe('service-lb-controller syncService', () => {
     expect(recorder.reasons().filter((r) => r === 'UpdatedLoadBalancer')).toHaveLength(2);
   });
 
+  it('Services synced against the same nodes share one remembered node set, and a changed set replaces it', async () => {
+    kube.addService(svc('one'));
+    kube.addService(svc('two'));
+    await controller.syncService('default/one');
+    // A status-only change gives the node a new object: still the same set for the LB.
+    kube.nodes.upsert({ ...kube.node('a')!, status: { conditions: [{ type: 'Ready', status: 'False' }] } });
+    await controller.syncService('default/two');
+    const remembered = controller.deps.state.lastSyncedNodes;
+    expect(remembered.get('default/two')).toBe(remembered.get('default/one'));
+    kube.addNode(node('c'));
+    await controller.syncNodes();
+    expect(remembered.get('default/one')).toBe(remembered.get('default/two'));
+    expect(remembered.get('default/one')?.map((n) => n.metadata?.name)).toEqual(['a', 'b', 'c']);
+    expect(cloud.calls).toEqual(['create', 'create', 'update', 'update']);
+  });
+
   it('a failed host update with the LB still present is retried through the service queue', async () => {
     kube.addService(svc('web'));
     await controller.syncService('default/web');

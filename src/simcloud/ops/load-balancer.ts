@@ -10,6 +10,7 @@ import type { LoadBalancerAnnotationConfig } from '../annotations.ts';
 import { callOptions, deleteIgnoringNotFound, unlessNotFound, waitForAction } from '../client.ts';
 import { isOwnedBy, ownerLabels, ownerSelector, resourceName } from './naming.ts';
 import { sameJson, type ListenerPlan, type LoadBalancerPlan } from './plan.ts';
+import { compareStrings } from '../../util/order.ts';
 
 /** What every step needs: the client, the cluster name and the call context (caller header, signal). */
 export interface OpsContext {
@@ -61,7 +62,7 @@ export function loadBalancerSpec(plan: LoadBalancerPlan, targets: LoadBalancerTa
 
 const byPort = (services: readonly LoadBalancerService[]): LoadBalancerService[] => [...services].sort((a, b) => a.listen_port - b.listen_port);
 const targetKey = (t: LoadBalancerTarget): string => JSON.stringify(t);
-const byTarget = (targets: readonly LoadBalancerTarget[]): LoadBalancerTarget[] => [...targets].sort((a, b) => targetKey(a).localeCompare(targetKey(b)));
+const byTarget = (targets: readonly LoadBalancerTarget[]): LoadBalancerTarget[] => [...targets].sort((a, b) => compareStrings(targetKey(a), targetKey(b)));
 
 /** The PATCH body turning `lb` into `spec` (+ owner labels and name); empty when nothing differs (pure). */
 export function loadBalancerUpdate(lb: LoadBalancer, spec: LoadBalancerSpec, labels: Record<string, string>): UpdateLoadBalancerRequest {

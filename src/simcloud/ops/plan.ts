@@ -16,6 +16,7 @@ import {
   type PortOverride,
   type ProxyProtocol,
 } from '../annotations.ts';
+import { compareStrings } from '../../util/order.ts';
 
 export interface HealthCheckPlan {
   readonly protocol: HealthCheckProtocol;
@@ -201,7 +202,7 @@ function canonical(value: unknown): unknown {
     return Object.fromEntries(
       Object.entries(value)
         .filter(([, v]) => v !== undefined)
-        .sort(([a], [b]) => a.localeCompare(b))
+        .sort(([a], [b]) => compareStrings(a, b))
         .map(([k, v]) => [k, canonical(v)]),
     );
   }

@@ -8,6 +8,7 @@ import { callOptions, deleteIgnoringNotFound } from '../client.ts';
 import type { OpsContext, Reconciled } from './load-balancer.ts';
 import { ownerLabels, ownerSelector, resourceName, serviceKey } from './naming.ts';
 import { diffIds, sameJson, type FirewallRulePlan } from './plan.ts';
+import { compareStrings } from '../../util/order.ts';
 
 /** Firewall rule inputs for the plan's rules (pure). */
 export function firewallRules(service: V1Service, rules: readonly FirewallRulePlan[]): FirewallRuleInput[] {
@@ -91,7 +92,7 @@ export async function findFirewallPolicy(ops: OpsContext, service: V1Service): P
 }
 
 const comparable = (rules: readonly FirewallRuleInput[]): unknown[] =>
-  rules.map((r) => ({ ...r, source_cidrs: [...(r.source_cidrs ?? [])].sort() })).sort((a, b) => String(a.ports).localeCompare(String(b.ports)));
+  rules.map((r) => ({ ...r, source_cidrs: [...(r.source_cidrs ?? [])].sort() })).sort((a, b) => compareStrings(String(a.ports), String(b.ports)));
 
 /** Creates the policy applied to `group`, or fixes its rules and its group. */
 export async function ensureFirewallPolicy(ops: OpsContext, service: V1Service, group: ServerGroup, rules: FirewallRuleInput[]): Promise<Reconciled<FirewallPolicy>> {
