@@ -21,8 +21,9 @@ export function plan(ids: readonly ScenarioId[]): Scenario[] {
   const wanted = new Set<ScenarioId>(ids);
   if (wanted.has('S3') || wanted.has('S8')) wanted.add('S2');
   // Order: bring-up and throughput first, then node arrival (no resident nodes yet), then the cold start
-  // that leaves N resident nodes, then what needs them.
-  const order: (keyof typeof RUNNERS)[] = ['S15', 'S10', 'S1', 'S9', 'S2', 'S4', 'S5', 'S12', 'S6', 'S7'];
+  // that leaves N resident nodes, then what needs them: the 100-LB scenarios, then the 1000-Service bursts,
+  // which S12 keeps as its resident Services (nothing after it needs fewer).
+  const order: (keyof typeof RUNNERS)[] = ['S15', 'S10', 'S1', 'S9', 'S2', 'S4', 'S6', 'S7', 'S5', 'S12'];
   return order.filter((id) => wanted.has(id)).map((id) => RUNNERS[id]);
 }
 

@@ -49,8 +49,11 @@ interface FanOut {
   readonly calls: CallRecord[];
 }
 
-/** Longer than the service controller's longest batching wait for node changes (5 windows of 1 s). */
-const NODE_PASS_QUIET_MS = 7000;
+/**
+ * Quiet time that ends a node-triggered LB pass: it starts at most one 1 s batching window after the last
+ * node change that matters (a join counts from the last node's initialisation, which the run waits for).
+ */
+const NODE_PASS_QUIET_MS = 4000;
 
 const lbWrites = (env: BenchEnv, from: number): CallRecord[] =>
   env.calls.ccmCalls(from).filter((c) => controllerOf(c) === 'service-lb-controller' && isMutating(c.method));

@@ -85,7 +85,7 @@ function callDetails(runs: readonly RunData[]): Record<string, unknown> {
   return { ccmCallsByController: countBy(all, controllerOf), ccmCallsByOperation: countBy(all, operationOf), nodesQueue: runs.map((d) => d.queue) };
 }
 
-async function s1Run(ctx: ScenarioContext, env: BenchEnv, run: { r: number; count: number }): Promise<{ data: RunData; servers: CreatedServer[] }> {
+async function s1Run(ctx: ScenarioContext, env: BenchEnv, run: { r: number; count: number; label: string }): Promise<{ data: RunData; servers: CreatedServer[] }> {
   const { r, count } = run;
   const names = Array.from({ length: count }, (_, i) => nodeName(`s1r${r}`, i));
   const before = await scrapeCcm(env);
@@ -95,7 +95,7 @@ async function s1Run(ctx: ScenarioContext, env: BenchEnv, run: { r: number; coun
   await waitForNodes(env, names, true, 120_000 + ((count * WRITES_PER_NODE) / p.kubeApiQps) * 2000);
   // Routes seen by now only (S8 waits for every route on the S2 runs).
   const data = { ...collect(env, names, start, (n) => env.nodes.get(n)?.added ?? start), queue: queueMeans(before, await scrapeCcm(env), 'Nodes') };
-  ctx.progress(`S1 run ${r}: ${count} nodes, p99 ${Math.max(...data.initSeconds).toFixed(2)} s max`);
+  ctx.progress(`${run.label}: ${count} nodes, slowest initialised ${Math.max(...data.initSeconds).toFixed(2)} s after registration`);
   return { data, servers };
 }
 
@@ -107,7 +107,7 @@ export const S1: Scenario = {
     const env = await ctx.env();
     const runs: RunData[] = [];
     for (let r = 1; r <= ctx.opts.heavyRuns; r++) {
-      const { data, servers } = await s1Run(ctx, env, { r, count: ctx.opts.nodes });
+      const { data, servers } = await s1Run(ctx, env, { r, count: ctx.opts.nodes, label: `S1 run ${r}` });
       runs.push(data);
       await removeMachines(env, servers);
       await env.settle(2000, 30_000);
@@ -214,7 +214,7 @@ export const S9: Scenario = {
     const rule = await env.admin.addFault({ kind: 'rate_limit', limit: 1, window_seconds: 1, match: { token: env.ccmToken.id } });
     let run: { data: RunData; servers: CreatedServer[] };
     try {
-      run = await s1Run(ctx, env, { r: 9, count });
+      run = await s1Run(ctx, env, { r: 9, count, label: 'S9' });
     } finally {
       await env.admin.deleteFault(rule.id);
     }
