@@ -42,6 +42,17 @@ export function heartbeat(nodes: number): { renewMs: number; graceSeconds: numbe
   return nodes > 200 ? { renewMs: 10_000, graceSeconds: 40 } : { renewMs: 2500, graceSeconds: 10 };
 }
 
+/**
+ * A pod network with a /24 for every node the suite may hold at once (the resident fleet, a scenario's
+ * arrivals on top, deleted nodes' CIDRs not yet released): the sandbox's 10.244.0.0/16 has 256, so at
+ * 1 000 nodes three quarters of them would get no podCIDR and no route. Within 10.0.0.0/10 (the service
+ * range is 10.96.0.0/16); node-ipam allows at most 16 bits between the two masks.
+ */
+export function benchClusterCidr(nodes: number): string {
+  const bits = Math.min(14, Math.max(8, Math.ceil(Math.log2(2 * nodes + 64))));
+  return `10.0.0.0/${24 - bits}`;
+}
+
 export function profileArgs(p: Profile): string[] {
   return [`--kube-api-qps=${p.kubeApiQps}`, `--kube-api-burst=${p.kubeApiBurst}`, `--concurrent-node-syncs=${p.nodeWorkers}`, `--concurrent-service-syncs=${p.serviceWorkers}`];
 }
@@ -176,7 +187,7 @@ export class BenchEnv {
         this.#handlers.add(h);
         return () => this.#handlers.delete(h);
       },
-      controlPlane: { nodeMonitorGracePeriodSeconds: hb.graceSeconds },
+      controlPlane: { nodeMonitorGracePeriodSeconds: hb.graceSeconds, clusterCidr: benchClusterCidr(this.options.nodes), nodeCidrMaskSize: 24 },
       nodePortStandIns: false,
       scale: { eventDriven: true, startConcurrency: 32, sharedHeartbeat: { intervalMs: hb.renewMs, concurrency: 16 } },
       onError: (m) => this.options.progress(`warning: ${m}`),

@@ -77,6 +77,10 @@ function routeFigures(scenario: 'S1' | 'S2', runs: readonly RunData[]): Figure[]
       note: `${runs.reduce((a, d) => a + d.routeSeconds.length, 0)}/${runs.reduce((a, d) => a + d.names.length, 0)} routes seen`,
     }),
     figure({ scenario: 'S8', name: `duplicate-create conflicts (${scenario})`, unit: 'count', samples: runs.map((d) => d.conflicts), target: 0, limit: 0, limitNote: '' }),
+    // S2 waits for every route: a node without one (no podCIDR, a failed create) shows here, not as a shorter list.
+    ...(scenario === 'S2'
+      ? [figure({ scenario: 'S8', name: 'nodes with a route (all at once)', unit: '%', samples: runs.map((d) => (100 * d.routeSeconds.length) / d.names.length), target: 100, direction: 'min', limit: 100, limitNote: '' })]
+      : []),
   ];
 }
 
