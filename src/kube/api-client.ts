@@ -43,8 +43,9 @@ export function rateLimitedAuth(kubeConfig: KubeConfig, bucket: TokenBucket): Se
 }
 
 /**
- * Like `kubeConfig.makeApiClient(Api)` but rate-limited by `bucket` (share one bucket across all
- * clients of the process, as client-go shares one limiter per rest config).
+ * Like `kubeConfig.makeApiClient(Api)` but rate-limited by `bucket`. Share one bucket across the API
+ * clients of one user, as client-go shares one limiter per clientset; the manager gives each controller
+ * its own, as upstream's ClientBuilder gives each controller its own clientset.
  */
 export function makeRateLimitedApiClient<T extends ApiType>(kubeConfig: KubeConfig, api: ApiConstructor<T>, bucket: TokenBucket, userAgent = 'simcloud-ccm'): T {
   const cluster = kubeConfig.getCurrentCluster();
