@@ -2,6 +2,8 @@
 // Runs on whatever Node the machine has (>= 20), before any TypeScript: makes sure the dependencies,
 // including the pinned Node 24 in node_modules/.bin, are installed, so `npm test` and
 // `npm run sandbox:up` work on a fresh clone with nothing run before them. Plain JavaScript on purpose.
+// The npm scripts then name node_modules/.bin/node explicitly: the shell has already looked `node` up
+// (the machine's, before the install) and keeps using that path for the rest of the script.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

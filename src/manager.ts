@@ -19,7 +19,7 @@ import { CloudNodeController } from './controllers/node/controller.ts';
 import { CloudNodeLifecycleController } from './controllers/node-lifecycle/controller.ts';
 import { RouteController } from './controllers/route/controller.ts';
 import { ServiceController } from './controllers/service/controller.ts';
-import { apiTokenBucket, makeRateLimitedApiClient } from './kube/api-client.ts';
+import { apiTokenBucket, makeRateLimitedApiClient, perControllerCoreClients } from './kube/api-client.ts';
 import { ClientKube } from './kube/client-kube.ts';
 import { KubeEventRecorder } from './kube/event-recorder.ts';
 import { loadKubeConfig, PooledKubeConfig } from './kube/kubeconfig.ts';
@@ -144,8 +144,8 @@ async function runControllers(w: Wiring, signal: AbortSignal): Promise<void> {
   // One client and one QPS budget per controller, as upstream's ClientBuilder.ClientOrDie(name) gives each
   // controller its own clientset: the route controller's 1 000 condition patches do not slow node
   // initialisation. The informers list through the shared client (upstream: the shared informer factory's).
-  const budget = { qps: w.config.kubeApiQps, burst: w.config.kubeApiBurst };
-  const kubeFor: KubeFor = (name) => new ClientKube(makeRateLimitedApiClient(w.kubeConfig, CoreV1Api, apiTokenBucket(budget), `simcloud-ccm/${name}`));
+  const coreFor = perControllerCoreClients(w.kubeConfig, { qps: w.config.kubeApiQps, burst: w.config.kubeApiBurst });
+  const kubeFor: KubeFor = (name) => new ClientKube(coreFor(name));
   const controllers = [...nodeControllers(w, informers, kubeFor), ...serviceAndRouteControllers(w, informers, kubeFor)];
   const runs = [informers.nodes.run(signal), ...(w.enabled.has(ControllerNames.service) ? [informers.services.run(signal)] : [])];
   for (const c of controllers) {

@@ -8,6 +8,7 @@
  * matters for watch (re)connects.
  */
 import {
+  CoreV1Api,
   createConfiguration,
   Observable,
   ServerConfiguration,
@@ -56,6 +57,15 @@ export function makeRateLimitedApiClient<T extends ApiType>(kubeConfig: KubeConf
     middleware: [headerMiddleware('User-Agent', userAgent)],
   });
   return new api(config);
+}
+
+/**
+ * A client factory that gives each controller its own rate-limited CoreV1Api and so its own budget, as
+ * upstream's `ClientBuilder.ClientOrDie(name)` gives each controller its own clientset (and limiter): one
+ * controller's burst of writes does not hold back another's.
+ */
+export function perControllerCoreClients(kubeConfig: KubeConfig, limit: ApiRateLimit, clock: Clock = realClock): (name: string) => CoreV1Api {
+  return (name) => makeRateLimitedApiClient(kubeConfig, CoreV1Api, apiTokenBucket(limit, clock), `simcloud-ccm/${name}`);
 }
 
 /** A token bucket for the API limiter. */

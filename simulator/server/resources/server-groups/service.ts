@@ -10,8 +10,12 @@ export function toServerGroup(sim: Sim, g: ServerGroupRec): ServerGroup {
   return { ...publicView(g), firewall_policy_id: policy?.id ?? null };
 }
 
-function checkMembers(sim: Sim, caller: Caller, servers: string[]): string[] {
+function checkDistinct(servers: string[]): void {
   if (new Set(servers).size !== servers.length) throw invalidField('servers', 'duplicate server id');
+}
+
+function checkMembers(sim: Sim, caller: Caller, servers: string[]): string[] {
+  checkDistinct(servers);
   servers.forEach((id, i) => getOwned(sim, caller, 'servers', { id, field: `servers.${i}` }));
   return servers;
 }
@@ -69,7 +73,7 @@ export async function addServerGroupServers(sim: Sim, caller: Caller, id: string
 /** Removes servers; ids that are not members (or no longer exist) are skipped, so a retry converges. */
 export async function removeServerGroupServers(sim: Sim, caller: Caller, id: string, servers: string[]): Promise<ServerGroup> {
   const g = getOwned(sim, caller, 'server_groups', id);
-  if (new Set(servers).size !== servers.length) throw invalidField('servers', 'duplicate server id');
+  checkDistinct(servers);
   const gone = new Set(servers);
   const doc = { ...g, servers: g.servers.filter((s) => !gone.has(s)) };
   await sim.store.commit([{ op: 'put', coll: 'server_groups', doc }]);
