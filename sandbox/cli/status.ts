@@ -7,8 +7,8 @@ import { PooledKubeConfig } from '../../src/kube/kubeconfig.ts';
 import { SimcloudAdminClient, SimcloudClient } from '../../simulator/api/client/index.ts';
 import { UNINITIALIZED_TAINT } from '../kubelet/node-object.ts';
 import { tail } from '../processes.ts';
+import { resetSandbox, waitForLoadBalancerCleanup } from '../reset.ts';
 import { processAlive, readState, stateDir, type SandboxState } from '../state.ts';
-import { waitFor } from '../wait.ts';
 import { UsageError, type CliOptions } from './args.ts';
 
 function requireState(o: CliOptions): SandboxState {
@@ -105,26 +105,13 @@ function listLogs(dir: string): string[] {
   return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.log')).map((f) => join(dir, f)) : [];
 }
 
-/** Clears faults, deletes every LoadBalancer Service (the CCM removes their cloud resources) and powers every server on. */
+/** Clears faults, deletes every LoadBalancer Service (waiting for the CCM to remove their cloud resources) and powers every server on. */
 export async function reset(o: CliOptions): Promise<number> {
   const state = requireState(o);
   const api = core(state);
-  await new SimcloudAdminClient({ endpoint: state.simcloud?.url ?? '', token: state.simcloud?.adminToken ?? '' }).clearFaults();
-  const deleted = await deleteLoadBalancerServices(api);
-  const client = cloud(state);
-  for (const s of (await client.servers.listAll()).filter((x) => x.status === 'off')) await client.servers.poweron(s.id);
-  console.log(`reset: faults cleared, ${deleted} LoadBalancer Service(s) deleted and cleaned up by the CCM, servers powered on`);
+  const admin = new SimcloudAdminClient({ endpoint: state.simcloud?.url ?? '', token: state.simcloud?.adminToken ?? '' });
+  const r = await resetSandbox({ client: cloud(state), admin, core: api });
+  await waitForLoadBalancerCleanup(api);
+  console.log(`reset: faults cleared, ${r.deletedServices} LoadBalancer Service(s) deleted and cleaned up by the CCM, ${r.poweredOn} server(s) powered on`);
   return 0;
-}
-
-async function deleteLoadBalancerServices(api: CoreV1Api): Promise<number> {
-  const isLb = (s: V1Service): boolean => s.spec?.type === 'LoadBalancer';
-  const lbServices = (await api.listServiceForAllNamespaces()).items.filter(isLb);
-  for (const s of lbServices) await api.deleteNamespacedService({ name: s.metadata?.name ?? '', namespace: s.metadata?.namespace ?? '' });
-  await waitFor(async () => !(await api.listServiceForAllNamespaces()).items.some(isLb), {
-    timeoutMs: 120_000,
-    intervalMs: 500,
-    description: 'LoadBalancer Services to be cleaned up by the CCM',
-  });
-  return lbServices.length;
 }

@@ -6,6 +6,7 @@ import type { CoreV1Api } from '@kubernetes/client-node';
 import { z } from 'zod';
 import type { FaultRuleInput } from '../../simulator/api/schema/internal.ts';
 import { annotationDefinitions, ANNOTATION_PREFIX, loadBalancerAnnotations, type AnnotationDefinition } from '../../src/simcloud/annotations.ts';
+import { resetSandbox } from '../reset.ts';
 import { CONSOLE_CALLER } from './cloud.ts';
 import type { ConsoleSandbox } from './hub.ts';
 
@@ -90,15 +91,7 @@ export async function createService(core: CoreV1Api, b: z.infer<typeof CreateSer
 }
 
 /** Clears faults, deletes every LoadBalancer Service (the CCM cleans up the cloud) and powers servers on. */
-export async function resetSandbox(sandbox: ConsoleSandbox, core: CoreV1Api | undefined): Promise<string> {
-  await sandbox.admin.clearFaults(opts);
-  let deleted = 0;
-  if (core) {
-    const services = (await core.listServiceForAllNamespaces()).items.filter((s) => s.spec?.type === 'LoadBalancer');
-    for (const s of services) await core.deleteNamespacedService({ name: s.metadata?.name ?? '', namespace: s.metadata?.namespace ?? '' });
-    deleted = services.length;
-  }
-  const off = (await sandbox.client.servers.listAll({}, opts)).filter((s) => s.status === 'off');
-  for (const s of off) await sandbox.client.servers.poweron(s.id, opts);
-  return `reset: faults cleared, ${deleted} LoadBalancer Service(s) deleted, ${off.length} server(s) powered on`;
+export async function resetAction(sandbox: ConsoleSandbox, core: CoreV1Api | undefined): Promise<string> {
+  const r = await resetSandbox({ client: sandbox.client, admin: sandbox.admin, core, callOptions: opts });
+  return `reset: faults cleared, ${r.deletedServices} LoadBalancer Service(s) deleted, ${r.poweredOn} server(s) powered on`;
 }

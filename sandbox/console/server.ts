@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { z } from 'zod';
 import {
-  annotationChoices, CreateServiceBody, createService, DeleteServiceBody, FaultBody, faultRule, resetSandbox, ServerActionBody, serverAction,
+  annotationChoices, CreateServiceBody, createService, DeleteServiceBody, FaultBody, faultRule, resetAction, ServerActionBody, serverAction,
 } from './actions.ts';
 import { CONSOLE_CALLER } from './cloud.ts';
 import { ConsoleHub, type ConsoleSandbox, type HubOptions } from './hub.ts';
@@ -112,7 +112,7 @@ function actionRoutes(sandbox: ConsoleSandbox, hub: ConsoleHub): express.Router 
     await hub.refreshCloud();
     return 'every fault rule cleared';
   }));
-  r.post('/reset', action(async () => after(resetSandbox(sandbox, hub.cluster.core))));
+  r.post('/reset', action(async () => after(resetAction(sandbox, hub.cluster.core))));
   return r;
 }
 

@@ -3,7 +3,7 @@
 // keyboard cases, and the acceptance flow: a power-off clicked in the console shows, live and without a
 // reload, the server off, the Node NotReady and then the shutdown taint, each explained in the timeline.
 // Screenshots land in artifacts/screenshots/. The tests share one sandbox and run in order.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { SimcloudAdminClient, SimcloudClient } from '../../simulator/api/client/index.ts';
 import { startConsoleServer } from '../../sandbox/console/server.ts';
@@ -26,6 +26,15 @@ describe('teaching console', () => {
   afterAll(async () => {
     if (page) expect(pageErrors(page)).toEqual([]);
     await h?.close();
+  });
+
+  // A failure leaves what the page showed: a screenshot and the status line's text.
+  afterEach(async (ctx) => {
+    if (ctx.task.result?.state !== 'fail' || !page) return;
+    const name = `failed-${ctx.task.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 60)}`;
+    await screenshot(page, name).catch(() => undefined);
+    const status = await byId(page, 'action-result').first().textContent({ timeout: 1000 }).catch(() => null);
+    console.log(`[failed] ${ctx.task.name}: screenshot ${name}.png; status line: ${status ?? '(none)'}`);
   });
 
   const workers = async (): Promise<{ id: string; name: string }[]> =>
@@ -372,7 +381,8 @@ describe('teaching console', () => {
     });
 
     it('works from the keyboard: arrow keys move between tabs, focus is visible, Enter presses buttons', async () => {
-      await byId(page, 'tab-both').focus();
+      await byId(page, 'tab-actions').click();
+      await byId(page, 'tab-both').focus(); // focused and selected tabs differ: the arrow moves from the focused one
       await page.keyboard.press('ArrowRight');
       expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('tab-cloud');
       expect(await byId(page, 'tab-cloud').getAttribute('aria-selected')).toBe('true');

@@ -107,7 +107,8 @@ function onActionClick(t) {
 
 function onTabKey(ev) {
   if (!ev.target.matches('[role="tab"]') || !['ArrowLeft', 'ArrowRight', 'Home', 'End'].includes(ev.key)) return;
-  const i = TABS.findIndex((t) => t.id === current);
+  // From the focused tab, as the WAI-ARIA tabs pattern asks: it can differ from the selected one.
+  const i = TABS.findIndex((t) => `tab-${t.id}` === ev.target.id);
   const next = { ArrowLeft: i - 1, ArrowRight: i + 1, Home: 0, End: TABS.length - 1 }[ev.key];
   ev.preventDefault();
   showTab(TABS[(next + TABS.length) % TABS.length].id, true);

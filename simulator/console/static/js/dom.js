@@ -15,6 +15,17 @@ export function slug(value) {
 
 const lastHtml = new WeakMap();
 
+/** The element last jumped to: a live re-render replaces it, and the new one must keep the mark. */
+let lastJump = null;
+
+/** Marks the jump target; a re-rendered copy resumes the animation where it was (negative delay). */
+function markJumped(el, elapsedMs) {
+  el.classList.remove('flash');
+  void el.offsetWidth;
+  el.style.animationDelay = elapsedMs > 0 ? `-${Math.round(elapsedMs)}ms` : '';
+  el.classList.add('flash');
+}
+
 /** Replaces `el`'s content when `html` differs from what was rendered last; keeps focus on the same test id. */
 export function render(el, html) {
   if (!el || lastHtml.get(el) === html) return false;
@@ -23,6 +34,8 @@ export function render(el, html) {
   el.innerHTML = html;
   lastHtml.set(el, html);
   if (focusId) el.querySelector(`[data-testid="${CSS.escape(focusId)}"]`)?.focus();
+  const jumped = lastJump && el.querySelector(`#${CSS.escape(lastJump.id)}`);
+  if (jumped) markJumped(jumped, performance.now() - lastJump.at);
   return true;
 }
 
@@ -58,9 +71,8 @@ export function flash(id, showTabOf) {
   if (!el) return false;
   showTabOf(el);
   el.scrollIntoView({ block: 'center', behavior: 'smooth' });
-  el.classList.remove('flash');
-  void el.offsetWidth;
-  el.classList.add('flash');
+  lastJump = { id, at: performance.now() };
+  markJumped(el, 0);
   return true;
 }
 
