@@ -68,10 +68,11 @@ async function serverCmd(verb: string | undefined, rest: string[], v: Values): P
   }
   if (verb === 'create') return serverCreate(c, v);
   const ops: Record<string, (id: string) => Promise<Action>> = {
-    poweroff: (id) => c.servers.poweroff(id), poweron: (id) => c.servers.poweron(id), delete: (id) => c.servers.delete(id),
+    poweroff: (id) => c.servers.poweroff(id), shutdown: (id) => c.servers.shutdown(id), poweron: (id) => c.servers.poweron(id),
+    reboot: (id) => c.servers.reboot(id), delete: (id) => c.servers.delete(id),
   };
   const op = verb === undefined ? undefined : ops[verb];
-  if (op === undefined) throw new UsageError(`server: unknown verb "${verb ?? ''}" (list, create, poweroff, poweron, delete)`);
+  if (op === undefined) throw new UsageError(`server: unknown verb "${verb ?? ''}" (list, create, ${Object.keys(ops).join(', ')})`);
   const action = await op(needId(rest, `server ${verb}`));
   return out(v, action, [action], ['id', 'command', 'status', 'progress']);
 }

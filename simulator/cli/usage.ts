@@ -12,7 +12,7 @@ export const HELP = `usage: simcloud <command> [options]
         [--token T] [--admin-token T] [--speed N] [--delay-ms N] [--rate-limit N/SECONDS]
         [--pool server_public|lb_vip|ip_block|private_networks=CIDR]... [--no-dataplane] [--no-destructive] [--quiet]
   server list [--selector S] | create --name N [--type T] [--image I] [--zone Z] [--label k=v]...
-         | poweroff ID | poweron ID | delete ID
+         | poweroff ID | shutdown ID | poweron ID | reboot ID | delete ID
   lb list [--selector S] | show ID
   ipblock list [--tag k=v]...
   network routes ID

@@ -36,11 +36,15 @@ describe('simcloud CLI', () => {
     expect(json.map((s) => s.name)).toEqual(['node-1', 'node-2', 'node-3']);
   });
 
-  it('creates, powers off and deletes a server; manages faults; shows routes', async () => {
-    const created = JSON.parse((await cli('server', 'create', '--name', 'cli-1', '--label', 'a=b', '--json')).stdout) as { server: { id: string } };
-    await new Promise((r) => setTimeout(r, 200));
-    expect((await cli('server', 'poweroff', created.server.id)).code).toBe(0);
-    await new Promise((r) => setTimeout(r, 200));
+  it('creates a server, runs every power verb and deletes it; manages faults; shows routes', async () => {
+    const created = JSON.parse((await cli('server', 'create', '--name', 'cli-1', '--label', 'a=b', '--json')).stdout) as { server: { id: string }; action: { id: string } };
+    await sc.client.waitForAction(created.action.id);
+    for (const [verb, status] of [['shutdown', 'off'], ['poweron', 'running'], ['reboot', 'running'], ['poweroff', 'off']] as const) {
+      const r = await cli('server', verb, created.server.id, '--json');
+      expect(r.code, verb).toBe(0);
+      await sc.client.waitForAction((JSON.parse(r.stdout) as { id: string }).id);
+      expect((await sc.client.servers.get(created.server.id)).status, verb).toBe(status);
+    }
     expect((await cli('server', 'delete', created.server.id)).code).toBe(0);
     expect((await cli('faults', 'add', '--kind', 'latency', '--latency-ms', '1', '--path', '/v1/zones')).code).toBe(0);
     expect((await cli('faults', 'list')).stdout).toContain('latency');
