@@ -35,13 +35,19 @@ function endpoint(v: Values): string {
   return v.url ?? process.env.SIMCLOUD_URL ?? 'http://127.0.0.1:8787';
 }
 
+/** A token goes into an HTTP header: a pasted line break or space would fail later as a network error. */
+function checkedToken(value: string, flag: string, env: string): string {
+  if (!/^[\x21-\x7e]+$/.test(value)) throw new UsageError(`--${flag} / ${env} must be the token alone: no spaces, line breaks or other characters outside printable ASCII`);
+  return value;
+}
+
 function client(v: Values): SimcloudClient {
-  const token = v.token ?? process.env.SIMCLOUD_TOKEN ?? 'simcloud-default-project-token';
+  const token = checkedToken(v.token ?? process.env.SIMCLOUD_TOKEN ?? 'simcloud-default-project-token', 'token', 'SIMCLOUD_TOKEN');
   return new SimcloudClient({ endpoint: endpoint(v), token, caller: 'simcloud-cli', retry: { maxRetries: 0 } });
 }
 
 function admin(v: Values): SimcloudAdminClient {
-  const token = v['admin-token'] ?? process.env.SIMCLOUD_ADMIN_TOKEN ?? 'simcloud-admin-token';
+  const token = checkedToken(v['admin-token'] ?? process.env.SIMCLOUD_ADMIN_TOKEN ?? 'simcloud-admin-token', 'admin-token', 'SIMCLOUD_ADMIN_TOKEN');
   return new SimcloudAdminClient({ endpoint: endpoint(v), token, caller: 'simcloud-cli', retry: { maxRetries: 0 } });
 }
 

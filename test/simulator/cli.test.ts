@@ -68,7 +68,7 @@ describe('simcloud CLI', () => {
   });
 
   it('exits 2 with one line on usage errors and 1 on API errors', async () => {
-    for (const args of [['server', 'bogus'], ['nothing'], ['server', 'list', '--nope'], ['faults', 'add', '--kind', 'weird'], ['lb', 'show'], ['serve', '--port', 'x'], ['serve', '--pool', 'lb_vip=bad']]) {
+    for (const args of [['server', 'bogus'], ['nothing'], ['server', 'list', '--nope'], ['faults', 'add', '--kind', 'weird'], ['lb', 'show'], ['serve', '--port', 'x'], ['serve', '--pool', 'lb_vip=bad'], ['server', 'list', '--token', 'sbx-1\nsbx-1']]) {
       const r = await cli(...args);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
