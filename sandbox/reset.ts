@@ -1,12 +1,11 @@
 // Back to a clean sandbox, shared by `npm run sandbox:reset` and the console's Reset button: every fault
 // rule cleared, every LoadBalancer Service deleted (the CCM removes their cloud resources) and every server
 // powered on, including one still powering off when Reset is pressed.
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { CoreV1Api, V1Service } from '@kubernetes/client-node';
 import type { CallOptions, SimcloudAdminClient, SimcloudClient } from '../simulator/api/client/index.ts';
 import type { Server } from '../simulator/api/schema/servers.ts';
 import { isNotFound } from '../src/kube/errors.ts';
-import { waitFor } from './wait.ts';
+import { waitFor, WaitTimeoutError } from './wait.ts';
 
 export interface ResetTargets {
   readonly client: SimcloudClient;
@@ -58,12 +57,16 @@ async function deleteLoadBalancerServices(core: CoreV1Api): Promise<number> {
   return deleted;
 }
 
-/** The servers once none is `stopping` (or after STOPPING_WAIT_MS), so a server being powered off gets powered on. */
+/** The servers once none is `stopping` (or as they are after STOPPING_WAIT_MS), so a server being powered off gets powered on. */
 async function serversAtRest(t: ResetTargets): Promise<Server[]> {
-  const deadline = Date.now() + STOPPING_WAIT_MS;
-  for (;;) {
-    const servers = await t.client.servers.listAll({}, t.callOptions);
-    if (!servers.some((s) => s.status === 'stopping') || Date.now() >= deadline) return servers;
-    await sleep(250);
+  const list = (): Promise<Server[]> => t.client.servers.listAll({}, t.callOptions);
+  try {
+    return await waitFor(async () => {
+      const servers = await list();
+      return !servers.some((s) => s.status === 'stopping') && servers;
+    }, { timeoutMs: STOPPING_WAIT_MS, intervalMs: 250, description: 'servers to finish powering off' });
+  } catch (err) {
+    if (!(err instanceof WaitTimeoutError)) throw err;
+    return list();
   }
 }

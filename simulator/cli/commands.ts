@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { SimcloudAdminClient, SimcloudClient } from '../api/client/index.ts';
 import type { Action } from '../api/schema/actions.ts';
 import { FaultRuleInput } from '../api/schema/internal.ts';
+import { BearerToken } from '../api/schema/projects.ts';
 import { printJson, printTable } from './output.ts';
 import { UsageError } from './usage.ts';
 
@@ -35,10 +36,10 @@ function endpoint(v: Values): string {
   return v.url ?? process.env.SIMCLOUD_URL ?? 'http://127.0.0.1:8787';
 }
 
-/** A token goes into an HTTP header: a pasted line break or space would fail later as a network error. */
 function checkedToken(value: string, flag: string, env: string): string {
-  if (!/^[\x21-\x7e]+$/.test(value)) throw new UsageError(`--${flag} / ${env} must be the token alone: no spaces, line breaks or other characters outside printable ASCII`);
-  return value;
+  const r = BearerToken.safeParse(value);
+  if (!r.success) throw new UsageError(`--${flag} / ${env} ${r.error.issues[0]?.message ?? 'is not a valid token'}`);
+  return r.data;
 }
 
 function client(v: Values): SimcloudClient {

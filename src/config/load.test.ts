@@ -118,6 +118,10 @@ describe('loadConfig', () => {
     expect(problems).toMatch(/SIMCLOUD_TOKEN \/ cloud-config token: is required/);
   });
 
+  it('rejects a token with a line break, naming where it came from', () => {
+    expect(() => loadConfig({ argv: [], env: { ...env, SIMCLOUD_TOKEN: 'secret\nsecret' } })).toThrow(/SIMCLOUD_TOKEN: must be the token alone/);
+  });
+
   it('rejects a renew deadline not shorter than the lease', () => {
     expect(() => loadConfig({ argv: ['--leader-elect-renew-deadline=20s'], env })).toThrow(/--leader-elect-renew-deadline: must be less than the lease duration/);
   });

@@ -4,6 +4,7 @@
  * `1h30m`, `500ms` become milliseconds). Cross-field rules are in `superRefine` so every bad field is named.
  */
 import { z } from 'zod';
+import { BearerToken } from '../../simulator/api/schema/projects.ts';
 
 const DURATION_PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
 const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -73,7 +74,7 @@ export const ConfigSchema = z
     verbosity: intish(0, 10),
     loadBalancerClass: text,
     endpoint: text.pipe(z.string().min(1, 'is required (the simcloud API URL)').pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }))),
-    token: text.pipe(z.string().min(1, 'is required (the simcloud API token)')),
+    token: text.pipe(z.string().min(1, 'is required (the simcloud API token)')).pipe(BearerToken),
     requestTimeout: duration(1),
     network: text,
     routesEnabled: boolish,

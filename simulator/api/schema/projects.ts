@@ -9,6 +9,12 @@ export type Project = z.infer<typeof Project>;
 export const Token = z.object({ id: Id, project_id: Id, name: Name, created: Timestamp });
 export type Token = z.infer<typeof Token>;
 
+/**
+ * A token as a client sends it (`Authorization: Bearer ...`): printable ASCII without spaces. A pasted
+ * line break or space would otherwise fail every call as a network error from the header.
+ */
+export const BearerToken = z.string().max(512).regex(/^[\x21-\x7e]+$/, 'must be the token alone: printable ASCII, no spaces or line breaks');
+
 export const CreatedToken = Token.extend({ token: z.string() });
 export type CreatedToken = z.infer<typeof CreatedToken>;
 

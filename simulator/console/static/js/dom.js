@@ -20,8 +20,6 @@ let lastJump = null;
 
 /** Marks the jump target; a re-rendered copy resumes the animation where it was (negative delay). */
 function markJumped(el, elapsedMs) {
-  el.classList.remove('flash');
-  void el.offsetWidth;
   el.style.animationDelay = elapsedMs > 0 ? `-${Math.round(elapsedMs)}ms` : '';
   el.classList.add('flash');
 }
@@ -72,6 +70,8 @@ export function flash(id, showTabOf) {
   showTabOf(el);
   el.scrollIntoView({ block: 'center', behavior: 'smooth' });
   lastJump = { id, at: performance.now() };
+  el.classList.remove('flash');
+  void el.offsetWidth; // restarts the animation on an element already marked
   markJumped(el, 0);
   return true;
 }
