@@ -1,6 +1,10 @@
 // Loopback address plans: four consecutive /16s of 127.0.0.0/8 for one simcloud's server addresses, LB
 // VIPs, IP blocks and private networks, so several sandboxes (test suites running side by side, a bench
-// next to a dev sandbox) never hand out the same VIP or node address. The default plan is simcloud's own.
+// next to a dev sandbox, test runs of two checkouts) never hand out the same VIP or node address. The
+// default plan is simcloud's own; claimLoopbackAddressPlan hands out the others, one holder at a time.
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { releaseDirLock, tryDirLock } from '../control-plane/dir-lock.ts';
 
 export interface AddressPlan {
   /** `simcloud serve` arguments setting the pools. */
@@ -22,4 +26,36 @@ export function loopbackAddressPlan(base: number): AddressPlan {
     simcloudArgs: Object.entries(pools).map(([name, cidr]) => `--pool=${name}=${cidr}`),
     networkRange: pools.private_networks,
   };
+}
+
+/** Claimable bases: above simcloud's default pools (127.0-127.2 and 127.10), four /16s each. */
+export const CLAIMABLE_BASES: readonly number[] = Array.from({ length: 59 }, (_, i) => 16 + i * 4);
+
+export interface AddressPlanLease {
+  readonly base: number;
+  readonly plan: AddressPlan;
+  /** Gives the plan back; idempotent. A holder that dies without releasing loses it to the next claim. */
+  readonly release: () => void;
+}
+
+export class AddressPlansExhaustedError extends Error {
+  override name = 'AddressPlansExhaustedError';
+}
+
+/**
+ * Claims the first plan no live process holds, machine-wide (a lock directory per base under the temp
+ * dir, holding the claimant's pid), and gives it back when this process exits.
+ */
+export function claimLoopbackAddressPlan(lockRoot = join(tmpdir(), 'ccm-sandbox-address-plans')): AddressPlanLease {
+  for (const base of CLAIMABLE_BASES) {
+    const lockDir = join(lockRoot, `base-${base}`);
+    if (!tryDirLock(lockDir)) continue;
+    const release = (): void => {
+      process.off('exit', release);
+      releaseDirLock(lockDir);
+    };
+    process.on('exit', release);
+    return { base, plan: loopbackAddressPlan(base), release };
+  }
+  throw new AddressPlansExhaustedError(`every loopback address plan under ${lockRoot} is held by a live process`);
 }

@@ -11,7 +11,7 @@ import { PooledKubeConfig } from '../../src/kube/kubeconfig.ts';
 import { isRuntimeChoice, resolveRuntime } from '../../sandbox/runtimes/factory.ts';
 import { createExec } from '../../sandbox/exec.ts';
 import { Sandbox, type LbStrategy, type SandboxOptions } from '../../sandbox/sandbox.ts';
-import { loopbackAddressPlan } from '../../sandbox/cloud/address-plan.ts';
+import { claimLoopbackAddressPlan, type AddressPlan } from '../../sandbox/cloud/address-plan.ts';
 import { waitFor } from '../../sandbox/wait.ts';
 import { registerCleanup } from '../../sandbox/shutdown.ts';
 import { reaper } from '../../sandbox/reaper-client.ts';
@@ -26,26 +26,20 @@ export interface E2eSandbox {
 
 let shared: Promise<E2eSandbox> | undefined;
 
-/**
- * Each suite's own loopback ranges, so suites running side by side (e2e, browser, bench smoke) never share
- * a VIP or a node address; the integration harness picks random bases below 200.
- */
-const ADDRESS_BASES: Readonly<Record<string, number>> = { e2e: 200, browser: 220 };
-
 interface E2eOptions {
   readonly lbStrategy?: LbStrategy;
   readonly workers?: number;
   readonly name?: string;
 }
 
-async function sandboxOptions(opts: E2eOptions, stateDir: string): Promise<SandboxOptions> {
+async function sandboxOptions(opts: E2eOptions, stateDir: string, addressPlan: AddressPlan): Promise<SandboxOptions> {
   const choice = process.env.SANDBOX_RUNTIME ?? 'local';
   if (!isRuntimeChoice(choice)) throw new Error(`SANDBOX_RUNTIME=${choice}: use local, kind, vagrant or existing`);
   const name = opts.name ?? 'e2e';
   const kubeconfig = process.env.SANDBOX_KUBECONFIG;
   return {
     name,
-    addressPlan: loopbackAddressPlan(ADDRESS_BASES[name] ?? 240),
+    addressPlan,
     runtime: await resolveRuntime(choice, createExec()),
     workers: opts.workers ?? 2,
     lbStrategy: opts.lbStrategy ?? 'lb',
@@ -60,9 +54,13 @@ export async function startE2eSandbox(opts: E2eOptions = {}): Promise<E2eSandbox
   const stateDir = mkdtempSync(join(tmpdir(), 'ccm-sandbox-e2e-'));
   // A test's sandbox is throwaway: if the worker dies, the reaper removes it with the processes.
   reaper().trackDir(stateDir);
-  const sandbox = new Sandbox(await sandboxOptions(opts, stateDir));
+  // Loopback ranges of this sandbox's own, so suites running side by side (here or in another checkout)
+  // never share a VIP or a node address.
+  const addresses = claimLoopbackAddressPlan();
+  const sandbox = new Sandbox(await sandboxOptions(opts, stateDir, addresses.plan));
   const stop = async (): Promise<void> => {
     await sandbox.down();
+    addresses.release();
     rmSync(stateDir, { recursive: true, force: true });
     reaper().untrackDir(stateDir);
   };

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { ApiException, PatchStrategy, setHeaderOptions, type CoreV1Event, type V1Node, type V1Service } from '@kubernetes/client-node';
 import pino from 'pino';
 import type { ApiCallEvent, Server } from '../../simulator/api/schema/index.ts';
+import { claimLoopbackAddressPlan, type AddressPlanLease } from '../../sandbox/cloud/address-plan.ts';
 import { VirtualKubelet } from '../../sandbox/kubelet/virtual-kubelet.ts';
 import { waitFor } from '../../sandbox/wait.ts';
 import { loadConfig } from '../../src/config/load.ts';
@@ -110,17 +111,6 @@ export async function nodePortStandIn(ip: string, port: number, reply: string): 
   return server;
 }
 
-/**
- * Loopback ranges of this simcloud's own for server IPs, VIPs, IP blocks and private networks, so test files
- * (and other simcloud processes running at the same time) never collide on 127.0.0.0/8.
- */
-function ownAddressPools(): string[] {
-  // Bases 16-192; 200 and up belong to the e2e, browser and bench sandboxes (test/helpers/sandbox.ts).
-  const base = 16 + Math.floor(Math.random() * 45) * 4;
-  const pools = { server_public: `127.${base}.0.0/18`, lb_vip: `127.${base + 1}.0.0/16`, ip_block: `127.${base + 2}.0.0/16`, private_networks: `127.${base + 3}.0.0/16` };
-  return Object.entries(pools).flatMap(([name, cidr]) => ['--pool', `${name}=${cidr}`]);
-}
-
 export class CcmHarness {
   readonly clusterName: string;
   readonly leaseName: string;
@@ -131,6 +121,7 @@ export class CcmHarness {
   readonly #kubelets: VirtualKubelet[] = [];
   readonly #runs: CcmRun[] = [];
   readonly #tcp: TcpServer[] = [];
+  #addresses: AddressPlanLease | undefined;
   readonly #services: { namespace: string; name: string }[] = [];
   #catalogue: { server_type: string; image: string; zone: string } | undefined;
 
@@ -142,7 +133,10 @@ export class CcmHarness {
 
   async setUp(): Promise<void> {
     this.cluster = await sharedControlPlane();
-    this.sim = await startSimcloudProcess({ args: ownAddressPools() });
+    // Loopback ranges of this simcloud's own, so test files (and other simcloud processes running at the
+    // same time) never collide on 127.0.0.0/8.
+    this.#addresses = claimLoopbackAddressPlan();
+    this.sim = await startSimcloudProcess({ args: [...this.#addresses.plan.simcloudArgs] });
     this.calls = await ApiCallLog.open(this.sim.url, this.sim.adminToken);
   }
 
@@ -264,6 +258,7 @@ export class CcmHarness {
     }
     this.calls?.close();
     await this.sim?.stop();
+    this.#addresses?.release();
   }
 }
 
