@@ -2,8 +2,8 @@
 // VIPs, IP blocks and private networks, so several sandboxes (test suites running side by side, a bench
 // next to a dev sandbox, test runs of two checkouts) never hand out the same VIP or node address. The
 // default plan is simcloud's own; claimLoopbackAddressPlan hands out the others, one holder at a time.
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { cacheBase } from '../control-plane/binaries.ts';
 import { releaseDirLock, tryDirLock } from '../control-plane/dir-lock.ts';
 
 export interface AddressPlan {
@@ -43,10 +43,11 @@ export class AddressPlansExhaustedError extends Error {
 }
 
 /**
- * Claims the first plan no live process holds, machine-wide (a lock directory per base under the temp
- * dir, holding the claimant's pid), and gives it back when this process exits.
+ * Claims the first plan no live process holds (a lock directory per base, holding the claimant's pid), and
+ * gives it back when this process exits. The locks live in the project's cache directory, not the temp
+ * dir, because a test run points TMPDIR at a directory of its own.
  */
-export function claimLoopbackAddressPlan(lockRoot = join(tmpdir(), 'ccm-sandbox-address-plans')): AddressPlanLease {
+export function claimLoopbackAddressPlan(lockRoot = join(cacheBase(), 'locks', 'address-plans')): AddressPlanLease {
   for (const base of CLAIMABLE_BASES) {
     const lockDir = join(lockRoot, `base-${base}`);
     if (!tryDirLock(lockDir)) continue;

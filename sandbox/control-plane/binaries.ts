@@ -53,9 +53,13 @@ export function pinnedVersions(gomodDir = GOMOD_DIR): PinnedVersions {
   return { kubernetes, etcd, key: `k8s-${kubernetes}-etcd-${etcd}-${process.platform}-${process.arch}-${hash}` };
 }
 
+/** The project's per-user cache and lock directory, outside the repo: $CCM_SANDBOX_CACHE or ~/.cache/ccm-sandbox. */
+export function cacheBase(env: NodeJS.ProcessEnv = process.env): string {
+  return env.CCM_SANDBOX_CACHE ?? join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'ccm-sandbox');
+}
+
 export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.CCM_SANDBOX_CACHE ?? join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'ccm-sandbox');
-  return join(base, 'control-plane');
+  return join(cacheBase(env), 'control-plane');
 }
 
 function isExecutable(path: string): boolean {
