@@ -127,6 +127,7 @@ class RealExec implements Exec {
 
   spawn(command: string, args: readonly string[], options: SpawnOptions): ManagedProcess {
     this.records.push(record('spawn', command, args, options));
+    closeSync(openSync(options.logFile, 'a', 0o600)); // logs may carry what a process prints: owner-only
     const sub = execa(command, [...args], {
       cwd: options.cwd,
       env: options.env,
@@ -149,7 +150,7 @@ class RealExec implements Exec {
 }
 
 function startDetached(command: string, args: readonly string[], options: SpawnOptions): number {
-  const out = openSync(options.logFile, 'a');
+  const out = openSync(options.logFile, 'a', 0o600);
   const child = spawnChild(command, [...args], { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', out, out] });
   closeSync(out);
   child.unref();

@@ -29,18 +29,18 @@ export interface SimcloudLaunch {
 
 export async function startSimcloudProcess(launch: SimcloudLaunch): Promise<SimcloudProcess> {
   const logFile = join(launch.stateDir, 'logs', 'simcloud.log');
-  mkdirSync(join(launch.stateDir, 'simcloud'), { recursive: true });
+  mkdirSync(join(launch.stateDir, 'simcloud'), { recursive: true, mode: 0o700 });
   const args = [
     SIMCLOUD_CLI,
     'serve',
     '--host=127.0.0.1',
     '--port=0',
     `--data=${join(launch.stateDir, 'simcloud', 'db.json')}`,
-    `--token=${launch.token}`,
-    `--admin-token=${launch.adminToken}`,
     ...(launch.extraArgs ?? []),
   ];
-  const proc = launch.exec.spawn(process.execPath, args, { name: 'simcloud', logFile, env: { ...process.env, NO_COLOR: '1' } });
+  // Tokens travel in the environment: any local user can read a process's arguments (ps), not its environment.
+  const env = { ...process.env, NO_COLOR: '1', SIMCLOUD_TOKEN: launch.token, SIMCLOUD_ADMIN_TOKEN: launch.adminToken };
+  const proc = launch.exec.spawn(process.execPath, args, { name: 'simcloud', logFile, env });
   const signal = exitSignal(proc, () => `simcloud exited during start-up; ${logFile} says:\n${tail(logFile)}`);
   const url = await waitFor(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(safeRead(logFile))?.[1], {
     timeoutMs: 30_000,

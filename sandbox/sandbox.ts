@@ -2,7 +2,7 @@
 // and recorded in state.json) and torn down in reverse after collecting logs. The CLI's `up` runs this in a
 // detached daemon process (or in the foreground); tests and benchmarks use it directly.
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdirSync, rmSync } from 'node:fs';
+import { cpSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { PooledKubeConfig } from '../src/kube/kubeconfig.ts';
@@ -17,7 +17,7 @@ import { UNINITIALIZED_TAINT } from './kubelet/node-object.ts';
 import { startCcmProcess, startSimcloudProcess, type CcmProcess, type SimcloudProcess } from './processes.ts';
 import { createRuntime } from './runtimes/factory.ts';
 import type { ClusterInfo, Runtime, RuntimeContext, RuntimeName } from './runtimes/runtime.ts';
-import { SandboxStatus, writeState, type SandboxState, type StepRecord } from './state.ts';
+import { privateDir, SandboxStatus, writeState, type SandboxState, type StepRecord } from './state.ts';
 import { waitFor } from './wait.ts';
 
 export const LB_STRATEGIES = ['lb', 'ip-block'] as const;
@@ -40,6 +40,8 @@ export interface SandboxOptions {
   readonly addressPlan?: AddressPlan;
   /** Wait for every node to be initialised before up() resolves (default true). */
   readonly waitForNodes?: boolean;
+  /** Host names the console, simcloud and the CCM accept besides loopback (`--allowed-host`). */
+  readonly allowedHosts?: readonly string[];
 }
 
 export class Sandbox {
@@ -96,7 +98,7 @@ export class Sandbox {
     // A new run is a new world, as with kind: a fresh cloud and fresh logs (the previous run's logs were
     // collected into artifacts/ by down()).
     for (const sub of ['logs', 'artifacts', 'simcloud']) rmSync(join(this.options.stateDir, sub), { recursive: true, force: true });
-    mkdirSync(join(this.options.stateDir, 'logs'), { recursive: true });
+    privateDir(join(privateDir(this.options.stateDir), 'logs'));
     this.#save();
     try {
       this.#runtime = await createRuntime(this.options.runtime, { cloud: () => this.#requireCloud(), subscribe: (h) => this.subscribe(h), progress: this.options.progress });
@@ -167,7 +169,7 @@ export class Sandbox {
     // A runtime whose VIPs must live on its machines' network (kind on Linux) gets simcloud's VIP pool there.
     const vipPool = this.#runtime?.cloudNetwork?.()?.vipPool;
     const plan = this.options.addressPlan;
-    const extraArgs = [...(plan?.simcloudArgs ?? []), ...(vipPool ? [`--pool=lb_vip=${vipPool}`] : []), ...(this.options.simcloudArgs ?? [])];
+    const extraArgs = [...(plan?.simcloudArgs ?? []), ...(vipPool ? [`--pool=lb_vip=${vipPool}`] : []), ...this.#allowedHostArgs(), ...(this.options.simcloudArgs ?? [])];
     this.#simcloud = await startSimcloudProcess({ exec: this.exec, stateDir: this.options.stateDir, token, adminToken, extraArgs });
     const s = this.#simcloud;
     void followSimEvents({ endpoint: s.url, adminToken, signal: this.#abort.signal, onEvent: (e) => this.#events.forEach((h) => h(e)) });
@@ -204,15 +206,15 @@ export class Sandbox {
       simcloud: s,
       network: this.options.name,
       lbStrategy: this.options.lbStrategy,
-      extraArgs: this.options.ccmArgs ?? [],
+      extraArgs: [...this.#allowedHostArgs(), ...(this.options.ccmArgs ?? [])],
     });
     this.#state = { ...this.#state, ccm: { url: this.#ccm.url, pid: this.#ccm.process.pid }, logs: { ...this.#state.logs, ccm: this.#ccm.process.logFile } };
     return this.#ccm.url;
   }
 
   async #startConsole(): Promise<string> {
-    this.#console = await startConsoleServer(this);
-    this.#state = { ...this.#state, consoleUrl: this.#console.url };
+    this.#console = await startConsoleServer(this, { allowedHosts: this.options.allowedHosts ?? [] });
+    this.#state = { ...this.#state, consoleUrl: this.#console.url, consoleToken: this.#console.token };
     return this.#console.url;
   }
 
@@ -232,6 +234,11 @@ export class Sandbox {
       { timeoutMs: 120_000, intervalMs: 250, description: `${expected} initialized nodes` },
     );
     return `${count} nodes`;
+  }
+
+  #allowedHostArgs(): string[] {
+    const hosts = this.options.allowedHosts ?? [];
+    return hosts.length === 0 ? [] : [`--allowed-host=${hosts.join(',')}`];
   }
 
   #requireCloud(): SimcloudSandboxCloud {
@@ -277,6 +284,7 @@ function initialState(o: SandboxOptions): SandboxState {
     simcloud: null,
     ccm: null,
     consoleUrl: null,
+    consoleToken: null,
     logs: {},
   };
 }

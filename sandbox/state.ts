@@ -1,8 +1,9 @@
 // The sandbox's state directory and state file. One directory per sandbox name holds everything a run
 // produces: state.json (what runs where), the kubeconfig, simcloud's data file, every process log, and
 // the artifacts collected by `down`. Default: <repo>/.sandbox/<name> (git-ignored); CCM_SANDBOX_STATE_DIR
-// moves the root elsewhere.
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+// moves the root elsewhere. The directory is 0700 and state.json 0600: it holds the simcloud and console
+// tokens while a sandbox runs.
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -40,6 +41,8 @@ export const SandboxState = z.object({
   simcloud: z.object({ url: z.string(), token: z.string(), adminToken: z.string(), pid: z.number().int() }).nullable(),
   ccm: z.object({ url: z.string(), pid: z.number().int() }).nullable(),
   consoleUrl: z.string().nullable(),
+  /** The console's token for state changes (X-Console-Token); its page carries it, scripts read it here. */
+  consoleToken: z.string().nullable().default(null),
   logs: z.record(z.string(), z.string()),
 });
 export type SandboxState = z.infer<typeof SandboxState>;
@@ -55,11 +58,18 @@ export function readState(dir: string): SandboxState | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
-/** Atomic replace, so a reader never sees half a file. */
+/** Creates `dir` (and missing parents) and makes it 0700: what a sandbox writes there is its owner's alone. */
+export function privateDir(dir: string): string {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  return dir;
+}
+
+/** Atomic replace, so a reader never sees half a file; 0600 from the first byte. */
 export function writeState(dir: string, state: SandboxState): void {
-  mkdirSync(dir, { recursive: true });
+  privateDir(dir);
   const tmp = `${statePath(dir)}.tmp-${process.pid}`;
-  writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`);
+  writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
   renameSync(tmp, statePath(dir));
 }
 

@@ -187,7 +187,7 @@ export class Manager {
     const wiring: Wiring = { config, logger, provider, enabled, kubeConfig, core, metrics };
     const election = config.leaderElect ? new Election(wiring, makeRateLimitedApiClient(kubeConfig, CoordinationV1Api, bucket)) : undefined;
     const checks = healthChecks(enabled, election?.elector);
-    const server = await startServing({ bindAddress: config.bindAddress, port: config.securePort, tls: !config.insecureHttp, checks: () => checks, metrics: () => metrics.render(), configz: () => redactedConfig(config) });
+    const server = await startServing({ bindAddress: config.bindAddress, port: config.securePort, tls: !config.insecureHttp, checks: () => checks, metrics: () => metrics.render(), configz: () => redactedConfig(config), allowedHosts: config.allowedHosts });
     logger.info({ url: server.url, port: server.port }, `serving /healthz and /metrics on ${server.url}`);
     const done = run(wiring, election, abort.signal).finally(async () => {
       await server.close();

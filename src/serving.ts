@@ -3,6 +3,8 @@
  * controller at `/healthz/<name>` plus `leaderElection` when electing, and `/metrics`. HTTPS with a
  * self-signed certificate for `localhost`/`127.0.0.1` generated in memory (upstream does the same when no
  * certificate is given), or plain HTTP when asked. Port 0 picks a free port; `start()` returns the real one.
+ * Every request must name an allowed Host (loopback or the bind address with the bound port, plus
+ * `--allowed-host` names): a web page re-pointed at 127.0.0.1 by DNS rebinding gets 403, not metrics.
  */
 import 'reflect-metadata'; // @peculiar/x509 needs it loaded first
 import { webcrypto } from 'node:crypto';
@@ -10,6 +12,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import * as x509 from '@peculiar/x509';
+import { hostRefusal } from '../simulator/api/host-check.ts';
 
 const crypto = webcrypto as unknown as Crypto;
 x509.cryptoProvider.set(crypto);
@@ -25,6 +28,8 @@ export interface ServingOptions {
   readonly metrics: () => Promise<{ contentType: string; body: string }>;
   /** `/configz` body (secrets already redacted), as upstream's `cloudcontrollermanager.config.k8s.io`. */
   readonly configz?: () => unknown;
+  /** Host names accepted besides loopback and the bind address. */
+  readonly allowedHosts?: readonly string[];
 }
 
 export interface RunningServer {
@@ -80,6 +85,12 @@ export function healthz(checks: ReadonlyMap<string, HealthCheck>, name: string |
 
 function handler(options: ServingOptions) {
   return (req: IncomingMessage, res: ServerResponse): void => {
+    const refusal = hostRefusal(req, options.allowedHosts ?? []);
+    if (refusal !== undefined) {
+      const body = JSON.stringify({ error: 'forbidden_host', field: 'host', message: refusal.message, allowed_hosts: refusal.allowed });
+      res.writeHead(403, { 'content-type': 'application/json' }).end(body);
+      return;
+    }
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (path === '/metrics') {
       options.metrics().then(

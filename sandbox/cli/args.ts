@@ -2,6 +2,7 @@
 // and what it accepts (exit code 2, one line).
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { AllowedHostError, allowedHostsFrom } from '../../simulator/api/host-check.ts';
 import { isRuntimeChoice, type RuntimeChoice } from '../runtimes/factory.ts';
 import { LB_STRATEGIES, type LbStrategy } from '../sandbox.ts';
 
@@ -24,6 +25,8 @@ export interface CliOptions {
   readonly json: boolean;
   readonly lines: number;
   readonly component: string | undefined;
+  /** Host names the console, simcloud and the CCM accept besides loopback. */
+  readonly allowedHosts: readonly string[];
 }
 
 const NAME = /^[a-z]([-a-z0-9]{0,30}[a-z0-9])?$/;
@@ -45,6 +48,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
         'dry-run': { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
         lines: { type: 'string', default: '40' },
+        'allowed-host': { type: 'string', multiple: true },
       },
     });
   } catch (err) {
@@ -65,7 +69,16 @@ export function parseCli(argv: readonly string[]): CliOptions {
     json: values.json,
     lines: validInt('--lines', values.lines, 1, 100_000),
     component,
+    allowedHosts: validAllowedHosts(values['allowed-host']),
   };
+}
+
+function validAllowedHosts(flags: string[] | undefined): string[] {
+  try {
+    return allowedHostsFrom(flags, process.env.CCM_SANDBOX_ALLOWED_HOSTS, '--allowed-host');
+  } catch (err) {
+    throw err instanceof AllowedHostError ? new UsageError(err.message) : err;
+  }
 }
 
 function validName(name: string): string {
@@ -104,5 +117,6 @@ export function daemonArgs(o: CliOptions, runtime: string): string[] {
     `--workers=${o.workers}`,
     `--lb-strategy=${o.lbStrategy}`,
     ...(o.kubeconfig ? [`--kubeconfig=${o.kubeconfig}`] : []),
+    ...o.allowedHosts.map((h) => `--allowed-host=${h}`),
   ];
 }

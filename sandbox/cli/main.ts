@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // ccm-sandbox CLI (bin `ccm-sandbox`; npm scripts sandbox:up, :down, :status, :logs, :reset).
 //   up [--runtime auto|local|kind|vagrant|existing] [--workers N] [--name NAME] [--lb-strategy lb|ip-block]
-//      [--kubeconfig PATH] [--foreground] [--dry-run]
+//      [--kubeconfig PATH] [--foreground] [--dry-run] [--allowed-host NAME[:PORT]]...
 //   down | status [--json] | logs [COMPONENT] [--lines N] | reset      (all take --name NAME)
 // Exit codes: 0 success, 1 failure (message and the log to read), 2 usage error (one line: what to fix).
 import { parseCli, UsageError, type CliOptions } from './args.ts';
@@ -27,6 +27,9 @@ async function run(o: CliOptions): Promise<number> {
 }
 
 async function main(argv: string[]): Promise<void> {
+  // Everything a sandbox writes (state.json, kubeconfigs, keys, logs, simcloud's data) and everything its
+  // processes write inherit this: readable by the user alone.
+  process.umask(0o077);
   const code = await run(parseCli(argv));
   process.exit(code);
 }

@@ -2,7 +2,7 @@
 // relays its progress lines, and returns once the sandbox is ready (printing the summary) or has failed
 // (printing the reason and the log to read). `--foreground` runs the daemon's work in this process until
 // Ctrl-C. `--dry-run` prints the exact commands instead of running them (kind and vagrant).
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -10,7 +10,7 @@ import { createExec } from '../exec.ts';
 import { resolveRuntime } from '../runtimes/factory.ts';
 import { Sandbox } from '../sandbox.ts';
 import { registerCleanup } from '../shutdown.ts';
-import { processAlive, readState, SandboxStatus, stateDir } from '../state.ts';
+import { privateDir, processAlive, readState, SandboxStatus, stateDir } from '../state.ts';
 import { daemonArgs, type CliOptions } from './args.ts';
 import { renderSummary } from './summary.ts';
 
@@ -32,7 +32,7 @@ export async function up(o: CliOptions): Promise<number> {
 }
 
 async function detached(o: CliOptions, runtime: string, dir: string): Promise<number> {
-  mkdirSync(dir, { recursive: true });
+  privateDir(dir);
   rmSync(join(dir, 'state.json'), { force: true });
   const log = join(dir, 'daemon.log');
   rmSync(log, { force: true });
@@ -84,6 +84,7 @@ function sandboxFor(o: CliOptions, runtime: string): Sandbox {
     lbStrategy: o.lbStrategy,
     stateDir: stateDir(o.name),
     ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}),
+    allowedHosts: o.allowedHosts,
     progress: (m) => console.log(`  ${m}`),
   });
 }

@@ -5,9 +5,10 @@
 //   GET  /api/stream        one Server-Sent Events stream: `state` and `timeline` messages
 //   GET  /api/annotations   the annotation registry, for the example-Service form
 //   POST /api/actions/...   server power/reboot/delete, worker, service create/delete, faults, reset
-// Every action body is validated with zod (400 JSON naming the field). The browser never sees a token:
-// the sandbox's clients stay on this side.
-import { existsSync } from 'node:fs';
+// Every action body is validated with zod (400 JSON naming the field). The browser never sees a cloud
+// token: the sandbox's clients stay on this side. It sees only the console's own token, in the
+// index.html it is served (guard.ts says what each request must carry).
+import { existsSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -16,18 +17,25 @@ import {
   annotationChoices, CreateServiceBody, createService, DeleteServiceBody, FaultBody, faultRule, resetAction, ServerActionBody, serverAction,
 } from './actions.ts';
 import { CONSOLE_CALLER } from './cloud.ts';
+import { consoleHostGuard, consoleWriteGuard, newConsoleToken, type GuardOptions } from './guard.ts';
 import { ConsoleHub, type ConsoleSandbox, type HubOptions } from './hub.ts';
 
 export const STATIC_DIR = fileURLToPath(new URL('../../simulator/console/static/', import.meta.url));
 
 export interface ConsoleServer {
   readonly url: string;
+  /** The per-sandbox token state changes need (X-Console-Token). */
+  readonly token: string;
   readonly hub: ConsoleHub;
   close(): Promise<void>;
 }
 
 export interface ConsoleServerOptions extends HubOptions {
   readonly port?: number;
+  /** Default: a new random token. */
+  readonly token?: string;
+  /** Host names accepted besides loopback (`--allowed-host`). */
+  readonly allowedHosts?: readonly string[];
 }
 
 class BadRequest extends Error {
@@ -116,9 +124,17 @@ function actionRoutes(sandbox: ConsoleSandbox, hub: ConsoleHub): express.Router 
   return r;
 }
 
-export function createConsoleApp(sandbox: ConsoleSandbox, hub: ConsoleHub): express.Express {
+/** index.html with the console token in a meta tag the page's fetch calls read. */
+function indexPage(token: string): (req: Request, res: Response) => void {
+  const html = readFileSync(`${STATIC_DIR}index.html`, 'utf8').replace('<head>', `<head>\n  <meta name="console-token" content="${token}">`);
+  return (_req, res) => void res.type('html').set('cache-control', 'no-store').send(html);
+}
+
+export function createConsoleApp(sandbox: ConsoleSandbox, hub: ConsoleHub, guard: GuardOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
+  app.use(consoleHostGuard(guard));
+  app.use(consoleWriteGuard(guard));
   app.use(express.json({ limit: '64kb' }));
   app.get('/api/state', (_req, res) => void res.json(hub.state()));
   app.get('/api/timeline', (req, res) => void res.json(hub.timeline.list(Number(req.query.after ?? 0) || 0)));
@@ -126,7 +142,10 @@ export function createConsoleApp(sandbox: ConsoleSandbox, hub: ConsoleHub): expr
   app.get('/api/annotations', (_req, res) => void res.json(annotationChoices()));
   app.use('/api/actions', actionRoutes(sandbox, hub));
   app.use('/api', (_req, res) => void res.status(404).json({ error: 'not_found', message: 'no such console API route' }));
-  if (existsSync(STATIC_DIR)) app.use(express.static(STATIC_DIR, { index: 'index.html' }));
+  if (existsSync(STATIC_DIR)) {
+    app.get(['/', '/index.html'], indexPage(guard.token));
+    app.use(express.static(STATIC_DIR, { index: false }));
+  }
   // Malformed JSON and other body errors: JSON, never an HTML page.
   app.use((err: Error & { status?: number }, _req: Request, res: Response, _next: NextFunction) => {
     res.status(err.status ?? 500).json({ error: err.status === 400 ? 'invalid_request' : 'internal', field: '(body)', message: err.message });
@@ -138,7 +157,8 @@ export function createConsoleApp(sandbox: ConsoleSandbox, hub: ConsoleHub): expr
 export async function startConsoleServer(sandbox: ConsoleSandbox, opts: ConsoleServerOptions = {}): Promise<ConsoleServer> {
   const hub = new ConsoleHub(sandbox, opts);
   await hub.start();
-  const app = createConsoleApp(sandbox, hub);
+  const token = opts.token ?? newConsoleToken();
+  const app = createConsoleApp(sandbox, hub, { token, allowedHosts: opts.allowedHosts ?? [] });
   const server = app.listen(opts.port ?? 0, '127.0.0.1');
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
@@ -147,6 +167,7 @@ export async function startConsoleServer(sandbox: ConsoleSandbox, opts: ConsoleS
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/`,
+    token,
     hub,
     async close() {
       hub.stop();

@@ -3,7 +3,7 @@
 // Each ControlPlane has its own directory (PKI, etcd data, kubeconfigs, one log per component) and its
 // own ports, so several can run at once. stop() ends everything; so do SIGINT/SIGTERM (shutdown.ts) and
 // the death of this process (reaper.ts), so no process, port or temp dir outlives a run.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -179,7 +179,10 @@ async function prepareLayout(dir: string, options: ControlPlaneOptions): Promise
     nodeCidrMaskSize: options.nodeCidrMaskSize ?? CONTROL_PLANE_DEFAULTS.nodeCidrMaskSize,
     nodeMonitorGracePeriodSeconds: options.nodeMonitorGracePeriodSeconds ?? CONTROL_PLANE_DEFAULTS.nodeMonitorGracePeriodSeconds,
   };
-  for (const sub of ['pki', 'logs', 'etcd']) mkdirSync(join(dir, sub), { recursive: true });
+  // Keys, etcd's data (Secrets) and logs: the user's alone.
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  for (const sub of ['pki', 'logs', 'etcd']) mkdirSync(join(dir, sub), { recursive: true, mode: 0o700 });
   return { dir, ports: { etcdClient, etcdPeer, apiServer }, network };
 }
 

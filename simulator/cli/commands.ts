@@ -36,19 +36,20 @@ function endpoint(v: Values): string {
   return v.url ?? process.env.SIMCLOUD_URL ?? 'http://127.0.0.1:8787';
 }
 
-function checkedToken(value: string, flag: string, env: string): string {
+function checkedToken(value: string | undefined, flag: string, env: string): string {
+  if (value === undefined) throw new UsageError(`no token: pass --${flag} or set ${env} (\`simcloud serve\` prints the ones it generated)`);
   const r = BearerToken.safeParse(value);
   if (!r.success) throw new UsageError(`--${flag} / ${env} ${r.error.issues[0]?.message ?? 'is not a valid token'}`);
   return r.data;
 }
 
 function client(v: Values): SimcloudClient {
-  const token = checkedToken(v.token ?? process.env.SIMCLOUD_TOKEN ?? 'simcloud-default-project-token', 'token', 'SIMCLOUD_TOKEN');
+  const token = checkedToken(v.token ?? process.env.SIMCLOUD_TOKEN, 'token', 'SIMCLOUD_TOKEN');
   return new SimcloudClient({ endpoint: endpoint(v), token, caller: 'simcloud-cli', retry: { maxRetries: 0 } });
 }
 
 function admin(v: Values): SimcloudAdminClient {
-  const token = checkedToken(v['admin-token'] ?? process.env.SIMCLOUD_ADMIN_TOKEN ?? 'simcloud-admin-token', 'admin-token', 'SIMCLOUD_ADMIN_TOKEN');
+  const token = checkedToken(v['admin-token'] ?? process.env.SIMCLOUD_ADMIN_TOKEN, 'admin-token', 'SIMCLOUD_ADMIN_TOKEN');
   return new SimcloudAdminClient({ endpoint: endpoint(v), token, caller: 'simcloud-cli', retry: { maxRetries: 0 } });
 }
 

@@ -1,7 +1,15 @@
-/** `simcloud serve`: start the server, print its URL and tokens, stop cleanly on SIGINT/SIGTERM. */
+/**
+ * `simcloud serve`: start the server, print its URL (and the tokens it generated, once, on stdout), stop
+ * cleanly on SIGINT/SIGTERM. Tokens come from --token/--admin-token or SIMCLOUD_TOKEN/SIMCLOUD_ADMIN_TOKEN
+ * (the environment keeps them out of `ps`); without them each run gets random ones. A non-loopback bind
+ * needs explicit tokens: other machines can reach it.
+ */
+import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
+import { AllowedHostError, allowedHostsFrom } from '../api/host-check.ts';
 import { SeedName } from '../api/schema/internal.ts';
+import { randomToken } from '../server/config.ts';
 import { startSimcloud } from '../server/server.ts';
 import { UsageError } from './usage.ts';
 
@@ -19,6 +27,7 @@ const OPTIONS = {
   'rate-limit': { type: 'string' },
   pool: { type: 'string', multiple: true },
   quiet: { type: 'boolean', default: false },
+  'allowed-host': { type: 'string', multiple: true },
 } as const;
 
 function number(name: string, value: string, max: number): number {
@@ -56,15 +65,53 @@ function uniformDelays(ms: number): Record<string, { delay_ms: number; jitter_ms
   return Object.fromEntries(['server', 'load_balancer', 'network'].map((t) => [t, { delay_ms: ms, jitter_ms: 0 }]));
 }
 
+const isLoopback = (host: string): boolean =>
+  host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
+
+interface Tokens {
+  readonly token: string;
+  readonly adminToken: string;
+  /** What to print: only tokens this run generated (given ones are the caller's to keep). */
+  readonly generated: string[];
+}
+
+/** Explicit tokens (flag, then environment) or random ones; refuses to expose generated ones beyond loopback. */
+function tokens(host: string, given: { token?: string; adminToken?: string }): Tokens {
+  const token = given.token ?? process.env.SIMCLOUD_TOKEN;
+  const adminToken = given.adminToken ?? process.env.SIMCLOUD_ADMIN_TOKEN;
+  if (!isLoopback(host) && (token === undefined || adminToken === undefined)) {
+    throw new UsageError(`--host ${host} is reachable from other machines: pass --token and --admin-token (or SIMCLOUD_TOKEN and SIMCLOUD_ADMIN_TOKEN) to serve beyond loopback`);
+  }
+  const generated: string[] = [];
+  const pick = (value: string | undefined, prefix: string, label: string): string => {
+    if (value !== undefined) return value;
+    const made = randomToken(prefix);
+    generated.push(`${label}: ${made}`);
+    return made;
+  };
+  return { token: pick(token, 'simcloud', 'project token'), adminToken: pick(adminToken, 'simcloud-admin', 'admin token'), generated };
+}
+
+function allowedHosts(flags: string[] | undefined): string[] {
+  try {
+    return allowedHostsFrom(flags, process.env.SIMCLOUD_ALLOWED_HOSTS, '--allowed-host');
+  } catch (err) {
+    throw err instanceof AllowedHostError ? new UsageError(err.message) : err;
+  }
+}
+
 export async function serve(args: string[]): Promise<void> {
   const { values: v } = parseArgs({ args, options: OPTIONS, strict: true, allowPositionals: false });
-  if (v.seed !== undefined && !(v.seed in SeedName)) throw new UsageError(`--seed must be one of ${Object.keys(SeedName).join(', ')}`);
+  if (v.seed !== undefined && !Object.hasOwn(SeedName, v.seed)) throw new UsageError(`--seed must be one of ${Object.keys(SeedName).join(', ')}`);
+  const t = tokens(v.host, { token: v.token, adminToken: v['admin-token'] });
+  process.umask(0o077); // the data file, its journals and any log this process creates are the user's alone
   const logger = pino({ level: process.env.SIMCLOUD_LOG_LEVEL ?? (v.quiet ? 'warn' : 'info') }, pino.destination(2));
   const running = await startSimcloud({
     host: v.host, port: number('port', v.port, 65535), dataPath: v.data, seed: v.seed as SeedName | undefined, logger,
     config: {
-      ...(v.token === undefined ? {} : { bootstrap: { token: v.token } }),
-      ...(v['admin-token'] === undefined ? {} : { adminToken: v['admin-token'] }),
+      bootstrap: { token: t.token },
+      adminToken: t.adminToken,
+      allowedHosts: allowedHosts(v['allowed-host']),
       ...(v.speed === undefined ? {} : { speed: number('speed', v.speed, 1000) }),
       ...(v['delay-ms'] === undefined ? {} : { delays: uniformDelays(number('delay-ms', v['delay-ms'], 3_600_000)) }),
       ...rateLimit(v['rate-limit']),
@@ -74,7 +121,7 @@ export async function serve(args: string[]): Promise<void> {
       accessLog: !v.quiet,
     },
   });
-  process.stdout.write(`simcloud listening on ${running.url}\nproject token: ${running.token}\nadmin token: ${running.config.adminToken}\n`);
+  process.stdout.write(`simcloud listening on ${running.url}\n${t.generated.map((line) => `${line}\n`).join('')}`);
   const stop = (signal: string): void => {
     logger.info({ signal }, 'stopping simcloud');
     running.close().then(() => process.exit(0), (err: unknown) => {

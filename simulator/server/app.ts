@@ -2,13 +2,14 @@
  * createApp: the simcloud HTTP application (no listen). The middleware order is fixed:
  *   1. request id          – X-Request-Id in and out
  *   2. access log/metrics  – timing, Prometheus, the api_call event (measured around everything below)
- *   3. body parse          – JSON only; unreadable bodies become invalid_input
- *   4. auth                – project token for /v1, admin token for /_sim
- *   5. rate limit          – per-token budgets (config and rate_limit faults)
- *   6. faults              – latency, injected errors, intermittent not_found
- *   7. routes              – /v1 resources, /_sim, /metrics, /openapi.json (each parses its input with the schemas)
- *   8. 404                 – not_found for unknown routes
- *   9. error renderer      – the error envelope; anything unexpected is a logged 500
+ *   3. host check          – only the Host names simcloud was started for (DNS rebinding); 403 otherwise
+ *   4. body parse          – JSON only; unreadable bodies become invalid_input
+ *   5. auth                – project token for /v1, admin token for /_sim
+ *   6. rate limit          – per-token budgets (config and rate_limit faults)
+ *   7. faults              – latency, injected errors, intermittent not_found
+ *   8. routes              – /v1 resources, /_sim, /metrics, /openapi.json (each parses its input with the schemas)
+ *   9. 404                 – not_found for unknown routes
+ *  10. error renderer      – the error envelope; anything unexpected is a logged 500
  */
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
@@ -26,6 +27,7 @@ import { accessLog } from './middleware/access-log.ts';
 import { TokenIndex, auth } from './middleware/auth.ts';
 import { errorRenderer, notFoundRoute } from './middleware/errors.ts';
 import { faults } from './middleware/faults.ts';
+import { hostGuard } from './middleware/host-check.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { requestId } from './middleware/request-id.ts';
 import { buildOpenApi } from './openapi.ts';
@@ -124,6 +126,7 @@ export function createApp(deps: AppDeps): SimApp {
   app.disable('x-powered-by').set('etag', false).set('query parser', 'simple');
   app.use(requestId());
   app.use(accessLog(sim));
+  app.use(hostGuard(sim.config.allowedHosts));
   app.use(express.json({ limit: '2mb', type: () => true }));
   app.use(auth(sim, new TokenIndex(sim)));
   app.use(rateLimit(sim));

@@ -1,16 +1,18 @@
 /** simcloud server configuration: one zod schema with defaults; `parseConfig` fails naming every bad field. */
+import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { splitHost } from '../api/host-check.ts';
 import { Cidr } from '../api/schema/common.ts';
 import { TransitionDelay } from '../api/schema/internal.ts';
 import { DEFAULT_POOLS } from './store/state.ts';
 
 export const SimConfig = z.strictObject({
-  /** Bearer token for `/_sim/*`. */
-  adminToken: z.string().min(8).default('simcloud-admin-token'),
+  /** Bearer token for `/_sim/*`; random when not given (a fixed default would be a known password). */
+  adminToken: z.string().min(8).default(() => randomToken('simcloud-admin')),
   /** Project and token created when the store has no project yet. */
   bootstrap: z.strictObject({
     project: z.string().default('default'),
-    token: z.string().min(16).default('simcloud-default-project-token'),
+    token: z.string().min(16).default(() => randomToken('simcloud')),
   }).prefault({}),
   pools: z.strictObject({
     server_public: Cidr.default(DEFAULT_POOLS.server_public),
@@ -32,9 +34,16 @@ export const SimConfig = z.strictObject({
   eventBuffer: z.number().int().min(0).max(100_000).default(1000),
   /** Log every request at info (else debug). */
   accessLog: z.boolean().default(true),
+  /** Host names accepted besides loopback and the bound address (`--allowed-host`; DNS-rebinding guard). */
+  allowedHosts: z.array(z.string().refine((h) => splitHost(h) !== undefined, 'a host name or NAME:PORT')).default([]),
 });
 export type SimConfig = z.infer<typeof SimConfig>;
 export type SimConfigInput = z.input<typeof SimConfig>;
+
+/** 32 random bytes, URL-safe, with a prefix saying what the token is for. */
+export function randomToken(prefix: string): string {
+  return `${prefix}-${randomBytes(32).toString('base64url')}`;
+}
 
 export function parseConfig(input: SimConfigInput = {}): SimConfig {
   return SimConfig.parse(input);

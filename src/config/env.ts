@@ -23,5 +23,7 @@ export const ENV = {
   cloudConfig: 'CCM_CLOUD_CONFIG',
   /** Log format: `json` (default) or `pretty`. */
   logFormat: 'CCM_LOG_FORMAT',
+  /** Extra Host names the /healthz and /metrics server accepts (same as `--allowed-host`). */
+  allowedHosts: 'CCM_ALLOWED_HOSTS',
 } as const;
 export type EnvName = (typeof ENV)[keyof typeof ENV];

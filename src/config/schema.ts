@@ -4,6 +4,7 @@
  * `1h30m`, `500ms` become milliseconds). Cross-field rules are in `superRefine` so every bad field is named.
  */
 import { z } from 'zod';
+import { splitHost } from '../../simulator/api/host-check.ts';
 import { BearerToken } from '../../simulator/api/schema/projects.ts';
 
 const DURATION_PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
@@ -42,6 +43,10 @@ const list = z.preprocess(
   fromString((raw) => raw.split(',').map((x) => x.trim()).filter((x) => x !== '')),
   z.array(z.string().min(1)),
 );
+const hostList = z.preprocess(
+  fromString((raw) => raw.split(',').map((x) => x.trim().toLowerCase()).filter((x) => x !== '')),
+  z.array(z.string().refine((h) => splitHost(h) !== undefined, 'must be host names or NAME:PORT, comma-separated (no scheme, no wildcard)')),
+);
 const text = z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string({ error: 'must be a string' }));
 
 const CIDR = /^(\d{1,3}\.){3}\d{1,3}\/\d{1,2}$|^[0-9a-fA-F:]+\/\d{1,3}$/;
@@ -71,6 +76,7 @@ export const ConfigSchema = z
     bindAddress: text.pipe(z.string().min(1)),
     securePort: intish(0, 65535),
     insecureHttp: boolish,
+    allowedHosts: hostList,
     verbosity: intish(0, 10),
     loadBalancerClass: text,
     endpoint: text.pipe(z.string().min(1, 'is required (the simcloud API URL)').pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }))),

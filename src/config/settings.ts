@@ -59,6 +59,7 @@ export const settings = {
   bindAddress: s({ type: 'string', flag: 'bind-address', default: '0.0.0.0', description: 'Address of the /healthz and /metrics server.' }),
   securePort: s({ type: 'int', flag: 'secure-port', default: '10258', description: 'Port of the /healthz and /metrics server; 0 picks a free port (logged).' }),
   insecureHttp: s({ type: 'bool', flag: 'insecure-http', default: 'false', extension: true, description: 'Serve plain HTTP instead of HTTPS with an in-memory self-signed certificate.' }),
+  allowedHosts: s({ type: 'list', flag: 'allowed-host', env: ENV.allowedHosts, default: '', extension: true, description: 'Host names (`NAME` or `NAME:PORT`, comma-separated) the /healthz and /metrics server accepts besides loopback and the bind address; any other Host header gets 403 (DNS-rebinding guard).' }),
   verbosity: s({ type: 'int', flag: 'v', default: '0', description: 'Log verbosity like klog: 0 info, 2 debug, 4 trace.' }),
   loadBalancerClass: s({ type: 'string', flag: 'load-balancer-class', default: '', extension: true, description: 'Empty: ignore every Service with a class (upstream). Set: serve exactly the Services of this class.' }),
   endpoint: s({ type: 'string', env: ENV.endpoint, file: 'endpoint', default: '', description: 'Base URL of the simcloud API.' }),

@@ -110,7 +110,7 @@ describe('teaching console', () => {
 
   describe('console API', () => {
     const post = async (path: string, body: string): Promise<{ status: number; json: Record<string, unknown> }> => {
-      const res = await fetch(`${h.console.url}api/actions/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const res = await fetch(`${h.console.url}api/actions/${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-console-token': h.console.token }, body });
       return { status: res.status, json: (await res.json()) as Record<string, unknown> };
     };
 
@@ -273,7 +273,7 @@ describe('teaching console', () => {
       await byId(page, 'fault-limit').fill('1000');
       await byId(page, 'action-add-fault').click();
       await waitForText(page, 'action-result', /\(rate_limit\) added/);
-      const refused = await fetch(`${h.console.url}api/actions/fault`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'error', probability: 7 }) });
+      const refused = await fetch(`${h.console.url}api/actions/fault`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-console-token': h.console.token }, body: JSON.stringify({ kind: 'error', probability: 7 }) });
       expect(refused.status).toBe(400);
       expect(await refused.json()).toMatchObject({ error: 'invalid_request', field: 'probability' });
       await byId(page, 'tab-cloud').click();

@@ -8,9 +8,10 @@
  *     through lowdb (temp file + rename), fsynced with its directory, then older journals are deleted;
  *   - recovery: load the document, migrate, replay the journals' records newer than its `seq`
  *     (a torn last line was never acknowledged and is dropped), then compact.
+ * The document and its journals hold project tokens: they are written 0600, in a directory created 0700.
  * With `{ kind: 'memory' }` the document sits in lowdb's Memory adapter and commits resolve at once.
  */
-import { open, readdir, readFile, rm, type FileHandle } from 'node:fs/promises';
+import { chmod, mkdir, open, readdir, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
@@ -68,6 +69,7 @@ export class LowdbStore implements Store {
     const initial = opts.initial ?? (() => emptyState());
     const loc = opts.location;
     const adapter = loc.kind === 'file' ? new JSONFile<StateDoc>(loc.path) : new Memory<StateDoc>();
+    if (loc.kind === 'file') await mkdir(dirname(loc.path), { recursive: true, mode: 0o700 });
     const db = new Low<StateDoc>(adapter, initial());
     const store = new LowdbStore(db, opts);
     await db.read();
@@ -218,7 +220,7 @@ export class LowdbStore implements Store {
   /** New journal generation, then the whole document through lowdb, then drop older journals. */
   async #compact(): Promise<void> {
     const path = (this.#location as { path: string }).path;
-    const next = await open(this.#walPath(this.#walGen + 1), 'a');
+    const next = await open(this.#walPath(this.#walGen + 1), 'a', 0o600);
     await fsyncPath(dirname(path)); // the new journal's name must survive too
     await this.#drain();
     // No await from here to db.write(): the journal swap and the document's serialisation see the
@@ -229,6 +231,7 @@ export class LowdbStore implements Store {
     this.#walBytes = 0;
     const written = this.#db.write();
     await written;
+    await chmod(path, 0o600); // lowdb's temp file + rename takes the umask's mode
     await old?.close();
     await fsyncPath(path);
     await fsyncPath(dirname(path));

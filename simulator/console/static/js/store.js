@@ -52,10 +52,16 @@ export function connect() {
   return source;
 }
 
+/** The per-sandbox token the console server put in index.html; state changes need it. */
+function consoleToken() {
+  return document.querySelector('meta[name="console-token"]')?.getAttribute('content') ?? '';
+}
+
 /** POSTs an action; resolves to `{ ok, message, field }` whatever the outcome. */
 export async function postAction(path, body = {}) {
   try {
-    const res = await fetch(`api/actions/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const headers = { 'content-type': 'application/json', 'x-console-token': consoleToken() };
+    const res = await fetch(`api/actions/${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
     const data = await res.json().catch(() => ({ message: `HTTP ${res.status}` }));
     return { ok: res.ok, message: data.message ?? '', field: data.field ?? null };
   } catch (err) {
