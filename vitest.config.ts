@@ -57,6 +57,18 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          // DNS rebinding, cross-origin requests from a real browser, tokens, hostile bodies, slow clients, and
+          // a whole sandbox run scanned for leaked secrets.
+          name: 'security',
+          include: ['test/security/**/*.test.ts'],
+          globalSetup: ['test/helpers/control-plane-binaries.setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 300_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: 'browser',
           include: ['test/browser/**/*.test.ts'],
           globalSetup: ['test/helpers/control-plane-binaries.setup.ts'],
