@@ -81,7 +81,7 @@ describe('simcloud serve', () => {
     expect(run.stdout.match(/token:/g)).toHaveLength(2);
     for (const t of seen) expect(run.stderr).not.toContain(t);
     // A second run gets other tokens.
-    const again = await simcloud(['serve', '--port', '0', '--no-dataplane', '--quiet'], {}, { done: /admin token: \S+\n/, whileUp: async () => undefined });
+    const again = await simcloud(['serve', '--port', '0', '--no-dataplane', '--quiet'], {}, { done: /admin token: \S+\n/, whileUp: () => Promise.resolve() });
     for (const t of seen) expect(again.stdout).not.toContain(t);
   });
 
@@ -127,7 +127,7 @@ describe('simcloud serve', () => {
     const root = mkdtempSync(join(tmpdir(), 'sec-data-'));
     dirs.push(root);
     const data = join(root, 'new', 'db.json');
-    await simcloud(['serve', '--port', '0', '--no-dataplane', '--data', data, '--quiet'], {}, { done: /admin token: \S+\n/, whileUp: async () => undefined });
+    await simcloud(['serve', '--port', '0', '--no-dataplane', '--data', data, '--quiet'], {}, { done: /admin token: \S+\n/, whileUp: () => Promise.resolve() });
     expect(statSync(join(root, 'new')).mode & 0o777).toBe(0o700);
     const files = readdirSync(join(root, 'new'));
     expect(files).toEqual(expect.arrayContaining(['db.json', expect.stringMatching(/^db\.json\.wal-/)]));
