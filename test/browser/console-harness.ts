@@ -12,12 +12,13 @@ export const SCREENSHOT_DIR = join(REPO_ROOT, 'artifacts', 'screenshots');
 
 const CHROMIUM_ARGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-export function launchChromium(): Promise<Browser> {
+/** `extraArgs`: more Chromium switches (the security suite maps attacker names to loopback with them). */
+export function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
   const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
   if (!existsSync(executablePath)) {
     throw new Error(`no browser at ${executablePath}: install Debian's chromium (apt-get install -y chromium; .ci/run does) or set CHROMIUM_PATH`);
   }
-  return chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+  return chromium.launch({ executablePath, args: [...CHROMIUM_ARGS, ...extraArgs] });
 }
 
 export interface ConsoleHarness {
