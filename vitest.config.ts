@@ -19,6 +19,11 @@ export default defineConfig({
       },
       {
         extends: true,
+        // gofmt, go vet and go test of the Go module (go/); compiling the test binaries dominates.
+        test: { name: 'go', include: ['test/go/**/*.test.ts'], testTimeout: 900_000 },
+      },
+      {
+        extends: true,
         test: { name: 'simulator', include: ['test/simulator/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 },
       },
       {

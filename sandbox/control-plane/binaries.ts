@@ -6,11 +6,12 @@
 //   4. a build from the committed wrapper module (sandbox/control-plane/gomod), into the cache.
 // The version key includes a hash of go.mod + go.sum, so changing the pin never reuses old binaries.
 import { createHash } from 'node:crypto';
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Exec } from '../exec.ts';
+import { compileProgress, fillCacheDir, goAvailable, goEnv, isExecutable, kubernetesLdflags, secondsSince } from '../go-build.ts';
 import { withDirLock } from './dir-lock.ts';
 
 export const COMPONENTS = ['etcd', 'kube-apiserver', 'kube-controller-manager'] as const;
@@ -62,15 +63,6 @@ export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
   return join(cacheBase(env), 'control-plane');
 }
 
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export interface Located {
   readonly binaries: Partial<Record<Component, string>>;
   readonly missing: Component[];
@@ -113,28 +105,6 @@ export async function ensureBinaries(options: EnsureOptions): Promise<ControlPla
   return after.binaries as ControlPlaneBinaries;
 }
 
-async function goAvailable(exec: Exec): Promise<boolean> {
-  try {
-    const r = await exec.run('go', ['version'], { allowFailure: true });
-    return r.exitCode === 0;
-  } catch {
-    return false;
-  }
-}
-
-function ldflags(versions: PinnedVersions): string {
-  const [major, minor] = versions.kubernetes.replace(/^v/, '').split('.');
-  const stamp = {
-    gitVersion: versions.kubernetes,
-    gitMajor: major ?? '',
-    gitMinor: minor ?? '',
-    gitTreeState: 'clean',
-    buildDate: '1970-01-01T00:00:00Z',
-  };
-  const pkgs = ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version'];
-  return ['-s', '-w', ...pkgs.flatMap((p) => Object.entries(stamp).map(([k, v]) => `-X ${p}.${k}=${v}`))].join(' ');
-}
-
 async function buildIntoCache(options: EnsureOptions, versions: PinnedVersions, cacheDir: string): Promise<void> {
   const progress = options.onProgress ?? (() => undefined);
   if (!(await goAvailable(options.exec))) {
@@ -142,46 +112,29 @@ async function buildIntoCache(options: EnsureOptions, versions: PinnedVersions, 
       'etcd, kube-apiserver and kube-controller-manager not found and Go is not installed: install Go >= 1.26 and run `npm run controlplane:build`, or set KUBEBUILDER_ASSETS (or TEST_ASSET_ETCD, TEST_ASSET_KUBE_APISERVER, TEST_ASSET_KUBE_CONTROLLER_MANAGER) to existing binaries',
     );
   }
-  const staging = `${cacheDir}.tmp-${process.pid}`;
-  rmSync(staging, { recursive: true, force: true });
-  mkdirSync(staging, { recursive: true });
   progress(`building Kubernetes ${versions.kubernetes} (kube-apiserver, kube-controller-manager) and etcd ${versions.etcd} from Go modules; a cold build takes 10-30 minutes`);
   const started = Date.now();
-  try {
+  await fillCacheDir(cacheDir, async (staging) => {
     await compileInto(staging, options, versions, started);
-  } catch (err) {
-    rmSync(staging, { recursive: true, force: true });
-    throw err;
-  }
-  writeFileSync(join(staging, 'versions.json'), `${JSON.stringify({ ...versions, builtAt: new Date().toISOString() }, null, 2)}\n`);
-  rmSync(cacheDir, { recursive: true, force: true });
-  mkdirSync(join(cacheDir, '..'), { recursive: true });
-  renameSync(staging, cacheDir);
+    writeFileSync(join(staging, 'versions.json'), `${JSON.stringify({ ...versions, builtAt: new Date().toISOString() }, null, 2)}\n`);
+  });
   progress(`built into ${cacheDir} in ${secondsSince(started)} s`);
 }
 
 async function compileInto(staging: string, options: EnsureOptions, versions: PinnedVersions, started: number): Promise<void> {
   const progress = options.onProgress ?? (() => undefined);
-  const env = { ...process.env, ...options.env, GOTOOLCHAIN: 'local', CGO_ENABLED: '0', GOFLAGS: '-mod=mod' } as Record<string, string>;
+  const env = goEnv({ ...process.env, ...options.env });
   await options.exec.run('go', ['mod', 'download'], { cwd: GOMOD_DIR, env });
   progress(`modules downloaded (${secondsSince(started)} s); compiling`);
-  let compiled = 0;
-  const onLine = (line: string): void => {
-    compiled += 1;
-    if (compiled % 100 === 0) progress(`compiled ${compiled} packages (${secondsSince(started)} s), last: ${line.trim()}`);
-  };
+  const onLine = compileProgress(progress, started);
   // etcd gets its own invocation: `go build -o dir/` would name it after its module path ("server").
   const builds: [string[], string][] = [
     [[BUILD_PACKAGES['kube-apiserver'], BUILD_PACKAGES['kube-controller-manager']], `${staging}/`],
     [[BUILD_PACKAGES.etcd], join(staging, 'etcd')],
   ];
   for (const [packages, output] of builds) {
-    await options.exec.run('go', ['build', '-v', '-trimpath', '-ldflags', ldflags(versions), '-o', output, ...packages], { cwd: GOMOD_DIR, env, onLine });
+    await options.exec.run('go', ['build', '-v', '-trimpath', '-ldflags', kubernetesLdflags(versions.kubernetes), '-o', output, ...packages], { cwd: GOMOD_DIR, env, onLine });
   }
-}
-
-function secondsSince(t: number): number {
-  return Math.round((Date.now() - t) / 1000);
 }
 
 /** `kube-apiserver --version` prints "Kubernetes v1.37.1"; etcd prints "etcd Version: 3.7.0". */

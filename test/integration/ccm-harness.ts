@@ -3,7 +3,7 @@
 // CCM either in-process (Manager) or spawned (`node src/main.ts`). Every file uses its own cluster name, lease
 // name and simcloud, so files never see each other's cloud resources; everything is removed in cleanup().
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type Server as TcpServer } from 'node:net';
+import { connect, createServer, type Server as TcpServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { ApiException, PatchStrategy, setHeaderOptions, type CoreV1Event, type V1Node, type V1Service } from '@kubernetes/client-node';
 import pino from 'pino';
@@ -96,6 +96,18 @@ export interface HarnessOptions {
   /** Extra simcloud-ccm flags. */
   readonly args?: readonly string[];
   readonly env?: Readonly<Record<string, string>>;
+}
+
+/** One connection to `ip:port` (e.g. a VIP): what the other side wrote before closing, trimmed. */
+export function readLine(ip: string, port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: ip, port, timeout: 3000 });
+    let data = '';
+    socket.on('data', (d) => (data += d.toString()));
+    socket.on('end', () => resolve(data.trim()));
+    socket.on('timeout', () => socket.destroy(new Error('timeout')));
+    socket.on('error', reject);
+  });
 }
 
 /** Plain TCP servers on a node's addresses standing in for NodePorts: they answer with the node name. */

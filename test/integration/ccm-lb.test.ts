@@ -1,26 +1,14 @@
 // service-lb-controller with the simcloud provider, both strategies, against a real control plane and simcloud:
 // finalizer, cloud resources, status, real TCP through the VIP, node-set updates, annotation updates, invalid
 // annotations, deletion, preserve, and Services of another class.
-import { connect } from 'node:net';
 import { PatchStrategy, setHeaderOptions, type V1Service } from '@kubernetes/client-node';
 import type { LoadBalancer } from '../../simulator/api/schema/index.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CcmHarness, eventually, isNotFound, uniqueName } from './ccm-harness.ts';
+import { CcmHarness, eventually, isNotFound, readLine, uniqueName } from './ccm-harness.ts';
 
 const FINALIZER = 'service.kubernetes.io/load-balancer-cleanup';
 const A = 'loadbalancer.simcloud.dev/';
 const NS = 'default';
-
-function readLine(ip: string, port: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: ip, port, timeout: 3000 });
-    let data = '';
-    socket.on('data', (d) => (data += d.toString()));
-    socket.on('end', () => resolve(data.trim()));
-    socket.on('timeout', () => socket.destroy(new Error('timeout')));
-    socket.on('error', reject);
-  });
-}
 
 function lbService(name: string, extra: Partial<V1Service['spec']> = {}, annotations: Record<string, string> = {}): V1Service {
   return {

@@ -1,0 +1,49 @@
+// Command upstream-ccm is a cloud-controller-manager for simcloud built from upstream k8s.io/cloud-provider:
+// upstream's own cloud-node, cloud-node-lifecycle, service-lb and node-route controllers, flags, leader
+// election, serving and metrics, over the simcloud provider (ccm-sandbox/go/provider/simcloud). Run it with
+// --cloud-provider=simcloud and SIMCLOUD_ENDPOINT / SIMCLOUD_TOKEN in the environment.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+	cloudprovider "k8s.io/cloud-provider"
+	"k8s.io/cloud-provider/app"
+	"k8s.io/cloud-provider/app/config"
+	"k8s.io/cloud-provider/names"
+	"k8s.io/cloud-provider/options"
+	"k8s.io/component-base/cli"
+	cliflag "k8s.io/component-base/cli/flag"
+	_ "k8s.io/component-base/logs/json/register"          // --logging-format=json
+	_ "k8s.io/component-base/metrics/prometheus/clientgo" // client-go metrics on /metrics
+	_ "k8s.io/component-base/metrics/prometheus/version"  // the version metric
+	"k8s.io/klog/v2"
+
+	_ "ccm-sandbox/go/provider/simcloud" // registers the "simcloud" cloud provider
+)
+
+func main() {
+	opts, err := options.NewCloudControllerManagerOptions()
+	if err != nil {
+		klog.Fatalf("unable to initialize command options: %v", err)
+	}
+	command := app.NewCloudControllerManagerCommand(opts, initCloud, app.DefaultInitFuncConstructors, names.CCMControllerAliases(), cliflag.NamedFlagSets{}, wait.NeverStop)
+	os.Exit(cli.Run(command))
+}
+
+// initCloud builds the provider named by --cloud-provider. A provider that cannot start (bad endpoint or
+// token, invalid configuration) ends the process with one line on stderr and exit code 1.
+func initCloud(c *config.CompletedConfig) cloudprovider.Interface {
+	shared := c.ComponentConfig.KubeCloudShared.CloudProvider
+	cloud, err := cloudprovider.InitCloudProvider(shared.Name, shared.CloudConfigFile)
+	if err == nil && cloud == nil {
+		err = fmt.Errorf("unknown cloud provider %q; this binary provides: simcloud", shared.Name)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "upstream-ccm: cloud provider could not be initialized: %v\n", err)
+		os.Exit(1)
+	}
+	return cloud
+}

@@ -1,0 +1,66 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// Action states.
+const (
+	ActionRunning = "running"
+	ActionSuccess = "success"
+	ActionError   = "error"
+)
+
+// Action is simcloud's record of an asynchronous operation.
+type Action struct {
+	ID       string `json:"id"`
+	Command  string `json:"command"`
+	Status   string `json:"status"`
+	Progress int    `json:"progress"`
+	Error    *struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// GetAction returns one action.
+func (c *Client) GetAction(ctx context.Context, id string) (*Action, error) {
+	var out struct {
+		Action Action `json:"action"`
+	}
+	err := c.do(ctx, request{operation: "actions.get", method: http.MethodGet, path: "/v1/actions/" + url.PathEscape(id)}, &out)
+	if err != nil {
+		return nil, err
+	}
+	return &out.Action, nil
+}
+
+// WaitForAction polls until the action finishes (or ctx ends); a failed action is an Error with its code.
+func (c *Client) WaitForAction(ctx context.Context, action *Action) error {
+	interval := c.actionPoll
+	for {
+		switch action.Status {
+		case ActionSuccess:
+			return nil
+		case ActionError:
+			e := &Error{Operation: "actions." + action.Command, Code: CodeServerError, Message: fmt.Sprintf("action %s failed", action.ID)}
+			if action.Error != nil {
+				e.Code, e.Message = action.Error.Code, action.Error.Message
+			}
+			return e
+		}
+		if err := c.sleep(ctx, interval); err != nil {
+			return fmt.Errorf("waiting for action %s (%s): %w", action.ID, action.Command, err)
+		}
+		interval = min(2*interval, time.Second)
+		next, err := c.GetAction(ctx, action.ID)
+		if err != nil {
+			return err
+		}
+		action = next
+	}
+}

@@ -1,0 +1,169 @@
+package simcloud
+
+import (
+	"fmt"
+	"sort"
+
+	"ccm-sandbox/go/provider/simcloud/client"
+)
+
+// findServerGroup: by owner labels, then by name; nil when there is none.
+func (op lbCall) findServerGroup() (*client.ServerGroup, error) {
+	owned, _, err := op.c.ListServerGroups(op.ctx, client.ListOpts{LabelSelector: ownerSelector(op.cluster, op.svc), Sort: "created:asc"})
+	if err != nil || len(owned) > 0 {
+		if len(owned) > 0 {
+			return &owned[0], nil
+		}
+		return nil, err
+	}
+	name := resourceName(op.cluster, op.svc)
+	named, _, err := op.c.ListServerGroups(op.ctx, client.ListOpts{Name: name})
+	for i := range named {
+		if named[i].Name == name {
+			return &named[i], nil
+		}
+	}
+	return nil, err
+}
+
+// ensureServerGroup creates the group with serverIDs (one request's worth, then additions) or fixes its members.
+func (op lbCall) ensureServerGroup(serverIDs []string) (*client.ServerGroup, error) {
+	existing, err := op.findServerGroup()
+	if err != nil {
+		return nil, err
+	}
+	if existing != nil {
+		return op.reconcileMembers(existing, serverIDs)
+	}
+	chunks := chunk(serverIDs, client.MaxServersPerRequest)
+	first := []string{}
+	if len(chunks) > 0 {
+		first = chunks[0]
+	}
+	group, err := op.c.CreateServerGroup(op.ctx, client.CreateServerGroupRequest{
+		Name: resourceName(op.cluster, op.svc), Description: "load balancer targets of " + serviceKey(op.svc),
+		Labels: ownerLabels(op.cluster, op.svc), Servers: first,
+	})
+	for i := 1; err == nil && i < len(chunks); i++ {
+		group, err = op.c.AddServers(op.ctx, group.ID, chunks[i])
+	}
+	return group, err
+}
+
+// reconcileMembers sends only the difference: additions first, so a node swap never shrinks the targets.
+func (op lbCall) reconcileMembers(group *client.ServerGroup, want []string) (*client.ServerGroup, error) {
+	add, remove := diffIDs(group.Servers, want)
+	var err error
+	for _, ids := range chunk(add, client.MaxServersPerRequest) {
+		if group, err = op.c.AddServers(op.ctx, group.ID, ids); err != nil {
+			return nil, err
+		}
+	}
+	for _, ids := range chunk(remove, client.MaxServersPerRequest) {
+		if group, err = op.c.RemoveServers(op.ctx, group.ID, ids); err != nil {
+			return nil, err
+		}
+	}
+	return group, nil
+}
+
+// diffIDs returns the ids to add and to remove to turn have into want, sorted.
+func diffIDs(have, want []string) (add, remove []string) {
+	h, w := map[string]bool{}, map[string]bool{}
+	for _, id := range have {
+		h[id] = true
+	}
+	for _, id := range want {
+		w[id] = true
+		if !h[id] {
+			add = append(add, id)
+		}
+	}
+	for _, id := range have {
+		if !w[id] {
+			remove = append(remove, id)
+		}
+	}
+	sort.Strings(add)
+	sort.Strings(remove)
+	return add, remove
+}
+
+func chunk(ids []string, size int) [][]string {
+	var out [][]string
+	for i := 0; i < len(ids); i += size {
+		out = append(out, ids[i:min(i+size, len(ids))])
+	}
+	return out
+}
+
+// findFirewallPolicy: by owner labels, then by name; nil when there is none.
+func (op lbCall) findFirewallPolicy() (*client.FirewallPolicy, error) {
+	owned, _, err := op.c.ListFirewallPolicies(op.ctx, client.ListOpts{LabelSelector: ownerSelector(op.cluster, op.svc), Sort: "created:asc"})
+	if err != nil || len(owned) > 0 {
+		if len(owned) > 0 {
+			return &owned[0], nil
+		}
+		return nil, err
+	}
+	name := resourceName(op.cluster, op.svc)
+	named, _, err := op.c.ListFirewallPolicies(op.ctx, client.ListOpts{Name: name})
+	for i := range named {
+		if named[i].Name == name {
+			return &named[i], nil
+		}
+	}
+	return nil, err
+}
+
+// ensureFirewallPolicy creates the policy applied to group, or fixes its rules and its group.
+func (op lbCall) ensureFirewallPolicy(group *client.ServerGroup, rules []client.FirewallRule) error {
+	policy, err := op.findFirewallPolicy()
+	if err != nil {
+		return err
+	}
+	if policy == nil {
+		_, err := op.c.CreateFirewallPolicy(op.ctx, client.CreateFirewallPolicyRequest{
+			Name: resourceName(op.cluster, op.svc), Description: "node ports of " + serviceKey(op.svc),
+			Labels: ownerLabels(op.cluster, op.svc), Rules: rules, ServerGroupID: group.ID,
+		})
+		return err
+	}
+	if !sameFirewallRules(policy.Rules, rules) {
+		if policy, err = op.c.SetFirewallRules(op.ctx, policy.ID, rules); err != nil {
+			return err
+		}
+	}
+	if policy.ServerGroupID == nil || *policy.ServerGroupID != group.ID {
+		if _, err := op.c.ApplyFirewallPolicy(op.ctx, policy.ID, group.ID); err != nil {
+			return fmt.Errorf("applying firewall policy %s to server group %s: %w", policy.ID, group.ID, err)
+		}
+	}
+	return nil
+}
+
+// deleteGroupAndPolicy removes the policy (unapplied first) and the group; both tolerate not_found.
+func (op lbCall) deleteGroupAndPolicy() error {
+	policy, err := op.findFirewallPolicy()
+	if err != nil {
+		return err
+	}
+	if policy != nil {
+		if policy.ServerGroupID != nil {
+			if _, err := op.c.RemoveFirewallPolicy(op.ctx, policy.ID); err != nil && !client.IsNotFound(err) {
+				return err
+			}
+		}
+		if err := op.c.DeleteFirewallPolicy(op.ctx, policy.ID); err != nil && !client.IsNotFound(err) {
+			return err
+		}
+	}
+	group, err := op.findServerGroup()
+	if err != nil || group == nil {
+		return err
+	}
+	if err := op.c.DeleteServerGroup(op.ctx, group.ID); err != nil && !client.IsNotFound(err) {
+		return err
+	}
+	return nil
+}

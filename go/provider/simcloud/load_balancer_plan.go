@@ -1,0 +1,314 @@
+package simcloud
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/netip"
+	"sort"
+	"strconv"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	cloudprovider "k8s.io/cloud-provider"
+
+	"ccm-sandbox/go/provider/simcloud/client"
+)
+
+// Labels on every resource made for a Service. With the cluster name and the Service UID they let a
+// restarted CCM find what it made before, and the sandbox's leak check and console recognise them, so they
+// are the TypeScript CCM's and must not change.
+const (
+	labelManagedBy  = "simcloud.dev/managed-by"
+	labelCluster    = "simcloud.dev/cluster"
+	labelServiceUID = "simcloud.dev/service-uid"
+	labelService    = "simcloud.dev/service"
+	managedBy       = "simcloud-ccm"
+	// sourceRangesAnnotation is upstream's fallback for spec.loadBalancerSourceRanges.
+	sourceRangesAnnotation = "service.beta.kubernetes.io/load-balancer-source-ranges"
+	// vipIndex is the address of an IP block that a load balancer created from it takes as VIP.
+	vipIndex = 2
+)
+
+// fit cuts value to max characters and trims trailing non-alphanumerics (simcloud names and label values).
+func fit(value string, max int) string {
+	if len(value) > max {
+		value = value[:max]
+	}
+	return strings.TrimRightFunc(value, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	})
+}
+
+// resourceName is "<cluster, at most 29>-<upstream's default load balancer name>", at most 63 characters.
+func resourceName(clusterName string, svc *v1.Service) string {
+	return fit(clusterName, 29) + "-" + cloudprovider.DefaultLoadBalancerName(svc)
+}
+
+func serviceKey(svc *v1.Service) string { return svc.Namespace + "/" + svc.Name }
+
+func ownerLabels(clusterName string, svc *v1.Service) map[string]string {
+	return map[string]string{
+		labelManagedBy:  managedBy,
+		labelCluster:    clusterName,
+		labelServiceUID: string(svc.UID),
+		labelService:    fit(svc.Namespace+"."+svc.Name, 63),
+	}
+}
+
+func ownerSelector(clusterName string, svc *v1.Service) string {
+	return labelCluster + "=" + clusterName + "," + labelServiceUID + "=" + string(svc.UID)
+}
+
+// lbPlan is the wanted load balancer of a Service, computed without any cloud call.
+type lbPlan struct {
+	algorithm       string
+	sessionAffinity string
+	services        []client.LoadBalancerService
+	rules           []client.FirewallRule
+	// requestedIP is spec.loadBalancerIP, when set.
+	requestedIP string
+}
+
+// planLoadBalancer turns a Service and its parsed annotations into the wanted listeners and firewall rules;
+// a Service that cannot be served as asked is an InvalidServiceError naming every problem.
+func planLoadBalancer(svc *v1.Service, cfg lbConfig) (lbPlan, error) {
+	sources, problems := sourceRanges(svc)
+	problems = append(problems, portProblems(svc, cfg)...)
+	if len(problems) > 0 {
+		return lbPlan{}, &InvalidServiceError{What: "invalid service for a simcloud load balancer", Problems: problems}
+	}
+	plan := lbPlan{algorithm: cfg.algorithm, sessionAffinity: "none", requestedIP: svc.Spec.LoadBalancerIP}
+	if svc.Spec.SessionAffinity == v1.ServiceAffinityClientIP {
+		plan.sessionAffinity = "source_ip"
+	}
+	rulePorts := map[int]bool{}
+	for _, port := range svc.Spec.Ports {
+		listener := listenerFor(svc, port, cfg)
+		plan.services = append(plan.services, listener)
+		rulePorts[listener.DestinationPort] = true
+		rulePorts[*listener.HealthCheck.Port] = true
+	}
+	sort.Slice(plan.services, func(a, b int) bool { return plan.services[a].ListenPort < plan.services[b].ListenPort })
+	for _, port := range sortedPorts(rulePorts) {
+		ports := strconv.Itoa(port)
+		plan.rules = append(plan.rules, client.FirewallRule{
+			Direction: "inbound", Protocol: "tcp", Ports: &ports, SourceCIDRs: sources, DestinationCIDRs: []string{},
+			Description: fmt.Sprintf("%s node port %d", serviceKey(svc), port),
+		})
+	}
+	return plan, nil
+}
+
+func sortedPorts(set map[int]bool) []int {
+	ports := make([]int, 0, len(set))
+	for p := range set {
+		ports = append(ports, p)
+	}
+	sort.Ints(ports)
+	return ports
+}
+
+// sourceRanges: spec.loadBalancerSourceRanges, else upstream's annotation, else 0.0.0.0/0.
+func sourceRanges(svc *v1.Service) ([]string, []string) {
+	raw, where := svc.Spec.LoadBalancerSourceRanges, "spec.loadBalancerSourceRanges"
+	if len(raw) == 0 {
+		raw, where = strings.Split(svc.Annotations[sourceRangesAnnotation], ","), sourceRangesAnnotation
+	}
+	var cidrs, problems []string
+	for _, r := range raw {
+		r = strings.TrimSpace(r)
+		if r == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(r); err != nil || !p.Addr().Is4() {
+			problems = append(problems, fmt.Sprintf("%s entry %q must be an IPv4 CIDR like 203.0.113.0/24", where, r))
+			continue
+		}
+		cidrs = append(cidrs, r)
+	}
+	if len(cidrs) == 0 {
+		cidrs = []string{"0.0.0.0/0"}
+	}
+	return cidrs, problems
+}
+
+func portProblems(svc *v1.Service, cfg lbConfig) []string {
+	var problems []string
+	present := map[int32]bool{}
+	for _, port := range svc.Spec.Ports {
+		present[port.Port] = true
+		label := fmt.Sprintf("spec.ports[%s]", or(port.Name, strconv.Itoa(int(port.Port))))
+		if port.Protocol != "" && port.Protocol != v1.ProtocolTCP {
+			problems = append(problems, fmt.Sprintf("%s protocol %s is not supported; allowed: TCP", label, port.Protocol))
+		} else if port.NodePort == 0 {
+			problems = append(problems, label+" has no nodePort (allocateLoadBalancerNodePorts=false is not supported)")
+		}
+	}
+	for port := range cfg.portOverrides {
+		if !present[port] {
+			problems = append(problems, fmt.Sprintf("annotation %s%d names no port of the Service", AnnotationPortPrefix, port))
+		}
+	}
+	sort.Strings(problems)
+	return problems
+}
+
+// needsHealthCheckNodePort is upstream's rule: externalTrafficPolicy Local gives a health check node port.
+func needsHealthCheckNodePort(svc *v1.Service) bool {
+	return svc.Spec.Type == v1.ServiceTypeLoadBalancer && svc.Spec.ExternalTrafficPolicy == v1.ServiceExternalTrafficPolicyLocal && svc.Spec.HealthCheckNodePort > 0
+}
+
+func explicitHealthCheck(svc *v1.Service) bool {
+	for _, key := range []string{AnnotationHealthCheckProtocol, AnnotationHealthCheckPort, AnnotationHealthCheckPath} {
+		if _, ok := svc.Annotations[key]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+func listenerFor(svc *v1.Service, port v1.ServicePort, cfg lbConfig) client.LoadBalancerService {
+	o, overridden := cfg.portOverrides[port.Port]
+	hc := client.HealthCheck{
+		Protocol: cfg.healthCheckProtocol, Path: cfg.healthCheckPath,
+		IntervalSeconds: float64(cfg.healthCheckInterval), TimeoutSeconds: float64(cfg.healthCheckTimeout), Retries: cfg.healthCheckRetries,
+	}
+	hcPort := int(port.NodePort)
+	if cfg.healthCheckPort != 0 {
+		hcPort = cfg.healthCheckPort
+	}
+	if needsHealthCheckNodePort(svc) && !explicitHealthCheck(svc) && !overridden {
+		hc.Protocol, hc.Path, hcPort = "http", "/healthz", int(svc.Spec.HealthCheckNodePort)
+	}
+	listener := client.LoadBalancerService{Protocol: cfg.protocol, ListenPort: int(port.Port), DestinationPort: int(port.NodePort), ProxyProtocol: cfg.proxyProtocol}
+	if o.Protocol != nil {
+		listener.Protocol = *o.Protocol
+	}
+	if o.ProxyProtocol != nil {
+		listener.ProxyProtocol = *o.ProxyProtocol
+	}
+	if o.HealthCheckProtocol != nil {
+		hc.Protocol = *o.HealthCheckProtocol
+	}
+	if o.HealthCheckPort != nil {
+		hcPort = *o.HealthCheckPort
+	}
+	if o.HealthCheckPath != nil {
+		hc.Path = *o.HealthCheckPath
+	}
+	hc.Port = &hcPort
+	listener.HealthCheck = hc
+	return listener
+}
+
+// ingressStatus is the Service's status: the VIP (ipMode Proxy when a listener sends the PROXY protocol),
+// or only a hostname derived from the VIP and location when asked (simcloud has no DNS of its own).
+func ingressStatus(lb *client.LoadBalancer, cfg lbConfig) *v1.LoadBalancerStatus {
+	if cfg.hostnameOnlyIngress {
+		host := strings.ReplaceAll(lb.PublicIPv4, ".", "-") + "." + lb.Location + ".lb.simcloud.dev"
+		return &v1.LoadBalancerStatus{Ingress: []v1.LoadBalancerIngress{{Hostname: host}}}
+	}
+	mode := v1.LoadBalancerIPModeVIP
+	for _, s := range lb.Services {
+		if s.ProxyProtocol != "none" {
+			mode = v1.LoadBalancerIPModeProxy
+		}
+	}
+	return &v1.LoadBalancerStatus{Ingress: []v1.LoadBalancerIngress{{IP: lb.PublicIPv4, IPMode: &mode}}}
+}
+
+// loadBalancerUpdate is the PATCH turning lb into the plan with targets (nil when nothing differs).
+func loadBalancerUpdate(lb *client.LoadBalancer, plan lbPlan, targets []client.LoadBalancerTarget, labels map[string]string) *client.UpdateLoadBalancerRequest {
+	var body client.UpdateLoadBalancerRequest
+	changed := false
+	if lb.Algorithm != plan.algorithm {
+		body.Algorithm, changed = plan.algorithm, true
+	}
+	if lb.SessionAffinity != plan.sessionAffinity {
+		body.SessionAffinity, changed = plan.sessionAffinity, true
+	}
+	have := append([]client.LoadBalancerService(nil), lb.Services...)
+	sort.Slice(have, func(a, b int) bool { return have[a].ListenPort < have[b].ListenPort })
+	if !sameJSON(have, plan.services) {
+		services := plan.services
+		body.Services, changed = &services, true
+	}
+	if !sameJSON(sortedTargets(lb.Targets), sortedTargets(targets)) {
+		body.Targets, changed = &targets, true
+	}
+	if len(lb.SourceRanges) != 0 {
+		empty := []string{}
+		body.SourceRanges, changed = &empty, true
+	}
+	for k, v := range labels {
+		if lb.Labels[k] != v {
+			merged := map[string]string{}
+			for lk, lv := range lb.Labels {
+				merged[lk] = lv
+			}
+			for lk, lv := range labels {
+				merged[lk] = lv
+			}
+			body.Labels, changed = merged, true
+			break
+		}
+	}
+	if !changed {
+		return nil
+	}
+	return &body
+}
+
+func sortedTargets(targets []client.LoadBalancerTarget) []client.LoadBalancerTarget {
+	out := append([]client.LoadBalancerTarget(nil), targets...)
+	sort.Slice(out, func(a, b int) bool { return targetKey(out[a]) < targetKey(out[b]) })
+	return out
+}
+
+func targetKey(t client.LoadBalancerTarget) string {
+	return t.Kind + "/" + t.ServerID + t.ServerGroupID + t.LabelSelector + t.IP
+}
+
+// sameFirewallRules compares rules ignoring the order of rules and of their source CIDRs.
+func sameFirewallRules(have, want []client.FirewallRule) bool {
+	normal := func(rules []client.FirewallRule) []client.FirewallRule {
+		out := make([]client.FirewallRule, len(rules))
+		for i, r := range rules {
+			r.SourceCIDRs = append([]string(nil), r.SourceCIDRs...)
+			sort.Strings(r.SourceCIDRs)
+			if r.DestinationCIDRs == nil {
+				r.DestinationCIDRs = []string{}
+			}
+			out[i] = r
+		}
+		sort.Slice(out, func(a, b int) bool { return deref(out[a].Ports) < deref(out[b].Ports) })
+		return out
+	}
+	return sameJSON(normal(have), normal(want))
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func sameJSON(a, b any) bool {
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && string(ja) == string(jb)
+}
+
+// blockVIP is the VIP a load balancer takes from an IP block: its third address.
+func blockVIP(cidr string) string {
+	p, err := netip.ParsePrefix(cidr)
+	if err != nil {
+		return ""
+	}
+	addr := p.Masked().Addr()
+	for range vipIndex {
+		addr = addr.Next()
+	}
+	return addr.String()
+}

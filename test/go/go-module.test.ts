@@ -1,0 +1,33 @@
+// The Go module (go/): gofmt, go vet and go test, each failing with the tool's own output. Go tests that need
+// a real simcloud start one themselves (go/internal/simcloudtest), so this file needs nothing running.
+import { describe, expect, it } from 'vitest';
+import { GO_MODULE_DIR } from '../../sandbox/ccm/upstream.ts';
+import { createExec } from '../../sandbox/exec.ts';
+import { goEnv } from '../../sandbox/go-build.ts';
+
+const exec = createExec();
+const env = goEnv(process.env);
+
+async function go(args: readonly string[]): Promise<{ exitCode: number; output: string }> {
+  const r = await exec.run('go', args, { cwd: GO_MODULE_DIR, env, allowFailure: true });
+  return { exitCode: r.exitCode, output: `${r.stdout}${r.stderr}`.trim() };
+}
+
+describe('Go module go/', () => {
+  it('is gofmt-clean', async () => {
+    const r = await exec.run('gofmt', ['-l', '.'], { cwd: GO_MODULE_DIR, env, allowFailure: true });
+    expect(`${r.stderr}`.trim(), 'gofmt failed').toBe('');
+    expect(r.stdout.trim(), 'files gofmt would change (run gofmt -w go/)').toBe('');
+  });
+
+  it('passes go vet', async () => {
+    const r = await go(['vet', './...']);
+    expect(r.exitCode, r.output).toBe(0);
+  });
+
+  it('passes go test', async () => {
+    const r = await go(['test', './...']);
+    expect(r.exitCode, r.output).toBe(0);
+    console.log(`[figures] go test ./...:\n${r.output}`);
+  });
+});
