@@ -39,6 +39,8 @@ interface Listener {
 
 /** How long a connection may stay silent before we speak first (plain TCP clients wait for us). */
 const SILENT_CLIENT_MS = 150;
+/** Bytes read before answering anyway: a line that never ends must not grow a buffer without bound. */
+const MAX_REQUEST_BYTES = 16 * 1024;
 
 export class NodePortStandIns {
   readonly #listeners = new Map<string, Listener>();
@@ -113,7 +115,12 @@ function answer(socket: Socket, who: { node: string; service: string; nodePort: 
   const timer = setTimeout(() => finish(socket, reply(null), false), SILENT_CLIENT_MS);
   socket.on('error', () => clearTimeout(timer));
   socket.on('data', (chunk: Buffer) => {
+    if (socket.writableEnded) return; // answered: what a client still sends is dropped, not buffered
     buffered = Buffer.concat([buffered, chunk]);
+    if (buffered.length > MAX_REQUEST_BYTES) {
+      clearTimeout(timer);
+      return finish(socket, reply(null), false);
+    }
     if (!proxy && isProxyHeaderStart(buffered)) {
       proxy = safeParse(buffered);
       if (!proxy) return;
