@@ -25,8 +25,8 @@ export class UpstreamCcmError extends Error {
 
 /** The k8s.io/cloud-provider version the module requires, e.g. `v0.37.1`. */
 export function cloudProviderVersion(goMod: string): string {
-  const version = /^\s*k8s\.io\/cloud-provider (v\S+)/m.exec(goMod)?.[1];
-  if (!version) throw new UpstreamCcmError(`cannot read the k8s.io/cloud-provider version from ${join(GO_MODULE_DIR, 'go.mod')}`);
+  const version = /^\s*(?:require\s+)?k8s\.io\/cloud-provider (v\S+)/m.exec(goMod)?.[1];
+  if (!version) throw new UpstreamCcmError('cannot read the k8s.io/cloud-provider version from go.mod');
   return version;
 }
 

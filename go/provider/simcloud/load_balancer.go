@@ -187,8 +187,7 @@ func (op lbCall) serverIDs(nodes []*v1.Node) ([]string, error) {
 	return out, nil
 }
 
-// findLoadBalancer: the adopted id when given (it must exist), else by owner labels, else by name (a create
-// whose answer was lost). nil when there is none.
+// findLoadBalancer: the adopted id when given (it must exist), else the one findOwned finds.
 func (op lbCall) findLoadBalancer(adoptID string) (*client.LoadBalancer, error) {
 	if adoptID != "" {
 		lb, err := op.c.GetLoadBalancer(op.ctx, adoptID)
@@ -197,21 +196,7 @@ func (op lbCall) findLoadBalancer(adoptID string) (*client.LoadBalancer, error) 
 		}
 		return lb, err
 	}
-	owned, _, err := op.c.ListLoadBalancers(op.ctx, client.ListOpts{LabelSelector: ownerSelector(op.cluster, op.svc), Sort: "created:asc"})
-	if err != nil || len(owned) > 0 {
-		if len(owned) > 0 {
-			return &owned[0], nil
-		}
-		return nil, err
-	}
-	name := resourceName(op.cluster, op.svc)
-	named, _, err := op.c.ListLoadBalancers(op.ctx, client.ListOpts{Name: name})
-	for i := range named {
-		if named[i].Name == name {
-			return &named[i], nil
-		}
-	}
-	return nil, err
+	return findOwned(op, op.c.ListLoadBalancers, func(lb *client.LoadBalancer) string { return lb.Name })
 }
 
 func (op lbCall) ensureLoadBalancer(plan lbPlan, cfg lbConfig, group *client.ServerGroup) (*client.LoadBalancer, error) {

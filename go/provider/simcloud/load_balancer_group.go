@@ -1,29 +1,35 @@
 package simcloud
 
 import (
+	"context"
 	"fmt"
 	"sort"
 
 	"ccm-sandbox/go/provider/simcloud/client"
 )
 
-// findServerGroup: by owner labels, then by name; nil when there is none.
-func (op lbCall) findServerGroup() (*client.ServerGroup, error) {
-	owned, _, err := op.c.ListServerGroups(op.ctx, client.ListOpts{LabelSelector: ownerSelector(op.cluster, op.svc), Sort: "created:asc"})
-	if err != nil || len(owned) > 0 {
-		if len(owned) > 0 {
-			return &owned[0], nil
-		}
+// findOwned returns the oldest resource carrying the Service's owner labels, else the one with its name
+// (made by a create whose answer was lost); nil when there is none.
+func findOwned[T any](op lbCall, list func(context.Context, client.ListOpts) ([]T, client.Meta, error), nameOf func(*T) string) (*T, error) {
+	owned, _, err := list(op.ctx, client.ListOpts{LabelSelector: ownerSelector(op.cluster, op.svc), Sort: "created:asc"})
+	if err != nil {
 		return nil, err
 	}
+	if len(owned) > 0 {
+		return &owned[0], nil
+	}
 	name := resourceName(op.cluster, op.svc)
-	named, _, err := op.c.ListServerGroups(op.ctx, client.ListOpts{Name: name})
+	named, _, err := list(op.ctx, client.ListOpts{Name: name})
 	for i := range named {
-		if named[i].Name == name {
+		if nameOf(&named[i]) == name {
 			return &named[i], nil
 		}
 	}
 	return nil, err
+}
+
+func (op lbCall) findServerGroup() (*client.ServerGroup, error) {
+	return findOwned(op, op.c.ListServerGroups, func(g *client.ServerGroup) string { return g.Name })
 }
 
 // ensureServerGroup creates the group with serverIDs (one request's worth, then additions) or fixes its members.
@@ -97,23 +103,8 @@ func chunk(ids []string, size int) [][]string {
 	return out
 }
 
-// findFirewallPolicy: by owner labels, then by name; nil when there is none.
 func (op lbCall) findFirewallPolicy() (*client.FirewallPolicy, error) {
-	owned, _, err := op.c.ListFirewallPolicies(op.ctx, client.ListOpts{LabelSelector: ownerSelector(op.cluster, op.svc), Sort: "created:asc"})
-	if err != nil || len(owned) > 0 {
-		if len(owned) > 0 {
-			return &owned[0], nil
-		}
-		return nil, err
-	}
-	name := resourceName(op.cluster, op.svc)
-	named, _, err := op.c.ListFirewallPolicies(op.ctx, client.ListOpts{Name: name})
-	for i := range named {
-		if named[i].Name == name {
-			return &named[i], nil
-		}
-	}
-	return nil, err
+	return findOwned(op, op.c.ListFirewallPolicies, func(p *client.FirewallPolicy) string { return p.Name })
 }
 
 // ensureFirewallPolicy creates the policy applied to group, or fixes its rules and its group.

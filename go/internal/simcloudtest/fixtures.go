@@ -1,0 +1,118 @@
+package simcloudtest
+
+import (
+	"net/url"
+	"testing"
+	"time"
+)
+
+// ServerOpts are the optional fields of a test server.
+type ServerOpts struct {
+	// Networks are network ids to attach at create; the first gives the private address.
+	Networks []string
+	Labels   map[string]string
+}
+
+type catalogueEntry struct {
+	ID string `json:"id"`
+}
+
+// catalogue returns the first server type, image and zone simcloud offers.
+func (s *Server) catalogue(t testing.TB) (serverType, image, zone string) {
+	t.Helper()
+	first := func(path, key string) string {
+		var out map[string][]catalogueEntry
+		s.Do(t, "GET", path, nil, &out)
+		if len(out[key]) == 0 {
+			t.Fatalf("GET %s: no %s", path, key)
+		}
+		return out[key][0].ID
+	}
+	return first("/v1/server_types", "server_types"), first("/v1/images", "images"), first("/v1/zones", "zones")
+}
+
+// CreateServer creates a running server named name and waits for its create action; it returns the
+// server as the API shows it then (a map of the JSON fields).
+func (s *Server) CreateServer(t testing.TB, name string, opts ServerOpts) map[string]any {
+	t.Helper()
+	serverType, image, zone := s.catalogue(t)
+	body := map[string]any{"name": name, "server_type": serverType, "image": image, "zone": zone}
+	if len(opts.Networks) > 0 {
+		body["networks"] = opts.Networks
+	}
+	if opts.Labels != nil {
+		body["labels"] = opts.Labels
+	}
+	var out struct {
+		Server map[string]any `json:"server"`
+		Action struct {
+			ID string `json:"id"`
+		} `json:"action"`
+	}
+	s.Do(t, "POST", "/v1/servers", body, &out)
+	s.WaitForAction(t, out.Action.ID)
+	var got struct {
+		Server map[string]any `json:"server"`
+	}
+	s.Do(t, "GET", "/v1/servers/"+url.PathEscape(out.Server["id"].(string)), nil, &got)
+	return got.Server
+}
+
+// ServerAction runs a power action ("poweroff", "poweron", ...) and waits for it.
+func (s *Server) ServerAction(t testing.TB, id, action string) {
+	t.Helper()
+	var out struct {
+		Action struct {
+			ID string `json:"id"`
+		} `json:"action"`
+	}
+	s.Do(t, "POST", "/v1/servers/"+url.PathEscape(id)+"/actions/"+action, map[string]any{}, &out)
+	s.WaitForAction(t, out.Action.ID)
+}
+
+// DeleteServer deletes a server and waits until it is gone.
+func (s *Server) DeleteServer(t testing.TB, id string) {
+	t.Helper()
+	var out struct {
+		Action struct {
+			ID string `json:"id"`
+		} `json:"action"`
+	}
+	s.Do(t, "DELETE", "/v1/servers/"+url.PathEscape(id), nil, &out)
+	s.WaitForAction(t, out.Action.ID)
+}
+
+// CreateNetwork creates a private network and returns its id.
+func (s *Server) CreateNetwork(t testing.TB, name string) string {
+	t.Helper()
+	var out struct {
+		Network struct {
+			ID string `json:"id"`
+		} `json:"network"`
+	}
+	s.Do(t, "POST", "/v1/networks", map[string]any{"name": name}, &out)
+	return out.Network.ID
+}
+
+// WaitForAction polls an action until it succeeds (at most 30 s); a failed action fails the test.
+func (s *Server) WaitForAction(t testing.TB, id string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var out struct {
+			Action struct {
+				Status string `json:"status"`
+			} `json:"action"`
+		}
+		s.Do(t, "GET", "/v1/actions/"+url.PathEscape(id), nil, &out)
+		switch {
+		case out.Action.Status == "success":
+			return
+		case out.Action.Status == "error":
+			t.Fatalf("action %s failed", id)
+		case time.Now().After(deadline):
+			t.Fatalf("action %s still %s after 30 s", id, out.Action.Status)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}

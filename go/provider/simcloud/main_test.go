@@ -1,0 +1,38 @@
+package simcloud
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"ccm-sandbox/go/internal/simcloudtest"
+)
+
+// sim is one real simcloud process shared by this package's tests; each test uses names of its own.
+var sim *simcloudtest.Server
+
+func TestMain(m *testing.M) { os.Exit(simcloudtest.Run(m, &sim)) }
+
+var counter atomic.Int64
+
+// unique returns a name no other test of this run uses.
+func unique(prefix string) string {
+	return fmt.Sprintf("%s-%d-%d", prefix, os.Getpid(), counter.Add(1))
+}
+
+// newTestCloud is the provider against the test simcloud, with routes in network (none when empty).
+func newTestCloud(t *testing.T, network string) *Cloud {
+	t.Helper()
+	cfg := Config{
+		Endpoint: sim.URL, Token: sim.Token, RequestTimeout: 10 * time.Second, Network: network,
+		RoutesEnabled: true, LoadBalancersEnabled: true, LoadBalancerStrategy: strategyLoadBalancer,
+	}
+	cloud, err := NewCloud(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cloud
+}
