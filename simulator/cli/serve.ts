@@ -10,6 +10,7 @@ import pino from 'pino';
 import { AllowedHostError, allowedHostsFrom } from '../api/host-check.ts';
 import { SeedName } from '../api/schema/internal.ts';
 import { randomToken } from '../server/config.ts';
+import { createSimLogger } from '../server/logger.ts';
 import { startSimcloud } from '../server/server.ts';
 import { UsageError } from './usage.ts';
 
@@ -105,7 +106,7 @@ export async function serve(args: string[]): Promise<void> {
   if (v.seed !== undefined && !Object.hasOwn(SeedName, v.seed)) throw new UsageError(`--seed must be one of ${Object.keys(SeedName).join(', ')}`);
   const t = tokens(v.host, { token: v.token, adminToken: v['admin-token'] });
   process.umask(0o077); // the data file, its journals and any log this process creates are the user's alone
-  const logger = pino({ level: process.env.SIMCLOUD_LOG_LEVEL ?? (v.quiet ? 'warn' : 'info') }, pino.destination(2));
+  const logger = createSimLogger(process.env.SIMCLOUD_LOG_LEVEL ?? (v.quiet ? 'warn' : 'info'), pino.destination(2));
   const running = await startSimcloud({
     host: v.host, port: number('port', v.port, 65535), dataPath: v.data, seed: v.seed as SeedName | undefined, logger,
     config: {

@@ -4,7 +4,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import type { SeedName } from '../api/schema/internal.ts';
 import { createApp, type SimApp } from './app.ts';
 import { SimClock } from './clock.ts';
@@ -12,6 +12,7 @@ import { parseConfig, type SimConfig, type SimConfigInput } from './config.ts';
 import type { Sim } from './context.ts';
 import { DataplaneSync } from './dataplane-sync.ts';
 import * as internal from './internal/service.ts';
+import { createSimLogger } from './logger.ts';
 import { LowdbStore } from './store/lowdb-store.ts';
 import { emptyState } from './store/state.ts';
 import type { EventBus } from './events.ts';
@@ -65,7 +66,7 @@ function urlFor(bindHost: string, port: number): string {
 
 async function build(opts: StartOptions): Promise<{ sim: Sim; app: SimApp['app']; sync: DataplaneSync | undefined }> {
   const config = parseConfig(opts.config);
-  const logger = opts.logger ?? pino({ level: process.env.SIMCLOUD_LOG_LEVEL ?? 'info' });
+  const logger = opts.logger ?? createSimLogger(process.env.SIMCLOUD_LOG_LEVEL ?? 'info');
   const location = opts.dataPath === undefined ? { kind: 'memory' as const } : { kind: 'file' as const, path: opts.dataPath };
   const store = await LowdbStore.open({ location, initial: () => emptyState(config.pools) });
   let sync: DataplaneSync | undefined;
