@@ -7,6 +7,7 @@
 //   3. `go build` of the module into the cache, under a lock, with progress lines.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Exec } from '../exec.ts';
@@ -174,4 +175,44 @@ export function upstreamCcmArgs(o: UpstreamCcmArgsOptions): string[] {
     ...(o.controllers ? [`--controllers=${o.controllers.join(',')}`] : []),
     `--v=${o.verbosity ?? 2}`,
   ];
+}
+
+/** The CCM's environment: the same variables as our TypeScript CCM reads (docs/reference/env.md). */
+export function upstreamCcmEnv(o: { readonly endpoint: string; readonly token: string; readonly network?: string }): Record<string, string> {
+  return {
+    SIMCLOUD_ENDPOINT: o.endpoint,
+    SIMCLOUD_TOKEN: o.token,
+    SIMCLOUD_LOAD_BALANCER_STRATEGY: 'lb',
+    ...(o.network ? { SIMCLOUD_NETWORK: o.network } : {}),
+  };
+}
+
+/** The self-signed serving certificate (and its CA) the CCM writes into --cert-dir at start. */
+export function upstreamCcmServingCert(certDir: string): string {
+  return join(certDir, 'cloud-controller-manager.crt');
+}
+
+/**
+ * GET https://127.0.0.1:<port><path> of a running upstream CCM, verified against the certificate it wrote
+ * (e.g. /healthz, which upstream always allows). Rejects while the CCM does not serve yet.
+ */
+export function getUpstreamCcm(port: number, certDir: string, path = '/healthz'): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    let ca: Buffer;
+    try {
+      ca = readFileSync(upstreamCcmServingCert(certDir));
+    } catch (err) {
+      reject(err instanceof Error ? err : new Error(String(err)));
+      return;
+    }
+    const req = request({ host: '127.0.0.1', port, path, ca, timeout: 5000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('timeout', () => req.destroy(new Error(`no answer from 127.0.0.1:${port}${path} within 5 s`)));
+    req.on('error', reject);
+    req.end();
+  });
 }

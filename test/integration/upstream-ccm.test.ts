@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureUpstreamCcmBinary, upstreamCcmArgs } from '../../sandbox/ccm/upstream.ts';
+import { ensureUpstreamCcmBinary, getUpstreamCcm, upstreamCcmArgs, upstreamCcmEnv } from '../../sandbox/ccm/upstream.ts';
 import { createExec, type ManagedProcess } from '../../sandbox/exec.ts';
 import { readyStatus } from '../../sandbox/kubelet/virtual-kubelet.ts';
 import { freePort } from '../../sandbox/ports.ts';
@@ -28,14 +28,16 @@ describe('upstream Go CCM (k8s.io/cloud-provider) on simcloud', () => {
   let ccm: ManagedProcess | undefined;
   let networkId = '';
 
-  const args = async (): Promise<string[]> =>
+  let port = 0;
+  const certDir = join(dir, 'certs');
+  const args = (securePort: number): string[] =>
     upstreamCcmArgs({
       kubeconfig: h.cluster.kubeconfigPath,
       clusterName: h.clusterName,
       clusterCidr: '10.244.0.0/16',
       configureCloudRoutes: true,
-      securePort: await freePort(),
-      certDir: join(dir, 'certs'),
+      securePort,
+      certDir,
       leaseName: h.leaseName,
       nodeMonitorPeriod: '1s',
       routeReconciliationPeriod: '2s',
@@ -52,12 +54,19 @@ describe('upstream Go CCM (k8s.io/cloud-provider) on simcloud', () => {
     binary = await ensureUpstreamCcmBinary({ exec });
     await h.setUp();
     networkId = (await h.sim.client.networks.create({ name: network })).id;
-    ccm = exec.spawn(binary, await args(), { name: 'upstream-ccm', logFile: join(dir, 'upstream-ccm.log'), env: { ...process.env, ...h.env() } as Record<string, string> });
+    const env = { ...process.env, ...upstreamCcmEnv({ endpoint: h.sim.url, token: h.sim.token, network }) } as Record<string, string>;
+    port = await freePort();
+    ccm = exec.spawn(binary, args(port), { name: 'upstream-ccm', logFile: join(dir, 'upstream-ccm.log'), env });
   });
   afterAll(async () => {
     await ccm?.stop();
     await h.cleanup();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves /healthz over HTTPS on loopback with the certificate it wrote into --cert-dir', async () => {
+    const health = await eventually(`/healthz (log:\n${log().slice(-2000)})`, () => getUpstreamCcm(port, certDir).catch(() => undefined));
+    expect(health).toEqual({ status: 200, body: 'ok' });
   });
 
   it('initialises a node: providerID, type/zone/region labels, addresses, taint removed; its calls name the controller and node', async () => {
@@ -172,7 +181,7 @@ describe('upstream Go CCM (k8s.io/cloud-provider) on simcloud', () => {
 
   it('exits 1 at start with one line naming the endpoint when the token is wrong', async () => {
     const logFile = join(dir, 'bad-token.log');
-    const bad = exec.spawn(binary, await args(), { name: 'upstream-ccm-bad-token', logFile, env: { ...process.env, ...h.env({ SIMCLOUD_TOKEN: 'not-the-token-0123456789' }) } as Record<string, string> });
+    const bad = exec.spawn(binary, args(await freePort()), { name: 'upstream-ccm-bad-token', logFile, env: { ...process.env, ...h.env({ SIMCLOUD_TOKEN: 'not-the-token-0123456789' }) } as Record<string, string> });
     const exit = await bad.exited;
     expect(exit.code).toBe(1);
     const lines = readFileSync(logFile, 'utf8').split('\n').filter((l) => l.startsWith('upstream-ccm:'));
