@@ -88,8 +88,7 @@ func Start(extraArgs ...string) (*Server, error) {
 	s.cmd = exec.Command(node, args...)
 	s.cmd.Dir = root
 	s.cmd.Env = append(os.Environ(), "NO_COLOR=1")
-	// The process dies with the test binary even when the binary is killed before it can stop it.
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	s.cmd.SysProcAttr = dieWithParent()
 	stdout, err := s.cmd.StdoutPipe()
 	if err != nil {
 		return nil, err

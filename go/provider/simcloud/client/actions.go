@@ -39,8 +39,14 @@ func (c *Client) GetAction(ctx context.Context, id string) (*Action, error) {
 	return &out.Action, nil
 }
 
-// WaitForAction polls until the action finishes (or ctx ends); a failed action is an Error with its code.
+// ActionDeadline bounds one wait for an action, so a controller worker never waits forever on a stuck one.
+const ActionDeadline = 2 * time.Minute
+
+// WaitForAction polls until the action finishes (at most ActionDeadline, or until ctx ends); a failed action
+// is an Error with its code.
 func (c *Client) WaitForAction(ctx context.Context, action *Action) error {
+	ctx, cancel := context.WithTimeout(ctx, ActionDeadline)
+	defer cancel()
 	interval := c.actionPoll
 	for {
 		switch action.Status {

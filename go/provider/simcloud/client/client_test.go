@@ -186,3 +186,20 @@ func TestNewRefusesBadEndpointAndToken(t *testing.T) {
 		}
 	}
 }
+
+func TestWaitForActionPollsUntilTheActionEnds(t *testing.T) {
+	running := status(200, nil, `{"action":{"id":"act-1","command":"create_load_balancer","status":"running","progress":50,"error":null}}`)
+	failed := status(200, nil, `{"action":{"id":"act-1","command":"create_load_balancer","status":"error","progress":100,"error":{"code":"conflict","message":"no VIP left"}}}`)
+	rec := &recorder{answers: []func(http.ResponseWriter){running, failed}}
+	c, s := newTestClient(t, rec)
+	err := c.WaitForAction(context.Background(), &Action{ID: "act-1", Command: "create_load_balancer", Status: ActionRunning})
+	if err == nil || err.Error() != "actions.create_load_balancer: conflict: no VIP left" {
+		t.Fatalf("error %v", err)
+	}
+	if len(rec.requests) != 2 || rec.requests[0].URL.Path != "/v1/actions/act-1" {
+		t.Errorf("%d polls", len(rec.requests))
+	}
+	if len(s.got) != 2 || s.got[0] != 100*time.Millisecond || s.got[1] != 200*time.Millisecond {
+		t.Errorf("poll intervals %v, want 100ms then 200ms", s.got)
+	}
+}
