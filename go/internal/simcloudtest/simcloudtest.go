@@ -109,6 +109,7 @@ func Start(extraArgs ...string) (*Server, error) {
 
 type lockedWriter struct{ s *Server }
 
+// Write appends to the output buffer under its lock (stderr is copied from another goroutine).
 func (w *lockedWriter) Write(p []byte) (int, error) {
 	w.s.mu.Lock()
 	defer w.s.mu.Unlock()

@@ -163,3 +163,41 @@ func TestPreserveKeepsTheCloudResources(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestLoadBalancerIPTakesTheVIPOfAnIPBlock(t *testing.T) {
+	cloud := newTestCloud(t, "")
+	lbs, _ := cloud.LoadBalancer()
+	var regions struct {
+		Regions []struct{ ID string } `json:"regions"`
+	}
+	sim.Do(t, "GET", "/v1/regions", nil, &regions)
+	var block struct {
+		IPBlock client.IPBlock `json:"ip_block"`
+	}
+	sim.Do(t, "POST", "/v1/ip_blocks", map[string]any{"location": regions.Regions[0].ID}, &block)
+	vip := blockVIP(block.IPBlock.CIDR)
+
+	svc := lbService(unique("fixed"), nil)
+	svc.Spec.LoadBalancerIP = vip
+	status, err := lbs.EnsureLoadBalancer(context.Background(), "test-cluster", svc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status.Ingress[0].IP != vip {
+		t.Errorf("ingress %s, want the block's VIP %s", status.Ingress[0].IP, vip)
+	}
+	svc.Spec.LoadBalancerIP = "127.250.0.2"
+	if _, err := lbs.EnsureLoadBalancer(context.Background(), "test-cluster", svc, nil); err == nil || !strings.Contains(err.Error(), "a VIP cannot change in place") {
+		t.Errorf("changing spec.loadBalancerIP: error %v", err)
+	}
+	other := lbService(unique("nofree"), nil)
+	other.Spec.LoadBalancerIP = vip
+	if _, err := lbs.EnsureLoadBalancer(context.Background(), "test-cluster", other, nil); err == nil || !strings.Contains(err.Error(), "no unassigned IP block has it as its VIP") {
+		t.Errorf("a VIP already taken: error %v", err)
+	}
+	for _, s := range []*v1.Service{svc, other} {
+		if err := lbs.EnsureLoadBalancerDeleted(context.Background(), "test-cluster", s); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
