@@ -16,7 +16,7 @@ import { waitFor } from '../wait.ts';
 import { ensureBinaries, type Component, type ControlPlaneBinaries } from './binaries.ts';
 import { controllerManagerArgs, apiServerArgs, etcdArgs, type ControlPlanePorts, type ControlPlaneLayout } from './flags.ts';
 import { renderKubeconfig } from './kubeconfig.ts';
-import { generatePki, type ControlPlanePki } from './pki.ts';
+import { generatePki, type ControlPlanePki, type PemPair } from './pki.ts';
 
 export interface ControlPlaneOptions {
   readonly binaries?: ControlPlaneBinaries;
@@ -104,7 +104,7 @@ export class ControlPlane {
     const cp = new ControlPlane(layout, pki, processes, ctx.ownsDir);
     const started = Date.now();
     try {
-      await startComponent(ctx, processes, { name: 'etcd', args: etcdArgs(layout), ready: () => httpOk(`http://127.0.0.1:${layout.ports.etcdClient}/health`) });
+      await startComponent(ctx, processes, { name: 'etcd', args: etcdArgs(layout), ready: () => httpsOk(`https://127.0.0.1:${layout.ports.etcdClient}/health`, pki.etcdCa, pki.etcdClient) });
       await startComponent(ctx, processes, { name: 'kube-apiserver', args: apiServerArgs(layout), ready: () => cp.#apiOk('/readyz') });
       await startComponent(ctx, processes, {
         name: 'kube-controller-manager',
@@ -141,7 +141,7 @@ export class ControlPlane {
   }
 
   async #apiOk(path: string): Promise<boolean> {
-    return httpsOk(`${this.apiServerUrl}${path}`, this.#pki);
+    return httpsOk(`${this.apiServerUrl}${path}`, this.#pki.ca.cert, this.#pki.admin);
   }
 }
 
@@ -202,6 +202,11 @@ async function writePki(layout: ControlPlaneLayout): Promise<ControlPlanePki> {
     'apiserver.key': pki.apiServer.key,
     'sa.pub': pki.serviceAccount.publicKey,
     'sa.key': pki.serviceAccount.privateKey,
+    'etcd-ca.crt': pki.etcdCa,
+    'etcd.crt': pki.etcdServer.cert,
+    'etcd.key': pki.etcdServer.key,
+    'etcd-client.crt': pki.etcdClient.cert,
+    'etcd-client.key': pki.etcdClient.key,
   };
   for (const [name, content] of Object.entries(files)) writeFileSync(join(layout.dir, 'pki', name), content, { mode: 0o600 });
   const server = `https://127.0.0.1:${layout.ports.apiServer}`;
@@ -240,19 +245,10 @@ function logTail(file: string, lines: number): string {
   }
 }
 
-async function httpOk(url: string): Promise<boolean> {
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
-    return res.ok;
-  } catch {
-    return false;
-  }
-}
-
-/** GET over HTTPS with the admin client certificate (fetch cannot present one without extra deps). */
-function httpsOk(url: string, pki: ControlPlanePki): Promise<boolean> {
+/** GET over HTTPS with a client certificate (fetch cannot present one without extra deps). */
+function httpsOk(url: string, ca: string, client: PemPair): Promise<boolean> {
   return new Promise((resolve) => {
-    const req = request(url, { ca: pki.ca.cert, cert: pki.admin.cert, key: pki.admin.key, timeout: 2000 }, (res) => {
+    const req = request(url, { ca, cert: client.cert, key: client.key, timeout: 2000 }, (res) => {
       res.resume();
       resolve(res.statusCode === 200);
     });

@@ -28,16 +28,20 @@ describe('control-plane flags', () => {
         '--secure-port=6443',
         '--authorization-mode=Node,RBAC',
         '--client-ca-file=/cp/pki/ca.crt',
-        '--etcd-servers=http://127.0.0.1:2379',
+        '--etcd-servers=https://127.0.0.1:2379',
+        '--etcd-certfile=/cp/pki/etcd-client.crt',
         '--service-cluster-ip-range=10.96.0.0/16',
       ]),
     );
   });
 
-  it('runs a single-member etcd on loopback ports only', () => {
+  it('runs a single-member etcd on loopback ports only, taking only clients and peers the CA signed', () => {
     const args = etcdArgs(layout);
-    expect(args.filter((a) => a.includes('http://')).every((a) => a.includes('http://127.0.0.1:'))).toBe(true);
-    expect(args).toContain('--initial-cluster=default=http://127.0.0.1:2380');
+    const urls = args.filter((a) => a.includes('://'));
+    expect(urls.length).toBeGreaterThan(3);
+    expect(urls.every((a) => a.includes('https://127.0.0.1:'))).toBe(true);
+    expect(args).toContain('--initial-cluster=default=https://127.0.0.1:2380');
+    expect(args).toEqual(expect.arrayContaining(['--client-cert-auth=true', '--peer-client-cert-auth=true', '--trusted-ca-file=/cp/pki/etcd-ca.crt']));
   });
 
   it('computes the in-cluster kubernetes Service address from the service CIDR', () => {

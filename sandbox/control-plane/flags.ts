@@ -37,9 +37,20 @@ export const KCM_CONTROLLERS = [
 ] as const;
 
 export function etcdArgs(layout: ControlPlaneLayout): string[] {
-  const client = `http://127.0.0.1:${layout.ports.etcdClient}`;
-  const peer = `http://127.0.0.1:${layout.ports.etcdPeer}`;
+  const client = `https://127.0.0.1:${layout.ports.etcdClient}`;
+  const peer = `https://127.0.0.1:${layout.ports.etcdPeer}`;
+  const pki = (f: string): string => join(layout.dir, 'pki', f);
   return [
+    // Mutual TLS on both ports: any local process (or a web page) can reach loopback; only clients of
+    // etcd's own CA (the apiserver) may read or write the cluster's data.
+    `--cert-file=${pki('etcd.crt')}`,
+    `--key-file=${pki('etcd.key')}`,
+    '--client-cert-auth=true',
+    `--trusted-ca-file=${pki('etcd-ca.crt')}`,
+    `--peer-cert-file=${pki('etcd.crt')}`,
+    `--peer-key-file=${pki('etcd.key')}`,
+    '--peer-client-cert-auth=true',
+    `--peer-trusted-ca-file=${pki('etcd-ca.crt')}`,
     '--name=default',
     `--data-dir=${join(layout.dir, 'etcd')}`,
     `--listen-client-urls=${client}`,
@@ -57,7 +68,10 @@ export function etcdArgs(layout: ControlPlaneLayout): string[] {
 export function apiServerArgs(layout: ControlPlaneLayout): string[] {
   const pki = (f: string): string => join(layout.dir, 'pki', f);
   return [
-    `--etcd-servers=http://127.0.0.1:${layout.ports.etcdClient}`,
+    `--etcd-servers=https://127.0.0.1:${layout.ports.etcdClient}`,
+    `--etcd-cafile=${pki('etcd-ca.crt')}`,
+    `--etcd-certfile=${pki('etcd-client.crt')}`,
+    `--etcd-keyfile=${pki('etcd-client.key')}`,
     `--secure-port=${layout.ports.apiServer}`,
     '--bind-address=127.0.0.1',
     // Without a default route the apiserver cannot pick an address to advertise.

@@ -1,6 +1,9 @@
 // The control plane's PKI, generated fresh for every control plane: one CA, the apiserver's serving
 // certificate (valid for 127.0.0.1 and the in-cluster names), client certificates for the admin
-// (system:masters) and for kube-controller-manager, and the service-account signing key pair.
+// (system:masters) and for kube-controller-manager, the service-account signing key pair, and etcd's
+// own, under a CA of its own as kubeadm does (a client certificate the cluster CA issues, e.g. a CCM's, must
+// not open etcd): a certificate it serves clients and peers with, and the apiserver's client certificate
+// for it. etcd takes only clients its CA signed, so another local user or a web page cannot read the cluster.
 // ECDSA P-256 throughout: generation takes milliseconds and every component accepts it.
 import 'reflect-metadata'; // @peculiar/x509's dependency injection needs it loaded first
 import { webcrypto } from 'node:crypto';
@@ -23,6 +26,12 @@ export interface ControlPlanePki {
   readonly admin: PemPair;
   readonly controllerManager: PemPair;
   readonly serviceAccount: { readonly publicKey: string; readonly privateKey: string };
+  /** etcd's CA (key never written: nothing else is ever signed by it). */
+  readonly etcdCa: string;
+  /** etcd's serving (and peer) certificate, for 127.0.0.1 and localhost. */
+  readonly etcdServer: PemPair;
+  /** The apiserver's client certificate for etcd. */
+  readonly etcdClient: PemPair;
 }
 
 async function keyPair(): Promise<CryptoKeyPair> {
@@ -46,12 +55,12 @@ interface Issuer {
   readonly keys: CryptoKeyPair;
 }
 
-async function createCa(): Promise<Issuer> {
+async function createCa(name = 'ccm-sandbox-ca'): Promise<Issuer> {
   const keys = await keyPair();
   const now = Date.now();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: serial(),
-    name: 'CN=ccm-sandbox-ca',
+    name: `CN=${name}`,
     notBefore: new Date(now - 60_000),
     notAfter: new Date(now + VALIDITY_MS),
     keys,
@@ -67,7 +76,8 @@ async function createCa(): Promise<Issuer> {
 
 interface LeafSpec {
   readonly subject: string;
-  readonly usage: 'server' | 'client';
+  /** `peer`: both, as an etcd member is server and client to the others. */
+  readonly usage: 'server' | 'client' | 'peer';
   readonly dnsNames?: readonly string[];
   readonly ips?: readonly string[];
 }
@@ -76,7 +86,7 @@ async function issue(ca: Issuer, spec: LeafSpec): Promise<PemPair> {
   const keys = await keyPair();
   const now = Date.now();
   const names = [...(spec.dnsNames ?? []).map((value) => ({ type: 'dns' as const, value })), ...(spec.ips ?? []).map((value) => ({ type: 'ip' as const, value }))];
-  const eku = spec.usage === 'server' ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth;
+  const eku = { server: [x509.ExtendedKeyUsage.serverAuth], client: [x509.ExtendedKeyUsage.clientAuth], peer: [x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth] }[spec.usage];
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: serial(),
     subject: spec.subject,
@@ -89,7 +99,7 @@ async function issue(ca: Issuer, spec: LeafSpec): Promise<PemPair> {
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
-      new x509.ExtendedKeyUsageExtension([eku]),
+      new x509.ExtendedKeyUsageExtension(eku),
       await x509.AuthorityKeyIdentifierExtension.create(ca.keys.publicKey),
       ...(names.length > 0 ? [new x509.SubjectAlternativeNameExtension(names)] : []),
     ],
@@ -103,12 +113,14 @@ export interface PkiOptions {
 }
 
 export async function generatePki(options: PkiOptions): Promise<ControlPlanePki> {
-  const ca = await createCa();
+  const [ca, etcdCa] = await Promise.all([createCa(), createCa('ccm-sandbox-etcd-ca')]);
   const inCluster = ['kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'];
-  const [apiServer, admin, controllerManager] = await Promise.all([
+  const [apiServer, admin, controllerManager, etcdServer, etcdClient] = await Promise.all([
     issue(ca, { subject: 'CN=kube-apiserver', usage: 'server', dnsNames: ['localhost', ...inCluster], ips: ['127.0.0.1', options.kubernetesServiceIp] }),
     issue(ca, { subject: 'CN=ccm-sandbox-admin, O=system:masters', usage: 'client' }),
     issue(ca, { subject: 'CN=system:kube-controller-manager', usage: 'client' }),
+    issue(etcdCa, { subject: 'CN=etcd', usage: 'peer', dnsNames: ['localhost'], ips: ['127.0.0.1'] }),
+    issue(etcdCa, { subject: 'CN=kube-apiserver-etcd-client', usage: 'client' }),
   ]);
   const sa = await keyPair();
   return {
@@ -117,6 +129,9 @@ export async function generatePki(options: PkiOptions): Promise<ControlPlanePki>
     admin,
     controllerManager,
     serviceAccount: { publicKey: pem('PUBLIC KEY', await crypto.subtle.exportKey('spki', sa.publicKey)), privateKey: await privatePem(sa.privateKey) },
+    etcdCa: etcdCa.cert.toString('pem'),
+    etcdServer,
+    etcdClient,
   };
 }
 
