@@ -1,9 +1,9 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createExec, type CommandRecord } from '../exec.ts';
-import { cloudProviderVersion, ensureUpstreamCcmBinary, GO_MODULE_DIR, goFiles, kubernetesVersionOf, upstreamCcmArgs, upstreamCcmKey } from './upstream.ts';
+import { cloudProviderVersion, ensureUpstreamCcmBinary, GO_MODULE_DIR, goFiles, kubernetesVersionOf, pruneOldBuilds, upstreamCcmArgs, upstreamCcmKey } from './upstream.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'upstream-ccm-unit-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -138,3 +138,18 @@ describe('ensureUpstreamCcmBinary', () => {
   });
 });
 
+
+describe('pruneOldBuilds', () => {
+  it('keeps the most recent builds and never touches staging dirs or locks', () => {
+    const cache = join(dir, 'prune');
+    const names = [0, 1, 2].map((i) => `upstream-ccm-v0.37.1-go1.26.8-linux-amd64-00000000000${i}`);
+    names.forEach((name, i) => {
+      mkdirSync(join(cache, name), { recursive: true });
+      utimesSync(join(cache, name), 1000 + i, 1000 + i);
+    });
+    mkdirSync(join(cache, `${names[0]}.tmp-123`));
+    mkdirSync(join(cache, `${names[0]}.lock`));
+    expect(pruneOldBuilds(cache, 2)).toEqual([names[0]]);
+    expect(readdirSync(cache).sort()).toEqual([`${names[0]}.lock`, `${names[0]}.tmp-123`, names[1], names[2]].sort());
+  });
+});

@@ -6,7 +6,7 @@
 //      go.mod, go.sum, every .go file of the module, the Go version and GOOS/GOARCH;
 //   3. `go build` of the module into the cache, under a lock, with progress lines.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -114,6 +114,23 @@ async function buildUpstreamCcm(options: EnsureUpstreamCcmOptions, target: { key
     writeFileSync(join(staging, 'build.json'), `${JSON.stringify({ key: target.key, kubernetes: version, seconds: secondsSince(started), builtAt: new Date().toISOString() }, null, 2)}\n`);
   });
   progress(`built upstream-ccm into ${target.cacheDir} in ${secondsSince(started)} s`);
+  pruneOldBuilds(join(target.cacheDir, '..'));
+}
+
+const BUILD_DIR = /^upstream-ccm-.+-[0-9a-f]{12}$/;
+
+/**
+ * Every source change gives a new key and a new 70 MB binary: keep the `keep` most recently built, so other
+ * checkouts on other commits keep theirs, and delete the rest (never a staging dir or a lock).
+ */
+export function pruneOldBuilds(goCacheDir: string, keep = 5): string[] {
+  const builds = readdirSync(goCacheDir)
+    .filter((name) => BUILD_DIR.test(name))
+    .map((name) => ({ name, mtime: statSync(join(goCacheDir, name)).mtimeMs }))
+    .sort((a, b) => b.mtime - a.mtime);
+  const removed = builds.slice(keep).map((b) => b.name);
+  for (const name of removed) rmSync(join(goCacheDir, name), { recursive: true, force: true });
+  return removed;
 }
 
 export interface UpstreamCcmArgsOptions {
