@@ -17,6 +17,8 @@ describe('ccm-sandbox arguments', () => {
     [['up', '--runtime', 'existing'], /--runtime existing needs --kubeconfig PATH/],
     [['up', '--kubeconfig', '/nonexistent/kc'], /--kubeconfig \/nonexistent\/kc: no such file/],
     [['up', '--frobnicate'], /Unknown option '--frobnicate'/],
+    [['up', '--allowed-host', '*'], /--allowed-host takes a host name or NAME:PORT \(no scheme, no wildcard\), got "\*"/],
+    [['up', '--allowed-host', 'http://vm.test'], /--allowed-host takes a host name/],
   ])('rejects %j with one line saying what to fix', (argv, message) => {
     expect(() => parseCli(argv)).toThrow(UsageError);
     expect(() => parseCli(argv)).toThrow(message);
@@ -25,5 +27,11 @@ describe('ccm-sandbox arguments', () => {
   it('hands the daemon exactly the chosen options', () => {
     const o = parseCli(['up', '--name', 'demo', '--workers', '3', '--lb-strategy', 'ip-block']);
     expect(daemonArgs(o, 'local')).toEqual(['daemon', '--name=demo', '--runtime=local', '--workers=3', '--lb-strategy=ip-block']);
+  });
+
+  it('passes --allowed-host names (repeatable, comma lists) to the daemon', () => {
+    const o = parseCli(['up', '--allowed-host', 'VM.test', '--allowed-host', 'a.test:8080,b.test']);
+    expect(o.allowedHosts).toEqual(['vm.test', 'a.test:8080', 'b.test']);
+    expect(daemonArgs(o, 'local')).toEqual(['daemon', '--name=ccm-sandbox', '--runtime=local', '--workers=2', '--lb-strategy=lb', '--allowed-host=vm.test', '--allowed-host=a.test:8080', '--allowed-host=b.test']);
   });
 });
