@@ -6,7 +6,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { V1Node, V1Service } from '@kubernetes/client-node';
+import { PatchStrategy, setHeaderOptions, type V1Node, type V1Service } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureUpstreamCcmBinary, getUpstreamCcm, upstreamCcmArgs, upstreamCcmEnv } from '../../sandbox/ccm/upstream.ts';
 import { createExec, type ManagedProcess } from '../../sandbox/exec.ts';
@@ -138,6 +138,37 @@ describe('upstream Go CCM (k8s.io/cloud-provider) on simcloud', () => {
       ...(await h.sim.client.firewallPolicies.list({ label_selector: selector })).firewall_policies,
     ];
     expect(left).toEqual([]);
+  });
+
+  it('follows a new node and an annotation change; an invalid annotation is a Warning event with no cloud write', async () => {
+    const name = uniqueName('up-upd');
+    const created = await h.createService(NS, { metadata: { name }, spec: { type: 'LoadBalancer', selector: { app: name }, ports: [{ port: 8080, protocol: 'TCP' }] } });
+    const selector = `simcloud.dev/service-uid=${created.metadata!.uid!}`;
+    await eventually('ingress', async () => (await h.cluster.core.readNamespacedService({ name, namespace: NS })).status?.loadBalancer?.ingress?.[0]);
+    const members = async (): Promise<string[]> => (await h.sim.client.serverGroups.list({ label_selector: selector })).server_groups[0]?.servers ?? [];
+    const nodeName = uniqueName('up-new');
+    const server = await h.createServer(nodeName, { networks: [networkId] });
+    await h.startKubelet(nodeName);
+    await eventually(`new node ${server.id} in the server group`, async () => (await members()).includes(server.id));
+
+    const patch = (annotations: Record<string, string | null>): Promise<V1Service> =>
+      h.cluster.core.patchNamespacedService({ name, namespace: NS, body: { metadata: { annotations } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+    await patch({ 'loadbalancer.simcloud.dev/health-check-interval': '3', 'loadbalancer.simcloud.dev/proxy-protocol': 'v2' });
+    await eventually('LB updated', async () => {
+      const lb = (await h.sim.client.loadBalancers.list({ label_selector: selector })).load_balancers[0];
+      return lb?.services[0]?.health_check.interval_seconds === 3 && lb.services[0].proxy_protocol === 'v2';
+    });
+    expect((await h.cluster.core.readNamespacedService({ name, namespace: NS })).status?.loadBalancer?.ingress?.[0]?.ipMode).toBe('Proxy');
+
+    const mark = h.calls.calls.length;
+    await patch({ 'loadbalancer.simcloud.dev/algorithm': 'fastest' });
+    const warning = await eventually('Warning event', async () =>
+      (await h.events(NS, name)).find((e) => e.type === 'Warning' && (e.message ?? '').includes('loadbalancer.simcloud.dev/algorithm')),
+    );
+    expect(warning.reason).toBe('SyncLoadBalancerFailed');
+    expect(warning.message).toContain('must be one of: round_robin, least_connections');
+    const writes = h.calls.calls.slice(mark).filter((c) => c.method !== 'GET' && (c.caller ?? '').includes(`${NS}/${name}`));
+    expect(writes).toEqual([]);
   });
 
   it('creates a route per podCIDR to the node private IP, named after the node UID', async () => {
