@@ -157,10 +157,11 @@ func (s *Server) Stop() {
 	}
 }
 
-// Run starts simcloud into *server, runs the package's tests and stops it; it returns m.Run's exit code
-// (1 without running any test when simcloud cannot start).
-func Run(m *testing.M, server **Server) int {
-	s, err := Start()
+// Run starts simcloud (with extraArgs for `serve`, e.g. "--rate-limit=100/1") into *server, runs the
+// package's tests and stops it; it returns m.Run's exit code (1 without running any test when simcloud
+// cannot start).
+func Run(m *testing.M, server **Server, extraArgs ...string) int {
+	s, err := Start(extraArgs...)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "simcloudtest: %v\n", err)
 		return 1
