@@ -7,21 +7,14 @@
 //     Origin or none (a non-browser client), and a JSON body: a cross-site form or text/plain fetch, the
 //     "simple" requests that skip CORS preflight, is refused with 415 before it could act.
 // Nothing here answers CORS preflights with permission, so a preflighted cross-origin fetch fails too.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { allowedHostsOf, hostRefusal, originAllowed } from '../../simulator/api/host-check.ts';
+import { allowedHostsOf, hostRefusal, originAllowed, tokenMatches } from '../../simulator/api/host-check.ts';
 
 export const TOKEN_HEADER = 'x-console-token';
 
 export function newConsoleToken(): string {
   return randomBytes(32).toString('base64url');
-}
-
-const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
-
-/** Constant-time comparison (hashing first makes the lengths equal). */
-export function tokenMatches(given: string | undefined, expected: string): boolean {
-  return given !== undefined && timingSafeEqual(digest(given), digest(expected));
 }
 
 interface Refusal {

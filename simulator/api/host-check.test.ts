@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AllowedHostError, allowedHostsFor, hostAllowed, originAllowed, parseAllowedHosts, splitHost } from './host-check.ts';
+import { AllowedHostError, allowedHostsFor, hostAllowed, originAllowed, parseAllowedHosts, splitHost, tokenMatches } from './host-check.ts';
 
 describe('host check', () => {
   const allowed = allowedHostsFor('127.0.0.1', 8787, ['dev.example.test', 'box.lan:9000']);
@@ -41,5 +41,12 @@ describe('host check', () => {
     }
     expect(() => parseAllowedHosts(['*'], '--x')).toThrow('--x takes a host name or NAME:PORT (no scheme, no wildcard), got "*"');
     expect(splitHost('[::1]:80')).toEqual({ name: '[::1]', port: 80 });
+  });
+
+  it('compares tokens of any length without throwing, and only equal ones match', () => {
+    expect(tokenMatches('secret-token', 'secret-token')).toBe(true);
+    expect(tokenMatches('secret-token-longer', 'secret-token')).toBe(false);
+    expect(tokenMatches('', 'secret-token')).toBe(false);
+    expect(tokenMatches(undefined, 'secret-token')).toBe(false);
   });
 });

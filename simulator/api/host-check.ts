@@ -4,11 +4,20 @@
 // names a surface was started for closes that door. Allowed: 127.0.0.1, localhost and [::1] with the
 // port the connection actually arrived on, the address the connection arrived at (a server bound to a
 // LAN or wildcard address is reached by it), and names the user adds (`--allowed-host NAME` for any
-// port, or `NAME:PORT`). Node built-ins only, so simulator/, src/ and sandbox/ can all import it.
+// port, or `NAME:PORT`). Also the constant-time token comparison those surfaces share. Node built-ins
+// only, so simulator/, src/ and sandbox/ can all import it.
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 
 export class AllowedHostError extends Error {}
+
+const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
+
+/** Compares a presented token with the expected one in constant time (hashing makes the lengths equal). */
+export function tokenMatches(given: string | undefined, expected: string): boolean {
+  return given !== undefined && timingSafeEqual(digest(given), digest(expected));
+}
 
 const NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
 

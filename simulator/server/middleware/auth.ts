@@ -4,6 +4,7 @@
  * forbidden. `/metrics`, `/openapi.json` and `/_sim/health` are open.
  */
 import type { RequestHandler } from 'express';
+import { tokenMatches } from '../../api/host-check.ts';
 import type { Sim } from '../context.ts';
 import { forbidden, unauthorized } from '../errors.ts';
 import type { TokenRec } from '../store/state.ts';
@@ -34,7 +35,7 @@ export class TokenIndex {
 }
 
 function checkAdmin(sim: Sim, tokens: TokenIndex, given: string | undefined): void {
-  if (given === sim.config.adminToken) return;
+  if (tokenMatches(given, sim.config.adminToken)) return;
   throw given !== undefined && tokens.find(given) !== undefined ? forbidden('the admin token is required for /_sim') : unauthorized();
 }
 
