@@ -98,6 +98,23 @@ describe('simcloud surface', () => {
     }
   });
 
+  it('refuses a state change carrying a foreign browser Origin even with a valid token, and takes its own Origin', async () => {
+    const fault = JSON.stringify({ kind: 'error', probability: 0.01, status: 503, code: 'service_unavailable' });
+    for (const origin of ['http://attacker.example', 'null', `https://127.0.0.1:${port}`, `http://localhost:${port + 1}`]) {
+      for (const [path, headers, body] of [['/_sim/reset', bearer(sc.adminToken), '{}'], [`/v1/servers/${a.server}/actions/poweroff`, bearer(sc.token), '{}'], ['/_sim/faults', bearer(sc.adminToken), fault]] as const) {
+        const r = await unchanged(() => raw(`${sc.url}${path}`, { method: 'POST', headers: { ...headers, origin }, body }));
+        expect(r.status, `${origin} ${path}`).toBe(403);
+        expect(envelope(r).details?.fields[0]?.name).toBe('origin');
+      }
+    }
+    expect(sc.sim.faults.list()).toHaveLength(0);
+    const own = await raw(`${sc.url}/_sim/faults`, { method: 'POST', headers: { ...bearer(sc.adminToken), origin: `http://localhost:${port}` }, body: fault });
+    expect(own.status, own.text).toBe(201);
+    expect(sc.sim.faults.list()).toHaveLength(1);
+    sc.sim.faults.clear();
+    expect((await raw(`${sc.url}/v1/servers`, { headers: { ...bearer(sc.token), origin: 'http://attacker.example' } })).status).toBe(200);
+  });
+
   it('refuses missing, wrong and misplaced tokens on /v1 and /_sim', async () => {
     const cases: [string, string, Record<string, string>, number][] = [
       ['GET', '/v1/servers', {}, 401],
