@@ -194,12 +194,21 @@ export function upstreamCcmArgs(o: UpstreamCcmArgsOptions): string[] {
   ];
 }
 
+export interface UpstreamCcmEnvOptions {
+  readonly endpoint: string;
+  readonly token: string;
+  /** simcloud network for routes; none = no Routes capability. */
+  readonly network?: string;
+  /** Default lb. */
+  readonly loadBalancerStrategy?: 'lb' | 'ip-block';
+}
+
 /** The CCM's environment: the same variables as our TypeScript CCM reads (docs/reference/env.md). */
-export function upstreamCcmEnv(o: { readonly endpoint: string; readonly token: string; readonly network?: string }): Record<string, string> {
+export function upstreamCcmEnv(o: UpstreamCcmEnvOptions): Record<string, string> {
   return {
     SIMCLOUD_ENDPOINT: o.endpoint,
     SIMCLOUD_TOKEN: o.token,
-    SIMCLOUD_LOAD_BALANCER_STRATEGY: 'lb',
+    SIMCLOUD_LOAD_BALANCER_STRATEGY: o.loadBalancerStrategy ?? 'lb',
     ...(o.network ? { SIMCLOUD_NETWORK: o.network } : {}),
   };
 }

@@ -49,7 +49,7 @@ func NewCloud(ctx context.Context, cfg Config) (*Cloud, error) {
 	}
 	cloud := &Cloud{client: c, instances: &instances{client: c}}
 	if cfg.LoadBalancersEnabled {
-		cloud.loadBalancers = &loadBalancers{client: c}
+		cloud.loadBalancers = newLoadBalancers(c, cfg.LoadBalancerStrategy)
 	}
 	if cfg.RoutesEnabled && cfg.Network != "" {
 		cloud.routes = &routes{client: c, network: cfg.Network}

@@ -39,7 +39,8 @@ type Config struct {
 	RoutesEnabled bool
 	// LoadBalancersEnabled offers LoadBalancer.
 	LoadBalancersEnabled bool
-	// LoadBalancerStrategy is "lb", the only strategy this provider implements.
+	// LoadBalancerStrategy is "lb" (load balancer + server group + firewall policy per Service) or "ip-block"
+	// (an IP block per Service gives the VIP; the load balancer targets the servers).
 	LoadBalancerStrategy string
 }
 
@@ -144,11 +145,7 @@ func (p *parser) validate(cfg Config) {
 	} else if strings.ContainsAny(cfg.Token, " \t\r\n") {
 		p.problems = append(p.problems, EnvToken+" contains a space or line break")
 	}
-	switch cfg.LoadBalancerStrategy {
-	case strategyLoadBalancer:
-	case strategyIPBlock:
-		p.problems = append(p.problems, EnvLoadBalancerStrategy+"=ip-block is not implemented by the upstream Go CCM; use lb (or run the builtin CCM)")
-	default:
-		p.problems = append(p.problems, fmt.Sprintf("%s=%q is not a strategy; allowed: lb", EnvLoadBalancerStrategy, cfg.LoadBalancerStrategy))
+	if cfg.LoadBalancerStrategy != strategyLoadBalancer && cfg.LoadBalancerStrategy != strategyIPBlock {
+		p.problems = append(p.problems, fmt.Sprintf("%s=%q is not a strategy; allowed: lb, ip-block", EnvLoadBalancerStrategy, cfg.LoadBalancerStrategy))
 	}
 }

@@ -43,8 +43,11 @@ func TestLoadConfig(t *testing.T) {
 			want: Config{Endpoint: "http://file:1", Token: "env-token", RequestTimeout: 5 * time.Second, Network: "from-file", RoutesEnabled: true, LoadBalancerStrategy: "lb"},
 		},
 		{name: "missing endpoint and token", env: map[string]string{}, wantErr: "SIMCLOUD_ENDPOINT is not set: the simcloud API URL, e.g. http://127.0.0.1:4600; SIMCLOUD_TOKEN is not set"},
-		{name: "ip-block strategy", env: with(map[string]string{EnvLoadBalancerStrategy: "ip-block"}), wantErr: "SIMCLOUD_LOAD_BALANCER_STRATEGY=ip-block is not implemented by the upstream Go CCM; use lb"},
-		{name: "unknown strategy", env: with(map[string]string{EnvLoadBalancerStrategy: "nlb"}), wantErr: `SIMCLOUD_LOAD_BALANCER_STRATEGY="nlb" is not a strategy; allowed: lb`},
+		{
+			name: "ip-block strategy", env: with(map[string]string{EnvLoadBalancerStrategy: "ip-block"}),
+			want: Config{Endpoint: "http://127.0.0.1:4600", Token: "tok-0123456789abcdef", RequestTimeout: 30 * time.Second, RoutesEnabled: true, LoadBalancersEnabled: true, LoadBalancerStrategy: "ip-block"},
+		},
+		{name: "unknown strategy", env: with(map[string]string{EnvLoadBalancerStrategy: "nlb"}), wantErr: `SIMCLOUD_LOAD_BALANCER_STRATEGY="nlb" is not a strategy; allowed: lb, ip-block`},
 		{name: "bad boolean and duration", env: with(map[string]string{EnvRoutesEnabled: "yes", EnvRequestTimeout: "soon"}), wantErr: `SIMCLOUD_REQUEST_TIMEOUT="soon" must be a duration like 500ms, 15s or 1m; SIMCLOUD_ROUTES_ENABLED="yes" must be true or false`},
 		{name: "unknown file key", file: "endpont: x\n", env: base, wantErr: `cloud-config file: error unmarshaling JSON: while decoding JSON: json: unknown field "endpont"`},
 	}

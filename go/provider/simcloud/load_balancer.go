@@ -15,11 +15,41 @@ import (
 
 var _ cloudprovider.LoadBalancer = (*loadBalancers)(nil)
 
-// loadBalancers implements strategy "lb": per Service one load balancer targeting one server group (the
-// Service's nodes) and one firewall policy on that group (one rule per node port, sources = the Service's
-// source ranges). Every step finds its resource by owner labels first, so each call is idempotent.
+// loadBalancers is the LoadBalancer capability: per Service one simcloud load balancer, plus what the
+// strategy puts around it (a server group and a firewall policy for "lb", an IP block for "ip-block").
+// Every step finds its resource by owner labels or tags first, so each call is idempotent.
 type loadBalancers struct {
-	client *client.Client
+	client   *client.Client
+	strategy strategy
+}
+
+// strategy is what differs between "lb" (load_balancer_group.go) and "ip-block" (load_balancer_ip_block.go).
+type strategy interface {
+	// ensure makes the strategy's resources and the load balancer itself.
+	ensure(op lbCall, want wanted) (*client.LoadBalancer, error)
+	// update makes the load balancer send traffic to exactly serverIDs.
+	update(op lbCall, serverIDs []string) error
+	// others reports whether any resource other than the load balancer is left.
+	others(op lbCall) (bool, error)
+	// deleteOthers removes them; the load balancer is already gone.
+	deleteOthers(op lbCall) error
+	// adoptID is the id of a load balancer adopted through the load-balancer-id annotation, if any.
+	adoptID(cfg lbConfig) string
+}
+
+// wanted is everything ensure needs.
+type wanted struct {
+	plan      lbPlan
+	cfg       lbConfig
+	serverIDs []string
+	nodes     []*v1.Node
+}
+
+func newLoadBalancers(c *client.Client, strategyName string) *loadBalancers {
+	if strategyName == strategyIPBlock {
+		return &loadBalancers{client: c, strategy: &ipBlockStrategy{blocks: map[string]string{}}}
+	}
+	return &loadBalancers{client: c, strategy: groupStrategy{}}
 }
 
 // lbCall is what every step needs: the client, the cluster name and a context carrying the caller.
@@ -35,35 +65,38 @@ func (l *loadBalancers) call(ctx context.Context, method, cluster string, svc *v
 	return lbCall{ctx: ctx, c: l.client, cluster: cluster, svc: svc}
 }
 
+// lenientConfig is the annotations for read-only and delete paths: invalid values fall back to defaults.
+func lenientConfig(svc *v1.Service) lbConfig {
+	cfg, err := parseAnnotations(svc.Annotations)
+	if err != nil {
+		return defaultLBConfig()
+	}
+	return cfg
+}
+
 // GetLoadBalancerName is "<cluster>-a<service UID without dashes>", the name of every resource made for it.
 func (l *loadBalancers) GetLoadBalancerName(_ context.Context, clusterName string, svc *v1.Service) string {
 	return resourceName(clusterName, svc)
 }
 
-// GetLoadBalancer reports the load balancer's status; it also exists while only its group or policy is left,
-// so that deleting a half-made one cleans up.
+// GetLoadBalancer reports the load balancer's status; it also exists while only the strategy's other
+// resources are left, so that deleting a half-made one cleans up.
 func (l *loadBalancers) GetLoadBalancer(ctx context.Context, clusterName string, svc *v1.Service) (*v1.LoadBalancerStatus, bool, error) {
 	op := l.call(ctx, "GetLoadBalancer", clusterName, svc)
-	cfg, err := parseAnnotations(svc.Annotations)
+	cfg := lenientConfig(svc)
+	lb, err := op.findLoadBalancer(l.strategy.adoptID(cfg))
 	if err != nil {
-		cfg = defaultLBConfig()
+		return nil, false, err
 	}
-	lb, err := op.findLoadBalancer(cfg.loadBalancerID)
-	if err != nil || lb != nil {
-		if lb == nil {
-			return nil, false, err
-		}
+	if lb != nil {
 		return ingressStatus(lb, cfg), true, nil
 	}
-	group, err := op.findServerGroup()
-	if err != nil || group != nil {
-		return nil, group != nil, err
-	}
-	policy, err := op.findFirewallPolicy()
-	return nil, policy != nil, err
+	exists, err := l.strategy.others(op)
+	return nil, exists, err
 }
 
-// EnsureLoadBalancer creates or updates the Service's group, policy and load balancer, and returns its status.
+// EnsureLoadBalancer creates or updates the Service's resources and returns the load balancer's status.
+// Invalid annotations or ports fail before any cloud call.
 func (l *loadBalancers) EnsureLoadBalancer(ctx context.Context, clusterName string, svc *v1.Service, nodes []*v1.Node) (*v1.LoadBalancerStatus, error) {
 	cfg, err := parseAnnotations(svc.Annotations)
 	if err != nil {
@@ -78,42 +111,28 @@ func (l *loadBalancers) EnsureLoadBalancer(ctx context.Context, clusterName stri
 	if err != nil {
 		return nil, err
 	}
-	group, err := op.ensureServerGroup(serverIDs)
-	if err != nil {
-		return nil, err
-	}
-	if err := op.ensureFirewallPolicy(group, plan.rules); err != nil {
-		return nil, err
-	}
-	lb, err := op.ensureLoadBalancer(plan, cfg, group)
+	lb, err := l.strategy.ensure(op, wanted{plan: plan, cfg: cfg, serverIDs: serverIDs, nodes: nodes})
 	if err != nil {
 		return nil, err
 	}
 	return ingressStatus(lb, cfg), nil
 }
 
-// UpdateLoadBalancer makes the Service's server group hold exactly the given nodes' servers.
+// UpdateLoadBalancer makes the load balancer send traffic to exactly the given nodes.
 func (l *loadBalancers) UpdateLoadBalancer(ctx context.Context, clusterName string, svc *v1.Service, nodes []*v1.Node) error {
 	op := l.call(ctx, "UpdateLoadBalancer", clusterName, svc)
 	serverIDs, err := op.serverIDs(nodes)
 	if err != nil {
 		return err
 	}
-	group, err := op.findServerGroup()
-	if err != nil {
-		return err
-	}
-	if group == nil {
-		return fmt.Errorf("UpdateLoadBalancer: no server group for service %s yet", serviceKey(svc))
-	}
-	_, err = op.reconcileMembers(group, serverIDs)
-	return err
+	return l.strategy.update(op, serverIDs)
 }
 
-// EnsureLoadBalancerDeleted removes the load balancer, the policy and the group, unless the preserve
+// EnsureLoadBalancerDeleted removes the load balancer and the strategy's resources, unless the preserve
 // annotation keeps them; resources already gone count as deleted.
 func (l *loadBalancers) EnsureLoadBalancerDeleted(ctx context.Context, clusterName string, svc *v1.Service) error {
 	if raw, ok := svc.Annotations[AnnotationPreserve]; ok {
+		// Strictly: deleting must not guess what an invalid value meant.
 		cfg := defaultLBConfig()
 		if allowed, ok := annotations[preserveIndex()].parse(raw, &cfg); !ok {
 			return &InvalidServiceError{What: "invalid service annotations", Problems: []string{fmt.Sprintf("annotation %s=%q %s", AnnotationPreserve, raw, allowed)}}
@@ -123,11 +142,7 @@ func (l *loadBalancers) EnsureLoadBalancerDeleted(ctx context.Context, clusterNa
 		}
 	}
 	op := l.call(ctx, "EnsureLoadBalancerDeleted", clusterName, svc)
-	cfg, err := parseAnnotations(svc.Annotations)
-	if err != nil {
-		cfg = defaultLBConfig()
-	}
-	lb, err := op.findLoadBalancer(cfg.loadBalancerID)
+	lb, err := op.findLoadBalancer(l.strategy.adoptID(lenientConfig(svc)))
 	if err != nil {
 		return err
 	}
@@ -136,7 +151,7 @@ func (l *loadBalancers) EnsureLoadBalancerDeleted(ctx context.Context, clusterNa
 			return err
 		}
 	}
-	return op.deleteGroupAndPolicy()
+	return l.strategy.deleteOthers(op)
 }
 
 func preserveIndex() int {
@@ -199,51 +214,30 @@ func (op lbCall) findLoadBalancer(adoptID string) (*client.LoadBalancer, error) 
 	return findOwned(op, op.c.ListLoadBalancers, func(lb *client.LoadBalancer) string { return lb.Name })
 }
 
-func (op lbCall) ensureLoadBalancer(plan lbPlan, cfg lbConfig, group *client.ServerGroup) (*client.LoadBalancer, error) {
-	targets := []client.LoadBalancerTarget{{Kind: client.TargetServerGroup, ServerGroupID: group.ID}}
-	existing, err := op.findLoadBalancer(cfg.loadBalancerID)
-	if err != nil {
-		return nil, err
+// reconcileLoadBalancer updates existing to spec; its VIP, when one is wanted, cannot change in place.
+func (op lbCall) reconcileLoadBalancer(existing *client.LoadBalancer, spec lbSpec, vip string) (*client.LoadBalancer, error) {
+	if vip != "" && existing.PublicIPv4 != vip {
+		return nil, fmt.Errorf("load balancer %s of %s has VIP %s, not %s; a VIP cannot change in place: delete and recreate the Service",
+			existing.ID, serviceKey(op.svc), existing.PublicIPv4, vip)
 	}
-	if existing != nil {
-		if plan.requestedIP != "" && existing.PublicIPv4 != plan.requestedIP {
-			return nil, fmt.Errorf("load balancer %s of %s has VIP %s, not %s; a VIP cannot change in place: delete and recreate the Service",
-				existing.ID, serviceKey(op.svc), existing.PublicIPv4, plan.requestedIP)
-		}
-		body := loadBalancerUpdate(existing, plan, targets, ownerLabels(op.cluster, op.svc))
-		if body == nil {
-			return existing, nil
-		}
-		return op.c.UpdateLoadBalancer(op.ctx, existing.ID, *body)
+	body := loadBalancerUpdate(existing, spec, ownerLabels(op.cluster, op.svc))
+	if body == nil {
+		return existing, nil
 	}
-	req := client.CreateLoadBalancerRequest{
-		Name: resourceName(op.cluster, op.svc), Labels: ownerLabels(op.cluster, op.svc), Algorithm: plan.algorithm,
-		SessionAffinity: plan.sessionAffinity, Services: plan.services, Targets: targets, SourceRanges: []string{},
-	}
-	if plan.requestedIP != "" {
-		if req.IPBlockID, err = op.blockForIP(plan.requestedIP); err != nil {
-			return nil, err
-		}
-	}
-	lb, action, err := op.c.CreateLoadBalancer(op.ctx, req)
+	return op.c.UpdateLoadBalancer(op.ctx, existing.ID, *body)
+}
+
+// createLoadBalancer creates the load balancer (its VIP from ipBlockID when set) and waits for the action.
+func (op lbCall) createLoadBalancer(spec lbSpec, ipBlockID, location string) (*client.LoadBalancer, error) {
+	lb, action, err := op.c.CreateLoadBalancer(op.ctx, client.CreateLoadBalancerRequest{
+		Name: resourceName(op.cluster, op.svc), Labels: ownerLabels(op.cluster, op.svc), Algorithm: spec.algorithm,
+		SessionAffinity: spec.sessionAffinity, Services: spec.services, Targets: spec.targets, SourceRanges: spec.sourceRanges,
+		IPBlockID: ipBlockID, Location: location,
+	})
 	if err != nil {
 		return nil, err
 	}
 	return lb, op.c.WaitForAction(op.ctx, action)
-}
-
-// blockForIP is the unassigned IP block whose VIP is ip (spec.loadBalancerIP).
-func (op lbCall) blockForIP(ip string) (string, error) {
-	blocks, err := op.c.ListAllIPBlocks(op.ctx)
-	if err != nil {
-		return "", err
-	}
-	for _, b := range blocks {
-		if blockVIP(b.CIDR) == ip && b.AssignedTo == nil {
-			return b.ID, nil
-		}
-	}
-	return "", fmt.Errorf("spec.loadBalancerIP %s of %s: no unassigned IP block has it as its VIP (third address)", ip, serviceKey(op.svc))
 }
 
 func (op lbCall) deleteLoadBalancer(lb *client.LoadBalancer) error {

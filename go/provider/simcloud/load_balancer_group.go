@@ -8,6 +8,74 @@ import (
 	"ccm-sandbox/go/provider/simcloud/client"
 )
 
+// groupStrategy is strategy "lb" (Brightbox style): the load balancer targets one server group holding the
+// Service's nodes, and one firewall policy applied to that group opens the node ports to the source ranges.
+type groupStrategy struct{}
+
+func (groupStrategy) adoptID(cfg lbConfig) string { return cfg.loadBalancerID }
+
+func (groupStrategy) ensure(op lbCall, want wanted) (*client.LoadBalancer, error) {
+	group, err := op.ensureServerGroup(want.serverIDs)
+	if err != nil {
+		return nil, err
+	}
+	if err := op.ensureFirewallPolicy(group, want.plan.rules); err != nil {
+		return nil, err
+	}
+	spec := want.plan.spec([]client.LoadBalancerTarget{{Kind: client.TargetServerGroup, ServerGroupID: group.ID}}, false)
+	existing, err := op.findLoadBalancer(want.cfg.loadBalancerID)
+	if err != nil {
+		return nil, err
+	}
+	if existing != nil {
+		return op.reconcileLoadBalancer(existing, spec, want.plan.requestedIP)
+	}
+	ipBlockID := ""
+	if want.plan.requestedIP != "" {
+		if ipBlockID, err = op.blockForIP(want.plan.requestedIP); err != nil {
+			return nil, err
+		}
+	}
+	return op.createLoadBalancer(spec, ipBlockID, "")
+}
+
+func (groupStrategy) update(op lbCall, serverIDs []string) error {
+	group, err := op.findServerGroup()
+	if err != nil {
+		return err
+	}
+	if group == nil {
+		return fmt.Errorf("UpdateLoadBalancer: no server group for service %s yet", serviceKey(op.svc))
+	}
+	_, err = op.reconcileMembers(group, serverIDs)
+	return err
+}
+
+func (groupStrategy) others(op lbCall) (bool, error) {
+	group, err := op.findServerGroup()
+	if err != nil || group != nil {
+		return group != nil, err
+	}
+	policy, err := op.findFirewallPolicy()
+	return policy != nil, err
+}
+
+func (groupStrategy) deleteOthers(op lbCall) error { return op.deleteGroupAndPolicy() }
+
+// blockForIP is the unassigned IP block whose VIP is ip (spec.loadBalancerIP).
+func (op lbCall) blockForIP(ip string) (string, error) {
+	blocks, err := op.c.ListAllIPBlocks(op.ctx, nil)
+	if err != nil {
+		return "", err
+	}
+	for _, b := range blocks {
+		if blockVIP(b.CIDR) == ip && b.AssignedTo == nil {
+			return b.ID, nil
+		}
+	}
+	return "", fmt.Errorf("spec.loadBalancerIP %s of %s: no unassigned IP block has it as its VIP (third address)", ip, serviceKey(op.svc))
+}
+
 // findOwned returns the oldest resource carrying the Service's owner labels, else the one with its name
 // (made by a create whose answer was lost); nil when there is none.
 func findOwned[T any](op lbCall, list func(context.Context, client.ListOpts) ([]T, client.Meta, error), nameOf func(*T) string) (*T, error) {

@@ -65,8 +65,35 @@ type lbPlan struct {
 	sessionAffinity string
 	services        []client.LoadBalancerService
 	rules           []client.FirewallRule
+	// sourceCIDRs are the allowed client ranges (0.0.0.0/0 when the Service names none).
+	sourceCIDRs []string
 	// requestedIP is spec.loadBalancerIP, when set.
 	requestedIP string
+}
+
+// lbSpec is the wanted mutable fields of a load balancer.
+type lbSpec struct {
+	algorithm       string
+	sessionAffinity string
+	services        []client.LoadBalancerService
+	targets         []client.LoadBalancerTarget
+	sourceRanges    []string
+}
+
+// spec is the plan's load balancer with targets. Source ranges go on the load balancer only when
+// onLoadBalancer (strategy ip-block: strategy lb enforces them with the firewall policy); 0.0.0.0/0 alone
+// is no restriction at all.
+func (p lbPlan) spec(targets []client.LoadBalancerTarget, onLoadBalancer bool) lbSpec {
+	ranges := []string{}
+	if onLoadBalancer && !(len(p.sourceCIDRs) == 1 && p.sourceCIDRs[0] == "0.0.0.0/0") {
+		ranges = append(ranges, p.sourceCIDRs...)
+	}
+	return lbSpec{algorithm: p.algorithm, sessionAffinity: p.sessionAffinity, services: p.services, targets: targets, sourceRanges: ranges}
+}
+
+// currentSpec is what lb is now.
+func currentSpec(lb *client.LoadBalancer) lbSpec {
+	return lbSpec{algorithm: lb.Algorithm, sessionAffinity: lb.SessionAffinity, services: lb.Services, targets: lb.Targets, sourceRanges: lb.SourceRanges}
 }
 
 // planLoadBalancer turns a Service and its parsed annotations into the wanted listeners and firewall rules;
@@ -77,7 +104,7 @@ func planLoadBalancer(svc *v1.Service, cfg lbConfig) (lbPlan, error) {
 	if len(problems) > 0 {
 		return lbPlan{}, &InvalidServiceError{What: "invalid service for a simcloud load balancer", Problems: problems}
 	}
-	plan := lbPlan{algorithm: cfg.algorithm, sessionAffinity: "none", requestedIP: svc.Spec.LoadBalancerIP}
+	plan := lbPlan{algorithm: cfg.algorithm, sessionAffinity: "none", sourceCIDRs: sources, requestedIP: svc.Spec.LoadBalancerIP}
 	if svc.Spec.SessionAffinity == v1.ServiceAffinityClientIP {
 		plan.sessionAffinity = "source_ip"
 	}
@@ -217,46 +244,61 @@ func ingressStatus(lb *client.LoadBalancer, cfg lbConfig) *v1.LoadBalancerStatus
 	return &v1.LoadBalancerStatus{Ingress: []v1.LoadBalancerIngress{{IP: lb.PublicIPv4, IPMode: &mode}}}
 }
 
-// loadBalancerUpdate is the PATCH turning lb into the plan with targets (nil when nothing differs).
-func loadBalancerUpdate(lb *client.LoadBalancer, plan lbPlan, targets []client.LoadBalancerTarget, labels map[string]string) *client.UpdateLoadBalancerRequest {
+// loadBalancerUpdate is the PATCH turning lb into spec plus the owner labels (nil when nothing differs).
+func loadBalancerUpdate(lb *client.LoadBalancer, spec lbSpec, labels map[string]string) *client.UpdateLoadBalancerRequest {
 	var body client.UpdateLoadBalancerRequest
 	changed := false
-	if lb.Algorithm != plan.algorithm {
-		body.Algorithm, changed = plan.algorithm, true
+	if lb.Algorithm != spec.algorithm {
+		body.Algorithm, changed = spec.algorithm, true
 	}
-	if lb.SessionAffinity != plan.sessionAffinity {
-		body.SessionAffinity, changed = plan.sessionAffinity, true
+	if lb.SessionAffinity != spec.sessionAffinity {
+		body.SessionAffinity, changed = spec.sessionAffinity, true
 	}
-	have := append([]client.LoadBalancerService(nil), lb.Services...)
-	sort.Slice(have, func(a, b int) bool { return have[a].ListenPort < have[b].ListenPort })
-	if !sameJSON(have, plan.services) {
-		services := plan.services
+	if !sameJSON(byListenPort(lb.Services), byListenPort(spec.services)) {
+		services := spec.services
 		body.Services, changed = &services, true
 	}
-	if !sameJSON(sortedTargets(lb.Targets), sortedTargets(targets)) {
+	if !sameJSON(sortedTargets(lb.Targets), sortedTargets(spec.targets)) {
+		targets := spec.targets
 		body.Targets, changed = &targets, true
 	}
-	if len(lb.SourceRanges) != 0 {
-		empty := []string{}
-		body.SourceRanges, changed = &empty, true
+	if !sameJSON(sortedStrings(lb.SourceRanges), sortedStrings(spec.sourceRanges)) {
+		ranges := spec.sourceRanges
+		body.SourceRanges, changed = &ranges, true
 	}
-	for k, v := range labels {
-		if lb.Labels[k] != v {
-			merged := map[string]string{}
-			for lk, lv := range lb.Labels {
-				merged[lk] = lv
-			}
-			for lk, lv := range labels {
-				merged[lk] = lv
-			}
-			body.Labels, changed = merged, true
-			break
-		}
+	if merged, differ := mergedLabels(lb.Labels, labels); differ {
+		body.Labels, changed = merged, true
 	}
 	if !changed {
 		return nil
 	}
 	return &body
+}
+
+func byListenPort(services []client.LoadBalancerService) []client.LoadBalancerService {
+	out := append([]client.LoadBalancerService(nil), services...)
+	sort.Slice(out, func(a, b int) bool { return out[a].ListenPort < out[b].ListenPort })
+	return out
+}
+
+func sortedStrings(values []string) []string {
+	out := append([]string{}, values...)
+	sort.Strings(out)
+	return out
+}
+
+// mergedLabels is have with want laid over it, and whether that differs from have.
+func mergedLabels(have, want map[string]string) (map[string]string, bool) {
+	merged := map[string]string{}
+	for k, v := range have {
+		merged[k] = v
+	}
+	differ := false
+	for k, v := range want {
+		differ = differ || have[k] != v
+		merged[k] = v
+	}
+	return merged, differ
 }
 
 func sortedTargets(targets []client.LoadBalancerTarget) []client.LoadBalancerTarget {

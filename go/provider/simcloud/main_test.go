@@ -23,12 +23,16 @@ func unique(prefix string) string {
 	return fmt.Sprintf("%s-%d-%d", prefix, os.Getpid(), counter.Add(1))
 }
 
-// newTestCloud is the provider against the test simcloud, with routes in network (none when empty).
-func newTestCloud(t *testing.T, network string) *Cloud {
+// newTestCloud is the provider against the test simcloud, with routes in network (none when empty) and
+// load balancer strategy lb unless another is given.
+func newTestCloud(t *testing.T, network string, strategy ...string) *Cloud {
 	t.Helper()
 	cfg := Config{
 		Endpoint: sim.URL, Token: sim.Token, RequestTimeout: 10 * time.Second, Network: network,
 		RoutesEnabled: true, LoadBalancersEnabled: true, LoadBalancerStrategy: strategyLoadBalancer,
+	}
+	if len(strategy) > 0 {
+		cfg.LoadBalancerStrategy = strategy[0]
 	}
 	cloud, err := NewCloud(context.Background(), cfg)
 	if err != nil {
