@@ -131,11 +131,11 @@ func (l *loadBalancers) UpdateLoadBalancer(ctx context.Context, clusterName stri
 // EnsureLoadBalancerDeleted removes the load balancer and the strategy's resources, unless the preserve
 // annotation keeps them; resources already gone count as deleted.
 func (l *loadBalancers) EnsureLoadBalancerDeleted(ctx context.Context, clusterName string, svc *v1.Service) error {
+	// Only the preserve annotation, strictly: deleting must not guess what an invalid value meant.
 	if raw, ok := svc.Annotations[AnnotationPreserve]; ok {
-		// Strictly: deleting must not guess what an invalid value meant.
-		cfg := defaultLBConfig()
-		if allowed, ok := annotations[preserveIndex()].parse(raw, &cfg); !ok {
-			return &InvalidServiceError{What: "invalid service annotations", Problems: []string{fmt.Sprintf("annotation %s=%q %s", AnnotationPreserve, raw, allowed)}}
+		cfg, err := parseAnnotations(map[string]string{AnnotationPreserve: raw})
+		if err != nil {
+			return err
 		}
 		if cfg.preserve {
 			return nil
@@ -152,15 +152,6 @@ func (l *loadBalancers) EnsureLoadBalancerDeleted(ctx context.Context, clusterNa
 		}
 	}
 	return l.strategy.deleteOthers(op)
-}
-
-func preserveIndex() int {
-	for i, a := range annotations {
-		if a.key == AnnotationPreserve {
-			return i
-		}
-	}
-	panic("the preserve annotation is not registered")
 }
 
 // serverIDs are the nodes' servers: from providerIDs, else by node name from one server list.

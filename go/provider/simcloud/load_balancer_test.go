@@ -201,3 +201,23 @@ func TestLoadBalancerIPTakesTheVIPOfAnIPBlock(t *testing.T) {
 		}
 	}
 }
+
+func TestAnInvalidPreserveValueStopsDeletion(t *testing.T) {
+	lbs, _ := newTestCloud(t, "").LoadBalancer()
+	svc := lbService(unique("maybe"), nil)
+	if _, err := lbs.EnsureLoadBalancer(context.Background(), "test-cluster", svc, nil); err != nil {
+		t.Fatal(err)
+	}
+	svc.Annotations = map[string]string{AnnotationPreserve: "maybe"}
+	err := lbs.EnsureLoadBalancerDeleted(context.Background(), "test-cluster", svc)
+	if err == nil || !strings.Contains(err.Error(), `annotation loadbalancer.simcloud.dev/preserve="maybe" must be one of: true, false`) {
+		t.Fatalf("error %v", err)
+	}
+	if n := len(owned[client.LoadBalancer](t, "load_balancers", svc)); n != 1 {
+		t.Errorf("%d load balancers after a refused deletion, want 1", n)
+	}
+	svc.Annotations = nil
+	if err := lbs.EnsureLoadBalancerDeleted(context.Background(), "test-cluster", svc); err != nil {
+		t.Fatal(err)
+	}
+}
