@@ -1,6 +1,6 @@
 // ccm-sandbox's Go code: the upstream CCM for simcloud and SDK contract tests. One module, separate from the
 // generated control-plane wrapper (sandbox/control-plane/gomod); its k8s.io/* versions match that module's
-// (test: go/versions_test.go), so both builds share one Go build cache. See docs/adr/0005-go-modules.md.
+// (test: go/internal/modversions), so both builds share one Go build cache. See docs/adr/0005-go-modules.md.
 module ccm-sandbox/go
 
 go 1.26.0
