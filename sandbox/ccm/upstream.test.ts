@@ -32,6 +32,7 @@ describe('upstreamCcmArgs', () => {
       '--authentication-kubeconfig=/s/kubeconfig',
       '--authorization-kubeconfig=/s/kubeconfig',
       '--authentication-skip-lookup=true',
+      '--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics',
       '--cluster-name=sandbox',
       '--cluster-cidr=10.244.0.0/16',
       '--allocate-node-cidrs=false',

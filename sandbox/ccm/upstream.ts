@@ -164,7 +164,9 @@ export interface UpstreamCcmArgsOptions {
  * The upstream command line for a local run. Node CIDRs are allocated by kube-controller-manager (so
  * `--allocate-node-cidrs=false`); serving binds to loopback with a self-signed certificate; delegated
  * authentication uses the CCM's kubeconfig and skips the extension-apiserver-authentication lookup (no
- * front proxy calls a local CCM), and /healthz, /readyz, /livez stay open (upstream's always-allow paths).
+ * front proxy calls a local CCM); /healthz, /readyz, /livez (upstream's always-allow paths) and /metrics need
+ * no credentials, like our CCM's, so a benchmark scrapes both alike. HTTPS with a certificate no browser
+ * trusts keeps a DNS-rebound web page out.
  */
 export function upstreamCcmArgs(o: UpstreamCcmArgsOptions): string[] {
   const lease = o.lease ?? { duration: '15s', renewDeadline: '10s', retryPeriod: '2s' };
@@ -174,6 +176,7 @@ export function upstreamCcmArgs(o: UpstreamCcmArgsOptions): string[] {
     `--authentication-kubeconfig=${o.kubeconfig}`,
     `--authorization-kubeconfig=${o.kubeconfig}`,
     '--authentication-skip-lookup=true',
+    '--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics',
     `--cluster-name=${o.clusterName}`,
     `--cluster-cidr=${o.clusterCidr}`,
     '--allocate-node-cidrs=false',

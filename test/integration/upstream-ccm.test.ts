@@ -64,9 +64,13 @@ describe('upstream Go CCM (k8s.io/cloud-provider) on simcloud', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('serves /healthz over HTTPS on loopback with the certificate it wrote into --cert-dir', async () => {
+  it('serves /healthz and /metrics over HTTPS on loopback with the certificate it wrote into --cert-dir', async () => {
     const health = await eventually(`/healthz (log:\n${log().slice(-2000)})`, () => getUpstreamCcm(port, certDir).catch(() => undefined));
     expect(health).toEqual({ status: 200, body: 'ok' });
+    const metrics = await getUpstreamCcm(port, certDir, '/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.body).toMatch(/^ccm_cloud_api_calls_total\{code="200",operation="servers\.list"\} [1-9]/m);
+    expect(metrics.body).toContain('cloudprovider_simcloud_api_request_duration_seconds_bucket');
   });
 
   it('initialises a node: providerID, type/zone/region labels, addresses, taint removed; its calls name the controller and node', async () => {

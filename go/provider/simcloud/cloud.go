@@ -38,7 +38,7 @@ type Cloud struct {
 // NewCloud builds the provider and makes one cheap authenticated call, so a wrong endpoint or token fails
 // at start with one line naming the endpoint.
 func NewCloud(ctx context.Context, cfg Config) (*Cloud, error) {
-	c, err := client.New(cfg.Endpoint, cfg.Token, client.WithTimeout(cfg.RequestTimeout), client.WithUserAgent("ccm-sandbox-upstream-ccm"))
+	c, err := client.New(cfg.Endpoint, cfg.Token, client.WithTimeout(cfg.RequestTimeout), client.WithUserAgent("ccm-sandbox-upstream-ccm"), client.WithObserver(observeCall))
 	if err != nil {
 		return nil, fmt.Errorf("%s/%s: %w", EnvEndpoint, EnvToken, err)
 	}

@@ -45,9 +45,17 @@ type Client struct {
 	userAgent string
 	retry     RetryPolicy
 	sleep     func(ctx context.Context, d time.Duration) error
-	// ActionPollInterval is the first interval between two polls of a running action; it doubles up to 1 s.
+	// actionPoll is the first interval between two polls of a running action; it doubles up to 1 s.
 	actionPoll time.Duration
+	observe    Observer
 }
+
+// Observer sees every HTTP exchange (each attempt): the operation (e.g. "servers.get"), the HTTP status
+// (0 when no answer arrived) and how long it took.
+type Observer func(operation string, status int, took time.Duration)
+
+// WithObserver reports every exchange to observe (metrics).
+func WithObserver(observe Observer) Option { return func(c *Client) { c.observe = observe } }
 
 // Option configures a Client.
 type Option func(*Client)
@@ -88,6 +96,7 @@ func New(endpoint, token string, opts ...Option) (*Client, error) {
 		retry:      DefaultRetryPolicy,
 		sleep:      sleepContext,
 		actionPoll: 100 * time.Millisecond,
+		observe:    func(string, int, time.Duration) {},
 	}
 	for _, opt := range opts {
 		opt(c)
@@ -131,7 +140,9 @@ func (c *Client) do(ctx context.Context, req request, out any) error {
 	}
 	id := newRequestID()
 	for attempt := 0; ; attempt++ {
+		started := time.Now()
 		err := c.once(ctx, req, body, id, out)
+		c.observe(req.operation, statusOf(err), time.Since(started))
 		if err == nil {
 			return nil
 		}
@@ -143,6 +154,17 @@ func (c *Client) do(ctx context.Context, req request, out any) error {
 			return err
 		}
 	}
+}
+
+// statusOf is the HTTP status an attempt ended with: 200 for success, 0 when no answer arrived.
+func statusOf(err error) int {
+	if err == nil {
+		return http.StatusOK
+	}
+	if e, ok := err.(*Error); ok {
+		return e.Status
+	}
+	return 0
 }
 
 // retryDelay says whether a failed attempt is retried, and after how long.

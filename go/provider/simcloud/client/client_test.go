@@ -203,3 +203,22 @@ func TestWaitForActionPollsUntilTheActionEnds(t *testing.T) {
 		t.Errorf("poll intervals %v, want 100ms then 200ms", s.got)
 	}
 }
+
+func TestTheObserverSeesEveryAttempt(t *testing.T) {
+	rec := &recorder{answers: []func(http.ResponseWriter){status(503, nil, `{"error":{"code":"service_unavailable","message":"x"}}`), status(200, nil, serversPage)}}
+	srv := httptest.NewServer(rec)
+	t.Cleanup(srv.Close)
+	var seen []string
+	c, err := New(srv.URL, "t", WithSleep((&sleeps{}).sleep), WithObserver(func(op string, status int, _ time.Duration) {
+		seen = append(seen, op+" "+http.StatusText(status))
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.ListServers(context.Background(), ListOpts{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 2 || seen[0] != "servers.list Service Unavailable" || seen[1] != "servers.list OK" {
+		t.Errorf("observed %v", seen)
+	}
+}
