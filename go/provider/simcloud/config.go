@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/klog/v2"
 	"sigs.k8s.io/yaml"
 )
 
@@ -74,6 +75,10 @@ func LoadConfig(file io.Reader, getenv func(string) string) (Config, error) {
 				return Config{}, fmt.Errorf("cloud-config file: %w", err)
 			}
 		}
+	}
+	if fc.ClusterName != "" {
+		// The TypeScript CCM's key; upstream takes the cluster name from its flag.
+		klog.Warningf("cloud-config key clusterName=%q is not read by this CCM: the cluster name is --cluster-name", fc.ClusterName)
 	}
 	p := parser{getenv: getenv}
 	cfg := Config{
