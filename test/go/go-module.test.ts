@@ -1,9 +1,9 @@
 // The Go module (go/): gofmt, go vet and go test, each failing with the tool's own output. Go tests that need
 // a real simcloud start one themselves (go/internal/simcloudtest), so this file needs nothing running.
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { GO_MODULE_DIR } from '../../sandbox/ccm/upstream.ts';
 import { createExec } from '../../sandbox/exec.ts';
-import { goEnv } from '../../sandbox/go-build.ts';
+import { goAvailable, goEnv } from '../../sandbox/go-build.ts';
 
 const exec = createExec();
 const env = goEnv(process.env);
@@ -14,6 +14,10 @@ async function go(args: readonly string[]): Promise<{ exitCode: number; output: 
 }
 
 describe('Go module go/', () => {
+  beforeAll(async () => {
+    if (!(await goAvailable(exec))) throw new Error('Go >= 1.26 is needed for the tests of the Go module (go/): install it (Debian: golang-go) and run again');
+  });
+
   it('is gofmt-clean', async () => {
     const r = await exec.run('gofmt', ['-l', '.'], { cwd: GO_MODULE_DIR, env, allowFailure: true });
     expect(`${r.stderr}`.trim(), 'gofmt failed').toBe('');
