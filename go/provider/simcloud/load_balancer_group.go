@@ -8,6 +8,8 @@ import (
 	"ccm-sandbox/go/provider/simcloud/client"
 )
 
+var _ strategy = groupStrategy{}
+
 // groupStrategy is strategy "lb" (Brightbox style): the load balancer targets one server group holding the
 // Service's nodes, and one firewall policy applied to that group opens the node ports to the source ranges.
 type groupStrategy struct{}

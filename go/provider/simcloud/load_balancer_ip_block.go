@@ -8,6 +8,8 @@ import (
 	"ccm-sandbox/go/provider/simcloud/client"
 )
 
+var _ strategy = (*ipBlockStrategy)(nil)
+
 // IP blocks of strategy ip-block: a /29 per Service, tagged phoenixNAP style, whose third address the load
 // balancer takes as VIP.
 const (
