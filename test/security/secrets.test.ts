@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { load } from 'js-yaml';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { httpGet, startE2eSandbox, waitForIngress, type E2eSandbox } from '../helpers/sandbox.ts';
+import { raw } from './support.ts';
 
 /** Files whose job is to hold a secret (they must be 0600): the only places a secret may be. */
 const SECRET_STORES = [/^state\.json$/, /(^|\/)[\w-]*kubeconfig$/, /^control-plane\/pki\//, /^control-plane\/etcd\//, /^simcloud\/db\.json/];
@@ -33,10 +34,23 @@ function keyFingerprints(pemOrBase64: string): string[] {
   return [pemOrBase64.slice(0, 60), body.slice(0, 48), body.slice(-48)].filter((s) => s.length >= 40);
 }
 
+/** The three requests a new user found served by a running sandbox's console; returns their statuses. */
+async function whyRequests(consoleUrl: string, serverId: string): Promise<number[]> {
+  const state = await raw(`${consoleUrl}api/state`, { host: 'attacker.example' });
+  const poweroff = await raw(`${consoleUrl}api/actions/server`, {
+    method: 'POST', headers: { origin: 'http://attacker.example', 'content-type': 'application/json' }, body: JSON.stringify({ serverId, action: 'poweroff' }),
+  });
+  const reset = await raw(`${consoleUrl}api/actions/reset`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' });
+  return [state.status, poweroff.status, reset.status];
+}
+
 describe('secrets of a whole sandbox run', () => {
   let e: E2eSandbox;
   let stateDir: string;
   const secrets = new Map<string, string>();
+  let whyAnswers: number[] = [];
+  let serversAfterWhy: string[] = [];
+  let lbServiceAfterWhy: string | undefined;
 
   beforeAll(async () => {
     e = await startE2eSandbox({ name: 'security', workers: 1 });
@@ -65,6 +79,9 @@ describe('secrets of a whole sandbox run', () => {
     await expect(asSa.makeApiClient(CoreV1Api).listNamespacedPod({ namespace: 'default' })).rejects.toMatchObject({ code: 403 });
     const page = await fetch(s.consoleUrl!);
     expect(await page.text()).toContain(s.consoleToken);
+    whyAnswers = await whyRequests(s.consoleUrl!, (await e.sandbox.client.servers.listAll())[0]!.id);
+    serversAfterWhy = (await e.sandbox.client.servers.listAll()).map((x) => `${x.name}:${x.status}`);
+    lbServiceAfterWhy = (await e.core.readNamespacedService({ name: 'leak-check', namespace: 'default' })).status?.loadBalancer?.ingress?.[0]?.ip;
     const kc = load(readFileSync(e.sandbox.cluster!.kubeconfigPath, 'utf8')) as KubeconfigDoc;
     for (const f of keyFingerprints(kc.users[0]!.user['client-key-data']!)) secrets.set(`admin client key (${f.slice(0, 8)}…)`, f);
     for (const name of ['ca.key', 'sa.key', 'apiserver.key', 'etcd.key', 'etcd-client.key']) {
@@ -75,6 +92,13 @@ describe('secrets of a whole sandbox run', () => {
 
   afterAll(async () => {
     await e?.stop();
+  });
+
+  it("refuses the three requests from the issue on the sandbox's own console: every server running, the LB Service kept", () => {
+    expect(whyAnswers).toEqual([403, 403, 401]);
+    expect(serversAfterWhy.length).toBeGreaterThan(1);
+    expect(serversAfterWhy.every((x) => x.endsWith(':running'))).toBe(true);
+    expect(lbServiceAfterWhy).toMatch(/^127\./); // a reset would have deleted the LoadBalancer Service
   });
 
   it('collected logs of every component (so the scan below has something to scan)', () => {
