@@ -11,12 +11,38 @@ import type { LoadBalancer } from './load-balancer.ts';
 import type { Routes } from './routes.ts';
 
 /**
+ * The cloud-provider interface methods by their upstream (Go) names. A provider sends the one it is executing
+ * with every cloud call, so the cloud's call log says which method a request belongs to without guessing.
+ */
+export const CloudMethod = {
+  initialize: 'Initialize',
+  instanceExists: 'InstanceExists',
+  instanceShutdown: 'InstanceShutdown',
+  instanceMetadata: 'InstanceMetadata',
+  getLoadBalancer: 'GetLoadBalancer',
+  ensureLoadBalancer: 'EnsureLoadBalancer',
+  updateLoadBalancer: 'UpdateLoadBalancer',
+  ensureLoadBalancerDeleted: 'EnsureLoadBalancerDeleted',
+  listRoutes: 'ListRoutes',
+  createRoute: 'CreateRoute',
+  deleteRoute: 'DeleteRoute',
+} as const;
+export type CloudMethod = (typeof CloudMethod)[keyof typeof CloudMethod];
+
+/**
  * Per-call context: `signal` cancels the call, `caller` says who asks (controller name + object key,
- * e.g. `service-lb-controller default/web`); the simcloud provider sends it as `X-Simcloud-Caller`.
+ * e.g. `service-lb-controller default/web`), `method` which interface method is running; the simcloud
+ * provider sends them as `X-Simcloud-Caller` and `X-Simcloud-Method`.
  */
 export interface CallContext {
   readonly signal?: AbortSignal;
   readonly caller?: string;
+  readonly method?: CloudMethod;
+}
+
+/** `ctx` inside interface method `method` (set by the provider at the method's entry). */
+export function inMethod(ctx: CallContext | undefined, method: CloudMethod): CallContext {
+  return { ...ctx, method };
 }
 
 export interface CloudProvider {

@@ -68,10 +68,11 @@ export function createClient(options: ClientOptions): SimcloudClient {
   });
 }
 
-/** Client options for one call: the caller header (controller + object key) and the abort signal. */
+/** Client options for one call: the caller and method headers and the abort signal. */
 export function callOptions(ctx: CallContext | undefined): CallOptions {
   const opts: CallOptions = {};
   if (ctx?.caller) opts.caller = ctx.caller;
+  if (ctx?.method) opts.method = ctx.method;
   if (ctx?.signal) opts.signal = ctx.signal;
   return opts;
 }

@@ -67,7 +67,7 @@ describe('SimcloudInstances', () => {
   it('answers false only on a definite not_found and throws on errors', async () => {
     expect(await new SimcloudInstances(lookup([])).instanceExists(node('x', 'simcloud://gone'))).toBe(false);
     await expect(new SimcloudInstances(lookup([], true)).instanceExists(node('x', 'simcloud://srv-1'))).rejects.toThrow(
-      'simcloud/Instances.instanceExists: node x: server_error',
+      'simcloud/Instances.InstanceExists: node x: server_error',
     );
   });
 

@@ -6,7 +6,7 @@
 import type { V1Node, V1NodeAddress } from '@kubernetes/client-node';
 import { InstanceNotFoundError } from '../cloud/errors.ts';
 import type { InstanceMetadata, InstancesV2 } from '../cloud/instances.ts';
-import type { CallContext } from '../cloud/provider.ts';
+import { CloudMethod, inMethod, type CallContext } from '../cloud/provider.ts';
 import { parseProviderId, toProviderId } from './provider-id.ts';
 
 /** The provider's view of a server (converted from the wire shape in `client-adapter.ts`). */
@@ -28,11 +28,6 @@ export interface ServerLookup {
   findServerByName(name: string, ctx?: CallContext): Promise<CloudServer | undefined>;
 }
 
-const OP = {
-  exists: 'simcloud/Instances.instanceExists',
-  shutdown: 'simcloud/Instances.instanceShutdown',
-  metadata: 'simcloud/Instances.instanceMetadata',
-} as const;
 
 /** InternalIP = private addresses, ExternalIP = public IPv4, Hostname = the server name. */
 export function serverAddresses(server: CloudServer): V1NodeAddress[] {
@@ -75,25 +70,25 @@ export class SimcloudInstances implements InstancesV2 {
   }
 
   async instanceExists(node: V1Node, ctx?: CallContext): Promise<boolean> {
-    return (await this.#lookup(OP.exists, node, ctx)) !== undefined;
+    return (await this.#lookup(CloudMethod.instanceExists, node, ctx)) !== undefined;
   }
 
   async instanceShutdown(node: V1Node, ctx?: CallContext): Promise<boolean> {
-    const server = await this.#lookup(OP.shutdown, node, ctx);
+    const server = await this.#lookup(CloudMethod.instanceShutdown, node, ctx);
     return server?.status === 'off';
   }
 
   async instanceMetadata(node: V1Node, ctx?: CallContext): Promise<InstanceMetadata | undefined> {
-    const server = await this.#lookup(OP.metadata, node, ctx, this.#metadata);
+    const server = await this.#lookup(CloudMethod.instanceMetadata, node, ctx, this.#metadata);
     if (server === undefined) throw new InstanceNotFoundError();
     return serverMetadata(server);
   }
 
-  async #lookup(op: string, node: V1Node, ctx: CallContext | undefined, lookup?: ServerLookup): Promise<CloudServer | undefined> {
+  async #lookup(method: CloudMethod, node: V1Node, ctx: CallContext | undefined, lookup?: ServerLookup): Promise<CloudServer | undefined> {
     try {
-      return await this.serverFor(node, ctx, lookup);
+      return await this.serverFor(node, inMethod(ctx, method), lookup);
     } catch (err) {
-      throw new Error(`${op}: node ${node.metadata?.name ?? ''}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new Error(`simcloud/Instances.${method}: node ${node.metadata?.name ?? ''}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
   }
 }

@@ -11,7 +11,7 @@ import type { V1LoadBalancerStatus, V1Node, V1Service } from '@kubernetes/client
 import type { SimcloudClient } from '../../simulator/api/client/index.ts';
 import type { LoadBalancer as WireLoadBalancer } from '../../simulator/api/schema/index.ts';
 import type { LoadBalancer, LoadBalancerLookup } from '../cloud/load-balancer.ts';
-import type { CallContext } from '../cloud/provider.ts';
+import { CloudMethod, inMethod, type CallContext } from '../cloud/provider.ts';
 import { loadBalancerAnnotations, loadBalancerConfigOf, parseLoadBalancerAnnotations, InvalidAnnotationError, type LoadBalancerAnnotationConfig } from './annotations.ts';
 import { callOptions } from './client.ts';
 import { blockVip, ensureIpBlock, findIpBlock, releaseIpBlock } from './ops/ip-block.ts';
@@ -75,7 +75,7 @@ export class SimcloudLoadBalancers implements LoadBalancer {
   }
 
   async getLoadBalancer(clusterName: string, service: V1Service, ctx?: CallContext): Promise<LoadBalancerLookup> {
-    const ops = this.#ops(clusterName, ctx);
+    const ops = this.#ops(clusterName, inMethod(ctx, CloudMethod.getLoadBalancer));
     const config = lenientConfig(service);
     const lb = await findLoadBalancer(ops, service, config?.loadBalancerId);
     if (lb) return { exists: true, status: ingressStatus(lb, config ?? loadBalancerConfigOf(undefined)) };
@@ -85,8 +85,8 @@ export class SimcloudLoadBalancers implements LoadBalancer {
   async ensureLoadBalancer(clusterName: string, service: V1Service, nodes: readonly V1Node[], ctx?: CallContext): Promise<V1LoadBalancerStatus> {
     const config = loadBalancerConfigOf(service.metadata?.annotations);
     const plan = planLoadBalancer(service, config);
-    const ops = this.#ops(clusterName, ctx);
-    const serverIds = await this.#serverIds(nodes, ctx);
+    const ops = this.#ops(clusterName, inMethod(ctx, CloudMethod.ensureLoadBalancer));
+    const serverIds = await this.#serverIds(nodes, ops.ctx);
     const lb =
       this.#strategy === LoadBalancerStrategy.lb
         ? await this.#ensureWithGroup(ops, service, { plan, config, serverIds })
@@ -95,8 +95,8 @@ export class SimcloudLoadBalancers implements LoadBalancer {
   }
 
   async updateLoadBalancer(clusterName: string, service: V1Service, nodes: readonly V1Node[], ctx?: CallContext): Promise<void> {
-    const ops = this.#ops(clusterName, ctx);
-    const serverIds = await this.#serverIds(nodes, ctx);
+    const ops = this.#ops(clusterName, inMethod(ctx, CloudMethod.updateLoadBalancer));
+    const serverIds = await this.#serverIds(nodes, ops.ctx);
     if (this.#strategy === LoadBalancerStrategy.lb) {
       const group = await findServerGroup(ops, service);
       if (!group) throw new Error(`simcloud/LoadBalancers.updateLoadBalancer: no server group for service ${serviceKey(service)} yet`);
@@ -110,7 +110,7 @@ export class SimcloudLoadBalancers implements LoadBalancer {
 
   async ensureLoadBalancerDeleted(clusterName: string, service: V1Service, ctx?: CallContext): Promise<void> {
     if (preserveOf(service)) return;
-    const ops = this.#ops(clusterName, ctx);
+    const ops = this.#ops(clusterName, inMethod(ctx, CloudMethod.ensureLoadBalancerDeleted));
     const lb = await findLoadBalancer(ops, service, lenientConfig(service)?.loadBalancerId);
     if (lb) await deleteLoadBalancer(ops, lb);
     if (this.#strategy === LoadBalancerStrategy.lb) {

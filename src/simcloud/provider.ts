@@ -7,7 +7,7 @@
 import { isApiError, type SimcloudClient } from '../../simulator/api/client/index.ts';
 import type { InstancesV2 } from '../cloud/instances.ts';
 import type { LoadBalancer } from '../cloud/load-balancer.ts';
-import type { CloudProvider } from '../cloud/provider.ts';
+import { CloudMethod, type CloudProvider } from '../cloud/provider.ts';
 import type { Routes } from '../cloud/routes.ts';
 import { createClient, serverLookup, type CloudCallObserver } from './client.ts';
 import { SimcloudInstances } from './instances.ts';
@@ -62,7 +62,7 @@ export class SimcloudProvider implements CloudProvider {
   /** One cheap authenticated call (list one server). */
   async initialize(signal: AbortSignal): Promise<void> {
     try {
-      await this.client.servers.list({ per_page: 1 }, { caller: 'simcloud-ccm startup-probe', signal });
+      await this.client.servers.list({ per_page: 1 }, { caller: 'simcloud-ccm startup-probe', method: CloudMethod.initialize, signal });
     } catch (err) {
       const reason = isApiError(err) ? `${err.code}${err.status ? ` (HTTP ${err.status})` : ''}: ${err.message}` : String(err);
       throw new CloudProbeError(`cannot use simcloud at ${this.#endpoint}: ${reason}`, { cause: err });

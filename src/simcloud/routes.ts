@@ -8,7 +8,7 @@
 import type { V1NodeAddress } from '@kubernetes/client-node';
 import type { SimcloudClient } from '../../simulator/api/client/index.ts';
 import type { Network, Server } from '../../simulator/api/schema/index.ts';
-import type { CallContext } from '../cloud/provider.ts';
+import { CloudMethod, inMethod, type CallContext } from '../cloud/provider.ts';
 import type { Route, Routes } from '../cloud/routes.ts';
 import { callOptions, deleteIgnoringNotFound, unlessNotFound, waitForAction } from './client.ts';
 import { isApiError } from '../../simulator/api/client/index.ts';
@@ -59,7 +59,8 @@ export class SimcloudRoutes implements Routes {
     this.#cache = options.servers;
   }
 
-  async listRoutes(_clusterName: string, ctx?: CallContext): Promise<Route[]> {
+  async listRoutes(_clusterName: string, outer?: CallContext): Promise<Route[]> {
+    const ctx = inMethod(outer, CloudMethod.listRoutes);
     const network = await this.#getNetwork(ctx);
     return toRoutes(network, await this.#serversFor(network, ctx));
   }
@@ -74,7 +75,8 @@ export class SimcloudRoutes implements Routes {
     return this.#cache.list(ctx, { maxAgeMs: ROUTE_SNAPSHOT_MAX_AGE_MS, complete });
   }
 
-  async createRoute(_clusterName: string, nameHint: string, route: Route, ctx?: CallContext): Promise<void> {
+  async createRoute(_clusterName: string, nameHint: string, route: Route, outer?: CallContext): Promise<void> {
+    const ctx = inMethod(outer, CloudMethod.createRoute);
     const network = await this.#getNetwork(ctx);
     const gateway = await this.#gatewayFor(network, route, ctx);
     const existing = network.routes.find((r) => r.destination === route.destinationCIDR);
@@ -91,7 +93,8 @@ export class SimcloudRoutes implements Routes {
     }
   }
 
-  async deleteRoute(_clusterName: string, route: Route, ctx?: CallContext): Promise<void> {
+  async deleteRoute(_clusterName: string, route: Route, outer?: CallContext): Promise<void> {
+    const ctx = inMethod(outer, CloudMethod.deleteRoute);
     const network = await this.#getNetwork(ctx);
     const match = network.routes.find((r) => r.id === route.name || r.name === route.name) ?? network.routes.find((r) => r.destination === route.destinationCIDR);
     if (match) await this.#delete(network.id, match.id, ctx);

@@ -8,6 +8,8 @@ import type { Handler, TransportRequest } from './transport.ts';
 export interface CallOptions {
   /** `X-Simcloud-Caller` for this call (e.g. `service-lb-controller default/web`); overrides the client's. */
   caller?: string;
+  /** `X-Simcloud-Method`: the cloud-provider interface method this call belongs to (e.g. `EnsureLoadBalancer`). */
+  method?: string;
   signal?: AbortSignal;
   timeoutMs?: number;
 }
@@ -27,13 +29,7 @@ export class Requester {
   }
 
   async call<S extends z.ZodType>(operation: string, schema: S, init: CallInit, opts: CallOptions = {}): Promise<z.infer<S>> {
-    const res = await this.#handler({
-      ...init,
-      operation,
-      headers: opts.caller === undefined ? {} : { 'x-simcloud-caller': opts.caller },
-      timeoutMs: opts.timeoutMs,
-      signal: opts.signal,
-    });
+    const res = await this.#handler(request(operation, init, opts));
     const parsed = schema.safeParse(res.body);
     if (parsed.success) return parsed.data;
     throw new SimcloudApiError({
@@ -48,8 +44,15 @@ export class Requester {
 
   /** For endpoints answering 204. */
   async callVoid(operation: string, init: CallInit, opts: CallOptions = {}): Promise<void> {
-    await this.#handler({ ...init, operation, headers: opts.caller === undefined ? {} : { 'x-simcloud-caller': opts.caller }, timeoutMs: opts.timeoutMs, signal: opts.signal });
+    await this.#handler(request(operation, init, opts));
   }
+}
+
+function request(operation: string, init: CallInit, opts: CallOptions): TransportRequest {
+  const headers: Record<string, string> = {};
+  if (opts.caller !== undefined) headers['x-simcloud-caller'] = opts.caller;
+  if (opts.method !== undefined) headers['x-simcloud-method'] = opts.method;
+  return { ...init, operation, headers, timeoutMs: opts.timeoutMs, signal: opts.signal };
 }
 
 /** Pages through a list until the last page. */

@@ -41,11 +41,12 @@ function client(url: string, slept: number[] = [], over = {}): SimcloudClient {
 }
 
 describe('transport', () => {
-  it('sends auth, the caller header and one request id shared by retries', async () => {
+  it('sends auth, the caller and method headers and one request id shared by retries', async () => {
     const { url, seen } = await serve([err(503, 'service_unavailable'), zones]);
-    await client(url).catalogue.zones({ caller: 'service-lb-controller default/web' });
+    await client(url).catalogue.zones({ caller: 'service-lb-controller default/web', method: 'EnsureLoadBalancer' });
     expect(seen.map((r) => r.headers.authorization)).toEqual(['Bearer tok', 'Bearer tok']);
     expect(seen[0]!.headers['x-simcloud-caller']).toBe('service-lb-controller default/web');
+    expect(seen.map((r) => r.headers['x-simcloud-method'])).toEqual(['EnsureLoadBalancer', 'EnsureLoadBalancer']);
     expect(seen[0]!.headers['x-request-id']).toMatch(/^req-/);
     expect(seen[1]!.headers['x-request-id']).toBe(seen[0]!.headers['x-request-id']);
   });
