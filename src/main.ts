@@ -2,7 +2,7 @@
 /**
  * simcloud-ccm: the cloud-controller-manager for simcloud. Flags → config (flag > env > cloud-config > defaults)
  * → probe → leader election → controllers. Exit codes: 0 after SIGINT/SIGTERM, 1 on a fatal error (bad
- * configuration, failed probe, lost leadership), 2 on a usage error. Failures at start print one line.
+ * configuration, failed probe, lost leadership, a crashed controller), 2 on a usage error. Failures at start print one line.
  */
 import pretty from 'pino-pretty';
 import { ConfigError, UsageError, loadConfig, parseFlags, redactedConfig, usage } from './config/load.ts';
@@ -46,7 +46,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   const code = await manager.done;
-  if (code !== 0) logger.error('leaderelection lost');
+  const failure = await manager.failure();
+  if (failure !== undefined) logger.error(failure);
   logger.flush();
   return code;
 }

@@ -2,11 +2,14 @@
  * The cloud-controller-manager process core (upstream `cloud-provider/app/controllermanager.go` + `core.go`):
  * probe the cloud once, decide which controllers run from the provider's capabilities and `--controllers`,
  * serve `/healthz` (per-controller checks + the leader-election watchdog) and `/metrics`, then run the
- * controllers while holding the leader Lease. Losing the lease ends the manager with exit code 1.
+ * controllers while holding the leader Lease. Losing the lease ends the manager with exit code 1; so does a
+ * controller (or informer) that crashes: its health check fails, the other controllers stop, the lease is
+ * released so another replica takes over at once, and the process exits 1 for its supervisor to restart it
+ * (upstream's manager dies on a controller failure the same way).
  *
  * ```ts
  * const manager = await Manager.start({ config, logger });
- * const code = await manager.done; // 0 after stop(), 1 after leadership loss
+ * const code = await manager.done; // 0 after stop(), 1 after leadership loss or a crash (see manager.failure)
  * ```
  */
 import { hostname } from 'node:os';
@@ -62,6 +65,36 @@ interface Wiring {
   readonly kubeConfig: KubeConfig;
   readonly core: CoreV1Api;
   readonly metrics: CcmMetrics;
+  readonly crashes: Crashes;
+}
+
+/**
+ * Controllers that crashed (their `run` rejected or never started). The first crash stops everything: the
+ * manager cannot do its job with a controller missing, and a restart is the only way to get it back.
+ */
+export class Crashes {
+  readonly #failed = new Map<string, string>();
+  readonly #stop: () => void;
+
+  constructor(stop: () => void) {
+    this.#stop = stop;
+  }
+
+  /** Records a crash and stops the manager. */
+  crashed(name: string, err: unknown): void {
+    if (!this.#failed.has(name)) this.#failed.set(name, `${name} crashed: ${err instanceof Error ? err.message : String(err)}`);
+    this.#stop();
+  }
+
+  /** Health check result for `name`: the crash, else healthy. */
+  check(name: string): string | undefined {
+    return this.#failed.get(name);
+  }
+
+  /** The first crash, if any. */
+  first(): string | undefined {
+    return this.#failed.values().next().value;
+  }
 }
 
 /** Which controllers will run, given `--controllers` and the provider's capabilities (upstream start-up rules). */
@@ -137,8 +170,24 @@ function serviceAndRouteControllers(w: Wiring, informers: Informers, kubeFor: Ku
   return built;
 }
 
-/** Builds informers and controllers, then runs them until `signal` aborts (upstream: informers start last). */
-async function runControllers(w: Wiring, signal: AbortSignal): Promise<void> {
+/** The crash name of a failure while building the controllers (e.g. a bad `--cluster-cidr` pair). */
+const STARTING = 'controller start-up';
+
+/** Runs `run`; a rejection is a crash of `name`, which stops the manager. */
+function supervised(w: Wiring, name: string, run: () => Promise<void>): Promise<void> {
+  return run().catch((err: unknown) => {
+    w.logger.error({ err, controller: name }, `${name} crashed: stopping the manager`);
+    w.crashes.crashed(name, err);
+  });
+}
+
+/** Builds informers and controllers, then runs them until `signal` aborts; a crash while building or running ends it. */
+function runControllers(w: Wiring, signal: AbortSignal): Promise<void> {
+  return supervised(w, STARTING, () => startControllers(w, signal));
+}
+
+/** Builds informers and controllers and runs them (upstream: informers start last). */
+async function startControllers(w: Wiring, signal: AbortSignal): Promise<void> {
   const informerOptions = { kubeConfig: w.kubeConfig, core: w.core, logger: w.logger };
   const informers = { nodes: nodeInformer(informerOptions), services: serviceInformer(informerOptions) };
   // One client and one QPS budget per controller, as upstream's ClientBuilder.ClientOrDie(name) gives each
@@ -147,14 +196,9 @@ async function runControllers(w: Wiring, signal: AbortSignal): Promise<void> {
   const coreFor = perControllerCoreClients(w.kubeConfig, { qps: w.config.kubeApiQps, burst: w.config.kubeApiBurst });
   const kubeFor: KubeFor = (name) => new ClientKube(coreFor(name));
   const controllers = [...nodeControllers(w, informers, kubeFor), ...serviceAndRouteControllers(w, informers, kubeFor)];
-  const runs = [informers.nodes.run(signal), ...(w.enabled.has(ControllerNames.service) ? [informers.services.run(signal)] : [])];
-  for (const c of controllers) {
-    runs.push(
-      c.run(signal).catch((err: unknown) => {
-        w.logger.error({ err, controller: c.name }, `controller ${c.name} failed`);
-      }),
-    );
-  }
+  const runs = [supervised(w, 'node-informer', () => informers.nodes.run(signal))];
+  if (w.enabled.has(ControllerNames.service)) runs.push(supervised(w, 'service-informer', () => informers.services.run(signal)));
+  for (const c of controllers) runs.push(supervised(w, c.name, () => c.run(signal)));
   await Promise.all(runs);
 }
 
@@ -164,12 +208,21 @@ export class Manager {
   readonly done: Promise<number>;
   readonly controllers: ReadonlySet<ControllerName>;
   readonly #abort: AbortController;
+  readonly #crashes: Crashes;
 
-  private constructor(server: RunningServer, done: Promise<number>, abort: AbortController, controllers: ReadonlySet<ControllerName>) {
+  private constructor(server: RunningServer, done: Promise<number>, abort: AbortController, wiring: Wiring) {
     this.server = server;
     this.done = done;
     this.#abort = abort;
-    this.controllers = controllers;
+    this.controllers = wiring.enabled;
+    this.#crashes = wiring.crashes;
+  }
+
+  /** Why the manager ended with a non-zero code: the first crash, else a lost lease. Undefined while running or after stop(). */
+  async failure(): Promise<string | undefined> {
+    const code = await this.done;
+    if (code === 0) return undefined;
+    return this.#crashes.first() ?? 'leaderelection lost';
   }
 
   /** Probes the cloud, starts serving and campaigns for leadership (or runs directly without election). */
@@ -184,17 +237,18 @@ export class Manager {
     const kubeConfig = options.kubeConfig ?? loadKubeConfig(config.kubeconfig);
     const bucket = apiTokenBucket({ qps: config.kubeApiQps, burst: config.kubeApiBurst });
     const core = makeRateLimitedApiClient(kubeConfig, CoreV1Api, bucket);
-    const wiring: Wiring = { config, logger, provider, enabled, kubeConfig, core, metrics };
+    const crashes = new Crashes(() => abort.abort());
+    const wiring: Wiring = { config, logger, provider, enabled, kubeConfig, core, metrics, crashes };
     const election = config.leaderElect ? new Election(wiring, makeRateLimitedApiClient(kubeConfig, CoordinationV1Api, bucket)) : undefined;
-    const checks = healthChecks(enabled, election?.elector);
+    const checks = healthChecks(enabled, crashes, election?.elector);
     const server = await startServing({ bindAddress: config.bindAddress, port: config.securePort, tls: !config.insecureHttp, checks: () => checks, metrics: () => metrics.render(), configz: () => redactedConfig(config), allowedHosts: config.allowedHosts });
     logger.info({ url: server.url, port: server.port }, `serving /healthz and /metrics on ${server.url}`);
-    const done = run(wiring, election, abort.signal).finally(async () => {
+    const done = run(wiring, election, abort.signal).then((code) => (crashes.first() === undefined ? code : 1)).finally(async () => {
       await server.close();
       // A kubeconfig the caller passed in is the caller's to close; one loaded here is ours.
       if (kubeConfig !== options.kubeConfig && kubeConfig instanceof PooledKubeConfig) await kubeConfig.close();
     });
-    return new Manager(server, done, abort, enabled);
+    return new Manager(server, done, abort, wiring);
   }
 
   /** Stops the controllers and the server; resolves once everything has ended. */
@@ -217,9 +271,10 @@ function simcloudProvider(config: CcmConfig, metrics: CcmMetrics): SimcloudProvi
   });
 }
 
-function healthChecks(enabled: ReadonlySet<ControllerName>, elector: LeaderElector | undefined): Map<string, HealthCheck> {
+/** One check per controller (failing once it crashed) and the leader-election watchdog. */
+export function healthChecks(enabled: ReadonlySet<ControllerName>, crashes: Crashes, elector: LeaderElector | undefined): Map<string, HealthCheck> {
   const checks = new Map<string, HealthCheck>();
-  for (const name of enabled) checks.set(name, () => undefined);
+  for (const name of enabled) checks.set(name, () => crashes.check(name) ?? crashes.check(STARTING));
   if (elector) checks.set('leaderElection', () => elector.healthCheck());
   return checks;
 }
@@ -246,11 +301,17 @@ class Election {
     });
   }
 
-  /** Campaigns and leads; 0 when stopped, 1 when the lease was lost (upstream exits 1). */
+  /**
+   * Campaigns and leads; 0 when stopped, 1 when the lease was lost (upstream exits 1). Stopped on purpose
+   * (a signal or a crash), it releases the lease once the controllers have ended, so a standby need not
+   * wait out the lease duration.
+   */
   async run(signal: AbortSignal): Promise<number> {
     await this.elector.run(signal);
     await this.#leading;
-    return signal.aborted ? 0 : 1;
+    if (!signal.aborted) return 1;
+    await this.elector.release();
+    return 0;
   }
 }
 

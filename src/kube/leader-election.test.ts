@@ -112,4 +112,27 @@ describe('LeaderElector', () => {
     ac.abort();
     await running;
   });
+
+  it('a released lease is taken over by a standby on its next try, not after a lease duration', async () => {
+    const clock = new FakeClock();
+    const lease = new MemoryLease();
+    const log: string[] = [];
+    const leaderStop = new AbortController();
+    const standbyStop = new AbortController();
+    const a = elector(lease, clock, 'a', log);
+    const leader = a.run(leaderStop.signal);
+    await flushMicrotasks();
+    const standby = elector(lease, clock, 'b', log).run(standbyStop.signal);
+    await clock.advance(4_000);
+    leaderStop.abort();
+    await leader;
+    expect(await a.release()).toBe(true);
+    expect(lease.lease?.spec).toMatchObject({ holderIdentity: '', leaseDurationSeconds: 1 });
+    await clock.advance(5_000);
+    expect(log).toEqual(['a started', 'a stopped', 'b started']);
+    expect(await a.release()).toBe(false);
+    expect(lease.lease?.spec?.holderIdentity).toBe('b');
+    standbyStop.abort();
+    await standby;
+  });
 });

@@ -8,6 +8,8 @@
  *   observation time, as client-go, so clock skew does not matter).
  * - Renew: every retry period; if no renewal succeeds within the renew deadline, leadership is lost:
  *   the leading signal aborts and `onStoppedLeading` runs. Exiting the process is the caller's job.
+ * - `release()` (client-go's ReleaseOnCancel): after leading ended on purpose, empty the holder so a
+ *   standby takes over on its next try instead of after a lease duration.
  * - `healthCheck()` is client-go's `HealthzAdaptor` check: failing when leading but the lease has not
  *   been renewed for lease duration + tolerance (20 s).
  */
@@ -143,6 +145,31 @@ export class LeaderElector {
     leadership.abort();
     if (!signal.aborted) this.config.logger.error({ lease: this.config.lease.description }, 'leaderelection lost');
     this.config.onStoppedLeading();
+  }
+
+  /**
+   * Gives the lease up if this elector still holds it: holder emptied, duration 1 s. Bounded by the renew
+   * deadline; false when the lease was not ours or the API did not answer (it then expires as usual).
+   */
+  async release(): Promise<boolean> {
+    if (this.observedHolder !== this.identity) return false;
+    try {
+      return await this.withTimeout(this.giveUp(), this.renewDeadlineMs);
+    } catch (err) {
+      this.config.logger.info({ err, lease: this.config.lease.description }, 'failed to release lease');
+      return false;
+    }
+  }
+
+  private async giveUp(): Promise<boolean> {
+    const existing = await this.config.lease.get();
+    if (!existing || existing.spec?.holderIdentity !== this.identity) return false;
+    const now = new MicroTime(this.clock.now());
+    const spec = { holderIdentity: '', leaseDurationSeconds: 1, acquireTime: now, renewTime: now, leaseTransitions: existing.spec.leaseTransitions ?? 0 };
+    await this.config.lease.update({ ...existing, spec });
+    this.observe('', 'released');
+    this.config.logger.info({ lease: this.config.lease.description }, 'released lease');
+    return true;
   }
 
   private async acquire(signal: AbortSignal): Promise<boolean> {

@@ -88,6 +88,19 @@ describe('simcloud-ccm process', () => {
     expect(ccm.output()).toContain('leaderelection lost');
   });
 
+  it('exits 1 after releasing its lease when a controller crashes', async () => {
+    const lease = `${h.leaseName}-crash`;
+    const net = (await h.sim.client.networks.create({ name: `${h.clusterName.slice(0, 40)}-c` })).name;
+    // Two IPv4 ranges pass flag parsing; the route controller refuses them once leading (upstream: fatal).
+    const ccm = h.spawnCcm(['--controllers=*', '--cluster-cidr=10.244.0.0/16,10.245.0.0/16', `--leader-elect-resource-name=${lease}`], { SIMCLOUD_NETWORK: net });
+    expect(await ccm.exited).toBe(1);
+    expect(ccm.output()).toContain('started leading');
+    expect(ccm.output()).toContain('released lease');
+    expect(ccm.output()).toMatch(/controller start-up crashed: --cluster-cidr .* must be a dual-stack pair/);
+    const after = await h.cluster.coordination.readNamespacedLease({ name: lease, namespace: 'kube-system' });
+    expect(after.spec?.holderIdentity ?? '').toBe('');
+  });
+
   it('has deploy manifests the real apiserver accepts (kubectl apply --dry-run=server)', async () => {
     const files = ['rbac.yaml', 'secret.yaml', 'deployment.yaml'].map((f) => ['-f', `${DEPLOY}${f}`]).flat();
     const { stdout } = await run('kubectl', ['--kubeconfig', h.cluster.kubeconfigPath, 'apply', '--dry-run=server', ...files]);
