@@ -9,6 +9,7 @@ import { spawn as spawnChild } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { execa } from 'execa';
 import { reaper } from './reaper-client.ts';
+import { waitFor } from './wait.ts';
 
 export interface CommandRecord {
   readonly kind: 'run' | 'spawn';
@@ -42,6 +43,11 @@ export interface SpawnOptions {
   readonly logFile: string;
   readonly cwd?: string;
   readonly env?: Record<string, string>;
+  /**
+   * Run it as the leader of a process group of its own and signal the whole group (stop, reaper): a shell
+   * command line's shell does not pass SIGTERM on to the command it runs.
+   */
+  readonly group?: boolean;
 }
 
 export interface ExitInfo {
@@ -136,11 +142,14 @@ class RealExec implements Exec {
       stderr: { file: options.logFile, append: true },
       reject: false,
       cleanup: true,
+      detached: options.group === true,
     });
     const pid = sub.pid;
     if (pid === undefined) throw new ExecError(formatCommand(command, args), 127, `could not start ${options.name}`);
+    const id = { name: options.name, pid, logFile: options.logFile };
+    if (options.group) return new GroupHandle(id, sub);
     reaper().track(pid);
-    return new ChildProcessHandle(options.name, pid, options.logFile, sub);
+    return new ChildProcessHandle(id, (signal) => sub.kill(signal), sub);
   }
 
   spawnDetached(command: string, args: readonly string[], options: SpawnOptions): number {
@@ -158,9 +167,8 @@ function startDetached(command: string, args: readonly string[], options: SpawnO
   return child.pid;
 }
 
-interface KillableSubprocess extends PromiseLike<{ exitCode?: number; signal?: string }> {
-  kill(signal?: NodeJS.Signals): boolean;
-}
+type Subprocess = PromiseLike<{ exitCode?: number; signal?: string }>;
+type Kill = (signal: NodeJS.Signals) => void;
 
 class ChildProcessHandle implements ManagedProcess {
   readonly name: string;
@@ -168,16 +176,18 @@ class ChildProcessHandle implements ManagedProcess {
   readonly logFile: string;
   readonly exited: Promise<ExitInfo>;
   #running = true;
-  #sub: KillableSubprocess;
+  #kill: Kill;
 
-  constructor(name: string, pid: number, logFile: string, sub: KillableSubprocess) {
+  constructor(id: { name: string; pid: number; logFile: string }, kill: Kill, sub: Subprocess, afterExit?: () => Promise<void>) {
+    const { name, pid, logFile } = id;
     this.name = name;
     this.pid = pid;
     this.logFile = logFile;
-    this.#sub = sub;
-    this.exited = Promise.resolve(sub).then((r) => {
+    this.#kill = kill;
+    this.exited = Promise.resolve(sub).then(async (r) => {
+      if (afterExit) await afterExit();
+      else reaper().untrack(pid);
       this.#running = false;
-      reaper().untrack(pid);
       return { code: r.exitCode ?? null, signal: r.signal ?? null };
     });
   }
@@ -188,13 +198,39 @@ class ChildProcessHandle implements ManagedProcess {
 
   async stop(graceMs = 5000): Promise<void> {
     if (!this.#running) return;
-    this.#sub.kill('SIGTERM');
-    const timer = setTimeout(() => this.#sub.kill('SIGKILL'), graceMs);
+    this.#kill('SIGTERM');
+    const timer = setTimeout(() => this.#kill('SIGKILL'), graceMs);
     try {
       await this.exited;
     } finally {
       clearTimeout(timer);
     }
+  }
+}
+
+/**
+ * A process group led by the spawned process: signals go to the whole group, the reaper knows it by its
+ * negative id, and it has exited once every member has (members left behind by the leader get SIGTERM,
+ * then SIGKILL after the grace period).
+ */
+class GroupHandle extends ChildProcessHandle {
+  constructor(id: { name: string; pid: number; logFile: string }, sub: Subprocess) {
+    const { name, pid } = id;
+    reaper().track(-pid);
+    super(id, (signal) => signalGroup(pid, signal), sub, async () => {
+      if (signalGroup(pid, 'SIGTERM')) await waitFor(() => !signalGroup(pid, 0), { timeoutMs: 5000, description: `the rest of ${name}'s process group to exit` }).catch(() => signalGroup(pid, 'SIGKILL'));
+      reaper().untrack(-pid);
+    });
+  }
+}
+
+/** Signals process group `pid`; false when no member is left. Signal 0 only asks. */
+function signalGroup(pid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -1,15 +1,70 @@
-// The sandbox's own long-running processes besides the cluster: the simcloud API server and the CCM.
-// Both are started through exec.ts (logged to the state dir, reaped if the sandbox dies) and each is
-// "up" only once it answers: simcloud's /_sim/health, the CCM's /healthz.
+// The sandbox's one process launcher, and its own long-running processes besides the cluster: the
+// simcloud API server and our CCM (the upstream and command CCMs are in ccm/). Every one is started through
+// launchProcess: exec.ts's spawn (logged to the state dir, reaped if the sandbox dies), then a readiness
+// probe that ends at once, with the log's last lines, if the process exits during start-up.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { exitSignal, type Exec, type ManagedProcess } from './exec.ts';
+import { exitSignal, type Exec, type ExitInfo, type ManagedProcess } from './exec.ts';
 import { freePort } from './ports.ts';
 import { waitFor } from './wait.ts';
 
 const SIMCLOUD_CLI = fileURLToPath(new URL('../simulator/cli/main.ts', import.meta.url));
 const CCM_MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+
+export class LaunchError extends Error {
+  override name = 'LaunchError';
+}
+
+export interface ProcessLaunch<T> {
+  readonly exec: Exec;
+  /** Short name for logs and errors, e.g. "simcloud", "ccm". */
+  readonly name: string;
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: Record<string, string>;
+  readonly logFile: string;
+  readonly cwd?: string;
+  /** Signal the whole process group on stop (a shell command line and whatever it starts). */
+  readonly group?: boolean;
+  /** A value once the process is ready; undefined/false (or a throw) while it is not yet. */
+  readonly ready: () => Promise<T | undefined | false> | T | undefined | false;
+  /** What `ready` waits for, for the timeout message. */
+  readonly readyDescription: string;
+  readonly timeoutMs?: number;
+  /** How the process is named in a start-up failure (default: its name). */
+  readonly describe?: string;
+}
+
+export interface LaunchedProcess<T> {
+  readonly process: ManagedProcess;
+  readonly ready: T;
+}
+
+/**
+ * Spawns a long-running process and waits until `ready` answers. A process that exits first, or is not
+ * ready in time, is stopped and reported with its exit and the last lines of its log; nothing is left.
+ */
+export async function launchProcess<T>(launch: ProcessLaunch<T>): Promise<LaunchedProcess<T>> {
+  const { exec, name, logFile } = launch;
+  const what = launch.describe ?? name;
+  const proc = exec.spawn(launch.command, launch.args, { name, logFile, env: launch.env, ...(launch.cwd ? { cwd: launch.cwd } : {}), ...(launch.group ? { group: true } : {}) });
+  const signal = exitSignal(proc, () => `${what} exited`);
+  try {
+    const ready = await waitFor(launch.ready, { timeoutMs: launch.timeoutMs ?? 30_000, description: launch.readyDescription, signal });
+    return { process: proc, ready };
+  } catch (err) {
+    const exitedEarly = signal.aborted;
+    await proc.stop();
+    const why = exitedEarly ? `exited during start-up (${exitText(await proc.exited)})` : `did not start: ${err instanceof Error ? err.message : String(err)}`;
+    throw new LaunchError(`${what} ${why}; last lines of ${logFile}:\n${tail(logFile)}`);
+  }
+}
+
+/** "exit code 127" or "signal SIGKILL". */
+export function exitText(info: ExitInfo): string {
+  return info.signal ? `signal ${info.signal}` : `exit code ${info.code ?? '?'}`;
+}
 
 export interface SimcloudProcess {
   readonly process: ManagedProcess;
@@ -28,7 +83,6 @@ export interface SimcloudLaunch {
 }
 
 export async function startSimcloudProcess(launch: SimcloudLaunch): Promise<SimcloudProcess> {
-  const logFile = join(launch.stateDir, 'logs', 'simcloud.log');
   mkdirSync(join(launch.stateDir, 'simcloud'), { recursive: true, mode: 0o700 });
   const args = [
     SIMCLOUD_CLI,
@@ -38,18 +92,21 @@ export async function startSimcloudProcess(launch: SimcloudLaunch): Promise<Simc
     `--data=${join(launch.stateDir, 'simcloud', 'db.json')}`,
     ...(launch.extraArgs ?? []),
   ];
-  // Tokens travel in the environment: any local user can read a process's arguments (ps), not its environment.
-  const env = { ...process.env, NO_COLOR: '1', SIMCLOUD_TOKEN: launch.token, SIMCLOUD_ADMIN_TOKEN: launch.adminToken };
-  const proc = launch.exec.spawn(process.execPath, args, { name: 'simcloud', logFile, env });
-  const signal = exitSignal(proc, () => `simcloud exited during start-up; ${logFile} says:\n${tail(logFile)}`);
-  const url = await waitFor(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(safeRead(logFile))?.[1], {
-    timeoutMs: 30_000,
-    description: 'simcloud to listen',
-    signal,
-  });
-  await waitFor(async () => (await fetch(`${url}/_sim/health`, { headers: { authorization: `Bearer ${launch.adminToken}` } })).ok, {
-    timeoutMs: 15_000,
-    description: 'simcloud /_sim/health',
+  const logFile = join(launch.stateDir, 'logs', 'simcloud.log');
+  const healthy = async (url: string): Promise<boolean> => (await fetch(`${url}/_sim/health`, { headers: { authorization: `Bearer ${launch.adminToken}` } })).ok;
+  const { process: proc, ready: url } = await launchProcess({
+    exec: launch.exec,
+    name: 'simcloud',
+    command: process.execPath,
+    args,
+    logFile,
+    // Tokens travel in the environment: any local user can read a process's arguments (ps), not its environment.
+    env: { ...process.env, NO_COLOR: '1', SIMCLOUD_TOKEN: launch.token, SIMCLOUD_ADMIN_TOKEN: launch.adminToken },
+    ready: async () => {
+      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(safeRead(logFile))?.[1];
+      return url && (await healthy(url)) ? url : undefined;
+    },
+    readyDescription: 'simcloud to listen and answer /_sim/health',
   });
   return { process: proc, url, token: launch.token, adminToken: launch.adminToken };
 }
@@ -105,11 +162,18 @@ export async function startCcmProcess(launch: CcmLaunch): Promise<CcmProcess> {
     SIMCLOUD_LOAD_BALANCER_STRATEGY: launch.lbStrategy,
     ...launch.env,
   } as Record<string, string>;
-  const proc = launch.exec.spawn(process.execPath, args, { name, logFile, env });
   const url = `http://127.0.0.1:${port}`;
-  const signal = exitSignal(proc, () => `the CCM exited during start-up; ${logFile} says:\n${tail(logFile)}`);
-  // Any answer means it serves; health itself (leader election, controllers) is reported by `status`.
-  await waitFor(async () => (await fetch(`${url}/healthz`)).status > 0, { timeoutMs: 30_000, description: 'the CCM /healthz', signal });
+  const { process: proc } = await launchProcess({
+    exec: launch.exec,
+    name,
+    command: process.execPath,
+    args,
+    logFile,
+    env,
+    // Any answer means it serves; health itself (leader election, controllers) is reported by `status`.
+    ready: async () => (await fetch(`${url}/healthz`)).status > 0,
+    readyDescription: 'the CCM /healthz',
+  });
   return { process: proc, url };
 }
 
