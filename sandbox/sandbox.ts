@@ -14,7 +14,9 @@ import { SimcloudSandboxCloud } from './cloud/sandbox-cloud.ts';
 import { startConsoleServer, type ConsoleServer } from './console/server.ts';
 import { createExec, type Exec } from './exec.ts';
 import { UNINITIALIZED_TAINT } from './kubelet/node-object.ts';
-import { startCcmProcess, startSimcloudProcess, type CcmProcess, type SimcloudProcess } from './processes.ts';
+import { startSimcloudProcess, type SimcloudProcess } from './processes.ts';
+import { startCcmSlot, type CcmSlot } from './ccm/runner.ts';
+import { DEFAULT_CCM, type CcmChoice } from './ccm/slot.ts';
 import { createRuntime } from './runtimes/factory.ts';
 import type { ClusterInfo, Runtime, RuntimeContext, RuntimeName } from './runtimes/runtime.ts';
 import { privateDir, SandboxStatus, writeState, type SandboxState, type StepRecord } from './state.ts';
@@ -42,6 +44,8 @@ export interface SandboxOptions {
   readonly waitForNodes?: boolean;
   /** Host names the console, simcloud and the CCM accept besides loopback (`--allowed-host`). */
   readonly allowedHosts?: readonly string[];
+  /** Which CCM fills the slot (sandbox/ccm/slot.ts); default our TypeScript CCM. */
+  readonly ccm?: CcmChoice;
 }
 
 export class Sandbox {
@@ -51,7 +55,7 @@ export class Sandbox {
   readonly #abort = new AbortController();
   #state: SandboxState;
   #simcloud: SimcloudProcess | undefined;
-  #ccm: CcmProcess | undefined;
+  #ccm: CcmSlot | undefined;
   #runtime: Runtime | undefined;
   #cloud: SimcloudSandboxCloud | undefined;
   #cluster: ClusterInfo | undefined;
@@ -104,8 +108,9 @@ export class Sandbox {
       this.#runtime = await createRuntime(this.options.runtime, { cloud: () => this.#requireCloud(), subscribe: (h) => this.subscribe(h), progress: this.options.progress });
       await this.#step('simcloud', () => this.#startSimcloud());
       await this.#step(`cluster (${this.options.runtime})`, () => this.#startCluster());
-      await this.#step('ccm', () => this.#startCcm());
-      if (this.options.waitForNodes !== false) await this.#step('nodes initialized', () => this.#waitForNodes());
+      await this.#step(`ccm (${this.ccmChoice.kind})`, () => this.#startCcm());
+      // An empty slot leaves the nodes tainted until the user's own CCM runs.
+      if (this.options.waitForNodes !== false && this.ccmChoice.kind !== 'none') await this.#step('nodes initialized', () => this.#waitForNodes());
       await this.#step('console', () => this.#startConsole());
       this.#state = { ...this.#state, status: SandboxStatus.ready, readyAt: new Date().toISOString() };
     } catch (err) {
@@ -130,7 +135,7 @@ export class Sandbox {
     const ctx = this.#runtimeContext();
     if (this.#runtime && ctx) await this.#runtime.collectLogs(ctx, join(this.options.stateDir, 'artifacts', 'cluster')).catch(() => undefined);
     cpSync(join(this.options.stateDir, 'logs'), join(this.options.stateDir, 'artifacts', 'logs'), { recursive: true, force: true });
-    await this.#ccm?.process.stop();
+    await this.#ccm?.stop();
     if (this.#runtime && ctx) await this.#runtime.down(ctx);
     this.#abort.abort();
     await this.#simcloud?.process.stop();
@@ -142,7 +147,7 @@ export class Sandbox {
 
   /** Restarts the CCM process (a crash or an upgrade, as far as the cluster can tell). */
   async restartCcm(): Promise<void> {
-    await this.#ccm?.process.stop();
+    await this.#ccm?.stop();
     await this.#startCcm();
     this.#save();
   }
@@ -193,23 +198,35 @@ export class Sandbox {
     return `${this.#cluster.machines.length} machines`;
   }
 
+  get ccmChoice(): CcmChoice {
+    return this.options.ccm ?? DEFAULT_CCM;
+  }
+
   async #startCcm(): Promise<string> {
     const s = this.#simcloud;
     const cluster = this.#cluster;
     if (!s || !cluster) throw new Error('simcloud and the cluster must run before the CCM');
-    this.#ccm = await startCcmProcess({
+    this.#ccm = await startCcmSlot({
+      choice: this.ccmChoice,
       exec: this.exec,
       stateDir: this.options.stateDir,
-      kubeconfig: cluster.kubeconfigPath,
+      adminKubeconfig: cluster.kubeconfigPath,
       clusterName: this.options.name,
       clusterCidr: cluster.clusterCidr,
       simcloud: s,
       network: this.options.name,
       lbStrategy: this.options.lbStrategy,
-      extraArgs: [...this.#allowedHostArgs(), ...(this.options.ccmArgs ?? [])],
+      allowedHostArgs: this.#allowedHostArgs(),
+      extraArgs: this.options.ccmArgs ?? [],
+      ...(this.options.progress ? { progress: this.options.progress } : {}),
+      onChange: (ccm) => {
+        this.#state = { ...this.#state, ccm };
+        this.#save();
+      },
     });
-    this.#state = { ...this.#state, ccm: { url: this.#ccm.url, pid: this.#ccm.process.pid }, logs: { ...this.#state.logs, ccm: this.#ccm.process.logFile } };
-    return this.#ccm.url;
+    const { state, logFile } = this.#ccm;
+    this.#state = { ...this.#state, ccm: state, logs: { ...this.#state.logs, ...(logFile ? { ccm: logFile } : {}) } };
+    return state.pid === null ? 'nothing started: the slot is yours' : `pid ${state.pid}${state.url ? ` ${state.url}` : ''}`;
   }
 
   async #startConsole(): Promise<string> {

@@ -7,6 +7,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSy
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { CcmStateField } from './ccm/slot.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -39,7 +40,8 @@ export const SandboxState = z.object({
   kubeconfig: z.string().nullable(),
   clusterCidr: z.string().nullable(),
   simcloud: z.object({ url: z.string(), token: z.string(), adminToken: z.string(), pid: z.number().int() }).nullable(),
-  ccm: z.object({ url: z.string(), pid: z.number().int() }).nullable(),
+  /** The CCM slot (sandbox/ccm/slot.ts); files from before the slot read as `builtin`. */
+  ccm: CcmStateField.nullable(),
   consoleUrl: z.string().nullable(),
   /** The console's token for state changes (X-Console-Token); its page carries it, scripts read it here. */
   consoleToken: z.string().nullable().default(null),

@@ -19,6 +19,11 @@ describe('ccm-sandbox arguments', () => {
     [['up', '--frobnicate'], /Unknown option '--frobnicate'/],
     [['up', '--allowed-host', '*'], /--allowed-host takes a host name or NAME:PORT \(no scheme, no wildcard\), got "\*"/],
     [['up', '--allowed-host', 'http://vm.test'], /--allowed-host takes a host name/],
+    [['up', '--ccm', 'aws'], /--ccm "aws" is invalid: use builtin, upstream, command, none/],
+    [['up', '--ccm', 'command'], /--ccm command needs --ccm-command "<command line>"/],
+    [['up', '--ccm', 'command', '--ccm-command', '  '], /--ccm command needs --ccm-command/],
+    [['up', '--ccm-command', './my-ccm'], /--ccm-command applies to --ccm command only \(got --ccm builtin\)/],
+    [['up', '--ccm', 'none', '--ccm-command', './my-ccm'], /--ccm-command applies to --ccm command only \(got --ccm none\)/],
   ])('rejects %j with one line saying what to fix', (argv, message) => {
     expect(() => parseCli(argv)).toThrow(UsageError);
     expect(() => parseCli(argv)).toThrow(message);
@@ -26,12 +31,22 @@ describe('ccm-sandbox arguments', () => {
 
   it('hands the daemon exactly the chosen options', () => {
     const o = parseCli(['up', '--name', 'demo', '--workers', '3', '--lb-strategy', 'ip-block']);
-    expect(daemonArgs(o, 'local')).toEqual(['daemon', '--name=demo', '--runtime=local', '--workers=3', '--lb-strategy=ip-block']);
+    expect(daemonArgs(o, 'local')).toEqual(['daemon', '--name=demo', '--runtime=local', '--workers=3', '--lb-strategy=ip-block', '--ccm=builtin']);
   });
 
   it('passes --allowed-host names (repeatable, comma lists) to the daemon', () => {
     const o = parseCli(['up', '--allowed-host', 'VM.test', '--allowed-host', 'a.test:8080,b.test']);
     expect(o.allowedHosts).toEqual(['vm.test', 'a.test:8080', 'b.test']);
-    expect(daemonArgs(o, 'local')).toEqual(['daemon', '--name=ccm-sandbox', '--runtime=local', '--workers=2', '--lb-strategy=lb', '--allowed-host=vm.test', '--allowed-host=a.test:8080', '--allowed-host=b.test']);
+    expect(daemonArgs(o, 'local')).toEqual(['daemon', '--name=ccm-sandbox', '--runtime=local', '--workers=2', '--lb-strategy=lb', '--allowed-host=vm.test', '--allowed-host=a.test:8080', '--allowed-host=b.test', '--ccm=builtin']);
+  });
+
+  it('defaults the CCM slot to builtin and hands the daemon the chosen CCM and its command line as one argument', () => {
+    expect(parseCli(['up']).ccm).toEqual({ kind: 'builtin' });
+    expect(parseCli(['up', '--ccm', 'none']).ccm).toEqual({ kind: 'none' });
+    const o = parseCli(['up', '--ccm', 'command', '--ccm-command', 'my-ccm --v=2 --cluster-name="$CCM_SANDBOX_CLUSTER_NAME"']);
+    expect(o.ccm).toEqual({ kind: 'command', command: 'my-ccm --v=2 --cluster-name="$CCM_SANDBOX_CLUSTER_NAME"' });
+    const args = daemonArgs(o, 'local');
+    expect(args.slice(-2)).toEqual(['--ccm=command', '--ccm-command=my-ccm --v=2 --cluster-name="$CCM_SANDBOX_CLUSTER_NAME"']);
+    expect(parseCli(args).ccm).toEqual(o.ccm);
   });
 });

@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AllowedHostError, allowedHostsFrom } from '../../simulator/api/host-check.ts';
+import { CcmChoiceError, ccmChoiceArgs, ccmChoiceFrom, type CcmChoice } from '../ccm/slot.ts';
 import { isRuntimeChoice, type RuntimeChoice } from '../runtimes/factory.ts';
 import { LB_STRATEGIES, type LbStrategy } from '../sandbox.ts';
 
@@ -27,6 +28,8 @@ export interface CliOptions {
   readonly component: string | undefined;
   /** Host names the console, simcloud and the CCM accept besides loopback. */
   readonly allowedHosts: readonly string[];
+  /** The CCM slot: --ccm builtin|upstream|command|none (with --ccm-command for command). */
+  readonly ccm: CcmChoice;
 }
 
 const NAME = /^[a-z]([-a-z0-9]{0,30}[a-z0-9])?$/;
@@ -49,6 +52,8 @@ export function parseCli(argv: readonly string[]): CliOptions {
         json: { type: 'boolean', default: false },
         lines: { type: 'string', default: '40' },
         'allowed-host': { type: 'string', multiple: true },
+        ccm: { type: 'string', default: 'builtin' },
+        'ccm-command': { type: 'string' },
       },
     });
   } catch (err) {
@@ -70,6 +75,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
     lines: validInt('--lines', values.lines, 1, 100_000),
     component,
     allowedHosts: validAllowedHosts(values['allowed-host']),
+    ccm: validCcm(values.ccm, values['ccm-command']),
   };
 }
 
@@ -78,6 +84,14 @@ function validAllowedHosts(flags: string[] | undefined): string[] {
     return allowedHostsFrom(flags, process.env.CCM_SANDBOX_ALLOWED_HOSTS, '--allowed-host');
   } catch (err) {
     throw err instanceof AllowedHostError ? new UsageError(err.message) : err;
+  }
+}
+
+function validCcm(kind: string, command: string | undefined): CcmChoice {
+  try {
+    return ccmChoiceFrom(kind, command);
+  } catch (err) {
+    throw err instanceof CcmChoiceError ? new UsageError(err.message) : err;
   }
 }
 
@@ -118,5 +132,6 @@ export function daemonArgs(o: CliOptions, runtime: string): string[] {
     `--lb-strategy=${o.lbStrategy}`,
     ...(o.kubeconfig ? [`--kubeconfig=${o.kubeconfig}`] : []),
     ...o.allowedHosts.map((h) => `--allowed-host=${h}`),
+    ...ccmChoiceArgs(o.ccm),
   ];
 }

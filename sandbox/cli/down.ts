@@ -19,7 +19,7 @@ export async function down(o: CliOptions): Promise<number> {
   console.log(`stopping sandbox "${o.name}" (pid ${state.pid}) ...`);
   await stopDaemon(state.pid, started);
   // The daemon's reaper finishes any stragglers within seconds; wait for the processes we know of.
-  const pids = [state.simcloud?.pid, state.ccm?.pid].filter((p): p is number => p !== undefined);
+  const pids = [state.simcloud?.pid, state.ccm?.pid].filter((p): p is number => typeof p === 'number');
   while (pids.some(processAlive) && Date.now() - started < GRACE_MS + 10_000) await sleep(200);
   console.log(`stopped in ${((Date.now() - started) / 1000).toFixed(1)} s; logs collected in ${dir}/artifacts`);
   return 0;

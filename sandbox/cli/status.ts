@@ -6,6 +6,9 @@ import { CoreV1Api, type V1Node, type V1Service } from '@kubernetes/client-node'
 import { PooledKubeConfig } from '../../src/kube/kubeconfig.ts';
 import { SimcloudAdminClient, SimcloudClient } from '../../simulator/api/client/index.ts';
 import { UNINITIALIZED_TAINT } from '../kubelet/node-object.ts';
+import { getUpstreamCcm } from '../ccm/upstream.ts';
+import { upstreamCertDir } from '../ccm/launch.ts';
+import type { CcmState } from '../ccm/slot.ts';
 import { tail } from '../processes.ts';
 import { resetSandbox, waitForLoadBalancerCleanup } from '../reset.ts';
 import { processAlive, readState, stateDir, type SandboxState } from '../state.ts';
@@ -34,6 +37,23 @@ async function health(url: string): Promise<string> {
   } catch (err) {
     return `unreachable (${err instanceof Error ? err.message : String(err)})`;
   }
+}
+
+async function ccmHealth(name: string, ccm: CcmState): Promise<string> {
+  if (!ccm.url) return ccm.pid !== null && processAlive(ccm.pid) ? 'running' : 'not running';
+  if (!ccm.url.startsWith('https:')) return health(`${ccm.url}/healthz`);
+  const port = Number(new URL(ccm.url).port);
+  return getUpstreamCcm(port, upstreamCertDir(stateDir(name))).then((r) => (r.status === 200 ? 'ok' : `unhealthy (HTTP ${r.status})`), (err: unknown) => `unreachable (${String(err)})`);
+}
+
+/** The slot's kind, the process, its health and how often it was restarted (upstream serves HTTPS with its own certificate). */
+async function ccmStatus(state: SandboxState): Promise<string> {
+  const ccm = state.ccm;
+  if (!ccm) return '-';
+  if (ccm.kind === 'none') return 'none: the slot is empty (`npm run sandbox:up -- --ccm none` printed how to run yours)';
+  const probe = await ccmHealth(state.name, ccm);
+  const exit = ccm.lastExit ? `, last exit ${ccm.lastExit.signal ? `signal ${ccm.lastExit.signal}` : `code ${ccm.lastExit.code}`} at ${ccm.lastExit.at}` : '';
+  return `${ccm.kind}${ccm.command ? ` \`${ccm.command}\`` : ''} pid ${ccm.pid ?? '-'}  ${probe}  restarts ${ccm.restarts}${exit}`;
 }
 
 function readyOf(n: V1Node): string {
@@ -78,7 +98,7 @@ export async function status(o: CliOptions): Promise<number> {
   }
   const processes = [
     `  simcloud  pid ${state.simcloud?.pid ?? '-'}  ${await health(`${state.simcloud?.url}/_sim/health`)}`,
-    `  ccm       pid ${state.ccm?.pid ?? '-'}  ${await health(`${state.ccm?.url}/healthz`)}`,
+    `  ccm       ${await ccmStatus(state)}`,
     `  daemon    pid ${state.pid}  ${processAlive(state.pid) ? 'running' : 'gone'}`,
   ];
   const out = [

@@ -1,13 +1,48 @@
-// What `up` prints at the end (and `status` at the top): where everything is and what to try next.
+// What `up` prints at the end (and `status` at the top): where everything is and what to try next, and
+// for an empty CCM slot (`--ccm none`) exactly how to run a CCM of one's own against this sandbox.
+import { dirname } from 'node:path';
+import { shellQuote } from '../exec.ts';
+import { commandCcmEnv, upstreamArgsFor } from '../ccm/launch.ts';
 import type { SandboxState } from '../state.ts';
 
 function endpoints(state: SandboxState): string[] {
   const sim = state.simcloud;
-  const ccm = state.ccm;
   return [
     `  console        ${state.consoleUrl ?? '-'}`,
     `  simcloud API   ${sim ? `${sim.url}  (SIMCLOUD_TOKEN=${sim.token})` : '-'}`,
-    `  CCM            ${ccm ? `${ccm.url}/healthz  ${ccm.url}/metrics` : '-'}`,
+    `  CCM            ${ccmLine(state)}`,
+  ];
+}
+
+function ccmLine(state: SandboxState): string {
+  const ccm = state.ccm;
+  if (!ccm) return '-';
+  if (ccm.kind === 'none') return 'none: the slot is empty, nodes stay tainted until your CCM runs (below)';
+  const where = ccm.url ? `${ccm.url}/healthz  ${ccm.url}/metrics` : `pid ${ccm.pid ?? '-'}`;
+  return `${ccm.kind}${ccm.command ? ` \`${ccm.command}\`` : ''}  ${where}`;
+}
+
+/** The environment and upstream command line for a CCM run by hand against this sandbox. */
+export function ownCcmLines(state: SandboxState): string[] {
+  const kubeconfig = state.ccm?.kubeconfig;
+  const sim = state.simcloud;
+  if (!kubeconfig || !sim || !state.clusterCidr) return [];
+  const ctx = {
+    stateDir: dirname(dirname(kubeconfig)),
+    clusterName: state.name,
+    clusterCidr: state.clusterCidr,
+    simcloud: sim,
+    network: state.name,
+    lbStrategy: state.lbStrategy === 'ip-block' ? ('ip-block' as const) : ('lb' as const),
+  };
+  const env = Object.entries(commandCcmEnv(ctx, kubeconfig)).map(([k, v]) => `  export ${k}=${shellQuote(v)}`);
+  const flags = upstreamArgsFor(ctx, kubeconfig, 10258).map((a) => `    ${shellQuote(a)}`);
+  return [
+    'Run your own CCM: its environment (KUBECONFIG is its own identity, the ServiceAccount',
+    'kube-system/cloud-controller-manager with a deployed CCM\'s RBAC, not the admin):',
+    ...env,
+    'and, for the upstream CCM (`npm run go:build` prints its path), these flags:',
+    `  upstream-ccm \\\n${flags.join(' \\\n')}`,
   ];
 }
 
@@ -38,6 +73,7 @@ export function renderSummary(state: SandboxState): string {
     '',
     ...tryLines(state),
     '',
+    ...(state.ccm?.kind === 'none' ? [...ownCcmLines(state), ''] : []),
     'Next: open the console, apply an example Service from examples/ and curl its EXTERNAL-IP; then power a',
     'worker off (`npm run simcloud -- server poweroff <id>` or the console) and watch the node go NotReady and',
     'get the shutdown taint.',

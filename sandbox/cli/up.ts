@@ -26,7 +26,7 @@ export async function up(o: CliOptions): Promise<number> {
   }
   if (o.dryRun) return dryRun(o);
   const runtime = await resolveRuntime(o.runtime, createExec());
-  console.log(`ccm-sandbox: bringing up "${o.name}" on the ${runtime} runtime with ${o.workers} worker(s); state in ${dir}`);
+  console.log(`ccm-sandbox: bringing up "${o.name}" on the ${runtime} runtime with ${o.workers} worker(s) and the ${o.ccm.kind} CCM; state in ${dir}`);
   if (o.foreground) return foreground(o, runtime);
   return detached(o, runtime, dir);
 }
@@ -85,6 +85,7 @@ function sandboxFor(o: CliOptions, runtime: string): Sandbox {
     stateDir: stateDir(o.name),
     ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}),
     allowedHosts: o.allowedHosts,
+    ccm: o.ccm,
     progress: (m) => console.log(`  ${m}`),
   });
 }
