@@ -1,21 +1,30 @@
-import { describe, expect, it } from 'vitest';
-import type { SimcloudClient } from '../../simulator/api/client/index.ts';
-import type { SimEvent } from '../../simulator/api/schema/events.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordSimEvents, type SimEventRecorder } from '../../test/helpers/sim-events.ts';
+import { startSimcloudInProcess, type InProcessSimcloud } from '../../test/helpers/simcloud.ts';
 import type { PowerEvent } from '../runtimes/runtime.ts';
 import { parseSseMessage } from './events.ts';
 import { powerAction, SANDBOX_LABELS, SimcloudSandboxCloud } from './sandbox-cloud.ts';
 
-function change(id: string, status: string | null, cluster = 'c1'): SimEvent {
-  return {
-    type: 'resource_change',
-    seq: 1,
-    time: '2026-11-21T00:00:00Z',
-    change: status === null ? 'deleted' : 'updated',
-    resource_type: 'server',
-    resource_id: id,
-    project_id: 'p',
-    resource: status === null ? null : { id, name: `n-${id}`, status, labels: { [SANDBOX_LABELS.cluster]: cluster } },
-  };
+let sc: InProcessSimcloud;
+let rec: SimEventRecorder;
+beforeAll(async () => {
+  sc = await startSimcloudInProcess();
+  rec = await recordSimEvents(sc);
+});
+afterAll(async () => {
+  rec?.stop();
+  await sc?.stop();
+});
+
+/** Creates a server labelled for `cluster`, powers it off and deletes it; resolves when simcloud said it is gone. */
+async function serverLifecycle(name: string, cluster: string): Promise<string> {
+  const c = sc.client;
+  const { server, action } = await c.servers.create({ name, server_type: 'sc-small', image: 'ubuntu-24.04', zone: 'sim-1a', labels: { [SANDBOX_LABELS.cluster]: cluster } });
+  await c.waitForAction(action.id);
+  await c.waitForAction((await c.servers.poweroff(server.id)).id);
+  await c.waitForAction((await c.servers.delete(server.id)).id);
+  await rec.next(`server ${name} deleted`, (e) => e.type === 'resource_change' && e.resource_id === server.id && e.change === 'deleted');
+  return server.id;
 }
 
 describe('power actions from server status transitions', () => {
@@ -34,16 +43,16 @@ describe('power actions from server status transitions', () => {
     expect(powerAction(before, after)).toBe(action);
   });
 
-  it('reports power events for the cluster\'s servers only, including their deletion', () => {
-    const cloud = new SimcloudSandboxCloud({ client: {} as SimcloudClient, clusterName: 'c1' });
+  it('reports power events for the cluster\'s servers only, from the events simcloud sends', async () => {
+    const mine = await serverLifecycle('c1-w1', 'c1');
+    await serverLifecycle('other-w1', 'other');
+    const cloud = new SimcloudSandboxCloud({ client: sc.client, clusterName: 'c1' });
     const seen: PowerEvent[] = [];
     cloud.onPowerEvent((e) => seen.push(e));
-    for (const e of [change('a', 'running'), change('a', 'stopping'), change('a', 'off'), change('b', 'running', 'other'), change('b', 'stopping', 'other'), change('a', null)]) {
-      cloud.handleSimEvent(e);
-    }
+    for (const e of rec.events) cloud.handleSimEvent(e);
     expect(seen).toEqual([
-      { serverId: 'a', name: 'n-a', action: 'poweroff' },
-      { serverId: 'a', name: 'a', action: 'delete' },
+      { serverId: mine, name: 'c1-w1', action: 'poweroff' },
+      { serverId: mine, name: 'c1-w1', action: 'delete' },
     ]);
   });
 });

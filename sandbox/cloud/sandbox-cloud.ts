@@ -111,11 +111,10 @@ export class SimcloudSandboxCloud implements SandboxCloud {
   /** A change of one of this cluster's servers, as (id, name, status after; 'deleted' when gone). */
   #serverChange(event: SimEvent): { id: string; name: string; after: string } | undefined {
     if (event.type !== 'resource_change' || event.resource_type !== 'server') return undefined;
-    const resource = (event.resource ?? {}) as Partial<Server>;
+    const server = event.resource;
     const known = this.#lastStatus.has(event.resource_id);
-    if (resource.labels?.[SANDBOX_LABELS.cluster] !== this.#opts.clusterName && !known) return undefined;
-    const after = event.change === 'deleted' ? 'deleted' : (resource.status ?? 'unknown');
-    return { id: event.resource_id, name: resource.name ?? event.resource_id, after };
+    if (server?.labels[SANDBOX_LABELS.cluster] !== this.#opts.clusterName && !known) return undefined;
+    return { id: event.resource_id, name: server?.name ?? event.resource_id, after: server?.status ?? 'deleted' };
   }
 }
 

@@ -1,6 +1,12 @@
-import { describe, expect, it } from 'vitest';
+// Resource changes are explained from events a real simcloud (in this process, data plane on) sent for a
+// scenario run once; Node and Service diffs from Kubernetes objects built here.
+import { randomInt } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
-import { diffNode, diffService, explainResourceChange, LB_FINALIZER, serviceGroupOf, SHUTDOWN_TAINT, UNINITIALIZED_TAINT } from './changes.ts';
+import type { ResourceChangeEvent } from '../../simulator/api/schema/events.ts';
+import { recordSimEvents, runCloudScenario, type CloudScenario, type SimEventRecorder } from '../../test/helpers/sim-events.ts';
+import { startSimcloudInProcess, type InProcessSimcloud } from '../../test/helpers/simcloud.ts';
+import { diffNode, diffService, explainResourceChange, explainTargetHealth, LB_FINALIZER, SHUTDOWN_TAINT, UNINITIALIZED_TAINT, type ChangeStep } from './changes.ts';
 
 const groupOf = (type: string, id: string): string => (type === 'gateway' ? `Node/gw-${id}` : `Cloud/${id}`);
 
@@ -19,44 +25,89 @@ function service(over: { finalizer?: boolean; ip?: string; deleting?: boolean } 
   };
 }
 
-describe('explainResourceChange', () => {
+const octet = randomInt(20, 250);
+let sc: InProcessSimcloud;
+let rec: SimEventRecorder;
+let scenario: CloudScenario;
+/** Every step of the captured run, each change diffed against the previous change of its record. */
+let steps: (ChangeStep & { seq: number })[];
+
+function explainAll(): (ChangeStep & { seq: number })[] {
+  const last = new Map<string, ResourceChangeEvent>();
+  const out: (ChangeStep & { seq: number })[] = [];
+  for (const e of rec.events) {
+    if (e.type === 'resource_change') {
+      out.push(...explainResourceChange(e, last.get(e.resource_id), groupOf).map((s) => ({ ...s, seq: e.seq })));
+      if (e.resource) last.set(e.resource_id, e);
+      else last.delete(e.resource_id);
+    } else if (e.type === 'target_health') {
+      const lb = last.get(e.load_balancer_id);
+      out.push({ ...explainTargetHealth(e, lb?.resource_type === 'load_balancer' ? (lb.resource ?? undefined) : undefined), seq: e.seq });
+    }
+  }
+  return out;
+}
+
+beforeAll(async () => {
+  sc = await startSimcloudInProcess({ config: { dataplane: true, pools: { lb_vip: `127.${octet}.3.0/24`, server_public: `127.${octet}.4.0/24` } } });
+  rec = await recordSimEvents(sc);
+  scenario = await runCloudScenario(sc, rec, {});
+  steps = explainAll();
+}, 60_000);
+afterAll(async () => {
+  rec?.stop();
+  await sc?.stop();
+});
+
+const titled = (title: string): (ChangeStep & { seq: number }) | undefined => steps.find((s) => s.title === title);
+
+describe('explainResourceChange and explainTargetHealth, on what simcloud sends', () => {
   it('explains a server going off as the start of the shutdown flow, grouped under its Node', () => {
-    const [step] = explainResourceChange(
-      { change: 'updated', resource_type: 'server', resource_id: 'srv-1', resource: { name: 'w1', status: 'off' } },
-      { name: 'w1', status: 'stopping' }, groupOf,
-    );
-    expect(step).toMatchObject({ group: 'Node/w1', title: 'server w1: stopping → off' });
+    const step = titled(`server ${scenario.serverName}: stopping → off`);
+    expect(step).toMatchObject({ group: `Node/${scenario.serverName}`, controller: null });
     expect(step!.sentence).toContain('InstanceShutdown');
+    expect(titled(`server ${scenario.serverName} deleted`)).toBeDefined();
   });
 
   it('groups a load balancer under the Service of its owner label and reports it active with its VIP', () => {
-    const lb = { status: 'active', public_ipv4: '127.0.0.9', labels: { 'simcloud.dev/service': 'default.web' }, resolved_targets: [] };
-    const [step] = explainResourceChange({ change: 'updated', resource_type: 'load_balancer', resource_id: 'lb-1', resource: lb }, { ...lb, status: 'provisioning' }, groupOf);
-    expect(step).toMatchObject({ group: 'Service/default/web', title: 'load balancer lb-1: provisioning → active' });
-    expect(step!.sentence).toContain('127.0.0.9');
+    const active = steps.find((s) => s.title.startsWith(`load balancer ${scenario.loadBalancerId}:`) && s.title.endsWith('→ active'));
+    expect(active).toMatchObject({ group: 'Service/default/web', controller: 'service-lb-controller' });
+    expect(active!.sentence).toMatch(/^load balancer lb-\S+ is active: its VIP 127\.\d+\.\d+\.\d+ accepts traffic/);
   });
 
-  it('reports target health flips without blaming the CCM', () => {
-    const t = (status: string): Record<string, unknown> => ({ status: 'active', labels: {}, resolved_targets: [{ id: 'srv-1', health: [{ listen_port: 80, status }] }] });
-    const [step] = explainResourceChange({ change: 'updated', resource_type: 'load_balancer', resource_id: 'lb-1', resource: t('unhealthy') }, t('healthy'), groupOf);
-    expect(step).toMatchObject({ controller: null, title: 'load balancer lb-1: target health srv-1:80=unhealthy' });
+  it('reports the target turning healthy, then unhealthy, without blaming the CCM', () => {
+    const health = steps.filter((s) => s.title.includes(`target ${scenario.serverId}`));
+    expect(health.map((s) => s.title)).toEqual([
+      `load balancer ${scenario.loadBalancerId}: target ${scenario.serverId} port ${scenario.listenPort} healthy`,
+      `load balancer ${scenario.loadBalancerId}: target ${scenario.serverId} port ${scenario.listenPort} unhealthy`,
+    ]);
+    expect(health.every((s) => s.controller === null && s.group === 'Service/default/web')).toBe(true);
+    expect(health[1]!.sentence).toContain('sends it no traffic');
   });
 
-  it('turns a network change into one step per route added or removed, grouped by the gateway', () => {
-    const net = (routes: { destination: string; gateway: string }[]): Record<string, unknown> => ({ routes });
-    const steps = explainResourceChange(
-      { change: 'updated', resource_type: 'network', resource_id: 'net-1', resource: net([{ destination: '10.0.1.0/24', gateway: '10.1.0.2' }]) },
-      net([{ destination: '10.0.0.0/24', gateway: '10.1.0.1' }]), groupOf,
-    );
-    expect(steps.map((s) => [s.method, s.group])).toEqual([['CreateRoute', 'Node/gw-10.1.0.2'], ['DeleteRoute', 'Node/gw-10.1.0.1']]);
+  it('never renders an empty status or an empty sentence', () => {
+    for (const s of steps) {
+      expect(s.title, s.title).not.toMatch(/→\s*$|→ \(|: *$/);
+      expect(s.sentence, s.title).not.toMatch(/ is \.| \(\)|undefined|null/);
+    }
+  });
+
+  it('turns route changes into CreateRoute and DeleteRoute steps, grouped by the gateway', () => {
+    const r = `${scenario.route.destination} → ${scenario.route.gateway}`;
+    expect(steps.filter((s) => s.title.startsWith('route ')).map((s) => [s.title, s.method, s.group])).toEqual([
+      [`route ${r} added`, 'CreateRoute', `Node/gw-${scenario.route.gateway}`],
+      [`route ${r} removed`, 'DeleteRoute', `Node/gw-${scenario.route.gateway}`],
+    ]);
   });
 
   it('groups an action under the resource it acts on, and owned resources under their Service', () => {
-    const [a] = explainResourceChange({ change: 'created', resource_type: 'action', resource_id: 'act-1', resource: { command: 'poweroff_server', status: 'running', resources: [{ type: 'server', id: 'srv-1' }] } }, undefined, groupOf);
-    expect(a).toMatchObject({ group: 'Cloud/srv-1', title: 'action poweroff_server running' });
-    const [g] = explainResourceChange({ change: 'deleted', resource_type: 'ip_block', resource_id: 'ipb-1', resource: null }, { tags: { service: 'default.web' } }, groupOf);
-    expect(g).toMatchObject({ group: 'Service/default/web', method: 'EnsureLoadBalancerDeleted' });
-    expect(serviceGroupOf({ labels: {} })).toBeUndefined();
+    expect(titled('action poweroff_server running')).toMatchObject({ group: `Cloud/${scenario.serverId}` });
+    for (const id of [scenario.serverGroupId, scenario.firewallPolicyId, scenario.ipBlockId]) {
+      const [created, deleted] = steps.filter((s) => s.title.includes(id));
+      expect(created).toMatchObject({ group: 'Service/default/web', method: null });
+      expect(deleted).toMatchObject({ group: 'Service/default/web', method: 'EnsureLoadBalancerDeleted' });
+    }
+    expect(steps.find((s) => s.title.includes(scenario.serverGroupId))!.sentence).toContain(`Members: ${scenario.serverId}.`);
   });
 });
 

@@ -1,8 +1,11 @@
-// What changed, and why, on each side: simcloud resource changes (from the `/_sim/events` stream, diffed
-// against the last version seen) and Kubernetes Node/Service changes (diffed between two polls). Each
-// change becomes one or more timeline steps with the controller and upstream method that caused it.
-// Pure: the caller keeps the previous versions.
+// What changed, and why, on each side: simcloud resource changes and target health (from the
+// `/_sim/events` stream, a change diffed against the last version of its record) and Kubernetes
+// Node/Service changes (diffed between two polls). Each change becomes one or more timeline steps with
+// the controller and upstream method that caused it. Pure: the caller keeps the previous versions.
 import type { V1Node, V1Service } from '@kubernetes/client-node';
+import type {
+  ActionRecord, LoadBalancerRecord, NetworkRecord, ResourceChangeEvent, ServerRecord, TargetHealthEvent,
+} from '../../simulator/api/schema/events.ts';
 import { LoadBalancerCleanupFinalizer } from '../../src/controllers/service/needs-update.ts';
 import { TaintKey } from '../../src/kube/taints.ts';
 import { Controller, UpstreamMethod } from './explain.ts';
@@ -19,29 +22,31 @@ export const SHUTDOWN_TAINT = TaintKey.Shutdown;
 export const UNINITIALIZED_TAINT = TaintKey.Uninitialized;
 export const LB_FINALIZER = LoadBalancerCleanupFinalizer;
 
-type Doc = Readonly<Record<string, unknown>>;
-
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-const labelsOf = (d: Doc | null | undefined): Record<string, string> => (d?.labels ?? d?.tags ?? {}) as Record<string, string>;
+/** A resource that may carry owner labels (most resources) or tags (IP blocks). */
+export interface Labelled {
+  readonly id: string;
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly tags?: Readonly<Record<string, string>>;
+}
 
 /** `Service/<ns>/<name>` from the owner label/tag (`<ns>.<name>`; namespaces have no dots). */
-export function serviceGroupOf(d: Doc | null | undefined): string | undefined {
-  const v = labelsOf(d)['simcloud.dev/service'] ?? labelsOf(d).service;
+export function serviceGroupOf(d: Labelled | null | undefined): string | undefined {
+  const v = d?.labels?.['simcloud.dev/service'] ?? d?.tags?.service;
   if (!v) return undefined;
   const dot = v.indexOf('.');
   return dot < 0 ? undefined : `Service/${v.slice(0, dot)}/${v.slice(dot + 1)}`;
 }
 
+/** The group of a resource the explainer does not hold itself: a Node by a gateway IP, a Service by owner. */
+export type GroupOf = (type: string, id: string) => string;
+
 // ---- simcloud resource changes ---------------------------------------------------------------------
 
-export interface ResourceChange {
-  readonly change: 'created' | 'updated' | 'deleted';
-  readonly resource_type: string;
-  readonly resource_id: string;
-  readonly resource: Doc | null;
-}
+/** A change of one resource type, with the last version seen of the same record (if any). */
+type ChangeOf<T extends ResourceChangeEvent['resource_type']> = Extract<ResourceChangeEvent, { resource_type: T }>;
+type RecordOf<T extends ResourceChangeEvent['resource_type']> = NonNullable<ChangeOf<T>['resource']>;
 
-const SERVER_STATUS: Record<string, string> = {
+const SERVER_STATUS: Record<ServerRecord['status'], string> = {
   initializing: 'is being created',
   starting: 'is starting: its kubelet will post Ready again, and the lifecycle controller will lift the shutdown taint',
   running: 'is running: its kubelet posts status, so the Node is (or soon becomes) Ready',
@@ -50,55 +55,61 @@ const SERVER_STATUS: Record<string, string> = {
   deleting: 'is being deleted',
 };
 
-function serverStep(c: ResourceChange, before: Doc | undefined): ChangeStep {
-  const doc = c.resource ?? before ?? {};
-  const name = str(doc.name) || c.resource_id;
+function serverStep(c: ChangeOf<'server'>, before: ServerRecord | undefined): ChangeStep {
+  const name = c.resource?.name ?? before?.name ?? c.resource_id;
   const group = `Node/${name}`;
-  if (c.change === 'deleted') {
-    return { group, title: `server ${name} deleted`, sentence: `Server ${name} no longer exists in the cloud: once its Node is NotReady, InstanceExists answers not found and cloud-node-lifecycle-controller deletes the Node.`, controller: null, method: null };
+  const base = { group, controller: null, method: null };
+  if (c.resource === null) {
+    return { ...base, title: `server ${name} deleted`, sentence: `Server ${name} no longer exists in the cloud: once its Node is NotReady, InstanceExists answers not found and cloud-node-lifecycle-controller deletes the Node.` };
   }
-  const status = str(doc.status);
-  const was = before ? str(before.status) : '';
+  const { status } = c.resource;
   if (c.change === 'created') {
-    return { group, title: `server ${name} created`, sentence: `Server ${name} was created in the cloud (${status}); with the cluster's label it boots a kubelet that registers a Node, which the CCM then initialises.`, controller: null, method: null };
+    return { ...base, title: `server ${name} created`, sentence: `Server ${name} was created in the cloud (${status}); with the cluster's label it boots a kubelet that registers a Node, which the CCM then initialises.` };
   }
-  const title = was && was !== status ? `server ${name}: ${was} → ${status}` : `server ${name} updated (${status})`;
-  return { group, title, sentence: `Server ${name} ${SERVER_STATUS[status] ?? `is ${status}`}.`, controller: null, method: null };
+  const was = before?.status;
+  const title = was !== undefined && was !== status ? `server ${name}: ${was} → ${status}` : `server ${name} updated (${status})`;
+  return { ...base, title, sentence: `Server ${name} ${SERVER_STATUS[status]}.` };
 }
 
-function healthOf(d: Doc | undefined): string {
-  const targets = (d?.resolved_targets ?? []) as { id: string; health: { listen_port: number; status: string }[] }[];
-  return targets.map((t) => `${t.id}:${t.health.map((h) => `${h.listen_port}=${h.status}`).join(',')}`).sort().join(' ');
-}
-
-function lbUpdateStep(name: string, doc: Doc, before: Doc | undefined): Omit<ChangeStep, 'group' | 'method'> {
-  const status = str(doc.status);
-  const was = before ? str(before.status) : status;
-  if (was !== status) {
-    const active = status === 'active' ? `: its VIP ${str(doc.public_ipv4)} accepts traffic and forwards it to the node ports` : '';
-    return { controller: Controller.service, title: `${name}: ${was} → ${status}`, sentence: `${name} is ${status}${active}.` };
-  }
-  if (before && healthOf(before) !== healthOf(doc)) {
-    return { controller: null, title: `${name}: target health ${healthOf(doc) || 'none'}`, sentence: 'The load balancer\'s health checks changed a target\'s state: traffic goes only to healthy targets.' };
+function lbUpdateStep(name: string, lb: LoadBalancerRecord, before: LoadBalancerRecord | undefined): Omit<ChangeStep, 'group' | 'method'> {
+  const was = before?.status ?? lb.status;
+  if (was !== lb.status) {
+    const active = lb.status === 'active' ? `: its VIP ${lb.public_ipv4} accepts traffic and forwards it to the node ports` : '';
+    return { controller: Controller.service, title: `${name}: ${was} → ${lb.status}`, sentence: `${name} is ${lb.status}${active}.` };
   }
   return { controller: Controller.service, title: `${name} updated`, sentence: `${name} changed: listeners, targets or source ranges now match what the CCM asked for.` };
 }
 
-function lbStep(c: ResourceChange, before: Doc | undefined): ChangeStep {
-  const doc = c.resource ?? before ?? {};
-  const group = serviceGroupOf(doc) ?? `LoadBalancer/${c.resource_id}`;
+function lbStep(c: ChangeOf<'load_balancer'>, before: LoadBalancerRecord | undefined): ChangeStep {
+  const lb = c.resource ?? before;
+  const group = serviceGroupOf(lb) ?? `LoadBalancer/${c.resource_id}`;
   const base = { group, controller: Controller.service, method: null };
   const name = `load balancer ${c.resource_id}`;
-  if (c.change === 'created') return { ...base, title: `${name} created (VIP ${str(doc.public_ipv4)})`, sentence: `The cloud created ${name} with VIP ${str(doc.public_ipv4)}; it is ${str(doc.status)} until its action finishes.` };
-  if (c.change === 'deleted') return { ...base, title: `${name} deleted`, sentence: `The cloud deleted ${name}: its VIP no longer answers.` };
-  return { ...base, ...lbUpdateStep(name, doc, before) };
+  if (c.resource === null) return { ...base, title: `${name} deleted`, sentence: `The cloud deleted ${name}: its VIP no longer answers.` };
+  const vip = c.resource.public_ipv4;
+  if (c.change === 'created') return { ...base, title: `${name} created (VIP ${vip})`, sentence: `The cloud created ${name} with VIP ${vip}; it is ${c.resource.status} until its action finishes.` };
+  return { ...base, ...lbUpdateStep(name, c.resource, before) };
 }
 
-function routesOf(d: Doc | undefined): Set<string> {
-  return new Set(((d?.routes ?? []) as { destination: string; gateway: string }[]).map((r) => `${r.destination} → ${r.gateway}`));
+const HEALTH_WHY: Record<TargetHealthEvent['status'], string> = {
+  healthy: 'its health check passes, so the load balancer sends it traffic again',
+  unhealthy: 'its health check fails (nothing answers on the node port), so the load balancer sends it no traffic',
+  unknown: 'it is no longer checked (it left the targets or the listener changed)',
+};
+
+/** A target's health on one listener changed: the data plane's doing, not the CCM's. */
+export function explainTargetHealth(e: TargetHealthEvent, lb: LoadBalancerRecord | undefined): ChangeStep {
+  const name = `load balancer ${e.load_balancer_id}`;
+  return {
+    group: serviceGroupOf(lb) ?? `LoadBalancer/${e.load_balancer_id}`, controller: null, method: null,
+    title: `${name}: target ${e.target_id} port ${e.listen_port} ${e.status}`,
+    sentence: `The health checks of ${name} find target ${e.target_id} ${e.status} on listener ${e.listen_port}: ${HEALTH_WHY[e.status]}.`,
+  };
 }
 
-function networkSteps(c: ResourceChange, before: Doc | undefined, groupOf: (type: string, id: string) => string): ChangeStep[] {
+const routesOf = (n: NetworkRecord | undefined): Set<string> => new Set((n?.routes ?? []).map((r) => `${r.destination} → ${r.gateway}`));
+
+function networkSteps(c: ChangeOf<'network'>, before: NetworkRecord | undefined, groupOf: GroupOf): ChangeStep[] {
   const now = routesOf(c.resource ?? undefined);
   const was = routesOf(before);
   // A route's group is its Node's, found by the gateway (the Node's internal IP).
@@ -112,56 +123,55 @@ function networkSteps(c: ResourceChange, before: Doc | undefined, groupOf: (type
   return [...added, ...removed];
 }
 
-const KIND_TEXT: Record<string, string> = {
+type Owned = ChangeOf<'server_group'> | ChangeOf<'firewall_policy'> | ChangeOf<'ip_block'>;
+
+const KIND_TEXT: Record<Owned['resource_type'], string> = {
   server_group: 'server group (the load balancer\'s target: the Service\'s nodes)',
   firewall_policy: 'firewall policy (opens the node ports to the allowed sources)',
   ip_block: 'IP block (gives the VIP)',
 };
 
-function ownedStep(c: ResourceChange, before: Doc | undefined): ChangeStep {
-  const doc = c.resource ?? before ?? {};
-  const group = serviceGroupOf(doc) ?? `Cloud/${c.resource_id}`;
-  const what = KIND_TEXT[c.resource_type] ?? c.resource_type.replace(/_/g, ' ');
-  const members = c.resource_type === 'server_group' ? ` Members: ${((doc.servers ?? []) as string[]).join(', ') || 'none'}.` : '';
+function ownedStep(c: Owned, before: RecordOf<Owned['resource_type']> | undefined): ChangeStep {
+  const doc = c.resource ?? before;
+  const members = c.resource_type === 'server_group' && c.resource ? ` Members: ${c.resource.servers.join(', ') || 'none'}.` : '';
   return {
-    group, controller: Controller.service, method: c.change === 'deleted' ? UpstreamMethod.EnsureLoadBalancerDeleted : null,
+    group: serviceGroupOf(doc) ?? `Cloud/${c.resource_id}`, controller: Controller.service, method: c.change === 'deleted' ? UpstreamMethod.EnsureLoadBalancerDeleted : null,
     title: `${c.resource_type.replace(/_/g, ' ')} ${c.resource_id} ${c.change}`,
-    sentence: `The ${what} ${c.resource_id} was ${c.change}.${members}`,
+    sentence: `The ${KIND_TEXT[c.resource_type]} ${c.resource_id} was ${c.change}.${members}`,
   };
 }
 
-function actionStep(c: ResourceChange, groupOfResource: (type: string, id: string) => string): ChangeStep | undefined {
-  const doc = c.resource ?? {};
-  const refs = (doc.resources ?? []) as { type: string; id: string }[];
-  const ref = refs[0];
-  const group = ref ? groupOfResource(ref.type, ref.id) : 'Cloud';
-  const status = str(doc.status);
-  if (c.change === 'deleted') return undefined;
+function actionStep(a: ActionRecord, groupOf: GroupOf): ChangeStep {
+  const ref = a.resources[0];
   return {
-    group, controller: null, method: null,
-    title: `action ${str(doc.command)} ${status}`,
-    sentence: `The cloud's asynchronous action ${str(doc.command)} (${c.resource_id}) is ${status}${status === 'running' ? '; clients poll GET /v1/actions/{id} until it finishes' : ''}.`,
+    group: ref ? groupOf(ref.type, ref.id) : 'Cloud', controller: null, method: null,
+    title: `action ${a.command} ${a.status}`,
+    sentence: `The cloud's asynchronous action ${a.command} (${a.id}) is ${a.status}${a.status === 'running' ? '; clients poll GET /v1/actions/{id} until it finishes' : ''}.`,
   };
 }
 
-/** Steps for one simcloud resource change; `before` is the last version seen (if any). */
-export function explainResourceChange(c: ResourceChange, before: Doc | undefined, groupOfResource: (type: string, id: string) => string): ChangeStep[] {
+/** The record of `before` when it is of `c`'s type (always, for one id: ids are per resource type). */
+function priorOf<E extends ResourceChangeEvent>(c: E, before: ResourceChangeEvent | undefined): NonNullable<E['resource']> | undefined {
+  if (before?.resource_type !== c.resource_type || before.resource === null) return undefined;
+  return before.resource;
+}
+
+/** Steps for one simcloud resource change; `before` is the last change seen of the same record (if any). */
+export function explainResourceChange(c: ResourceChangeEvent, before: ResourceChangeEvent | undefined, groupOf: GroupOf): ChangeStep[] {
   switch (c.resource_type) {
     case 'server':
-      return [serverStep(c, before)];
+      return [serverStep(c, priorOf(c, before))];
     case 'load_balancer':
-      return [lbStep(c, before)];
+      return [lbStep(c, priorOf(c, before))];
     case 'network':
-      return networkSteps(c, before, groupOfResource);
-    case 'action': {
-      const step = actionStep(c, groupOfResource);
-      return step ? [step] : [];
-    }
+      return networkSteps(c, priorOf(c, before), groupOf);
+    case 'action':
+      return c.resource ? [actionStep(c.resource, groupOf)] : [];
     case 'server_group':
     case 'firewall_policy':
     case 'ip_block':
-      return [ownedStep(c, before)];
-    default:
+      return [ownedStep(c, priorOf(c, before))];
+    case 'project':
       return [];
   }
 }

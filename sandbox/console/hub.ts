@@ -3,9 +3,8 @@
 // both. The console's own reads are left out of the timeline, and so are the sandbox harness's reads (its
 // kubelet fleet polls the servers), so what remains is what the CCM did and what changed.
 import type { SimcloudAdminClient, SimcloudClient } from '../../simulator/api/client/index.ts';
-import type { Action } from '../../simulator/api/schema/actions.ts';
-import type { ApiCallEvent, ResourceChangeEvent, SimEvent } from '../../simulator/api/schema/events.ts';
-import { explainResourceChange, serviceGroupOf, type ChangeStep } from './changes.ts';
+import type { ActionRecord, ApiCallEvent, ResourceChangeEvent, SimEvent, TargetHealthEvent } from '../../simulator/api/schema/events.ts';
+import { explainResourceChange, explainTargetHealth, serviceGroupOf, type ChangeStep, type Labelled } from './changes.ts';
 import { EMPTY_CLOUD, readCloud, CONSOLE_CALLER, type CloudSnapshot } from './cloud.ts';
 import { ClusterWatcher, type ClusterSnapshot, type KubeEventView } from './cluster.ts';
 import { CallExplainer, explainKubeEvent, methodOfReason, resourceOfPath } from './explain.ts';
@@ -48,8 +47,9 @@ export class ConsoleHub {
   readonly cluster: ClusterWatcher;
   readonly #sandbox: ConsoleSandbox;
   readonly #explainer = new CallExplainer();
-  readonly #resources = new Map<string, Record<string, unknown>>();
-  readonly #actions = new Map<string, Action>();
+  /** The last change of each record still in the cloud: what the next change is diffed against. */
+  readonly #changes = new Map<string, ResourceChangeEvent>();
+  readonly #actions = new Map<string, ActionRecord>();
   readonly #stateListeners = new Set<(s: ConsoleState) => void>();
   readonly #opts: HubOptions;
   #cloud: CloudSnapshot = EMPTY_CLOUD;
@@ -112,8 +112,6 @@ export class ConsoleHub {
     this.#reading ??= (async () => {
       try {
         this.#cloud = await readCloud(this.#sandbox.client, this.#sandbox.admin, [...this.#actions.values()]);
-        for (const lb of this.#cloud.loadBalancers) this.#resources.set(lb.id, lb);
-        for (const s of this.#cloud.servers) if (!this.#resources.has(s.id)) this.#resources.set(s.id, s);
       } catch (err) {
         this.#cloud = { ...this.#cloud, ok: false, error: `simcloud unreachable: ${err instanceof Error ? err.message : String(err)}` };
       } finally {
@@ -146,8 +144,14 @@ export class ConsoleHub {
   }
 
   #onSimEvent(e: SimEvent): void {
-    if (e.type === 'api_call') this.#onApiCall(e);
-    else this.#onChange(e);
+    switch (e.type) {
+      case 'api_call':
+        return this.#onApiCall(e);
+      case 'resource_change':
+        return this.#onChange(e);
+      case 'target_health':
+        return this.#onHealth(e);
+    }
   }
 
   #onApiCall(e: ApiCallEvent): void {
@@ -163,19 +167,27 @@ export class ConsoleHub {
   }
 
   #onChange(e: ResourceChangeEvent): void {
-    const before = this.#resources.get(e.resource_id);
-    const steps = explainResourceChange(e, before, (type, id) => this.#groupOf(type, id));
-    if (e.resource) this.#resources.set(e.resource_id, e.resource);
-    else this.#resources.delete(e.resource_id);
-    if (e.resource_type === 'action') this.#trackAction(e);
+    const steps = explainResourceChange(e, this.#changes.get(e.resource_id), (type, id) => this.#groupOf(type, id));
+    if (e.resource) this.#changes.set(e.resource_id, e);
+    else this.#changes.delete(e.resource_id);
+    if (e.resource_type === 'action') {
+      if (e.resource?.status === 'running') this.#actions.set(e.resource_id, e.resource);
+      else this.#actions.delete(e.resource_id);
+    }
     this.#addSteps(steps, { time: e.time, source: EntrySource.cloudChange });
     this.#scheduleRefresh();
   }
 
-  #trackAction(e: ResourceChangeEvent): void {
-    const a = e.resource as Action | null;
-    if (a && a.status === 'running') this.#actions.set(e.resource_id, a);
-    else this.#actions.delete(e.resource_id);
+  #onHealth(e: TargetHealthEvent): void {
+    const last = this.#changes.get(e.load_balancer_id);
+    const lb = last?.resource_type === 'load_balancer' ? (last.resource ?? undefined) : undefined;
+    this.#addSteps([explainTargetHealth(e, lb)], { time: e.time, source: EntrySource.cloudChange });
+    this.#scheduleRefresh();
+  }
+
+  /** A record by id: its last change, else the last cloud read (the console may start after the change). */
+  #recordOf(id: string): (Labelled & { name?: string }) | undefined {
+    return this.#changes.get(id)?.resource ?? this.#cloud.servers.find((s) => s.id === id) ?? this.#cloud.loadBalancers.find((l) => l.id === id);
   }
 
   /** The object a non-CCM call (the console's own actions, the harness) acts on, from its path. */
@@ -192,8 +204,8 @@ export class ConsoleHub {
       const server = this.#cloud.servers.find((s) => s.private_ipv4 === id || s.private_networks.some((n) => n.ip === id));
       return server ? `Node/${server.name}` : 'Routes';
     }
-    const doc = this.#resources.get(id);
-    if (type === 'server') return `Node/${typeof doc?.name === 'string' ? doc.name : id}`;
+    const doc = this.#recordOf(id);
+    if (type === 'server') return `Node/${doc?.name ?? id}`;
     if (type === 'network') return 'Routes';
     return serviceGroupOf(doc) ?? `Cloud/${id}`;
   }

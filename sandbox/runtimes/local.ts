@@ -148,7 +148,7 @@ export class LocalRuntime implements Runtime {
     this.#unsubscribe = this.#opts.subscribe((event) => {
       if (event.type !== 'resource_change' || event.resource_type !== 'server') return;
       if (this.#opts.scale?.eventDriven) {
-        this.#applyServerEvent(event.change, event.resource_id, event.resource);
+        this.#applyServerEvent(event.resource_id, event.resource);
         return;
       }
       if (pending) return;
@@ -164,13 +164,13 @@ export class LocalRuntime implements Runtime {
     for (const t of this.#timers) t.unref();
   }
 
-  #applyServerEvent(change: string, id: string, resource: Record<string, unknown> | null): void {
-    if (change === 'deleted') {
+  /** A server changed (its record) or was deleted (null). */
+  #applyServerEvent(id: string, server: FleetServer | null): void {
+    if (server === null) {
       this.#fleet?.remove(id);
       return;
     }
-    if (!resource || typeof resource.name !== 'string' || typeof resource.status !== 'string' || typeof resource.labels !== 'object') return;
-    void this.#fleet?.upsert(resource as unknown as FleetServer).catch((err: unknown) => this.#opts.onError?.(`server ${id}: ${err instanceof Error ? err.message : String(err)}`));
+    void this.#fleet?.upsert(server).catch((err: unknown) => this.#opts.onError?.(`server ${id}: ${err instanceof Error ? err.message : String(err)}`));
   }
 
   async #resync(): Promise<void> {

@@ -18,7 +18,7 @@ import { AddressIndex } from './addresses.ts';
 import type { SimClock } from './clock.ts';
 import type { SimConfig } from './config.ts';
 import type { DataplanePort, Sim } from './context.ts';
-import { EventBus } from './events.ts';
+import { EventBus, type SimEventInput } from './events.ts';
 import { FaultEngine } from './faults.ts';
 import { mountRoutes, type RouteDef } from './http.ts';
 import { internalRoutes, mountEvents } from './internal/routes.ts';
@@ -41,8 +41,7 @@ import { serverGroupRoutes } from './resources/server-groups/routes.ts';
 import { serverRoutes } from './resources/servers/routes.ts';
 import type { AppliedChange, CollectionName } from './store/state.ts';
 import type { Store } from './store/store.ts';
-import type { ResourceType } from '../api/schema/common.ts';
-import type { ChangeKind } from '../api/schema/events.ts';
+import type { ChangeKind, ResourceChangeEvent } from '../api/schema/events.ts';
 import { ListCache } from './resources/list-cache.ts';
 import { TargetView } from './targets.ts';
 
@@ -83,27 +82,33 @@ function buildSim(deps: AppDeps): Sim {
   };
 }
 
-/** Publishes resource_change events and keeps the resource gauges for every commit. */
-const TYPE_OF: Record<CollectionName, ResourceType> = {
-  projects: 'project', tokens: 'token', servers: 'server', networks: 'network', load_balancers: 'load_balancer',
+/** The event type of each published collection (token secrets never leave, so tokens have none). */
+const TYPE_OF = {
+  projects: 'project', servers: 'server', networks: 'network', load_balancers: 'load_balancer',
   server_groups: 'server_group', firewall_policies: 'firewall_policy', ip_blocks: 'ip_block', actions: 'action',
-};
+} as const satisfies Record<Exclude<CollectionName, 'tokens'>, ResourceChangeEvent['resource_type']>;
 
 function changeKind(c: AppliedChange): ChangeKind {
   if (c.before === undefined) return 'created';
   return c.after === undefined ? 'deleted' : 'updated';
 }
 
-/** Publishes a resource_change event for every committed change (token secrets never leave). */
+/**
+ * The event for one committed change. The store's listener sees untyped documents; collection `coll`
+ * holds exactly the record type its event carries (a test parses every event a real simcloud sends).
+ */
+function changeEvent(c: AppliedChange, resourceType: ResourceChangeEvent['resource_type']): SimEventInput {
+  const doc = (c.after ?? c.before) as { project_id?: string } | undefined;
+  return {
+    type: 'resource_change', change: changeKind(c), resource_type: resourceType, resource_id: c.id,
+    project_id: doc?.project_id ?? null, resource: c.after ?? null,
+  } as SimEventInput;
+}
+
+/** Publishes a resource_change event for every committed change. */
 function watchStore(sim: Sim): void {
   sim.store.onChange((applied) => {
-    for (const c of applied.filter((x) => x.coll !== 'tokens')) {
-      const doc = (c.after ?? c.before) as { project_id?: string } | undefined;
-      sim.events.publish({
-        type: 'resource_change', change: changeKind(c), resource_type: TYPE_OF[c.coll], resource_id: c.id,
-        project_id: doc?.project_id ?? null, resource: c.after ?? null,
-      });
-    }
+    for (const c of applied) if (c.coll !== 'tokens') sim.events.publish(changeEvent(c, TYPE_OF[c.coll]));
   });
 }
 

@@ -100,8 +100,8 @@ export class DataplaneSync implements DataplanePort {
     this.#health.set(`${c.lbId}|${c.targetId}|${c.listenPort}`, c.status);
     const lb = this.#opts.store.state.load_balancers[c.lbId];
     this.#opts.events.publish({
-      type: 'resource_change', change: 'updated', resource_type: 'load_balancer', resource_id: c.lbId,
-      project_id: lb?.project_id ?? null, resource: { target_health: { target_id: c.targetId, listen_port: c.listenPort, status: c.status } },
+      type: 'target_health', load_balancer_id: c.lbId, target_id: c.targetId, listen_port: c.listenPort, status: c.status,
+      project_id: lb?.project_id ?? null,
     });
   }
 

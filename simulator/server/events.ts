@@ -1,8 +1,8 @@
-/** The event bus behind `/_sim/events`: API calls and resource changes, numbered, with a replay buffer. */
-import type { ApiCallEvent, ResourceChangeEvent, SimEvent } from '../api/schema/events.ts';
+/** The event bus behind `/_sim/events`: API calls, resource changes and target health, numbered, with a replay buffer. */
+import type { SimEvent } from '../api/schema/events.ts';
 
-type Without<T> = T extends unknown ? Omit<T, 'seq' | 'time'> : never;
-export type SimEventInput = Without<ApiCallEvent> | Without<ResourceChangeEvent>;
+/** An event before the bus numbers and stamps it (distributed over the union, so each shape stays itself). */
+export type SimEventInput = SimEvent extends infer E ? (E extends unknown ? Omit<E, 'seq' | 'time'> : never) : never;
 
 export class EventBus {
   readonly #buffer: SimEvent[] = [];

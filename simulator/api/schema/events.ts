@@ -1,15 +1,49 @@
-/** Events on the `/_sim/events` Server-Sent Events stream: every API call and every resource change. */
+/**
+ * Events on the `/_sim/events` Server-Sent Events stream, one discriminated union on `type`:
+ * - `api_call`: every API call, with the caller and cloud-provider method headers the client sent;
+ * - `resource_change`: every committed change of a stored resource, itself discriminated on
+ *   `resource_type`, so `resource` is the stored record of that type (null on delete);
+ * - `target_health`: the data plane's health checks moved one load balancer target on one listener.
+ * The stored records are the wire objects with their owning `project_id`, minus the fields the server
+ * derives when it answers (resolved targets, a network's members, a server group's firewall policy).
+ */
 import { z } from 'zod';
-import { ResourceTypeSchema, Timestamp } from './common.ts';
+import { Action } from './actions.ts';
+import { Id, Timestamp } from './common.ts';
+import { FirewallPolicy } from './firewall-policies.ts';
+import { IpBlock } from './ip-blocks.ts';
+import { LoadBalancer, TargetHealthStatus } from './load-balancers.ts';
+import { Network } from './networks.ts';
+import { Project } from './projects.ts';
+import { ServerGroup } from './server-groups.ts';
+import { Server } from './servers.ts';
 
-export const SimEventType = { api_call: 'api_call', resource_change: 'resource_change' } as const;
+export const SimEventType = { api_call: 'api_call', resource_change: 'resource_change', target_health: 'target_health' } as const;
 export type SimEventType = (typeof SimEventType)[keyof typeof SimEventType];
 
 export const ChangeKind = { created: 'created', updated: 'updated', deleted: 'deleted' } as const;
 export type ChangeKind = (typeof ChangeKind)[keyof typeof ChangeKind];
 
+const owned = { project_id: Id };
+
+/** Stored records, as they travel in `resource_change` events. */
+export const ServerRecord = Server.extend(owned);
+export type ServerRecord = z.infer<typeof ServerRecord>;
+export const NetworkRecord = Network.omit({ servers: true, load_balancers: true }).extend(owned);
+export type NetworkRecord = z.infer<typeof NetworkRecord>;
+export const LoadBalancerRecord = LoadBalancer.omit({ resolved_targets: true }).extend(owned);
+export type LoadBalancerRecord = z.infer<typeof LoadBalancerRecord>;
+export const ServerGroupRecord = ServerGroup.omit({ firewall_policy_id: true }).extend(owned);
+export type ServerGroupRecord = z.infer<typeof ServerGroupRecord>;
+export const FirewallPolicyRecord = FirewallPolicy.extend(owned);
+export type FirewallPolicyRecord = z.infer<typeof FirewallPolicyRecord>;
+export const IpBlockRecord = IpBlock.extend(owned);
+export type IpBlockRecord = z.infer<typeof IpBlockRecord>;
+export const ActionRecord = Action.extend(owned);
+export type ActionRecord = z.infer<typeof ActionRecord>;
+
 export const ApiCallEvent = z.object({
-  type: z.literal('api_call'),
+  type: z.literal(SimEventType.api_call),
   seq: z.number().int(),
   time: Timestamp,
   method: z.string(),
@@ -20,22 +54,56 @@ export const ApiCallEvent = z.object({
   request_id: z.string(),
   /** The `X-Simcloud-Caller` header, e.g. `service-lb-controller default/web`. */
   caller: z.string().nullable(),
+  /**
+   * The `X-Simcloud-Method` header: the cloud-provider method the call belongs to, e.g.
+   * `EnsureLoadBalancer` (null when the client did not say, e.g. a CCM that does not send it).
+   */
+  upstream_method: z.string().nullable(),
   error_code: z.string().nullable(),
 });
 export type ApiCallEvent = z.infer<typeof ApiCallEvent>;
 
-export const ResourceChangeEvent = z.object({
-  type: z.literal('resource_change'),
+// The return type is the zod object this builds; spelling it out would repeat the body.
+// eslint-disable-next-line @typescript-eslint/explicit-function-return-type
+function changeOf<const T extends string, R extends z.ZodType>(resourceType: T, record: R) {
+  return z.object({
+    type: z.literal(SimEventType.resource_change),
+    seq: z.number().int(),
+    time: Timestamp,
+    change: z.enum(ChangeKind),
+    resource_type: z.literal(resourceType),
+    resource_id: z.string(),
+    project_id: z.string().nullable(),
+    /** The record after the change; null on delete. */
+    resource: record.nullable(),
+  });
+}
+
+export const ResourceChangeEvent = z.discriminatedUnion('resource_type', [
+  changeOf('server', ServerRecord),
+  changeOf('network', NetworkRecord),
+  changeOf('load_balancer', LoadBalancerRecord),
+  changeOf('server_group', ServerGroupRecord),
+  changeOf('firewall_policy', FirewallPolicyRecord),
+  changeOf('ip_block', IpBlockRecord),
+  changeOf('action', ActionRecord),
+  changeOf('project', Project),
+]);
+export type ResourceChangeEvent = z.infer<typeof ResourceChangeEvent>;
+/** A stored record of any type, as carried by a `resource_change` event. */
+export type ResourceRecord = NonNullable<ResourceChangeEvent['resource']>;
+
+export const TargetHealthEvent = z.object({
+  type: z.literal(SimEventType.target_health),
   seq: z.number().int(),
   time: Timestamp,
-  change: z.enum(ChangeKind),
-  resource_type: ResourceTypeSchema,
-  resource_id: z.string(),
+  load_balancer_id: z.string(),
+  target_id: z.string(),
+  listen_port: z.number().int(),
+  status: z.enum(TargetHealthStatus),
   project_id: z.string().nullable(),
-  /** The resource after the change (absent on delete). */
-  resource: z.record(z.string(), z.unknown()).nullable(),
 });
-export type ResourceChangeEvent = z.infer<typeof ResourceChangeEvent>;
+export type TargetHealthEvent = z.infer<typeof TargetHealthEvent>;
 
-export const SimEvent = z.discriminatedUnion('type', [ApiCallEvent, ResourceChangeEvent]);
+export const SimEvent = z.discriminatedUnion('type', [ApiCallEvent, ResourceChangeEvent, TargetHealthEvent]);
 export type SimEvent = z.infer<typeof SimEvent>;

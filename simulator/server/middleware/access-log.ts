@@ -1,6 +1,6 @@
 /**
- * Access log, metrics and the `api_call` event: measured from here to the response's end, so the
- * latency includes injected faults. Routes are labelled by their pattern, not the raw path.
+ * Access log, metrics and the `api_call` event (with the caller and cloud-provider method headers):
+ * measured from here to the response's end, so the latency includes injected faults. Routes are labelled by their pattern, not the raw path.
  */
 import type { RequestHandler } from 'express';
 import type { Caller, Sim } from '../context.ts';
@@ -24,6 +24,7 @@ export function accessLog(sim: Sim): RequestHandler {
       sim.events.publish({
         type: 'api_call', method: req.method, path: fields.path, status, latency_ms: fields.ms,
         project_id: caller?.projectId ?? null, request_id: fields.requestId, caller: req.get('x-simcloud-caller') ?? null,
+        upstream_method: req.get('x-simcloud-method') ?? null,
         error_code: (res.locals.errorCode as string | undefined) ?? null,
       });
     });

@@ -2,18 +2,12 @@
  * The state document: every collection keyed by id, plus counters and address pools. Records are
  * the wire objects with their owning `project_id` (and without fields the server derives on output).
  */
-import type { Action } from '../../api/schema/actions.ts';
-import type { FirewallPolicy } from '../../api/schema/firewall-policies.ts';
-import type { IpBlock } from '../../api/schema/ip-blocks.ts';
-import type { LoadBalancer } from '../../api/schema/load-balancers.ts';
-import type { Network } from '../../api/schema/networks.ts';
+import type {
+  ActionRecord, FirewallPolicyRecord, IpBlockRecord, LoadBalancerRecord, NetworkRecord, ServerGroupRecord, ServerRecord,
+} from '../../api/schema/events.ts';
 import type { Project } from '../../api/schema/projects.ts';
-import type { ServerGroup } from '../../api/schema/server-groups.ts';
-import type { Server } from '../../api/schema/servers.ts';
 
 export const SCHEMA_VERSION = 3;
-
-type Owned<T> = T & { project_id: string };
 
 export type ProjectRec = Project;
 export type TokenRec = {
@@ -23,13 +17,14 @@ export type TokenRec = {
   secret: string;
   created: string;
 };
-export type ServerRec = Owned<Server>;
-export type NetworkRec = Owned<Omit<Network, 'servers' | 'load_balancers'>>;
-export type LoadBalancerRec = Owned<Omit<LoadBalancer, 'resolved_targets'>>;
-export type ServerGroupRec = Owned<Omit<ServerGroup, 'firewall_policy_id'>>;
-export type FirewallPolicyRec = Owned<FirewallPolicy>;
-export type IpBlockRec = Owned<IpBlock>;
-export type ActionRec = Owned<Action>;
+// The record types are the ones `resource_change` events carry, so a record and its event cannot drift.
+export type ServerRec = ServerRecord;
+export type NetworkRec = NetworkRecord;
+export type LoadBalancerRec = LoadBalancerRecord;
+export type ServerGroupRec = ServerGroupRecord;
+export type FirewallPolicyRec = FirewallPolicyRecord;
+export type IpBlockRec = IpBlockRecord;
+export type ActionRec = ActionRecord;
 
 /** Address pools (CIDRs). All default to loopback ranges so real traffic never leaves the host. */
 export interface Pools {

@@ -1,0 +1,67 @@
+// The `/_sim/events` stream of a real `simcloud serve` process, read by the sandbox's own reader: every
+// event it sends parses with the wire schema, each resource change carries the record of its type, the
+// data plane's health checks arrive as target_health events, and the cloud-provider method header is kept.
+import { randomInt } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SimEvent } from '../../simulator/api/schema/events.ts';
+import { recordSimEvents, runCloudScenario, type CloudScenario, type SimEventRecorder } from '../helpers/sim-events.ts';
+import { startSimcloudProcess, type SimcloudProcess } from '../helpers/simcloud.ts';
+
+// A /24 of loopback per run, so parallel simclouds never bind the same VIP or server address.
+const octet = randomInt(20, 250);
+let sc: SimcloudProcess;
+let rec: SimEventRecorder;
+let scenario: CloudScenario;
+
+beforeAll(async () => {
+  sc = await startSimcloudProcess({ args: ['--delay-ms', '20', '--pool', `lb_vip=127.${octet}.1.0/24`, '--pool', `server_public=127.${octet}.2.0/24`] });
+  rec = await recordSimEvents(sc);
+  scenario = await runCloudScenario(sc, rec, { 'ccm-sandbox.dev/cluster': 'events-test' });
+}, 60_000);
+afterAll(async () => {
+  rec?.stop();
+  await sc?.stop();
+});
+
+const changesOf = (id: string): Extract<SimEvent, { type: 'resource_change' }>[] =>
+  rec.events.filter((e): e is Extract<SimEvent, { type: 'resource_change' }> => e.type === 'resource_change' && e.resource_id === id);
+
+describe('/_sim/events from a real simcloud process', () => {
+  it('sends only events the wire schema accepts, of all three kinds', () => {
+    expect(rec.errors).toEqual([]);
+    expect(new Set(rec.events.map((e) => e.type))).toEqual(new Set(['api_call', 'resource_change', 'target_health']));
+    const types = new Set(rec.events.flatMap((e) => (e.type === 'resource_change' ? [e.resource_type] : [])));
+    expect([...types].sort()).toEqual(['action', 'firewall_policy', 'ip_block', 'load_balancer', 'network', 'server', 'server_group']);
+  });
+
+  it('carries the stored record of its type with each change, and null on delete', () => {
+    const server = changesOf(scenario.serverId);
+    expect(server.map((e) => e.change)).toEqual(expect.arrayContaining(['created', 'updated', 'deleted']));
+    const statuses = server.flatMap((e) => (e.resource_type === 'server' && e.resource ? [e.resource.status] : []));
+    expect(statuses).toEqual(expect.arrayContaining(['initializing', 'running', 'off', 'deleting']));
+    expect(server.at(-1)).toMatchObject({ change: 'deleted', resource: null });
+    const lb = changesOf(scenario.loadBalancerId).flatMap((e) => (e.resource_type === 'load_balancer' && e.resource?.status === 'active' ? [e.resource] : []))[0];
+    expect(lb).toMatchObject({ labels: { 'simcloud.dev/service': 'default.web' } });
+    expect(lb?.project_id).toMatch(/^prj-/);
+    const routes = changesOf(scenario.networkId).flatMap((e) => (e.resource_type === 'network' && e.resource ? [e.resource.routes.length] : []));
+    expect(routes).toEqual(expect.arrayContaining([0, 1]));
+  });
+
+  it('reports target health as target_health events, never as a load balancer change', () => {
+    const health = rec.events.filter((e) => e.type === 'target_health');
+    expect(health.map((e) => [e.load_balancer_id, e.target_id, e.listen_port, e.status])).toEqual(expect.arrayContaining([
+      [scenario.loadBalancerId, scenario.serverId, scenario.listenPort, 'healthy'],
+      [scenario.loadBalancerId, scenario.serverId, scenario.listenPort, 'unhealthy'],
+    ]));
+    for (const e of changesOf(scenario.loadBalancerId)) expect(e.resource === null || 'status' in e.resource).toBe(true);
+  });
+
+  it('records the caller and cloud-provider method headers of each call, null when absent', async () => {
+    const res = await fetch(`${sc.url}/v1/servers`, { headers: { authorization: `Bearer ${sc.token}`, 'x-simcloud-caller': 'cloud-node-controller w1', 'x-simcloud-method': 'InstanceMetadata' } });
+    expect(res.status).toBe(200);
+    const call = await rec.next('the call with the method header', (e) => e.type === 'api_call' && e.caller === 'cloud-node-controller w1');
+    expect(call).toMatchObject({ method: 'GET', path: '/v1/servers', upstream_method: 'InstanceMetadata' });
+    const plain = rec.events.find((e) => e.type === 'api_call' && e.path === '/v1/networks' && e.method === 'POST');
+    expect(plain).toMatchObject({ upstream_method: null, caller: 'test' });
+  });
+});
