@@ -1,6 +1,6 @@
-// Finds or builds etcd, kube-apiserver and kube-controller-manager for the one pinned Kubernetes
-// release. Lookup order (envtest's, plus our own cache and build):
-//   1. TEST_ASSET_ETCD / TEST_ASSET_KUBE_APISERVER / TEST_ASSET_KUBE_CONTROLLER_MANAGER
+// Finds or builds etcd, kube-apiserver, kube-controller-manager and kube-scheduler for the one pinned
+// Kubernetes release. Lookup order (envtest's, plus our own cache and build):
+//   1. TEST_ASSET_ETCD / TEST_ASSET_KUBE_APISERVER / TEST_ASSET_KUBE_CONTROLLER_MANAGER / TEST_ASSET_KUBE_SCHEDULER
 //   2. $KUBEBUILDER_ASSETS/<name>
 //   3. the cache: $CCM_SANDBOX_CACHE (default ~/.cache/ccm-sandbox)/control-plane/<version key>/
 //   4. a build from the committed wrapper module (sandbox/control-plane/gomod), into the cache.
@@ -14,7 +14,7 @@ import type { Exec } from '../exec.ts';
 import { compileProgress, fillCacheDir, goAvailable, goEnv, isExecutable, kubernetesLdflags, secondsSince } from '../go-build.ts';
 import { withDirLock } from './dir-lock.ts';
 
-export const COMPONENTS = ['etcd', 'kube-apiserver', 'kube-controller-manager'] as const;
+export const COMPONENTS = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'] as const;
 export type Component = (typeof COMPONENTS)[number];
 
 export type ControlPlaneBinaries = Readonly<Record<Component, string>>;
@@ -25,12 +25,14 @@ const TEST_ASSET_VARS: Record<Component, string> = {
   etcd: 'TEST_ASSET_ETCD',
   'kube-apiserver': 'TEST_ASSET_KUBE_APISERVER',
   'kube-controller-manager': 'TEST_ASSET_KUBE_CONTROLLER_MANAGER',
+  'kube-scheduler': 'TEST_ASSET_KUBE_SCHEDULER',
 };
 
 const BUILD_PACKAGES: Record<Component, string> = {
   etcd: 'go.etcd.io/etcd/server/v3',
   'kube-apiserver': 'k8s.io/kubernetes/cmd/kube-apiserver',
   'kube-controller-manager': 'k8s.io/kubernetes/cmd/kube-controller-manager',
+  'kube-scheduler': 'k8s.io/kubernetes/cmd/kube-scheduler',
 };
 
 export interface PinnedVersions {
@@ -109,10 +111,10 @@ async function buildIntoCache(options: EnsureOptions, versions: PinnedVersions, 
   const progress = options.onProgress ?? (() => undefined);
   if (!(await goAvailable(options.exec))) {
     throw new ControlPlaneBinariesError(
-      'etcd, kube-apiserver and kube-controller-manager not found and Go is not installed: install Go >= 1.26 and run `npm run controlplane:build`, or set KUBEBUILDER_ASSETS (or TEST_ASSET_ETCD, TEST_ASSET_KUBE_APISERVER, TEST_ASSET_KUBE_CONTROLLER_MANAGER) to existing binaries',
+      'etcd, kube-apiserver, kube-controller-manager and kube-scheduler not found and Go is not installed: install Go >= 1.26 and run `npm run controlplane:build`, or set KUBEBUILDER_ASSETS (or TEST_ASSET_ETCD, TEST_ASSET_KUBE_APISERVER, TEST_ASSET_KUBE_CONTROLLER_MANAGER, TEST_ASSET_KUBE_SCHEDULER) to existing binaries',
     );
   }
-  progress(`building Kubernetes ${versions.kubernetes} (kube-apiserver, kube-controller-manager) and etcd ${versions.etcd} from Go modules; a cold build takes 10-30 minutes`);
+  progress(`building Kubernetes ${versions.kubernetes} (kube-apiserver, kube-controller-manager, kube-scheduler) and etcd ${versions.etcd} from Go modules; a cold build takes 10-30 minutes`);
   const started = Date.now();
   await fillCacheDir(cacheDir, async (staging) => {
     await compileInto(staging, options, versions, started);
@@ -129,7 +131,7 @@ async function compileInto(staging: string, options: EnsureOptions, versions: Pi
   const onLine = compileProgress(progress, started);
   // etcd gets its own invocation: `go build -o dir/` would name it after its module path ("server").
   const builds: [string[], string][] = [
-    [[BUILD_PACKAGES['kube-apiserver'], BUILD_PACKAGES['kube-controller-manager']], `${staging}/`],
+    [[BUILD_PACKAGES['kube-apiserver'], BUILD_PACKAGES['kube-controller-manager'], BUILD_PACKAGES['kube-scheduler']], `${staging}/`],
     [[BUILD_PACKAGES.etcd], join(staging, 'etcd')],
   ];
   for (const [packages, output] of builds) {

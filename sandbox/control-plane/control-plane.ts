@@ -1,5 +1,6 @@
-// A real Kubernetes control plane as three local processes on loopback: etcd, kube-apiserver and
-// kube-controller-manager (with --cloud-provider=external, so the cloud loops are left to a CCM).
+// A real Kubernetes control plane as four local processes on loopback: etcd, kube-apiserver,
+// kube-controller-manager (with --cloud-provider=external, so the cloud loops are left to a CCM) and
+// kube-scheduler.
 // Each ControlPlane has its own directory (PKI, etcd data, kubeconfigs, one log per component) and its
 // own ports, so several can run at once. stop() ends everything; so do SIGINT/SIGTERM (shutdown.ts) and
 // the death of this process (reaper.ts), so no process, port or temp dir outlives a run.
@@ -14,7 +15,7 @@ import { reaper } from '../reaper-client.ts';
 import { registerCleanup } from '../shutdown.ts';
 import { waitFor } from '../wait.ts';
 import { ensureBinaries, type Component, type ControlPlaneBinaries } from './binaries.ts';
-import { controllerManagerArgs, apiServerArgs, etcdArgs, type ControlPlanePorts, type ControlPlaneLayout } from './flags.ts';
+import { controllerManagerArgs, apiServerArgs, etcdArgs, schedulerArgs, type ControlPlanePorts, type ControlPlaneLayout } from './flags.ts';
 import { renderKubeconfig } from './kubeconfig.ts';
 import { generatePki, type ControlPlanePki, type PemPair } from './pki.ts';
 
@@ -27,6 +28,8 @@ export interface ControlPlaneOptions {
   readonly nodeCidrMaskSize?: number;
   /** How long a node may miss heartbeats before node-lifecycle marks it Ready=Unknown (upstream: 50 s). */
   readonly nodeMonitorGracePeriodSeconds?: number;
+  /** How long a pod stays on a node that stopped reporting before taint-eviction deletes it (upstream: 300 s). */
+  readonly podEvictionTolerationSeconds?: number;
   /** A directory to keep (the sandbox's state dir); by default a temp dir removed on stop(). */
   readonly dir?: string;
   readonly startTimeoutMs?: number;
@@ -38,6 +41,7 @@ export const CONTROL_PLANE_DEFAULTS = {
   serviceCidr: '10.96.0.0/16',
   nodeCidrMaskSize: 24,
   nodeMonitorGracePeriodSeconds: 10,
+  podEvictionTolerationSeconds: 20,
   startTimeoutMs: 90_000,
 } as const;
 
@@ -59,7 +63,7 @@ export class ControlPlane {
   readonly kubeconfigPath: string;
   readonly apiServerUrl: string;
   readonly ports: ControlPlanePorts;
-  readonly options: Required<Pick<ControlPlaneOptions, 'clusterCidr' | 'serviceCidr' | 'nodeCidrMaskSize' | 'nodeMonitorGracePeriodSeconds'>>;
+  readonly options: Required<Pick<ControlPlaneOptions, 'clusterCidr' | 'serviceCidr' | 'nodeCidrMaskSize' | 'nodeMonitorGracePeriodSeconds' | 'podEvictionTolerationSeconds'>>;
   readonly #processes: ManagedProcess[];
   readonly #ownsDir: boolean;
   readonly #pki: ControlPlanePki;
@@ -77,7 +81,7 @@ export class ControlPlane {
     this.#ownsDir = ownsDir;
   }
 
-  /** Starts etcd, kube-apiserver and kube-controller-manager and resolves once the cluster serves requests. */
+  /** Starts etcd, kube-apiserver, kube-controller-manager and kube-scheduler; resolves once all serve. */
   static async start(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
     const ctx = await attemptContext(options);
     const { dir, ownsDir, progress } = ctx;
@@ -106,11 +110,19 @@ export class ControlPlane {
     try {
       await startComponent(ctx, processes, { name: 'etcd', args: etcdArgs(layout), ready: () => httpsOk(`https://127.0.0.1:${layout.ports.etcdClient}/health`, pki.etcdCa, pki.etcdClient) });
       await startComponent(ctx, processes, { name: 'kube-apiserver', args: apiServerArgs(layout), ready: () => cp.#apiOk('/readyz') });
-      await startComponent(ctx, processes, {
-        name: 'kube-controller-manager',
-        args: controllerManagerArgs(layout),
-        ready: () => cp.#apiOk('/api/v1/namespaces/default/serviceaccounts/default'),
-      });
+      // Both only talk to the apiserver: start them together.
+      await Promise.all([
+        startComponent(ctx, processes, {
+          name: 'kube-controller-manager',
+          args: controllerManagerArgs(layout),
+          ready: () => cp.#apiOk('/api/v1/namespaces/default/serviceaccounts/default'),
+        }),
+        startComponent(ctx, processes, {
+          name: 'kube-scheduler',
+          args: schedulerArgs(layout),
+          ready: () => httpsOk(`https://127.0.0.1:${layout.ports.scheduler}/readyz`, pki.ca.cert, pki.admin),
+        }),
+      ]);
     } catch (err) {
       await stopAll(processes);
       rmSync(join(ctx.dir, 'etcd'), { recursive: true, force: true });
@@ -172,18 +184,19 @@ async function stopAll(processes: ManagedProcess[]): Promise<void> {
 }
 
 async function prepareLayout(dir: string, options: ControlPlaneOptions): Promise<ControlPlaneLayout> {
-  const [etcdClient, etcdPeer, apiServer] = (await freePorts(3)) as [number, number, number];
+  const [etcdClient, etcdPeer, apiServer, scheduler] = (await freePorts(4)) as [number, number, number, number];
   const network = {
     clusterCidr: options.clusterCidr ?? CONTROL_PLANE_DEFAULTS.clusterCidr,
     serviceCidr: options.serviceCidr ?? CONTROL_PLANE_DEFAULTS.serviceCidr,
     nodeCidrMaskSize: options.nodeCidrMaskSize ?? CONTROL_PLANE_DEFAULTS.nodeCidrMaskSize,
     nodeMonitorGracePeriodSeconds: options.nodeMonitorGracePeriodSeconds ?? CONTROL_PLANE_DEFAULTS.nodeMonitorGracePeriodSeconds,
+    podEvictionTolerationSeconds: options.podEvictionTolerationSeconds ?? CONTROL_PLANE_DEFAULTS.podEvictionTolerationSeconds,
   };
   // Keys, etcd's data (Secrets) and logs: the user's alone.
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
   for (const sub of ['pki', 'logs', 'etcd']) mkdirSync(join(dir, sub), { recursive: true, mode: 0o700 });
-  return { dir, ports: { etcdClient, etcdPeer, apiServer }, network };
+  return { dir, ports: { etcdClient, etcdPeer, apiServer, scheduler }, network };
 }
 
 export function firstServiceIp(serviceCidr: string): string {
@@ -202,6 +215,8 @@ async function writePki(layout: ControlPlaneLayout): Promise<ControlPlanePki> {
     'apiserver.key': pki.apiServer.key,
     'sa.pub': pki.serviceAccount.publicKey,
     'sa.key': pki.serviceAccount.privateKey,
+    'scheduler-serving.crt': pki.schedulerServing.cert,
+    'scheduler-serving.key': pki.schedulerServing.key,
     'etcd-ca.crt': pki.etcdCa,
     'etcd.crt': pki.etcdServer.cert,
     'etcd.key': pki.etcdServer.key,
@@ -213,6 +228,7 @@ async function writePki(layout: ControlPlaneLayout): Promise<ControlPlanePki> {
   const kubeconfig = (client: typeof pki.admin, userName: string): string => renderKubeconfig({ server, caCert: pki.ca.cert, client, clusterName: 'ccm-sandbox', userName });
   writeFileSync(join(layout.dir, 'admin.kubeconfig'), kubeconfig(pki.admin, 'admin'), { mode: 0o600 });
   writeFileSync(join(layout.dir, 'controller-manager.kubeconfig'), kubeconfig(pki.controllerManager, 'kube-controller-manager'), { mode: 0o600 });
+  writeFileSync(join(layout.dir, 'scheduler.kubeconfig'), kubeconfig(pki.scheduler, 'kube-scheduler'), { mode: 0o600 });
   return pki;
 }
 

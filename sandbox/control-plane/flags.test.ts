@@ -1,19 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { firstServiceIp } from './control-plane.ts';
-import { apiServerArgs, controllerManagerArgs, etcdArgs, KCM_CONTROLLERS, type ControlPlaneLayout } from './flags.ts';
+import { apiServerArgs, controllerManagerArgs, etcdArgs, schedulerArgs, type ControlPlaneLayout } from './flags.ts';
 
 const layout: ControlPlaneLayout = {
   dir: '/cp',
-  ports: { etcdClient: 2379, etcdPeer: 2380, apiServer: 6443 },
-  network: { clusterCidr: '10.244.0.0/16', serviceCidr: '10.96.0.0/16', nodeCidrMaskSize: 24, nodeMonitorGracePeriodSeconds: 10 },
+  ports: { etcdClient: 2379, etcdPeer: 2380, apiServer: 6443, scheduler: 10259 },
+  network: { clusterCidr: '10.244.0.0/16', serviceCidr: '10.96.0.0/16', nodeCidrMaskSize: 24, nodeMonitorGracePeriodSeconds: 10, podEvictionTolerationSeconds: 20 },
 };
 
 describe('control-plane flags', () => {
-  it('runs kube-controller-manager with the cloud loops left to an external CCM', () => {
+  it('runs kube-controller-manager with its default controllers and the cloud loops left to an external CCM', () => {
     const args = controllerManagerArgs(layout);
     expect(args).toContain('--cloud-provider=external');
-    expect(args).toContain(`--controllers=${KCM_CONTROLLERS.join(',')}`);
-    expect(KCM_CONTROLLERS).toEqual(expect.arrayContaining(['node-lifecycle-controller', 'node-ipam-controller', 'namespace-controller', 'garbage-collector-controller']));
+    expect(args).toContain('--controllers=*');
     expect(args).toEqual(expect.arrayContaining(['--allocate-node-cidrs=true', '--cluster-cidr=10.244.0.0/16', '--node-monitor-grace-period=10s']));
     // Each controller acts under its own ServiceAccount, so the bootstrap RBAC roles apply.
     expect(args).toContain('--use-service-account-credentials=true');
@@ -31,6 +30,23 @@ describe('control-plane flags', () => {
         '--etcd-servers=https://127.0.0.1:2379',
         '--etcd-certfile=/cp/pki/etcd-client.crt',
         '--service-cluster-ip-range=10.96.0.0/16',
+      ]),
+    );
+  });
+
+  it('shortens the default eviction tolerations through admission, not by editing pods', () => {
+    expect(apiServerArgs(layout)).toEqual(expect.arrayContaining(['--default-not-ready-toleration-seconds=20', '--default-unreachable-toleration-seconds=20']));
+  });
+
+  it('runs kube-scheduler under its own identity, serving health on loopback with a certificate of the cluster CA', () => {
+    const args = schedulerArgs(layout);
+    expect(args).toEqual(
+      expect.arrayContaining([
+        '--kubeconfig=/cp/scheduler.kubeconfig',
+        '--bind-address=127.0.0.1',
+        '--secure-port=10259',
+        '--tls-cert-file=/cp/pki/scheduler-serving.crt',
+        '--leader-elect=false',
       ]),
     );
   });

@@ -1,4 +1,4 @@
-// Command lines of the three control-plane components, as pure functions of the layout (directory,
+// Command lines of the four control-plane components, as pure functions of the layout (directory,
 // ports, networks) so they can be unit-tested and printed by a dry run.
 import { join } from 'node:path';
 
@@ -6,6 +6,8 @@ export interface ControlPlanePorts {
   readonly etcdClient: number;
   readonly etcdPeer: number;
   readonly apiServer: number;
+  /** kube-scheduler's HTTPS port (health and metrics), on 127.0.0.1. */
+  readonly scheduler: number;
 }
 
 export interface ControlPlaneNetwork {
@@ -13,6 +15,11 @@ export interface ControlPlaneNetwork {
   readonly serviceCidr: string;
   readonly nodeCidrMaskSize: number;
   readonly nodeMonitorGracePeriodSeconds: number;
+  /**
+   * The tolerationSeconds admission gives every pod for the not-ready and unreachable NoExecute taints: how
+   * long taint-eviction leaves a pod on a node that stopped reporting (upstream: 300 s).
+   */
+  readonly podEvictionTolerationSeconds: number;
 }
 
 export interface ControlPlaneLayout {
@@ -22,19 +29,13 @@ export interface ControlPlaneLayout {
 }
 
 /**
- * The kube-controller-manager controllers the sandbox needs. The cloud loops stay off
- * (--cloud-provider=external): node initialisation, lifecycle, LB and routes are the CCM's job.
+ * kube-controller-manager runs every controller it enables by default, as on a real cluster: workloads
+ * (deployment, replicaset, daemonset, statefulset, job, cronjob), endpoints and EndpointSlices, taint
+ * eviction and pod garbage collection, node lifecycle and node IPAM, and the rest. It has no cloud loops
+ * any more; --cloud-provider=external tells node-lifecycle and node-ipam that a CCM owns initialisation,
+ * load balancers and routes.
  */
-export const KCM_CONTROLLERS = [
-  'namespace-controller',
-  'garbage-collector-controller',
-  'serviceaccount-controller',
-  'serviceaccount-token-controller',
-  'root-ca-certificate-publisher-controller',
-  'clusterrole-aggregation-controller',
-  'node-lifecycle-controller',
-  'node-ipam-controller',
-] as const;
+export const KCM_CONTROLLERS = ['*'] as const;
 
 export function etcdArgs(layout: ControlPlaneLayout): string[] {
   const client = `https://127.0.0.1:${layout.ports.etcdClient}`;
@@ -90,6 +91,9 @@ export function apiServerArgs(layout: ControlPlaneLayout): string[] {
     // Virtual kubelets and benchmarks issue many requests at once; the defaults (400/200) throttle them.
     '--max-requests-inflight=1600',
     '--max-mutating-requests-inflight=800',
+    // The DefaultTolerationSeconds admission plugin's values: a short wait keeps eviction demos and tests quick.
+    `--default-not-ready-toleration-seconds=${layout.network.podEvictionTolerationSeconds}`,
+    `--default-unreachable-toleration-seconds=${layout.network.podEvictionTolerationSeconds}`,
   ];
 }
 
@@ -113,5 +117,21 @@ export function controllerManagerArgs(layout: ControlPlaneLayout): string[] {
     '--secure-port=0',
     '--kube-api-qps=200',
     '--kube-api-burst=400',
+  ];
+}
+
+/** kube-scheduler as kubeadm runs it: its own identity, delegated authn/authz, serving on 127.0.0.1 only. */
+export function schedulerArgs(layout: ControlPlaneLayout): string[] {
+  const kubeconfig = join(layout.dir, 'scheduler.kubeconfig');
+  return [
+    `--kubeconfig=${kubeconfig}`,
+    `--authentication-kubeconfig=${kubeconfig}`,
+    `--authorization-kubeconfig=${kubeconfig}`,
+    '--bind-address=127.0.0.1',
+    `--secure-port=${layout.ports.scheduler}`,
+    `--tls-cert-file=${join(layout.dir, 'pki', 'scheduler-serving.crt')}`,
+    `--tls-private-key-file=${join(layout.dir, 'pki', 'scheduler-serving.key')}`,
+    '--leader-elect=false',
+    '--profiling=false',
   ];
 }

@@ -1,6 +1,7 @@
 // The control plane's PKI, generated fresh for every control plane: one CA, the apiserver's serving
 // certificate (valid for 127.0.0.1 and the in-cluster names), client certificates for the admin
-// (system:masters) and for kube-controller-manager, the service-account signing key pair, and etcd's
+// (system:masters), kube-controller-manager and kube-scheduler, kube-scheduler's serving certificate (its
+// /readyz on 127.0.0.1), the service-account signing key pair, and etcd's
 // own, under a CA of its own as kubeadm does (a client certificate the cluster CA issues, e.g. a CCM's, must
 // not open etcd): a certificate it serves clients and peers with, and the apiserver's client certificate
 // for it. etcd takes only clients its CA signed, so another local user or a web page cannot read the cluster.
@@ -25,6 +26,9 @@ export interface ControlPlanePki {
   readonly apiServer: PemPair;
   readonly admin: PemPair;
   readonly controllerManager: PemPair;
+  readonly scheduler: PemPair;
+  /** kube-scheduler's serving certificate for 127.0.0.1 (its health and metrics port). */
+  readonly schedulerServing: PemPair;
   readonly serviceAccount: { readonly publicKey: string; readonly privateKey: string };
   /** etcd's CA (key never written: nothing else is ever signed by it). */
   readonly etcdCa: string;
@@ -115,10 +119,12 @@ export interface PkiOptions {
 export async function generatePki(options: PkiOptions): Promise<ControlPlanePki> {
   const [ca, etcdCa] = await Promise.all([createCa(), createCa('ccm-sandbox-etcd-ca')]);
   const inCluster = ['kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'];
-  const [apiServer, admin, controllerManager, etcdServer, etcdClient] = await Promise.all([
+  const [apiServer, admin, controllerManager, scheduler, schedulerServing, etcdServer, etcdClient] = await Promise.all([
     issue(ca, { subject: 'CN=kube-apiserver', usage: 'server', dnsNames: ['localhost', ...inCluster], ips: ['127.0.0.1', options.kubernetesServiceIp] }),
     issue(ca, { subject: 'CN=ccm-sandbox-admin, O=system:masters', usage: 'client' }),
     issue(ca, { subject: 'CN=system:kube-controller-manager', usage: 'client' }),
+    issue(ca, { subject: 'CN=system:kube-scheduler', usage: 'client' }),
+    issue(ca, { subject: 'CN=kube-scheduler', usage: 'server', dnsNames: ['localhost'], ips: ['127.0.0.1'] }),
     issue(etcdCa, { subject: 'CN=etcd', usage: 'peer', dnsNames: ['localhost'], ips: ['127.0.0.1'] }),
     issue(etcdCa, { subject: 'CN=kube-apiserver-etcd-client', usage: 'client' }),
   ]);
@@ -128,6 +134,8 @@ export async function generatePki(options: PkiOptions): Promise<ControlPlanePki>
     apiServer,
     admin,
     controllerManager,
+    scheduler,
+    schedulerServing,
     serviceAccount: { publicKey: pem('PUBLIC KEY', await crypto.subtle.exportKey('spki', sa.publicKey)), privateKey: await privatePem(sa.privateKey) },
     etcdCa: etcdCa.cert.toString('pem'),
     etcdServer,

@@ -2,8 +2,11 @@
 // carrying the cluster's label has a kubelet whose Node has the server's name. A running server's kubelet
 // heartbeats; an off, stopping or deleted server's kubelet is silent (the node-lifecycle controller marks
 // the Node NotReady, the CCM then taints or deletes it); powering on brings it back. A server created later
-// with the cluster label joins as a new Node, as a VM booting with a kubelet would.
+// with the cluster label joins as a new Node, as a VM booting with a kubelet would. The fleet's PodRunner
+// runs the pods bound to nodes whose kubelet is up.
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from '../../src/kube/logger.ts';
+import { PodRunner } from './pod-runner.ts';
 import { VirtualKubelet } from './virtual-kubelet.ts';
 
 export interface FleetServer {
@@ -32,6 +35,10 @@ export interface KubeletFleetOptions {
   readonly sharedHeartbeat?: { readonly intervalMs: number; readonly concurrency?: number };
   /** At most this many kubelets registering at once (default unbounded). */
   readonly startConcurrency?: number;
+  /** Run the pods bound to the fleet's nodes (default true). */
+  readonly runPods?: boolean;
+  /** For the pod runner's informer and retry logs. */
+  readonly logger?: Logger;
 }
 
 /** Server states in which the machine, and so its kubelet, is up. */
@@ -45,11 +52,26 @@ export class KubeletFleet {
   readonly #startSlots: Semaphore;
   #syncing: Promise<void> = Promise.resolve();
   #renewTimer: NodeJS.Timeout | undefined;
+  readonly #pods: PodRunner | undefined;
 
   constructor(options: KubeletFleetOptions) {
     this.#opts = options;
     this.#startSlots = new Semaphore(options.startConcurrency ?? Infinity);
     if (options.sharedHeartbeat) this.#scheduleRenewal(options.sharedHeartbeat.intervalMs);
+    if (options.runPods !== false) {
+      this.#pods = new PodRunner({ kubeConfig: options.kubeConfig, kubeletRunning: (name) => this.isRunning(name), ...(options.logger ? { logger: options.logger } : {}) });
+      this.#pods.start();
+    }
+  }
+
+  /** Whether the node's kubelet is up (its server is running). */
+  isRunning(nodeName: string): boolean {
+    return this.#kubelets.get(nodeName)?.kubelet.running ?? false;
+  }
+
+  /** The fleet's pod runner (absent with runPods: false). */
+  get pods(): PodRunner | undefined {
+    return this.#pods;
   }
 
   /** Applies one server's current state (from the cloud's event stream); no full listing needed. */
@@ -90,6 +112,7 @@ export class KubeletFleet {
   close(): void {
     if (this.#renewTimer) clearTimeout(this.#renewTimer);
     this.#renewTimer = undefined;
+    this.#pods?.close();
     for (const { kubelet } of this.#kubelets.values()) kubelet.close();
     this.#kubelets.clear();
   }
@@ -165,6 +188,8 @@ export class KubeletFleet {
   async #apply(kubelet: VirtualKubelet, up: boolean): Promise<void> {
     if (up && !kubelet.running) {
       await this.#startSlots.run(() => (kubelet.started ? kubelet.resume() : kubelet.start().then(() => undefined)));
+      // Back (or new): the kubelet catches up with the pods bound to its node.
+      this.#pods?.nodeChanged(kubelet.nodeName);
       this.#opts.onChange?.();
     } else if (!up && kubelet.running) {
       kubelet.stop();

@@ -15,6 +15,7 @@ export async function setup(): Promise<void> {
   process.env.TEST_ASSET_ETCD = binaries.etcd;
   process.env.TEST_ASSET_KUBE_APISERVER = binaries['kube-apiserver'];
   process.env.TEST_ASSET_KUBE_CONTROLLER_MANAGER = binaries['kube-controller-manager'];
+  process.env.TEST_ASSET_KUBE_SCHEDULER = binaries['kube-scheduler'];
   if (!process.env.CCM_SANDBOX_TEST_TMP) {
     const dir = mkdtempSync(join(tmpdir(), 'ccm-sandbox-test-run-'));
     process.env.CCM_SANDBOX_TEST_TMP = dir;

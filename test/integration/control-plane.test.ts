@@ -1,9 +1,10 @@
-// The control plane is real: etcd + kube-apiserver + kube-controller-manager built from Go modules, with
-// node-ipam, node-lifecycle, namespace and service-account controllers doing their jobs.
+// The control plane is real: etcd + kube-apiserver + kube-controller-manager + kube-scheduler built from Go
+// modules, with node-ipam, node-lifecycle, namespace, service-account and workload controllers and the
+// scheduler doing their jobs.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ApiException, type V1Node } from '@kubernetes/client-node';
+import { ApiException, AppsV1Api, type V1Node } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pinnedVersions } from '../../sandbox/control-plane/binaries.ts';
 import { ControlPlane, ControlPlaneStartError } from '../../sandbox/control-plane/control-plane.ts';
@@ -90,6 +91,35 @@ describe('control plane', () => {
     await cluster.core.deleteNamespacedService({ name, namespace: 'default' });
   });
 
+  it('turns a Deployment into pods and binds them only to a node without the uninitialized taint', async () => {
+    const group = uniqueName('sched');
+    const labels = { 'ccm-sandbox.test/group': group };
+    const [tainted, ready] = [uniqueName('tainted'), uniqueName('ready')].map((nodeName) => new VirtualKubelet({ kubeConfig: cluster.kubeConfig, nodeName, labels, renewIntervalMs: 1000 }));
+    kubelets.push(tainted!, ready!);
+    await Promise.all([tainted!.start(), ready!.start()]);
+    // What the CCM does when it initialises a node; the other node stays uninitialised.
+    await cluster.core.patchNode({ name: ready!.nodeName, body: [{ op: 'replace', path: '/spec/taints', value: [] }] });
+    const apps = cluster.kubeConfig.makeApiClient(AppsV1Api);
+    const podLabels = { app: group };
+    await apps.createNamespacedDeployment({
+      namespace: 'default',
+      body: {
+        metadata: { name: group },
+        spec: { replicas: 3, selector: { matchLabels: podLabels }, template: { metadata: { labels: podLabels }, spec: { nodeSelector: labels, containers: [{ name: 'web', image: 'nginx' }] } } },
+      },
+    });
+    const pods = await waitFor(
+      async () => {
+        const list = await cluster.core.listNamespacedPod({ namespace: 'default', labelSelector: `app=${group}` });
+        return list.items.length === 3 && list.items.every((p) => p.spec?.nodeName) ? list.items : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 250, description: 'three pods bound by kube-scheduler' },
+    );
+    expect(new Set(pods.map((p) => p.spec?.nodeName))).toEqual(new Set([ready!.nodeName]));
+    expect(pods[0]?.metadata?.ownerReferences?.[0]?.kind).toBe('ReplicaSet');
+    await apps.deleteNamespacedDeployment({ name: group, namespace: 'default' });
+  });
+
   it('completes a namespace deletion', async () => {
     const name = uniqueName('ns');
     await cluster.core.createNamespace({ body: { metadata: { name } } });
@@ -118,7 +148,7 @@ describe('control plane lifecycle', () => {
     await sharedControlPlane();
     const cp = await ControlPlane.start();
     const pids = cp.components().map((c) => c.pid);
-    expect(pids).toHaveLength(3);
+    expect(cp.components().map((c) => c.name)).toEqual(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']);
     expect(pids.every(alive)).toBe(true);
     await cp.stop();
     expect(pids.some(alive)).toBe(false);
@@ -129,7 +159,9 @@ describe('control plane lifecycle', () => {
   it('reports the failing component and its log when start-up fails', async () => {
     const ok = (await sharedControlPlane()).controlPlane;
     const binaries = Object.fromEntries(ok.components().map((c) => [c.name, readFileSync(`/proc/${c.pid}/cmdline`, 'utf8').split('\0')[0]]));
-    const start = ControlPlane.start({ binaries: { etcd: binaries.etcd!, 'kube-apiserver': binaries['kube-apiserver']!, 'kube-controller-manager': '/bin/false' } });
+    const start = ControlPlane.start({
+      binaries: { etcd: binaries.etcd!, 'kube-apiserver': binaries['kube-apiserver']!, 'kube-controller-manager': '/bin/false', 'kube-scheduler': binaries['kube-scheduler']! },
+    });
     const err: unknown = await start.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ControlPlaneStartError);
     expect((err as Error).message).toMatch(/kube-controller-manager failed to start: .*exited during start-up/);

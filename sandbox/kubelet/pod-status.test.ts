@@ -1,0 +1,72 @@
+import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { nextStep, nodeFacts, runningStatus, succeededStatus } from './pod-status.ts';
+
+const now = new Date('2026-01-01T00:00:00Z');
+
+function pod(overrides: Partial<V1Pod> = {}): V1Pod {
+  return {
+    metadata: { name: 'web-1', namespace: 'default', uid: 'u1', ...overrides.metadata },
+    spec: { nodeName: 'w1', containers: [{ name: 'nginx', image: 'nginx' }], ...overrides.spec },
+    ...(overrides.status ? { status: overrides.status } : {}),
+  };
+}
+
+describe('virtual kubelet pod steps', () => {
+  it('runs a scheduled pod, then leaves a running ready pod alone', () => {
+    const scheduled = pod({ status: { phase: 'Pending' } });
+    expect(nextStep(scheduled)).toBe('run');
+    const running = pod({ status: runningStatus(scheduled, '10.244.1.2', '127.0.10.1', now) });
+    expect(nextStep(running)).toBe('none');
+  });
+
+  it('finishes the deletion of a pod marked for deletion, whatever its phase', () => {
+    expect(nextStep(pod({ metadata: { name: 'p', deletionTimestamp: now }, status: { phase: 'Running', podIP: '10.244.1.2' } }))).toBe('finish-deletion');
+  });
+
+  it("completes a running Job's pod and then leaves it Succeeded", () => {
+    const owner = [{ apiVersion: 'batch/v1', kind: 'Job', name: 'pi', uid: 'j1', controller: true }];
+    const running = pod({ metadata: { name: 'pi-x', ownerReferences: owner }, status: { phase: 'Running', podIP: '10.244.1.3' } });
+    expect(nextStep(running)).toBe('complete');
+    const done = succeededStatus(running, now);
+    expect(done.phase).toBe('Succeeded');
+    expect(done.containerStatuses?.[0]?.state?.terminated).toMatchObject({ exitCode: 0, reason: 'Completed' });
+    expect(nextStep(pod({ metadata: { name: 'pi-x', ownerReferences: owner }, status: done }))).toBe('none');
+  });
+
+  it('reports Running with the pod and host addresses and every container started and ready', () => {
+    const status = runningStatus(pod(), '10.244.1.2', '127.0.10.1', now);
+    expect(status).toMatchObject({ phase: 'Running', podIP: '10.244.1.2', podIPs: [{ ip: '10.244.1.2' }], hostIP: '127.0.10.1', hostIPs: [{ ip: '127.0.10.1' }] });
+    expect(status.containerStatuses).toEqual([expect.objectContaining({ name: 'nginx', ready: true, started: true, restartCount: 0 })]);
+    expect(status.conditions?.map((c) => `${c.type}=${c.status}`)).toEqual(['PodReadyToStartContainers=True', 'Initialized=True', 'ContainersReady=True', 'Ready=True', 'PodScheduled=True']);
+  });
+
+  it('keeps Ready False until every readiness gate is True, then turns it True', () => {
+    const gated = pod({ spec: { containers: [{ name: 'c' }], readinessGates: [{ conditionType: 'example.com/lb-ready' }] } });
+    const first = runningStatus(gated, '10.244.1.2', undefined, now);
+    expect(first.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'ReadinessGatesNotReady' });
+    const waiting = { ...gated, status: first };
+    expect(nextStep(waiting)).toBe('none');
+    const gateOpen = { ...gated, status: { ...first, conditions: [...(first.conditions ?? []), { type: 'example.com/lb-ready', status: 'True' }] } };
+    expect(nextStep(gateOpen)).toBe('run');
+    expect(runningStatus(gateOpen, '10.244.1.2', undefined, now).conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+  });
+
+  it('posts Ready again for a running pod that node-lifecycle marked not ready while its kubelet was away', () => {
+    const running = runningStatus(pod(), '10.244.1.2', undefined, now);
+    const markedDown = pod({ status: { ...running, conditions: running.conditions?.map((c) => (c.type === 'Ready' ? { ...c, status: 'False' } : c)) } });
+    expect(nextStep(markedDown)).toBe('run');
+  });
+
+  it('keeps the transition time of a condition whose status did not change', () => {
+    const earlier = new Date('2025-12-31T00:00:00Z');
+    const running = pod({ status: { phase: 'Running', podIP: '10.244.1.2', conditions: [{ type: 'Initialized', status: 'True', lastTransitionTime: earlier }] } });
+    expect(runningStatus(running, '10.244.1.2', undefined, now).conditions?.find((c) => c.type === 'Initialized')?.lastTransitionTime).toEqual(earlier);
+  });
+
+  it("takes the node's InternalIP and its IPv4 podCIDR", () => {
+    const node: V1Node = { spec: { podCIDR: 'fd00::/64', podCIDRs: ['fd00::/64', '10.244.3.0/24'] }, status: { addresses: [{ type: 'Hostname', address: 'w1' }, { type: 'InternalIP', address: '127.0.10.3' }] } };
+    expect(nodeFacts(node)).toEqual({ hostIP: '127.0.10.3', podCIDR: '10.244.3.0/24' });
+    expect(nodeFacts(undefined)).toEqual({ hostIP: undefined, podCIDR: undefined });
+  });
+});
