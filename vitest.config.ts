@@ -51,6 +51,18 @@ export default defineConfig({
       },
       {
         extends: true,
+        // The same flows on the upstream Go CCM (k8s.io/cloud-provider's controllers) in the sandbox's CCM slot.
+        test: {
+          name: 'e2e-upstream',
+          include: ['test/e2e/flows.test.ts'],
+          env: { SANDBOX_CCM: 'upstream' },
+          globalSetup: ['test/helpers/control-plane-binaries.setup.ts'],
+          fileParallelism: false,
+          ...slow,
+        },
+      },
+      {
+        extends: true,
         test: {
           name: 'bench-smoke',
           include: ['test/bench/**/*.test.ts'],

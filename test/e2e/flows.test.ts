@@ -1,17 +1,18 @@
 // End-to-end flows through a whole sandbox (simcloud + cluster + CCM), on the runtime in SANDBOX_RUNTIME
-// (local by default): node initialisation, load balancers with real traffic and annotations, node
+// (local by default) and the CCM in SANDBOX_CCM (builtin by default; `npm test` runs them on upstream's too,
+// project e2e-upstream): node initialisation, load balancers with real traffic and annotations, node
 // lifecycle, routes, scale-up, and a final leak check. The flows run in order on one sandbox.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { V1Node } from '@kubernetes/client-node';
 import { SANDBOX_LABELS } from '../../sandbox/cloud/sandbox-cloud.ts';
 import { UNINITIALIZED_TAINT } from '../../sandbox/kubelet/node-object.ts';
 import { waitFor } from '../../sandbox/wait.ts';
-import { hasTaint, httpGet, readyOf, sharedSandbox, waitForIngress, type E2eSandbox } from '../helpers/sandbox.ts';
+import { e2eCcm, hasTaint, httpGet, readyOf, sharedSandbox, waitForIngress, type E2eSandbox } from '../helpers/sandbox.ts';
 
 const SHUTDOWN_TAINT = 'node.cloudprovider.kubernetes.io/shutdown';
 const NS = 'default';
 
-describe('sandbox flows', () => {
+describe(`sandbox flows on the ${e2eCcm().kind} CCM`, () => {
   let e: E2eSandbox;
 
   beforeAll(async () => {

@@ -1,6 +1,7 @@
 // The e2e suites' sandbox: one per worker (the e2e project runs its files one after another in a single
 // worker, isolate: false), brought up with the same orchestration as `npm run sandbox:up` on the runtime
-// named by SANDBOX_RUNTIME (default local). Plus small helpers the flow suites share.
+// named by SANDBOX_RUNTIME (default local) with the CCM named by SANDBOX_CCM (builtin or upstream, default
+// builtin). Plus small helpers the flow suites share.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,7 @@ import { PooledKubeConfig } from '../../src/kube/kubeconfig.ts';
 import { isRuntimeChoice, resolveRuntime } from '../../sandbox/runtimes/factory.ts';
 import { createExec } from '../../sandbox/exec.ts';
 import { Sandbox, type LbStrategy, type SandboxOptions } from '../../sandbox/sandbox.ts';
+import type { CcmChoice } from '../../sandbox/ccm/slot.ts';
 import { claimLoopbackAddressPlan, type AddressPlan } from '../../sandbox/cloud/address-plan.ts';
 import { waitFor } from '../../sandbox/wait.ts';
 import { registerCleanup } from '../../sandbox/shutdown.ts';
@@ -30,6 +32,16 @@ interface E2eOptions {
   readonly lbStrategy?: LbStrategy;
   readonly workers?: number;
   readonly name?: string;
+  /** Default: the CCM named by SANDBOX_CCM. */
+  readonly ccm?: CcmChoice;
+  readonly waitForNodes?: boolean;
+}
+
+/** The CCM the flow suites run on: SANDBOX_CCM=builtin|upstream (default builtin). */
+export function e2eCcm(env: NodeJS.ProcessEnv = process.env): CcmChoice {
+  const kind = env.SANDBOX_CCM ?? 'builtin';
+  if (kind !== 'builtin' && kind !== 'upstream') throw new Error(`SANDBOX_CCM=${kind}: use builtin or upstream`);
+  return { kind };
 }
 
 async function sandboxOptions(opts: E2eOptions, stateDir: string, addressPlan: AddressPlan): Promise<SandboxOptions> {
@@ -45,12 +57,15 @@ async function sandboxOptions(opts: E2eOptions, stateDir: string, addressPlan: A
     lbStrategy: opts.lbStrategy ?? 'lb',
     stateDir,
     ...(kubeconfig ? { kubeconfig } : {}),
-    // Short periods so the flows converge in seconds (the defaults are upstream's).
+    ccm: opts.ccm ?? e2eCcm(),
+    ...(opts.waitForNodes === false ? { waitForNodes: false } : {}),
+    // Short periods so the flows converge in seconds (the defaults are upstream's); both CCMs take these flags.
     ccmArgs: ['--node-monitor-period=1s', '--route-reconciliation-period=2s'],
   };
 }
 
-export async function startE2eSandbox(opts: E2eOptions = {}): Promise<E2eSandbox> {
+/** A sandbox not yet up (its `stop` cleans up whatever `up` got to, e.g. after a failed start). */
+export async function createE2eSandbox(opts: E2eOptions = {}): Promise<Omit<E2eSandbox, 'kubeConfig' | 'core'>> {
   const stateDir = mkdtempSync(join(tmpdir(), 'ccm-sandbox-e2e-'));
   // A test's sandbox is throwaway: if the worker dies, the reaper removes it with the processes.
   reaper().trackDir(stateDir);
@@ -58,13 +73,21 @@ export async function startE2eSandbox(opts: E2eOptions = {}): Promise<E2eSandbox
   // never share a VIP or a node address.
   const addresses = claimLoopbackAddressPlan();
   const sandbox = new Sandbox(await sandboxOptions(opts, stateDir, addresses.plan));
-  const stop = async (): Promise<void> => {
-    await sandbox.down();
-    addresses.release();
-    rmSync(stateDir, { recursive: true, force: true });
-    reaper().untrackDir(stateDir);
-  };
+  // Once only: a second release could free an address plan another sandbox has claimed since.
+  let stopped: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopped ??= (async () => {
+      await sandbox.down();
+      addresses.release();
+      rmSync(stateDir, { recursive: true, force: true });
+      reaper().untrackDir(stateDir);
+    })());
   registerCleanup(stop);
+  return { sandbox, stop };
+}
+
+export async function startE2eSandbox(opts: E2eOptions = {}): Promise<E2eSandbox> {
+  const { sandbox, stop } = await createE2eSandbox(opts);
   await sandbox.up();
   const kubeConfig = new PooledKubeConfig();
   kubeConfig.loadFromFile(sandbox.cluster?.kubeconfigPath ?? '');

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { renderSummary } from '../cli/summary.ts';
+import { SandboxState } from '../state.ts';
+import { ccmRbacObjects } from './identity.ts';
+import { ccmChoiceArgs, ccmChoiceFrom, CcmStateField } from './slot.ts';
+
+const base = {
+  name: 'demo', runtime: 'local', status: 'ready', pid: 1, startedAt: 't', readyAt: 't', error: null, steps: [], workers: 2, lbStrategy: 'lb',
+  kubeconfig: '/s/demo/kubeconfig', clusterCidr: '10.244.0.0/16', simcloud: { url: 'http://127.0.0.1:4600', token: 'tok', adminToken: 'adm', pid: 2 },
+  consoleUrl: null, logs: {},
+};
+
+describe('the CCM choice', () => {
+  it('round-trips through the daemon flags', () => {
+    for (const choice of [ccmChoiceFrom('builtin', undefined), ccmChoiceFrom('none', undefined), ccmChoiceFrom('command', "my-ccm --x='a b'")]) {
+      const [kind, command] = ccmChoiceArgs(choice).map((a) => a.replace(/^--ccm(-command)?=/, ''));
+      expect(ccmChoiceFrom(kind!, command)).toEqual(choice);
+    }
+  });
+});
+
+describe("state.json's ccm", () => {
+  it('reads a state file from before the slot as our CCM', () => {
+    expect(CcmStateField.parse({ url: 'http://127.0.0.1:1', pid: 7 })).toEqual({ kind: 'builtin', url: 'http://127.0.0.1:1', pid: 7, restarts: 0, lastExit: null, kubeconfig: null });
+    expect(SandboxState.parse({ ...base, ccm: { url: 'http://127.0.0.1:1', pid: 7 } }).ccm?.kind).toBe('builtin');
+  });
+
+  it('refuses an unknown kind', () => {
+    expect(CcmStateField.safeParse({ kind: 'aws', url: null, pid: null }).success).toBe(false);
+  });
+});
+
+describe('the summary of an empty slot', () => {
+  it('prints the environment, the CCM identity kubeconfig and the upstream flags to run one by hand', () => {
+    const state = SandboxState.parse({ ...base, ccm: { kind: 'none', url: null, pid: null, kubeconfig: '/s/demo/ccm/kubeconfig' } });
+    const text = renderSummary(state);
+    expect(text).toContain('CCM            none: the slot is empty');
+    for (const line of [
+      '  export SIMCLOUD_ENDPOINT=http://127.0.0.1:4600',
+      '  export SIMCLOUD_TOKEN=tok',
+      '  export SIMCLOUD_NETWORK=demo',
+      '  export SIMCLOUD_LOAD_BALANCER_STRATEGY=lb',
+      '  export KUBECONFIG=/s/demo/ccm/kubeconfig',
+      '  export CCM_SANDBOX_CLUSTER_NAME=demo',
+      '  export CCM_SANDBOX_CLUSTER_CIDR=10.244.0.0/16',
+      '    --kubeconfig=/s/demo/ccm/kubeconfig \\',
+      '    --cluster-name=demo \\',
+      '    --cert-dir=/s/demo/ccm/certs \\',
+    ]) expect(text).toContain(line);
+  });
+});
+
+describe("the CCM identity's RBAC", () => {
+  it("is deploy/rbac.yaml's ServiceAccount, roles and bindings", () => {
+    expect(ccmRbacObjects().map((o) => `${o.kind}/${o.metadata?.name}`)).toEqual([
+      'ServiceAccount/cloud-controller-manager',
+      'ClusterRole/system:cloud-controller-manager',
+      'ClusterRoleBinding/system:cloud-controller-manager',
+      'Role/cloud-controller-manager:leader-election',
+      'RoleBinding/cloud-controller-manager:leader-election',
+    ]);
+  });
+});
