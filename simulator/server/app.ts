@@ -7,9 +7,10 @@
  *   5. auth                – project token for /v1, admin token for /_sim
  *   6. rate limit          – per-token budgets (config and rate_limit faults)
  *   7. faults              – latency, injected errors, intermittent not_found
- *   8. routes              – /v1 resources, /_sim, /metrics, /openapi.json (each parses its input with the schemas)
- *   9. 404                 – not_found for unknown routes
- *  10. error renderer      – the error envelope; anything unexpected is a logged 500
+ *   8. idempotency         – a repeated POST/PATCH with the same Idempotency-Key gets the first answer
+ *   9. routes              – /v1 resources, /_sim, /metrics, /openapi.json (each parses its input with the schemas)
+ *  10. 404                 – not_found for unknown routes
+ *  11. error renderer      – the error envelope; anything unexpected is a logged 500
  */
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
@@ -28,6 +29,7 @@ import { TokenIndex, auth } from './middleware/auth.ts';
 import { errorRenderer, notFoundRoute } from './middleware/errors.ts';
 import { faults } from './middleware/faults.ts';
 import { hostGuard } from './middleware/host-check.ts';
+import { idempotency } from './middleware/idempotency.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { requestId } from './middleware/request-id.ts';
 import { buildOpenApi } from './openapi.ts';
@@ -136,6 +138,7 @@ export function createApp(deps: AppDeps): SimApp {
   app.use(auth(sim, new TokenIndex(sim)));
   app.use(rateLimit(sim));
   app.use(faults(sim));
+  app.use(idempotency(sim));
   const router = express.Router();
   mountRoutes(router, sim, ALL_ROUTES);
   mountEvents(router, sim);

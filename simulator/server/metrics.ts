@@ -8,6 +8,7 @@ export interface Metrics {
   actions: Counter<'command' | 'status'>;
   actionDuration: Histogram<'command'>;
   faults: Counter<'kind'>;
+  idempotentReplays: Counter;
   storeWrites: Gauge;
   storeFileWrites: Gauge;
   resources: Gauge<'type'>;
@@ -27,6 +28,7 @@ export function createMetrics(opts: { defaults?: boolean } = {}): Metrics {
     actions: new Counter({ name: 'simcloud_actions_total', help: 'Finished actions by command and status', labelNames: ['command', 'status'], registers }),
     actionDuration: new Histogram({ name: 'simcloud_action_duration_seconds', help: 'Simulated action duration', labelNames: ['command'], registers, buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60] }),
     faults: new Counter({ name: 'simcloud_faults_injected_total', help: 'Injected faults by kind', labelNames: ['kind'], registers }),
+    idempotentReplays: new Counter({ name: 'simcloud_idempotent_replays_total', help: 'Requests answered from an earlier request with the same Idempotency-Key', registers }),
     storeWrites: new Gauge({ name: 'simcloud_store_commits_total', help: 'Store commits acknowledged', registers }),
     storeFileWrites: new Gauge({ name: 'simcloud_store_file_writes_total', help: 'Journal flushes and snapshot writes', registers }),
     resources: new Gauge({ name: 'simcloud_resources', help: 'Resources in the store by type', labelNames: ['type'], registers }),

@@ -1,13 +1,14 @@
 /**
- * The provider's side of the typed simcloud client: building it (caller header, timeouts, a metrics hook on
- * every call), per-call options from the contract's `CallContext`, not_found handling, action waits, and the
+ * The provider's side of the typed simcloud client: building it (caller header, timeouts, the retry policy,
+ * the rate budget, a metrics hook on every HTTP exchange, all waits on the injected clock), per-call options from the contract's `CallContext`, not_found handling, action waits, and the
  * conversion of wire servers into the provider's view. The only module that constructs a `SimcloudClient`.
  */
-import { DEFAULT_RETRY, SimcloudClient, isApiError, type CallOptions, type Middleware } from '../../simulator/api/client/index.ts';
+import { DEFAULT_RETRY, SimcloudClient, isApiError, type CallOptions, type Middleware, type RetryPolicy } from '../../simulator/api/client/index.ts';
 import type { Action, Server } from '../../simulator/api/schema/index.ts';
 import type { CallContext } from '../cloud/provider.ts';
 import type { CloudServer, ServerLookup } from './instances.ts';
-import { rateBudgetMiddleware } from './rate-budget.ts';
+import { realClock, sleep, type Clock } from '../kube/clock.ts';
+import { rateBudgetGate } from './rate-budget.ts';
 
 /** Observes every HTTP exchange with simcloud (one per attempt): operation, HTTP status (0 = none), seconds. */
 export type CloudCallObserver = (operation: string, status: number, seconds: number) => void;
@@ -19,6 +20,10 @@ export interface ClientOptions {
   readonly onCall?: CloudCallObserver;
   /** Default `X-Simcloud-Caller` when a call has no context (default `simcloud-ccm`). */
   readonly caller?: string;
+  /** Every wait (retry backoff, rate budget, action polls) is on this clock (default the wall clock). */
+  readonly clock?: Clock;
+  /** The HTTP exchange (default global fetch); tests pass one that records what is sent. */
+  readonly fetch?: typeof globalThis.fetch;
 }
 
 function observe(onCall: CloudCallObserver): Middleware {
@@ -35,36 +40,27 @@ function observe(onCall: CloudCallObserver): Middleware {
   };
 }
 
-const SAFE_TO_REPEAT = new Set(['GET', 'DELETE']);
-
 /**
- * The client's own policy retries rate limits, 503, locked, timeouts and network errors. On top, reads and
- * deletes (idempotent: a repeated delete answers not_found, which callers tolerate) are retried on a 500 too;
- * creates and updates are not, so a 500 after a committed write can never duplicate a resource.
+ * The CCM's retry policy for the client's one retry layer: besides the transient codes, a 500 is retried
+ * too. Which requests may be repeated is the layer's rule (idempotent methods, requests carrying an
+ * idempotency key, requests that never left): a create after a 500 is repeated only under its key, so
+ * simcloud answers it with the first answer and no second resource exists.
  */
-export function retryIdempotentOnServerError(attempts = 3, baseDelayMs = 200): Middleware {
-  return (next) => async (req) => {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await next(req);
-      } catch (err) {
-        const retry = SAFE_TO_REPEAT.has(req.method) && isApiError(err, 'server_error') && attempt < attempts && !req.signal?.aborted;
-        if (!retry) throw err;
-        await new Promise((resolve) => setTimeout(resolve, baseDelayMs * 2 ** attempt));
-      }
-    }
-  };
-}
+export const CCM_RETRY: Partial<RetryPolicy> = { maxRetries: 5, retryOn: [...DEFAULT_RETRY.retryOn, 'server_error'] };
 
 export function createClient(options: ClientOptions): SimcloudClient {
+  const clock = options.clock ?? realClock;
   return new SimcloudClient({
     endpoint: options.endpoint,
     token: options.token,
     caller: options.caller ?? 'simcloud-ccm',
     timeoutMs: options.requestTimeoutMs,
-    // 429s are retried through the client-wide budget (rate-budget.ts), not per call by the transport.
-    retry: { retryOn: DEFAULT_RETRY.retryOn.filter((code) => code !== 'rate_limit_exceeded') },
-    middlewares: [retryIdempotentOnServerError(), rateBudgetMiddleware(), ...(options.onCall ? [observe(options.onCall)] : [])],
+    retry: CCM_RETRY,
+    sleep: (ms, signal) => sleep(clock, ms, signal),
+    now: () => clock.now(),
+    gate: rateBudgetGate(clock),
+    attemptMiddlewares: options.onCall ? [observe(options.onCall)] : [],
+    ...(options.fetch ? { fetch: options.fetch } : {}),
   });
 }
 

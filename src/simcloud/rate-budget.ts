@@ -1,21 +1,16 @@
 /**
- * A client-wide request budget for the CCM's simcloud client (issue 7, S9). simcloud, like most clouds,
+ * A client-wide request budget for the CCM's simcloud client. simcloud, like most clouds,
  * answers with `RateLimit-Remaining` / `RateLimit-Reset` and, over budget, 429 + `Retry-After`. Retrying
- * each call on its own after Retry-After (what the transport does) sends every waiting worker back at
- * the same instant: at 1 request/s per token, 96 % of the CCM's calls were 429s. This middleware admits
+ * each call on its own after Retry-After sends every waiting worker back at
+ * the same instant: at 1 request/s per token, 96 % of the CCM's calls were 429s. This gate admits
  * calls one at a time against the budget the server last reported: while it is spent, calls wait for the
- * reset; after a reset one call goes first and its answer tells how many may follow. A 429 still
- * happening (another client on the token) is retried here, through the same gate.
+ * reset; after a reset one call goes first and its answer tells how many may follow. It is the client's
+ * attempt gate: a 429 still happening (another client on the token) is retried by the client's one retry
+ * layer, whose next attempt passes this gate again.
  * Without RateLimit headers (no budget) nothing waits after the first answer.
  */
-import { isApiError, type Middleware } from '../../simulator/api/client/index.ts';
+import { isApiError, type AttemptGate } from '../../simulator/api/client/index.ts';
 import { realClock, sleep, type Clock } from '../kube/clock.ts';
-
-export interface RateBudgetOptions {
-  readonly clock?: Clock;
-  /** 429 retries through the gate (default 5). */
-  readonly maxRetries?: number;
-}
 
 export class RateBudget {
   readonly #clock: Clock;
@@ -82,25 +77,20 @@ function headerNumber(headers: Headers, name: string): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-export function rateBudgetMiddleware(options: RateBudgetOptions = {}): Middleware {
-  const budget = new RateBudget(options.clock);
-  const maxRetries = options.maxRetries ?? 5;
-  return (next) => async (req) => {
-    for (let attempt = 0; ; attempt++) {
-      await budget.admit(req.signal);
-      try {
-        const res = await next(req);
+/** The budget as the client's attempt gate: learns from RateLimit headers and 429s. */
+export function rateBudgetGate(clock: Clock = realClock): AttemptGate {
+  const budget = new RateBudget(clock);
+  return {
+    admit: (signal) => budget.admit(signal),
+    settled: (res, err) => {
+      if (res) {
         const reset = headerNumber(res.headers, 'ratelimit-reset');
         budget.answered(headerNumber(res.headers, 'ratelimit-remaining'), reset === null ? null : reset * 1000);
-        return res;
-      } catch (err) {
-        if (!isApiError(err, 'rate_limit_exceeded')) {
-          budget.failed();
-          throw err;
-        }
+      } else if (isApiError(err, 'rate_limit_exceeded')) {
         budget.limited(err.retryAfterMs ?? 1000);
-        if (attempt >= maxRetries) throw err;
+      } else {
+        budget.failed();
       }
-    }
+    },
   };
 }

@@ -18,8 +18,8 @@ import { Requester, seg, type CallOptions } from './requester.ts';
 import { ServerGroupsClient } from './server-groups.ts';
 import { ServersClient } from './servers.ts';
 import {
-  DEFAULT_RETRY, chain, fetchHandler, realSleep, withAuth, withCaller, withRequestId, withRetry,
-  type Middleware, type RetryPolicy, type Sleep,
+  DEFAULT_RETRY, chain, fetchHandler, realSleep, withAuth, withCaller, withIdempotencyKey, withRequestId, withRetry,
+  type AttemptGate, type Middleware, type RetryPolicy, type Sleep,
 } from './transport.ts';
 
 export interface SimcloudClientOptions {
@@ -32,9 +32,16 @@ export interface SimcloudClientOptions {
   timeoutMs?: number;
   retry?: Partial<RetryPolicy>;
   fetch?: typeof globalThis.fetch;
+  /** Every wait (retry backoff, action polls) goes through it: tests inject a clock instead of sleeping. */
   sleep?: Sleep;
-  /** Extra middlewares, outermost first, placed after the request id (e.g. for logging). */
+  /** The clock for deadlines (default `Date.now`). */
+  now?: () => number;
+  /** Extra middlewares around each logical call (retries included), outermost first, after the request id. */
   middlewares?: Middleware[];
+  /** Middlewares around each attempt (e.g. metrics per HTTP exchange), inside the retry layer. */
+  attemptMiddlewares?: Middleware[];
+  /** Admission for each attempt (e.g. a rate budget shared by every call of the client). */
+  gate?: AttemptGate;
 }
 
 export interface WaitOptions extends CallOptions {
@@ -48,10 +55,12 @@ export function buildRequester(opts: SimcloudClientOptions): Requester {
   const retry = { ...DEFAULT_RETRY, ...opts.retry };
   const handler = chain(fetchHandler({ endpoint: opts.endpoint, fetch: opts.fetch, defaultTimeoutMs: opts.timeoutMs ?? 10_000 }), [
     withRequestId(),
+    withIdempotencyKey(),
     ...(opts.middlewares ?? []),
     withCaller(opts.caller),
     withAuth(opts.token),
-    withRetry(retry, opts.sleep ?? realSleep),
+    withRetry(retry, opts.sleep ?? realSleep, opts.gate),
+    ...(opts.attemptMiddlewares ?? []),
   ]);
   return new Requester(handler);
 }
@@ -100,10 +109,12 @@ export class SimcloudClient {
   readonly actions: ActionsClient;
   readonly catalogue: CatalogueClient;
   readonly #sleep: Sleep;
+  readonly #now: () => number;
 
   constructor(opts: SimcloudClientOptions) {
     const r = buildRequester(opts);
     this.#sleep = opts.sleep ?? realSleep;
+    this.#now = opts.now ?? Date.now;
     this.servers = new ServersClient(r);
     this.networks = new NetworksClient(r);
     this.loadBalancers = new LoadBalancersClient(r);
@@ -120,7 +131,7 @@ export class SimcloudClient {
    * and code `timeout` after `deadlineMs`.
    */
   async waitForAction(id: string, opts: WaitOptions = {}): Promise<Action> {
-    const deadline = Date.now() + (opts.deadlineMs ?? 60_000);
+    const deadline = this.#now() + (opts.deadlineMs ?? 60_000);
     for (;;) {
       const action = await this.actions.get(id, opts);
       if (action.status === 'success') return action;
@@ -128,7 +139,7 @@ export class SimcloudClient {
         const e = action.error ?? { code: 'server_error' as const, message: 'action failed' };
         throw new SimcloudApiError({ code: e.code, message: e.message, status: 0, requestId: '', operation: 'actions.wait' });
       }
-      if (Date.now() >= deadline) {
+      if (this.#now() >= deadline) {
         throw new SimcloudApiError({ code: 'timeout', message: `action ${id} still running`, status: 0, requestId: '', operation: 'actions.wait' });
       }
       await this.#sleep(opts.intervalMs ?? 100, opts.signal);

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimcloudClient } from './client.ts';
 import { isApiError, SimcloudApiError } from './errors.ts';
-import { DEFAULT_RETRY, backoffDelay, parseRetryAfter } from './transport.ts';
+import { DEFAULT_RETRY, backoffDelay, mayRepeat, parseRetryAfter, type TransportRequest } from './transport.ts';
 
 type Reply = (req: IncomingMessage, res: ServerResponse) => void;
 const servers: { close(): void }[] = [];
@@ -128,5 +128,27 @@ describe('transport', () => {
         expect(e.operation, `${group}.${method}`).toBe(`${group}.${method}`);
       }
     }
+  });
+
+  it('repeats a write only when it was not carried out, carries an idempotency key, or never left', async () => {
+    const { url, seen } = await serve([err(500, 'server_error'), json(201, { x: 1 })]);
+    await expect(client(url).servers.create({ name: 'n', server_type: 't', image: 'i', zone: 'z' })).rejects.toMatchObject({ code: 'server_error' });
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.headers['idempotency-key']).toMatch(/^idem-/);
+    // A port nobody listens on: the connection is refused before a byte is written.
+    const { url: closed } = await serve([]);
+    servers.splice(0).forEach((s) => s.close());
+    const refused = (await client(closed, [], { retry: { maxRetries: 0 } }).catalogue.zones().catch((x: unknown) => x)) as SimcloudApiError;
+    expect(refused.code).toBe('network_error');
+    const write = (headers: Record<string, string> = {}): TransportRequest => ({ method: 'POST', path: '/v1/servers', headers, operation: 'servers.create' });
+    const answered = (code: 'server_error' | 'locked' | 'rate_limit_exceeded'): SimcloudApiError => new SimcloudApiError({ code, message: code, status: 500, requestId: '', operation: 'x' });
+    const lost = new SimcloudApiError({ code: 'network_error', message: 'reset', status: 0, requestId: '', operation: 'x', cause: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) });
+    expect(mayRepeat(write(), refused)).toBe(true);
+    expect(mayRepeat(write(), lost)).toBe(false);
+    expect(mayRepeat(write(), answered('server_error'))).toBe(false);
+    expect(mayRepeat(write({ 'idempotency-key': 'k' }), answered('server_error'))).toBe(true);
+    expect(mayRepeat(write(), answered('locked'))).toBe(true);
+    expect(mayRepeat(write(), answered('rate_limit_exceeded'))).toBe(true);
+    expect(mayRepeat({ ...write(), method: 'DELETE' }, lost)).toBe(true);
   });
 });

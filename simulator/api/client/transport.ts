@@ -1,7 +1,13 @@
 /**
  * The client transport as a handler chain (hcloud-go style): each middleware wraps the next.
- *   request id → caller header → retry (by error code, honouring Retry-After) → timeout → fetch + error mapping
- * A request id is generated once per logical call, so retries of one call share it.
+ *   request id + idempotency key → caller header → retry (the only retry layer) → timeout → fetch + error mapping
+ * A request id, and for POST and PATCH an `Idempotency-Key`, is generated once per logical call, so the
+ * retries of one call share them. The retry rule is what makes repeating a write safe:
+ * - 429 and 423 mean the server did not carry the request out: any method is repeated;
+ * - otherwise (5xx, timeout, network error) only a request that may be repeated as it is: an idempotent
+ *   method (GET, HEAD, PUT, DELETE), a request with an idempotency key (simcloud answers a repeat with the
+ *   first answer, creating nothing twice), or one that provably never reached the server (connection refused).
+ * Waiting between attempts goes through the injected `Sleep`, so tests drive it without real time.
  */
 import { randomUUID } from 'node:crypto';
 import { ERROR_STATUS, ErrorEnvelope, type ErrorCode } from '../schema/errors.ts';
@@ -56,12 +62,47 @@ export const realSleep: Sleep = (ms, signal) => new Promise((resolve, reject) =>
   signal?.addEventListener('abort', onAbort, { once: true });
 });
 
+/** HTTP methods whose repetition has the effect of one request. */
+const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);
+/** Methods that get an `Idempotency-Key` (simcloud honours it for these). */
+const KEYED_METHODS: ReadonlySet<string> = new Set(['POST', 'PATCH']);
+/** Answers saying the request was not carried out. */
+const NOT_CARRIED_OUT: ReadonlySet<ApiErrorCode> = new Set(['rate_limit_exceeded', 'locked']);
+/** Socket errors raised before a byte of the request was written (nothing reached the server). */
+const NEVER_SENT: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+
+/** The socket error code somewhere in `err`'s cause chain, if any. */
+function socketErrorCode(err: unknown): string | undefined {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^(E[A-Z_]+|UND_ERR_[A-Z_]+)$/.test(code)) return code;
+  }
+  return undefined;
+}
+
+/** Whether `req` may be sent again after `err` without risking a second effect on the server. */
+export function mayRepeat(req: TransportRequest, err: SimcloudApiError): boolean {
+  if (NOT_CARRIED_OUT.has(err.code)) return true;
+  if (IDEMPOTENT_METHODS.has(req.method) || req.headers[IDEMPOTENCY_KEY_HEADER] !== undefined) return true;
+  if (err.code !== 'network_error') return false;
+  const code = socketErrorCode(err.cause);
+  return code !== undefined && NEVER_SENT.has(code);
+}
+
 export function chain(base: Handler, middlewares: readonly Middleware[]): Handler {
   return middlewares.reduceRight<Handler>((next, mw) => mw(next), base);
 }
 
 export const withRequestId = (): Middleware => (next) => (req) => {
   req.headers['x-request-id'] ??= `req-${randomUUID()}`;
+  return next(req);
+};
+
+/** An `Idempotency-Key` for each POST and PATCH that has none, shared by its retries. */
+export const withIdempotencyKey = (): Middleware => (next) => (req) => {
+  if (KEYED_METHODS.has(req.method)) req.headers[IDEMPOTENCY_KEY_HEADER] ??= `idem-${randomUUID()}`;
   return next(req);
 };
 
@@ -91,13 +132,30 @@ export function backoffDelay(policy: RetryPolicy, attempt: number, err: Simcloud
   return Math.round(exp / 2 + random() * (exp / 2));
 }
 
-export const withRetry = (policy: RetryPolicy, sleep: Sleep): Middleware => (next) => async (req) => {
+/**
+ * Admission before each attempt (e.g. a client-wide rate budget: calls wait while it is spent), told how
+ * each attempt ended so it can learn the budget from the answer.
+ */
+export interface AttemptGate {
+  admit(signal?: AbortSignal): Promise<void>;
+  settled(res: TransportResponse | undefined, err: unknown): void;
+}
+
+function retryable(policy: RetryPolicy, req: TransportRequest, err: unknown): err is SimcloudApiError {
+  return err instanceof SimcloudApiError && policy.retryOn.includes(err.code) && mayRepeat(req, err) && !req.signal?.aborted;
+}
+
+/** The retry layer: repeats what `policy.retryOn` lists and `mayRepeat` allows, waiting through `sleep`. */
+export const withRetry = (policy: RetryPolicy, sleep: Sleep, gate?: AttemptGate): Middleware => (next) => async (req) => {
   for (let attempt = 0; ; attempt++) {
+    await gate?.admit(req.signal);
     try {
-      return await next(req);
+      const res = await next(req);
+      gate?.settled(res, undefined);
+      return res;
     } catch (err) {
-      const retryable = err instanceof SimcloudApiError && policy.retryOn.includes(err.code) && !req.signal?.aborted;
-      if (!retryable || attempt >= policy.maxRetries) throw err;
+      gate?.settled(undefined, err);
+      if (!retryable(policy, req, err) || attempt >= policy.maxRetries) throw err;
       await sleep(backoffDelay(policy, attempt, err), req.signal);
     }
   }
