@@ -1,11 +1,15 @@
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { V1EndpointSlice, V1Service } from '@kubernetes/client-node';
+import { FakeClock } from '../../src/kube/clock.ts';
+import { endpointSlice, nodePortService } from '../../test/helpers/endpoint-slices.ts';
 import { freePort } from '../ports.ts';
-import { NodePortStandIns, type StandInReply } from './nodeport-standins.ts';
+import { NodePortStandIns, type HealthCheckReply, type StandInReply } from './nodeport-standins.ts';
+import { buildProxyTable } from './proxy-table.ts';
 
-function exchange(ip: string, port: number, send?: Buffer | string): Promise<string> {
+function exchange(ip: string, port: number, send?: Buffer | string, localAddress?: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: ip, port });
+    const socket = connect({ host: ip, port, ...(localAddress ? { localAddress } : {}) });
     let out = '';
     socket.on('connect', () => {
       if (send !== undefined) socket.write(send);
@@ -16,39 +20,108 @@ function exchange(ip: string, port: number, send?: Buffer | string): Promise<str
   });
 }
 
-const parseJson = (s: string): StandInReply => JSON.parse(s.slice(s.indexOf('{'))) as StandInReply;
+const get = (ip: string, port: number, path = '/', from?: string): Promise<string> => exchange(ip, port, `GET ${path} HTTP/1.1\r\nhost: x\r\n\r\n`, from);
+const parseJson = <T = StandInReply>(s: string): T => JSON.parse(s.slice(s.indexOf('{'))) as T;
 
-describe('NodePort stand-ins', () => {
-  const standIns = new NodePortStandIns();
+// Two nodes on two loopback addresses; the NodePort must be free on both.
+const N1 = { name: 'n1', ips: ['127.0.0.1'] };
+const N2 = { name: 'n2', ips: ['127.0.0.2'] };
+async function portFreeOnBoth(): Promise<number> {
+  for (;;) {
+    const port = await freePort('127.0.0.1');
+    if (await canListen('127.0.0.2', port)) return port;
+  }
+}
+function canListen(ip: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, ip, () => server.close(() => resolve(true)));
+  });
+}
+
+const pod = (name: string, node: string, n: number, ready = true) => ({ pod: name, node, ip: `10.244.${node === 'n1' ? 1 : 2}.${n}`, ready });
+
+describe('kube-proxy stand-in listeners', () => {
+  const clock = new FakeClock();
+  const standIns = new NodePortStandIns({ clock });
   afterEach(() => standIns.close());
+  const apply = (services: V1Service[], slices: V1EndpointSlice[], nodes = [N1, N2]) => standIns.apply(nodes, buildProxyTable(services, slices));
 
-  it('answers an HTTP request on every node address with the node and service', async () => {
-    const port = await freePort('127.0.0.1');
-    await standIns.apply([{ name: 'w1', ips: ['127.0.0.1'] }], [{ namespace: 'default', name: 'web', nodePorts: [port] }]);
-    const res = await exchange('127.0.0.1', port, 'GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n');
-    expect(res).toMatch(/^HTTP\/1\.1 200 OK/);
-    expect(parseJson(res)).toMatchObject({ node: 'w1', service: 'default/web', nodePort: port, path: '/healthz', proxy: null });
+  it('refuses a NodePort whose Service has no ready endpoint, on every node', async () => {
+    const port = await portFreeOnBoth();
+    await apply([nodePortService('d', 'web', { nodePort: port })], [endpointSlice('d', 'web', [pod('web-a', 'n1', 2, false)])]);
+    expect(standIns.listening()).toEqual([]);
+    await expect(get('127.0.0.1', port)).rejects.toThrow(/ECONNREFUSED/);
   });
 
-  it('answers 503 under /unhealthy, so a health check path can be shown to matter', async () => {
-    const port = await freePort('127.0.0.1');
-    await standIns.apply([{ name: 'w4', ips: ['127.0.0.1'] }], [{ namespace: 'default', name: 'web', nodePorts: [port] }]);
-    expect(await exchange('127.0.0.1', port, 'GET /unhealthy HTTP/1.1\r\n\r\n')).toMatch(/^HTTP\/1\.1 503/);
+  it('answers on every node for a ready endpoint anywhere, naming the pod, taking turns between pods', async () => {
+    const port = await portFreeOnBoth();
+    await apply([nodePortService('d', 'web', { nodePort: port })], [endpointSlice('d', 'web', [pod('web-a', 'n1', 2), pod('web-b', 'n1', 3), pod('web-x', 'n2', 4, false)])]);
+    const first = await get('127.0.0.2', port, '/hello');
+    expect(first).toMatch(/^HTTP\/1\.1 200 OK/);
+    expect(parseJson(first)).toMatchObject({ node: 'n2', service: 'd/web', nodePort: port, pod: 'web-a', endpoint: { address: '10.244.1.2', port: 8080, node: 'n1' }, path: '/hello', proxy: null });
+    expect(parseJson(await get('127.0.0.2', port)).pod).toBe('web-b');
+    expect(parseJson(await get('127.0.0.2', port)).pod).toBe('web-a');
   });
 
-  it('speaks first to a silent TCP client and reports a PROXY v1 header it received', async () => {
-    const port = await freePort('127.0.0.1');
-    await standIns.apply([{ name: 'w2', ips: ['127.0.0.1'] }], [{ namespace: 'ns', name: 'tcp', nodePorts: [port] }]);
-    expect(parseJson(await exchange('127.0.0.1', port))).toMatchObject({ node: 'w2', service: 'ns/tcp', path: null });
+  it('under externalTrafficPolicy Local answers only on nodes with a local endpoint and serves the health check', async () => {
+    const [port, hc] = [await portFreeOnBoth(), await portFreeOnBoth()];
+    const svc = nodePortService('d', 'loc', { nodePort: port, externalTrafficPolicy: 'Local', healthCheckNodePort: hc });
+    await apply([svc], [endpointSlice('d', 'loc', [pod('loc-a', 'n1', 2), pod('loc-b', 'n1', 3)])]);
+    expect(standIns.listening()).toEqual([`127.0.0.1:${hc}`, `127.0.0.1:${port}`, `127.0.0.2:${hc}`].sort());
+    expect(parseJson(await get('127.0.0.1', port)).endpoint.node).toBe('n1');
+    await expect(get('127.0.0.2', port)).rejects.toThrow(/ECONNREFUSED/);
+    const up = await get('127.0.0.1', hc, '/healthz');
+    expect(up).toMatch(/^HTTP\/1\.1 200 OK/);
+    expect(up).toMatch(/content-type: application\/json/);
+    expect(parseJson<HealthCheckReply>(up)).toEqual({ service: { namespace: 'd', name: 'loc' }, localEndpoints: 2, serviceProxyHealthy: true });
+    const down = await get('127.0.0.2', hc, '/healthz');
+    expect(down).toMatch(/^HTTP\/1\.1 503 Service Unavailable/);
+    expect(parseJson<HealthCheckReply>(down).localEndpoints).toBe(0);
+    // The pods move to n2: the health answers and the NodePort follow.
+    await apply([svc], [endpointSlice('d', 'loc', [pod('loc-c', 'n2', 5)])]);
+    expect(await get('127.0.0.1', hc)).toMatch(/^HTTP\/1\.1 503/);
+    expect(parseJson<HealthCheckReply>(await get('127.0.0.2', hc)).localEndpoints).toBe(1);
+    await expect(get('127.0.0.1', port)).rejects.toThrow(/ECONNREFUSED/);
+    expect(parseJson(await get('127.0.0.2', port)).pod).toBe('loc-c');
+  });
+
+  it('keeps a client address on one pod under ClientIP affinity until the timeout', async () => {
+    const port = await portFreeOnBoth();
+    const svc = nodePortService('d', 'aff', { nodePort: port, sessionAffinity: 'ClientIP', sessionAffinityConfig: { clientIP: { timeoutSeconds: 60 } } });
+    await apply([svc], [endpointSlice('d', 'aff', [pod('aff-a', 'n1', 2), pod('aff-b', 'n2', 3)])], [N1]);
+    const from = async (client: string): Promise<string | null> => parseJson(await get('127.0.0.1', port, '/', client)).pod;
+    const pinned = await from('127.0.0.11');
+    expect([await from('127.0.0.11'), await from('127.0.0.11')]).toEqual([pinned, pinned]);
+    expect(await from('127.0.0.12')).not.toBe(pinned);
+    // Two endpoints: the round robin's next turn after another client is the other pod.
+    await clock.advance(60_000);
+    await from('127.0.0.13');
+    expect(await from('127.0.0.11')).not.toBe(pinned);
+  });
+
+  it('answers 503 under /unhealthy, speaks first to a silent client and reports a PROXY v1 header', async () => {
+    const port = await portFreeOnBoth();
+    await apply([nodePortService('ns', 'tcp', { nodePort: port })], [endpointSlice('ns', 'tcp', [pod('tcp-a', 'n1', 2)])], [N1]);
+    expect(await get('127.0.0.1', port, '/unhealthy')).toMatch(/^HTTP\/1\.1 503/);
+    expect(parseJson(await exchange('127.0.0.1', port))).toMatchObject({ node: 'n1', service: 'ns/tcp', pod: 'tcp-a', path: null });
     const res = await exchange('127.0.0.1', port, `PROXY TCP4 127.9.9.9 127.1.0.1 40000 80\r\nGET / HTTP/1.1\r\n\r\n`);
     expect(parseJson(res).proxy).toEqual({ version: 1, protocol: 'TCP4', srcAddress: '127.9.9.9', dstAddress: '127.1.0.1', srcPort: 40000, dstPort: 80 });
   });
 
-  it('stops listening when the node or the service goes away', async () => {
-    const port = await freePort('127.0.0.1');
-    await standIns.apply([{ name: 'w3', ips: ['127.0.0.1'] }], [{ namespace: 'd', name: 's', nodePorts: [port] }]);
+  it('stops listening when the node, the endpoints or the service go away', async () => {
+    const port = await portFreeOnBoth();
+    const svc = nodePortService('d', 's', { nodePort: port });
+    const slice = endpointSlice('d', 's', [pod('s-a', 'n1', 2)]);
+    await apply([svc], [slice], [N1]);
     expect(standIns.listening()).toEqual([`127.0.0.1:${port}`]);
-    await standIns.apply([], [{ namespace: 'd', name: 's', nodePorts: [port] }]);
+    await apply([svc], [slice], []);
+    expect(standIns.listening()).toEqual([]);
+    await apply([svc], [slice], [N1]);
+    await apply([svc], [], [N1]);
+    expect(standIns.listening()).toEqual([]);
+    await apply([], [slice], [N1]);
     expect(standIns.listening()).toEqual([]);
     await expect(exchange('127.0.0.1', port)).rejects.toThrow(/ECONNREFUSED/);
   });

@@ -1,28 +1,34 @@
-// NodePort stand-ins for the `local` runtime. Virtual kubelets run no kube-proxy and no pods, so on every
-// running node's addresses we listen on each NodePort of each NodePort/LoadBalancer Service and answer for
-// "node X, service Y". Load-balancer traffic from simcloud's data plane then flows end to end on loopback,
-// and what arrives is visible: an HTTP request gets a JSON reply naming the node and service, with the
-// PROXY protocol header when the LB sent one; a client that sends nothing gets the same JSON as one line.
-// Paths under /unhealthy answer 503, so a health check pointed there marks every node down: that is how
-// a test (or a demo) shows the health-check path annotation is really used.
+// The kube-proxy stand-in's sockets for the `local` runtime. Virtual kubelets run no kube-proxy and no
+// containers, so on the running nodes' own addresses we do what kube-proxy decides, without ever
+// dialling a pod: a NodePort is listened on only where the Service has an endpoint usable from that
+// node (any ready endpoint, or one on the node itself under externalTrafficPolicy Local), so elsewhere
+// the connection is refused as kube-proxy's REJECT makes it. An accepted connection is given an endpoint
+// (round robin, ClientIP affinity) and answered for it: an HTTP request gets a JSON reply naming the
+// node, Service, pod and endpoint, plus the PROXY header the LB sent; a client that sends nothing gets
+// the same JSON as one line. Paths under /unhealthy answer 503 (the "application" failing its check),
+// so a test or demo can show the health-check path annotation is used. Each node also serves a Local
+// Service's healthCheckNodePort with kube-proxy's contract: any path, 200 with the node's local
+// endpoint count, 503 when it has none.
 import { createServer, type Server, type Socket } from 'node:net';
 import { isProxyHeaderStart, parseProxyHeader, type ParsedProxyHeader } from '../../simulator/api/proxy-protocol.ts';
+import { realClock, type Clock } from '../../src/kube/clock.ts';
+import { EndpointPicker } from './endpoint-picker.ts';
+import { endpointsOn, localEndpointCount, type ProxiedPort, type ProxiedService, type ProxyEndpoint } from './proxy-table.ts';
 
 export interface StandInNode {
   readonly name: string;
   readonly ips: readonly string[];
 }
 
-export interface StandInService {
-  readonly namespace: string;
-  readonly name: string;
-  readonly nodePorts: readonly number[];
-}
-
 export interface StandInReply {
+  /** The node whose address took the connection. */
   readonly node: string;
   readonly service: string;
   readonly nodePort: number;
+  /** The pod that served (the endpoint's targetRef), null for an endpoint without one. */
+  readonly pod: string | null;
+  /** The endpoint chosen; its address is data only, nothing connects to it. */
+  readonly endpoint: { readonly address: string; readonly port: number; readonly node: string | null };
   /** The client as this node saw it (the LB, for proxied traffic). */
   readonly peer: string;
   /** The PROXY header the LB sent, if any: the original client. */
@@ -30,11 +36,26 @@ export interface StandInReply {
   readonly path: string | null;
 }
 
+/** kube-proxy's health check body. */
+export interface HealthCheckReply {
+  readonly service: { readonly namespace: string; readonly name: string };
+  readonly localEndpoints: number;
+  readonly serviceProxyHealthy: boolean;
+}
+
+type Route =
+  | { readonly kind: 'nodePort'; readonly node: string; readonly service: ProxiedService; readonly port: ProxiedPort }
+  | { readonly kind: 'health'; readonly node: string; readonly service: ProxiedService };
+
 interface Listener {
   readonly server: Server;
   readonly sockets: Set<Socket>;
-  node: string;
-  service: string;
+  route: Route;
+}
+
+interface Response {
+  readonly status: 200 | 503;
+  readonly body: unknown;
 }
 
 /** How long a connection may stay silent before we speak first (plain TCP clients wait for us). */
@@ -45,20 +66,24 @@ const MAX_REQUEST_BYTES = 16 * 1024;
 export class NodePortStandIns {
   readonly #listeners = new Map<string, Listener>();
   readonly #onError: (message: string) => void;
+  readonly #picker: EndpointPicker;
 
-  constructor(options: { onError?: (message: string) => void } = {}) {
+  constructor(options: { onError?: (message: string) => void; clock?: Pick<Clock, 'now'> } = {}) {
     this.#onError = options.onError ?? (() => undefined);
+    this.#picker = new EndpointPicker(options.clock ?? realClock);
   }
 
-  /** Declarative: listens on exactly ip:nodePort for every running node address and Service NodePort. */
-  async apply(nodes: readonly StandInNode[], services: readonly StandInService[]): Promise<void> {
-    const wanted = new Map<string, { node: string; service: string; ip: string; port: number }>(
-      nodes.flatMap((node) =>
-        services.flatMap((svc) =>
-          svc.nodePorts.flatMap((port) => node.ips.map((ip): [string, { node: string; service: string; ip: string; port: number }] => [`${ip}:${port}`, { node: node.name, service: `${svc.namespace}/${svc.name}`, ip, port }])),
-        ),
-      ),
-    );
+  /**
+   * Declarative: listens on exactly the node addresses and ports kube-proxy would accept on: each
+   * NodePort with a usable endpoint from that node, and each Local Service's health check node port.
+   * Calls must not overlap (the caller serialises them).
+   */
+  async apply(nodes: readonly StandInNode[], services: readonly ProxiedService[]): Promise<void> {
+    const wanted = new Map<string, { ip: string; port: number; route: Route }>();
+    for (const node of nodes) {
+      for (const { port, route } of routesOn(node.name, services)) for (const ip of node.ips) wanted.set(`${ip}:${port}`, { ip, port, route });
+    }
+    this.#picker.retain(new Set([...wanted.values()].flatMap(({ route }) => (route.kind === 'nodePort' ? [pickerKey(route)] : []))));
     await Promise.all([...this.#listeners.keys()].filter((k) => !wanted.has(k)).map((k) => this.#close(k)));
     await Promise.all([...wanted].map(([key, w]) => this.#ensure(key, w)));
   }
@@ -72,19 +97,18 @@ export class NodePortStandIns {
     await Promise.all([...this.#listeners.keys()].map((k) => this.#close(k)));
   }
 
-  async #ensure(key: string, w: { node: string; service: string; ip: string; port: number }): Promise<void> {
+  async #ensure(key: string, w: { ip: string; port: number; route: Route }): Promise<void> {
     const existing = this.#listeners.get(key);
     if (existing) {
-      existing.node = w.node;
-      existing.service = w.service;
+      existing.route = w.route;
       return;
     }
     const sockets = new Set<Socket>();
-    const listener: Listener = { server: createServer(), sockets, node: w.node, service: w.service };
+    const listener: Listener = { server: createServer(), sockets, route: w.route };
     listener.server.on('connection', (socket) => {
       sockets.add(socket);
       socket.once('close', () => sockets.delete(socket));
-      answer(socket, { node: listener.node, service: listener.service, nodePort: w.port });
+      this.#accept(socket, listener.route);
     });
     this.#listeners.set(key, listener);
     try {
@@ -94,8 +118,26 @@ export class NodePortStandIns {
       });
     } catch (err) {
       this.#listeners.delete(key);
-      this.#onError(`cannot listen on ${key} for ${w.service} on ${w.node}: ${err instanceof Error ? err.message : String(err)}`);
+      this.#onError(`cannot listen on ${key} for ${w.route.service.namespace}/${w.route.service.name} on ${w.route.node}: ${err instanceof Error ? err.message : String(err)}`);
     }
+  }
+
+  #accept(socket: Socket, route: Route): void {
+    if (route.kind === 'health') {
+      serve(socket, () => healthResponse(route.service, route.node));
+      return;
+    }
+    const endpoint = this.#picker.pick(pickerKey(route), endpointsOn(route.service, route.port, route.node), socket.remoteAddress ?? '', route.service.affinityTimeoutMs);
+    // The last endpoint left between two apply() calls: what kube-proxy's REJECT rule does to a new flow.
+    if (!endpoint) {
+      socket.resetAndDestroy();
+      return;
+    }
+    const peer = `${socket.remoteAddress ?? ''}:${socket.remotePort ?? 0}`;
+    serve(socket, (path, proxy) => ({
+      status: path?.startsWith('/unhealthy') ? 503 : 200,
+      body: { ...served(route, endpoint), peer, proxy, path } satisfies StandInReply,
+    }));
   }
 
   async #close(key: string): Promise<void> {
@@ -107,19 +149,48 @@ export class NodePortStandIns {
   }
 }
 
-function answer(socket: Socket, who: { node: string; service: string; nodePort: number }): void {
+/** What one node listens on for these Services, port by port. */
+function routesOn(node: string, services: readonly ProxiedService[]): { port: number; route: Route }[] {
+  return services.flatMap((service) => [
+    ...service.ports.filter((port) => endpointsOn(service, port, node).length > 0).map((port) => ({ port: port.nodePort, route: { kind: 'nodePort', node, service, port } as const })),
+    ...(service.healthCheckNodePort === null ? [] : [{ port: service.healthCheckNodePort, route: { kind: 'health', node, service } as const }]),
+  ]);
+}
+
+/** Round robin and affinity are per node and Service port: each node's kube-proxy keeps its own. */
+function pickerKey(route: { node: string; service: ProxiedService; port: ProxiedPort }): string {
+  return `${route.node} ${route.service.namespace}/${route.service.name}:${route.port.name}`;
+}
+
+function served(route: { node: string; service: ProxiedService; port: ProxiedPort }, endpoint: ProxyEndpoint): Pick<StandInReply, 'node' | 'service' | 'nodePort' | 'pod' | 'endpoint'> {
+  return {
+    node: route.node,
+    service: `${route.service.namespace}/${route.service.name}`,
+    nodePort: route.port.nodePort,
+    pod: endpoint.pod,
+    endpoint: { address: endpoint.address, port: endpoint.port, node: endpoint.node },
+  };
+}
+
+function healthResponse(service: ProxiedService, node: string): Response {
+  const localEndpoints = localEndpointCount(service, node);
+  const body: HealthCheckReply = { service: { namespace: service.namespace, name: service.name }, localEndpoints, serviceProxyHealthy: true };
+  return { status: localEndpoints > 0 ? 200 : 503, body };
+}
+
+/** Reads a request (an optional PROXY header, then an HTTP request line or any line) and answers it. */
+function serve(socket: Socket, respond: (path: string | null, proxy: Omit<ParsedProxyHeader, 'length'> | null) => Response): void {
   let buffered = Buffer.alloc(0);
   let proxy: ParsedProxyHeader | null = null;
-  const peer = `${socket.remoteAddress ?? ''}:${socket.remotePort ?? 0}`;
-  const reply = (path: string | null): StandInReply => ({ ...who, peer, proxy: proxy && stripLength(proxy), path });
-  const timer = setTimeout(() => finish(socket, reply(null), false), SILENT_CLIENT_MS);
+  const reply = (path: string | null, http: boolean): void => finish(socket, respond(path, proxy && stripLength(proxy)), http);
+  const timer = setTimeout(() => reply(null, false), SILENT_CLIENT_MS);
   socket.on('error', () => clearTimeout(timer));
   socket.on('data', (chunk: Buffer) => {
     if (socket.writableEnded) return; // answered: what a client still sends is dropped, not buffered
     buffered = Buffer.concat([buffered, chunk]);
     if (buffered.length > MAX_REQUEST_BYTES) {
       clearTimeout(timer);
-      return finish(socket, reply(null), false);
+      return reply(null, false);
     }
     if (!proxy && isProxyHeaderStart(buffered)) {
       proxy = safeParse(buffered);
@@ -130,7 +201,7 @@ function answer(socket: Socket, who: { node: string; service: string; nodePort: 
     if (!text.includes('\r\n\r\n') && !text.includes('\n')) return;
     clearTimeout(timer);
     const path = /^[A-Z]+ (\S+) HTTP\/1\.[01]/.exec(text)?.[1] ?? null;
-    finish(socket, reply(path), path !== null);
+    reply(path, path !== null);
   });
 }
 
@@ -147,9 +218,11 @@ function stripLength(p: ParsedProxyHeader): Omit<ParsedProxyHeader, 'length'> {
   return rest;
 }
 
-function finish(socket: Socket, reply: StandInReply, http: boolean): void {
+const STATUS_TEXT = { 200: 'OK', 503: 'Service Unavailable' } as const;
+
+function finish(socket: Socket, response: Response, http: boolean): void {
   if (socket.destroyed) return;
-  const body = `${JSON.stringify(reply)}\n`;
-  const status = reply.path?.startsWith('/unhealthy') ? '503 Service Unavailable' : '200 OK';
-  socket.end(http ? `HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}` : body);
+  const body = `${JSON.stringify(response.body)}\n`;
+  const head = `HTTP/1.1 ${response.status} ${STATUS_TEXT[response.status]}\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n`;
+  socket.end(http ? `${head}${body}` : body);
 }

@@ -1,17 +1,16 @@
 // The `local` runtime: the real control plane from sandbox/control-plane (no Docker needed) and one
 // virtual kubelet per simcloud server of the cluster (sandbox/kubelet/fleet.ts), so powering a server off,
 // on or deleting it in the cloud is what the node's kubelet experiences. Node addresses are the servers'
-// loopback addresses; NodePort stand-ins on them answer for every NodePort/LoadBalancer Service, so
-// load-balancer traffic flows end to end on this machine.
+// loopback addresses; a kube-proxy stand-in on them answers NodePorts for Services with ready endpoints
+// (sandbox/kubelet/kube-proxy.ts), so load-balancer traffic flows end to end on this machine.
 import { copyFileSync, cpSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { CoreV1Api } from '@kubernetes/client-node';
 import { PooledKubeConfig } from '../../src/kube/kubeconfig.ts';
 import type { SimEvent } from '../../simulator/api/schema/events.ts';
 import { ControlPlane, CONTROL_PLANE_DEFAULTS, type ControlPlaneOptions } from '../control-plane/control-plane.ts';
 import { KubeletFleet, type FleetServer } from '../kubelet/fleet.ts';
-import { NodePortStandIns, type StandInService } from '../kubelet/nodeport-standins.ts';
+import { KubeProxyStandIn } from '../kubelet/kube-proxy.ts';
 import { SANDBOX_LABELS, type SimcloudSandboxCloud } from '../cloud/sandbox-cloud.ts';
 import { NODE_ROLES, type Availability, type ClusterInfo, type RegisteredServer, type Runtime, type RuntimeContext } from './runtime.ts';
 
@@ -22,7 +21,7 @@ export interface LocalRuntimeOptions {
   readonly subscribe: (handler: (event: SimEvent) => void) => () => void;
   readonly controlPlane?: Omit<ControlPlaneOptions, 'dir'>;
   readonly kubeletRenewIntervalMs?: number;
-  /** Answer on NodePorts (off for benchmarks with thousands of nodes). */
+  /** Run the kube-proxy stand-in on the node addresses (off for benchmarks with thousands of nodes). */
   readonly nodePortStandIns?: boolean;
   /**
    * Scale options (benchmarks): apply each server change from the event stream directly instead of
@@ -47,22 +46,19 @@ const CONTROL_PLANE_NODE_LABELS = {
 
 /** Safety net for missed events: a full resync of servers and Services this often. */
 const RESYNC_MS = 5000;
-const SERVICE_POLL_MS = 1000;
 
 export class LocalRuntime implements Runtime {
   readonly name = 'local' as const;
   readonly #opts: LocalRuntimeOptions;
   #controlPlane: ControlPlane | undefined;
   #fleet: KubeletFleet | undefined;
-  readonly #standIns: NodePortStandIns;
-  #services: StandInService[] = [];
+  #kubeProxy: KubeProxyStandIn | undefined;
   #timers: NodeJS.Timeout[] = [];
   #unsubscribe: () => void = () => undefined;
   #workerCount = 0;
 
   constructor(options: LocalRuntimeOptions) {
     this.#opts = options;
-    this.#standIns = new NodePortStandIns({ onError: (m) => options.onError?.(m) });
   }
 
   available(): Promise<Availability> {
@@ -94,7 +90,7 @@ export class LocalRuntime implements Runtime {
       renewIntervalMs: this.#opts.kubeletRenewIntervalMs ?? 2000,
       nodeLabels: (server) => (server.labels[SANDBOX_LABELS.role] === NODE_ROLES.controlPlane ? CONTROL_PLANE_NODE_LABELS : {}),
       onError: (err, node) => this.#opts.onError?.(`kubelet ${node}: ${err instanceof Error ? err.message : String(err)}`),
-      onChange: () => void this.#applyStandIns(),
+      onChange: () => this.#kubeProxy?.nodesChanged(),
       ...(this.#opts.scale?.sharedHeartbeat ? { sharedHeartbeat: this.#opts.scale.sharedHeartbeat } : {}),
       ...(this.#opts.scale?.startConcurrency ? { startConcurrency: this.#opts.scale.startConcurrency } : {}),
     });
@@ -119,7 +115,8 @@ export class LocalRuntime implements Runtime {
     for (const t of this.#timers) clearInterval(t);
     this.#timers = [];
     this.#fleet?.close();
-    await this.#standIns.close();
+    await this.#kubeProxy?.stop();
+    this.#kubeProxy = undefined;
     await this.#controlPlane?.stop();
     this.#controlPlane = undefined;
     rmSync(join(ctx.stateDir, 'control-plane'), { recursive: true, force: true });
@@ -158,10 +155,16 @@ export class LocalRuntime implements Runtime {
       }, 50);
     });
     await this.#resync();
-    const core = kubeConfig.makeApiClient(CoreV1Api);
     this.#timers.push(setInterval(() => void this.#resync(), RESYNC_MS));
-    if (this.#opts.nodePortStandIns !== false) this.#timers.push(setInterval(() => void this.#pollServices(core), SERVICE_POLL_MS));
     for (const t of this.#timers) t.unref();
+    if (this.#opts.nodePortStandIns === false) return;
+    const fleet = this.#fleet;
+    this.#kubeProxy = new KubeProxyStandIn({
+      kubeConfig,
+      nodes: () => fleet?.runningNodes() ?? [],
+      ...(this.#opts.onError ? { onError: this.#opts.onError } : {}),
+    });
+    await this.#kubeProxy.start();
   }
 
   /** A server changed (its record) or was deleted (null). */
@@ -179,27 +182,6 @@ export class LocalRuntime implements Runtime {
     } catch (err) {
       this.#opts.onError?.(`server resync: ${err instanceof Error ? err.message : String(err)}`);
     }
-  }
-
-  async #pollServices(core: CoreV1Api): Promise<void> {
-    try {
-      const list = await core.listServiceForAllNamespaces();
-      this.#services = list.items
-        .filter((s) => s.spec?.type === 'NodePort' || s.spec?.type === 'LoadBalancer')
-        .map((s) => ({
-          namespace: s.metadata?.namespace ?? '',
-          name: s.metadata?.name ?? '',
-          nodePorts: (s.spec?.ports ?? []).map((p) => p.nodePort ?? 0).filter((p) => p > 0),
-        }));
-      await this.#applyStandIns();
-    } catch (err) {
-      this.#opts.onError?.(`service poll: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  }
-
-  async #applyStandIns(): Promise<void> {
-    if (this.#opts.nodePortStandIns === false || !this.#fleet) return;
-    await this.#standIns.apply(this.#fleet.runningNodes(), this.#services);
   }
 }
 

@@ -9,6 +9,8 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimLoopbackAddressPlan, type AddressPlanLease } from '../../sandbox/cloud/address-plan.ts';
 import { NodePortStandIns } from '../../sandbox/kubelet/nodeport-standins.ts';
+import { buildProxyTable } from '../../sandbox/kubelet/proxy-table.ts';
+import { endpointSlice, nodePortService } from '../helpers/endpoint-slices.ts';
 import { waitFor } from '../../sandbox/wait.ts';
 import { startSimcloudInProcess, type InProcessSimcloud } from '../helpers/simcloud.ts';
 
@@ -101,7 +103,10 @@ describe('slow clients on data-plane listeners', () => {
     await sc.client.waitForAction(action.id);
     nodeIp = server.public_ipv4!;
     standIns = new NodePortStandIns();
-    await standIns.apply([{ name: 'node-1', ips: [nodeIp] }], [{ namespace: 'default', name: 'web', nodePorts: [NODE_PORT] }]);
+    await standIns.apply(
+      [{ name: 'node-1', ips: [nodeIp] }],
+      buildProxyTable([nodePortService('default', 'web', { nodePort: NODE_PORT })], [endpointSlice('default', 'web', [{ pod: 'web-1', node: 'node-1', ip: '10.244.1.2' }])]),
+    );
     const hc = { protocol: 'tcp' as const, port: null, path: '/', interval_seconds: 0.2, timeout_seconds: 1, retries: 1 };
     const { load_balancer: lb, action: built } = await sc.client.loadBalancers.create({
       name: 'web', services: [{ protocol: 'tcp', listen_port: LISTEN_PORT, destination_port: NODE_PORT, proxy_protocol: 'none', health_check: hc }], targets: [{ kind: 'server', server_id: server.id }],
