@@ -7,6 +7,7 @@ import type { V1Node } from '@kubernetes/client-node';
 import { SANDBOX_LABELS } from '../../sandbox/cloud/sandbox-cloud.ts';
 import { UNINITIALIZED_TAINT } from '../../sandbox/kubelet/node-object.ts';
 import { waitFor } from '../../sandbox/wait.ts';
+import { handEndpoints } from '../helpers/endpoint-slices.ts';
 import { e2eCcm, hasTaint, httpGet, readyOf, sharedSandbox, waitForIngress, type E2eSandbox } from '../helpers/sandbox.ts';
 
 const SHUTDOWN_TAINT = 'node.cloudprovider.kubernetes.io/shutdown';
@@ -52,11 +53,17 @@ describe(`sandbox flows on the ${e2eCcm().kind} CCM`, () => {
     }
   });
 
+  // The Services below get endpoints written by hand (one per worker), so the nodes' kube-proxy stand-in
+  // has somewhere to send the traffic without depending on pods.
+  const workers = async (): Promise<string[]> =>
+    (await nodes()).filter((n) => n.metadata?.labels?.['node-role.kubernetes.io/control-plane'] === undefined).map((n) => n.metadata?.name ?? '');
+
   it('gives a LoadBalancer Service an IP and carries TCP traffic through the VIP to the nodes', async () => {
-    await e.core.createNamespacedService({
+    const svc = await e.core.createNamespacedService({
       namespace: NS,
       body: { metadata: { name: 'echo' }, spec: { type: 'LoadBalancer', selector: { app: 'echo' }, ports: [{ name: 'http', port: 80, targetPort: 8080 }] } },
     });
+    await handEndpoints(e.kubeConfig, svc, await workers());
     const vip = await waitForIngress(e.core, NS, 'echo');
     const served = new Set<string>();
     await waitFor(
@@ -72,7 +79,7 @@ describe(`sandbox flows on the ${e2eCcm().kind} CCM`, () => {
   });
 
   it('honours annotations: PROXY header received, health-check path used, denied source refused', async () => {
-    await e.core.createNamespacedService({
+    const svc = await e.core.createNamespacedService({
       namespace: NS,
       body: {
         metadata: {
@@ -88,6 +95,7 @@ describe(`sandbox flows on the ${e2eCcm().kind} CCM`, () => {
         spec: { type: 'LoadBalancer', selector: { app: 'x' }, loadBalancerSourceRanges: ['127.0.0.1/32'], ports: [{ port: 8081, targetPort: 8080 }] },
       },
     });
+    await handEndpoints(e.kubeConfig, svc, await workers());
     const vip = await waitForIngress(e.core, NS, 'annotated');
     // Every node fails a check on /unhealthy: the LB has nowhere to send traffic.
     await waitFor(async () => (await httpGet(vip, 8081, '/').catch(() => ({ status: 0 }))).status === 0, {
