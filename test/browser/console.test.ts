@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { SimcloudAdminClient, SimcloudClient } from '../../simulator/api/client/index.ts';
 import { startConsoleServer } from '../../sandbox/console/server.ts';
+import { handEndpoints } from '../helpers/endpoint-slices.ts';
 import { httpGet } from '../helpers/sandbox.ts';
 import {
   byId, openConsole, pageErrors, runTourStep, screenshot, startConsoleHarness, timelineSteps, waitForStep, waitForText, type ConsoleHarness,
@@ -219,6 +220,8 @@ describe('teaching console', () => {
       await byId(page, 'annotation-health-check-protocol').selectOption('http');
       await byId(page, 'action-create-service').click();
       await waitForText(page, 'action-result', 'Service default/shop created');
+      // Endpoints by hand on both workers: the nodes' kube-proxy stand-in answers only for a Service with one.
+      await handEndpoints(h.e2e.kubeConfig, await h.e2e.core.readNamespacedService({ name: 'shop', namespace: 'default' }), ['browser-worker-1', 'browser-worker-2']);
 
       await byId(page, 'tab-both').click();
       await byId(page, 'service-default-shop-finalizer').waitFor({ timeout: 30_000 });
