@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, UsageError, loadConfig, parseFlags, readCloudConfig, redactedConfig, usage } from './load.ts';
-import { parseDuration } from './schema.ts';
+import { parseDuration } from './fields.ts';
+import { CloudConfigFileSchema } from './schema.ts';
+import { settings, type SettingDefinition } from './settings.ts';
 
 const env = { SIMCLOUD_ENDPOINT: 'http://127.0.0.1:9000', SIMCLOUD_TOKEN: 'secret' };
 const files = (content: Record<string, string>) => (p: string): string => {
@@ -135,8 +137,30 @@ describe('loadConfig', () => {
     expect(redactedConfig(loadConfig({ argv: [], env })).token).toBe('<redacted>');
   });
 
-  it('lists every flag in --help', () => {
-    expect(usage()).toContain('--load-balancer-class');
-    expect(usage()).toContain('SIMCLOUD_TOKEN');
+  it('lists every flag and variable of the registry in --help', () => {
+    for (const def of Object.values<SettingDefinition>(settings)) {
+      if (def.flag) expect(usage()).toContain(`--${def.flag}`);
+      if (def.env) expect(usage()).toContain(def.env);
+    }
+  });
+});
+
+describe('the settings registry', () => {
+  it('gives every setting a default its own schema accepts (the API endpoint and token have none)', () => {
+    const failing = Object.entries(settings).filter(([, def]) => !def.schema.safeParse(def.default).success).map(([key]) => key);
+    expect(failing).toEqual(['endpoint', 'token']);
+  });
+
+  it('is the schema: every setting is a config field and every config field a setting', () => {
+    const config = loadConfig({ argv: [], env });
+    expect(Object.keys(config).sort()).toEqual(Object.keys(settings).sort());
+  });
+
+  it('accepts every cloud-config key of the registry and nothing else', () => {
+    const doc = { clusterName: 'c', endpoint: 'http://127.0.0.1:1', token: 't', requestTimeout: '5s', routes: { enabled: false, network: 'n' }, loadBalancer: { enabled: true, strategy: 'ip-block' } };
+    const fileKeys = Object.values<SettingDefinition>(settings).flatMap((d) => (d.file ? [d.file] : []));
+    expect(fileKeys.sort()).toEqual(['clusterName', 'endpoint', 'loadBalancer.enabled', 'loadBalancer.strategy', 'requestTimeout', 'routes.enabled', 'routes.network', 'token']);
+    expect(CloudConfigFileSchema.safeParse(doc).success).toBe(true);
+    expect(CloudConfigFileSchema.safeParse({ ...doc, routes: { networks: 'n' } }).success).toBe(false);
   });
 });
