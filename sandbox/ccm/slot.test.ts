@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { renderSummary } from '../cli/summary.ts';
 import { SandboxState } from '../state.ts';
 import { ccmRbacObjects } from './identity.ts';
-import { ccmChoiceArgs, ccmChoiceFrom, CcmStateField } from './slot.ts';
+import { ccmChoiceArgs, ccmChoiceFrom, CcmStateField, commandLine } from './slot.ts';
 
 const base = {
   name: 'demo', runtime: 'local', status: 'ready', pid: 1, startedAt: 't', readyAt: 't', error: null, steps: [], workers: 2, lbStrategy: 'lb',
@@ -16,6 +16,10 @@ describe('the CCM choice', () => {
       const [kind, command] = ccmChoiceArgs(choice).map((a) => a.replace(/^--ccm(-command)?=/, ''));
       expect(ccmChoiceFrom(kind!, command)).toEqual(choice);
     }
+  });
+
+  it('shows a multi-line command line on one line', () => {
+    expect(commandLine('my-ccm --a \\\n  --b=$X\n  --c ')).toBe('my-ccm --a --b=$X --c');
   });
 });
 

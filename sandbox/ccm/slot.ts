@@ -31,6 +31,11 @@ export function ccmChoiceFrom(kind: string, command: string | undefined): CcmCho
   return { kind };
 }
 
+/** A command line as one display line (continuation backslashes and newlines folded into spaces). */
+export function commandLine(command: string): string {
+  return command.replace(/\s*\\?\n\s*/g, ' ').trim();
+}
+
 /** The flags that reproduce a choice (for the daemon's command line). */
 export function ccmChoiceArgs(choice: CcmChoice): string[] {
   return [`--ccm=${choice.kind}`, ...(choice.kind === 'command' ? [`--ccm-command=${choice.command}`] : [])];

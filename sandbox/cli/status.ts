@@ -8,7 +8,7 @@ import { SimcloudAdminClient, SimcloudClient } from '../../simulator/api/client/
 import { UNINITIALIZED_TAINT } from '../kubelet/node-object.ts';
 import { getUpstreamCcm } from '../ccm/upstream.ts';
 import { upstreamCertDir } from '../ccm/launch.ts';
-import type { CcmState } from '../ccm/slot.ts';
+import { commandLine, type CcmState } from '../ccm/slot.ts';
 import { tail } from '../processes.ts';
 import { resetSandbox, waitForLoadBalancerCleanup } from '../reset.ts';
 import { processAlive, readState, stateDir, type SandboxState } from '../state.ts';
@@ -53,7 +53,7 @@ async function ccmStatus(state: SandboxState): Promise<string> {
   if (ccm.kind === 'none') return 'none: the slot is empty (`npm run sandbox:up -- --ccm none` printed how to run yours)';
   const probe = await ccmHealth(state.name, ccm);
   const exit = ccm.lastExit ? `, last exit ${ccm.lastExit.signal ? `signal ${ccm.lastExit.signal}` : `code ${ccm.lastExit.code}`} at ${ccm.lastExit.at}` : '';
-  return `${ccm.kind}${ccm.command ? ` \`${ccm.command}\`` : ''} pid ${ccm.pid ?? '-'}  ${probe}  restarts ${ccm.restarts}${exit}`;
+  return `${ccm.kind}${ccm.command ? ` \`${commandLine(ccm.command)}\`` : ''} pid ${ccm.pid ?? '-'}  ${probe}  restarts ${ccm.restarts}${exit}`;
 }
 
 function readyOf(n: V1Node): string {

@@ -3,6 +3,7 @@
 import { dirname } from 'node:path';
 import { shellQuote } from '../exec.ts';
 import { commandCcmEnv, upstreamArgsFor } from '../ccm/launch.ts';
+import { commandLine } from '../ccm/slot.ts';
 import type { SandboxState } from '../state.ts';
 
 function endpoints(state: SandboxState): string[] {
@@ -19,7 +20,7 @@ function ccmLine(state: SandboxState): string {
   if (!ccm) return '-';
   if (ccm.kind === 'none') return 'none: the slot is empty, nodes stay tainted until your CCM runs (below)';
   const where = ccm.url ? `${ccm.url}/healthz  ${ccm.url}/metrics` : `pid ${ccm.pid ?? '-'}`;
-  return `${ccm.kind}${ccm.command ? ` \`${ccm.command}\`` : ''}  ${where}`;
+  return `${ccm.kind}${ccm.command ? ` \`${commandLine(ccm.command)}\`` : ''}  ${where}`;
 }
 
 /** The environment and upstream command line for a CCM run by hand against this sandbox. */
