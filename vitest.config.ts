@@ -54,7 +54,7 @@ export default defineConfig({
         // The same flows on the upstream Go CCM (k8s.io/cloud-provider's controllers) in the sandbox's CCM slot.
         test: {
           name: 'e2e-upstream',
-          include: ['test/e2e/flows.test.ts'],
+          include: ['test/e2e/flows.test.ts', 'test/e2e/kube-proxy.test.ts'],
           env: { SANDBOX_CCM: 'upstream' },
           globalSetup: ['test/helpers/control-plane-binaries.setup.ts'],
           fileParallelism: false,

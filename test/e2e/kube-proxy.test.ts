@@ -2,19 +2,20 @@
 // (b) `kubectl expose deployment web --type=LoadBalancer --port=80`: HTTP through the VIP reaches pods
 // of `web` and only them; scaled to zero, the VIP refuses. (c) externalTrafficPolicy Local: traffic
 // only reaches nodes with a local pod, and the load balancer's own health checks (on the Service's
-// healthCheckNodePort) show the other nodes down. This suite brings up a sandbox of its own.
+// healthCheckNodePort) show the other nodes down. This suite brings up a sandbox of its own, with the CCM
+// named by SANDBOX_CCM (both CCMs configure that health check as upstream does).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppsV1Api, PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
 import type { HealthCheckReply, StandInReply } from '../../sandbox/kubelet/nodeport-standins.ts';
 import { waitFor } from '../../sandbox/wait.ts';
-import { httpGet, startE2eSandbox, waitForIngress, type E2eSandbox } from '../helpers/sandbox.ts';
+import { e2eCcm, httpGet, startE2eSandbox, waitForIngress, type E2eSandbox } from '../helpers/sandbox.ts';
 
 const NS = 'default';
 const WORKERS_ONLY = {
   nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'node-role.kubernetes.io/control-plane', operator: 'DoesNotExist' }] }] } },
 };
 
-describe('kube-proxy semantics through the load balancer', () => {
+describe(`kube-proxy semantics through the load balancer of the ${e2eCcm().kind} CCM`, () => {
   let e: E2eSandbox;
   let apps: AppsV1Api;
 
