@@ -1,7 +1,10 @@
-// Command upstream-ccm is a cloud-controller-manager for simcloud built from upstream k8s.io/cloud-provider:
-// upstream's own cloud-node, cloud-node-lifecycle, service-lb and node-route controllers, flags, leader
-// election, serving and metrics, over the simcloud provider (ccm-sandbox/go/provider/simcloud). Run it with
-// --cloud-provider=simcloud and SIMCLOUD_ENDPOINT / SIMCLOUD_TOKEN in the environment.
+// Command upstream-ccm is a cloud-controller-manager built from upstream k8s.io/cloud-provider: upstream's
+// own cloud-node, cloud-node-lifecycle, service-lb and node-route controllers, flags, leader election,
+// serving and metrics, over one of two providers:
+//   - --cloud-provider=simcloud (ccm-sandbox/go/provider/simcloud), with SIMCLOUD_ENDPOINT / SIMCLOUD_TOKEN;
+//   - --cloud-provider=hcloud (ccm-sandbox/go/provider/hcloud, on hcloud-go) for simcloud's Hetzner dialect
+//     or any Hetzner Cloud API, with HCLOUD_ENDPOINT / HCLOUD_TOKEN and --allow-untagged-cloud (Hetzner
+//     resources carry no cluster id).
 package main
 
 import (
@@ -21,6 +24,7 @@ import (
 	_ "k8s.io/component-base/metrics/prometheus/version"  // the version metric
 	"k8s.io/klog/v2"
 
+	_ "ccm-sandbox/go/provider/hcloud"   // registers the "hcloud" cloud provider
 	_ "ccm-sandbox/go/provider/simcloud" // registers the "simcloud" cloud provider
 )
 
@@ -39,7 +43,7 @@ func initCloud(c *config.CompletedConfig) cloudprovider.Interface {
 	shared := c.ComponentConfig.KubeCloudShared.CloudProvider
 	cloud, err := cloudprovider.InitCloudProvider(shared.Name, shared.CloudConfigFile)
 	if err == nil && cloud == nil {
-		err = fmt.Errorf("unknown cloud provider %q; this binary provides: simcloud", shared.Name)
+		err = fmt.Errorf("unknown cloud provider %q; this binary provides: simcloud, hcloud", shared.Name)
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "upstream-ccm: cloud provider could not be initialized: %v\n", err)

@@ -108,17 +108,21 @@ func (z *zones) of(ctx context.Context, location string) (string, error) {
 	return or(z.byLoc[location], location), nil
 }
 
-// datacenterByLocation picks one datacenter per location: the first in name order, so the answer does not
-// depend on the API's order.
+// datacenterByLocation picks one datacenter per location, the one with the lowest id (a location's first),
+// so the answer does not depend on the API's order.
 func datacenterByLocation(datacenters []*hcloud.Datacenter) map[string]string {
-	out := map[string]string{}
+	first := map[string]*hcloud.Datacenter{}
 	for _, dc := range datacenters {
 		if dc.Location == nil {
 			continue
 		}
-		if current, ok := out[dc.Location.Name]; !ok || dc.Name < current {
-			out[dc.Location.Name] = dc.Name
+		if current, ok := first[dc.Location.Name]; !ok || dc.ID < current.ID {
+			first[dc.Location.Name] = dc
 		}
+	}
+	out := make(map[string]string, len(first))
+	for location, dc := range first {
+		out[location] = dc.Name
 	}
 	return out
 }
