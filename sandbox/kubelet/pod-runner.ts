@@ -129,11 +129,13 @@ export class PodRunner {
   }
 
   async #run(pod: V1Pod, node: string): Promise<void> {
-    const facts = nodeFacts(this.#nodes.get(node));
-    const podIP = pod.spec?.hostNetwork ? facts.hostIP : (pod.status?.podIP ?? this.#allocate(node, objectKey(pod), facts.podCIDR));
-    // No podCIDR (or address) yet: node-ipam (or the CCM) will update the Node, which re-queues this pod.
+    const { hostIP, podCIDR } = nodeFacts(this.#nodes.get(node));
+    // Like a kubelet, no pod starts before the Node has an address (the CCM sets it) and a podCIDR
+    // (node-ipam): the Node's update re-queues the pod.
+    if (!hostIP) return;
+    const podIP = pod.spec?.hostNetwork ? hostIP : (pod.status?.podIP ?? this.#allocate(node, objectKey(pod), podCIDR));
     if (!podIP) return;
-    await this.#patchStatus(pod, runningStatus(pod, podIP, facts.hostIP, new Date()));
+    await this.#patchStatus(pod, runningStatus(pod, podIP, hostIP, new Date()));
   }
 
   #allocate(node: string, key: string, podCIDR: string | undefined): string | undefined {

@@ -43,17 +43,17 @@ describe('virtual kubelet pod steps', () => {
 
   it('keeps Ready False until every readiness gate is True, then turns it True', () => {
     const gated = pod({ spec: { containers: [{ name: 'c' }], readinessGates: [{ conditionType: 'example.com/lb-ready' }] } });
-    const first = runningStatus(gated, '10.244.1.2', undefined, now);
+    const first = runningStatus(gated, '10.244.1.2', '127.0.10.1', now);
     expect(first.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'ReadinessGatesNotReady' });
     const waiting = { ...gated, status: first };
     expect(nextStep(waiting)).toBe('none');
     const gateOpen = { ...gated, status: { ...first, conditions: [...(first.conditions ?? []), { type: 'example.com/lb-ready', status: 'True' }] } };
     expect(nextStep(gateOpen)).toBe('run');
-    expect(runningStatus(gateOpen, '10.244.1.2', undefined, now).conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+    expect(runningStatus(gateOpen, '10.244.1.2', '127.0.10.1', now).conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
   });
 
   it('posts Ready again for a running pod that node-lifecycle marked not ready while its kubelet was away', () => {
-    const running = runningStatus(pod(), '10.244.1.2', undefined, now);
+    const running = runningStatus(pod(), '10.244.1.2', '127.0.10.1', now);
     const markedDown = pod({ status: { ...running, conditions: running.conditions?.map((c) => (c.type === 'Ready' ? { ...c, status: 'False' } : c)) } });
     expect(nextStep(markedDown)).toBe('run');
   });
@@ -61,12 +61,15 @@ describe('virtual kubelet pod steps', () => {
   it('keeps the transition time of a condition whose status did not change', () => {
     const earlier = new Date('2025-12-31T00:00:00Z');
     const running = pod({ status: { phase: 'Running', podIP: '10.244.1.2', conditions: [{ type: 'Initialized', status: 'True', lastTransitionTime: earlier }] } });
-    expect(runningStatus(running, '10.244.1.2', undefined, now).conditions?.find((c) => c.type === 'Initialized')?.lastTransitionTime).toEqual(earlier);
+    expect(runningStatus(running, '10.244.1.2', '127.0.10.1', now).conditions?.find((c) => c.type === 'Initialized')?.lastTransitionTime).toEqual(earlier);
   });
 
   it("takes the node's InternalIP and its IPv4 podCIDR", () => {
     const node: V1Node = { spec: { podCIDR: 'fd00::/64', podCIDRs: ['fd00::/64', '10.244.3.0/24'] }, status: { addresses: [{ type: 'Hostname', address: 'w1' }, { type: 'InternalIP', address: '127.0.10.3' }] } };
     expect(nodeFacts(node)).toEqual({ hostIP: '127.0.10.3', podCIDR: '10.244.3.0/24' });
     expect(nodeFacts(undefined)).toEqual({ hostIP: undefined, podCIDR: undefined });
+    // Before the CCM sets addresses a kubelet without --node-ip knows only its Hostname: no host IP yet.
+    expect(nodeFacts({ status: { addresses: [{ type: 'Hostname', address: 'w1' }] } }).hostIP).toBeUndefined();
+    expect(nodeFacts({ status: { addresses: [{ type: 'ExternalIP', address: '127.0.20.3' }] } }).hostIP).toBe('127.0.20.3');
   });
 });

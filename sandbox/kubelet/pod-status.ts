@@ -14,11 +14,13 @@ export interface NodeFacts {
   readonly podCIDR: string | undefined;
 }
 
+/** The kubelet's host IP is the Node's first InternalIP, else its first ExternalIP; none: pods wait. */
 export function nodeFacts(node: V1Node | undefined): NodeFacts {
-  const internal = node?.status?.addresses?.find((a) => a.type === 'InternalIP')?.address;
+  const addresses = node?.status?.addresses ?? [];
+  const hostIP = (addresses.find((a) => a.type === 'InternalIP') ?? addresses.find((a) => a.type === 'ExternalIP'))?.address;
   const spec = node?.spec ?? {};
   const cidrs = spec.podCIDRs ?? [spec.podCIDR ?? ''];
-  return { hostIP: internal, podCIDR: cidrs.find((c) => c !== '' && !c.includes(':')) };
+  return { hostIP, podCIDR: cidrs.find((c) => c !== '' && !c.includes(':')) };
 }
 
 const TERMINAL = new Set(['Succeeded', 'Failed']);
@@ -88,12 +90,13 @@ function completedInitContainers(pod: V1Pod, at: Date): V1ContainerStatus[] {
  * The status a kubelet posts once the pod's sandbox and containers are up. `podIP` comes from the node's
  * podCIDR (or is the node's own address for hostNetwork pods).
  */
-export function runningStatus(pod: V1Pod, podIP: string, hostIP: string | undefined, now: Date): V1PodStatus {
+export function runningStatus(pod: V1Pod, podIP: string, hostIP: string, now: Date): V1PodStatus {
   const ready = readyWanted(pod);
   const startTime = pod.status?.startTime ?? now;
   return {
     phase: 'Running',
-    ...(hostIP ? { hostIP, hostIPs: [{ ip: hostIP }] } : {}),
+    hostIP,
+    hostIPs: [{ ip: hostIP }],
     podIP,
     podIPs: [{ ip: podIP }],
     startTime,

@@ -28,6 +28,9 @@ export interface E2eSandbox {
 
 let shared: Promise<E2eSandbox> | undefined;
 
+/** Short periods so the flows converge in seconds (the defaults are upstream's); both CCMs take these flags. */
+export const CCM_E2E_ARGS: readonly string[] = ['--node-monitor-period=1s', '--route-reconciliation-period=2s'];
+
 interface E2eOptions {
   readonly lbStrategy?: LbStrategy;
   readonly workers?: number;
@@ -59,8 +62,7 @@ async function sandboxOptions(opts: E2eOptions, stateDir: string, addressPlan: A
     ...(kubeconfig ? { kubeconfig } : {}),
     ccm: opts.ccm ?? e2eCcm(),
     ...(opts.waitForNodes === false ? { waitForNodes: false } : {}),
-    // Short periods so the flows converge in seconds (the defaults are upstream's); both CCMs take these flags.
-    ccmArgs: ['--node-monitor-period=1s', '--route-reconciliation-period=2s'],
+    ccmArgs: CCM_E2E_ARGS,
   };
 }
 

@@ -18,9 +18,13 @@ describe('pods on virtual kubelets', () => {
   const nodeLabels = { 'ccm-sandbox.test/group': group };
   const kubelets = new Map<string, VirtualKubelet>();
 
-  /** A kubelet of this test's group; `initialise` removes the uninitialized taint as a CCM would. */
+  /**
+   * A kubelet of this test's group (with a --node-ip: a documentation address, data only, never dialled);
+   * `initialise` removes the uninitialized taint as a CCM would.
+   */
   async function node(prefix: string, initialise: boolean): Promise<VirtualKubelet> {
-    const kubelet = new VirtualKubelet({ kubeConfig: cluster.kubeConfig, nodeName: uniqueName(prefix), labels: nodeLabels, renewIntervalMs: 1000 });
+    const nodeIP = `192.0.2.${kubelets.size + 1}`;
+    const kubelet = new VirtualKubelet({ kubeConfig: cluster.kubeConfig, nodeName: uniqueName(prefix), nodeIP, labels: nodeLabels, renewIntervalMs: 1000 });
     kubelets.set(kubelet.nodeName, kubelet);
     await kubelet.start();
     if (initialise) await cluster.core.patchNode({ name: kubelet.nodeName, body: [{ op: 'replace', path: '/spec/taints', value: [] }] });
@@ -72,6 +76,7 @@ describe('pods on virtual kubelets', () => {
     expect(new Set(ips).size).toBe(3);
     expect(ips.every((ip) => contains(parseCidr(podCIDR), ip))).toBe(true);
     expect(pods.every((p) => p.spec?.nodeName === kubelet.nodeName && p.status?.containerStatuses?.[0]?.ready === true)).toBe(true);
+    expect(new Set(pods.map((p) => p.status?.hostIP))).toEqual(new Set([(await cluster.core.readNode({ name: kubelet.nodeName })).status?.addresses?.[0]?.address]));
     const discovery = cluster.kubeConfig.makeApiClient(DiscoveryV1Api);
     const endpoints = await waitFor(
       async () => {
