@@ -3,7 +3,7 @@
 // kubelet did, which cloud calls the CCM made (from simcloud's event stream, by the caller header), what
 // changed in the cluster, and how long it took. It ends in the state it started from.
 import { parseArgs } from 'node:util';
-import { CoreV1Api, type V1Node } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, type V1Node } from '@kubernetes/client-node';
 import { PooledKubeConfig } from '../src/kube/kubeconfig.ts';
 import { SimcloudClient } from '../simulator/api/client/index.ts';
 import type { ApiCallEvent } from '../simulator/api/schema/events.ts';
@@ -18,6 +18,7 @@ const SHUTDOWN_TAINT = 'node.cloudprovider.kubernetes.io/shutdown';
 interface Demo {
   readonly state: SandboxState;
   readonly core: CoreV1Api;
+  readonly apps: AppsV1Api;
   readonly client: SimcloudClient;
   readonly cloud: SimcloudSandboxCloud;
   readonly calls: ApiCallEvent[];
@@ -62,17 +63,29 @@ async function nodeInit(demo: Demo, name: string): Promise<string[]> {
 }
 
 async function loadBalancer(demo: Demo, service: string): Promise<string[]> {
-  await demo.core.createNamespacedService({ namespace: 'default', body: { metadata: { name: service }, spec: { type: 'LoadBalancer', selector: { app: service }, ports: [{ port: 80, targetPort: 8080 }] } } });
+  // What `kubectl create deployment demo-echo --image=nginx --replicas=2 --port=8080` creates.
+  const labels = { app: service };
+  await demo.apps.createNamespacedDeployment({
+    namespace: 'default',
+    body: { metadata: { name: service, labels }, spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'echo', image: 'nginx', ports: [{ containerPort: 8080 }] }] } } } },
+  });
+  await demo.core.createNamespacedService({ namespace: 'default', body: { metadata: { name: service }, spec: { type: 'LoadBalancer', selector: labels, ports: [{ port: 80, targetPort: 8080 }] } } });
   const vip = await waitFor(async () => (await demo.core.readNamespacedService({ name: service, namespace: 'default' })).status?.loadBalancer?.ingress?.[0]?.ip, {
     timeoutMs: 60_000, intervalMs: 200, description: 'an ingress IP',
   });
   const nodes = new Set<string>();
+  const pods = new Set<string>();
   await waitFor(async () => {
     const res = await fetch(`http://${vip}/`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
-    if (res?.ok) nodes.add(((await res.json()) as { node: string }).node);
-    return nodes.size >= 2;
-  }, { timeoutMs: 30_000, intervalMs: 100, description: 'traffic through the VIP' });
-  return [`Service default/${service} got the finalizer and ingress ${vip}`, `HTTP through ${vip}:80 reached nodes ${[...nodes].sort().join(', ')} via their NodePorts`];
+    const reply = res?.ok ? ((await res.json()) as { node: string; pod: string | null }) : undefined;
+    if (reply) nodes.add(reply.node);
+    if (reply?.pod) pods.add(reply.pod);
+    return nodes.size >= 2 && pods.size >= 2;
+  }, { timeoutMs: 60_000, intervalMs: 100, description: 'traffic through the VIP to both pods' });
+  return [
+    `Deployment default/${service} (2 pods) and Service default/${service}: the Service got the finalizer and ingress ${vip}`,
+    `HTTP through ${vip}:80 entered nodes ${[...nodes].sort().join(', ')} via their NodePorts and reached pods ${[...pods].sort().join(', ')}`,
+  ];
 }
 
 async function shutdown(demo: Demo, name: string): Promise<string[]> {
@@ -107,13 +120,14 @@ async function routes(demo: Demo): Promise<string[]> {
 }
 
 async function cleanup(demo: Demo, service: string): Promise<string[]> {
+  await demo.apps.deleteNamespacedDeployment({ name: service, namespace: 'default' });
   await demo.core.deleteNamespacedService({ name: service, namespace: 'default' });
   // The finalizer comes off only after EnsureLoadBalancerDeleted succeeded, so a vanished Service means a clean cloud.
   await waitFor(async () => !(await demo.core.listNamespacedService({ namespace: 'default' })).items.some((s) => s.metadata?.name === service), {
     timeoutMs: 60_000, intervalMs: 250, description: 'the Service and its cloud resources to be gone',
   });
   const left = await demo.client.loadBalancers.listAll();
-  return [`Service ${service} deleted: the CCM removed its cloud resources, then the finalizer; load balancers left: ${left.length}`];
+  return [`Deployment and Service ${service} deleted: the CCM removed the cloud resources, then the finalizer; load balancers left: ${left.length}`];
 }
 
 function connect(name: string): Demo {
@@ -128,7 +142,7 @@ function connect(name: string): Demo {
   const abort = new AbortController();
   process.once('exit', () => abort.abort());
   void followSimEvents({ endpoint: state.simcloud.url, adminToken: state.simcloud.adminToken, signal: abort.signal, onEvent: (e) => e.type === 'api_call' && calls.push(e) });
-  return { state, core: kc.makeApiClient(CoreV1Api), client, cloud: new SimcloudSandboxCloud({ client, clusterName: state.name }), calls };
+  return { state, core: kc.makeApiClient(CoreV1Api), apps: kc.makeApiClient(AppsV1Api), client, cloud: new SimcloudSandboxCloud({ client, clusterName: state.name }), calls };
 }
 
 async function main(): Promise<void> {
@@ -138,11 +152,11 @@ async function main(): Promise<void> {
   const service = 'demo-echo';
   say(`ccm-sandbox demo on "${demo.state.name}" (${demo.state.runtime} runtime)`);
   await step(demo, '1. Node initialisation', 'A new machine boots; its kubelet (--cloud-provider=external) registers a Node the CCM must initialise.', () => nodeInit(demo, worker));
-  await step(demo, '2. Load balancer', 'A Service of type LoadBalancer: the CCM builds the cloud load balancer and reports its VIP.', () => loadBalancer(demo, service));
+  await step(demo, '2. Load balancer', 'A Deployment behind a Service of type LoadBalancer: the CCM builds the cloud load balancer and reports its VIP; the nodes pass traffic to the pods.', () => loadBalancer(demo, service));
   await step(demo, '3. Node shutdown', 'The machine is powered off, then on again.', () => shutdown(demo, worker));
   await step(demo, '4. Node deletion', 'The machine is deleted in the cloud.', () => deletion(demo, worker));
   await step(demo, '5. Routes', 'Every node podCIDR is routed to the node in the cluster network.', () => routes(demo));
-  await step(demo, '6. Clean up', 'The Service is deleted; nothing is left in the cloud.', () => cleanup(demo, service));
+  await step(demo, '6. Clean up', 'The Deployment and the Service are deleted; nothing is left in the cloud.', () => cleanup(demo, service));
   say('\ndone: the sandbox is back where it started');
   process.exit(0);
 }
