@@ -8,7 +8,7 @@
  *   6. rate limit          – per-token budgets (config and rate_limit faults)
  *   7. faults              – latency, injected errors, intermittent not_found
  *   8. idempotency         – a repeated POST/PATCH with the same Idempotency-Key gets the first answer
- *   9. routes              – /v1 resources, /_sim, /metrics, /openapi.json (each parses its input with the schemas)
+ *   9. routes              – /v1 resources, provider dialects (/hcloud/v1), /_sim, /metrics, /openapi.json (each parses its input)
  *  10. 404                 – not_found for unknown routes
  *  11. error renderer      – the error envelope; anything unexpected is a logged 500
  */
@@ -46,6 +46,7 @@ import type { Store } from './store/store.ts';
 import type { ChangeKind, ResourceChangeEvent } from '../api/schema/events.ts';
 import { ListCache } from './resources/list-cache.ts';
 import { TargetView } from './targets.ts';
+import { HCLOUD_ROUTES } from '../personas/hcloud/dialect.ts';
 
 export const API_ROUTES: readonly RouteDef[] = [
   ...catalogueRoutes, ...serverRoutes, ...networkRoutes, ...loadBalancerRoutes, ...serverGroupRoutes, ...firewallPolicyRoutes, ...ipBlockRoutes, ...actionRoutes,
@@ -140,7 +141,8 @@ export function createApp(deps: AppDeps): SimApp {
   app.use(faults(sim));
   app.use(idempotency(sim));
   const router = express.Router();
-  mountRoutes(router, sim, ALL_ROUTES);
+  // Provider dialects (simulator/personas) are views over the same store under their own prefixes.
+  mountRoutes(router, sim, [...ALL_ROUTES, ...HCLOUD_ROUTES]);
   mountEvents(router, sim);
   mountMeta(router, sim);
   app.use(router);

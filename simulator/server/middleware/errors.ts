@@ -2,6 +2,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Sim } from '../context.ts';
 import { SimcloudError, notFound } from '../errors.ts';
+import { dialectOf } from '../../personas/dialects.ts';
 
 function bodyParserError(err: unknown): SimcloudError | undefined {
   const e = err as { type?: string; status?: number; message?: string };
@@ -17,7 +18,7 @@ export function notFoundRoute(): RequestHandler {
 }
 
 export function errorRenderer(sim: Sim): ErrorRequestHandler {
-  return (err: unknown, _req, res, _next) => {
+  return (err: unknown, req, res, _next) => {
     let e = err instanceof SimcloudError ? err : bodyParserError(err);
     if (e === undefined) {
       sim.logger.error({ err, requestId: res.locals.requestId as string }, 'unhandled error');
@@ -25,6 +26,8 @@ export function errorRenderer(sim: Sim): ErrorRequestHandler {
     }
     res.locals.errorCode = e.code;
     const requestId = res.locals.requestId as string | undefined;
+    const dialect = dialectOf(req.path);
+    if (dialect !== undefined) return void res.status(e.status).set(e.headers).json({ error: dialect.error(e) });
     const details = e.fields === undefined ? undefined : { fields: e.fields };
     res.status(e.status).set(e.headers).json({ error: { code: e.code, message: e.message, ...(details ? { details } : {}), request_id: requestId } });
   };

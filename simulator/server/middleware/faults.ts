@@ -4,14 +4,17 @@ import type { Caller, Sim } from '../context.ts';
 import { SimcloudError, notFound } from '../errors.ts';
 import { resourceTypeOfPath, type RequestFacts } from '../faults.ts';
 import type { CollectionName } from '../store/state.ts';
+import { canonicalPath, isApiPath } from '../../personas/dialects.ts';
 
 const ADDRESSED = /^\/v1\/([a-z_]+)\/([^/]+)/;
 
+/** Rules match the path as sent; resource types, labels and ids come from the canonical /v1 path. */
 function facts(sim: Sim, req: Request, caller: Caller | undefined): RequestFacts {
+  const canonical = canonicalPath(req.path);
   return {
-    method: req.method, path: req.path, resourceType: resourceTypeOfPath(req.path), tokenId: caller?.tokenId,
+    method: req.method, path: req.path, resourceType: resourceTypeOfPath(canonical), tokenId: caller?.tokenId,
     labels: () => {
-      const m = ADDRESSED.exec(req.path);
+      const m = ADDRESSED.exec(canonical);
       const coll = sim.store.state[m?.[1] as CollectionName] as Record<string, { labels?: Record<string, string>; project_id?: string }> | undefined;
       const doc = m === null || coll === undefined ? undefined : coll[m[2]!];
       return doc !== undefined && doc.project_id === caller?.projectId ? doc.labels : undefined;
@@ -37,9 +40,9 @@ function injectError(sim: Sim, f: RequestFacts): void {
   throw new SimcloudError(error.code, error.message ?? `injected ${error.code}`, { status: error.status, headers });
 }
 
-/** GET /v1/servers/{id} of a server matching an intermittent_not_found rule. */
+/** GET /v1/servers/{id} (or a dialect's path to it) of a server matching an intermittent_not_found rule. */
 function injectNotFound(sim: Sim, req: Request, f: RequestFacts): void {
-  const m = /^\/v1\/servers\/([^/]+)$/.exec(req.path);
+  const m = /^\/v1\/servers\/([^/]+)$/.exec(canonicalPath(req.path));
   if (req.method !== 'GET' || m === null) return;
   if (sim.faults.fire('intermittent_not_found', { ...f, resourceType: 'server' }, 1).length === 0) return;
   sim.metrics.faults.inc({ kind: 'intermittent_not_found' });
@@ -48,7 +51,7 @@ function injectNotFound(sim: Sim, req: Request, f: RequestFacts): void {
 
 export function faults(sim: Sim): RequestHandler {
   return async (req, res, next) => {
-    if (sim.faults.size === 0 || !req.path.startsWith('/v1/')) return next();
+    if (sim.faults.size === 0 || !isApiPath(req.path)) return next();
     const f = facts(sim, req, res.locals.caller as Caller | undefined);
     await injectLatency(sim, f);
     injectError(sim, f);

@@ -6,11 +6,17 @@ import type { RequestHandler } from 'express';
 import type { Caller, Sim } from '../context.ts';
 import { rateLimited } from '../errors.ts';
 import { resourceTypeOfPath, type Budget } from '../faults.ts';
+import { canonicalPath, dialectOf } from '../../personas/dialects.ts';
 
 function tighter(a: Budget | null, b: Budget | null): Budget | null {
   if (a === null) return b;
   if (b === null) return a;
   return b.remaining < a.remaining ? b : a;
+}
+
+/** Seconds until the reset, or the Unix time of the reset for dialects that say it so (Hetzner). */
+function resetHeader(sim: Sim, path: string, seconds: number): string {
+  return dialectOf(path)?.rateLimitReset === 'epoch' ? String(Math.ceil(sim.clock.now() / 1000) + seconds) : String(seconds);
 }
 
 export function rateLimit(sim: Sim): RequestHandler {
@@ -19,11 +25,11 @@ export function rateLimit(sim: Sim): RequestHandler {
     if (caller === undefined) return next();
     const cfg = sim.config.rateLimit;
     const base = cfg === null ? null : sim.faults.consumeWindow(`config:${caller.tokenId}`, cfg.limit, cfg.windowSeconds);
-    const facts = { method: req.method, path: req.path, resourceType: resourceTypeOfPath(req.path), tokenId: caller.tokenId, labels: () => undefined };
+    const facts = { method: req.method, path: req.path, resourceType: resourceTypeOfPath(canonicalPath(req.path)), tokenId: caller.tokenId, labels: () => undefined };
     const budget = tighter(base, sim.faults.size === 0 ? null : sim.faults.consumeBudget(facts));
     if (budget === null) return next();
     const headers = {
-      'ratelimit-limit': String(budget.limit), 'ratelimit-remaining': String(Math.max(0, budget.remaining)), 'ratelimit-reset': String(budget.resetSeconds),
+      'ratelimit-limit': String(budget.limit), 'ratelimit-remaining': String(Math.max(0, budget.remaining)), 'ratelimit-reset': resetHeader(sim, req.path, budget.resetSeconds),
     };
     if (budget.remaining < 0) {
       sim.metrics.faults.inc({ kind: 'rate_limit' });

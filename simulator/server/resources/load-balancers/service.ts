@@ -18,7 +18,8 @@ export function toLoadBalancer(sim: Sim, lb: LoadBalancerRec): LoadBalancer {
       status: serving && sim.dataplane !== null ? sim.dataplane.health(lb.id, t.id, s.listen_port) : ('unknown' as const),
     })),
   }));
-  return { ...publicView(lb), resolved_targets: resolved };
+  const { dialect_attrs: _dialects, ...rest } = publicView(lb);
+  return { ...rest, resolved_targets: resolved };
 }
 
 function checkTargets(sim: Sim, caller: Caller, targets: LoadBalancerTarget[] | undefined): void {
@@ -66,7 +67,10 @@ function addressing(sim: Sim, caller: Caller, body: CreateLoadBalancerRequest, z
   };
 }
 
-export async function createLoadBalancer(sim: Sim, caller: Caller, body: CreateLoadBalancerRequest): Promise<{ load_balancer: LoadBalancer; action: ActionRec }> {
+/** `attrs`: a dialect's own attributes, stored on the record from its first commit. */
+export async function createLoadBalancer(
+  sim: Sim, caller: Caller, body: CreateLoadBalancerRequest, attrs: Pick<LoadBalancerRec, 'dialect_attrs'> = {},
+): Promise<{ load_balancer: LoadBalancer; action: ActionRec }> {
   checkName(sim, caller, body.name);
   const where = location(body);
   checkTargets(sim, caller, body.targets);
@@ -76,7 +80,7 @@ export async function createLoadBalancer(sim: Sim, caller: Caller, body: CreateL
   const lb: LoadBalancerRec = {
     id, project_id: caller.projectId, name: body.name, labels: body.labels ?? {}, ...where, status: 'provisioning',
     algorithm: body.algorithm ?? 'round_robin', session_affinity: body.session_affinity ?? 'none', services: body.services ?? [],
-    targets: body.targets ?? [], ...addresses, source_ranges: body.source_ranges ?? [], locked: true, created: nowIso(sim),
+    targets: body.targets ?? [], ...addresses, source_ranges: body.source_ranges ?? [], locked: true, created: nowIso(sim), ...attrs,
   };
   const extra: Change[] = [change];
   if (block !== undefined) extra.push({ op: 'put', coll: 'ip_blocks', doc: { ...block, status: 'assigned', assigned_to: { kind: 'load_balancer', id } } });

@@ -1,0 +1,43 @@
+/**
+ * Attributes a provider dialect keeps on simcloud's own records (simulator/personas): settings its API has
+ * and simcloud's does not. They live on the record, so they persist, snapshot, travel in resource_change
+ * events and vanish with it; simcloud's /v1 view leaves them out. For now: a Hetzner load balancer's type,
+ * public interface, reverse DNS, each target's use_private_ip and each service's HTTP and health-check HTTP
+ * settings.
+ */
+import { z } from 'zod';
+
+/** A Hetzner service's `http` object (also the request schema: every field optional). */
+export const HcloudServiceHttp = z.strictObject({
+  cookie_name: z.string().max(64).optional(),
+  cookie_lifetime: z.number().int().min(1).optional(),
+  certificates: z.array(z.number().int().min(1)).max(50).optional(),
+  redirect_http: z.boolean().optional(),
+  sticky_sessions: z.boolean().optional(),
+  timeout_idle: z.number().int().min(1).max(3600).optional(),
+});
+
+const HealthHttp = z.object({
+  domain: z.string().nullable(), path: z.string(), response: z.string().nullable(), status_codes: z.array(z.string()), tls: z.boolean(),
+});
+
+export const HcloudServiceAttrs = z.object({
+  http: HcloudServiceHttp.nullable(),
+  health_check_protocol: z.enum(['tcp', 'http', 'https']),
+  health_check_http: HealthHttp.nullable(),
+});
+export type HcloudServiceAttrs = z.infer<typeof HcloudServiceAttrs>;
+
+export const HcloudLbAttrs = z.object({
+  load_balancer_type: z.string(),
+  public_interface: z.boolean(),
+  dns_ptr: z.string().nullable(),
+  /** Target key (`server:42`, `label_selector:<selector>`, `ip:<address>`) -> use_private_ip. */
+  use_private_ip: z.record(z.string(), z.boolean()),
+  /** listen_port -> settings. */
+  services: z.record(z.string(), HcloudServiceAttrs),
+});
+export type HcloudLbAttrs = z.infer<typeof HcloudLbAttrs>;
+
+/** `dialect_attrs` of a load balancer record: absent until a dialect sets its own. */
+export const LoadBalancerDialectAttrs = z.object({ hcloud: HcloudLbAttrs.optional() });

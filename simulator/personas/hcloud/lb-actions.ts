@@ -1,0 +1,150 @@
+/**
+ * Hetzner dialect: the load balancer actions. Each computes the LB's new simcloud fields and Hetzner
+ * attributes, commits them through simcloud's LB service (its target and name checks) and runs an
+ * update_load_balancer action, so the LB is locked and `updating` until the data plane has the change.
+ */
+import type { z } from 'zod';
+import type { UpdateLoadBalancerRequest } from '../../api/schema/load-balancers.ts';
+import type { Caller, Sim } from '../../server/context.ts';
+import { conflict, invalidField, notFound } from '../../server/errors.ts';
+import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { ensureUnlocked, startAction } from '../../server/resources/common.ts';
+import * as svc from '../../server/resources/load-balancers/service.ts';
+import type { LoadBalancerRec } from '../../server/store/state.ts';
+import { NumericIdParams } from '../numeric-ids.ts';
+import { PREFIX, owned } from './common.ts';
+import { HcloudError } from './errors.ts';
+import { attrsOf, type HcloudLbAttrs } from './lb-attrs.ts';
+import { sameTarget, targetKey, toSimService, toSimTarget } from './lb-convert.ts';
+import { mergeService } from './lb-merge.ts';
+import { checkLimits, checkPrivateTargets } from './lb-rules.ts';
+import {
+  AttachToNetworkBody, ChangeAlgorithmBody, ChangeDnsPtrBody, ChangeTypeBody, DeleteServiceBody, RemoveTargetBody, ServiceBody, TargetBody, UpdateServiceBody,
+} from './lb-schemas.ts';
+import { lbType } from './load-balancers.ts';
+import { NetworkOnly, Empty } from './schemas.ts';
+import { actionView } from './views.ts';
+
+interface Next {
+  patch: UpdateLoadBalancerRequest;
+  attrs: HcloudLbAttrs;
+}
+/** What an action sees: the caller, the LB as stored and a copy of its attributes to change. */
+interface Ctx {
+  sim: Sim;
+  caller: Caller;
+  lb: LoadBalancerRec;
+  attrs: HcloudLbAttrs;
+}
+type Mutate<B> = (c: Ctx, body: B) => Next;
+
+async function change<B>(c: { sim: Sim; caller: Caller; n: number }, body: B, mutate: Mutate<B>): Promise<LoadBalancerRec> {
+  const { sim, caller, n } = c;
+  const lb = owned(sim, caller, 'load_balancers', n);
+  ensureUnlocked(lb, 'load balancer');
+  if (lb.status === 'deleting') throw conflict(`load balancer ${n} is being deleted`);
+  const next = mutate({ sim, caller, lb, attrs: structuredClone(attrsOf(lb)) }, body);
+  checkLimits({ services: next.patch.services ?? lb.services, targets: next.patch.targets ?? lb.targets }, next.attrs);
+  if (Object.keys(next.patch).length > 0) await svc.updateLoadBalancer(sim, caller, lb.id, next.patch);
+  const current = sim.store.state.load_balancers[lb.id]!;
+  return { ...current, dialect_attrs: { ...current.dialect_attrs, hcloud: next.attrs } };
+}
+
+function lbAction<B>(name: string, body: z.ZodType<B>, mutate: Mutate<B>): RouteDef {
+  return defineRoute({
+    method: 'post', path: `${PREFIX}/load_balancers/:id/actions/${name}`, operation: `hcloud.loadBalancers.${name}`, summary: `${name.replace(/_/g, ' ')}`,
+    params: NumericIdParams, body, status: 201,
+    handle: async (sim, { caller, params, body: input }) => {
+      const doc = await change({ sim, caller, n: params.id }, input, mutate);
+      return { action: actionView(await startAction(sim, caller, { command: 'update_load_balancer', coll: 'load_balancers', doc }), name) };
+    },
+  });
+}
+
+const addService: Mutate<z.infer<typeof ServiceBody>> = ({ lb, attrs }, body) => {
+  const { service, attrs: serviceAttrs } = toSimService(body);
+  if (lb.services.some((s) => s.listen_port === service.listen_port)) {
+    throw new HcloudError('source_port_already_used', 'conflict', `listen port ${service.listen_port} is in use`, 'listen_port');
+  }
+  attrs.services[String(service.listen_port)] = serviceAttrs;
+  return { patch: { services: [...lb.services, service] }, attrs };
+};
+
+const updateService: Mutate<z.infer<typeof UpdateServiceBody>> = ({ lb, attrs }, body) => {
+  const existing = lb.services.find((s) => s.listen_port === body.listen_port);
+  if (existing === undefined) throw notFound('service on port', String(body.listen_port), 'listen_port');
+  const { service, attrs: serviceAttrs } = toSimService(mergeService(existing, attrs.services[String(body.listen_port)], body));
+  attrs.services[String(body.listen_port)] = serviceAttrs;
+  return { patch: { services: lb.services.map((s) => (s.listen_port === body.listen_port ? service : s)) }, attrs };
+};
+
+const deleteService: Mutate<z.infer<typeof DeleteServiceBody>> = ({ lb, attrs }, body) => {
+  if (!lb.services.some((s) => s.listen_port === body.listen_port)) throw notFound('service on port', String(body.listen_port), 'listen_port');
+  delete attrs.services[String(body.listen_port)];
+  return { patch: { services: lb.services.filter((s) => s.listen_port !== body.listen_port) }, attrs };
+};
+
+const addTarget: Mutate<z.infer<typeof TargetBody>> = ({ sim, caller, lb, attrs }, body) => {
+  const target = toSimTarget(sim, caller, body);
+  if (lb.targets.some((t) => sameTarget(t, target))) throw new HcloudError('target_already_defined', 'conflict', `target ${targetKey(body)} is already defined`, 'type');
+  checkPrivateTargets(sim, lb.network_id, [body]);
+  if (body.use_private_ip !== undefined) attrs.use_private_ip[targetKey(body)] = body.use_private_ip;
+  return { patch: { targets: [...lb.targets, target] }, attrs };
+};
+
+const removeTarget: Mutate<z.infer<typeof RemoveTargetBody>> = ({ sim, caller, lb, attrs }, body) => {
+  const target = toSimTarget(sim, caller, body);
+  if (!lb.targets.some((t) => sameTarget(t, target))) throw notFound('target', targetKey(body), 'type');
+  delete attrs.use_private_ip[targetKey(body)];
+  return { patch: { targets: lb.targets.filter((t) => !sameTarget(t, target)) }, attrs };
+};
+
+const setAttrs = <B>(f: (attrs: HcloudLbAttrs, body: B, lb: LoadBalancerRec) => void): Mutate<B> => ({ lb, attrs }, body) => {
+  f(attrs, body, lb);
+  return { patch: {}, attrs };
+};
+
+const changeDnsPtr = setAttrs<z.infer<typeof ChangeDnsPtrBody>>((attrs, body, lb) => {
+  if (body.ip !== lb.public_ipv4) throw invalidField('ip', `${body.ip} is not this load balancer's address (${lb.public_ipv4})`);
+  attrs.dns_ptr = body.dns_ptr;
+});
+
+/** attach_to_network and detach_from_network run simcloud's own network actions. */
+const networkRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'post', path: `${PREFIX}/load_balancers/:id/actions/attach_to_network`, operation: 'hcloud.loadBalancers.attach_to_network',
+    summary: 'attach to network', params: NumericIdParams, body: AttachToNetworkBody, status: 201,
+    handle: async (sim, { caller, params, body }) => {
+      const lb = owned(sim, caller, 'load_balancers', params.id);
+      const network = owned(sim, caller, 'networks', { n: body.network, field: 'network' });
+      if (lb.network_id !== null) throw new HcloudError('load_balancer_already_attached', 'conflict', `load balancer ${params.id} is already on a network`, 'network');
+      return { action: actionView(await svc.attachLoadBalancer(sim, caller, lb.id, { network_id: network.id, ip: body.ip })) };
+    },
+  }),
+  defineRoute({
+    method: 'post', path: `${PREFIX}/load_balancers/:id/actions/detach_from_network`, operation: 'hcloud.loadBalancers.detach_from_network',
+    summary: 'detach from network', params: NumericIdParams, body: NetworkOnly, status: 201,
+    handle: async (sim, { caller, params, body }) => {
+      const lb = owned(sim, caller, 'load_balancers', params.id);
+      const network = owned(sim, caller, 'networks', { n: body.network, field: 'network' });
+      if (lb.network_id !== network.id) {
+        throw new HcloudError('load_balancer_not_attached_to_network', 'conflict', `load balancer ${params.id} is not on network ${body.network}`, 'network');
+      }
+      return { action: actionView(await svc.detachLoadBalancer(sim, caller, lb.id)) };
+    },
+  }),
+];
+
+export const loadBalancerActionRoutes: RouteDef[] = [
+  lbAction('add_service', ServiceBody, addService),
+  lbAction('update_service', UpdateServiceBody, updateService),
+  lbAction('delete_service', DeleteServiceBody, deleteService),
+  lbAction('add_target', TargetBody, addTarget),
+  lbAction('remove_target', RemoveTargetBody, removeTarget),
+  lbAction('change_algorithm', ChangeAlgorithmBody, ({ attrs }, body) => ({ patch: { algorithm: body.type }, attrs })),
+  lbAction('change_type', ChangeTypeBody, setAttrs((attrs, body) => void (attrs.load_balancer_type = lbType(body.load_balancer_type)))),
+  lbAction('enable_public_interface', Empty, setAttrs((attrs) => void (attrs.public_interface = true))),
+  lbAction('disable_public_interface', Empty, setAttrs((attrs) => void (attrs.public_interface = false))),
+  lbAction('change_dns_ptr', ChangeDnsPtrBody, changeDnsPtr),
+  ...networkRoutes,
+];

@@ -1,0 +1,54 @@
+/** A simcloud load balancer as Hetzner's JSON: type, public/private net, services, targets with health. */
+import type { LoadBalancerTarget, ResolvedTarget } from '../../api/schema/load-balancers.ts';
+import type { Sim } from '../../server/context.ts';
+import { regionById } from '../../server/resources/catalogue/data.ts';
+import { toLoadBalancer } from '../../server/resources/load-balancers/service.ts';
+import type { LoadBalancerRec } from '../../server/store/state.ts';
+import { numericIdOf } from '../numeric-ids.ts';
+import { LOAD_BALANCER_TYPES, loadBalancerTypeView, locationView } from './catalogue.ts';
+import { attrsOf, type HcloudLbAttrs } from './lb-attrs.ts';
+import { serviceView } from './lb-convert.ts';
+
+type Health = ResolvedTarget['health'];
+
+const healthStatus = (health: Health): Record<string, unknown>[] => health.map((h) => ({ listen_port: h.listen_port, status: h.status }));
+
+function serverTarget(serverId: string, health: Health, usePrivate: boolean): Record<string, unknown> {
+  return { type: 'server', server: { id: numericIdOf(serverId) }, health_status: healthStatus(health), use_private_ip: usePrivate };
+}
+
+function targetView(t: LoadBalancerTarget, resolved: ResolvedTarget[], attrs: HcloudLbAttrs, onNetwork: boolean): Record<string, unknown> | null {
+  const usePrivate = (key: string): boolean => attrs.use_private_ip[key] ?? onNetwork;
+  if (t.kind === 'server') {
+    const r = resolved.find((x) => x.server_id === t.server_id);
+    return serverTarget(t.server_id, r?.health ?? [], usePrivate(`server:${numericIdOf(t.server_id)}`));
+  }
+  if (t.kind === 'ip') return { type: 'ip', ip: { ip: t.ip }, health_status: healthStatus(resolved.find((x) => x.id === `ip:${t.ip}`)?.health ?? []) };
+  if (t.kind !== 'label_selector') return null; // server groups have no Hetzner counterpart
+  const key = `label_selector:${t.label_selector}`;
+  const members = resolved.filter((r) => r.server_id !== null).map((r) => serverTarget(r.server_id!, r.health, usePrivate(key)));
+  return { type: 'label_selector', label_selector: { selector: t.label_selector }, use_private_ip: usePrivate(key), health_status: [], targets: members };
+}
+
+export function loadBalancerView(sim: Sim, lb: LoadBalancerRec): Record<string, unknown> {
+  const attrs = attrsOf(lb);
+  const view = toLoadBalancer(sim, lb);
+  const type = LOAD_BALANCER_TYPES.find((t) => t.name === attrs.load_balancer_type) ?? LOAD_BALANCER_TYPES[0]!;
+  const region = regionById(lb.location);
+  return {
+    id: numericIdOf(lb.id), name: lb.name, created: lb.created, labels: lb.labels,
+    public_net: {
+      enabled: attrs.public_interface,
+      ipv4: { ip: lb.public_ipv4, dns_ptr: attrs.dns_ptr ?? `static.${lb.public_ipv4}.clients.sim`, blocked: false },
+      ipv6: { ip: null, dns_ptr: null, blocked: false },
+    },
+    private_net: lb.network_id === null ? [] : [{ network: numericIdOf(lb.network_id), ip: lb.private_ipv4 }],
+    location: region === undefined ? null : locationView(region),
+    load_balancer_type: loadBalancerTypeView(type),
+    protection: { delete: false },
+    services: lb.services.map((s) => serviceView(s, attrs.services[String(s.listen_port)])),
+    targets: lb.targets.map((t) => targetView(t, view.resolved_targets, attrs, lb.network_id !== null)).filter((t) => t !== null),
+    algorithm: { type: lb.algorithm },
+    included_traffic: 0, outgoing_traffic: null, ingoing_traffic: null,
+  };
+}

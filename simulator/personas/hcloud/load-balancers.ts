@@ -1,0 +1,81 @@
+/** Hetzner dialect: load balancers (create, get, list, update, delete) and load balancer types, over simcloud's LBs. */
+import type { Caller, Sim } from '../../server/context.ts';
+import { invalidField } from '../../server/errors.ts';
+import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { REGIONS } from '../../server/resources/catalogue/data.ts';
+import * as svc from '../../server/resources/load-balancers/service.ts';
+import { NumericIdParams } from '../numeric-ids.ts';
+import { LOAD_BALANCER_TYPES, byIdOrName, regionOfLocation } from './catalogue.ts';
+import { PREFIX, owned, sid, simListQuery } from './common.ts';
+import { defaultAttrs, type HcloudLbAttrs } from './lb-attrs.ts';
+import { targetKey, toSimService, toSimTarget } from './lb-convert.ts';
+import { CreateLoadBalancerBody } from './lb-schemas.ts';
+import { loadBalancerView } from './lb-view.ts';
+import { checkPrivateTargets } from './lb-rules.ts';
+import { ListQuery, UpdateBody } from './schemas.ts';
+import { actionView } from './views.ts';
+
+export function lbType(ref: string | number, field = 'load_balancer_type'): string {
+  const type = byIdOrName(LOAD_BALANCER_TYPES, ref);
+  if (type === undefined) throw invalidField(field, `unknown load balancer type ${ref}`);
+  return type.name;
+}
+
+function locationOf(body: CreateLoadBalancerBody): string {
+  const name = body.location ?? body.network_zone;
+  if (name === undefined) throw invalidField('location', 'location or network_zone is required');
+  const region = regionOfLocation(name);
+  if (region === undefined) throw invalidField(body.location === undefined ? 'network_zone' : 'location', `unknown ${body.location === undefined ? 'network zone' : 'location'} ${name}; one of ${REGIONS.map((r) => r.name).join(', ')}`);
+  return region.id;
+}
+
+async function create(sim: Sim, caller: Caller, body: CreateLoadBalancerBody): Promise<Record<string, unknown>> {
+  const attrs: HcloudLbAttrs = { ...defaultAttrs(lbType(body.load_balancer_type)), public_interface: body.public_interface ?? true };
+  const services = (body.services ?? []).map((b, i) => {
+    const { service, attrs: serviceAttrs } = toSimService(b, `services.${i}.`);
+    attrs.services[String(service.listen_port)] = serviceAttrs;
+    return service;
+  });
+  const targets = (body.targets ?? []).map((t, i) => {
+    if (t.use_private_ip !== undefined) attrs.use_private_ip[targetKey(t)] = t.use_private_ip;
+    return toSimTarget(sim, caller, t, `targets.${i}.`);
+  });
+  const network = body.network === undefined ? undefined : owned(sim, caller, 'networks', { n: body.network, field: 'network' });
+  checkPrivateTargets(sim, network?.id ?? null, body.targets ?? []);
+  const { load_balancer, action } = await svc.createLoadBalancer(sim, caller, {
+    name: body.name, location: locationOf(body), algorithm: body.algorithm?.type, services, targets, labels: body.labels, network_id: network?.id,
+  }, { dialect_attrs: { hcloud: attrs } });
+  return { load_balancer: loadBalancerView(sim, sim.store.state.load_balancers[load_balancer.id]!), action: actionView(action) };
+}
+
+export const loadBalancerRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'get', path: `${PREFIX}/load_balancers`, operation: 'hcloud.loadBalancers.list', summary: 'List load balancers', query: ListQuery,
+    handle: (sim, { caller, query }) => {
+      const { load_balancers, meta } = svc.listLoadBalancers(sim, caller, simListQuery(query));
+      return { load_balancers: load_balancers.map((lb) => loadBalancerView(sim, sim.store.state.load_balancers[lb.id]!)), meta };
+    },
+  }),
+  defineRoute({
+    method: 'post', path: `${PREFIX}/load_balancers`, operation: 'hcloud.loadBalancers.create', summary: 'Create a load balancer', body: CreateLoadBalancerBody,
+    status: 201, handle: (sim, { caller, body }) => create(sim, caller, body),
+  }),
+  defineRoute({
+    method: 'get', path: `${PREFIX}/load_balancers/:id`, operation: 'hcloud.loadBalancers.get', summary: 'Get a load balancer', params: NumericIdParams,
+    handle: (sim, { caller, params }) => ({ load_balancer: loadBalancerView(sim, owned(sim, caller, 'load_balancers', params.id)) }),
+  }),
+  defineRoute({
+    method: 'put', path: `${PREFIX}/load_balancers/:id`, operation: 'hcloud.loadBalancers.update', summary: 'Update name or labels', params: NumericIdParams,
+    body: UpdateBody,
+    handle: async (sim, { caller, params, body }) => {
+      const lb = await svc.updateLoadBalancer(sim, caller, sid('load_balancers', params.id), body);
+      return { load_balancer: loadBalancerView(sim, sim.store.state.load_balancers[lb.id]!) };
+    },
+  }),
+  defineRoute({
+    method: 'delete', path: `${PREFIX}/load_balancers/:id`, operation: 'hcloud.loadBalancers.delete', summary: 'Delete a load balancer', params: NumericIdParams,
+    status: 204, handle: async (sim, { caller, params }) => {
+      await svc.deleteLoadBalancer(sim, caller, sid('load_balancers', params.id));
+    },
+  }),
+];

@@ -1,0 +1,68 @@
+/**
+ * simcloud records as Hetzner Cloud JSON (the shapes hcloud-go's schema package parses): numeric ids, nested
+ * location/server type/image objects, public_net/private_net, Hetzner action commands. Pure functions of the
+ * store; the load balancer view is in lb-view.ts.
+ */
+import type { Action } from '../../api/schema/actions.ts';
+import type { Server } from '../../api/schema/servers.ts';
+import type { Network } from '../../api/schema/networks.ts';
+import { IMAGES, SERVER_TYPES, regionById, zoneById } from '../../server/resources/catalogue/data.ts';
+import type { Sim } from '../../server/context.ts';
+import { numericIdOf } from '../numeric-ids.ts';
+import { datacenterView, imageView, locationView, serverTypeView } from './catalogue.ts';
+
+/** simcloud action commands as Hetzner names them (power actions are start/stop_server there). */
+const COMMANDS: Record<Action['command'], string> = {
+  create_server: 'create_server', delete_server: 'delete_server', poweron_server: 'start_server', poweroff_server: 'stop_server',
+  shutdown_server: 'shutdown_server', reboot_server: 'reboot_server', attach_server_to_network: 'attach_to_network',
+  detach_server_from_network: 'detach_from_network', create_load_balancer: 'create_load_balancer', update_load_balancer: 'update_load_balancer',
+  delete_load_balancer: 'delete_load_balancer', attach_load_balancer_to_network: 'attach_to_network',
+  detach_load_balancer_from_network: 'detach_from_network', add_route: 'add_route', delete_route: 'delete_route',
+};
+
+export function actionView(a: Action, command?: string): Record<string, unknown> {
+  return {
+    id: numericIdOf(a.id), command: command ?? COMMANDS[a.command], status: a.status, progress: a.progress, started: a.started,
+    finished: a.finished, error: a.error, resources: a.resources.map((r) => ({ id: numericIdOf(r.id), type: r.type })),
+  };
+}
+
+/** A MAC address derived from the server and network numbers, stable across restarts. */
+function mac(serverId: number, networkId: number): string {
+  const bytes = [0x86, 0x00, (serverId >> 16) & 0xff, (serverId >> 8) & 0xff, serverId & 0xff, networkId & 0xff];
+  return bytes.map((b) => b.toString(16).padStart(2, '0')).join(':');
+}
+
+export function serverView(sim: Sim, s: Server): Record<string, unknown> {
+  const id = numericIdOf(s.id);
+  const zone = zoneById(s.zone);
+  const type = SERVER_TYPES.find((t) => t.id === s.server_type);
+  const image = IMAGES.find((i) => i.id === s.image);
+  const region = regionById(s.region);
+  const lbs = sim.store.all('load_balancers').filter((lb) => sim.targets.resolve(lb).some((t) => t.server_id === s.id)).map((lb) => numericIdOf(lb.id));
+  return {
+    id, name: s.name, status: s.status, created: s.created,
+    public_net: {
+      ipv4: s.public_ipv4 === null ? null : { id, ip: s.public_ipv4, blocked: false, dns_ptr: `static.${s.public_ipv4}.clients.sim` },
+      ipv6: null, floating_ips: [], firewalls: [],
+    },
+    private_net: s.private_networks.map((p) => ({ network: numericIdOf(p.network_id), ip: p.ip, alias_ips: [], mac_address: mac(id, numericIdOf(p.network_id)) })),
+    server_type: type === undefined ? null : serverTypeView(type),
+    datacenter: zone === undefined ? null : datacenterView(zone),
+    location: region === undefined ? null : locationView(region),
+    image: image === undefined ? null : imageView(image),
+    labels: s.labels, locked: s.locked, protection: { delete: false, rebuild: false },
+    included_traffic: 0, outgoing_traffic: null, ingoing_traffic: null, backup_window: null, rescue_enabled: false, iso: null,
+    volumes: [], primary_disk_size: type?.disk_gb ?? 0, placement_group: null, load_balancers: lbs,
+  };
+}
+
+export function networkView(n: Network): Record<string, unknown> {
+  return {
+    id: numericIdOf(n.id), name: n.name, created: n.created, ip_range: n.ip_range,
+    subnets: n.subnets.map((sn) => ({ type: 'cloud', ip_range: sn.ip_range, network_zone: zoneById(sn.zone)?.region ?? sn.zone, gateway: sn.gateway })),
+    routes: n.routes.map((r) => ({ destination: r.destination, gateway: r.gateway })),
+    servers: n.servers.map(numericIdOf), load_balancers: n.load_balancers.map(numericIdOf),
+    protection: { delete: false }, labels: n.labels, expose_routes_to_vswitch: false,
+  };
+}

@@ -1,0 +1,33 @@
+/**
+ * Numeric ids for dialects whose APIs use integers (Hetzner, Linode, DigitalOcean). Every simcloud id is a
+ * type prefix and a number from the store's sequence (`srv-00000042`, see newIds), so that number is already
+ * one stable integer per resource, unique within its type (a resource and the action creating it may share
+ * it, as ids of different types may in those APIs) and persisted with the store: a dialect shows it and
+ * turns it back into the simcloud id, and no dialect keeps ids of its own.
+ */
+import { z } from 'zod';
+
+const SEQUENTIAL = /^[a-z]{2,5}-(\d{1,15})$/;
+
+/** The integer behind a simcloud id, or null for an id not made by the store's sequence. */
+export function numericId(id: string): number | null {
+  const m = SEQUENTIAL.exec(id);
+  return m === null ? null : Number(m[1]);
+}
+
+/** Like numericId, for ids the store made (every stored resource's). */
+export function numericIdOf(id: string): number {
+  const n = numericId(id);
+  if (n === null) throw new Error(`${id} is not a sequential simcloud id`);
+  return n;
+}
+
+/** The simcloud id of number `n` for a type prefix (`srv`, `lb`, `net`, `act`). */
+export const simcloudId = (prefix: string, n: number): string => `${prefix}-${String(n).padStart(8, '0')}`;
+
+/** A message with simcloud ids (`server srv-00000042 not found`) in numeric form (`server 42 not found`). */
+export const numericMessage = (message: string): string => message.replace(/\b[a-z]{2,5}-0*(\d{1,15})\b/g, '$1');
+
+/** A path or body id: a positive integer (path parameters arrive as strings). */
+export const NumericId = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+export const NumericIdParams = z.object({ id: z.string().regex(/^\d{1,15}$/, 'must be a numeric id').transform(Number) });
