@@ -53,7 +53,8 @@ function tryLines(state: SandboxState): string[] {
     'Try:',
     '  kubectl get nodes -o wide',
     "  kubectl get nodes -o custom-columns='NAME:.metadata.name,PROVIDER-ID:.spec.providerID,TYPE:.metadata.labels.node\\.kubernetes\\.io/instance-type,ZONE:.metadata.labels.topology\\.kubernetes\\.io/zone,TAINTS:.spec.taints[*].key'",
-    '  kubectl apply -f examples/loadbalancer-service.yaml && kubectl get service echo -w',
+    '  kubectl create deployment web --image=nginx --replicas=2 && kubectl get pods -o wide',
+    '  kubectl expose deployment web --type=LoadBalancer --port=80 && kubectl get service web -w',
     '  npm run sandbox:status',
     ...(sim ? [`  export SIMCLOUD_URL=${sim.url} SIMCLOUD_TOKEN=${sim.token}`, '  npm run simcloud -- server list'] : []),
   ];
@@ -75,9 +76,9 @@ export function renderSummary(state: SandboxState): string {
     ...tryLines(state),
     '',
     ...(state.ccm?.kind === 'none' ? [...ownCcmLines(state), ''] : []),
-    'Next: open the console, apply an example Service from examples/ and curl its EXTERNAL-IP; then power a',
-    'worker off (`npm run simcloud -- server poweroff <id>` or the console) and watch the node go NotReady and',
-    'get the shutdown taint.',
+    'Next: open the console, curl the EXTERNAL-IP of web (the reply names the pod that served); then power a',
+    'worker off (`npm run simcloud -- server poweroff <id>` or the console) and watch the node go NotReady, get',
+    'the shutdown taint, and its pods move to the other nodes.',
     `Logs: npm run sandbox:logs -- [ccm|simcloud|kube-apiserver|...]    Stop: npm run sandbox:down${nameFlag}`,
   ].join('\n');
 }
