@@ -8,14 +8,14 @@ import type {
 } from '../../simulator/api/schema/events.ts';
 import { LoadBalancerCleanupFinalizer } from '../../src/controllers/service/needs-update.ts';
 import { TaintKey } from '../../src/kube/taints.ts';
-import { Controller, UpstreamMethod } from './explain.ts';
+import { Controller, CloudMethod } from './explain.ts';
 
 export interface ChangeStep {
   readonly group: string;
   readonly title: string;
   readonly sentence: string;
   readonly controller: string | null;
-  readonly method: UpstreamMethod | null;
+  readonly method: CloudMethod | null;
 }
 
 export const SHUTDOWN_TAINT = TaintKey.Shutdown;
@@ -115,10 +115,10 @@ function networkSteps(c: ChangeOf<'network'>, before: NetworkRecord | undefined,
   // A route's group is its Node's, found by the gateway (the Node's internal IP).
   const base = (r: string): { group: string; controller: Controller } => ({ group: groupOf('gateway', r.split(' → ')[1] ?? ''), controller: Controller.route });
   const added = [...now].filter((r) => !was.has(r)).map((r) => ({
-    ...base(r), method: UpstreamMethod.CreateRoute, title: `route ${r} added`, sentence: `The network now routes ${r}: pod traffic for that Node's podCIDR goes to the Node (CreateRoute).`,
+    ...base(r), method: CloudMethod.createRoute, title: `route ${r} added`, sentence: `The network now routes ${r}: pod traffic for that Node's podCIDR goes to the Node (CreateRoute).`,
   }));
   const removed = [...was].filter((r) => !now.has(r)).map((r) => ({
-    ...base(r), method: UpstreamMethod.DeleteRoute, title: `route ${r} removed`, sentence: `The route ${r} is gone: its Node or podCIDR no longer exists (DeleteRoute).`,
+    ...base(r), method: CloudMethod.deleteRoute, title: `route ${r} removed`, sentence: `The route ${r} is gone: its Node or podCIDR no longer exists (DeleteRoute).`,
   }));
   return [...added, ...removed];
 }
@@ -135,7 +135,7 @@ function ownedStep(c: Owned, before: RecordOf<Owned['resource_type']> | undefine
   const doc = c.resource ?? before;
   const members = c.resource_type === 'server_group' && c.resource ? ` Members: ${c.resource.servers.join(', ') || 'none'}.` : '';
   return {
-    group: serviceGroupOf(doc) ?? `Cloud/${c.resource_id}`, controller: Controller.service, method: c.change === 'deleted' ? UpstreamMethod.EnsureLoadBalancerDeleted : null,
+    group: serviceGroupOf(doc) ?? `Cloud/${c.resource_id}`, controller: Controller.service, method: c.change === 'deleted' ? CloudMethod.ensureLoadBalancerDeleted : null,
     title: `${c.resource_type.replace(/_/g, ' ')} ${c.resource_id} ${c.change}`,
     sentence: `The ${KIND_TEXT[c.resource_type]} ${c.resource_id} was ${c.change}.${members}`,
   };
@@ -184,16 +184,16 @@ export function readyOf(node: V1Node | undefined): string {
 
 const taintsOf = (node: V1Node | undefined): Set<string> => new Set((node?.spec?.taints ?? []).map((t) => `${t.key}:${t.effect}`));
 
-const TAINT_ADDED: Record<string, { sentence: string; controller: string | null; method: UpstreamMethod | null }> = {
-  [SHUTDOWN_TAINT]: { sentence: 'cloud-node-lifecycle-controller added the shutdown taint: the Node is NotReady and InstanceShutdown said its server is off, so its pods are not considered lost yet.', controller: Controller.lifecycle, method: UpstreamMethod.InstanceShutdown },
+const TAINT_ADDED: Record<string, { sentence: string; controller: string | null; method: CloudMethod | null }> = {
+  [SHUTDOWN_TAINT]: { sentence: 'cloud-node-lifecycle-controller added the shutdown taint: the Node is NotReady and InstanceShutdown said its server is off, so its pods are not considered lost yet.', controller: Controller.lifecycle, method: CloudMethod.instanceShutdown },
   [UNINITIALIZED_TAINT]: { sentence: 'The kubelet (with --cloud-provider=external) registered the Node with the uninitialized taint: no pod lands on it until the CCM initialises it.', controller: null, method: null },
   'node.kubernetes.io/unreachable': { sentence: 'kube-controller-manager tainted the Node unreachable: its kubelet stopped posting status.', controller: 'kube-controller-manager', method: null },
   'node.kubernetes.io/not-ready': { sentence: 'kube-controller-manager tainted the Node not-ready.', controller: 'kube-controller-manager', method: null },
 };
 
-const TAINT_REMOVED: Record<string, { sentence: string; controller: string | null; method: UpstreamMethod | null }> = {
+const TAINT_REMOVED: Record<string, { sentence: string; controller: string | null; method: CloudMethod | null }> = {
   [SHUTDOWN_TAINT]: { sentence: 'The Node is Ready again, so cloud-node-lifecycle-controller removed the shutdown taint.', controller: Controller.lifecycle, method: null },
-  [UNINITIALIZED_TAINT]: { sentence: 'cloud-node-controller initialised the Node from its server (InstanceMetadata) and removed the uninitialized taint: pods can be scheduled.', controller: Controller.node, method: UpstreamMethod.InstanceMetadata },
+  [UNINITIALIZED_TAINT]: { sentence: 'cloud-node-controller initialised the Node from its server (InstanceMetadata) and removed the uninitialized taint: pods can be scheduled.', controller: Controller.node, method: CloudMethod.instanceMetadata },
 };
 
 function taintSteps(name: string, before: V1Node, after: V1Node): ChangeStep[] {
@@ -228,13 +228,13 @@ function fieldSteps(name: string, before: V1Node, after: V1Node): ChangeStep[] {
   const was = { providerID: before.spec?.providerID, podCIDR: before.spec?.podCIDR };
   const { providerID, podCIDR } = after.spec ?? {};
   if (!was.providerID && providerID) {
-    steps.push({ group, title: `providerID ${providerID}`, sentence: `cloud-node-controller set providerID ${providerID}, the link from Node ${name} to its server, with instance-type, zone and region labels (InstanceMetadata).`, controller: Controller.node, method: UpstreamMethod.InstanceMetadata });
+    steps.push({ group, title: `providerID ${providerID}`, sentence: `cloud-node-controller set providerID ${providerID}, the link from Node ${name} to its server, with instance-type, zone and region labels (InstanceMetadata).`, controller: Controller.node, method: CloudMethod.instanceMetadata });
   }
   if (!was.podCIDR && podCIDR) {
     steps.push({ group, title: `podCIDR ${podCIDR}`, sentence: `kube-controller-manager's node-ipam gave Node ${name} the podCIDR ${podCIDR}; node-route-controller will create a cloud route for it (CreateRoute).`, controller: 'kube-controller-manager', method: null });
   }
   if (netOf(before) !== 'False' && netOf(after) === 'False') {
-    steps.push({ group, title: 'NetworkUnavailable=False (RouteCreated)', sentence: `node-route-controller created the route for Node ${name}'s podCIDR and set NetworkUnavailable=False.`, controller: Controller.route, method: UpstreamMethod.CreateRoute });
+    steps.push({ group, title: 'NetworkUnavailable=False (RouteCreated)', sentence: `node-route-controller created the route for Node ${name}'s podCIDR and set NetworkUnavailable=False.`, controller: Controller.route, method: CloudMethod.createRoute });
   }
   return steps;
 }
@@ -246,7 +246,7 @@ export function diffNode(before: V1Node | undefined, after: V1Node | undefined):
   const name = nameOf(after, before);
   const group = `Node/${name}`;
   if (!before) return after ? [{ group, title: `Node ${name} registered`, sentence: `The kubelet of ${name} registered its Node (with the uninitialized taint, as kubelets with --cloud-provider=external do).`, controller: 'kubelet', method: null }] : [];
-  if (!after) return [{ group, title: `Node ${name} deleted`, sentence: `Node ${name} is gone: cloud-node-lifecycle-controller deleted it because InstanceExists said its server no longer exists.`, controller: Controller.lifecycle, method: UpstreamMethod.InstanceExists }];
+  if (!after) return [{ group, title: `Node ${name} deleted`, sentence: `Node ${name} is gone: cloud-node-lifecycle-controller deleted it because InstanceExists said its server no longer exists.`, controller: Controller.lifecycle, method: CloudMethod.instanceExists }];
   return [...readySteps(name, before, after), ...taintSteps(name, before, after), ...fieldSteps(name, before, after)];
 }
 
@@ -255,8 +255,8 @@ const hasFinalizer = (s: V1Service | undefined): boolean => s?.metadata?.finaliz
 
 function finalizerSteps(group: string, before: V1Service, after: V1Service): ChangeStep[] {
   const svc = { group, controller: Controller.service };
-  if (!hasFinalizer(before) && hasFinalizer(after)) return [{ ...svc, method: UpstreamMethod.EnsureLoadBalancer, title: `finalizer ${LB_FINALIZER} added`, sentence: 'service-lb-controller added the cleanup finalizer before touching the cloud, so the Service cannot disappear before its cloud resources are deleted.' }];
-  if (hasFinalizer(before) && !hasFinalizer(after)) return [{ ...svc, method: UpstreamMethod.EnsureLoadBalancerDeleted, title: `finalizer ${LB_FINALIZER} removed`, sentence: 'service-lb-controller removed the cleanup finalizer: EnsureLoadBalancerDeleted finished.' }];
+  if (!hasFinalizer(before) && hasFinalizer(after)) return [{ ...svc, method: CloudMethod.ensureLoadBalancer, title: `finalizer ${LB_FINALIZER} added`, sentence: 'service-lb-controller added the cleanup finalizer before touching the cloud, so the Service cannot disappear before its cloud resources are deleted.' }];
+  if (hasFinalizer(before) && !hasFinalizer(after)) return [{ ...svc, method: CloudMethod.ensureLoadBalancerDeleted, title: `finalizer ${LB_FINALIZER} removed`, sentence: 'service-lb-controller removed the cleanup finalizer: EnsureLoadBalancerDeleted finished.' }];
   return [];
 }
 
@@ -269,7 +269,7 @@ function ingressSteps(group: string, before: V1Service, after: V1Service): Chang
   if (ingressOf(before) === ingressOf(after)) return [];
   const ip = ingressOf(after);
   const sentence = ip ? `EnsureLoadBalancer returned the VIP ${ip}; service-lb-controller wrote it into status.loadBalancer.ingress.` : 'The Service\'s status.loadBalancer.ingress was cleared.';
-  return [{ group, controller: Controller.service, method: UpstreamMethod.EnsureLoadBalancer, title: ip ? `ingress ${ip}` : 'ingress cleared', sentence }];
+  return [{ group, controller: Controller.service, method: CloudMethod.ensureLoadBalancer, title: ip ? `ingress ${ip}` : 'ingress cleared', sentence }];
 }
 
 /** Steps for a LoadBalancer Service that appeared, changed or disappeared between two polls. */

@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { CallExplainer, explainKubeEvent, methodOfReason, parseCaller, resourceOfPath, type ApiCall } from './explain.ts';
 
 let clock = Date.parse('2026-01-01T00:00:00Z');
-function call(caller: string | null, method: string, path: string, o: { status?: number; gap?: number } = {}): ApiCall {
+function call(caller: string | null, method: string, path: string, o: { status?: number; gap?: number; sent?: string } = {}): ApiCall {
   const status = o.status ?? 200;
   clock += o.gap ?? 10;
-  return { time: new Date(clock).toISOString(), method, path, status, caller, error_code: status >= 400 ? 'x' : null };
+  return { time: new Date(clock).toISOString(), method, path, status, caller, upstream_method: o.sent ?? null, error_code: status >= 400 ? 'x' : null };
 }
 
 const methods = (x: CallExplainer, calls: ApiCall[]): (string | null)[] => calls.map((c) => x.explain(c).method);
@@ -23,10 +23,36 @@ describe('parseCaller and resourceOfPath', () => {
   });
 });
 
-describe('CallExplainer', () => {
+describe('CallExplainer with the method header', () => {
+  it('takes the method the CCM sent, whatever the call order, and says so', () => {
+    const x = new CallExplainer();
+    const c = 'cloud-node-lifecycle-controller w1';
+    // Without the header the first read of a burst would be guessed InstanceExists.
+    expect(x.explain(call(c, 'GET', '/v1/servers/srv-1', { gap: 5000, sent: 'InstanceShutdown' }))).toMatchObject({ method: 'InstanceShutdown', methodSource: 'header' });
+    const lb = 'service-lb-controller default/web';
+    expect(methods(x, [
+      call(lb, 'GET', '/v1/load_balancers?l=1', { gap: 5000, sent: 'EnsureLoadBalancerDeleted' }), call(lb, 'GET', '/v1/server_groups?l=1', { sent: 'UpdateLoadBalancer' }),
+      call(lb, 'GET', '/v1/load_balancers?l=1', { sent: 'GetLoadBalancer' }),
+    ])).toEqual(['EnsureLoadBalancerDeleted', 'UpdateLoadBalancer', 'GetLoadBalancer']);
+    const sentence = x.explain(call(lb, 'DELETE', '/v1/load_balancers/lb-1', { sent: 'EnsureLoadBalancerDeleted' })).sentence;
+    expect(sentence).toContain('deletes the load balancer for Service default/web (EnsureLoadBalancerDeleted)');
+  });
+
+  it('explains a CCM call outside the controllers by its method (the upstream CCM\'s start-up probe)', () => {
+    const x = new CallExplainer().explain(call('upstream-ccm startup-probe', 'GET', '/v1/servers?per_page=1', { sent: 'Initialize' }));
+    expect(x).toMatchObject({ controller: null, method: 'Initialize', methodSource: 'header', group: 'Caller/upstream-ccm startup-probe' });
+    expect(x.sentence).toContain('runs Initialize: the CCM checks at start-up');
+  });
+
+  it('ignores a header that names no cloud-provider method, and guesses instead', () => {
+    expect(new CallExplainer().explain(call('cloud-node-controller w1', 'GET', '/v1/servers/srv-1', { sent: 'Frobnicate' }))).toMatchObject({ method: 'InstanceMetadata', methodSource: 'inferred' });
+  });
+});
+
+describe('CallExplainer without the method header (a CCM that does not send it): guesses from the call order', () => {
   it('maps cloud-node-controller reads to InstanceMetadata, grouped under the Node', () => {
     const x = new CallExplainer().explain(call('cloud-node-controller w1', 'GET', '/v1/servers/srv-1'));
-    expect(x).toMatchObject({ controller: 'cloud-node-controller', method: 'InstanceMetadata', group: 'Node/w1', read: true });
+    expect(x).toMatchObject({ controller: 'cloud-node-controller', method: 'InstanceMetadata', methodSource: 'inferred', group: 'Node/w1', read: true });
     expect(x.sentence).toContain('uninitialized taint');
   });
 
@@ -98,7 +124,7 @@ describe('CallExplainer', () => {
     const x = new CallExplainer();
     expect(x.explain(call('cloud-node-controller w1', 'GET', '/v1/servers/srv-1', { status: 503 })).sentence).toContain('failed (503 x)');
     expect(x.explain(call('cloud-node-controller w1', 'GET', '/v1/servers/srv-1', { status: 429 })).sentence).toContain('rate-limited');
-    expect(x.explain(call('ccm-sandbox console', 'POST', '/v1/servers/srv-1/actions/poweroff', { status: 201 }))).toMatchObject({ controller: null, method: null, group: 'Caller/ccm-sandbox console' });
+    expect(x.explain(call('ccm-sandbox console', 'POST', '/v1/servers/srv-1/actions/poweroff', { status: 201 }))).toMatchObject({ controller: null, method: null, methodSource: null, group: 'Caller/ccm-sandbox console' });
     expect(x.explain(call(null, 'GET', '/v1/servers')).group).toBe('Other');
   });
 });

@@ -1,30 +1,28 @@
-// The console's explanations: each simcloud API call (caller header + method + path) mapped to the CCM
-// controller that made it and the upstream cloud-provider method it belongs to (InstanceMetadata,
-// InstanceExists, InstanceShutdown, EnsureLoadBalancer, UpdateLoadBalancer, EnsureLoadBalancerDeleted,
-// GetLoadBalancer, ListRoutes, CreateRoute, DeleteRoute), and each Kubernetes event reason to one sentence
-// saying what happened and why. Pure: no I/O, time comes from the events themselves.
+// The console's explanations: each simcloud API call (caller header + method header + HTTP method and
+// path) mapped to the CCM controller that made it and the cloud-provider method it belongs to
+// (InstanceMetadata, InstanceExists, InstanceShutdown, EnsureLoadBalancer, UpdateLoadBalancer,
+// EnsureLoadBalancerDeleted, GetLoadBalancer, ListRoutes, CreateRoute, DeleteRoute), and each Kubernetes
+// event reason to one sentence saying what happened and why. Pure: no I/O, time comes from the events.
 //
-// One cloud-provider method makes several HTTP calls, and a read such as `GET /v1/load_balancers` belongs
-// to different methods depending on what came before it, so `CallExplainer` keeps a little state per
-// caller (the method of its current burst of calls) and follows the order in which simcloud's CCM
-// implementation calls the API (src/simcloud/load-balancers.ts, instances.ts, routes.ts).
+// Our CCM and the upstream Go CCM both send the method they are executing (`X-Simcloud-Method`), and
+// both name their controllers as upstream does, so their calls are explained alike. A CCM that sends no
+// method header (one a user brought) gets a guess: one method makes several HTTP calls and a read such as
+// `GET /v1/load_balancers` belongs to different methods depending on what came before it, so
+// `CallExplainer` keeps a little state per caller (the method of its current burst of calls) and follows
+// the order in which our provider calls the API (src/simcloud/load-balancers.ts, instances.ts, routes.ts).
+// Each explanation says whether its method was sent or guessed.
 import { ControllerName } from '../../src/controllers/names.ts';
+import { CloudMethod } from '../../src/cloud/provider.ts';
 
-export const UpstreamMethod = {
-  InstanceMetadata: 'InstanceMetadata',
-  InstanceExists: 'InstanceExists',
-  InstanceShutdown: 'InstanceShutdown',
-  EnsureLoadBalancer: 'EnsureLoadBalancer',
-  UpdateLoadBalancer: 'UpdateLoadBalancer',
-  EnsureLoadBalancerDeleted: 'EnsureLoadBalancerDeleted',
-  GetLoadBalancer: 'GetLoadBalancer',
-  ListRoutes: 'ListRoutes',
-  CreateRoute: 'CreateRoute',
-  DeleteRoute: 'DeleteRoute',
-} as const;
-export type UpstreamMethod = (typeof UpstreamMethod)[keyof typeof UpstreamMethod];
+export { CloudMethod };
 
-/** The CCM's controllers, as named in the caller header (src/controllers/names.ts). */
+const METHODS = new Set<string>(Object.values(CloudMethod));
+const isCloudMethod = (v: string | null): v is CloudMethod => v !== null && METHODS.has(v);
+
+/** Where an explanation's method comes from: the call's method header, or a guess from the call order. */
+export const MethodSource = { header: 'header', inferred: 'inferred' } as const;
+export type MethodSource = (typeof MethodSource)[keyof typeof MethodSource];
+
 export const Controller = {
   node: ControllerName.CloudNode,
   lifecycle: ControllerName.CloudNodeLifecycle,
@@ -40,13 +38,17 @@ export interface ApiCall {
   readonly path: string;
   readonly status: number;
   readonly caller: string | null;
+  /** The `X-Simcloud-Method` header, when the CCM sent one. */
+  readonly upstream_method: string | null;
   readonly error_code: string | null;
 }
 
 export interface CallExplanation {
   /** The CCM controller, or null when the caller is not the CCM. */
   readonly controller: Controller | null;
-  readonly method: UpstreamMethod | null;
+  readonly method: CloudMethod | null;
+  /** null when there is no method (a call that is not the CCM's). */
+  readonly methodSource: MethodSource | null;
   /** The Kubernetes object the call was made for: `Node/<name>`, `Service/<ns>/<name>`, or `Routes`. */
   readonly group: string;
   readonly title: string;
@@ -55,7 +57,7 @@ export interface CallExplanation {
   readonly read: boolean;
 }
 
-/** A new burst starts when a caller has been quiet this long. */
+/** Without a method header, a new burst starts when a caller has been quiet this long. */
 export const BURST_GAP_MS = 1500;
 
 const CONTROLLERS = new Set<string>(Object.values(Controller));
@@ -91,25 +93,25 @@ function groupFor(controller: Controller, key: string): string {
 
 // ---- service-lb-controller: which method a call belongs to, from the burst so far -----------------
 
-type LbMethod = typeof UpstreamMethod.EnsureLoadBalancer | typeof UpstreamMethod.UpdateLoadBalancer | typeof UpstreamMethod.EnsureLoadBalancerDeleted | typeof UpstreamMethod.GetLoadBalancer;
+type LbMethod = typeof CloudMethod.ensureLoadBalancer | typeof CloudMethod.updateLoadBalancer | typeof CloudMethod.ensureLoadBalancerDeleted | typeof CloudMethod.getLoadBalancer;
 
 function firstLbMethod(call: ApiCall): LbMethod {
   const { collection } = resourceOfPath(call.path);
-  if (call.method === 'DELETE') return UpstreamMethod.EnsureLoadBalancerDeleted;
-  if (call.method === 'GET' && collection === 'load_balancers') return UpstreamMethod.GetLoadBalancer;
-  return UpstreamMethod.EnsureLoadBalancer;
+  if (call.method === 'DELETE') return CloudMethod.ensureLoadBalancerDeleted;
+  if (call.method === 'GET' && collection === 'load_balancers') return CloudMethod.getLoadBalancer;
+  return CloudMethod.ensureLoadBalancer;
 }
 
 /** The method of `call`, given the method of the caller's current burst (undefined at a burst start). */
 export function nextLbMethod(current: LbMethod | undefined, call: ApiCall): LbMethod {
   if (current === undefined) return firstLbMethod(call);
-  if (call.method === 'DELETE') return UpstreamMethod.EnsureLoadBalancerDeleted;
-  if (current !== UpstreamMethod.GetLoadBalancer) return current;
+  if (call.method === 'DELETE') return CloudMethod.ensureLoadBalancerDeleted;
+  if (current !== CloudMethod.getLoadBalancer) return current;
   const { collection, sub } = resourceOfPath(call.path);
   // After GetLoadBalancer the service controller either deletes (a second LB lookup) or, in its node
   // sync, updates the hosts (server group lookup and member update).
-  if (collection === 'load_balancers' && call.method === 'GET') return UpstreamMethod.EnsureLoadBalancerDeleted;
-  if (collection === 'server_groups' || sub === 'servers' || collection === 'servers') return UpstreamMethod.UpdateLoadBalancer;
+  if (collection === 'load_balancers' && call.method === 'GET') return CloudMethod.ensureLoadBalancerDeleted;
+  if (collection === 'server_groups' || sub === 'servers' || collection === 'servers') return CloudMethod.updateLoadBalancer;
   return current;
 }
 
@@ -136,20 +138,21 @@ const LB_STEP: Record<string, string> = {
   'GET actions': 'waits for the cloud action to finish',
 };
 
-const LB_METHOD_WHY: Record<LbMethod, string> = {
+const LB_METHOD_WHY: Partial<Record<CloudMethod, string>> = {
   EnsureLoadBalancer: 'EnsureLoadBalancer makes the cloud match the Service (create or update), then the controller writes the ingress IP',
   UpdateLoadBalancer: 'UpdateLoadBalancer runs when the set of ready nodes changes and only updates the targets',
   EnsureLoadBalancerDeleted: 'EnsureLoadBalancerDeleted removes every cloud resource of a deleted (or no longer LoadBalancer) Service before its finalizer is removed',
   GetLoadBalancer: 'GetLoadBalancer asks whether the Service has a load balancer at all',
 };
 
-function lbSentence(call: ApiCall, method: LbMethod, key: string): string {
+function lbSentence(call: ApiCall, method: CloudMethod, key: string): string {
   const { collection, sub } = resourceOfPath(call.path);
   const action = sub === 'actions' ? call.path.split('?')[0]!.split('/')[5] : undefined;
   const step = action
     ? (LB_STEP[`${action} ${collection}`] ?? `runs the ${action} action on ${collection.replace(/_/g, ' ')}`)
     : (LB_STEP[`${call.method} ${collection}`] ?? `calls ${call.method} ${call.path.split('?')[0]}`);
-  return `service-lb-controller ${step} for Service ${key} (${method}): ${LB_METHOD_WHY[method]}.${outcome(call)}`;
+  const why = LB_METHOD_WHY[method];
+  return `service-lb-controller ${step} for Service ${key} (${method})${why ? `: ${why}` : ''}.${outcome(call)}`;
 }
 
 // ---- the other controllers ---------------------------------------------------------------------
@@ -161,8 +164,8 @@ function nodeSentence(call: ApiCall, key: string): string {
   return base + outcome(call);
 }
 
-function lifecycleSentence(call: ApiCall, method: UpstreamMethod, key: string): string {
-  if (method === UpstreamMethod.InstanceExists) {
+function lifecycleSentence(call: ApiCall, method: CloudMethod, key: string): string {
+  if (method === CloudMethod.instanceExists) {
     const tail = call.status === 404
       ? ' The cloud answered not found, so the controller deletes the Node.'
       : outcome(call);
@@ -171,20 +174,20 @@ function lifecycleSentence(call: ApiCall, method: UpstreamMethod, key: string): 
   return `The server of Node ${key} exists, so cloud-node-lifecycle-controller asks whether it is shut down (InstanceShutdown); if it is off, the Node gets the node.cloudprovider.kubernetes.io/shutdown taint.${outcome(call)}`;
 }
 
-function routeMethod(call: ApiCall, key: string, current: UpstreamMethod | undefined): UpstreamMethod {
-  if (key === 'list' || key === '') return UpstreamMethod.ListRoutes;
-  if (call.method === 'DELETE') return UpstreamMethod.DeleteRoute;
-  if (call.method === 'POST') return UpstreamMethod.CreateRoute;
-  return current === UpstreamMethod.DeleteRoute ? UpstreamMethod.DeleteRoute : UpstreamMethod.CreateRoute;
+function routeMethod(call: ApiCall, key: string, current: CloudMethod | undefined): CloudMethod {
+  if (key === 'list' || key === '') return CloudMethod.listRoutes;
+  if (call.method === 'DELETE') return CloudMethod.deleteRoute;
+  if (call.method === 'POST') return CloudMethod.createRoute;
+  return current === CloudMethod.deleteRoute ? CloudMethod.deleteRoute : CloudMethod.createRoute;
 }
 
-const ROUTE_WHY: Partial<Record<UpstreamMethod, string>> = {
+const ROUTE_WHY: Partial<Record<CloudMethod, string>> = {
   ListRoutes: 'node-route-controller lists the cloud routes (ListRoutes: the network\'s routes and the servers they point at) to compare them with every Node\'s podCIDR',
   CreateRoute: 'node-route-controller creates the route sending this Node\'s podCIDR to the Node\'s internal IP (CreateRoute), then sets NetworkUnavailable=False',
   DeleteRoute: 'node-route-controller deletes a route whose Node or podCIDR is gone (DeleteRoute)',
 };
 
-function routeSentence(call: ApiCall, method: UpstreamMethod, key: string): string {
+function routeSentence(call: ApiCall, method: CloudMethod, key: string): string {
   const who = key && key !== 'list' ? ` (Node ${key})` : '';
   return `${ROUTE_WHY[method] ?? ''}${who}: ${call.method} ${call.path.split('?')[0]}.${outcome(call)}`;
 }
@@ -194,9 +197,15 @@ function otherSentence(call: ApiCall, raw: string): string {
   return `${who} called ${call.method} ${call.path.split('?')[0]}.${outcome(call)}`;
 }
 
+/** A call a CCM made outside the four controllers (e.g. the upstream CCM's start-up probe in Initialize). */
+function ccmSentence(call: ApiCall, raw: string, method: CloudMethod): string {
+  const why = method === CloudMethod.initialize ? ': the CCM checks at start-up that the cloud answers with its credentials' : '';
+  return `The CCM (${raw || 'no caller header'}) runs ${method}${why}; it called ${call.method} ${call.path.split('?')[0]}.${outcome(call)}`;
+}
+
 interface CallerState {
   last: number;
-  method: UpstreamMethod | undefined;
+  method: CloudMethod | undefined;
   lastStatus: number;
 }
 
@@ -208,22 +217,28 @@ export class CallExplainer {
     const { controller, key, raw } = parseCaller(call.caller);
     const title = `${call.method} ${call.path.split('?')[0]} → ${call.status}`;
     const read = call.method === 'GET';
-    if (controller === null) {
-      return { controller: null, method: null, group: raw === '' ? 'Other' : `Caller/${raw}`, title, sentence: otherSentence(call, raw), read };
+    const sent = isCloudMethod(call.upstream_method) ? call.upstream_method : undefined;
+    const base = { title, read, group: raw === '' ? 'Other' : `Caller/${raw}` };
+    if (controller === null && sent !== undefined) {
+      return { ...base, controller: null, method: sent, methodSource: MethodSource.header, sentence: ccmSentence(call, raw, sent) };
     }
+    if (controller === null) return { ...base, controller: null, method: null, methodSource: null, sentence: otherSentence(call, raw) };
     const at = Date.parse(call.time);
     const prev = this.#callers.get(raw);
     const inBurst = prev !== undefined && at - prev.last <= BURST_GAP_MS;
-    const method = this.#method(controller, { call, key, prev: inBurst ? prev : undefined });
+    const method = sent ?? this.#method(controller, { call, key, prev: inBurst ? prev : undefined });
     this.#callers.set(raw, { last: at, method, lastStatus: call.status });
-    return { controller, method, group: groupFor(controller, key), title, sentence: this.#sentence(controller, { call, method, key }), read };
+    return {
+      ...base, controller, method, methodSource: sent === undefined ? MethodSource.inferred : MethodSource.header,
+      group: groupFor(controller, key), sentence: this.#sentence(controller, { call, method, key }),
+    };
   }
 
-  #method(controller: Controller, a: { call: ApiCall; key: string; prev: CallerState | undefined }): UpstreamMethod {
+  #method(controller: Controller, a: { call: ApiCall; key: string; prev: CallerState | undefined }): CloudMethod {
     const { call, key, prev } = a;
     switch (controller) {
       case Controller.node:
-        return UpstreamMethod.InstanceMetadata;
+        return CloudMethod.instanceMetadata;
       case Controller.lifecycle:
         return lifecycleMethod(call, this.#callers.get(call.caller ?? ''));
       case Controller.service:
@@ -233,7 +248,7 @@ export class CallExplainer {
     }
   }
 
-  #sentence(controller: Controller, a: { call: ApiCall; method: UpstreamMethod; key: string }): string {
+  #sentence(controller: Controller, a: { call: ApiCall; method: CloudMethod; key: string }): string {
     const { call, method, key } = a;
     switch (controller) {
       case Controller.node:
@@ -241,7 +256,7 @@ export class CallExplainer {
       case Controller.lifecycle:
         return lifecycleSentence(call, method, key);
       case Controller.service:
-        return lbSentence(call, method as LbMethod, key);
+        return lbSentence(call, method, key);
       case Controller.route:
         return routeSentence(call, method, key);
     }
@@ -252,10 +267,10 @@ export class CallExplainer {
  * The lifecycle controller calls InstanceExists and, when the server exists, InstanceShutdown: both are
  * `GET /v1/servers/<id>`. A call right after a successful InstanceExists is InstanceShutdown.
  */
-function lifecycleMethod(call: ApiCall, prev: CallerState | undefined): UpstreamMethod {
-  if (isActionPoll(call)) return prev?.method ?? UpstreamMethod.InstanceExists;
-  const afterExists = prev?.method === UpstreamMethod.InstanceExists && prev.lastStatus < 300;
-  return afterExists ? UpstreamMethod.InstanceShutdown : UpstreamMethod.InstanceExists;
+function lifecycleMethod(call: ApiCall, prev: CallerState | undefined): CloudMethod {
+  if (isActionPoll(call)) return prev?.method ?? CloudMethod.instanceExists;
+  const afterExists = prev?.method === CloudMethod.instanceExists && prev.lastStatus < 300;
+  return afterExists ? CloudMethod.instanceShutdown : CloudMethod.instanceExists;
 }
 
 // ---- Kubernetes events ---------------------------------------------------------------------------
@@ -300,20 +315,20 @@ export function explainKubeEvent(e: KubeEventInput): string {
 }
 
 /** The upstream method an event reason reports on, if any. */
-export function methodOfReason(reason: string): UpstreamMethod | null {
-  const map: Record<string, UpstreamMethod> = {
-    Synced: UpstreamMethod.InstanceMetadata,
-    InvalidProvidedNodeIP: UpstreamMethod.InstanceMetadata,
-    DeletingNode: UpstreamMethod.InstanceExists,
-    EnsuringLoadBalancer: UpstreamMethod.EnsureLoadBalancer,
-    EnsuredLoadBalancer: UpstreamMethod.EnsureLoadBalancer,
-    SyncLoadBalancerFailed: UpstreamMethod.EnsureLoadBalancer,
-    DeletingLoadBalancer: UpstreamMethod.EnsureLoadBalancerDeleted,
-    DeletedLoadBalancer: UpstreamMethod.EnsureLoadBalancerDeleted,
-    DeleteLoadBalancerFailed: UpstreamMethod.EnsureLoadBalancerDeleted,
-    UpdatedLoadBalancer: UpstreamMethod.UpdateLoadBalancer,
-    UpdateLoadBalancerFailed: UpstreamMethod.UpdateLoadBalancer,
-    FailedToCreateRoute: UpstreamMethod.CreateRoute,
+export function methodOfReason(reason: string): CloudMethod | null {
+  const map: Record<string, CloudMethod> = {
+    Synced: CloudMethod.instanceMetadata,
+    InvalidProvidedNodeIP: CloudMethod.instanceMetadata,
+    DeletingNode: CloudMethod.instanceExists,
+    EnsuringLoadBalancer: CloudMethod.ensureLoadBalancer,
+    EnsuredLoadBalancer: CloudMethod.ensureLoadBalancer,
+    SyncLoadBalancerFailed: CloudMethod.ensureLoadBalancer,
+    DeletingLoadBalancer: CloudMethod.ensureLoadBalancerDeleted,
+    DeletedLoadBalancer: CloudMethod.ensureLoadBalancerDeleted,
+    DeleteLoadBalancerFailed: CloudMethod.ensureLoadBalancerDeleted,
+    UpdatedLoadBalancer: CloudMethod.updateLoadBalancer,
+    UpdateLoadBalancerFailed: CloudMethod.updateLoadBalancer,
+    FailedToCreateRoute: CloudMethod.createRoute,
   };
   return map[reason] ?? null;
 }

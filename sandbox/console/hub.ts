@@ -9,6 +9,7 @@ import { EMPTY_CLOUD, readCloud, CONSOLE_CALLER, type CloudSnapshot } from './cl
 import { ClusterWatcher, type ClusterSnapshot, type KubeEventView } from './cluster.ts';
 import { CallExplainer, explainKubeEvent, methodOfReason, resourceOfPath } from './explain.ts';
 import { computeLinks, type Links } from './links.ts';
+import { DEFAULT_CCM, type CcmKind } from '../ccm/slot.ts';
 import { EntrySource, Severity, Timeline, type TimelineEntry } from './timeline.ts';
 
 /** What the console needs from a Sandbox. */
@@ -17,12 +18,14 @@ export interface ConsoleSandbox {
   readonly admin: SimcloudAdminClient;
   subscribe(handler: (e: SimEvent) => void): () => void;
   readonly cluster: { kubeconfigPath: string } | undefined;
-  readonly options: { name: string; runtime: string; lbStrategy: string };
+  /** `ccm` absent: our TypeScript CCM (the slot's default). */
+  readonly options: { name: string; runtime: string; lbStrategy: string; ccm?: { kind: CcmKind } };
   addWorker(): Promise<string>;
 }
 
 export interface ConsoleState {
-  readonly sandbox: { name: string; runtime: string; lbStrategy: string };
+  /** `ccm`: which CCM fills the sandbox's slot, so the UI can say whose calls the timeline explains. */
+  readonly sandbox: { name: string; runtime: string; lbStrategy: string; ccm: CcmKind };
   readonly cloud: CloudSnapshot;
   readonly cluster: ClusterSnapshot;
   readonly links: Links;
@@ -93,9 +96,9 @@ export class ConsoleHub {
   }
 
   state(): ConsoleState {
-    const { name, runtime, lbStrategy } = this.#sandbox.options;
+    const { name, runtime, lbStrategy, ccm } = this.#sandbox.options;
     const cluster = this.cluster.snapshot;
-    return { sandbox: { name, runtime, lbStrategy }, cloud: this.#cloud, cluster, links: computeLinks(cluster, this.#cloud) };
+    return { sandbox: { name, runtime, lbStrategy, ccm: (ccm ?? DEFAULT_CCM).kind }, cloud: this.#cloud, cluster, links: computeLinks(cluster, this.#cloud) };
   }
 
   onState(fn: (s: ConsoleState) => void): () => void {
@@ -161,7 +164,7 @@ export class ConsoleHub {
     const x = this.#explainer.explain(e);
     const group = x.controller === null ? this.#groupOfPath(e.path) ?? x.group : x.group;
     this.timeline.add({
-      time: e.time, source: EntrySource.cloudCall, group, controller: x.controller ?? e.caller, method: x.method,
+      time: e.time, source: EntrySource.cloudCall, group, controller: x.controller ?? e.caller, method: x.method, methodSource: x.methodSource,
       title: x.title, explanation: x.sentence, severity: severityOf(e.status), foldable: x.read,
     });
   }

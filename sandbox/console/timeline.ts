@@ -21,6 +21,8 @@ export interface TimelineInput {
   readonly group: string;
   readonly controller: string | null;
   readonly method: string | null;
+  /** `header`: the CCM sent the method with the call; `inferred`: guessed from the call order. */
+  readonly methodSource?: 'header' | 'inferred' | null;
   readonly title: string;
   readonly explanation: string;
   readonly severity: Severity;

@@ -98,6 +98,16 @@ describe('teaching console', () => {
       await screenshot(page, 'timeline');
     });
 
+    it('names the CCM in the slot, and shows each CCM call\'s method as sent by the CCM, not guessed', async () => {
+      expect(await byId(page, 'status-ccm').getAttribute('data-state')).toBe('builtin');
+      expect(await byId(page, 'timeline-ccm').textContent()).toContain('our TypeScript CCM');
+      const sources = await page.locator('[data-testid="timeline-step"][data-source="cloud-call"] [data-testid="timeline-method"]')
+        .evaluateAll((els) => els.map((el) => el.getAttribute('data-method-source')));
+      expect(sources.length).toBeGreaterThan(0);
+      expect(new Set(sources)).toEqual(new Set(['header']));
+      expect(await page.getByText('(guessed)').count()).toBe(0);
+    });
+
     it('Actions and Tours views list their controls', async () => {
       await byId(page, 'tab-actions').click();
       await page.locator('[data-testid="annotation-proxy-protocol"] option', { hasText: 'v1' }).waitFor({ state: 'attached' });

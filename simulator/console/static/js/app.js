@@ -6,7 +6,7 @@ import { cloudHtml } from './cloud-view.js';
 import { clusterHtml } from './cluster-view.js';
 import { esc, flash, render } from './dom.js';
 import { connect, entryList, loadAnnotations, onChange, store } from './store.js';
-import { timelineControlsHtml, timelineFilters, timelineHtml } from './timeline-view.js';
+import { ccmText, timelineControlsHtml, timelineFilters, timelineHtml } from './timeline-view.js';
 import { refreshTour, tourClick, toursHtml } from './tour-panel.js';
 
 const TABS = [
@@ -48,7 +48,8 @@ function statusHtml(s) {
   const cluster = !state ? 'connecting' : state.cluster.ok ? 'ok' : 'unreachable';
   const name = state ? `${state.sandbox.name} · ${state.sandbox.runtime} · lb strategy ${state.sandbox.lbStrategy}` : '';
   const dot = (label, value, testid) => `<span class="pill pill-${esc(value)}" data-testid="${testid}" data-state="${esc(value)}">${esc(label)}: ${esc(value)}</span>`;
-  return `<span class="muted">${esc(name)}</span>${dot('stream', s.connection, 'status-stream')}${dot('simcloud', cloud, 'status-cloud')}${dot('cluster', cluster, 'status-cluster')}`;
+  const ccm = state ? `<span class="pill" data-testid="status-ccm" data-state="${esc(state.sandbox.ccm)}" title="${esc(ccmText(state.sandbox.ccm))}">CCM: ${esc(state.sandbox.ccm)}</span>` : '';
+  return `<span class="muted">${esc(name)}</span>${ccm}${dot('stream', s.connection, 'status-stream')}${dot('simcloud', cloud, 'status-cloud')}${dot('cluster', cluster, 'status-cluster')}`;
 }
 
 function renderAll(s) {
@@ -57,7 +58,7 @@ function renderAll(s) {
     render($('#view-cloud .body'), cloudHtml(s.state));
     render($('#view-cluster .body'), clusterHtml(s.state));
   }
-  render($('#view-timeline .body'), timelineHtml(entryList()));
+  render($('#view-timeline .body'), timelineHtml(entryList(), s.state?.sandbox.ccm));
   updateActions($('#view-actions'), s.state);
   refreshTour();
 }
@@ -127,7 +128,7 @@ function onInput(ev) {
   else if (t.dataset.tlFlat !== undefined) timelineFilters.flat = t.checked;
   else if (t.id === 'fault-kind') return updateActions($('#view-actions'), store.state);
   else return;
-  render($('#view-timeline .body'), timelineHtml(entryList()));
+  render($('#view-timeline .body'), timelineHtml(entryList(), store.state?.sandbox.ccm));
 }
 
 function boot() {

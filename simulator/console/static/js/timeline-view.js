@@ -5,6 +5,17 @@ import { esc, jump, slug, timeOf } from './dom.js';
 
 const SOURCE_TEXT = { 'cloud-call': 'cloud call', 'cloud-change': 'cloud change', 'kube-event': 'k8s event', 'kube-change': 'k8s change' };
 
+/** What runs in the sandbox's CCM slot (`sandbox:up --ccm`). */
+const CCM_TEXT = {
+  builtin: 'our TypeScript CCM',
+  upstream: 'the upstream Go CCM: k8s.io/cloud-provider\'s own controllers over the simcloud provider in go/',
+  command: 'your CCM, started from --ccm-command',
+  none: 'no CCM: the slot is empty until you run yours (sandbox:up printed how)',
+};
+
+/** @param {string} kind */
+export const ccmText = (kind) => CCM_TEXT[kind] ?? kind;
+
 export const timelineFilters = { text: '', flat: false, sources: new Set(Object.keys(SOURCE_TEXT)) };
 
 function groupTitle(group) {
@@ -18,7 +29,10 @@ function groupTitle(group) {
 
 function step(e) {
   const count = e.count > 1 ? ` <span class="count" title="repeated, last at ${esc(timeOf(e.lastTime))}">×${esc(e.count)}</span>` : '';
-  const method = e.method ? `<span class="method" data-testid="timeline-method">${esc(e.method)}</span>` : '';
+  const guessed = e.methodSource === 'inferred';
+  const method = e.method
+    ? `<span class="method${guessed ? ' guessed' : ''}" data-testid="timeline-method" data-method-source="${esc(e.methodSource ?? '')}"${guessed ? ' title="guessed from the order of the calls: this CCM sent no X-Simcloud-Method header"' : ''}>${esc(e.method)}${guessed ? ' (guessed)' : ''}</span>`
+    : '';
   const ctrl = e.controller ? `<span class="ctrl">${esc(e.controller)}</span>` : '';
   return `<li class="step sev-${esc(e.severity)}" data-testid="timeline-step" data-source="${esc(e.source)}" data-method="${esc(e.method ?? '')}" data-group="${esc(e.group)}">
     <div class="step-head"><time datetime="${esc(e.time)}">${esc(timeOf(e.time))}</time><span class="src src-${esc(e.source)}">${esc(SOURCE_TEXT[e.source] ?? e.source)}</span>${ctrl}${method}<strong data-testid="timeline-title">${esc(e.title)}</strong>${count}</div>
@@ -55,7 +69,16 @@ function groupHtml(g) {
     ${older > 0 ? `<p class="muted">${esc(older)} older steps not shown</p>` : ''}<ol class="steps">${steps.map(step).join('')}</ol></section>`;
 }
 
-export function timelineHtml(entries) {
+function ccmNote(kind) {
+  if (!kind) return '';
+  return `<p class="muted ccm-note" data-testid="timeline-ccm" data-ccm="${esc(kind)}">CCM: ${esc(ccmText(kind))}. Each cloud call is explained from the headers the CCM sends: the controller and object from X-Simcloud-Caller, the cloud-provider method from X-Simcloud-Method. Ours and the upstream CCM send both; for a CCM that sends no method, the method is guessed from the order of its calls and marked (guessed).</p>`;
+}
+
+export function timelineHtml(entries, ccm) {
+  return ccmNote(ccm) + timelineBody(entries);
+}
+
+function timelineBody(entries) {
   const shown = entries.filter(matches);
   if (entries.length === 0) return '<p class="empty" data-testid="timeline-empty">Nothing yet. Try an action (power off a worker, create a LoadBalancer Service) and watch the CCM react here.</p>';
   if (shown.length === 0) return '<p class="empty" data-testid="timeline-empty">No step matches the filter.</p>';
