@@ -5,6 +5,7 @@ export interface Metrics {
   registry: Registry;
   requests: Counter<'method' | 'route' | 'status'>;
   requestDuration: Histogram<'method' | 'route'>;
+  inFlight: Gauge;
   actions: Counter<'command' | 'status'>;
   actionDuration: Histogram<'command'>;
   faults: Counter<'kind'>;
@@ -25,6 +26,7 @@ export function createMetrics(opts: { defaults?: boolean } = {}): Metrics {
       name: 'simcloud_http_request_duration_seconds', help: 'API request latency', labelNames: ['method', 'route'], registers,
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
     }),
+    inFlight: new Gauge({ name: 'simcloud_http_requests_in_flight', help: 'API requests being served (event streams not counted)', registers }),
     actions: new Counter({ name: 'simcloud_actions_total', help: 'Finished actions by command and status', labelNames: ['command', 'status'], registers }),
     actionDuration: new Histogram({ name: 'simcloud_action_duration_seconds', help: 'Simulated action duration', labelNames: ['command'], registers, buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60] }),
     faults: new Counter({ name: 'simcloud_faults_injected_total', help: 'Injected faults by kind', labelNames: ['kind'], registers }),

@@ -105,7 +105,7 @@ describe('teaching console', () => {
         .evaluateAll((els) => els.map((el) => el.getAttribute('data-method-source')));
       expect(sources.length).toBeGreaterThan(0);
       expect(new Set(sources)).toEqual(new Set(['header']));
-      expect(await page.getByText('(guessed)').count()).toBe(0);
+      expect(await page.locator('[data-testid="timeline-method"].guessed').count()).toBe(0);
     });
 
     it('Actions and Tours views list their controls', async () => {

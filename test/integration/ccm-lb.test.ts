@@ -195,7 +195,11 @@ describe.each(['lb', 'ip-block'] as const)('simcloud CCM: load balancers, strate
   it('leaves Services of another load-balancer class alone', async () => {
     const name = uniqueName('other');
     const uid = (await h.createService(NS, lbService(name, { loadBalancerClass: 'example.com/other' }))).metadata!.uid!;
-    await new Promise((r) => setTimeout(r, 4000));
+    // A Service of our class created afterwards reaches the controller through the same watch, in order:
+    // once it has its ingress, the controller has seen (and skipped) the other one.
+    const witness = uniqueName('witness');
+    await h.createService(NS, lbService(witness));
+    await eventually('the later Service of our class to get its ingress', async () => (await svc(witness)).status?.loadBalancer?.ingress?.[0]);
     const s = await svc(name);
     expect(s.metadata?.finalizers ?? []).not.toContain(FINALIZER);
     expect(s.status?.loadBalancer?.ingress ?? []).toEqual([]);

@@ -11,10 +11,17 @@ const taintKeys = (n: V1Node): string[] => (n.spec?.taints ?? []).map((t) => t.k
 describe('simcloud CCM: nodes', () => {
   const h = new CcmHarness({ prefix: 'ccm-nodes', args: ['--controllers=cloud-node,cloud-node-lifecycle'] });
 
+  let metricsUrl = '';
   beforeAll(async () => {
     await h.setUp();
-    await h.startCcm();
+    metricsUrl = `${(await h.startCcm(['--insecure-http'])).server.url}/metrics`;
   });
+  /** Periodic passes cloud-node-lifecycle-controller has finished (ccm_controller_syncs_total, any result). */
+  const lifecyclePasses = async (): Promise<number> => {
+    const text = await (await fetch(metricsUrl)).text();
+    const lines = text.split('\n').filter((l) => l.startsWith('ccm_controller_syncs_total{') && l.includes('controller="cloud-node-lifecycle-controller"'));
+    return lines.reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
+  };
   afterAll(() => h.cleanup());
 
   it('initialises a node from its server: providerID, labels, addresses, taint removed', async () => {
@@ -61,7 +68,8 @@ describe('simcloud CCM: nodes', () => {
   it('keeps a node without a server tainted and initialises it once the server appears', async () => {
     const name = uniqueName('late');
     await h.startKubelet(name);
-    await new Promise((r) => setTimeout(r, 3000));
+    // A second lookup of the server means the first sync finished (and was requeued) without initialising.
+    await eventually('cloud-node-controller to look for the server twice', () => h.calls.byCaller(`cloud-node-controller ${name}`).length >= 2);
     const before = await h.node(name);
     expect(taintKeys(before)).toContain(UNINITIALIZED);
     expect(before.spec?.providerID ?? '').toBe('');
@@ -120,7 +128,11 @@ describe('simcloud CCM: nodes', () => {
         return isNotFound(err);
       }
     }, 90_000);
-    await new Promise((r) => setTimeout(r, 3000));
-    expect(readyStatus(await h.node(readyName))).toBe('True');
+    // Two more lifecycle passes: at least one ran whole after the deletion, and left the Ready node alone.
+    const passes = await lifecyclePasses();
+    await eventually('two more lifecycle passes', async () => (await lifecyclePasses()) >= passes + 2);
+    const ready = await h.node(readyName);
+    expect(readyStatus(ready)).toBe('True');
+    expect(taintKeys(ready)).not.toContain(SHUTDOWN);
   });
 });

@@ -86,7 +86,12 @@ describe('simcloud CCM: restart and leader election', () => {
     await h.sim.admin.clearFaults();
     h.spawnCcm();
     await eventually('ingress after restart', async () => (await h.cluster.core.readNamespacedService({ name, namespace: NS })).status?.loadBalancer?.ingress?.[0], 90_000);
-    await new Promise((r) => setTimeout(r, 2000));
+    // A create the killed CCM had in flight is still served (after the injected latency): once simcloud
+    // serves nothing but this metrics read, every call the killed process started has ended.
+    await eventually('simcloud to finish the calls in flight', async () => {
+      const text = await (await fetch(`${h.sim.url}/metrics`)).text();
+      return Number(/^simcloud_http_requests_in_flight (\d+)/m.exec(text)?.[1]) <= 1;
+    });
     expect(await ownedCounts(h, uid)).toEqual({ lbs: 1, groups: 1, policies: 1 });
   });
 

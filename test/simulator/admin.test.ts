@@ -1,7 +1,8 @@
 // The /_sim surface through SimcloudAdminClient: health, projects and tokens, snapshot save/load,
 // reset, seeds, time control, the SSE event stream, /metrics and /openapi.json.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SimEvent, type ApiCallEvent } from '../../simulator/api/schema/events.ts';
+import type { ApiCallEvent } from '../../simulator/api/schema/events.ts';
+import { recordSimEvents } from '../helpers/sim-events.ts';
 import { startSimcloudInProcess, type InProcessSimcloud } from '../helpers/simcloud.ts';
 import { apiError, serverBody, unique } from './support.ts';
 
@@ -12,25 +13,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sc?.stop();
 });
-
-async function readEvents(url: string, token: string, until: (events: SimEvent[]) => boolean): Promise<SimEvent[]> {
-  const abort = new AbortController();
-  const res = await fetch(`${url}/_sim/events?token=${token}`, { signal: abort.signal });
-  const events: SimEvent[] = [];
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for await (const chunk of res.body!) {
-    buffer += decoder.decode(chunk, { stream: true });
-    for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-      const data = buffer.slice(0, end).split('\n').find((l) => l.startsWith('data: '));
-      buffer = buffer.slice(end + 2);
-      if (data !== undefined) events.push(SimEvent.parse(JSON.parse(data.slice(6))));
-    }
-    if (until(events)) break;
-  }
-  abort.abort();
-  return events;
-}
 
 describe('/_sim', () => {
   it('reports health without a token', async () => {
@@ -88,15 +70,18 @@ describe('/_sim', () => {
 
   it('streams every API call with the caller header, and resource changes', async () => {
     const caller = `test-controller ${unique('default/web')}`;
-    const pending = readEvents(sc.url, sc.adminToken, (ev) => ev.some((e) => e.type === 'resource_change' && e.resource_type === 'network'));
-    await new Promise((r) => setTimeout(r, 50));
-    await sc.client.networks.create({ name: unique('evt') }, { caller });
-    const events = await pending;
-    const call = events.find((e): e is ApiCallEvent => e.type === 'api_call' && e.caller === caller);
-    expect(call).toMatchObject({ method: 'POST', path: '/v1/networks', status: 201 });
-    expect(call!.request_id).toMatch(/^req-/);
-    expect(call!.project_id).toMatch(/^prj-/);
-    expect(events.find((e) => e.type === 'resource_change')).toMatchObject({ change: 'created', resource_type: 'network' });
+    const rec = await recordSimEvents(sc);
+    try {
+      const network = await sc.client.networks.create({ name: unique('evt') }, { caller });
+      const call = await rec.next('the create call', (e): e is ApiCallEvent => e.type === 'api_call' && e.caller === caller);
+      expect(call).toMatchObject({ method: 'POST', path: '/v1/networks', status: 201 });
+      expect(call.request_id).toMatch(/^req-/);
+      expect(call.project_id).toMatch(/^prj-/);
+      expect(await rec.next('the network created', (e) => e.type === 'resource_change' && e.resource_id === network.id)).toMatchObject({ change: 'created', resource_type: 'network' });
+      expect(rec.errors).toEqual([]);
+    } finally {
+      rec.stop();
+    }
   });
 
   it('replays buffered events after Last-Event-ID and filters by type', async () => {

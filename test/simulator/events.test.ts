@@ -4,6 +4,7 @@
 import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimEvent } from '../../simulator/api/schema/events.ts';
+import { waitFor } from '../../sandbox/wait.ts';
 import { recordSimEvents, runCloudScenario, type CloudScenario, type SimEventRecorder } from '../helpers/sim-events.ts';
 import { startSimcloudProcess, type SimcloudProcess } from '../helpers/simcloud.ts';
 
@@ -63,5 +64,24 @@ describe('/_sim/events from a real simcloud process', () => {
     expect(call).toMatchObject({ method: 'GET', path: '/v1/servers', upstream_method: 'InstanceMetadata' });
     const plain = rec.events.find((e) => e.type === 'api_call' && e.path === '/v1/networks' && e.method === 'POST');
     expect(plain).toMatchObject({ upstream_method: null, caller: 'test' });
+  });
+
+  it('records a call whose client went away before the answer, and counts it in flight until it ends', async () => {
+    const fault = await sc.admin.addFault({ kind: 'latency', latency_ms: 400, match: { method: 'POST', path: '/v1/networks' } });
+    const abort = new AbortController();
+    const sent = fetch(`${sc.url}/v1/networks`, {
+      method: 'POST', signal: abort.signal, body: JSON.stringify({ name: 'abandoned' }),
+      headers: { authorization: `Bearer ${sc.token}`, 'content-type': 'application/json', 'x-simcloud-caller': 'killed-client' },
+    }).catch(() => 'aborted');
+    const inFlight = async (): Promise<number> => Number(/^simcloud_http_requests_in_flight (\d+)/m.exec(await (await fetch(`${sc.url}/metrics`)).text())?.[1]);
+    // The held call and the metrics read itself.
+    await waitFor(async () => (await inFlight()) >= 2, { description: 'the fault to hold the call', timeoutMs: 5000, intervalMs: 20 });
+    abort.abort();
+    expect(await sent).toBe('aborted');
+    const call = await rec.next('the abandoned call recorded', (e) => e.type === 'api_call' && e.caller === 'killed-client');
+    expect(call).toMatchObject({ method: 'POST', path: '/v1/networks', status: 201 });
+    expect((await sc.client.networks.listAll()).map((n) => n.name)).toContain('abandoned');
+    expect(await inFlight()).toBe(1);
+    await sc.admin.deleteFault(fault.id);
   });
 });
