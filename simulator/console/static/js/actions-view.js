@@ -1,9 +1,11 @@
+// @ts-check
 // The Actions view: forms for every console action (server power/reboot/delete, add a worker, create or
 // delete an example LoadBalancer Service with annotations from the provider's registry, faults, reset).
 // The forms are built once; only the server and Service pickers follow the state, keeping typed values.
-import { esc, render, slug } from './dom.js';
+import { esc, find, render, slug } from './dom.js';
 import { postAction, store } from './store.js';
 
+/** @param {import('./types').AnnotationChoice} a */
 function annotationField(a) {
   const id = `ann-${slug(a.key)}`;
   const short = a.key.replace('loadbalancer.simcloud.dev/', '');
@@ -53,41 +55,61 @@ export function actionsSkeleton() {
     <button type="button" class="danger" data-act="reset" data-testid="action-reset">Reset the sandbox</button></section>`;
 }
 
+/**
+ * @param {HTMLSelectElement} select
+ * @param {string} html
+ */
 function keepValue(select, html) {
   const value = select.value;
   if (render(select, html) && [...select.options].some((o) => o.value === value)) select.value = value;
 }
 
+/**
+ * @param {ParentNode} root
+ * @param {import('./types').ConsoleState | null} state
+ */
 export function updateActions(root, state) {
   const servers = state?.cloud.servers ?? [];
   const serverOptions = servers.map((s) => `<option value="${esc(s.id)}" data-name="${esc(s.name)}">${esc(s.name)} (${esc(s.status)})</option>`).join('') || '<option value="">no servers</option>';
-  keepValue(root.querySelector('#act-server'), serverOptions);
+  keepValue(find(root, '#act-server', HTMLSelectElement), serverOptions);
   const services = state?.cluster.services ?? [];
   const serviceOptions = services.map((s) => `<option value="${esc(`${s.namespace}/${s.name}`)}">${esc(`${s.namespace}/${s.name}`)}</option>`).join('') || '<option value="">no LoadBalancer Service</option>';
-  keepValue(root.querySelector('#act-service'), serviceOptions);
+  keepValue(find(root, '#act-service', HTMLSelectElement), serviceOptions);
   render(root.querySelector('#annotation-fields'), store.annotations.map(annotationField).join(''));
-  for (const el of root.querySelectorAll('[data-fault]')) el.hidden = el.dataset.fault !== root.querySelector('#fault-kind').value;
+  const kind = find(root, '#fault-kind', HTMLSelectElement).value;
+  for (const el of root.querySelectorAll('[data-fault]')) if (el instanceof HTMLElement) el.hidden = el.dataset.fault !== kind;
 }
 
+/** @param {HTMLFormElement} form */
 export function serviceBody(form) {
+  /** @type {Record<string, string>} */
   const annotations = {};
-  for (const el of form.querySelectorAll('[data-annotation]')) if (el.value.trim() !== '') annotations[el.dataset.annotation] = el.value.trim();
-  const ranges = form.querySelector('#svc-ranges').value.split(/[\s,]+/).filter(Boolean);
-  return { name: form.querySelector('#svc-name').value.trim(), port: Number(form.querySelector('#svc-port').value), annotations, ...(ranges.length ? { sourceRanges: ranges } : {}) };
+  for (const el of form.querySelectorAll('[data-annotation]')) {
+    if ((el instanceof HTMLInputElement || el instanceof HTMLSelectElement) && el.dataset.annotation && el.value.trim() !== '') annotations[el.dataset.annotation] = el.value.trim();
+  }
+  const value = (/** @type {string} */ id) => find(form, id, HTMLInputElement).value;
+  const ranges = value('#svc-ranges').split(/[\s,]+/).filter(Boolean);
+  return { name: value('#svc-name').trim(), port: Number(value('#svc-port')), annotations, ...(ranges.length ? { sourceRanges: ranges } : {}) };
 }
 
+/** @param {HTMLFormElement} form */
 export function faultBody(form) {
-  const kind = form.querySelector('#fault-kind').value;
-  const scope = form.querySelector('#fault-scope').value;
-  const num = (id) => Number(form.querySelector(id).value);
+  const kind = find(form, '#fault-kind', HTMLSelectElement).value;
+  const scope = find(form, '#fault-scope', HTMLSelectElement).value;
+  const num = (/** @type {string} */ id) => Number(find(form, id, HTMLInputElement).value);
   if (kind === 'latency') return { kind, scope, latencyMs: num('#fault-latency') };
   if (kind === 'error') return { kind, scope, probability: num('#fault-prob') };
   return { kind, scope, limit: num('#fault-limit'), windowSeconds: num('#fault-window') };
 }
 
-/** Runs an action and reports it in the shared status line (role=status, read by screen readers). */
+/**
+ * Runs an action and reports it in the shared status line (role=status, read by screen readers).
+ * @param {string} path
+ * @param {object} body
+ * @param {string} label
+ */
 export async function runAction(path, body, label) {
-  const out = document.querySelector('[data-testid="action-result"]');
+  const out = find(document, '[data-testid="action-result"]', HTMLElement);
   out.className = 'result pending';
   out.textContent = `${label}…`;
   const r = await postAction(path, body);

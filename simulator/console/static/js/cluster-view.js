@@ -1,27 +1,44 @@
+// @ts-check
 // The Cluster view: Nodes (Ready, taints, providerID, labels, addresses, podCIDR) and Services of type
 // LoadBalancer (finalizer, ingress), each linked to the cloud resources the CCM made for it.
 import { badge, cell, empty, esc, jump, section, slug } from './dom.js';
 
+/** @typedef {import('./types').NodeView} NodeView */
+/** @typedef {import('./types').ServiceView} ServiceView */
+/** @typedef {import('./types').ClusterSnapshot} ClusterSnapshot */
+/** @typedef {import('./types').Links} Links */
+
 const SHOWN_LABELS = ['node.kubernetes.io/instance-type', 'topology.kubernetes.io/zone', 'topology.kubernetes.io/region'];
+/** @type {Record<string, string>} */
 const TAINT_KIND = { 'node.cloudprovider.kubernetes.io/shutdown': 'bad', 'node.cloudprovider.kubernetes.io/uninitialized': 'warn' };
 
+/** @param {NodeView} n */
 function taints(n) {
   if (n.taints.length === 0) return '<span class="muted">none</span>';
   return n.taints.map((t) => badge(`${t.key}:${t.effect}`, TAINT_KIND[t.key] ?? 'neutral', `node-${slug(n.name)}-taint-${slug(t.key)}`)).join(' ');
 }
 
+/** @param {NodeView} n */
 function labels(n) {
   const shown = SHOWN_LABELS.filter((k) => n.labels[k]).map((k) => `<li class="mono">${esc(k.split('/')[1])}=${esc(n.labels[k])}</li>`).join('');
   const all = Object.entries(n.labels).map(([k, v]) => `<li class="mono">${esc(k)}=${esc(v)}</li>`).join('');
   return `<ul class="plain">${shown || '<li class="muted">no cloud labels yet</li>'}</ul><details><summary>all ${Object.keys(n.labels).length} labels</summary><ul class="plain">${all}</ul></details>`;
 }
 
+/**
+ * @param {NodeView} n
+ * @param {Links} links
+ */
 function providerCell(n, links) {
   const server = links.nodeToServer[n.name];
   if (!n.providerID) return '<span class="muted">not set (uninitialized)</span>';
   return server ? jump(`cloud-server-${server}`, n.providerID, `node-${slug(n.name)}-server-link`) : `<span class="mono">${esc(n.providerID)}</span> <span class="muted">(server gone)</span>`;
 }
 
+/**
+ * @param {NodeView} n
+ * @param {Links} links
+ */
 function podCidrCell(n, links) {
   if (!n.podCIDR) return '<span class="muted">—</span>';
   return links.nodeToRoute[n.name]
@@ -29,6 +46,10 @@ function podCidrCell(n, links) {
     : `<span class="mono">${esc(n.podCIDR)}</span> <span class="muted">(no route yet)</span>`;
 }
 
+/**
+ * @param {NodeView} n
+ * @param {Links} links
+ */
 function nodeRow(n, links) {
   const ready = n.ready === 'True' ? badge('Ready', 'ok', `node-ready-${slug(n.name)}`) : badge(`NotReady (${n.ready})`, 'bad', `node-ready-${slug(n.name)}`);
   const addresses = n.addresses.map((a) => `<li class="mono">${esc(a.type)} ${esc(a.address)}</li>`).join('');
@@ -38,12 +59,20 @@ function nodeRow(n, links) {
     ${cell('podCIDR → route', `${podCidrCell(n, links)}${n.networkUnavailable ? `<div class="muted">NetworkUnavailable=<wbr>${esc(n.networkUnavailable)}</div>` : ''}`)}</tr>`;
 }
 
+/**
+ * @param {ClusterSnapshot} cluster
+ * @param {Links} links
+ */
 function nodes(cluster, links) {
   if (cluster.nodes.length === 0) return section('Nodes', 'cluster-nodes', empty('No Nodes registered yet.', 'cluster-nodes-empty'), 0);
   const head = '<tr><th scope="col">Node</th><th scope="col">Ready, taints</th><th scope="col">providerID → server</th><th scope="col">Labels</th><th scope="col">Addresses</th><th scope="col">podCIDR → route</th></tr>';
   return section('Nodes', 'cluster-nodes', `<div class="scroll"><table class="cards-on-phone"><thead>${head}</thead><tbody>${cluster.nodes.map((n) => nodeRow(n, links)).join('')}</tbody></table></div>`, cluster.nodes.length);
 }
 
+/**
+ * @param {string} key
+ * @param {Links} links
+ */
 function cloudLinks(key, links) {
   const l = links.serviceToCloud[key];
   if (!l) return '<span class="muted">none yet</span>';
@@ -56,6 +85,10 @@ function cloudLinks(key, links) {
   return items.length ? `<ul class="plain">${items.map((i) => `<li>${i}</li>`).join('')}</ul>` : '<span class="muted">none yet</span>';
 }
 
+/**
+ * @param {ServiceView} s
+ * @param {Links} links
+ */
 function serviceRow(s, links) {
   const key = `${s.namespace}/${s.name}`;
   const fin = s.finalizers.includes('service.kubernetes.io/load-balancer-cleanup');
@@ -70,12 +103,17 @@ function serviceRow(s, links) {
     <td><button type="button" class="small danger" data-service-delete="${esc(s.name)}" data-namespace="${esc(s.namespace)}" data-testid="service-${esc(slug(key))}-delete" aria-label="Delete Service ${esc(key)}">Delete</button></td></tr>`;
 }
 
+/**
+ * @param {ClusterSnapshot} cluster
+ * @param {Links} links
+ */
 function services(cluster, links) {
   if (cluster.services.length === 0) return section('LoadBalancer Services', 'cluster-services', empty('No Service of type LoadBalancer. Create one from the Actions view.', 'cluster-services-empty'), 0);
   const head = '<tr><th scope="col">Service</th><th scope="col">Finalizer</th><th scope="col">Ingress</th><th scope="col">Ports</th><th scope="col">Annotations</th><th scope="col">Cloud resources</th><th scope="col">Actions</th></tr>';
   return section('LoadBalancer Services', 'cluster-services', `<div class="scroll"><table><thead>${head}</thead><tbody>${cluster.services.map((s) => serviceRow(s, links)).join('')}</tbody></table></div>`, cluster.services.length);
 }
 
+/** @param {import('./types').ConsoleState} state */
 export function clusterHtml(state) {
   const { cluster, links } = state;
   const error = cluster.ok ? '' : `<div class="error" role="alert" data-testid="cluster-error"><strong>The cluster is unreachable.</strong> ${esc(cluster.error)}${cluster.updatedAt ? ' Showing the last state seen.' : ''}</div>`;

@@ -1,9 +1,15 @@
+// @ts-check
 // The UI's store: the last state pushed by the console server (cloud, cluster, links), the timeline
 // entries by id, and the stream's connection status. One EventSource on /api/stream feeds it; the
 // browser reconnects by itself and the server replays the timeline on every connect.
 
+/** @typedef {import('./types').Store} Store */
+/** @typedef {import('./types').TimelineEntry} TimelineEntry */
+
+/** @type {Set<(s: Store) => void>} */
 const listeners = new Set();
 
+/** @type {Store} */
 export const store = {
   state: null,
   entries: new Map(),
@@ -11,12 +17,14 @@ export const store = {
   annotations: [],
 };
 
+/** @param {(s: Store) => void} fn */
 export function onChange(fn) {
   listeners.add(fn);
   return () => listeners.delete(fn);
 }
 
 let scheduled = false;
+/** @param {string} what */
 function changed(what) {
   store.lastChange = what;
   if (scheduled) return;
@@ -27,6 +35,7 @@ function changed(what) {
   });
 }
 
+/** @param {TimelineEntry[]} list */
 function addEntries(list) {
   for (const e of list) store.entries.set(e.id, e);
   changed('timeline');
@@ -57,7 +66,12 @@ function consoleToken() {
   return document.querySelector('meta[name="console-token"]')?.getAttribute('content') ?? '';
 }
 
-/** POSTs an action; resolves to `{ ok, message, field }` whatever the outcome. */
+/**
+ * POSTs an action; resolves to `{ ok, message, field }` whatever the outcome.
+ * @param {string} path
+ * @param {object} body
+ * @returns {Promise<import('./types').ActionResult>}
+ */
 export async function postAction(path, body = {}) {
   try {
     const headers = { 'content-type': 'application/json', 'x-console-token': consoleToken() };
@@ -65,7 +79,7 @@ export async function postAction(path, body = {}) {
     const data = await res.json().catch(() => ({ message: `HTTP ${res.status}` }));
     return { ok: res.ok, message: data.message ?? '', field: data.field ?? null };
   } catch (err) {
-    return { ok: false, message: `the console server is unreachable: ${err.message}`, field: null };
+    return { ok: false, message: `the console server is unreachable: ${err instanceof Error ? err.message : String(err)}`, field: null };
   }
 }
 
@@ -79,7 +93,10 @@ export async function loadAnnotations() {
   changed('annotations');
 }
 
-/** Timeline entries in arrival order. */
+/**
+ * Timeline entries in arrival order.
+ * @returns {TimelineEntry[]}
+ */
 export function entryList() {
   return [...store.entries.values()].sort((a, b) => a.id - b.id);
 }

@@ -1,11 +1,17 @@
+// @ts-check
 // The Timeline view: every step the console saw (the CCM's cloud calls, cloud resource changes, Kubernetes
 // events and Node/Service changes), grouped by the object it concerns, newest group first; each step names
 // the controller, the upstream cloud-provider method and what changed, with a one-sentence explanation.
 import { esc, jump, slug, timeOf } from './dom.js';
 
+/** @typedef {import('./types').TimelineEntry} TimelineEntry */
+/** @typedef {{ name: string, steps: TimelineEntry[], last: number }} Group */
+
+/** @type {Record<string, string>} */
 const SOURCE_TEXT = { 'cloud-call': 'cloud call', 'cloud-change': 'cloud change', 'kube-event': 'k8s event', 'kube-change': 'k8s change' };
 
 /** What runs in the sandbox's CCM slot (`sandbox:up --ccm`). */
+/** @type {Record<string, string>} */
 const CCM_TEXT = {
   builtin: 'our TypeScript CCM',
   upstream: 'the upstream Go CCM: k8s.io/cloud-provider\'s own controllers over the simcloud provider in go/',
@@ -18,6 +24,7 @@ export const ccmText = (kind) => CCM_TEXT[kind] ?? kind;
 
 export const timelineFilters = { text: '', flat: false, sources: new Set(Object.keys(SOURCE_TEXT)) };
 
+/** @param {string} group */
 function groupTitle(group) {
   const [kind, ...rest] = group.split('/');
   const name = rest.join('/');
@@ -27,6 +34,7 @@ function groupTitle(group) {
   return { text: name ? `${kind} ${name}` : kind, target: null };
 }
 
+/** @param {TimelineEntry} e */
 function step(e) {
   const count = e.count > 1 ? ` <span class="count" title="repeated, last at ${esc(timeOf(e.lastTime))}">×${esc(e.count)}</span>` : '';
   const guessed = e.methodSource === 'inferred';
@@ -39,6 +47,7 @@ function step(e) {
     <p class="why" data-testid="timeline-explanation">${esc(e.explanation)}</p></li>`;
 }
 
+/** @param {TimelineEntry} e */
 function matches(e) {
   if (!timelineFilters.sources.has(e.source)) return false;
   const q = timelineFilters.text.trim().toLowerCase();
@@ -46,7 +55,9 @@ function matches(e) {
   return [e.group, e.title, e.explanation, e.method ?? '', e.controller ?? ''].some((s) => s.toLowerCase().includes(q));
 }
 
+/** @param {TimelineEntry[]} entries */
 function groupsOf(entries) {
+  /** @type {Map<string, Group>} */
   const groups = new Map();
   for (const e of entries) {
     const g = groups.get(e.group) ?? { name: e.group, steps: [], last: 0 };
@@ -54,12 +65,14 @@ function groupsOf(entries) {
     g.last = Math.max(g.last, e.id);
     groups.set(e.group, g);
   }
+  /** @type {(a: TimelineEntry, b: TimelineEntry) => number} */
   const byTime = (a, b) => a.time.localeCompare(b.time) || a.id - b.id;
   const list = [...groups.values()].sort((a, b) => b.last - a.last).slice(0, 60);
   for (const g of list) g.steps.sort(byTime);
   return list;
 }
 
+/** @param {Group} g */
 function groupHtml(g) {
   const t = groupTitle(g.name);
   const title = t.target ? jump(t.target, t.text) : esc(t.text);
@@ -69,15 +82,22 @@ function groupHtml(g) {
     ${older > 0 ? `<p class="muted">${esc(older)} older steps not shown</p>` : ''}<ol class="steps">${steps.map(step).join('')}</ol></section>`;
 }
 
+/** @param {string | undefined} kind */
 function ccmNote(kind) {
   if (!kind) return '';
   return `<p class="muted ccm-note" data-testid="timeline-ccm" data-ccm="${esc(kind)}">CCM: ${esc(ccmText(kind))}. Each cloud call is explained from the headers the CCM sends: the controller and object from X-Simcloud-Caller, the cloud-provider method from X-Simcloud-Method. Ours and the upstream CCM send both; for a CCM that sends no method, the method is guessed from the order of its calls and marked (guessed).</p>`;
 }
 
+/**
+ * The Timeline view: which CCM runs, then the steps.
+ * @param {TimelineEntry[]} entries
+ * @param {string | undefined} ccm
+ */
 export function timelineHtml(entries, ccm) {
   return ccmNote(ccm) + timelineBody(entries);
 }
 
+/** @param {TimelineEntry[]} entries */
 function timelineBody(entries) {
   const shown = entries.filter(matches);
   if (entries.length === 0) return '<p class="empty" data-testid="timeline-empty">Nothing yet. Try an action (power off a worker, create a LoadBalancer Service) and watch the CCM react here.</p>';

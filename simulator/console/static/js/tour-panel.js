@@ -1,10 +1,15 @@
+// @ts-check
 // The tour panel: lists the tours, runs the active one step by step, ticks expectations off live and
 // highlights the matching rows and cards in the Cloud and Cluster views (pending: amber, done: green).
-import { esc, render } from './dom.js';
+import { closest, esc, find, render } from './dom.js';
 import { entryList, store } from './store.js';
 import { TOURS } from './tours.js';
 
-const active = { tour: null, step: 0, ctx: {}, running: false, message: '' };
+/** @typedef {import('./types').Tour} Tour */
+/** @typedef {Omit<import('./types').Expectation, 'done'> & { done: boolean, text: string }} Check */
+
+/** @type {{ tour: Tour | null, step: number, ctx: import('./types').TourContext, running: boolean, message: string }} */
+const active = { tour: null, step: 0, ctx: { stepStart: 0 }, running: false, message: '' };
 
 export function toursHtml() {
   return `<p class="muted">Each tour runs real actions on this sandbox and checks, live, what the CCM does on both sides.</p><div class="cards">${TOURS.map((t) => `
@@ -14,19 +19,26 @@ export function toursHtml() {
 
 function lastId() {
   const list = entryList();
-  return list.length ? list[list.length - 1].id : 0;
+  return list.at(-1)?.id ?? 0;
 }
 
+/** @param {string | undefined} id */
 export function startTour(id) {
   const tour = TOURS.find((t) => t.id === id);
   if (!tour || !store.state) return;
   Object.assign(active, { tour, step: 0, ctx: { stepStart: lastId() }, running: false, message: '' });
   tour.setup?.(active.ctx, store.state);
   refreshTour();
-  document.querySelector('[data-testid="tour-panel"]')?.focus();
+  find(document, '[data-testid="tour-panel"]', HTMLElement).focus();
 }
 
-/** Expectations read a state that may not hold their objects yet: a throw counts as "not yet". */
+/**
+ * Expectations read a state that may not hold their objects yet: a throw counts as "not yet".
+ * @template T
+ * @param {() => T} fn
+ * @param {T} fallback
+ * @returns {T}
+ */
 function safely(fn, fallback) {
   try {
     return fn();
@@ -35,24 +47,37 @@ function safely(fn, fallback) {
   }
 }
 
-function checks() {
-  const step = active.tour.steps[active.step];
+/**
+ * @param {import('./types').TourStep} step
+ * @param {import('./types').ConsoleState} state
+ * @returns {Check[]}
+ */
+function checks(step, state) {
   return step.expect.map((x) => {
-    return { ...x, done: safely(() => Boolean(x.done(active.ctx, store.state, entryList())), false), text: x.label(active.ctx) };
+    return { ...x, done: safely(() => Boolean(x.done(active.ctx, state, entryList())), false), text: x.label(active.ctx) };
   });
 }
 
-function highlight(list) {
+/**
+ * @param {Check[]} list
+ * @param {import('./types').ConsoleState | null} state
+ */
+function highlight(list, state) {
   for (const el of document.querySelectorAll('.tour-pending, .tour-done')) el.classList.remove('tour-pending', 'tour-done');
   for (const x of list) {
-    const ids = safely(() => x.highlight(active.ctx, store.state), []);
+    const ids = state ? safely(() => x.highlight(active.ctx, state), /** @type {string[]} */ ([])) : [];
     for (const id of ids) document.getElementById(id)?.classList.add(x.done ? 'tour-done' : 'tour-pending');
   }
 }
 
-function panelHtml(list) {
-  const { tour, step: i } = active;
+/**
+ * @param {Tour} tour
+ * @param {Check[]} list
+ */
+function panelHtml(tour, list) {
+  const i = active.step;
   const step = tour.steps[i];
+  if (!step) return '';
   const allDone = list.every((x) => x.done);
   const action = step.action ? `<button type="button" data-tour-action data-testid="tour-action"${active.running || active.ctx[`ran${i}`] ? ' disabled' : ''}>${esc(step.action.label)}</button>` : '';
   const items = list.map((x) => `<li data-testid="tour-expect-${esc(x.id)}" data-done="${x.done}" class="${x.done ? 'done' : 'pending'}"><span aria-hidden="true">${x.done ? '✔' : '…'}</span> ${esc(x.text)}<span class="sr-only">${x.done ? ' (done)' : ' (waiting)'}</span></li>`).join('');
@@ -69,39 +94,48 @@ function panelHtml(list) {
 }
 
 export function refreshTour() {
-  const panel = document.querySelector('[data-testid="tour-panel"]');
-  if (!active.tour || !store.state) {
+  const panel = find(document, '[data-testid="tour-panel"]', HTMLElement);
+  const step = active.tour?.steps[active.step];
+  if (!active.tour || !step || !store.state) {
     panel.hidden = true;
-    highlight([]);
+    highlight([], null);
     return;
   }
   panel.hidden = false;
-  const list = checks();
-  render(panel.querySelector('.tour-body'), panelHtml(list));
-  highlight(list);
+  const list = checks(step, store.state);
+  render(panel.querySelector('.tour-body'), panelHtml(active.tour, list));
+  highlight(list, store.state);
 }
 
 async function runStepAction() {
-  const step = active.tour.steps[active.step];
+  const action = active.tour?.steps[active.step]?.action;
+  if (!action || !store.state) return;
   active.running = true;
   refreshTour();
-  const r = await step.action.run(active.ctx, store.state);
+  const r = await action.run(active.ctx, store.state);
   active.running = false;
   active.ctx[`ran${active.step}`] = r.ok;
   active.message = r.ok ? r.message : `Failed: ${r.message}`;
   refreshTour();
 }
 
+/** @param {number} delta */
 function move(delta) {
-  active.tour.steps[active.step].after?.(active.ctx, store.state);
+  if (!active.tour) return;
+  if (store.state) active.tour.steps[active.step]?.after?.(active.ctx, store.state);
   active.step = Math.max(0, Math.min(active.tour.steps.length - 1, active.step + delta));
   active.ctx.stepStart = lastId();
   active.message = '';
   refreshTour();
 }
 
+/**
+ * Handles a click on a tour control; true when it was one.
+ * @param {Element} target
+ */
 export function tourClick(target) {
-  if (target.closest('[data-tour-start]')) return startTour(target.closest('[data-tour-start]').dataset.tourStart), true;
+  const start = closest(target, '[data-tour-start]');
+  if (start) return startTour(start.dataset.tourStart), true;
   if (!active.tour) return false;
   if (target.closest('[data-tour-action]')) return void runStepAction(), true;
   if (target.closest('[data-tour-next]')) return move(1), true;

@@ -1,3 +1,4 @@
+// @ts-check
 // The guided tours: node initialisation, load balancer, node shutdown and deletion, routes. Each step may
 // run an action, then lists what should happen on both sides; every expectation is checked live against
 // the state and the timeline, ticks itself off, and names the elements to highlight in the Cloud and
@@ -5,17 +6,31 @@
 import { slug } from './dom.js';
 import { postAction } from './store.js';
 
+/** @typedef {import('./types').ConsoleState} State */
+/** @typedef {import('./types').TourContext} Ctx */
+/** @typedef {import('./types').TimelineEntry} Entry */
+/** @typedef {import('./types').Expectation} Expectation */
+
+/** @type {(state: State, name: string | undefined) => import('./types').NodeView | undefined} */
 const nodeOf = (state, name) => state.cluster.nodes.find((n) => n.name === name);
+/** @type {(state: State, name: string | undefined) => import('./types').Server | undefined} */
 const serverOf = (state, name) => state.cloud.servers.find((s) => s.name === name);
+/** @type {(n: import('./types').NodeView | undefined, key: string) => boolean} */
 const hasTaint = (n, key) => n?.taints.some((t) => t.key === key) ?? false;
 const SHUTDOWN = 'node.cloudprovider.kubernetes.io/shutdown';
 const UNINIT = 'node.cloudprovider.kubernetes.io/uninitialized';
+/** @type {(ctx: Ctx, entries: Entry[]) => Entry[]} */
 const since = (ctx, entries) => entries.filter((e) => e.id > ctx.stepStart);
+/** @type {(ctx: Ctx, entries: Entry[], test: (e: Entry) => boolean) => boolean} */
 const stepSeen = (ctx, entries, test) => since(ctx, entries).some(test);
+/** @type {Expectation['highlight']} */
 const serverIds = (ctx, state) => { const s = serverOf(state, ctx.node); return s ? [`cloud-server-${s.id}`] : []; };
+/** @type {(ctx: Ctx) => string[]} */
 const nodeIds = (ctx) => [`cluster-node-${slug(ctx.node)}`];
+/** @type {Expectation['highlight']} */
 const both = (ctx, state) => [...serverIds(ctx, state), ...nodeIds(ctx)];
 
+/** @param {Ctx} ctx */
 async function addWorker(ctx) {
   const r = await postAction('worker');
   const m = /^worker (\S+)/.exec(r.message);
@@ -23,11 +38,13 @@ async function addWorker(ctx) {
   return r;
 }
 
+/** @param {State} state */
 function pickWorker(state) {
   const ready = state.cluster.nodes.filter((n) => n.ready === 'True' && !n.name.includes('control-plane'));
   return ready[ready.length - 1]?.name;
 }
 
+/** @type {(what: Expectation[]) => Expectation[]} */
 const joinSteps = (what) => [
   { id: 'server', label: (c) => `Cloud: server ${c.node ?? '(new)'} is running`, done: (c, s) => serverOf(s, c.node)?.status === 'running', highlight: serverIds },
   { id: 'node', label: (c) => `Cluster: Node ${c.node ?? '(new)'} registered by its kubelet`, done: (c, s) => Boolean(nodeOf(s, c.node)), highlight: nodeIds },
@@ -36,9 +53,12 @@ const joinSteps = (what) => [
   ...what,
 ];
 
-const routeFor = (c, s) => s.links.nodeToRoute[c.node];
+/** @type {(c: Ctx, s: State) => string | undefined} */
+const routeFor = (c, s) => (c.node ? s.links.nodeToRoute[c.node] : undefined);
+/** @type {Expectation['highlight']} */
 const routeIds = (c, s) => { const n = nodeOf(s, c.node); return n?.podCIDR ? [`cloud-route-${slug(n.podCIDR)}`, `cluster-node-${slug(c.node)}`] : nodeIds(c); };
 
+/** @type {import('./types').Tour[]} */
 export const TOURS = [
   {
     id: 'node-init', title: 'Node initialisation',
@@ -100,7 +120,7 @@ export const TOURS = [
         { id: 'ready', label: (c) => `Cluster: Node ${c.node} is Ready`, done: (c, s) => nodeOf(s, c.node)?.ready === 'True', highlight: nodeIds },
         { id: 'untainted', label: () => 'Cluster: the shutdown taint is gone', done: (c, s) => Boolean(nodeOf(s, c.node)) && !hasTaint(nodeOf(s, c.node), SHUTDOWN), highlight: nodeIds },
       ],
-      after: (c, s) => { c.podCIDR = nodeOf(s, c.node)?.podCIDR; },
+      after: (c, s) => { c.podCIDR = nodeOf(s, c.node)?.podCIDR ?? undefined; },
     }, {
       title: 'Delete its server',
       text: 'The Node goes NotReady; InstanceExists now answers not found, so cloud-node-lifecycle-controller deletes the Node, and node-route-controller deletes its route.',
@@ -135,20 +155,37 @@ export const TOURS = [
   },
 ];
 
+/**
+ * @param {Ctx} c
+ * @param {State} s
+ */
 function svcOf(c, s) {
   return s.cluster.services.find((x) => x.name === c.service && x.namespace === 'default');
 }
 
+/**
+ * @param {Ctx} c
+ * @param {State} s
+ */
 function lbsOf(c, s) {
   const ids = s.links.serviceToCloud[`default/${c.service}`]?.loadBalancers ?? [];
   return s.cloud.loadBalancers.filter((lb) => ids.includes(lb.id));
 }
 
+/**
+ * @param {Ctx} c
+ * @param {State} s
+ */
 function ownedCount(c, s) {
   const l = s.links.serviceToCloud[`default/${c.service}`];
   return l ? l.serverGroups.length + l.firewallPolicies.length + l.ipBlocks.length : 0;
 }
 
+/**
+ * @param {Ctx} c
+ * @param {State} s
+ * @returns {string[]}
+ */
 function ownedIds(c, s) {
   const l = s.links.serviceToCloud[`default/${c.service}`];
   if (!l) return [];

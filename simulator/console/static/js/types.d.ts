@@ -1,0 +1,66 @@
+// The data the console server sends the browser, typed from the server's own TypeScript (sandbox/console
+// and simcloud's wire schema), so the browser code is checked against what the server really sends.
+import type { ConsoleState } from '../../../../sandbox/console/hub.ts';
+import type { CloudSnapshot } from '../../../../sandbox/console/cloud.ts';
+import type { TimelineEntry } from '../../../../sandbox/console/timeline.ts';
+import type { annotationChoices } from '../../../../sandbox/console/actions.ts';
+
+export type { ConsoleState } from '../../../../sandbox/console/hub.ts';
+export type { TimelineEntry } from '../../../../sandbox/console/timeline.ts';
+export type { CloudSnapshot } from '../../../../sandbox/console/cloud.ts';
+export type { ClusterSnapshot, NodeView, ServiceView } from '../../../../sandbox/console/cluster.ts';
+export type { Links } from '../../../../sandbox/console/links.ts';
+export type { Server } from '../../../../simulator/api/schema/servers.ts';
+export type { LoadBalancerService, LoadBalancerTarget, ResolvedTarget } from '../../../../simulator/api/schema/load-balancers.ts';
+export type { FirewallRule } from '../../../../simulator/api/schema/firewall-policies.ts';
+export type { Network, Route } from '../../../../simulator/api/schema/networks.ts';
+
+/** A load balancer as the Cloud view gets it: with its per-target traffic counters. */
+export type CloudLoadBalancer = CloudSnapshot['loadBalancers'][number];
+/** One annotation of the provider's registry, for the example-Service form. */
+export type AnnotationChoice = ReturnType<typeof annotationChoices>[number];
+/** What an action POST resolved to. */
+export interface ActionResult { ok: boolean; message: string; field: string | null }
+/** The browser's store: the last state, the timeline by id, the stream's status. */
+export interface Store {
+  state: ConsoleState | null;
+  entries: Map<number, TimelineEntry>;
+  connection: 'connecting' | 'live' | 'reconnecting';
+  annotations: AnnotationChoice[];
+  lastChange?: string;
+}
+
+/** What a guided tour remembers while it runs: the step's first timeline entry, its worker and Service. */
+export interface TourContext {
+  stepStart: number;
+  node?: string;
+  service?: string;
+  /** The load balancers of the tour's Service, remembered before it is deleted. */
+  lbIds?: string[];
+  /** The podCIDR of the tour's Node, remembered before it is deleted. */
+  podCIDR?: string;
+  /** Whether step N's action succeeded. */
+  [ran: `ran${number}`]: boolean | undefined;
+}
+/** One thing a tour step waits for, checked live against the state and the timeline. */
+export interface Expectation {
+  id: string;
+  label(ctx: TourContext): string;
+  done(ctx: TourContext, state: ConsoleState, entries: TimelineEntry[]): unknown;
+  /** Element ids to highlight in the Cloud and Cluster views. */
+  highlight(ctx: TourContext, state: ConsoleState): string[];
+}
+export interface TourStep {
+  title: string;
+  text: string;
+  action?: { label: string; run(ctx: TourContext, state: ConsoleState): Promise<ActionResult> };
+  expect: Expectation[];
+  after?(ctx: TourContext, state: ConsoleState): void;
+}
+export interface Tour {
+  id: string;
+  title: string;
+  summary: string;
+  setup?(ctx: TourContext, state: ConsoleState): void;
+  steps: TourStep[];
+}
