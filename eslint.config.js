@@ -1,5 +1,5 @@
-// Lint doubles as the size policy (style guide §3.4): complexity, depth, params and statements are
-// capped so modules stay small and readable; tests get more room for nesting and length.
+// Lint doubles as the size policy: complexity, depth, params and statements are capped so modules stay
+// small and readable; tests get more room for nesting and length.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -26,7 +26,8 @@ export default tseslint.config(
     },
   },
   {
-    // Module boundaries (style guide §3.2).
+    // Module boundaries: controllers see the cloud only through the provider interface (src/cloud), and
+    // simcloud's wire package (simulator/api) stays free of the server, the CCM and the sandbox.
     files: ['src/controllers/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['**/simcloud/**', '**/simulator/**'], message: 'controllers talk only to src/cloud and src/kube' }] }],

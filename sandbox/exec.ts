@@ -1,4 +1,4 @@
-// The only place in sandbox/ that starts processes (style guide §3.2). Two shapes:
+// The only place in sandbox/ that starts processes, so timeouts, logs and clean-up are done once. Two shapes:
 //   run(cmd, args)   a command that finishes (kind, docker, vagrant, go build): output captured;
 //   spawn(cmd, args) a long-running process (etcd, kube-apiserver, simcloud, the CCM): output to a log file,
 //                    tracked so it is stopped on stop(), on SIGINT/SIGTERM, and by the reaper when this

@@ -1,4 +1,4 @@
-// `npm run bench`: CCM benchmarks at scale on the local runtime with virtual kubelets (issue 7).
+// `npm run bench`: CCM benchmarks at scale on the local runtime with virtual kubelets.
 // Scenarios, method and figures: docs/performance.md. The table is printed at the end and the JSON is
 // written under bench-results/.
 import { parseBenchArgs, USAGE, UsageError } from './bench/args.ts';

@@ -1,5 +1,6 @@
-// What a kubelet started with --cloud-provider=external writes when it registers (control-plane.md §3,
-// ccm-semantics.md §8), as pure builders: the Node it creates, its Lease, and the Ready condition it posts.
+// What a kubelet started with --cloud-provider=external writes when it registers, as pure builders: the
+// Node it creates (with the uninitialized taint and no providerID, both left to the CCM), its Lease in
+// kube-node-lease, and the Ready condition it posts.
 import { V1MicroTime, type V1Lease, type V1Node, type V1NodeCondition } from '@kubernetes/client-node';
 
 export const UNINITIALIZED_TAINT = 'node.cloudprovider.kubernetes.io/uninitialized';

@@ -2,9 +2,9 @@
 // and a scenario's result as written to the JSON file and the summary table.
 
 export const PROFILES = {
-  /** Upstream defaults (ccm-semantics §2.1): QPS 20 / burst 30, one worker per controller. */
+  /** Upstream's defaults (cloud-controller-manager flags): QPS 20 / burst 30, one worker per controller. */
   parity: { kubeApiQps: 20, kubeApiBurst: 30, nodeWorkers: 1, serviceWorkers: 1 },
-  /** The tuned profile of issue 7. */
+  /** Our defaults, tuned for 1 000 nodes and Services (docs/performance.md). */
   tuned: { kubeApiQps: 100, kubeApiBurst: 150, nodeWorkers: 8, serviceWorkers: 5 },
 } as const;
 export type ProfileName = keyof typeof PROFILES;
