@@ -5,22 +5,29 @@
 import { CoreV1Api, DiscoveryV1Api, makeInformer, type KubeConfig, type V1EndpointSlice, type V1Service } from '@kubernetes/client-node';
 import { createLogger, type Logger } from '../../src/telemetry/logger.ts';
 import type { Clock } from '../../src/kube/clock.ts';
+import type { SharedInformer } from '../../src/kube/shared-informer.ts';
 import { serviceInformer, SupervisedInformer } from '../../src/kube/informer.ts';
 import { NodePortStandIns, type StandInNode } from './nodeport-standins.ts';
 import { buildProxyTable } from './proxy-table.ts';
 
-export interface KubeProxyStandInOptions {
-  readonly kubeConfig: KubeConfig;
+/** Where Services and EndpointSlices come from: the apiserver's watches, or in-memory informers in tests. */
+export interface ProxySources {
+  readonly services: SharedInformer<V1Service>;
+  readonly slices: SharedInformer<V1EndpointSlice>;
+  /** Runs the watches until the signal aborts; absent for sources that need no running. */
+  readonly run?: (signal: AbortSignal) => Promise<void>[];
+}
+
+export type KubeProxyStandInOptions = {
   /** The running nodes and the addresses they answer on. */
   readonly nodes: () => readonly StandInNode[];
   readonly onError?: (message: string) => void;
   readonly clock?: Clock;
-}
+} & ({ readonly kubeConfig: KubeConfig } | { readonly sources: ProxySources });
 
 export class KubeProxyStandIn {
   readonly #opts: KubeProxyStandInOptions;
-  readonly #services: SupervisedInformer<V1Service>;
-  readonly #slices: SupervisedInformer<V1EndpointSlice>;
+  readonly #sources: ProxySources;
   readonly #listeners: NodePortStandIns;
   readonly #stop = new AbortController();
   #runs: Promise<void>[] = [];
@@ -29,27 +36,19 @@ export class KubeProxyStandIn {
 
   constructor(options: KubeProxyStandInOptions) {
     this.#opts = options;
-    const logger = warningsTo(options.onError);
-    const core = options.kubeConfig.makeApiClient(CoreV1Api);
-    const discovery = options.kubeConfig.makeApiClient(DiscoveryV1Api);
     const clock = options.clock;
-    this.#services = serviceInformer({ kubeConfig: options.kubeConfig, core, logger, ...(clock ? { clock } : {}) });
-    this.#slices = new SupervisedInformer<V1EndpointSlice>({
-      name: 'endpointslices',
-      makeListWatch: () => makeInformer<V1EndpointSlice>(options.kubeConfig, '/apis/discovery.k8s.io/v1/endpointslices', () => discovery.listEndpointSliceForAllNamespaces()),
-      logger,
-      ...(clock ? { clock } : {}),
-    });
+    this.#sources = 'sources' in options ? options.sources : apiSources(options.kubeConfig, warningsTo(options.onError), clock);
     this.#listeners = new NodePortStandIns({ ...(options.onError ? { onError: options.onError } : {}), ...(clock ? { clock } : {}) });
     const changed = { onAdd: () => this.#schedule(), onUpdate: () => this.#schedule(), onDelete: () => this.#schedule() };
-    this.#services.addEventHandler(changed);
-    this.#slices.addEventHandler(changed);
+    this.#sources.services.addEventHandler(changed);
+    this.#sources.slices.addEventHandler(changed);
   }
 
   /** Starts watching; resolves once both caches are synced and the first apply is done. */
   async start(): Promise<void> {
-    this.#runs = [this.#services.run(this.#stop.signal), this.#slices.run(this.#stop.signal)];
-    await Promise.all([this.#services.waitForSync(this.#stop.signal), this.#slices.waitForSync(this.#stop.signal)]);
+    const { services, slices, run } = this.#sources;
+    this.#runs = run?.(this.#stop.signal) ?? [];
+    await Promise.all([services.waitForSync(this.#stop.signal), slices.waitForSync(this.#stop.signal)]);
     this.#schedule();
     await this.settled();
   }
@@ -77,7 +76,8 @@ export class KubeProxyStandIn {
   }
 
   #schedule(): void {
-    if (!this.#services.hasSynced() || !this.#slices.hasSynced() || this.#stop.signal.aborted) return;
+    const { services, slices } = this.#sources;
+    if (!services.hasSynced() || !slices.hasSynced() || this.#stop.signal.aborted) return;
     this.#dirty = true;
     this.#applying ??= this.#drain().finally(() => {
       this.#applying = undefined;
@@ -90,12 +90,27 @@ export class KubeProxyStandIn {
     while (this.#dirty && !this.#stop.signal.aborted) {
       this.#dirty = false;
       try {
-        await this.#listeners.apply(this.#opts.nodes(), buildProxyTable(this.#services.list(), this.#slices.list()));
+        await this.#listeners.apply(this.#opts.nodes(), buildProxyTable(this.#sources.services.list(), this.#sources.slices.list()));
       } catch (err) {
         this.#opts.onError?.(`kube-proxy stand-in: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
   }
+}
+
+/** Supervised informers over the apiserver's Services and EndpointSlices (all namespaces). */
+function apiSources(kubeConfig: KubeConfig, logger: Logger, clock: Clock | undefined): ProxySources {
+  const timing = clock ? { clock } : {};
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  const discovery = kubeConfig.makeApiClient(DiscoveryV1Api);
+  const services = serviceInformer({ kubeConfig, core, logger, ...timing });
+  const slices = new SupervisedInformer<V1EndpointSlice>({
+    name: 'endpointslices',
+    makeListWatch: () => makeInformer<V1EndpointSlice>(kubeConfig, '/apis/discovery.k8s.io/v1/endpointslices', () => discovery.listEndpointSliceForAllNamespaces()),
+    logger,
+    ...timing,
+  });
+  return { services, slices, run: (signal) => [services.run(signal), slices.run(signal)] };
 }
 
 /** A logger whose warnings and errors reach `onError` as one line each (informer restarts, mostly). */
