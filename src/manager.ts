@@ -292,6 +292,11 @@ class Election {
       renewDeadlineMs: config.leaderElectRenewDeadline,
       retryPeriodMs: config.leaderElectRetryPeriod,
       logger: logger.child({ component: 'leader-election' }),
+      // Upstream's leader election records through the manager's own recorder (component cloud-controller-manager).
+      events: {
+        recorder: new KubeEventRecorder({ kube: new ClientKube(w.core), component: 'cloud-controller-manager', host: hostname(), logger }),
+        lease: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: config.leaderElectResourceNamespace, name: config.leaderElectResourceName },
+      },
       onStartedLeading: (signal) => {
         logger.info('started leading: starting controllers');
         this.#leading = runControllers(w, signal);

@@ -15,9 +15,10 @@
  */
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import type { CoordinationV1Api, V1Lease } from '@kubernetes/client-node';
+import type { CoordinationV1Api, V1Lease, V1ObjectReference } from '@kubernetes/client-node';
 import { realClock, sleepUnlessAborted, type Clock } from './clock.ts';
 import { isNotFound } from './errors.ts';
+import { EventType, type EventRecorder } from './events.ts';
 import type { Logger } from './logger.ts';
 
 /** What leader election needs from the API (one Lease). */
@@ -45,6 +46,11 @@ export interface LeaderElectionConfig {
   /** Called when leadership ends (lost, or stopped after leading). */
   readonly onStoppedLeading: () => void;
   readonly onNewLeader?: (identity: string) => void;
+  /**
+   * client-go's `Lock.RecordEvent`: a `LeaderElection` Event on the Lease, "<identity> became leader" and
+   * "<identity> stopped leading", which is how `kubectl get events` tells who led when.
+   */
+  readonly events?: { readonly recorder: EventRecorder; readonly lease: V1ObjectReference };
 }
 
 /**
@@ -121,6 +127,11 @@ export class LeaderElector {
     return this.observedHolder;
   }
 
+  private recordEvent(what: string): void {
+    const events = this.config.events;
+    events?.recorder.event(events.lease, EventType.Normal, 'LeaderElection', `${this.identity} ${what}`);
+  }
+
   /** Healthz: an error message when leading but not renewed for lease duration + tolerance. */
   healthCheck(toleranceMs: number = LeaderElectionDefaults.healthzToleranceMs): string | undefined {
     if (!this.leading) return undefined;
@@ -138,8 +149,10 @@ export class LeaderElector {
     signal.addEventListener('abort', onAbort, { once: true });
     this.leading = true;
     this.config.logger.info({ lease: this.config.lease.description, identity: this.identity }, 'successfully acquired lease');
+    this.recordEvent('became leader');
     this.config.onStartedLeading(leadership.signal);
     await this.renewLoop(signal);
+    this.recordEvent('stopped leading');
     signal.removeEventListener('abort', onAbort);
     this.leading = false;
     leadership.abort();
