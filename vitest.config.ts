@@ -64,6 +64,20 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          // One scenario on two fresh sandboxes, once with our CCM and once with upstream's, compared leaf by
+          // leaf against the deviations table of deploy/README.md.
+          name: 'differential',
+          include: ['test/differential/**/*.test.ts'],
+          globalSetup: ['test/helpers/control-plane-binaries.setup.ts'],
+          fileParallelism: false,
+          testTimeout: 900_000,
+          hookTimeout: 300_000,
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: 'bench-smoke',
           include: ['test/bench/**/*.test.ts'],
           globalSetup: ['test/helpers/control-plane-binaries.setup.ts'],

@@ -9,6 +9,8 @@ export interface CallRecord {
   readonly path: string;
   readonly status: number;
   readonly caller: string;
+  /** The cloud-provider method the CCM said the call belongs to (`X-Simcloud-Method`), '' when it did not. */
+  readonly upstreamMethod: string;
 }
 
 /** Callers that are the sandbox or this benchmark, not the CCM. */
@@ -29,7 +31,7 @@ export class CallLog {
 
   handle(event: SimEvent): void {
     if (event.type !== 'api_call') return;
-    this.#calls.push({ at: Date.parse(event.time), method: event.method, path: event.path, status: event.status, caller: event.caller ?? '' });
+    this.#calls.push({ at: Date.parse(event.time), method: event.method, path: event.path, status: event.status, caller: event.caller ?? '', upstreamMethod: event.upstream_method ?? '' });
   }
 
   /** The CCM's calls finished in [from, to). */
