@@ -34,6 +34,12 @@ function processesMentioning(text: string): number[] {
     .map(Number);
 }
 
+/** A running process's environment. */
+function environOf(pid: number): Record<string, string> {
+  const entries = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
+  return Object.fromEntries(entries.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
+}
+
 const allNodes = (e: E2eSandbox): Promise<V1Node[]> => e.core.listNode().then((l) => l.items);
 
 describe('a CCM of your own in the slot', () => {
@@ -70,6 +76,7 @@ describe('a CCM of your own in the slot', () => {
     expect(review.status?.userInfo?.username).toBe(CCM_USER);
     // A CCM's RBAC, not the admin's: no Secrets.
     await expect(kc.makeApiClient(CoreV1Api).listSecretForAllNamespaces()).rejects.toMatchObject({ code: 403 });
+    expect(environOf(ccm.pid!)).toMatchObject({ KUBECONFIG: kubeconfig, CCM_SANDBOX_CLUSTER_NAME: 'slot-cmd', SIMCLOUD_NETWORK: 'slot-cmd' });
 
     const first = ccm.pid!;
     process.kill(-first, 'SIGKILL');
@@ -80,6 +87,17 @@ describe('a CCM of your own in the slot', () => {
     expect(processAlive(restarted.pid!)).toBe(true);
     await e.stop();
     expect(processesMentioning(e.sandbox.options.stateDir)).toEqual([]);
+  });
+
+  it('runs our TypeScript CCM as a command too, with the same identity', async () => {
+    const command = `${process.execPath} src/main.ts --cloud-provider=simcloud --kubeconfig="$KUBECONFIG" --cluster-name="$CCM_SANDBOX_CLUSTER_NAME" --cluster-cidr="$CCM_SANDBOX_CLUSTER_CIDR" --bind-address=127.0.0.1 --secure-port=0 --node-monitor-period=1s`;
+    const e = await startE2eSandbox({ name: 'slot-ts', workers: 1, ccm: { kind: 'command', command } });
+    running.push(e);
+    expect((await allNodes(e)).every((n) => !hasTaint(n, UNINITIALIZED_TAINT))).toBe(true);
+    const ccm = e.sandbox.state.ccm!;
+    expect(environOf(ccm.pid!).KUBECONFIG).toBe(ccm.kubeconfig);
+    expect(ccm.kubeconfig).not.toBe(e.sandbox.state.kubeconfig);
+    await e.stop();
   });
 
   it('leaves an empty slot: nodes stay tainted, and the printed environment and upstream flags run a CCM that initialises them', async () => {
