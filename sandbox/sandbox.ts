@@ -11,6 +11,8 @@ import type { SimEvent } from '../simulator/api/schema/events.ts';
 import type { AddressPlan } from './cloud/address-plan.ts';
 import { followSimEvents } from './cloud/events.ts';
 import { SimcloudSandboxCloud } from './cloud/sandbox-cloud.ts';
+import { DEFAULT_CLOUD, type CloudKind } from './cloud/clouds.ts';
+import { HcloudDialectCreator } from './cloud/hcloud-creator.ts';
 import { startConsoleServer, type ConsoleServer } from './console/server.ts';
 import { createExec, type Exec } from './exec.ts';
 import { UNINITIALIZED_TAINT } from './kubelet/node-object.ts';
@@ -46,6 +48,19 @@ export interface SandboxOptions {
   readonly allowedHosts?: readonly string[];
   /** Which CCM fills the slot (sandbox/ccm/slot.ts); default our TypeScript CCM. */
   readonly ccm?: CcmChoice;
+  /** The API the cluster is made through and the CCM is given (cloud/clouds.ts); default simcloud. */
+  readonly cloud?: CloudKind;
+}
+
+export class SandboxOptionsError extends Error {
+  override name = 'SandboxOptionsError';
+}
+
+/** Our TypeScript CCM speaks simcloud's /v1 only: the Hetzner persona needs another CCM in the slot. */
+export function checkCloudAndCcm(cloud: CloudKind, ccm: CcmChoice): void {
+  if (cloud === 'hcloud' && ccm.kind === 'builtin') {
+    throw new SandboxOptionsError('--cloud hcloud needs --ccm upstream, command or none: the builtin CCM speaks simcloud\'s /v1 API only');
+  }
 }
 
 export class Sandbox {
@@ -63,6 +78,7 @@ export class Sandbox {
   #console: ConsoleServer | undefined;
 
   constructor(options: SandboxOptions) {
+    checkCloudAndCcm(options.cloud ?? DEFAULT_CLOUD, options.ccm ?? DEFAULT_CCM);
     this.options = options;
     this.exec = options.exec ?? createExec();
     this.#state = initialState(options);
@@ -178,10 +194,17 @@ export class Sandbox {
     this.#simcloud = await startSimcloudProcess({ exec: this.exec, stateDir: this.options.stateDir, token, adminToken, extraArgs });
     const s = this.#simcloud;
     void followSimEvents({ endpoint: s.url, adminToken, signal: this.#abort.signal, onEvent: (e) => this.#events.forEach((h) => h(e)) });
-    this.#cloud = new SimcloudSandboxCloud({ client: this.client, clusterName: this.options.name, ...(plan ? { networkRange: plan.networkRange } : {}) });
+    this.#cloud = this.#sandboxCloud(s.url, token);
     this.subscribe((e) => this.#cloud?.handleSimEvent(e));
     this.#state = { ...this.#state, simcloud: { url: s.url, token, adminToken, pid: s.process.pid }, logs: { ...this.#state.logs, simcloud: s.process.logFile } };
     return s.url;
+  }
+
+  /** The sandbox's side of the cloud; with --cloud hcloud it creates through the Hetzner dialect. */
+  #sandboxCloud(url: string, token: string): SimcloudSandboxCloud {
+    const plan = this.options.addressPlan;
+    const hcloud = this.options.cloud === 'hcloud' ? new HcloudDialectCreator({ endpoint: url, token }) : undefined;
+    return new SimcloudSandboxCloud({ client: this.client, clusterName: this.options.name, ...(plan ? { networkRange: plan.networkRange } : {}), ...(hcloud ? { hcloud } : {}) });
   }
 
   async #startCluster(): Promise<string> {
@@ -216,6 +239,7 @@ export class Sandbox {
       simcloud: s,
       network: this.options.name,
       lbStrategy: this.options.lbStrategy,
+      cloud: this.options.cloud ?? DEFAULT_CLOUD,
       allowedHostArgs: this.#allowedHostArgs(),
       extraArgs: this.options.ccmArgs ?? [],
       ...(this.options.progress ? { progress: this.options.progress } : {}),
@@ -296,6 +320,7 @@ function initialState(o: SandboxOptions): SandboxState {
     steps: [],
     workers: o.workers,
     lbStrategy: o.lbStrategy,
+    cloud: o.cloud ?? DEFAULT_CLOUD,
     kubeconfig: null,
     clusterCidr: null,
     simcloud: null,

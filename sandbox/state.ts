@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { CcmStateField } from './ccm/slot.ts';
+import { CLOUDS } from './cloud/clouds.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -37,6 +38,8 @@ export const SandboxState = z.object({
   steps: z.array(StepRecord),
   workers: z.number().int(),
   lbStrategy: z.string(),
+  /** The API the cluster was made through and the CCM is given (sandbox/cloud/clouds.ts). */
+  cloud: z.enum(CLOUDS).default('simcloud'),
   kubeconfig: z.string().nullable(),
   clusterCidr: z.string().nullable(),
   simcloud: z.object({ url: z.string(), token: z.string(), adminToken: z.string(), pid: z.number().int() }).nullable(),

@@ -3,6 +3,8 @@
 // upstream: the Go CCM (built or found by upstream.ts) with upstream's flags; command: the user's shell
 // command line with the CCM identity's kubeconfig and the cloud in its environment.
 import { join } from 'node:path';
+import { DEFAULT_CLOUD, hcloudCcmEnv, hcloudLocationOf, type CloudKind } from '../cloud/clouds.ts';
+import { SANDBOX_DEFAULTS } from '../cloud/sandbox-cloud.ts';
 import type { Exec } from '../exec.ts';
 import { freePort } from '../ports.ts';
 import { launchProcess, startCcmProcess } from '../processes.ts';
@@ -19,6 +21,8 @@ export interface CcmContext {
   /** The simcloud network holding the nodes (routes); the cluster's name. */
   readonly network: string;
   readonly lbStrategy: 'lb' | 'ip-block';
+  /** The API the CCM is given: simcloud's /v1 (default) or the Hetzner dialect. */
+  readonly cloud?: CloudKind;
   /** Extra flags (tests, benchmarks): our CCM and upstream's share the ones that matter, e.g. --node-monitor-period. */
   readonly extraArgs: readonly string[];
 }
@@ -55,8 +59,9 @@ export async function launchBuiltinCcm(ctx: CcmContext, kubeconfig: string, allo
 }
 
 /** Upstream's command line for this sandbox; `securePort` 10258 is upstream's default, for a printed example. */
-export function upstreamArgsFor(ctx: Pick<CcmContext, 'stateDir' | 'clusterName' | 'clusterCidr' | 'network'>, kubeconfig: string, securePort: number): string[] {
+export function upstreamArgsFor(ctx: Pick<CcmContext, 'stateDir' | 'clusterName' | 'clusterCidr' | 'network' | 'cloud'>, kubeconfig: string, securePort: number): string[] {
   return upstreamCcmArgs({
+    cloudProvider: ctx.cloud ?? DEFAULT_CLOUD,
     kubeconfig,
     clusterName: ctx.clusterName,
     clusterCidr: ctx.clusterCidr,
@@ -66,10 +71,18 @@ export function upstreamArgsFor(ctx: Pick<CcmContext, 'stateDir' | 'clusterName'
   });
 }
 
+/** The cloud's part of a CCM's environment: SIMCLOUD_* for /v1, HCLOUD_* for the Hetzner dialect. */
+export function cloudCcmEnv(ctx: Pick<CcmContext, 'simcloud' | 'network' | 'lbStrategy' | 'cloud'>): Record<string, string> {
+  if (ctx.cloud === 'hcloud') {
+    return hcloudCcmEnv({ simcloudUrl: ctx.simcloud.url, token: ctx.simcloud.token, network: ctx.network, location: hcloudLocationOf(SANDBOX_DEFAULTS.zone) });
+  }
+  return upstreamCcmEnv({ endpoint: ctx.simcloud.url, token: ctx.simcloud.token, network: ctx.network, loadBalancerStrategy: ctx.lbStrategy });
+}
+
 export async function launchUpstreamCcm(ctx: CcmContext, binary: string, kubeconfig: string): Promise<LaunchedCcm> {
   const port = await freePort();
   const certDir = upstreamCertDir(ctx.stateDir);
-  const env = { ...process.env, ...upstreamCcmEnv({ endpoint: ctx.simcloud.url, token: ctx.simcloud.token, network: ctx.network, loadBalancerStrategy: ctx.lbStrategy }) } as Record<string, string>;
+  const env = { ...process.env, ...cloudCcmEnv(ctx) } as Record<string, string>;
   const { process: proc } = await launchProcess({
     exec: ctx.exec,
     name: 'ccm',
@@ -87,7 +100,7 @@ export async function launchUpstreamCcm(ctx: CcmContext, binary: string, kubecon
 /** The environment of a CCM the user runs: the cloud, the CCM identity's kubeconfig, the cluster. */
 export function commandCcmEnv(ctx: Omit<CcmContext, 'exec' | 'extraArgs'>, kubeconfig: string): Record<string, string> {
   return {
-    ...upstreamCcmEnv({ endpoint: ctx.simcloud.url, token: ctx.simcloud.token, network: ctx.network, loadBalancerStrategy: ctx.lbStrategy }),
+    ...cloudCcmEnv(ctx),
     KUBECONFIG: kubeconfig,
     CCM_SANDBOX_CLUSTER_NAME: ctx.clusterName,
     CCM_SANDBOX_CLUSTER_CIDR: ctx.clusterCidr,

@@ -156,6 +156,8 @@ export interface UpstreamCcmArgsOptions {
   readonly routeReconciliationPeriod?: string;
   /** klog verbosity (default 2). */
   readonly verbosity?: number;
+  /** The provider: simcloud (/v1, default) or hcloud (the Hetzner dialect; its resources carry no cluster id). */
+  readonly cloudProvider?: 'simcloud' | 'hcloud';
   /** `--controllers` (default: upstream's `*`). */
   readonly controllers?: readonly string[];
 }
@@ -170,8 +172,10 @@ export interface UpstreamCcmArgsOptions {
  */
 export function upstreamCcmArgs(o: UpstreamCcmArgsOptions): string[] {
   const lease = o.lease ?? { duration: '15s', renewDeadline: '10s', retryPeriod: '2s' };
+  const provider = o.cloudProvider ?? 'simcloud';
   return [
-    '--cloud-provider=simcloud',
+    `--cloud-provider=${provider}`,
+    ...(provider === 'hcloud' ? ['--allow-untagged-cloud'] : []),
     `--kubeconfig=${o.kubeconfig}`,
     `--authentication-kubeconfig=${o.kubeconfig}`,
     `--authorization-kubeconfig=${o.kubeconfig}`,

@@ -24,6 +24,8 @@ describe('ccm-sandbox arguments', () => {
     [['up', '--ccm', 'command', '--ccm-command', '  '], /--ccm command needs --ccm-command/],
     [['up', '--ccm-command', './my-ccm'], /--ccm-command applies to --ccm command only \(got --ccm builtin\)/],
     [['up', '--ccm', 'none', '--ccm-command', './my-ccm'], /--ccm-command applies to --ccm command only \(got --ccm none\)/],
+    [['up', '--cloud', 'aws'], /--cloud "aws" is invalid: use simcloud or hcloud/],
+    [['up', '--cloud', 'hcloud'], /--cloud hcloud needs --ccm upstream, command or none: the builtin CCM speaks simcloud's \/v1 API only/],
   ])('rejects %j with one line saying what to fix', (argv, message) => {
     expect(() => parseCli(argv)).toThrow(UsageError);
     expect(() => parseCli(argv)).toThrow(message);
@@ -48,5 +50,14 @@ describe('ccm-sandbox arguments', () => {
     const args = daemonArgs(o, 'local');
     expect(args.slice(-2)).toEqual(['--ccm=command', '--ccm-command=my-ccm --v=2 --cluster-name="$CCM_SANDBOX_CLUSTER_NAME"']);
     expect(parseCli(args).ccm).toEqual(o.ccm);
+  });
+
+  it('defaults the cloud to simcloud and hands the daemon --cloud hcloud with its CCM', () => {
+    expect(parseCli(['up']).cloud).toBe('simcloud');
+    const o = parseCli(['up', '--cloud', 'hcloud', '--ccm', 'upstream']);
+    expect(o).toMatchObject({ cloud: 'hcloud', ccm: { kind: 'upstream' } });
+    const args = daemonArgs(o, 'local');
+    expect(args.slice(-2)).toEqual(['--ccm=upstream', '--cloud=hcloud']);
+    expect(parseCli(args)).toMatchObject({ cloud: 'hcloud', ccm: { kind: 'upstream' } });
   });
 });

@@ -4,8 +4,9 @@ import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AllowedHostError, allowedHostsFrom } from '../../simulator/api/host-check.ts';
 import { CcmChoiceError, ccmChoiceArgs, ccmChoiceFrom, type CcmChoice } from '../ccm/slot.ts';
+import { CLOUDS, DEFAULT_CLOUD, isCloudKind, type CloudKind } from '../cloud/clouds.ts';
 import { isRuntimeChoice, type RuntimeChoice } from '../runtimes/factory.ts';
-import { LB_STRATEGIES, type LbStrategy } from '../sandbox.ts';
+import { checkCloudAndCcm, LB_STRATEGIES, SandboxOptionsError, type LbStrategy } from '../sandbox.ts';
 
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -30,6 +31,8 @@ export interface CliOptions {
   readonly allowedHosts: readonly string[];
   /** The CCM slot: --ccm builtin|upstream|command|none (with --ccm-command for command). */
   readonly ccm: CcmChoice;
+  /** --cloud simcloud|hcloud: the API the cluster is made through and the CCM is given. */
+  readonly cloud: CloudKind;
 }
 
 const NAME = /^[a-z]([-a-z0-9]{0,30}[a-z0-9])?$/;
@@ -54,6 +57,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
         'allowed-host': { type: 'string', multiple: true },
         ccm: { type: 'string', default: 'builtin' },
         'ccm-command': { type: 'string' },
+        cloud: { type: 'string', default: 'simcloud' },
       },
     });
   } catch (err) {
@@ -62,6 +66,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
   const { values, positionals } = parsed;
   const [command, component] = positionals;
   if (!command || !(COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command "${command ?? ''}": use one of up, down, status, logs, reset`);
+  const ccm = validCcm(values.ccm, values['ccm-command']);
   return {
     command: command as Command,
     name: validName(values.name),
@@ -75,8 +80,19 @@ export function parseCli(argv: readonly string[]): CliOptions {
     lines: validInt('--lines', values.lines, 1, 100_000),
     component,
     allowedHosts: validAllowedHosts(values['allowed-host']),
-    ccm: validCcm(values.ccm, values['ccm-command']),
+    ccm,
+    cloud: validCloud(values.cloud, ccm),
   };
+}
+
+function validCloud(value: string, ccm: CcmChoice): CloudKind {
+  if (!isCloudKind(value)) throw new UsageError(`--cloud "${value}" is invalid: use ${CLOUDS.join(' or ')}`);
+  try {
+    checkCloudAndCcm(value, ccm);
+  } catch (err) {
+    throw err instanceof SandboxOptionsError ? new UsageError(err.message) : err;
+  }
+  return value;
 }
 
 function validAllowedHosts(flags: string[] | undefined): string[] {
@@ -133,5 +149,6 @@ export function daemonArgs(o: CliOptions, runtime: string): string[] {
     ...(o.kubeconfig ? [`--kubeconfig=${o.kubeconfig}`] : []),
     ...o.allowedHosts.map((h) => `--allowed-host=${h}`),
     ...ccmChoiceArgs(o.ccm),
+    ...(o.cloud === DEFAULT_CLOUD ? [] : [`--cloud=${o.cloud}`]),
   ];
 }

@@ -3,6 +3,7 @@
 import { dirname } from 'node:path';
 import { shellQuote } from '../exec.ts';
 import { commandCcmEnv, upstreamArgsFor } from '../ccm/launch.ts';
+import { hcloudCcmCommand, hcloudEndpoint } from '../cloud/clouds.ts';
 import { commandLine } from '../ccm/slot.ts';
 import type { SandboxState } from '../state.ts';
 
@@ -11,6 +12,7 @@ function endpoints(state: SandboxState): string[] {
   return [
     `  console        ${state.consoleUrl ?? '-'}`,
     `  simcloud API   ${sim ? `${sim.url}  (SIMCLOUD_TOKEN=${sim.token})` : '-'}`,
+    ...(state.cloud === 'hcloud' && sim ? [`  hcloud API     ${hcloudEndpoint(sim.url)}  (HCLOUD_TOKEN=${sim.token})`] : []),
     `  CCM            ${ccmLine(state)}`,
   ];
 }
@@ -35,6 +37,7 @@ export function ownCcmLines(state: SandboxState): string[] {
     simcloud: sim,
     network: state.name,
     lbStrategy: state.lbStrategy === 'ip-block' ? ('ip-block' as const) : ('lb' as const),
+    cloud: state.cloud,
   };
   const env = Object.entries(commandCcmEnv(ctx, kubeconfig)).map(([k, v]) => `  export ${k}=${shellQuote(v)}`);
   const flags = upstreamArgsFor(ctx, kubeconfig, 10258).map((a) => `    ${shellQuote(a)}`);
@@ -44,6 +47,21 @@ export function ownCcmLines(state: SandboxState): string[] {
     ...env,
     'and, for the upstream CCM (`npm run go:build` prints its path), these flags:',
     `  upstream-ccm \\\n${flags.join(' \\\n')}`,
+  ];
+}
+
+/** The Hetzner persona: its environment, and how to run Hetzner's own CCM in the slot. */
+export function hcloudLines(state: SandboxState): string[] {
+  const sim = state.simcloud;
+  if (state.cloud !== 'hcloud' || !sim) return [];
+  const nameFlag = state.name === 'ccm-sandbox' ? '' : ` --name ${state.name}`;
+  return [
+    'Hetzner persona: the servers and the network were made through the hcloud API; any hcloud-go program',
+    '(the hcloud CLI, Hetzner\'s CCM, the tutorial\'s CCM) works against it with:',
+    `  export HCLOUD_ENDPOINT=${hcloudEndpoint(sim.url)} HCLOUD_TOKEN=${sim.token} HCLOUD_NETWORK=${state.name}`,
+    'Hetzner\'s own CCM in the slot (hcloud-cloud-controller-manager on your PATH; the slot passes the',
+    'HCLOUD_* variables above, its kubeconfig and the pod network):',
+    `  npm run sandbox:up --${nameFlag} --cloud hcloud --ccm command --ccm-command ${shellQuote(hcloudCcmCommand())}`,
   ];
 }
 
@@ -76,6 +94,7 @@ export function renderSummary(state: SandboxState): string {
     ...tryLines(state),
     '',
     ...(state.ccm?.kind === 'none' ? [...ownCcmLines(state), ''] : []),
+    ...(state.cloud === 'hcloud' ? [...hcloudLines(state), ''] : []),
     'Next: open the console, curl the EXTERNAL-IP of web (the reply names the pod that served); then power a',
     'worker off (`npm run simcloud -- server poweroff <id>` or the console) and watch the node go NotReady, get',
     'the shutdown taint, and its pods move to the other nodes.',

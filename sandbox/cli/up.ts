@@ -86,6 +86,7 @@ function sandboxFor(o: CliOptions, runtime: string): Sandbox {
     ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}),
     allowedHosts: o.allowedHosts,
     ccm: o.ccm,
+    cloud: o.cloud,
     progress: (m) => console.log(`  ${m}`),
   });
 }

@@ -1,11 +1,14 @@
 // The sandbox's side of simcloud: the cluster's private network, its machines as servers (labelled with
 // the cluster name, so the sandbox, the console and the leak check can tell them apart), and the power
 // actions taken on them, derived from the resource-change stream for runtimes that mirror them on real
-// machines (kind containers, Vagrant VMs).
+// machines (kind containers, Vagrant VMs). A `--cloud hcloud` sandbox creates the network and servers
+// through simcloud's Hetzner dialect (hcloud-creator.ts) and reads them back through /v1: one store.
 import type { SimcloudClient } from '../../simulator/api/client/index.ts';
 import type { Network } from '../../simulator/api/schema/networks.ts';
 import type { Server } from '../../simulator/api/schema/servers.ts';
 import type { SimEvent } from '../../simulator/api/schema/events.ts';
+import { hcloudLocationOf } from './clouds.ts';
+import type { HcloudDialectCreator } from './hcloud-creator.ts';
 import type { MachineSpec, PowerAction, PowerEvent, RegisteredServer, SandboxCloud } from '../runtimes/runtime.ts';
 
 export const SANDBOX_LABELS = {
@@ -27,6 +30,8 @@ export interface SimcloudSandboxCloudOptions {
   readonly zone?: string;
   readonly serverType?: string;
   readonly networkRange?: string;
+  /** Creates the network and servers through the Hetzner dialect instead of /v1. */
+  readonly hcloud?: HcloudDialectCreator;
 }
 
 export class SimcloudSandboxCloud implements SandboxCloud {
@@ -56,16 +61,20 @@ export class SimcloudSandboxCloud implements SandboxCloud {
     if (this.#network) return this.#network;
     const name = this.#opts.clusterName;
     const existing = (await this.#opts.client.networks.listAll({ name })).find((n) => n.name === name);
-    const range = this.#range;
-    this.#network =
-      existing ??
-      (await this.#opts.client.networks.create({
-        name,
-        ip_range: range,
-        subnets: [{ zone: this.#opts.zone ?? SANDBOX_DEFAULTS.zone, ip_range: range }],
-        labels: { [SANDBOX_LABELS.cluster]: name },
-      }));
+    this.#network = existing ?? (await this.#createNetwork(name));
     return this.#network;
+  }
+
+  async #createNetwork(name: string): Promise<Network> {
+    const range = this.#range;
+    const zone = this.#opts.zone ?? SANDBOX_DEFAULTS.zone;
+    const labels = { [SANDBOX_LABELS.cluster]: name };
+    const client = this.#opts.client;
+    if (!this.#opts.hcloud) return client.networks.create({ name, ip_range: range, subnets: [{ zone, ip_range: range }], labels });
+    await this.#opts.hcloud.createNetwork({ name, ipRange: range, networkZone: hcloudLocationOf(zone), labels });
+    const created = (await client.networks.listAll({ name })).find((n) => n.name === name);
+    if (!created) throw new Error(`network ${name}, created through the hcloud dialect, is not in /v1`);
+    return created;
   }
 
   async registerServer(machine: MachineSpec): Promise<RegisteredServer> {
@@ -73,6 +82,7 @@ export class SimcloudSandboxCloud implements SandboxCloud {
     const found = (await client.servers.listAll({ name: machine.name })).find((s) => s.name === machine.name);
     if (found) return registered(found);
     const network = await this.ensureNetwork();
+    if (this.#opts.hcloud) return this.#registerThroughHcloud(machine, network);
     const { server, action } = await client.servers.create({
       name: machine.name,
       server_type: this.#opts.serverType ?? SANDBOX_DEFAULTS.serverType,
@@ -85,6 +95,22 @@ export class SimcloudSandboxCloud implements SandboxCloud {
     });
     await client.waitForAction(action.id);
     return registered(await client.servers.get(server.id));
+  }
+
+  async #registerThroughHcloud(machine: MachineSpec, network: Network): Promise<RegisteredServer> {
+    // Hetzner's API gives a server its addresses; it cannot take the ones a kind container or VM has.
+    if (machine.publicIPv4 || machine.privateIPv4) throw new Error(`--cloud hcloud cannot register ${machine.name} at its own addresses: use --runtime local`);
+    await this.#opts.hcloud?.createServer({
+      name: machine.name,
+      serverType: this.#opts.serverType ?? SANDBOX_DEFAULTS.serverType,
+      image: SANDBOX_DEFAULTS.image,
+      location: hcloudLocationOf(this.#opts.zone ?? SANDBOX_DEFAULTS.zone),
+      network: network.name,
+      labels: { [SANDBOX_LABELS.cluster]: this.#opts.clusterName, [SANDBOX_LABELS.role]: machine.role },
+    });
+    const created = (await this.#opts.client.servers.listAll({ name: machine.name })).find((s) => s.name === machine.name);
+    if (!created) throw new Error(`server ${machine.name}, created through the hcloud dialect, is not in /v1`);
+    return registered(created);
   }
 
   /** The cluster's servers, as the cloud has them now. */

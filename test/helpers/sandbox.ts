@@ -1,7 +1,8 @@
 // The e2e suites' sandbox: one per worker (the e2e project runs its files one after another in a single
 // worker, isolate: false), brought up with the same orchestration as `npm run sandbox:up` on the runtime
 // named by SANDBOX_RUNTIME (default local) with the CCM named by SANDBOX_CCM (builtin or upstream, default
-// builtin). Plus small helpers the flow suites share.
+// builtin) on the cloud named by SANDBOX_CLOUD (simcloud or hcloud, default simcloud; hcloud needs
+// SANDBOX_CCM=upstream). Plus small helpers the flow suites share.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,7 @@ import { isRuntimeChoice, resolveRuntime } from '../../sandbox/runtimes/factory.
 import { createExec } from '../../sandbox/exec.ts';
 import { Sandbox, type LbStrategy, type SandboxOptions } from '../../sandbox/sandbox.ts';
 import type { CcmChoice } from '../../sandbox/ccm/slot.ts';
+import { DEFAULT_CLOUD, isCloudKind, type CloudKind } from '../../sandbox/cloud/clouds.ts';
 import { claimLoopbackAddressPlan, type AddressPlan } from '../../sandbox/cloud/address-plan.ts';
 import { waitFor } from '../../sandbox/wait.ts';
 import { registerCleanup } from '../../sandbox/shutdown.ts';
@@ -47,6 +49,13 @@ export function e2eCcm(env: NodeJS.ProcessEnv = process.env): CcmChoice {
   return { kind };
 }
 
+/** The cloud the flow suites run on: SANDBOX_CLOUD=simcloud|hcloud (default simcloud). */
+export function e2eCloud(env: NodeJS.ProcessEnv = process.env): CloudKind {
+  const kind = env.SANDBOX_CLOUD ?? DEFAULT_CLOUD;
+  if (!isCloudKind(kind)) throw new Error(`SANDBOX_CLOUD=${kind}: use simcloud or hcloud`);
+  return kind;
+}
+
 async function sandboxOptions(opts: E2eOptions, stateDir: string, addressPlan: AddressPlan): Promise<SandboxOptions> {
   const choice = process.env.SANDBOX_RUNTIME ?? 'local';
   if (!isRuntimeChoice(choice)) throw new Error(`SANDBOX_RUNTIME=${choice}: use local, kind, vagrant or existing`);
@@ -61,6 +70,7 @@ async function sandboxOptions(opts: E2eOptions, stateDir: string, addressPlan: A
     stateDir,
     ...(kubeconfig ? { kubeconfig } : {}),
     ccm: opts.ccm ?? e2eCcm(),
+    cloud: e2eCloud(),
     ...(opts.waitForNodes === false ? { waitForNodes: false } : {}),
     ccmArgs: CCM_E2E_ARGS,
   };

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { renderSummary } from '../cli/summary.ts';
+import { cloudCcmEnv, commandCcmEnv, upstreamArgsFor } from '../ccm/launch.ts';
+import { SandboxState } from '../state.ts';
+import { hcloudCcmCommand, hcloudCcmEnv, hcloudEndpoint, hcloudLocationOf, isCloudKind } from './clouds.ts';
+
+const sim = { url: 'http://127.0.0.1:4600', token: 'tok' };
+const ctx = { stateDir: '/s/demo', clusterName: 'demo', clusterCidr: '10.244.0.0/16', simcloud: sim, network: 'demo', lbStrategy: 'lb' as const };
+
+describe('the clouds a sandbox presents', () => {
+  it('knows simcloud and hcloud only', () => {
+    expect(['simcloud', 'hcloud', 'aws', ''].map(isCloudKind)).toEqual([true, true, false, false]);
+  });
+
+  it("mounts the Hetzner dialect under /hcloud/v1 and maps a zone to its region's location", () => {
+    expect(hcloudEndpoint('http://127.0.0.1:4600/')).toBe('http://127.0.0.1:4600/hcloud/v1');
+    expect(hcloudLocationOf('sim-1b')).toBe('sim-1');
+    expect(() => hcloudLocationOf('fsn1-dc14')).toThrow('simcloud has no zone fsn1-dc14');
+  });
+
+  it("gives a Hetzner CCM Hetzner's variables, keeping it off the metadata service and off non-loopback ports", () => {
+    expect(hcloudCcmEnv({ simcloudUrl: sim.url, token: 'tok', network: 'demo', location: 'sim-1' })).toEqual({
+      HCLOUD_ENDPOINT: 'http://127.0.0.1:4600/hcloud/v1', HCLOUD_TOKEN: 'tok', HCLOUD_NETWORK: 'demo', HCLOUD_LOAD_BALANCERS_LOCATION: 'sim-1',
+      HCLOUD_NETWORK_DISABLE_ATTACHED_CHECK: 'true', HCLOUD_METRICS_ENABLED: 'false',
+    });
+    expect(cloudCcmEnv({ ...ctx, cloud: 'hcloud' })).toMatchObject({ HCLOUD_ENDPOINT: 'http://127.0.0.1:4600/hcloud/v1', HCLOUD_LOAD_BALANCERS_LOCATION: 'sim-1' });
+    expect(cloudCcmEnv(ctx)).toMatchObject({ SIMCLOUD_ENDPOINT: sim.url, SIMCLOUD_TOKEN: 'tok' });
+    expect(Object.keys(commandCcmEnv({ ...ctx, cloud: 'hcloud' }, '/k'))).not.toContain('SIMCLOUD_TOKEN');
+  });
+
+  it('starts the upstream CCM with the hcloud provider, which needs --allow-untagged-cloud', () => {
+    const hcloud = upstreamArgsFor({ ...ctx, cloud: 'hcloud' }, '/k', 10258);
+    expect(hcloud.slice(0, 2)).toEqual(['--cloud-provider=hcloud', '--allow-untagged-cloud']);
+    expect(upstreamArgsFor(ctx, '/k', 10258)).not.toContain('--allow-untagged-cloud');
+    expect(upstreamArgsFor(ctx, '/k', 10258)[0]).toBe('--cloud-provider=simcloud');
+  });
+
+  it("runs Hetzner's CCM from the slot's environment, serving on loopback only", () => {
+    const command = hcloudCcmCommand();
+    expect(command.startsWith('hcloud-cloud-controller-manager --cloud-provider=hcloud --allow-untagged-cloud ')).toBe(true);
+    for (const flag of ['--kubeconfig="$KUBECONFIG"', '--cluster-cidr="$CCM_SANDBOX_CLUSTER_CIDR"', '--bind-address=127.0.0.1', '--secure-port=0', '--webhook-secure-port=0']) {
+      expect(command).toContain(flag);
+    }
+  });
+});
+
+describe('the summary of an hcloud sandbox', () => {
+  const base = {
+    name: 'demo', runtime: 'local', status: 'ready', pid: 1, startedAt: 't', readyAt: 't', error: null, steps: [], workers: 2, lbStrategy: 'lb',
+    kubeconfig: '/s/demo/kubeconfig', clusterCidr: '10.244.0.0/16', simcloud: { ...sim, adminToken: 'adm', pid: 2 }, consoleUrl: null, logs: {},
+    ccm: { kind: 'upstream', url: 'https://127.0.0.1:1', pid: 3 },
+  };
+
+  it("prints the hcloud endpoint, token and network, and the command line for Hetzner's CCM", () => {
+    const text = renderSummary(SandboxState.parse({ ...base, name: 'demo', cloud: 'hcloud' }));
+    expect(text).toContain('  hcloud API     http://127.0.0.1:4600/hcloud/v1  (HCLOUD_TOKEN=tok)');
+    expect(text).toContain('  export HCLOUD_ENDPOINT=http://127.0.0.1:4600/hcloud/v1 HCLOUD_TOKEN=tok HCLOUD_NETWORK=demo');
+    expect(text).toContain(`  npm run sandbox:up -- --name demo --cloud hcloud --ccm command --ccm-command '${hcloudCcmCommand()}'`);
+  });
+
+  it('says nothing of hcloud for a simcloud sandbox (state files from before --cloud read as simcloud)', () => {
+    const state = SandboxState.parse(base);
+    expect(state.cloud).toBe('simcloud');
+    expect(renderSummary(state)).not.toContain('HCLOUD');
+  });
+});
