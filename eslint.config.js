@@ -34,6 +34,13 @@ export default tseslint.config(
     },
   },
   {
+    // lib/: helpers shared by the CCM, simcloud, the sandbox and the scripts; they depend on nothing of ours.
+    files: ['lib/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/src/**', '**/simulator/**', '**/sandbox/**', '**/scripts/**', '**/test/**'], message: 'lib/ depends only on node built-ins' }] }],
+    },
+  },
+  {
     files: ['simulator/api/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['**/server/**', '**/src/**', '**/sandbox/**'], message: 'simulator/api depends only on zod and node built-ins' }] }],

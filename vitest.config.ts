@@ -14,7 +14,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['src/**/*.test.ts', 'simulator/**/*.test.ts', 'sandbox/**/*.test.ts', 'scripts/**/*.test.ts'],
+          include: ['lib/**/*.test.ts', 'src/**/*.test.ts', 'simulator/**/*.test.ts', 'sandbox/**/*.test.ts', 'scripts/**/*.test.ts'],
         },
       },
       {

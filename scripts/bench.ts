@@ -1,7 +1,8 @@
 // `npm run bench`: CCM benchmarks at scale on the local runtime with virtual kubelets.
 // Scenarios, method and figures: docs/performance.md. The table is printed at the end and the JSON is
 // written under bench-results/.
-import { parseBenchArgs, USAGE, UsageError } from './bench/args.ts';
+import { UsageError } from '../lib/usage-error.ts';
+import { parseBenchArgs, USAGE } from './bench/args.ts';
 import { runBench } from './bench/run.ts';
 
 const started = Date.now();

@@ -5,7 +5,8 @@
  * configuration, failed probe, lost leadership, a crashed controller), 2 on a usage error. Failures at start print one line.
  */
 import pretty from 'pino-pretty';
-import { ConfigError, UsageError, loadConfig, parseFlags, redactedConfig, usage } from './config/load.ts';
+import { UsageError } from '../lib/usage-error.ts';
+import { ConfigError, loadConfig, parseFlags, redactedConfig, usage } from './config/load.ts';
 import { Manager } from './manager.ts';
 import { createLogger, redactSecret } from './telemetry/logger.ts';
 

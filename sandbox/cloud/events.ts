@@ -2,6 +2,7 @@
 // validating each event with the wire schema. Reconnects with backoff and resumes from the last seen
 // event id (Last-Event-ID), so a simcloud restart or a dropped connection loses nothing in the buffer.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { readSse, type SseMessage } from '../../lib/sse.ts';
 import { SimEvent } from '../../simulator/api/schema/events.ts';
 
 export interface EventStreamOptions {
@@ -36,31 +37,10 @@ async function readStream(options: EventStreamOptions, lastId: string | undefine
   if (lastId) headers['last-event-id'] = lastId;
   const res = await fetch(`${options.endpoint}/_sim/events`, { headers, signal: options.signal });
   if (!res.ok || !res.body) throw new Error(`GET /_sim/events: HTTP ${res.status}`);
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for await (const chunk of res.body) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      handleMessage(buffer.slice(0, end), options, seen);
-      buffer = buffer.slice(end + 2);
-    }
-  }
+  for await (const message of readSse(res.body)) handleMessage(message, options, seen);
 }
 
-export function parseSseMessage(block: string): { id?: string; data: string } | undefined {
-  const data: string[] = [];
-  let id: string | undefined;
-  for (const line of block.split('\n')) {
-    if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
-    else if (line.startsWith('id:')) id = line.slice(3).trim();
-  }
-  return data.length > 0 ? { ...(id !== undefined ? { id } : {}), data: data.join('\n') } : undefined;
-}
-
-function handleMessage(block: string, options: EventStreamOptions, seen: (id: string) => void): void {
-  const message = parseSseMessage(block);
-  if (!message) return;
+function handleMessage(message: SseMessage, options: EventStreamOptions, seen: (id: string) => void): void {
   if (message.id) seen(message.id);
   const parsed = SimEvent.safeParse(JSON.parse(message.data));
   if (parsed.success) options.onEvent(parsed.data);

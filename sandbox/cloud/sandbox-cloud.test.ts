@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordSimEvents, type SimEventRecorder } from '../../test/helpers/sim-events.ts';
 import { startSimcloudInProcess, type InProcessSimcloud } from '../../test/helpers/simcloud.ts';
 import type { PowerEvent } from '../runtimes/runtime.ts';
-import { parseSseMessage } from './events.ts';
+import { parseSseMessage } from '../../lib/sse.ts';
 import { powerAction, SANDBOX_LABELS, SimcloudSandboxCloud } from './sandbox-cloud.ts';
 
 let sc: InProcessSimcloud;

@@ -6,6 +6,8 @@
 // runs the pods bound to nodes whose kubelet is up.
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '../../src/kube/logger.ts';
+import { mapWithConcurrency } from '../../lib/pool.ts';
+import { Semaphore } from '../../lib/semaphore.ts';
 import { PodRunner } from './pod-runner.ts';
 import { VirtualKubelet } from './virtual-kubelet.ts';
 
@@ -152,13 +154,7 @@ export class KubeletFleet {
   async #renewAll(): Promise<void> {
     const running = [...this.#kubelets.values()].filter(({ kubelet }) => kubelet.running);
     const limit = Math.max(1, this.#opts.sharedHeartbeat?.concurrency ?? 16);
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      for (let entry = running[next++]; entry; entry = running[next++]) {
-        await entry.kubelet.renewLease().catch((err: unknown) => this.#opts.onError?.(err, entry.server.name));
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(limit, running.length) }, worker));
+    await mapWithConcurrency(running, limit, (entry) => entry.kubelet.renewLease().catch((err: unknown) => this.#opts.onError?.(err, entry.server.name)));
   }
 
   async #syncOne(server: FleetServer): Promise<void> {
@@ -194,28 +190,6 @@ export class KubeletFleet {
     } else if (!up && kubelet.running) {
       kubelet.stop();
       this.#opts.onChange?.();
-    }
-  }
-}
-
-/** A counting semaphore: at most `limit` calls of run() in flight. */
-class Semaphore {
-  readonly #limit: number;
-  #active = 0;
-  readonly #waiting: (() => void)[] = [];
-
-  constructor(limit: number) {
-    this.#limit = limit;
-  }
-
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.#active >= this.#limit) await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    this.#active += 1;
-    try {
-      return await fn();
-    } finally {
-      this.#active -= 1;
-      this.#waiting.shift()?.();
     }
   }
 }

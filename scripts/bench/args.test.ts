@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseBenchArgs, UsageError } from './args.ts';
+import { UsageError } from '../../lib/usage-error.ts';
+import { parseBenchArgs } from './args.ts';
 
 const now = new Date('2026-11-24T10:00:00Z');
 

@@ -1,6 +1,7 @@
 // `npm run bench [scenario...] [--nodes N] [--profile parity|tuned] [--runs N] [--out FILE]
 //                [--rest-minutes M] [--smoke] [--logs DIR] [--ccm-v N]`
 import { parseArgs } from 'node:util';
+import { UsageError } from '../../lib/usage-error.ts';
 import { PROFILES, SCENARIOS, type BenchOptions, type ProfileName, type ScenarioId } from './types.ts';
 
 export const USAGE = `usage: npm run bench -- [S1 S2 ... S15] [--nodes N] [--profile parity|tuned] [--runs N] [--out FILE] [--rest-minutes M] [--smoke] [--logs DIR] [--ccm-v N]
@@ -13,8 +14,6 @@ export const USAGE = `usage: npm run bench -- [S1 S2 ... S15] [--nodes N] [--pro
   --out       JSON result file (default bench-results/bench-<profile>-<nodes>-<time>.json)
   --logs      keep every process's log (simcloud, control plane, CCM) in DIR (default: removed with the state)
   --ccm-v     the CCM's log verbosity (default 2, which logs what each LB node-sync pass reacts to)`;
-
-export class UsageError extends Error {}
 
 const SMOKE_SCENARIOS: readonly ScenarioId[] = ['S1', 'S2', 'S3', 'S8', 'S4', 'S5', 'S12', 'S6', 'S7'];
 

@@ -6,7 +6,9 @@ import { SANDBOX_LABELS } from '../../sandbox/cloud/sandbox-cloud.ts';
 import { UNINITIALIZED_TAINT } from '../../sandbox/kubelet/node-object.ts';
 import type { BenchEnv } from './env.ts';
 import { CLUSTER } from './env.ts';
-import { pool, startWatch, until } from './watch.ts';
+import { mapWithConcurrency } from '../../lib/pool.ts';
+import { waitFor } from '../../sandbox/wait.ts';
+import { startWatch } from './watch.ts';
 
 export const SHUTDOWN_TAINT = 'node.cloudprovider.kubernetes.io/shutdown';
 
@@ -88,7 +90,7 @@ export async function createServers(env: BenchEnv, names: readonly string[], per
   const client = env.client;
   const out: CreatedServer[] = [];
   const started = Date.now();
-  await pool(names, perSecond ? names.length : 16, async (name, i) => {
+  await mapWithConcurrency(names, perSecond ? names.length : 16, async (name, i) => {
     if (perSecond) await new Promise((r) => setTimeout(r, Math.max(0, started + (i * 1000) / perSecond - Date.now())));
     const { server } = await client.servers.create({
       name,
@@ -106,14 +108,14 @@ export async function createServers(env: BenchEnv, names: readonly string[], per
 /** Deletes servers, then their Nodes, and waits until the Nodes are gone. */
 export async function removeMachines(env: BenchEnv, servers: readonly CreatedServer[]): Promise<void> {
   const client = env.client;
-  await pool(servers, 16, async (s) => {
+  await mapWithConcurrency(servers, 16, async (s) => {
     await client.servers.delete(s.id).catch(() => undefined);
   });
-  await until(() => noKubelets(env, servers), 60_000, 'kubelets to stop');
-  await pool(servers, 32, async (s) => {
+  await waitFor(() => noKubelets(env, servers), { timeoutMs: 60_000, description: 'kubelets to stop' });
+  await mapWithConcurrency(servers, 32, async (s) => {
     await env.core.deleteNode({ name: s.name }).catch(() => undefined);
   });
-  await until(() => servers.every((s) => !env.nodes.get(s.name)?.exists), 120_000, 'Nodes to be deleted');
+  await waitFor(() => servers.every((s) => !env.nodes.get(s.name)?.exists), { timeoutMs: 120_000, description: 'Nodes to be deleted' });
 }
 
 function noKubelets(env: BenchEnv, servers: readonly CreatedServer[]): boolean {
@@ -127,5 +129,5 @@ export async function waitForNodes(env: BenchEnv, names: readonly string[], init
     const t = env.nodes.get(n);
     return t !== undefined && t.exists && (!initialized || t.initialized !== undefined);
   };
-  await until(() => names.every(ok), timeoutMs, `${names.length} nodes${initialized ? ' initialized' : ''}`);
+  await waitFor(() => names.every(ok), { timeoutMs, description: `${names.length} nodes${initialized ? ' initialized' : ''}` });
 }

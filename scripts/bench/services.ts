@@ -2,7 +2,9 @@
 // created and deleted in bulk in the `bench` namespace.
 import { CoreV1Api, type KubeConfig, type V1Service } from '@kubernetes/client-node';
 import type { BenchEnv } from './env.ts';
-import { pool, startWatch, until } from './watch.ts';
+import { mapWithConcurrency } from '../../lib/pool.ts';
+import { waitFor } from '../../sandbox/wait.ts';
+import { startWatch } from './watch.ts';
 
 export const NAMESPACE = 'bench';
 
@@ -63,19 +65,19 @@ function lbService(name: string): V1Service {
 
 /** Creates LoadBalancer Services "at once" (bounded-parallel API writes). Returns when all are created. */
 export async function createServices(env: BenchEnv, names: readonly string[]): Promise<void> {
-  await pool(names, 32, async (name) => {
+  await mapWithConcurrency(names, 32, async (name) => {
     await env.core.createNamespacedService({ namespace: NAMESPACE, body: lbService(name) });
   });
 }
 
 export async function waitForIngress(env: BenchEnv, names: readonly string[], timeoutMs: number): Promise<void> {
-  await until(() => names.every((n) => env.services.times.get(n)?.ingress !== undefined), timeoutMs, `${names.length} Services with ingress`);
+  await waitFor(() => names.every((n) => env.services.times.get(n)?.ingress !== undefined), { timeoutMs, description: `${names.length} Services with ingress` });
 }
 
 /** Deletes the Services and waits until they are gone (the CCM removes its finalizer after cleanup). */
 export async function deleteServices(env: BenchEnv, names: readonly string[], timeoutMs = 600_000): Promise<void> {
-  await pool(names, 32, async (name) => {
+  await mapWithConcurrency(names, 32, async (name) => {
     await env.core.deleteNamespacedService({ name, namespace: NAMESPACE }).catch(() => undefined);
   });
-  await until(() => names.every((n) => !env.services.times.get(n)?.exists), timeoutMs, `${names.length} Services to be deleted`);
+  await waitFor(() => names.every((n) => !env.services.times.get(n)?.exists), { timeoutMs, description: `${names.length} Services to be deleted` });
 }

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { intToIp, parseCidr } from '../../simulator/server/ipam.ts';
+import { intToIp, parseCidr } from '../../lib/ipv4.ts';
 import { emptyState, type LoadBalancerRec, type ServerRec, type StateDoc } from '../../simulator/server/store/state.ts';
 
 const CLI = fileURLToPath(new URL('../../simulator/cli/main.ts', import.meta.url));

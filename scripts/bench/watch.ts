@@ -1,4 +1,4 @@
-// A client-node informer with restart on error, and a wait on in-memory state. Timestamps in the
+// A client-node informer with restart on error. Timestamps in the
 // trackers are taken when an event arrives here, so two timestamps of one object share the watch's lag.
 import { ADD, DELETE, ERROR, UPDATE, makeInformer, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
 
@@ -23,20 +23,3 @@ export async function startWatch<T extends KubernetesObject>(kc: KubeConfig, pat
   };
 }
 
-/** Waits (polling in-memory state, not the API) until `done` holds; throws after `timeoutMs`. */
-export async function until(done: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** Runs `fn` over items with at most `limit` in flight. */
-export async function pool<T>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    for (let i = next++; i < items.length; i = next++) await fn(items[i] as T, i);
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-}

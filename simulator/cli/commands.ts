@@ -5,7 +5,7 @@ import type { Action } from '../api/schema/actions.ts';
 import { FaultRuleInput } from '../api/schema/internal.ts';
 import { BearerToken } from '../api/schema/projects.ts';
 import { printJson, printTable } from './output.ts';
-import { UsageError } from './usage.ts';
+import { UsageError } from '../../lib/usage-error.ts';
 
 const OPTIONS = {
   url: { type: 'string' }, token: { type: 'string' }, 'admin-token': { type: 'string' }, json: { type: 'boolean', default: false },

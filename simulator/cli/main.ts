@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { isApiError } from '../api/client/index.ts';
 import { runCommand } from './commands.ts';
 import { serve } from './serve.ts';
-import { HELP, UsageError } from './usage.ts';
+import { UsageError } from '../../lib/usage-error.ts';
+import { HELP } from './usage.ts';
 
 function causeChain(err: unknown): string {
   const parts: string[] = [];

@@ -12,7 +12,7 @@ import { SeedName } from '../api/schema/internal.ts';
 import { randomToken } from '../server/config.ts';
 import { createSimLogger } from '../server/logger.ts';
 import { startSimcloud } from '../server/server.ts';
-import { UsageError } from './usage.ts';
+import { UsageError } from '../../lib/usage-error.ts';
 
 const OPTIONS = {
   host: { type: 'string', default: '127.0.0.1' },

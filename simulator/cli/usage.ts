@@ -1,11 +1,4 @@
-/** CLI usage errors (exit 2 with one line) and the help text. */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
-
+/** The CLI's help text. */
 export const HELP = `usage: simcloud <command> [options]
 
   serve [--host 127.0.0.1] [--port 8787] [--data FILE] [--seed empty|demo|ip-pool-nearly-exhausted]

@@ -1,47 +1,5 @@
-/** IPv4 arithmetic for the address pools: integers, CIDR ranges, containment and overlap. */
-export interface Range {
-  /** Network address as an unsigned 32-bit integer. */
-  base: number;
-  prefix: number;
-}
-
-export function ipToInt(ip: string): number {
-  const p = ip.split('.').map(Number);
-  return ((p[0]! << 24) >>> 0) + (p[1]! << 16) + (p[2]! << 8) + p[3]!;
-}
-
-export function intToIp(n: number): string {
-  return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
-}
-
-export const rangeSize = (r: Range): number => 2 ** (32 - r.prefix);
-
-export function parseCidr(cidr: string): Range {
-  const [ip, len] = cidr.split('/');
-  const prefix = Number(len);
-  const mask = prefix === 0 ? 0 : (~0 << (32 - prefix)) >>> 0;
-  return { base: (ipToInt(ip!) & mask) >>> 0, prefix };
-}
-
-export const formatCidr = (r: Range): string => `${intToIp(r.base)}/${r.prefix}`;
-
-export function contains(r: Range, ip: string): boolean {
-  const n = ipToInt(ip);
-  return n >= r.base && n < r.base + rangeSize(r);
-}
-
-export function rangeContains(outer: Range, inner: Range): boolean {
-  return inner.base >= outer.base && inner.base + rangeSize(inner) <= outer.base + rangeSize(outer);
-}
-
-export function overlaps(a: Range, b: Range): boolean {
-  return a.base < b.base + rangeSize(b) && b.base < a.base + rangeSize(a);
-}
-
-/** The CIDR as written has host bits set (e.g. 10.0.0.1/24). */
-export function hasHostBits(cidr: string): boolean {
-  return formatCidr(parseCidr(cidr)) !== cidr;
-}
+/** Allocation from the address pools: the first free host of a range, the first free sub-range, local addresses. */
+import { contains, intToIp, overlaps, parseCidr, rangeSize, type Range } from '../../lib/ipv4.ts';
 
 /**
  * First free host address of `cidr` (skipping the network address, the first host when

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, UsageError, loadConfig, parseFlags, readCloudConfig, redactedConfig, usage } from './load.ts';
+import { UsageError } from '../../lib/usage-error.ts';
+import { ConfigError, loadConfig, parseFlags, readCloudConfig, redactedConfig, usage } from './load.ts';
 import { parseDuration } from './fields.ts';
 import { CloudConfigFileSchema } from './schema.ts';
 import { settings, type SettingDefinition } from './settings.ts';

@@ -5,17 +5,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { load as loadYaml } from 'js-yaml';
+import { UsageError } from '../../lib/usage-error.ts';
 import { ENV } from './env.ts';
 import { CloudConfigFileSchema, ConfigSchema, type CcmConfig } from './schema.ts';
 import { settingByFlag, settings, type SettingDefinition, type SettingKey } from './settings.ts';
-
-/** Bad command line: exit 2 with one line saying what to fix. */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
 
 /** Invalid configuration: every problem, one per line. */
 export class ConfigError extends Error {

@@ -7,6 +7,8 @@ import { connect, createServer, type Server as TcpServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { ApiException, PatchStrategy, setHeaderOptions, type CoreV1Event, type V1Node, type V1Service } from '@kubernetes/client-node';
 import pino from 'pino';
+import { readSse } from '../../lib/sse.ts';
+import { SimEvent } from '../../simulator/api/schema/events.ts';
 import type { ApiCallEvent, Server } from '../../simulator/api/schema/index.ts';
 import { claimLoopbackAddressPlan, type AddressPlanLease } from '../../sandbox/cloud/address-plan.ts';
 import { VirtualKubelet } from '../../sandbox/kubelet/virtual-kubelet.ts';
@@ -50,34 +52,13 @@ export class ApiCallLog {
   }
 
   async #read(body: ReadableStream<Uint8Array>): Promise<void> {
-    const decoder = new TextDecoder();
-    let buffer = '';
     try {
-      for await (const chunk of body) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          this.#event(buffer.slice(0, end));
-          buffer = buffer.slice(end + 2);
-        }
+      for await (const message of readSse(body)) {
+        const parsed = SimEvent.safeParse(JSON.parse(message.data));
+        if (parsed.success && parsed.data.type === 'api_call') this.calls.push(parsed.data);
       }
     } catch {
       // closed
-    }
-  }
-
-  #event(block: string): void {
-    const data = block
-      .split('\n')
-      .filter((l) => l.startsWith('data:'))
-      .map((l) => l.slice(5).trim())
-      .join('\n');
-    if (data === '') return;
-    try {
-      const event = JSON.parse(data) as { type?: string };
-      if (event.type === 'api_call') this.calls.push(event as ApiCallEvent);
-    } catch {
-      // not JSON
     }
   }
 

@@ -2,9 +2,10 @@
 // affinity and least connections.
 import type net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../../sandbox/wait.ts';
 import { DataPlane } from '../../simulator/server/dataplane/data-plane.ts';
 import {
-  freeVip, hold, request, rnd, startBackend, startBackends, waitFor, type Backend,
+  freeVip, hold, request, rnd, startBackend, startBackends, type Backend,
 } from '../../simulator/server/dataplane/test-support/harness.ts';
 import { parseProxyHeader } from '../../simulator/api/proxy-protocol.ts';
 import type { DataPlaneLoadBalancer } from '../../simulator/server/dataplane/types.ts';
@@ -100,12 +101,12 @@ describe('target selection', () => {
     const { backends, vip, port, dp, lb } = await setup(2, { algorithm: 'least_connections' });
     const held: net.Socket[] = [await hold(vip, port)];
     cleanups.push(() => { for (const s of held) s.destroy(); });
-    await waitFor(() => dp.counters(lb.id).get('b0')?.activeConnections === 1, 3_000, 'held connection on b0');
+    await waitFor(() => dp.counters(lb.id).get('b0')?.activeConnections === 1, { timeoutMs: 3_000, intervalMs: 10, description: 'held connection on b0' });
     const names: string[] = [];
     for (let i = 0; i < 4; i++) names.push((await request(vip, port, 'x')).data.split(':')[0]!);
     expect(names).toEqual(['b1', 'b1', 'b1', 'b1']);
     held.push(await hold(vip, port));
-    await waitFor(() => dp.counters(lb.id).get('b1')?.activeConnections === 1, 3_000, 'second held connection on b1');
+    await waitFor(() => dp.counters(lb.id).get('b1')?.activeConnections === 1, { timeoutMs: 3_000, intervalMs: 10, description: 'second held connection on b1' });
     expect(backends.map((b) => b.received.length)).toEqual([0, 4]);
   });
 });
@@ -116,10 +117,10 @@ describe('forwarding edge cases', () => {
     const closedPort = await freeVip().then((v) => v.port);
     const listener = { ...lb.listeners[0]!, destinationPort: closedPort, healthCheck: { ...lb.listeners[0]!.healthCheck, port: backends[0]!.port } };
     expect(await dp.apply([{ ...lb, listeners: [listener] }])).toEqual({ errors: [] });
-    await waitFor(() => dp.health(lb.id)[0]?.status === 'healthy', 3_000, 'healthy via the health check port');
+    await waitFor(() => dp.health(lb.id)[0]?.status === 'healthy', { timeoutMs: 3_000, intervalMs: 10, description: 'healthy via the health check port' });
     const r = await request(vip, port, 'x');
     expect(r.ok).toBe(false);
-    await waitFor(() => dp.counters(lb.id).get('b0')?.activeConnections === 0, 3_000, 'attempt closed');
+    await waitFor(() => dp.counters(lb.id).get('b0')?.activeConnections === 0, { timeoutMs: 3_000, intervalMs: 10, description: 'attempt closed' });
     expect(dp.counters(lb.id).get('b0')).toMatchObject({ connections: 1, bytesIn: 0, bytesOut: 0 });
   });
 
@@ -128,7 +129,7 @@ describe('forwarding edge cases', () => {
     const payload = 'z'.repeat(4 * 1024 * 1024);
     const r = await request(vip, port, payload);
     expect(r.data.length).toBe(payload.length + 3);
-    await waitFor(() => dp.counters(lb.id).get('b0')?.activeConnections === 0, 3_000, 'closed');
+    await waitFor(() => dp.counters(lb.id).get('b0')?.activeConnections === 0, { timeoutMs: 3_000, intervalMs: 10, description: 'closed' });
     expect(dp.counters(lb.id).get('b0')).toEqual({ connections: 1, activeConnections: 0, bytesIn: payload.length, bytesOut: payload.length + 3 });
   });
 });

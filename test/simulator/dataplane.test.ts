@@ -1,9 +1,10 @@
 // Data plane over real loopback sockets: forwarding, round robin, health checks, lifecycle.
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../../sandbox/wait.ts';
 import { DataPlane } from '../../simulator/server/dataplane/data-plane.ts';
 import { realScheduler, type Scheduler } from '../../simulator/server/dataplane/health-checker.ts';
 import {
-  freeVip, hold, request, startBackend, startBackends, waitFor, type Backend,
+  freeVip, hold, request, startBackend, startBackends, type Backend,
 } from '../../simulator/server/dataplane/test-support/harness.ts';
 import type { DataPlaneListener, DataPlaneLoadBalancer, TargetHealthChange } from '../../simulator/server/dataplane/types.ts';
 
@@ -60,7 +61,7 @@ describe('DataPlane forwarding', () => {
     expect(r).toEqual({ ok: true, data: 'b0:hello' });
     const names = await send(vip, port, 6);
     expect(names).toEqual(['b1', 'b2', 'b0', 'b1', 'b2', 'b0']);
-    await waitFor(() => [...dp.counters(lb.id).values()].every((c) => c.activeConnections === 0), 3_000, 'connections to close');
+    await waitFor(() => [...dp.counters(lb.id).values()].every((c) => c.activeConnections === 0), { timeoutMs: 3_000, intervalMs: 10, description: 'connections to close' });
     const c = dp.counters(lb.id);
     expect(c.get('b0')).toEqual({ connections: 3, activeConnections: 0, bytesIn: 'hello'.length + 8, bytesOut: 'b0:hello'.length + 14 });
     expect(c.get('b1')!.connections).toBe(2);
@@ -69,16 +70,16 @@ describe('DataPlane forwarding', () => {
   it('marks a stopped backend unhealthy, sends it nothing, and brings it back', async () => {
     const { backends, vip, port, dp, lb, events } = await setup();
     await dp.apply([lb]);
-    await waitFor(allHealthy(dp, lb), 3_000, 'all healthy');
+    await waitFor(allHealthy(dp, lb), { timeoutMs: 3_000, intervalMs: 10, description: 'all healthy' });
     const b1 = backends[1]!;
     await b1.stop();
-    await waitFor(() => statusOf(dp, lb.id, 'b1') === 'unhealthy', 3_000, 'b1 unhealthy');
+    await waitFor(() => statusOf(dp, lb.id, 'b1') === 'unhealthy', { timeoutMs: 3_000, intervalMs: 10, description: 'b1 unhealthy' });
     expect(events).toContainEqual({ lbId: lb.id, listenPort: port, targetId: 'b1', status: 'unhealthy' });
     const names = await send(vip, port, 6);
     expect(names.filter((n) => n === 'b1')).toEqual([]);
     expect(new Set(names)).toEqual(new Set(['b0', 'b2']));
     backends[1] = await startBackend('b1', b1.ip, b1.port);
-    await waitFor(() => statusOf(dp, lb.id, 'b1') === 'healthy', 3_000, 'b1 healthy again');
+    await waitFor(() => statusOf(dp, lb.id, 'b1') === 'healthy', { timeoutMs: 3_000, intervalMs: 10, description: 'b1 healthy again' });
     expect(new Set(await send(vip, port, 3))).toEqual(new Set(['b0', 'b1', 'b2']));
   });
 
@@ -86,7 +87,7 @@ describe('DataPlane forwarding', () => {
     const { backends, vip, port, dp, lb } = await setup(2);
     await dp.apply([lb]);
     await Promise.all(backends.map((b) => b.stop()));
-    await waitFor(() => dp.health(lb.id).every((h) => h.status === 'unhealthy'), 3_000, 'all unhealthy');
+    await waitFor(() => dp.health(lb.id).every((h) => h.status === 'unhealthy'), { timeoutMs: 3_000, intervalMs: 10, description: 'all unhealthy' });
     const r = await request(vip, port, 'x');
     expect(r.ok).toBe(false);
     expect(dp.stats(lb.id).noTarget).toBe(1);
@@ -105,10 +106,10 @@ describe('DataPlane forwarding', () => {
       listeners: [listenerSpec(port, http[0]!.port, { protocol: 'http', healthCheck: hc })], targets: [{ id: 'h0', ip: http[0]!.ip }],
     };
     await dp.apply([lb]);
-    await waitFor(() => statusOf(dp, lb.id, 'h0') === 'healthy', 3_000, 'http healthy');
+    await waitFor(() => statusOf(dp, lb.id, 'h0') === 'healthy', { timeoutMs: 3_000, intervalMs: 10, description: 'http healthy' });
     const bad = { ...lb, listeners: [listenerSpec(port, http[0]!.port, { protocol: 'http', healthCheck: { ...hc, path: '/broken' } })] };
     expect(await dp.apply([bad])).toEqual({ errors: [] });
-    await waitFor(() => statusOf(dp, lb.id, 'h0') === 'unhealthy', 3_000, 'http unhealthy');
+    await waitFor(() => statusOf(dp, lb.id, 'h0') === 'unhealthy', { timeoutMs: 3_000, intervalMs: 10, description: 'http unhealthy' });
     expect(events.map((e) => e.status)).toEqual(['healthy', 'unhealthy']);
   });
 });
@@ -117,7 +118,7 @@ describe('DataPlane lifecycle', () => {
   it('apply() twice is a no-op and target changes keep established connections', async () => {
     const { backends, vip, port, dp, lb, events } = await setup(2);
     await dp.apply([lb]);
-    await waitFor(allHealthy(dp, lb), 3_000, 'all healthy');
+    await waitFor(allHealthy(dp, lb), { timeoutMs: 3_000, intervalMs: 10, description: 'all healthy' });
     const held = await hold(vip, port);
     const reply = new Promise<string>((resolve) => {
       const chunks: Buffer[] = [];
@@ -200,14 +201,14 @@ describe('DataPlane lifecycle', () => {
     await dp.apply([lb]);
     const held = await hold(vip, port);
     held.on('error', () => undefined);
-    await waitFor(() => backends.some((b) => b.open.size > 0), 3_000, 'backend connection');
+    await waitFor(() => backends.some((b) => b.open.size > 0), { timeoutMs: 3_000, intervalMs: 10, description: 'backend connection' });
     expect(live.size).toBeGreaterThan(0);
     await dp.close();
     expect(live.size).toBe(0);
     held.destroy();
     expect((await request(vip, port, 'x')).error).toBe('ECONNREFUSED');
-    await waitFor(() => backends.every((b) => b.open.size === 0), 3_000, 'backend sockets closed');
-    await waitFor(() => process.getActiveResourcesInfo().filter((r) => r.startsWith('TCP')).length <= baseline, 3_000, 'no TCP handles left');
+    await waitFor(() => backends.every((b) => b.open.size === 0), { timeoutMs: 3_000, intervalMs: 10, description: 'backend sockets closed' });
+    await waitFor(() => process.getActiveResourcesInfo().filter((r) => r.startsWith('TCP')).length <= baseline, { timeoutMs: 3_000, intervalMs: 10, description: 'no TCP handles left' });
     const accepted = backends.map((b) => b.accepted);
     expect((await dp.apply([lb])).errors[0]!.message).toBe('data plane is closed');
     expect((await request(vip, port, 'x')).error).toBe('ECONNREFUSED');

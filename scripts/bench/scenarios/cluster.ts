@@ -5,7 +5,8 @@ import { createServers, nodeName, removeMachines, waitForNodes, type CreatedServ
 import { ensureNodes, ensureServices } from '../resident.ts';
 import type { Scenario, ScenarioContext } from '../scenario.ts';
 import { figure } from '../stats.ts';
-import { pool, until } from '../watch.ts';
+import { mapWithConcurrency } from '../../../lib/pool.ts';
+import { waitFor } from '../../../sandbox/wait.ts';
 
 export const S4: Scenario = {
   id: 'S4',
@@ -99,10 +100,10 @@ export const S6: Scenario = {
 };
 
 async function restore(env: BenchEnv, off: readonly CreatedServer[]): Promise<void> {
-  await pool(off, 16, async (s) => {
+  await mapWithConcurrency(off, 16, async (s) => {
     await env.client.servers.poweron(s.id);
   });
-  await until(() => off.every((s) => env.nodes.get(s.name)?.ready === true), 180_000, 'powered-on nodes Ready');
+  await waitFor(() => off.every((s) => env.nodes.get(s.name)?.ready === true), { timeoutMs: 180_000, description: 'powered-on nodes Ready' });
 }
 
 interface Lifecycle {
@@ -115,11 +116,11 @@ async function lifecycleRun(ctx: ScenarioContext, env: BenchEnv, k: number): Pro
   const victims = ctx.shared.resident.splice(0, 2 * k);
   const [gone, off] = [victims.slice(0, k), victims.slice(k)];
   const start = Date.now();
-  await pool(gone, 16, async (s) => void (await env.client.servers.delete(s.id)));
-  await pool(off, 16, async (s) => void (await env.client.servers.poweroff(s.id)));
+  await mapWithConcurrency(gone, 16, async (s) => void (await env.client.servers.delete(s.id)));
+  await mapWithConcurrency(off, 16, async (s) => void (await env.client.servers.poweroff(s.id)));
   const timeout = (heartbeat(ctx.opts.nodes).graceSeconds + 120) * 1000;
   const done = (): boolean => gone.every((s) => env.nodes.get(s.name)?.deleted !== undefined) && off.every((s) => env.nodes.get(s.name)?.shutdownTaint !== undefined);
-  await until(done, timeout, 'lifecycle actions');
+  await waitFor(done, { timeoutMs: timeout, description: 'lifecycle actions' });
   const out: Lifecycle = {
     deleted: gone.map((s) => sinceNotReady(env, s.name, 'deleted')),
     tainted: off.map((s) => sinceNotReady(env, s.name, 'shutdownTaint')),

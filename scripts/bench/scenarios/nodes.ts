@@ -7,7 +7,7 @@ import { routeCreates } from '../routes.ts';
 import type { Scenario, ScenarioContext, ScenarioOutput } from '../scenario.ts';
 import { figure } from '../stats.ts';
 import { PROFILES, type Figure, type Profile } from '../types.ts';
-import { until } from '../watch.ts';
+import { waitFor } from '../../../sandbox/wait.ts';
 
 /** Apiserver writes per node initialisation: the Node PUT, the status patch, the Synced event. */
 export const WRITES_PER_NODE = 3;
@@ -47,7 +47,7 @@ function collect(env: BenchEnv, names: readonly string[], start: number, from: (
 }
 
 async function waitRoutes(env: BenchEnv, names: readonly string[], start: number, timeoutMs: number): Promise<void> {
-  await until(() => routeCreates(env.calls.ccmCalls(start)).created.size >= names.length, timeoutMs, `${names.length} routes`).catch(() => undefined);
+  await waitFor(() => routeCreates(env.calls.ccmCalls(start)).created.size >= names.length, { timeoutMs, description: `${names.length} routes` }).catch(() => undefined);
 }
 
 function callsPerNode(scenario: 'S1' | 'S2', runs: readonly RunData[]): Figure {

@@ -14,7 +14,7 @@ import { NodeWriteBackoff, retryOnConflict } from '../../kube/retry.ts';
 import type { SharedInformer } from '../../kube/shared-informer.ts';
 import { callerOf, ControllerName } from '../names.ts';
 import type { ParsedCIDR } from './cidr.ts';
-import { Semaphore } from './semaphore.ts';
+import { Semaphore } from '../../../lib/semaphore.ts';
 import { allRoutesCreated, planRoutes, RouteAction, type RoutePlan, type RouteToCreate } from './route-plan.ts';
 
 /** Upstream `maxConcurrentRouteOperations`. */

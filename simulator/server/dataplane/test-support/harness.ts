@@ -134,11 +134,3 @@ export function hold(host: string, port: number): Promise<net.Socket> {
   });
 }
 
-/** Polls `cond` every 10 ms until it holds or `timeoutMs` passes. */
-export async function waitFor(cond: () => boolean, timeoutMs = 3_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

@@ -6,7 +6,8 @@
 import type { AllocateIpBlockRequest, IpBlock, IpBlockListParams, UpdateIpBlockRequest } from '../../../api/schema/ip-blocks.ts';
 import { newIds, nowIso, type Caller, type Sim } from '../../context.ts';
 import { conflict } from '../../errors.ts';
-import { firstFreeRange, formatCidr, intToIp, parseCidr, rangeSize } from '../../ipam.ts';
+import { formatCidr, intToIp, parseCidr, rangeSize } from '../../../../lib/ipv4.ts';
+import { firstFreeRange } from '../../ipam.ts';
 import type { Change, IpBlockRec } from '../../store/state.ts';
 import { regionById } from '../catalogue/data.ts';
 import { getOwned, owned, paginate, publicView } from '../common.ts';

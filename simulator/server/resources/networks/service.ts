@@ -2,7 +2,8 @@
 import type { CreateNetworkRequest, CreateRouteRequest, Network, Route, UpdateNetworkRequest } from '../../../api/schema/networks.ts';
 import { newIds, nowIso, type Caller, type Sim } from '../../context.ts';
 import { conflict, invalidField, notFound } from '../../errors.ts';
-import { contains, firstFreeRange, formatCidr, hasHostBits, intToIp, overlaps, parseCidr, rangeContains } from '../../ipam.ts';
+import { contains, formatCidr, hasHostBits, intToIp, overlaps, parseCidr, rangeContains } from '../../../../lib/ipv4.ts';
+import { firstFreeRange } from '../../ipam.ts';
 import type { ActionRec, NetworkRec } from '../../store/state.ts';
 import { zoneById } from '../catalogue/data.ts';
 import { getOwned, listOwned, owned, publicView, startAction, type ListQuery } from '../common.ts';

@@ -3,7 +3,7 @@ import type { ActionCommand } from '../../../api/schema/actions.ts';
 import type { CreateServerRequest, Server, ServerActionName, UpdateServerRequest } from '../../../api/schema/servers.ts';
 import { newIds, nowIso, type Caller, type Sim } from '../../context.ts';
 import { conflict, invalidField } from '../../errors.ts';
-import { contains, parseCidr } from '../../ipam.ts';
+import { contains, parseCidr } from '../../../../lib/ipv4.ts';
 import type { ActionRec, Change, NetworkRec, ServerRec } from '../../store/state.ts';
 import { IMAGES, SERVER_TYPES, zoneById } from '../catalogue/data.ts';
 import { ensureUnlocked, getOwned, listOwned, publicView, startAction, type ListQuery } from '../common.ts';

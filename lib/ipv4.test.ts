@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { cidrContains, contains, formatCidr, hasHostBits, intToIp, ipToInt, isIPv4, nthAddress, overlaps, parseCidr, rangeContains } from './ipv4.ts';
+
+describe('ipv4', () => {
+  it('converts addresses both ways, unsigned', () => {
+    expect(intToIp(ipToInt('255.1.2.3'))).toBe('255.1.2.3');
+    expect(ipToInt('255.255.255.255')).toBe(2 ** 32 - 1);
+    expect(intToIp(ipToInt('127.0.200.8'))).toBe('127.0.200.8');
+  });
+
+  it.each(['1.2.3', '1.2.3.4.5', '256.1.1.1', '01.2.3.4', '1.2.3.-4', 'a.b.c.d', ''])('rejects the address %j', (ip) => {
+    expect(isIPv4(ip)).toBe(false);
+    expect(() => ipToInt(ip)).toThrow('not an IPv4 address');
+  });
+
+  it.each(['10.0.0.0/33', '10.0.0.0/', '10.0.0.0', '10.0.0.0/8/8', '10.0.0.0/-1'])('rejects the CIDR %j', (cidr) => {
+    expect(() => parseCidr(cidr)).toThrow();
+  });
+
+  it('converts and compares ranges', () => {
+    expect(formatCidr(parseCidr('10.1.2.3/16'))).toBe('10.1.0.0/16');
+    expect(hasHostBits('10.1.2.3/16')).toBe(true);
+    expect(hasHostBits('10.1.0.0/16')).toBe(false);
+    expect(contains(parseCidr('127.0.64.0/18'), '127.0.127.255')).toBe(true);
+    expect(contains(parseCidr('127.0.64.0/18'), '127.0.128.0')).toBe(false);
+    expect(overlaps(parseCidr('10.0.0.0/8'), parseCidr('10.2.0.0/24'))).toBe(true);
+    expect(overlaps(parseCidr('10.0.0.0/24'), parseCidr('10.0.1.0/24'))).toBe(false);
+    expect(rangeContains(parseCidr('10.0.0.0/8'), parseCidr('10.2.0.0/24'))).toBe(true);
+    expect(rangeContains(parseCidr('10.2.0.0/24'), parseCidr('10.0.0.0/8'))).toBe(false);
+  });
+
+  it('gives the third address of a /29 as the VIP and tests membership', () => {
+    expect(nthAddress('127.0.200.8/29', 2)).toBe('127.0.200.10');
+    expect(nthAddress('127.0.200.13/29', 2)).toBe('127.0.200.10');
+    expect(cidrContains('10.244.0.0/16', '10.244.3.1')).toBe(true);
+    expect(cidrContains('10.244.0.0/16', '10.245.0.0')).toBe(false);
+    expect(cidrContains('0.0.0.0/0', '8.8.8.8')).toBe(true);
+  });
+});

@@ -1,0 +1,14 @@
+/**
+ * A concurrency pool (upstream's `workqueue.ParallelizeUntil`): `fn` runs over `items` with at most `limit`
+ * in flight, each worker taking the next item when it is done; results keep the items' order. A rejection
+ * stops the pool's workers from taking new items and is rethrown.
+ */
+export async function mapWithConcurrency<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let index = next++; index < items.length; index = next++) results[index] = await fn(items[index] as T, index);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
+}
