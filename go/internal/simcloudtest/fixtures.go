@@ -1,7 +1,10 @@
 package simcloudtest
 
 import (
+	"fmt"
 	"net/url"
+	"os"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -114,5 +117,41 @@ func (s *Server) WaitForAction(t testing.TB, id string) {
 			t.Fatalf("action %s still %s after 30 s", id, out.Action.Status)
 		}
 		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+var names atomic.Int64
+
+// UniqueName returns a name no other test of this process uses (tests of one package share one simcloud).
+func UniqueName(prefix string) string {
+	return fmt.Sprintf("%s-%d-%d", prefix, os.Getpid(), names.Add(1))
+}
+
+// AddFault injects one simcloud fault rule (the body of POST /_sim/faults) and returns a function reporting
+// how often it fired so far; the rule is removed when the test ends.
+func (s *Server) AddFault(t testing.TB, rule map[string]any) func() int {
+	t.Helper()
+	var added struct {
+		Fault struct {
+			ID string `json:"id"`
+		} `json:"fault"`
+	}
+	s.Do(t, "POST", "/_sim/faults", rule, &added)
+	t.Cleanup(func() { s.Request(t, "DELETE", "/_sim/faults/"+added.Fault.ID, nil) })
+	return func() int {
+		var list struct {
+			Faults []struct {
+				ID    string `json:"id"`
+				Fired int    `json:"fired"`
+			} `json:"faults"`
+		}
+		s.Do(t, "GET", "/_sim/faults", nil, &list)
+		for _, f := range list.Faults {
+			if f.ID == added.Fault.ID {
+				return f.Fired
+			}
+		}
+		t.Fatalf("fault %s is gone", added.Fault.ID)
+		return 0
 	}
 }

@@ -9,39 +9,10 @@ import (
 	"ccm-sandbox/go/provider/simcloud/client"
 )
 
-// fault injects one simcloud fault rule and returns a function reporting how often it fired so far; the
-// rule is removed when the test ends.
-func fault(t *testing.T, rule map[string]any) func() int {
-	t.Helper()
-	var added struct {
-		Fault struct {
-			ID string `json:"id"`
-		} `json:"fault"`
-	}
-	sim.Do(t, "POST", "/_sim/faults", rule, &added)
-	t.Cleanup(func() { sim.Request(t, "DELETE", "/_sim/faults/"+added.Fault.ID, nil) })
-	return func() int {
-		var list struct {
-			Faults []struct {
-				ID    string `json:"id"`
-				Fired int    `json:"fired"`
-			} `json:"faults"`
-		}
-		sim.Do(t, "GET", "/_sim/faults", nil, &list)
-		for _, f := range list.Faults {
-			if f.ID == added.Fault.ID {
-				return f.Fired
-			}
-		}
-		t.Fatalf("fault %s is gone", added.Fault.ID)
-		return 0
-	}
-}
-
 func TestAReadIsRetriedAfterAServerError(t *testing.T) {
 	instances, _ := newTestCloud(t, "").InstancesV2()
 	s := sim.CreateServer(t, unique("flaky"), simcloudtest.ServerOpts{})
-	fired := fault(t, map[string]any{"kind": "error", "status": 500, "code": "server_error", "count": 1, "match": map[string]any{"method": "GET", "path": "/v1/servers/" + s["id"].(string)}})
+	fired := sim.AddFault(t, map[string]any{"kind": "error", "status": 500, "code": "server_error", "count": 1, "match": map[string]any{"method": "GET", "path": "/v1/servers/" + s["id"].(string)}})
 	exists, err := instances.InstanceExists(context.Background(), node("n", "simcloud://"+s["id"].(string)))
 	if err != nil || !exists {
 		t.Fatalf("InstanceExists = %v, %v; want true after one retry", exists, err)
@@ -54,7 +25,7 @@ func TestAReadIsRetriedAfterAServerError(t *testing.T) {
 func TestACreateIsNeverRepeatedAfterAServerError(t *testing.T) {
 	lbs, _ := newTestCloud(t, "").LoadBalancer()
 	svc := lbService(unique("once"), nil)
-	fired := fault(t, map[string]any{"kind": "error", "status": 500, "code": "server_error", "count": 2, "match": map[string]any{"method": "POST", "path": "/v1/server_groups"}})
+	fired := sim.AddFault(t, map[string]any{"kind": "error", "status": 500, "code": "server_error", "count": 2, "match": map[string]any{"method": "POST", "path": "/v1/server_groups"}})
 	_, err := lbs.EnsureLoadBalancer(context.Background(), "test-cluster", svc, nil)
 	if !client.HasCode(err, client.CodeServerError) {
 		t.Fatalf("error %v, want the server_error", err)
@@ -68,7 +39,7 @@ func TestACreateIsNeverRepeatedAfterAServerError(t *testing.T) {
 func TestARateLimitedCreateWaitsForRetryAfterAndSucceeds(t *testing.T) {
 	lbs, _ := newTestCloud(t, "").LoadBalancer()
 	svc := lbService(unique("slow"), nil)
-	fired := fault(t, map[string]any{"kind": "error", "status": 429, "code": "rate_limit_exceeded", "retry_after_seconds": 1, "count": 1, "match": map[string]any{"method": "POST", "path": "/v1/load_balancers"}})
+	fired := sim.AddFault(t, map[string]any{"kind": "error", "status": 429, "code": "rate_limit_exceeded", "retry_after_seconds": 1, "count": 1, "match": map[string]any{"method": "POST", "path": "/v1/load_balancers"}})
 	status, err := lbs.EnsureLoadBalancer(context.Background(), "test-cluster", svc, nil)
 	if err != nil || !strings.HasPrefix(status.Ingress[0].IP, "127.") {
 		t.Fatalf("EnsureLoadBalancer = %+v, %v; want a VIP after one rate-limited attempt", status, err)

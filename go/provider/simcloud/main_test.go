@@ -2,9 +2,7 @@ package simcloud
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,12 +14,8 @@ var sim *simcloudtest.Server
 
 func TestMain(m *testing.M) { os.Exit(simcloudtest.Run(m, &sim)) }
 
-var counter atomic.Int64
-
 // unique returns a name no other test of this run uses.
-func unique(prefix string) string {
-	return fmt.Sprintf("%s-%d-%d", prefix, os.Getpid(), counter.Add(1))
-}
+func unique(prefix string) string { return simcloudtest.UniqueName(prefix) }
 
 // newTestCloud is the provider against the test simcloud, with routes in network (none when empty) and
 // load balancer strategy lb unless another is given.

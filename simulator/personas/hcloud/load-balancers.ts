@@ -74,8 +74,6 @@ export const loadBalancerRoutes: RouteDef[] = [
   }),
   defineRoute({
     method: 'delete', path: `${PREFIX}/load_balancers/:id`, operation: 'hcloud.loadBalancers.delete', summary: 'Delete a load balancer', params: NumericIdParams,
-    status: 204, handle: async (sim, { caller, params }) => {
-      await svc.deleteLoadBalancer(sim, caller, sid('load_balancers', params.id));
-    },
+    handle: async (sim, { caller, params }) => ({ action: actionView(await svc.deleteLoadBalancer(sim, caller, sid('load_balancers', params.id))) }),
   }),
 ];

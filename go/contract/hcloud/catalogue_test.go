@@ -1,0 +1,39 @@
+package hcloud
+
+import "testing"
+
+func TestCatalogue(t *testing.T) {
+	client := NewClient(sim)
+	ctx := testContext(t)
+	locations := all(client.Location.All(ctx)).get(t)
+	if len(locations) == 0 || locations[0].Name != "sim-1" || locations[0].NetworkZone != "sim-1" {
+		t.Errorf("locations = %+v", locations)
+	}
+	location := ok(client.Location.GetByName(ctx, "sim-2")).get(t)
+	if location == nil || location.ID != 2 {
+		t.Errorf("location sim-2 = %+v", location)
+	}
+	datacenters := all(client.Datacenter.All(ctx)).get(t)
+	if len(datacenters) < 2 || datacenters[0].Location == nil || datacenters[0].Location.Name != "sim-1" {
+		t.Errorf("datacenters = %+v", datacenters)
+	}
+	serverType := ok(client.ServerType.GetByName(ctx, "sc-medium")).get(t)
+	if serverType == nil || serverType.Cores != 2 || serverType.Memory != 4 {
+		t.Errorf("server type sc-medium = %+v", serverType)
+	}
+	byID := ok(client.ServerType.GetByID(ctx, serverType.ID)).get(t)
+	if byID == nil || byID.Name != "sc-medium" {
+		t.Errorf("server type %d = %+v", serverType.ID, byID)
+	}
+	lbTypes := all(client.LoadBalancerType.All(ctx)).get(t)
+	if len(lbTypes) != 3 || lbTypes[0].Name != "lb11" || lbTypes[0].MaxServices != 5 {
+		t.Errorf("load balancer types = %+v", lbTypes)
+	}
+	certificates := all(client.Certificate.All(ctx)).get(t)
+	if len(certificates) != 0 {
+		t.Errorf("certificates = %+v, want none", certificates)
+	}
+	if missing := ok(client.Certificate.GetByID(ctx, 1)).get(t); missing != nil {
+		t.Errorf("certificate 1 = %+v, want nil", missing)
+	}
+}

@@ -1,0 +1,135 @@
+// The Hetzner dialect is a view over simcloud's one store: a resource made through /hcloud/v1 is the same
+// resource through /v1 and back, and a load balancer made through the dialect carries real TCP on its VIP
+// with Hetzner's PROXY protocol and public-interface settings. (hcloud-go's own contract tests are in
+// go/contract/hcloud.)
+import { randomInt } from 'node:crypto';
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { waitFor } from '../../sandbox/wait.ts';
+import { startSimcloudInProcess, type InProcessSimcloud } from '../helpers/simcloud.ts';
+import { unique } from './support.ts';
+
+const octet = randomInt(20, 250);
+let sc: InProcessSimcloud;
+beforeAll(async () => {
+  sc = await startSimcloudInProcess({
+    config: { dataplane: true, pools: { lb_vip: `127.${octet}.3.0/24`, server_public: `127.${octet}.4.0/24` } },
+    clientOptions: { retry: { maxRetries: 0 } },
+  });
+});
+afterAll(async () => {
+  await sc?.stop();
+});
+
+const HAction = z.object({ id: z.number(), status: z.string() });
+const HServer = z.object({ id: z.number(), name: z.string(), labels: z.record(z.string(), z.string()), public_net: z.object({ ipv4: z.object({ ip: z.string() }) }) });
+const HLoadBalancer = z.object({
+  id: z.number(), name: z.string(), public_net: z.object({ enabled: z.boolean(), ipv4: z.object({ ip: z.string() }) }),
+  services: z.array(z.object({ listen_port: z.number(), destination_port: z.number(), proxyprotocol: z.boolean() })),
+});
+
+async function hcloud<T>(schema: z.ZodType<T>, method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${sc.url}/hcloud/v1${path}`, {
+    method, headers: { authorization: `Bearer ${sc.token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return schema.parse(text === '' ? {} : JSON.parse(text));
+}
+
+async function finished(id: number): Promise<void> {
+  const status = await waitFor(async () => {
+    const { action } = await hcloud(z.object({ action: HAction }), 'GET', `/actions/${id}`);
+    return action.status === 'running' ? undefined : action.status;
+  }, { timeoutMs: 10_000, intervalMs: 20, description: `action ${id}` });
+  expect(status).toBe('success');
+}
+
+describe('the hcloud dialect over the one store', () => {
+  it('shows a server made through /hcloud/v1 in /v1 under the same number, and a /v1 load balancer in /hcloud/v1', async () => {
+    const made = await hcloud(z.object({ server: HServer, action: HAction }), 'POST', '/servers', {
+      name: unique('h'), server_type: 'sc-small', image: 'debian-13', location: 'sim-1', labels: { via: 'hcloud' },
+    });
+    await finished(made.action.id);
+    const v1 = await sc.client.servers.get(`srv-${String(made.server.id).padStart(8, '0')}`);
+    expect({ name: v1.name, labels: v1.labels, ip: v1.public_ipv4 }).toEqual({ name: made.server.name, labels: { via: 'hcloud' }, ip: made.server.public_net.ipv4.ip });
+
+    const { load_balancer: lb, action } = await sc.client.loadBalancers.create({ name: unique('lb'), services: [] });
+    await sc.client.waitForAction(action.id);
+    const seen = await hcloud(z.object({ load_balancer: HLoadBalancer }), 'GET', `/load_balancers/${Number(lb.id.split('-')[1])}`);
+    expect({ name: seen.load_balancer.name, vip: seen.load_balancer.public_net.ipv4.ip }).toEqual({ name: lb.name, vip: lb.public_ipv4 });
+
+    const deleted = await hcloud(z.object({ action: HAction }), 'DELETE', `/load_balancers/${seen.load_balancer.id}`);
+    await finished(deleted.action.id);
+    await expect(sc.client.loadBalancers.get(lb.id)).rejects.toMatchObject({ code: 'not_found' });
+    await sc.client.servers.delete(v1.id);
+  });
+});
+
+function listen(ip: string, port: number): Promise<{ received: string[]; stop: () => Promise<void> }> {
+  const received: string[] = [];
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((s) => {
+    sockets.add(s);
+    s.on('error', () => undefined).on('close', () => sockets.delete(s));
+    s.once('data', (d: Buffer) => {
+      received.push(d.toString());
+      s.end('pong\n');
+    });
+  });
+  return new Promise((resolve, reject) => server.once('error', reject).listen(port, ip, () => resolve({
+    received, stop: () => new Promise<void>((done) => {
+      for (const s of sockets) s.destroy();
+      server.close(() => done());
+    }),
+  })));
+}
+
+function ask(ip: string, port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const s = net.connect({ host: ip, port });
+    let data = '';
+    s.on('connect', () => s.write('ping\n')).on('data', (d) => (data += d.toString()));
+    s.on('close', () => resolve(data.trim())).on('error', () => resolve(data.trim()));
+    s.setTimeout(3000, () => s.destroy());
+  });
+}
+
+/** The reply once it is `want` (the data plane applies a change within milliseconds, not in the same tick). */
+async function until(fn: () => Promise<string>, want: string): Promise<string> {
+  return waitFor(async () => ((await fn()) === want ? want : undefined), { timeoutMs: 10_000, intervalMs: 50, description: `the VIP to answer '${want}'` });
+}
+
+describe('a load balancer made through the hcloud dialect', () => {
+  it('forwards TCP with a PROXY v1 header and stops serving its VIP while its public interface is disabled', async () => {
+    const destination = randomInt(20_000, 30_000);
+    const listenPort = randomInt(30_000, 40_000);
+    const app = unique('app');
+    const made = await hcloud(z.object({ server: HServer, action: HAction }), 'POST', '/servers', {
+      name: unique('h'), server_type: 'sc-small', image: 'debian-13', location: 'sim-1', labels: { app },
+    });
+    await finished(made.action.id);
+    const backend = await listen(made.server.public_net.ipv4.ip, destination);
+    try {
+      const { load_balancer: lb, action } = await hcloud(z.object({ load_balancer: HLoadBalancer, action: HAction }), 'POST', '/load_balancers', {
+        name: unique('lb'), load_balancer_type: 'lb11', location: 'sim-1',
+        services: [{ protocol: 'tcp', listen_port: listenPort, destination_port: destination, proxyprotocol: true, health_check: { protocol: 'tcp', interval: 1, timeout: 1, retries: 1 } }],
+        targets: [{ type: 'label_selector', label_selector: { selector: `app=${app}` } }],
+      });
+      await finished(action.id);
+      const vip = lb.public_net.ipv4.ip;
+      expect(await until(() => ask(vip, listenPort), 'pong')).toBe('pong');
+      expect(backend.received.at(-1)).toMatch(new RegExp(`^PROXY TCP4 127\\.0\\.0\\.1 ${vip.replace(/\./g, '\\.')} \\d+ ${listenPort}\\r\\n`));
+
+      await finished((await hcloud(z.object({ action: HAction }), 'POST', `/load_balancers/${lb.id}/actions/disable_public_interface`, {})).action.id);
+      expect(await until(() => ask(vip, listenPort), '')).toBe('');
+      await finished((await hcloud(z.object({ action: HAction }), 'POST', `/load_balancers/${lb.id}/actions/enable_public_interface`, {})).action.id);
+      expect(await until(() => ask(vip, listenPort), 'pong')).toBe('pong');
+      await finished((await hcloud(z.object({ action: HAction }), 'DELETE', `/load_balancers/${lb.id}`)).action.id);
+    } finally {
+      await backend.stop();
+      await hcloud(z.object({ action: HAction }), 'DELETE', `/servers/${made.server.id}`);
+    }
+  });
+});
