@@ -61,7 +61,9 @@ async function follow(dir: string, log: string, pid: number): Promise<number> {
     }
     if (state?.status === SandboxStatus.failed || !processAlive(pid)) {
       relay(log, printed);
-      console.error(`\nccm-sandbox: up failed: ${state?.error?.split('\n')[0] ?? 'the daemon exited'}; see ${log} (the daemon has cleaned up)`);
+      // The whole reason: a process that failed to start comes with the last lines of its log.
+      const [first, ...rest] = (state?.error ?? 'the daemon exited').split('\n');
+      console.error([`\nccm-sandbox: up failed: ${first}`, ...rest.map((l) => `  | ${l}`), `see ${log} (the daemon has cleaned up)`].join('\n'));
       return 1;
     }
     await sleep(200);
