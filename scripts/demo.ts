@@ -48,17 +48,41 @@ const readNode = async (demo: Demo, name: string): Promise<V1Node | undefined> =
 const ready = (n: V1Node | undefined): string => n?.status?.conditions?.find((c) => c.type === 'Ready')?.status ?? 'Unknown';
 const tainted = (n: V1Node | undefined, key: string): boolean => n?.spec?.taints?.some((t) => t.key === key) ?? false;
 
-async function nodeInit(demo: Demo, name: string): Promise<string[]> {
+/** The distinct FailedScheduling messages of the app's pods so far. */
+async function schedulingFailures(demo: Demo, app: string): Promise<string[]> {
+  const events = await demo.core.listNamespacedEvent({ namespace: 'default', fieldSelector: 'reason=FailedScheduling' });
+  return [...new Set(events.items.filter((e) => e.involvedObject.name?.startsWith(`${app}-`)).map((e) => e.message ?? ''))];
+}
+
+async function nodeInit(demo: Demo, name: string, app: string): Promise<string[]> {
+  // Pods pinned to a machine that does not exist yet: what a user sees while nodes wait for the CCM.
+  const labels = { app };
+  await demo.apps.createNamespacedDeployment({
+    namespace: 'default',
+    body: { metadata: { name: app, labels }, spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { nodeSelector: { 'kubernetes.io/hostname': name }, containers: [{ name: 'web', image: 'nginx' }] } } } },
+  });
+  const [pendingBecause] = await waitFor(async () => {
+    const messages = await schedulingFailures(demo, app);
+    return messages.length > 0 ? messages : undefined;
+  }, { timeoutMs: 60_000, intervalMs: 200, description: 'FailedScheduling for the pinned pods' });
   const server = await demo.cloud.registerServer({ name, role: 'worker' });
   const node = await waitFor(async () => {
     const n = await readNode(demo, name);
     return n && !tainted(n, UNINITIALIZED_TAINT) ? n : undefined;
   }, { timeoutMs: 60_000, intervalMs: 200, description: `${name} to be initialised` });
-  const labels = node.metadata?.labels ?? {};
+  const initialisedAt = Date.now();
+  const pods = await waitFor(async () => {
+    const list = (await demo.core.listNamespacedPod({ namespace: 'default', labelSelector: `app=${app}` })).items.filter((p) => p.status?.phase === 'Running' && !p.metadata?.deletionTimestamp);
+    return list.length === 2 ? list : undefined;
+  }, { timeoutMs: 60_000, intervalMs: 100, description: 'the pinned pods Running' });
+  const labelsOf = node.metadata?.labels ?? {};
+  const later = (await schedulingFailures(demo, app)).filter((m) => m !== pendingBecause);
   return [
-    `server ${server.id} created in the cloud; its virtual kubelet registered Node ${name} with the uninitialized taint`,
-    `the cloud-node controller set providerID ${node.spec?.providerID}, instance-type ${labels['node.kubernetes.io/instance-type']}, zone ${labels['topology.kubernetes.io/zone']}, region ${labels['topology.kubernetes.io/region']}`,
+    `Deployment ${app}: 2 pods pinned to ${name} before it exists, Pending: FailedScheduling "${pendingBecause}"`,
+    `server ${server.id} created in the cloud; its virtual kubelet registered Node ${name} with the uninitialized taint${later.length > 0 ? `; the scheduler retried: "${later.join('" / "')}"` : ''}`,
+    `the cloud-node controller set providerID ${node.spec?.providerID}, instance-type ${labelsOf['node.kubernetes.io/instance-type']}, zone ${labelsOf['topology.kubernetes.io/zone']}, region ${labelsOf['topology.kubernetes.io/region']}`,
     `addresses: ${(node.status?.addresses ?? []).map((a) => `${a.type}=${a.address}`).join(', ')}; the taint is gone`,
+    `kube-scheduler bound the pods and the kubelet runs them ${((Date.now() - initialisedAt) / 1000).toFixed(1)} s later: ${pods.map((p) => `${p.metadata?.name} Running at ${p.status?.podIP}`).join(', ')}`,
   ];
 }
 
@@ -119,7 +143,8 @@ async function routes(demo: Demo): Promise<string[]> {
   return list.map((r) => `route ${r.destination} via ${r.gateway}`);
 }
 
-async function cleanup(demo: Demo, service: string): Promise<string[]> {
+async function cleanup(demo: Demo, service: string, app: string): Promise<string[]> {
+  await demo.apps.deleteNamespacedDeployment({ name: app, namespace: 'default' });
   await demo.apps.deleteNamespacedDeployment({ name: service, namespace: 'default' });
   await demo.core.deleteNamespacedService({ name: service, namespace: 'default' });
   // The finalizer comes off only after EnsureLoadBalancerDeleted succeeded, so a vanished Service means a clean cloud.
@@ -127,7 +152,7 @@ async function cleanup(demo: Demo, service: string): Promise<string[]> {
     timeoutMs: 60_000, intervalMs: 250, description: 'the Service and its cloud resources to be gone',
   });
   const left = await demo.client.loadBalancers.listAll();
-  return [`Deployment and Service ${service} deleted: the CCM removed the cloud resources, then the finalizer; load balancers left: ${left.length}`];
+  return [`Deployments ${app} and ${service} and Service ${service} deleted: the CCM removed the cloud resources, then the finalizer; load balancers left: ${left.length}`];
 }
 
 function connect(name: string): Demo {
@@ -150,13 +175,14 @@ async function main(): Promise<void> {
   const demo = connect(values.name);
   const worker = `${demo.state.name}-demo-${Date.now().toString(36)}`;
   const service = 'demo-echo';
+  const app = 'demo-pinned';
   say(`ccm-sandbox demo on "${demo.state.name}" (${demo.state.runtime} runtime)`);
-  await step(demo, '1. Node initialisation', 'A new machine boots; its kubelet (--cloud-provider=external) registers a Node the CCM must initialise.', () => nodeInit(demo, worker));
+  await step(demo, '1. Node initialisation', 'Pods wait for a machine; it boots, its kubelet (--cloud-provider=external) registers a Node the CCM must initialise, and only then do the pods run.', () => nodeInit(demo, worker, app));
   await step(demo, '2. Load balancer', 'A Deployment behind a Service of type LoadBalancer: the CCM builds the cloud load balancer and reports its VIP; the nodes pass traffic to the pods.', () => loadBalancer(demo, service));
   await step(demo, '3. Node shutdown', 'The machine is powered off, then on again.', () => shutdown(demo, worker));
   await step(demo, '4. Node deletion', 'The machine is deleted in the cloud.', () => deletion(demo, worker));
   await step(demo, '5. Routes', 'Every node podCIDR is routed to the node in the cluster network.', () => routes(demo));
-  await step(demo, '6. Clean up', 'The Deployment and the Service are deleted; nothing is left in the cloud.', () => cleanup(demo, service));
+  await step(demo, '6. Clean up', 'The Deployments and the Service are deleted; nothing is left in the cloud.', () => cleanup(demo, service, app));
   say('\ndone: the sandbox is back where it started');
   process.exit(0);
 }
