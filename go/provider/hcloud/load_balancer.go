@@ -110,9 +110,12 @@ func (l *loadBalancers) EnsureLoadBalancerDeleted(ctx context.Context, _ string,
 	if err != nil || lb == nil {
 		return err
 	}
-	_, err = l.client.LoadBalancer.Delete(ctx, lb)
+	result, _, err := l.client.LoadBalancer.DeleteWithResult(ctx, lb)
 	if hcloud.IsError(err, hcloud.ErrorCodeNotFound) {
 		return nil
+	}
+	if err == nil && result.Action != nil {
+		err = l.client.Action.WaitFor(ctx, result.Action)
 	}
 	return err
 }
