@@ -77,6 +77,18 @@ export default defineConfig({
       },
       {
         extends: true,
+        // The flows on the Hetzner persona: cluster made through /hcloud/v1, the upstream Go CCM's hcloud provider.
+        test: {
+          name: 'e2e-hcloud',
+          include: ['test/e2e/flows.test.ts'],
+          env: { SANDBOX_CCM: 'upstream', SANDBOX_CLOUD: 'hcloud' },
+          globalSetup: ['test/helpers/control-plane-binaries.setup.ts'],
+          fileParallelism: false,
+          ...slow,
+        },
+      },
+      {
+        extends: true,
         test: {
           name: 'bench-smoke',
           include: ['test/bench/**/*.test.ts'],

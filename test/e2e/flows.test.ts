@@ -1,19 +1,46 @@
 // End-to-end flows through a whole sandbox (simcloud + cluster + CCM), on the runtime in SANDBOX_RUNTIME
 // (local by default) and the CCM in SANDBOX_CCM (builtin by default; `npm test` runs them on upstream's too,
-// project e2e-upstream): node initialisation, load balancers with real traffic and annotations, node
+// project e2e-upstream) on the cloud in SANDBOX_CLOUD (simcloud by default; project e2e-hcloud runs them on the
+// Hetzner persona with the upstream CCM's hcloud provider, where providerIDs, labels and annotations are
+// Hetzner's and load balancers have no source ranges): node initialisation, load balancers with real traffic and annotations, node
 // lifecycle, routes, scale-up, and a final leak check. The flows run in order on one sandbox.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { V1Node } from '@kubernetes/client-node';
 import { SANDBOX_LABELS } from '../../sandbox/cloud/sandbox-cloud.ts';
+import { numericIdOf } from '../../simulator/personas/numeric-ids.ts';
 import { UNINITIALIZED_TAINT } from '../../sandbox/kubelet/node-object.ts';
 import { waitFor } from '../../sandbox/wait.ts';
 import { handEndpoints } from '../helpers/endpoint-slices.ts';
-import { e2eCcm, hasTaint, httpGet, readyOf, sharedSandbox, waitForIngress, type E2eSandbox } from '../helpers/sandbox.ts';
+import { e2eCcm, e2eCloud, hasTaint, httpGet, readyOf, sharedSandbox, waitForIngress, type E2eSandbox } from '../helpers/sandbox.ts';
 
 const SHUTDOWN_TAINT = 'node.cloudprovider.kubernetes.io/shutdown';
 const NS = 'default';
+const CLOUD = e2eCloud();
 
-describe(`sandbox flows on the ${e2eCcm().kind} CCM`, () => {
+/** The providerID each cloud's CCM gives the Node of a server (Hetzner's ids are the store's numbers). */
+const providerIdOf = (serverId: string): string => (CLOUD === 'hcloud' ? `hcloud://${numericIdOf(serverId)}` : `simcloud://${serverId}`);
+/** Labels a cloud's CCM adds besides the well-known ones. */
+const CLOUD_LABELS: Readonly<Record<string, string>> = CLOUD === 'hcloud' ? { 'instance.hetzner.cloud/provided-by': 'cloud' } : {};
+
+/** The annotated flow's annotations per cloud: PROXY protocol v1 and an HTTP check on a path, failing fast. */
+const ANNOTATED = {
+  simcloud: {
+    prefix: 'loadbalancer.simcloud.dev/',
+    annotations: { 'proxy-protocol': 'v1', 'health-check-protocol': 'http', 'health-check-path': '/unhealthy', 'health-check-interval': '1', 'health-check-retries': '1' },
+    pathKey: 'health-check-path',
+  },
+  hcloud: {
+    prefix: 'load-balancer.hetzner.cloud/',
+    annotations: {
+      'uses-proxyprotocol': 'true', 'health-check-protocol': 'http', 'health-check-http-path': '/unhealthy', 'health-check-interval': '1s', 'health-check-timeout': '1s',
+      'health-check-retries': '1', type: 'lb21', 'algorithm-type': 'least_connections',
+    },
+    pathKey: 'health-check-http-path',
+  },
+}[CLOUD];
+const annotated = Object.fromEntries(Object.entries(ANNOTATED.annotations).map(([k, v]) => [`${ANNOTATED.prefix}${k}`, v]));
+
+describe(`sandbox flows on the ${e2eCcm().kind} CCM and the ${CLOUD} cloud`, () => {
   let e: E2eSandbox;
 
   beforeAll(async () => {
@@ -35,8 +62,9 @@ describe(`sandbox flows on the ${e2eCcm().kind} CCM`, () => {
       const n = all.find((x) => x.metadata?.name === server.name);
       expect(n, server.name).toBeDefined();
       expect(hasTaint(n!, UNINITIALIZED_TAINT)).toBe(false);
-      expect(n!.spec?.providerID).toBe(`simcloud://${server.id}`);
+      expect(n!.spec?.providerID).toBe(providerIdOf(server.id));
       expect(n!.metadata?.labels).toMatchObject({
+        ...CLOUD_LABELS,
         'node.kubernetes.io/instance-type': server.server_type,
         'beta.kubernetes.io/instance-type': server.server_type,
         'topology.kubernetes.io/zone': server.zone,
@@ -78,21 +106,16 @@ describe(`sandbox flows on the ${e2eCcm().kind} CCM`, () => {
     expect(JSON.parse(res.body)).toMatchObject({ service: 'default/echo', path: '/hello', proxy: null });
   });
 
-  it('honours annotations: PROXY header received, health-check path used, denied source refused', async () => {
+  it(`honours annotations: PROXY header received, health-check path used${CLOUD === 'simcloud' ? ', denied source refused' : ''}`, async () => {
     const svc = await e.core.createNamespacedService({
       namespace: NS,
       body: {
-        metadata: {
-          name: 'annotated',
-          annotations: {
-            'loadbalancer.simcloud.dev/proxy-protocol': 'v1',
-            'loadbalancer.simcloud.dev/health-check-protocol': 'http',
-            'loadbalancer.simcloud.dev/health-check-path': '/unhealthy',
-            'loadbalancer.simcloud.dev/health-check-interval': '1',
-            'loadbalancer.simcloud.dev/health-check-retries': '1',
-          },
+        metadata: { name: 'annotated', annotations: annotated },
+        spec: {
+          type: 'LoadBalancer', selector: { app: 'x' }, ports: [{ port: 8081, targetPort: 8080 }],
+          // Hetzner load balancers have no source ranges; Hetzner's CCM ignores them.
+          ...(CLOUD === 'simcloud' ? { loadBalancerSourceRanges: ['127.0.0.1/32'] } : {}),
         },
-        spec: { type: 'LoadBalancer', selector: { app: 'x' }, loadBalancerSourceRanges: ['127.0.0.1/32'], ports: [{ port: 8081, targetPort: 8080 }] },
       },
     });
     await handEndpoints(e.kubeConfig, svc, await workers());
@@ -104,7 +127,7 @@ describe(`sandbox flows on the ${e2eCcm().kind} CCM`, () => {
       description: 'the VIP to refuse traffic while every node fails its health check',
     });
     await e.core.patchNamespacedService(
-      { name: 'annotated', namespace: NS, body: [{ op: 'replace', path: '/metadata/annotations/loadbalancer.simcloud.dev~1health-check-path', value: '/healthz' }] },
+      { name: 'annotated', namespace: NS, body: [{ op: 'replace', path: `/metadata/annotations/${ANNOTATED.prefix.replace('/', '~1')}${ANNOTATED.pathKey}`, value: '/healthz' }] },
       (await import('@kubernetes/client-node')).setHeaderOptions('Content-Type', 'application/json-patch+json'),
     );
     const res = await waitFor(async () => {
@@ -112,7 +135,7 @@ describe(`sandbox flows on the ${e2eCcm().kind} CCM`, () => {
       return r?.status === 200 ? r : undefined;
     }, { timeoutMs: 30_000, intervalMs: 250, description: 'traffic once the health check path is /healthz' });
     expect(JSON.parse(res.body)).toMatchObject({ proxy: { version: 1, protocol: 'TCP4', srcAddress: '127.0.0.1', dstAddress: vip, dstPort: 8081 } });
-    await expect(httpGet(vip, 8081, '/', '127.0.0.2')).rejects.toThrow();
+    if (CLOUD === 'simcloud') await expect(httpGet(vip, 8081, '/', '127.0.0.2')).rejects.toThrow();
   });
 
   it('taints a powered-off worker, clears the taint when it is back, and deletes the Node of a deleted server', async () => {
@@ -137,7 +160,7 @@ describe(`sandbox flows on the ${e2eCcm().kind} CCM`, () => {
     const n = await waitFor(async () => { const x = await node(name).catch(() => undefined); return x && !hasTaint(x, UNINITIALIZED_TAINT) ? x : undefined; }, {
       timeoutMs: 60_000, intervalMs: 500, description: `${name} to join initialized`,
     });
-    expect(n.spec?.providerID).toMatch(/^simcloud:\/\//);
+    expect(n.spec?.providerID).toMatch(CLOUD === 'hcloud' ? /^hcloud:\/\/\d+$/ : /^simcloud:\/\//);
   });
 
   it('programs a route for every podCIDR with the node as gateway, and removes routes of deleted nodes', async () => {
@@ -151,7 +174,9 @@ describe(`sandbox flows on the ${e2eCcm().kind} CCM`, () => {
       const want = await expected();
       return want.length > 0 && JSON.stringify(routes) === JSON.stringify(want) && (await nodes()).every(routeCreated);
     }, { timeoutMs: 60_000, intervalMs: 500, description: 'one route per node podCIDR, no stale routes, NetworkUnavailable=False (RouteCreated) on every node' });
-    // The route controller's name hint is the node UID (not its name), and simcloud keeps it as the route name.
+    // The route controller's name hint is the node UID (not its name), and simcloud keeps it as the route name;
+    // Hetzner routes have no names.
+    if (CLOUD === 'hcloud') return;
     const routes = await e.sandbox.client.networks.listRoutes(network.id);
     for (const n of await nodes()) expect(routes.find((r) => r.destination === n.spec?.podCIDR)?.name).toBe(n.metadata?.uid);
   });
