@@ -1,10 +1,12 @@
-// The cluster side of the console: polls Nodes, Services of type LoadBalancer and Events through
-// @kubernetes/client-node on the sandbox's kubeconfig, keeps a condensed snapshot for the UI, and reports
+// The cluster side of the console: polls Nodes, Services of type LoadBalancer, Events, and the pods and
+// EndpointSlices behind them through @kubernetes/client-node on the sandbox's kubeconfig, keeps a
+// condensed snapshot for the UI (pods per Node, endpoints per Service: workloads.ts), and reports
 // what changed between two polls (diffNode/diffService) and every new or repeated Event. A failed poll
 // keeps the last snapshot and marks it unreachable, so the UI can say so instead of going blank.
-import { CoreV1Api, type CoreV1Event, type V1Node, type V1Service } from '@kubernetes/client-node';
+import { CoreV1Api, DiscoveryV1Api, type CoreV1Event, type V1Node, type V1Service } from '@kubernetes/client-node';
 import { PooledKubeConfig } from '../../src/kube/kubeconfig.ts';
 import { diffNode, diffService, readyOf, type ChangeStep } from './changes.ts';
+import { endpointsByService, podsByNode, type EndpointView, type PodView } from './workloads.ts';
 
 export interface NodeView {
   readonly name: string;
@@ -17,6 +19,8 @@ export interface NodeView {
   readonly podCIDR: string | null;
   readonly networkUnavailable: string | null;
   readonly created: string | null;
+  /** The pods bound to this Node. */
+  readonly pods: PodView[];
 }
 
 export interface ServiceView {
@@ -28,6 +32,8 @@ export interface ServiceView {
   readonly ports: { name: string; port: number; nodePort: number | null; protocol: string }[];
   readonly annotations: Record<string, string>;
   readonly deleting: boolean;
+  /** The addresses behind the Service, from its EndpointSlices. */
+  readonly endpoints: EndpointView[];
 }
 
 export interface KubeEventView {
@@ -58,7 +64,7 @@ function serverIdOf(providerID: string): string | null {
   return providerID.startsWith('simcloud://') ? providerID.slice('simcloud://'.length) : null;
 }
 
-export function nodeView(n: V1Node): NodeView {
+export function nodeView(n: V1Node, pods: PodView[]): NodeView {
   const meta = n.metadata ?? {};
   const spec = n.spec ?? {};
   const providerID = spec.providerID ?? '';
@@ -73,6 +79,7 @@ export function nodeView(n: V1Node): NodeView {
     podCIDR: spec.podCIDR ?? null,
     networkUnavailable: conditionOf(n, 'NetworkUnavailable'),
     created: isoOrNull(meta.creationTimestamp),
+    pods,
   };
 }
 
@@ -80,7 +87,7 @@ function portsOf(s: V1Service): ServiceView['ports'] {
   return (s.spec?.ports ?? []).map((p) => ({ name: p.name ?? '', port: p.port, nodePort: p.nodePort ?? null, protocol: p.protocol ?? 'TCP' }));
 }
 
-export function serviceView(s: V1Service): ServiceView {
+export function serviceView(s: V1Service, endpoints: EndpointView[]): ServiceView {
   const meta = s.metadata ?? {};
   return {
     namespace: meta.namespace ?? '',
@@ -91,6 +98,7 @@ export function serviceView(s: V1Service): ServiceView {
     ports: portsOf(s),
     annotations: meta.annotations ?? {},
     deleting: Boolean(meta.deletionTimestamp),
+    endpoints,
   };
 }
 
@@ -139,7 +147,7 @@ export interface ClusterWatcherOptions {
 
 export class ClusterWatcher {
   readonly #o: ClusterWatcherOptions;
-  #core: CoreV1Api | undefined;
+  #clients: { core: CoreV1Api; discovery: DiscoveryV1Api } | undefined;
   #nodes = new Map<string, V1Node>();
   #services = new Map<string, V1Service>();
   readonly #eventCounts = new Map<string, number>();
@@ -156,7 +164,7 @@ export class ClusterWatcher {
   }
 
   get core(): CoreV1Api | undefined {
-    return this.#client();
+    return this.#client()?.core;
   }
 
   start(): void {
@@ -174,14 +182,18 @@ export class ClusterWatcher {
 
   /** One poll: lists, diffs, events; never throws. */
   async poll(): Promise<void> {
-    const core = this.#client();
+    const clients = this.#client();
     try {
-      if (!core) throw new Error('the cluster is not running (no kubeconfig yet)');
-      const [nodes, services, events] = await withTimeout(
-        Promise.all([core.listNode(), core.listServiceForAllNamespaces(), core.listEventForAllNamespaces()]),
+      if (!clients) throw new Error('the cluster is not running (no kubeconfig yet)');
+      const { core, discovery } = clients;
+      const [nodes, services, events, pods, slices] = await withTimeout(
+        Promise.all([
+          core.listNode(), core.listServiceForAllNamespaces(), core.listEventForAllNamespaces(), core.listPodForAllNamespaces(),
+          discovery.listEndpointSliceForAllNamespaces(),
+        ]),
         5000,
       );
-      this.#apply(nodes.items, services.items.filter(isLoadBalancer));
+      this.#apply(nodes.items, services.items.filter(isLoadBalancer), { pods: podsByNode(pods.items), endpoints: endpointsByService(slices.items) });
       this.#events(events.items);
     } catch (err) {
       const error = err instanceof Error ? err.message : String(err);
@@ -190,17 +202,17 @@ export class ClusterWatcher {
     }
   }
 
-  #client(): CoreV1Api | undefined {
-    if (this.#core) return this.#core;
+  #client(): { core: CoreV1Api; discovery: DiscoveryV1Api } | undefined {
+    if (this.#clients) return this.#clients;
     const path = this.#o.kubeconfigPath();
     if (!path) return undefined;
     const kc = new PooledKubeConfig();
     kc.loadFromFile(path);
-    this.#core = kc.makeApiClient(CoreV1Api);
-    return this.#core;
+    this.#clients = { core: kc.makeApiClient(CoreV1Api), discovery: kc.makeApiClient(DiscoveryV1Api) };
+    return this.#clients;
   }
 
-  #apply(nodes: V1Node[], services: V1Service[]): void {
+  #apply(nodes: V1Node[], services: V1Service[], workloads: { pods: Map<string, PodView[]>; endpoints: Map<string, EndpointView[]> }): void {
     const time = new Date().toISOString();
     const nextNodes = new Map(nodes.map((n) => [n.metadata?.name ?? '', n]));
     const nextServices = new Map(services.map((s) => [serviceKey(s), s]));
@@ -214,7 +226,9 @@ export class ClusterWatcher {
     this.#nodes = nextNodes;
     this.#services = nextServices;
     const sortBy = <T extends { name: string }>(xs: T[]): T[] => xs.sort((a, b) => a.name.localeCompare(b.name));
-    this.#snapshot = { ok: true, error: null, nodes: sortBy(nodes.map(nodeView)), services: sortBy(services.map(serviceView)), updatedAt: time };
+    const nodeViews = nodes.map((n) => nodeView(n, workloads.pods.get(n.metadata?.name ?? '') ?? []));
+    const serviceViews = services.map((s) => serviceView(s, workloads.endpoints.get(serviceKey(s)) ?? []));
+    this.#snapshot = { ok: true, error: null, nodes: sortBy(nodeViews), services: sortBy(serviceViews), updatedAt: time };
     this.#o.onSnapshot(this.#snapshot);
   }
 

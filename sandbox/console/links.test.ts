@@ -3,9 +3,9 @@ import type { NodeView, ServiceView } from './cluster.ts';
 import { computeLinks, type CloudLinkInput } from './links.ts';
 
 const nodeView = (name: string, serverId: string | null, podCIDR: string | null): NodeView => ({
-  name, ready: 'True', taints: [], providerID: serverId ? `simcloud://${serverId}` : '', serverId, labels: {}, addresses: [], podCIDR, networkUnavailable: null, created: null,
+  name, ready: 'True', taints: [], providerID: serverId ? `simcloud://${serverId}` : '', serverId, labels: {}, addresses: [], podCIDR, networkUnavailable: null, created: null, pods: [],
 });
-const serviceView = (name: string, uid: string): ServiceView => ({ namespace: 'default', name, uid, finalizers: [], ingress: [], ports: [], annotations: {}, deleting: false });
+const serviceView = (name: string, uid: string): ServiceView => ({ namespace: 'default', name, uid, finalizers: [], ingress: [], ports: [], annotations: {}, deleting: false, endpoints: [] });
 const owned = (id: string, uid: string): { id: string; labels: Record<string, string> } => ({ id, labels: { 'simcloud.dev/service-uid': uid } });
 
 describe('computeLinks', () => {

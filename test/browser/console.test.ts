@@ -4,6 +4,7 @@
 // reload, the server off, the Node NotReady and then the shutdown taint, each explained in the timeline.
 // Screenshots land in artifacts/screenshots/. The tests share one sandbox and run in order.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AppsV1Api } from '@kubernetes/client-node';
 import type { Page } from 'playwright-core';
 import { SimcloudAdminClient, SimcloudClient } from '../../simulator/api/client/index.ts';
 import { startConsoleServer } from '../../sandbox/console/server.ts';
@@ -96,6 +97,26 @@ describe('teaching console', () => {
       expect(await page.locator('[data-testid="timeline-step"][data-method="InstanceMetadata"]').count()).toBe(0);
       await byId(page, 'timeline-filter').fill('');
       await screenshot(page, 'timeline');
+    });
+
+    it('Cluster view: the pods a Deployment runs, on the Node each is bound to', async () => {
+      const apps = h.e2e.kubeConfig.makeApiClient(AppsV1Api);
+      const labels = { app: 'pods-demo' };
+      await apps.createNamespacedDeployment({ namespace: 'default', body: {
+        metadata: { name: 'pods-demo', labels },
+        spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } },
+      } });
+      try {
+        await byId(page, 'tab-cluster').click();
+        const running = page.locator('[data-testid$="-pods"] li').filter({ hasText: /default\/pods-demo-\S+ Ready 10\.\d+\.\d+\.\d+/ });
+        await running.nth(1).waitFor({ timeout: 60_000 });
+        expect(await running.count()).toBe(2);
+        const pods = (await h.e2e.core.listNamespacedPod({ namespace: 'default', labelSelector: 'app=pods-demo' })).items;
+        for (const p of pods) await byId(page, `node-${p.spec!.nodeName!}-pods`).filter({ hasText: p.metadata!.name! }).waitFor();
+        await screenshot(page, 'cluster-pods');
+      } finally {
+        await apps.deleteNamespacedDeployment({ name: 'pods-demo', namespace: 'default' });
+      }
     });
 
     it('names the CCM in the slot, and shows each CCM call\'s method as sent by the CCM, not guessed', async () => {
@@ -234,6 +255,8 @@ describe('teaching console', () => {
       await handEndpoints(h.e2e.kubeConfig, await h.e2e.core.readNamespacedService({ name: 'shop', namespace: 'default' }), ['browser-worker-1', 'browser-worker-2']);
 
       await byId(page, 'tab-both').click();
+      // The Services table shows the endpoints behind the Service, with the Node of each.
+      await waitForText(page, 'service-default-shop-endpoints', /10\.244\.250\.1 on browser-worker-1/, 30_000);
       await byId(page, 'service-default-shop-finalizer').waitFor({ timeout: 30_000 });
       await waitForText(page, 'service-default-shop-ingress', /127\.\d+\.\d+\.\d+/, 30_000);
       const lbLink = byId(page, 'service-default-shop-lb-link');

@@ -1,6 +1,7 @@
 // @ts-check
-// The Cluster view: Nodes (Ready, taints, providerID, labels, addresses, podCIDR) and Services of type
-// LoadBalancer (finalizer, ingress), each linked to the cloud resources the CCM made for it.
+// The Cluster view: Nodes (Ready, taints, providerID, labels, addresses, podCIDR, the pods on them) and
+// Services of type LoadBalancer (finalizer, ingress, the endpoints behind them), each linked to the cloud
+// resources the CCM made for it.
 import { badge, cell, empty, esc, jump, section, slug } from './dom.js';
 
 /** @typedef {import('./types').NodeView} NodeView */
@@ -46,6 +47,13 @@ function podCidrCell(n, links) {
     : `<span class="mono">${esc(n.podCIDR)}</span> <span class="muted">(no route yet)</span>`;
 }
 
+/** @param {NodeView} n */
+function podsCell(n) {
+  if (n.pods.length === 0) return '<span class="muted">no pods</span>';
+  const items = n.pods.map((p) => `<li class="mono">${esc(`${p.namespace}/${p.name}`)} ${badge(p.ready ? 'Ready' : p.phase, p.ready ? 'ok' : 'warn')}${p.ip ? ` <span class="muted">${esc(p.ip)}</span>` : ''}</li>`);
+  return `<ul class="plain" data-testid="node-${esc(slug(n.name))}-pods">${items.join('')}</ul>`;
+}
+
 /**
  * @param {NodeView} n
  * @param {Links} links
@@ -56,7 +64,7 @@ function nodeRow(n, links) {
   return `<tr id="cluster-node-${esc(slug(n.name))}" data-testid="node-${esc(slug(n.name))}" data-ready="${esc(n.ready)}">
     <th scope="row"><span class="name">${esc(n.name)}</span></th>${cell('Ready, taints', `${ready}<div class="taints">${taints(n)}</div>`)}${cell('providerID → server', providerCell(n, links))}
     ${cell('Labels', labels(n))}${cell('Addresses', `<ul class="plain">${addresses || '<li class="muted">none</li>'}</ul>`)}
-    ${cell('podCIDR → route', `${podCidrCell(n, links)}${n.networkUnavailable ? `<div class="muted">NetworkUnavailable=<wbr>${esc(n.networkUnavailable)}</div>` : ''}`)}</tr>`;
+    ${cell('podCIDR → route', `${podCidrCell(n, links)}${n.networkUnavailable ? `<div class="muted">NetworkUnavailable=<wbr>${esc(n.networkUnavailable)}</div>` : ''}`)}${cell('Pods', podsCell(n))}</tr>`;
 }
 
 /**
@@ -65,7 +73,7 @@ function nodeRow(n, links) {
  */
 function nodes(cluster, links) {
   if (cluster.nodes.length === 0) return section('Nodes', 'cluster-nodes', empty('No Nodes registered yet.', 'cluster-nodes-empty'), 0);
-  const head = '<tr><th scope="col">Node</th><th scope="col">Ready, taints</th><th scope="col">providerID → server</th><th scope="col">Labels</th><th scope="col">Addresses</th><th scope="col">podCIDR → route</th></tr>';
+  const head = '<tr><th scope="col">Node</th><th scope="col">Ready, taints</th><th scope="col">providerID → server</th><th scope="col">Labels</th><th scope="col">Addresses</th><th scope="col">podCIDR → route</th><th scope="col">Pods</th></tr>';
   return section('Nodes', 'cluster-nodes', `<div class="scroll"><table class="cards-on-phone"><thead>${head}</thead><tbody>${cluster.nodes.map((n) => nodeRow(n, links)).join('')}</tbody></table></div>`, cluster.nodes.length);
 }
 
@@ -86,6 +94,17 @@ function cloudLinks(key, links) {
 }
 
 /**
+ * The addresses traffic for the Service finally reaches, from its EndpointSlices.
+ * @param {ServiceView} s
+ * @param {string} key
+ */
+function endpointsCell(s, key) {
+  if (s.endpoints.length === 0) return '<span class="muted">none (no ready pod matches the selector)</span>';
+  const items = s.endpoints.map((e) => `<li class="mono">${esc(e.ip)}${e.node ? ` <span class="muted">on ${esc(e.node)}</span>` : ''}${e.ready ? '' : ` ${badge('not ready', 'warn')}`}</li>`);
+  return `<ul class="plain" data-testid="service-${esc(slug(key))}-endpoints">${items.join('')}</ul>`;
+}
+
+/**
  * @param {ServiceView} s
  * @param {Links} links
  */
@@ -99,6 +118,7 @@ function serviceRow(s, links) {
     <td class="mono" data-testid="service-${esc(slug(key))}-ingress">${esc(s.ingress.join(', ') || 'pending')}</td>
     <td class="mono">${esc(s.ports.map((p) => `${p.port}→${p.nodePort ?? '?'}`).join(', '))}</td>
     <td><ul class="plain">${ann.map(([k, v]) => `<li class="mono">${esc(k.replace('loadbalancer.simcloud.dev/', ''))}=${esc(v)}</li>`).join('') || '<li class="muted">none</li>'}</ul></td>
+    <td>${endpointsCell(s, key)}</td>
     <td>${cloudLinks(key, links)}</td>
     <td><button type="button" class="small danger" data-service-delete="${esc(s.name)}" data-namespace="${esc(s.namespace)}" data-testid="service-${esc(slug(key))}-delete" aria-label="Delete Service ${esc(key)}">Delete</button></td></tr>`;
 }
@@ -109,7 +129,7 @@ function serviceRow(s, links) {
  */
 function services(cluster, links) {
   if (cluster.services.length === 0) return section('LoadBalancer Services', 'cluster-services', empty('No Service of type LoadBalancer. Create one from the Actions view.', 'cluster-services-empty'), 0);
-  const head = '<tr><th scope="col">Service</th><th scope="col">Finalizer</th><th scope="col">Ingress</th><th scope="col">Ports</th><th scope="col">Annotations</th><th scope="col">Cloud resources</th><th scope="col">Actions</th></tr>';
+  const head = '<tr><th scope="col">Service</th><th scope="col">Finalizer</th><th scope="col">Ingress</th><th scope="col">Ports</th><th scope="col">Annotations</th><th scope="col">Endpoints</th><th scope="col">Cloud resources</th><th scope="col">Actions</th></tr>';
   return section('LoadBalancer Services', 'cluster-services', `<div class="scroll"><table><thead>${head}</thead><tbody>${cluster.services.map((s) => serviceRow(s, links)).join('')}</tbody></table></div>`, cluster.services.length);
 }
 
