@@ -131,6 +131,31 @@ export class FakeClock implements Clock {
   }
 }
 
+/**
+ * Time as fast as the test goes: a timer fires on the next turn of the event loop and moves `now` on by its
+ * delay, so a test of code that polls (e.g. the
+ * provider's action waits, once a second) against a real server does not wait in real time.
+ */
+export class HurriedClock implements Clock {
+  #offset = 0;
+  #next = 1;
+  readonly #cleared = new Set<number>();
+  now(): number {
+    return Date.now() + this.#offset;
+  }
+  setTimeout(fn: () => void, ms: number): TimerHandle {
+    const id = this.#next++;
+    this.#offset += Math.max(0, ms);
+    setImmediate(() => {
+      if (!this.#cleared.delete(id)) fn();
+    });
+    return { id };
+  }
+  clearTimeout(handle: TimerHandle): void {
+    this.#cleared.add(handle.id);
+  }
+}
+
 /** Lets pending promise callbacks run (a few macrotask turns). */
 export async function flushMicrotasks(rounds = 5): Promise<void> {
   for (let i = 0; i < rounds; i++) await new Promise<void>((resolve) => setImmediate(resolve));

@@ -6,7 +6,7 @@ import type { V1Node, V1Service } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoadBalancer, Server } from '../../simulator/api/schema/index.ts';
 import { startSimcloudInProcess, type InProcessSimcloud } from '../../test/helpers/simcloud.ts';
-import type { Clock, TimerHandle } from '../kube/clock.ts';
+import { HurriedClock } from '../kube/clock.ts';
 import { ANNOTATION_PREFIX } from './annotations.ts';
 import { createClient } from './client.ts';
 import { SimcloudLoadBalancers, type LoadBalancerStrategy } from './load-balancers.ts';
@@ -32,30 +32,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sc?.stop();
 });
-
-/**
- * Time as fast as the test goes: a timer fires on the next turn of the event loop and moves `now` on by its
- * delay, so the provider's action polls (once a second) do not make the test wait.
- */
-class HurriedClock implements Clock {
-  #offset = 0;
-  #next = 1;
-  readonly #cleared = new Set<number>();
-  now(): number {
-    return Date.now() + this.#offset;
-  }
-  setTimeout(fn: () => void, ms: number): TimerHandle {
-    const id = this.#next++;
-    this.#offset += Math.max(0, ms);
-    setImmediate(() => {
-      if (!this.#cleared.delete(id)) fn();
-    });
-    return { id };
-  }
-  clearTimeout(handle: TimerHandle): void {
-    this.#cleared.add(handle.id);
-  }
-}
 
 /** The CCM's client, recording the X-Simcloud-Method header of every request it sends. */
 function balancer(strategy: LoadBalancerStrategy): SimcloudLoadBalancers {

@@ -9,6 +9,7 @@ import type { InstancesV2 } from '../cloud/instances.ts';
 import type { LoadBalancer } from '../cloud/load-balancer.ts';
 import { CloudMethod, type CloudProvider } from '../cloud/provider.ts';
 import type { Routes } from '../cloud/routes.ts';
+import type { Clock } from '../kube/clock.ts';
 import { createClient, serverLookup, type CloudCallObserver } from './client.ts';
 import { SimcloudInstances } from './instances.ts';
 import { SimcloudLoadBalancers, type LoadBalancerStrategy } from './load-balancers.ts';
@@ -27,6 +28,8 @@ export interface SimcloudProviderOptions {
   readonly network: string;
   /** Observes every simcloud HTTP exchange (metrics). */
   readonly onCall?: CloudCallObserver;
+  /** Every wait (retries, action polls, cache ages) is on this clock (default the wall clock). */
+  readonly clock?: Clock;
 }
 
 /** The start-up probe failed: bad endpoint, bad token, or simcloud down. The message is one line. */
@@ -50,9 +53,9 @@ export class SimcloudProvider implements CloudProvider {
 
   constructor(options: SimcloudProviderOptions) {
     this.#endpoint = options.endpoint;
-    this.client = createClient({ endpoint: options.endpoint, token: options.token, requestTimeoutMs: options.requestTimeoutMs, onCall: options.onCall });
+    this.client = createClient({ endpoint: options.endpoint, token: options.token, requestTimeoutMs: options.requestTimeoutMs, onCall: options.onCall, clock: options.clock });
     // One server list cache for InstanceMetadata and route listing (issue 7: ~0 calls per node).
-    const servers = new ServerCache({ lister: serverLister(this.client) });
+    const servers = new ServerCache({ lister: serverLister(this.client), ...(options.clock ? { clock: options.clock } : {}) });
     // Existence and power state from a list at most 2 s old (shared by a lifecycle pass), metadata <= 30 s.
     this.#instances = new SimcloudInstances(freshServerLookup(servers, serverLookup(this.client), POWER_STATE_MAX_AGE_MS), cachedServerLookup(servers));
     this.#loadBalancer = options.loadBalancersEnabled ? new SimcloudLoadBalancers({ client: this.client, strategy: options.loadBalancerStrategy, servers }) : undefined;
