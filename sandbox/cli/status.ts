@@ -47,7 +47,7 @@ async function ccmHealth(name: string, ccm: CcmState): Promise<string> {
 }
 
 /** The slot's kind, the process, its health and how often it was restarted (upstream serves HTTPS with its own certificate). */
-async function ccmStatus(state: SandboxState): Promise<string> {
+export async function ccmStatus(state: SandboxState): Promise<string> {
   const ccm = state.ccm;
   if (!ccm) return '-';
   if (ccm.kind === 'none') return 'none: the slot is empty (`npm run sandbox:up -- --ccm none` printed how to run yours)';
