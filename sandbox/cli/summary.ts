@@ -83,7 +83,7 @@ export function renderSummary(state: SandboxState): string {
   const kc = state.kubeconfig ?? '(none)';
   const nameFlag = state.name === 'ccm-sandbox' ? '' : ` -- --name ${state.name}`;
   return [
-    `ccm-sandbox "${state.name}" is ${state.status} (${state.runtime} runtime, lb strategy ${state.lbStrategy}) after ${(total / 1000).toFixed(1)} s`,
+    `ccm-sandbox "${state.name}" is ${state.status} (${state.runtime} runtime, ${state.cloud === 'hcloud' ? 'hcloud persona' : `lb strategy ${state.lbStrategy}`}) after ${(total / 1000).toFixed(1)} s`,
     ...state.steps.map((s) => `  ${s.name.padEnd(28)} ${(s.durationMs / 1000).toFixed(1).padStart(6)} s${s.detail ? `  ${s.detail}` : ''}`),
     '',
     ...endpoints(state),

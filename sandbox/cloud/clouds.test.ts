@@ -53,6 +53,7 @@ describe('the summary of an hcloud sandbox', () => {
 
   it("prints the hcloud endpoint, token and network, and the command line for Hetzner's CCM", () => {
     const text = renderSummary(SandboxState.parse({ ...base, name: 'demo', cloud: 'hcloud' }));
+    expect(text).toContain('ccm-sandbox "demo" is ready (local runtime, hcloud persona)');
     expect(text).toContain('  hcloud API     http://127.0.0.1:4600/hcloud/v1  (HCLOUD_TOKEN=tok)');
     expect(text).toContain('  export HCLOUD_ENDPOINT=http://127.0.0.1:4600/hcloud/v1 HCLOUD_TOKEN=tok HCLOUD_NETWORK=demo');
     expect(text).toContain(`  npm run sandbox:up -- --name demo --cloud hcloud --ccm command --ccm-command '${hcloudCcmCommand()}'`);

@@ -53,13 +53,13 @@ func NewCloud(ctx context.Context, cfg Config) (*Cloud, error) {
 		hcloud.WithEndpoint(cfg.Endpoint),
 		hcloud.WithToken(cfg.Token),
 		hcloud.WithApplication("ccm-sandbox-upstream-ccm", ""),
-		hcloud.WithHTTPClient(&http.Client{Timeout: requestTimeout}),
+		hcloud.WithHTTPClient(&http.Client{Timeout: requestTimeout, Transport: callerTransport{next: http.DefaultTransport}}),
 		// Actions in a sandbox take milliseconds: poll often at first, back off to Hetzner's usual pace.
 		hcloud.WithPollOpts(hcloud.PollOpts{BackoffFunc: hcloud.ExponentialBackoffWithOpts(hcloud.ExponentialBackoffOpts{
 			Base: 50 * time.Millisecond, Multiplier: 2, Cap: 2 * time.Second,
 		})}),
 	)
-	probe, cancel := context.WithTimeout(ctx, requestTimeout)
+	probe, cancel := context.WithTimeout(withCaller(ctx, "upstream-ccm", "startup-probe", "Initialize"), requestTimeout)
 	defer cancel()
 	network, err := resolveNetwork(probe, client, cfg.Network)
 	if err != nil {

@@ -14,4 +14,7 @@
 //     the load-balancer.hetzner.cloud/* annotations.
 //   - Routes (routes.go): pod CIDR routes in the network named by HCLOUD_NETWORK, through its
 //     add_route/delete_route actions.
+//
+// Every call carries the calling controller, object and method in simcloud's caller headers (caller.go), so
+// simcloud's console explains this CCM's calls as it explains the others'.
 package hcloud

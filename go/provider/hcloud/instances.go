@@ -8,6 +8,7 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	v1 "k8s.io/api/core/v1"
 	cloudprovider "k8s.io/cloud-provider"
+	"k8s.io/cloud-provider/names"
 )
 
 var _ cloudprovider.InstancesV2 = (*instances)(nil)
@@ -40,8 +41,8 @@ func (i *instances) serverFor(ctx context.Context, node *v1.Node) (*hcloud.Serve
 	return server, err
 }
 
-func (i *instances) lookup(ctx context.Context, node *v1.Node, method string) (*hcloud.Server, error) {
-	server, err := i.serverFor(ctx, node)
+func (i *instances) lookup(ctx context.Context, node *v1.Node, controller, method string) (*hcloud.Server, error) {
+	server, err := i.serverFor(withCaller(ctx, controller, node.Name, method), node)
 	if err != nil {
 		return nil, fmt.Errorf("%s: node %s: %w", method, node.Name, err)
 	}
@@ -50,19 +51,20 @@ func (i *instances) lookup(ctx context.Context, node *v1.Node, method string) (*
 
 // InstanceExists is false only when the API answers that the node's server does not exist.
 func (i *instances) InstanceExists(ctx context.Context, node *v1.Node) (bool, error) {
-	server, err := i.lookup(ctx, node, "InstanceExists")
+	server, err := i.lookup(ctx, node, names.CloudNodeLifecycleController, "InstanceExists")
 	return server != nil, err
 }
 
 // InstanceShutdown is true for a server whose status is off.
 func (i *instances) InstanceShutdown(ctx context.Context, node *v1.Node) (bool, error) {
-	server, err := i.lookup(ctx, node, "InstanceShutdown")
+	server, err := i.lookup(ctx, node, names.CloudNodeLifecycleController, "InstanceShutdown")
 	return server != nil && server.Status == hcloud.ServerStatusOff, err
 }
 
 // InstanceMetadata returns the providerID, server type, zone (datacenter), region (location) and addresses.
 func (i *instances) InstanceMetadata(ctx context.Context, node *v1.Node) (*cloudprovider.InstanceMetadata, error) {
-	server, err := i.lookup(ctx, node, "InstanceMetadata")
+	ctx = withCaller(ctx, names.CloudNodeController, node.Name, "InstanceMetadata")
+	server, err := i.lookup(ctx, node, names.CloudNodeController, "InstanceMetadata")
 	if err != nil {
 		return nil, err
 	}

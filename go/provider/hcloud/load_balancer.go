@@ -7,6 +7,7 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	v1 "k8s.io/api/core/v1"
 	cloudprovider "k8s.io/cloud-provider"
+	"k8s.io/cloud-provider/names"
 )
 
 var _ cloudprovider.LoadBalancer = (*loadBalancers)(nil)
@@ -48,6 +49,7 @@ func loadBalancerName(svc *v1.Service, o lbOptions) string {
 
 // GetLoadBalancer reports the Service's load balancer and its status.
 func (l *loadBalancers) GetLoadBalancer(ctx context.Context, _ string, svc *v1.Service) (*v1.LoadBalancerStatus, bool, error) {
+	ctx = lbCaller(ctx, svc, "GetLoadBalancer")
 	o := l.lenientOptions(svc)
 	lb, err := l.find(ctx, svc, o)
 	if err != nil || lb == nil {
@@ -67,6 +69,7 @@ func (l *loadBalancers) EnsureLoadBalancer(ctx context.Context, _ string, svc *v
 	if err != nil {
 		return nil, err
 	}
+	ctx = lbCaller(ctx, svc, "EnsureLoadBalancer")
 	lb, err := l.find(ctx, svc, o)
 	if err != nil {
 		return nil, err
@@ -97,6 +100,7 @@ func (l *loadBalancers) UpdateLoadBalancer(ctx context.Context, _ string, svc *v
 	if err != nil {
 		return err
 	}
+	ctx = lbCaller(ctx, svc, "UpdateLoadBalancer")
 	lb, err := l.find(ctx, svc, o)
 	if err != nil || lb == nil {
 		return err
@@ -106,6 +110,7 @@ func (l *loadBalancers) UpdateLoadBalancer(ctx context.Context, _ string, svc *v
 
 // EnsureLoadBalancerDeleted deletes the Service's load balancer; one already gone counts as deleted.
 func (l *loadBalancers) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *v1.Service) error {
+	ctx = lbCaller(ctx, svc, "EnsureLoadBalancerDeleted")
 	lb, err := l.find(ctx, svc, l.lenientOptions(svc))
 	if err != nil || lb == nil {
 		return err
@@ -118,6 +123,11 @@ func (l *loadBalancers) EnsureLoadBalancerDeleted(ctx context.Context, _ string,
 		err = l.client.Action.WaitFor(ctx, result.Action)
 	}
 	return err
+}
+
+// lbCaller attributes a call to the service-lb controller working on svc.
+func lbCaller(ctx context.Context, svc *v1.Service, method string) context.Context {
+	return withCaller(ctx, names.ServiceLBController, svc.Namespace+"/"+svc.Name, method)
 }
 
 // find is the load balancer labelled with the Service's UID, else the one with its name, else nil.

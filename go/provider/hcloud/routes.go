@@ -9,6 +9,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	cloudprovider "k8s.io/cloud-provider"
+	"k8s.io/cloud-provider/names"
 )
 
 var _ cloudprovider.Routes = (*routes)(nil)
@@ -32,6 +33,7 @@ func (r *routes) network(ctx context.Context) (*hcloud.Network, error) {
 
 // ListRoutes returns every route of the network.
 func (r *routes) ListRoutes(ctx context.Context, _ string) ([]*cloudprovider.Route, error) {
+	ctx = withCaller(ctx, names.NodeRouteController, "list", "ListRoutes")
 	network, err := r.network(ctx)
 	if err != nil {
 		return nil, err
@@ -69,6 +71,7 @@ func (r *routes) CreateRoute(ctx context.Context, _ string, _ string, route *clo
 	if err != nil || destination.IP.To4() == nil {
 		return fmt.Errorf("CreateRoute: %q is not an IPv4 CIDR; Hetzner networks route IPv4 only", route.DestinationCIDR)
 	}
+	ctx = withCaller(ctx, names.NodeRouteController, string(route.TargetNode), "CreateRoute")
 	network, err := r.network(ctx)
 	if err != nil {
 		return err
@@ -100,6 +103,7 @@ func (r *routes) CreateRoute(ctx context.Context, _ string, _ string, route *clo
 
 // DeleteRoute removes the network's route to route.DestinationCIDR; a missing one is done.
 func (r *routes) DeleteRoute(ctx context.Context, _ string, route *cloudprovider.Route) error {
+	ctx = withCaller(ctx, names.NodeRouteController, or(string(route.TargetNode), route.DestinationCIDR), "DeleteRoute")
 	network, err := r.network(ctx)
 	if err != nil {
 		return err
