@@ -115,6 +115,14 @@ func TestActionsArePolledAndListed(t *testing.T) {
 	if len(ofServer) < 2 {
 		t.Errorf("the server's actions = %d, want its create and stop actions", len(ofServer))
 	}
+	byType := ok(client.Server.Action.GetByID(ctx, first.ID)).get(t)
+	if byType == nil || byType.ID != first.ID {
+		t.Errorf("GET /servers/actions/%d = %+v", first.ID, byType)
+	}
+	typeList := all(client.Server.Action.All(ctx, hcloud.ActionListOpts{ID: []int64{first.ID}})).get(t)
+	if len(typeList) != 1 {
+		t.Errorf("GET /servers/actions?id=%d = %+v", first.ID, typeList)
+	}
 	watchCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	second := ok(client.Server.Poweron(ctx, server)).get(t)

@@ -1,6 +1,10 @@
 package hcloud
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+)
 
 func TestCatalogue(t *testing.T) {
 	client := NewClient(sim)
@@ -28,6 +32,25 @@ func TestCatalogue(t *testing.T) {
 	lbTypes := all(client.LoadBalancerType.All(ctx)).get(t)
 	if len(lbTypes) != 3 || lbTypes[0].Name != "lb11" || lbTypes[0].MaxServices != 5 {
 		t.Errorf("load balancer types = %+v", lbTypes)
+	}
+	if dc := ok(client.Datacenter.GetByID(ctx, datacenters[1].ID)).get(t); dc == nil || dc.Name != datacenters[1].Name {
+		t.Errorf("datacenter %d = %+v", datacenters[1].ID, dc)
+	}
+	if loc := ok(client.Location.GetByID(ctx, 1)).get(t); loc == nil || loc.Name != "sim-1" {
+		t.Errorf("location 1 = %+v", loc)
+	}
+	image := ok(client.Image.GetByNameAndArchitecture(ctx, "debian-13", hcloud.ArchitectureX86)).get(t)
+	if image == nil || image.OSFlavor != "debian" || image.Type != hcloud.ImageTypeSystem {
+		t.Errorf("image debian-13 = %+v", image)
+	}
+	if arm := ok(client.Image.GetByNameAndArchitecture(ctx, "debian-13", hcloud.ArchitectureARM)).get(t); arm != nil {
+		t.Errorf("an arm image: %+v, want none (simcloud's images are x86)", arm)
+	}
+	if byID := ok(client.Image.GetByID(ctx, image.ID)).get(t); byID == nil || byID.Name != "debian-13" {
+		t.Errorf("image %d = %+v", image.ID, byID)
+	}
+	if lbType := ok(client.LoadBalancerType.GetByID(ctx, 3)).get(t); lbType == nil || lbType.Name != "lb31" {
+		t.Errorf("load balancer type 3 = %+v", lbType)
 	}
 	certificates := all(client.Certificate.All(ctx)).get(t)
 	if len(certificates) != 0 {

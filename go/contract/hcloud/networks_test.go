@@ -43,6 +43,27 @@ func TestNetworkSubnetsAndRoutes(t *testing.T) {
 	}
 }
 
+func TestServerAttachesToAndDetachesFromANetwork(t *testing.T) {
+	client := NewClient(sim)
+	ctx := testContext(t)
+	network := newNetwork(t, client, "10.44.0.0/24")
+	server := newServer(t, client, nil)
+	wait(t, client, ok(client.Server.AttachToNetwork(ctx, server, hcloud.ServerAttachToNetworkOpts{Network: network, IP: net.ParseIP("10.44.0.77")})).get(t))
+	got := ok(client.Server.GetByID(ctx, server.ID)).get(t)
+	if len(got.PrivateNet) != 1 || !got.PrivateNet[0].IP.Equal(net.ParseIP("10.44.0.77")) {
+		t.Errorf("private net after attach = %+v", got.PrivateNet)
+	}
+	action := ok(client.Server.DetachFromNetwork(ctx, server, hcloud.ServerDetachFromNetworkOpts{Network: network})).get(t)
+	wait(t, client, action)
+	if got = ok(client.Server.GetByID(ctx, server.ID)).get(t); len(got.PrivateNet) != 0 {
+		t.Errorf("private net after detach = %+v", got.PrivateNet)
+	}
+	ofNetwork := all(client.Network.Action.AllFor(ctx, network, hcloud.ActionListOpts{})).get(t)
+	if len(ofNetwork) != 2 {
+		t.Errorf("the network's actions = %d, want the attach and the detach", len(ofNetwork))
+	}
+}
+
 func TestNetworkListUpdateAndNameUniqueness(t *testing.T) {
 	client := NewClient(sim)
 	ctx := testContext(t)

@@ -35,17 +35,25 @@ function comparator(sorts: readonly string[]): (a: ActionRec, b: ActionRec) => n
 
 type Query = z.infer<typeof ActionListQuery>;
 
-function listActions(sim: Sim, caller: Caller, q: Query, resourceId?: string): Record<string, unknown> {
+/** Which actions a list shows: of one resource, of one resource type, or any (by id). */
+interface Scope {
+  resourceId?: string;
+  type?: string;
+}
+
+function listActions(sim: Sim, caller: Caller, q: Query, scope: Scope = {}): Record<string, unknown> {
+  const { resourceId, type } = scope;
   const ids = q.id?.map((v, i) => {
     if (!/^\d{1,15}$/.test(v)) throw invalidField(`id.${i}`, 'must be a numeric action id');
     return Number(v);
   });
-  if (ids === undefined && resourceId === undefined) throw invalidField('id', 'list actions by id (id=1&id=2)');
+  if (ids === undefined && resourceId === undefined && type === undefined) throw invalidField('id', 'list actions by id (id=1&id=2)');
   const wanted = ids === undefined ? null : new Set(ids);
   const matches = (a: ActionRec): boolean => a.project_id === caller.projectId
     && (wanted === null || wanted.has(numericIdOf(a.id)))
     && (q.status === undefined || q.status.includes(a.status))
-    && (resourceId === undefined || a.resources.some((r) => r.id === resourceId));
+    && (resourceId === undefined || a.resources.some((r) => r.id === resourceId))
+    && (type === undefined || a.resources[0]?.type === type);
   const all = sim.store.all('actions').filter(matches).sort(comparator(q.sort ?? ['id']));
   const { items, meta } = pageOf(all, q);
   return { actions: items.map((a) => actionView(a)), meta };
@@ -53,12 +61,27 @@ function listActions(sim: Sim, caller: Caller, q: Query, resourceId?: string): R
 
 const ActionParams = z.object({ id: z.string().regex(/^\d{1,15}$/).transform(Number), action: z.string().regex(/^\d{1,15}$/).transform(Number) });
 
+const TYPE_OF = { servers: 'server', networks: 'network', load_balancers: 'load_balancer' } as const;
+
+/** The actions of one resource type (`/servers/actions`, hcloud-go's Server.Action) and of one resource. */
 function resourceActions(kind: 'servers' | 'networks' | 'load_balancers'): RouteDef[] {
   return [
     defineRoute({
+      method: 'get', path: `${PREFIX}/${kind}/actions`, operation: `hcloud.${kind}.typeActions`, summary: `List ${TYPE_OF[kind]} actions by id`,
+      query: ActionListQuery, handle: (sim, { caller, query }) => listActions(sim, caller, query, { type: TYPE_OF[kind] }),
+    }),
+    defineRoute({
+      method: 'get', path: `${PREFIX}/${kind}/actions/:id`, operation: `hcloud.${kind}.typeAction`, summary: `Get a ${TYPE_OF[kind]} action`, params: NumericIdParams,
+      handle: (sim, { caller, params }) => {
+        const action = owned(sim, caller, 'actions', params.id);
+        if (action.resources[0]?.type !== TYPE_OF[kind]) throw notFound('action', String(params.id));
+        return { action: actionView(action) };
+      },
+    }),
+    defineRoute({
       method: 'get', path: `${PREFIX}/${kind}/:id/actions`, operation: `hcloud.${kind}.actions`, summary: `List a resource's actions`,
       params: NumericIdParams, query: ActionListQuery,
-      handle: (sim, { caller, params, query }) => listActions(sim, caller, query, owned(sim, caller, kind, params.id).id),
+      handle: (sim, { caller, params, query }) => listActions(sim, caller, query, { resourceId: owned(sim, caller, kind, params.id).id }),
     }),
     defineRoute({
       method: 'get', path: `${PREFIX}/${kind}/:id/actions/:action`, operation: `hcloud.${kind}.action`, summary: `Get a resource's action`,

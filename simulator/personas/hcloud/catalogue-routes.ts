@@ -13,13 +13,19 @@ import { ListQuery, NameQuery } from './schemas.ts';
 
 interface Entry { name: string }
 
-/** GET /{plural} (with ?name=) and GET /{plural}/{id} for a static list. */
-function readOnly<T extends Entry>(plural: string, singular: string, list: readonly T[], view: (t: T) => Record<string, unknown>): RouteDef[] {
+type Query = z.infer<typeof NameQuery>;
+
+/** GET /{plural} (with ?name=, or the query and filter given) and GET /{plural}/{id} for a static list. */
+function readOnly<T extends Entry>(
+  plural: string, list: readonly T[], view: (t: T) => Record<string, unknown>, filter?: { query: z.ZodType<Query>; keep: (t: T, q: Query) => boolean },
+): RouteDef[] {
+  const singular = plural.replace(/s$/, '');
+  const keep = (t: T, q: Query): boolean => (q.name === undefined || t.name === q.name) && (filter?.keep(t, q) ?? true);
   return [
     defineRoute({
-      method: 'get', path: `${PREFIX}/${plural}`, operation: `hcloud.${plural}.list`, summary: `List ${plural.replace(/_/g, ' ')}`, query: NameQuery,
+      method: 'get', path: `${PREFIX}/${plural}`, operation: `hcloud.${plural}.list`, summary: `List ${plural.replace(/_/g, ' ')}`, query: filter?.query ?? NameQuery,
       handle: (_sim, { query }) => {
-        const { items, meta } = pageOf(list.filter((t) => query.name === undefined || t.name === query.name), query);
+        const { items, meta } = pageOf(list.filter((t) => keep(t, query)), query);
         return { [plural]: items.map(view), meta };
       },
     }),
@@ -36,12 +42,29 @@ function readOnly<T extends Entry>(plural: string, singular: string, list: reado
 
 const CertificateQuery = ListQuery.extend({ type: z.enum(['uploaded', 'managed']).optional() });
 
+/** hcloud-go's image filters; simcloud's images are all available x86 system images without labels. */
+const Many = z.union([z.string(), z.array(z.string())]).transform((v) => (Array.isArray(v) ? v : [v]));
+const ImageQuery = NameQuery.extend({
+  type: Many.optional(), architecture: Many.optional(), status: Many.optional(), include_deprecated: z.enum(['true', 'false']).optional(),
+  bound_to: z.string().regex(/^\d+$/).optional(), label_selector: z.string().max(1024).optional(), sort: Many.optional(),
+});
+type ImageQuery = z.infer<typeof ImageQuery>;
+const includes = (values: string[] | undefined, value: string): boolean => values === undefined || values.includes(value);
+const imageFilter = {
+  query: ImageQuery,
+  keep: (_i: unknown, query: Query): boolean => imageMatches(query),
+};
+function imageMatches(q: ImageQuery): boolean {
+  return includes(q.type, 'system') && includes(q.architecture, 'x86') && includes(q.status, 'available')
+    && q.bound_to === undefined && (q.label_selector === undefined || q.label_selector === '');
+}
+
 export const catalogueRoutes: RouteDef[] = [
-  ...readOnly('locations', 'location', REGIONS, locationView),
-  ...readOnly('datacenters', 'datacenter', ZONES, datacenterView),
-  ...readOnly('server_types', 'server_type', SERVER_TYPES, serverTypeView),
-  ...readOnly('images', 'image', IMAGES, imageView),
-  ...readOnly('load_balancer_types', 'load_balancer_type', LOAD_BALANCER_TYPES, loadBalancerTypeView),
+  ...readOnly('locations', REGIONS, locationView),
+  ...readOnly('datacenters', ZONES, datacenterView),
+  ...readOnly('server_types', SERVER_TYPES, serverTypeView),
+  ...readOnly('images', IMAGES, imageView, imageFilter),
+  ...readOnly('load_balancer_types', LOAD_BALANCER_TYPES, loadBalancerTypeView),
   defineRoute({
     method: 'get', path: `${PREFIX}/certificates`, operation: 'hcloud.certificates.list', summary: 'List certificates (always none)', query: CertificateQuery,
     handle: (_sim, { query }) => ({ certificates: [], meta: pageOf([], query).meta }),

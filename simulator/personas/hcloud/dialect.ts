@@ -15,6 +15,7 @@ import { serverRoutes } from './servers.ts';
 
 registerDialect({ name: 'hcloud', prefix: PREFIX, collections: COLLECTIONS, error: hcloudError, rateLimitReset: 'epoch' });
 
+/** Action routes come first: `/servers/actions` must not be taken for the server with id `actions`. */
 export const HCLOUD_ROUTES: readonly RouteDef[] = [
-  ...catalogueRoutes, ...serverRoutes, ...networkRoutes, ...loadBalancerRoutes, ...loadBalancerActionRoutes, ...actionRoutes,
+  ...actionRoutes, ...catalogueRoutes, ...serverRoutes, ...networkRoutes, ...loadBalancerRoutes, ...loadBalancerActionRoutes,
 ];
