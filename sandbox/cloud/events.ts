@@ -1,4 +1,4 @@
-// Follows simcloud's `/_sim/events` Server-Sent Events stream (every API call and resource change),
+// Follows simcloud's `/_sim/events` Server-Sent Events stream (API calls, resource changes, target health),
 // validating each event with the wire schema. Reconnects with backoff and resumes from the last seen
 // event id (Last-Event-ID), so a simcloud restart or a dropped connection loses nothing in the buffer.
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,6 +1,7 @@
 // cloud-node and cloud-node-lifecycle controllers against a real control plane and a real simcloud process.
 import type { V1Node } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CallExplainer } from '../../sandbox/console/explain.ts';
 import { readyStatus } from '../../sandbox/kubelet/virtual-kubelet.ts';
 import { CcmHarness, eventually, isNotFound, uniqueName } from './ccm-harness.ts';
 
@@ -51,6 +52,9 @@ describe('simcloud CCM: nodes', () => {
     const calls = h.calls.byCaller(`cloud-node-controller ${name}`);
     console.log(`[figures] cloud calls for one node initialisation: ${calls.length} (${calls.map((c) => `${c.method} ${c.path}`).join(', ')}); all calls since kubelet start: ${h.calls.calls.length - started}`);
     expect(calls.length).toBeGreaterThan(0);
+    // Each call says which cloud-provider method it belongs to, so the console need not guess.
+    const explainer = new CallExplainer();
+    expect(new Set(calls.map((c) => explainer.explain(c)).map((x) => `${x.method} ${x.methodSource}`))).toEqual(new Set(['InstanceMetadata header']));
   });
 
   it('keeps a node tainted with a Warning event when provided-node-ip matches no address', async () => {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PatchStrategy, setHeaderOptions, type V1Node, type V1Service } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CallExplainer } from '../../sandbox/console/explain.ts';
 import { ensureUpstreamCcmBinary, getUpstreamCcm, upstreamCcmArgs, upstreamCcmEnv } from '../../sandbox/ccm/upstream.ts';
 import { createExec, type ManagedProcess } from '../../sandbox/exec.ts';
 import { readyStatus } from '../../sandbox/kubelet/virtual-kubelet.ts';
@@ -95,6 +96,9 @@ describe('upstream Go CCM (k8s.io/cloud-provider) on simcloud', () => {
     expect(node.status?.addresses).toEqual(expected);
     const calls = h.calls.byCaller(`cloud-node-controller ${name}`);
     expect(calls.length).toBeGreaterThan(0);
+    // The console explains the upstream CCM's calls as ours: from the method it sent, never a guess.
+    const explainer = new CallExplainer();
+    expect(new Set(calls.map((c) => explainer.explain(c)).map((x) => `${x.method} ${x.methodSource}`))).toEqual(new Set(['InstanceMetadata header']));
   });
 
   it('gives a LoadBalancer Service an ingress IP, our labelled resources and TCP through the VIP, and removes them on delete', async () => {
@@ -125,7 +129,12 @@ describe('upstream Go CCM (k8s.io/cloud-provider) on simcloud', () => {
     expect(policy).toMatchObject({ server_group_id: group!.id, rules: [expect.objectContaining({ ports: String(nodePort), source_cidrs: ['127.0.0.0/8'] })] });
     for (const ip of [server.private_ipv4, server.public_ipv4]) if (ip?.startsWith('127.')) await h.tcp(ip, nodePort, nodeName);
     expect(await eventually('TCP through the VIP', () => readLine(vip, 80).catch(() => undefined))).toBe(nodeName);
-    expect(h.calls.byCaller(`service-lb-controller ${NS}/${name}`).length).toBeGreaterThan(0);
+    const lbCalls = h.calls.byCaller(`service-lb-controller ${NS}/${name}`);
+    expect(lbCalls.length).toBeGreaterThan(0);
+    const explainer = new CallExplainer();
+    const explained = lbCalls.map((c) => explainer.explain(c));
+    expect(explained.every((x) => x.methodSource === 'header')).toBe(true);
+    expect(explained.map((x) => x.method)).toContain('EnsureLoadBalancer');
 
     await h.cluster.core.deleteNamespacedService({ name, namespace: NS });
     await eventually('Service gone after the cloud cleanup', async () => {
