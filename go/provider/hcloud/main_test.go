@@ -2,10 +2,8 @@ package hcloud
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"os"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,12 +20,8 @@ func TestMain(m *testing.M) { os.Exit(simcloudtest.Run(m, &sim)) }
 
 const dialectPath = "/hcloud/v1"
 
-var counter atomic.Int64
-
 // unique returns a name no other test of this run uses.
-func unique(prefix string) string {
-	return fmt.Sprintf("%s-%d-%d", prefix, os.Getpid(), counter.Add(1))
-}
+var unique = simcloudtest.UniqueName
 
 // api is an hcloud-go client of the test simcloud's Hetzner dialect, for fixtures and for checking the
 // end state: what a Hetzner user would see.
