@@ -44,7 +44,7 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
-          globalSetup: ['test/helpers/control-plane-binaries.setup.ts'],
+          globalSetup: ['test/helpers/control-plane-binaries.setup.ts', 'test/helpers/upstream-ccm-binary.setup.ts'],
           fileParallelism: false,
           ...slow,
         },
@@ -56,7 +56,7 @@ export default defineConfig({
           name: 'e2e-upstream',
           include: ['test/e2e/flows.test.ts', 'test/e2e/kube-proxy.test.ts'],
           env: { SANDBOX_CCM: 'upstream' },
-          globalSetup: ['test/helpers/control-plane-binaries.setup.ts'],
+          globalSetup: ['test/helpers/control-plane-binaries.setup.ts', 'test/helpers/upstream-ccm-binary.setup.ts'],
           fileParallelism: false,
           ...slow,
         },
