@@ -25,6 +25,7 @@ describe('ccm-sandbox arguments', () => {
     [['up', '--ccm-command', './my-ccm'], /--ccm-command applies to --ccm command only \(got --ccm builtin\)/],
     [['up', '--ccm', 'none', '--ccm-command', './my-ccm'], /--ccm-command applies to --ccm command only \(got --ccm none\)/],
     [['up', '--cloud', 'aws'], /--cloud "aws" is invalid: use simcloud or hcloud/],
+    [['up', '--cloud', 'hcloud', '--ccm', 'upstream', '--runtime', 'kind'], /--cloud hcloud runs on --runtime local, not kind/],
     [['up', '--cloud', 'hcloud'], /--cloud hcloud needs --ccm upstream, command or none: the builtin CCM speaks simcloud's \/v1 API only/],
   ])('rejects %j with one line saying what to fix', (argv, message) => {
     expect(() => parseCli(argv)).toThrow(UsageError);

@@ -81,12 +81,14 @@ export function parseCli(argv: readonly string[]): CliOptions {
     component,
     allowedHosts: validAllowedHosts(values['allowed-host']),
     ccm,
-    cloud: validCloud(values.cloud, ccm),
+    cloud: validCloud(values.cloud, ccm, values.runtime),
   };
 }
 
-function validCloud(value: string, ccm: CcmChoice): CloudKind {
+function validCloud(value: string, ccm: CcmChoice, runtime: string): CloudKind {
   if (!isCloudKind(value)) throw new UsageError(`--cloud "${value}" is invalid: use ${CLOUDS.join(' or ')}`);
+  // Hetzner's API picks a server's addresses; containers, VMs and existing nodes have theirs already.
+  if (value === 'hcloud' && runtime !== 'local' && runtime !== 'auto') throw new UsageError(`--cloud hcloud runs on --runtime local, not ${runtime}`);
   try {
     checkCloudAndCcm(value, ccm);
   } catch (err) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // ccm-sandbox CLI (bin `ccm-sandbox`; npm scripts sandbox:up, :down, :status, :logs, :reset).
 //   up [--runtime auto|local|kind|vagrant|existing] [--workers N] [--name NAME] [--lb-strategy lb|ip-block]
-//      [--ccm builtin|upstream|command|none] [--ccm-command CMD] [--kubeconfig PATH] [--foreground] [--dry-run]
+//      [--ccm builtin|upstream|command|none] [--ccm-command CMD] [--cloud simcloud|hcloud] [--kubeconfig PATH]
+//      [--foreground] [--dry-run]
 //      [--allowed-host NAME[:PORT]]...
 //   down | status [--json] | logs [COMPONENT] [--lines N] | reset      (all take --name NAME)
 // Exit codes: 0 success, 1 failure (message and the log to read), 2 usage error (one line: what to fix).
