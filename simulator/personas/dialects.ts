@@ -17,10 +17,12 @@ export interface Dialect {
   name: string;
   /** Mount point, e.g. `/hcloud/v1`. */
   prefix: string;
-  /** Dialect collection path segment -> simcloud collection and id prefix. */
+  /** Dialect collection path (one or more segments, e.g. `linode/instances`) -> simcloud collection and id prefix. */
   collections: Record<string, { coll: string; idPrefix: string }>;
   /** The error body inside `{"error": ...}`, in the dialect's codes. */
   error(e: SimcloudError): DialectError;
+  /** The whole error body, for a dialect whose envelope is not `{"error": ...}` (Linode's `{"errors": [...]}`). */
+  errorBody?(e: SimcloudError): unknown;
   /** RateLimit-Reset: seconds until the window resets, or the Unix time it resets at. */
   rateLimitReset: 'delta' | 'epoch';
 }
@@ -42,7 +44,9 @@ export const isApiPath = (path: string): boolean => path.startsWith('/v1/') || d
 export function canonicalPath(path: string): string {
   const d = dialectOf(path);
   if (d === undefined) return path;
-  const [collection = '', id, ...rest] = path.slice(d.prefix.length + 1).split('/');
+  const tail = path.slice(d.prefix.length + 1);
+  const key = Object.keys(d.collections).find((k) => k.includes('/') && (tail === k || tail.startsWith(`${k}/`)));
+  const [collection = '', id, ...rest] = key === undefined ? tail.split('/') : [key, ...tail.slice(key.length + 1).split('/').filter((x) => x !== '')];
   const mapped = d.collections[collection];
   if (mapped === undefined) return `/v1/${collection}${id === undefined ? '' : `/${[id, ...rest].join('/')}`}`;
   const sid = id !== undefined && /^\d{1,15}$/.test(id) ? simcloudId(mapped.idPrefix, Number(id)) : id;

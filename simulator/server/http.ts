@@ -27,6 +27,8 @@ export interface RouteDef<P = unknown, Q = unknown, B = unknown> {
   summary: string;
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
+  /** Request headers (by name) parsed with the query, for APIs that filter by header (Linode's X-Filter). */
+  queryHeaders?: readonly string[];
   body?: z.ZodType<B>;
   response?: z.ZodType;
   /** Success status (default 200). */
@@ -55,11 +57,16 @@ function callerOf(res: Response): Caller {
   return res.locals.caller as Caller;
 }
 
+function withHeaders(req: Request, names: readonly string[] | undefined): unknown {
+  if (names === undefined) return req.query;
+  return { ...req.query, ...Object.fromEntries(names.flatMap((n) => (req.get(n) === undefined ? [] : [[n, req.get(n)]]))) };
+}
+
 export function mountRoutes(router: Router, sim: Sim, defs: readonly RouteDef[]): void {
   for (const def of defs) {
     router[def.method](def.path, async (req: Request, res: Response) => {
       const params = parsePart(def.params, req.params, 'params');
-      const query = parsePart(def.query, req.query, 'query');
+      const query = parsePart(def.query, withHeaders(req, def.queryHeaders), 'query');
       const body = parsePart(def.body, req.body ?? {}, 'body');
       const result = await def.handle(sim, { caller: callerOf(res), params, query, body });
       const status = def.status ?? 200;

@@ -91,7 +91,7 @@ describe('simcloud surface', () => {
   });
 
   it('checks Host before any route, so a dialect mounted under its own prefix (or no route at all) is covered too', async () => {
-    for (const path of ['/hcloud/v1/servers', '/v1/hcloud/servers', '/linode/v4/linode/instances', '/godo/v2/droplets', '/no/such/route', '/']) {
+    for (const path of ['/hcloud/v1/servers', '/v1/hcloud/servers', '/linode/v4/linode/instances', '/v4/linode/instances', '/godo/v2/droplets', '/no/such/route', '/']) {
       const r = await unchanged(() => raw(`${sc.url}${path}`, { host: `attacker.example:${port}`, headers: bearer(sc.token) }));
       expect(r.status, path).toBe(403);
       expect(envelope(r).details?.fields[0]?.name).toBe('host');

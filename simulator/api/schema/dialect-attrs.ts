@@ -3,7 +3,7 @@
  * and simcloud's does not. They live on the record, so they persist, snapshot, travel in resource_change
  * events and vanish with it; simcloud's /v1 view leaves them out. For now: a Hetzner load balancer's type,
  * public interface, reverse DNS, each target's use_private_ip and each service's HTTP and health-check HTTP
- * settings.
+ * settings; a Linode NodeBalancer's throttle and its configs' algorithm, stickiness, check type and nodes.
  */
 import { z } from 'zod';
 
@@ -39,5 +39,32 @@ export const HcloudLbAttrs = z.object({
 });
 export type HcloudLbAttrs = z.infer<typeof HcloudLbAttrs>;
 
+const Int = z.number().int().min(0);
+
+/** A Linode NodeBalancer node: its backend `address` is `ip:port`. */
+export const LinodeNode = z.object({
+  id: Int, address: z.string(), label: z.string(), weight: Int, mode: z.enum(['accept', 'reject', 'drain', 'backup']),
+});
+export type LinodeNode = z.infer<typeof LinodeNode>;
+
+/** A Linode NodeBalancer config's settings simcloud's service has no place for (keyed by its port). */
+export const LinodeConfigAttrs = z.object({
+  id: Int, port: Int,
+  algorithm: z.enum(['roundrobin', 'leastconn', 'source', 'ring_hash']),
+  stickiness: z.enum(['none', 'session', 'table', 'http_cookie', 'source_ip']),
+  check: z.enum(['none', 'connection', 'http', 'http_body']),
+  check_body: z.string(), check_passive: z.boolean(), cipher_suite: z.enum(['recommended', 'legacy', 'none']),
+  nodes: z.array(LinodeNode),
+});
+export type LinodeConfigAttrs = z.infer<typeof LinodeConfigAttrs>;
+
+export const LinodeLbAttrs = z.object({
+  /** The next config or node id of this NodeBalancer (ids are unique within it). */
+  next_id: Int,
+  client_conn_throttle: Int,
+  configs: z.array(LinodeConfigAttrs),
+});
+export type LinodeLbAttrs = z.infer<typeof LinodeLbAttrs>;
+
 /** `dialect_attrs` of a load balancer record: absent until a dialect sets its own. */
-export const LoadBalancerDialectAttrs = z.object({ hcloud: HcloudLbAttrs.optional() });
+export const LoadBalancerDialectAttrs = z.object({ hcloud: HcloudLbAttrs.optional(), linode: LinodeLbAttrs.optional() });

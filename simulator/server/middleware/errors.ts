@@ -27,6 +27,12 @@ export function errorRenderer(sim: Sim): ErrorRequestHandler {
     res.locals.errorCode = e.code;
     const requestId = res.locals.requestId as string | undefined;
     const dialect = dialectOf(req.path);
+    if (dialect?.errorBody !== undefined) {
+      // Exactly application/json, no charset: linodego compares the error's Content-Type with its Accept header.
+      // (res.setHeader, since express's res.set and res.json append a charset.)
+      res.status(e.status).set(e.headers).setHeader('content-type', 'application/json');
+      return void res.end(JSON.stringify(dialect.errorBody(e)));
+    }
     if (dialect !== undefined) return void res.status(e.status).set(e.headers).json({ error: dialect.error(e) });
     const details = e.fields === undefined ? undefined : { fields: e.fields };
     res.status(e.status).set(e.headers).json({ error: { code: e.code, message: e.message, ...(details ? { details } : {}), request_id: requestId } });

@@ -1,0 +1,50 @@
+package linode
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/linode/linodego/v2"
+)
+
+func TestAnErrorFaultOnSimcloudServersHitsLinodeInstances(t *testing.T) {
+	c := client(t)
+	in := createInstance(t, "fault-500")
+	sim.AddFault(t, map[string]any{"kind": "error", "status": 500, "code": "server_error", "count": 1, "match": map[string]any{"method": "GET", "resource_type": "server"}})
+	_, err := c.GetInstance(ctx(t), in.ID)
+	if e := apiError(t, err); e.Code != http.StatusInternalServerError {
+		t.Fatalf("first GET: %v, want 500", err)
+	}
+	if _, err := c.GetInstance(ctx(t), in.ID); err != nil {
+		t.Fatalf("second GET (rule spent): %v", err)
+	}
+}
+
+// linodego retries a 429 after the Retry-After the rate limit sends, so a CCM sees a slow call, not an error.
+func TestLinodegoWaitsOutARateLimitAndSucceeds(t *testing.T) {
+	c := client(t)
+	in := createInstance(t, "rate-limited")
+	sim.AddFault(t, map[string]any{"kind": "rate_limit", "limit": 1, "window_seconds": 1, "match": map[string]any{"path": "/v4/linode/instances/*"}})
+	start := time.Now()
+	for range 2 {
+		if _, err := c.GetInstance(ctx(t), in.ID); err != nil {
+			t.Fatalf("GetInstance under a 1/s limit: %v", err)
+		}
+	}
+	if time.Since(start) < 200*time.Millisecond {
+		t.Errorf("two calls under a 1/s limit took %v: the second was not limited", time.Since(start))
+	}
+	noRetry, err := NewClient(sim, sim.Token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noRetry.SetRetryCount(0)
+	var last error
+	for range 3 {
+		_, last = noRetry.GetInstance(ctx(t), in.ID)
+	}
+	if !linodego.ErrHasStatus(last, http.StatusTooManyRequests) {
+		t.Fatalf("without retries: %v, want 429", last)
+	}
+}

@@ -1,0 +1,39 @@
+/** Linode dialect: regions, linode types and the profile (the Linode CCM's token check), read-only. */
+import { notFound } from '../../server/errors.ts';
+import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { REGIONS, SERVER_TYPES } from '../../server/resources/catalogue/data.ts';
+import { z } from 'zod';
+import { ListQuery, PREFIX, pageOf } from './common.ts';
+import { regionView, typeView } from './views.ts';
+
+const NameParams = z.object({ id: z.string().min(1).max(63) });
+
+function readOnly<T extends { id: string }>(path: string, what: string, list: readonly T[], view: (t: T) => Record<string, unknown>): RouteDef[] {
+  return [
+    defineRoute({
+      method: 'get', path: `${PREFIX}/${path}`, operation: `linode.${path.replace('/', '.')}.list`, summary: `List ${what}s`, query: ListQuery, queryHeaders: ['X-Filter'],
+      handle: (_sim, { query }) => pageOf(list.map(view), query),
+    }),
+    defineRoute({
+      method: 'get', path: `${PREFIX}/${path}/:id`, operation: `linode.${path.replace('/', '.')}.get`, summary: `Get a ${what}`, params: NameParams,
+      handle: (_sim, { params }) => {
+        const found = list.find((x) => x.id === params.id);
+        if (found === undefined) throw notFound(what, params.id);
+        return view(found);
+      },
+    }),
+  ];
+}
+
+export const catalogueRoutes: RouteDef[] = [
+  ...readOnly('regions', 'region', REGIONS, regionView),
+  ...readOnly('linode/types', 'type', SERVER_TYPES, typeView),
+  defineRoute({
+    method: 'get', path: `${PREFIX}/profile`, operation: 'linode.profile.get', summary: 'The token owner (the project)',
+    handle: (_sim, { caller }) => ({
+      uid: 1, username: caller.projectId, email: `${caller.projectId}@simcloud.invalid`, timezone: 'UTC', email_notifications: false,
+      ip_whitelist_enabled: false, lish_auth_method: 'keys_only', authorized_keys: [], two_factor_auth: false, restricted: false,
+      referrals: { code: '', url: '', total: 0, completed: 0, pending: 0, credit: 0 }, authentication_type: 'password', verified_phone_number: null,
+    }),
+  }),
+];

@@ -1,0 +1,26 @@
+/**
+ * Linode's error envelope: `{"errors": [{"field"?, "reason"}]}`, one entry per field at fault. A missing
+ * resource is "Not found" and a bad token "Invalid Token", as Linode words them; other reasons are
+ * simcloud's messages with numeric ids.
+ */
+import type { SimcloudError } from '../../server/errors.ts';
+import type { DialectError } from '../dialects.ts';
+import { numericMessage } from '../numeric-ids.ts';
+
+interface Reason {
+  field?: string;
+  reason: string;
+}
+
+const FIXED: Partial<Record<SimcloudError['code'], string>> = { not_found: 'Not found', unauthorized: 'Invalid Token' };
+
+export function linodeError(e: SimcloudError): DialectError {
+  return { code: e.code, message: FIXED[e.code] ?? numericMessage(e.message) };
+}
+
+export function linodeErrorBody(e: SimcloudError): { errors: Reason[] } {
+  const fixed = FIXED[e.code];
+  const fields = (e.fields ?? []).filter((f) => f.name !== '(body)');
+  if (fixed !== undefined || fields.length === 0) return { errors: [{ reason: linodeError(e).message }] };
+  return { errors: fields.flatMap((f) => f.messages.map((m) => ({ field: f.name, reason: numericMessage(m) }))) };
+}

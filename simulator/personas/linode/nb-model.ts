@@ -1,0 +1,131 @@
+/**
+ * A NodeBalancer is a simcloud load balancer. Each config is a simcloud service on its port (protocol,
+ * PROXY protocol, health check: what the data plane acts on); its nodes' IPs are the LB's IP targets and
+ * the nodes' common port is the service's destination port. What simcloud has no place for (config and
+ * node ids, algorithm, stickiness, check type, node labels, weights, modes) is kept in the record's
+ * `dialect_attrs.linode`. An LB made through /v1 shows its services as configs with ids equal to their
+ * ports and its resolved targets as nodes.
+ */
+import type { LinodeConfigAttrs, LinodeLbAttrs, LinodeNode } from '../../api/schema/dialect-attrs.ts';
+import type { LoadBalancerService, LoadBalancerTarget, UpdateLoadBalancerRequest } from '../../api/schema/load-balancers.ts';
+import type { Caller, Sim } from '../../server/context.ts';
+import { invalidField } from '../../server/errors.ts';
+import * as svc from '../../server/resources/load-balancers/service.ts';
+import type { LoadBalancerRec } from '../../server/store/state.ts';
+import type { ConfigBody, NodeBody } from './nb-schemas.ts';
+
+/** The whole of a config, as its view shows it and requests change it. */
+export interface Config extends LinodeConfigAttrs {
+  protocol: 'http' | 'https' | 'tcp';
+  proxy_protocol: LoadBalancerService['proxy_protocol'];
+  check_interval: number;
+  check_timeout: number;
+  check_attempts: number;
+  check_path: string;
+}
+
+/** Config and node ids made here start above every port, so they never meet a /v1 LB's derived ids. */
+const FIRST_ID = 100_000;
+
+export const emptyAttrs = (): LinodeLbAttrs => ({ next_id: FIRST_ID, client_conn_throttle: 0, configs: [] });
+
+function derived(sim: Sim, lb: LoadBalancerRec, s: LoadBalancerService): Config {
+  const nodes: LinodeNode[] = sim.targets.resolve(lb).flatMap((t, i) => (t.ip === null ? [] : [{
+    id: s.listen_port * 1000 + i + 1, address: `${t.ip}:${s.destination_port}`, label: t.id, weight: 100, mode: 'accept' as const,
+  }]));
+  return {
+    id: s.listen_port, port: s.listen_port, algorithm: lb.algorithm === 'least_connections' ? 'leastconn' : 'roundrobin',
+    stickiness: lb.session_affinity === 'source_ip' ? 'source_ip' : 'none', check: s.health_check.protocol === 'http' ? 'http' : 'connection',
+    check_body: '', check_passive: true, cipher_suite: 'recommended', nodes, ...fromService(s),
+  };
+}
+
+function fromService(s: LoadBalancerService): Pick<Config, 'protocol' | 'proxy_protocol' | 'check_interval' | 'check_timeout' | 'check_attempts' | 'check_path'> {
+  const hc = s.health_check;
+  return {
+    protocol: s.protocol, proxy_protocol: s.proxy_protocol, check_interval: Math.max(2, Math.round(hc.interval_seconds)),
+    check_timeout: Math.max(1, Math.round(hc.timeout_seconds)), check_attempts: Math.max(1, hc.retries), check_path: hc.protocol === 'http' ? hc.path : '',
+  };
+}
+
+export const attrsOf = (lb: LoadBalancerRec): LinodeLbAttrs => lb.dialect_attrs?.linode ?? emptyAttrs();
+
+/** The configs of an LB: each simcloud service with its Linode settings (or derived ones). */
+export function configsOf(sim: Sim, lb: LoadBalancerRec): Config[] {
+  const attrs = attrsOf(lb);
+  return lb.services.map((s) => {
+    const a = attrs.configs.find((c) => c.port === s.listen_port);
+    return a === undefined ? derived(sim, lb, s) : { ...a, ...fromService(s) };
+  });
+}
+
+const serving = (n: LinodeNode): boolean => n.mode === 'accept' || n.mode === 'backup';
+const ipOf = (address: string): string => address.slice(0, address.lastIndexOf(':'));
+const portOf = (address: string): number => Number(address.slice(address.lastIndexOf(':') + 1));
+
+function toService(c: Config, field: string): LoadBalancerService {
+  const ports = [...new Set(c.nodes.filter(serving).map((n) => portOf(n.address)))];
+  if (ports.length > 1) throw invalidField(`${field}nodes`, `simcloud forwards a config to one port; these nodes use ${ports.join(', ')}`);
+  const http = c.check === 'http' || c.check === 'http_body';
+  return {
+    protocol: c.protocol, listen_port: c.port, destination_port: ports[0] ?? c.port, proxy_protocol: c.proxy_protocol,
+    health_check: {
+      protocol: http ? 'http' : 'tcp', port: null, path: http && c.check_path.startsWith('/') ? c.check_path : '/',
+      interval_seconds: c.check_interval, timeout_seconds: c.check_timeout, retries: Math.min(10, c.check_attempts),
+    },
+  };
+}
+
+/** The simcloud fields of an LB with these configs: services, IP targets of every serving node, algorithm. */
+export function simFields(configs: readonly Config[]): Required<Pick<UpdateLoadBalancerRequest, 'services' | 'targets' | 'algorithm' | 'session_affinity'>> {
+  const ports = new Set<number>();
+  const services = configs.map((c, i) => {
+    if (ports.has(c.port)) throw invalidField('port', `port ${c.port} is already used by another config`);
+    ports.add(c.port);
+    return toService(c, `configs.${i}.`);
+  });
+  const ips = [...new Set(configs.flatMap((c) => c.nodes.filter(serving).map((n) => ipOf(n.address))))];
+  const targets: LoadBalancerTarget[] = ips.map((ip) => ({ kind: 'ip', ip }));
+  const first = configs[0];
+  return {
+    services, targets, algorithm: first?.algorithm === 'leastconn' ? 'least_connections' : 'round_robin',
+    session_affinity: first !== undefined && (first.algorithm === 'source' || ['table', 'source_ip'].includes(first.stickiness)) ? 'source_ip' : 'none',
+  };
+}
+
+/** A new node's settings with Linode's defaults. */
+export const newNode = (id: number, b: NodeBody): LinodeNode => ({ id, address: b.address, label: b.label, weight: b.weight ?? 100, mode: b.mode ?? 'accept' });
+
+const CONFIG_DEFAULTS = {
+  protocol: 'http', proxy_protocol: 'none', algorithm: 'roundrobin', stickiness: 'none', check: 'none', check_interval: 5, check_timeout: 3,
+  check_attempts: 3, check_path: '', check_body: '', check_passive: true, cipher_suite: 'recommended',
+} as const satisfies Omit<Config, 'id' | 'port' | 'nodes'>;
+
+/** A config from a create body (its nodes numbered from `attrs.next_id`, which advances). */
+export function newConfig(attrs: LinodeLbAttrs, b: Omit<ConfigBody, 'nodes'>, nodes: readonly NodeBody[]): Config {
+  if (b.protocol === 'udp') throw invalidField('protocol', 'udp is not emulated: simcloud load balancers carry tcp, http and https');
+  const { ssl_cert: _cert, ssl_key: _key, udp_check_port: _udp, protocol, ...settings } = b;
+  const given = Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined)) as Partial<Config>;
+  const id = attrs.next_id++;
+  return { ...CONFIG_DEFAULTS, ...given, protocol: protocol ?? CONFIG_DEFAULTS.protocol, id, port: b.port, nodes: nodes.map((n) => newNode(attrs.next_id++, n)) };
+}
+
+export const toAttrs = (c: Config): LinodeConfigAttrs => ({
+  id: c.id, port: c.port, algorithm: c.algorithm, stickiness: c.stickiness, check: c.check, check_body: c.check_body, check_passive: c.check_passive,
+  cipher_suite: c.cipher_suite, nodes: c.nodes,
+});
+
+/** An LB about to change: its record and a copy of its Linode attributes (whose ids advance). */
+export interface Target {
+  lb: LoadBalancerRec;
+  attrs: LinodeLbAttrs;
+}
+
+/** Commits an LB's new configs: simcloud's fields through its LB service (its checks), then the Linode attributes. */
+export async function commitConfigs(sim: Sim, caller: Caller, { lb, attrs }: Target, configs: Config[]): Promise<LoadBalancerRec> {
+  await svc.updateLoadBalancer(sim, caller, lb.id, simFields(configs));
+  const current = sim.store.state.load_balancers[lb.id]!;
+  const doc: LoadBalancerRec = { ...current, dialect_attrs: { ...current.dialect_attrs, linode: { ...attrs, configs: configs.map(toAttrs) } } };
+  await sim.store.commit([{ op: 'put', coll: 'load_balancers', doc }]);
+  return doc;
+}

@@ -1,0 +1,76 @@
+/**
+ * Linode dialect: NodeBalancers (create with configs and nodes, list with X-Filter, get, update, delete)
+ * and their firewalls (simcloud has no Linode firewalls, so the list is empty and firewall_id is unknown).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Caller, Sim } from '../../server/context.ts';
+import { invalidField } from '../../server/errors.ts';
+import { defineRoute, type RouteDef } from '../../server/http.ts';
+import * as svc from '../../server/resources/load-balancers/service.ts';
+import { NumericIdParams } from '../numeric-ids.ts';
+import { ListQuery, PREFIX, owned, pageOf, visible } from './common.ts';
+import { emptyAttrs, newConfig, simFields, toAttrs } from './nb-model.ts';
+import { CreateNodeBalancerBody, UpdateNodeBalancerBody } from './nb-schemas.ts';
+import { nodeBalancerView } from './nb-view.ts';
+import { labelsOf, regionExists } from './views.ts';
+
+async function create(sim: Sim, caller: Caller, body: CreateNodeBalancerBody): Promise<Record<string, unknown>> {
+  if (!regionExists(body.region)) throw invalidField('region', `unknown region ${body.region}`);
+  if (body.firewall_id !== undefined) throw invalidField('firewall_id', `firewall ${body.firewall_id} not found (firewalls are not emulated)`);
+  if (body.ipv4 !== undefined) throw invalidField('ipv4', 'reserved addresses are not emulated; the VIP comes from the pool');
+  const attrs = { ...emptyAttrs(), client_conn_throttle: body.client_conn_throttle ?? 0 };
+  const configs = (body.configs ?? []).map((c) => newConfig(attrs, c, c.nodes ?? []));
+  const { configs: _c, ...settings } = attrs;
+  const { load_balancer } = await svc.createLoadBalancer(sim, caller, {
+    name: body.label ?? `nodebalancer-${randomBytes(4).toString('hex')}`, location: body.region, labels: labelsOf(body.tags ?? []), ...simFields(configs),
+  }, { dialect_attrs: { linode: { ...settings, configs: configs.map(toAttrs) } } });
+  return nodeBalancerView(sim.store.state.load_balancers[load_balancer.id]!);
+}
+
+export const nodeBalancerRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'get', path: `${PREFIX}/nodebalancers`, operation: 'linode.nodebalancers.list', summary: 'List NodeBalancers', query: ListQuery,
+    queryHeaders: ['X-Filter'],
+    handle: (sim, { caller, query }) => {
+      const mine = sim.store.all('load_balancers').filter((lb) => lb.project_id === caller.projectId && visible(lb));
+      return pageOf(mine.map(nodeBalancerView), query);
+    },
+  }),
+  defineRoute({
+    method: 'post', path: `${PREFIX}/nodebalancers`, operation: 'linode.nodebalancers.create', summary: 'Create a NodeBalancer', body: CreateNodeBalancerBody,
+    handle: (sim, { caller, body }) => create(sim, caller, body),
+  }),
+  defineRoute({
+    method: 'get', path: `${PREFIX}/nodebalancers/:id`, operation: 'linode.nodebalancers.get', summary: 'Get a NodeBalancer', params: NumericIdParams,
+    handle: (sim, { caller, params }) => nodeBalancerView(owned(sim, caller, 'nodebalancers', params.id)),
+  }),
+  defineRoute({
+    method: 'put', path: `${PREFIX}/nodebalancers/:id`, operation: 'linode.nodebalancers.update', summary: 'Update label, tags or throttle',
+    params: NumericIdParams, body: UpdateNodeBalancerBody,
+    handle: async (sim, { caller, params, body }) => {
+      const lb = owned(sim, caller, 'nodebalancers', params.id);
+      await svc.updateLoadBalancer(sim, caller, lb.id, { name: body.label, labels: body.tags === undefined ? undefined : labelsOf(body.tags) });
+      const current = sim.store.state.load_balancers[lb.id]!;
+      if (body.client_conn_throttle === undefined) return nodeBalancerView(current);
+      const linode = { ...(current.dialect_attrs?.linode ?? emptyAttrs()), client_conn_throttle: body.client_conn_throttle };
+      const doc = { ...current, dialect_attrs: { ...current.dialect_attrs, linode } };
+      await sim.store.commit([{ op: 'put', coll: 'load_balancers', doc }]);
+      return nodeBalancerView(doc);
+    },
+  }),
+  defineRoute({
+    method: 'delete', path: `${PREFIX}/nodebalancers/:id`, operation: 'linode.nodebalancers.delete', summary: 'Delete a NodeBalancer', params: NumericIdParams,
+    handle: async (sim, { caller, params }) => {
+      await svc.deleteLoadBalancer(sim, caller, owned(sim, caller, 'nodebalancers', params.id).id);
+      return {};
+    },
+  }),
+  defineRoute({
+    method: 'get', path: `${PREFIX}/nodebalancers/:id/firewalls`, operation: 'linode.nodebalancers.firewalls', summary: 'List its firewalls (always none)',
+    params: NumericIdParams, query: ListQuery, queryHeaders: ['X-Filter'],
+    handle: (sim, { caller, params, query }) => {
+      owned(sim, caller, 'nodebalancers', params.id);
+      return pageOf([], query);
+    },
+  }),
+];

@@ -1,0 +1,77 @@
+/**
+ * simcloud records as Linode API v4 JSON (the shapes linodego parses): integer ids, `label` for the name,
+ * tags for labels (`key=value`, or `key` for an empty value), Linode's statuses and timestamps. Pure
+ * functions of the store; NodeBalancer configs and nodes are in nb-view.ts.
+ */
+import type { Server, ServerStatus } from '../../api/schema/servers.ts';
+import { REGIONS, SERVER_TYPES } from '../../server/resources/catalogue/data.ts';
+import type { Region, ServerType } from '../../api/schema/catalogue.ts';
+import { invalidField } from '../../server/errors.ts';
+import { numericIdOf } from '../numeric-ids.ts';
+import { linodeTime } from './common.ts';
+
+const STATUS: Record<ServerStatus, string> = {
+  initializing: 'provisioning', starting: 'booting', running: 'running', stopping: 'shutting_down', off: 'offline', deleting: 'deleting',
+};
+
+export const tagsOf = (labels: Record<string, string>): string[] => Object.entries(labels).map(([k, v]) => (v === '' ? k : `${k}=${v}`));
+
+/** Tags as simcloud labels; a tag must make a valid label key (and value). */
+export function labelsOf(tags: readonly string[], field = 'tags'): Record<string, string> {
+  return Object.fromEntries(tags.map((t, i) => {
+    const eq = t.indexOf('=');
+    if (t.length === 0) throw invalidField(`${field}.${i}`, 'must not be empty');
+    return eq < 0 ? [t, ''] : [t.slice(0, eq), t.slice(eq + 1)];
+  }));
+}
+
+export function regionView(r: Region): Record<string, unknown> {
+  return {
+    id: r.id, label: r.description, country: 'sim', capabilities: ['Linodes', 'NodeBalancers', 'Cloud Firewall'], status: 'ok',
+    resolvers: { ipv4: '127.0.0.53', ipv6: '' }, site_type: 'core', placement_group_limits: null, monitors: null,
+  };
+}
+
+export function typeView(t: ServerType): Record<string, unknown> {
+  return {
+    id: t.id, label: `simcloud ${t.name}`, disk: t.disk_gb * 1024, class: 'standard', memory: t.memory_mb, vcpus: t.cores, transfer: 1000,
+    network_out: 1000, gpus: 0, accelerated_devices: 0, successor: null, price: { hourly: 0, monthly: 0 }, region_prices: [], addons: null,
+  };
+}
+
+export const regionExists = (id: string): boolean => REGIONS.some((r) => r.id === id);
+
+function specs(s: Server): Record<string, number> {
+  const t = SERVER_TYPES.find((x) => x.id === s.server_type);
+  return { disk: (t?.disk_gb ?? 0) * 1024, memory: t?.memory_mb ?? 0, vcpus: t?.cores ?? 0, transfer: 1000, gpus: 0, accelerated_devices: 0 };
+}
+
+export function instanceView(s: Server): Record<string, unknown> {
+  const created = linodeTime(s.created);
+  return {
+    id: numericIdOf(s.id), label: s.name, region: s.region, type: s.server_type, image: `linode/${s.image}`, group: '', status: STATUS[s.status],
+    ipv4: [s.public_ipv4, ...s.private_networks.map((p) => p.ip)].filter((x) => x !== null), ipv6: null, tags: tagsOf(s.labels),
+    created, updated: created, hypervisor: 'kvm', specs: specs(s), alerts: null, backups: { enabled: false, available: false, schedule: {} },
+    watchdog_enabled: true, has_user_data: false, host_uuid: '', placement_group: null, lke_cluster_id: 0, capabilities: [],
+    interface_generation: 'legacy_config', maintenance_policy: 'linode/migrate', locks: [],
+  };
+}
+
+function ip(s: Server, address: string, isPublic: boolean): Record<string, unknown> {
+  return {
+    address, gateway: null, subnet_mask: isPublic ? '255.255.255.0' : '255.255.128.0', prefix: isPublic ? 24 : 17,
+    type: 'ipv4', public: isPublic, rdns: isPublic ? `sim-${address.replace(/\./g, '-')}.ip.linodeusercontent.sim` : null,
+    linode_id: numericIdOf(s.id), interface_id: null, region: s.region, vpc_nat_1_1: null, reserved: false, tags: [], assigned_entity: null,
+  };
+}
+
+/** GET /linode/instances/{id}/ips: the public address and each network address as private; no IPv6. */
+export function ipsView(s: Server): Record<string, unknown> {
+  return {
+    ipv4: {
+      public: s.public_ipv4 === null ? [] : [ip(s, s.public_ipv4, true)], private: s.private_networks.map((p) => ip(s, p.ip, false)),
+      shared: [], reserved: [], vpc: [],
+    },
+    ipv6: { link_local: null, slaac: null, global: [], vpc: [] },
+  };
+}

@@ -1,0 +1,111 @@
+// The Linode dialect (/v4) is a view over the one store: an instance or NodeBalancer made through it is the
+// same server or load balancer through /v1 (and the reverse), and a NodeBalancer's configs and nodes carry
+// real TCP through the data plane, PROXY protocol and health checks included.
+import { randomInt } from 'node:crypto';
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../../sandbox/wait.ts';
+import { startSimcloudInProcess, type InProcessSimcloud } from '../helpers/simcloud.ts';
+import { serverBody, tcpService, unique } from './support.ts';
+
+const octet = randomInt(20, 250);
+let sc: InProcessSimcloud;
+const stops: (() => void)[] = [];
+beforeAll(async () => {
+  sc = await startSimcloudInProcess({
+    config: { dataplane: true, pools: { lb_vip: `127.${octet}.1.0/24`, server_public: `127.${octet}.2.0/24` } },
+    clientOptions: { retry: { maxRetries: 0 } },
+  });
+});
+afterAll(async () => {
+  for (const stop of stops) stop();
+  await sc?.stop();
+});
+
+async function linode<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  const r = await fetch(`${sc.url}/v4${path}`, {
+    method, headers: { authorization: `Bearer ${sc.token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: r.status, body: (await r.json()) as T };
+}
+
+const num = (id: string): number => Number(id.replace(/^[a-z]+-0*/, ''));
+
+/** A TCP server on ip:port answering `name` (after recording what it got) to every connection. */
+function backend(ip: string, port: number, name: string): Promise<Buffer[]> {
+  const received: Buffer[] = [];
+  const server = net.createServer((s) => {
+    s.on('error', () => undefined);
+    s.once('data', (d: Buffer) => {
+      received.push(d);
+      s.end(`${name}\n`);
+    });
+  });
+  stops.push(() => server.close());
+  return new Promise((resolve, reject) => server.once('error', reject).listen(port, ip, () => resolve(received)));
+}
+
+function request(ip: string, port: number): Promise<string> {
+  return new Promise((resolve) => {
+    let data = '';
+    const s = net.connect({ host: ip, port }, () => s.write('hello\n'));
+    s.on('data', (d) => (data += d.toString()));
+    s.on('close', () => resolve(data.trim()));
+    s.on('error', () => resolve(data.trim()));
+    s.setTimeout(3000, () => s.destroy());
+  });
+}
+
+describe('Linode dialect over the one store', () => {
+  it('shows an instance made through /v4 as the same server through /v1, tags as labels', async () => {
+    const created = await linode<{ id: number; label: string }>('POST', '/linode/instances', { region: 'sim-1', type: 'sc-small', label: unique('lin'), tags: ['team=a', 'web'] });
+    expect(created.status).toBe(200);
+    const server = await sc.client.servers.get(`srv-${String(created.body.id).padStart(8, '0')}`);
+    expect(server.name).toBe(created.body.label);
+    expect(server.labels).toEqual({ team: 'a', web: '' });
+    await sc.client.servers.update(server.id, { labels: { team: 'b' } });
+    expect((await linode<{ tags: string[] }>('GET', `/linode/instances/${created.body.id}`)).body.tags).toEqual(['team=b']);
+  });
+
+  it('shows a /v1 load balancer as a NodeBalancer with one config per service and its targets as nodes', async () => {
+    const { server, action } = await sc.client.servers.create(serverBody());
+    await sc.client.waitForAction(action.id);
+    const { load_balancer: lb } = await sc.client.loadBalancers.create({ name: unique('lb'), services: [tcpService(8080, 31000)], targets: [{ kind: 'server', server_id: server.id }] });
+    const nb = await linode<{ ipv4: string; label: string }>('GET', `/nodebalancers/${num(lb.id)}`);
+    expect(nb.body).toMatchObject({ ipv4: lb.public_ipv4, label: lb.name });
+    const configs = await linode<{ data: { id: number; port: number; protocol: string }[] }>('GET', `/nodebalancers/${num(lb.id)}/configs`);
+    expect(configs.body.data).toMatchObject([{ port: 8080, protocol: 'tcp' }]);
+    const nodes = await linode<{ data: { address: string }[] }>('GET', `/nodebalancers/${num(lb.id)}/configs/${configs.body.data[0]!.id}/nodes`);
+    expect(nodes.body.data.map((n) => n.address)).toEqual([`${server.public_ipv4}:31000`]);
+  });
+
+  it('carries TCP through a NodeBalancer made through /v4, with PROXY protocol, and reports its nodes UP', async () => {
+    const servers = [];
+    for (const i of [0, 1]) {
+      const { server, action } = await sc.client.servers.create(serverBody({ name: unique(`nb-be${i}`) }));
+      await sc.client.waitForAction(action.id);
+      servers.push(server);
+    }
+    const port = randomInt(20_000, 30_000);
+    const received = await Promise.all(servers.map((s) => backend(s.public_ipv4!, port, s.name)));
+    const nodes = servers.map((s) => ({ address: `${s.public_ipv4}:${port}`, label: s.name }));
+    const listen = randomInt(30_000, 40_000);
+    const created = await linode<{ id: number; ipv4: string }>('POST', '/nodebalancers', {
+      region: 'sim-1', label: unique('nb'), tags: ['kubernetes'],
+      configs: [{ port: listen, protocol: 'tcp', proxy_protocol: 'v1', check: 'connection', check_interval: 2, check_timeout: 1, check_attempts: 1, nodes }],
+    });
+    expect(created.status).toBe(200);
+    const lb = await sc.client.loadBalancers.get(`lb-${String(created.body.id).padStart(8, '0')}`);
+    expect(lb.services).toMatchObject([{ listen_port: listen, destination_port: port, proxy_protocol: 'v1' }]);
+    expect(lb.targets).toEqual(servers.map((s) => ({ kind: 'ip', ip: s.public_ipv4 })));
+    const [config] = (await linode<{ data: { id: number }[] }>('GET', `/nodebalancers/${created.body.id}/configs`)).body.data;
+    const statuses = async (): Promise<string[]> =>
+      (await linode<{ data: { status: string }[] }>('GET', `/nodebalancers/${created.body.id}/configs/${config!.id}/nodes`)).body.data.map((n) => n.status);
+    await waitFor(async () => (await statuses()).every((s) => s === 'UP'), { timeoutMs: 15_000, description: 'both nodes UP' });
+    const replies = new Set<string>();
+    for (let i = 0; i < 4; i++) replies.add(await request(created.body.ipv4, listen));
+    expect([...replies].sort()).toEqual(servers.map((s) => s.name).sort());
+    const first = received.flat().map((b) => b.toString())[0];
+    expect(first).toMatch(new RegExp(`^PROXY TCP4 127\\.0\\.0\\.1 ${created.body.ipv4.replace(/\./g, '\\.')} \\d+ ${listen}\\r\\n`));
+  });
+});
