@@ -88,8 +88,9 @@ describe('transport', () => {
 
   it('times out, retries the timeout, and reports invalid responses', async () => {
     const hang: Reply = () => undefined;
+    // A hanging reply never answers, so the timeout fires however long it is; 300 ms leaves the answering attempt room on a busy machine.
     const { url } = await serve([hang, hang, json(200, { zones: [{ id: 1 }] })]);
-    const c = client(url, [], { timeoutMs: 50, retry: { maxRetries: 2 } });
+    const c = client(url, [], { timeoutMs: 300, retry: { maxRetries: 2 } });
     const e = (await c.catalogue.zones().catch((x: unknown) => x)) as SimcloudApiError;
     expect(e).toMatchObject({ code: 'invalid_response', operation: 'catalogue.zones' });
     const { url: url2 } = await serve([hang]);
