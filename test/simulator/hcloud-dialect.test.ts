@@ -3,11 +3,14 @@
 // with Hetzner's PROXY protocol and public-interface settings. (hcloud-go's own contract tests are in
 // go/contract/hcloud.)
 import { randomInt } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { waitFor } from '../../sandbox/wait.ts';
-import { startSimcloudInProcess, type InProcessSimcloud } from '../helpers/simcloud.ts';
+import { startSimcloudInProcess, startSimcloudProcess, type InProcessSimcloud } from '../helpers/simcloud.ts';
 import { unique } from './support.ts';
 
 const octet = randomInt(20, 250);
@@ -29,14 +32,18 @@ const HLoadBalancer = z.object({
   services: z.array(z.object({ listen_port: z.number(), destination_port: z.number(), proxyprotocol: z.boolean() })),
 });
 
-async function hcloud<T>(schema: z.ZodType<T>, method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${sc.url}/hcloud/v1${path}`, {
-    method, headers: { authorization: `Bearer ${sc.token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+type Call = <T>(schema: z.ZodType<T>, method: string, path: string, body?: unknown) => Promise<T>;
+
+/** Calls to the Hetzner dialect of the simcloud at `h`, answers parsed with `schema`. */
+const dialect = (h: { url: string; token: string }): Call => async (schema, method, path, body) => {
+  const res = await fetch(`${h.url}/hcloud/v1${path}`, {
+    method, headers: { authorization: `Bearer ${h.token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
   return schema.parse(text === '' ? {} : JSON.parse(text));
-}
+};
+const hcloud: Call = (schema, method, path, body) => dialect(sc)(schema, method, path, body);
 
 async function finished(id: number): Promise<void> {
   const status = await waitFor(async () => {
@@ -130,6 +137,35 @@ describe('a load balancer made through the hcloud dialect', () => {
     } finally {
       await backend.stop();
       await hcloud(z.object({ action: HAction }), 'DELETE', `/servers/${made.server.id}`);
+    }
+  });
+});
+
+describe('Hetzner-only attributes', () => {
+  it('persist with their load balancer across a restart on the same state file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'simcloud-hcloud-'));
+    const dataPath = join(dir, 'state.json');
+    const first = await startSimcloudProcess({ dataPath, args: ['--delay-ms', '5', '--no-dataplane'] });
+    let second: Awaited<ReturnType<typeof startSimcloudProcess>> | undefined;
+    try {
+      const call = dialect(first);
+      const { load_balancer: lb, action } = await call(z.object({ load_balancer: HLoadBalancer, action: HAction }), 'POST', '/load_balancers', {
+        name: unique('lb'), load_balancer_type: 'lb21', location: 'sim-1',
+      });
+      await waitFor(async () => (await call(z.object({ action: HAction }), 'GET', `/actions/${action.id}`)).action.status === 'success' || undefined, { timeoutMs: 10_000, intervalMs: 20, description: 'LB create' });
+      const off = await call(z.object({ action: HAction }), 'POST', `/load_balancers/${lb.id}/actions/disable_public_interface`, {});
+      await waitFor(async () => (await call(z.object({ action: HAction }), 'GET', `/actions/${off.action.id}`)).action.status === 'success' || undefined, { timeoutMs: 10_000, intervalMs: 20, description: 'disable' });
+      await first.stop();
+      second = await startSimcloudProcess({ dataPath, token: first.token, args: ['--delay-ms', '5', '--no-dataplane'] });
+      const again = await dialect(second)(z.object({ load_balancer: HLoadBalancer.extend({ load_balancer_type: z.object({ name: z.string() }) }) }), 'GET', `/load_balancers/${lb.id}`);
+      expect({ type: again.load_balancer.load_balancer_type.name, public: again.load_balancer.public_net.enabled }).toEqual({ type: 'lb21', public: false });
+      // The /v1 view of the same record leaves the Hetzner attributes out.
+      const raw = await fetch(`${second.url}/v1/load_balancers/lb-${String(lb.id).padStart(8, '0')}`, { headers: { authorization: `Bearer ${second.token}` } });
+      expect(z.object({ load_balancer: z.record(z.string(), z.unknown()) }).parse(await raw.json()).load_balancer).not.toHaveProperty('dialect_attrs');
+    } finally {
+      await first.stop().catch(() => undefined);
+      await second?.stop();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
