@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/linode/linodego/v2"
 )
@@ -117,6 +118,30 @@ func TestInstancePowerCallsMoveItsStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitStatus(t, in.ID, linodego.InstanceRunning)
+}
+
+func TestInstanceUpdateAndDelete(t *testing.T) {
+	c := client(t)
+	in := createInstance(t, "to-update")
+	up, err := c.UpdateInstance(ctx(t), in.ID, linodego.InstanceUpdateOptions{Label: "updated", Tags: []string{"k=v"}})
+	if err != nil || up.Label != "updated" || !slices.Equal(up.Tags, []string{"k=v"}) {
+		t.Fatalf("UpdateInstance = %+v, %v", up, err)
+	}
+	waitStatus(t, in.ID, linodego.InstanceRunning)
+	if err := c.DeleteInstance(ctx(t), in.ID); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		_, err := c.GetInstance(ctx(t), in.ID)
+		if linodego.IsNotFound(err) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("instance %d still there after delete: %v", in.ID, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 func TestInstanceErrorsUseLinodesEnvelope(t *testing.T) {

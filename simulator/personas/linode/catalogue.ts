@@ -11,11 +11,11 @@ const NameParams = z.object({ id: z.string().min(1).max(63) });
 function readOnly<T extends { id: string }>(path: string, what: string, list: readonly T[], view: (t: T) => Record<string, unknown>): RouteDef[] {
   return [
     defineRoute({
-      method: 'get', path: `${PREFIX}/${path}`, operation: `linode.${path.replace('/', '.')}.list`, summary: `List ${what}s`, query: ListQuery, queryHeaders: ['X-Filter'],
+      method: 'get', path: `${PREFIX}/${path}`, operation: `linode.${what}s.list`, summary: `List ${what}s`, query: ListQuery, queryHeaders: ['X-Filter'],
       handle: (_sim, { query }) => pageOf(list.map(view), query),
     }),
     defineRoute({
-      method: 'get', path: `${PREFIX}/${path}/:id`, operation: `linode.${path.replace('/', '.')}.get`, summary: `Get a ${what}`, params: NameParams,
+      method: 'get', path: `${PREFIX}/${path}/:id`, operation: `linode.${what}s.get`, summary: `Get a ${what}`, params: NameParams,
       handle: (_sim, { params }) => {
         const found = list.find((x) => x.id === params.id);
         if (found === undefined) throw notFound(what, params.id);

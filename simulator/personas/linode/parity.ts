@@ -1,0 +1,96 @@
+/**
+ * How closely the Linode dialect follows Linode API v4: a status per endpoint it serves (keyed by route
+ * operation, so a route without an entry fails parity.test.ts), the endpoints of the same resources it does
+ * not serve, and a status per field of the objects it returns. scripts/generate-docs.ts renders this as
+ * docs/reference/linode-parity.md.
+ */
+import { Parity, type FieldParity, type ParityEntry } from '../hcloud/parity.ts';
+
+const ok: ParityEntry = { status: Parity.emulated };
+const diff = (note: string): ParityEntry => ({ status: Parity.difference, note });
+const none = (note?: string): ParityEntry => ({ status: Parity.none, ...(note === undefined ? {} : { note }) });
+
+const STATIC = 'a fixed list: simcloud\'s catalogue';
+const SYNC = 'applied at once; the data plane follows within one sync';
+
+/** Served endpoints, by route operation. */
+export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
+  'linode.regions.list': diff(`${STATIC} (sim-1, sim-2)`), 'linode.regions.get': ok,
+  'linode.types.list': diff(`${STATIC} (sc-small, sc-medium, sc-large) without prices`), 'linode.types.get': ok,
+  'linode.profile.get': diff('the token\'s project as username; nothing else is real'),
+  'linode.instances.list': ok,
+  'linode.instances.create': diff('region, type, label, image, tags and booted are used; private_ip, interfaces, root_pass, keys, firewall_id, placement groups and metadata are accepted and ignored; the instance lands in the region\'s first zone'),
+  'linode.instances.get': ok, 'linode.instances.update': diff('label and tags only'),
+  'linode.instances.delete': diff('the instance reads `deleting` until simcloud\'s delete action finishes'),
+  'linode.instances.ips': diff('public: the server\'s public address; private: its network addresses; no IPv6, shared, reserved or VPC addresses'),
+  'linode.instances.boot': diff('config_id ignored'), 'linode.instances.shutdown': ok, 'linode.instances.reboot': diff('config_id ignored'),
+  'linode.nodebalancers.list': ok,
+  'linode.nodebalancers.create': diff('firewall_id, ipv4 (reserved addresses) and vpcs are refused with 400; type is accepted and ignored; a duplicate label is 409'),
+  'linode.nodebalancers.get': ok, 'linode.nodebalancers.update': diff('client_udp_sess_throttle ignored'),
+  'linode.nodebalancers.delete': diff('gone from reads at once; the VIP closes when simcloud\'s delete action finishes'),
+  'linode.nodebalancers.firewalls': diff('always empty: firewalls are not emulated'),
+  'linode.nodebalancers.configs.list': ok,
+  'linode.nodebalancers.configs.create': diff(`${SYNC}; udp refused with 400; all serving nodes of a config must share one port`),
+  'linode.nodebalancers.configs.get': ok, 'linode.nodebalancers.configs.update': diff(`${SYNC}; ssl_cert and ssl_key accepted and dropped`),
+  'linode.nodebalancers.configs.rebuild': diff(`${SYNC}; a node id not in the config is refused with 400`),
+  'linode.nodebalancers.configs.delete': ok,
+  'linode.nodebalancers.nodes.list': ok, 'linode.nodebalancers.nodes.create': diff('subnet_id ignored'),
+  'linode.nodebalancers.nodes.get': ok, 'linode.nodebalancers.nodes.update': diff('subnet_id ignored'), 'linode.nodebalancers.nodes.delete': ok,
+};
+
+/** Endpoints of the same resources that the dialect does not serve (404 Not found). */
+export const NOT_SERVED: readonly (readonly [string, string])[] = [
+  ['/networking/firewalls, /networking/firewalls/{id}/devices, /networking/firewalls/{id}/rules', 'no Linode firewalls (the Linode CCM\'s firewall annotations fail with 404)'],
+  ['/vpcs, /vpcs/{id}/subnets, /vpcs/{id}/ips, /linode/instances/{id}/configs/{cid}/interfaces, /linode/instances/{id}/interfaces', 'no VPCs: the Linode CCM\'s route controller (off unless --enable-route-controller) has nothing to read'],
+  ['/networking/ips, /networking/reserved/ips, POST /linode/instances/{id}/ips, /networking/ips/share', 'no IP reservation or sharing'],
+  ['/linode/instances/{id}/configs, disks, volumes, backups, stats, resize, migrate, rebuild, rescue, clone, mutate', 'instance internals a CCM does not call'],
+  ['/nodebalancers/{id}/stats, /nodebalancers/types, /nodebalancers/{id}/vpcs', 'see simcloud\'s /v1/load_balancers/{id}/metrics'],
+  ['/account, /lke, /domains, /images, /object-storage, /volumes, /databases, /monitor', 'resources outside the CCM subset'],
+];
+
+const f = (field: string, entry: ParityEntry = ok): FieldParity => ({ field, ...entry });
+const ID = diff('the number in simcloud\'s id (srv-00000042 is 42)');
+
+/** Fields of the objects the dialect returns. */
+export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = {
+  instance: [
+    f('id', ID), f('label'), f('region'), f('type'), f('image', diff('linode/<simcloud image>')),
+    f('status', diff('provisioning, booting, running, shutting_down, offline, deleting; no rebooting, migrating, rebuilding, cloning, restoring or stopped')),
+    f('ipv4', diff('the public address (a loopback address from simcloud\'s pool) and the network addresses')), f('ipv6', none('always null')),
+    f('tags', diff('simcloud labels: key=value, or key for an empty value')), f('created, updated', diff('updated equals created')),
+    f('specs', diff('from the server type; transfer 1000')), f('hypervisor, watchdog_enabled, maintenance_policy, interface_generation', diff('fixed values')),
+    f('group, alerts, backups, placement_group, lke_cluster_id, capabilities, locks, host_uuid, has_user_data, disk_encryption', none('empty, null, 0 or false')),
+  ],
+  'instance IPs': [
+    f('ipv4.public[], ipv4.private[]', diff('address, prefix, subnet_mask, public, linode_id, region, rdns (generated for public); gateway null')),
+    f('ipv4.shared, reserved, vpc; ipv6.*', none('empty or null')),
+  ],
+  nodebalancer: [
+    f('id', diff('the number in simcloud\'s id')), f('label'), f('region'), f('ipv4', diff('the VIP, a loopback address')), f('ipv6', none('always null')),
+    f('hostname', diff('nb-<ip>.<region>.nodebalancer.sim')), f('client_conn_throttle', diff('kept, not enforced')), f('tags', diff('simcloud labels')),
+    f('created, updated', diff('updated equals created')), f('type', diff('always common')), f('frontend_address_type', diff('always public')),
+    f('transfer, client_udp_sess_throttle, lke_cluster, locks, frontend_vpc_subnet_id', none('null, 0 or empty')),
+  ],
+  'nodebalancer config': [
+    f('id', diff('unique within its NodeBalancer, not globally; a /v1 service shows its port as id')), f('port'),
+    f('protocol', diff('tcp, http and https, all forwarded at TCP level (no TLS termination); udp refused')),
+    f('proxy_protocol', diff('v1 and v2 headers sent by the data plane')),
+    f('algorithm', diff('the first config\'s decides for the whole NodeBalancer: leastconn is least connections, the rest round robin; source means source-IP affinity')),
+    f('stickiness', diff('kept; table and source_ip mean source-IP affinity for the whole NodeBalancer, others are not applied')),
+    f('check, check_interval, check_timeout, check_attempts, check_path', diff('connection and none are TCP checks, http and http_body HTTP checks of check_path; attempts above 10 count as 10')),
+    f('check_body, check_passive, cipher_suite', diff('kept, not applied')), f('nodes_status', diff('from the data plane\'s health of each node\'s address')),
+    f('ssl_cert, ssl_key, ssl_commonname, ssl_fingerprint, udp_check_port, udp_session_timeout', none('null, empty or fixed')),
+  ],
+  'nodebalancer node': [
+    f('id', diff('unique within its NodeBalancer')), f('address', diff('ip:port; an IPv4 address, which the data plane dials as is')), f('label'),
+    f('status', diff('UP, DOWN or Unknown from the data plane')), f('weight', diff('kept, not applied')),
+    f('mode', diff('accept and backup both serve (backup is not held in reserve); reject and drain are taken out of the NodeBalancer')), f('config_id'), f('nodebalancer_id'), f('vpc_config_id', none('always 0')),
+  ],
+  'errors and paging': [
+    f('errors[].reason', diff('"Not found" and "Invalid Token" as Linode words them; other reasons are simcloud\'s messages with numeric ids')),
+    f('errors[].field', diff('the request field at fault, dotted for nested ones (configs.0.nodes.1.address); X-Filter for a bad filter')),
+    f('page, pages, results, data; page_size 25-500 (default 100)'),
+    f('X-Filter', diff('field equality (list fields: contains), +and, +or, +eq, +neq, +contains, +gt, +gte, +lt, +lte, +order_by, +order over the returned JSON')),
+    f('X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset', diff('named RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset (a Unix time); Retry-After on 429, which linodego honours')),
+  ],
+};
