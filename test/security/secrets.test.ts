@@ -8,7 +8,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { load } from 'js-yaml';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { waitFor } from '../../sandbox/wait.ts';
 import { httpGet, startE2eSandbox, waitForIngress, type E2eSandbox } from '../helpers/sandbox.ts';
 import { raw } from './support.ts';
 
@@ -59,12 +60,19 @@ describe('secrets of a whole sandbox run', () => {
     secrets.set('simcloud project token', s.simcloud!.token);
     secrets.set('simcloud admin token', s.simcloud!.adminToken);
     secrets.set('console token', s.consoleToken!);
+    // A real workload behind the Service: the nodes answer only for Services with a ready endpoint, and the
+    // pod runner's logs are scanned with the rest.
+    const x = { app: 'x' };
+    await e.kubeConfig.makeApiClient(AppsV1Api).createNamespacedDeployment({
+      namespace: 'default',
+      body: { metadata: { name: 'x', labels: x }, spec: { replicas: 1, selector: { matchLabels: x }, template: { metadata: { labels: x }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } } },
+    });
     await e.core.createNamespacedService({
       namespace: 'default',
-      body: { metadata: { name: 'leak-check' }, spec: { type: 'LoadBalancer', selector: { app: 'x' }, ports: [{ port: 80, targetPort: 8080 }] } },
+      body: { metadata: { name: 'leak-check' }, spec: { type: 'LoadBalancer', selector: x, ports: [{ port: 80, targetPort: 8080 }] } },
     });
     const vip = await waitForIngress(e.core, 'default', 'leak-check');
-    expect((await httpGet(vip, 80, '/')).status).toBe(200);
+    await waitFor(async () => (await httpGet(vip, 80, '/').catch(() => undefined))?.status === 200, { timeoutMs: 60_000, description: 'traffic through the VIP to the pod' });
     await e.core.createNamespacedServiceAccount({ namespace: 'default', body: { metadata: { name: 'leak-check' } } });
     const tr = await e.core.createNamespacedServiceAccountToken({ name: 'leak-check', namespace: 'default', body: { spec: { audiences: [], expirationSeconds: 600 } } });
     const saToken = tr.status!.token!;
