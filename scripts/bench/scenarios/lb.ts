@@ -6,6 +6,7 @@ import type { BenchEnv, CcmEntry } from '../env.ts';
 import { ensureNodes, ensureServices } from '../resident.ts';
 import type { Scenario, ScenarioContext } from '../scenario.ts';
 import { createServices, deleteServices, serviceName, waitForIngress } from '../services.ts';
+import { daemonSetPhase } from '../pods.ts';
 import { figure } from '../stats.ts';
 import type { Figure } from '../types.ts';
 
@@ -141,6 +142,7 @@ export const S12: Scenario = {
     const services = ctx.opts.smoke ? 100 : 1000;
     await ensureNodes(ctx, env, ctx.opts.nodes);
     await ensureServices(ctx, env, services);
+    const pods = await daemonSetPhase(env, ctx.progress);
     const deployed = await deployedCcm(env.options.stateDir);
     // Three restarts of the deployed form (its peak moves by ~10 MB between runs); judged on the highest.
     const shipped: number[] = [];
@@ -151,7 +153,8 @@ export const S12: Scenario = {
     const figures = [
       figure({ scenario: 'S12', name: `CCM peak RSS as deployed (deploy/: bundle, code cache, image flags, Deployment env), ${what}`, unit: 'MB', samples: shipped, target, limit: IDLE_BUNDLE_MB, limitNote: `the deployed bundle loaded, no cluster: ${IDLE_BUNDLE_MB} MB RSS`, note: deployed.label }),
       figure({ scenario: 'S12', name: `CCM peak RSS as the sandbox runs it (node src/main.ts, no flags), ${what}`, unit: 'MB', samples: [sandboxed], limitNote: 'type stripping and unbundled sources: +60 MB at start; V8 sizes its heap from the 24 GiB machine' }),
+      ...pods.figures,
     ];
-    return { figures, details: { deployedMb: shipped, deployedNodeArgs: deployed.nodeArgs, deployedEnv: deployed.env, sandboxMb: sandboxed }, runs: shipped.length };
+    return { figures, details: { deployedMb: shipped, deployedNodeArgs: deployed.nodeArgs, deployedEnv: deployed.env, sandboxMb: sandboxed, pods: pods.details }, runs: shipped.length };
   },
 };
