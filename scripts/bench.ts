@@ -3,6 +3,8 @@
 // written under bench-results/.
 import { UsageError } from '../lib/usage-error.ts';
 import { parseBenchArgs, USAGE } from './bench/args.ts';
+import type { BenchOptions } from './bench/types.ts';
+import { runCompare } from './bench/compare.ts';
 import { runBench } from './bench/run.ts';
 
 const started = Date.now();
@@ -17,15 +19,20 @@ function progress(message: string): void {
   process.stdout.write(`[${elapsed()}] ${message}\n`);
 }
 
+function what(opts: BenchOptions): string {
+  if (opts.compare) return 'ours and upstream side by side (parity for both, tuned for ours)';
+  return `${opts.ccm === 'upstream' ? 'the upstream Go CCM, ' : ''}profile ${opts.profile}`;
+}
+
 async function main(): Promise<void> {
   if (process.argv.includes('--help') || process.argv.includes('-h')) {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
   const opts = parseBenchArgs(process.argv.slice(2));
-  progress(`bench: ${opts.scenarios.join(' ')} at ${opts.nodes} nodes, profile ${opts.profile}, ${opts.runs} run(s)${opts.heavyRuns !== opts.runs ? ` (${opts.heavyRuns} for S1, S2, S7 and the big/slow LB bursts at this fleet size; --runs to override)` : ''}${opts.smoke ? ', smoke' : ''}`);
+  progress(`bench: ${opts.scenarios.join(' ')} at ${opts.nodes} nodes, ${what(opts)}, ${opts.runs} run(s)${opts.heavyRuns !== opts.runs ? ` (${opts.heavyRuns} for S1, S2, S7 and the big/slow LB bursts at this fleet size; --runs to override)` : ''}${opts.smoke ? ', smoke' : ''}`);
   if (opts.scenarios.includes('S4') && opts.restMinutes < 10) progress(`note: S4 rest window shortened to ${opts.restMinutes} min (--rest-minutes); the target is for 10 min`);
-  const report = await runBench(opts, progress);
+  const report = await (opts.compare ? runCompare : runBench)(opts, progress);
   process.stdout.write(`\n${report.table}\n\nresults: ${report.file}${warnings ? ` (${warnings} kubelet/runtime warnings)` : ''}\n`);
 }
 

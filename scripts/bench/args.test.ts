@@ -24,4 +24,18 @@ describe('bench arguments', () => {
     expect(() => parseBenchArgs(['--nodse', '5'], now)).toThrow(UsageError);
     expect(() => parseBenchArgs(['--ccm-v', '-1'], now)).toThrow(UsageError);
   });
+
+  it('runs the upstream Go CCM with --ccm upstream, and names the result file after it', () => {
+    expect(parseBenchArgs(['S2', '--ccm', 'upstream', '--nodes', '50'], now)).toMatchObject({ ccm: 'upstream', compare: false, out: 'bench-results/bench-upstream-tuned-50-2026-11-24T10-00-00-000Z.json' });
+    expect(parseBenchArgs([], now).ccm).toBe('builtin');
+    expect(() => parseBenchArgs(['--ccm', 'go'], now)).toThrow(new UsageError('--ccm must be builtin or upstream, got "go"'));
+  });
+
+  it('--compare runs S1 S2 S3 S5 S12 (or a subset) and refuses --ccm, --profile and other scenarios', () => {
+    expect(parseBenchArgs(['--compare', '--nodes', '100'], now)).toMatchObject({ compare: true, scenarios: ['S1', 'S2', 'S3', 'S5', 'S12'], out: 'bench-results/bench-compare-100-2026-11-24T10-00-00-000Z.json' });
+    expect(parseBenchArgs(['--compare', 'S2', 'S12'], now).scenarios).toEqual(['S2', 'S12']);
+    expect(() => parseBenchArgs(['--compare', '--ccm', 'upstream'], now)).toThrow(new UsageError('--compare runs both CCMs: drop --ccm'));
+    expect(() => parseBenchArgs(['--compare', '--profile', 'tuned'], now)).toThrow(/drop --profile/);
+    expect(() => parseBenchArgs(['--compare', 'S4'], now)).toThrow(new UsageError('--compare runs S1 S2 S3 S5 S12 only, not S4'));
+  });
 });

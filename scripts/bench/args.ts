@@ -1,10 +1,10 @@
 // `npm run bench [scenario...] [--nodes N] [--profile parity|tuned] [--runs N] [--out FILE]
-//                [--rest-minutes M] [--smoke] [--logs DIR] [--ccm-v N]`
+//                [--rest-minutes M] [--smoke] [--logs DIR] [--ccm-v N] [--ccm builtin|upstream] [--compare]`
 import { parseArgs } from 'node:util';
 import { UsageError } from '../../lib/usage-error.ts';
-import { PROFILES, SCENARIOS, type BenchOptions, type ProfileName, type ScenarioId } from './types.ts';
+import { BENCH_CCMS, COMPARE_SCENARIOS, PROFILES, SCENARIOS, type BenchCcm, type BenchOptions, type ProfileName, type ScenarioId } from './types.ts';
 
-export const USAGE = `usage: npm run bench -- [S1 S2 ... S15] [--nodes N] [--profile parity|tuned] [--runs N] [--out FILE] [--rest-minutes M] [--smoke] [--logs DIR] [--ccm-v N]
+export const USAGE = `usage: npm run bench -- [S1 S2 ... S15] [--nodes N] [--profile parity|tuned] [--runs N] [--out FILE] [--rest-minutes M] [--smoke] [--logs DIR] [--ccm-v N] [--ccm builtin|upstream] [--compare]
   scenarios   ${SCENARIOS.join(' ')} (default: all; S3 and S8 are measured on the S1/S2 runs)
   --nodes     fleet size (default 1000)
   --profile   parity = upstream defaults (QPS 20/30, 1 worker); tuned = QPS 100/150, 8 node / 5 service workers (default tuned)
@@ -13,7 +13,10 @@ export const USAGE = `usage: npm run bench -- [S1 S2 ... S15] [--nodes N] [--pro
   --smoke     CI mode: one run, smaller bursts, no S9/S10 (timings reported, never judged)
   --out       JSON result file (default bench-results/bench-<profile>-<nodes>-<time>.json)
   --logs      keep every process's log (simcloud, control plane, CCM) in DIR (default: removed with the state)
-  --ccm-v     the CCM's log verbosity (default 2, which logs what each LB node-sync pass reacts to)`;
+  --ccm-v     the CCM's log verbosity (default 2, which logs what each LB node-sync pass reacts to)
+  --ccm       builtin = our CCM (default); upstream = the Go CCM on k8s.io/cloud-provider (go/cmd/upstream-ccm)
+  --compare   side by side on one fleet: ${COMPARE_SCENARIOS.join(' ')} for ours and upstream at the parity profile, then ours tuned;
+              each figure as a ratio ours / upstream (no --profile or --ccm; scenarios limited to those)`;
 
 const SMOKE_SCENARIOS: readonly ScenarioId[] = ['S1', 'S2', 'S3', 'S8', 'S4', 'S5', 'S12', 'S6', 'S7'];
 
@@ -47,6 +50,8 @@ const BENCH_OPTIONS = {
   smoke: { type: 'boolean', default: false },
   logs: { type: 'string' },
   'ccm-v': { type: 'string' },
+  ccm: { type: 'string' },
+  compare: { type: 'boolean', default: false },
 } as const;
 
 /** node:util's parseArgs, its errors (unknown flag, missing value) turned into usage errors. */
@@ -60,6 +65,35 @@ function parseOrUsage(config: { args: string[]; allowPositionals: true; options:
   }
 }
 
+function profileOf(value: string | undefined): ProfileName {
+  const profile = value ?? 'tuned';
+  if (!(profile in PROFILES)) throw new UsageError(`--profile must be parity or tuned, got "${profile}"`);
+  return profile as ProfileName;
+}
+
+function ccmOf(value: string | undefined): BenchCcm {
+  if (value === undefined) return 'builtin';
+  if (!(BENCH_CCMS as readonly string[]).includes(value)) throw new UsageError(`--ccm must be builtin or upstream, got "${value}"`);
+  return value as BenchCcm;
+}
+
+/** --compare runs its own CCMs and profiles, on the comparable scenarios only (default: all of them). */
+function compareScenarios(values: { ccm?: string; profile?: string }, positionals: readonly string[]): ScenarioId[] {
+  if (values.ccm !== undefined) throw new UsageError('--compare runs both CCMs: drop --ccm');
+  if (values.profile !== undefined) throw new UsageError('--compare runs parity for both CCMs and tuned for ours: drop --profile');
+  if (positionals.length === 0) return [...COMPARE_SCENARIOS];
+  const ids = scenarios(positionals, false);
+  const other = ids.filter((id) => !(COMPARE_SCENARIOS as readonly string[]).includes(id));
+  if (other.length > 0) throw new UsageError(`--compare runs ${COMPARE_SCENARIOS.join(' ')} only, not ${other.join(' ')}`);
+  return ids;
+}
+
+/** The result file's label: compare, or the profile (prefixed with upstream- for the Go CCM). */
+function runLabel(compare: boolean, ccm: BenchCcm, profile: string): string {
+  if (compare) return 'compare';
+  return ccm === 'upstream' ? `upstream-${profile}` : profile;
+}
+
 export function parseBenchArgs(argv: readonly string[], now = new Date()): BenchOptions {
   const { values, positionals } = parseOrUsage({
     args: [...argv],
@@ -67,21 +101,24 @@ export function parseBenchArgs(argv: readonly string[], now = new Date()): Bench
     options: BENCH_OPTIONS,
   });
   const smoke = values.smoke === true;
-  const profile = values.profile ?? 'tuned';
-  if (!(profile in PROFILES)) throw new UsageError(`--profile must be parity or tuned, got "${profile}"`);
+  const profile = profileOf(values.profile);
   const nodes = Math.round(positive('nodes', values.nodes, 1000));
   const stamp = now.toISOString().replace(/[:.]/g, '-');
   const runs = Math.round(positive('runs', values.runs, smoke ? 1 : 3));
+  const compare = values.compare === true;
+  const ccm = ccmOf(values.ccm);
   return {
-    scenarios: scenarios(positionals, smoke),
+    scenarios: compare ? compareScenarios(values, positionals) : scenarios(positionals, smoke),
     nodes,
-    profile: profile as ProfileName,
+    profile,
     runs,
     heavyRuns: values.runs !== undefined || nodes <= 200 ? runs : 1,
-    out: values.out ?? `bench-results/bench-${profile}-${nodes}-${stamp}.json`,
+    out: values.out ?? `bench-results/bench-${runLabel(compare, ccm, profile)}-${nodes}-${stamp}.json`,
     restMinutes: positive('rest-minutes', values['rest-minutes'], smoke ? 0.25 : 10),
     smoke,
     ...(values.logs !== undefined ? { logsDir: values.logs } : {}),
     ccmVerbosity: verbosity(values['ccm-v']),
+    ccm,
+    compare,
   };
 }

@@ -13,6 +13,8 @@ import type { SimEvent } from '../../simulator/api/schema/events.ts';
 import { followSimEvents } from '../../sandbox/cloud/events.ts';
 import { SimcloudSandboxCloud } from '../../sandbox/cloud/sandbox-cloud.ts';
 import { createExec, type Exec } from '../../sandbox/exec.ts';
+import { launchUpstreamCcm, upstreamCertDir } from '../../sandbox/ccm/launch.ts';
+import { ensureUpstreamCcmBinary, getUpstreamCcm } from '../../sandbox/ccm/upstream.ts';
 import { startCcmProcess, startSimcloudProcess, type CcmLaunch, type CcmProcess, type SimcloudProcess } from '../../sandbox/processes.ts';
 import { LocalRuntime } from '../../sandbox/runtimes/local.ts';
 import type { RuntimeContext } from '../../sandbox/runtimes/runtime.ts';
@@ -20,7 +22,7 @@ import { CallLog } from './calls.ts';
 import { NodeTracker } from './nodes.ts';
 import { ProcSampler } from './procstat.ts';
 import { ServiceTracker } from './services.ts';
-import type { Profile } from './types.ts';
+import type { BenchCcm, Profile } from './types.ts';
 
 /** How the CCM is started: which entry point, with which Node flags and extra environment (defaults: `src/main.ts`, none). */
 export type CcmEntry = Pick<CcmLaunch, 'main' | 'env' | 'nodeArgs'>;
@@ -33,6 +35,8 @@ export interface EnvOptions {
   readonly progress: (message: string) => void;
   /** The CCM's `--v` (default 2). */
   readonly ccmVerbosity?: number;
+  /** Which CCM runs (default builtin); `useCcm` switches it on the same fleet. */
+  readonly ccm?: BenchCcm;
 }
 
 export const CLUSTER = 'bench';
@@ -58,7 +62,8 @@ export function profileArgs(p: Profile): string[] {
 }
 
 export class BenchEnv {
-  readonly options: EnvOptions;
+  /** Replaced by `useCcm` (another CCM or profile on the same fleet). */
+  options: EnvOptions;
   readonly exec: Exec = createExec();
   readonly calls = new CallLog();
   readonly abort = new AbortController();
@@ -77,6 +82,8 @@ export class BenchEnv {
   ccmStartedAt = 0;
   /** Extra CCM flags for the next start (scenarios set and reset them). */
   ccmExtraArgs: string[] = [];
+
+  #upstreamBinary: string | undefined;
 
   private constructor(options: EnvOptions) {
     this.options = options;
@@ -108,26 +115,37 @@ export class BenchEnv {
     return out;
   }
 
+  get ccmKind(): BenchCcm {
+    return this.options.ccm ?? 'builtin';
+  }
+
   /**
-   * Starts the CCM as the sandbox does (`node src/main.ts`), or another entry point (the bundle the
-   * Deployment runs) with its own environment.
+   * Starts the CCM: ours as the sandbox does (`node src/main.ts`), or another entry point (the bundle the
+   * Deployment runs) with its own environment; or the upstream Go CCM as the sandbox's slot starts it. Both
+   * get the profile's flags, which upstream's command line takes under the same names.
    */
   async startCcm(how: CcmEntry = {}): Promise<void> {
     const cp = this.runtime.controlPlane;
     if (!cp) throw new Error('no control plane');
+    const kind = this.ccmKind;
+    if (kind === 'upstream') this.#upstreamBinary ??= await ensureUpstreamCcmBinary({ exec: this.exec, onProgress: this.options.progress });
+    const extraArgs = [...profileArgs(this.options.profile), `--v=${this.options.ccmVerbosity ?? 2}`, ...this.ccmExtraArgs];
+    const base = { exec: this.exec, stateDir: this.options.stateDir, clusterName: CLUSTER, clusterCidr: cp.options.clusterCidr, simcloud: { url: this.simcloud.url, token: this.ccmToken.secret }, network: CLUSTER, lbStrategy: 'lb' as const };
+    const kubeconfig = join(this.ctx.stateDir, 'kubeconfig');
     this.ccmStartedAt = Date.now();
-    this.ccm = await startCcmProcess({
-      exec: this.exec,
-      stateDir: this.options.stateDir,
-      kubeconfig: this.ctx.stateDir + '/kubeconfig',
-      clusterName: CLUSTER,
-      clusterCidr: cp.options.clusterCidr,
-      simcloud: { url: this.simcloud.url, token: this.ccmToken.secret },
-      network: CLUSTER,
-      lbStrategy: 'lb',
-      extraArgs: [...profileArgs(this.options.profile), `--v=${this.options.ccmVerbosity ?? 2}`, ...this.ccmExtraArgs],
-      ...how,
-    });
+    if (this.#upstreamBinary && kind === 'upstream') {
+      const launched = await launchUpstreamCcm({ ...base, extraArgs }, this.#upstreamBinary, kubeconfig);
+      this.ccm = { process: launched.process, url: launched.url ?? '' };
+      return;
+    }
+    this.ccm = await startCcmProcess({ ...base, kubeconfig, extraArgs, ...how });
+  }
+
+  /** Another CCM or profile on the same fleet: stops the running CCM (and its Lease) and starts that one. */
+  async useCcm(ccm: BenchCcm, profile: Profile): Promise<void> {
+    await this.stopCcm();
+    this.options = { ...this.options, ccm, profile };
+    await this.startCcm();
   }
 
   /** Stops the CCM and removes its leader Lease, so the next start is a fresh cluster's first CCM. */
@@ -216,7 +234,7 @@ const SCRAPED = /^(workqueue_(queue|work)_duration_seconds_(sum|count)|ccm_contr
 export async function scrapeCcm(env: BenchEnv): Promise<Record<string, number>> {
   if (!env.ccm) return {};
   try {
-    const text = await (await fetch(`${env.ccm.url}/metrics`)).text();
+    const text = env.ccmKind === 'upstream' ? await upstreamMetrics(env.ccm.url, env.options.stateDir) : await (await fetch(`${env.ccm.url}/metrics`)).text();
     const out: Record<string, number> = {};
     for (const line of text.split('\n')) {
       if (!SCRAPED.test(line)) continue;
@@ -227,6 +245,11 @@ export async function scrapeCcm(env: BenchEnv): Promise<Record<string, number>> 
   } catch {
     return {};
   }
+}
+
+/** Upstream serves HTTPS only, with the self-signed certificate it wrote into its cert dir. */
+async function upstreamMetrics(url: string, stateDir: string): Promise<string> {
+  return (await getUpstreamCcm(Number(new URL(url).port), upstreamCertDir(stateDir), '/metrics')).body;
 }
 
 /** Mean seconds per item of a work queue between two scrapes: waiting in the queue, and being worked on. */

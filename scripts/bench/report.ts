@@ -6,13 +6,13 @@ import { dirname } from 'node:path';
 import { verdict } from './stats.ts';
 import type { BenchOptions, Figure, ScenarioResult } from './types.ts';
 
-const fmt = (n: number | null): string => (n === null || !Number.isFinite(n) ? '-' : n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
+export const fmt = (n: number | null): string => (n === null || !Number.isFinite(n) ? '-' : n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
 
 function row(cells: readonly string[], widths: readonly number[]): string {
   return cells.map((c, i) => (i < 2 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
 }
 
-function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   return [row(header, widths), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map((r) => row(r, widths))].join('\n');
 }
@@ -41,7 +41,7 @@ export function limitNotes(results: readonly ScenarioResult[]): string {
     .join('\n');
 }
 
-export function writeResults(opts: BenchOptions, results: readonly ScenarioResult[], startedAt: Date): string {
+export function writeResults(opts: BenchOptions, results: readonly ScenarioResult[], startedAt: Date, extra: Record<string, unknown> = {}): string {
   mkdirSync(dirname(opts.out), { recursive: true });
   const doc = {
     tool: 'ccm-sandbox npm run bench',
@@ -51,6 +51,7 @@ export function writeResults(opts: BenchOptions, results: readonly ScenarioResul
     options: opts,
     results,
     table: summaryTable(results),
+    ...extra,
   };
   writeFileSync(opts.out, JSON.stringify(doc, null, 2) + '\n');
   return opts.out;

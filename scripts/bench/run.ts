@@ -33,31 +33,48 @@ export interface BenchReport {
   readonly table: string;
 }
 
-export async function runBench(opts: BenchOptions, progress: (m: string) => void): Promise<BenchReport> {
-  const startedAt = new Date();
+/** One benchmark environment for a whole invocation: created on first use, stopped and removed at the end. */
+export interface Session {
+  readonly ctx: ScenarioContext;
+  readonly env: () => Promise<BenchEnv>;
+}
+
+export async function withSession<T>(opts: BenchOptions, progress: (m: string) => void, body: (s: Session) => Promise<T>): Promise<T> {
   const stateDir = mkdtempSync(join(tmpdir(), 'ccm-bench-'));
   // Throwaway: if the bench is interrupted or dies, its reaper removes the dir with the processes.
   reaper().trackDir(stateDir);
   let env: BenchEnv | undefined;
   const getEnv = async (): Promise<BenchEnv> => {
-    env ??= await BenchEnv.start({ stateDir, profile: PROFILES[opts.profile], nodes: opts.nodes, progress, ccmVerbosity: opts.ccmVerbosity });
+    env ??= await BenchEnv.start({ stateDir, profile: PROFILES[opts.profile], nodes: opts.nodes, progress, ccmVerbosity: opts.ccmVerbosity, ccm: opts.ccm });
     return env;
   };
   const shared: Shared = { resident: [], residentServices: [] };
   const ctx: ScenarioContext = { opts, env: getEnv, progress, shared, selected: new Set(opts.scenarios) };
-  const results: ScenarioResult[] = [];
   try {
-    for (const scenario of plan(opts.scenarios)) {
-      progress(`== ${scenario.id}: ${scenario.title}`);
-      results.push(await runOne(scenario, ctx, scenario.usesEnv ? await getEnv() : undefined));
-      writeResults(opts, results, startedAt);
-    }
+    return await body({ ctx, env: getEnv });
   } finally {
     await env?.stop().catch(() => undefined);
     if (opts.logsDir) keepLogs(stateDir, opts.logsDir, progress);
     rmSync(stateDir, { recursive: true, force: true });
     reaper().untrackDir(stateDir);
   }
+}
+
+/** The planned scenarios in order; `done` sees the results so far after each one. */
+export async function runScenarios(session: Session, done: (results: ScenarioResult[]) => void): Promise<ScenarioResult[]> {
+  const { ctx } = session;
+  const results: ScenarioResult[] = [];
+  for (const scenario of plan(ctx.opts.scenarios)) {
+    ctx.progress(`== ${scenario.id}: ${scenario.title}`);
+    results.push(await runOne(scenario, ctx, scenario.usesEnv ? await session.env() : undefined));
+    done(results);
+  }
+  return results;
+}
+
+export async function runBench(opts: BenchOptions, progress: (m: string) => void): Promise<BenchReport> {
+  const startedAt = new Date();
+  const results = await withSession(opts, progress, (session) => runScenarios(session, (r) => writeResults(opts, r, startedAt)));
   const file = writeResults(opts, results, startedAt);
   const text = [summaryTable(results), '', processTable(results), '', limitNotes(results)].join('\n');
   return { results, file, table: text };

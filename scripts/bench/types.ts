@@ -10,6 +10,13 @@ export const PROFILES = {
 export type ProfileName = keyof typeof PROFILES;
 export type Profile = (typeof PROFILES)[ProfileName];
 
+/** The CCMs a benchmark can run: ours (src/) or the upstream Go CCM (go/cmd/upstream-ccm). */
+export const BENCH_CCMS = ['builtin', 'upstream'] as const;
+export type BenchCcm = (typeof BENCH_CCMS)[number];
+
+/** What the side-by-side mode (`--compare`) runs for both CCMs. */
+export const COMPARE_SCENARIOS = ['S1', 'S2', 'S3', 'S5', 'S12'] as const;
+
 export const SCENARIOS = ['S15', 'S1', 'S2', 'S3', 'S8', 'S9', 'S4', 'S5', 'S12', 'S6', 'S7', 'S10'] as const;
 export type ScenarioId = (typeof SCENARIOS)[number];
 
@@ -31,6 +38,10 @@ export interface BenchOptions {
   readonly logsDir?: string;
   /** The CCM's `--v` (`--ccm-v`, default 2). */
   readonly ccmVerbosity: number;
+  /** Which CCM runs (`--ccm`, default builtin). */
+  readonly ccm: BenchCcm;
+  /** Side by side (`--compare`): the scenarios for both CCMs on one fleet, ours / upstream per figure. */
+  readonly compare: boolean;
 }
 
 /** How a figure is judged against its target: lower is better (latency, calls) or higher (ratios). */
@@ -54,6 +65,8 @@ export interface Figure {
   readonly limit: number | null;
   readonly limitNote: string;
   readonly note?: string;
+  /** What the side-by-side table matches it with across CCMs (default `<scenario> <name>`). */
+  readonly compareAs?: string;
 }
 
 export interface ProcessUsage {

@@ -4,7 +4,7 @@ import { controllerOf, countBy, operationOf } from '../calls.ts';
 import { deployedCcm } from '../deployed-ccm.ts';
 import type { BenchEnv, CcmEntry } from '../env.ts';
 import { ensureNodes, ensureServices } from '../resident.ts';
-import type { Scenario, ScenarioContext } from '../scenario.ts';
+import type { Scenario, ScenarioContext, ScenarioOutput } from '../scenario.ts';
 import { createServices, deleteServices, serviceName, waitForIngress } from '../services.ts';
 import { daemonSetPhase } from '../pods.ts';
 import { figure } from '../stats.ts';
@@ -133,6 +133,16 @@ async function ccmPeakRss(env: BenchEnv, services: readonly string[], how: CcmEn
   return close().ccm?.peakRssMb ?? Number.NaN;
 }
 
+const S12_COMPARE_AS = 'S12 CCM peak RSS';
+
+/** The upstream Go CCM's peak RSS over the same restarts: one static binary, nothing to deploy differently. */
+async function upstreamS12(ctx: ScenarioContext, env: BenchEnv, what: string): Promise<ScenarioOutput> {
+  const peaks: number[] = [];
+  for (let r = 1; r <= ctx.opts.runs; r++) peaks.push(await ccmPeakRss(env, ctx.shared.residentServices, {}));
+  const f = figure({ scenario: 'S12', name: `upstream Go CCM peak RSS, ${what}`, unit: 'MB', samples: peaks, limitNote: '' });
+  return { figures: [{ ...f, compareAs: S12_COMPARE_AS }], details: { upstreamMb: peaks }, runs: peaks.length };
+}
+
 export const S12: Scenario = {
   id: 'S12',
   title: 'memory: CCM RSS with N nodes and 1000 LoadBalancer Services',
@@ -142,6 +152,8 @@ export const S12: Scenario = {
     const services = ctx.opts.smoke ? 100 : 1000;
     await ensureNodes(ctx, env, ctx.opts.nodes);
     await ensureServices(ctx, env, services);
+    const what = `${ctx.opts.nodes} nodes + ${services} Services (restart, full resync)`;
+    if (env.ccmKind === 'upstream') return upstreamS12(ctx, env, what);
     const pods = await daemonSetPhase(env, ctx.progress);
     const deployed = await deployedCcm(env.options.stateDir);
     // Three restarts of the deployed form (its peak moves by ~10 MB between runs); judged on the highest.
@@ -149,9 +161,8 @@ export const S12: Scenario = {
     for (let r = 1; r <= ctx.opts.runs; r++) shipped.push(await ccmPeakRss(env, ctx.shared.residentServices, deployed));
     const sandboxed = await ccmPeakRss(env, ctx.shared.residentServices, {});
     const target = ctx.opts.nodes > 1000 ? 300 : 150;
-    const what = `${ctx.opts.nodes} nodes + ${services} Services (restart, full resync)`;
     const figures = [
-      figure({ scenario: 'S12', name: `CCM peak RSS as deployed (deploy/: bundle, code cache, image flags, Deployment env), ${what}`, unit: 'MB', samples: shipped, target, limit: IDLE_BUNDLE_MB, limitNote: `the deployed bundle loaded, no cluster: ${IDLE_BUNDLE_MB} MB RSS`, note: deployed.label }),
+      { ...figure({ scenario: 'S12', name: `CCM peak RSS as deployed (deploy/: bundle, code cache, image flags, Deployment env), ${what}`, unit: 'MB', samples: shipped, target, limit: IDLE_BUNDLE_MB, limitNote: `the deployed bundle loaded, no cluster: ${IDLE_BUNDLE_MB} MB RSS`, note: deployed.label }), compareAs: S12_COMPARE_AS },
       figure({ scenario: 'S12', name: `CCM peak RSS as the sandbox runs it (node src/main.ts, no flags), ${what}`, unit: 'MB', samples: [sandboxed], limitNote: 'type stripping and unbundled sources: +60 MB at start; V8 sizes its heap from the 24 GiB machine' }),
       ...pods.figures,
     ];

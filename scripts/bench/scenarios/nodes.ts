@@ -159,7 +159,9 @@ export const S2: Scenario = {
       const { data, servers, seconds } = await s2Run(ctx, env, r);
       runs.push(data);
       totals.push(seconds);
-      if (r < ctx.opts.heavyRuns) await removeMachines(env, servers);
+      // The last run's nodes stay as the resident fleet, unless one is there already (another CCM's pass
+      // in --compare made it): every pass then starts from the same fleet.
+      if (r < ctx.opts.heavyRuns || ctx.shared.resident.length >= ctx.opts.nodes) await removeMachines(env, servers);
       else ctx.shared.resident.push(...servers);
       await env.settle(2000, 30_000);
     }
