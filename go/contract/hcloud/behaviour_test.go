@@ -172,3 +172,27 @@ func TestInjectedFaultsReachTheDialect(t *testing.T) {
 		t.Error("the server is gone after the one-shot fault")
 	}
 }
+
+func TestActionsFollowSimulatedTime(t *testing.T) {
+	client := NewClient(sim)
+	ctx := testContext(t)
+	server := newServer(t, client, nil)
+	var before struct {
+		Delays map[string]any `json:"delays"`
+	}
+	sim.Do(t, "GET", "/_sim/time", nil, &before)
+	t.Cleanup(func() {
+		sim.Do(t, "PUT", "/_sim/time", map[string]any{"delays": map[string]any{"server": before.Delays["server"]}}, nil)
+	})
+	sim.Do(t, "PUT", "/_sim/time", map[string]any{"delays": map[string]any{"server": map[string]any{"delay_ms": 3_600_000, "jitter_ms": 0}}}, nil)
+
+	action := ok(client.Server.Poweroff(ctx, server)).get(t)
+	if got := ok(client.Server.GetByID(ctx, server.ID)).get(t); got.Status != hcloud.ServerStatusStopping || !got.Locked {
+		t.Fatalf("during an hour-long stop: status %s, locked %v; want stopping and locked", got.Status, got.Locked)
+	}
+	sim.Do(t, "POST", "/_sim/time/fast_forward", map[string]any{"ms": 3_600_000}, nil)
+	wait(t, client, action)
+	if got := ok(client.Server.GetByID(ctx, server.ID)).get(t); got.Status != hcloud.ServerStatusOff {
+		t.Errorf("after an hour of simulated time: status %s, want off", got.Status)
+	}
+}
