@@ -108,4 +108,22 @@ describe('Linode dialect over the one store', () => {
     const first = received.flat().map((b) => b.toString())[0];
     expect(first).toMatch(new RegExp(`^PROXY TCP4 127\\.0\\.0\\.1 ${created.body.ipv4.replace(/\./g, '\\.')} \\d+ ${listen}\\r\\n`));
   });
+
+  it('enforces a firewall on a NodeBalancer on its VIP: closed to sources outside the rules, open once they allow loopback', async () => {
+    const { server, action } = await sc.client.servers.create(serverBody());
+    await sc.client.waitForAction(action.id);
+    const port = randomInt(20_000, 30_000);
+    await backend(server.public_ipv4!, port, server.name);
+    const listen = randomInt(30_000, 40_000);
+    const nb = (await linode<{ id: number; ipv4: string }>('POST', '/nodebalancers', {
+      region: 'sim-1', label: unique('nbfw'), configs: [{ port: listen, protocol: 'tcp', check: 'connection', nodes: [{ address: `${server.public_ipv4}:${port}`, label: 'backend' }] }],
+    })).body;
+    const rules = (cidr: string) => ({ inbound: [{ action: 'ACCEPT', label: 'acl', protocol: 'TCP', ports: String(listen), addresses: { ipv4: [cidr] } }], inbound_policy: 'DROP', outbound_policy: 'ACCEPT' });
+    const fw = await linode<{ id: number }>('POST', '/networking/firewalls', { label: unique('fw'), rules: rules('10.0.0.0/8'), devices: { nodebalancers: [nb.id] } });
+    expect(fw.status, JSON.stringify(fw.body)).toBe(200);
+    expect((await sc.client.loadBalancers.get(`lb-${String(nb.id).padStart(8, '0')}`)).source_ranges).toEqual(['10.0.0.0/8']);
+    await waitFor(async () => (await request(nb.ipv4, listen)) === '', { timeoutMs: 10_000, description: 'the VIP refusing loopback' });
+    expect((await linode('PUT', `/networking/firewalls/${fw.body.id}/rules`, rules('127.0.0.0/8'))).status).toBe(200);
+    await waitFor(async () => (await request(nb.ipv4, listen)) === server.name, { timeoutMs: 10_000, description: 'the VIP serving loopback' });
+  });
 });

@@ -3,7 +3,8 @@
  * and simcloud's does not. They live on the record, so they persist, snapshot, travel in resource_change
  * events and vanish with it; simcloud's /v1 view leaves them out. For now: a Hetzner load balancer's type,
  * public interface, reverse DNS, each target's use_private_ip and each service's HTTP and health-check HTTP
- * settings; a Linode NodeBalancer's throttle and its configs' algorithm, stickiness, check type and nodes.
+ * settings; a Linode NodeBalancer's throttle, firewall and its configs' algorithm, stickiness, check type and
+ * nodes; a Linode firewall's policies and status.
  */
 import { z } from 'zod';
 
@@ -63,8 +64,21 @@ export const LinodeLbAttrs = z.object({
   next_id: Int,
   client_conn_throttle: Int,
   configs: z.array(LinodeConfigAttrs),
+  /** The Linode firewall (a simcloud firewall policy's number) whose rules set this LB's source ranges. */
+  firewall_id: Int.nullable().optional(),
 });
 export type LinodeLbAttrs = z.infer<typeof LinodeLbAttrs>;
 
 /** `dialect_attrs` of a load balancer record: absent until a dialect sets its own. */
 export const LoadBalancerDialectAttrs = z.object({ hcloud: HcloudLbAttrs.optional(), linode: LinodeLbAttrs.optional() });
+
+/** A Linode firewall's policies and status (its ACCEPT rules are the firewall policy's own rules). */
+export const LinodeFirewallAttrs = z.object({
+  inbound_policy: z.enum(['ACCEPT', 'DROP']),
+  outbound_policy: z.enum(['ACCEPT', 'DROP']),
+  status: z.enum(['enabled', 'disabled']),
+});
+export type LinodeFirewallAttrs = z.infer<typeof LinodeFirewallAttrs>;
+
+/** `dialect_attrs` of a firewall policy record. */
+export const FirewallPolicyDialectAttrs = z.object({ linode: LinodeFirewallAttrs.optional() });

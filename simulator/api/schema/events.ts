@@ -12,7 +12,7 @@ import { Action } from './actions.ts';
 import { Id, Timestamp } from './common.ts';
 import { FirewallPolicy } from './firewall-policies.ts';
 import { IpBlock } from './ip-blocks.ts';
-import { LoadBalancerDialectAttrs } from './dialect-attrs.ts';
+import { FirewallPolicyDialectAttrs, LoadBalancerDialectAttrs } from './dialect-attrs.ts';
 import { LoadBalancer, TargetHealthStatus } from './load-balancers.ts';
 import { Network } from './networks.ts';
 import { Project } from './projects.ts';
@@ -36,7 +36,7 @@ export const LoadBalancerRecord = LoadBalancer.omit({ resolved_targets: true }).
 export type LoadBalancerRecord = z.infer<typeof LoadBalancerRecord>;
 export const ServerGroupRecord = ServerGroup.omit({ firewall_policy_id: true }).extend(owned);
 export type ServerGroupRecord = z.infer<typeof ServerGroupRecord>;
-export const FirewallPolicyRecord = FirewallPolicy.extend(owned);
+export const FirewallPolicyRecord = FirewallPolicy.extend({ ...owned, dialect_attrs: FirewallPolicyDialectAttrs.optional() });
 export type FirewallPolicyRecord = z.infer<typeof FirewallPolicyRecord>;
 export const IpBlockRecord = IpBlock.extend(owned);
 export type IpBlockRecord = z.infer<typeof IpBlockRecord>;

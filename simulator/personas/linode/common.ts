@@ -17,6 +17,7 @@ export const PREFIX = '/v4';
 export const COLLECTIONS = {
   'linode/instances': { coll: 'servers', idPrefix: 'srv' },
   nodebalancers: { coll: 'load_balancers', idPrefix: 'lb' },
+  'networking/firewalls': { coll: 'firewall_policies', idPrefix: 'fwp' },
 } as const;
 
 type Mapped = keyof typeof COLLECTIONS;
@@ -34,7 +35,7 @@ export const visible = (r: { status: string }): boolean => r.status !== 'deletin
 export function owned<K extends Mapped>(sim: Sim, caller: Caller, kind: K, ref: number | { n: number; field: string }): Collections[CollOf<K>] {
   const id = sid(kind, typeof ref === 'number' ? ref : ref.n);
   const rec = getOwned(sim, caller, COLLECTIONS[kind].coll, typeof ref === 'number' ? id : { id, field: ref.field }) as Collections[CollOf<K>];
-  if (kind === 'nodebalancers' && !visible(rec)) throw notFound('nodebalancer', String(typeof ref === 'number' ? ref : ref.n));
+  if (kind === 'nodebalancers' && !visible(rec as { status: string })) throw notFound('nodebalancer', String(typeof ref === 'number' ? ref : ref.n));
   return rec;
 }
 

@@ -21,6 +21,8 @@ export function linodeError(e: SimcloudError): DialectError {
 export function linodeErrorBody(e: SimcloudError): { errors: Reason[] } {
   const fixed = FIXED[e.code];
   const fields = (e.fields ?? []).filter((f) => f.name !== '(body)');
-  if (fixed !== undefined || fields.length === 0) return { errors: [{ reason: linodeError(e).message }] };
+  if (fields.length === 0) return { errors: [{ reason: linodeError(e).message }] };
+  // A missing resource named in the body (a device id, a firewall_id) is still "Not found", for that field.
+  if (fixed !== undefined) return { errors: fields.map((f) => ({ field: f.name, reason: fixed })) };
   return { errors: fields.flatMap((f) => f.messages.map((m) => ({ field: f.name, reason: numericMessage(m) }))) };
 }

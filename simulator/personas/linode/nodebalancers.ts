@@ -1,14 +1,15 @@
 /**
  * Linode dialect: NodeBalancers (create with configs and nodes, list with X-Filter, get, update, delete)
- * and their firewalls (simcloud has no Linode firewalls, so the list is empty and firewall_id is unknown).
+ * and their firewall (firewalls.ts).
  */
 import { randomBytes } from 'node:crypto';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField } from '../../server/errors.ts';
 import { defineRoute, type RouteDef } from '../../server/http.ts';
 import * as svc from '../../server/resources/load-balancers/service.ts';
-import { NumericIdParams } from '../numeric-ids.ts';
-import { ListQuery, PREFIX, owned, pageOf, visible } from './common.ts';
+import { NumericIdParams, numericIdOf } from '../numeric-ids.ts';
+import { ListQuery, PREFIX, owned, pageOf, sid, visible } from './common.ts';
+import { attach, firewallView } from './firewalls.ts';
 import { emptyAttrs, newConfig, simFields, toAttrs } from './nb-model.ts';
 import { CreateNodeBalancerBody, UpdateNodeBalancerBody } from './nb-schemas.ts';
 import { nodeBalancerView } from './nb-view.ts';
@@ -16,7 +17,7 @@ import { labelsOf, regionExists } from './views.ts';
 
 async function create(sim: Sim, caller: Caller, body: CreateNodeBalancerBody): Promise<Record<string, unknown>> {
   if (!regionExists(body.region)) throw invalidField('region', `unknown region ${body.region}`);
-  if (body.firewall_id !== undefined) throw invalidField('firewall_id', `firewall ${body.firewall_id} not found (firewalls are not emulated)`);
+  const firewall = body.firewall_id === undefined ? undefined : owned(sim, caller, 'networking/firewalls', { n: body.firewall_id, field: 'firewall_id' });
   if (body.ipv4 !== undefined) throw invalidField('ipv4', 'reserved addresses are not emulated; the VIP comes from the pool');
   const attrs = { ...emptyAttrs(), client_conn_throttle: body.client_conn_throttle ?? 0 };
   const configs = (body.configs ?? []).map((c) => newConfig(attrs, c, c.nodes ?? []));
@@ -24,7 +25,8 @@ async function create(sim: Sim, caller: Caller, body: CreateNodeBalancerBody): P
   const { load_balancer } = await svc.createLoadBalancer(sim, caller, {
     name: body.label ?? `nodebalancer-${randomBytes(4).toString('hex')}`, location: body.region, labels: labelsOf(body.tags ?? []), ...simFields(configs),
   }, { dialect_attrs: { linode: { ...settings, configs: configs.map(toAttrs) } } });
-  return nodeBalancerView(sim.store.state.load_balancers[load_balancer.id]!);
+  const lb = sim.store.state.load_balancers[load_balancer.id]!;
+  return nodeBalancerView(firewall === undefined ? lb : await attach(sim, caller, firewall, { n: numericIdOf(lb.id), field: 'firewall_id' }));
 }
 
 export const nodeBalancerRoutes: RouteDef[] = [
@@ -66,11 +68,12 @@ export const nodeBalancerRoutes: RouteDef[] = [
     },
   }),
   defineRoute({
-    method: 'get', path: `${PREFIX}/nodebalancers/:id/firewalls`, operation: 'linode.nodebalancers.firewalls', summary: 'List its firewalls (always none)',
+    method: 'get', path: `${PREFIX}/nodebalancers/:id/firewalls`, operation: 'linode.nodebalancers.firewalls', summary: 'List its firewall',
     params: NumericIdParams, query: ListQuery, queryHeaders: ['X-Filter'],
     handle: (sim, { caller, params, query }) => {
-      owned(sim, caller, 'nodebalancers', params.id);
-      return pageOf([], query);
+      const fw = owned(sim, caller, 'nodebalancers', params.id).dialect_attrs?.linode?.firewall_id;
+      const p = fw === undefined || fw === null ? undefined : sim.store.state.firewall_policies[sid('networking/firewalls', fw)];
+      return pageOf(p === undefined ? [] : [firewallView(sim, p)], query);
     },
   }),
 ];

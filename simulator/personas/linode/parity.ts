@@ -12,6 +12,7 @@ const none = (note?: string): ParityEntry => ({ status: Parity.none, ...(note ==
 
 const STATIC = 'a fixed list: simcloud\'s catalogue';
 const SYNC = 'applied at once; the data plane follows within one sync';
+const FW_RULES = 'ACCEPT rules under a DROP policy (an allow list) or no rules under ACCEPT; DROP rules are refused with 400 naming the rule; IPv6 addresses are dropped';
 
 /** Served endpoints, by route operation. */
 export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
@@ -25,10 +26,10 @@ export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
   'linode.instances.ips': diff('public: the server\'s public address; private: its network addresses; no IPv6, shared, reserved or VPC addresses'),
   'linode.instances.boot': diff('config_id ignored'), 'linode.instances.shutdown': ok, 'linode.instances.reboot': diff('config_id ignored'),
   'linode.nodebalancers.list': ok,
-  'linode.nodebalancers.create': diff('firewall_id, ipv4 (reserved addresses) and vpcs are refused with 400; type is accepted and ignored; a duplicate label is 409'),
+  'linode.nodebalancers.create': diff('ipv4 (reserved addresses) and vpcs are refused with 400; type is accepted and ignored; a duplicate label is 409'),
   'linode.nodebalancers.get': ok, 'linode.nodebalancers.update': diff('client_udp_sess_throttle ignored'),
   'linode.nodebalancers.delete': diff('gone from reads at once; the VIP closes when simcloud\'s delete action finishes'),
-  'linode.nodebalancers.firewalls': diff('always empty: firewalls are not emulated'),
+  'linode.nodebalancers.firewalls': ok,
   'linode.nodebalancers.configs.list': ok,
   'linode.nodebalancers.configs.create': diff(`${SYNC}; udp refused with 400; all serving nodes of a config must share one port`),
   'linode.nodebalancers.configs.get': ok, 'linode.nodebalancers.configs.update': diff(`${SYNC}; ssl_cert and ssl_key accepted and dropped`),
@@ -36,11 +37,17 @@ export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
   'linode.nodebalancers.configs.delete': ok,
   'linode.nodebalancers.nodes.list': ok, 'linode.nodebalancers.nodes.create': diff('subnet_id ignored'),
   'linode.nodebalancers.nodes.get': ok, 'linode.nodebalancers.nodes.update': diff('subnet_id ignored'), 'linode.nodebalancers.nodes.delete': ok,
+  'linode.firewalls.list': ok,
+  'linode.firewalls.create': diff(`${FW_RULES}; devices: NodeBalancers only`), 'linode.firewalls.get': ok,
+  'linode.firewalls.update': diff('status disabled opens its NodeBalancers'), 'linode.firewalls.delete': diff('its NodeBalancers open'),
+  'linode.firewalls.rules.get': ok, 'linode.firewalls.rules.update': diff(FW_RULES),
+  'linode.firewalls.devices.list': ok, 'linode.firewalls.devices.create': diff('type nodebalancer only; one firewall per NodeBalancer'),
+  'linode.firewalls.devices.get': ok, 'linode.firewalls.devices.delete': ok,
 };
 
 /** Endpoints of the same resources that the dialect does not serve (404 Not found). */
 export const NOT_SERVED: readonly (readonly [string, string])[] = [
-  ['/networking/firewalls, /networking/firewalls/{id}/devices, /networking/firewalls/{id}/rules', 'no Linode firewalls (the Linode CCM\'s firewall annotations fail with 404)'],
+  ['/networking/firewalls/settings, /networking/firewalls/templates, /networking/firewalls/{id}/history, /linode/instances/{id}/firewalls', 'firewall settings, templates, history and instance devices'],
   ['/vpcs, /vpcs/{id}/subnets, /vpcs/{id}/ips, /linode/instances/{id}/configs/{cid}/interfaces, /linode/instances/{id}/interfaces', 'no VPCs: the Linode CCM\'s route controller (off unless --enable-route-controller) has nothing to read'],
   ['/networking/ips, /networking/reserved/ips, POST /linode/instances/{id}/ips, /networking/ips/share', 'no IP reservation or sharing'],
   ['/linode/instances/{id}/configs, disks, volumes, backups, stats, resize, migrate, rebuild, rescue, clone, mutate', 'instance internals a CCM does not call'],
@@ -86,6 +93,17 @@ export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = {
     f('status', diff('UP, DOWN or Unknown from the data plane')), f('weight', diff('kept, not applied')),
     f('mode', diff('accept and backup both serve (backup is not held in reserve); reject and drain are taken out of the NodeBalancer')), f('config_id'), f('nodebalancer_id'), f('vpc_config_id', none('always 0')),
   ],
+  firewall: [
+    f('id', diff('the number in simcloud\'s firewall policy id')), f('label'), f('status', diff('enabled or disabled')), f('tags', diff('simcloud labels')),
+    f('entities', diff('NodeBalancers only')), f('created, updated', diff('updated equals created')),
+  ],
+  'firewall rules': [
+    f('inbound[], outbound[]', diff('action always ACCEPT; a rule is regrouped from simcloud rules of one label, protocol and addresses; description empty')),
+    f('inbound[].addresses.ipv4', diff('enforced on the VIPs of its NodeBalancers as their source ranges (TCP and IPENCAP rules); a bare address reads back as /32')),
+    f('inbound[].ports', diff('not enforced per port: the VIP filter is per NodeBalancer')), f('addresses.ipv6', none('dropped')),
+    f('inbound_policy, outbound_policy'), f('outbound rules', diff('kept, not enforced')), f('version, fingerprint', none('1 and empty')),
+  ],
+  'firewall device': [f('id', diff('the NodeBalancer\'s id')), f('entity', diff('type nodebalancer; url /v4/nodebalancers/{id}')), f('created, updated', diff('the NodeBalancer\'s'))],
   'errors and paging': [
     f('errors[].reason', diff('"Not found" and "Invalid Token" as Linode words them; other reasons are simcloud\'s messages with numeric ids')),
     f('errors[].field', diff('the request field at fault, dotted for nested ones (configs.0.nodes.1.address); X-Filter for a bad filter')),

@@ -7,7 +7,10 @@ import { conflict } from '../../errors.ts';
 import type { FirewallPolicyRec } from '../../store/state.ts';
 import { getOwned, listOwned, owned, publicView, type ListQuery } from '../common.ts';
 
-export const toFirewallPolicy = (p: FirewallPolicyRec): FirewallPolicy => publicView(p);
+export function toFirewallPolicy(p: FirewallPolicyRec): FirewallPolicy {
+  const { dialect_attrs: _dialects, ...rest } = publicView(p);
+  return rest;
+}
 
 const toRule = (r: FirewallRuleInput): FirewallRule => ({
   direction: r.direction, protocol: r.protocol, ports: r.ports ?? null, source_cidrs: r.source_cidrs ?? [],
@@ -26,13 +29,16 @@ function checkGroup(sim: Sim, caller: Caller, groupId: string, selfId: string | 
   if (other !== undefined) throw conflict(`server group ${groupId} already has firewall policy ${other.id}`, 'server_group_id');
 }
 
-export async function createFirewallPolicy(sim: Sim, caller: Caller, body: CreateFirewallPolicyRequest): Promise<FirewallPolicy> {
+/** `attrs`: a dialect's own attributes, stored on the record from its first commit. */
+export async function createFirewallPolicy(
+  sim: Sim, caller: Caller, body: CreateFirewallPolicyRequest, attrs: Pick<FirewallPolicyRec, 'dialect_attrs'> = {},
+): Promise<FirewallPolicy> {
   checkName(sim, caller, body.name);
   if (body.server_group_id !== undefined) checkGroup(sim, caller, body.server_group_id, undefined);
   const { ids, change } = newIds(sim, 'fwp');
   const doc: FirewallPolicyRec = {
     id: ids[0]!, project_id: caller.projectId, name: body.name, description: body.description ?? '', labels: body.labels ?? {},
-    server_group_id: body.server_group_id ?? null, rules: (body.rules ?? []).map(toRule), created: nowIso(sim),
+    server_group_id: body.server_group_id ?? null, rules: (body.rules ?? []).map(toRule), created: nowIso(sim), ...attrs,
   };
   await sim.store.commit([change, { op: 'put', coll: 'firewall_policies', doc }]);
   return toFirewallPolicy(doc);

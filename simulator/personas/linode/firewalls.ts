@@ -1,0 +1,161 @@
+/**
+ * Linode dialect: firewalls (list with X-Filter, create with rules and NodeBalancer devices, get, update,
+ * delete), their rules (get, replace) and devices (list, add, get, remove), over simcloud's firewall
+ * policies (fw-model.ts). Only NodeBalancers can be devices; a NodeBalancer has at most one firewall.
+ */
+import { z } from 'zod';
+import type { LinodeFirewallAttrs } from '../../api/schema/dialect-attrs.ts';
+import type { Caller, Sim } from '../../server/context.ts';
+import { invalidField, notFound } from '../../server/errors.ts';
+import { defineRoute, type RouteDef } from '../../server/http.ts';
+import * as svc from '../../server/resources/firewall-policies/service.ts';
+import type { FirewallPolicyRec, LoadBalancerRec } from '../../server/store/state.ts';
+import { NumericId, NumericIdParams, numericIdOf } from '../numeric-ids.ts';
+import { ListQuery, PREFIX, linodeTime, owned, pageOf, sid } from './common.ts';
+import { RulesBody, devicesOf, fwAttrsOf, rulesView, setFirewall, simRules, syncDevices } from './fw-model.ts';
+import { labelsOf, tagsOf } from './views.ts';
+
+const Label = z.string().min(3).max(32).regex(/^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$/, 'must be 3-32 letters, digits, dots, dashes or underscores');
+const Tags = z.array(z.string().min(1).max(50)).max(50);
+const Devices = z.object({
+  nodebalancers: z.array(NumericId).max(50).optional(),
+  linodes: z.array(NumericId).max(0, 'only NodeBalancer devices are emulated').optional(),
+  linode_interfaces: z.array(NumericId).max(0, 'only NodeBalancer devices are emulated').optional(),
+});
+const CreateFirewallBody = z.object({ label: Label, rules: RulesBody, tags: Tags.optional(), devices: Devices.optional() });
+const UpdateFirewallBody = z.object({ label: Label.optional(), status: z.enum(['enabled', 'disabled']).optional(), tags: Tags.optional() });
+const DeviceBody = z.object({ id: NumericId, type: z.enum(['nodebalancer', 'linode', 'linode_interface']) });
+const DeviceParams = z.object({ id: NumericId, did: NumericId });
+
+function deviceView(lb: LoadBalancerRec): Record<string, unknown> {
+  const n = numericIdOf(lb.id);
+  return {
+    id: n, entity: { id: n, type: 'nodebalancer', label: lb.name, url: `${PREFIX}/nodebalancers/${n}`, parent_entity: null },
+    created: linodeTime(lb.created), updated: linodeTime(lb.created),
+  };
+}
+
+export function firewallView(sim: Sim, p: FirewallPolicyRec): Record<string, unknown> {
+  return {
+    id: numericIdOf(p.id), label: p.name, status: fwAttrsOf(p).status, tags: tagsOf(p.labels), rules: rulesView(p),
+    entities: devicesOf(sim, p).map((lb) => deviceView(lb).entity), created: linodeTime(p.created), updated: linodeTime(p.created),
+  };
+}
+
+const record = (sim: Sim, n: number): FirewallPolicyRec => sim.store.state.firewall_policies[sid('networking/firewalls', n)]!;
+
+async function saveAttrs(sim: Sim, p: FirewallPolicyRec, attrs: LinodeFirewallAttrs): Promise<FirewallPolicyRec> {
+  const doc: FirewallPolicyRec = { ...sim.store.state.firewall_policies[p.id]!, dialect_attrs: { ...p.dialect_attrs, linode: attrs } };
+  await sim.store.commit([{ op: 'put', coll: 'firewall_policies', doc }]);
+  return doc;
+}
+
+/** Attaches a firewall to a NodeBalancer (`field` names the id in the request). */
+export async function attach(sim: Sim, caller: Caller, p: FirewallPolicyRec, nb: { n: number; field: string }): Promise<LoadBalancerRec> {
+  const lb = owned(sim, caller, 'nodebalancers', nb);
+  const current = lb.dialect_attrs?.linode?.firewall_id;
+  if (current !== undefined && current !== null && current !== numericIdOf(p.id)) throw invalidField(nb.field, `nodebalancer ${nb.n} already has firewall ${current}`);
+  await setFirewall(sim, caller, lb, p);
+  return sim.store.state.load_balancers[lb.id]!;
+}
+
+async function create(sim: Sim, caller: Caller, body: z.infer<typeof CreateFirewallBody>): Promise<Record<string, unknown>> {
+  const { rules, policies } = simRules(body.rules);
+  const nbs = (body.devices?.nodebalancers ?? []).map((n, i) => ({ n, field: `devices.nodebalancers.${i}` }));
+  for (const nb of nbs) owned(sim, caller, 'nodebalancers', nb);
+  const policy = await svc.createFirewallPolicy(sim, caller, { name: body.label, labels: labelsOf(body.tags ?? []), rules }, {
+    dialect_attrs: { linode: { ...policies, status: 'enabled' } },
+  });
+  const p = sim.store.state.firewall_policies[policy.id]!;
+  for (const nb of nbs) await attach(sim, caller, p, nb);
+  return firewallView(sim, p);
+}
+
+async function update(sim: Sim, caller: Caller, n: number, body: z.infer<typeof UpdateFirewallBody>): Promise<Record<string, unknown>> {
+  const p = owned(sim, caller, 'networking/firewalls', n);
+  await svc.updateFirewallPolicy(sim, caller, p.id, { name: body.label, labels: body.tags === undefined ? undefined : labelsOf(body.tags) });
+  const saved = await saveAttrs(sim, record(sim, n), { ...fwAttrsOf(p), status: body.status ?? fwAttrsOf(p).status });
+  await syncDevices(sim, caller, saved);
+  return firewallView(sim, saved);
+}
+
+const firewallRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'get', path: `${PREFIX}/networking/firewalls`, operation: 'linode.firewalls.list', summary: 'List firewalls', query: ListQuery, queryHeaders: ['X-Filter'],
+    handle: (sim, { caller, query }) => pageOf(sim.store.all('firewall_policies').filter((p) => p.project_id === caller.projectId).map((p) => firewallView(sim, p)), query),
+  }),
+  defineRoute({
+    method: 'post', path: `${PREFIX}/networking/firewalls`, operation: 'linode.firewalls.create', summary: 'Create a firewall', body: CreateFirewallBody,
+    handle: (sim, { caller, body }) => create(sim, caller, body),
+  }),
+  defineRoute({
+    method: 'get', path: `${PREFIX}/networking/firewalls/:id`, operation: 'linode.firewalls.get', summary: 'Get a firewall', params: NumericIdParams,
+    handle: (sim, { caller, params }) => firewallView(sim, owned(sim, caller, 'networking/firewalls', params.id)),
+  }),
+  defineRoute({
+    method: 'put', path: `${PREFIX}/networking/firewalls/:id`, operation: 'linode.firewalls.update', summary: 'Update label, status or tags',
+    params: NumericIdParams, body: UpdateFirewallBody, handle: (sim, { caller, params, body }) => update(sim, caller, params.id, body),
+  }),
+  defineRoute({
+    method: 'delete', path: `${PREFIX}/networking/firewalls/:id`, operation: 'linode.firewalls.delete', summary: 'Delete a firewall (its devices open)',
+    params: NumericIdParams,
+    handle: async (sim, { caller, params }) => {
+      const p = owned(sim, caller, 'networking/firewalls', params.id);
+      for (const lb of devicesOf(sim, p)) await setFirewall(sim, caller, lb, null);
+      await svc.deleteFirewallPolicy(sim, caller, p.id);
+      return {};
+    },
+  }),
+  defineRoute({
+    method: 'get', path: `${PREFIX}/networking/firewalls/:id/rules`, operation: 'linode.firewalls.rules.get', summary: "A firewall's rules", params: NumericIdParams,
+    handle: (sim, { caller, params }) => rulesView(owned(sim, caller, 'networking/firewalls', params.id)),
+  }),
+  defineRoute({
+    method: 'put', path: `${PREFIX}/networking/firewalls/:id/rules`, operation: 'linode.firewalls.rules.update', summary: "Replace a firewall's rules",
+    params: NumericIdParams, body: RulesBody,
+    handle: async (sim, { caller, params, body }) => {
+      const p = owned(sim, caller, 'networking/firewalls', params.id);
+      const { rules, policies } = simRules(body);
+      await svc.setRules(sim, caller, p.id, rules);
+      const saved = await saveAttrs(sim, record(sim, params.id), { ...fwAttrsOf(p), ...policies });
+      await syncDevices(sim, caller, saved);
+      return rulesView(saved);
+    },
+  }),
+];
+
+const deviceRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'get', path: `${PREFIX}/networking/firewalls/:id/devices`, operation: 'linode.firewalls.devices.list', summary: "A firewall's devices",
+    params: NumericIdParams, query: ListQuery, queryHeaders: ['X-Filter'],
+    handle: (sim, { caller, params, query }) => pageOf(devicesOf(sim, owned(sim, caller, 'networking/firewalls', params.id)).map(deviceView), query),
+  }),
+  defineRoute({
+    method: 'post', path: `${PREFIX}/networking/firewalls/:id/devices`, operation: 'linode.firewalls.devices.create', summary: 'Attach a NodeBalancer',
+    params: NumericIdParams, body: DeviceBody,
+    handle: async (sim, { caller, params, body }) => {
+      if (body.type !== 'nodebalancer') throw invalidField('type', 'only nodebalancer devices are emulated');
+      return deviceView(await attach(sim, caller, owned(sim, caller, 'networking/firewalls', params.id), { n: body.id, field: 'id' }));
+    },
+  }),
+  defineRoute({
+    method: 'get', path: `${PREFIX}/networking/firewalls/:id/devices/:did`, operation: 'linode.firewalls.devices.get', summary: 'Get a device', params: DeviceParams,
+    handle: (sim, { caller, params }) => {
+      const lb = devicesOf(sim, owned(sim, caller, 'networking/firewalls', params.id)).find((x) => numericIdOf(x.id) === params.did);
+      if (lb === undefined) throw notFound('device', String(params.did));
+      return deviceView(lb);
+    },
+  }),
+  defineRoute({
+    method: 'delete', path: `${PREFIX}/networking/firewalls/:id/devices/:did`, operation: 'linode.firewalls.devices.delete', summary: 'Detach a device',
+    params: DeviceParams,
+    handle: async (sim, { caller, params }) => {
+      const lb = devicesOf(sim, owned(sim, caller, 'networking/firewalls', params.id)).find((x) => numericIdOf(x.id) === params.did);
+      if (lb === undefined) throw notFound('device', String(params.did));
+      await setFirewall(sim, caller, lb, null);
+      return {};
+    },
+  }),
+];
+
+export const firewallAllRoutes: RouteDef[] = [...firewallRoutes, ...deviceRoutes];

@@ -1,0 +1,109 @@
+/**
+ * A Linode firewall is a simcloud firewall policy: its inbound ACCEPT rules (under inbound_policy DROP) are
+ * the policy's inbound rules, one per port or range, the rule's label as description; outbound ACCEPT rules
+ * are kept the same way. The policies and status live in `dialect_attrs.linode`. A NodeBalancer device is
+ * enforced through the load balancer's source ranges, which the data plane applies on the VIP: the CIDRs of
+ * the inbound rules covering TCP.
+ */
+import { z } from 'zod';
+import type { FirewallRule, FirewallRuleInput } from '../../api/schema/firewall-policies.ts';
+import type { LinodeFirewallAttrs } from '../../api/schema/dialect-attrs.ts';
+import type { Caller, Sim } from '../../server/context.ts';
+import { invalidField } from '../../server/errors.ts';
+import * as lbs from '../../server/resources/load-balancers/service.ts';
+import type { FirewallPolicyRec, LoadBalancerRec } from '../../server/store/state.ts';
+import { numericIdOf } from '../numeric-ids.ts';
+import { emptyAttrs } from './nb-model.ts';
+
+const Protocol = z.enum(['TCP', 'UDP', 'ICMP', 'IPENCAP']);
+const Addresses = z.object({ ipv4: z.array(z.string()).max(64).optional(), ipv6: z.array(z.string()).max(64).optional() });
+const Rule = z.object({
+  action: z.enum(['ACCEPT', 'DROP']), label: z.string().max(32).optional(), description: z.string().max(100).optional(),
+  ports: z.string().regex(/^\d{1,5}(-\d{1,5})?(,\d{1,5}(-\d{1,5})?)*$/, 'must be ports or ranges separated by commas, like 80,443,8000-9000').optional(),
+  protocol: Protocol, addresses: Addresses.optional(),
+});
+type Rule = z.infer<typeof Rule>;
+export const RulesBody = z.object({
+  inbound: z.array(Rule).max(25).nullable().optional(), inbound_policy: z.enum(['ACCEPT', 'DROP']),
+  outbound: z.array(Rule).max(25).nullable().optional(), outbound_policy: z.enum(['ACCEPT', 'DROP']),
+});
+export type RulesBody = z.infer<typeof RulesBody>;
+
+const PROTOCOLS = { TCP: 'tcp', UDP: 'udp', ICMP: 'icmp', IPENCAP: 'any' } as const;
+const cidr = (a: string): string => (a.includes('/') ? a : `${a}/32`);
+
+function toSimRules(direction: 'inbound' | 'outbound', rules: readonly Rule[], policy: string): FirewallRuleInput[] {
+  return rules.flatMap((r, i) => {
+    if (r.action !== 'ACCEPT' || policy !== 'DROP') {
+      throw invalidField(`rules.${direction}.${i}.action`, `only ACCEPT rules under ${direction}_policy DROP are emulated`);
+    }
+    const cidrs = (r.addresses?.ipv4 ?? []).map(cidr);
+    const where = direction === 'inbound' ? { source_cidrs: cidrs } : { destination_cidrs: cidrs };
+    return (r.ports?.split(',') ?? [null]).map((ports) => ({ direction, protocol: PROTOCOLS[r.protocol], ports, description: r.label ?? '', ...where }));
+  });
+}
+
+/** The simcloud rules and Linode attributes of a rules body (IPv6 addresses are dropped: the VIPs are IPv4). */
+export function simRules(body: RulesBody): { rules: FirewallRuleInput[]; policies: Pick<LinodeFirewallAttrs, 'inbound_policy' | 'outbound_policy'> } {
+  return {
+    rules: [...toSimRules('inbound', body.inbound ?? [], body.inbound_policy), ...toSimRules('outbound', body.outbound ?? [], body.outbound_policy)],
+    policies: { inbound_policy: body.inbound_policy, outbound_policy: body.outbound_policy },
+  };
+}
+
+const LINODE_PROTOCOL: Record<FirewallRule['protocol'], string> = { tcp: 'TCP', udp: 'UDP', icmp: 'ICMP', any: 'IPENCAP' };
+
+/** simcloud rules back as Linode rules: those of one label, protocol and addresses make one rule with their ports. */
+function linodeRules(rules: readonly FirewallRule[], direction: 'inbound' | 'outbound'): Record<string, unknown>[] {
+  const groups = new Map<string, { rule: FirewallRule; ports: string[] }>();
+  for (const r of rules.filter((x) => x.direction === direction)) {
+    const cidrs = direction === 'inbound' ? r.source_cidrs : r.destination_cidrs;
+    const key = JSON.stringify([r.description, r.protocol, cidrs]);
+    const g = groups.get(key) ?? { rule: r, ports: [] };
+    if (r.ports !== null) g.ports.push(r.ports);
+    groups.set(key, g);
+  }
+  return [...groups.values()].map(({ rule, ports }) => ({
+    action: 'ACCEPT', label: rule.description, description: '', protocol: LINODE_PROTOCOL[rule.protocol], ports: ports.join(','),
+    addresses: { ipv4: direction === 'inbound' ? rule.source_cidrs : rule.destination_cidrs, ipv6: [] },
+  }));
+}
+
+export const fwAttrsOf = (p: FirewallPolicyRec): LinodeFirewallAttrs =>
+  p.dialect_attrs?.linode ?? { inbound_policy: 'DROP', outbound_policy: 'ACCEPT', status: 'enabled' };
+
+export function rulesView(p: FirewallPolicyRec): Record<string, unknown> {
+  const a = fwAttrsOf(p);
+  return {
+    inbound: linodeRules(p.rules, 'inbound'), inbound_policy: a.inbound_policy, outbound: linodeRules(p.rules, 'outbound'),
+    outbound_policy: a.outbound_policy, version: 1, fingerprint: '',
+  };
+}
+
+/** The VIP's allowed sources under this firewall: all for ACCEPT or disabled, else its TCP rules' CIDRs. */
+function allowedSources(p: FirewallPolicyRec): string[] {
+  const a = fwAttrsOf(p);
+  if (a.status === 'disabled' || a.inbound_policy === 'ACCEPT') return [];
+  const cidrs = [...new Set(p.rules.filter((r) => r.direction === 'inbound' && (r.protocol === 'tcp' || r.protocol === 'any')).flatMap((r) => r.source_cidrs))];
+  // Empty source ranges mean "allow all" to simcloud; 0.0.0.0/32 is no client's address, so nothing passes.
+  return cidrs.length === 0 ? ['0.0.0.0/32'] : cidrs;
+}
+
+/** The NodeBalancers (LBs) a firewall is attached to. */
+export function devicesOf(sim: Sim, p: FirewallPolicyRec): LoadBalancerRec[] {
+  const n = numericIdOf(p.id);
+  return sim.store.all('load_balancers').filter((lb) => lb.project_id === p.project_id && lb.status !== 'deleting' && lb.dialect_attrs?.linode?.firewall_id === n);
+}
+
+/** Sets an LB's firewall (null: none) and the source ranges that follow from it. */
+export async function setFirewall(sim: Sim, caller: Caller, lb: LoadBalancerRec, p: FirewallPolicyRec | null): Promise<void> {
+  await lbs.updateLoadBalancer(sim, caller, lb.id, { source_ranges: p === null ? [] : allowedSources(p) });
+  const current = sim.store.state.load_balancers[lb.id]!;
+  const linode = { ...(current.dialect_attrs?.linode ?? emptyAttrs()), firewall_id: p === null ? null : numericIdOf(p.id) };
+  await sim.store.commit([{ op: 'put', coll: 'load_balancers', doc: { ...current, dialect_attrs: { ...current.dialect_attrs, linode } } }]);
+}
+
+/** Re-applies a changed firewall to every NodeBalancer it is attached to. */
+export async function syncDevices(sim: Sim, caller: Caller, p: FirewallPolicyRec): Promise<void> {
+  for (const lb of devicesOf(sim, p)) await setFirewall(sim, caller, lb, p);
+}
