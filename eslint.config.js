@@ -58,8 +58,8 @@ export default tseslint.config(
   },
   {
     // Comments stand on their own: they explain, they do not send the reader to documents outside the
-    // repository. (src/ still has a few such citations to rewrite; it joins this list once they are gone.)
-    files: ['sandbox/**', 'simulator/**', 'scripts/**', 'test/**', 'lib/**', '*.js'],
+    // repository.
+    files: ['src/**', 'sandbox/**', 'simulator/**', 'scripts/**', 'test/**', 'lib/**', '*.js'],
     rules: {
       'no-warning-comments': ['error', { terms: ['ccm-semantics', 'style guide', 'style-guide', 'prior-art', 'control-plane.md', 'shared/reference'], location: 'anywhere' }],
     },

@@ -2,15 +2,14 @@
 // and what it accepts (exit code 2, one line).
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { UsageError } from '../../lib/usage-error.ts';
 import { AllowedHostError, allowedHostsFrom } from '../../simulator/api/host-check.ts';
 import { CcmChoiceError, ccmChoiceArgs, ccmChoiceFrom, type CcmChoice } from '../ccm/slot.ts';
 import { CLOUDS, DEFAULT_CLOUD, isCloudKind, type CloudKind } from '../cloud/clouds.ts';
 import { isRuntimeChoice, type RuntimeChoice } from '../runtimes/factory.ts';
 import { checkCloudAndCcm, LB_STRATEGIES, SandboxOptionsError, type LbStrategy } from '../sandbox.ts';
 
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
+export { UsageError };
 
 export const COMMANDS = ['up', 'down', 'status', 'logs', 'reset', 'daemon'] as const;
 export type Command = (typeof COMMANDS)[number];

@@ -2,7 +2,7 @@
  * Sentinel errors of the cloud contract (upstream `k8s.io/cloud-provider` `cloud.go` and
  * `api/retry_error.go`). Classify with `instanceof`, never with message text.
  *
- * Wrapping policy (mirrors upstream's identity-vs-`errors.Is` split, ccm-semantics §1):
+ * Wrapping policy (mirrors upstream's identity-vs-`errors.Is` split: client-go compares some sentinels by identity, others with errors.Is):
  * - `ImplementedElsewhereError` and `InstanceNotFoundError` are recognised only when the thrown value
  *   itself is the sentinel (`isImplementedElsewhere`, `isInstanceNotFound` do NOT look at `cause`),
  *   because upstream compares them by identity (`err == cloudprovider.InstanceNotFound`).

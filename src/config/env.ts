@@ -1,5 +1,5 @@
 /**
- * Every environment variable the CCM reads, in one place (style guide §3.7). Descriptions live in the
+ * Every environment variable the CCM reads, in one place, so no module reads process.env on its own. Descriptions live in the
  * settings registry (`settings.ts`), which also says which config field each variable fills.
  */
 export const ENV = {

@@ -1,5 +1,5 @@
 /**
- * Events: upstream reasons as constants, the event sources (ccm-semantics §2.2), and the recorder port.
+ * Events: upstream reasons as constants, the event sources (upstream's component names per controller), and the recorder port.
  * `KubeEventRecorder` (event-recorder.ts) writes Kubernetes Events with client-go-like aggregation and
  * logs the same sentence; `MemoryEventRecorder` keeps them in memory for tests.
  */

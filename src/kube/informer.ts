@@ -1,6 +1,6 @@
 /**
  * SupervisedInformer: a `SharedInformer` over client-node's `makeInformer` ListWatch that adds what
- * client-node lacks (style guide §6):
+ * client-node lacks:
  * - restart after `error` with capped exponential backoff (1 s → 30 s, reset after a healthy session);
  * - relist when nothing (no event, no watch reconnect) arrived for `silenceLimitMs`;
  * - `(old, new)` on update from an own last-seen map; a relist after a restart reports vanished

@@ -6,7 +6,7 @@
  * (`createDispatcher` is not cached, unlike `createAgent`), so every call opened its own TLS connection
  * (an HTTP/2 session when the apiserver offers h2) that lingered until keep-alive expiry. In the CCM's
  * first minute at 1 000 nodes + 1 000 Services that was ~4 000 sessions, ~150 MB of native memory
- * (heaptrack: OpenSSL, nghttp2 and TLS buffers) and a TLS handshake per call on both ends (issue 7, S12).
+ * (heaptrack: OpenSSL, nghttp2 and TLS buffers) and a TLS handshake per call on both ends (benchmark S12).
  *
  * The pool key includes the client certificate and key (inline data, or the files' size and mtime),
  * so a rotated certificate gets a fresh pool on the next request while the old one drains and closes.

@@ -1,6 +1,6 @@
 /**
- * Leader election on a coordination.k8s.io/v1 Lease, after client-go `leaderelection` (ccm-semantics
- * §2.3): Lease `kube-system/cloud-controller-manager`, lease 15 s / renew deadline 10 s / retry 2 s,
+ * Leader election on a coordination.k8s.io/v1 Lease, after client-go `leaderelection`
+ * with upstream's CCM defaults: Lease `kube-system/cloud-controller-manager`, lease 15 s / renew deadline 10 s / retry 2 s,
  * holder identity `<hostname>_<uuid>`.
  *
  * - Acquire: every retry period (jittered ×1.2) try to create/take over the Lease; another holder's

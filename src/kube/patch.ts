@@ -1,5 +1,5 @@
 /**
- * Patch bodies and their content types, one function per upstream write (ccm-semantics §10).
+ * Patch bodies and their content types, one function per write upstream makes, with the same patch type.
  * Pure, so the exact wire shape is unit-tested; `client-kube.ts` sends them.
  */
 import { PatchStrategy, type V1LoadBalancerStatus, type V1NodeAddress, type V1NodeCondition, type V1Taint } from '@kubernetes/client-node';

@@ -54,7 +54,7 @@ export class SimcloudProvider implements CloudProvider {
   constructor(options: SimcloudProviderOptions) {
     this.#endpoint = options.endpoint;
     this.client = createClient({ endpoint: options.endpoint, token: options.token, requestTimeoutMs: options.requestTimeoutMs, onCall: options.onCall, clock: options.clock });
-    // One server list cache for InstanceMetadata and route listing (issue 7: ~0 calls per node).
+    // One server list cache for InstanceMetadata and route listing (benchmark S3: ~0 calls per node).
     const servers = new ServerCache({ lister: serverLister(this.client), ...(options.clock ? { clock: options.clock } : {}) });
     // Existence and power state from a list at most 2 s old (shared by a lifecycle pass), metadata <= 30 s.
     this.#instances = new SimcloudInstances(freshServerLookup(servers, serverLookup(this.client), POWER_STATE_MAX_AGE_MS), cachedServerLookup(servers));

@@ -1,6 +1,6 @@
 /**
  * A server list cache with invalidation, so node initialisation and address refreshes do not cost one
- * API call per node (issue 7: <= 0.05 calls per node initialisation; upstream's pattern costs N calls
+ * API call per node (benchmark S3: <= 0.05 calls per node initialisation; upstream's pattern costs N calls
  * every 5 minutes at rest).
  *
  * - A lookup answers from a snapshot at most `maxAgeMs` old; an older snapshot is relisted in full first.

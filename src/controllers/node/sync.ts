@@ -2,7 +2,7 @@
  * `syncNode(name)` of the cloud-node-controller (upstream `node_controller.go` `syncNode`,
  * `initializeNode`, `getInstanceMetadata`, `updateNodeAddress`, `reconcileNodeLabels`).
  *
- * Order that matters (ccm-semantics §11.1): providerID, labels and the removal of the uninitialized
+ * Order that matters, as upstream's cloud-node controller does it: providerID, labels and the removal of the uninitialized
  * taint go in ONE full PUT of the Node; `status.addresses` is written afterwards in a separate status
  * patch, once the taint is already gone.
  */

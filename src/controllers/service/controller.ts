@@ -116,7 +116,7 @@ export class ServiceController {
   }
 
   /**
-   * Deviation from upstream (issue 7, S6): a node-triggered pass first waits until node changes have been
+   * Deviation from upstream (benchmark S6, listed in deploy/README.md): a node-triggered pass first waits until node changes have been
    * quiet for `nodeSyncBatchMs` and no node that changed meanwhile still carries the uninitialized taint
    * (at most 5 windows), covering every change queued meanwhile. A joining node changes the LB node set
    * twice, on registration and when the node controller sets its providerID (the name -> providerID map

@@ -1,4 +1,4 @@
-// The node-sync batching deviation (issue 7, S6): nodes joining until a quiet batch window, and until
+// The node-sync batching deviation (benchmark S6, docs/performance.md): nodes joining until a quiet batch window, and until
 // they are initialised, cost one UpdateLoadBalancer per LB; nodeSyncBatchMs 0 keeps upstream's
 // pass-at-once behaviour.
 import type { V1Node, V1Service } from '@kubernetes/client-node';

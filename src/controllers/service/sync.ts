@@ -45,7 +45,7 @@ export interface ServiceState {
 
 /**
  * Stores `nodes` as the Service's `lastSyncedNodes`. Upstream keeps one copy per Service (1 000 Services x
- * 1 000 nodes = 8 MB of arrays, 40 MB at 5 000 nodes, issue 7 S12); here every Service synced against a
+ * 1 000 nodes = 8 MB of arrays, 40 MB at 5 000 nodes, benchmark S12); here every Service synced against a
  * sufficiently equal set points at the same array. The comparison only ever reads names, providerIDs and
  * the stable predicates, which every node of a stored set passed, so sharing changes no decision.
  */
