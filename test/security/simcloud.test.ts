@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_ROUTES } from '../../simulator/server/app.ts';
 import type { SimcloudClient } from '../../simulator/api/client/index.ts';
 import { startSimcloudInProcess, type InProcessSimcloud } from '../helpers/simcloud.ts';
-import { hostileHosts, loopbackHosts, raw, type RawResponse } from './support.ts';
+import { hostileHosts, loopbackHosts, raw, unchangedBy, type RawResponse } from './support.ts';
 
 interface Owned {
   server: string;
@@ -59,12 +59,7 @@ describe('simcloud surface', () => {
   });
 
   const seq = (): number => sc.sim.store.state.seq;
-  async function unchanged(attack: () => Promise<RawResponse>): Promise<RawResponse> {
-    const before = seq();
-    const r = await attack();
-    expect(seq(), `${r.status} ${r.text.slice(0, 200)}`).toBe(before);
-    return r;
-  }
+  const unchanged = (attack: () => Promise<RawResponse>): Promise<RawResponse> => unchangedBy(seq, attack);
   const bearer = (t: string): Record<string, string> => ({ authorization: `Bearer ${t}`, 'content-type': 'application/json' });
   const envelope = (r: RawResponse): { code: string; message: string; details?: { fields: { name: string }[] } } =>
     (r.json() as { error: { code: string; message: string; details?: { fields: { name: string }[] } } }).error;

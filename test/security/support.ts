@@ -3,6 +3,7 @@
 // in-process simcloud (no cluster) for tests that do not need one.
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { expect } from 'vitest';
 import { startConsoleServer, type ConsoleServer } from '../../sandbox/console/server.ts';
 import { startSimcloudInProcess, type InProcessSimcloud } from '../helpers/simcloud.ts';
 
@@ -20,6 +21,8 @@ export interface RawRequest {
   readonly body?: string | Buffer;
   /** Read at most this many bytes of the response (an event stream never ends). */
   readonly maxBytes?: number;
+  /** Send this request target verbatim instead of the URL's path (URL parsing would resolve `..` and `%2e%2e`). */
+  readonly target?: string;
 }
 
 /** One request to `url` with the Host header given (null: none at all, as HTTP/1.0 allows). */
@@ -30,7 +33,7 @@ export function raw(url: string, r: RawRequest = {}): Promise<RawResponse> {
   if (r.body !== undefined) headers['content-length'] = String(Buffer.byteLength(r.body));
   const send = u.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const req = send({ host: u.hostname.replace(/^\[|\]$/g, ''), port: u.port, path: `${u.pathname}${u.search}`, method: r.method ?? 'GET', headers, setHost: false, rejectUnauthorized: false }, (res) => {
+    const req = send({ host: u.hostname.replace(/^\[|\]$/g, ''), port: u.port, path: r.target ?? `${u.pathname}${u.search}`, method: r.method ?? 'GET', headers, setHost: false, rejectUnauthorized: false }, (res) => {
       let text = '';
       const done = (): void => resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) as unknown });
       res.on('data', (c: Buffer) => {
@@ -47,6 +50,14 @@ export function raw(url: string, r: RawRequest = {}): Promise<RawResponse> {
     req.on('error', reject);
     req.end(r.body);
   });
+}
+
+/** Runs one attack and asserts the store's commit sequence has not moved: a refusal changed nothing. */
+export async function unchangedBy(seq: () => number, attack: () => Promise<RawResponse>): Promise<RawResponse> {
+  const before = seq();
+  const r = await attack();
+  expect(seq(), `${r.status} ${r.text.slice(0, 200)}`).toBe(before);
+  return r;
 }
 
 /** Host headers a DNS-rebinding page or a confused client would send to a surface on `port`. */

@@ -36,9 +36,14 @@ export function hcloudCode(e: SimcloudError): string {
   return SAME[e.code] ?? e.code;
 }
 
-/** The error body: details.fields for invalid_input (what hcloud-go parses), an empty details object otherwise. */
+/**
+ * The error body: details.fields for invalid_input (what hcloud-go parses) and for any other error about a
+ * named field (a refused Host or Origin, an id in a body that is not the caller's), so every refusal names
+ * what to fix; an empty details object otherwise.
+ */
 export function hcloudError(e: SimcloudError): DialectError {
   const code = hcloudCode(e);
-  const details = code === 'invalid_input' ? { fields: e.fields ?? [] } : {};
+  const fields = e.fields ?? [];
+  const details = code === 'invalid_input' || fields.length > 0 ? { fields } : {};
   return { code, message: numericMessage(e.message), details };
 }

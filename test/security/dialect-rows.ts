@@ -1,0 +1,174 @@
+// The rows of the dialect security suite (dialects.test.ts): for each provider dialect simcloud speaks, its
+// route table, how its paths name a project's resources, a valid body for each route that takes one, the
+// requests that smuggle another project's ids in a body, and how to read its error envelope. A dialect
+// added later is covered by adding its row here; the suite fails for a route of a row that it cannot
+// aim at a resource, so a new route cannot slip past unattacked.
+import type { RouteDef } from '../../simulator/server/http.ts';
+import { HCLOUD_ROUTES } from '../../simulator/personas/hcloud/dialect.ts';
+import { LINODE_ROUTES } from '../../simulator/personas/linode/dialect.ts';
+import type { RawResponse } from './support.ts';
+
+/** One project's resources as numbers (every dialect shows a simcloud id's number), made through /v1. */
+export interface Owned {
+  readonly tag: string;
+  readonly token: string;
+  readonly server: number;
+  readonly network: number;
+  readonly lb: number;
+  /** The action that created the server, added the network's route, created the LB. */
+  readonly actions: { readonly servers: number; readonly networks: number; readonly load_balancers: number };
+  /** The gateway of the network's one route (to 10.244.1.0/24). */
+  readonly gateway: string;
+  /** The LB's service listens on 80 and forwards to 8080 on its one server target. */
+  readonly serverIp: string;
+}
+
+export type Request = readonly [method: string, path: string, body: unknown];
+
+export interface DialectRow {
+  readonly name: string;
+  readonly prefix: string;
+  readonly routes: readonly RouteDef[];
+  /** Routes whose path ids name shared catalogue entries, not a project's resources. */
+  readonly catalogue: RegExp;
+  /** The path parameters naming `o`'s resources (throws for a parameter the row does not know). */
+  params(path: string, o: Owned): Record<string, string>;
+  /** A body the route accepts from `self` (ids inside are self's own); undefined: none needed. */
+  body(key: string, self: Owned): unknown;
+  /** Requests by `self` naming `other`'s resources inside the body or query. */
+  foreignRefs(self: Owned, other: Owned): readonly Request[];
+  /** List paths (with queries) that must show nothing of `other`'s. */
+  lists(other: Owned): readonly string[];
+  /** A creation request and bodies it must refuse, each with the field the answer names. */
+  readonly create: { readonly path: string; body(self: Owned): Record<string, unknown>; readonly invalid: readonly (readonly [Record<string, unknown>, string])[] };
+  /** The answer's code (or Linode's reason) and the fields it names, from the dialect's envelope. */
+  read(r: RawResponse): { code: string; fields: string[] };
+  readonly codes: { readonly notFound: string; readonly unauthorized: string; readonly invalid: RegExp; readonly unreadable: RegExp };
+}
+
+function fill(path: string, values: Record<string, number | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [, name] of path.matchAll(/:(\w+)/g)) {
+    const v = values[name!];
+    if (v === undefined) throw new Error(`no value for :${name} in ${path}; extend the dialect's row`);
+    out[name!] = String(v);
+  }
+  return out;
+}
+
+const HCLOUD = '/hcloud/v1';
+type HcloudKind = keyof Owned['actions'];
+const HCLOUD_ID: Record<HcloudKind, 'server' | 'network' | 'lb'> = { servers: 'server', networks: 'network', load_balancers: 'lb' };
+
+function hcloudParams(path: string, o: Owned): Record<string, string> {
+  const [kind = '', second] = path.slice(HCLOUD.length + 1).split('/');
+  if (kind === 'actions') return fill(path, { id: o.actions.servers });
+  if (!(kind in HCLOUD_ID)) return fill(path, {});
+  const k = kind as HcloudKind;
+  // /servers/actions/:id is an action of that type; /servers/:id/actions/:action one of that resource.
+  return fill(path, second === 'actions' ? { id: o.actions[k] } : { id: o[HCLOUD_ID[k]], action: o.actions[k] });
+}
+
+function hcloudBodies(s: Owned): Record<string, unknown> {
+  const lb = `post ${HCLOUD}/load_balancers/:id/actions/`;
+  return {
+    [`put ${HCLOUD}/servers/:id`]: { labels: { stolen: 'yes' } },
+    [`put ${HCLOUD}/networks/:id`]: { name: `${s.tag}-renamed` },
+    [`put ${HCLOUD}/load_balancers/:id`]: { name: `${s.tag}-renamed` },
+    [`post ${HCLOUD}/servers/:id/actions/attach_to_network`]: { network: s.network },
+    [`post ${HCLOUD}/servers/:id/actions/detach_from_network`]: { network: s.network },
+    [`post ${HCLOUD}/networks/:id/actions/add_route`]: { destination: '10.244.9.0/24', gateway: s.gateway },
+    [`post ${HCLOUD}/networks/:id/actions/delete_route`]: { destination: '10.244.1.0/24', gateway: s.gateway },
+    [`${lb}add_service`]: { protocol: 'tcp', listen_port: 81, destination_port: 8081 },
+    [`${lb}update_service`]: { listen_port: 80, destination_port: 8082 },
+    [`${lb}delete_service`]: { listen_port: 80 },
+    [`${lb}add_target`]: { type: 'ip', ip: { ip: '127.0.0.9' } },
+    [`${lb}remove_target`]: { type: 'server', server: { id: s.server } },
+    [`${lb}change_algorithm`]: { type: 'least_connections' },
+    [`${lb}change_type`]: { load_balancer_type: 'lb21' },
+    [`${lb}change_dns_ptr`]: { ip: '127.0.0.1', dns_ptr: 'stolen.example' },
+    [`${lb}attach_to_network`]: { network: s.network },
+    [`${lb}detach_from_network`]: { network: s.network },
+  };
+}
+
+const hcloudLb = (name: string, extra: Record<string, unknown>): Record<string, unknown> => ({ name, load_balancer_type: 'lb11', location: 'sim-1', ...extra });
+
+const hcloud: DialectRow = {
+  name: 'hcloud', prefix: HCLOUD, routes: HCLOUD_ROUTES,
+  catalogue: /^\/hcloud\/v1\/(server_types|images|locations|datacenters|load_balancer_types|certificates)\//,
+  params: hcloudParams,
+  body: (key, self) => hcloudBodies(self)[key] ?? (key.startsWith('post ') || key.startsWith('put ') ? {} : undefined),
+  foreignRefs: (s, o) => [
+    ['POST', `${HCLOUD}/load_balancers`, hcloudLb('steal-target', { targets: [{ type: 'server', server: { id: o.server } }] })],
+    ['POST', `${HCLOUD}/load_balancers`, hcloudLb('steal-net', { network: o.network })],
+    ['POST', `${HCLOUD}/servers`, { name: 'steal-net', server_type: 'sc-small', image: 'ubuntu-24.04', networks: [o.network] }],
+    ['POST', `${HCLOUD}/load_balancers/${s.lb}/actions/add_target`, { type: 'server', server: { id: o.server } }],
+    ['POST', `${HCLOUD}/load_balancers/${s.lb}/actions/remove_target`, { type: 'server', server: { id: o.server } }],
+    ['POST', `${HCLOUD}/load_balancers/${s.lb}/actions/attach_to_network`, { network: o.network }],
+    ['POST', `${HCLOUD}/servers/${s.server}/actions/attach_to_network`, { network: o.network }],
+    ['POST', `${HCLOUD}/servers/${s.server}/actions/detach_from_network`, { network: o.network }],
+    ['GET', `${HCLOUD}/servers/${s.server}/actions/${o.actions.servers}`, undefined],
+    ['GET', `${HCLOUD}/load_balancers/${s.lb}/actions/${o.actions.load_balancers}`, undefined],
+  ],
+  lists: (o) => [
+    `${HCLOUD}/servers`, `${HCLOUD}/networks`, `${HCLOUD}/load_balancers`, `${HCLOUD}/servers?label_selector=role%3D${o.tag}`,
+    `${HCLOUD}/actions?id=${o.actions.servers}&id=${o.actions.networks}&id=${o.actions.load_balancers}`,
+    `${HCLOUD}/servers/actions?id=${o.actions.servers}`, `${HCLOUD}/load_balancers/actions?id=${o.actions.load_balancers}`,
+  ],
+  create: {
+    path: `${HCLOUD}/servers`,
+    body: (s) => ({ name: `${s.tag}-new`, server_type: 'sc-small', image: 'ubuntu-24.04', location: 'sim-1' }),
+    invalid: [[{ name: 'x'.repeat(300) }, 'name'], [{ labels: { '../../etc': 'x' } }, 'labels.../../etc'], [{ networks: ['../1'] }, 'networks.0'], [{ extra: true }, '']],
+  },
+  read: (r) => {
+    const e = (r.json() as { error: { code: string; details?: { fields?: { name: string }[] } } }).error;
+    return { code: e.code, fields: (e.details?.fields ?? []).map((f) => f.name) };
+  },
+  codes: { notFound: 'not_found', unauthorized: 'unauthorized', invalid: /^invalid_input$/, unreadable: /^json_error$/ },
+};
+
+const LINODE = '/v4';
+
+function linodeParams(path: string, o: Owned): Record<string, string> {
+  // A NodeBalancer made through /v1 shows its service on port 80 as config 80 and its first target as node 80001.
+  if (path.startsWith(`${LINODE}/nodebalancers/`)) return fill(path, { id: o.lb, cid: 80, nid: 80_001 });
+  if (path.startsWith(`${LINODE}/linode/instances/`)) return fill(path, { id: o.server });
+  return fill(path, {});
+}
+
+function linodeBodies(s: Owned): Record<string, unknown> {
+  const nb = `${LINODE}/nodebalancers/:id`;
+  const node = { address: `${s.serverIp}:8080`, label: `${s.tag}-node` };
+  return {
+    [`put ${LINODE}/linode/instances/:id`]: { tags: ['stolen'] },
+    [`put ${nb}`]: { label: `${s.tag}-renamed` },
+    [`post ${nb}/configs`]: { port: 81, protocol: 'tcp', nodes: [node] },
+    [`put ${nb}/configs/:cid`]: { check_interval: 10 },
+    [`post ${nb}/configs/:cid/rebuild`]: { port: 80, protocol: 'tcp', nodes: [{ ...node, id: 80_001 }] },
+    [`post ${nb}/configs/:cid/nodes`]: { address: '127.0.0.9:8080', label: 'extra-node' },
+    [`put ${nb}/configs/:cid/nodes/:nid`]: { weight: 50 },
+  };
+}
+
+const linode: DialectRow = {
+  name: 'linode', prefix: LINODE, routes: LINODE_ROUTES,
+  catalogue: /^\/v4\/(regions|linode\/types)\//,
+  params: linodeParams,
+  body: (key, self) => linodeBodies(self)[key] ?? (key.startsWith('post ') || key.startsWith('put ') ? {} : undefined),
+  // Linode bodies name no other resource by id but a firewall (not emulated); NodeBalancer nodes are addresses.
+  foreignRefs: (_s, o) => [['POST', `${LINODE}/nodebalancers`, { region: 'sim-1', label: 'steal-fw', firewall_id: o.lb }]],
+  lists: () => [`${LINODE}/linode/instances`, `${LINODE}/nodebalancers`, `${LINODE}/linode/instances?page_size=25&page=1`],
+  create: {
+    path: `${LINODE}/nodebalancers`,
+    body: (s) => ({ region: 'sim-1', label: `${s.tag}-nb2` }),
+    invalid: [[{ label: '../../etc/passwd' }, 'label'], [{ region: 'x'.repeat(300) }, 'region'], [{ configs: [{ port: 0 }] }, 'configs.0.port'], [{ extra: true }, '']],
+  },
+  read: (r) => {
+    const errors = (r.json() as { errors: { field?: string; reason: string }[] }).errors;
+    return { code: errors[0]?.reason ?? '', fields: errors.flatMap((e) => (e.field === undefined ? [] : [e.field])) };
+  },
+  codes: { notFound: 'Not found', unauthorized: 'Invalid Token', invalid: /./, unreadable: /request body/ },
+};
+
+export const DIALECT_ROWS: readonly DialectRow[] = [hcloud, linode];
