@@ -21,6 +21,8 @@ export interface Owned {
   readonly gateway: string;
   /** The LB's service listens on 80 and forwards to 8080 on its one server target. */
   readonly serverIp: string;
+  /** Resources the row's own setup made through the dialect (a Linode firewall), by name. */
+  readonly extra: Readonly<Record<string, number>>;
 }
 
 export type Request = readonly [method: string, path: string, body: unknown];
@@ -29,6 +31,8 @@ export interface DialectRow {
   readonly name: string;
   readonly prefix: string;
   readonly routes: readonly RouteDef[];
+  /** Makes the dialect-only resources of a project through the dialect (POST path and body), after the /v1 ones. */
+  setup?(o: Owned): readonly (readonly [name: string, path: string, body: unknown])[];
   /** Routes whose path ids name shared catalogue entries, not a project's resources. */
   readonly catalogue: RegExp;
   /** The path parameters naming `o`'s resources (throws for a parameter the row does not know). */
@@ -129,11 +133,14 @@ const hcloud: DialectRow = {
 };
 
 const LINODE = '/v4';
+const FW = `${LINODE}/networking/firewalls`;
+const RULES = { inbound_policy: 'DROP', outbound_policy: 'ACCEPT', inbound: [{ action: 'ACCEPT', protocol: 'TCP', ports: '80', addresses: { ipv4: ['127.0.0.0/8'] } }] };
 
 function linodeParams(path: string, o: Owned): Record<string, string> {
   // A NodeBalancer made through /v1 shows its service on port 80 as config 80 and its first target as node 80001.
   if (path.startsWith(`${LINODE}/nodebalancers/`)) return fill(path, { id: o.lb, cid: 80, nid: 80_001 });
   if (path.startsWith(`${LINODE}/linode/instances/`)) return fill(path, { id: o.server });
+  if (path.startsWith(`${LINODE}/networking/firewalls/`)) return fill(path, { id: o.extra.firewall, did: o.lb });
   return fill(path, {});
 }
 
@@ -148,17 +155,26 @@ function linodeBodies(s: Owned): Record<string, unknown> {
     [`post ${nb}/configs/:cid/rebuild`]: { port: 80, protocol: 'tcp', nodes: [{ ...node, id: 80_001 }] },
     [`post ${nb}/configs/:cid/nodes`]: { address: '127.0.0.9:8080', label: 'extra-node' },
     [`put ${nb}/configs/:cid/nodes/:nid`]: { weight: 50 },
+    [`put ${FW}/:id`]: { label: `${s.tag}-fw2` },
+    [`put ${FW}/:id/rules`]: RULES,
+    [`post ${FW}/:id/devices`]: { id: s.lb, type: 'nodebalancer' },
   };
 }
 
 const linode: DialectRow = {
   name: 'linode', prefix: LINODE, routes: LINODE_ROUTES,
+  setup: (o) => [['firewall', FW, { label: `${o.tag}-fw`, rules: RULES, devices: { nodebalancers: [o.lb] } }]],
   catalogue: /^\/v4\/(regions|linode\/types)\//,
   params: linodeParams,
   body: (key, self) => linodeBodies(self)[key] ?? (key.startsWith('post ') || key.startsWith('put ') ? {} : undefined),
-  // Linode bodies name no other resource by id but a firewall (not emulated); NodeBalancer nodes are addresses.
-  foreignRefs: (_s, o) => [['POST', `${LINODE}/nodebalancers`, { region: 'sim-1', label: 'steal-fw', firewall_id: o.lb }]],
-  lists: () => [`${LINODE}/linode/instances`, `${LINODE}/nodebalancers`, `${LINODE}/linode/instances?page_size=25&page=1`],
+  // NodeBalancer nodes are addresses, not ids; firewalls name NodeBalancers and NodeBalancers a firewall.
+  foreignRefs: (s, o) => [
+    ['POST', `${LINODE}/nodebalancers`, { region: 'sim-1', label: 'steal-fw', firewall_id: o.extra.firewall }],
+    ['POST', FW, { label: 'steal-devices', rules: RULES, devices: { nodebalancers: [o.lb] } }],
+    ['POST', `${FW}/${s.extra.firewall}/devices`, { id: o.lb, type: 'nodebalancer' }],
+    ['GET', `${FW}/${s.extra.firewall}/devices/${o.lb}`, undefined],
+  ],
+  lists: () => [`${LINODE}/linode/instances`, `${LINODE}/nodebalancers`, FW, `${LINODE}/linode/instances?page_size=25&page=1`],
   create: {
     path: `${LINODE}/nodebalancers`,
     body: (s) => ({ region: 'sim-1', label: `${s.tag}-nb2` }),

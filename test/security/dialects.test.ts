@@ -25,7 +25,7 @@ async function createAll(client: SimcloudClient, tag: string, token: string): Pr
   for (const id of [action.id, routed.id, built.id]) await client.waitForAction(id);
   const ip = (await client.servers.get(server.id)).public_ipv4;
   return {
-    tag, token, server: numericIdOf(server.id), network: numericIdOf(network.id), lb: numericIdOf(lb.id), gateway, serverIp: ip ?? '',
+    tag, token, extra: {}, server: numericIdOf(server.id), network: numericIdOf(network.id), lb: numericIdOf(lb.id), gateway, serverIp: ip ?? '',
     actions: { servers: numericIdOf(action.id), networks: numericIdOf(routed.id), load_balancers: numericIdOf(built.id) },
   };
 }
@@ -48,6 +48,7 @@ describe.each(DIALECT_ROWS)('the $name dialect', (row: DialectRow) => {
     const project = await sc.admin.createProject('victim');
     const tokenB = (await sc.admin.createToken(project.id, { name: 'victim' })).token;
     victim = await createAll(sc.clientFor(tokenB, { retry: { maxRetries: 0 } }), 'victim', tokenB);
+    [own, victim] = [await dialectSetup(own), await dialectSetup(victim)];
     await waitFor(() => sc.sim.store.all('actions').every((a) => a.status !== 'running'), { timeoutMs: 10_000, intervalMs: 10, description: 'every action finished' });
   });
 
@@ -55,6 +56,15 @@ describe.each(DIALECT_ROWS)('the $name dialect', (row: DialectRow) => {
     await sc?.stop();
   });
 
+  async function dialectSetup(o: Owned): Promise<Owned> {
+    const extra: Record<string, number> = {};
+    for (const [name, path, body] of row.setup?.(o) ?? []) {
+      const r = await send('POST', path, json(o.token), body);
+      expect(r.status, `${row.name} setup ${name}: ${r.text.slice(0, 200)}`).toBeLessThan(300);
+      extra[name] = (r.json() as { id: number }).id;
+    }
+    return { ...o, extra };
+  }
   const seq = (): number => sc.sim.store.state.seq;
   const unchanged = (attack: () => Promise<RawResponse>): Promise<RawResponse> => unchangedBy(seq, attack);
   const send = (method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<RawResponse> =>
