@@ -1,6 +1,7 @@
 // Workloads on a whole sandbox whose CCM slot starts empty (`--ccm none`): a Deployment's pods wait
 // for the CCM exactly as on a real cluster (FailedScheduling on the uninitialized taint), run once a CCM
-// started by hand initialises the nodes, and move to the other nodes when a server is powered off.
+// started by hand initialises the nodes, move to the other nodes when a server is powered off, and are
+// removed by pod garbage collection once that server is deleted and the CCM deletes its Node.
 import { AppsV1Api, type CoreV1Event, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBuiltinCcm } from '../../sandbox/ccm/launch.ts';
@@ -16,6 +17,8 @@ describe('workloads', () => {
   let e: E2eSandbox;
   let apps: AppsV1Api;
   let ccm: LaunchedCcm | undefined;
+  /** The server the power-off flow turned off, and its node. */
+  let victimServer: { id: string; node: string } | undefined;
 
   beforeAll(async () => {
     e = await startE2eSandbox({ name: 'workloads', workers: 3, ccm: { kind: 'none' } });
@@ -116,5 +119,21 @@ describe('workloads', () => {
     // The powered-off kubelet cannot confirm the deletion: its pods stay Terminating, as on a real cluster.
     expect(after.filter((p) => p.spec?.nodeName === victimNode).every((p) => p.metadata?.deletionTimestamp)).toBe(true);
     console.log(`[workloads] rescheduled ${((Date.now() - started) / 1000).toFixed(1)} s after the power-off`);
+    victimServer = { id: victim.id, node: victimNode };
+  });
+
+  it("deleting that server: the CCM deletes its Node and pod garbage collection removes the pods it left Terminating", async () => {
+    if (!victimServer) throw new Error('the power-off flow did not run');
+    const { id, node } = victimServer;
+    const started = Date.now();
+    await e.sandbox.client.servers.delete(id);
+    await waitFor(async () => !(await pods()).some((p) => p.spec?.nodeName === node), {
+      timeoutMs: 150_000,
+      intervalMs: 500,
+      description: `the pods of the deleted Node ${node} removed`,
+    });
+    expect((await e.core.listNode()).items.map((n) => n.metadata?.name)).not.toContain(node);
+    expect((await pods()).filter(isRunning)).toHaveLength(2);
+    console.log(`[workloads] orphaned pods removed ${((Date.now() - started) / 1000).toFixed(1)} s after the server was deleted`);
   });
 });
