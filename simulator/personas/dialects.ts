@@ -22,7 +22,11 @@ export interface Dialect {
   /** The error body inside `{"error": ...}`, in the dialect's codes. */
   error(e: SimcloudError): DialectError;
   /** The whole error body, for a dialect whose envelope is not `{"error": ...}` (Linode's `{"errors": [...]}`). */
-  errorBody?(e: SimcloudError): unknown;
+  errorBody?(e: SimcloudError, requestId?: string): unknown;
+  /** The HTTP status of an error, for a dialect whose statuses differ from simcloud's (DigitalOcean's 422). */
+  status?(e: SimcloudError): number;
+  /** The store number behind a path id that is not an integer (DigitalOcean's load balancer UUIDs), else null. */
+  numberOf?(id: string): number | null;
   /** RateLimit-Reset: seconds until the window resets, or the Unix time it resets at. */
   rateLimitReset: 'delta' | 'epoch';
 }
@@ -40,6 +44,8 @@ export function dialectOf(path: string): Dialect | undefined {
 /** Whether the path is an API call (simcloud's /v1 or a dialect's) that auth, rate limits and faults govern. */
 export const isApiPath = (path: string): boolean => path.startsWith('/v1/') || dialectOf(path) !== undefined;
 
+const numberIn = (d: Dialect, id: string): number | null => (/^\d{1,15}$/.test(id) ? Number(id) : (d.numberOf?.(id) ?? null));
+
 /** `/hcloud/v1/servers/42/actions/poweron` -> `/v1/servers/srv-00000042/actions/poweron`; /v1 paths unchanged. */
 export function canonicalPath(path: string): string {
   const d = dialectOf(path);
@@ -49,6 +55,7 @@ export function canonicalPath(path: string): string {
   const [collection = '', id, ...rest] = key === undefined ? tail.split('/') : [key, ...tail.slice(key.length + 1).split('/').filter((x) => x !== '')];
   const mapped = d.collections[collection];
   if (mapped === undefined) return `/v1/${collection}${id === undefined ? '' : `/${[id, ...rest].join('/')}`}`;
-  const sid = id !== undefined && /^\d{1,15}$/.test(id) ? simcloudId(mapped.idPrefix, Number(id)) : id;
+  const n = id === undefined ? null : numberIn(d, id);
+  const sid = n === null ? id : simcloudId(mapped.idPrefix, n);
   return ['/v1', mapped.coll, ...(sid === undefined ? [] : [sid]), ...rest].join('/');
 }

@@ -48,6 +48,7 @@ import { ListCache } from './resources/list-cache.ts';
 import { TargetView } from './targets.ts';
 import { HCLOUD_ROUTES } from '../personas/hcloud/dialect.ts';
 import { LINODE_ROUTES } from '../personas/linode/dialect.ts';
+import { DIGITALOCEAN_ROUTES } from '../personas/digitalocean/dialect.ts';
 
 export const API_ROUTES: readonly RouteDef[] = [
   ...catalogueRoutes, ...serverRoutes, ...networkRoutes, ...loadBalancerRoutes, ...serverGroupRoutes, ...firewallPolicyRoutes, ...ipBlockRoutes, ...actionRoutes,
@@ -143,7 +144,7 @@ export function createApp(deps: AppDeps): SimApp {
   app.use(idempotency(sim));
   const router = express.Router();
   // Provider dialects (simulator/personas) are views over the same store under their own prefixes.
-  mountRoutes(router, sim, [...ALL_ROUTES, ...HCLOUD_ROUTES, ...LINODE_ROUTES]);
+  mountRoutes(router, sim, [...ALL_ROUTES, ...HCLOUD_ROUTES, ...LINODE_ROUTES, ...DIGITALOCEAN_ROUTES]);
   mountEvents(router, sim);
   mountMeta(router, sim);
   app.use(router);

@@ -1,6 +1,7 @@
 // Shared set-up of the simcloud contract tests: a real `simcloud serve` process on port 0 with short
 // transitions and no data plane, plus request builders with unique names.
 import { randomBytes } from 'node:crypto';
+import net from 'node:net';
 import type { SimcloudApiError } from '../../simulator/api/client/index.ts';
 import type { CreateLoadBalancerRequest, LoadBalancerService } from '../../simulator/api/schema/load-balancers.ts';
 import type { CreateServerRequest } from '../../simulator/api/schema/servers.ts';
@@ -35,4 +36,29 @@ export async function apiError(fn: () => Promise<unknown>): Promise<SimcloudApiE
     throw err;
   }
   throw new Error('expected a SimcloudApiError');
+}
+
+/** A TCP server on ip:port answering `name` to every connection, recording the first bytes of each; `stop` closes it. */
+export function tcpBackend(ip: string, port: number, name: string): Promise<{ received: string[]; stop: () => void }> {
+  const received: string[] = [];
+  const server = net.createServer((s) => {
+    s.on('error', () => undefined);
+    s.once('data', (d: Buffer) => {
+      received.push(d.toString());
+      s.end(`${name}\n`);
+    });
+  });
+  return new Promise((resolve, reject) => server.once('error', reject).listen(port, ip, () => resolve({ received, stop: () => server.close() })));
+}
+
+/** Sends a line to ip:port and resolves with the trimmed reply ('' when refused, reset or silent for 3 s). */
+export function tcpAsk(ip: string, port: number): Promise<string> {
+  return new Promise((resolve) => {
+    let data = '';
+    const s = net.connect({ host: ip, port }, () => s.write('hello\n'));
+    s.on('data', (d) => (data += d.toString()));
+    s.on('close', () => resolve(data.trim()));
+    s.on('error', () => resolve(data.trim()));
+    s.setTimeout(3000, () => s.destroy());
+  });
 }

@@ -3,8 +3,13 @@
  * and simcloud's does not. They live on the record, so they persist, snapshot, travel in resource_change
  * events and vanish with it; simcloud's /v1 view leaves them out. For now: a Hetzner load balancer's type,
  * public interface, reverse DNS, each target's use_private_ip and each service's HTTP and health-check HTTP
+<<<<<<< HEAD
  * settings; a Linode NodeBalancer's throttle, firewall and its configs' algorithm, stickiness, check type and
  * nodes; a Linode firewall's policies and status.
+=======
+ * settings; a Linode NodeBalancer's throttle and its configs' algorithm, stickiness, check type and nodes; a
+ * DigitalOcean load balancer's size, tag, sticky sessions and forwarding rules' target settings.
+>>>>>>> b7aaf95 (simcloud speaks DigitalOcean API v2 under /v2 (DO_OVERRIDE_URL's form): droplets with tag_name and name filters, power actions, actions, regions, sizes, account; load balancers (UUIDs from the stored number) with forwarding rules, health check, sticky sessions, proxy protocol, firewall allow rules and droplets or tag as views over simcloud's load balancers (data plane included); DigitalOcean's {id,message,request_id} errors with 422s, links/meta paging; godo contract tests in go/contract/digitalocean)
  */
 import { z } from 'zod';
 
@@ -69,8 +74,27 @@ export const LinodeLbAttrs = z.object({
 });
 export type LinodeLbAttrs = z.infer<typeof LinodeLbAttrs>;
 
+/** A DigitalOcean forwarding rule's settings beyond simcloud's service (keyed by its entry port). */
+export const DoRuleAttrs = z.object({
+  entry_port: Int, target_protocol: z.enum(['tcp', 'http', 'https']), certificate_id: z.string(), tls_passthrough: z.boolean(),
+});
+export type DoRuleAttrs = z.infer<typeof DoRuleAttrs>;
+
+/** A DigitalOcean load balancer's settings simcloud's record has no place for. */
+export const DoLbAttrs = z.object({
+  size_slug: z.string(), size_unit: Int,
+  /** The tag its droplets are chosen by (its one label_selector target), else ''. */
+  tag: z.string(),
+  health_check_protocol: z.enum(['tcp', 'http', 'https']), healthy_threshold: Int,
+  sticky_sessions: z.object({ type: z.enum(['none', 'cookies']), cookie_name: z.string(), cookie_ttl_seconds: Int }),
+  redirect_http_to_https: z.boolean(), enable_backend_keepalive: z.boolean(), http_idle_timeout_seconds: Int,
+  disable_lets_encrypt_dns_records: z.boolean(),
+  rules: z.array(DoRuleAttrs),
+});
+export type DoLbAttrs = z.infer<typeof DoLbAttrs>;
+
 /** `dialect_attrs` of a load balancer record: absent until a dialect sets its own. */
-export const LoadBalancerDialectAttrs = z.object({ hcloud: HcloudLbAttrs.optional(), linode: LinodeLbAttrs.optional() });
+export const LoadBalancerDialectAttrs = z.object({ hcloud: HcloudLbAttrs.optional(), linode: LinodeLbAttrs.optional(), digitalocean: DoLbAttrs.optional() });
 
 /** A Linode firewall's policies and status (its ACCEPT rules are the firewall policy's own rules). */
 export const LinodeFirewallAttrs = z.object({

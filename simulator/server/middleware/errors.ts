@@ -30,8 +30,8 @@ export function errorRenderer(sim: Sim): ErrorRequestHandler {
     if (dialect?.errorBody !== undefined) {
       // Exactly application/json, no charset: linodego compares the error's Content-Type with its Accept header.
       // (res.setHeader, since express's res.set and res.json append a charset.)
-      res.status(e.status).set(e.headers).setHeader('content-type', 'application/json');
-      return void res.end(JSON.stringify(dialect.errorBody(e)));
+      res.status(dialect.status?.(e) ?? e.status).set(e.headers).setHeader('content-type', 'application/json');
+      return void res.end(JSON.stringify(dialect.errorBody(e, requestId)));
     }
     if (dialect !== undefined) return void res.status(e.status).set(e.headers).json({ error: dialect.error(e) });
     const details = e.fields === undefined ? undefined : { fields: e.fields };

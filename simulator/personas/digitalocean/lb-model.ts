@@ -1,0 +1,123 @@
+/**
+ * A DigitalOcean load balancer is a simcloud load balancer. Each forwarding rule is a simcloud service on its
+ * entry port (protocol, target port, PROXY protocol v1 when enable_proxy_protocol, the one health check: what
+ * the data plane acts on); droplet_ids are server targets and `tag` one label_selector target; the firewall's
+ * allow rules are the VIP's source ranges. What simcloud has no place for (size, sticky sessions, target
+ * protocols, certificates, thresholds, keepalive) is kept in the record's `dialect_attrs.digitalocean`.
+ */
+import type { DoLbAttrs, DoRuleAttrs } from '../../api/schema/dialect-attrs.ts';
+import type { HealthCheck, LoadBalancerService, LoadBalancerTarget, UpdateLoadBalancerRequest } from '../../api/schema/load-balancers.ts';
+import type { Caller, Sim } from '../../server/context.ts';
+import { invalidField } from '../../server/errors.ts';
+import * as svc from '../../server/resources/load-balancers/service.ts';
+import type { LoadBalancerRec } from '../../server/store/state.ts';
+import { defined, dropletSid, ownedDroplet, selectorOf } from './common.ts';
+import type { ForwardingRuleBody, HealthCheckBody, LoadBalancerBody } from './lb-schemas.ts';
+
+type Carried = 'tcp' | 'http' | 'https';
+const CARRIED: readonly string[] = ['tcp', 'http', 'https'];
+
+export const DEFAULT_ATTRS: DoLbAttrs = {
+  size_slug: 'lb-small', size_unit: 1, tag: '', health_check_protocol: 'http', healthy_threshold: 5,
+  sticky_sessions: { type: 'none', cookie_name: '', cookie_ttl_seconds: 0 }, redirect_http_to_https: false, enable_backend_keepalive: false,
+  http_idle_timeout_seconds: 60, disable_lets_encrypt_dns_records: false, rules: [],
+};
+
+export const attrsOf = (lb: LoadBalancerRec): DoLbAttrs => lb.dialect_attrs?.digitalocean ?? DEFAULT_ATTRS;
+
+function carried(p: string, field: string): Carried {
+  if (!CARRIED.includes(p)) throw invalidField(field, `${p} is not emulated: simcloud load balancers carry tcp, http and https`);
+  return p as Carried;
+}
+
+const HC_DEFAULTS = {
+  protocol: 'http', port: 80, path: '/', check_interval_seconds: 10, response_timeout_seconds: 5, healthy_threshold: 5, unhealthy_threshold: 3,
+} as const satisfies HealthCheckBody;
+
+/** DigitalOcean's default health check (http on port 80, path /) with the given fields over it. */
+function healthCheck(b: HealthCheckBody | undefined): { hc: HealthCheck; protocol: Carried; healthy: number } {
+  const h = { ...HC_DEFAULTS, ...defined(b) };
+  if (h.protocol !== 'tcp' && !h.path.startsWith('/')) throw invalidField('health_check.path', 'must start with /');
+  return {
+    protocol: h.protocol, healthy: h.healthy_threshold,
+    hc: {
+      protocol: h.protocol === 'tcp' ? 'tcp' : 'http', port: h.port, path: h.path.startsWith('/') ? h.path : '/', interval_seconds: h.check_interval_seconds,
+      timeout_seconds: h.response_timeout_seconds, retries: h.unhealthy_threshold,
+    },
+  };
+}
+
+function service(r: ForwardingRuleBody, i: number, hc: HealthCheck, proxy: boolean): { service: LoadBalancerService; rule: DoRuleAttrs } {
+  const field = `forwarding_rules.${i}`;
+  return {
+    service: {
+      protocol: carried(r.entry_protocol, `${field}.entry_protocol`), listen_port: r.entry_port, destination_port: r.target_port,
+      proxy_protocol: proxy ? 'v1' : 'none', health_check: hc,
+    },
+    rule: {
+      entry_port: r.entry_port, target_protocol: carried(r.target_protocol, `${field}.target_protocol`), certificate_id: r.certificate_id ?? '',
+      tls_passthrough: r.tls_passthrough ?? false,
+    },
+  };
+}
+
+function targets(sim: Sim, caller: Caller, b: LoadBalancerBody): LoadBalancerTarget[] {
+  if (b.tag !== undefined && (b.droplet_ids ?? []).length > 0) throw invalidField('tag', 'droplet_ids and tag are mutually exclusive');
+  if (b.tag !== undefined) return [{ kind: 'label_selector', label_selector: selectorOf(b.tag) }];
+  return (b.droplet_ids ?? []).map((n, i) => ({ kind: 'server', server_id: ownedDroplet(sim, caller, n, `droplet_ids.${i}`).id }));
+}
+
+function sourceRanges(f: LoadBalancerBody['firewall']): string[] {
+  if ((f?.deny ?? []).length > 0) throw invalidField('firewall.deny', 'deny rules are not emulated; list what to allow');
+  return (f?.allow ?? []).map((r) => (r.startsWith('ip:') ? `${r.slice(3)}/32` : r.slice(5)));
+}
+
+export type SimFields = Required<Pick<UpdateLoadBalancerRequest, 'services' | 'targets' | 'algorithm' | 'source_ranges'>>;
+
+/** A whole request body as simcloud's fields and the DigitalOcean attributes. */
+export function fromBody(sim: Sim, caller: Caller, b: LoadBalancerBody): { fields: SimFields; attrs: DoLbAttrs } {
+  const { hc, protocol, healthy } = healthCheck(b.health_check);
+  const ports = new Set<number>();
+  const made = (b.forwarding_rules ?? []).map((r, i) => {
+    if (ports.has(r.entry_port)) throw invalidField(`forwarding_rules.${i}.entry_port`, `entry port ${r.entry_port} is used by another rule`);
+    ports.add(r.entry_port);
+    return service(r, i, hc, b.enable_proxy_protocol ?? false);
+  });
+  const { size, size_unit, tag, redirect_http_to_https, enable_backend_keepalive, http_idle_timeout_seconds, disable_lets_encrypt_dns_records } = b;
+  const given = defined({ size_slug: size, size_unit, tag, redirect_http_to_https, enable_backend_keepalive, http_idle_timeout_seconds, disable_lets_encrypt_dns_records });
+  return {
+    fields: { services: made.map((m) => m.service), targets: targets(sim, caller, b), algorithm: b.algorithm ?? 'round_robin', source_ranges: sourceRanges(b.firewall) },
+    attrs: {
+      ...DEFAULT_ATTRS, ...given, health_check_protocol: protocol, healthy_threshold: healthy,
+      sticky_sessions: { ...DEFAULT_ATTRS.sticky_sessions, ...defined(b.sticky_sessions) }, rules: made.map((m) => m.rule),
+    },
+  };
+}
+
+/** Commits simcloud's fields through its LB service (its checks), then the DigitalOcean attributes. */
+export async function commit(sim: Sim, caller: Caller, lb: LoadBalancerRec, { fields, attrs }: { fields: UpdateLoadBalancerRequest; attrs: DoLbAttrs }): Promise<LoadBalancerRec> {
+  await svc.updateLoadBalancer(sim, caller, lb.id, fields);
+  const current = sim.store.state.load_balancers[lb.id]!;
+  const doc: LoadBalancerRec = { ...current, dialect_attrs: { ...current.dialect_attrs, digitalocean: attrs } };
+  await sim.store.commit([{ op: 'put', coll: 'load_balancers', doc }]);
+  return doc;
+}
+
+/** The LB's rules with `add` added (an entry port already used is refused) and the health check and proxy setting it has. */
+export function withRules(lb: LoadBalancerRec, add: readonly ForwardingRuleBody[]): { services: LoadBalancerService[]; rules: DoRuleAttrs[] } {
+  const first = lb.services[0];
+  const hc = first?.health_check ?? healthCheck(undefined).hc;
+  const made = add.map((r, i) => {
+    if (lb.services.some((s) => s.listen_port === r.entry_port)) throw invalidField(`forwarding_rules.${i}.entry_port`, `entry port ${r.entry_port} is already forwarded`);
+    return service(r, i, hc, first?.proxy_protocol === 'v1');
+  });
+  return { services: [...lb.services, ...made.map((m) => m.service)], rules: [...attrsOf(lb).rules, ...made.map((m) => m.rule)] };
+}
+
+/** The LB's server targets with droplets `ids` added or removed; a tag-based LB takes no droplet ids. */
+export function withDroplets(sim: Sim, caller: Caller, lb: LoadBalancerRec, { ids, add }: { ids: readonly number[]; add: boolean }): LoadBalancerTarget[] {
+  if (attrsOf(lb).tag !== '') throw invalidField('droplet_ids', 'this load balancer selects its droplets by tag');
+  const sids = ids.map((n, i) => (add ? ownedDroplet(sim, caller, n, `droplet_ids.${i}`).id : dropletSid(n)));
+  const kept = lb.targets.filter((t) => t.kind !== 'server' || !sids.includes(t.server_id));
+  return add ? [...kept, ...sids.map((id) => ({ kind: 'server' as const, server_id: id }))] : kept;
+}
