@@ -3,13 +3,9 @@
  * and simcloud's does not. They live on the record, so they persist, snapshot, travel in resource_change
  * events and vanish with it; simcloud's /v1 view leaves them out. For now: a Hetzner load balancer's type,
  * public interface, reverse DNS, each target's use_private_ip and each service's HTTP and health-check HTTP
-<<<<<<< HEAD
  * settings; a Linode NodeBalancer's throttle, firewall and its configs' algorithm, stickiness, check type and
- * nodes; a Linode firewall's policies and status.
-=======
- * settings; a Linode NodeBalancer's throttle and its configs' algorithm, stickiness, check type and nodes; a
- * DigitalOcean load balancer's size, tag, sticky sessions and forwarding rules' target settings.
->>>>>>> b7aaf95 (simcloud speaks DigitalOcean API v2 under /v2 (DO_OVERRIDE_URL's form): droplets with tag_name and name filters, power actions, actions, regions, sizes, account; load balancers (UUIDs from the stored number) with forwarding rules, health check, sticky sessions, proxy protocol, firewall allow rules and droplets or tag as views over simcloud's load balancers (data plane included); DigitalOcean's {id,message,request_id} errors with 422s, links/meta paging; godo contract tests in go/contract/digitalocean)
+ * nodes; a Linode firewall's policies and status; a DigitalOcean load balancer's size,
+ * tag, sticky sessions and forwarding rules' target settings.
  */
 import { z } from 'zod';
 
