@@ -47,10 +47,18 @@ export interface DialectRow {
   readonly create: { readonly path: string; body(self: Owned): Record<string, unknown>; readonly invalid: readonly (readonly [Record<string, unknown>, string])[] };
   /** The answer's code (or Linode's reason) and the fields it names, from the dialect's envelope. */
   read(r: RawResponse): { code: string; fields: string[] };
-  readonly codes: { readonly notFound: string; readonly unauthorized: string; readonly invalid: RegExp; readonly unreadable: RegExp };
+  readonly codes: {
+    readonly notFound: string;
+    readonly unauthorized: string;
+    /** A body that parses but fails the schema (DigitalOcean answers those 422, the others 400). */
+    readonly invalid: RegExp;
+    readonly invalidStatus: number;
+    /** A body that does not parse (always 400). */
+    readonly unreadable: RegExp;
+  };
 }
 
-function fill(path: string, values: Record<string, number | undefined>): Record<string, string> {
+function fill(path: string, values: Record<string, number | string | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [, name] of path.matchAll(/:(\w+)/g)) {
     const v = values[name!];
@@ -123,13 +131,13 @@ const hcloud: DialectRow = {
   create: {
     path: `${HCLOUD}/servers`,
     body: (s) => ({ name: `${s.tag}-new`, server_type: 'sc-small', image: 'ubuntu-24.04', location: 'sim-1' }),
-    invalid: [[{ name: 'x'.repeat(300) }, 'name'], [{ labels: { '../../etc': 'x' } }, 'labels.../../etc'], [{ networks: ['../1'] }, 'networks.0'], [{ extra: true }, '']],
+    invalid: [[{ name: 'x'.repeat(300) }, 'name'], [{ labels: { '../../etc': 'x' } }, 'labels.../../etc'], [{ networks: ['../1'] }, 'networks.0'], [{ extra: true }, ''], [{ constructor: { prototype: { admin: true } } }, '']],
   },
   read: (r) => {
     const e = (r.json() as { error: { code: string; details?: { fields?: { name: string }[] } } }).error;
     return { code: e.code, fields: (e.details?.fields ?? []).map((f) => f.name) };
   },
-  codes: { notFound: 'not_found', unauthorized: 'unauthorized', invalid: /^invalid_input$/, unreadable: /^json_error$/ },
+  codes: { notFound: 'not_found', unauthorized: 'unauthorized', invalid: /^invalid_input$/, invalidStatus: 400, unreadable: /^json_error$/ },
 };
 
 const LINODE = '/v4';
@@ -184,7 +192,7 @@ const linode: DialectRow = {
     const errors = (r.json() as { errors: { field?: string; reason: string }[] }).errors;
     return { code: errors[0]?.reason ?? '', fields: errors.flatMap((e) => (e.field === undefined ? [] : [e.field])) };
   },
-  codes: { notFound: 'Not found', unauthorized: 'Invalid Token', invalid: /./, unreadable: /request body/ },
+  codes: { notFound: 'Not found', unauthorized: 'Invalid Token', invalid: /./, invalidStatus: 400, unreadable: /request body/ },
 };
 
 export const DIALECT_ROWS: readonly DialectRow[] = [hcloud, linode];
