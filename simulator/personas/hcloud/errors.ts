@@ -43,7 +43,7 @@ export function hcloudCode(e: SimcloudError): string {
  */
 export function hcloudError(e: SimcloudError): DialectError {
   const code = hcloudCode(e);
-  const fields = e.fields ?? [];
+  const fields = (e.fields ?? []).map((f) => ({ name: f.name, messages: f.messages.map(numericMessage) }));
   const details = code === 'invalid_input' || fields.length > 0 ? { fields } : {};
   return { code, message: numericMessage(e.message), details };
 }
