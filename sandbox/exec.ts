@@ -62,6 +62,8 @@ export interface ManagedProcess {
   /** Settles when the process has exited, for whatever reason. */
   readonly exited: Promise<ExitInfo>;
   isRunning(): boolean;
+  /** Sends one signal (to the whole group for a group) and does not wait: a crash test's SIGKILL. */
+  kill(signal: NodeJS.Signals): void;
   /** SIGTERM, then SIGKILL after graceMs; resolves once the process is gone. Idempotent. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -196,6 +198,10 @@ class ChildProcessHandle implements ManagedProcess {
     return this.#running;
   }
 
+  kill(signal: NodeJS.Signals): void {
+    if (this.#running) this.#kill(signal);
+  }
+
   async stop(graceMs = 5000): Promise<void> {
     if (!this.#running) return;
     this.#kill('SIGTERM');
@@ -260,6 +266,7 @@ class DryRunExec implements Exec {
       logFile: options.logFile,
       exited: new Promise<ExitInfo>(() => undefined),
       isRunning: () => running,
+      kill: () => undefined,
       stop: () => {
         running = false;
         return Promise.resolve();

@@ -32,6 +32,7 @@ export interface ProcessLaunch<T> {
   /** What `ready` waits for, for the timeout message. */
   readonly readyDescription: string;
   readonly timeoutMs?: number;
+  readonly intervalMs?: number;
   /** How the process is named in a start-up failure (default: its name). */
   readonly describe?: string;
 }
@@ -51,7 +52,7 @@ export async function launchProcess<T>(launch: ProcessLaunch<T>): Promise<Launch
   const proc = exec.spawn(launch.command, launch.args, { name, logFile, env: launch.env, ...(launch.cwd ? { cwd: launch.cwd } : {}), ...(launch.group ? { group: true } : {}) });
   const signal = exitSignal(proc, () => `${what} exited`);
   try {
-    const ready = await waitFor(launch.ready, { timeoutMs: launch.timeoutMs ?? 30_000, description: launch.readyDescription, signal });
+    const ready = await waitFor(launch.ready, { timeoutMs: launch.timeoutMs ?? 30_000, ...(launch.intervalMs ? { intervalMs: launch.intervalMs } : {}), description: launch.readyDescription, signal });
     return { process: proc, ready };
   } catch (err) {
     const exitedEarly = signal.aborted;
@@ -60,6 +61,12 @@ export async function launchProcess<T>(launch: ProcessLaunch<T>): Promise<Launch
     throw new LaunchError(`${what} ${why}; last lines of ${logFile}:\n${tail(logFile)}`);
   }
 }
+
+/**
+ * The probe for a process its caller watches itself (one expected to exit, or whose readiness is its own
+ * business): launched once spawned, still logged, reaped and stopped like any other.
+ */
+export const SPAWNED = { ready: (): true => true, readyDescription: 'the process to be spawned' } as const;
 
 /** "exit code 127" or "signal SIGKILL". */
 export function exitText(info: ExitInfo): string {
@@ -80,18 +87,16 @@ export interface SimcloudLaunch {
   readonly adminToken: string;
   /** Extra `simcloud serve` arguments (pools, seed, rate limit). */
   readonly extraArgs?: readonly string[];
+  /** The state file (default: simcloud/db.json in the state dir); null keeps the state in memory. */
+  readonly dataPath?: string | null;
+  /** Extra environment for simcloud alone. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export async function startSimcloudProcess(launch: SimcloudLaunch): Promise<SimcloudProcess> {
-  mkdirSync(join(launch.stateDir, 'simcloud'), { recursive: true, mode: 0o700 });
-  const args = [
-    SIMCLOUD_CLI,
-    'serve',
-    '--host=127.0.0.1',
-    '--port=0',
-    `--data=${join(launch.stateDir, 'simcloud', 'db.json')}`,
-    ...(launch.extraArgs ?? []),
-  ];
+  for (const dir of ['simcloud', 'logs']) mkdirSync(join(launch.stateDir, dir), { recursive: true, mode: 0o700 });
+  const dataPath = launch.dataPath === undefined ? join(launch.stateDir, 'simcloud', 'db.json') : launch.dataPath;
+  const args = [SIMCLOUD_CLI, 'serve', '--host=127.0.0.1', '--port=0', ...(dataPath === null ? [] : [`--data=${dataPath}`]), ...(launch.extraArgs ?? [])];
   const logFile = join(launch.stateDir, 'logs', 'simcloud.log');
   const healthy = async (url: string): Promise<boolean> => (await fetch(`${url}/_sim/health`, { headers: { authorization: `Bearer ${launch.adminToken}` } })).ok;
   const { process: proc, ready: url } = await launchProcess({
@@ -101,7 +106,7 @@ export async function startSimcloudProcess(launch: SimcloudLaunch): Promise<Simc
     args,
     logFile,
     // Tokens travel in the environment: any local user can read a process's arguments (ps), not its environment.
-    env: { ...process.env, NO_COLOR: '1', SIMCLOUD_TOKEN: launch.token, SIMCLOUD_ADMIN_TOKEN: launch.adminToken },
+    env: { ...process.env, NO_COLOR: '1', SIMCLOUD_TOKEN: launch.token, SIMCLOUD_ADMIN_TOKEN: launch.adminToken, ...launch.env },
     ready: async () => {
       const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(safeRead(logFile))?.[1];
       return url && (await healthy(url)) ? url : undefined;

@@ -1,19 +1,20 @@
 /**
- * Start simcloud for tests: `startSimcloudProcess` spawns the real CLI (`simcloud serve --port 0`) and
- * parses the URL it prints; `startSimcloudInProcess` runs the same server inside the test process
- * (faster, memory store by default). Both return typed clients for the project and the admin surface.
+ * Start simcloud for tests: `startSimcloudProcess` runs the real CLI (`simcloud serve --port 0`) through the
+ * sandbox's one launcher (tokens in the environment, log in a temp dir, reaped if the test process dies);
+ * `startSimcloudInProcess` runs the same server inside the test process (faster, memory store by default).
+ * Both return typed clients for the project and the admin surface.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createExec, type ManagedProcess } from '../../sandbox/exec.ts';
+import { startSimcloudProcess as launchSimcloud } from '../../sandbox/processes.ts';
 import { SimcloudAdminClient, SimcloudClient, type SimcloudClientOptions } from '../../simulator/api/client/index.ts';
 import type { SeedName } from '../../simulator/api/schema/internal.ts';
 import type { SimConfigInput } from '../../simulator/server/config.ts';
 import type { Sim } from '../../simulator/server/context.ts';
 import { startSimcloud } from '../../simulator/server/server.ts';
-
-const CLI = fileURLToPath(new URL('../../simulator/cli/main.ts', import.meta.url));
 
 export interface SimcloudHandle {
   url: string;
@@ -27,9 +28,7 @@ export interface SimcloudHandle {
 }
 
 export interface SimcloudProcess extends SimcloudHandle {
-  child: ChildProcess;
-  /** Everything the process wrote to stderr so far (logs). */
-  output(): string;
+  readonly process: ManagedProcess;
   /** SIGKILL, no clean-up: for crash tests. */
   kill9(): Promise<void>;
 }
@@ -58,48 +57,29 @@ function clients(url: string, token: string, adminToken: string, extra: Partial<
 
 const secret = (prefix: string): string => `${prefix}-${randomBytes(12).toString('hex')}`;
 
-function waitForUrl(child: ChildProcess, errors: () => string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`simcloud did not start within 30 s:\n${errors()}`)), 30_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /simcloud listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`simcloud exited with ${code} before listening:\n${errors()}`));
-    });
-  });
-}
-
 export async function startSimcloudProcess(opts: ProcessOptions = {}): Promise<SimcloudProcess> {
   const token = opts.token ?? secret('test-token');
   const adminToken = opts.adminToken ?? secret('test-admin');
-  const args = [CLI, 'serve', '--port', '0', '--token', token, '--admin-token', adminToken, '--quiet'];
-  if (opts.dataPath !== undefined) args.push('--data', opts.dataPath);
-  if (opts.seed !== undefined) args.push('--seed', opts.seed);
-  args.push(...(opts.args ?? []));
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const url = await waitForUrl(child, () => stderr);
-  const exited = once(child, 'exit');
-  const stopWith = async (signal: NodeJS.Signals): Promise<void> => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill(signal);
-    await exited;
-  };
-  return {
-    url, token, adminToken, child, ...clients(url, token, adminToken, opts.clientOptions),
-    output: () => stderr,
-    stop: () => stopWith('SIGTERM'),
-    kill9: () => stopWith('SIGKILL'),
-  };
+  const stateDir = mkdtempSync(join(tmpdir(), 'simcloud-test-'));
+  const extraArgs = ['--quiet', ...(opts.seed === undefined ? [] : [`--seed=${opts.seed}`]), ...(opts.args ?? [])];
+  try {
+    const sim = await launchSimcloud({ exec: createExec(), stateDir, token, adminToken, extraArgs, dataPath: opts.dataPath ?? null, ...(opts.env ? { env: opts.env } : {}) });
+    const end = async (how: () => Promise<void>): Promise<void> => {
+      await how();
+      rmSync(stateDir, { recursive: true, force: true });
+    };
+    return {
+      url: sim.url, token, adminToken, process: sim.process, ...clients(sim.url, token, adminToken, opts.clientOptions),
+      stop: () => end(() => sim.process.stop()),
+      kill9: () => end(async () => {
+        sim.process.kill('SIGKILL');
+        await sim.process.exited;
+      }),
+    };
+  } catch (err) {
+    rmSync(stateDir, { recursive: true, force: true });
+    throw err;
+  }
 }
 
 export interface InProcessOptions {
