@@ -7,7 +7,6 @@
  *
  *   node scripts/bench/simcloud.ts [--seconds 10] [--connections 16]
  */
-import { spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,9 +15,10 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { intToIp, parseCidr } from '../../lib/ipv4.ts';
+import { createExec } from '../../sandbox/exec.ts';
+import { startSimcloudProcess } from '../../sandbox/processes.ts';
 import { emptyState, type LoadBalancerRec, type ServerRec, type StateDoc } from '../../simulator/server/store/state.ts';
 
-const CLI = fileURLToPath(new URL('../../simulator/cli/main.ts', import.meta.url));
 const TOKEN = 'bench-project-token-0123456789';
 const ADMIN = 'bench-admin-token-0123456789';
 const CREATED = '2026-01-01T00:00:00.000Z';
@@ -86,21 +86,10 @@ export function benchState(servers: number, lbs: number): StateDoc {
   return doc;
 }
 
-async function startServer(dataPath: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--data', dataPath, '--token', TOKEN, '--admin-token', ADMIN, '--quiet', '--no-dataplane'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /listening on (\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`simcloud exited with ${code}`)));
-  });
-  const exited = new Promise((r) => child.once('exit', r));
-  return { url, stop: async () => void (child.kill('SIGTERM'), await exited) };
+/** `simcloud serve` on the seeded state file, data plane off, through the sandbox's launcher (log beside the file). */
+async function startServer(dir: string, dataPath: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  const sim = await startSimcloudProcess({ exec: createExec(), stateDir: dir, dataPath, token: TOKEN, adminToken: ADMIN, extraArgs: ['--quiet', '--no-dataplane'] });
+  return { url: sim.url, stop: () => sim.process.stop() };
 }
 
 interface Load {
@@ -151,9 +140,10 @@ async function runLoads(opts: Required<Pick<SimcloudBenchOptions, 'servers' | 'l
   const dir = await mkdtemp(join(tmpdir(), 'simcloud-bench-'));
   const dataPath = join(dir, 'state.json');
   await writeFile(dataPath, JSON.stringify(benchState(opts.servers, opts.loadBalancers)));
-  const server = await startServer(dataPath);
   const measurements: Measurement[] = [];
+  let server: { url: string; stop: () => Promise<void> } | undefined;
   try {
+    server = await startServer(dir, dataPath);
     for (const load of loads(opts.servers, opts.loadBalancers)) {
       await measure(server.url, load, opts.connections, 1); // warm-up
       const m = await measure(server.url, load, opts.connections, opts.seconds);
@@ -161,7 +151,7 @@ async function runLoads(opts: Required<Pick<SimcloudBenchOptions, 'servers' | 'l
       opts.log(line(m));
     }
   } finally {
-    await server.stop();
+    await server?.stop();
     await rm(dir, { recursive: true, force: true });
   }
   return measurements;
