@@ -2,8 +2,10 @@
 // worker), a real simcloud process per test file, servers + virtual kubelets standing in for machines, and the
 // CCM either in-process (Manager) or spawned (`node src/main.ts`). Every file uses its own cluster name, lease
 // name and simcloud, so files never see each other's cloud resources; everything is removed in cleanup().
-import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer, type Server as TcpServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApiException, PatchStrategy, setHeaderOptions, type CoreV1Event, type V1Node, type V1Service } from '@kubernetes/client-node';
 import pino from 'pino';
@@ -11,7 +13,9 @@ import { readSse } from '../../lib/sse.ts';
 import { SimEvent } from '../../simulator/api/schema/events.ts';
 import type { ApiCallEvent, Server } from '../../simulator/api/schema/index.ts';
 import { claimLoopbackAddressPlan, type AddressPlanLease } from '../../sandbox/cloud/address-plan.ts';
+import { createExec, type ManagedProcess } from '../../sandbox/exec.ts';
 import { VirtualKubelet } from '../../sandbox/kubelet/virtual-kubelet.ts';
+import { launchProcess, SPAWNED } from '../../sandbox/processes.ts';
 import { waitFor } from '../../sandbox/wait.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { Manager } from '../../src/manager.ts';
@@ -32,7 +36,8 @@ export interface CcmRun {
 }
 
 export interface SpawnedCcm extends CcmRun {
-  readonly child: ChildProcess;
+  readonly process: ManagedProcess;
+  /** Everything it wrote so far, stdout and stderr. */
   readonly output: () => string;
   readonly exited: Promise<number | null>;
   kill9(): Promise<void>;
@@ -117,6 +122,7 @@ export class CcmHarness {
   #addresses: AddressPlanLease | undefined;
   readonly #services: { namespace: string; name: string }[] = [];
   #catalogue: { server_type: string; image: string; zone: string } | undefined;
+  #logDir: string | undefined;
 
   constructor(opts: HarnessOptions) {
     this.#opts = opts;
@@ -162,25 +168,22 @@ export class CcmHarness {
     return manager;
   }
 
-  /** The CCM as its own process (`node src/main.ts`). */
-  spawnCcm(extraArgs: readonly string[] = [], extraEnv: Readonly<Record<string, string>> = {}): SpawnedCcm {
-    const child = spawn(process.execPath, [MAIN, ...this.argv(extraArgs)], { env: { ...process.env, ...this.env(extraEnv) }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  /** The CCM as its own process (`node src/main.ts`), launched at once: tests watch it start, lead or exit. */
+  async spawnCcm(extraArgs: readonly string[] = [], extraEnv: Readonly<Record<string, string>> = {}): Promise<SpawnedCcm> {
+    this.#logDir ??= mkdtempSync(join(tmpdir(), 'ccm-harness-'));
+    const logFile = join(this.#logDir, `ccm-${this.#runs.length}.log`);
+    const env = { ...process.env, ...this.env(extraEnv) } as Record<string, string>;
+    const { process: proc } = await launchProcess({ exec: createExec(), name: 'ccm', command: process.execPath, args: [MAIN, ...this.argv(extraArgs)], env, logFile, ...SPAWNED });
+    const killed = async (): Promise<void> => {
+      proc.kill('SIGKILL');
+      await proc.exited;
+    };
     const run: SpawnedCcm = {
-      child,
-      output: () => output,
-      exited,
-      stop: async () => {
-        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-        await exited;
-      },
-      kill9: async () => {
-        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-        await exited;
-      },
+      process: proc,
+      output: () => readFileSync(logFile, 'utf8'),
+      exited: proc.exited.then((info) => info.code),
+      stop: () => proc.stop(30_000),
+      kill9: killed,
     };
     this.#runs.push(run);
     return run;
@@ -252,6 +255,7 @@ export class CcmHarness {
     this.calls?.close();
     await this.sim?.stop();
     this.#addresses?.release();
+    if (this.#logDir) rmSync(this.#logDir, { recursive: true, force: true });
   }
 }
 

@@ -19,7 +19,7 @@ describe('simcloud-ccm process', () => {
   afterAll(() => h.cleanup());
 
   it('fails in one clear line with exit 1 on a bad token', async () => {
-    const ccm = h.spawnCcm([], { SIMCLOUD_TOKEN: 'not-a-token' });
+    const ccm = await h.spawnCcm([], { SIMCLOUD_TOKEN: 'not-a-token' });
     expect(await ccm.exited).toBe(1);
     const lines = ccm.output().trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -27,7 +27,7 @@ describe('simcloud-ccm process', () => {
   });
 
   it('names every bad setting at once and exits 1', async () => {
-    const ccm = h.spawnCcm(['--secure-port=-1', '--node-monitor-period=often'], { SIMCLOUD_LOAD_BALANCER_STRATEGY: 'nope' });
+    const ccm = await h.spawnCcm(['--secure-port=-1', '--node-monitor-period=often'], { SIMCLOUD_LOAD_BALANCER_STRATEGY: 'nope' });
     expect(await ccm.exited).toBe(1);
     expect(ccm.output()).toContain('--secure-port');
     expect(ccm.output()).toContain('--node-monitor-period: must be a duration');
@@ -36,7 +36,7 @@ describe('simcloud-ccm process', () => {
 
   it('treats an empty --cluster-cidr with routes on as fatal', async () => {
     const net = (await h.sim.client.networks.create({ name: `${h.clusterName.slice(0, 40)}-n` })).name;
-    const ccm = h.spawnCcm(['--controllers=*', '--cluster-cidr='], { SIMCLOUD_NETWORK: net });
+    const ccm = await h.spawnCcm(['--controllers=*', '--cluster-cidr='], { SIMCLOUD_NETWORK: net });
     expect(await ccm.exited).toBe(1);
     expect(ccm.output()).toContain('--cluster-cidr is required');
   });
@@ -71,12 +71,12 @@ describe('simcloud-ccm process', () => {
   it('exits 0 on SIGTERM, and 1 when it loses the leader lease', async () => {
     const lease = `${h.leaseName}-loss`;
     const quick = [`--leader-elect-resource-name=${lease}`, '--leader-elect-lease-duration=4s', '--leader-elect-renew-deadline=3s', '--leader-elect-retry-period=1s'];
-    const polite = h.spawnCcm([`--leader-elect-resource-name=${lease}-term`]);
+    const polite = await h.spawnCcm([`--leader-elect-resource-name=${lease}-term`]);
     await eventually('leading', () => polite.output().includes('started leading'));
     await polite.stop();
     expect(await polite.exited).toBe(0);
 
-    const ccm = h.spawnCcm(quick);
+    const ccm = await h.spawnCcm(quick);
     await eventually('leading', () => ccm.output().includes('started leading'));
     const current = await h.cluster.coordination.readNamespacedLease({ name: lease, namespace: 'kube-system' });
     await h.cluster.coordination.replaceNamespacedLease({
@@ -92,7 +92,7 @@ describe('simcloud-ccm process', () => {
     const lease = `${h.leaseName}-crash`;
     const net = (await h.sim.client.networks.create({ name: `${h.clusterName.slice(0, 40)}-c` })).name;
     // Two IPv4 ranges pass flag parsing; the route controller refuses them once leading (upstream: fatal).
-    const ccm = h.spawnCcm(['--controllers=*', '--cluster-cidr=10.244.0.0/16,10.245.0.0/16', `--leader-elect-resource-name=${lease}`], { SIMCLOUD_NETWORK: net });
+    const ccm = await h.spawnCcm(['--controllers=*', '--cluster-cidr=10.244.0.0/16,10.245.0.0/16', `--leader-elect-resource-name=${lease}`], { SIMCLOUD_NETWORK: net });
     expect(await ccm.exited).toBe(1);
     expect(ccm.output()).toContain('started leading');
     expect(ccm.output()).toContain('released lease');

@@ -77,14 +77,14 @@ describe('simcloud CCM: restart and leader election', () => {
 
   it('creates no duplicate after a kill -9 mid-reconcile and a restart', async () => {
     await h.sim.admin.addFault({ kind: 'latency', latency_ms: 1500, match: { method: 'POST', path: '/v1/load_balancers' } });
-    const first = h.spawnCcm();
+    const first = await h.spawnCcm();
     await initialisedNode(h);
     const name = uniqueName('crash');
     const uid = (await h.createService(NS, lbService(name))).metadata!.uid!;
     await eventually('LB create in flight', () => h.calls.byCaller(`${NS}/${name}`).some((c) => c.method === 'POST' && c.path.includes('firewall_policies')));
     await first.kill9();
     await h.sim.admin.clearFaults();
-    h.spawnCcm();
+    await h.spawnCcm();
     await eventually('ingress after restart', async () => (await h.cluster.core.readNamespacedService({ name, namespace: NS })).status?.loadBalancer?.ingress?.[0], 90_000);
     // A create the killed CCM had in flight is still served (after the injected latency): once simcloud
     // serves nothing but this metrics read, every call the killed process started has ended.
@@ -100,8 +100,8 @@ describe('simcloud CCM: restart and leader election', () => {
     // Worst case for a takeover after kill -9 is lease + 2 x (retry period x 2.2 jitter): 15 s + 8.8 s with the
     // upstream defaults (measured 16-19 s), so the bound of 20 s is asserted with a 10 s lease (worst 18.8 s).
     const ha = [`--leader-elect-resource-name=${lease}`, '--leader-elect-lease-duration=10s', '--leader-elect-renew-deadline=7s'];
-    const a = h.spawnCcm(ha);
-    const b = h.spawnCcm(ha);
+    const a = await h.spawnCcm(ha);
+    const b = await h.spawnCcm(ha);
     const holder = await eventually('a leader', async () => {
       const l = await h.cluster.coordination.readNamespacedLease({ name: lease, namespace: 'kube-system' }).catch(() => undefined);
       return l?.spec?.holderIdentity;
