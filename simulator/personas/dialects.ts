@@ -23,7 +23,7 @@ export interface Dialect {
   error(e: SimcloudError): DialectError;
   /** The whole error body, for a dialect whose envelope is not `{"error": ...}` (Linode's `{"errors": [...]}`). */
   errorBody?(e: SimcloudError, requestId?: string): unknown;
-  /** The HTTP status of an error, for a dialect whose statuses differ from simcloud's (DigitalOcean's 422). */
+  /** The HTTP status of an error, for a dialect whose statuses differ from simcloud's (DigitalOcean's 422, Linode's busy 400). */
   status?(e: SimcloudError): number;
   /** The store number behind a path id that is not an integer (DigitalOcean's load balancer UUIDs), else null. */
   numberOf?(id: string): number | null;

@@ -5,6 +5,8 @@
 //   - --cloud-provider=hcloud (ccm-sandbox/go/provider/hcloud, on hcloud-go) for simcloud's Hetzner dialect
 //     or any Hetzner Cloud API, with HCLOUD_ENDPOINT / HCLOUD_TOKEN and --allow-untagged-cloud (Hetzner
 //     resources carry no cluster id).
+//   - --cloud-provider=linode (ccm-sandbox/go/provider/linode, on linodego) for simcloud's Linode dialect or
+//     any Linode API, with LINODE_URL / LINODE_API_TOKEN / LINODE_REGION.
 package main
 
 import (
@@ -25,6 +27,7 @@ import (
 	"k8s.io/klog/v2"
 
 	_ "ccm-sandbox/go/provider/hcloud"   // registers the "hcloud" cloud provider
+	_ "ccm-sandbox/go/provider/linode"   // registers the "linode" cloud provider
 	_ "ccm-sandbox/go/provider/simcloud" // registers the "simcloud" cloud provider
 )
 
@@ -43,7 +46,7 @@ func initCloud(c *config.CompletedConfig) cloudprovider.Interface {
 	shared := c.ComponentConfig.KubeCloudShared.CloudProvider
 	cloud, err := cloudprovider.InitCloudProvider(shared.Name, shared.CloudConfigFile)
 	if err == nil && cloud == nil {
-		err = fmt.Errorf("unknown cloud provider %q; this binary provides: simcloud, hcloud", shared.Name)
+		err = fmt.Errorf("unknown cloud provider %q; this binary provides: simcloud, hcloud, linode", shared.Name)
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "upstream-ccm: cloud provider could not be initialized: %v\n", err)

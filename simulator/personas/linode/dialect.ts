@@ -6,12 +6,12 @@ import type { RouteDef } from '../../server/http.ts';
 import { registerDialect } from '../dialects.ts';
 import { catalogueRoutes } from './catalogue.ts';
 import { COLLECTIONS, PREFIX } from './common.ts';
-import { linodeError, linodeErrorBody } from './errors.ts';
+import { linodeError, linodeErrorBody, linodeErrorStatus } from './errors.ts';
 import { firewallAllRoutes } from './firewalls.ts';
 import { instanceRoutes } from './instances.ts';
 import { nodeBalancerConfigRoutes } from './nb-configs.ts';
 import { nodeBalancerRoutes } from './nodebalancers.ts';
 
-registerDialect({ name: 'linode', prefix: PREFIX, collections: COLLECTIONS, error: linodeError, errorBody: linodeErrorBody, rateLimitReset: 'epoch' });
+registerDialect({ name: 'linode', prefix: PREFIX, collections: COLLECTIONS, error: linodeError, errorBody: linodeErrorBody, status: linodeErrorStatus, rateLimitReset: 'epoch' });
 
 export const LINODE_ROUTES: readonly RouteDef[] = [...catalogueRoutes, ...instanceRoutes, ...nodeBalancerRoutes, ...nodeBalancerConfigRoutes, ...firewallAllRoutes];

@@ -1,7 +1,7 @@
 /**
  * Linode's error envelope: `{"errors": [{"field"?, "reason"}]}`, one entry per field at fault. A missing
- * resource is "Not found" and a bad token "Invalid Token", as Linode words them; other reasons are
- * simcloud's messages with numeric ids.
+ * resource is "Not found", a bad token "Invalid Token" and a resource busy with an action "Linode busy." (400),
+ * as Linode words them; other reasons are simcloud's messages with numeric ids.
  */
 import type { SimcloudError } from '../../server/errors.ts';
 import type { DialectError } from '../dialects.ts';
@@ -12,7 +12,11 @@ interface Reason {
   reason: string;
 }
 
-const FIXED: Partial<Record<SimcloudError['code'], string>> = { not_found: 'Not found', unauthorized: 'Invalid Token' };
+// "Linode busy." exactly: linodego retries a 400 with this reason (a resource in the middle of an action).
+const FIXED: Partial<Record<SimcloudError['code'], string>> = { not_found: 'Not found', unauthorized: 'Invalid Token', locked: 'Linode busy.' };
+
+/** Linode answers a busy resource with 400, where simcloud says 423 locked. */
+export const linodeErrorStatus = (e: SimcloudError): number => (e.code === 'locked' ? 400 : e.status);
 
 export function linodeError(e: SimcloudError): DialectError {
   return { code: e.code, message: FIXED[e.code] ?? numericMessage(e.message) };

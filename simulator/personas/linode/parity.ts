@@ -105,7 +105,7 @@ export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = {
   ],
   'firewall device': [f('id', diff('the NodeBalancer\'s id')), f('entity', diff('type nodebalancer; url /v4/nodebalancers/{id}')), f('created, updated', diff('the NodeBalancer\'s'))],
   'errors and paging': [
-    f('errors[].reason', diff('"Not found" and "Invalid Token" as Linode words them; other reasons are simcloud\'s messages with numeric ids')),
+    f('errors[].reason', diff('"Not found", "Invalid Token" and "Linode busy." (400, which linodego retries) as Linode words them; other reasons are simcloud\'s messages with numeric ids')),
     f('errors[].field', diff('the request field at fault, dotted for nested ones (configs.0.nodes.1.address); X-Filter for a bad filter')),
     f('page, pages, results, data; page_size 25-500 (default 100)'),
     f('X-Filter', diff('field equality (list fields: contains), +and, +or, +eq, +neq, +contains, +gt, +gte, +lt, +lte, +order_by, +order over the returned JSON')),

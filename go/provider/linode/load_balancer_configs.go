@@ -1,0 +1,104 @@
+package linode
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+
+	"github.com/linode/linodego/v2"
+	v1 "k8s.io/api/core/v1"
+)
+
+// configFor is the NodeBalancer config of one Service port.
+func configFor(p v1.ServicePort, o lbOptions) (linodego.NodeBalancerConfigCreateOptions, error) {
+	if p.Protocol != "" && p.Protocol != v1.ProtocolTCP {
+		return linodego.NodeBalancerConfigCreateOptions{}, fmt.Errorf("port %d: protocol %s is not supported; NodeBalancers here carry TCP", p.Port, p.Protocol)
+	}
+	return linodego.NodeBalancerConfigCreateOptions{
+		Port: int(p.Port), Protocol: o.protocol, ProxyProtocol: o.proxyProtocol, Algorithm: o.algorithm, Check: o.check, CheckPath: o.checkPath,
+		CheckInterval: o.interval, CheckTimeout: o.timeout, CheckAttempts: o.attempts,
+	}, nil
+}
+
+// nodeLabel fits a node name into Linode's 3 to 32 characters.
+func nodeLabel(name string) string {
+	if len(name) > 32 {
+		name = name[:32]
+	}
+	for len(name) < 3 {
+		name += "-"
+	}
+	return name
+}
+
+// nodesFor is one backend per node with an InternalIP, on the Service's NodePort.
+func nodesFor(nodes []*v1.Node, nodePort int32) []linodego.NodeBalancerNodeCreateOptions {
+	out := make([]linodego.NodeBalancerNodeCreateOptions, 0, len(nodes))
+	for _, n := range nodes {
+		for _, a := range n.Status.Addresses {
+			if a.Type == v1.NodeInternalIP && net.ParseIP(a.Address).To4() != nil {
+				address := net.JoinHostPort(a.Address, strconv.Itoa(int(nodePort)))
+				out = append(out, linodego.NodeBalancerNodeCreateOptions{Address: address, Label: nodeLabel(n.Name), Weight: 100, Mode: linodego.ModeAccept})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// reconcile makes the NodeBalancer's configs the Service's ports: each existing port's config is rebuilt
+// with the current nodes (keeping the ids of nodes it keeps), new ports get a config, gone ones are deleted.
+func (l *loadBalancers) reconcile(ctx context.Context, nbID int, svc *v1.Service, nodes []*v1.Node, o lbOptions) error {
+	current, err := l.client.ListNodeBalancerConfigs(ctx, nbID, nil)
+	if err != nil {
+		return err
+	}
+	byPort := map[int]linodego.NodeBalancerConfig{}
+	for _, c := range current {
+		byPort[c.Port] = c
+	}
+	for _, p := range svc.Spec.Ports {
+		want, err := configFor(p, o)
+		if err != nil {
+			return err
+		}
+		if err := l.ensureConfig(ctx, nbID, byPort, want, nodesFor(nodes, p.NodePort)); err != nil {
+			return err
+		}
+		delete(byPort, int(p.Port))
+	}
+	for _, gone := range byPort {
+		if err := l.client.DeleteNodeBalancerConfig(ctx, nbID, gone.ID); err != nil && !linodego.IsNotFound(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+func (l *loadBalancers) ensureConfig(ctx context.Context, nbID int, byPort map[int]linodego.NodeBalancerConfig, want linodego.NodeBalancerConfigCreateOptions, nodes []linodego.NodeBalancerNodeCreateOptions) error {
+	existing, ok := byPort[want.Port]
+	if !ok {
+		want.Nodes = nodes
+		_, err := l.client.CreateNodeBalancerConfig(ctx, nbID, want)
+		return err
+	}
+	old, err := l.client.ListNodeBalancerNodes(ctx, nbID, existing.ID, nil)
+	if err != nil {
+		return err
+	}
+	ids := map[string]int{}
+	for _, n := range old {
+		ids[n.Address] = n.ID
+	}
+	rebuild := linodego.NodeBalancerConfigRebuildOptions{
+		Port: want.Port, Protocol: want.Protocol, ProxyProtocol: want.ProxyProtocol, Algorithm: want.Algorithm, Check: want.Check, CheckPath: want.CheckPath,
+		CheckInterval: want.CheckInterval, CheckTimeout: want.CheckTimeout, CheckAttempts: want.CheckAttempts,
+		Nodes: make([]linodego.NodeBalancerConfigRebuildNodeOptions, 0, len(nodes)),
+	}
+	for _, n := range nodes {
+		rebuild.Nodes = append(rebuild.Nodes, linodego.NodeBalancerConfigRebuildNodeOptions{NodeBalancerNodeCreateOptions: n, ID: ids[n.Address]})
+	}
+	_, err = l.client.RebuildNodeBalancerConfig(ctx, nbID, existing.ID, rebuild)
+	return err
+}
