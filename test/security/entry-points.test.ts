@@ -1,14 +1,17 @@
 // The entry points that start a surface: `simcloud serve` (generated tokens printed once on stdout, never
 // in its log; no fixed default token; a non-loopback bind refused without explicit tokens; bad
-// --allowed-host and seed names refused with exit 2; data files owner-only) and the CCM's /healthz,
+// --allowed-host and seed names refused with exit 2; data files owner-only; tokens never on the command
+// line of a simcloud the launcher starts) and the CCM's /healthz,
 // /metrics and /configz server (Host check over HTTP and HTTPS, --allowed-host, bad values refused).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createExec } from '../../sandbox/exec.ts';
+import { startSimcloudProcess } from '../../sandbox/processes.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { startServing } from '../../src/serving.ts';
 import { hostileHosts, loopbackHosts, raw } from './support.ts';
@@ -132,6 +135,27 @@ describe('simcloud serve', () => {
     const files = readdirSync(join(root, 'new'));
     expect(files).toEqual(expect.arrayContaining(['db.json', expect.stringMatching(/^db\.json\.wal-/)]));
     for (const f of files) expect(statSync(join(root, 'new', f)).mode & 0o777, f).toBe(0o600);
+  });
+});
+
+describe('simcloud started by the launcher (sandbox, bench, tests)', () => {
+  it('carries its tokens in its environment, which other users cannot read, never on its command line (ps)', async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'sec-launch-'));
+    const token = `launch-${'p'.repeat(24)}`;
+    const adminToken = `launch-${'a'.repeat(24)}`;
+    const sim = await startSimcloudProcess({ exec: createExec(), stateDir, token, adminToken, dataPath: null, extraArgs: ['--no-dataplane', '--quiet'] });
+    try {
+      const argv = readFileSync(`/proc/${sim.process.pid}/cmdline`, 'utf8');
+      const environ = readFileSync(`/proc/${sim.process.pid}/environ`, 'utf8').split('\0');
+      expect(argv).toContain('serve');
+      expect(argv).not.toContain(token);
+      expect(argv).not.toContain(adminToken);
+      expect(environ).toEqual(expect.arrayContaining([`SIMCLOUD_TOKEN=${token}`, `SIMCLOUD_ADMIN_TOKEN=${adminToken}`]));
+      expect((await raw(`${sim.url}/v1/servers`, { headers: auth(token) })).status).toBe(200);
+    } finally {
+      await sim.process.stop();
+      rmSync(stateDir, { recursive: true, force: true });
+    }
   });
 });
 
