@@ -47,6 +47,8 @@ export interface SimcloudClientOptions {
 export interface WaitOptions extends CallOptions {
   /** Poll interval (default 100 ms). */
   intervalMs?: number;
+  /** Each further poll doubles the interval up to this (default: intervalMs, a fixed interval). */
+  maxIntervalMs?: number;
   /** Give up after this long (default 60 s). */
   deadlineMs?: number;
 }
@@ -132,6 +134,7 @@ export class SimcloudClient {
    */
   async waitForAction(id: string, opts: WaitOptions = {}): Promise<Action> {
     const deadline = this.#now() + (opts.deadlineMs ?? 60_000);
+    let interval = opts.intervalMs ?? 100;
     for (;;) {
       const action = await this.actions.get(id, opts);
       if (action.status === 'success') return action;
@@ -142,7 +145,8 @@ export class SimcloudClient {
       if (this.#now() >= deadline) {
         throw new SimcloudApiError({ code: 'timeout', message: `action ${id} still running`, status: 0, requestId: '', operation: 'actions.wait' });
       }
-      await this.#sleep(opts.intervalMs ?? 100, opts.signal);
+      await this.#sleep(interval, opts.signal);
+      interval = Math.min(interval * 2, Math.max(interval, opts.maxIntervalMs ?? interval));
     }
   }
 }

@@ -153,3 +153,24 @@ describe('transport', () => {
     expect(mayRepeat({ ...write(), method: 'DELETE' }, lost)).toBe(true);
   });
 });
+
+describe('waitForAction', () => {
+  const action = (status: string): Reply =>
+    json(200, { action: { id: 'act-1', command: 'create_load_balancer', status, progress: 0, started: '2026-01-01T00:00:00Z', finished: null, resources: [], error: null } });
+
+  it('polls at the interval, doubling up to maxIntervalMs, until the action succeeds', async () => {
+    const { url, seen } = await serve([action('running'), action('running'), action('running'), action('running'), action('success')]);
+    const slept: number[] = [];
+    const done = await client(url, slept).waitForAction('act-1', { intervalMs: 100, maxIntervalMs: 300 });
+    expect(done.status).toBe('success');
+    expect(seen).toHaveLength(5);
+    expect(slept).toEqual([100, 200, 300, 300]);
+  });
+
+  it('keeps a fixed interval without maxIntervalMs', async () => {
+    const { url } = await serve([action('running'), action('running'), action('success')]);
+    const slept: number[] = [];
+    await client(url, slept).waitForAction('act-1', { intervalMs: 250 });
+    expect(slept).toEqual([250, 250]);
+  });
+});
