@@ -1,4 +1,4 @@
-// A virtual kubelet: no pods, no containers, just the part of a kubelet the control plane and a CCM can
+// A virtual kubelet: no containers, just the part of a kubelet the control plane and a CCM can
 // see. It registers its Node the way a kubelet with --cloud-provider=external does (node-object.ts),
 // keeps its Lease in kube-node-lease renewed and its Ready condition fresh. stop() makes it go silent
 // (the node-lifecycle controller then marks the Node Ready=Unknown); resume() brings it back, posting
