@@ -6,6 +6,7 @@
 import type { RouteDef } from '../../simulator/server/http.ts';
 import { HCLOUD_ROUTES } from '../../simulator/personas/hcloud/dialect.ts';
 import { LINODE_ROUTES } from '../../simulator/personas/linode/dialect.ts';
+import { DIGITALOCEAN_ROUTES } from '../../simulator/personas/digitalocean/dialect.ts';
 import type { RawResponse } from './support.ts';
 
 /** One project's resources as numbers (every dialect shows a simcloud id's number), made through /v1. */
@@ -195,4 +196,56 @@ const linode: DialectRow = {
   codes: { notFound: 'Not found', unauthorized: 'Invalid Token', invalid: /./, invalidStatus: 400, unreadable: /request body/ },
 };
 
-export const DIALECT_ROWS: readonly DialectRow[] = [hcloud, linode];
+const DO = '/v2';
+/** DigitalOcean shows a load balancer as a UUID spelled from its store number. */
+const doUuid = (n: number): string => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+const DO_RULE = (port: number): Record<string, unknown> => ({ entry_protocol: 'tcp', entry_port: port, target_protocol: 'tcp', target_port: port + 8000 });
+
+function doParams(path: string, o: Owned): Record<string, string> {
+  if (path.startsWith(`${DO}/load_balancers/`)) return fill(path, { id: doUuid(o.lb) });
+  if (path.startsWith(`${DO}/droplets/`)) return fill(path, { id: o.server, action: o.actions.servers });
+  if (path.startsWith(`${DO}/actions/`)) return fill(path, { id: o.actions.servers });
+  return fill(path, {});
+}
+
+function doBodies(s: Owned): Record<string, unknown> {
+  const lb = `${DO}/load_balancers/:id`;
+  const rules = { forwarding_rules: [DO_RULE(81)] };
+  return {
+    [`post ${DO}/droplets/:id/actions`]: { type: 'power_off' },
+    [`put ${lb}`]: { name: `${s.tag}-renamed`, region: 'sim-1', forwarding_rules: [DO_RULE(80)], droplet_ids: [s.server] },
+    [`post ${lb}/forwarding_rules`]: rules,
+    [`delete ${lb}/forwarding_rules`]: rules,
+    [`post ${lb}/droplets`]: { droplet_ids: [s.server] },
+    [`delete ${lb}/droplets`]: { droplet_ids: [s.server] },
+  };
+}
+
+const digitalocean: DialectRow = {
+  name: 'digitalocean', prefix: DO, routes: DIGITALOCEAN_ROUTES,
+  catalogue: /^\/v2\/(regions|sizes)\//,
+  params: doParams,
+  body: (key, self) => doBodies(self)[key] ?? (key.startsWith('post ') || key.startsWith('put ') ? {} : undefined),
+  foreignRefs: (s, o) => [
+    ['POST', `${DO}/load_balancers`, { name: 'steal', region: 'sim-1', forwarding_rules: [DO_RULE(80)], droplet_ids: [o.server] }],
+    ['PUT', `${DO}/load_balancers/${doUuid(s.lb)}`, { name: 'own-lb', region: 'sim-1', forwarding_rules: [DO_RULE(80)], droplet_ids: [o.server] }],
+    ['POST', `${DO}/load_balancers/${doUuid(s.lb)}/droplets`, { droplet_ids: [o.server] }],
+    ['GET', `${DO}/droplets/${s.server}/actions/${o.actions.servers}`, undefined],
+  ],
+  lists: (o) => [
+    `${DO}/droplets`, `${DO}/load_balancers`, `${DO}/actions?per_page=200`, `${DO}/droplets?tag_name=role:${o.tag}`, `${DO}/droplets?name=${o.tag}-srv`,
+  ],
+  create: {
+    path: `${DO}/droplets`,
+    body: (s) => ({ name: `${s.tag}-new`, region: 'sim-1', size: 'sc-small', image: 'ubuntu-24.04' }),
+    invalid: [[{ name: '../../etc' }, 'name'], [{ size: 'x'.repeat(300) }, 'size'], [{ tags: ['../x'] }, 'tags.0'], [{ vpc_uuid: 'x' }, 'vpc_uuid'], [{ image: -1 }, 'image']],
+  },
+  // DigitalOcean's body has no field list: the message names each field at fault (`size: unknown size x, name: ...`).
+  read: (r) => {
+    const e = r.json() as { id: string; message: string };
+    return { code: e.id, fields: e.message.split(', ').flatMap((part) => /^([\w.()[\]-]+): /.exec(part)?.[1] ?? []) };
+  },
+  codes: { notFound: 'not_found', unauthorized: 'Unauthorized', invalid: /^unprocessable_entity$/, invalidStatus: 422, unreadable: /^bad_request$/ },
+};
+
+export const DIALECT_ROWS: readonly DialectRow[] = [hcloud, linode, digitalocean];

@@ -11,7 +11,7 @@ import { defineRoute, type RouteDef } from '../../server/http.ts';
 import { IMAGES, SERVER_TYPES, ZONES } from '../../server/resources/catalogue/data.ts';
 import * as svc from '../../server/resources/servers/service.ts';
 import type { ActionRec } from '../../server/store/state.ts';
-import { NumericId, NumericIdParams, numericIdOf, simcloudId } from '../numeric-ids.ts';
+import { NumericIdParams, numericIdOf, simcloudId } from '../numeric-ids.ts';
 import { ListQuery, PREFIX, dropletSid, labelsOf, ownedDroplet, pageOf, tagsOf } from './common.ts';
 import { actionView, dropletView } from './views.ts';
 
@@ -109,7 +109,7 @@ export const dropletRoutes: RouteDef[] = [
     },
   }),
   defineRoute({
-    method: 'get', path: `${PREFIX}/actions/:id`, operation: 'digitalocean.actions.get', summary: 'Get an action', params: z.object({ id: NumericId }),
+    method: 'get', path: `${PREFIX}/actions/:id`, operation: 'digitalocean.actions.get', summary: 'Get an action', params: NumericIdParams,
     handle: (sim, { caller, params }) => ({ action: viewAction(sim, ownedAction(sim, caller, params.id)) }),
   }),
 ];

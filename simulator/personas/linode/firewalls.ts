@@ -10,7 +10,7 @@ import { invalidField, notFound } from '../../server/errors.ts';
 import { defineRoute, type RouteDef } from '../../server/http.ts';
 import * as svc from '../../server/resources/firewall-policies/service.ts';
 import type { FirewallPolicyRec, LoadBalancerRec } from '../../server/store/state.ts';
-import { NumericId, NumericIdParams, numericIdOf } from '../numeric-ids.ts';
+import { NumericId, NumericIdParams, NumericPathId, numericIdOf } from '../numeric-ids.ts';
 import { ListQuery, PREFIX, linodeTime, owned, pageOf, sid } from './common.ts';
 import { RulesBody, devicesOf, fwAttrsOf, rulesView, setFirewall, simRules, syncDevices } from './fw-model.ts';
 import { labelsOf, tagsOf } from './views.ts';
@@ -25,7 +25,7 @@ const Devices = z.object({
 const CreateFirewallBody = z.object({ label: Label, rules: RulesBody, tags: Tags.optional(), devices: Devices.optional() });
 const UpdateFirewallBody = z.object({ label: Label.optional(), status: z.enum(['enabled', 'disabled']).optional(), tags: Tags.optional() });
 const DeviceBody = z.object({ id: NumericId, type: z.enum(['nodebalancer', 'linode', 'linode_interface']) });
-const DeviceParams = z.object({ id: NumericId, did: NumericId });
+const DeviceParams = z.object({ id: NumericPathId, did: NumericPathId });
 
 function deviceView(lb: LoadBalancerRec): Record<string, unknown> {
   const n = numericIdOf(lb.id);

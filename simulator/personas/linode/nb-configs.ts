@@ -9,15 +9,15 @@ import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField, notFound } from '../../server/errors.ts';
 import { defineRoute, type RouteDef } from '../../server/http.ts';
 import type { LoadBalancerRec } from '../../server/store/state.ts';
-import { NumericId } from '../numeric-ids.ts';
+import { NumericPathId } from '../numeric-ids.ts';
 import { ListQuery, PREFIX, owned, pageOf } from './common.ts';
 import { attrsOf, commitConfigs, configsOf, newConfig, newNode, type Config } from './nb-model.ts';
 import { ConfigBody, ConfigUpdateBody, NodeBody, NodeUpdateBody, RebuildBody } from './nb-schemas.ts';
 import { configView, nodeView, nodeViews } from './nb-view.ts';
 
-const LbParams = z.object({ id: NumericId });
-const ConfigParams = LbParams.extend({ cid: NumericId });
-const NodeParams = ConfigParams.extend({ nid: NumericId });
+const LbParams = z.object({ id: NumericPathId });
+const ConfigParams = LbParams.extend({ cid: NumericPathId });
+const NodeParams = ConfigParams.extend({ nid: NumericPathId });
 
 /** What a config route works on: the LB, its configs, a copy of its attributes to advance ids on. */
 interface Ctx {
