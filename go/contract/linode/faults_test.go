@@ -48,3 +48,37 @@ func TestLinodegoWaitsOutARateLimitAndSucceeds(t *testing.T) {
 		t.Fatalf("without retries: %v, want 429", last)
 	}
 }
+
+// An instance in the middle of an action is "Linode busy." with 400, as Linode answers, and linodego's own
+// retry of that answer carries a delete through once the action ends.
+func TestABusyInstanceIsLinodeBusyAndLinodegoRetriesIt(t *testing.T) {
+	c := client(t)
+	in := createInstance(t, "busy")
+	waitStatus(t, in.ID, linodego.InstanceRunning)
+	sim.AddFault(t, map[string]any{"kind": "stuck_transition", "match": map[string]any{"resource_type": "server"}})
+	if err := c.ShutdownInstance(ctx(t), in.ID); err != nil {
+		t.Fatal(err)
+	}
+	noRetry, err := NewClient(sim, sim.Token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noRetry.SetRetryCount(0)
+	err = noRetry.DeleteInstance(ctx(t), in.ID)
+	if e := apiError(t, err); e.Code != http.StatusBadRequest || e.Message != "Linode busy." {
+		t.Fatalf("delete while shutting down: %v, want [400] Linode busy.", err)
+	}
+	var faults struct {
+		Faults []struct {
+			ID string `json:"id"`
+		} `json:"faults"`
+	}
+	// Lift the stuck transition (this package's tests run one at a time, so every rule is this test's).
+	sim.Do(t, "GET", "/_sim/faults", nil, &faults)
+	for _, f := range faults.Faults {
+		sim.Request(t, "DELETE", "/_sim/faults/"+f.ID, nil)
+	}
+	if err := c.DeleteInstance(ctx(t), in.ID); err != nil {
+		t.Fatalf("delete with linodego's retries: %v", err)
+	}
+}
