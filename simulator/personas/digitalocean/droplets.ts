@@ -15,19 +15,22 @@ import { NumericIdParams, numericIdOf, simcloudId } from '../numeric-ids.ts';
 import { ListQuery, PREFIX, dropletSid, labelsOf, ownedDroplet, pageOf, tagsOf } from './common.ts';
 import { actionView, dropletView } from './views.ts';
 
-const Tags = z.array(z.string()).max(50);
+const Tags = z.array(z.string().max(255)).max(50);
 
-const CreateDropletBody = z.object({
-  name: z.string().min(1).max(255).regex(/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/, 'must be letters, digits, dots and dashes'),
-  region: z.string().min(1), size: z.string().min(1), image: z.union([z.string().min(1), z.number().int()]),
-  tags: Tags.nullish(), vpc_uuid: z.string().optional(),
+/** Every field godo sends; the switches DigitalOcean bills for (backups, monitoring, ...) are accepted and have no effect. */
+const CreateDropletBody = z.strictObject({
+  name: z.string().min(1).max(63).regex(/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/, 'must be letters, digits, dots and dashes'),
+  region: z.string().min(1).max(63), size: z.string().min(1).max(63), image: z.union([z.string().min(1).max(63), z.number().int()]),
+  tags: Tags.nullish(), vpc_uuid: z.string().max(64).optional(), ssh_keys: z.array(z.union([z.string().max(128), z.number().int()])).max(32).nullish(),
+  backups: z.boolean().optional(), ipv6: z.boolean().optional(), private_networking: z.boolean().optional(), monitoring: z.boolean().optional(),
+  user_data: z.string().max(65_536).optional(), with_droplet_agent: z.boolean().optional(), public_networking: z.boolean().optional(),
 });
 type CreateDropletBody = z.infer<typeof CreateDropletBody>;
 
 const DropletListQuery = ListQuery.extend({ tag_name: z.string().min(1).max(255).optional(), name: z.string().min(1).max(255).optional() });
 
 const POWER = { power_on: 'poweron', power_off: 'poweroff', shutdown: 'shutdown', reboot: 'reboot', power_cycle: 'reboot' } as const satisfies Record<string, ServerActionName>;
-const ActionBody = z.object({ type: z.enum(Object.keys(POWER) as [keyof typeof POWER, ...(keyof typeof POWER)[]]) });
+const ActionBody = z.strictObject({ type: z.enum(Object.keys(POWER) as [keyof typeof POWER, ...(keyof typeof POWER)[]]) });
 
 const ActionParams = z.object({ id: NumericIdParams.shape.id, action: NumericIdParams.shape.id });
 
