@@ -1,6 +1,6 @@
 // Generates the reference tables in docs/reference/ from the registries in code: annotations
-// (src/simcloud/annotations.ts), flags and environment variables (src/config/settings.ts), and the Hetzner
-// and Linode dialects' parity tables (simulator/personas/<dialect>/parity.ts over their route tables).
+// (src/simcloud/annotations.ts), flags and environment variables (src/config/settings.ts), and the Hetzner,
+// Linode and DigitalOcean dialects' parity tables (simulator/personas/<dialect>/parity.ts over their route tables).
 // `npm run docs:generate` writes them; `--check` exits 1 when a committed file is stale.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -11,6 +11,8 @@ import { HCLOUD_ROUTES } from '../simulator/personas/hcloud/dialect.ts';
 import { ENDPOINTS, FIELDS, NOT_SERVED, Parity, type FieldParity, type ParityEntry } from '../simulator/personas/hcloud/parity.ts';
 import { LINODE_ROUTES } from '../simulator/personas/linode/dialect.ts';
 import * as linode from '../simulator/personas/linode/parity.ts';
+import { DIGITALOCEAN_ROUTES } from '../simulator/personas/digitalocean/dialect.ts';
+import * as digitalocean from '../simulator/personas/digitalocean/parity.ts';
 import type { RouteDef } from '../simulator/server/http.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -106,6 +108,12 @@ const LINODE: ParitySpec = {
   intro: ['What simcloud\'s `/v4` serves of Linode API v4 (see docs/personas.md). The contract tests in `go/contract/linode`', 'exercise every served endpoint through linodego, configured as the Linode CCM configures it.'],
 };
 
+const DIGITALOCEAN: ParitySpec = {
+  title: 'DigitalOcean dialect: parity', prefix: '/v2', routes: DIGITALOCEAN_ROUTES, endpoints: digitalocean.ENDPOINTS, notServed: digitalocean.NOT_SERVED,
+  fields: digitalocean.FIELDS,
+  intro: ['What simcloud\'s `/v2` serves of DigitalOcean API v2 (see docs/personas.md). The contract tests in `go/contract/digitalocean`', 'exercise every served endpoint through godo, configured as the DigitalOcean CCM configures it.'],
+};
+
 /** How many endpoints and fields are emulated, emulated with a difference, or not emulated. */
 export function parityCounts(spec: ParitySpec = HCLOUD): { endpoints: Record<Parity, number>; fields: Record<Parity, number> } {
   const count = (statuses: readonly Parity[]): Record<Parity, number> =>
@@ -144,6 +152,7 @@ function parityDoc(spec: ParitySpec): string {
 
 export const hcloudParityDoc = (): string => parityDoc(HCLOUD);
 export const linodeParityDoc = (): string => parityDoc(LINODE);
+export const digitaloceanParityDoc = (): string => parityDoc(DIGITALOCEAN);
 
 export const GENERATED: Readonly<Record<string, () => string>> = {
   'docs/reference/annotations.md': annotationsDoc,
@@ -151,6 +160,7 @@ export const GENERATED: Readonly<Record<string, () => string>> = {
   'docs/reference/env.md': envDoc,
   'docs/reference/hcloud-parity.md': hcloudParityDoc,
   'docs/reference/linode-parity.md': linodeParityDoc,
+  'docs/reference/digitalocean-parity.md': digitaloceanParityDoc,
 };
 
 /** Paths whose committed content differs from what the registries generate. */

@@ -171,8 +171,9 @@ func TestErrorsComeAsGodoErrorResponsesWithDigitalOceansIdsAndStatuses(t *testin
 
 func TestRegionsAndSizesListTheCatalogue(t *testing.T) {
 	c := client(t)
-	regions, _, err := c.Regions.List(ctx(t), nil)
-	if err != nil || len(regions) < 2 || regions[0].Slug != "sim-1" || !regions[0].Available {
+	// The DigitalOcean CCM accepts its REGION setting only when a region's name equals it.
+	regions, _, err := c.Regions.List(ctx(t), &godo.ListOptions{Page: 1, PerPage: 50})
+	if err != nil || len(regions) < 2 || regions[0].Slug != "sim-1" || regions[0].Name != "sim-1" || !regions[0].Available {
 		t.Fatalf("regions = %+v, %v", regions, err)
 	}
 	sizes, _, err := c.Sizes.List(ctx(t), nil)

@@ -22,7 +22,8 @@ export function sizeView(t: ServerType): Record<string, unknown> {
 }
 
 export function regionView(r: Region): Record<string, unknown> {
-  return { slug: r.id, name: r.description, sizes: SERVER_TYPES.map((t) => t.id), available: true, features: ['private_networking', 'load_balancers'] };
+  // The DigitalOcean CCM checks its REGION setting against region names, so the name is the slug too.
+  return { slug: r.id, name: r.name, sizes: SERVER_TYPES.map((t) => t.id), available: true, features: ['private_networking', 'load_balancers'] };
 }
 
 const regionOf = (id: string): Record<string, unknown> => regionView(REGIONS.find((r) => r.id === id) ?? { id, name: id, description: id });
