@@ -42,6 +42,8 @@ export interface DialectRow {
   body(key: string, self: Owned): unknown;
   /** Requests by `self` naming `other`'s resources inside the body or query. */
   foreignRefs(self: Owned, other: Owned): readonly Request[];
+  /** A selector target on self's LB that `other`'s servers match (label or tag), and the GET that shows what it resolved to. */
+  selector?(self: Owned, other: Owned): { readonly request: Request; readonly show: string };
   /** List paths (with queries) that must show nothing of `other`'s. */
   lists(other: Owned): readonly string[];
   /** A creation request and bodies it must refuse, each with the field the answer names. */
@@ -124,6 +126,10 @@ const hcloud: DialectRow = {
     ['GET', `${HCLOUD}/servers/${s.server}/actions/${o.actions.servers}`, undefined],
     ['GET', `${HCLOUD}/load_balancers/${s.lb}/actions/${o.actions.load_balancers}`, undefined],
   ],
+  selector: (s, o) => ({
+    request: ['POST', `${HCLOUD}/load_balancers/${s.lb}/actions/add_target`, { type: 'label_selector', label_selector: { selector: `role=${o.tag}` } }],
+    show: `${HCLOUD}/load_balancers/${s.lb}`,
+  }),
   lists: (o) => [
     `${HCLOUD}/servers`, `${HCLOUD}/networks`, `${HCLOUD}/load_balancers`, `${HCLOUD}/servers?label_selector=role%3D${o.tag}`,
     `${HCLOUD}/actions?id=${o.actions.servers}&id=${o.actions.networks}&id=${o.actions.load_balancers}`,
@@ -232,6 +238,10 @@ const digitalocean: DialectRow = {
     ['POST', `${DO}/load_balancers/${doUuid(s.lb)}/droplets`, { droplet_ids: [o.server] }],
     ['GET', `${DO}/droplets/${s.server}/actions/${o.actions.servers}`, undefined],
   ],
+  selector: (s, o) => ({
+    request: ['PUT', `${DO}/load_balancers/${doUuid(s.lb)}`, { name: 'own-lb', region: 'sim-1', forwarding_rules: [DO_RULE(80)], tag: `role:${o.tag}` }],
+    show: `${DO}/load_balancers/${doUuid(s.lb)}`,
+  }),
   lists: (o) => [
     `${DO}/droplets`, `${DO}/load_balancers`, `${DO}/actions?per_page=200`, `${DO}/droplets?tag_name=role:${o.tag}`, `${DO}/droplets?name=${o.tag}-srv`,
   ],

@@ -5,7 +5,7 @@
 // envelope AND for the store's commit sequence not having moved.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SimcloudClient } from '../../simulator/api/client/index.ts';
-import { numericIdOf } from '../../simulator/personas/numeric-ids.ts';
+import { numericIdOf, simcloudId } from '../../simulator/personas/numeric-ids.ts';
 import { waitFor } from '../../sandbox/wait.ts';
 import { startSimcloudInProcess, type InProcessSimcloud } from '../helpers/simcloud.ts';
 import { DIALECT_ROWS, type DialectRow, type Owned } from './dialect-rows.ts';
@@ -116,6 +116,21 @@ describe.each(DIALECT_ROWS)('the $name dialect', (row: DialectRow) => {
     }
     const mine = await send('GET', row.lists(victim)[0]!, json(own.token));
     expect(mine.text, 'the caller sees its own').toContain('own-');
+  });
+
+  it("resolves a label selector or tag target only among the caller's own servers, though the other project's match it", async () => {
+    const selector = row.selector?.(own, victim);
+    if (selector === undefined) return;
+    const [method, path, body] = selector.request;
+    const r = await send(method, path, json(own.token), body);
+    expect(r.status, r.text.slice(0, 200)).toBeLessThan(300);
+    await quiet();
+    const shown = await send('GET', selector.show, json(own.token));
+    expect(shown.status).toBe(200);
+    expect(showsId(shown.text, victim.server), shown.text.slice(0, 300)).toBe(false);
+    expect(shown.text).not.toContain(`"${victim.serverIp}"`);
+    const lb = sc.sim.store.state.load_balancers[simcloudId('lb', own.lb)]!;
+    expect(sc.sim.targets.resolve(lb).map((t) => t.server_id)).not.toContain(simcloudId('srv', victim.server));
   });
 
   it("refuses missing, wrong and misplaced tokens with 401 in the dialect's envelope", async () => {
