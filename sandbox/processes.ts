@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { exitSignal, type Exec, type ExitInfo, type ManagedProcess } from './exec.ts';
+import { exitSignal, type Exec, type ExitInfo, type ManagedProcess, type SpawnOptions } from './exec.ts';
 import { freePort } from './ports.ts';
 import { waitFor } from './wait.ts';
 
@@ -22,8 +22,11 @@ export interface ProcessLaunch<T> {
   readonly name: string;
   readonly command: string;
   readonly args: readonly string[];
-  readonly env: Record<string, string>;
+  /** The whole environment (default: this process's). */
+  readonly env?: Record<string, string>;
   readonly logFile: string;
+  /** How many of the log's last lines a start-up failure shows (default 20). */
+  readonly tailLines?: number;
   readonly cwd?: string;
   /** Signal the whole process group on stop (a shell command line and whatever it starts). */
   readonly group?: boolean;
@@ -33,6 +36,8 @@ export interface ProcessLaunch<T> {
   readonly readyDescription: string;
   readonly timeoutMs?: number;
   readonly intervalMs?: number;
+  /** Called at once with the spawned process, so a caller starting several can stop them all if one fails. */
+  readonly onSpawned?: (process: ManagedProcess) => void;
   /** How the process is named in a start-up failure (default: its name). */
   readonly describe?: string;
 }
@@ -49,7 +54,8 @@ export interface LaunchedProcess<T> {
 export async function launchProcess<T>(launch: ProcessLaunch<T>): Promise<LaunchedProcess<T>> {
   const { exec, name, logFile } = launch;
   const what = launch.describe ?? name;
-  const proc = exec.spawn(launch.command, launch.args, { name, logFile, env: launch.env, ...(launch.cwd ? { cwd: launch.cwd } : {}), ...(launch.group ? { group: true } : {}) });
+  const proc = exec.spawn(launch.command, launch.args, spawnOptions(launch));
+  launch.onSpawned?.(proc);
   const signal = exitSignal(proc, () => `${what} exited`);
   try {
     const ready = await waitFor(launch.ready, { timeoutMs: launch.timeoutMs ?? 30_000, ...(launch.intervalMs ? { intervalMs: launch.intervalMs } : {}), description: launch.readyDescription, signal });
@@ -58,7 +64,7 @@ export async function launchProcess<T>(launch: ProcessLaunch<T>): Promise<Launch
     const exitedEarly = signal.aborted;
     await proc.stop();
     const why = exitedEarly ? `exited during start-up (${exitText(await proc.exited)})` : `did not start: ${err instanceof Error ? err.message : String(err)}`;
-    throw new LaunchError(`${what} ${why}; last lines of ${logFile}:\n${tail(logFile)}`);
+    throw new LaunchError(`${what} ${why}; last lines of ${logFile}:\n${tail(logFile, launch.tailLines)}`);
   }
 }
 
@@ -67,6 +73,10 @@ export async function launchProcess<T>(launch: ProcessLaunch<T>): Promise<Launch
  * business): launched once spawned, still logged, reaped and stopped like any other.
  */
 export const SPAWNED = { ready: (): true => true, readyDescription: 'the process to be spawned' } as const;
+
+function spawnOptions({ name, logFile, env, cwd, group }: ProcessLaunch<unknown>): SpawnOptions {
+  return { name, logFile, ...(env ? { env } : {}), ...(cwd ? { cwd } : {}), ...(group ? { group } : {}) };
+}
 
 /** "exit code 127" or "signal SIGKILL". */
 export function exitText(info: ExitInfo): string {

@@ -4,16 +4,16 @@
 // Each ControlPlane has its own directory (PKI, etcd data, kubeconfigs, one log per component) and its
 // own ports, so several can run at once. stop() ends everything; so do SIGINT/SIGTERM (shutdown.ts) and
 // the death of this process (reaper.ts), so no process, port or temp dir outlives a run.
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ipaddr from 'ipaddr.js';
-import { createExec, exitSignal, type Exec, type ManagedProcess } from '../exec.ts';
+import { createExec, type Exec, type ManagedProcess } from '../exec.ts';
 import { freePorts } from '../ports.ts';
+import { launchProcess, LaunchError } from '../processes.ts';
 import { reaper } from '../reaper-client.ts';
 import { registerCleanup } from '../shutdown.ts';
-import { waitFor } from '../wait.ts';
 import { ensureBinaries, type Component, type ControlPlaneBinaries } from './binaries.ts';
 import { controllerManagerArgs, apiServerArgs, etcdArgs, schedulerArgs, type ControlPlanePorts, type ControlPlaneLayout } from './flags.ts';
 import { renderKubeconfig } from './kubeconfig.ts';
@@ -240,24 +240,15 @@ interface ComponentStart {
 
 async function startComponent(ctx: AttemptContext, processes: ManagedProcess[], { name, args, ready }: ComponentStart): Promise<void> {
   const logFile = join(ctx.dir, 'logs', `${name}.log`);
-  const proc = ctx.exec.spawn(ctx.binaries[name], args, { name, logFile });
-  processes.push(proc);
   const timeoutMs = ctx.options.startTimeoutMs ?? CONTROL_PLANE_DEFAULTS.startTimeoutMs;
-  // Stop waiting as soon as the process exits: no point polling a dead component until the timeout.
-  const signal = exitSignal(proc, (info) => `${name} exited during start-up (code ${info.code}, signal ${info.signal})`);
   try {
-    await waitFor(ready, { timeoutMs, intervalMs: 100, description: `${name} to become ready`, signal });
+    // Tracked from the spawn on: a sibling failing mid-start stops this one too.
+    await launchProcess({
+      exec: ctx.exec, name, command: ctx.binaries[name], args, logFile, ready, readyDescription: `${name} to become ready`, timeoutMs, intervalMs: 100, tailLines: 30,
+      onSpawned: (proc) => processes.push(proc),
+    });
   } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
-    throw new ControlPlaneStartError(`${name} failed to start: ${reason}\n--- last lines of ${logFile} ---\n${logTail(logFile, 30)}`);
-  }
-}
-
-function logTail(file: string, lines: number): string {
-  try {
-    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
-  } catch {
-    return '(no log)';
+    throw err instanceof LaunchError ? new ControlPlaneStartError(`${name} failed to start: ${err.message}`) : err;
   }
 }
 

@@ -1,15 +1,18 @@
 // The control plane is real: etcd + kube-apiserver + kube-controller-manager + kube-scheduler built from Go
 // modules, with node-ipam, node-lifecycle, namespace, service-account and workload controllers and the
 // scheduler doing their jobs.
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApiException, AppsV1Api, type V1Node } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pinnedVersions } from '../../sandbox/control-plane/binaries.ts';
 import { ControlPlane, ControlPlaneStartError } from '../../sandbox/control-plane/control-plane.ts';
+import { createExec } from '../../sandbox/exec.ts';
 import { UNINITIALIZED_TAINT } from '../../sandbox/kubelet/node-object.ts';
 import { readyStatus, VirtualKubelet } from '../../sandbox/kubelet/virtual-kubelet.ts';
+import { launchProcess } from '../../sandbox/processes.ts';
 import { waitFor } from '../../sandbox/wait.ts';
 import { sharedControlPlane, uniqueName, type TestCluster } from '../helpers/control-plane.ts';
 
@@ -165,19 +168,24 @@ describe('control plane lifecycle', () => {
     const err: unknown = await start.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ControlPlaneStartError);
     expect((err as Error).message).toMatch(/kube-controller-manager failed to start: .*exited during start-up/);
-    expect((err as Error).message).toContain('--- last lines of');
+    expect((err as Error).message).toMatch(/last lines of \S+kube-controller-manager\.log:\n/);
   });
 
   it('leaves nothing behind when the process that started it is killed with SIGKILL', async () => {
     const fixture = fileURLToPath(new URL('./fixtures/start-control-plane.ts', import.meta.url));
-    const child = spawn(process.execPath, [fixture], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const line = await new Promise<string>((resolve, reject) => {
-      child.stdout.once('data', (d: Buffer) => resolve(d.toString()));
-      child.once('exit', (code) => reject(new Error(`fixture exited with ${code}`)));
+    const logDir = mkdtempSync(join(tmpdir(), 'cp-fixture-'));
+    const logFile = join(logDir, 'fixture.log');
+    const printed = (): { dir: string; pids: number[] } | undefined => {
+      const line = /^\{"dir".*\}$/m.exec(readFileSync(logFile, 'utf8'))?.[0];
+      return line ? (JSON.parse(line) as { dir: string; pids: number[] }) : undefined;
+    };
+    const started = await launchProcess({
+      exec: createExec(), name: 'start-control-plane', command: process.execPath, args: [fixture], logFile, ready: printed, readyDescription: 'the fixture to print its control plane', timeoutMs: 300_000,
     });
-    const { dir, pids } = JSON.parse(line) as { dir: string; pids: number[] };
+    const { dir, pids } = started.ready;
     expect(pids.every(alive)).toBe(true);
-    child.kill('SIGKILL');
+    started.process.kill('SIGKILL');
     await waitFor(() => !pids.some(alive) && !existsSync(dir), { timeoutMs: 20_000, description: 'the reaper to stop the components and remove the directory' });
+    rmSync(logDir, { recursive: true, force: true });
   });
 });
