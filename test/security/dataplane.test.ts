@@ -3,12 +3,15 @@
 // time or flood a line that never ends, a normal client still gets its whole answer through the VIP and
 // straight from the node, and simcloud's API still answers. Everything listens on this run's own
 // loopback address plan.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimLoopbackAddressPlan, type AddressPlanLease } from '../../sandbox/cloud/address-plan.ts';
+import { createExec } from '../../sandbox/exec.ts';
 import { NodePortStandIns } from '../../sandbox/kubelet/nodeport-standins.ts';
+import { launchProcess } from '../../sandbox/processes.ts';
 import { buildProxyTable } from '../../sandbox/kubelet/proxy-table.ts';
 import { endpointSlice, nodePortService } from '../helpers/endpoint-slices.ts';
 import { waitFor } from '../../sandbox/wait.ts';
@@ -70,20 +73,26 @@ for (let i = 0; i < Number(count); i++) {
   s.pause();
   s.on('error', () => undefined);
   s.on('close', () => { open--; process.stdout.write('closed\\n'); });
-}`;
+}
+// Paused silent sockets keep no event loop alive: the crowd idles until it is killed.
+setInterval(() => undefined, 1 << 30);`;
+
+const crowdLogs = mkdtempSync(join(tmpdir(), 'sec-crowd-'));
+let crowds = 0;
 
 async function crowd(ip: string, port: number, count: number, kind: 'silent' | 'dribble' | 'flood'): Promise<Crowd> {
-  const child = spawn(process.execPath, ['-e', CROWD, ip, String(port), String(count), kind], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = once(child, 'exit');
-  await waitFor(() => out.includes('ready') || child.exitCode !== null, { timeoutMs: 15_000, description: `${count} ${kind} connections` });
+  const logFile = join(crowdLogs, `crowd-${crowds++}.log`);
+  const out = (): string => readFileSync(logFile, 'utf8');
+  const { process: proc } = await launchProcess({
+    exec: createExec(), name: `crowd-${kind}`, command: process.execPath, args: ['-e', CROWD, ip, String(port), String(count), kind], logFile,
+    ready: () => out().includes('ready'), readyDescription: `${count} ${kind} connections`, timeoutMs: 15_000,
+  });
   return {
-    open: () => count - (out.match(/closed/g)?.length ?? 0),
-    flooded: () => 16 * (out.match(/16MiB/g)?.length ?? 0),
+    open: () => count - (out().match(/closed/g)?.length ?? 0),
+    flooded: () => 16 * (out().match(/16MiB/g)?.length ?? 0),
     close: async () => {
-      child.kill('SIGKILL');
-      await exited;
+      proc.kill('SIGKILL');
+      await proc.exited;
     },
   };
 }
@@ -120,6 +129,7 @@ describe('slow clients on data-plane listeners', () => {
     await standIns?.close();
     await sc?.stop();
     lease?.release();
+    rmSync(crowdLogs, { recursive: true, force: true });
   });
 
   const normalRequest = 'GET /hello HTTP/1.1\r\nhost: web\r\nconnection: close\r\n\r\n';
