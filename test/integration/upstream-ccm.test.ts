@@ -13,6 +13,7 @@ import { ensureUpstreamCcmBinary, getUpstreamCcm, upstreamCcmArgs, upstreamCcmEn
 import { createExec, type ManagedProcess } from '../../sandbox/exec.ts';
 import { readyStatus } from '../../sandbox/kubelet/virtual-kubelet.ts';
 import { freePort } from '../../sandbox/ports.ts';
+import { launchProcess, SPAWNED } from '../../sandbox/processes.ts';
 import { CcmHarness, eventually, isNotFound, readLine, uniqueName } from './ccm-harness.ts';
 
 const UNINITIALIZED = 'node.cloudprovider.kubernetes.io/uninitialized';
@@ -57,7 +58,10 @@ describe('upstream Go CCM (k8s.io/cloud-provider) on simcloud', () => {
     networkId = (await h.sim.client.networks.create({ name: network })).id;
     const env = { ...process.env, ...upstreamCcmEnv({ endpoint: h.sim.url, token: h.sim.token, network }) } as Record<string, string>;
     port = await freePort();
-    ccm = exec.spawn(binary, args(port), { name: 'upstream-ccm', logFile: join(dir, 'upstream-ccm.log'), env });
+    const healthy = async (): Promise<boolean> => (await getUpstreamCcm(port, certDir).catch(() => undefined))?.status === 200;
+    ccm = (await launchProcess({
+      exec, name: 'upstream-ccm', command: binary, args: args(port), env, logFile: join(dir, 'upstream-ccm.log'), ready: healthy, readyDescription: 'the upstream CCM /healthz', timeoutMs: 60_000,
+    })).process;
   });
   afterAll(async () => {
     await ccm?.stop();
@@ -66,7 +70,7 @@ describe('upstream Go CCM (k8s.io/cloud-provider) on simcloud', () => {
   });
 
   it('serves /healthz and /metrics over HTTPS on loopback with the certificate it wrote into --cert-dir', async () => {
-    const health = await eventually(`/healthz (log:\n${log().slice(-2000)})`, () => getUpstreamCcm(port, certDir).catch(() => undefined));
+    const health = await getUpstreamCcm(port, certDir);
     expect(health).toEqual({ status: 200, body: 'ok' });
     const metrics = await getUpstreamCcm(port, certDir, '/metrics');
     expect(metrics.status).toBe(200);
@@ -225,7 +229,8 @@ describe('upstream Go CCM (k8s.io/cloud-provider) on simcloud', () => {
 
   it('exits 1 at start with one line naming the endpoint when the token is wrong', async () => {
     const logFile = join(dir, 'bad-token.log');
-    const bad = exec.spawn(binary, args(await freePort()), { name: 'upstream-ccm-bad-token', logFile, env: { ...process.env, ...h.env({ SIMCLOUD_TOKEN: 'not-the-token-0123456789' }) } as Record<string, string> });
+    const env = { ...process.env, ...h.env({ SIMCLOUD_TOKEN: 'not-the-token-0123456789' }) } as Record<string, string>;
+    const { process: bad } = await launchProcess({ exec, name: 'upstream-ccm-bad-token', command: binary, args: args(await freePort()), env, logFile, ...SPAWNED });
     const exit = await bad.exited;
     expect(exit.code).toBe(1);
     const lines = readFileSync(logFile, 'utf8').split('\n').filter((l) => l.startsWith('upstream-ccm:'));
