@@ -33,6 +33,13 @@ describe('deviations table', () => {
 describe('verdict', () => {
   const deviations = parseDeviations(table('| D1 | `calls/ours-only/**` | only ours makes this call |\n| D2 | `node/*/label/gone` | a label that no longer differs |'));
 
+  it('a T row (timing) covers a difference when it occurs and is never stale', () => {
+    const timing = parseDeviations(table('| T1 | `event/**/UpdateLoadBalancerFailed` | a node-sync pass may race the first Ensure |'));
+    const failed = new Map([['event/Service/default/web/service-controller/Warning/UpdateLoadBalancerFailed', 'no server group yet']]);
+    expect(compare(failed, new Map(), timing)).toMatchObject({ unlisted: [], stale: [] });
+    expect(compare(new Map(), new Map(), timing)).toMatchObject({ unlisted: [], stale: [] });
+  });
+
   it('covers a listed difference, fails an unlisted one and reports a row that no longer differs', () => {
     const ours = new Map([['calls/ours-only/GET /v1/servers', 'used'], ['node/n1/providerID', 'simcloud://a'], ['node/n1/label/x', '1']]);
     const upstream = new Map([['node/n1/providerID', 'simcloud://b'], ['node/n1/label/x', '1']]);

@@ -1,7 +1,8 @@
 // The differential verdict: every leaf where our CCM's run and upstream's differ, matched against the
 // deviations table of deploy/README.md (its rows between the `differential-deviations` markers: a stable
 // id, the leaf paths it covers as globs, and why). A difference no row covers fails the test, and so
-// does a row that covers no difference, so the table stays exactly what is true.
+// does a D row that covers no difference, so the table stays exactly what is true. A T row is a race
+// whose outcome depends on timing: it may cover a difference, and is not required to.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Snapshot } from './snapshot.ts';
@@ -11,7 +12,7 @@ const START = '<!-- differential-deviations:start -->';
 const END = '<!-- differential-deviations:end -->';
 
 export const Deviation = z.object({
-  id: z.string().regex(/^D\d+$/, 'an id is D followed by a number'),
+  id: z.string().regex(/^[DT]\d+$/, 'an id is D (always differs) or T (depends on timing) followed by a number'),
   paths: z.array(z.string().min(1)).min(1),
   why: z.string().min(10, 'say why, in a sentence'),
 });
@@ -26,7 +27,7 @@ export function parseDeviations(markdown: string): Deviation[] {
   const start = markdown.indexOf(START);
   const end = markdown.indexOf(END);
   if (start < 0 || end < start) throw new DeviationsTableError(`the deviations table needs the markers ${START} and ${END}`);
-  const rows = markdown.slice(start + START.length, end).split('\n').filter((l) => /^\|\s*D\d+/.test(l));
+  const rows = markdown.slice(start + START.length, end).split('\n').filter((l) => /^\|\s*[DT]\d+/.test(l));
   const out = rows.map((line) => {
     const cells = line.split('|').slice(1, -1).map((c) => c.trim());
     const paths = [...(cells[1] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1] ?? '');
@@ -64,7 +65,7 @@ export interface Difference {
 export interface Verdict {
   readonly differences: readonly Difference[];
   readonly unlisted: readonly Difference[];
-  /** Deviations that covered no difference in this run. */
+  /** D deviations that covered no difference in this run. */
   readonly stale: readonly Deviation[];
   readonly compared: number;
 }
@@ -76,7 +77,8 @@ export function compare(ours: Snapshot, upstream: Snapshot, deviations: readonly
     .filter((p) => ours.get(p) !== upstream.get(p))
     .map((path): Difference => ({ path, ours: ours.get(path), upstream: upstream.get(path), deviation: matchers.find((m) => m.res.some((re) => re.test(path)))?.id }));
   const used = new Set(differences.map((d) => d.deviation));
-  return { differences, unlisted: differences.filter((d) => !d.deviation), stale: deviations.filter((d) => !used.has(d.id)), compared: paths.length };
+  const stale = deviations.filter((d) => d.id.startsWith('D') && !used.has(d.id));
+  return { differences, unlisted: differences.filter((d) => !d.deviation), stale, compared: paths.length };
 }
 
 const cut = (s: string | undefined, n = 70): string => (s === undefined ? '(absent)' : s.length > n ? `${s.slice(0, n - 1)}…` : s);
