@@ -9,6 +9,7 @@ import type { Logger } from '../../src/kube/logger.ts';
 import { mapWithConcurrency } from '../../lib/pool.ts';
 import { Semaphore } from '../../lib/semaphore.ts';
 import { PodRunner } from './pod-runner.ts';
+import type { KubeletIdentity } from './node-object.ts';
 import { VirtualKubelet } from './virtual-kubelet.ts';
 
 export interface FleetServer {
@@ -26,8 +27,8 @@ export interface KubeletFleetOptions {
   readonly clusterLabel: { readonly key: string; readonly value: string };
   readonly renewIntervalMs?: number;
   readonly onError?: (err: unknown, nodeName: string) => void;
-  /** The kubelet's --node-labels for a server's node (e.g. the control-plane role labels kubeadm adds). */
-  readonly nodeLabels?: (server: FleetServer) => Record<string, string>;
+  /** The kubelet's --node-labels and --register-with-taints for a server's node (e.g. what kubeadm puts on a control-plane node). */
+  readonly registration?: (server: FleetServer) => Pick<KubeletIdentity, 'labels' | 'registerWithTaints'>;
   /** Called after a kubelet starts, stops or resumes (for logs and the NodePort stand-ins). */
   readonly onChange?: () => void;
   /**
@@ -165,7 +166,7 @@ export class KubeletFleet {
       const kubelet = new VirtualKubelet({
         kubeConfig: this.#opts.kubeConfig,
         nodeName: server.name,
-        labels: this.#opts.nodeLabels?.(server) ?? {},
+        ...this.#opts.registration?.(server),
         renewIntervalMs: this.#opts.renewIntervalMs ?? 2000,
         externalHeartbeat: this.#opts.sharedHeartbeat !== undefined,
         onError: (err) => this.#opts.onError?.(err, server.name),

@@ -1,7 +1,7 @@
 // What a kubelet started with --cloud-provider=external writes when it registers, as pure builders: the
 // Node it creates (with the uninitialized taint and no providerID, both left to the CCM), its Lease in
 // kube-node-lease, and the Ready condition it posts.
-import { V1MicroTime, type V1Lease, type V1Node, type V1NodeCondition } from '@kubernetes/client-node';
+import { V1MicroTime, type V1Lease, type V1Node, type V1NodeCondition, type V1Taint } from '@kubernetes/client-node';
 
 export const UNINITIALIZED_TAINT = 'node.cloudprovider.kubernetes.io/uninitialized';
 export const PROVIDED_NODE_IP_ANNOTATION = 'alpha.kubernetes.io/provided-node-ip';
@@ -15,6 +15,8 @@ export interface KubeletIdentity {
   readonly providerID?: string;
   /** The kubelet's --node-labels. */
   readonly labels?: Readonly<Record<string, string>>;
+  /** The kubelet's --register-with-taints, added beside the uninitialized taint. */
+  readonly registerWithTaints?: readonly V1Taint[];
   readonly kubeletVersion?: string;
 }
 
@@ -41,7 +43,7 @@ export function registrationNode(id: KubeletIdentity, now: Date): V1Node {
     },
     spec: {
       ...(id.providerID ? { providerID: id.providerID } : {}),
-      taints: [{ key: UNINITIALIZED_TAINT, value: 'true', effect: 'NoSchedule' }],
+      taints: [{ key: UNINITIALIZED_TAINT, value: 'true', effect: 'NoSchedule' }, ...(id.registerWithTaints ?? [])],
     },
     status: {
       capacity: { cpu: '2', memory: '4Gi', pods: '110', 'ephemeral-storage': '20Gi' },

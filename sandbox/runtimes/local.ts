@@ -36,12 +36,13 @@ export interface LocalRuntimeOptions {
 }
 
 /**
- * What kubeadm puts on a control-plane node: the role label, and the opt-out from external load
- * balancers, so LoadBalancer traffic goes to the workers only.
+ * What kubeadm (and kind) put on a control-plane node: the role label, the opt-out from external load
+ * balancers, so LoadBalancer traffic goes to the workers only, and the NoSchedule taint that keeps
+ * workloads on the workers.
  */
-const CONTROL_PLANE_NODE_LABELS = {
-  'node-role.kubernetes.io/control-plane': '',
-  'node.kubernetes.io/exclude-from-external-load-balancers': '',
+const CONTROL_PLANE_NODE = {
+  labels: { 'node-role.kubernetes.io/control-plane': '', 'node.kubernetes.io/exclude-from-external-load-balancers': '' },
+  registerWithTaints: [{ key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' }],
 };
 
 /** Safety net for missed events: a full resync of servers and Services this often. */
@@ -88,7 +89,7 @@ export class LocalRuntime implements Runtime {
       kubeConfig,
       clusterLabel: { key: SANDBOX_LABELS.cluster, value: ctx.name },
       renewIntervalMs: this.#opts.kubeletRenewIntervalMs ?? 2000,
-      nodeLabels: (server) => (server.labels[SANDBOX_LABELS.role] === NODE_ROLES.controlPlane ? CONTROL_PLANE_NODE_LABELS : {}),
+      registration: (server) => (server.labels[SANDBOX_LABELS.role] === NODE_ROLES.controlPlane ? CONTROL_PLANE_NODE : {}),
       onError: (err, node) => this.#opts.onError?.(`kubelet ${node}: ${err instanceof Error ? err.message : String(err)}`),
       onChange: () => this.#kubeProxy?.nodesChanged(),
       ...(this.#opts.scale?.sharedHeartbeat ? { sharedHeartbeat: this.#opts.scale.sharedHeartbeat } : {}),

@@ -11,9 +11,6 @@ import { waitFor } from '../../sandbox/wait.ts';
 import { e2eCcm, httpGet, startE2eSandbox, waitForIngress, type E2eSandbox } from '../helpers/sandbox.ts';
 
 const NS = 'default';
-const WORKERS_ONLY = {
-  nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'node-role.kubernetes.io/control-plane', operator: 'DoesNotExist' }] }] } },
-};
 
 describe(`kube-proxy semantics through the load balancer of the ${e2eCcm().kind} CCM`, () => {
   let e: E2eSandbox;
@@ -29,8 +26,8 @@ describe(`kube-proxy semantics through the load balancer of the ${e2eCcm().kind}
   });
 
   /**
-   * What `kubectl create deployment NAME --image=nginx --replicas=N` creates, kept off the control-plane
-   * node (load balancers exclude it, and this runtime does not taint it as kubeadm does).
+   * What `kubectl create deployment NAME --image=nginx --replicas=N` creates; the pods land on the workers,
+   * since the control-plane node carries kubeadm's NoSchedule taint.
    */
   const deploy = (name: string, replicas: number) =>
     apps.createNamespacedDeployment({
@@ -40,7 +37,7 @@ describe(`kube-proxy semantics through the load balancer of the ${e2eCcm().kind}
         spec: {
           replicas,
           selector: { matchLabels: { app: name } },
-          template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'nginx', image: 'nginx' }], affinity: WORKERS_ONLY } },
+          template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'nginx', image: 'nginx' }]} },
         },
       },
     });
