@@ -11,8 +11,9 @@ import { CCM_USER } from '../../sandbox/ccm/identity.ts';
 import { commandCcmEnv, upstreamArgsFor } from '../../sandbox/ccm/launch.ts';
 import { ensureUpstreamCcmBinary } from '../../sandbox/ccm/upstream.ts';
 import { renderSummary } from '../../sandbox/cli/summary.ts';
-import { createExec, type ManagedProcess } from '../../sandbox/exec.ts';
+import { createExec } from '../../sandbox/exec.ts';
 import { UNINITIALIZED_TAINT } from '../../sandbox/kubelet/node-object.ts';
+import { launchProcess } from '../../sandbox/processes.ts';
 import { processAlive } from '../../sandbox/state.ts';
 import { waitFor } from '../../sandbox/wait.ts';
 import { createE2eSandbox, hasTaint, startE2eSandbox, type E2eSandbox } from '../helpers/sandbox.ts';
@@ -118,13 +119,12 @@ describe('a CCM of your own in the slot', () => {
     for (const a of args) expect(summary).toContain(`    ${a}`);
 
     // What a user does in a terminal: the printed environment and flags (serving off, to need no free port).
-    const own: ManagedProcess = exec.spawn(await binary(), args.map((a) => (a === '--secure-port=10258' ? '--secure-port=0' : a)), {
-      name: 'own-ccm', logFile: join(e.sandbox.options.stateDir, 'own-ccm.log'), env: { ...process.env, ...env } as Record<string, string>,
+    const initialised = async (): Promise<boolean> => (await allNodes(e)).every((n) => !hasTaint(n, UNINITIALIZED_TAINT));
+    const { process: own } = await launchProcess({
+      exec, name: 'own-ccm', command: await binary(), args: args.map((a) => (a === '--secure-port=10258' ? '--secure-port=0' : a)),
+      logFile: join(e.sandbox.options.stateDir, 'own-ccm.log'), env: { ...process.env, ...env } as Record<string, string>,
+      ready: initialised, readyDescription: 'the nodes initialised by the CCM run by hand', timeoutMs: 60_000, intervalMs: 250,
     });
-    try {
-      await waitFor(async () => (await allNodes(e)).every((n) => !hasTaint(n, UNINITIALIZED_TAINT)), { timeoutMs: 60_000, intervalMs: 250, description: 'the nodes initialised by the CCM run by hand' });
-    } finally {
-      await own.stop();
-    }
+    await own.stop();
   });
 });
