@@ -34,6 +34,8 @@ export interface DialectRow {
   readonly routes: readonly RouteDef[];
   /** Makes the dialect-only resources of a project through the dialect (POST path and body), after the /v1 ones. */
   setup?(o: Owned): readonly (readonly [name: string, path: string, body: unknown])[];
+  /** The number of what a setup request made, from its answer (default: the answer's `id`). */
+  madeId?(answer: unknown): number;
   /** Routes whose path ids name shared catalogue entries, not a project's resources. */
   readonly catalogue: RegExp;
   /** The path parameters naming `o`'s resources (throws for a parameter the row does not know). */
@@ -207,10 +209,16 @@ const DO = '/v2';
 const doUuid = (n: number): string => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const DO_RULE = (port: number): Record<string, unknown> => ({ entry_protocol: 'tcp', entry_port: port, target_protocol: 'tcp', target_port: port + 8000 });
 
+const doFirewall = (name: string, droplets: readonly number[]): Record<string, unknown> => ({
+  name, droplet_ids: droplets, tags: null, outbound_rules: null,
+  inbound_rules: [{ protocol: 'tcp', ports: '30000-32767', sources: { addresses: ['0.0.0.0/0', '::/0'] } }],
+});
+
 function doParams(path: string, o: Owned): Record<string, string> {
   if (path.startsWith(`${DO}/load_balancers/`)) return fill(path, { id: doUuid(o.lb) });
   if (path.startsWith(`${DO}/droplets/`)) return fill(path, { id: o.server, action: o.actions.servers });
   if (path.startsWith(`${DO}/actions/`)) return fill(path, { id: o.actions.servers });
+  if (path.startsWith(`${DO}/firewalls/`)) return fill(path, { id: doUuid(o.extra.firewall!) });
   return fill(path, {});
 }
 
@@ -224,11 +232,14 @@ function doBodies(s: Owned): Record<string, unknown> {
     [`delete ${lb}/forwarding_rules`]: rules,
     [`post ${lb}/droplets`]: { droplet_ids: [s.server] },
     [`delete ${lb}/droplets`]: { droplet_ids: [s.server] },
+    [`put ${DO}/firewalls/:id`]: doFirewall(`${s.tag}-fw2`, []),
   };
 }
 
 const digitalocean: DialectRow = {
   name: 'digitalocean', prefix: DO, routes: DIGITALOCEAN_ROUTES,
+  setup: (o) => [['firewall', `${DO}/firewalls`, doFirewall(`${o.tag}-fw`, [o.server])]],
+  madeId: (answer) => Number((answer as { firewall: { id: string } }).firewall.id.slice(-12)),
   catalogue: /^\/v2\/(regions|sizes)\//,
   params: doParams,
   body: (key, self) => doBodies(self)[key] ?? (key.startsWith('post ') || key.startsWith('put ') ? {} : undefined),
@@ -236,6 +247,8 @@ const digitalocean: DialectRow = {
     ['POST', `${DO}/load_balancers`, { name: 'steal', region: 'sim-1', forwarding_rules: [DO_RULE(80)], droplet_ids: [o.server] }],
     ['PUT', `${DO}/load_balancers/${doUuid(s.lb)}`, { name: 'own-lb', region: 'sim-1', forwarding_rules: [DO_RULE(80)], droplet_ids: [o.server] }],
     ['POST', `${DO}/load_balancers/${doUuid(s.lb)}/droplets`, { droplet_ids: [o.server] }],
+    ['POST', `${DO}/firewalls`, doFirewall('steal-fw', [o.server])],
+    ['PUT', `${DO}/firewalls/${doUuid(s.extra.firewall!)}`, doFirewall('own-fw', [o.server])],
     ['GET', `${DO}/droplets/${s.server}/actions/${o.actions.servers}`, undefined],
   ],
   selector: (s, o) => ({
@@ -243,7 +256,7 @@ const digitalocean: DialectRow = {
     show: `${DO}/load_balancers/${doUuid(s.lb)}`,
   }),
   lists: (o) => [
-    `${DO}/droplets`, `${DO}/load_balancers`, `${DO}/actions?per_page=200`, `${DO}/droplets?tag_name=role:${o.tag}`, `${DO}/droplets?name=${o.tag}-srv`,
+    `${DO}/droplets`, `${DO}/load_balancers`, `${DO}/firewalls`, `${DO}/actions?per_page=200`, `${DO}/droplets?tag_name=role:${o.tag}`, `${DO}/droplets?name=${o.tag}-srv`,
   ],
   create: {
     path: `${DO}/droplets`,

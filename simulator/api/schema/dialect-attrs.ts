@@ -5,7 +5,7 @@
  * public interface, reverse DNS, each target's use_private_ip and each service's HTTP and health-check HTTP
  * settings; a Linode NodeBalancer's throttle, firewall and its configs' algorithm, stickiness, check type and
  * nodes; a Linode firewall's policies and status; a DigitalOcean load balancer's size,
- * tag, sticky sessions and forwarding rules' target settings.
+ * tag, sticky sessions and forwarding rules' target settings and a DigitalOcean firewall's droplets and tags.
  */
 import { z } from 'zod';
 
@@ -100,5 +100,13 @@ export const LinodeFirewallAttrs = z.object({
 });
 export type LinodeFirewallAttrs = z.infer<typeof LinodeFirewallAttrs>;
 
+/** What a DigitalOcean firewall applies to: droplets by number and by tag (kept, not enforced on servers). */
+export const DoFirewallAttrs = z.object({
+  droplet_ids: z.array(Int), tags: z.array(z.string()),
+  /** IPv6 addresses of each rule, by `direction protocol ports`: simcloud's rules carry IPv4 only. */
+  ipv6: z.record(z.string(), z.array(z.string())).optional(),
+});
+export type DoFirewallAttrs = z.infer<typeof DoFirewallAttrs>;
+
 /** `dialect_attrs` of a firewall policy record. */
-export const FirewallPolicyDialectAttrs = z.object({ linode: LinodeFirewallAttrs.optional() });
+export const FirewallPolicyDialectAttrs = z.object({ linode: LinodeFirewallAttrs.optional(), digitalocean: DoFirewallAttrs.optional() });

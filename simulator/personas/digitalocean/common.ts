@@ -18,6 +18,7 @@ export const COLLECTIONS = {
   droplets: { coll: 'servers', idPrefix: 'srv' },
   load_balancers: { coll: 'load_balancers', idPrefix: 'lb' },
   actions: { coll: 'actions', idPrefix: 'act' },
+  firewalls: { coll: 'firewall_policies', idPrefix: 'fwp' },
 } as const;
 
 const UUID_HEAD = '00000000-0000-4000-8000-';
@@ -49,7 +50,8 @@ export function ownedLb(sim: Sim, caller: Caller, uuid: string): LoadBalancerRec
   return lb;
 }
 
-export const LbParams = z.object({ id: z.string().min(1).max(64) });
+/** A path id that is a UUID (load balancers, firewalls); any other spelling is a 404. */
+export const UuidParams = z.object({ id: z.string().min(1).max(64) });
 
 /** DigitalOcean tags are plain strings; `key:value` becomes the label key=value, any other tag a key with an empty value. */
 export function labelsOf(tags: readonly string[], field = 'tags'): Record<string, string> {

@@ -9,6 +9,7 @@ import { catalogueRoutes } from './catalogue.ts';
 import { COLLECTIONS, PREFIX, numberOfUuid } from './common.ts';
 import { dropletRoutes } from './droplets.ts';
 import { doError, doErrorBody, doStatus } from './errors.ts';
+import { firewallRoutes } from './firewalls.ts';
 import { loadBalancerRoutes } from './load-balancers.ts';
 
 registerDialect({
@@ -16,4 +17,4 @@ registerDialect({
   rateLimitReset: 'epoch',
 });
 
-export const DIGITALOCEAN_ROUTES: readonly RouteDef[] = [...catalogueRoutes, ...dropletRoutes, ...loadBalancerRoutes];
+export const DIGITALOCEAN_ROUTES: readonly RouteDef[] = [...catalogueRoutes, ...dropletRoutes, ...loadBalancerRoutes, ...firewallRoutes];

@@ -10,7 +10,7 @@ import { defineRoute, type RouteDef } from '../../server/http.ts';
 import { REGIONS } from '../../server/resources/catalogue/data.ts';
 import * as svc from '../../server/resources/load-balancers/service.ts';
 import type { LoadBalancerRec } from '../../server/store/state.ts';
-import { LbParams, ListQuery, PREFIX, ownedLb, pageOf, visible } from './common.ts';
+import { UuidParams, ListQuery, PREFIX, ownedLb, pageOf, visible } from './common.ts';
 import { attrsOf, commit, fromBody, withDroplets, withRules } from './lb-model.ts';
 import { DropletsBody, LoadBalancerBody, RulesBody } from './lb-schemas.ts';
 import { loadBalancerView } from './lb-view.ts';
@@ -57,17 +57,17 @@ export const loadBalancerRoutes: RouteDef[] = [
     handle: (sim, { caller, body }) => create(sim, caller, body),
   }),
   defineRoute({
-    method: 'get', path: `${PREFIX}/load_balancers/:id`, operation: 'digitalocean.load_balancers.get', summary: 'Get a load balancer', params: LbParams,
+    method: 'get', path: `${PREFIX}/load_balancers/:id`, operation: 'digitalocean.load_balancers.get', summary: 'Get a load balancer', params: UuidParams,
     handle: (sim, { caller, params }) => ({ load_balancer: loadBalancerView(sim, ownedLb(sim, caller, params.id)) }),
   }),
   defineRoute({
     method: 'put', path: `${PREFIX}/load_balancers/:id`, operation: 'digitalocean.load_balancers.update', summary: 'Replace a load balancer',
-    params: LbParams, body: LoadBalancerBody,
+    params: UuidParams, body: LoadBalancerBody,
     handle: (sim, { caller, params, body }) => update(sim, caller, ownedLb(sim, caller, params.id), body),
   }),
   defineRoute({
     method: 'delete', path: `${PREFIX}/load_balancers/:id`, operation: 'digitalocean.load_balancers.delete', summary: 'Delete a load balancer',
-    params: LbParams, status: 204,
+    params: UuidParams, status: 204,
     handle: async (sim, { caller, params }) => {
       await svc.deleteLoadBalancer(sim, caller, ownedLb(sim, caller, params.id).id);
     },
@@ -75,7 +75,7 @@ export const loadBalancerRoutes: RouteDef[] = [
   ...(['post', 'delete'] as const).flatMap((method) => [
     defineRoute({
       method, path: `${PREFIX}/load_balancers/:id/forwarding_rules`, operation: sub(method, 'forwarding_rules'),
-      summary: `${method === 'post' ? 'Add' : 'Remove'} forwarding rules`, params: LbParams, body: RulesBody, status: 204,
+      summary: `${method === 'post' ? 'Add' : 'Remove'} forwarding rules`, params: UuidParams, body: RulesBody, status: 204,
       handle: async (sim, { caller, params, body }) => {
         const lb = ownedLb(sim, caller, params.id);
         const attrs = attrsOf(lb);
@@ -92,7 +92,7 @@ export const loadBalancerRoutes: RouteDef[] = [
     }),
     defineRoute({
       method, path: `${PREFIX}/load_balancers/:id/droplets`, operation: sub(method, 'droplets'),
-      summary: `${method === 'post' ? 'Add' : 'Remove'} droplets`, params: LbParams, body: DropletsBody, status: 204,
+      summary: `${method === 'post' ? 'Add' : 'Remove'} droplets`, params: UuidParams, body: DropletsBody, status: 204,
       handle: async (sim, { caller, params, body }) => {
         const lb = ownedLb(sim, caller, params.id);
         const targets = withDroplets(sim, caller, lb, { ids: body.droplet_ids, add: method === 'post' });

@@ -35,13 +35,18 @@ export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
   'digitalocean.load_balancers.forwarding_rules.remove': diff(SYNC),
   'digitalocean.load_balancers.droplets.add': diff(`${SYNC}; refused with 422 on a tag-based load balancer`),
   'digitalocean.load_balancers.droplets.remove': diff(SYNC),
+  'digitalocean.firewalls.list': diff('every simcloud firewall policy of the project, oldest first; links are paths'),
+  'digitalocean.firewalls.create': diff('rule sources and destinations are addresses only (tags, droplets, load balancers and clusters are refused with 422); IPv6 addresses, droplet_ids and tags are kept and returned, not enforced'),
+  'digitalocean.firewalls.get': ok,
+  'digitalocean.firewalls.update': diff('the whole object as on create'),
+  'digitalocean.firewalls.delete': ok,
 };
 
 /** Endpoints of the same resources that the dialect does not serve (404 not_found). */
 export const NOT_SERVED: readonly (readonly [string, string])[] = [
   ['GET /droplets/{id}/neighbors, /kernels, /snapshots, /backups, DELETE /droplets?tag_name=', 'droplet extras a CCM does not call'],
   ['POST /droplets/actions?tag_name= (actions by tag)', 'power calls go one droplet at a time'],
-  ['GET, POST, PUT, DELETE /firewalls (and their droplets, tags and rules)', 'simcloud\'s firewall policies are not shown as DigitalOcean firewalls yet; the CCM\'s firewall controller (PUBLIC_ACCESS_FIREWALL_NAME) cannot run'],
+  ['POST, DELETE /firewalls/{id}/droplets, /tags, /rules', 'the DigitalOcean CCM replaces its firewall whole (PUT)'],
   ['/certificates, /vpcs, /kubernetes/clusters, /tags, /volumes, /floating_ips, /reserved_ips, /domains, /projects', 'resources outside the CCM subset (a certificate-id annotation cannot be checked)'],
   ['POST /load_balancers/{id}/cache, GET /load_balancers/{id}/metrics', 'no CDN cache or DigitalOcean metrics'],
 ];
@@ -77,6 +82,12 @@ export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = {
     f('vpc_uuid', diff('the UUID of simcloud\'s network the LB is attached to, else empty')),
     f('network, network_stack, tls_cipher_policy, project_id', diff('always EXTERNAL, IPV4, DEFAULT and empty')),
     f('domains, glb_settings, target_load_balancer_ids', none('absent')),
+  ],
+  firewall: [
+    f('id', diff('a UUID spelled from the number in simcloud\'s firewall policy id')), f('name'), f('created_at'),
+    f('status', diff('always succeeded')), f('pending_changes', none('always empty')),
+    f('inbound_rules, outbound_rules', diff('one simcloud rule each: protocol, ports ("0" for all), IPv4 addresses enforced where simcloud enforces policies, IPv6 addresses kept')),
+    f('droplet_ids, tags', diff('kept and returned, not enforced on servers')),
   ],
   action: [
     f('id', diff('the number in simcloud\'s id; an action may share its number with the resource it creates')),

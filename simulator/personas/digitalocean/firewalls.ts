@@ -1,0 +1,146 @@
+/**
+ * DigitalOcean dialect: firewalls (list, create, get, update by PUT of the whole object, delete), as the
+ * DigitalOcean CCM's firewall controller keeps its public-access firewall, over simcloud's firewall
+ * policies. Each inbound or outbound rule is one simcloud rule (protocol, ports, IPv4 addresses); its IPv6
+ * addresses (kept so that the CCM, which compares addresses, sees its firewall as written) and the droplets
+ * and tags it applies to are kept in `dialect_attrs.digitalocean`, not enforced.
+ */
+import { z } from 'zod';
+import type { DoFirewallAttrs } from '../../api/schema/dialect-attrs.ts';
+import type { FirewallRule, FirewallRuleInput } from '../../api/schema/firewall-policies.ts';
+import type { Caller, Sim } from '../../server/context.ts';
+import { invalidField, notFound } from '../../server/errors.ts';
+import { defineRoute, type RouteDef } from '../../server/http.ts';
+import * as svc from '../../server/resources/firewall-policies/service.ts';
+import type { FirewallPolicyRec } from '../../server/store/state.ts';
+import { numericIdOf, simcloudId } from '../numeric-ids.ts';
+import { UuidParams, ListQuery, PREFIX, doTime, labelsOf, numberOfUuid, ownedDroplet, pageOf, uuidOf } from './common.ts';
+
+const Targets = z.strictObject({
+  addresses: z.array(z.string().max(64)).max(64).optional(), tags: z.array(z.string().max(255)).max(16).optional(),
+  droplet_ids: z.array(z.number().int()).max(16).optional(), load_balancer_uids: z.array(z.string().max(64)).max(16).optional(),
+  kubernetes_ids: z.array(z.string().max(64)).max(16).optional(),
+});
+type Targets = z.infer<typeof Targets>;
+const Protocol = z.enum(['tcp', 'udp', 'icmp']);
+const Ports = z.string().regex(/^(all|0|\d{1,5}(-\d{1,5})?)$/, 'must be a port, a range like 8000-9000, or all').optional();
+const Action = z.enum(['allow']).optional();
+const Inbound = z.strictObject({ protocol: Protocol, ports: Ports, sources: Targets.nullish(), action: Action });
+const Outbound = z.strictObject({ protocol: Protocol, ports: Ports, destinations: Targets.nullish(), action: Action });
+
+const FirewallBody = z.strictObject({
+  name: z.string().min(1).max(63).regex(/^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$/, 'must be letters, digits, dots, dashes or underscores'),
+  inbound_rules: z.array(Inbound).max(50).nullish(), outbound_rules: z.array(Outbound).max(50).nullish(),
+  droplet_ids: z.array(z.number().int().min(1)).max(10).nullish(), tags: z.array(z.string().max(255)).max(5).nullish(),
+});
+type FirewallBody = z.infer<typeof FirewallBody>;
+
+/** The rule's addresses, IPv4 as CIDRs and IPv6 as given; sources other than addresses are refused. */
+function split(t: Targets | null | undefined, field: string): { v4: string[]; v6: string[] } {
+  for (const k of ['tags', 'droplet_ids', 'load_balancer_uids', 'kubernetes_ids'] as const) {
+    if ((t?.[k] ?? []).length > 0) throw invalidField(`${field}.${k}`, 'only addresses are emulated as rule sources and destinations');
+  }
+  const all = t?.addresses ?? [];
+  return { v4: all.filter((a) => !a.includes(':')).map((a) => (a.includes('/') ? a : `${a}/32`)), v6: all.filter((a) => a.includes(':')) };
+}
+
+/** DigitalOcean answers "0" for all ports, however the request said it. */
+const ports = (p: string | undefined): string | null => (p === undefined || p === 'all' || p === '0' ? null : p);
+const keyOf = (r: Pick<FirewallRule, 'direction' | 'protocol' | 'ports'>): string => `${r.direction} ${r.protocol} ${r.ports ?? '0'}`;
+
+interface Parsed {
+  rules: FirewallRuleInput[];
+  ipv6: Record<string, string[]>;
+}
+
+function parseRules(b: FirewallBody): Parsed {
+  const out: Parsed = { rules: [], ipv6: {} };
+  const add = (rule: FirewallRuleInput, v6: string[]): void => {
+    out.rules.push(rule);
+    if (v6.length > 0) out.ipv6[keyOf({ ...rule, ports: rule.ports ?? null })] = v6;
+  };
+  (b.inbound_rules ?? []).forEach((r, i) => {
+    const { v4, v6 } = split(r.sources, `inbound_rules.${i}.sources`);
+    add({ direction: 'inbound', protocol: r.protocol, ports: ports(r.ports), source_cidrs: v4 }, v6);
+  });
+  (b.outbound_rules ?? []).forEach((r, i) => {
+    const { v4, v6 } = split(r.destinations, `outbound_rules.${i}.destinations`);
+    add({ direction: 'outbound', protocol: r.protocol, ports: ports(r.ports), destination_cidrs: v4 }, v6);
+  });
+  return out;
+}
+
+function attrs(sim: Sim, caller: Caller, b: FirewallBody, ipv6: Record<string, string[]>): DoFirewallAttrs {
+  (b.droplet_ids ?? []).forEach((n, i) => ownedDroplet(sim, caller, n, `droplet_ids.${i}`));
+  labelsOf(b.tags ?? []);
+  return { droplet_ids: b.droplet_ids ?? [], tags: b.tags ?? [], ipv6 };
+}
+
+function addresses(r: FirewallRule, a: DoFirewallAttrs): { addresses: string[] } {
+  const v4 = r.direction === 'inbound' ? r.source_cidrs : r.destination_cidrs;
+  return { addresses: [...v4.map((c) => (c.endsWith('/32') ? c.slice(0, -3) : c)), ...(a.ipv6?.[keyOf(r)] ?? [])] };
+}
+
+export function firewallView(p: FirewallPolicyRec): Record<string, unknown> {
+  const a = p.dialect_attrs?.digitalocean ?? { droplet_ids: [], tags: [] };
+  const carried = p.rules.filter((r) => r.protocol !== 'any');
+  const rule = (r: FirewallRule): Record<string, unknown> => ({ protocol: r.protocol, ports: r.protocol === 'icmp' ? '' : (r.ports ?? '0') });
+  return {
+    id: uuidOf(p.id), name: p.name, status: 'succeeded', created_at: doTime(p.created), pending_changes: [], droplet_ids: a.droplet_ids, tags: a.tags,
+    inbound_rules: carried.filter((r) => r.direction === 'inbound').map((r) => ({ ...rule(r), sources: addresses(r, a) })),
+    outbound_rules: carried.filter((r) => r.direction === 'outbound').map((r) => ({ ...rule(r), destinations: addresses(r, a) })),
+  };
+}
+
+function ownedFirewall(sim: Sim, caller: Caller, uuid: string): FirewallPolicyRec {
+  const n = numberOfUuid(uuid);
+  const p = n === null ? undefined : sim.store.state.firewall_policies[simcloudId('fwp', n)];
+  if (p === undefined || p.project_id !== caller.projectId) throw notFound('firewall', uuid);
+  return p;
+}
+
+async function create(sim: Sim, caller: Caller, b: FirewallBody): Promise<Record<string, unknown>> {
+  const { rules, ipv6 } = parseRules(b);
+  const digitalocean = attrs(sim, caller, b, ipv6);
+  const made = await svc.createFirewallPolicy(sim, caller, { name: b.name, rules }, { dialect_attrs: { digitalocean } });
+  return { firewall: firewallView(sim.store.state.firewall_policies[made.id]!) };
+}
+
+async function update(sim: Sim, caller: Caller, p: FirewallPolicyRec, b: FirewallBody): Promise<Record<string, unknown>> {
+  const { rules, ipv6 } = parseRules(b);
+  const digitalocean = attrs(sim, caller, b, ipv6);
+  await svc.updateFirewallPolicy(sim, caller, p.id, { name: b.name });
+  await svc.setRules(sim, caller, p.id, rules);
+  const current = sim.store.state.firewall_policies[p.id]!;
+  const doc: FirewallPolicyRec = { ...current, dialect_attrs: { ...current.dialect_attrs, digitalocean } };
+  await sim.store.commit([{ op: 'put', coll: 'firewall_policies', doc }]);
+  return { firewall: firewallView(doc) };
+}
+
+export const firewallRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'get', path: `${PREFIX}/firewalls`, operation: 'digitalocean.firewalls.list', summary: 'List firewalls', query: ListQuery,
+    handle: (sim, { caller, query }) => {
+      const mine = sim.store.all('firewall_policies').filter((p) => p.project_id === caller.projectId).sort((a, b) => numericIdOf(a.id) - numericIdOf(b.id));
+      return pageOf({ key: 'firewalls' }, mine.map(firewallView), query);
+    },
+  }),
+  defineRoute({
+    method: 'post', path: `${PREFIX}/firewalls`, operation: 'digitalocean.firewalls.create', summary: 'Create a firewall', body: FirewallBody, status: 202,
+    handle: (sim, { caller, body }) => create(sim, caller, body),
+  }),
+  defineRoute({
+    method: 'get', path: `${PREFIX}/firewalls/:id`, operation: 'digitalocean.firewalls.get', summary: 'Get a firewall', params: UuidParams,
+    handle: (sim, { caller, params }) => ({ firewall: firewallView(ownedFirewall(sim, caller, params.id)) }),
+  }),
+  defineRoute({
+    method: 'put', path: `${PREFIX}/firewalls/:id`, operation: 'digitalocean.firewalls.update', summary: 'Replace a firewall', params: UuidParams, body: FirewallBody,
+    handle: (sim, { caller, params, body }) => update(sim, caller, ownedFirewall(sim, caller, params.id), body),
+  }),
+  defineRoute({
+    method: 'delete', path: `${PREFIX}/firewalls/:id`, operation: 'digitalocean.firewalls.delete', summary: 'Delete a firewall', params: UuidParams, status: 204,
+    handle: async (sim, { caller, params }) => {
+      await svc.deleteFirewallPolicy(sim, caller, ownedFirewall(sim, caller, params.id).id);
+    },
+  }),
+];
