@@ -89,6 +89,18 @@ export default defineConfig({
       },
       {
         extends: true,
+        // The flows on the Linode persona: instances made through /v4, the upstream Go CCM's linode provider.
+        test: {
+          name: 'e2e-linode',
+          include: ['test/e2e/flows.test.ts'],
+          env: { SANDBOX_CCM: 'upstream', SANDBOX_CLOUD: 'linode' },
+          globalSetup: ['test/helpers/control-plane-binaries.setup.ts'],
+          fileParallelism: false,
+          ...slow,
+        },
+      },
+      {
+        extends: true,
         test: {
           name: 'bench-smoke',
           include: ['test/bench/**/*.test.ts'],

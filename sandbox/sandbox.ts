@@ -13,6 +13,7 @@ import { followSimEvents } from './cloud/events.ts';
 import { SimcloudSandboxCloud } from './cloud/sandbox-cloud.ts';
 import { DEFAULT_CLOUD, type CloudKind } from './cloud/clouds.ts';
 import { HcloudDialectCreator } from './cloud/hcloud-creator.ts';
+import { LinodeDialectCreator } from './cloud/linode-creator.ts';
 import { startConsoleServer, type ConsoleServer } from './console/server.ts';
 import { createExec, type Exec } from './exec.ts';
 import { UNINITIALIZED_TAINT } from './kubelet/node-object.ts';
@@ -56,10 +57,10 @@ export class SandboxOptionsError extends Error {
   override name = 'SandboxOptionsError';
 }
 
-/** Our TypeScript CCM speaks simcloud's /v1 only: the Hetzner persona needs another CCM in the slot. */
+/** Our TypeScript CCM speaks simcloud's /v1 only: a persona needs another CCM in the slot. */
 export function checkCloudAndCcm(cloud: CloudKind, ccm: CcmChoice): void {
-  if (cloud === 'hcloud' && ccm.kind === 'builtin') {
-    throw new SandboxOptionsError('--cloud hcloud needs --ccm upstream, command or none: the builtin CCM speaks simcloud\'s /v1 API only');
+  if (cloud !== 'simcloud' && ccm.kind === 'builtin') {
+    throw new SandboxOptionsError(`--cloud ${cloud} needs --ccm upstream, command or none: the builtin CCM speaks simcloud's /v1 API only`);
   }
 }
 
@@ -200,11 +201,14 @@ export class Sandbox {
     return s.url;
   }
 
-  /** The sandbox's side of the cloud; with --cloud hcloud it creates through the Hetzner dialect. */
+  /** The sandbox's side of the cloud; with --cloud hcloud or linode it creates through that dialect. */
   #sandboxCloud(url: string, token: string): SimcloudSandboxCloud {
     const plan = this.options.addressPlan;
     const hcloud = this.options.cloud === 'hcloud' ? new HcloudDialectCreator({ endpoint: url, token }) : undefined;
-    return new SimcloudSandboxCloud({ client: this.client, clusterName: this.options.name, ...(plan ? { networkRange: plan.networkRange } : {}), ...(hcloud ? { hcloud } : {}) });
+    const linode = this.options.cloud === 'linode' ? new LinodeDialectCreator({ endpoint: url, token }) : undefined;
+    return new SimcloudSandboxCloud({
+      client: this.client, clusterName: this.options.name, ...(plan ? { networkRange: plan.networkRange } : {}), ...(hcloud ? { hcloud } : {}), ...(linode ? { linode } : {}),
+    });
   }
 
   async #startCluster(): Promise<string> {

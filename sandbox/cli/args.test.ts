@@ -24,7 +24,9 @@ describe('ccm-sandbox arguments', () => {
     [['up', '--ccm', 'command', '--ccm-command', '  '], /--ccm command needs --ccm-command/],
     [['up', '--ccm-command', './my-ccm'], /--ccm-command applies to --ccm command only \(got --ccm builtin\)/],
     [['up', '--ccm', 'none', '--ccm-command', './my-ccm'], /--ccm-command applies to --ccm command only \(got --ccm none\)/],
-    [['up', '--cloud', 'aws'], /--cloud "aws" is invalid: use simcloud or hcloud/],
+    [['up', '--cloud', 'aws'], /--cloud "aws" is invalid: use simcloud or hcloud or linode/],
+    [['up', '--cloud', 'linode'], /--cloud linode needs --ccm upstream, command or none: the builtin CCM speaks simcloud's \/v1 API only/],
+    [['up', '--cloud', 'linode', '--ccm', 'upstream', '--runtime', 'vagrant'], /--cloud linode runs on --runtime local, not vagrant/],
     [['up', '--cloud', 'hcloud', '--ccm', 'upstream', '--runtime', 'kind'], /--cloud hcloud runs on --runtime local, not kind/],
     [['up', '--cloud', 'hcloud'], /--cloud hcloud needs --ccm upstream, command or none: the builtin CCM speaks simcloud's \/v1 API only/],
   ])('rejects %j with one line saying what to fix', (argv, message) => {

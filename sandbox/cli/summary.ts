@@ -3,7 +3,8 @@
 import { dirname } from 'node:path';
 import { shellQuote } from '../exec.ts';
 import { commandCcmEnv, upstreamArgsFor } from '../ccm/launch.ts';
-import { hcloudCcmCommand, hcloudEndpoint } from '../cloud/clouds.ts';
+import { hcloudCcmCommand, hcloudEndpoint, linodeCcmCommand, linodeCcmEnv, linodeRegionOf, linodeUrl } from '../cloud/clouds.ts';
+import { SANDBOX_DEFAULTS } from '../cloud/sandbox-cloud.ts';
 import { commandLine } from '../ccm/slot.ts';
 import type { SandboxState } from '../state.ts';
 
@@ -13,6 +14,7 @@ function endpoints(state: SandboxState): string[] {
     `  console        ${state.consoleUrl ?? '-'}`,
     `  simcloud API   ${sim ? `${sim.url}  (SIMCLOUD_TOKEN=${sim.token})` : '-'}`,
     ...(state.cloud === 'hcloud' && sim ? [`  hcloud API     ${hcloudEndpoint(sim.url)}  (HCLOUD_TOKEN=${sim.token})`] : []),
+    ...(state.cloud === 'linode' && sim ? [`  Linode API     ${linodeUrl(sim.url)}  (LINODE_API_TOKEN=${sim.token})`] : []),
     `  CCM            ${ccmLine(state)}`,
   ];
 }
@@ -65,6 +67,22 @@ export function hcloudLines(state: SandboxState): string[] {
   ];
 }
 
+/** The Linode persona: the environment Linode's CCM reads, and how to run it in the slot. */
+export function linodeLines(state: SandboxState): string[] {
+  const sim = state.simcloud;
+  if (state.cloud !== 'linode' || !sim) return [];
+  const nameFlag = state.name === 'ccm-sandbox' ? '' : ` --name ${state.name}`;
+  const env = linodeCcmEnv({ simcloudUrl: sim.url, token: sim.token, region: linodeRegionOf(SANDBOX_DEFAULTS.zone) });
+  return [
+    'Linode persona: the machines are Linode instances made through the Linode API v4; any linodego program',
+    '(linode-cli, Linode\'s CCM) works against it with:',
+    `  export ${Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`).join(' ')}`,
+    'Linode\'s own CCM in the slot (linode-cloud-controller-manager on your PATH; the slot passes the',
+    'LINODE_* variables above and its kubeconfig; no routes: Linode\'s route controller needs VPCs):',
+    `  npm run sandbox:up --${nameFlag} --cloud linode --ccm command --ccm-command ${shellQuote(linodeCcmCommand())}`,
+  ];
+}
+
 function tryLines(state: SandboxState): string[] {
   const sim = state.simcloud;
   return [
@@ -83,7 +101,7 @@ export function renderSummary(state: SandboxState): string {
   const kc = state.kubeconfig ?? '(none)';
   const nameFlag = state.name === 'ccm-sandbox' ? '' : ` -- --name ${state.name}`;
   return [
-    `ccm-sandbox "${state.name}" is ${state.status} (${state.runtime} runtime, ${state.cloud === 'hcloud' ? 'hcloud persona' : `lb strategy ${state.lbStrategy}`}) after ${(total / 1000).toFixed(1)} s`,
+    `ccm-sandbox "${state.name}" is ${state.status} (${state.runtime} runtime, ${state.cloud !== 'simcloud' ? `${state.cloud} persona` : `lb strategy ${state.lbStrategy}`}) after ${(total / 1000).toFixed(1)} s`,
     ...state.steps.map((s) => `  ${s.name.padEnd(28)} ${(s.durationMs / 1000).toFixed(1).padStart(6)} s${s.detail ? `  ${s.detail}` : ''}`),
     '',
     ...endpoints(state),
@@ -95,6 +113,7 @@ export function renderSummary(state: SandboxState): string {
     '',
     ...(state.ccm?.kind === 'none' ? [...ownCcmLines(state), ''] : []),
     ...(state.cloud === 'hcloud' ? [...hcloudLines(state), ''] : []),
+    ...(state.cloud === 'linode' ? [...linodeLines(state), ''] : []),
     'Next: open the console, curl the EXTERNAL-IP of web (the reply names the pod that served); then power a',
     'worker off (`npm run simcloud -- server poweroff <id>` or the console) and watch the node go NotReady, get',
     'the shutdown taint, and its pods move to the other nodes.',

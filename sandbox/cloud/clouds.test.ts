@@ -2,14 +2,33 @@ import { describe, expect, it } from 'vitest';
 import { renderSummary } from '../cli/summary.ts';
 import { cloudCcmEnv, commandCcmEnv, upstreamArgsFor } from '../ccm/launch.ts';
 import { SandboxState } from '../state.ts';
-import { hcloudCcmCommand, hcloudCcmEnv, hcloudEndpoint, hcloudLocationOf, isCloudKind } from './clouds.ts';
+import { hcloudCcmCommand, hcloudCcmEnv, hcloudEndpoint, hcloudLocationOf, isCloudKind, linodeCcmCommand } from './clouds.ts';
 
 const sim = { url: 'http://127.0.0.1:4600', token: 'tok' };
 const ctx = { stateDir: '/s/demo', clusterName: 'demo', clusterCidr: '10.244.0.0/16', simcloud: sim, network: 'demo', lbStrategy: 'lb' as const };
 
 describe('the clouds a sandbox presents', () => {
-  it('knows simcloud and hcloud only', () => {
-    expect(['simcloud', 'hcloud', 'aws', ''].map(isCloudKind)).toEqual([true, true, false, false]);
+  it('knows simcloud, hcloud and linode only', () => {
+    expect(['simcloud', 'hcloud', 'linode', 'aws', ''].map(isCloudKind)).toEqual([true, true, true, false, false]);
+  });
+
+  it("gives a Linode CCM Linode's variables (the /v4 URL, the token, the zone's region) and no routes", () => {
+    const env = { LINODE_API_TOKEN: 'tok', LINODE_URL: 'http://127.0.0.1:4600/v4', LINODE_REGION: 'sim-1' };
+    expect(cloudCcmEnv({ ...ctx, cloud: 'linode' })).toEqual(env);
+    expect(commandCcmEnv({ ...ctx, cloud: 'linode' }, '/k')).toMatchObject({ ...env, KUBECONFIG: '/k' });
+    const args = upstreamArgsFor({ ...ctx, cloud: 'linode' }, '/k', 10258);
+    expect(args[0]).toBe('--cloud-provider=linode');
+    expect(args).toContain('--configure-cloud-routes=false');
+    expect(args).not.toContain('--allow-untagged-cloud');
+  });
+
+  it("runs Linode's CCM from the slot's environment, serving on loopback only, without its route controller", () => {
+    const command = linodeCcmCommand();
+    expect(command.startsWith('linode-cloud-controller-manager --cloud-provider=linode ')).toBe(true);
+    for (const flag of ['--kubeconfig="$KUBECONFIG"', '--configure-cloud-routes=false', '--leader-elect=false', '--bind-address=127.0.0.1', '--secure-port=0']) {
+      expect(command).toContain(flag);
+    }
+    expect(command).not.toContain('--enable-route-controller');
   });
 
   it("mounts the Hetzner dialect under /hcloud/v1 and maps a zone to its region's location", () => {
@@ -57,6 +76,15 @@ describe('the summary of an hcloud sandbox', () => {
     expect(text).toContain('  hcloud API     http://127.0.0.1:4600/hcloud/v1  (HCLOUD_TOKEN=tok)');
     expect(text).toContain('  export HCLOUD_ENDPOINT=http://127.0.0.1:4600/hcloud/v1 HCLOUD_TOKEN=tok HCLOUD_NETWORK=demo');
     expect(text).toContain(`  npm run sandbox:up -- --name demo --cloud hcloud --ccm command --ccm-command '${hcloudCcmCommand()}'`);
+  });
+
+  it("prints Linode's URL, token and region, and the command line for Linode's CCM", () => {
+    const text = renderSummary(SandboxState.parse({ ...base, name: 'demo', cloud: 'linode' }));
+    expect(text).toContain('ccm-sandbox "demo" is ready (local runtime, linode persona)');
+    expect(text).toContain('  Linode API     http://127.0.0.1:4600/v4  (LINODE_API_TOKEN=tok)');
+    expect(text).toContain('  export LINODE_API_TOKEN=tok LINODE_URL=http://127.0.0.1:4600/v4 LINODE_REGION=sim-1');
+    expect(text).toContain(`  npm run sandbox:up -- --name demo --cloud linode --ccm command --ccm-command '${linodeCcmCommand()}'`);
+    expect(text).not.toContain('HCLOUD');
   });
 
   it('says nothing of hcloud for a simcloud sandbox (state files from before --cloud read as simcloud)', () => {

@@ -1,9 +1,10 @@
 // The cloud a sandbox presents (`sandbox:up --cloud`): simcloud's own /v1 API, or the Hetzner Cloud
-// persona simcloud serves under /hcloud/v1 over the same store. This module owns what differs per cloud
-// for the sandbox: the endpoint a CCM is given, its environment, and the command line of Hetzner's own CCM.
+// persona simcloud serves under /hcloud/v1, or the Linode persona under /v4, over the same store. This
+// module owns what differs per cloud for the sandbox: the endpoint a CCM is given, its environment, and
+// the command line of the cloud's own CCM.
 import { regionById, zoneById } from '../../simulator/server/resources/catalogue/data.ts';
 
-export const CLOUDS = ['simcloud', 'hcloud'] as const;
+export const CLOUDS = ['simcloud', 'hcloud', 'linode'] as const;
 export type CloudKind = (typeof CLOUDS)[number];
 export const DEFAULT_CLOUD: CloudKind = 'simcloud';
 
@@ -75,5 +76,48 @@ export function hcloudCcmCommand(binary = HCLOUD_CCM_BINARY): string {
     '--bind-address=127.0.0.1',
     '--secure-port=0',
     '--webhook-secure-port=0',
+  ].join(' ');
+}
+
+/** Where simcloud mounts its Linode dialect: linodego keeps only the scheme, host and version of LINODE_URL. */
+export const LINODE_API_PREFIX = '/v4';
+
+/** LINODE_URL for a simcloud at `simcloudUrl`. */
+export function linodeUrl(simcloudUrl: string): string {
+  return `${simcloudUrl.replace(/\/+$/, '')}${LINODE_API_PREFIX}`;
+}
+
+/** The Linode region of a simcloud zone: the dialect shows simcloud's regions by id. */
+export function linodeRegionOf(zone: string): string {
+  const region = zoneById(zone)?.region;
+  if (region === undefined) throw new Error(`simcloud has no zone ${zone}`);
+  return region;
+}
+
+/** The environment Linode's CCM reads, and our Go CCM's linode provider with it. */
+export function linodeCcmEnv(o: { readonly simcloudUrl: string; readonly token: string; readonly region: string }): Record<string, string> {
+  return { LINODE_API_TOKEN: o.token, LINODE_URL: linodeUrl(o.simcloudUrl), LINODE_REGION: o.region };
+}
+
+/** Linode's CCM binary, as its releases name it. */
+export const LINODE_CCM_BINARY = 'linode-cloud-controller-manager';
+
+/**
+ * The `--ccm-command` that runs Linode's CCM in the sandbox's slot: the kubeconfig from the slot's
+ * environment, serving on loopback only, and no route controller (Linode's needs VPCs, which the dialect
+ * does not serve; it is off unless --enable-route-controller).
+ */
+export function linodeCcmCommand(binary = LINODE_CCM_BINARY): string {
+  return [
+    binary,
+    '--cloud-provider=linode',
+    '--kubeconfig="$KUBECONFIG"',
+    '--authentication-kubeconfig="$KUBECONFIG"',
+    '--authorization-kubeconfig="$KUBECONFIG"',
+    '--allocate-node-cidrs=false',
+    '--configure-cloud-routes=false',
+    '--leader-elect=false',
+    '--bind-address=127.0.0.1',
+    '--secure-port=0',
   ].join(' ');
 }

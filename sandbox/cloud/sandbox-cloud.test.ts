@@ -4,6 +4,7 @@ import { startSimcloudInProcess, type InProcessSimcloud } from '../../test/helpe
 import type { PowerEvent } from '../runtimes/runtime.ts';
 import { parseSseMessage } from '../../lib/sse.ts';
 import { HcloudDialectCreator } from './hcloud-creator.ts';
+import { LinodeDialectCreator } from './linode-creator.ts';
 import { powerAction, SANDBOX_LABELS, SimcloudSandboxCloud } from './sandbox-cloud.ts';
 
 let sc: InProcessSimcloud;
@@ -90,5 +91,30 @@ describe('a --cloud hcloud sandbox cloud', () => {
       '--cloud hcloud cannot register hc2-worker-1 at its own addresses: use --runtime local',
     );
     expect(await cloudFor('hc2').servers()).toEqual([]);
+  });
+});
+
+describe('a --cloud linode sandbox cloud', () => {
+  const linodeCloud = (clusterName: string): SimcloudSandboxCloud =>
+    new SimcloudSandboxCloud({ client: sc.client, clusterName, networkRange: '127.41.0.0/16', linode: new LinodeDialectCreator({ endpoint: sc.url, token: sc.token }) });
+
+  it('creates each machine as an instance through /v4 with the cluster tags, on the cluster network, read back through /v1', async () => {
+    const cloud = linodeCloud('li1');
+    const registered = await cloud.registerServer({ name: 'li1-worker-1', role: 'worker' });
+    expect(registered.privateIPv4).toMatch(/^127\.41\./);
+    const [server] = await cloud.servers();
+    expect(server).toMatchObject({ id: registered.id, name: 'li1-worker-1', status: 'running', zone: 'sim-1a', server_type: 'sc-medium', private_ipv4: registered.privateIPv4 });
+    expect(server?.labels).toEqual({ [SANDBOX_LABELS.cluster]: 'li1', [SANDBOX_LABELS.role]: 'worker' });
+    expect((await cloud.registerServer({ name: 'li1-worker-1', role: 'worker' })).id).toBe(registered.id);
+    expect(await cloud.servers()).toHaveLength(1);
+    const creates = rec.events.filter((e) => e.type === 'api_call' && e.method === 'POST' && e.path === '/v4/linode/instances');
+    expect(creates).toHaveLength(1);
+  });
+
+  it("refuses a machine with addresses of its own: Linode picks an instance's addresses", async () => {
+    await expect(linodeCloud('li2').registerServer({ name: 'li2-worker-1', role: 'worker', publicIPv4: '127.41.9.9' })).rejects.toThrow(
+      '--cloud linode cannot register li2-worker-1 at its own addresses: use --runtime local',
+    );
+    expect(await linodeCloud('li2').servers()).toEqual([]);
   });
 });

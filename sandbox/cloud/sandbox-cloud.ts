@@ -2,13 +2,15 @@
 // the cluster name, so the sandbox, the console and the leak check can tell them apart), and the power
 // actions taken on them, derived from the resource-change stream for runtimes that mirror them on real
 // machines (kind containers, Vagrant VMs). A `--cloud hcloud` sandbox creates the network and servers
-// through simcloud's Hetzner dialect (hcloud-creator.ts) and reads them back through /v1: one store.
+// through simcloud's Hetzner dialect (hcloud-creator.ts), a `--cloud linode` one its machines through the
+// Linode dialect (linode-creator.ts), and both read them back through /v1: one store.
 import type { SimcloudClient } from '../../simulator/api/client/index.ts';
 import type { Network } from '../../simulator/api/schema/networks.ts';
 import type { Server } from '../../simulator/api/schema/servers.ts';
 import type { SimEvent } from '../../simulator/api/schema/events.ts';
-import { hcloudLocationOf } from './clouds.ts';
+import { hcloudLocationOf, linodeRegionOf } from './clouds.ts';
 import type { HcloudDialectCreator } from './hcloud-creator.ts';
+import type { LinodeDialectCreator } from './linode-creator.ts';
 import type { MachineSpec, PowerAction, PowerEvent, RegisteredServer, SandboxCloud } from '../runtimes/runtime.ts';
 
 export const SANDBOX_LABELS = {
@@ -32,6 +34,8 @@ export interface SimcloudSandboxCloudOptions {
   readonly networkRange?: string;
   /** Creates the network and servers through the Hetzner dialect instead of /v1. */
   readonly hcloud?: HcloudDialectCreator;
+  /** Creates the servers as instances through the Linode dialect instead of /v1. */
+  readonly linode?: LinodeDialectCreator;
 }
 
 export class SimcloudSandboxCloud implements SandboxCloud {
@@ -83,6 +87,7 @@ export class SimcloudSandboxCloud implements SandboxCloud {
     if (found) return registered(found);
     const network = await this.ensureNetwork();
     if (this.#opts.hcloud) return this.#registerThroughHcloud(machine, network);
+    if (this.#opts.linode) return this.#registerThroughLinode(machine, network);
     const { server, action } = await client.servers.create({
       name: machine.name,
       server_type: this.#opts.serverType ?? SANDBOX_DEFAULTS.serverType,
@@ -111,6 +116,25 @@ export class SimcloudSandboxCloud implements SandboxCloud {
     const created = (await this.#opts.client.servers.listAll({ name: machine.name })).find((s) => s.name === machine.name);
     if (!created) throw new Error(`server ${machine.name}, created through the hcloud dialect, is not in /v1`);
     return registered(created);
+  }
+
+  async #registerThroughLinode(machine: MachineSpec, network: Network): Promise<RegisteredServer> {
+    if (machine.publicIPv4 || machine.privateIPv4) throw new Error(`--cloud linode cannot register ${machine.name} at its own addresses: use --runtime local`);
+    const zone = this.#opts.zone ?? SANDBOX_DEFAULTS.zone;
+    await this.#opts.linode?.createInstance({
+      label: machine.name,
+      region: linodeRegionOf(zone),
+      type: this.#opts.serverType ?? SANDBOX_DEFAULTS.serverType,
+      image: SANDBOX_DEFAULTS.image,
+      labels: { [SANDBOX_LABELS.cluster]: this.#opts.clusterName, [SANDBOX_LABELS.role]: machine.role },
+    });
+    const client = this.#opts.client;
+    const created = (await client.servers.listAll({ name: machine.name })).find((s) => s.name === machine.name);
+    if (!created) throw new Error(`instance ${machine.name}, created through the linode dialect, is not in /v1`);
+    // Linode has no networks to join at creation; the address on the cluster network is the instance's
+    // private IPv4 in the dialect (Linode's private_ip), and /v1 is where a server joins a network.
+    await client.waitForAction((await client.servers.attachToNetwork(created.id, { network_id: network.id })).id);
+    return registered(await client.servers.get(created.id));
   }
 
   /** The cluster's servers, as the cloud has them now. */

@@ -2,7 +2,8 @@
 // (local by default) and the CCM in SANDBOX_CCM (builtin by default; `npm test` runs them on upstream's too,
 // project e2e-upstream) on the cloud in SANDBOX_CLOUD (simcloud by default; project e2e-hcloud runs them on the
 // Hetzner persona with the upstream CCM's hcloud provider, where providerIDs, labels and annotations are
-// Hetzner's and load balancers have no source ranges): node initialisation, load balancers with real traffic and annotations, node
+// Hetzner's and load balancers have no source ranges; project e2e-linode on the Linode persona with its
+// linode provider: NodeBalancers, regions without zones, no routes): node initialisation, load balancers with real traffic and annotations, node
 // lifecycle, routes, scale-up, and a final leak check. The flows run in order on one sandbox.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { V1Node } from '@kubernetes/client-node';
@@ -17,10 +18,19 @@ const SHUTDOWN_TAINT = 'node.cloudprovider.kubernetes.io/shutdown';
 const NS = 'default';
 const CLOUD = e2eCloud();
 
-/** The providerID each cloud's CCM gives the Node of a server (Hetzner's ids are the store's numbers). */
-const providerIdOf = (serverId: string): string => (CLOUD === 'hcloud' ? `hcloud://${numericIdOf(serverId)}` : `simcloud://${serverId}`);
+/** The providerID each cloud's CCM gives the Node of a server (Hetzner's and Linode's ids are the store's numbers). */
+const providerIdOf = (serverId: string): string => (CLOUD === 'simcloud' ? `simcloud://${serverId}` : `${CLOUD}://${numericIdOf(serverId)}`);
 /** Labels a cloud's CCM adds besides the well-known ones. */
 const CLOUD_LABELS: Readonly<Record<string, string>> = CLOUD === 'hcloud' ? { 'instance.hetzner.cloud/provided-by': 'cloud' } : {};
+/** Linode has regions only: its CCM sets no zone labels. */
+const zoneLabels = (zone: string): Record<string, string> =>
+  (CLOUD === 'linode' ? {} : { 'topology.kubernetes.io/zone': zone, 'failure-domain.beta.kubernetes.io/zone': zone });
+/**
+ * The linode provider has no Routes, as Linode's own CCM without --enable-route-controller: its route
+ * controller programs VPC routes, and the dialect serves no VPCs. The sandbox runs it with
+ * --configure-cloud-routes=false, so no route flow there.
+ */
+const ROUTES = CLOUD !== 'linode';
 
 /** The annotated flow's annotations per cloud: PROXY protocol v1 and an HTTP check on a path, failing fast. */
 const ANNOTATED = {
@@ -36,6 +46,15 @@ const ANNOTATED = {
       'health-check-retries': '1', type: 'lb21', 'algorithm-type': 'least_connections',
     },
     pathKey: 'health-check-http-path',
+  },
+  // Linode's minimum check interval is 2 s; the timeout must stay below it.
+  linode: {
+    prefix: 'service.beta.kubernetes.io/linode-loadbalancer-',
+    annotations: {
+      'default-proxy-protocol': 'v1', 'check-type': 'http', 'check-path': '/unhealthy', 'check-interval': '2', 'check-timeout': '1', 'check-attempts': '1',
+      'default-algorithm': 'leastconn', throttle: '0', tags: 'e2e',
+    },
+    pathKey: 'check-path',
   },
 }[CLOUD];
 const annotated = Object.fromEntries(Object.entries(ANNOTATED.annotations).map(([k, v]) => [`${ANNOTATED.prefix}${k}`, v]));
@@ -67,10 +86,10 @@ describe(`sandbox flows on the ${e2eCcm().kind} CCM and the ${CLOUD} cloud`, () 
         ...CLOUD_LABELS,
         'node.kubernetes.io/instance-type': server.server_type,
         'beta.kubernetes.io/instance-type': server.server_type,
-        'topology.kubernetes.io/zone': server.zone,
         'topology.kubernetes.io/region': server.region,
-        'failure-domain.beta.kubernetes.io/zone': server.zone,
+        ...zoneLabels(server.zone),
       });
+      if (CLOUD === 'linode') expect(n!.metadata?.labels?.['topology.kubernetes.io/zone']).toBeUndefined();
       expect(n!.status?.addresses).toEqual(
         expect.arrayContaining([
           { type: 'InternalIP', address: server.private_ipv4 },
@@ -113,7 +132,7 @@ describe(`sandbox flows on the ${e2eCcm().kind} CCM and the ${CLOUD} cloud`, () 
         metadata: { name: 'annotated', annotations: annotated },
         spec: {
           type: 'LoadBalancer', selector: { app: 'x' }, ports: [{ port: 8081, targetPort: 8080 }],
-          // Hetzner load balancers have no source ranges; Hetzner's CCM ignores them.
+          // Hetzner load balancers have no source ranges; Hetzner's CCM ignores them (Linode's takes a firewall ACL annotation instead).
           ...(CLOUD === 'simcloud' ? { loadBalancerSourceRanges: ['127.0.0.1/32'] } : {}),
         },
       },
@@ -160,10 +179,10 @@ describe(`sandbox flows on the ${e2eCcm().kind} CCM and the ${CLOUD} cloud`, () 
     const n = await waitFor(async () => { const x = await node(name).catch(() => undefined); return x && !hasTaint(x, UNINITIALIZED_TAINT) ? x : undefined; }, {
       timeoutMs: 60_000, intervalMs: 500, description: `${name} to join initialized`,
     });
-    expect(n.spec?.providerID).toMatch(CLOUD === 'hcloud' ? /^hcloud:\/\/\d+$/ : /^simcloud:\/\//);
+    expect(n.spec?.providerID).toMatch(CLOUD === 'simcloud' ? /^simcloud:\/\// : new RegExp(`^${CLOUD}://\\d+$`));
   });
 
-  it('programs a route for every podCIDR with the node as gateway, and removes routes of deleted nodes', async () => {
+  it.runIf(ROUTES)('programs a route for every podCIDR with the node as gateway, and removes routes of deleted nodes', async () => {
     const network = (await e.sandbox.client.networks.listAll({ name: 'e2e' }))[0]!;
     const expected = async (): Promise<string[]> =>
       (await nodes()).filter((n) => n.spec?.podCIDR).map((n) => `${n.spec!.podCIDR}->${n.status?.addresses?.find((a) => a.type === 'InternalIP')?.address}`).sort();
