@@ -2,9 +2,12 @@
 // the same server or load balancer through /v1 (and the reverse), errors come in DigitalOcean's body, and a
 // load balancer's forwarding rules carry real TCP through the data plane, PROXY protocol and health checks included.
 import { randomInt } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../sandbox/wait.ts';
-import { startSimcloudInProcess, type InProcessSimcloud } from '../helpers/simcloud.ts';
+import { startSimcloudInProcess, startSimcloudProcess, type InProcessSimcloud } from '../helpers/simcloud.ts';
 import { serverBody, tcpAsk, tcpBackend, tcpService, unique } from './support.ts';
 
 const octet = randomInt(20, 250);
@@ -21,12 +24,17 @@ afterAll(async () => {
   await sc?.stop();
 });
 
-async function digitalocean<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const r = await fetch(`${sc.url}/v2${path}`, {
-    method, headers: { authorization: `Bearer ${sc.token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+type Call = <T = Record<string, unknown>>(method: string, path: string, body?: unknown) => Promise<{ status: number; body: T }>;
+
+/** Calls /v2 of the simcloud at `url` with `token`. */
+const callerOf = (url: string, token: string): Call => async <T>(method: string, path: string, body?: unknown) => {
+  const r = await fetch(`${url}/v2${path}`, {
+    method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: r.status, body: (r.status === 204 ? {} : await r.json()) as T };
-}
+};
+
+const digitalocean: Call = (method, path, body) => callerOf(sc.url, sc.token)(method, path, body);
 
 const sid = (prefix: string, n: number): string => `${prefix}-${String(n).padStart(8, '0')}`;
 const uuid = (id: string): string => `00000000-0000-4000-8000-${id.replace(/^[a-z]+-0*/, '').padStart(12, '0')}`;
@@ -95,5 +103,38 @@ describe('DigitalOcean dialect over the one store', () => {
     for (let i = 0; i < 4; i++) replies.add(await tcpAsk(ip, listen));
     expect([...replies].sort()).toEqual(droplets.map((d) => d.name).sort());
     expect(backends.flat()[0]).toMatch(new RegExp(`^PROXY TCP4 127\\.0\\.0\\.1 ${ip.replace(/\./g, '\\.')} \\d+ ${listen}\\r\\n`));
+  });
+
+  it('keeps a load balancer\'s and a firewall\'s DigitalOcean settings across a restart on the same state file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'simcloud-do-'));
+    const dataPath = join(dir, 'state.json');
+    const first = await startSimcloudProcess({ dataPath, args: ['--delay-ms', '5', '--no-dataplane'] });
+    let second: Awaited<ReturnType<typeof startSimcloudProcess>> | undefined;
+    try {
+      const call = callerOf(first.url, first.token);
+      const lb = await call<{ load_balancer: Lb }>('POST', '/load_balancers', {
+        name: unique('do-lb'), region: 'sim-1', size_unit: 3, sticky_sessions: { type: 'cookies', cookie_name: 'c', cookie_ttl_seconds: 60 },
+        forwarding_rules: [{ entry_protocol: 'https', entry_port: 443, target_protocol: 'http', target_port: 30080, tls_passthrough: false, certificate_id: 'cert-1' }],
+      });
+      const fw = await call<{ firewall: { id: string } }>('POST', '/firewalls', {
+        name: unique('do-fw'), tags: ['k8s:c1'], inbound_rules: [{ protocol: 'tcp', ports: '30080', sources: { addresses: ['0.0.0.0/0', '::/0'] } }],
+      });
+      await first.stop();
+      second = await startSimcloudProcess({ dataPath, token: first.token, args: ['--delay-ms', '5', '--no-dataplane'] });
+      const again = callerOf(second.url, second.token);
+      expect((await again('GET', `/load_balancers/${lb.body.load_balancer.id}`)).body).toMatchObject({
+        load_balancer: {
+          size_unit: 3, sticky_sessions: { type: 'cookies', cookie_name: 'c', cookie_ttl_seconds: 60 },
+          forwarding_rules: [{ entry_protocol: 'https', target_protocol: 'http', certificate_id: 'cert-1' }],
+        },
+      });
+      expect((await again('GET', `/firewalls/${fw.body.firewall.id}`)).body).toMatchObject({
+        firewall: { tags: ['k8s:c1'], inbound_rules: [{ ports: '30080', sources: { addresses: ['0.0.0.0/0', '::/0'] } }] },
+      });
+    } finally {
+      await first.stop().catch(() => undefined);
+      await second?.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
