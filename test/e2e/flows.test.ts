@@ -71,6 +71,13 @@ describe(`sandbox flows on the ${e2eCcm().kind} CCM and the ${CLOUD} cloud`, () 
   });
 
   const nodes = async (): Promise<V1Node[]> => (await e.core.listNode()).items;
+  /** A GET through the Linode dialect, as linodego sends it. */
+  const linodeGet = async (path: string): Promise<Record<string, unknown>> => {
+    const sim = e.sandbox.state.simcloud!;
+    const res = await fetch(`${sim.url}/v4${path}`, { headers: { authorization: `Bearer ${sim.token}` } });
+    expect(res.status, path).toBe(200);
+    return (await res.json()) as Record<string, unknown>;
+  };
   const node = async (name: string): Promise<V1Node> => e.core.readNode({ name });
 
   it('initialises every node: providerID, type/zone/region labels, addresses, no uninitialized taint', async () => {
@@ -155,6 +162,17 @@ describe(`sandbox flows on the ${e2eCcm().kind} CCM and the ${CLOUD} cloud`, () 
     }, { timeoutMs: 30_000, intervalMs: 250, description: 'traffic once the health check path is /healthz' });
     expect(JSON.parse(res.body)).toMatchObject({ proxy: { version: 1, protocol: 'TCP4', srcAddress: '127.0.0.1', dstAddress: vip, dstPort: 8081 } });
     if (CLOUD === 'simcloud') await expect(httpGet(vip, 8081, '/', '127.0.0.2')).rejects.toThrow();
+    if (CLOUD === 'linode') {
+      // The settings traffic cannot show, as Linode's API shows them on the NodeBalancer and its config.
+      const { data } = (await linodeGet('/nodebalancers')) as { data: Array<{ id: number; ipv4: string; client_conn_throttle: number; tags: string[] }> };
+      const nb = data.find((x) => x.ipv4 === vip)!;
+      expect(nb.client_conn_throttle).toBe(0);
+      expect(nb.tags).toEqual(expect.arrayContaining(['kubernetes', 'e2e']));
+      const configs = (await linodeGet(`/nodebalancers/${nb.id}/configs`)).data;
+      expect(configs).toEqual([expect.objectContaining({
+        port: 8081, protocol: 'tcp', proxy_protocol: 'v1', algorithm: 'leastconn', check: 'http', check_path: '/healthz', check_interval: 2, check_timeout: 1, check_attempts: 1,
+      })]);
+    }
   });
 
   it('taints a powered-off worker, clears the taint when it is back, and deletes the Node of a deleted server', async () => {
