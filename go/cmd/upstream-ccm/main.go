@@ -7,6 +7,8 @@
 //     resources carry no cluster id).
 //   - --cloud-provider=linode (ccm-sandbox/go/provider/linode, on linodego) for simcloud's Linode dialect or
 //     any Linode API, with LINODE_URL / LINODE_API_TOKEN / LINODE_REGION.
+//   - --cloud-provider=digitalocean (ccm-sandbox/go/provider/digitalocean, on godo) for simcloud's DigitalOcean
+//     dialect or any DigitalOcean API, with DO_OVERRIDE_URL / DO_ACCESS_TOKEN / REGION.
 package main
 
 import (
@@ -26,9 +28,10 @@ import (
 	_ "k8s.io/component-base/metrics/prometheus/version"  // the version metric
 	"k8s.io/klog/v2"
 
-	_ "ccm-sandbox/go/provider/hcloud"   // registers the "hcloud" cloud provider
-	_ "ccm-sandbox/go/provider/linode"   // registers the "linode" cloud provider
-	_ "ccm-sandbox/go/provider/simcloud" // registers the "simcloud" cloud provider
+	_ "ccm-sandbox/go/provider/digitalocean" // registers the "digitalocean" cloud provider
+	_ "ccm-sandbox/go/provider/hcloud"       // registers the "hcloud" cloud provider
+	_ "ccm-sandbox/go/provider/linode"       // registers the "linode" cloud provider
+	_ "ccm-sandbox/go/provider/simcloud"     // registers the "simcloud" cloud provider
 )
 
 func main() {
@@ -46,7 +49,7 @@ func initCloud(c *config.CompletedConfig) cloudprovider.Interface {
 	shared := c.ComponentConfig.KubeCloudShared.CloudProvider
 	cloud, err := cloudprovider.InitCloudProvider(shared.Name, shared.CloudConfigFile)
 	if err == nil && cloud == nil {
-		err = fmt.Errorf("unknown cloud provider %q; this binary provides: simcloud, hcloud, linode", shared.Name)
+		err = fmt.Errorf("unknown cloud provider %q; this binary provides: simcloud, hcloud, linode, digitalocean", shared.Name)
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "upstream-ccm: cloud provider could not be initialized: %v\n", err)

@@ -1,0 +1,111 @@
+package digitalocean
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/digitalocean/godo"
+	v1 "k8s.io/api/core/v1"
+	cloudprovider "k8s.io/cloud-provider"
+)
+
+var _ cloudprovider.InstancesV2 = (*instances)(nil)
+
+type instances struct {
+	client *godo.Client
+}
+
+// ProviderID is digitalocean://<droplet id>.
+func ProviderID(id int) string { return fmt.Sprintf("%s://%d", ProviderName, id) }
+
+// ParseProviderID returns the droplet id of digitalocean://<id> (or a bare <id>).
+func ParseProviderID(providerID string) (int, error) {
+	id, err := strconv.Atoi(strings.TrimPrefix(providerID, ProviderName+"://"))
+	if err != nil || id <= 0 {
+		return 0, fmt.Errorf("providerID %q is not digitalocean://<droplet id>", providerID)
+	}
+	return id, nil
+}
+
+func isNotFound(err error) bool {
+	var e *godo.ErrorResponse
+	return errors.As(err, &e) && e.Response != nil && e.Response.StatusCode == http.StatusNotFound
+}
+
+// lookup finds a node's droplet: by providerID when set, else by the droplet name equal to the node name.
+// A missing droplet is (nil, nil).
+func (i *instances) lookup(ctx context.Context, node *v1.Node) (*godo.Droplet, error) {
+	if node.Spec.ProviderID != "" {
+		id, err := ParseProviderID(node.Spec.ProviderID)
+		if err != nil {
+			return nil, err
+		}
+		d, _, err := i.client.Droplets.Get(ctx, id)
+		if isNotFound(err) {
+			return nil, nil
+		}
+		return d, err
+	}
+	list, _, err := i.client.Droplets.ListByName(ctx, node.Name, &godo.ListOptions{PerPage: 200})
+	if err != nil || len(list) == 0 {
+		return nil, err
+	}
+	return &list[0], nil
+}
+
+func (i *instances) InstanceExists(ctx context.Context, node *v1.Node) (bool, error) {
+	d, err := i.lookup(ctx, node)
+	return d != nil, err
+}
+
+// InstanceShutdown is true for a droplet that is off, as DigitalOcean's CCM decides it.
+func (i *instances) InstanceShutdown(ctx context.Context, node *v1.Node) (bool, error) {
+	d, err := i.lookup(ctx, node)
+	if err != nil || d == nil {
+		return false, err
+	}
+	return d.Status == "off", nil
+}
+
+func (i *instances) InstanceMetadata(ctx context.Context, node *v1.Node) (*cloudprovider.InstanceMetadata, error) {
+	d, err := i.lookup(ctx, node)
+	if err != nil {
+		return nil, err
+	}
+	if d == nil {
+		return nil, cloudprovider.InstanceNotFound
+	}
+	region := ""
+	if d.Region != nil {
+		region = d.Region.Slug
+	}
+	return &cloudprovider.InstanceMetadata{ProviderID: ProviderID(d.ID), InstanceType: d.SizeSlug, Region: region, NodeAddresses: addresses(d)}, nil
+}
+
+// addresses: private IPv4s are InternalIPs, public ones ExternalIPs; a droplet without a private address
+// uses its public one as InternalIP too, so the node is reachable inside the cluster.
+func addresses(d *godo.Droplet) []v1.NodeAddress {
+	out := []v1.NodeAddress{{Type: v1.NodeHostName, Address: d.Name}}
+	if d.Networks == nil {
+		return out
+	}
+	var public []string
+	for _, n := range d.Networks.V4 {
+		if n.Type == "private" {
+			out = append(out, v1.NodeAddress{Type: v1.NodeInternalIP, Address: n.IPAddress})
+		} else if n.Type == "public" {
+			public = append(public, n.IPAddress)
+		}
+	}
+	if len(out) == 1 && len(public) > 0 {
+		out = append(out, v1.NodeAddress{Type: v1.NodeInternalIP, Address: public[0]})
+	}
+	for _, ip := range public {
+		out = append(out, v1.NodeAddress{Type: v1.NodeExternalIP, Address: ip})
+	}
+	return out
+}
