@@ -101,6 +101,18 @@ export default defineConfig({
       },
       {
         extends: true,
+        // The flows on the DigitalOcean persona: droplets made through /v2, the upstream Go CCM's digitalocean provider.
+        test: {
+          name: 'e2e-digitalocean',
+          include: ['test/e2e/flows.test.ts'],
+          env: { SANDBOX_CCM: 'upstream', SANDBOX_CLOUD: 'digitalocean' },
+          globalSetup: ['test/helpers/control-plane-binaries.setup.ts'],
+          fileParallelism: false,
+          ...slow,
+        },
+      },
+      {
+        extends: true,
         test: {
           name: 'bench-smoke',
           include: ['test/bench/**/*.test.ts'],

@@ -14,6 +14,7 @@ import { SimcloudSandboxCloud } from './cloud/sandbox-cloud.ts';
 import { DEFAULT_CLOUD, type CloudKind } from './cloud/clouds.ts';
 import { HcloudDialectCreator } from './cloud/hcloud-creator.ts';
 import { LinodeDialectCreator } from './cloud/linode-creator.ts';
+import { DigitalOceanDialectCreator } from './cloud/digitalocean-creator.ts';
 import { startConsoleServer, type ConsoleServer } from './console/server.ts';
 import { createExec, type Exec } from './exec.ts';
 import { UNINITIALIZED_TAINT } from './kubelet/node-object.ts';
@@ -201,13 +202,15 @@ export class Sandbox {
     return s.url;
   }
 
-  /** The sandbox's side of the cloud; with --cloud hcloud or linode it creates through that dialect. */
+  /** The sandbox's side of the cloud; with --cloud hcloud, linode or digitalocean it creates through that dialect. */
   #sandboxCloud(url: string, token: string): SimcloudSandboxCloud {
     const plan = this.options.addressPlan;
     const hcloud = this.options.cloud === 'hcloud' ? new HcloudDialectCreator({ endpoint: url, token }) : undefined;
     const linode = this.options.cloud === 'linode' ? new LinodeDialectCreator({ endpoint: url, token }) : undefined;
+    const digitalocean = this.options.cloud === 'digitalocean' ? new DigitalOceanDialectCreator({ endpoint: url, token }) : undefined;
     return new SimcloudSandboxCloud({
-      client: this.client, clusterName: this.options.name, ...(plan ? { networkRange: plan.networkRange } : {}), ...(hcloud ? { hcloud } : {}), ...(linode ? { linode } : {}),
+      client: this.client, clusterName: this.options.name, ...(plan ? { networkRange: plan.networkRange } : {}),
+      ...(hcloud ? { hcloud } : {}), ...(linode ? { linode } : {}), ...(digitalocean ? { digitalocean } : {}),
     });
   }
 

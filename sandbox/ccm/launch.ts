@@ -3,7 +3,7 @@
 // upstream: the Go CCM (built or found by upstream.ts) with upstream's flags; command: the user's shell
 // command line with the CCM identity's kubeconfig and the cloud in its environment.
 import { join } from 'node:path';
-import { DEFAULT_CLOUD, hcloudCcmEnv, hcloudLocationOf, linodeCcmEnv, linodeRegionOf, type CloudKind } from '../cloud/clouds.ts';
+import { DEFAULT_CLOUD, digitaloceanCcmEnv, digitaloceanRegionOf, hcloudCcmEnv, hcloudLocationOf, linodeCcmEnv, linodeRegionOf, type CloudKind } from '../cloud/clouds.ts';
 import { SANDBOX_DEFAULTS } from '../cloud/sandbox-cloud.ts';
 import type { Exec } from '../exec.ts';
 import { freePort } from '../ports.ts';
@@ -65,19 +65,23 @@ export function upstreamArgsFor(ctx: Pick<CcmContext, 'stateDir' | 'clusterName'
     kubeconfig,
     clusterName: ctx.clusterName,
     clusterCidr: ctx.clusterCidr,
-    // Our linode provider has no Routes (Linode's route controller needs VPCs, which the dialect does not serve).
-    configureCloudRoutes: ctx.network !== '' && ctx.cloud !== 'linode',
+    // Our linode provider has no Routes (Linode's route controller needs VPCs, which the dialect does not
+    // serve), nor our digitalocean one (DigitalOcean's CCM has no route controller).
+    configureCloudRoutes: ctx.network !== '' && ctx.cloud !== 'linode' && ctx.cloud !== 'digitalocean',
     securePort,
     certDir: upstreamCertDir(ctx.stateDir),
   });
 }
 
-/** The cloud's part of a CCM's environment: SIMCLOUD_* for /v1, HCLOUD_* or LINODE_* for a dialect. */
+/** The cloud's part of a CCM's environment: SIMCLOUD_* for /v1, HCLOUD_*, LINODE_* or DO_* for a dialect. */
 export function cloudCcmEnv(ctx: Pick<CcmContext, 'simcloud' | 'network' | 'lbStrategy' | 'cloud'>): Record<string, string> {
   if (ctx.cloud === 'hcloud') {
     return hcloudCcmEnv({ simcloudUrl: ctx.simcloud.url, token: ctx.simcloud.token, network: ctx.network, location: hcloudLocationOf(SANDBOX_DEFAULTS.zone) });
   }
   if (ctx.cloud === 'linode') return linodeCcmEnv({ simcloudUrl: ctx.simcloud.url, token: ctx.simcloud.token, region: linodeRegionOf(SANDBOX_DEFAULTS.zone) });
+  if (ctx.cloud === 'digitalocean') {
+    return digitaloceanCcmEnv({ simcloudUrl: ctx.simcloud.url, token: ctx.simcloud.token, region: digitaloceanRegionOf(SANDBOX_DEFAULTS.zone) });
+  }
   return upstreamCcmEnv({ endpoint: ctx.simcloud.url, token: ctx.simcloud.token, network: ctx.network, loadBalancerStrategy: ctx.lbStrategy });
 }
 

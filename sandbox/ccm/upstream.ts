@@ -156,8 +156,8 @@ export interface UpstreamCcmArgsOptions {
   readonly routeReconciliationPeriod?: string;
   /** klog verbosity (default 2). */
   readonly verbosity?: number;
-  /** The provider: simcloud (/v1, default), hcloud or linode (dialects; their resources carry no cluster id). */
-  readonly cloudProvider?: 'simcloud' | 'hcloud' | 'linode';
+  /** The provider: simcloud (/v1, default), hcloud, linode or digitalocean (dialects; their resources carry no cluster id). */
+  readonly cloudProvider?: 'simcloud' | 'hcloud' | 'linode' | 'digitalocean';
   /** `--controllers` (default: upstream's `*`). */
   readonly controllers?: readonly string[];
 }

@@ -30,7 +30,7 @@ export interface CliOptions {
   readonly allowedHosts: readonly string[];
   /** The CCM slot: --ccm builtin|upstream|command|none (with --ccm-command for command). */
   readonly ccm: CcmChoice;
-  /** --cloud simcloud|hcloud|linode: the API the cluster is made through and the CCM is given. */
+  /** --cloud simcloud|hcloud|linode|digitalocean: the API the cluster is made through and the CCM is given. */
   readonly cloud: CloudKind;
 }
 
@@ -86,7 +86,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
 
 function validCloud(value: string, ccm: CcmChoice, runtime: string): CloudKind {
   if (!isCloudKind(value)) throw new UsageError(`--cloud "${value}" is invalid: use ${CLOUDS.join(' or ')}`);
-  // Hetzner's and Linode's APIs pick a machine's addresses; containers, VMs and existing nodes have theirs already.
+  // Hetzner's, Linode's and DigitalOcean's APIs pick a machine's addresses; containers, VMs and existing nodes have theirs already.
   if (value !== 'simcloud' && runtime !== 'local' && runtime !== 'auto') throw new UsageError(`--cloud ${value} runs on --runtime local, not ${runtime}`);
   try {
     checkCloudAndCcm(value, ccm);

@@ -3,7 +3,9 @@
 import { dirname } from 'node:path';
 import { shellQuote } from '../exec.ts';
 import { commandCcmEnv, upstreamArgsFor } from '../ccm/launch.ts';
-import { hcloudCcmCommand, hcloudEndpoint, linodeCcmCommand, linodeCcmEnv, linodeRegionOf, linodeUrl } from '../cloud/clouds.ts';
+import {
+  digitaloceanCcmCommand, digitaloceanCcmEnv, digitaloceanRegionOf, digitaloceanUrl, hcloudCcmCommand, hcloudEndpoint, linodeCcmCommand, linodeCcmEnv, linodeRegionOf, linodeUrl,
+} from '../cloud/clouds.ts';
 import { SANDBOX_DEFAULTS } from '../cloud/sandbox-cloud.ts';
 import { commandLine } from '../ccm/slot.ts';
 import type { SandboxState } from '../state.ts';
@@ -15,6 +17,7 @@ function endpoints(state: SandboxState): string[] {
     `  simcloud API   ${sim ? `${sim.url}  (SIMCLOUD_TOKEN=${sim.token})` : '-'}`,
     ...(state.cloud === 'hcloud' && sim ? [`  hcloud API     ${hcloudEndpoint(sim.url)}  (HCLOUD_TOKEN=${sim.token})`] : []),
     ...(state.cloud === 'linode' && sim ? [`  Linode API     ${linodeUrl(sim.url)}  (LINODE_API_TOKEN=${sim.token})`] : []),
+    ...(state.cloud === 'digitalocean' && sim ? [`  DO API         ${digitaloceanUrl(sim.url)}v2  (DO_ACCESS_TOKEN=${sim.token})`] : []),
     `  CCM            ${ccmLine(state)}`,
   ];
 }
@@ -83,6 +86,22 @@ export function linodeLines(state: SandboxState): string[] {
   ];
 }
 
+/** The DigitalOcean persona: the environment DigitalOcean's CCM reads, and how to run it in the slot. */
+export function digitaloceanLines(state: SandboxState): string[] {
+  const sim = state.simcloud;
+  if (state.cloud !== 'digitalocean' || !sim) return [];
+  const nameFlag = state.name === 'ccm-sandbox' ? '' : ` --name ${state.name}`;
+  const env = digitaloceanCcmEnv({ simcloudUrl: sim.url, token: sim.token, region: digitaloceanRegionOf(SANDBOX_DEFAULTS.zone) });
+  return [
+    'DigitalOcean persona: the machines are droplets made through the DigitalOcean API v2; any godo program',
+    '(doctl, DigitalOcean\'s CCM) works against it with:',
+    `  export ${Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`).join(' ')}`,
+    'DigitalOcean\'s own CCM in the slot (digitalocean-cloud-controller-manager on your PATH; the slot passes',
+    'the variables above and its kubeconfig; no routes: DigitalOcean\'s CCM has no route controller):',
+    `  npm run sandbox:up --${nameFlag} --cloud digitalocean --ccm command --ccm-command ${shellQuote(digitaloceanCcmCommand())}`,
+  ];
+}
+
 function tryLines(state: SandboxState): string[] {
   const sim = state.simcloud;
   return [
@@ -114,6 +133,7 @@ export function renderSummary(state: SandboxState): string {
     ...(state.ccm?.kind === 'none' ? [...ownCcmLines(state), ''] : []),
     ...(state.cloud === 'hcloud' ? [...hcloudLines(state), ''] : []),
     ...(state.cloud === 'linode' ? [...linodeLines(state), ''] : []),
+    ...(state.cloud === 'digitalocean' ? [...digitaloceanLines(state), ''] : []),
     'Next: open the console, curl the EXTERNAL-IP of web (the reply names the pod that served); then power a',
     'worker off (`npm run simcloud -- server poweroff <id>` or the console) and watch the node go NotReady, get',
     'the shutdown taint, and its pods move to the other nodes.',

@@ -2,14 +2,32 @@ import { describe, expect, it } from 'vitest';
 import { renderSummary } from '../cli/summary.ts';
 import { cloudCcmEnv, commandCcmEnv, upstreamArgsFor } from '../ccm/launch.ts';
 import { SandboxState } from '../state.ts';
-import { hcloudCcmCommand, hcloudCcmEnv, hcloudEndpoint, hcloudLocationOf, isCloudKind, linodeCcmCommand } from './clouds.ts';
+import { digitaloceanCcmCommand, hcloudCcmCommand, hcloudCcmEnv, hcloudEndpoint, hcloudLocationOf, isCloudKind, linodeCcmCommand } from './clouds.ts';
 
 const sim = { url: 'http://127.0.0.1:4600', token: 'tok' };
 const ctx = { stateDir: '/s/demo', clusterName: 'demo', clusterCidr: '10.244.0.0/16', simcloud: sim, network: 'demo', lbStrategy: 'lb' as const };
 
 describe('the clouds a sandbox presents', () => {
-  it('knows simcloud, hcloud and linode only', () => {
-    expect(['simcloud', 'hcloud', 'linode', 'aws', ''].map(isCloudKind)).toEqual([true, true, true, false, false]);
+  it('knows simcloud, hcloud, linode and digitalocean only', () => {
+    expect(['simcloud', 'hcloud', 'linode', 'digitalocean', 'aws', ''].map(isCloudKind)).toEqual([true, true, true, true, false, false]);
+  });
+
+  it("gives a DigitalOcean CCM DigitalOcean's variables (the bare simcloud URL, the token, the zone's region) and no routes", () => {
+    const env = { DO_ACCESS_TOKEN: 'tok', DO_OVERRIDE_URL: 'http://127.0.0.1:4600/', REGION: 'sim-1' };
+    expect(cloudCcmEnv({ ...ctx, cloud: 'digitalocean' })).toEqual(env);
+    expect(commandCcmEnv({ ...ctx, cloud: 'digitalocean' }, '/k')).toMatchObject({ ...env, KUBECONFIG: '/k' });
+    const args = upstreamArgsFor({ ...ctx, cloud: 'digitalocean' }, '/k', 10258);
+    expect(args[0]).toBe('--cloud-provider=digitalocean');
+    expect(args).toContain('--configure-cloud-routes=false');
+    expect(args).not.toContain('--allow-untagged-cloud');
+  });
+
+  it("runs DigitalOcean's CCM from the slot's environment, serving on loopback only, without routes", () => {
+    const command = digitaloceanCcmCommand();
+    expect(command.startsWith('digitalocean-cloud-controller-manager --cloud-provider=digitalocean ')).toBe(true);
+    for (const flag of ['--kubeconfig="$KUBECONFIG"', '--configure-cloud-routes=false', '--leader-elect=false', '--bind-address=127.0.0.1', '--secure-port=0']) {
+      expect(command).toContain(flag);
+    }
   });
 
   it("gives a Linode CCM Linode's variables (the /v4 URL, the token, the zone's region) and no routes", () => {
@@ -85,6 +103,15 @@ describe('the summary of an hcloud sandbox', () => {
     expect(text).toContain('  export LINODE_API_TOKEN=tok LINODE_URL=http://127.0.0.1:4600/v4 LINODE_REGION=sim-1');
     expect(text).toContain(`  npm run sandbox:up -- --name demo --cloud linode --ccm command --ccm-command '${linodeCcmCommand()}'`);
     expect(text).not.toContain('HCLOUD');
+  });
+
+  it("prints DigitalOcean's URL, token and region, and the command line for DigitalOcean's CCM", () => {
+    const text = renderSummary(SandboxState.parse({ ...base, name: 'demo', cloud: 'digitalocean' }));
+    expect(text).toContain('ccm-sandbox "demo" is ready (local runtime, digitalocean persona)');
+    expect(text).toContain('  DO API         http://127.0.0.1:4600/v2  (DO_ACCESS_TOKEN=tok)');
+    expect(text).toContain('  export DO_ACCESS_TOKEN=tok DO_OVERRIDE_URL=http://127.0.0.1:4600/ REGION=sim-1');
+    expect(text).toContain(`  npm run sandbox:up -- --name demo --cloud digitalocean --ccm command --ccm-command '${digitaloceanCcmCommand()}'`);
+    expect(text).not.toContain('LINODE');
   });
 
   it('says nothing of hcloud for a simcloud sandbox (state files from before --cloud read as simcloud)', () => {

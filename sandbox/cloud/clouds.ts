@@ -1,10 +1,11 @@
 // The cloud a sandbox presents (`sandbox:up --cloud`): simcloud's own /v1 API, or the Hetzner Cloud
-// persona simcloud serves under /hcloud/v1, or the Linode persona under /v4, over the same store. This
+// persona simcloud serves under /hcloud/v1, the Linode persona under /v4, or the DigitalOcean persona under
+// /v2, over the same store. This
 // module owns what differs per cloud for the sandbox: the endpoint a CCM is given, its environment, and
 // the command line of the cloud's own CCM.
 import { regionById, zoneById } from '../../simulator/server/resources/catalogue/data.ts';
 
-export const CLOUDS = ['simcloud', 'hcloud', 'linode'] as const;
+export const CLOUDS = ['simcloud', 'hcloud', 'linode', 'digitalocean'] as const;
 export type CloudKind = (typeof CLOUDS)[number];
 export const DEFAULT_CLOUD: CloudKind = 'simcloud';
 
@@ -108,9 +109,14 @@ export const LINODE_CCM_BINARY = 'linode-cloud-controller-manager';
  * does not serve; it is off unless --enable-route-controller).
  */
 export function linodeCcmCommand(binary = LINODE_CCM_BINARY): string {
+  return routelessCcmCommand(binary, 'linode');
+}
+
+/** A cloud's own CCM in the slot without routes: the slot's kubeconfig, serving on loopback only. */
+function routelessCcmCommand(binary: string, provider: string): string {
   return [
     binary,
-    '--cloud-provider=linode',
+    `--cloud-provider=${provider}`,
     '--kubeconfig="$KUBECONFIG"',
     '--authentication-kubeconfig="$KUBECONFIG"',
     '--authorization-kubeconfig="$KUBECONFIG"',
@@ -120,4 +126,31 @@ export function linodeCcmCommand(binary = LINODE_CCM_BINARY): string {
     '--bind-address=127.0.0.1',
     '--secure-port=0',
   ].join(' ');
+}
+
+/** DigitalOcean's region of a simcloud zone: the dialect names regions by simcloud's region id, as Linode's does. */
+export const digitaloceanRegionOf = linodeRegionOf;
+
+/**
+ * DO_OVERRIDE_URL for a simcloud at `simcloudUrl`: its bare root, since godo starts some paths at the
+ * root (/v2/load_balancers) and joins others to the base URL.
+ */
+export function digitaloceanUrl(simcloudUrl: string): string {
+  return `${simcloudUrl.replace(/\/+$/, '')}/`;
+}
+
+/** The environment DigitalOcean's CCM reads, and our Go CCM's digitalocean provider with it. */
+export function digitaloceanCcmEnv(o: { readonly simcloudUrl: string; readonly token: string; readonly region: string }): Record<string, string> {
+  return { DO_ACCESS_TOKEN: o.token, DO_OVERRIDE_URL: digitaloceanUrl(o.simcloudUrl), REGION: o.region };
+}
+
+/** DigitalOcean's CCM binary, as its releases name it. */
+export const DIGITALOCEAN_CCM_BINARY = 'digitalocean-cloud-controller-manager';
+
+/**
+ * The `--ccm-command` that runs DigitalOcean's CCM in the sandbox's slot: the kubeconfig from the slot's
+ * environment, serving on loopback only, and no routes (DigitalOcean's CCM has no route controller).
+ */
+export function digitaloceanCcmCommand(binary = DIGITALOCEAN_CCM_BINARY): string {
+  return routelessCcmCommand(binary, 'digitalocean');
 }

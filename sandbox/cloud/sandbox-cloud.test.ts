@@ -5,6 +5,7 @@ import type { PowerEvent } from '../runtimes/runtime.ts';
 import { parseSseMessage } from '../../lib/sse.ts';
 import { HcloudDialectCreator } from './hcloud-creator.ts';
 import { LinodeDialectCreator } from './linode-creator.ts';
+import { DigitalOceanDialectCreator } from './digitalocean-creator.ts';
 import { powerAction, SANDBOX_LABELS, SimcloudSandboxCloud } from './sandbox-cloud.ts';
 
 let sc: InProcessSimcloud;
@@ -116,5 +117,30 @@ describe('a --cloud linode sandbox cloud', () => {
       '--cloud linode cannot register li2-worker-1 at its own addresses: use --runtime local',
     );
     expect(await linodeCloud('li2').servers()).toEqual([]);
+  });
+});
+
+describe('a --cloud digitalocean sandbox cloud', () => {
+  const doCloud = (clusterName: string): SimcloudSandboxCloud =>
+    new SimcloudSandboxCloud({ client: sc.client, clusterName, networkRange: '127.42.0.0/16', digitalocean: new DigitalOceanDialectCreator({ endpoint: sc.url, token: sc.token }) });
+
+  it('creates each machine as a droplet through /v2, labelled and on the cluster network through /v1', async () => {
+    const cloud = doCloud('do1');
+    const registered = await cloud.registerServer({ name: 'do1-worker-1', role: 'worker' });
+    expect(registered.privateIPv4).toMatch(/^127\.42\./);
+    const [server] = await cloud.servers();
+    expect(server).toMatchObject({ id: registered.id, name: 'do1-worker-1', status: 'running', zone: 'sim-1a', server_type: 'sc-medium', private_ipv4: registered.privateIPv4 });
+    expect(server?.labels).toEqual({ [SANDBOX_LABELS.cluster]: 'do1', [SANDBOX_LABELS.role]: 'worker' });
+    expect((await cloud.registerServer({ name: 'do1-worker-1', role: 'worker' })).id).toBe(registered.id);
+    expect(await cloud.servers()).toHaveLength(1);
+    const creates = rec.events.filter((e) => e.type === 'api_call' && e.method === 'POST' && e.path === '/v2/droplets');
+    expect(creates).toHaveLength(1);
+  });
+
+  it("refuses a machine with addresses of its own: DigitalOcean picks a droplet's addresses", async () => {
+    await expect(doCloud('do2').registerServer({ name: 'do2-worker-1', role: 'worker', privateIPv4: '127.42.9.9' })).rejects.toThrow(
+      '--cloud digitalocean cannot register do2-worker-1 at its own addresses: use --runtime local',
+    );
+    expect(await doCloud('do2').servers()).toEqual([]);
   });
 });

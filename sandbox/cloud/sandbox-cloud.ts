@@ -3,14 +3,16 @@
 // actions taken on them, derived from the resource-change stream for runtimes that mirror them on real
 // machines (kind containers, Vagrant VMs). A `--cloud hcloud` sandbox creates the network and servers
 // through simcloud's Hetzner dialect (hcloud-creator.ts), a `--cloud linode` one its machines through the
-// Linode dialect (linode-creator.ts), and both read them back through /v1: one store.
+// Linode dialect (linode-creator.ts), a `--cloud digitalocean` one its machines as droplets through the
+// DigitalOcean dialect (digitalocean-creator.ts), and all read them back through /v1: one store.
 import type { SimcloudClient } from '../../simulator/api/client/index.ts';
 import type { Network } from '../../simulator/api/schema/networks.ts';
 import type { Server } from '../../simulator/api/schema/servers.ts';
 import type { SimEvent } from '../../simulator/api/schema/events.ts';
-import { hcloudLocationOf, linodeRegionOf } from './clouds.ts';
+import { digitaloceanRegionOf, hcloudLocationOf, linodeRegionOf } from './clouds.ts';
 import type { HcloudDialectCreator } from './hcloud-creator.ts';
 import type { LinodeDialectCreator } from './linode-creator.ts';
+import type { DigitalOceanDialectCreator } from './digitalocean-creator.ts';
 import type { MachineSpec, PowerAction, PowerEvent, RegisteredServer, SandboxCloud } from '../runtimes/runtime.ts';
 
 export const SANDBOX_LABELS = {
@@ -36,6 +38,8 @@ export interface SimcloudSandboxCloudOptions {
   readonly hcloud?: HcloudDialectCreator;
   /** Creates the servers as instances through the Linode dialect instead of /v1. */
   readonly linode?: LinodeDialectCreator;
+  /** Creates the servers as droplets through the DigitalOcean dialect instead of /v1. */
+  readonly digitalocean?: DigitalOceanDialectCreator;
 }
 
 export class SimcloudSandboxCloud implements SandboxCloud {
@@ -88,6 +92,7 @@ export class SimcloudSandboxCloud implements SandboxCloud {
     const network = await this.ensureNetwork();
     if (this.#opts.hcloud) return this.#registerThroughHcloud(machine, network);
     if (this.#opts.linode) return this.#registerThroughLinode(machine, network);
+    if (this.#opts.digitalocean) return this.#registerThroughDigitalOcean(machine, network);
     const { server, action } = await client.servers.create({
       name: machine.name,
       server_type: this.#opts.serverType ?? SANDBOX_DEFAULTS.serverType,
@@ -128,11 +133,33 @@ export class SimcloudSandboxCloud implements SandboxCloud {
       image: SANDBOX_DEFAULTS.image,
       labels: { [SANDBOX_LABELS.cluster]: this.#opts.clusterName, [SANDBOX_LABELS.role]: machine.role },
     });
+    return this.#joinThroughV1(machine.name, network, 'linode instance');
+  }
+
+  async #registerThroughDigitalOcean(machine: MachineSpec, network: Network): Promise<RegisteredServer> {
+    if (machine.publicIPv4 || machine.privateIPv4) throw new Error(`--cloud digitalocean cannot register ${machine.name} at its own addresses: use --runtime local`);
+    await this.#opts.digitalocean?.createDroplet({
+      name: machine.name,
+      region: digitaloceanRegionOf(this.#opts.zone ?? SANDBOX_DEFAULTS.zone),
+      size: this.#opts.serverType ?? SANDBOX_DEFAULTS.serverType,
+      image: SANDBOX_DEFAULTS.image,
+    });
+    // A DigitalOcean tag cannot hold the `/` of the sandbox's label keys: the droplet is labelled through /v1.
+    return this.#joinThroughV1(machine.name, network, 'digitalocean droplet', {
+      [SANDBOX_LABELS.cluster]: this.#opts.clusterName, [SANDBOX_LABELS.role]: machine.role,
+    });
+  }
+
+  /**
+   * Reads a machine a dialect created back through /v1 and joins it to the cluster network there (Linode
+   * and DigitalOcean have no network to join at creation; the address on it is the machine's private
+   * IPv4 in the dialect), labelling it first when the dialect could not.
+   */
+  async #joinThroughV1(name: string, network: Network, what: string, labels?: Record<string, string>): Promise<RegisteredServer> {
     const client = this.#opts.client;
-    const created = (await client.servers.listAll({ name: machine.name })).find((s) => s.name === machine.name);
-    if (!created) throw new Error(`instance ${machine.name}, created through the linode dialect, is not in /v1`);
-    // Linode has no networks to join at creation; the address on the cluster network is the instance's
-    // private IPv4 in the dialect (Linode's private_ip), and /v1 is where a server joins a network.
+    const created = (await client.servers.listAll({ name })).find((s) => s.name === name);
+    if (!created) throw new Error(`${what} ${name}, created through its dialect, is not in /v1`);
+    if (labels) await client.servers.update(created.id, { labels });
     await client.waitForAction((await client.servers.attachToNetwork(created.id, { network_id: network.id })).id);
     return registered(await client.servers.get(created.id));
   }

@@ -3,7 +3,8 @@
 // project e2e-upstream) on the cloud in SANDBOX_CLOUD (simcloud by default; project e2e-hcloud runs them on the
 // Hetzner persona with the upstream CCM's hcloud provider, where providerIDs, labels and annotations are
 // Hetzner's and load balancers have no source ranges; project e2e-linode on the Linode persona with its
-// linode provider: NodeBalancers, regions without zones, no routes): node initialisation, load balancers with real traffic and annotations, node
+// linode provider: NodeBalancers, regions without zones, no routes; project e2e-digitalocean on the
+// DigitalOcean persona with its digitalocean provider: droplets, regions without zones, no routes): node initialisation, load balancers with real traffic and annotations, node
 // lifecycle, routes, scale-up, and a final leak check. The flows run in order on one sandbox.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { V1Node } from '@kubernetes/client-node';
@@ -18,19 +19,21 @@ const SHUTDOWN_TAINT = 'node.cloudprovider.kubernetes.io/shutdown';
 const NS = 'default';
 const CLOUD = e2eCloud();
 
-/** The providerID each cloud's CCM gives the Node of a server (Hetzner's and Linode's ids are the store's numbers). */
+/** The providerID each cloud's CCM gives the Node of a server (the dialects' ids are the store's numbers). */
 const providerIdOf = (serverId: string): string => (CLOUD === 'simcloud' ? `simcloud://${serverId}` : `${CLOUD}://${numericIdOf(serverId)}`);
 /** Labels a cloud's CCM adds besides the well-known ones. */
 const CLOUD_LABELS: Readonly<Record<string, string>> = CLOUD === 'hcloud' ? { 'instance.hetzner.cloud/provided-by': 'cloud' } : {};
-/** Linode has regions only: its CCM sets no zone labels. */
+/** Linode and DigitalOcean have regions only: their CCMs set no zone labels. */
+const REGIONS_ONLY = CLOUD === 'linode' || CLOUD === 'digitalocean';
 const zoneLabels = (zone: string): Record<string, string> =>
-  (CLOUD === 'linode' ? {} : { 'topology.kubernetes.io/zone': zone, 'failure-domain.beta.kubernetes.io/zone': zone });
+  (REGIONS_ONLY ? {} : { 'topology.kubernetes.io/zone': zone, 'failure-domain.beta.kubernetes.io/zone': zone });
 /**
  * The linode provider has no Routes, as Linode's own CCM without --enable-route-controller: its route
- * controller programs VPC routes, and the dialect serves no VPCs. The sandbox runs it with
- * --configure-cloud-routes=false, so no route flow there.
+ * controller programs VPC routes, and the dialect serves no VPCs. The digitalocean provider has none, as
+ * DigitalOcean's CCM has no route controller. The sandbox runs both with --configure-cloud-routes=false,
+ * so no route flow there.
  */
-const ROUTES = CLOUD !== 'linode';
+const ROUTES = !REGIONS_ONLY;
 
 /** The annotated flow's annotations per cloud: PROXY protocol v1 and an HTTP check on a path, failing fast. */
 const ANNOTATED = {
@@ -56,6 +59,16 @@ const ANNOTATED = {
     },
     pathKey: 'check-path',
   },
+  // DigitalOcean's shortest check interval is 3 s and its thresholds start at 2.
+  digitalocean: {
+    prefix: 'service.beta.kubernetes.io/do-loadbalancer-',
+    annotations: {
+      'enable-proxy-protocol': 'true', 'healthcheck-protocol': 'http', 'healthcheck-path': '/unhealthy', 'healthcheck-check-interval-seconds': '3',
+      'healthcheck-response-timeout-seconds': '3', 'healthcheck-unhealthy-threshold': '2', 'healthcheck-healthy-threshold': '2',
+      algorithm: 'least_connections', 'size-unit': '2',
+    },
+    pathKey: 'healthcheck-path',
+  },
 }[CLOUD];
 const annotated = Object.fromEntries(Object.entries(ANNOTATED.annotations).map(([k, v]) => [`${ANNOTATED.prefix}${k}`, v]));
 
@@ -72,9 +85,11 @@ describe(`sandbox flows on the ${e2eCcm().kind} CCM and the ${CLOUD} cloud`, () 
 
   const nodes = async (): Promise<V1Node[]> => (await e.core.listNode()).items;
   /** A GET through the Linode dialect, as linodego sends it. */
-  const linodeGet = async (path: string): Promise<Record<string, unknown>> => {
+  const linodeGet = async (path: string): Promise<Record<string, unknown>> => dialectGet(`/v4${path}`);
+  /** A GET through a dialect, with the bearer token every SDK sends. */
+  const dialectGet = async (path: string): Promise<Record<string, unknown>> => {
     const sim = e.sandbox.state.simcloud!;
-    const res = await fetch(`${sim.url}/v4${path}`, { headers: { authorization: `Bearer ${sim.token}` } });
+    const res = await fetch(`${sim.url}${path}`, { headers: { authorization: `Bearer ${sim.token}` } });
     expect(res.status, path).toBe(200);
     return (await res.json()) as Record<string, unknown>;
   };
@@ -96,7 +111,7 @@ describe(`sandbox flows on the ${e2eCcm().kind} CCM and the ${CLOUD} cloud`, () 
         'topology.kubernetes.io/region': server.region,
         ...zoneLabels(server.zone),
       });
-      if (CLOUD === 'linode') expect(n!.metadata?.labels?.['topology.kubernetes.io/zone']).toBeUndefined();
+      if (REGIONS_ONLY) expect(n!.metadata?.labels?.['topology.kubernetes.io/zone']).toBeUndefined();
       expect(n!.status?.addresses).toEqual(
         expect.arrayContaining([
           { type: 'InternalIP', address: server.private_ipv4 },
@@ -172,6 +187,17 @@ describe(`sandbox flows on the ${e2eCcm().kind} CCM and the ${CLOUD} cloud`, () 
       expect(configs).toEqual([expect.objectContaining({
         port: 8081, protocol: 'tcp', proxy_protocol: 'v1', algorithm: 'leastconn', check: 'http', check_path: '/healthz', check_interval: 2, check_timeout: 1, check_attempts: 1,
       })]);
+    }
+    if (CLOUD === 'digitalocean') {
+      // The settings traffic cannot show, as DigitalOcean's API shows them on the load balancer.
+      const { load_balancers: lbs } = (await dialectGet('/v2/load_balancers')) as { load_balancers: Array<Record<string, unknown>> };
+      const lb = lbs.find((x) => x.ip === vip);
+      expect(lb).toMatchObject({
+        status: 'active', enable_proxy_protocol: true, algorithm: 'least_connections', size_unit: 2,
+        // toMatchObject matches the rule and the check as subsets.
+        forwarding_rules: [{ entry_protocol: 'tcp', entry_port: 8081, target_protocol: 'tcp' }],
+        health_check: { protocol: 'http', path: '/healthz', check_interval_seconds: 3, response_timeout_seconds: 3, unhealthy_threshold: 2, healthy_threshold: 2 },
+      });
     }
   });
 

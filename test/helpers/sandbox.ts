@@ -1,7 +1,7 @@
 // The e2e suites' sandbox: one per worker (the e2e project runs its files one after another in a single
 // worker, isolate: false), brought up with the same orchestration as `npm run sandbox:up` on the runtime
 // named by SANDBOX_RUNTIME (default local) with the CCM named by SANDBOX_CCM (builtin or upstream, default
-// builtin) on the cloud named by SANDBOX_CLOUD (simcloud, hcloud or linode, default simcloud; a persona needs
+// builtin) on the cloud named by SANDBOX_CLOUD (simcloud, hcloud, linode or digitalocean, default simcloud; a persona needs
 // SANDBOX_CCM=upstream). Plus small helpers the flow suites share.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -49,10 +49,10 @@ export function e2eCcm(env: NodeJS.ProcessEnv = process.env): CcmChoice {
   return { kind };
 }
 
-/** The cloud the flow suites run on: SANDBOX_CLOUD=simcloud|hcloud|linode (default simcloud). */
+/** The cloud the flow suites run on: SANDBOX_CLOUD=simcloud|hcloud|linode|digitalocean (default simcloud). */
 export function e2eCloud(env: NodeJS.ProcessEnv = process.env): CloudKind {
   const kind = env.SANDBOX_CLOUD ?? DEFAULT_CLOUD;
-  if (!isCloudKind(kind)) throw new Error(`SANDBOX_CLOUD=${kind}: use simcloud, hcloud or linode`);
+  if (!isCloudKind(kind)) throw new Error(`SANDBOX_CLOUD=${kind}: use simcloud, hcloud, linode or digitalocean`);
   return kind;
 }
 
