@@ -6,8 +6,14 @@ import { defineConfig } from 'vitest/config';
 // isolate: false lets the files of one worker share its control plane (test/helpers/control-plane.ts).
 const slow = { testTimeout: 120_000, hookTimeout: 300_000, isolate: false };
 
+// Most of the slow suites wait on the cluster (grace periods, lease expiries, podgc) rather than compute, so
+// three files run at a time even on a 2-core machine: each sandbox claims its own loopback address plan, and
+// no test asserts a duration. VITEST_MAX_WORKERS overrides it (1 runs every file in turn).
+const maxWorkers = Number(process.env.VITEST_MAX_WORKERS ?? 3);
+
 export default defineConfig({
   test: {
+    maxWorkers,
     reporters: process.env.CI ? ['default'] : ['default'],
     projects: [
       {
