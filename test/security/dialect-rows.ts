@@ -156,7 +156,9 @@ const RULES = { inbound_policy: 'DROP', outbound_policy: 'ACCEPT', inbound: [{ a
 function linodeParams(path: string, o: Owned): Record<string, string> {
   // A NodeBalancer made through /v1 shows its service on port 80 as config 80 and its first target as node 80001.
   if (path.startsWith(`${LINODE}/nodebalancers/`)) return fill(path, { id: o.lb, cid: 80, nid: 80_001 });
-  if (path.startsWith(`${LINODE}/linode/instances/`)) return fill(path, { id: o.server });
+  // The server is on the network, so its one config (the server's number) has an interface named by the VPC's.
+  if (path.startsWith(`${LINODE}/linode/instances/`)) return fill(path, { id: o.server, cid: o.server, iid: o.network });
+  if (path.startsWith(`${LINODE}/vpcs/`)) return fill(path, { id: o.network });
   if (path.startsWith(`${LINODE}/networking/firewalls/`)) return fill(path, { id: o.extra.firewall, did: o.lb });
   return fill(path, {});
 }
@@ -190,8 +192,10 @@ const linode: DialectRow = {
     ['POST', FW, { label: 'steal-devices', rules: RULES, devices: { nodebalancers: [o.lb] } }],
     ['POST', `${FW}/${s.extra.firewall}/devices`, { id: o.lb, type: 'nodebalancer' }],
     ['GET', `${FW}/${s.extra.firewall}/devices/${o.lb}`, undefined],
+    // A subnet id is the VPC's number times 100 plus its position.
+    ['POST', `${LINODE}/linode/instances`, { region: 'sim-1', type: 'sc-small', label: 'steal-vpc', interfaces: [{ purpose: 'vpc', subnet_id: o.network * 100 + 1 }] }],
   ],
-  lists: () => [`${LINODE}/linode/instances`, `${LINODE}/nodebalancers`, FW, `${LINODE}/linode/instances?page_size=25&page=1`],
+  lists: () => [`${LINODE}/linode/instances`, `${LINODE}/nodebalancers`, FW, `${LINODE}/linode/instances?page_size=25&page=1`, `${LINODE}/vpcs`],
   create: {
     path: `${LINODE}/nodebalancers`,
     body: (s) => ({ region: 'sim-1', label: `${s.tag}-nb2` }),

@@ -126,4 +126,25 @@ describe('Linode dialect over the one store', () => {
     expect((await linode('PUT', `/networking/firewalls/${fw.body.id}/rules`, rules('127.0.0.0/8'))).status).toBe(200);
     await waitFor(async () => (await request(nb.ipv4, listen)) === server.name, { timeoutMs: 10_000, description: 'the VIP serving loopback' });
   });
+  it('routes a vpc interface\'s ip_range set through /v4 as a /v1 route to its address, and shows a /v1 route as an ip_range', async () => {
+    const vpc = await linode<{ id: number; subnets: { id: number }[] }>('POST', '/vpcs', { label: unique('vpc'), region: 'sim-1', subnets: [{ label: 'nodes', ipv4: '10.210.0.0/24' }] });
+    expect(vpc.status, JSON.stringify(vpc.body)).toBe(200);
+    const created = await linode<{ id: number }>('POST', '/linode/instances', {
+      region: 'sim-1', type: 'sc-small', label: unique('vpc-node'), interfaces: [{ purpose: 'vpc', subnet_id: vpc.body.subnets[0]!.id }],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const id = created.body.id;
+    const netId = `net-${String(vpc.body.id).padStart(8, '0')}`;
+    const server = await sc.client.servers.get(`srv-${String(id).padStart(8, '0')}`);
+    const ip = server.private_networks.find((p) => p.network_id === netId)!.ip;
+    const put = await linode('PUT', `/linode/instances/${id}/configs/${id}/interfaces/${vpc.body.id}`, { ip_ranges: ['10.244.7.0/24'] });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    expect((await sc.client.networks.get(netId)).routes.map((r) => [r.destination, r.gateway])).toEqual([['10.244.7.0/24', ip]]);
+    const { action } = await sc.client.networks.createRoute(netId, { destination: '10.244.8.0/24', gateway: ip });
+    await sc.client.waitForAction(action.id);
+    const configs = await linode<{ data: { interfaces: { ip_ranges: string[] }[] }[] }>('GET', `/linode/instances/${id}/configs`);
+    expect(configs.body.data[0]!.interfaces[0]!.ip_ranges).toEqual(['10.244.7.0/24', '10.244.8.0/24']);
+    expect((await linode('PUT', `/linode/instances/${id}/configs/${id}/interfaces/${vpc.body.id}`, { ip_ranges: [] })).status).toBe(200);
+    expect((await sc.client.networks.get(netId)).routes).toEqual([]);
+  });
 });

@@ -18,6 +18,7 @@ export const COLLECTIONS = {
   'linode/instances': { coll: 'servers', idPrefix: 'srv' },
   nodebalancers: { coll: 'load_balancers', idPrefix: 'lb' },
   'networking/firewalls': { coll: 'firewall_policies', idPrefix: 'fwp' },
+  vpcs: { coll: 'networks', idPrefix: 'net' },
 } as const;
 
 type Mapped = keyof typeof COLLECTIONS;

@@ -11,7 +11,8 @@ import { firewallAllRoutes } from './firewalls.ts';
 import { instanceRoutes } from './instances.ts';
 import { nodeBalancerConfigRoutes } from './nb-configs.ts';
 import { nodeBalancerRoutes } from './nodebalancers.ts';
+import { vpcRoutes } from './vpcs.ts';
 
 registerDialect({ name: 'linode', prefix: PREFIX, collections: COLLECTIONS, error: linodeError, errorBody: linodeErrorBody, status: linodeErrorStatus, rateLimitReset: 'epoch' });
 
-export const LINODE_ROUTES: readonly RouteDef[] = [...catalogueRoutes, ...instanceRoutes, ...nodeBalancerRoutes, ...nodeBalancerConfigRoutes, ...firewallAllRoutes];
+export const LINODE_ROUTES: readonly RouteDef[] = [...catalogueRoutes, ...instanceRoutes, ...nodeBalancerRoutes, ...nodeBalancerConfigRoutes, ...firewallAllRoutes, ...vpcRoutes];

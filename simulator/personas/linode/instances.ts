@@ -11,16 +11,20 @@ import { defineRoute, type RouteDef } from '../../server/http.ts';
 import { IMAGES, SERVER_TYPES, ZONES } from '../../server/resources/catalogue/data.ts';
 import * as svc from '../../server/resources/servers/service.ts';
 import type { ServerActionName } from '../../api/schema/servers.ts';
-import { NumericIdParams } from '../numeric-ids.ts';
+import { NumericId, NumericIdParams } from '../numeric-ids.ts';
 import { ListQuery, PREFIX, owned, pageOf, sid } from './common.ts';
 import { instanceView, ipsView, labelsOf } from './views.ts';
+import { networkOfSubnet } from './vpcs.ts';
 
 const Label = z.string().min(3).max(64).regex(/^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$/, 'must be 3-64 letters, digits, dots, dashes or underscores');
 const Tags = z.array(z.string().min(1).max(50)).max(50);
 
+// A vpc interface puts the instance on the VPC's network; public (and an omitted subnet) change nothing.
+const Interface = z.object({ purpose: z.enum(['public', 'vpc']), subnet_id: NumericId.optional() });
 const CreateInstanceBody = z.object({
   region: z.string().min(1), type: z.string().min(1), label: Label.optional(), image: z.string().optional(), tags: Tags.optional(),
   booted: z.boolean().optional(), private_ip: z.boolean().optional(), root_pass: z.string().optional(), authorized_keys: z.array(z.string()).optional(),
+  interfaces: z.array(Interface).max(3).optional(),
 });
 type CreateInstanceBody = z.infer<typeof CreateInstanceBody>;
 const UpdateInstanceBody = z.object({ label: Label.optional(), tags: Tags.optional() });
@@ -35,11 +39,15 @@ function catalogue(body: CreateInstanceBody): { zone: string; type: string; imag
   return { zone: zone.id, type: body.type, image };
 }
 
+function vpcNetworks(sim: Sim, caller: Caller, body: CreateInstanceBody): string[] {
+  return (body.interfaces ?? []).flatMap((i, k) => (i.purpose === 'vpc' && i.subnet_id !== undefined ? [networkOfSubnet(sim, caller, i.subnet_id, `interfaces.${k}.subnet_id`).id] : []));
+}
+
 async function create(sim: Sim, caller: Caller, body: CreateInstanceBody): Promise<Record<string, unknown>> {
   const { zone, type, image } = catalogue(body);
   const { server } = await svc.createServer(sim, caller, {
     name: body.label ?? `linode${randomBytes(4).toString('hex')}`, server_type: type, image, zone, labels: labelsOf(body.tags ?? []),
-    start_after_create: body.booted ?? true,
+    start_after_create: body.booted ?? true, networks: vpcNetworks(sim, caller, body),
   });
   return instanceView(server);
 }

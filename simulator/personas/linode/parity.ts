@@ -12,6 +12,7 @@ const none = (note?: string): ParityEntry => ({ status: Parity.none, ...(note ==
 
 const STATIC = 'a fixed list: simcloud\'s catalogue';
 const SYNC = 'applied at once; the data plane follows within one sync';
+const VPC = 'a simcloud network seen as a VPC: description empty, no IPv6';
 const FW_RULES = 'ACCEPT rules under a DROP policy (an allow list) or no rules under ACCEPT; DROP rules are refused with 400 naming the rule; IPv6 addresses are dropped';
 
 /** Served endpoints, by route operation. */
@@ -20,7 +21,7 @@ export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
   'linode.types.list': diff(`${STATIC} (sc-small, sc-medium, sc-large) without prices`), 'linode.types.get': ok,
   'linode.profile.get': diff('the token\'s project as username; nothing else is real'),
   'linode.instances.list': ok,
-  'linode.instances.create': diff('region, type, label, image, tags and booted are used; private_ip, interfaces, root_pass, keys, firewall_id, placement groups and metadata are accepted and ignored; the instance lands in the region\'s first zone'),
+  'linode.instances.create': diff('region, type, label, image, tags, booted and vpc interfaces (their subnet_id puts the instance on the VPC\'s network) are used; vlan interfaces are refused with 400; private_ip, root_pass, keys, firewall_id, placement groups and metadata are accepted and ignored; the instance lands in the region\'s first zone'),
   'linode.instances.get': ok, 'linode.instances.update': diff('label and tags only'),
   'linode.instances.delete': diff('the instance reads `deleting` until simcloud\'s delete action finishes'),
   'linode.instances.ips': diff('public: the server\'s public address; private: its network addresses; no IPv6, shared, reserved or VPC addresses'),
@@ -43,14 +44,20 @@ export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
   'linode.firewalls.rules.get': ok, 'linode.firewalls.rules.update': diff(FW_RULES),
   'linode.firewalls.devices.list': ok, 'linode.firewalls.devices.create': diff('type nodebalancer only; one firewall per NodeBalancer'),
   'linode.firewalls.devices.get': ok, 'linode.firewalls.devices.delete': ok,
+  'linode.vpcs.list': ok,
+  'linode.vpcs.create': diff(`${VPC}; subnet labels are not kept; with one subnet the network's range is the subnet's, else a free /24 of the private pool that must hold every subnet`),
+  'linode.vpcs.get': diff(VPC), 'linode.vpcs.subnets.list': diff('the network\'s subnets, or one spanning its range when it has none'),
+  'linode.vpcs.ips': diff('an entry per instance address and per routed range (address_range); gateway and subnet_mask empty'),
+  'linode.instances.configs.list': diff('one config per instance (id = the instance\'s), a vpc interface per network it is on; no disks, kernels or helpers'),
+  'linode.instances.configs.interfaces.update': diff('ip_ranges become the network\'s routes to the instance\'s address (added and deleted to match); a range the network cannot route is 400 naming ip_ranges.N; primary and ipv4 ignored'),
 };
 
 /** Endpoints of the same resources that the dialect does not serve (404 Not found). */
 export const NOT_SERVED: readonly (readonly [string, string])[] = [
   ['/networking/firewalls/settings, /networking/firewalls/templates, /networking/firewalls/{id}/history, /linode/instances/{id}/firewalls', 'firewall settings, templates, history and instance devices'],
-  ['/vpcs, /vpcs/{id}/subnets, /vpcs/{id}/ips, /linode/instances/{id}/configs/{cid}/interfaces, /linode/instances/{id}/interfaces', 'no VPCs: the Linode CCM\'s route controller (off unless --enable-route-controller) has nothing to read'],
+  ['PUT/DELETE /vpcs/{id}, /vpcs/{id}/subnets (create, update, delete), /vpcs/ips, /linode/instances/{id}/configs (create, get, update, delete), config interface create/delete, /linode/instances/{id}/interfaces', 'VPCs are made by POST /vpcs or as /v1 networks; instances join one at create; Linode interfaces (the newer kind) are not emulated'],
   ['/networking/ips, /networking/reserved/ips, POST /linode/instances/{id}/ips, /networking/ips/share', 'no IP reservation or sharing'],
-  ['/linode/instances/{id}/configs, disks, volumes, backups, stats, resize, migrate, rebuild, rescue, clone, mutate', 'instance internals a CCM does not call'],
+  ['/linode/instances/{id}/disks, volumes, backups, stats, resize, migrate, rebuild, rescue, clone, mutate', 'instance internals a CCM does not call'],
   ['/nodebalancers/{id}/stats, /nodebalancers/types, /nodebalancers/{id}/vpcs', 'see simcloud\'s /v1/load_balancers/{id}/metrics'],
   ['/account, /lke, /domains, /images, /object-storage, /volumes, /databases, /monitor', 'resources outside the CCM subset'],
 ];
@@ -102,6 +109,15 @@ export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = {
     f('inbound[].addresses.ipv4', diff('enforced on the VIPs of its NodeBalancers as their source ranges (TCP and IPENCAP rules); a bare address reads back as /32')),
     f('inbound[].ports', diff('not enforced per port: the VIP filter is per NodeBalancer')), f('addresses.ipv6', none('dropped')),
     f('inbound_policy, outbound_policy'), f('outbound rules', diff('kept, not enforced')), f('version, fingerprint', none('1 and empty')),
+  ],
+  vpc: [f('id', diff('the number in simcloud\'s network id')), f('label', diff('the network\'s name')), f('region', diff('its first subnet\'s region, else sim-1')), f('subnets'), f('description, ipv6', none('empty or null'))],
+  'vpc subnet': [
+    f('id', diff('the VPC\'s number times 100 plus the subnet\'s position')), f('label', diff('subnet-1, subnet-2, ...')), f('ipv4'),
+    f('linodes[]', diff('instances on the network whose address is in the subnet; one interface each, id = the VPC\'s')), f('databases, nodebalancers, ipv6', none('empty')),
+  ],
+  'config interface': [
+    f('id', diff('the VPC\'s number')), f('purpose', diff('always vpc')), f('vpc_id, subnet_id'), f('ipv4.vpc', diff('the instance\'s address on the network')),
+    f('ip_ranges', diff('the network\'s routes whose gateway is that address: the same data as /v1/networks/{id}/routes')), f('primary, active, label, ipam_address, nat_1_1', none('fixed values')),
   ],
   'firewall device': [f('id', diff('the NodeBalancer\'s id')), f('entity', diff('type nodebalancer; url /v4/nodebalancers/{id}')), f('created, updated', diff('the NodeBalancer\'s'))],
   'errors and paging': [
