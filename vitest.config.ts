@@ -7,8 +7,9 @@ import { defineConfig } from 'vitest/config';
 const slow = { testTimeout: 120_000, hookTimeout: 300_000, isolate: false };
 
 // Most of the slow suites wait on the cluster (grace periods, lease expiries, podgc) rather than compute, so
-// three files run at a time even on a 2-core machine: each sandbox claims its own loopback address plan, and
-// no test asserts a duration. VITEST_MAX_WORKERS overrides it (1 runs every file in turn).
+// three files run at a time even on a 2-core machine, the e2e suites' included: each file's sandbox has its
+// own state dir, control plane and loopback address plan, and no test asserts a duration.
+// VITEST_MAX_WORKERS overrides it (1 runs every file in turn).
 const maxWorkers = Number(process.env.VITEST_MAX_WORKERS ?? 3);
 
 export default defineConfig({
@@ -51,7 +52,6 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           globalSetup: ['test/helpers/control-plane-binaries.setup.ts', 'test/helpers/upstream-ccm-binary.setup.ts'],
-          fileParallelism: false,
           ...slow,
         },
       },
@@ -63,7 +63,6 @@ export default defineConfig({
           include: ['test/e2e/flows.test.ts', 'test/e2e/kube-proxy.test.ts'],
           env: { SANDBOX_CCM: 'upstream' },
           globalSetup: ['test/helpers/control-plane-binaries.setup.ts', 'test/helpers/upstream-ccm-binary.setup.ts'],
-          fileParallelism: false,
           ...slow,
         },
       },
@@ -75,7 +74,6 @@ export default defineConfig({
           name: 'differential',
           include: ['test/differential/**/*.test.ts'],
           globalSetup: ['test/helpers/control-plane-binaries.setup.ts'],
-          fileParallelism: false,
           testTimeout: 900_000,
           hookTimeout: 300_000,
           isolate: false,
@@ -89,7 +87,6 @@ export default defineConfig({
           include: ['test/e2e/flows.test.ts'],
           env: { SANDBOX_CCM: 'upstream', SANDBOX_CLOUD: 'hcloud' },
           globalSetup: ['test/helpers/control-plane-binaries.setup.ts'],
-          fileParallelism: false,
           ...slow,
         },
       },
@@ -101,7 +98,6 @@ export default defineConfig({
           include: ['test/e2e/flows.test.ts'],
           env: { SANDBOX_CCM: 'upstream', SANDBOX_CLOUD: 'linode' },
           globalSetup: ['test/helpers/control-plane-binaries.setup.ts'],
-          fileParallelism: false,
           ...slow,
         },
       },
@@ -113,7 +109,6 @@ export default defineConfig({
           include: ['test/e2e/flows.test.ts'],
           env: { SANDBOX_CCM: 'upstream', SANDBOX_CLOUD: 'digitalocean' },
           globalSetup: ['test/helpers/control-plane-binaries.setup.ts'],
-          fileParallelism: false,
           ...slow,
         },
       },
@@ -145,7 +140,6 @@ export default defineConfig({
           name: 'browser',
           include: ['test/browser/**/*.test.ts'],
           globalSetup: ['test/helpers/control-plane-binaries.setup.ts'],
-          fileParallelism: false,
           ...slow,
         },
       },
