@@ -65,8 +65,8 @@ export function upstreamArgsFor(ctx: Pick<CcmContext, 'stateDir' | 'clusterName'
     kubeconfig,
     clusterName: ctx.clusterName,
     clusterCidr: ctx.clusterCidr,
-    // Our linode provider has no Routes (Linode's route controller needs VPCs, which the dialect does not
-    // serve), nor our digitalocean one (DigitalOcean's CCM has no route controller).
+    // Our linode provider has no Routes (it does not program VPC ip_ranges as Linode's route controller
+    // does), nor our digitalocean one (DigitalOcean's CCM has no route controller).
     configureCloudRoutes: ctx.network !== '' && ctx.cloud !== 'linode' && ctx.cloud !== 'digitalocean',
     securePort,
     certDir: upstreamCertDir(ctx.stateDir),

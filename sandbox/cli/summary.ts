@@ -81,7 +81,7 @@ export function linodeLines(state: SandboxState): string[] {
     '(linode-cli, Linode\'s CCM) works against it with:',
     `  export ${Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`).join(' ')}`,
     'Linode\'s own CCM in the slot (linode-cloud-controller-manager on your PATH; the slot passes the',
-    'LINODE_* variables above and its kubeconfig; no routes: Linode\'s route controller needs VPCs):',
+    'LINODE_* variables above and its kubeconfig; its route controller off, as by default; docs/personas.md shows how to turn it on):',
     `  npm run sandbox:up --${nameFlag} --cloud linode --ccm command --ccm-command ${shellQuote(linodeCcmCommand())}`,
   ];
 }

@@ -105,8 +105,8 @@ export const LINODE_CCM_BINARY = 'linode-cloud-controller-manager';
 
 /**
  * The `--ccm-command` that runs Linode's CCM in the sandbox's slot: the kubeconfig from the slot's
- * environment, serving on loopback only, and no route controller (Linode's needs VPCs, which the dialect
- * does not serve; it is off unless --enable-route-controller).
+ * environment, serving on loopback only, and no route controller (off unless --enable-route-controller;
+ * docs/personas.md has the flags for the dialect's VPCs).
  */
 export function linodeCcmCommand(binary = LINODE_CCM_BINARY): string {
   return routelessCcmCommand(binary, 'linode');

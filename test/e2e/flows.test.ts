@@ -29,7 +29,7 @@ const zoneLabels = (zone: string): Record<string, string> =>
   (REGIONS_ONLY ? {} : { 'topology.kubernetes.io/zone': zone, 'failure-domain.beta.kubernetes.io/zone': zone });
 /**
  * The linode provider has no Routes, as Linode's own CCM without --enable-route-controller: its route
- * controller programs VPC routes, and the dialect serves no VPCs. The digitalocean provider has none, as
+ * controller programs VPC routes, which this provider does not implement. The digitalocean provider has none, as
  * DigitalOcean's CCM has no route controller. The sandbox runs both with --configure-cloud-routes=false,
  * so no route flow there.
  */

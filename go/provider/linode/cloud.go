@@ -91,7 +91,8 @@ func (c *Cloud) Zones() (cloudprovider.Zones, bool) { return nil, false }
 // Clusters is not provided.
 func (c *Cloud) Clusters() (cloudprovider.Clusters, bool) { return nil, false }
 
-// Routes is not provided (Linode's route controller needs VPCs, which simcloud's dialect does not serve).
+// Routes is not provided yet: Linode's route controller programs VPC interfaces' ip_ranges, which the dialect
+// serves, but this provider does not use them.
 func (c *Cloud) Routes() (cloudprovider.Routes, bool) { return nil, false }
 
 // ProviderName returns "linode".
