@@ -11,10 +11,7 @@ import type { SimEvent } from '../simulator/api/schema/events.ts';
 import type { AddressPlan } from './cloud/address-plan.ts';
 import { followSimEvents } from './cloud/events.ts';
 import { SimcloudSandboxCloud } from './cloud/sandbox-cloud.ts';
-import { DEFAULT_CLOUD, type CloudKind } from './cloud/clouds.ts';
-import { HcloudDialectCreator } from './cloud/hcloud-creator.ts';
-import { LinodeDialectCreator } from './cloud/linode-creator.ts';
-import { DigitalOceanDialectCreator } from './cloud/digitalocean-creator.ts';
+import { cloudOf, DEFAULT_CLOUD, type CloudKind } from './cloud/registry.ts';
 import { startConsoleServer, type ConsoleServer } from './console/server.ts';
 import { createExec, type Exec } from './exec.ts';
 import { UNINITIALIZED_TAINT } from './kubelet/node-object.ts';
@@ -60,9 +57,14 @@ export class SandboxOptionsError extends Error {
 
 /** Our TypeScript CCM speaks simcloud's /v1 only: a persona needs another CCM in the slot. */
 export function checkCloudAndCcm(cloud: CloudKind, ccm: CcmChoice): void {
-  if (cloud !== 'simcloud' && ccm.kind === 'builtin') {
+  if (!cloudOf(cloud).builtinCcm && ccm.kind === 'builtin') {
     throw new SandboxOptionsError(`--cloud ${cloud} needs --ccm upstream, command or none: the builtin CCM speaks simcloud's /v1 API only`);
   }
+}
+
+/** The CCM a cloud gets when none is chosen: ours where it speaks the cloud's API, else the upstream Go CCM's provider. */
+export function defaultCcmFor(cloud: CloudKind): CcmChoice {
+  return cloudOf(cloud).builtinCcm ? { kind: 'builtin' } : { kind: 'upstream' };
 }
 
 export class Sandbox {
@@ -202,15 +204,14 @@ export class Sandbox {
     return s.url;
   }
 
-  /** The sandbox's side of the cloud; with --cloud hcloud, linode or digitalocean it creates through that dialect. */
+  /** The sandbox's side of the cloud; with a persona's --cloud it creates machines through that persona's API. */
   #sandboxCloud(url: string, token: string): SimcloudSandboxCloud {
     const plan = this.options.addressPlan;
-    const hcloud = this.options.cloud === 'hcloud' ? new HcloudDialectCreator({ endpoint: url, token }) : undefined;
-    const linode = this.options.cloud === 'linode' ? new LinodeDialectCreator({ endpoint: url, token }) : undefined;
-    const digitalocean = this.options.cloud === 'digitalocean' ? new DigitalOceanDialectCreator({ endpoint: url, token }) : undefined;
+    const cloud = cloudOf(this.options.cloud ?? DEFAULT_CLOUD);
+    const machines = cloud.machines?.({ endpoint: url, token });
     return new SimcloudSandboxCloud({
       client: this.client, clusterName: this.options.name, ...(plan ? { networkRange: plan.networkRange } : {}),
-      ...(hcloud ? { hcloud } : {}), ...(linode ? { linode } : {}), ...(digitalocean ? { digitalocean } : {}),
+      ...(machines ? { persona: { kind: cloud.kind, machines } } : {}),
     });
   }
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { CcmStateField } from './ccm/slot.ts';
-import { CLOUDS } from './cloud/clouds.ts';
+import { CLOUDS, DEFAULT_CLOUD, isCloudKind, type CloudKind } from './cloud/registry.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -38,8 +38,8 @@ export const SandboxState = z.object({
   steps: z.array(StepRecord),
   workers: z.number().int(),
   lbStrategy: z.string(),
-  /** The API the cluster was made through and the CCM is given (sandbox/cloud/clouds.ts). */
-  cloud: z.enum(CLOUDS).default('simcloud'),
+  /** The API the cluster was made through and the CCM is given (sandbox/cloud/registry.ts). */
+  cloud: z.custom<CloudKind>((v) => typeof v === 'string' && isCloudKind(v), { message: `must be one of ${CLOUDS.join(', ')}` }).default(DEFAULT_CLOUD),
   kubeconfig: z.string().nullable(),
   clusterCidr: z.string().nullable(),
   simcloud: z.object({ url: z.string(), token: z.string(), adminToken: z.string(), pid: z.number().int() }).nullable(),

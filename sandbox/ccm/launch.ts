@@ -3,13 +3,13 @@
 // upstream: the Go CCM (built or found by upstream.ts) with upstream's flags; command: the user's shell
 // command line with the CCM identity's kubeconfig and the cloud in its environment.
 import { join } from 'node:path';
-import { DEFAULT_CLOUD, digitaloceanCcmEnv, digitaloceanRegionOf, hcloudCcmEnv, hcloudLocationOf, linodeCcmEnv, linodeRegionOf, type CloudKind } from '../cloud/clouds.ts';
+import { cloudOf, DEFAULT_CLOUD, type CloudKind } from '../cloud/registry.ts';
 import { SANDBOX_DEFAULTS } from '../cloud/sandbox-cloud.ts';
 import type { Exec } from '../exec.ts';
 import { freePort } from '../ports.ts';
 import { launchProcess, startCcmProcess } from '../processes.ts';
 import type { LaunchedCcm } from './supervisor.ts';
-import { getUpstreamCcm, upstreamCcmArgs, upstreamCcmEnv } from './upstream.ts';
+import { getUpstreamCcm, upstreamCcmArgs } from './upstream.ts';
 
 /** What every kind of CCM needs to know about the sandbox it runs in. */
 export interface CcmContext {
@@ -21,7 +21,7 @@ export interface CcmContext {
   /** The simcloud network holding the nodes (routes); the cluster's name. */
   readonly network: string;
   readonly lbStrategy: 'lb' | 'ip-block';
-  /** The API the CCM is given: simcloud's /v1 (default) or the Hetzner dialect. */
+  /** The API the CCM is given: simcloud's /v1 (default) or a persona's. */
   readonly cloud?: CloudKind;
   /** Extra flags (tests, benchmarks): our CCM and upstream's share the ones that matter, e.g. --node-monitor-period. */
   readonly extraArgs: readonly string[];
@@ -60,29 +60,24 @@ export async function launchBuiltinCcm(ctx: CcmContext, kubeconfig: string, allo
 
 /** Upstream's command line for this sandbox; `securePort` 10258 is upstream's default, for a printed example. */
 export function upstreamArgsFor(ctx: Pick<CcmContext, 'stateDir' | 'clusterName' | 'clusterCidr' | 'network' | 'cloud'>, kubeconfig: string, securePort: number): string[] {
+  const { upstream } = cloudOf(ctx.cloud ?? DEFAULT_CLOUD);
   return upstreamCcmArgs({
-    cloudProvider: ctx.cloud ?? DEFAULT_CLOUD,
+    cloudProvider: upstream.provider,
+    providerArgs: upstream.extraArgs,
     kubeconfig,
     clusterName: ctx.clusterName,
     clusterCidr: ctx.clusterCidr,
-    // Our linode provider has no Routes (it does not program VPC ip_ranges as Linode's route controller
-    // does), nor our digitalocean one (DigitalOcean's CCM has no route controller).
-    configureCloudRoutes: ctx.network !== '' && ctx.cloud !== 'linode' && ctx.cloud !== 'digitalocean',
+    configureCloudRoutes: ctx.network !== '' && upstream.routes,
     securePort,
     certDir: upstreamCertDir(ctx.stateDir),
   });
 }
 
-/** The cloud's part of a CCM's environment: SIMCLOUD_* for /v1, HCLOUD_*, LINODE_* or DO_* for a dialect. */
+/** The cloud's part of a CCM's environment: SIMCLOUD_* for /v1, the persona's own variables for a persona. */
 export function cloudCcmEnv(ctx: Pick<CcmContext, 'simcloud' | 'network' | 'lbStrategy' | 'cloud'>): Record<string, string> {
-  if (ctx.cloud === 'hcloud') {
-    return hcloudCcmEnv({ simcloudUrl: ctx.simcloud.url, token: ctx.simcloud.token, network: ctx.network, location: hcloudLocationOf(SANDBOX_DEFAULTS.zone) });
-  }
-  if (ctx.cloud === 'linode') return linodeCcmEnv({ simcloudUrl: ctx.simcloud.url, token: ctx.simcloud.token, region: linodeRegionOf(SANDBOX_DEFAULTS.zone) });
-  if (ctx.cloud === 'digitalocean') {
-    return digitaloceanCcmEnv({ simcloudUrl: ctx.simcloud.url, token: ctx.simcloud.token, region: digitaloceanRegionOf(SANDBOX_DEFAULTS.zone) });
-  }
-  return upstreamCcmEnv({ endpoint: ctx.simcloud.url, token: ctx.simcloud.token, network: ctx.network, loadBalancerStrategy: ctx.lbStrategy });
+  return cloudOf(ctx.cloud ?? DEFAULT_CLOUD).ccmEnv({
+    simcloudUrl: ctx.simcloud.url, token: ctx.simcloud.token, network: ctx.network, lbStrategy: ctx.lbStrategy, zone: SANDBOX_DEFAULTS.zone,
+  });
 }
 
 export async function launchUpstreamCcm(ctx: CcmContext, binary: string, kubeconfig: string): Promise<LaunchedCcm> {

@@ -156,8 +156,10 @@ export interface UpstreamCcmArgsOptions {
   readonly routeReconciliationPeriod?: string;
   /** klog verbosity (default 2). */
   readonly verbosity?: number;
-  /** The provider: simcloud (/v1, default), hcloud, linode or digitalocean (dialects; their resources carry no cluster id). */
-  readonly cloudProvider?: 'simcloud' | 'hcloud' | 'linode' | 'digitalocean';
+  /** The provider (go/provider/<name>): simcloud (/v1, default) or a persona's. */
+  readonly cloudProvider?: string;
+  /** Flags the provider needs (e.g. hcloud's --allow-untagged-cloud: a persona's resources carry no cluster id). */
+  readonly providerArgs?: readonly string[];
   /** `--controllers` (default: upstream's `*`). */
   readonly controllers?: readonly string[];
 }
@@ -175,7 +177,7 @@ export function upstreamCcmArgs(o: UpstreamCcmArgsOptions): string[] {
   const provider = o.cloudProvider ?? 'simcloud';
   return [
     `--cloud-provider=${provider}`,
-    ...(provider === 'hcloud' ? ['--allow-untagged-cloud'] : []),
+    ...(o.providerArgs ?? []),
     `--kubeconfig=${o.kubeconfig}`,
     `--authentication-kubeconfig=${o.kubeconfig}`,
     `--authorization-kubeconfig=${o.kubeconfig}`,

@@ -25,12 +25,12 @@ describe('ccm-sandbox arguments', () => {
     [['up', '--ccm-command', './my-ccm'], /--ccm-command applies to --ccm command only \(got --ccm builtin\)/],
     [['up', '--ccm', 'none', '--ccm-command', './my-ccm'], /--ccm-command applies to --ccm command only \(got --ccm none\)/],
     [['up', '--cloud', 'aws'], /--cloud "aws" is invalid: use simcloud or hcloud or linode or digitalocean/],
-    [['up', '--cloud', 'digitalocean'], /--cloud digitalocean needs --ccm upstream, command or none: the builtin CCM speaks simcloud's \/v1 API only/],
+    [['up', '--cloud', 'digitalocean', '--ccm', 'builtin'], /--cloud digitalocean needs --ccm upstream, command or none: the builtin CCM speaks simcloud's \/v1 API only/],
     [['up', '--cloud', 'digitalocean', '--ccm', 'upstream', '--runtime', 'kind'], /--cloud digitalocean runs on --runtime local, not kind/],
-    [['up', '--cloud', 'linode'], /--cloud linode needs --ccm upstream, command or none: the builtin CCM speaks simcloud's \/v1 API only/],
+    [['up', '--cloud', 'linode', '--ccm', 'builtin'], /--cloud linode needs --ccm upstream, command or none: the builtin CCM speaks simcloud's \/v1 API only/],
     [['up', '--cloud', 'linode', '--ccm', 'upstream', '--runtime', 'vagrant'], /--cloud linode runs on --runtime local, not vagrant/],
     [['up', '--cloud', 'hcloud', '--ccm', 'upstream', '--runtime', 'kind'], /--cloud hcloud runs on --runtime local, not kind/],
-    [['up', '--cloud', 'hcloud'], /--cloud hcloud needs --ccm upstream, command or none: the builtin CCM speaks simcloud's \/v1 API only/],
+    [['up', '--cloud', 'hcloud', '--ccm', 'builtin'], /--cloud hcloud needs --ccm upstream, command or none: the builtin CCM speaks simcloud's \/v1 API only/],
   ])('rejects %j with one line saying what to fix', (argv, message) => {
     expect(() => parseCli(argv)).toThrow(UsageError);
     expect(() => parseCli(argv)).toThrow(message);
@@ -55,6 +55,11 @@ describe('ccm-sandbox arguments', () => {
     const args = daemonArgs(o, 'local');
     expect(args.slice(-2)).toEqual(['--ccm=command', '--ccm-command=my-ccm --v=2 --cluster-name="$CCM_SANDBOX_CLUSTER_NAME"']);
     expect(parseCli(args).ccm).toEqual(o.ccm);
+  });
+
+  it("runs the upstream Go CCM's provider for a persona when no --ccm is given", () => {
+    for (const cloud of ['hcloud', 'linode', 'digitalocean']) expect(parseCli(['up', '--cloud', cloud]).ccm).toEqual({ kind: 'upstream' });
+    expect(() => parseCli(['up', '--cloud', 'hcloud', '--ccm-command', './my-ccm'])).toThrow('--ccm-command applies to --ccm command only (got --ccm upstream)');
   });
 
   it('defaults the cloud to simcloud and hands the daemon --cloud hcloud with its CCM', () => {

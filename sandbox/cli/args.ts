@@ -5,9 +5,9 @@ import { parseArgs } from 'node:util';
 import { UsageError } from '../../lib/usage-error.ts';
 import { AllowedHostError, allowedHostsFrom } from '../../simulator/api/host-check.ts';
 import { CcmChoiceError, ccmChoiceArgs, ccmChoiceFrom, type CcmChoice } from '../ccm/slot.ts';
-import { CLOUDS, DEFAULT_CLOUD, isCloudKind, type CloudKind } from '../cloud/clouds.ts';
+import { cloudOf, CLOUDS, DEFAULT_CLOUD, isCloudKind, type CloudKind } from '../cloud/registry.ts';
 import { isRuntimeChoice, type RuntimeChoice } from '../runtimes/factory.ts';
-import { checkCloudAndCcm, LB_STRATEGIES, SandboxOptionsError, type LbStrategy } from '../sandbox.ts';
+import { checkCloudAndCcm, defaultCcmFor, LB_STRATEGIES, SandboxOptionsError, type LbStrategy } from '../sandbox.ts';
 
 export { UsageError };
 
@@ -54,7 +54,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
         json: { type: 'boolean', default: false },
         lines: { type: 'string', default: '40' },
         'allowed-host': { type: 'string', multiple: true },
-        ccm: { type: 'string', default: 'builtin' },
+        ccm: { type: 'string' },
         'ccm-command': { type: 'string' },
         cloud: { type: 'string', default: 'simcloud' },
       },
@@ -65,7 +65,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
   const { values, positionals } = parsed;
   const [command, component] = positionals;
   if (!command || !(COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command "${command ?? ''}": use one of up, down, status, logs, reset`);
-  const ccm = validCcm(values.ccm, values['ccm-command']);
+  const ccm = validCcm(values.ccm, values['ccm-command'], values.cloud);
   return {
     command: command as Command,
     name: validName(values.name),
@@ -86,8 +86,8 @@ export function parseCli(argv: readonly string[]): CliOptions {
 
 function validCloud(value: string, ccm: CcmChoice, runtime: string): CloudKind {
   if (!isCloudKind(value)) throw new UsageError(`--cloud "${value}" is invalid: use ${CLOUDS.join(' or ')}`);
-  // Hetzner's, Linode's and DigitalOcean's APIs pick a machine's addresses; containers, VMs and existing nodes have theirs already.
-  if (value !== 'simcloud' && runtime !== 'local' && runtime !== 'auto') throw new UsageError(`--cloud ${value} runs on --runtime local, not ${runtime}`);
+  // A persona's API picks a machine's addresses; containers, VMs and existing nodes have theirs already.
+  if (cloudOf(value).machines && runtime !== 'local' && runtime !== 'auto') throw new UsageError(`--cloud ${value} runs on --runtime local, not ${runtime}`);
   try {
     checkCloudAndCcm(value, ccm);
   } catch (err) {
@@ -104,9 +104,10 @@ function validAllowedHosts(flags: string[] | undefined): string[] {
   }
 }
 
-function validCcm(kind: string, command: string | undefined): CcmChoice {
+/** `--ccm`; without it, our CCM where it speaks the cloud's API, else the upstream Go CCM with the cloud's provider. */
+function validCcm(kind: string | undefined, command: string | undefined, cloud: string): CcmChoice {
   try {
-    return ccmChoiceFrom(kind, command);
+    return ccmChoiceFrom(kind ?? defaultCcmFor(isCloudKind(cloud) ? cloud : DEFAULT_CLOUD).kind, command);
   } catch (err) {
     throw err instanceof CcmChoiceError ? new UsageError(err.message) : err;
   }

@@ -3,21 +3,24 @@
 import { dirname } from 'node:path';
 import { shellQuote } from '../exec.ts';
 import { commandCcmEnv, upstreamArgsFor } from '../ccm/launch.ts';
-import {
-  digitaloceanCcmCommand, digitaloceanCcmEnv, digitaloceanRegionOf, digitaloceanUrl, hcloudCcmCommand, hcloudEndpoint, linodeCcmCommand, linodeCcmEnv, linodeRegionOf, linodeUrl,
-} from '../cloud/clouds.ts';
+import { cloudOf, DEFAULT_CLOUD, isCloudKind } from '../cloud/registry.ts';
+import type { CloudDescriptor } from '../cloud/descriptor.ts';
 import { SANDBOX_DEFAULTS } from '../cloud/sandbox-cloud.ts';
 import { commandLine } from '../ccm/slot.ts';
 import type { SandboxState } from '../state.ts';
 
+/** The persona the sandbox presents, if it presents one. */
+function personaOf(state: SandboxState): CloudDescriptor | undefined {
+  return state.cloud === DEFAULT_CLOUD || !isCloudKind(state.cloud) ? undefined : cloudOf(state.cloud);
+}
+
 function endpoints(state: SandboxState): string[] {
   const sim = state.simcloud;
+  const persona = personaOf(state);
   return [
     `  console        ${state.consoleUrl ?? '-'}`,
     `  simcloud API   ${sim ? `${sim.url}  (SIMCLOUD_TOKEN=${sim.token})` : '-'}`,
-    ...(state.cloud === 'hcloud' && sim ? [`  hcloud API     ${hcloudEndpoint(sim.url)}  (HCLOUD_TOKEN=${sim.token})`] : []),
-    ...(state.cloud === 'linode' && sim ? [`  Linode API     ${linodeUrl(sim.url)}  (LINODE_API_TOKEN=${sim.token})`] : []),
-    ...(state.cloud === 'digitalocean' && sim ? [`  DO API         ${digitaloceanUrl(sim.url)}v2  (DO_ACCESS_TOKEN=${sim.token})`] : []),
+    ...(persona && sim ? [`  ${`${persona.title} API`.padEnd(14)} ${persona.apiUrl(sim.url)}  (${persona.tokenVariable}=${sim.token})`] : []),
     `  CCM            ${ccmLine(state)}`,
   ];
 }
@@ -55,50 +58,22 @@ export function ownCcmLines(state: SandboxState): string[] {
   ];
 }
 
-/** The Hetzner persona: its environment, and how to run Hetzner's own CCM in the slot. */
-export function hcloudLines(state: SandboxState): string[] {
+/** A persona: the environment its SDKs and CCM read, and how to run the cloud's own CCM in the slot. */
+export function personaLines(state: SandboxState): string[] {
   const sim = state.simcloud;
-  if (state.cloud !== 'hcloud' || !sim) return [];
+  const persona = personaOf(state);
+  if (!persona || !sim) return [];
   const nameFlag = state.name === 'ccm-sandbox' ? '' : ` --name ${state.name}`;
+  const env = persona.ccmEnv({ simcloudUrl: sim.url, token: sim.token, network: state.name, lbStrategy: 'lb', zone: SANDBOX_DEFAULTS.zone });
+  const own = persona.ownCcm;
   return [
-    'Hetzner persona: the servers and the network were made through the hcloud API; any hcloud-go program',
-    '(the hcloud CLI, Hetzner\'s CCM, the tutorial\'s CCM) works against it with:',
-    `  export HCLOUD_ENDPOINT=${hcloudEndpoint(sim.url)} HCLOUD_TOKEN=${sim.token} HCLOUD_NETWORK=${state.name}`,
-    'Hetzner\'s own CCM in the slot (hcloud-cloud-controller-manager on your PATH; the slot passes the',
-    'HCLOUD_* variables above, its kubeconfig and the pod network):',
-    `  npm run sandbox:up --${nameFlag} --cloud hcloud --ccm command --ccm-command ${shellQuote(hcloudCcmCommand())}`,
-  ];
-}
-
-/** The Linode persona: the environment Linode's CCM reads, and how to run it in the slot. */
-export function linodeLines(state: SandboxState): string[] {
-  const sim = state.simcloud;
-  if (state.cloud !== 'linode' || !sim) return [];
-  const nameFlag = state.name === 'ccm-sandbox' ? '' : ` --name ${state.name}`;
-  const env = linodeCcmEnv({ simcloudUrl: sim.url, token: sim.token, region: linodeRegionOf(SANDBOX_DEFAULTS.zone) });
-  return [
-    'Linode persona: the machines are Linode instances made through the Linode API v4; any linodego program',
-    '(linode-cli, Linode\'s CCM) works against it with:',
+    `${persona.title} persona: the machines were made through its API; ${persona.clients} works against it with:`,
     `  export ${Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`).join(' ')}`,
-    'Linode\'s own CCM in the slot (linode-cloud-controller-manager on your PATH; the slot passes the',
-    'LINODE_* variables above and its kubeconfig; its route controller off, as by default; docs/personas.md shows how to turn it on):',
-    `  npm run sandbox:up --${nameFlag} --cloud linode --ccm command --ccm-command ${shellQuote(linodeCcmCommand())}`,
-  ];
-}
-
-/** The DigitalOcean persona: the environment DigitalOcean's CCM reads, and how to run it in the slot. */
-export function digitaloceanLines(state: SandboxState): string[] {
-  const sim = state.simcloud;
-  if (state.cloud !== 'digitalocean' || !sim) return [];
-  const nameFlag = state.name === 'ccm-sandbox' ? '' : ` --name ${state.name}`;
-  const env = digitaloceanCcmEnv({ simcloudUrl: sim.url, token: sim.token, region: digitaloceanRegionOf(SANDBOX_DEFAULTS.zone) });
-  return [
-    'DigitalOcean persona: the machines are droplets made through the DigitalOcean API v2; any godo program',
-    '(doctl, DigitalOcean\'s CCM) works against it with:',
-    `  export ${Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`).join(' ')}`,
-    'DigitalOcean\'s own CCM in the slot (digitalocean-cloud-controller-manager on your PATH; the slot passes',
-    'the variables above and its kubeconfig; no routes: DigitalOcean\'s CCM has no route controller):',
-    `  npm run sandbox:up --${nameFlag} --cloud digitalocean --ccm command --ccm-command ${shellQuote(digitaloceanCcmCommand())}`,
+    ...(own ? [
+      `${persona.title}'s own CCM in the slot (${own.binary} on your PATH; ${own.note}):`,
+      `  npm run sandbox:up --${nameFlag} --cloud ${persona.kind} --ccm command --ccm-command ${shellQuote(own.command())}`,
+      `and its conformance run: npm run conformance -- --cloud ${persona.kind} --ccm command --ccm-command ${shellQuote(own.command())}`,
+    ] : []),
   ];
 }
 
@@ -120,7 +95,7 @@ export function renderSummary(state: SandboxState): string {
   const kc = state.kubeconfig ?? '(none)';
   const nameFlag = state.name === 'ccm-sandbox' ? '' : ` -- --name ${state.name}`;
   return [
-    `ccm-sandbox "${state.name}" is ${state.status} (${state.runtime} runtime, ${state.cloud !== 'simcloud' ? `${state.cloud} persona` : `lb strategy ${state.lbStrategy}`}) after ${(total / 1000).toFixed(1)} s`,
+    `ccm-sandbox "${state.name}" is ${state.status} (${state.runtime} runtime, ${state.cloud !== DEFAULT_CLOUD ? `${state.cloud} persona` : `lb strategy ${state.lbStrategy}`}) after ${(total / 1000).toFixed(1)} s`,
     ...state.steps.map((s) => `  ${s.name.padEnd(28)} ${(s.durationMs / 1000).toFixed(1).padStart(6)} s${s.detail ? `  ${s.detail}` : ''}`),
     '',
     ...endpoints(state),
@@ -131,9 +106,7 @@ export function renderSummary(state: SandboxState): string {
     ...tryLines(state),
     '',
     ...(state.ccm?.kind === 'none' ? [...ownCcmLines(state), ''] : []),
-    ...(state.cloud === 'hcloud' ? [...hcloudLines(state), ''] : []),
-    ...(state.cloud === 'linode' ? [...linodeLines(state), ''] : []),
-    ...(state.cloud === 'digitalocean' ? [...digitaloceanLines(state), ''] : []),
+    ...(personaOf(state) ? [...personaLines(state), ''] : []),
     'Next: open the console, curl the EXTERNAL-IP of web (the reply names the pod that served); then power a',
     'worker off (`npm run simcloud -- server poweroff <id>` or the console) and watch the node go NotReady, get',
     'the shutdown taint, and its pods move to the other nodes.',

@@ -3,9 +3,9 @@ import { recordSimEvents, type SimEventRecorder } from '../../test/helpers/sim-e
 import { startSimcloudInProcess, type InProcessSimcloud } from '../../test/helpers/simcloud.ts';
 import type { PowerEvent } from '../runtimes/runtime.ts';
 import { parseSseMessage } from '../../lib/sse.ts';
-import { HcloudDialectCreator } from './hcloud-creator.ts';
-import { LinodeDialectCreator } from './linode-creator.ts';
-import { DigitalOceanDialectCreator } from './digitalocean-creator.ts';
+import { HcloudMachines } from './hcloud/machines.ts';
+import { LinodeMachines } from './linode/machines.ts';
+import { DigitalOceanMachines } from './digitalocean/machines.ts';
 import { powerAction, SANDBOX_LABELS, SimcloudSandboxCloud } from './sandbox-cloud.ts';
 
 let sc: InProcessSimcloud;
@@ -68,7 +68,7 @@ describe('server-sent events', () => {
 });
 
 const cloudFor = (clusterName: string): SimcloudSandboxCloud =>
-  new SimcloudSandboxCloud({ client: sc.client, clusterName, networkRange: '127.40.0.0/16', hcloud: new HcloudDialectCreator({ endpoint: sc.url, token: sc.token }) });
+  new SimcloudSandboxCloud({ client: sc.client, clusterName, networkRange: '127.40.0.0/16', persona: { kind: 'hcloud', machines: new HcloudMachines({ endpoint: sc.url, token: sc.token }) } });
 
 describe('a --cloud hcloud sandbox cloud', () => {
   it('creates the network and the servers through /hcloud/v1 and reads them back through /v1 (one store)', async () => {
@@ -97,7 +97,7 @@ describe('a --cloud hcloud sandbox cloud', () => {
 
 describe('a --cloud linode sandbox cloud', () => {
   const linodeCloud = (clusterName: string): SimcloudSandboxCloud =>
-    new SimcloudSandboxCloud({ client: sc.client, clusterName, networkRange: '127.41.0.0/16', linode: new LinodeDialectCreator({ endpoint: sc.url, token: sc.token }) });
+    new SimcloudSandboxCloud({ client: sc.client, clusterName, networkRange: '127.41.0.0/16', persona: { kind: 'linode', machines: new LinodeMachines({ endpoint: sc.url, token: sc.token }) } });
 
   it('creates each machine as an instance through /v4 with the cluster tags, on the cluster network, read back through /v1', async () => {
     const cloud = linodeCloud('li1');
@@ -122,7 +122,7 @@ describe('a --cloud linode sandbox cloud', () => {
 
 describe('a --cloud digitalocean sandbox cloud', () => {
   const doCloud = (clusterName: string): SimcloudSandboxCloud =>
-    new SimcloudSandboxCloud({ client: sc.client, clusterName, networkRange: '127.42.0.0/16', digitalocean: new DigitalOceanDialectCreator({ endpoint: sc.url, token: sc.token }) });
+    new SimcloudSandboxCloud({ client: sc.client, clusterName, networkRange: '127.42.0.0/16', persona: { kind: 'digitalocean', machines: new DigitalOceanMachines({ endpoint: sc.url, token: sc.token }) } });
 
   it('creates each machine as a droplet through /v2, labelled and on the cluster network through /v1', async () => {
     const cloud = doCloud('do1');

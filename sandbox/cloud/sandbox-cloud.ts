@@ -1,18 +1,13 @@
 // The sandbox's side of simcloud: the cluster's private network, its machines as servers (labelled with
 // the cluster name, so the sandbox, the console and the leak check can tell them apart), and the power
 // actions taken on them, derived from the resource-change stream for runtimes that mirror them on real
-// machines (kind containers, Vagrant VMs). A `--cloud hcloud` sandbox creates the network and servers
-// through simcloud's Hetzner dialect (hcloud-creator.ts), a `--cloud linode` one its machines through the
-// Linode dialect (linode-creator.ts), a `--cloud digitalocean` one its machines as droplets through the
-// DigitalOcean dialect (digitalocean-creator.ts), and all read them back through /v1: one store.
+// machines (kind containers, Vagrant VMs). A persona's sandbox (`--cloud hcloud`, ...) creates its machines
+// through that persona's API (the descriptor's PersonaMachines) and reads them back through /v1: one store.
 import type { SimcloudClient } from '../../simulator/api/client/index.ts';
 import type { Network } from '../../simulator/api/schema/networks.ts';
 import type { Server } from '../../simulator/api/schema/servers.ts';
 import type { SimEvent } from '../../simulator/api/schema/events.ts';
-import { digitaloceanRegionOf, hcloudLocationOf, linodeRegionOf } from './clouds.ts';
-import type { HcloudDialectCreator } from './hcloud-creator.ts';
-import type { LinodeDialectCreator } from './linode-creator.ts';
-import type { DigitalOceanDialectCreator } from './digitalocean-creator.ts';
+import type { PersonaMachines } from './descriptor.ts';
 import type { MachineSpec, PowerAction, PowerEvent, RegisteredServer, SandboxCloud } from '../runtimes/runtime.ts';
 
 export const SANDBOX_LABELS = {
@@ -34,12 +29,8 @@ export interface SimcloudSandboxCloudOptions {
   readonly zone?: string;
   readonly serverType?: string;
   readonly networkRange?: string;
-  /** Creates the network and servers through the Hetzner dialect instead of /v1. */
-  readonly hcloud?: HcloudDialectCreator;
-  /** Creates the servers as instances through the Linode dialect instead of /v1. */
-  readonly linode?: LinodeDialectCreator;
-  /** Creates the servers as droplets through the DigitalOcean dialect instead of /v1. */
-  readonly digitalocean?: DigitalOceanDialectCreator;
+  /** Creates the machines (and the network, where the persona can) through a persona's API instead of /v1. */
+  readonly persona?: { readonly kind: string; readonly machines: PersonaMachines };
 }
 
 export class SimcloudSandboxCloud implements SandboxCloud {
@@ -78,10 +69,11 @@ export class SimcloudSandboxCloud implements SandboxCloud {
     const zone = this.#opts.zone ?? SANDBOX_DEFAULTS.zone;
     const labels = { [SANDBOX_LABELS.cluster]: name };
     const client = this.#opts.client;
-    if (!this.#opts.hcloud) return client.networks.create({ name, ip_range: range, subnets: [{ zone, ip_range: range }], labels });
-    await this.#opts.hcloud.createNetwork({ name, ipRange: range, networkZone: hcloudLocationOf(zone), labels });
+    const persona = this.#opts.persona;
+    if (!persona?.machines.createNetwork) return client.networks.create({ name, ip_range: range, subnets: [{ zone, ip_range: range }], labels });
+    await persona.machines.createNetwork({ name, ipRange: range, zone, labels });
     const created = (await client.networks.listAll({ name })).find((n) => n.name === name);
-    if (!created) throw new Error(`network ${name}, created through the hcloud dialect, is not in /v1`);
+    if (!created) throw new Error(`network ${name}, created through the ${persona.kind} persona, is not in /v1`);
     return created;
   }
 
@@ -90,9 +82,7 @@ export class SimcloudSandboxCloud implements SandboxCloud {
     const found = (await client.servers.listAll({ name: machine.name })).find((s) => s.name === machine.name);
     if (found) return registered(found);
     const network = await this.ensureNetwork();
-    if (this.#opts.hcloud) return this.#registerThroughHcloud(machine, network);
-    if (this.#opts.linode) return this.#registerThroughLinode(machine, network);
-    if (this.#opts.digitalocean) return this.#registerThroughDigitalOcean(machine, network);
+    if (this.#opts.persona) return this.#registerThroughPersona(this.#opts.persona, machine, network);
     const { server, action } = await client.servers.create({
       name: machine.name,
       server_type: this.#opts.serverType ?? SANDBOX_DEFAULTS.serverType,
@@ -107,60 +97,24 @@ export class SimcloudSandboxCloud implements SandboxCloud {
     return registered(await client.servers.get(server.id));
   }
 
-  async #registerThroughHcloud(machine: MachineSpec, network: Network): Promise<RegisteredServer> {
-    // Hetzner's API gives a server its addresses; it cannot take the ones a kind container or VM has.
-    if (machine.publicIPv4 || machine.privateIPv4) throw new Error(`--cloud hcloud cannot register ${machine.name} at its own addresses: use --runtime local`);
-    await this.#opts.hcloud?.createServer({
+  async #registerThroughPersona(persona: NonNullable<SimcloudSandboxCloudOptions['persona']>, machine: MachineSpec, network: Network): Promise<RegisteredServer> {
+    // A persona's API gives a machine its addresses; it cannot take the ones a kind container or VM has.
+    if (machine.publicIPv4 || machine.privateIPv4) throw new Error(`--cloud ${persona.kind} cannot register ${machine.name} at its own addresses: use --runtime local`);
+    const labels = { [SANDBOX_LABELS.cluster]: this.#opts.clusterName, [SANDBOX_LABELS.role]: machine.role };
+    const done = await persona.machines.createMachine({
       name: machine.name,
+      zone: this.#opts.zone ?? SANDBOX_DEFAULTS.zone,
       serverType: this.#opts.serverType ?? SANDBOX_DEFAULTS.serverType,
       image: SANDBOX_DEFAULTS.image,
-      location: hcloudLocationOf(this.#opts.zone ?? SANDBOX_DEFAULTS.zone),
+      labels,
       network: network.name,
-      labels: { [SANDBOX_LABELS.cluster]: this.#opts.clusterName, [SANDBOX_LABELS.role]: machine.role },
     });
-    const created = (await this.#opts.client.servers.listAll({ name: machine.name })).find((s) => s.name === machine.name);
-    if (!created) throw new Error(`server ${machine.name}, created through the hcloud dialect, is not in /v1`);
-    return registered(created);
-  }
-
-  async #registerThroughLinode(machine: MachineSpec, network: Network): Promise<RegisteredServer> {
-    if (machine.publicIPv4 || machine.privateIPv4) throw new Error(`--cloud linode cannot register ${machine.name} at its own addresses: use --runtime local`);
-    const zone = this.#opts.zone ?? SANDBOX_DEFAULTS.zone;
-    await this.#opts.linode?.createInstance({
-      label: machine.name,
-      region: linodeRegionOf(zone),
-      type: this.#opts.serverType ?? SANDBOX_DEFAULTS.serverType,
-      image: SANDBOX_DEFAULTS.image,
-      labels: { [SANDBOX_LABELS.cluster]: this.#opts.clusterName, [SANDBOX_LABELS.role]: machine.role },
-    });
-    return this.#joinThroughV1(machine.name, network, 'linode instance');
-  }
-
-  async #registerThroughDigitalOcean(machine: MachineSpec, network: Network): Promise<RegisteredServer> {
-    if (machine.publicIPv4 || machine.privateIPv4) throw new Error(`--cloud digitalocean cannot register ${machine.name} at its own addresses: use --runtime local`);
-    await this.#opts.digitalocean?.createDroplet({
-      name: machine.name,
-      region: digitaloceanRegionOf(this.#opts.zone ?? SANDBOX_DEFAULTS.zone),
-      size: this.#opts.serverType ?? SANDBOX_DEFAULTS.serverType,
-      image: SANDBOX_DEFAULTS.image,
-    });
-    // A DigitalOcean tag cannot hold the `/` of the sandbox's label keys: the droplet is labelled through /v1.
-    return this.#joinThroughV1(machine.name, network, 'digitalocean droplet', {
-      [SANDBOX_LABELS.cluster]: this.#opts.clusterName, [SANDBOX_LABELS.role]: machine.role,
-    });
-  }
-
-  /**
-   * Reads a machine a dialect created back through /v1 and joins it to the cluster network there (Linode
-   * and DigitalOcean have no network to join at creation; the address on it is the machine's private
-   * IPv4 in the dialect), labelling it first when the dialect could not.
-   */
-  async #joinThroughV1(name: string, network: Network, what: string, labels?: Record<string, string>): Promise<RegisteredServer> {
     const client = this.#opts.client;
-    const created = (await client.servers.listAll({ name })).find((s) => s.name === name);
-    if (!created) throw new Error(`${what} ${name}, created through its dialect, is not in /v1`);
-    if (labels) await client.servers.update(created.id, { labels });
-    await client.waitForAction((await client.servers.attachToNetwork(created.id, { network_id: network.id })).id);
+    const created = (await client.servers.listAll({ name: machine.name })).find((s) => s.name === machine.name);
+    if (!created) throw new Error(`${machine.name}, created through the ${persona.kind} persona, is not in /v1`);
+    // What the persona's API had no place for is done through /v1: one store.
+    if (!done.labelled) await client.servers.update(created.id, { labels });
+    if (!done.joinedNetwork) await client.waitForAction((await client.servers.attachToNetwork(created.id, { network_id: network.id })).id);
     return registered(await client.servers.get(created.id));
   }
 

@@ -14,7 +14,7 @@ import { isRuntimeChoice, resolveRuntime } from '../../sandbox/runtimes/factory.
 import { createExec } from '../../sandbox/exec.ts';
 import { Sandbox, type LbStrategy, type SandboxOptions } from '../../sandbox/sandbox.ts';
 import type { CcmChoice } from '../../sandbox/ccm/slot.ts';
-import { DEFAULT_CLOUD, isCloudKind, type CloudKind } from '../../sandbox/cloud/clouds.ts';
+import { CLOUDS, DEFAULT_CLOUD, isCloudKind, type CloudKind } from '../../sandbox/cloud/registry.ts';
 import { claimLoopbackAddressPlan, type AddressPlan } from '../../sandbox/cloud/address-plan.ts';
 import { waitFor } from '../../sandbox/wait.ts';
 import { registerCleanup } from '../../sandbox/shutdown.ts';
@@ -52,7 +52,7 @@ export function e2eCcm(env: NodeJS.ProcessEnv = process.env): CcmChoice {
 /** The cloud the flow suites run on: SANDBOX_CLOUD=simcloud|hcloud|linode|digitalocean (default simcloud). */
 export function e2eCloud(env: NodeJS.ProcessEnv = process.env): CloudKind {
   const kind = env.SANDBOX_CLOUD ?? DEFAULT_CLOUD;
-  if (!isCloudKind(kind)) throw new Error(`SANDBOX_CLOUD=${kind}: use simcloud, hcloud, linode or digitalocean`);
+  if (!isCloudKind(kind)) throw new Error(`SANDBOX_CLOUD=${kind}: use ${CLOUDS.join(', ')}`);
   return kind;
 }
 

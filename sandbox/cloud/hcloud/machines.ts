@@ -1,11 +1,12 @@
-// Creates a `--cloud hcloud` sandbox's cluster network and servers through simcloud's Hetzner dialect,
+// Creates a `--cloud hcloud` sandbox's cluster network and servers through simcloud's Hetzner persona,
 // with Hetzner's request and response shapes, as a Hetzner user would make them. They are the same
 // records /v1 shows (one store), so the rest of the sandbox reads them back there.
 import { z } from 'zod';
-import { buildRequester } from '../../simulator/api/client/client.ts';
-import type { Requester } from '../../simulator/api/client/requester.ts';
-import { waitFor } from '../wait.ts';
-import { HCLOUD_API_PREFIX } from './clouds.ts';
+import { buildRequester } from '../../../simulator/api/client/client.ts';
+import type { Requester } from '../../../simulator/api/client/requester.ts';
+import { waitFor } from '../../wait.ts';
+import type { MachineCreated, MachineCreateSpec, NetworkSpec, PersonaMachines } from '../descriptor.ts';
+import { HCLOUD_API_PREFIX, hcloudLocationOf } from './env.ts';
 
 const Id = z.number().int().positive();
 const NetworkResponse = z.object({ network: z.object({ id: Id, name: z.string() }) });
@@ -15,29 +16,11 @@ const ActionResponse = z.object({
   action: z.object({ id: Id, status: z.enum(['running', 'success', 'error']), error: z.object({ code: z.string(), message: z.string() }).nullish() }),
 });
 
-export interface HcloudNetworkSpec {
-  readonly name: string;
-  readonly ipRange: string;
-  /** The subnet's network zone (the dialect's network zone of a location has the location's name). */
-  readonly networkZone: string;
-  readonly labels: Readonly<Record<string, string>>;
-}
-
-export interface HcloudServerSpec {
-  readonly name: string;
-  readonly serverType: string;
-  readonly image: string;
-  readonly location: string;
-  /** The network to attach, by name. */
-  readonly network: string;
-  readonly labels: Readonly<Record<string, string>>;
-}
-
-export class HcloudDialectError extends Error {
+export class HcloudMachinesError extends Error {
   override name = 'HcloudDialectError';
 }
 
-export class HcloudDialectCreator {
+export class HcloudMachines implements PersonaMachines {
   readonly #r: Requester;
   readonly #actionTimeoutMs: number;
 
@@ -47,38 +30,37 @@ export class HcloudDialectCreator {
     this.#actionTimeoutMs = o.actionTimeoutMs ?? 60_000;
   }
 
-  /** Creates the network with one cloud subnet covering its whole range. */
-  async createNetwork(spec: HcloudNetworkSpec): Promise<number> {
+  /** Creates the network with one cloud subnet covering its whole range (the network zone of a location has its name). */
+  async createNetwork(spec: NetworkSpec): Promise<void> {
     const body = {
       name: spec.name,
       ip_range: spec.ipRange,
-      subnets: [{ type: 'cloud', network_zone: spec.networkZone, ip_range: spec.ipRange }],
+      subnets: [{ type: 'cloud', network_zone: hcloudLocationOf(spec.zone), ip_range: spec.ipRange }],
       labels: spec.labels,
     };
-    const res = await this.#r.call('hcloud.networks.create', NetworkResponse, { method: 'POST', path: `${HCLOUD_API_PREFIX}/networks`, body });
-    return res.network.id;
+    await this.#r.call('hcloud.networks.create', NetworkResponse, { method: 'POST', path: `${HCLOUD_API_PREFIX}/networks`, body });
   }
 
-  /** Creates a running server attached to the named network and waits for its create action. */
-  async createServer(spec: HcloudServerSpec): Promise<number> {
+  /** Creates a running, labelled server attached to the named network and waits for its create action. */
+  async createMachine(spec: MachineCreateSpec): Promise<MachineCreated> {
     const body = {
       name: spec.name,
       server_type: spec.serverType,
       image: spec.image,
-      location: spec.location,
+      location: hcloudLocationOf(spec.zone),
       labels: spec.labels,
       networks: [await this.#networkId(spec.network)],
       start_after_create: true,
     };
     const res = await this.#r.call('hcloud.servers.create', ServerCreateResponse, { method: 'POST', path: `${HCLOUD_API_PREFIX}/servers`, body });
     await this.#waitForAction(res.action.id);
-    return res.server.id;
+    return { joinedNetwork: true, labelled: true };
   }
 
   async #networkId(name: string): Promise<number> {
     const res = await this.#r.call('hcloud.networks.list', NetworkList, { method: 'GET', path: `${HCLOUD_API_PREFIX}/networks`, query: { name } });
     const network = res.networks.find((n) => n.name === name);
-    if (!network) throw new HcloudDialectError(`the hcloud dialect has no network named ${name}`);
+    if (!network) throw new HcloudMachinesError(`the hcloud persona has no network named ${name}`);
     return network.id;
   }
 
@@ -90,6 +72,6 @@ export class HcloudDialectCreator {
       },
       { timeoutMs: this.#actionTimeoutMs, intervalMs: 50, description: `hcloud action ${id} to finish` },
     );
-    if (action.status === 'error') throw new HcloudDialectError(`hcloud action ${id} failed: ${action.error?.code ?? 'error'}: ${action.error?.message ?? ''}`);
+    if (action.status === 'error') throw new HcloudMachinesError(`hcloud action ${id} failed: ${action.error?.code ?? 'error'}: ${action.error?.message ?? ''}`);
   }
 }

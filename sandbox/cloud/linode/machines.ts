@@ -2,24 +2,16 @@
 // request and response shapes, as a Linode user would: a booted instance with the cluster's tags. They
 // are simcloud servers (one store), so the rest of the sandbox reads them back through /v1.
 import { z } from 'zod';
-import { buildRequester } from '../../simulator/api/client/client.ts';
-import type { Requester } from '../../simulator/api/client/requester.ts';
-import { tagsOf } from '../../simulator/personas/linode/views.ts';
-import { waitFor } from '../wait.ts';
-import { LINODE_API_PREFIX } from './clouds.ts';
+import { buildRequester } from '../../../simulator/api/client/client.ts';
+import type { Requester } from '../../../simulator/api/client/requester.ts';
+import { tagsOf } from '../../../simulator/personas/linode/views.ts';
+import { waitFor } from '../../wait.ts';
+import type { MachineCreated, MachineCreateSpec, PersonaMachines } from '../descriptor.ts';
+import { LINODE_API_PREFIX, linodeRegionOf } from './env.ts';
 
 const Instance = z.object({ id: z.number().int().positive(), label: z.string(), status: z.string() });
 
-export interface LinodeInstanceSpec {
-  readonly label: string;
-  readonly region: string;
-  readonly type: string;
-  readonly image: string;
-  /** simcloud labels, written as Linode tags (`key=value`). */
-  readonly labels: Record<string, string>;
-}
-
-export class LinodeDialectCreator {
+export class LinodeMachines implements PersonaMachines {
   readonly #r: Requester;
   readonly #bootTimeoutMs: number;
 
@@ -29,12 +21,15 @@ export class LinodeDialectCreator {
     this.#bootTimeoutMs = o.bootTimeoutMs ?? 60_000;
   }
 
-  /** Creates a booted instance and waits until Linode reports it running; returns its id. */
-  async createInstance(spec: LinodeInstanceSpec): Promise<number> {
+  /**
+   * Creates a booted instance with the sandbox's labels as tags and waits until Linode reports it running.
+   * Linode has no network to join at creation: the sandbox joins it through /v1.
+   */
+  async createMachine(spec: MachineCreateSpec): Promise<MachineCreated> {
     const body = {
-      label: spec.label,
-      region: spec.region,
-      type: spec.type,
+      label: spec.name,
+      region: linodeRegionOf(spec.zone),
+      type: spec.serverType,
       image: `linode/${spec.image}`,
       tags: tagsOf(spec.labels),
       booted: true,
@@ -47,6 +42,6 @@ export class LinodeDialectCreator {
       },
       { timeoutMs: this.#bootTimeoutMs, intervalMs: 50, description: `linode instance ${created.id} to be running` },
     );
-    return created.id;
+    return { joinedNetwork: false, labelled: true };
   }
 }

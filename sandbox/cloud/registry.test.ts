@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { renderSummary } from '../cli/summary.ts';
 import { cloudCcmEnv, commandCcmEnv, upstreamArgsFor } from '../ccm/launch.ts';
 import { SandboxState } from '../state.ts';
-import { digitaloceanCcmCommand, hcloudCcmCommand, hcloudCcmEnv, hcloudEndpoint, hcloudLocationOf, isCloudKind, linodeCcmCommand } from './clouds.ts';
+import { digitaloceanCcmCommand } from './digitalocean/env.ts';
+import { hcloudCcmCommand, hcloudCcmEnv, hcloudEndpoint, hcloudLocationOf } from './hcloud/env.ts';
+import { linodeCcmCommand } from './linode/env.ts';
+import { CLOUD_DESCRIPTORS, isCloudKind } from './registry.ts';
 
 const sim = { url: 'http://127.0.0.1:4600', token: 'tok' };
 const ctx = { stateDir: '/s/demo', clusterName: 'demo', clusterCidr: '10.244.0.0/16', simcloud: sim, network: 'demo', lbStrategy: 'lb' as const };
@@ -10,6 +13,17 @@ const ctx = { stateDir: '/s/demo', clusterName: 'demo', clusterCidr: '10.244.0.0
 describe('the clouds a sandbox presents', () => {
   it('knows simcloud, hcloud, linode and digitalocean only', () => {
     expect(['simcloud', 'hcloud', 'linode', 'digitalocean', 'aws', ''].map(isCloudKind)).toEqual([true, true, true, true, false, false]);
+  });
+
+  it("gives each persona's Node the providerID its own CCM writes, and simcloud's its simcloud id", () => {
+    expect(Object.fromEntries(CLOUD_DESCRIPTORS.map((d) => [d.kind, d.providerId('srv-00000042')]))).toEqual({
+      simcloud: 'simcloud://srv-00000042', hcloud: 'hcloud://42', linode: 'linode://42', digitalocean: 'digitalocean://42',
+    });
+  });
+
+  it('makes machines through every persona but not through simcloud, where any runtime works', () => {
+    const token = { endpoint: 'http://127.0.0.1:1', token: 't' };
+    expect(CLOUD_DESCRIPTORS.filter((d) => d.machines?.(token) !== undefined).map((d) => d.kind)).toEqual(['hcloud', 'linode', 'digitalocean']);
   });
 
   it("gives a DigitalOcean CCM DigitalOcean's variables (the bare simcloud URL, the token, the zone's region) and no routes", () => {
@@ -56,7 +70,7 @@ describe('the clouds a sandbox presents', () => {
   });
 
   it("gives a Hetzner CCM Hetzner's variables, keeping it off the metadata service and off non-loopback ports", () => {
-    expect(hcloudCcmEnv({ simcloudUrl: sim.url, token: 'tok', network: 'demo', location: 'sim-1' })).toEqual({
+    expect(hcloudCcmEnv({ simcloudUrl: sim.url, token: 'tok', network: 'demo', zone: 'sim-1a' })).toEqual({
       HCLOUD_ENDPOINT: 'http://127.0.0.1:4600/hcloud/v1', HCLOUD_TOKEN: 'tok', HCLOUD_NETWORK: 'demo', HCLOUD_LOAD_BALANCERS_LOCATION: 'sim-1',
       HCLOUD_NETWORK_DISABLE_ATTACHED_CHECK: 'true', HCLOUD_METRICS_ENABLED: 'false',
     });
@@ -91,8 +105,8 @@ describe('the summary of an hcloud sandbox', () => {
   it("prints the hcloud endpoint, token and network, and the command line for Hetzner's CCM", () => {
     const text = renderSummary(SandboxState.parse({ ...base, name: 'demo', cloud: 'hcloud' }));
     expect(text).toContain('ccm-sandbox "demo" is ready (local runtime, hcloud persona)');
-    expect(text).toContain('  hcloud API     http://127.0.0.1:4600/hcloud/v1  (HCLOUD_TOKEN=tok)');
-    expect(text).toContain('  export HCLOUD_ENDPOINT=http://127.0.0.1:4600/hcloud/v1 HCLOUD_TOKEN=tok HCLOUD_NETWORK=demo');
+    expect(text).toContain('  Hetzner Cloud API http://127.0.0.1:4600/hcloud/v1  (HCLOUD_TOKEN=tok)');
+    expect(text).toContain('  export HCLOUD_ENDPOINT=http://127.0.0.1:4600/hcloud/v1 HCLOUD_TOKEN=tok HCLOUD_NETWORK=demo HCLOUD_LOAD_BALANCERS_LOCATION=sim-1');
     expect(text).toContain(`  npm run sandbox:up -- --name demo --cloud hcloud --ccm command --ccm-command '${hcloudCcmCommand()}'`);
   });
 
@@ -105,12 +119,13 @@ describe('the summary of an hcloud sandbox', () => {
     expect(text).not.toContain('HCLOUD');
   });
 
-  it("prints DigitalOcean's URL, token and region, and the command line for DigitalOcean's CCM", () => {
+  it("prints DigitalOcean's URL, token and region, and the command line for DigitalOcean's CCM and its conformance run", () => {
     const text = renderSummary(SandboxState.parse({ ...base, name: 'demo', cloud: 'digitalocean' }));
     expect(text).toContain('ccm-sandbox "demo" is ready (local runtime, digitalocean persona)');
-    expect(text).toContain('  DO API         http://127.0.0.1:4600/v2  (DO_ACCESS_TOKEN=tok)');
+    expect(text).toContain('  DigitalOcean API http://127.0.0.1:4600/v2  (DO_ACCESS_TOKEN=tok)');
     expect(text).toContain('  export DO_ACCESS_TOKEN=tok DO_OVERRIDE_URL=http://127.0.0.1:4600/ REGION=sim-1');
     expect(text).toContain(`  npm run sandbox:up -- --name demo --cloud digitalocean --ccm command --ccm-command '${digitaloceanCcmCommand()}'`);
+    expect(text).toContain(`npm run conformance -- --cloud digitalocean --ccm command --ccm-command '${digitaloceanCcmCommand()}'`);
     expect(text).not.toContain('LINODE');
   });
 

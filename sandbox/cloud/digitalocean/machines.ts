@@ -2,20 +2,15 @@
 // DigitalOcean's request and response shapes, as a DigitalOcean user would: a droplet, waited on until
 // active. Droplets are simcloud servers (one store), so the rest of the sandbox reads them back through /v1.
 import { z } from 'zod';
-import { buildRequester } from '../../simulator/api/client/client.ts';
-import type { Requester } from '../../simulator/api/client/requester.ts';
-import { waitFor } from '../wait.ts';
+import { buildRequester } from '../../../simulator/api/client/client.ts';
+import type { Requester } from '../../../simulator/api/client/requester.ts';
+import { waitFor } from '../../wait.ts';
+import type { MachineCreated, MachineCreateSpec, PersonaMachines } from '../descriptor.ts';
+import { digitaloceanRegionOf } from './env.ts';
 
 const DropletEnvelope = z.object({ droplet: z.object({ id: z.number().int().positive(), name: z.string(), status: z.string() }) });
 
-export interface DropletSpec {
-  readonly name: string;
-  readonly region: string;
-  readonly size: string;
-  readonly image: string;
-}
-
-export class DigitalOceanDialectCreator {
+export class DigitalOceanMachines implements PersonaMachines {
   readonly #r: Requester;
   readonly #bootTimeoutMs: number;
 
@@ -26,11 +21,11 @@ export class DigitalOceanDialectCreator {
   }
 
   /**
-   * Creates a droplet and waits until DigitalOcean reports it active; returns its id. No tags: a
-   * DigitalOcean tag cannot hold the `/` of the sandbox's label keys, so the caller labels through /v1.
+   * Creates a droplet and waits until DigitalOcean reports it active. No tags: a DigitalOcean tag cannot
+   * hold the `/` of the sandbox's label keys, so the sandbox labels it, and joins it to the network, through /v1.
    */
-  async createDroplet(spec: DropletSpec): Promise<number> {
-    const body = { name: spec.name, region: spec.region, size: spec.size, image: spec.image };
+  async createMachine(spec: MachineCreateSpec): Promise<MachineCreated> {
+    const body = { name: spec.name, region: digitaloceanRegionOf(spec.zone), size: spec.serverType, image: spec.image };
     const { droplet } = await this.#r.call('digitalocean.droplets.create', DropletEnvelope, { method: 'POST', path: '/v2/droplets', body });
     await waitFor(
       async () => {
@@ -39,6 +34,6 @@ export class DigitalOceanDialectCreator {
       },
       { timeoutMs: this.#bootTimeoutMs, intervalMs: 50, description: `droplet ${droplet.id} to be active` },
     );
-    return droplet.id;
+    return { joinedNetwork: false, labelled: false };
   }
 }

@@ -1,0 +1,129 @@
+// What the sandbox knows about one cloud it can present (`--cloud`): simcloud's own /v1 API or one of
+// simcloud's personas. One descriptor per cloud, in its own folder (sandbox/cloud/<kind>/), listed once in
+// registry.ts; nothing else in the sandbox branches on a cloud's name. A descriptor says how a CCM is pointed
+// at the cloud (environment, upstream flags, the cloud's own CCM's command line), how the sandbox makes
+// machines through the cloud's API, what the cloud's CCM writes on a Node, and how the conformance run
+// reads a load balancer back through the cloud's API.
+import type { Requester } from '../../simulator/api/client/requester.ts';
+import type { Server } from '../../simulator/api/schema/servers.ts';
+
+/** What a CCM's environment is built from. */
+export interface CcmEnvInput {
+  readonly simcloudUrl: string;
+  readonly token: string;
+  /** The cluster network's name (the sandbox's name): nodes' private addresses and pod routes. */
+  readonly network: string;
+  readonly lbStrategy: 'lb' | 'ip-block';
+  /** The simcloud zone the sandbox's machines are in. */
+  readonly zone: string;
+}
+
+export interface NetworkSpec {
+  readonly name: string;
+  readonly ipRange: string;
+  readonly zone: string;
+  readonly labels: Readonly<Record<string, string>>;
+}
+
+export interface MachineCreateSpec {
+  readonly name: string;
+  readonly zone: string;
+  readonly serverType: string;
+  readonly image: string;
+  /** The sandbox's labels for the machine (cluster, role). */
+  readonly labels: Readonly<Record<string, string>>;
+  /** The cluster network's name. */
+  readonly network: string;
+}
+
+/** What a persona's create left for /v1 to do: its API may have no network to join or no place for the labels. */
+export interface MachineCreated {
+  readonly joinedNetwork: boolean;
+  readonly labelled: boolean;
+}
+
+/** How the sandbox makes a persona's machines, as that cloud's user would, through its API. */
+export interface PersonaMachines {
+  /** Creates the cluster network through the persona; absent: the network is made through /v1. */
+  createNetwork?(spec: NetworkSpec): Promise<void>;
+  createMachine(spec: MachineCreateSpec): Promise<MachineCreated>;
+}
+
+/** A load balancer as the cloud's own API shows it, reduced to what the conformance run checks. */
+export interface CloudLoadBalancerView {
+  /** The cloud's id for it, as its API spells it. */
+  readonly id: string;
+  /** Ports it listens on. */
+  readonly ports: readonly number[];
+  /** simcloud ids of the servers it sends traffic to. */
+  readonly serverIds: readonly string[];
+}
+
+/** Reads through a cloud's API with the sandbox's token. */
+export interface CloudReadContext {
+  readonly api: Requester;
+  /** The cluster's servers (simcloud's view), to map the cloud's targets (ids, addresses) back to them. */
+  readonly servers: readonly Server[];
+}
+
+/** The per-cloud half of the conformance run (sandbox/conformance/). */
+export interface ConformanceProfile {
+  /** Node labels this cloud's CCM sets besides the well-known ones. */
+  readonly nodeLabels: Readonly<Record<string, string>>;
+  /** Whether the cloud has zones (its CCM sets topology.kubernetes.io/zone) or regions only. */
+  readonly zones: boolean;
+  /** Whether a load balancer honours a Service's loadBalancerSourceRanges. */
+  readonly sourceRanges: boolean;
+  /**
+   * The most used annotations, in the cloud CCM's own keys: PROXY protocol v1 and an HTTP health check on
+   * `healthPathKey` failing fast (the run sets that path to /unhealthy, then /healthz).
+   */
+  readonly annotations: { readonly prefix: string; readonly values: Readonly<Record<string, string>>; readonly healthPathKey: string };
+  /** The load balancer whose address is `vip`, read through the cloud's API; undefined when there is none. */
+  readLoadBalancer(ctx: CloudReadContext, vip: string): Promise<CloudLoadBalancerView | undefined>;
+  /** What the annotations set that traffic cannot show, read back through the cloud's API: each mismatch a sentence. */
+  checkAnnotated?(ctx: CloudReadContext, vip: string): Promise<string[]>;
+}
+
+/** The cloud's own CCM (built from its public source, run in the slot with `--ccm command`). */
+export interface OwnCcm {
+  /** Its binary, as its releases name it. */
+  readonly binary: string;
+  /** The `--ccm-command` that runs it in the slot, from the environment the slot gives a command. */
+  command(binary?: string): string;
+  /** What to know before running it (one or two lines for the summary). */
+  readonly note: string;
+}
+
+export interface CloudDescriptor<K extends string = string> {
+  readonly kind: K;
+  /** The cloud's name in prose, e.g. `Hetzner Cloud`. */
+  readonly title: string;
+  /** Where the API a CCM is given lives, for the summary: its URL for a simcloud URL. */
+  apiUrl(simcloudUrl: string): string;
+  /** The environment variable a CCM reads its token from. */
+  readonly tokenVariable: string;
+  /** The SDK-based programs that work against the cloud (for the summary). */
+  readonly clients: string;
+  /** The providerID the cloud's CCM gives the Node of simcloud server `serverId`. */
+  providerId(serverId: string): string;
+  /** The CCM environment for this cloud. */
+  ccmEnv(input: CcmEnvInput): Record<string, string>;
+  /** The upstream Go CCM's provider for this cloud (go/provider/<name>) and whether it offers Routes. */
+  readonly upstream: { readonly provider: string; readonly routes: boolean; readonly extraArgs: readonly string[] };
+  /** Whether our TypeScript CCM speaks this cloud's API. */
+  readonly builtinCcm: boolean;
+  /** The cloud's own CCM; absent for simcloud. */
+  readonly ownCcm?: OwnCcm;
+  /** How machines are made through the persona; absent: through /v1 (and then any runtime works). */
+  machines?(o: { readonly endpoint: string; readonly token: string }): PersonaMachines;
+  readonly conformance: ConformanceProfile;
+}
+
+/** A descriptor with its kind as a literal type, so the registry derives the union of kinds. */
+export function defineCloud<const K extends string>(d: CloudDescriptor<K>): CloudDescriptor<K> {
+  return d;
+}
+
+/** simcloud's base URL without a trailing slash, for joining a persona's prefix. */
+export const bareUrl = (simcloudUrl: string): string => simcloudUrl.replace(/\/+$/, '');
