@@ -66,8 +66,8 @@ export class DataplaneSync implements DataplanePort {
     const targets = this.#opts.targets.resolve(lb).flatMap((t) => (t.ip === null || !isLocalAddress(t.ip) ? [] : [{ id: t.id, ip: t.ip }]));
     return {
       id: lb.id, vip: lb.public_ipv4, algorithm: lb.algorithm, sessionAffinity: lb.session_affinity,
-      // A Hetzner LB with its public interface disabled serves nothing on its VIP.
-      listeners: lb.dialect_attrs?.hcloud?.public_interface === false ? [] : lb.services.map(toListener), targets, allowedSourceCidrs: this.#opts.targets.allowedSources(lb),
+      // An LB with its public interface disabled serves nothing on its VIP.
+      listeners: lb.public_interface ? lb.services.map(toListener) : [], targets, allowedSourceCidrs: this.#opts.targets.allowedSources(lb),
     };
   }
 

@@ -159,9 +159,11 @@ describe('Hetzner-only attributes', () => {
       second = await startSimcloudProcess({ dataPath, token: first.token, args: ['--delay-ms', '5', '--no-dataplane'] });
       const again = await dialect(second)(z.object({ load_balancer: HLoadBalancer.extend({ load_balancer_type: z.object({ name: z.string() }) }) }), 'GET', `/load_balancers/${lb.id}`);
       expect({ type: again.load_balancer.load_balancer_type.name, public: again.load_balancer.public_net.enabled }).toEqual({ type: 'lb21', public: false });
-      // The /v1 view of the same record leaves the Hetzner attributes out.
+      // The /v1 view of the same record leaves the Hetzner attributes out and shows the switch, simcloud's own field.
       const raw = await fetch(`${second.url}/v1/load_balancers/lb-${String(lb.id).padStart(8, '0')}`, { headers: { authorization: `Bearer ${second.token}` } });
-      expect(z.object({ load_balancer: z.record(z.string(), z.unknown()) }).parse(await raw.json()).load_balancer).not.toHaveProperty('dialect_attrs');
+      const v1 = z.object({ load_balancer: z.record(z.string(), z.unknown()) }).parse(await raw.json()).load_balancer;
+      expect(v1).not.toHaveProperty('dialect_attrs');
+      expect(v1.public_interface).toBe(false);
     } finally {
       await first.stop().catch(() => undefined);
       await second?.stop();

@@ -12,7 +12,6 @@ import { Action } from './actions.ts';
 import { Id, Timestamp } from './common.ts';
 import { FirewallPolicy } from './firewall-policies.ts';
 import { IpBlock } from './ip-blocks.ts';
-import { FirewallPolicyDialectAttrs, LoadBalancerDialectAttrs } from './dialect-attrs.ts';
 import { LoadBalancer, TargetHealthStatus } from './load-balancers.ts';
 import { Network } from './networks.ts';
 import { Project } from './projects.ts';
@@ -27,16 +26,26 @@ export type ChangeKind = (typeof ChangeKind)[keyof typeof ChangeKind];
 
 const owned = { project_id: Id };
 
+/**
+ * Attributes a persona (a real cloud's API that simcloud also speaks) keeps on a record, by persona name:
+ * settings that API has and simcloud's does not. Opaque here: each persona validates its own slice with its
+ * own schema (docs/adr/0012-personas-as-plug-ins.md). They persist, snapshot and travel in events with the
+ * record; simcloud's /v1 view leaves them out. The field keeps its first name, `dialect_attrs`, since stored
+ * state and snapshots carry it.
+ */
+export const PersonaAttrs = z.record(z.string(), z.unknown());
+export type PersonaAttrs = z.infer<typeof PersonaAttrs>;
+
 /** Stored records, as they travel in `resource_change` events. */
 export const ServerRecord = Server.extend(owned);
 export type ServerRecord = z.infer<typeof ServerRecord>;
 export const NetworkRecord = Network.omit({ servers: true, load_balancers: true }).extend(owned);
 export type NetworkRecord = z.infer<typeof NetworkRecord>;
-export const LoadBalancerRecord = LoadBalancer.omit({ resolved_targets: true }).extend({ ...owned, dialect_attrs: LoadBalancerDialectAttrs.optional() });
+export const LoadBalancerRecord = LoadBalancer.omit({ resolved_targets: true }).extend({ ...owned, dialect_attrs: PersonaAttrs.optional() });
 export type LoadBalancerRecord = z.infer<typeof LoadBalancerRecord>;
 export const ServerGroupRecord = ServerGroup.omit({ firewall_policy_id: true }).extend(owned);
 export type ServerGroupRecord = z.infer<typeof ServerGroupRecord>;
-export const FirewallPolicyRecord = FirewallPolicy.extend({ ...owned, dialect_attrs: FirewallPolicyDialectAttrs.optional() });
+export const FirewallPolicyRecord = FirewallPolicy.extend({ ...owned, dialect_attrs: PersonaAttrs.optional() });
 export type FirewallPolicyRecord = z.infer<typeof FirewallPolicyRecord>;
 export const IpBlockRecord = IpBlock.extend(owned);
 export type IpBlockRecord = z.infer<typeof IpBlockRecord>;

@@ -97,6 +97,8 @@ export const LoadBalancer = z.object({
   private_ipv4: Ipv4.nullable(),
   /** Allowed client CIDRs on the VIP; empty = allow all (a server group's firewall policy may still restrict). */
   source_ranges: z.array(Cidr),
+  /** Whether the VIP serves; false: no listener answers on it (Hetzner's public interface switch). */
+  public_interface: z.boolean(),
   locked: z.boolean(),
   created: Timestamp,
 });
@@ -120,6 +122,8 @@ export const CreateLoadBalancerRequest = z.strictObject({
   /** Take the VIP from this IP block (assigns the block to the LB). */
   ip_block_id: Id.optional(),
   source_ranges: z.array(Cidr).max(64).optional(),
+  /** Default true. */
+  public_interface: z.boolean().optional(),
 });
 export type CreateLoadBalancerRequest = z.infer<typeof CreateLoadBalancerRequest>;
 
@@ -131,6 +135,7 @@ export const UpdateLoadBalancerRequest = z.strictObject({
   services: Services.optional(),
   targets: z.array(LoadBalancerTarget).max(256).optional(),
   source_ranges: z.array(Cidr).max(64).optional(),
+  public_interface: z.boolean().optional(),
 });
 export type UpdateLoadBalancerRequest = z.infer<typeof UpdateLoadBalancerRequest>;
 

@@ -14,6 +14,9 @@ import { numericIdOf, simcloudId } from '../numeric-ids.ts';
 /** godo joins some paths to its BaseURL (`v2/droplets`) and puts others at the root (`/v2/load_balancers`), so the dialect lives at /v2 on the root and DO_OVERRIDE_URL is the bare server URL. */
 export const PREFIX = '/v2';
 
+/** The persona's name: its key in a record's `dialect_attrs`. */
+export const NAME = 'digitalocean';
+
 export const COLLECTIONS = {
   droplets: { coll: 'servers', idPrefix: 'srv' },
   load_balancers: { coll: 'load_balancers', idPrefix: 'lb' },

@@ -6,7 +6,6 @@
  * and tags it applies to are kept in `dialect_attrs.digitalocean`, not enforced.
  */
 import { z } from 'zod';
-import type { DoFirewallAttrs } from '../../api/schema/dialect-attrs.ts';
 import type { FirewallRule, FirewallRuleInput } from '../../api/schema/firewall-policies.ts';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField, notFound } from '../../server/errors.ts';
@@ -14,6 +13,7 @@ import { defineRoute, type RouteDef } from '../../server/http.ts';
 import * as svc from '../../server/resources/firewall-policies/service.ts';
 import type { FirewallPolicyRec } from '../../server/store/state.ts';
 import { numericIdOf, simcloudId } from '../numeric-ids.ts';
+import { firewallAttrs, type DoFirewallAttrs } from './attrs.ts';
 import { UuidParams, ListQuery, PREFIX, doTime, labelsOf, numberOfUuid, ownedDroplet, pageOf, uuidOf } from './common.ts';
 
 const Targets = z.strictObject({
@@ -82,7 +82,7 @@ function addresses(r: FirewallRule, a: DoFirewallAttrs): { addresses: string[] }
 }
 
 export function firewallView(p: FirewallPolicyRec): Record<string, unknown> {
-  const a = p.dialect_attrs?.digitalocean ?? { droplet_ids: [], tags: [] };
+  const a = firewallAttrs(p) ?? { droplet_ids: [], tags: [] };
   const carried = p.rules.filter((r) => r.protocol !== 'any');
   const rule = (r: FirewallRule): Record<string, unknown> => ({ protocol: r.protocol, ports: r.protocol === 'icmp' ? '' : (r.ports ?? '0') });
   return {

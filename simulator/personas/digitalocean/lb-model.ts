@@ -5,12 +5,12 @@
  * allow rules are the VIP's source ranges. What simcloud has no place for (size, sticky sessions, target
  * protocols, certificates, thresholds, keepalive) is kept in the record's `dialect_attrs.digitalocean`.
  */
-import type { DoLbAttrs, DoRuleAttrs } from '../../api/schema/dialect-attrs.ts';
 import type { HealthCheck, LoadBalancerService, LoadBalancerTarget, UpdateLoadBalancerRequest } from '../../api/schema/load-balancers.ts';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField } from '../../server/errors.ts';
 import * as svc from '../../server/resources/load-balancers/service.ts';
 import type { LoadBalancerRec } from '../../server/store/state.ts';
+import { lbAttrs, type DoLbAttrs, type DoRuleAttrs } from './attrs.ts';
 import { defined, dropletSid, ownedDroplet, selectorOf } from './common.ts';
 import type { ForwardingRuleBody, HealthCheckBody, LoadBalancerBody } from './lb-schemas.ts';
 
@@ -23,7 +23,7 @@ export const DEFAULT_ATTRS: DoLbAttrs = {
   http_idle_timeout_seconds: 60, disable_lets_encrypt_dns_records: false, rules: [],
 };
 
-export const attrsOf = (lb: LoadBalancerRec): DoLbAttrs => lb.dialect_attrs?.digitalocean ?? DEFAULT_ATTRS;
+export const attrsOf = (lb: LoadBalancerRec): DoLbAttrs => lbAttrs(lb) ?? DEFAULT_ATTRS;
 
 function carried(p: string, field: string): Carried {
   if (!CARRIED.includes(p)) throw invalidField(field, `${p} is not emulated: simcloud load balancers carry tcp, http and https`);

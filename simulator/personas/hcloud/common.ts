@@ -9,6 +9,9 @@ import type { ListQuery } from './schemas.ts';
 
 export const PREFIX = '/hcloud/v1';
 
+/** The persona's name: its key in a record's `dialect_attrs`. */
+export const NAME = 'hcloud';
+
 /** Dialect collection -> simcloud collection and id prefix (also used to canonicalise paths for faults). */
 export const COLLECTIONS = {
   servers: { coll: 'servers', idPrefix: 'srv' },

@@ -143,8 +143,8 @@ export const loadBalancerActionRoutes: RouteDef[] = [
   lbAction('remove_target', RemoveTargetBody, removeTarget),
   lbAction('change_algorithm', ChangeAlgorithmBody, ({ attrs }, body) => ({ patch: { algorithm: body.type }, attrs })),
   lbAction('change_type', ChangeTypeBody, setAttrs((attrs, body) => void (attrs.load_balancer_type = lbType(body.load_balancer_type)))),
-  lbAction('enable_public_interface', Empty, setAttrs((attrs) => void (attrs.public_interface = true))),
-  lbAction('disable_public_interface', Empty, setAttrs((attrs) => void (attrs.public_interface = false))),
+  lbAction('enable_public_interface', Empty, ({ attrs }) => ({ patch: { public_interface: true }, attrs })),
+  lbAction('disable_public_interface', Empty, ({ attrs }) => ({ patch: { public_interface: false }, attrs })),
   lbAction('change_dns_ptr', ChangeDnsPtrBody, changeDnsPtr),
   ...networkRoutes,
 ];

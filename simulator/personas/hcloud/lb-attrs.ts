@@ -1,15 +1,48 @@
 /**
- * A load balancer's Hetzner-only attributes (schema in api/schema/dialect-attrs.ts), kept on its one store
- * record under `dialect_attrs.hcloud`. The data plane reads only `public_interface`.
+ * The Hetzner persona's slice of a load balancer record (`dialect_attrs.hcloud`): its type, reverse DNS,
+ * each target's use_private_ip and each service's HTTP and health-check HTTP settings. Schemas, defaults
+ * and the reader. (The public interface switch is simcloud's own `public_interface` field: the data plane
+ * acts on it.)
  */
-import type { HcloudLbAttrs, HcloudServiceAttrs } from '../../api/schema/dialect-attrs.ts';
+import { z } from 'zod';
+import { sliceReader } from '../attrs.ts';
+import { NAME } from './common.ts';
 
-export type { HcloudLbAttrs };
+/** A Hetzner service's `http` object (also the request schema: every field optional). */
+export const HcloudServiceHttp = z.strictObject({
+  cookie_name: z.string().max(64).optional(),
+  cookie_lifetime: z.number().int().min(1).optional(),
+  certificates: z.array(z.number().int().min(1)).max(50).optional(),
+  redirect_http: z.boolean().optional(),
+  sticky_sessions: z.boolean().optional(),
+  timeout_idle: z.number().int().min(1).max(3600).optional(),
+});
+
+const HealthHttp = z.object({
+  domain: z.string().nullable(), path: z.string(), response: z.string().nullable(), status_codes: z.array(z.string()), tls: z.boolean(),
+});
+
+export const HcloudServiceAttrs = z.object({
+  http: HcloudServiceHttp.nullable(),
+  health_check_protocol: z.enum(['tcp', 'http', 'https']),
+  health_check_http: HealthHttp.nullable(),
+});
+export type HcloudServiceAttrs = z.infer<typeof HcloudServiceAttrs>;
 export type ServiceAttrs = HcloudServiceAttrs;
 
-export const defaultAttrs = (type: string): HcloudLbAttrs => ({ load_balancer_type: type, public_interface: true, dns_ptr: null, use_private_ip: {}, services: {} });
+export const HcloudLbAttrs = z.object({
+  load_balancer_type: z.string(),
+  dns_ptr: z.string().nullable(),
+  /** Target key (`server:42`, `label_selector:<selector>`, `ip:<address>`) -> use_private_ip. */
+  use_private_ip: z.record(z.string(), z.boolean()),
+  /** listen_port -> settings. */
+  services: z.record(z.string(), HcloudServiceAttrs),
+});
+export type HcloudLbAttrs = z.infer<typeof HcloudLbAttrs>;
+
+export const defaultAttrs = (type: string): HcloudLbAttrs => ({ load_balancer_type: type, dns_ptr: null, use_private_ip: {}, services: {} });
+
+const read = sliceReader(NAME, HcloudLbAttrs);
 
 /** The attributes of a stored LB; an LB made through /v1 gets the defaults (type lb11). */
-export function attrsOf(lb: { dialect_attrs?: { hcloud?: HcloudLbAttrs } | undefined }): HcloudLbAttrs {
-  return lb.dialect_attrs?.hcloud ?? defaultAttrs('lb11');
-}
+export const attrsOf = (lb: Parameters<typeof read>[0]): HcloudLbAttrs => read(lb) ?? defaultAttrs('lb11');

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { Ipv4, Labels, Name } from '../../api/schema/common.ts';
 import { NumericId } from '../numeric-ids.ts';
-import { HcloudServiceHttp } from '../../api/schema/dialect-attrs.ts';
+import { HcloudServiceHttp } from './lb-attrs.ts';
 import { IdOrName } from './schemas.ts';
 
 const Port = z.number().int().min(1).max(65535);

@@ -38,7 +38,7 @@ export function loadBalancerView(sim: Sim, lb: LoadBalancerRec): Record<string, 
   return {
     id: numericIdOf(lb.id), name: lb.name, created: lb.created, labels: lb.labels,
     public_net: {
-      enabled: attrs.public_interface,
+      enabled: lb.public_interface,
       ipv4: { ip: lb.public_ipv4, dns_ptr: attrs.dns_ptr ?? `static.${lb.public_ipv4}.clients.sim`, blocked: false },
       ipv6: { ip: null, dns_ptr: null, blocked: false },
     },

@@ -30,7 +30,7 @@ function locationOf(body: CreateLoadBalancerBody): string {
 }
 
 async function create(sim: Sim, caller: Caller, body: CreateLoadBalancerBody): Promise<Record<string, unknown>> {
-  const attrs: HcloudLbAttrs = { ...defaultAttrs(lbType(body.load_balancer_type)), public_interface: body.public_interface ?? true };
+  const attrs: HcloudLbAttrs = defaultAttrs(lbType(body.load_balancer_type));
   const services = (body.services ?? []).map((b, i) => {
     const { service, attrs: serviceAttrs } = toSimService(b, `services.${i}.`);
     attrs.services[String(service.listen_port)] = serviceAttrs;
@@ -44,6 +44,7 @@ async function create(sim: Sim, caller: Caller, body: CreateLoadBalancerBody): P
   checkPrivateTargets(sim, network?.id ?? null, body.targets ?? []);
   const { load_balancer, action } = await svc.createLoadBalancer(sim, caller, {
     name: body.name, location: locationOf(body), algorithm: body.algorithm?.type, services, targets, labels: body.labels, network_id: network?.id,
+    public_interface: body.public_interface ?? true,
   }, { dialect_attrs: { hcloud: attrs } });
   return { load_balancer: loadBalancerView(sim, sim.store.state.load_balancers[load_balancer.id]!), action: actionView(action) };
 }

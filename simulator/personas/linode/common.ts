@@ -14,6 +14,9 @@ import { applyFilter, FilterHeader } from './filter.ts';
 /** linodego's UseURL keeps only scheme, host and version, so LINODE_URL=http://127.0.0.1:<port>/v4 reaches this. */
 export const PREFIX = '/v4';
 
+/** The persona's name: its key in a record's `dialect_attrs`. */
+export const NAME = 'linode';
+
 export const COLLECTIONS = {
   'linode/instances': { coll: 'servers', idPrefix: 'srv' },
   nodebalancers: { coll: 'load_balancers', idPrefix: 'lb' },

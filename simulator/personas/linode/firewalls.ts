@@ -4,15 +4,16 @@
  * policies (fw-model.ts). Only NodeBalancers can be devices; a NodeBalancer has at most one firewall.
  */
 import { z } from 'zod';
-import type { LinodeFirewallAttrs } from '../../api/schema/dialect-attrs.ts';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField, notFound } from '../../server/errors.ts';
 import { defineRoute, type RouteDef } from '../../server/http.ts';
 import * as svc from '../../server/resources/firewall-policies/service.ts';
 import type { FirewallPolicyRec, LoadBalancerRec } from '../../server/store/state.ts';
 import { NumericId, NumericIdParams, NumericPathId, numericIdOf } from '../numeric-ids.ts';
+import type { LinodeFirewallAttrs } from './attrs.ts';
 import { ListQuery, PREFIX, linodeTime, owned, pageOf, sid } from './common.ts';
 import { RulesBody, devicesOf, fwAttrsOf, rulesView, setFirewall, simRules, syncDevices } from './fw-model.ts';
+import { attrsOf } from './nb-model.ts';
 import { labelsOf, tagsOf } from './views.ts';
 
 const Label = z.string().min(3).max(32).regex(/^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$/, 'must be 3-32 letters, digits, dots, dashes or underscores');
@@ -53,7 +54,7 @@ async function saveAttrs(sim: Sim, p: FirewallPolicyRec, attrs: LinodeFirewallAt
 /** Attaches a firewall to a NodeBalancer (`field` names the id in the request). */
 export async function attach(sim: Sim, caller: Caller, p: FirewallPolicyRec, nb: { n: number; field: string }): Promise<LoadBalancerRec> {
   const lb = owned(sim, caller, 'nodebalancers', nb);
-  const current = lb.dialect_attrs?.linode?.firewall_id;
+  const current = attrsOf(lb).firewall_id;
   if (current !== undefined && current !== null && current !== numericIdOf(p.id)) throw invalidField(nb.field, `nodebalancer ${nb.n} already has firewall ${current}`);
   await setFirewall(sim, caller, lb, p);
   return sim.store.state.load_balancers[lb.id]!;

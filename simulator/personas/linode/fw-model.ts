@@ -7,13 +7,13 @@
  */
 import { z } from 'zod';
 import type { FirewallRule, FirewallRuleInput } from '../../api/schema/firewall-policies.ts';
-import type { LinodeFirewallAttrs } from '../../api/schema/dialect-attrs.ts';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField } from '../../server/errors.ts';
 import * as lbs from '../../server/resources/load-balancers/service.ts';
 import type { FirewallPolicyRec, LoadBalancerRec } from '../../server/store/state.ts';
 import { numericIdOf } from '../numeric-ids.ts';
-import { emptyAttrs } from './nb-model.ts';
+import { firewallAttrs, type LinodeFirewallAttrs } from './attrs.ts';
+import { attrsOf } from './nb-model.ts';
 
 const Protocol = z.enum(['TCP', 'UDP', 'ICMP', 'IPENCAP']);
 const Addresses = z.object({ ipv4: z.array(z.string()).max(64).optional(), ipv6: z.array(z.string()).max(64).optional() });
@@ -70,7 +70,7 @@ function linodeRules(rules: readonly FirewallRule[], direction: 'inbound' | 'out
 }
 
 export const fwAttrsOf = (p: FirewallPolicyRec): LinodeFirewallAttrs =>
-  p.dialect_attrs?.linode ?? { inbound_policy: 'DROP', outbound_policy: 'ACCEPT', status: 'enabled' };
+  firewallAttrs(p) ?? { inbound_policy: 'DROP', outbound_policy: 'ACCEPT', status: 'enabled' };
 
 export function rulesView(p: FirewallPolicyRec): Record<string, unknown> {
   const a = fwAttrsOf(p);
@@ -92,14 +92,14 @@ function allowedSources(p: FirewallPolicyRec): string[] {
 /** The NodeBalancers (LBs) a firewall is attached to. */
 export function devicesOf(sim: Sim, p: FirewallPolicyRec): LoadBalancerRec[] {
   const n = numericIdOf(p.id);
-  return sim.store.all('load_balancers').filter((lb) => lb.project_id === p.project_id && lb.status !== 'deleting' && lb.dialect_attrs?.linode?.firewall_id === n);
+  return sim.store.all('load_balancers').filter((lb) => lb.project_id === p.project_id && lb.status !== 'deleting' && attrsOf(lb).firewall_id === n);
 }
 
 /** Sets an LB's firewall (null: none) and the source ranges that follow from it. */
 export async function setFirewall(sim: Sim, caller: Caller, lb: LoadBalancerRec, p: FirewallPolicyRec | null): Promise<void> {
   await lbs.updateLoadBalancer(sim, caller, lb.id, { source_ranges: p === null ? [] : allowedSources(p) });
   const current = sim.store.state.load_balancers[lb.id]!;
-  const linode = { ...(current.dialect_attrs?.linode ?? emptyAttrs()), firewall_id: p === null ? null : numericIdOf(p.id) };
+  const linode = { ...attrsOf(current), firewall_id: p === null ? null : numericIdOf(p.id) };
   await sim.store.commit([{ op: 'put', coll: 'load_balancers', doc: { ...current, dialect_attrs: { ...current.dialect_attrs, linode } } }]);
 }
 

@@ -4,7 +4,7 @@
  * (nb-model.ts), so the data plane carries it at once.
  */
 import { z } from 'zod';
-import type { LinodeLbAttrs, LinodeNode } from '../../api/schema/dialect-attrs.ts';
+import type { LinodeLbAttrs, LinodeNode } from './attrs.ts';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField, notFound } from '../../server/errors.ts';
 import { defineRoute, type RouteDef } from '../../server/http.ts';

@@ -6,12 +6,12 @@
  * `dialect_attrs.linode`. An LB made through /v1 shows its services as configs with ids equal to their
  * ports and its resolved targets as nodes.
  */
-import type { LinodeConfigAttrs, LinodeLbAttrs, LinodeNode } from '../../api/schema/dialect-attrs.ts';
 import type { LoadBalancerService, LoadBalancerTarget, UpdateLoadBalancerRequest } from '../../api/schema/load-balancers.ts';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField } from '../../server/errors.ts';
 import * as svc from '../../server/resources/load-balancers/service.ts';
 import type { LoadBalancerRec } from '../../server/store/state.ts';
+import { lbAttrs, type LinodeConfigAttrs, type LinodeLbAttrs, type LinodeNode } from './attrs.ts';
 import type { ConfigBody, NodeBody } from './nb-schemas.ts';
 
 /** The whole of a config, as its view shows it and requests change it. */
@@ -48,7 +48,7 @@ function fromService(s: LoadBalancerService): Pick<Config, 'protocol' | 'proxy_p
   };
 }
 
-export const attrsOf = (lb: LoadBalancerRec): LinodeLbAttrs => lb.dialect_attrs?.linode ?? emptyAttrs();
+export const attrsOf = (lb: LoadBalancerRec): LinodeLbAttrs => lbAttrs(lb) ?? emptyAttrs();
 
 /** The configs of an LB: each simcloud service with its Linode settings (or derived ones). */
 export function configsOf(sim: Sim, lb: LoadBalancerRec): Config[] {

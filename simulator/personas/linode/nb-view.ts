@@ -1,5 +1,5 @@
 /** NodeBalancers, their configs and nodes as Linode JSON; node status from the data plane's health checks. */
-import type { LinodeNode } from '../../api/schema/dialect-attrs.ts';
+import type { LinodeNode } from './attrs.ts';
 import type { Sim } from '../../server/context.ts';
 import { toLoadBalancer } from '../../server/resources/load-balancers/service.ts';
 import type { LoadBalancerRec } from '../../server/store/state.ts';

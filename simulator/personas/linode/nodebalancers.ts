@@ -10,7 +10,7 @@ import * as svc from '../../server/resources/load-balancers/service.ts';
 import { NumericIdParams, numericIdOf } from '../numeric-ids.ts';
 import { ListQuery, PREFIX, owned, pageOf, sid, visible } from './common.ts';
 import { attach, firewallView } from './firewalls.ts';
-import { emptyAttrs, newConfig, simFields, toAttrs } from './nb-model.ts';
+import { attrsOf, emptyAttrs, newConfig, simFields, toAttrs } from './nb-model.ts';
 import { CreateNodeBalancerBody, UpdateNodeBalancerBody } from './nb-schemas.ts';
 import { nodeBalancerView } from './nb-view.ts';
 import { labelsOf, regionExists } from './views.ts';
@@ -54,7 +54,7 @@ export const nodeBalancerRoutes: RouteDef[] = [
       await svc.updateLoadBalancer(sim, caller, lb.id, { name: body.label, labels: body.tags === undefined ? undefined : labelsOf(body.tags) });
       const current = sim.store.state.load_balancers[lb.id]!;
       if (body.client_conn_throttle === undefined) return nodeBalancerView(current);
-      const linode = { ...(current.dialect_attrs?.linode ?? emptyAttrs()), client_conn_throttle: body.client_conn_throttle };
+      const linode = { ...attrsOf(current), client_conn_throttle: body.client_conn_throttle };
       const doc = { ...current, dialect_attrs: { ...current.dialect_attrs, linode } };
       await sim.store.commit([{ op: 'put', coll: 'load_balancers', doc }]);
       return nodeBalancerView(doc);
@@ -71,7 +71,7 @@ export const nodeBalancerRoutes: RouteDef[] = [
     method: 'get', path: `${PREFIX}/nodebalancers/:id/firewalls`, operation: 'linode.nodebalancers.firewalls', summary: 'List its firewall',
     params: NumericIdParams, query: ListQuery, queryHeaders: ['X-Filter'],
     handle: (sim, { caller, params, query }) => {
-      const fw = owned(sim, caller, 'nodebalancers', params.id).dialect_attrs?.linode?.firewall_id;
+      const fw = attrsOf(owned(sim, caller, 'nodebalancers', params.id)).firewall_id;
       const p = fw === undefined || fw === null ? undefined : sim.store.state.firewall_policies[sid('networking/firewalls', fw)];
       return pageOf(p === undefined ? [] : [firewallView(sim, p)], query);
     },

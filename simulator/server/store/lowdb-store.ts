@@ -6,8 +6,10 @@
  *     of 1 000 commits costs a few file writes and a commit is acknowledged only once it is on disk;
  *   - compaction: when the journal grows, a new generation starts, the whole document is written
  *     through lowdb (temp file + rename), fsynced with its directory, then older journals are deleted;
- *   - recovery: load the document, migrate, replay the journals' records newer than its `seq`
- *     (a torn last line was never acknowledged and is dropped), then compact.
+ *   - recovery: load the document, replay the journals' records newer than its `seq` (a torn last line
+ *     was never acknowledged and is dropped), migrate, then compact. Journals are replayed before the
+ *     migration because they hold records of their document's version: the compaction that follows every
+ *     open writes the migrated document before any record of the new version reaches a journal.
  * The document and its journals hold project tokens: they are written 0600, in a directory created 0700.
  * With `{ kind: 'memory' }` the document sits in lowdb's Memory adapter and commits resolve at once.
  */
@@ -73,8 +75,9 @@ export class LowdbStore implements Store {
     const db = new Low<StateDoc>(adapter, initial());
     const store = new LowdbStore(db, opts);
     await db.read();
-    db.data = migrate(db.data);
     if (loc.kind === 'file') await store.#recover(loc.path);
+    db.data = migrate(db.data);
+    if (loc.kind === 'file') await store.#compact();
     store.#reindex();
     return store;
   }
@@ -198,11 +201,12 @@ export class LowdbStore implements Store {
     const journals = await this.#journals(path);
     for (const j of journals) this.#replay(await readFile(j.file, 'utf8'));
     this.#walGen = journals.at(-1)?.gen ?? 0;
-    await this.#compact();
   }
 
   #replay(text: string): void {
     const state = this.#db.data;
+    // The document is not migrated yet: a collection it lacks gets an empty map, so a record can land.
+    for (const c of COLLECTIONS) (state as Partial<StateDoc>)[c] ??= {};
     for (const line of text.split('\n')) {
       if (line === '') continue;
       let record: { seq: number; changes: Change[] };

@@ -1,6 +1,7 @@
 /**
- * Schema migrations of the state document, applied in order on load. Each step takes a document of
- * version N-1 and returns version N. Version 1 predates address pools in the document.
+ * Schema migrations of the state document, applied in order on load (after the journal's replay: a journal
+ * holds records of its document's version) and to loaded snapshots. Each step takes a document of version
+ * N-1 and returns version N. Version 1 predates address pools in the document.
  */
 import { DEFAULT_POOLS, SCHEMA_VERSION, emptyState, type StateDoc } from './state.ts';
 
@@ -18,6 +19,16 @@ const MIGRATIONS: Record<number, (doc: Doc) => Doc> = {
     const networks = (doc.networks ?? {}) as Record<string, Doc>;
     for (const n of Object.values(networks)) for (const r of (n.routes ?? []) as Doc[]) r.name ??= null;
     return { ...doc, schema_version: 3 };
+  },
+  // v3 → v4: a load balancer's public interface switch became simcloud's own field, since the data plane acts
+  // on it; v3 kept it in the Hetzner persona's attributes (absent there: enabled).
+  4: (doc) => {
+    for (const lb of Object.values((doc.load_balancers ?? {}) as Record<string, Doc>)) {
+      const hcloud = (lb.dialect_attrs as Record<string, Doc | undefined> | undefined)?.hcloud;
+      lb.public_interface ??= hcloud?.public_interface ?? true;
+      if (hcloud !== undefined) delete hcloud.public_interface;
+    }
+    return { ...doc, schema_version: 4 };
   },
 };
 

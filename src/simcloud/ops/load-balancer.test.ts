@@ -33,6 +33,7 @@ function wire(over: Partial<LoadBalancer> = {}): LoadBalancer {
     network_id: null,
     private_ipv4: null,
     source_ranges: spec.source_ranges,
+    public_interface: true,
     locked: false,
     created: '2026-01-01T00:00:00Z',
     ...over,

@@ -80,7 +80,8 @@ export async function createLoadBalancer(
   const lb: LoadBalancerRec = {
     id, project_id: caller.projectId, name: body.name, labels: body.labels ?? {}, ...where, status: 'provisioning',
     algorithm: body.algorithm ?? 'round_robin', session_affinity: body.session_affinity ?? 'none', services: body.services ?? [],
-    targets: body.targets ?? [], ...addresses, source_ranges: body.source_ranges ?? [], locked: true, created: nowIso(sim), ...attrs,
+    targets: body.targets ?? [], ...addresses, source_ranges: body.source_ranges ?? [], public_interface: body.public_interface ?? true, locked: true,
+    created: nowIso(sim), ...attrs,
   };
   const extra: Change[] = [change];
   if (block !== undefined) extra.push({ op: 'put', coll: 'ip_blocks', doc: { ...block, status: 'assigned', assigned_to: { kind: 'load_balancer', id } } });

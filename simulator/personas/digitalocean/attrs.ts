@@ -1,0 +1,39 @@
+/**
+ * The DigitalOcean persona's slice of simcloud's records (`dialect_attrs.digitalocean`): the settings of a
+ * load balancer and a firewall that simcloud's own fields have no place for. Schemas and readers.
+ */
+import { z } from 'zod';
+import { sliceReader } from '../attrs.ts';
+import { NAME } from './common.ts';
+
+const Int = z.number().int().min(0);
+
+/** A DigitalOcean forwarding rule's settings beyond simcloud's service (keyed by its entry port). */
+export const DoRuleAttrs = z.object({
+  entry_port: Int, target_protocol: z.enum(['tcp', 'http', 'https']), certificate_id: z.string(), tls_passthrough: z.boolean(),
+});
+export type DoRuleAttrs = z.infer<typeof DoRuleAttrs>;
+
+/** A DigitalOcean load balancer's settings simcloud's record has no place for. */
+export const DoLbAttrs = z.object({
+  size_slug: z.string(), size_unit: Int,
+  /** The tag its droplets are chosen by (its one label_selector target), else ''. */
+  tag: z.string(),
+  health_check_protocol: z.enum(['tcp', 'http', 'https']), healthy_threshold: Int,
+  sticky_sessions: z.object({ type: z.enum(['none', 'cookies']), cookie_name: z.string(), cookie_ttl_seconds: Int }),
+  redirect_http_to_https: z.boolean(), enable_backend_keepalive: z.boolean(), http_idle_timeout_seconds: Int,
+  disable_lets_encrypt_dns_records: z.boolean(),
+  rules: z.array(DoRuleAttrs),
+});
+export type DoLbAttrs = z.infer<typeof DoLbAttrs>;
+
+/** What a DigitalOcean firewall applies to: droplets by number and by tag (kept, not enforced on servers). */
+export const DoFirewallAttrs = z.object({
+  droplet_ids: z.array(Int), tags: z.array(z.string()),
+  /** IPv6 addresses of each rule, by `direction protocol ports`: simcloud's rules carry IPv4 only. */
+  ipv6: z.record(z.string(), z.array(z.string())).optional(),
+});
+export type DoFirewallAttrs = z.infer<typeof DoFirewallAttrs>;
+
+export const lbAttrs = sliceReader(NAME, DoLbAttrs);
+export const firewallAttrs = sliceReader(NAME, DoFirewallAttrs);

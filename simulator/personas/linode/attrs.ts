@@ -1,0 +1,47 @@
+/**
+ * The Linode persona's slice of simcloud's records (`dialect_attrs.linode`): a NodeBalancer's throttle,
+ * firewall and its configs' settings, and a firewall's policies and status. Schemas and readers.
+ */
+import { z } from 'zod';
+import { sliceReader } from '../attrs.ts';
+import { NAME } from './common.ts';
+
+const Int = z.number().int().min(0);
+
+/** A Linode NodeBalancer node: its backend `address` is `ip:port`. */
+export const LinodeNode = z.object({
+  id: Int, address: z.string(), label: z.string(), weight: Int, mode: z.enum(['accept', 'reject', 'drain', 'backup']),
+});
+export type LinodeNode = z.infer<typeof LinodeNode>;
+
+/** A Linode NodeBalancer config's settings simcloud's service has no place for (keyed by its port). */
+export const LinodeConfigAttrs = z.object({
+  id: Int, port: Int,
+  algorithm: z.enum(['roundrobin', 'leastconn', 'source', 'ring_hash']),
+  stickiness: z.enum(['none', 'session', 'table', 'http_cookie', 'source_ip']),
+  check: z.enum(['none', 'connection', 'http', 'http_body']),
+  check_body: z.string(), check_passive: z.boolean(), cipher_suite: z.enum(['recommended', 'legacy', 'none']),
+  nodes: z.array(LinodeNode),
+});
+export type LinodeConfigAttrs = z.infer<typeof LinodeConfigAttrs>;
+
+export const LinodeLbAttrs = z.object({
+  /** The next config or node id of this NodeBalancer (ids are unique within it). */
+  next_id: Int,
+  client_conn_throttle: Int,
+  configs: z.array(LinodeConfigAttrs),
+  /** The Linode firewall (a simcloud firewall policy's number) whose rules set this LB's source ranges. */
+  firewall_id: Int.nullable().optional(),
+});
+export type LinodeLbAttrs = z.infer<typeof LinodeLbAttrs>;
+
+/** A Linode firewall's policies and status (its ACCEPT rules are the firewall policy's own rules). */
+export const LinodeFirewallAttrs = z.object({
+  inbound_policy: z.enum(['ACCEPT', 'DROP']),
+  outbound_policy: z.enum(['ACCEPT', 'DROP']),
+  status: z.enum(['enabled', 'disabled']),
+});
+export type LinodeFirewallAttrs = z.infer<typeof LinodeFirewallAttrs>;
+
+export const lbAttrs = sliceReader(NAME, LinodeLbAttrs);
+export const firewallAttrs = sliceReader(NAME, LinodeFirewallAttrs);
