@@ -7,11 +7,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SOURCE_RANGES_ANNOTATION, annotationDefinitions } from '../src/simcloud/annotations.ts';
 import { settings, type SettingDefinition } from '../src/config/settings.ts';
-import { HCLOUD_ROUTES } from '../simulator/personas/hcloud/dialect.ts';
+import { HCLOUD_ROUTES } from '../simulator/personas/hcloud/persona.ts';
 import { ENDPOINTS, FIELDS, NOT_SERVED, Parity, type FieldParity, type ParityEntry } from '../simulator/personas/hcloud/parity.ts';
-import { LINODE_ROUTES } from '../simulator/personas/linode/dialect.ts';
+import { LINODE_ROUTES } from '../simulator/personas/linode/persona.ts';
 import * as linode from '../simulator/personas/linode/parity.ts';
-import { DIGITALOCEAN_ROUTES } from '../simulator/personas/digitalocean/dialect.ts';
+import { DIGITALOCEAN_ROUTES } from '../simulator/personas/digitalocean/persona.ts';
 import * as digitalocean from '../simulator/personas/digitalocean/parity.ts';
 import type { RouteDef } from '../simulator/server/http.ts';
 

@@ -12,6 +12,7 @@ import { SeedName } from '../api/schema/internal.ts';
 import { randomToken } from '../server/config.ts';
 import { createSimLogger } from '../server/logger.ts';
 import { startSimcloud } from '../server/server.ts';
+import { PERSONAS } from '../personas/registry.ts';
 import { UsageError } from '../../lib/usage-error.ts';
 
 const OPTIONS = {
@@ -108,7 +109,7 @@ export async function serve(args: string[]): Promise<void> {
   process.umask(0o077); // the data file, its journals and any log this process creates are the user's alone
   const logger = createSimLogger(process.env.SIMCLOUD_LOG_LEVEL ?? (v.quiet ? 'warn' : 'info'), pino.destination(2));
   const running = await startSimcloud({
-    host: v.host, port: number('port', v.port, 65535), dataPath: v.data, seed: v.seed as SeedName | undefined, logger,
+    host: v.host, port: number('port', v.port, 65535), dataPath: v.data, seed: v.seed as SeedName | undefined, logger, personas: PERSONAS,
     config: {
       bootstrap: { token: t.token },
       adminToken: t.adminToken,

@@ -1,11 +1,12 @@
 /**
- * Numeric ids for dialects whose APIs use integers (Hetzner, Linode, DigitalOcean). Every simcloud id is a
+ * Numeric ids for personas whose APIs use integers (Hetzner, Linode, DigitalOcean). Every simcloud id is a
  * type prefix and a number from the store's sequence (`srv-00000042`, see newIds), so that number is already
  * one stable integer per resource, unique within its type (a resource and the action creating it may share
- * it, as ids of different types may in those APIs) and persisted with the store: a dialect shows it and
- * turns it back into the simcloud id, and no dialect keeps ids of its own.
+ * it, as ids of different types may in those APIs) and persisted with the store: a persona shows it and
+ * turns it back into the simcloud id, and no persona keeps ids of its own.
  */
 import { z } from 'zod';
+import { sequentialId } from '../server/context.ts';
 
 const SEQUENTIAL = /^[a-z]{2,5}-(\d{1,15})$/;
 
@@ -23,7 +24,7 @@ export function numericIdOf(id: string): number {
 }
 
 /** The simcloud id of number `n` for a type prefix (`srv`, `lb`, `net`, `act`). */
-export const simcloudId = (prefix: string, n: number): string => `${prefix}-${String(n).padStart(8, '0')}`;
+export const simcloudId = sequentialId;
 
 /** A message with simcloud ids (`server srv-00000042 not found`) in numeric form (`server 42 not found`). */
 export const numericMessage = (message: string): string => message.replace(/\b[a-z]{2,5}-0*(\d{1,15})\b/g, '$1');

@@ -4,13 +4,15 @@
  *   2. access log/metrics  – timing, Prometheus, the api_call event (measured around everything below)
  *   3. host check          – only the Host names simcloud was started for (DNS rebinding); 403 otherwise
  *   4. body parse          – JSON only; unreadable bodies become invalid_input
- *   5. auth                – project token for /v1, admin token for /_sim
+ *   5. auth                – project token for /v1 and the personas' paths, admin token for /_sim
  *   6. rate limit          – per-token budgets (config and rate_limit faults)
  *   7. faults              – latency, injected errors, intermittent not_found
  *   8. idempotency         – a repeated POST/PATCH with the same Idempotency-Key gets the first answer
- *   9. routes              – /v1 resources, provider dialects (/hcloud/v1), /_sim, /metrics, /openapi.json (each parses its input)
+ *   9. routes              – /v1 resources, the personas' routes (each under its prefix), /_sim, /metrics, /openapi.json (each parses its input)
  *  10. 404                 – not_found for unknown routes
- *  11. error renderer      – the error envelope; anything unexpected is a logged 500
+ *  11. error renderer      – the error envelope (a persona's own for its paths); anything unexpected is a logged 500
+ * The personas (real clouds' APIs spoken over the same store) come in as a list: the server imports none of
+ * them, and the middleware asks the registry built from the list (docs/adr/0012-personas-as-plug-ins.md).
  */
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
@@ -46,9 +48,8 @@ import type { Store } from './store/store.ts';
 import type { ChangeKind, ResourceChangeEvent } from '../api/schema/events.ts';
 import { ListCache } from './resources/list-cache.ts';
 import { TargetView } from './targets.ts';
-import { HCLOUD_ROUTES } from '../personas/hcloud/dialect.ts';
-import { LINODE_ROUTES } from '../personas/linode/dialect.ts';
-import { DIGITALOCEAN_ROUTES } from '../personas/digitalocean/dialect.ts';
+import type { Persona } from './persona.ts';
+import { PersonaRegistry } from './persona-registry.ts';
 
 export const API_ROUTES: readonly RouteDef[] = [
   ...catalogueRoutes, ...serverRoutes, ...networkRoutes, ...loadBalancerRoutes, ...serverGroupRoutes, ...firewallPolicyRoutes, ...ipBlockRoutes, ...actionRoutes,
@@ -60,6 +61,8 @@ export interface AppDeps {
   clock: SimClock;
   config: SimConfig;
   logger: Logger;
+  /** The personas to serve besides /v1, from the entry point's registration list. */
+  personas: readonly Persona[];
   /** Built by the caller when the data plane runs (it needs `targets`); null/absent = no data plane. */
   dataplane?: (parts: { targets: TargetView; events: EventBus }) => DataplanePort;
   metrics?: Metrics;
@@ -83,7 +86,7 @@ function buildSim(deps: AppDeps): Sim {
   const dataplane = deps.dataplane?.({ targets, events }) ?? null;
   return {
     store, clock, config, logger, events, metrics, faults: faultEngine, engine, addresses: new AddressIndex(store), targets, lists: new ListCache(store),
-    dataplane, startedAt: Date.now(),
+    dataplane, personas: new PersonaRegistry(deps.personas), startedAt: Date.now(),
   };
 }
 
@@ -143,8 +146,8 @@ export function createApp(deps: AppDeps): SimApp {
   app.use(faults(sim));
   app.use(idempotency(sim));
   const router = express.Router();
-  // Provider dialects (simulator/personas) are views over the same store under their own prefixes.
-  mountRoutes(router, sim, [...ALL_ROUTES, ...HCLOUD_ROUTES, ...LINODE_ROUTES, ...DIGITALOCEAN_ROUTES]);
+  // Personas are views over the same store under their own prefixes.
+  mountRoutes(router, sim, [...ALL_ROUTES, ...sim.personas.routes()]);
   mountEvents(router, sim);
   mountMeta(router, sim);
   app.use(router);

@@ -9,6 +9,7 @@ import type { FaultEngine } from './faults.ts';
 import type { Metrics } from './metrics.ts';
 import type { Change } from './store/state.ts';
 import type { Store } from './store/store.ts';
+import type { PersonaRegistry } from './persona-registry.ts';
 import type { ListCache } from './resources/list-cache.ts';
 import type { TargetView } from './targets.ts';
 
@@ -31,6 +32,8 @@ export interface Sim {
   targets: TargetView;
   lists: ListCache;
   dataplane: DataplanePort | null;
+  /** The personas this simcloud speaks besides /v1 (given to createApp). */
+  personas: PersonaRegistry;
   startedAt: number;
 }
 
@@ -42,12 +45,15 @@ export interface Caller {
 
 export const nowIso = (sim: Sim): string => new Date(sim.clock.now()).toISOString();
 
+/** The id the store's sequence gives number `n` of a type prefix (`srv`, 42 -> `srv-00000042`). */
+export const sequentialId = (prefix: string, n: number): string => `${prefix}-${String(n).padStart(8, '0')}`;
+
 /**
  * Fresh sequential ids (`srv-00000042`) and the change that records the counter; commit both in the
  * same tick as the records that use them.
  */
 export function newIds(sim: Sim, ...prefixes: string[]): { ids: string[]; change: Change } {
   let n = sim.store.state.next_id;
-  const ids = prefixes.map((p) => `${p}-${String(n++).padStart(8, '0')}`);
+  const ids = prefixes.map((p) => sequentialId(p, n++));
   return { ids, change: { op: 'meta', next_id: n } };
 }

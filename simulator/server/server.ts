@@ -17,6 +17,7 @@ import { LowdbStore } from './store/lowdb-store.ts';
 import { emptyState } from './store/state.ts';
 import type { EventBus } from './events.ts';
 import type { TargetView } from './targets.ts';
+import type { Persona } from './persona.ts';
 
 export interface StartOptions {
   host?: string;
@@ -28,6 +29,8 @@ export interface StartOptions {
   seed?: SeedName;
   config?: SimConfigInput;
   logger?: Logger;
+  /** The personas to serve besides /v1 (the entry point passes the registration list); none when absent. */
+  personas?: readonly Persona[];
 }
 
 export interface RunningSimcloud {
@@ -71,7 +74,9 @@ async function build(opts: StartOptions): Promise<{ sim: Sim; app: SimApp['app']
   const store = await LowdbStore.open({ location, initial: () => emptyState(config.pools) });
   let sync: DataplaneSync | undefined;
   const makeSync = ({ targets, events }: { targets: TargetView; events: EventBus }): DataplaneSync => (sync = new DataplaneSync({ store, targets, events, logger }));
-  const { app, sim } = createApp({ store, clock: new SimClock({ speed: config.speed }), config, logger, dataplane: config.dataplane ? makeSync : undefined });
+  const { app, sim } = createApp({
+    store, clock: new SimClock({ speed: config.speed }), config, logger, personas: opts.personas ?? [], dataplane: config.dataplane ? makeSync : undefined,
+  });
   return { app, sim, sync };
 }
 

@@ -15,6 +15,7 @@ import type { SeedName } from '../../simulator/api/schema/internal.ts';
 import type { SimConfigInput } from '../../simulator/server/config.ts';
 import type { Sim } from '../../simulator/server/context.ts';
 import { startSimcloud } from '../../simulator/server/server.ts';
+import { PERSONAS } from '../../simulator/personas/registry.ts';
 
 export interface SimcloudHandle {
   url: string;
@@ -104,7 +105,7 @@ export async function startSimcloudInProcess(opts: InProcessOptions = {}): Promi
   const adminToken = secret('test-admin');
   const pino = (await import('pino')).default;
   const running = await startSimcloud({
-    port: 0, dataPath: opts.dataPath, seed: opts.seed, logger: pino({ level: process.env.SIMCLOUD_LOG_LEVEL ?? 'silent' }),
+    port: 0, dataPath: opts.dataPath, seed: opts.seed, logger: pino({ level: process.env.SIMCLOUD_LOG_LEVEL ?? 'silent' }), personas: PERSONAS,
     config: { dataplane: false, accessLog: false, delays: FAST_DELAYS, ...opts.config, adminToken, bootstrap: { token } },
   });
   return { url: running.url, token, adminToken, sim: running.sim, ...clients(running.url, token, adminToken, opts.clientOptions), stop: () => running.close() };

@@ -4,9 +4,9 @@
 // added later is covered by adding its row here; the suite fails for a route of a row that it cannot
 // aim at a resource, so a new route cannot slip past unattacked.
 import type { RouteDef } from '../../simulator/server/http.ts';
-import { HCLOUD_ROUTES } from '../../simulator/personas/hcloud/dialect.ts';
-import { LINODE_ROUTES } from '../../simulator/personas/linode/dialect.ts';
-import { DIGITALOCEAN_ROUTES } from '../../simulator/personas/digitalocean/dialect.ts';
+import { HCLOUD_ROUTES } from '../../simulator/personas/hcloud/persona.ts';
+import { LINODE_ROUTES } from '../../simulator/personas/linode/persona.ts';
+import { DIGITALOCEAN_ROUTES } from '../../simulator/personas/digitalocean/persona.ts';
 import type { RawResponse } from './support.ts';
 
 /** One project's resources as numbers (every dialect shows a simcloud id's number), made through /v1. */

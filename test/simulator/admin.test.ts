@@ -44,6 +44,10 @@ describe('/_sim', () => {
     expect((await sc.client.servers.get(server.id)).status).toBe('running');
     const bad = await apiError(() => sc.admin.loadSnapshot({ schema_version: 99 }));
     expect(bad.code).toBe('invalid_input');
+    // Persona attributes are checked by each persona's schema; a persona not registered here keeps its own.
+    const lb = { id: 'lb-00000090', dialect_attrs: { hcloud: { load_balancer_type: 7 }, retired: { any: 1 } } };
+    const badAttrs = await apiError(() => sc.admin.loadSnapshot({ ...snap, load_balancers: { [lb.id]: lb } }));
+    expect(badAttrs.fields.map((f) => f.name)).toContain('load_balancers.lb-00000090.dialect_attrs.hcloud.load_balancer_type');
     await sc.admin.seed('demo');
     const servers = await sc.client.servers.listAll();
     expect(servers.map((s) => s.name)).toEqual(['node-1', 'node-2', 'node-3']);

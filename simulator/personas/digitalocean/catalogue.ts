@@ -1,4 +1,4 @@
-/** DigitalOcean dialect: regions, sizes and the account (a token check), read-only. */
+/** DigitalOcean persona: regions, sizes and the account (a token check), read-only. */
 import { defineRoute, type RouteDef } from '../../server/http.ts';
 import { REGIONS, SERVER_TYPES } from '../../server/resources/catalogue/data.ts';
 import { ListQuery, PREFIX, pageOf } from './common.ts';

@@ -4,7 +4,6 @@
  * `bad_request`), as is an id in a body that names nothing; a busy resource 422 too, as DigitalOcean answers a droplet with a pending event.
  */
 import type { SimcloudError } from '../../server/errors.ts';
-import type { DialectError } from '../dialects.ts';
 import { numericMessage } from '../numeric-ids.ts';
 
 interface Shape {
@@ -34,14 +33,9 @@ function messageOf(e: SimcloudError): string {
   return fields.map((f) => `${f.name}: ${f.messages.map(numericMessage).join('; ')}`).join(', ');
 }
 
-export function doError(e: SimcloudError): DialectError {
-  const s = shapeOf(e);
-  return { code: s.id, message: s.message ?? messageOf(e) };
-}
-
 export const doStatus = (e: SimcloudError): number => shapeOf(e).status;
 
 export function doErrorBody(e: SimcloudError, requestId?: string): { id: string; message: string; request_id: string } {
-  const { code, message } = doError(e);
-  return { id: code, message, request_id: requestId ?? '' };
+  const s = shapeOf(e);
+  return { id: s.id, message: s.message ?? messageOf(e), request_id: requestId ?? '' };
 }

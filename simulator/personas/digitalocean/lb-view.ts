@@ -1,4 +1,4 @@
-/** A simcloud load balancer as DigitalOcean's JSON (godo's LoadBalancer), whichever dialect made it. */
+/** A simcloud load balancer as DigitalOcean's JSON (godo's LoadBalancer), whichever API made it. */
 import { REGIONS } from '../../server/resources/catalogue/data.ts';
 import type { Sim } from '../../server/context.ts';
 import type { LoadBalancerRec } from '../../server/store/state.ts';
@@ -11,7 +11,7 @@ const DEFAULT_HEALTH_CHECK = { port: 80, path: '/', check_interval_seconds: 10, 
 
 const STATUS: Record<LoadBalancerRec['status'], string> = { provisioning: 'new', active: 'active', updating: 'active', error: 'errored', deleting: 'active' };
 
-/** The one health check: the first service's (every service has the same when this dialect set them), else the default. */
+/** The one health check: the first service's (every service has the same when this persona set them), else the default. */
 function healthCheckView(lb: LoadBalancerRec): Record<string, unknown> {
   const a = attrsOf(lb);
   const s = lb.services[0];

@@ -1,6 +1,6 @@
-// Drift check: the parity table names exactly the routes the DigitalOcean dialect serves.
+// Drift check: the parity table names exactly the routes the DigitalOcean persona serves.
 import { describe, expect, it } from 'vitest';
-import { DIGITALOCEAN_ROUTES } from './dialect.ts';
+import { DIGITALOCEAN_ROUTES } from './persona.ts';
 import { ENDPOINTS } from './parity.ts';
 
 describe('digitalocean parity table', () => {

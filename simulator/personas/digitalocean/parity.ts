@@ -1,5 +1,5 @@
 /**
- * How closely the DigitalOcean dialect follows DigitalOcean API v2: a status per endpoint it serves (keyed by
+ * How closely the DigitalOcean persona follows DigitalOcean API v2: a status per endpoint it serves (keyed by
  * route operation, so a route without an entry fails parity.test.ts), the endpoints of the same resources it
  * does not serve, and a status per field of the objects it returns. scripts/generate-docs.ts renders this as
  * docs/reference/digitalocean-parity.md.
@@ -42,7 +42,7 @@ export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
   'digitalocean.firewalls.delete': ok,
 };
 
-/** Endpoints of the same resources that the dialect does not serve (404 not_found). */
+/** Endpoints of the same resources that the persona does not serve (404 not_found). */
 export const NOT_SERVED: readonly (readonly [string, string])[] = [
   ['GET /droplets/{id}/neighbors, /kernels, /snapshots, /backups, DELETE /droplets?tag_name=', 'droplet extras a CCM does not call'],
   ['POST /droplets/actions?tag_name= (actions by tag)', 'power calls go one droplet at a time'],
@@ -53,7 +53,7 @@ export const NOT_SERVED: readonly (readonly [string, string])[] = [
 
 const f = (field: string, entry: ParityEntry = ok): FieldParity => ({ field, ...entry });
 
-/** Fields of the objects the dialect returns. */
+/** Fields of the objects the persona returns. */
 export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = {
   droplet: [
     f('id', diff('the number in simcloud\'s id (srv-00000042 is 42)')), f('name'), f('created_at'), f('locked'),

@@ -1,5 +1,5 @@
 /**
- * Hetzner dialect: the read-only catalogue (locations, datacenters, server types, images, load balancer
+ * Hetzner persona: the read-only catalogue (locations, datacenters, server types, images, load balancer
  * types) and certificates. simcloud has no certificates, so their list is empty and every id is not_found.
  */
 import { z } from 'zod';

@@ -2,7 +2,7 @@
  * The Hetzner view of simcloud's catalogue: a simcloud region is a Hetzner location (and its network zone,
  * of the same name), a simcloud zone is a datacenter, server types and images keep their names. Catalogue
  * entries are static, so their numeric ids are their 1-based positions. Load balancer types exist only in
- * this dialect; a load balancer's type is kept on its store record (see lb-extras.ts).
+ * this persona; a load balancer's type is kept on its store record (see lb-attrs.ts).
  */
 import { IMAGES, REGIONS, SERVER_TYPES, ZONES, regionById } from '../../server/resources/catalogue/data.ts';
 import type { Image, Region, ServerType, Zone } from '../../api/schema/catalogue.ts';

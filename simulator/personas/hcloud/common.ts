@@ -1,4 +1,4 @@
-/** Helpers shared by the Hetzner dialect's routes: ids to store records, list queries, the route prefix. */
+/** Helpers shared by the Hetzner persona's routes: ids to store records, list queries, the route prefix. */
 import { Sort, type ListMeta } from '../../api/schema/common.ts';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField } from '../../server/errors.ts';
@@ -12,7 +12,7 @@ export const PREFIX = '/hcloud/v1';
 /** The persona's name: its key in a record's `dialect_attrs`. */
 export const NAME = 'hcloud';
 
-/** Dialect collection -> simcloud collection and id prefix (also used to canonicalise paths for faults). */
+/** Persona collection -> simcloud collection and id prefix (also used to canonicalise paths for faults). */
 export const COLLECTIONS = {
   servers: { coll: 'servers', idPrefix: 'srv' },
   networks: { coll: 'networks', idPrefix: 'net' },

@@ -1,13 +1,19 @@
 /**
- * Hetzner's error envelope and codes. Services throw simcloud's SimcloudError; the dialect renders it with
+ * Hetzner's error envelope and codes. Services throw simcloud's SimcloudError; the persona renders it with
  * Hetzner's code for the same situation (a duplicate name is uniqueness_error, an address in use
  * ip_not_available, an unreadable body json_error). HcloudError carries the codes only Hetzner has
  * (source_port_already_used, target_already_defined, ...) with the simcloud code nearest in meaning.
  */
 import type { ErrorCode, FieldError } from '../../api/schema/errors.ts';
 import { SimcloudError } from '../../server/errors.ts';
-import type { DialectError } from '../dialects.ts';
 import { numericMessage } from '../numeric-ids.ts';
+
+/** What Hetzner puts inside `{"error": ...}`. */
+export interface HcloudErrorBody {
+  code: string;
+  message: string;
+  details: unknown;
+}
 
 export class HcloudError extends SimcloudError {
   readonly hcloudCode: string;
@@ -41,7 +47,7 @@ export function hcloudCode(e: SimcloudError): string {
  * named field (a refused Host or Origin, an id in a body that is not the caller's), so every refusal names
  * what to fix; an empty details object otherwise.
  */
-export function hcloudError(e: SimcloudError): DialectError {
+export function hcloudError(e: SimcloudError): HcloudErrorBody {
   const code = hcloudCode(e);
   const fields = (e.fields ?? []).map((f) => ({ name: f.name, messages: f.messages.map(numericMessage) }));
   const details = code === 'invalid_input' || fields.length > 0 ? { fields } : {};

@@ -1,6 +1,6 @@
-// Drift check: the parity table names exactly the routes the Hetzner dialect serves.
+// Drift check: the parity table names exactly the routes the Hetzner persona serves.
 import { describe, expect, it } from 'vitest';
-import { HCLOUD_ROUTES } from './dialect.ts';
+import { HCLOUD_ROUTES } from './persona.ts';
 import { ENDPOINTS } from './parity.ts';
 
 describe('hcloud parity table', () => {

@@ -1,5 +1,5 @@
 /**
- * How closely the Hetzner dialect follows the Hetzner Cloud API: a status per endpoint it serves (keyed by
+ * How closely the Hetzner persona follows the Hetzner Cloud API: a status per endpoint it serves (keyed by
  * route operation, so a route without an entry fails parity.test.ts), the endpoints of the same resources it
  * does not serve, and a status per field of the objects it returns. scripts/generate-docs.ts renders this as
  * docs/reference/hcloud-parity.md.
@@ -54,7 +54,7 @@ export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
   'hcloud.load_balancers.typeActions': ok, 'hcloud.load_balancers.typeAction': ok,
 };
 
-/** Endpoints of the same resources that the dialect does not serve (404 not_found). */
+/** Endpoints of the same resources that the persona does not serve (404 not_found). */
 export const NOT_SERVED: readonly (readonly [string, string])[] = [
   ['POST /servers/{id}/actions/reset, rebuild, change_type, enable_rescue, disable_rescue, create_image, reset_password, attach_iso, detach_iso, enable_backup, disable_backup, change_protection, change_dns_ptr, add_to_placement_group, remove_from_placement_group, change_alias_ips, request_console', 'server actions a CCM does not call'],
   ['GET /servers/{id}/metrics', 'no metrics'],
@@ -71,7 +71,7 @@ export interface FieldParity extends ParityEntry {
 
 const f = (field: string, entry: ParityEntry = ok): FieldParity => ({ field, ...entry });
 
-/** Fields of the objects the dialect returns. */
+/** Fields of the objects the persona returns. */
 export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = {
   server: [
     f('id', diff('the number in simcloud\'s id (srv-00000042 is 42)')), f('name'), f('status', diff('no migrating, rebuilding or unknown')), f('created'), f('labels'), f('locked'),

@@ -1,7 +1,7 @@
 /**
- * zod schemas of every request body and query the Hetzner dialect accepts, shaped as hcloud-go sends them
+ * zod schemas of every request body and query the Hetzner persona accepts, shaped as hcloud-go sends them
  * (snake_case, ids as integers, IDOrName fields as an integer or a name). Unknown fields are refused
- * (strict objects), so a field the dialect does not emulate fails with invalid_input naming it.
+ * (strict objects), so a field the persona does not emulate fails with invalid_input naming it.
  */
 import { z } from 'zod';
 import { Cidr, Ipv4, Labels, Name } from '../../api/schema/common.ts';

@@ -1,4 +1,4 @@
-/** Hetzner dialect: servers (list, get, create, update, delete, power and network actions) over simcloud's servers. */
+/** Hetzner persona: servers (list, get, create, update, delete, power and network actions) over simcloud's servers. */
 import type { z } from 'zod';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField } from '../../server/errors.ts';

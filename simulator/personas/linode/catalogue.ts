@@ -1,4 +1,4 @@
-/** Linode dialect: regions, linode types and the profile (the Linode CCM's token check), read-only. */
+/** Linode persona: regions, linode types and the profile (the Linode CCM's token check), read-only. */
 import { notFound } from '../../server/errors.ts';
 import { defineRoute, type RouteDef } from '../../server/http.ts';
 import { REGIONS, SERVER_TYPES } from '../../server/resources/catalogue/data.ts';

@@ -1,5 +1,5 @@
 /**
- * What the Linode dialect's routes share: the mount point, ids to store records, Linode's paging
+ * What the Linode persona's routes share: the mount point, ids to store records, Linode's paging
  * (`page`, `page_size` 25-500, default 100; `{data, page, pages, results}`) and its timestamps (UTC without
  * zone or fraction, the only form linodego parses).
  */
@@ -31,7 +31,7 @@ export const sid = (kind: Mapped, n: number): string => simcloudId(COLLECTIONS[k
 
 /**
  * Linode deletes a NodeBalancer at once, while simcloud's LB stays `deleting` until its action ends; the
- * dialect shows such an LB as gone already.
+ * persona shows such an LB as gone already.
  */
 export const visible = (r: { status: string }): boolean => r.status !== 'deleting';
 

@@ -4,7 +4,6 @@
  * as Linode words them; other reasons are simcloud's messages with numeric ids.
  */
 import type { SimcloudError } from '../../server/errors.ts';
-import type { DialectError } from '../dialects.ts';
 import { numericMessage } from '../numeric-ids.ts';
 
 interface Reason {
@@ -18,14 +17,12 @@ const FIXED: Partial<Record<SimcloudError['code'], string>> = { not_found: 'Not 
 /** Linode answers a busy resource with 400, where simcloud says 423 locked. */
 export const linodeErrorStatus = (e: SimcloudError): number => (e.code === 'locked' ? 400 : e.status);
 
-export function linodeError(e: SimcloudError): DialectError {
-  return { code: e.code, message: FIXED[e.code] ?? numericMessage(e.message) };
-}
+const reasonOf = (e: SimcloudError): string => FIXED[e.code] ?? numericMessage(e.message);
 
 export function linodeErrorBody(e: SimcloudError): { errors: Reason[] } {
   const fixed = FIXED[e.code];
   const fields = (e.fields ?? []).filter((f) => f.name !== '(body)');
-  if (fields.length === 0) return { errors: [{ reason: linodeError(e).message }] };
+  if (fields.length === 0) return { errors: [{ reason: reasonOf(e) }] };
   // A missing resource named in the body (a device id, a firewall_id) is still "Not found", for that field.
   if (fixed !== undefined) return { errors: fields.map((f) => ({ field: f.name, reason: fixed })) };
   return { errors: fields.flatMap((f) => f.messages.map((m) => ({ field: f.name, reason: numericMessage(m) }))) };

@@ -1,7 +1,7 @@
 /**
  * Linode's X-Filter header: a JSON object whose keys are fields (a value means equal; for a list field,
  * containing) or operators: `+and`/`+or` over nested filters, `+eq`, `+neq`, `+contains`, `+gt`, `+gte`,
- * `+lt`, `+lte` on one field, and `+order_by`/`+order` to sort. Evaluated over the dialect's JSON views.
+ * `+lt`, `+lte` on one field, and `+order_by`/`+order` to sort. Evaluated over the persona's JSON views.
  */
 import { z } from 'zod';
 import { invalidField } from '../../server/errors.ts';

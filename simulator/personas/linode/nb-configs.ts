@@ -1,5 +1,5 @@
 /**
- * Linode dialect: a NodeBalancer's configs (list, create, get, update, delete, rebuild) and their nodes
+ * Linode persona: a NodeBalancer's configs (list, create, get, update, delete, rebuild) and their nodes
  * (list, create, get, update, delete). Every change recomputes the LB's simcloud services and targets
  * (nb-model.ts), so the data plane carries it at once.
  */

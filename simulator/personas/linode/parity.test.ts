@@ -1,6 +1,6 @@
-// Drift check: the parity table names exactly the routes the Linode dialect serves.
+// Drift check: the parity table names exactly the routes the Linode persona serves.
 import { describe, expect, it } from 'vitest';
-import { LINODE_ROUTES } from './dialect.ts';
+import { LINODE_ROUTES } from './persona.ts';
 import { ENDPOINTS } from './parity.ts';
 
 describe('linode parity table', () => {

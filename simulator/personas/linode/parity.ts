@@ -1,5 +1,5 @@
 /**
- * How closely the Linode dialect follows Linode API v4: a status per endpoint it serves (keyed by route
+ * How closely the Linode persona follows Linode API v4: a status per endpoint it serves (keyed by route
  * operation, so a route without an entry fails parity.test.ts), the endpoints of the same resources it does
  * not serve, and a status per field of the objects it returns. scripts/generate-docs.ts renders this as
  * docs/reference/linode-parity.md.
@@ -52,7 +52,7 @@ export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
   'linode.instances.configs.interfaces.update': diff('ip_ranges become the network\'s routes to the instance\'s address (added and deleted to match); a range the network cannot route is 400 naming ip_ranges.N; primary and ipv4 ignored'),
 };
 
-/** Endpoints of the same resources that the dialect does not serve (404 Not found). */
+/** Endpoints of the same resources that the persona does not serve (404 Not found). */
 export const NOT_SERVED: readonly (readonly [string, string])[] = [
   ['/networking/firewalls/settings, /networking/firewalls/templates, /networking/firewalls/{id}/history, /linode/instances/{id}/firewalls', 'firewall settings, templates, history and instance devices'],
   ['PUT/DELETE /vpcs/{id}, /vpcs/{id}/subnets (create, update, delete), /vpcs/ips, /linode/instances/{id}/configs (create, get, update, delete), config interface create/delete, /linode/instances/{id}/interfaces', 'VPCs are made by POST /vpcs or as /v1 networks; instances join one at create; Linode interfaces (the newer kind) are not emulated'],
@@ -65,7 +65,7 @@ export const NOT_SERVED: readonly (readonly [string, string])[] = [
 const f = (field: string, entry: ParityEntry = ok): FieldParity => ({ field, ...entry });
 const ID = diff('the number in simcloud\'s id (srv-00000042 is 42)');
 
-/** Fields of the objects the dialect returns. */
+/** Fields of the objects the persona returns. */
 export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = {
   instance: [
     f('id', ID), f('label'), f('region'), f('type'), f('image', diff('linode/<simcloud image>')),

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { CreateTokenRequest, CreatedToken, Project, Token } from '../../api/schema/projects.ts';
 import type { SeedName, SetTimeRequest, Snapshot, TimeState } from '../../api/schema/internal.ts';
 import { newIds, nowIso, type Sim } from '../context.ts';
-import { SimcloudError, conflict, forbidden, invalidInput, notFound } from '../errors.ts';
+import { SimcloudError, conflict, fieldsFromZod, forbidden, invalidInput, notFound } from '../errors.ts';
 import { MigrationError, migrate } from '../store/migrations.ts';
 import { COLLECTIONS, emptyState, type Change, type StateDoc } from '../store/state.ts';
 import { SEEDS } from './seeds.ts';
@@ -42,7 +42,19 @@ export async function loadSnapshot(sim: Sim, body: Snapshot): Promise<void> {
   for (const c of COLLECTIONS) {
     if (typeof doc[c] !== 'object' || doc[c] === null || Array.isArray(doc[c])) throw invalidInput(`snapshot: ${c} must be an object`, [{ name: c, messages: ['must be an object keyed by id'] }]);
   }
+  checkPersonaAttrs(sim, doc);
   await replaceState(sim, doc);
+}
+
+/** A snapshot comes from outside: every persona slice of its records must parse with that persona's schema. */
+function checkPersonaAttrs(sim: Sim, doc: StateDoc): void {
+  for (const coll of ['load_balancers', 'firewall_policies'] as const) {
+    const schema = sim.personas.attrsSchema(coll);
+    for (const [id, rec] of Object.entries(doc[coll] as Record<string, { dialect_attrs?: unknown }>)) {
+      const parsed = rec.dialect_attrs === undefined ? undefined : schema.safeParse(rec.dialect_attrs);
+      if (parsed?.success === false) throw invalidInput(`snapshot: ${coll}.${id} has invalid persona attributes`, fieldsFromZod(parsed.error, `${coll}.${id}.dialect_attrs.`));
+    }
+  }
 }
 
 export function defaultProjectId(sim: Sim): string {

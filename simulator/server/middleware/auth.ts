@@ -1,11 +1,11 @@
 /**
- * Bearer-token auth. `/v1/*` and every dialect's paths (e.g. `/hcloud/v1/*`) take a project token (the caller's project scopes everything);
+ * Bearer-token auth. `/v1/*` and every persona's paths (e.g. `/hcloud/v1/*`, as the registry says) take a
+ * project token (the caller's project scopes everything);
  * `/_sim/*` takes the admin token (also as `?token=` for EventSource); a project token there is
  * forbidden. `/metrics`, `/openapi.json` and `/_sim/health` are open.
  */
 import type { RequestHandler } from 'express';
 import { tokenMatches } from '../../api/host-check.ts';
-import { isApiPath } from '../../personas/dialects.ts';
 import type { Sim } from '../context.ts';
 import { forbidden, unauthorized } from '../errors.ts';
 import type { TokenRec } from '../store/state.ts';
@@ -47,7 +47,7 @@ export function auth(sim: Sim, tokens: TokenIndex): RequestHandler {
     const queryToken = internal && typeof req.query.token === 'string' ? req.query.token : undefined;
     const given = bearer(req.get('authorization')) ?? queryToken;
     if (internal) return (checkAdmin(sim, tokens, given), next());
-    if (!isApiPath(req.path)) return next();
+    if (!sim.personas.isApiPath(req.path)) return next();
     const token = given === undefined ? undefined : tokens.find(given);
     if (token === undefined || sim.store.state.projects[token.project_id] === undefined) throw unauthorized();
     res.locals.caller = { projectId: token.project_id, tokenId: token.id };

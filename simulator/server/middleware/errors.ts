@@ -1,8 +1,10 @@
-/** The last middleware: renders every error as the envelope. Anything but a SimcloudError is a bug: logged, 500. */
+/**
+ * The last middleware: renders every error in the envelope of the API that was called (simcloud's, or the
+ * persona's serving the path). Anything but a SimcloudError is a bug: logged, 500.
+ */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Sim } from '../context.ts';
 import { SimcloudError, notFound } from '../errors.ts';
-import { dialectOf } from '../../personas/dialects.ts';
 
 function bodyParserError(err: unknown): SimcloudError | undefined {
   const e = err as { type?: string; status?: number; message?: string };
@@ -26,14 +28,13 @@ export function errorRenderer(sim: Sim): ErrorRequestHandler {
     }
     res.locals.errorCode = e.code;
     const requestId = res.locals.requestId as string | undefined;
-    const dialect = dialectOf(req.path);
-    if (dialect?.errorBody !== undefined) {
+    const persona = sim.personas.of(req.path);
+    if (persona !== undefined) {
       // Exactly application/json, no charset: linodego compares the error's Content-Type with its Accept header.
       // (res.setHeader, since express's res.set and res.json append a charset.)
-      res.status(dialect.status?.(e) ?? e.status).set(e.headers).setHeader('content-type', 'application/json');
-      return void res.end(JSON.stringify(dialect.errorBody(e, requestId)));
+      res.status(persona.errors.status(e)).set(e.headers).setHeader('content-type', 'application/json');
+      return void res.end(JSON.stringify(persona.errors.body(e, requestId)));
     }
-    if (dialect !== undefined) return void res.status(e.status).set(e.headers).json({ error: dialect.error(e) });
     const details = e.fields === undefined ? undefined : { fields: e.fields };
     res.status(e.status).set(e.headers).json({ error: { code: e.code, message: e.message, ...(details ? { details } : {}), request_id: requestId } });
   };

@@ -4,13 +4,12 @@ import type { Caller, Sim } from '../context.ts';
 import { SimcloudError, notFound } from '../errors.ts';
 import { resourceTypeOfPath, type RequestFacts } from '../faults.ts';
 import type { CollectionName } from '../store/state.ts';
-import { canonicalPath, isApiPath } from '../../personas/dialects.ts';
 
 const ADDRESSED = /^\/v1\/([a-z_]+)\/([^/]+)/;
 
 /** Rules match the path as sent; resource types, labels and ids come from the canonical /v1 path. */
 function facts(sim: Sim, req: Request, caller: Caller | undefined): RequestFacts {
-  const canonical = canonicalPath(req.path);
+  const canonical = sim.personas.canonicalPath(req.path);
   return {
     method: req.method, path: req.path, resourceType: resourceTypeOfPath(canonical), tokenId: caller?.tokenId,
     labels: () => {
@@ -40,9 +39,9 @@ function injectError(sim: Sim, f: RequestFacts): void {
   throw new SimcloudError(error.code, error.message ?? `injected ${error.code}`, { status: error.status, headers });
 }
 
-/** GET /v1/servers/{id} (or a dialect's path to it) of a server matching an intermittent_not_found rule. */
+/** GET /v1/servers/{id} (or a persona's path to it) of a server matching an intermittent_not_found rule. */
 function injectNotFound(sim: Sim, req: Request, f: RequestFacts): void {
-  const m = /^\/v1\/servers\/([^/]+)$/.exec(canonicalPath(req.path));
+  const m = /^\/v1\/servers\/([^/]+)$/.exec(sim.personas.canonicalPath(req.path));
   if (req.method !== 'GET' || m === null) return;
   if (sim.faults.fire('intermittent_not_found', { ...f, resourceType: 'server' }, 1).length === 0) return;
   sim.metrics.faults.inc({ kind: 'intermittent_not_found' });
@@ -51,7 +50,7 @@ function injectNotFound(sim: Sim, req: Request, f: RequestFacts): void {
 
 export function faults(sim: Sim): RequestHandler {
   return async (req, res, next) => {
-    if (sim.faults.size === 0 || !isApiPath(req.path)) return next();
+    if (sim.faults.size === 0 || !sim.personas.isApiPath(req.path)) return next();
     const f = facts(sim, req, res.locals.caller as Caller | undefined);
     await injectLatency(sim, f);
     injectError(sim, f);

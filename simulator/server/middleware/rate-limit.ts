@@ -1,12 +1,12 @@
 /**
  * Per-token request budgets: the configured default (fixed window) and rate_limit fault rules. When
- * a budget applies, responses carry RateLimit-Limit/Remaining/Reset; over budget, 429 with Retry-After.
+ * a budget applies, responses carry RateLimit-Limit/Remaining/Reset (Reset as the persona serving the path
+ * writes it); over budget, 429 with Retry-After.
  */
 import type { RequestHandler } from 'express';
 import type { Caller, Sim } from '../context.ts';
 import { rateLimited } from '../errors.ts';
 import { resourceTypeOfPath, type Budget } from '../faults.ts';
-import { canonicalPath, dialectOf } from '../../personas/dialects.ts';
 
 function tighter(a: Budget | null, b: Budget | null): Budget | null {
   if (a === null) return b;
@@ -14,9 +14,9 @@ function tighter(a: Budget | null, b: Budget | null): Budget | null {
   return b.remaining < a.remaining ? b : a;
 }
 
-/** Seconds until the reset, or the Unix time of the reset for dialects that say it so (Hetzner). */
+/** Seconds until the reset, or the Unix time of the reset for personas that say it so (Hetzner's). */
 function resetHeader(sim: Sim, path: string, seconds: number): string {
-  return dialectOf(path)?.rateLimitReset === 'epoch' ? String(Math.ceil(sim.clock.now() / 1000) + seconds) : String(seconds);
+  return sim.personas.of(path)?.rateLimitReset === 'epoch' ? String(Math.ceil(sim.clock.now() / 1000) + seconds) : String(seconds);
 }
 
 export function rateLimit(sim: Sim): RequestHandler {
@@ -25,7 +25,7 @@ export function rateLimit(sim: Sim): RequestHandler {
     if (caller === undefined) return next();
     const cfg = sim.config.rateLimit;
     const base = cfg === null ? null : sim.faults.consumeWindow(`config:${caller.tokenId}`, cfg.limit, cfg.windowSeconds);
-    const facts = { method: req.method, path: req.path, resourceType: resourceTypeOfPath(canonicalPath(req.path)), tokenId: caller.tokenId, labels: () => undefined };
+    const facts = { method: req.method, path: req.path, resourceType: resourceTypeOfPath(sim.personas.canonicalPath(req.path)), tokenId: caller.tokenId, labels: () => undefined };
     const budget = tighter(base, sim.faults.size === 0 ? null : sim.faults.consumeBudget(facts));
     if (budget === null) return next();
     const headers = {
