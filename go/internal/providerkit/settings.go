@@ -206,3 +206,30 @@ func (r *Reader) Duration(key string, fallback, least time.Duration) time.Durati
 		return d, nil
 	})
 }
+
+// APIConfig is the configuration of a provider that needs only an API token, the API's URL and a region
+// (where its load balancers go), as Linode's and DigitalOcean's CCMs do.
+type APIConfig struct {
+	Token  string
+	URL    string
+	Region string
+}
+
+// APIEnv names the environment variables of an APIConfig.
+type APIEnv struct {
+	Token, URL, Region string
+	// DefaultURL is the cloud's public API, for an unset URL variable; ExampleURL shows a valid URL in the
+	// problem of an invalid one.
+	DefaultURL, ExampleURL string
+}
+
+// Load reads an APIConfig through lookup; every missing or invalid variable is named, all at once.
+func (n APIEnv) Load(lookup Lookup) (APIConfig, error) {
+	env := Env(lookup)
+	cfg := APIConfig{
+		Token:  env.Required(n.Token, "an API token"),
+		URL:    env.URL(n.URL, n.DefaultURL, n.ExampleURL),
+		Region: env.Required(n.Region, "the region of load balancers, e.g. sim-1"),
+	}
+	return cfg, env.Err("invalid configuration")
+}

@@ -63,3 +63,26 @@ func TestReaderErrListsEveryProblem(t *testing.T) {
 		t.Fatalf("err = %v, want %s", err, want)
 	}
 }
+
+func TestAPIEnvLoad(t *testing.T) {
+	names := APIEnv{Token: "T", URL: "U", Region: "R", DefaultURL: "https://api.example/v4", ExampleURL: "http://127.0.0.1:8080/v4"}
+	cases := []struct {
+		name    string
+		env     map[string]string
+		want    APIConfig
+		wantErr string
+	}{
+		{"all set", map[string]string{"T": "t", "U": "http://127.0.0.1:1/v4", "R": "sim-1"}, APIConfig{"t", "http://127.0.0.1:1/v4", "sim-1"}, ""},
+		{"the default URL", map[string]string{"T": "t", "R": "sim-1"}, APIConfig{"t", "https://api.example/v4", "sim-1"}, ""},
+		{"nothing set", nil, APIConfig{URL: "https://api.example/v4"}, "invalid configuration: T is not set: an API token; R is not set: the region of load balancers, e.g. sim-1"},
+		{"a relative URL", map[string]string{"T": "t", "U": "/v4", "R": "r"}, APIConfig{"t", "/v4", "r"}, `invalid configuration: U="/v4" must be an http or https URL like http://127.0.0.1:8080/v4`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := names.Load(Map(tc.env))
+			if cfg != tc.want || (err == nil) != (tc.wantErr == "") || (err != nil && err.Error() != tc.wantErr) {
+				t.Errorf("Load = %+v, %v; want %+v, %q", cfg, err, tc.want, tc.wantErr)
+			}
+		})
+	}
+}

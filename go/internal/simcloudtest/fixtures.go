@@ -6,7 +6,8 @@ import (
 	"os"
 	"sync/atomic"
 	"testing"
-	"time"
+
+	"ccm-sandbox/go/internal/providerkit/poll"
 )
 
 // ServerOpts are the optional fields of a test server.
@@ -97,27 +98,24 @@ func (s *Server) CreateNetwork(t testing.TB, name string) string {
 	return out.Network.ID
 }
 
-// WaitForAction polls an action until it succeeds (at most 30 s); a failed action fails the test.
+// WaitForAction polls an action until it succeeds; a failed action fails the test.
 func (s *Server) WaitForAction(t testing.TB, id string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	poll.Eventually(t, "action "+id, func() error {
 		var out struct {
 			Action struct {
 				Status string `json:"status"`
 			} `json:"action"`
 		}
 		s.Do(t, "GET", "/v1/actions/"+url.PathEscape(id), nil, &out)
-		switch {
-		case out.Action.Status == "success":
-			return
-		case out.Action.Status == "error":
+		switch out.Action.Status {
+		case "success":
+			return nil
+		case "error":
 			t.Fatalf("action %s failed", id)
-		case time.Now().After(deadline):
-			t.Fatalf("action %s still %s after 30 s", id, out.Action.Status)
 		}
-		time.Sleep(25 * time.Millisecond)
-	}
+		return fmt.Errorf("still %s", out.Action.Status)
+	})
 }
 
 var names atomic.Int64

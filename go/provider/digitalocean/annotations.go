@@ -1,10 +1,9 @@
 package digitalocean
 
 import (
-	"fmt"
-	"strconv"
-
 	v1 "k8s.io/api/core/v1"
+
+	"ccm-sandbox/go/internal/providerkit"
 )
 
 // The service.beta.kubernetes.io/do-loadbalancer-* annotations this provider reads, as DigitalOcean's CCM
@@ -47,51 +46,13 @@ type stickyOptions struct {
 	ttl    int
 }
 
-// annotationReader parses annotations, keeping the first error (naming the annotation).
-type annotationReader struct {
-	ann map[string]string
-	err error
-}
-
-func (r *annotationReader) str(key, def string, allowed ...string) string {
-	v, ok := r.ann[key]
-	if !ok {
-		return def
-	}
-	for _, a := range allowed {
-		if v == a {
-			return v
-		}
-	}
-	if len(allowed) > 0 && r.err == nil {
-		r.err = fmt.Errorf("annotation %s: %q is not one of %v", key, v, allowed)
-	}
-	if len(allowed) > 0 {
-		return def
-	}
-	return v
-}
-
-func (r *annotationReader) num(key string, def, lo, hi int) int {
-	v, ok := r.ann[key]
-	if !ok {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if (err != nil || n < lo || n > hi) && r.err == nil {
-		r.err = fmt.Errorf("annotation %s: %q is not a whole number from %d to %d", key, v, lo, hi)
-		return def
-	}
-	return n
-}
-
 // parseOptions reads a Service's annotations; the health check defaults to the protocol's own check on the
 // first port's NodePort, every 3 s with a 5 s timeout, 3 failures to fail and 5 successes to pass.
 func parseOptions(svc *v1.Service) (lbOptions, error) {
-	r := &annotationReader{ann: svc.Annotations}
+	r := providerkit.Annotations(svc.Annotations)
 	o := lbOptions{
-		protocol: r.str(AnnProtocol, "tcp", "tcp", "http", "https"), algorithm: r.str(AnnAlgorithm, "round_robin", "round_robin", "least_connections"),
-		sizeUnit: r.num(AnnSizeUnit, 1, 1, 100), proxyProtocol: r.str(AnnProxyProtocol, "false", "true", "false") == "true",
+		protocol: providerkit.OneOf(r, AnnProtocol, "tcp", "tcp", "http", "https"), algorithm: providerkit.OneOf(r, AnnAlgorithm, "round_robin", "round_robin", "least_connections"),
+		sizeUnit: r.Int(AnnSizeUnit, 1, 1, 100), proxyProtocol: r.Bool(AnnProxyProtocol, false),
 	}
 	firstNodePort := 0
 	if len(svc.Spec.Ports) > 0 {
@@ -102,12 +63,12 @@ func parseOptions(svc *v1.Service) (lbOptions, error) {
 		hcDefault = "http"
 	}
 	o.health = healthOptions{
-		protocol: r.str(AnnHealthCheckProtocol, hcDefault, "tcp", "http", "https"), path: r.str(AnnHealthCheckPath, "/"),
-		port: r.num(AnnHealthCheckPort, firstNodePort, 1, 65535), interval: r.num(AnnHealthCheckInterval, 3, 3, 300),
-		timeout: r.num(AnnHealthCheckTimeout, 5, 3, 300), unhealthy: r.num(AnnHealthCheckUnhealthy, 3, 2, 10), ok: r.num(AnnHealthCheckHealthy, 5, 2, 10),
+		protocol: providerkit.OneOf(r, AnnHealthCheckProtocol, hcDefault, "tcp", "http", "https"), path: r.String(AnnHealthCheckPath, "/"),
+		port: r.Int(AnnHealthCheckPort, firstNodePort, 1, 65535), interval: r.Int(AnnHealthCheckInterval, 3, 3, 300),
+		timeout: r.Int(AnnHealthCheckTimeout, 5, 3, 300), unhealthy: r.Int(AnnHealthCheckUnhealthy, 3, 2, 10), ok: r.Int(AnnHealthCheckHealthy, 5, 2, 10),
 	}
-	if r.str(AnnStickySessionsType, "none", "none", "cookies") == "cookies" {
-		o.sticky = &stickyOptions{cookie: r.str(AnnStickySessionsCookie, "DO-CCM"), ttl: r.num(AnnStickySessionsCookieTT, 300, 1, 86400)}
+	if providerkit.OneOf(r, AnnStickySessionsType, "none", "none", "cookies") == "cookies" {
+		o.sticky = &stickyOptions{cookie: r.String(AnnStickySessionsCookie, "DO-CCM"), ttl: r.Int(AnnStickySessionsCookieTT, 300, 1, 86400)}
 	}
-	return o, r.err
+	return o, r.Err("invalid annotations")
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/digitalocean/godo"
 	v1 "k8s.io/api/core/v1"
 	cloudprovider "k8s.io/cloud-provider"
+
+	"ccm-sandbox/go/internal/providerkit"
 )
 
 var _ cloudprovider.InstancesV2 = (*instances)(nil)
@@ -57,13 +59,15 @@ func (i *instances) lookup(ctx context.Context, node *v1.Node) (*godo.Droplet, e
 	return &list[0], nil
 }
 
-func (i *instances) InstanceExists(ctx context.Context, node *v1.Node) (bool, error) {
+func (i *instances) InstanceExists(ctx context.Context, node *v1.Node) (_ bool, err error) {
+	defer providerkit.Wrap(&err, ProviderName, "InstanceExists")
 	d, err := i.lookup(ctx, node)
 	return d != nil, err
 }
 
 // InstanceShutdown is true for a droplet that is off, as DigitalOcean's CCM decides it.
-func (i *instances) InstanceShutdown(ctx context.Context, node *v1.Node) (bool, error) {
+func (i *instances) InstanceShutdown(ctx context.Context, node *v1.Node) (_ bool, err error) {
+	defer providerkit.Wrap(&err, ProviderName, "InstanceShutdown")
 	d, err := i.lookup(ctx, node)
 	if err != nil || d == nil {
 		return false, err
@@ -71,7 +75,8 @@ func (i *instances) InstanceShutdown(ctx context.Context, node *v1.Node) (bool, 
 	return d.Status == "off", nil
 }
 
-func (i *instances) InstanceMetadata(ctx context.Context, node *v1.Node) (*cloudprovider.InstanceMetadata, error) {
+func (i *instances) InstanceMetadata(ctx context.Context, node *v1.Node) (_ *cloudprovider.InstanceMetadata, err error) {
+	defer providerkit.Wrap(&err, ProviderName, "InstanceMetadata")
 	d, err := i.lookup(ctx, node)
 	if err != nil {
 		return nil, err

@@ -2,12 +2,15 @@ package digitalocean
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"ccm-sandbox/go/internal/providerkit"
+	"ccm-sandbox/go/internal/providerkit/poll"
 	"ccm-sandbox/go/internal/simcloudtest"
 )
 
@@ -26,14 +29,13 @@ func TestParseProviderID(t *testing.T) {
 	}
 }
 
-func TestLoadConfigNamesEachMissingVariable(t *testing.T) {
-	_, err := LoadConfig(func(string) (string, bool) { return "", false })
-	if err == nil || err.Error() != "DO_ACCESS_TOKEN is required\nREGION is required (e.g. sim-1)" {
-		t.Fatalf("err = %v", err)
+func TestLoadConfigUsesDigitalOceansNamesAndAPI(t *testing.T) {
+	cfg, err := LoadConfig(providerkit.Map(map[string]string{EnvToken: "t", EnvRegion: "sim-1"}))
+	if err != nil || cfg.URL != "https://api.digitalocean.com/" {
+		t.Errorf("LoadConfig = %+v, %v", cfg, err)
 	}
-	env := map[string]string{EnvToken: "t", EnvRegion: "sim-1", EnvURL: "not a url"}
-	if _, err := LoadConfig(func(k string) (string, bool) { v, ok := env[k]; return v, ok }); err == nil {
-		t.Fatal("a relative DO_OVERRIDE_URL was accepted")
+	if _, err := LoadConfig(providerkit.Map(nil)); err == nil || !strings.HasPrefix(err.Error(), "digitalocean: LoadConfig: invalid configuration: DO_ACCESS_TOKEN is not set") {
+		t.Errorf("err = %v", err)
 	}
 }
 
@@ -51,13 +53,13 @@ func TestInstanceMetadataByNameAndProviderID(t *testing.T) {
 	in, _ := newTestCloud(t).InstancesV2()
 	ctx := context.Background()
 	byName := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	deadline := time.Now().Add(20 * time.Second)
-	for got := d; got.Status != "active"; time.Sleep(50 * time.Millisecond) {
-		var err error
-		if got, _, err = api(t).Droplets.Get(ctx, d.ID); err != nil || time.Now().After(deadline) {
-			t.Fatalf("droplet %d never active: %v", d.ID, err)
+	poll.Eventually(t, "droplet active", func() error {
+		got, _, err := api(t).Droplets.Get(ctx, d.ID)
+		if err == nil && got.Status != "active" {
+			err = fmt.Errorf("status %s", got.Status)
 		}
-	}
+		return err
+	})
 	md, err := in.InstanceMetadata(ctx, byName)
 	if err != nil {
 		t.Fatal(err)
@@ -75,15 +77,7 @@ func TestInstanceMetadataByNameAndProviderID(t *testing.T) {
 	if _, _, err := api(t).DropletActions.PowerOff(ctx, d.ID); err != nil {
 		t.Fatal(err)
 	}
-	for off := false; !off; time.Sleep(50 * time.Millisecond) {
-		var err error
-		if off, err = in.InstanceShutdown(ctx, byID); err != nil {
-			t.Fatal(err)
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the droplet never read as shut down")
-		}
-	}
+	poll.Eventually(t, "InstanceShutdown true", func() error { return poll.Returns(true)(in.InstanceShutdown(ctx, byID)) })
 	if _, err := api(t).Droplets.Delete(ctx, d.ID); err != nil {
 		t.Fatal(err)
 	}

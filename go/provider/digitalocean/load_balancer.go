@@ -7,6 +7,8 @@ import (
 	"github.com/digitalocean/godo"
 	v1 "k8s.io/api/core/v1"
 	cloudprovider "k8s.io/cloud-provider"
+
+	"ccm-sandbox/go/internal/providerkit"
 )
 
 var _ cloudprovider.LoadBalancer = (*loadBalancers)(nil)
@@ -58,7 +60,8 @@ func status(lb *godo.LoadBalancer) (*v1.LoadBalancerStatus, error) {
 	return &v1.LoadBalancerStatus{Ingress: []v1.LoadBalancerIngress{{IP: lb.IP}}}, nil
 }
 
-func (l *loadBalancers) GetLoadBalancer(ctx context.Context, _ string, svc *v1.Service) (*v1.LoadBalancerStatus, bool, error) {
+func (l *loadBalancers) GetLoadBalancer(ctx context.Context, _ string, svc *v1.Service) (_ *v1.LoadBalancerStatus, _ bool, err error) {
+	defer providerkit.Wrap(&err, ProviderName, "GetLoadBalancer")
 	lb, err := l.find(ctx, svc)
 	if err != nil || lb == nil {
 		return nil, false, err
@@ -130,7 +133,8 @@ func (l *loadBalancers) apply(ctx context.Context, svc *v1.Service, nodes []*v1.
 	return lb, err
 }
 
-func (l *loadBalancers) EnsureLoadBalancer(ctx context.Context, _ string, svc *v1.Service, nodes []*v1.Node) (*v1.LoadBalancerStatus, error) {
+func (l *loadBalancers) EnsureLoadBalancer(ctx context.Context, _ string, svc *v1.Service, nodes []*v1.Node) (_ *v1.LoadBalancerStatus, err error) {
+	defer providerkit.Wrap(&err, ProviderName, "EnsureLoadBalancer")
 	lb, err := l.apply(ctx, svc, nodes)
 	if err != nil {
 		return nil, err
@@ -139,12 +143,14 @@ func (l *loadBalancers) EnsureLoadBalancer(ctx context.Context, _ string, svc *v
 }
 
 // UpdateLoadBalancer sets the droplets (and the rest) whether or not the load balancer is active yet.
-func (l *loadBalancers) UpdateLoadBalancer(ctx context.Context, _ string, svc *v1.Service, nodes []*v1.Node) error {
-	_, err := l.apply(ctx, svc, nodes)
+func (l *loadBalancers) UpdateLoadBalancer(ctx context.Context, _ string, svc *v1.Service, nodes []*v1.Node) (err error) {
+	defer providerkit.Wrap(&err, ProviderName, "UpdateLoadBalancer")
+	_, err = l.apply(ctx, svc, nodes)
 	return err
 }
 
-func (l *loadBalancers) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *v1.Service) error {
+func (l *loadBalancers) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *v1.Service) (err error) {
+	defer providerkit.Wrap(&err, ProviderName, "EnsureLoadBalancerDeleted")
 	lb, err := l.find(ctx, svc)
 	if err != nil || lb == nil {
 		return err

@@ -4,12 +4,12 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"ccm-sandbox/go/internal/providerkit/poll"
 	"ccm-sandbox/go/internal/simcloudtest"
 )
 
@@ -35,11 +35,10 @@ func TestEnsureLoadBalancerWaitsForActiveThenReportsTheVIPWithTheAnnotationsAppl
 		t.Fatalf("first Ensure: %v, want not yet active", err)
 	}
 	var st *v1.LoadBalancerStatus
-	for deadline := time.Now().Add(20 * time.Second); st == nil; time.Sleep(50 * time.Millisecond) {
-		if st, err = lbs.EnsureLoadBalancer(ctx, "", svc, nodes); err != nil && time.Now().After(deadline) {
-			t.Fatal(err)
-		}
-	}
+	poll.Eventually(t, "EnsureLoadBalancer once active", func() (err error) {
+		st, err = lbs.EnsureLoadBalancer(ctx, "", svc, nodes)
+		return err
+	})
 	if len(st.Ingress) != 1 || st.Ingress[0].IP == "" {
 		t.Fatalf("status: %+v", st)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/digitalocean/godo"
 
+	"ccm-sandbox/go/internal/providerkit"
 	"ccm-sandbox/go/internal/simcloudtest"
 )
 
@@ -17,24 +18,12 @@ func TestMain(m *testing.M) { os.Exit(simcloudtest.Run(m, &sim)) }
 
 func testConfig() Config { return Config{Token: sim.Token, URL: sim.URL + "/", Region: "sim-1"} }
 
-func newTestCloud(t *testing.T) *Cloud {
-	t.Helper()
-	c, err := NewCloud(context.Background(), testConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+func newTestCloud(t *testing.T) *providerkit.Cloud {
+	return simcloudtest.Must(NewCloud(context.Background(), testConfig())).Get(t)
 }
 
 // api is a godo client of the test simcloud, for fixtures and for checking the end state.
-func api(t *testing.T) *godo.Client {
-	t.Helper()
-	c, err := NewClient(testConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
+func api(t *testing.T) *godo.Client { return simcloudtest.Must(NewClient(testConfig())).Get(t) }
 
 func createDroplet(t *testing.T, name string) *godo.Droplet {
 	t.Helper()

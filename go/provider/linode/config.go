@@ -1,11 +1,6 @@
 package linode
 
-import (
-	"errors"
-	"fmt"
-	"net/url"
-	"strings"
-)
+import "ccm-sandbox/go/internal/providerkit"
 
 // The environment the provider reads, named as Linode's CCM names it.
 const (
@@ -17,33 +12,14 @@ const (
 // DefaultURL is Linode's API, used when LINODE_URL is unset.
 const DefaultURL = "https://api.linode.com/v4"
 
-// Config is the provider's configuration.
-type Config struct {
-	Token  string
-	URL    string
-	Region string
-}
+// Config is the provider's configuration: the token, the API's URL and the region of NodeBalancers.
+type Config = providerkit.APIConfig
+
+var env = providerkit.APIEnv{Token: EnvToken, URL: EnvURL, Region: EnvRegion, DefaultURL: DefaultURL, ExampleURL: "http://127.0.0.1:8080/v4"}
 
 // LoadConfig reads the configuration through lookup (os.LookupEnv in the binary); a missing token or
-// region, or a URL without scheme and host, is an error naming the variable.
-func LoadConfig(lookup func(string) (string, bool)) (Config, error) {
-	get := func(k string) string {
-		v, _ := lookup(k)
-		return strings.TrimSpace(v)
-	}
-	cfg := Config{Token: get(EnvToken), URL: get(EnvURL), Region: get(EnvRegion)}
-	if cfg.URL == "" {
-		cfg.URL = DefaultURL
-	}
-	var errs []error
-	if cfg.Token == "" {
-		errs = append(errs, fmt.Errorf("%s is required", EnvToken))
-	}
-	if cfg.Region == "" {
-		errs = append(errs, fmt.Errorf("%s is required", EnvRegion))
-	}
-	if u, err := url.Parse(cfg.URL); err != nil || u.Scheme == "" || u.Host == "" {
-		errs = append(errs, fmt.Errorf("%s must be an absolute URL like http://127.0.0.1:8080/v4, got %q", EnvURL, cfg.URL))
-	}
-	return cfg, errors.Join(errs...)
+// region, or a URL without scheme and host, is a problem naming the variable, all reported at once.
+func LoadConfig(lookup providerkit.Lookup) (_ Config, err error) {
+	defer providerkit.Wrap(&err, ProviderName, "LoadConfig")
+	return env.Load(lookup)
 }

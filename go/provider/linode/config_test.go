@@ -1,34 +1,15 @@
 package linode
 
 import (
-	"strings"
 	"testing"
+
+	"ccm-sandbox/go/internal/providerkit"
 )
 
-func TestLoadConfig(t *testing.T) {
-	cases := []struct {
-		name, wantErr, wantURL string
-		env                    map[string]string
-	}{
-		{"all set", "", "http://127.0.0.1:1/v4", map[string]string{EnvToken: "t", EnvRegion: "sim-1", EnvURL: "http://127.0.0.1:1/v4"}},
-		{"default URL", "", DefaultURL, map[string]string{EnvToken: "t", EnvRegion: "sim-1"}},
-		{"no token", EnvToken, "", map[string]string{EnvRegion: "sim-1"}},
-		{"no region", EnvRegion, "", map[string]string{EnvToken: "t"}},
-		{"relative URL", EnvURL, "", map[string]string{EnvToken: "t", EnvRegion: "r", EnvURL: "/v4"}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			cfg, err := LoadConfig(func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok })
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err %v, want one naming %s", err, tc.wantErr)
-				}
-				return
-			}
-			if err != nil || cfg.URL != tc.wantURL {
-				t.Fatalf("LoadConfig = %+v, %v", cfg, err)
-			}
-		})
+func TestLoadConfigNamesLinodesVariables(t *testing.T) {
+	want := "linode: LoadConfig: invalid configuration: LINODE_API_TOKEN is not set: an API token; LINODE_REGION is not set: the region of load balancers, e.g. sim-1"
+	if _, err := LoadConfig(providerkit.Map(nil)); err == nil || err.Error() != want {
+		t.Fatalf("err = %v, want %s", err, want)
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"github.com/linode/linodego/v2"
 	v1 "k8s.io/api/core/v1"
 	cloudprovider "k8s.io/cloud-provider"
+
+	"ccm-sandbox/go/internal/providerkit"
 )
 
 var _ cloudprovider.InstancesV2 = (*instances)(nil)
@@ -55,12 +57,14 @@ func (i *instances) lookup(ctx context.Context, node *v1.Node) (*linodego.Instan
 	return &list[0], nil
 }
 
-func (i *instances) InstanceExists(ctx context.Context, node *v1.Node) (bool, error) {
+func (i *instances) InstanceExists(ctx context.Context, node *v1.Node) (_ bool, err error) {
+	defer providerkit.Wrap(&err, ProviderName, "InstanceExists")
 	in, err := i.lookup(ctx, node)
 	return in != nil, err
 }
 
-func (i *instances) InstanceShutdown(ctx context.Context, node *v1.Node) (bool, error) {
+func (i *instances) InstanceShutdown(ctx context.Context, node *v1.Node) (_ bool, err error) {
+	defer providerkit.Wrap(&err, ProviderName, "InstanceShutdown")
 	in, err := i.lookup(ctx, node)
 	if err != nil || in == nil {
 		return false, err
@@ -68,7 +72,8 @@ func (i *instances) InstanceShutdown(ctx context.Context, node *v1.Node) (bool, 
 	return in.Status == linodego.InstanceOffline || in.Status == linodego.InstanceShuttingDown, nil
 }
 
-func (i *instances) InstanceMetadata(ctx context.Context, node *v1.Node) (*cloudprovider.InstanceMetadata, error) {
+func (i *instances) InstanceMetadata(ctx context.Context, node *v1.Node) (_ *cloudprovider.InstanceMetadata, err error) {
+	defer providerkit.Wrap(&err, ProviderName, "InstanceMetadata")
 	in, err := i.lookup(ctx, node)
 	if err != nil {
 		return nil, err

@@ -3,12 +3,15 @@ package linode
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/linode/linodego/v2"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cloudprovider "k8s.io/cloud-provider"
+
+	"ccm-sandbox/go/internal/providerkit/poll"
 )
 
 func TestInstanceMetadataByNameThenByProviderID(t *testing.T) {
@@ -45,18 +48,21 @@ func TestInstanceShutdownAndGone(t *testing.T) {
 	in := createInstance(t, "node-off")
 	inst, _ := newTestCloud(t).InstancesV2()
 	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-off"}, Spec: v1.NodeSpec{ProviderID: ProviderID(in.ID)}}
-	waitFor(t, func() bool {
+	poll.Eventually(t, "instance running", func() error {
 		got, err := api(t).GetInstance(ctx, in.ID)
-		return err == nil && got.Status == linodego.InstanceRunning
+		if err == nil && got.Status != linodego.InstanceRunning {
+			err = fmt.Errorf("status %s", got.Status)
+		}
+		return err
 	})
 	if err := api(t).ShutdownInstance(ctx, in.ID); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { off, err := inst.InstanceShutdown(ctx, node); return err == nil && off })
+	poll.Eventually(t, "InstanceShutdown true", func() error { return poll.Returns(true)(inst.InstanceShutdown(ctx, node)) })
 	if err := api(t).DeleteInstance(ctx, in.ID); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { exists, err := inst.InstanceExists(ctx, node); return err == nil && !exists })
+	poll.Eventually(t, "InstanceExists false", func() error { return poll.Returns(false)(inst.InstanceExists(ctx, node)) })
 	if _, err := inst.InstanceMetadata(ctx, node); !errors.Is(err, cloudprovider.InstanceNotFound) {
 		t.Fatalf("metadata of a deleted instance: %v, want InstanceNotFound", err)
 	}

@@ -9,6 +9,8 @@ import (
 	"github.com/linode/linodego/v2"
 	v1 "k8s.io/api/core/v1"
 	cloudprovider "k8s.io/cloud-provider"
+
+	"ccm-sandbox/go/internal/providerkit"
 )
 
 var _ cloudprovider.LoadBalancer = (*loadBalancers)(nil)
@@ -46,7 +48,8 @@ func status(nb *linodego.NodeBalancer) *v1.LoadBalancerStatus {
 	return &v1.LoadBalancerStatus{Ingress: []v1.LoadBalancerIngress{{IP: *nb.IPv4}}}
 }
 
-func (l *loadBalancers) GetLoadBalancer(ctx context.Context, _ string, svc *v1.Service) (*v1.LoadBalancerStatus, bool, error) {
+func (l *loadBalancers) GetLoadBalancer(ctx context.Context, _ string, svc *v1.Service) (_ *v1.LoadBalancerStatus, _ bool, err error) {
+	defer providerkit.Wrap(&err, ProviderName, "GetLoadBalancer")
 	nb, err := l.find(ctx, svc)
 	if err != nil || nb == nil {
 		return nil, false, err
@@ -58,7 +61,8 @@ func (l *loadBalancers) GetLoadBalancerName(_ context.Context, _ string, svc *v1
 	return nbLabel(svc)
 }
 
-func (l *loadBalancers) EnsureLoadBalancer(ctx context.Context, clusterName string, svc *v1.Service, nodes []*v1.Node) (*v1.LoadBalancerStatus, error) {
+func (l *loadBalancers) EnsureLoadBalancer(ctx context.Context, clusterName string, svc *v1.Service, nodes []*v1.Node) (_ *v1.LoadBalancerStatus, err error) {
+	defer providerkit.Wrap(&err, ProviderName, "EnsureLoadBalancer")
 	opts, err := parseOptions(svc)
 	if err != nil {
 		return nil, err
@@ -103,7 +107,8 @@ func (l *loadBalancers) create(ctx context.Context, svc *v1.Service, nodes []*v1
 	return status(nb), nil
 }
 
-func (l *loadBalancers) UpdateLoadBalancer(ctx context.Context, _ string, svc *v1.Service, nodes []*v1.Node) error {
+func (l *loadBalancers) UpdateLoadBalancer(ctx context.Context, _ string, svc *v1.Service, nodes []*v1.Node) (err error) {
+	defer providerkit.Wrap(&err, ProviderName, "UpdateLoadBalancer")
 	opts, err := parseOptions(svc)
 	if err != nil {
 		return err
@@ -118,7 +123,8 @@ func (l *loadBalancers) UpdateLoadBalancer(ctx context.Context, _ string, svc *v
 	return l.reconcile(ctx, nb.ID, svc, nodes, opts)
 }
 
-func (l *loadBalancers) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *v1.Service) error {
+func (l *loadBalancers) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *v1.Service) (err error) {
+	defer providerkit.Wrap(&err, ProviderName, "EnsureLoadBalancerDeleted")
 	nb, err := l.find(ctx, svc)
 	if err != nil || nb == nil {
 		return err

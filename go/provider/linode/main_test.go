@@ -7,6 +7,7 @@ import (
 
 	"github.com/linode/linodego/v2"
 
+	"ccm-sandbox/go/internal/providerkit"
 	"ccm-sandbox/go/internal/simcloudtest"
 )
 
@@ -17,31 +18,16 @@ func TestMain(m *testing.M) { os.Exit(simcloudtest.Run(m, &sim)) }
 
 func testConfig() Config { return Config{Token: sim.Token, URL: sim.URL + "/v4", Region: "sim-1"} }
 
-func newTestCloud(t *testing.T) *Cloud {
-	t.Helper()
-	c, err := NewCloud(context.Background(), testConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+func newTestCloud(t *testing.T) *providerkit.Cloud {
+	return simcloudtest.Must(NewCloud(context.Background(), testConfig())).Get(t)
 }
 
 // api is a linodego client of the test simcloud, for fixtures and for checking the end state.
-func api(t *testing.T) *linodego.Client {
-	t.Helper()
-	c, err := NewClient(testConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
+func api(t *testing.T) *linodego.Client { return simcloudtest.Must(NewClient(testConfig())).Get(t) }
 
 func createInstance(t *testing.T, label string) *linodego.Instance {
 	t.Helper()
-	in, err := api(t).CreateInstance(context.Background(), linodego.InstanceCreateOptions{Region: "sim-1", Type: "sc-small", Label: label})
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := simcloudtest.Must(api(t).CreateInstance(context.Background(), linodego.InstanceCreateOptions{Region: "sim-1", Type: "sc-small", Label: label})).Get(t)
 	t.Cleanup(func() { _ = api(t).DeleteInstance(context.Background(), in.ID) })
 	return in
 }

@@ -5,6 +5,7 @@ package poll
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -77,5 +78,16 @@ func eventually(t TB, timeout time.Duration, what string, check func() error) {
 	})
 	if err != nil {
 		t.Fatalf("%s: not within %s: %v", what, timeout, last)
+	}
+}
+
+// Returns is a check for Eventually on a call that answers a value: nil once the call returned want
+// without an error, e.g. Returns(true)(instances.InstanceShutdown(ctx, node)).
+func Returns[T comparable](want T) func(got T, err error) error {
+	return func(got T, err error) error {
+		if err == nil && got != want {
+			return fmt.Errorf("got %v, want %v", got, want)
+		}
+		return err
 	}
 }

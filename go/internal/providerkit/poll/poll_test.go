@@ -98,3 +98,22 @@ func TestEventually(t *testing.T) {
 		})
 	}
 }
+
+func TestReturns(t *testing.T) {
+	boom := errors.New("boom")
+	cases := []struct {
+		name string
+		got  bool
+		err  error
+		want string // "" for nil
+	}{
+		{"the wanted value", true, nil, ""},
+		{"another value", false, nil, "got false, want true"},
+		{"the call's error", true, boom, "boom"},
+	}
+	for _, tc := range cases {
+		if err := Returns(true)(tc.got, tc.err); fmt.Sprint(err) != tc.want && !(tc.want == "" && err == nil) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
