@@ -1,31 +1,17 @@
 // Persistence of a real simcloud process: kill -9 during a burst of writes, restart on the same file:
 // every acknowledged write is there, nothing that was never sent appears, and the file parses.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startSimcloudProcess, type SimcloudProcess } from '../helpers/simcloud.ts';
+import { crashKit } from './support.ts';
 
-const dirs: string[] = [];
-const procs: SimcloudProcess[] = [];
-afterAll(async () => {
-  for (const p of procs) await p.stop().catch(() => undefined);
-  for (const d of dirs) await rm(d, { recursive: true, force: true });
-});
-
-async function start(dataPath: string, token?: string): Promise<SimcloudProcess> {
-  const p = await startSimcloudProcess({ dataPath, token, args: ['--delay-ms', '5', '--no-dataplane'], clientOptions: { retry: { maxRetries: 0 }, timeoutMs: 5000 } });
-  procs.push(p);
-  return p;
-}
+const kit = crashKit('simcloud-persist-');
+afterAll(() => kit.cleanUp());
 
 describe('persistence', () => {
   for (const round of [1, 2, 3]) {
     it(`keeps every acknowledged write across kill -9 during a burst (round ${round})`, async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'simcloud-persist-'));
-      dirs.push(dir);
-      const dataPath = join(dir, 'state.json');
-      const first = await start(dataPath);
+      const dataPath = await kit.stateFile();
+      const first = await kit.start(dataPath);
       const acked = new Set<string>();
       const attempted = new Set<string>();
       let stop = false;
@@ -54,7 +40,7 @@ describe('persistence', () => {
       const raw = await readFile(dataPath, 'utf8');
       expect(() => void JSON.parse(raw)).not.toThrow();
       // The new process must accept the old project's token: pass the same one.
-      const second = await start(dataPath, first.token);
+      const second = await kit.start(dataPath, first.token);
       const present = new Set((await second.client.serverGroups.listAll({ label_selector: `burst=${round}` })).map((g) => g.name));
       const lost = [...acked].filter((a) => !present.has(a));
       const invented = [...present].filter((p) => !attempted.has(p));
@@ -67,14 +53,12 @@ describe('persistence', () => {
   }
 
   it('keeps state across a clean restart, including running actions', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'simcloud-persist-'));
-    dirs.push(dir);
-    const dataPath = join(dir, 'state.json');
-    const first = await start(dataPath);
+    const dataPath = await kit.stateFile();
+    const first = await kit.start(dataPath);
     const net = await first.client.networks.create({ name: 'kept' });
     const { server, action } = await first.client.servers.create({ name: 'kept', server_type: 'sc-small', image: 'ubuntu-24.04', zone: 'sim-1a', networks: [net.id] });
     await first.stop();
-    const second = await start(dataPath, first.token);
+    const second = await kit.start(dataPath, first.token);
     expect((await second.client.networks.get(net.id)).servers).toEqual([server.id]);
     expect((await second.client.waitForAction(action.id)).status).toBe('success');
     expect((await second.client.servers.get(server.id)).status).toBe('running');

@@ -1,7 +1,10 @@
 // Shared set-up of the simcloud contract tests: a real `simcloud serve` process on port 0 with short
 // transitions and no data plane, plus request builders with unique names.
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { SimcloudApiError } from '../../simulator/api/client/index.ts';
 import type { CreateLoadBalancerRequest, LoadBalancerService } from '../../simulator/api/schema/load-balancers.ts';
 import type { CreateServerRequest } from '../../simulator/api/schema/servers.ts';
@@ -11,6 +14,34 @@ export const unique = (prefix: string): string => `${prefix}-${randomBytes(4).to
 
 export function startContractProcess(extra: string[] = []): Promise<SimcloudProcess> {
   return startSimcloudProcess({ args: ['--delay-ms', '15', '--no-dataplane', ...extra], clientOptions: { retry: { maxRetries: 0 } } });
+}
+
+/** Crash tests' processes on a state file in a temp dir: `start` (again with the first one's token to restart), `cleanUp` in afterAll. */
+export interface CrashKit {
+  stateFile(): Promise<string>;
+  start(dataPath: string, token?: string): Promise<SimcloudProcess>;
+  cleanUp(): Promise<void>;
+}
+
+export function crashKit(prefix: string): CrashKit {
+  const dirs: string[] = [];
+  const procs: SimcloudProcess[] = [];
+  return {
+    stateFile: async () => {
+      const dir = await mkdtemp(join(tmpdir(), prefix));
+      dirs.push(dir);
+      return join(dir, 'state.json');
+    },
+    start: async (dataPath, token) => {
+      const p = await startSimcloudProcess({ dataPath, token, args: ['--delay-ms', '5', '--no-dataplane'], clientOptions: { retry: { maxRetries: 0 }, timeoutMs: 5000 } });
+      procs.push(p);
+      return p;
+    },
+    cleanUp: async () => {
+      for (const p of procs) await p.stop().catch(() => undefined);
+      for (const d of dirs) await rm(d, { recursive: true, force: true });
+    },
+  };
 }
 
 export const serverBody = (over: Partial<CreateServerRequest> = {}): CreateServerRequest => ({

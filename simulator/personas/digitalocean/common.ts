@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField, notFound } from '../../server/errors.ts';
-import { getOwned } from '../../server/resources/common.ts';
+import { findOwned, getOwned } from '../../server/resources/common.ts';
 import type { LoadBalancerRec, ServerRec } from '../../server/store/state.ts';
 import { numericIdOf, simcloudId } from '../numeric-ids.ts';
 
@@ -48,8 +48,8 @@ export function ownedDroplet(sim: Sim, caller: Caller, n: number, field?: string
 
 export function ownedLb(sim: Sim, caller: Caller, uuid: string): LoadBalancerRec {
   const n = numberOfUuid(uuid);
-  const lb = n === null ? undefined : sim.store.state.load_balancers[simcloudId('lb', n)];
-  if (lb === undefined || lb.project_id !== caller.projectId || !visible(lb)) throw notFound('load balancer', uuid);
+  const lb = n === null ? undefined : findOwned(sim, caller, 'load_balancers', simcloudId('lb', n));
+  if (lb === undefined || !visible(lb)) throw notFound('load balancer', uuid);
   return lb;
 }
 

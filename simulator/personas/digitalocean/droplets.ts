@@ -9,6 +9,7 @@ import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField, notFound } from '../../server/errors.ts';
 import { defineRoute, type RouteDef } from '../../server/http.ts';
 import { IMAGES, SERVER_TYPES, ZONES } from '../../server/resources/catalogue/data.ts';
+import { findOwned, findRecord, getOwned, ownedRecords } from '../../server/resources/common.ts';
 import * as svc from '../../server/resources/servers/service.ts';
 import type { ActionRec } from '../../server/store/state.ts';
 import { NumericIdParams, numericIdOf, simcloudId } from '../numeric-ids.ts';
@@ -49,13 +50,13 @@ async function create(sim: Sim, caller: Caller, body: CreateDropletBody): Promis
     name: body.name, server_type: body.size, image: image(body.image), zone: zone.id, labels: labelsOf(body.tags ?? []), start_after_create: true,
   });
   const href = `${PREFIX}/actions/${numericIdOf(action.id)}`;
-  return { droplet: dropletView(sim.store.state.servers[server.id]!), links: { actions: [{ id: numericIdOf(action.id), rel: 'create', href }] } };
+  return { droplet: dropletView(getOwned(sim, caller, 'servers', server.id)), links: { actions: [{ id: numericIdOf(action.id), rel: 'create', href }] } };
 }
 
 /** The caller's action `n`, optionally only if it concerns droplet `dropletId`. */
 function ownedAction(sim: Sim, caller: Caller, n: number, dropletId?: string): ActionRec {
-  const a = sim.store.state.actions[simcloudId('act', n)];
-  if (a === undefined || a.project_id !== caller.projectId || (dropletId !== undefined && !a.resources.some((r) => r.id === dropletId))) {
+  const a = findOwned(sim, caller, 'actions', simcloudId('act', n));
+  if (a === undefined || (dropletId !== undefined && !a.resources.some((r) => r.id === dropletId))) {
     throw notFound('action', String(n));
   }
   return a;
@@ -64,15 +65,15 @@ function ownedAction(sim: Sim, caller: Caller, n: number, dropletId?: string): A
 /** An action as DigitalOcean shows it, with the region of the droplet it concerns. */
 export function viewAction(sim: Sim, a: ActionRec): Record<string, unknown> {
   const res = a.resources[0];
-  return actionView(a, res?.type === 'server' ? sim.store.state.servers[res.id]?.region : undefined);
+  return actionView(a, res?.type === 'server' ? findRecord(sim, 'servers', res.id)?.region : undefined);
 }
 
 export const dropletRoutes: RouteDef[] = [
   defineRoute({
     method: 'get', path: `${PREFIX}/droplets`, operation: 'digitalocean.droplets.list', summary: 'List droplets, by tag_name or name', query: DropletListQuery,
     handle: (sim, { caller, query }) => {
-      const mine = sim.store.all('servers').filter((s) => s.project_id === caller.projectId
-        && (query.tag_name === undefined || tagsOf(s.labels).includes(query.tag_name)) && (query.name === undefined || s.name === query.name));
+      const mine = ownedRecords(sim, caller, 'servers')
+        .filter((s) => (query.tag_name === undefined || tagsOf(s.labels).includes(query.tag_name)) && (query.name === undefined || s.name === query.name));
       const filter = Object.fromEntries(Object.entries({ tag_name: query.tag_name, name: query.name }).filter(([, v]) => v !== undefined)) as Record<string, string>;
       return pageOf({ key: 'droplets', extra: filter }, mine.map(dropletView), query);
     },
@@ -107,7 +108,7 @@ export const dropletRoutes: RouteDef[] = [
   defineRoute({
     method: 'get', path: `${PREFIX}/actions`, operation: 'digitalocean.actions.list', summary: 'List actions', query: ListQuery,
     handle: (sim, { caller, query }) => {
-      const mine = sim.store.all('actions').filter((a) => a.project_id === caller.projectId).sort((a, b) => numericIdOf(b.id) - numericIdOf(a.id));
+      const mine = ownedRecords(sim, caller, 'actions').sort((a, b) => numericIdOf(b.id) - numericIdOf(a.id));
       return pageOf({ key: 'actions' }, mine.map((a) => viewAction(sim, a)), query);
     },
   }),

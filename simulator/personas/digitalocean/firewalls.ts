@@ -10,11 +10,12 @@ import type { FirewallRule, FirewallRuleInput } from '../../api/schema/firewall-
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField, notFound } from '../../server/errors.ts';
 import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { commitPlans, findOwned, ownedRecords } from '../../server/resources/common.ts';
 import * as svc from '../../server/resources/firewall-policies/service.ts';
 import type { FirewallPolicyRec } from '../../server/store/state.ts';
 import { numericIdOf, simcloudId } from '../numeric-ids.ts';
 import { firewallAttrs, type DoFirewallAttrs } from './attrs.ts';
-import { UuidParams, ListQuery, PREFIX, doTime, labelsOf, numberOfUuid, ownedDroplet, pageOf, uuidOf } from './common.ts';
+import { NAME, UuidParams, ListQuery, PREFIX, doTime, labelsOf, numberOfUuid, ownedDroplet, pageOf, uuidOf } from './common.ts';
 
 const Targets = z.strictObject({
   addresses: z.array(z.string().max(64)).max(64).optional(), tags: z.array(z.string().max(255)).max(16).optional(),
@@ -94,34 +95,33 @@ export function firewallView(p: FirewallPolicyRec): Record<string, unknown> {
 
 function ownedFirewall(sim: Sim, caller: Caller, uuid: string): FirewallPolicyRec {
   const n = numberOfUuid(uuid);
-  const p = n === null ? undefined : sim.store.state.firewall_policies[simcloudId('fwp', n)];
-  if (p === undefined || p.project_id !== caller.projectId) throw notFound('firewall', uuid);
+  const p = n === null ? undefined : findOwned(sim, caller, 'firewall_policies', simcloudId('fwp', n));
+  if (p === undefined) throw notFound('firewall', uuid);
   return p;
 }
 
 async function create(sim: Sim, caller: Caller, b: FirewallBody): Promise<Record<string, unknown>> {
   const { rules, ipv6 } = parseRules(b);
   const digitalocean = attrs(sim, caller, b, ipv6);
-  const made = await svc.createFirewallPolicy(sim, caller, { name: b.name, rules }, { dialect_attrs: { digitalocean } });
-  return { firewall: firewallView(sim.store.state.firewall_policies[made.id]!) };
+  const plan = svc.planFirewallPolicyCreate(sim, caller, { name: b.name, rules }, { dialect_attrs: { [NAME]: digitalocean } });
+  await commitPlans(sim, [plan]);
+  return { firewall: firewallView(plan.doc) };
 }
 
 async function update(sim: Sim, caller: Caller, p: FirewallPolicyRec, b: FirewallBody): Promise<Record<string, unknown>> {
   const { rules, ipv6 } = parseRules(b);
   const digitalocean = attrs(sim, caller, b, ipv6);
-  await svc.updateFirewallPolicy(sim, caller, p.id, { name: b.name });
-  await svc.setRules(sim, caller, p.id, rules);
-  const current = sim.store.state.firewall_policies[p.id]!;
-  const doc: FirewallPolicyRec = { ...current, dialect_attrs: { ...current.dialect_attrs, digitalocean } };
-  await sim.store.commit([{ op: 'put', coll: 'firewall_policies', doc }]);
-  return { firewall: firewallView(doc) };
+  // Name, rules and the DigitalOcean attributes in one commit: a crash keeps all of the PUT or none of it.
+  const plan = svc.planFirewallPolicyUpdate(sim, caller, p.id, { fields: { name: b.name, rules }, attrs: { [NAME]: digitalocean } });
+  await commitPlans(sim, [plan]);
+  return { firewall: firewallView(plan.doc) };
 }
 
 export const firewallRoutes: RouteDef[] = [
   defineRoute({
     method: 'get', path: `${PREFIX}/firewalls`, operation: 'digitalocean.firewalls.list', summary: 'List firewalls', query: ListQuery,
     handle: (sim, { caller, query }) => {
-      const mine = sim.store.all('firewall_policies').filter((p) => p.project_id === caller.projectId).sort((a, b) => numericIdOf(a.id) - numericIdOf(b.id));
+      const mine = ownedRecords(sim, caller, 'firewall_policies').sort((a, b) => numericIdOf(a.id) - numericIdOf(b.id));
       return pageOf({ key: 'firewalls' }, mine.map(firewallView), query);
     },
   }),

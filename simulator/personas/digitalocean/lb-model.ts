@@ -8,10 +8,11 @@
 import type { HealthCheck, LoadBalancerService, LoadBalancerTarget, UpdateLoadBalancerRequest } from '../../api/schema/load-balancers.ts';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField } from '../../server/errors.ts';
+import { commitPlans } from '../../server/resources/common.ts';
 import * as svc from '../../server/resources/load-balancers/service.ts';
 import type { LoadBalancerRec } from '../../server/store/state.ts';
 import { lbAttrs, type DoLbAttrs, type DoRuleAttrs } from './attrs.ts';
-import { defined, dropletSid, ownedDroplet, selectorOf } from './common.ts';
+import { NAME, defined, dropletSid, ownedDroplet, selectorOf } from './common.ts';
 import type { ForwardingRuleBody, HealthCheckBody, LoadBalancerBody } from './lb-schemas.ts';
 
 type Carried = 'tcp' | 'http' | 'https';
@@ -94,13 +95,11 @@ export function fromBody(sim: Sim, caller: Caller, b: LoadBalancerBody): { field
   };
 }
 
-/** Commits simcloud's fields through its LB service (its checks), then the DigitalOcean attributes. */
+/** Commits simcloud's fields and the DigitalOcean attributes together through simcloud's LB service (its checks). */
 export async function commit(sim: Sim, caller: Caller, lb: LoadBalancerRec, { fields, attrs }: { fields: UpdateLoadBalancerRequest; attrs: DoLbAttrs }): Promise<LoadBalancerRec> {
-  await svc.updateLoadBalancer(sim, caller, lb.id, fields);
-  const current = sim.store.state.load_balancers[lb.id]!;
-  const doc: LoadBalancerRec = { ...current, dialect_attrs: { ...current.dialect_attrs, digitalocean: attrs } };
-  await sim.store.commit([{ op: 'put', coll: 'load_balancers', doc }]);
-  return doc;
+  const plan = svc.planLoadBalancerUpdate(sim, caller, lb.id, { fields, attrs: { [NAME]: attrs } });
+  await commitPlans(sim, [plan]);
+  return plan.doc;
 }
 
 /** The LB's rules with `add` added (an entry port already used is refused) and the health check and proxy setting it has. */

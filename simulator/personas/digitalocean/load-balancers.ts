@@ -8,6 +8,7 @@ import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField } from '../../server/errors.ts';
 import { defineRoute, type RouteDef } from '../../server/http.ts';
 import { REGIONS } from '../../server/resources/catalogue/data.ts';
+import { getOwned, ownedRecords } from '../../server/resources/common.ts';
 import * as svc from '../../server/resources/load-balancers/service.ts';
 import type { LoadBalancerRec } from '../../server/store/state.ts';
 import { UuidParams, ListQuery, PREFIX, ownedLb, pageOf, visible } from './common.ts';
@@ -31,7 +32,7 @@ async function create(sim: Sim, caller: Caller, body: LoadBalancerBody): Promise
   const { load_balancer } = await svc.createLoadBalancer(sim, caller, {
     name: body.name ?? `lb-${randomBytes(4).toString('hex')}`, location, ...fields,
   }, { dialect_attrs: { digitalocean: attrs } });
-  return { load_balancer: loadBalancerView(sim, sim.store.state.load_balancers[load_balancer.id]!) };
+  return { load_balancer: loadBalancerView(sim, getOwned(sim, caller, 'load_balancers', load_balancer.id)) };
 }
 
 async function update(sim: Sim, caller: Caller, lb: LoadBalancerRec, body: LoadBalancerBody): Promise<Record<string, unknown>> {
@@ -47,7 +48,7 @@ export const loadBalancerRoutes: RouteDef[] = [
   defineRoute({
     method: 'get', path: `${PREFIX}/load_balancers`, operation: 'digitalocean.load_balancers.list', summary: 'List load balancers', query: ListQuery,
     handle: (sim, { caller, query }) => {
-      const mine = sim.store.all('load_balancers').filter((lb) => lb.project_id === caller.projectId && visible(lb));
+      const mine = ownedRecords(sim, caller, 'load_balancers').filter(visible);
       return pageOf({ key: 'load_balancers' }, mine.map((lb) => loadBalancerView(sim, lb)), query);
     },
   }),

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField, notFound } from '../../server/errors.ts';
 import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { ownedRecords } from '../../server/resources/common.ts';
 import type { ActionRec } from '../../server/store/state.ts';
 import { numericIdOf, NumericIdParams } from '../numeric-ids.ts';
 import { COLLECTIONS, PREFIX, owned, pageOf } from './common.ts';
@@ -49,12 +50,11 @@ function listActions(sim: Sim, caller: Caller, q: Query, scope: Scope = {}): Rec
   });
   if (ids === undefined && resourceId === undefined && type === undefined) throw invalidField('id', 'list actions by id (id=1&id=2)');
   const wanted = ids === undefined ? null : new Set(ids);
-  const matches = (a: ActionRec): boolean => a.project_id === caller.projectId
-    && (wanted === null || wanted.has(numericIdOf(a.id)))
+  const matches = (a: ActionRec): boolean => (wanted === null || wanted.has(numericIdOf(a.id)))
     && (q.status === undefined || q.status.includes(a.status))
     && (resourceId === undefined || a.resources.some((r) => r.id === resourceId))
     && (type === undefined || a.resources[0]?.type === type);
-  const all = sim.store.all('actions').filter(matches).sort(comparator(q.sort ?? ['id']));
+  const all = ownedRecords(sim, caller, 'actions').filter(matches).sort(comparator(q.sort ?? ['id']));
   const { items, meta } = pageOf(all, q);
   return { actions: items.map((a) => actionView(a)), meta };
 }

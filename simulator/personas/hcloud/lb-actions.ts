@@ -1,18 +1,19 @@
 /**
  * Hetzner dialect: the load balancer actions. Each computes the LB's new simcloud fields and Hetzner
- * attributes, commits them through simcloud's LB service (its target and name checks) and runs an
- * update_load_balancer action, so the LB is locked and `updating` until the data plane has the change.
+ * attributes and commits them, with the update_load_balancer action that applies them, in one commit through
+ * simcloud's LB service (its target and name checks): the LB is locked and `updating` until the data plane
+ * has the change.
  */
 import type { z } from 'zod';
 import type { UpdateLoadBalancerRequest } from '../../api/schema/load-balancers.ts';
 import type { Caller, Sim } from '../../server/context.ts';
 import { conflict, invalidField, notFound } from '../../server/errors.ts';
 import { defineRoute, type RouteDef } from '../../server/http.ts';
-import { ensureUnlocked, startAction } from '../../server/resources/common.ts';
+import { ensureUnlocked } from '../../server/resources/common.ts';
 import * as svc from '../../server/resources/load-balancers/service.ts';
-import type { LoadBalancerRec } from '../../server/store/state.ts';
+import type { ActionRec, LoadBalancerRec } from '../../server/store/state.ts';
 import { NumericIdParams } from '../numeric-ids.ts';
-import { PREFIX, owned } from './common.ts';
+import { NAME, PREFIX, owned } from './common.ts';
 import { HcloudError } from './errors.ts';
 import { attrsOf, type HcloudLbAttrs } from './lb-attrs.ts';
 import { sameTarget, targetKey, toSimService, toSimTarget } from './lb-convert.ts';
@@ -38,16 +39,15 @@ interface Ctx {
 }
 type Mutate<B> = (c: Ctx, body: B) => Next;
 
-async function change<B>(c: { sim: Sim; caller: Caller; n: number }, body: B, mutate: Mutate<B>): Promise<LoadBalancerRec> {
+/** The LB's new fields and Hetzner attributes, committed with the action that applies them (one commit). */
+async function change<B>(c: { sim: Sim; caller: Caller; n: number }, body: B, mutate: Mutate<B>): Promise<ActionRec> {
   const { sim, caller, n } = c;
   const lb = owned(sim, caller, 'load_balancers', n);
   ensureUnlocked(lb, 'load balancer');
   if (lb.status === 'deleting') throw conflict(`load balancer ${n} is being deleted`);
   const next = mutate({ sim, caller, lb, attrs: structuredClone(attrsOf(lb)) }, body);
   checkLimits({ services: next.patch.services ?? lb.services, targets: next.patch.targets ?? lb.targets }, next.attrs);
-  if (Object.keys(next.patch).length > 0) await svc.updateLoadBalancer(sim, caller, lb.id, next.patch);
-  const current = sim.store.state.load_balancers[lb.id]!;
-  return { ...current, dialect_attrs: { ...current.dialect_attrs, hcloud: next.attrs } };
+  return svc.updateLoadBalancerByAction(sim, caller, lb.id, { fields: next.patch, attrs: { [NAME]: next.attrs } });
 }
 
 function lbAction<B>(name: string, body: z.ZodType<B>, mutate: Mutate<B>): RouteDef {
@@ -55,8 +55,7 @@ function lbAction<B>(name: string, body: z.ZodType<B>, mutate: Mutate<B>): Route
     method: 'post', path: `${PREFIX}/load_balancers/:id/actions/${name}`, operation: `hcloud.loadBalancers.${name}`, summary: `${name.replace(/_/g, ' ')}`,
     params: NumericIdParams, body, status: 201,
     handle: async (sim, { caller, params, body: input }) => {
-      const doc = await change({ sim, caller, n: params.id }, input, mutate);
-      return { action: actionView(await startAction(sim, caller, { command: 'update_load_balancer', coll: 'load_balancers', doc }), name) };
+      return { action: actionView(await change({ sim, caller, n: params.id }, input, mutate), name) };
     },
   });
 }

@@ -1,5 +1,6 @@
 /** Hetzner's load balancer rules that simcloud does not have: private-IP targets, type limits. */
 import type { Sim } from '../../server/context.ts';
+import { findRecord } from '../../server/resources/common.ts';
 import type { LoadBalancerRec } from '../../server/store/state.ts';
 import { LOAD_BALANCER_TYPES } from './catalogue.ts';
 import { HcloudError } from './errors.ts';
@@ -14,7 +15,7 @@ export function checkPrivateTargets(sim: Sim, networkId: string | null, targets:
     if (networkId === null) {
       throw new HcloudError('load_balancer_not_attached_to_network', 'conflict', 'use_private_ip needs the load balancer on a network', `targets.${i}.use_private_ip`);
     }
-    const server = t.type === 'server' ? sim.store.state.servers[sid('servers', t.server!.id)] : undefined;
+    const server = t.type === 'server' ? findRecord(sim, 'servers', sid('servers', t.server!.id)) : undefined;
     if (server !== undefined && !server.private_networks.some((p) => p.network_id === networkId)) {
       throw new HcloudError('server_not_attached_to_network', 'conflict', `server ${t.server!.id} is not on the load balancer's network`, `targets.${i}.server.id`);
     }

@@ -3,10 +3,12 @@ import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField } from '../../server/errors.ts';
 import { defineRoute, type RouteDef } from '../../server/http.ts';
 import { REGIONS } from '../../server/resources/catalogue/data.ts';
+import { commitPlans, getOwned, listOwned } from '../../server/resources/common.ts';
 import * as svc from '../../server/resources/load-balancers/service.ts';
+import type { LoadBalancerRec } from '../../server/store/state.ts';
 import { NumericIdParams } from '../numeric-ids.ts';
 import { LOAD_BALANCER_TYPES, byIdOrName, regionOfLocation } from './catalogue.ts';
-import { PREFIX, owned, sid, simListQuery } from './common.ts';
+import { NAME, PREFIX, owned, sid, simListQuery } from './common.ts';
 import { defaultAttrs, type HcloudLbAttrs } from './lb-attrs.ts';
 import { targetKey, toSimService, toSimTarget } from './lb-convert.ts';
 import { CreateLoadBalancerBody } from './lb-schemas.ts';
@@ -45,16 +47,16 @@ async function create(sim: Sim, caller: Caller, body: CreateLoadBalancerBody): P
   const { load_balancer, action } = await svc.createLoadBalancer(sim, caller, {
     name: body.name, location: locationOf(body), algorithm: body.algorithm?.type, services, targets, labels: body.labels, network_id: network?.id,
     public_interface: body.public_interface ?? true,
-  }, { dialect_attrs: { hcloud: attrs } });
-  return { load_balancer: loadBalancerView(sim, sim.store.state.load_balancers[load_balancer.id]!), action: actionView(action) };
+  }, { dialect_attrs: { [NAME]: attrs } });
+  return { load_balancer: loadBalancerView(sim, getOwned(sim, caller, 'load_balancers', load_balancer.id)), action: actionView(action) };
 }
 
 export const loadBalancerRoutes: RouteDef[] = [
   defineRoute({
     method: 'get', path: `${PREFIX}/load_balancers`, operation: 'hcloud.loadBalancers.list', summary: 'List load balancers', query: ListQuery,
     handle: (sim, { caller, query }) => {
-      const { load_balancers, meta } = svc.listLoadBalancers(sim, caller, simListQuery(query));
-      return { load_balancers: load_balancers.map((lb) => loadBalancerView(sim, sim.store.state.load_balancers[lb.id]!)), meta };
+      const { items, meta } = listOwned<LoadBalancerRec>(sim, caller, { coll: 'load_balancers', type: 'load_balancer', q: simListQuery(query) });
+      return { load_balancers: items.map((lb) => loadBalancerView(sim, lb)), meta };
     },
   }),
   defineRoute({
@@ -69,8 +71,9 @@ export const loadBalancerRoutes: RouteDef[] = [
     method: 'put', path: `${PREFIX}/load_balancers/:id`, operation: 'hcloud.loadBalancers.update', summary: 'Update name or labels', params: NumericIdParams,
     body: UpdateBody,
     handle: async (sim, { caller, params, body }) => {
-      const lb = await svc.updateLoadBalancer(sim, caller, sid('load_balancers', params.id), body);
-      return { load_balancer: loadBalancerView(sim, sim.store.state.load_balancers[lb.id]!) };
+      const plan = svc.planLoadBalancerUpdate(sim, caller, sid('load_balancers', params.id), { fields: body });
+      await commitPlans(sim, [plan]);
+      return { load_balancer: loadBalancerView(sim, plan.doc) };
     },
   }),
   defineRoute({

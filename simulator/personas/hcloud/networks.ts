@@ -23,8 +23,8 @@ function subnetZone(networkZone: string, field: string): string {
 
 async function create(sim: Sim, caller: Caller, body: CreateNetworkBody): Promise<Record<string, unknown>> {
   const subnets = (body.subnets ?? []).map((s, i) => ({ zone: subnetZone(s.network_zone, `subnets.${i}.network_zone`), ip_range: s.ip_range }));
-  const network = await svc.createNetwork(sim, caller, { name: body.name, ip_range: body.ip_range, subnets, labels: body.labels });
-  for (const route of body.routes ?? []) await svc.createRoute(sim, caller, network.id, route);
+  // Its routes are part of the create's one commit.
+  const network = await svc.createNetwork(sim, caller, { name: body.name, ip_range: body.ip_range, subnets, labels: body.labels }, body.routes ?? []);
   return { network: networkView(svc.getNetwork(sim, caller, network.id)) };
 }
 

@@ -8,6 +8,7 @@ import type { Server } from '../../api/schema/servers.ts';
 import type { Network } from '../../api/schema/networks.ts';
 import { IMAGES, SERVER_TYPES, regionById, zoneById } from '../../server/resources/catalogue/data.ts';
 import type { Sim } from '../../server/context.ts';
+import { loadBalancersTargeting } from '../../server/resources/load-balancers/service.ts';
 import { numericIdOf } from '../numeric-ids.ts';
 import { datacenterView, imageView, locationView, serverTypeView } from './catalogue.ts';
 
@@ -39,7 +40,7 @@ export function serverView(sim: Sim, s: Server): Record<string, unknown> {
   const type = SERVER_TYPES.find((t) => t.id === s.server_type);
   const image = IMAGES.find((i) => i.id === s.image);
   const region = regionById(s.region);
-  const lbs = sim.store.all('load_balancers').filter((lb) => sim.targets.resolve(lb).some((t) => t.server_id === s.id)).map((lb) => numericIdOf(lb.id));
+  const lbs = loadBalancersTargeting(sim, s.id).map((lb) => numericIdOf(lb.id));
   return {
     id, name: s.name, status: s.status, created: s.created,
     public_net: {

@@ -7,12 +7,13 @@ import { z } from 'zod';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField, notFound } from '../../server/errors.ts';
 import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { commitPlans, ownedRecords, type Plan } from '../../server/resources/common.ts';
 import * as svc from '../../server/resources/firewall-policies/service.ts';
 import type { FirewallPolicyRec, LoadBalancerRec } from '../../server/store/state.ts';
 import { NumericId, NumericIdParams, NumericPathId, numericIdOf } from '../numeric-ids.ts';
 import type { LinodeFirewallAttrs } from './attrs.ts';
-import { ListQuery, PREFIX, linodeTime, owned, pageOf, sid } from './common.ts';
-import { RulesBody, devicesOf, fwAttrsOf, rulesView, setFirewall, simRules, syncDevices } from './fw-model.ts';
+import { ListQuery, NAME, PREFIX, linodeTime, owned, pageOf } from './common.ts';
+import { RulesBody, devicesOf, fwAttrsOf, planFirewall, rulesView, saveWithDevices, setFirewall, simRules } from './fw-model.ts';
 import { attrsOf } from './nb-model.ts';
 import { labelsOf, tagsOf } from './views.ts';
 
@@ -43,47 +44,36 @@ export function firewallView(sim: Sim, p: FirewallPolicyRec): Record<string, unk
   };
 }
 
-const record = (sim: Sim, n: number): FirewallPolicyRec => sim.store.state.firewall_policies[sid('networking/firewalls', n)]!;
-
-async function saveAttrs(sim: Sim, p: FirewallPolicyRec, attrs: LinodeFirewallAttrs): Promise<FirewallPolicyRec> {
-  const doc: FirewallPolicyRec = { ...sim.store.state.firewall_policies[p.id]!, dialect_attrs: { ...p.dialect_attrs, linode: attrs } };
-  await sim.store.commit([{ op: 'put', coll: 'firewall_policies', doc }]);
-  return doc;
-}
-
-/** Attaches a firewall to a NodeBalancer (`field` names the id in the request). */
-export async function attach(sim: Sim, caller: Caller, p: FirewallPolicyRec, nb: { n: number; field: string }): Promise<LoadBalancerRec> {
+/** A firewall's attachment to a NodeBalancer, checked and planned (`field` names the NodeBalancer's id in the request). */
+function planAttach(sim: Sim, caller: Caller, p: FirewallPolicyRec, nb: { n: number; field: string }): Plan<LoadBalancerRec> {
   const lb = owned(sim, caller, 'nodebalancers', nb);
   const current = attrsOf(lb).firewall_id;
   if (current !== undefined && current !== null && current !== numericIdOf(p.id)) throw invalidField(nb.field, `nodebalancer ${nb.n} already has firewall ${current}`);
-  await setFirewall(sim, caller, lb, p);
-  return sim.store.state.load_balancers[lb.id]!;
+  return planFirewall(sim, caller, lb, p);
 }
 
+/** Creates the firewall and attaches it to its devices in one commit: a crash leaves none of it or all. */
 async function create(sim: Sim, caller: Caller, body: z.infer<typeof CreateFirewallBody>): Promise<Record<string, unknown>> {
   const { rules, policies } = simRules(body.rules);
   const nbs = (body.devices?.nodebalancers ?? []).map((n, i) => ({ n, field: `devices.nodebalancers.${i}` }));
   for (const nb of nbs) owned(sim, caller, 'nodebalancers', nb);
-  const policy = await svc.createFirewallPolicy(sim, caller, { name: body.label, labels: labelsOf(body.tags ?? []), rules }, {
-    dialect_attrs: { linode: { ...policies, status: 'enabled' } },
-  });
-  const p = sim.store.state.firewall_policies[policy.id]!;
-  for (const nb of nbs) await attach(sim, caller, p, nb);
-  return firewallView(sim, p);
+  const attrs: LinodeFirewallAttrs = { ...policies, status: 'enabled' };
+  const plan = svc.planFirewallPolicyCreate(sim, caller, { name: body.label, labels: labelsOf(body.tags ?? []), rules }, { dialect_attrs: { [NAME]: attrs } });
+  await commitPlans(sim, [plan, ...nbs.map((nb) => planAttach(sim, caller, plan.doc, nb))]);
+  return firewallView(sim, plan.doc);
 }
 
 async function update(sim: Sim, caller: Caller, n: number, body: z.infer<typeof UpdateFirewallBody>): Promise<Record<string, unknown>> {
   const p = owned(sim, caller, 'networking/firewalls', n);
-  await svc.updateFirewallPolicy(sim, caller, p.id, { name: body.label, labels: body.tags === undefined ? undefined : labelsOf(body.tags) });
-  const saved = await saveAttrs(sim, record(sim, n), { ...fwAttrsOf(p), status: body.status ?? fwAttrsOf(p).status });
-  await syncDevices(sim, caller, saved);
-  return firewallView(sim, saved);
+  const attrs: LinodeFirewallAttrs = { ...fwAttrsOf(p), status: body.status ?? fwAttrsOf(p).status };
+  const labels = body.tags === undefined ? undefined : labelsOf(body.tags);
+  return firewallView(sim, await saveWithDevices(sim, caller, svc.planFirewallPolicyUpdate(sim, caller, p.id, { fields: { name: body.label, labels }, attrs: { [NAME]: attrs } })));
 }
 
 const firewallRoutes: RouteDef[] = [
   defineRoute({
     method: 'get', path: `${PREFIX}/networking/firewalls`, operation: 'linode.firewalls.list', summary: 'List firewalls', query: ListQuery, queryHeaders: ['X-Filter'],
-    handle: (sim, { caller, query }) => pageOf(sim.store.all('firewall_policies').filter((p) => p.project_id === caller.projectId).map((p) => firewallView(sim, p)), query),
+    handle: (sim, { caller, query }) => pageOf(ownedRecords(sim, caller, 'firewall_policies').map((p) => firewallView(sim, p)), query),
   }),
   defineRoute({
     method: 'post', path: `${PREFIX}/networking/firewalls`, operation: 'linode.firewalls.create', summary: 'Create a firewall', body: CreateFirewallBody,
@@ -102,8 +92,7 @@ const firewallRoutes: RouteDef[] = [
     params: NumericIdParams,
     handle: async (sim, { caller, params }) => {
       const p = owned(sim, caller, 'networking/firewalls', params.id);
-      for (const lb of devicesOf(sim, p)) await setFirewall(sim, caller, lb, null);
-      await svc.deleteFirewallPolicy(sim, caller, p.id);
+      await commitPlans(sim, [...devicesOf(sim, p).map((lb) => planFirewall(sim, caller, lb, null)), svc.planFirewallPolicyDelete(sim, caller, p.id)]);
       return {};
     },
   }),
@@ -117,10 +106,9 @@ const firewallRoutes: RouteDef[] = [
     handle: async (sim, { caller, params, body }) => {
       const p = owned(sim, caller, 'networking/firewalls', params.id);
       const { rules, policies } = simRules(body);
-      await svc.setRules(sim, caller, p.id, rules);
-      const saved = await saveAttrs(sim, record(sim, params.id), { ...fwAttrsOf(p), ...policies });
-      await syncDevices(sim, caller, saved);
-      return rulesView(saved);
+      // The rules, the policies and the source ranges of every NodeBalancer they guard: one commit.
+      const plan = svc.planFirewallPolicyUpdate(sim, caller, p.id, { fields: { rules }, attrs: { [NAME]: { ...fwAttrsOf(p), ...policies } } });
+      return rulesView(await saveWithDevices(sim, caller, plan));
     },
   }),
 ];
@@ -136,7 +124,9 @@ const deviceRoutes: RouteDef[] = [
     params: NumericIdParams, body: DeviceBody,
     handle: async (sim, { caller, params, body }) => {
       if (body.type !== 'nodebalancer') throw invalidField('type', 'only nodebalancer devices are emulated');
-      return deviceView(await attach(sim, caller, owned(sim, caller, 'networking/firewalls', params.id), { n: body.id, field: 'id' }));
+      const plan = planAttach(sim, caller, owned(sim, caller, 'networking/firewalls', params.id), { n: body.id, field: 'id' });
+      await commitPlans(sim, [plan]);
+      return deviceView(plan.doc);
     },
   }),
   defineRoute({

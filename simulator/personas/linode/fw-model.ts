@@ -9,10 +9,12 @@ import { z } from 'zod';
 import type { FirewallRule, FirewallRuleInput } from '../../api/schema/firewall-policies.ts';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField } from '../../server/errors.ts';
+import { commitPlans, ownedRecords, type Plan } from '../../server/resources/common.ts';
 import * as lbs from '../../server/resources/load-balancers/service.ts';
 import type { FirewallPolicyRec, LoadBalancerRec } from '../../server/store/state.ts';
 import { numericIdOf } from '../numeric-ids.ts';
 import { firewallAttrs, type LinodeFirewallAttrs } from './attrs.ts';
+import { NAME } from './common.ts';
 import { attrsOf } from './nb-model.ts';
 
 const Protocol = z.enum(['TCP', 'UDP', 'ICMP', 'IPENCAP']);
@@ -92,18 +94,29 @@ function allowedSources(p: FirewallPolicyRec): string[] {
 /** The NodeBalancers (LBs) a firewall is attached to. */
 export function devicesOf(sim: Sim, p: FirewallPolicyRec): LoadBalancerRec[] {
   const n = numericIdOf(p.id);
-  return sim.store.all('load_balancers').filter((lb) => lb.project_id === p.project_id && lb.status !== 'deleting' && attrsOf(lb).firewall_id === n);
+  return ownedRecords(sim, { projectId: p.project_id }, 'load_balancers').filter((lb) => lb.status !== 'deleting' && attrsOf(lb).firewall_id === n);
 }
 
-/** Sets an LB's firewall (null: none) and the source ranges that follow from it. */
-export async function setFirewall(sim: Sim, caller: Caller, lb: LoadBalancerRec, p: FirewallPolicyRec | null): Promise<void> {
-  await lbs.updateLoadBalancer(sim, caller, lb.id, { source_ranges: p === null ? [] : allowedSources(p) });
-  const current = sim.store.state.load_balancers[lb.id]!;
-  const linode = { ...attrsOf(current), firewall_id: p === null ? null : numericIdOf(p.id) };
-  await sim.store.commit([{ op: 'put', coll: 'load_balancers', doc: { ...current, dialect_attrs: { ...current.dialect_attrs, linode } } }]);
+/** An LB's firewall (null: none) and the source ranges that follow from it, to commit with the rest of an operation. */
+export function planFirewall(sim: Sim, caller: Caller, lb: LoadBalancerRec, p: FirewallPolicyRec | null): Plan<LoadBalancerRec> {
+  const linode = { ...attrsOf(lb), firewall_id: p === null ? null : numericIdOf(p.id) };
+  return lbs.planLoadBalancerUpdate(sim, caller, lb.id, { fields: { source_ranges: p === null ? [] : allowedSources(p) }, attrs: { [NAME]: linode } });
 }
 
-/** Re-applies a changed firewall to every NodeBalancer it is attached to. */
-export async function syncDevices(sim: Sim, caller: Caller, p: FirewallPolicyRec): Promise<void> {
-  for (const lb of devicesOf(sim, p)) await setFirewall(sim, caller, lb, p);
+/** What a firewall given to a new NodeBalancer sets in its create's one commit: the source ranges and the firewall's id. */
+export function guardedBy(p: FirewallPolicyRec | undefined): { fields: { source_ranges?: string[] }; attrs: { firewall_id?: number } } {
+  return p === undefined ? { fields: {}, attrs: {} } : { fields: { source_ranges: allowedSources(p) }, attrs: { firewall_id: numericIdOf(p.id) } };
+}
+
+/** Sets an LB's firewall (null: none) and the source ranges that follow from it, in one commit. */
+export async function setFirewall(sim: Sim, caller: Caller, lb: LoadBalancerRec, p: FirewallPolicyRec | null): Promise<LoadBalancerRec> {
+  const plan = planFirewall(sim, caller, lb, p);
+  await commitPlans(sim, [plan]);
+  return plan.doc;
+}
+
+/** Commits a changed firewall with its NodeBalancers' source ranges, which follow from it, at once. */
+export async function saveWithDevices(sim: Sim, caller: Caller, plan: Plan<FirewallPolicyRec>): Promise<FirewallPolicyRec> {
+  await commitPlans(sim, [plan, ...devicesOf(sim, plan.doc).map((lb) => planFirewall(sim, caller, lb, plan.doc))]);
+  return plan.doc;
 }

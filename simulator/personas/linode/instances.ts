@@ -9,6 +9,7 @@ import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField } from '../../server/errors.ts';
 import { defineRoute, type RouteDef } from '../../server/http.ts';
 import { IMAGES, SERVER_TYPES, ZONES } from '../../server/resources/catalogue/data.ts';
+import { ownedRecords } from '../../server/resources/common.ts';
 import * as svc from '../../server/resources/servers/service.ts';
 import type { ServerActionName } from '../../api/schema/servers.ts';
 import { NumericId, NumericIdParams } from '../numeric-ids.ts';
@@ -65,7 +66,7 @@ export const instanceRoutes: RouteDef[] = [
   defineRoute({
     method: 'get', path: `${PREFIX}/linode/instances`, operation: 'linode.instances.list', summary: 'List instances', query: ListQuery, queryHeaders: ['X-Filter'],
     handle: (sim, { caller, query }) => {
-      const mine = sim.store.all('servers').filter((s) => s.project_id === caller.projectId);
+      const mine = ownedRecords(sim, caller, 'servers');
       return pageOf(mine.map((s) => instanceView(svc.toServer(s))), query);
     },
   }),

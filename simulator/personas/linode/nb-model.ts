@@ -9,9 +9,11 @@
 import type { LoadBalancerService, LoadBalancerTarget, UpdateLoadBalancerRequest } from '../../api/schema/load-balancers.ts';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField } from '../../server/errors.ts';
+import { commitPlans } from '../../server/resources/common.ts';
 import * as svc from '../../server/resources/load-balancers/service.ts';
 import type { LoadBalancerRec } from '../../server/store/state.ts';
 import { lbAttrs, type LinodeConfigAttrs, type LinodeLbAttrs, type LinodeNode } from './attrs.ts';
+import { NAME } from './common.ts';
 import type { ConfigBody, NodeBody } from './nb-schemas.ts';
 
 /** The whole of a config, as its view shows it and requests change it. */
@@ -121,11 +123,9 @@ export interface Target {
   attrs: LinodeLbAttrs;
 }
 
-/** Commits an LB's new configs: simcloud's fields through its LB service (its checks), then the Linode attributes. */
+/** Commits an LB's new configs: simcloud's fields and the Linode attributes together, through its LB service (its checks). */
 export async function commitConfigs(sim: Sim, caller: Caller, { lb, attrs }: Target, configs: Config[]): Promise<LoadBalancerRec> {
-  await svc.updateLoadBalancer(sim, caller, lb.id, simFields(configs));
-  const current = sim.store.state.load_balancers[lb.id]!;
-  const doc: LoadBalancerRec = { ...current, dialect_attrs: { ...current.dialect_attrs, linode: { ...attrs, configs: configs.map(toAttrs) } } };
-  await sim.store.commit([{ op: 'put', coll: 'load_balancers', doc }]);
-  return doc;
+  const plan = svc.planLoadBalancerUpdate(sim, caller, lb.id, { fields: simFields(configs), attrs: { [NAME]: { ...attrs, configs: configs.map(toAttrs) } } });
+  await commitPlans(sim, [plan]);
+  return plan.doc;
 }

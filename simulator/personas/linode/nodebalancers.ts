@@ -6,10 +6,12 @@ import { randomBytes } from 'node:crypto';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField } from '../../server/errors.ts';
 import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { commitPlans, findOwned, getOwned, ownedRecords } from '../../server/resources/common.ts';
 import * as svc from '../../server/resources/load-balancers/service.ts';
-import { NumericIdParams, numericIdOf } from '../numeric-ids.ts';
-import { ListQuery, PREFIX, owned, pageOf, sid, visible } from './common.ts';
-import { attach, firewallView } from './firewalls.ts';
+import { NumericIdParams } from '../numeric-ids.ts';
+import { ListQuery, NAME, PREFIX, owned, pageOf, sid, visible } from './common.ts';
+import { firewallView } from './firewalls.ts';
+import { guardedBy } from './fw-model.ts';
 import { attrsOf, emptyAttrs, newConfig, simFields, toAttrs } from './nb-model.ts';
 import { CreateNodeBalancerBody, UpdateNodeBalancerBody } from './nb-schemas.ts';
 import { nodeBalancerView } from './nb-view.ts';
@@ -22,11 +24,12 @@ async function create(sim: Sim, caller: Caller, body: CreateNodeBalancerBody): P
   const attrs = { ...emptyAttrs(), client_conn_throttle: body.client_conn_throttle ?? 0 };
   const configs = (body.configs ?? []).map((c) => newConfig(attrs, c, c.nodes ?? []));
   const { configs: _c, ...settings } = attrs;
+  const guard = guardedBy(firewall);
   const { load_balancer } = await svc.createLoadBalancer(sim, caller, {
     name: body.label ?? `nodebalancer-${randomBytes(4).toString('hex')}`, location: body.region, labels: labelsOf(body.tags ?? []), ...simFields(configs),
-  }, { dialect_attrs: { linode: { ...settings, configs: configs.map(toAttrs) } } });
-  const lb = sim.store.state.load_balancers[load_balancer.id]!;
-  return nodeBalancerView(firewall === undefined ? lb : await attach(sim, caller, firewall, { n: numericIdOf(lb.id), field: 'firewall_id' }));
+    ...guard.fields,
+  }, { dialect_attrs: { [NAME]: { ...settings, configs: configs.map(toAttrs), ...guard.attrs } } });
+  return nodeBalancerView(getOwned(sim, caller, 'load_balancers', load_balancer.id));
 }
 
 export const nodeBalancerRoutes: RouteDef[] = [
@@ -34,7 +37,7 @@ export const nodeBalancerRoutes: RouteDef[] = [
     method: 'get', path: `${PREFIX}/nodebalancers`, operation: 'linode.nodebalancers.list', summary: 'List NodeBalancers', query: ListQuery,
     queryHeaders: ['X-Filter'],
     handle: (sim, { caller, query }) => {
-      const mine = sim.store.all('load_balancers').filter((lb) => lb.project_id === caller.projectId && visible(lb));
+      const mine = ownedRecords(sim, caller, 'load_balancers').filter(visible);
       return pageOf(mine.map(nodeBalancerView), query);
     },
   }),
@@ -51,13 +54,11 @@ export const nodeBalancerRoutes: RouteDef[] = [
     params: NumericIdParams, body: UpdateNodeBalancerBody,
     handle: async (sim, { caller, params, body }) => {
       const lb = owned(sim, caller, 'nodebalancers', params.id);
-      await svc.updateLoadBalancer(sim, caller, lb.id, { name: body.label, labels: body.tags === undefined ? undefined : labelsOf(body.tags) });
-      const current = sim.store.state.load_balancers[lb.id]!;
-      if (body.client_conn_throttle === undefined) return nodeBalancerView(current);
-      const linode = { ...attrsOf(current), client_conn_throttle: body.client_conn_throttle };
-      const doc = { ...current, dialect_attrs: { ...current.dialect_attrs, linode } };
-      await sim.store.commit([{ op: 'put', coll: 'load_balancers', doc }]);
-      return nodeBalancerView(doc);
+      const attrs = body.client_conn_throttle === undefined ? {} : { [NAME]: { ...attrsOf(lb), client_conn_throttle: body.client_conn_throttle } };
+      const fields = { name: body.label, labels: body.tags === undefined ? undefined : labelsOf(body.tags) };
+      const plan = svc.planLoadBalancerUpdate(sim, caller, lb.id, { fields, attrs });
+      await commitPlans(sim, [plan]);
+      return nodeBalancerView(plan.doc);
     },
   }),
   defineRoute({
@@ -72,7 +73,7 @@ export const nodeBalancerRoutes: RouteDef[] = [
     params: NumericIdParams, query: ListQuery, queryHeaders: ['X-Filter'],
     handle: (sim, { caller, params, query }) => {
       const fw = attrsOf(owned(sim, caller, 'nodebalancers', params.id)).firewall_id;
-      const p = fw === undefined || fw === null ? undefined : sim.store.state.firewall_policies[sid('networking/firewalls', fw)];
+      const p = fw === undefined || fw === null ? undefined : findOwned(sim, caller, 'firewall_policies', sid('networking/firewalls', fw));
       return pageOf(p === undefined ? [] : [firewallView(sim, p)], query);
     },
   }),

@@ -9,9 +9,10 @@ import { z } from 'zod';
 import { Cidr } from '../../api/schema/common.ts';
 import { contains, parseCidr } from '../../../lib/ipv4.ts';
 import type { Caller, Sim } from '../../server/context.ts';
-import { SimcloudError, invalidField, notFound } from '../../server/errors.ts';
+import { invalidField, notFound } from '../../server/errors.ts';
 import { defineRoute, type RouteDef } from '../../server/http.ts';
 import { ZONES } from '../../server/resources/catalogue/data.ts';
+import { findOwned, findRecord, getOwned, ownedRecords } from '../../server/resources/common.ts';
 import * as nets from '../../server/resources/networks/service.ts';
 import type { NetworkRec, ServerRec } from '../../server/store/state.ts';
 import { NumericIdParams, NumericPathId, numericIdOf } from '../numeric-ids.ts';
@@ -36,14 +37,16 @@ function subnetsOf(net: NetworkRec): SubnetView[] {
 
 /** The network behind a subnet id, else 404 naming `field`. */
 export function networkOfSubnet(sim: Sim, caller: Caller, subnetId: number, field: string): NetworkRec {
-  const net = Math.floor(subnetId / 100) >= 1 ? sim.store.state.networks[sid('vpcs', Math.floor(subnetId / 100))] : undefined;
-  if (net === undefined || net.project_id !== caller.projectId || !subnetsOf(net).some((s) => s.id === subnetId)) throw notFound('subnet', String(subnetId), field);
+  const net = Math.floor(subnetId / 100) >= 1 ? findOwned(sim, caller, 'networks', sid('vpcs', Math.floor(subnetId / 100))) : undefined;
+  if (net === undefined || !subnetsOf(net).some((s) => s.id === subnetId)) throw notFound('subnet', String(subnetId), field);
   return net;
 }
 
 const subnetFor = (net: NetworkRec, ip: string): SubnetView => subnetsOf(net).find((s) => contains(parseCidr(s.ipv4), ip)) ?? subnetsOf(net)[0]!;
 const regionOf = (net: NetworkRec): string => ZONES.find((z) => z.id === net.subnets[0]?.zone)?.region ?? ZONES[0]!.region;
-const members = (sim: Sim, net: NetworkRec): ServerRec[] => sim.store.all('servers').filter((s) => s.private_networks.some((p) => p.network_id === net.id));
+// A network's servers are its project's: a server joins only its own project's networks.
+const members = (sim: Sim, net: NetworkRec): ServerRec[] =>
+  ownedRecords(sim, { projectId: net.project_id }, 'servers').filter((s) => s.private_networks.some((p) => p.network_id === net.id));
 const addressOn = (s: ServerRec, net: NetworkRec): string => s.private_networks.find((p) => p.network_id === net.id)!.ip;
 const rangesOf = (net: NetworkRec, ip: string): string[] => net.routes.filter((r) => r.gateway === ip).map((r) => r.destination);
 
@@ -70,7 +73,7 @@ function interfaceView(net: NetworkRec, s: ServerRec): Record<string, unknown> {
 
 /** The one config of an instance (its id is the instance's), with a vpc interface per network it is on. */
 function configView(sim: Sim, s: ServerRec): Record<string, unknown> {
-  const ifaces = s.private_networks.map((p) => interfaceView(sim.store.state.networks[p.network_id]!, s));
+  const ifaces = s.private_networks.map((p) => interfaceView(findRecord(sim, 'networks', p.network_id)!, s));
   return {
     id: numericIdOf(s.id), label: 'default', comments: '', kernel: 'linode/grub2', root_device: '/dev/sda', run_level: 'default', virt_mode: 'paravirt',
     memory_limit: 0, init_rd: null, devices: {}, helpers: {}, interfaces: ifaces, created: linodeTime(s.created), updated: linodeTime(s.created),
@@ -93,22 +96,17 @@ async function createVPC(sim: Sim, caller: Caller, body: z.infer<typeof CreateVP
   if (zone === undefined) throw invalidField('region', `unknown region ${body.region}`);
   const subnets = (body.subnets ?? []).map((s) => ({ zone: zone.id, ip_range: s.ipv4 }));
   const network = await nets.createNetwork(sim, caller, { name: body.label, ...(subnets.length === 1 ? { ip_range: subnets[0]!.ip_range } : {}), subnets });
-  return vpcView(sim, sim.store.state.networks[network.id]!);
+  return vpcView(sim, getOwned(sim, caller, 'networks', network.id));
 }
 
-/** The routes of `ip` on `net` become exactly `wanted`: new ones added, missing ones deleted. */
+/** The routes of `ip` on `net` become exactly `wanted` in one commit: new ones added, missing ones deleted. */
 async function setRanges(sim: Sim, caller: Caller, { net, ip }: { net: NetworkRec; ip: string }, wanted: readonly string[]): Promise<void> {
-  for (const r of net.routes.filter((x) => x.gateway === ip && !wanted.includes(x.destination))) await nets.deleteRoute(sim, caller, net.id, r.id);
   const have = rangesOf(net, ip);
-  for (const [i, dest] of wanted.entries()) {
-    if (have.includes(dest)) continue;
-    try {
-      await nets.createRoute(sim, caller, net.id, { destination: dest, gateway: ip });
-    } catch (e) {
-      if (e instanceof SimcloudError) throw invalidField(`ip_ranges.${i}`, e.message);
-      throw e;
-    }
-  }
+  const add = [...wanted.entries()].filter(([, dest]) => !have.includes(dest));
+  await nets.changeRoutes(sim, caller, net.id, {
+    remove: net.routes.filter((x) => x.gateway === ip && !wanted.includes(x.destination)).map((r) => r.id),
+    add: add.map(([, dest]) => ({ destination: dest, gateway: ip })), field: (k) => `ip_ranges.${add[k]![0]}`,
+  });
 }
 
 async function updateInterface(sim: Sim, caller: Caller, p: z.infer<typeof InterfaceParams>, body: z.infer<typeof InterfaceBody>): Promise<Record<string, unknown>> {
@@ -116,14 +114,14 @@ async function updateInterface(sim: Sim, caller: Caller, p: z.infer<typeof Inter
   if (p.cid !== p.id) throw notFound('config', String(p.cid));
   const att = s.private_networks.find((x) => numericIdOf(x.network_id) === p.iid);
   if (att === undefined) throw notFound('interface', String(p.iid));
-  if (body.ip_ranges !== undefined) await setRanges(sim, caller, { net: sim.store.state.networks[att.network_id]!, ip: att.ip }, body.ip_ranges);
-  return interfaceView(sim.store.state.networks[att.network_id]!, sim.store.state.servers[s.id]!);
+  if (body.ip_ranges !== undefined) await setRanges(sim, caller, { net: getOwned(sim, caller, 'networks', att.network_id), ip: att.ip }, body.ip_ranges);
+  return interfaceView(getOwned(sim, caller, 'networks', att.network_id), getOwned(sim, caller, 'servers', s.id));
 }
 
 export const vpcRoutes: RouteDef[] = [
   defineRoute({
     method: 'get', path: `${PREFIX}/vpcs`, operation: 'linode.vpcs.list', summary: 'List VPCs', query: ListQuery, queryHeaders: ['X-Filter'],
-    handle: (sim, { caller, query }) => pageOf(sim.store.all('networks').filter((n) => n.project_id === caller.projectId).map((n) => vpcView(sim, n)), query),
+    handle: (sim, { caller, query }) => pageOf(ownedRecords(sim, caller, 'networks').map((n) => vpcView(sim, n)), query),
   }),
   defineRoute({
     method: 'post', path: `${PREFIX}/vpcs`, operation: 'linode.vpcs.create', summary: 'Create a VPC', body: CreateVPCBody,

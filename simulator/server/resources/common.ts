@@ -31,12 +31,54 @@ export function parseSelectorParam(selector: string, field = 'label_selector'): 
   }
 }
 
+/** Whose records a read returns: a caller's project, or the project of a record another one refers to. */
+export type Owner = Pick<Caller, 'projectId'>;
+
+/** The record `id` of `coll`, whichever project it belongs to (for a record another record points at). */
+export function findRecord<C extends CollectionName>(sim: Sim, coll: C, id: string): Collections[C] | undefined {
+  return sim.store.state[coll][id] as Collections[C] | undefined;
+}
+
+/** The record `id` of `coll` if it belongs to the owner's project, else undefined. */
+export function findOwned<C extends CollectionName>(sim: Sim, owner: Owner, coll: C, id: string): Collections[C] | undefined {
+  const doc = findRecord(sim, coll, id);
+  return (doc as { project_id?: string } | undefined)?.project_id === owner.projectId ? doc : undefined;
+}
+
 /** The record `id` of `coll` if it belongs to the caller's project, else not_found. */
-export function getOwned<C extends CollectionName>(sim: Sim, caller: Caller, coll: C, ref: string | { id: string; field: string }): Collections[C] {
+export function getOwned<C extends CollectionName>(sim: Sim, caller: Owner, coll: C, ref: string | { id: string; field: string }): Collections[C] {
   const { id, field } = typeof ref === 'string' ? { id: ref, field: undefined } : ref;
-  const doc = sim.store.state[coll][id] as (Collections[C] & { project_id?: string }) | undefined;
-  if (doc === undefined || doc.project_id !== caller.projectId) throw notFound(coll.replace(/s$/, '').replace(/_/g, ' '), id, field);
+  const doc = findOwned(sim, caller, coll, id);
+  if (doc === undefined) throw notFound(coll.replace(/s$/, '').replace(/_/g, ' '), id, field);
   return doc;
+}
+
+/** Every record of `coll` in the owner's project, in creation order. */
+export function ownedRecords<C extends CollectionName>(sim: Sim, owner: Owner, coll: C): Collections[C][] {
+  return sim.store.all(coll).filter((d) => (d as { project_id?: string }).project_id === owner.projectId);
+}
+
+/**
+ * A record change a service has checked but not committed. One API operation may change several records (a
+ * firewall and the load balancers it guards): its service calls each plan, then `commitPlans` commits them
+ * all at once, so a crash leaves the operation whole or absent. Plan each record once per operation: a plan
+ * reads the store as committed, not the other plans.
+ */
+export interface Plan<T> {
+  doc: T;
+  changes: Change[];
+}
+
+export async function commitPlans(sim: Sim, plans: readonly Plan<unknown>[]): Promise<void> {
+  await sim.store.commit(plans.flatMap((p) => p.changes));
+}
+
+/** Persona attributes to set on a record: whole slices by persona name (`{ linode: {...} }`); others stay. */
+export type AttrSlices = Readonly<Record<string, unknown>>;
+
+/** A record's persona attributes with `attrs` laid over them. */
+export function withAttrs<T extends { dialect_attrs?: Record<string, unknown> | undefined }>(doc: T, attrs: AttrSlices): T {
+  return Object.keys(attrs).length === 0 ? doc : { ...doc, dialect_attrs: { ...doc.dialect_attrs, ...attrs } };
 }
 
 export function ensureUnlocked(doc: { id: string; locked: boolean }, what: string): void {
@@ -138,14 +180,33 @@ export interface StartAction {
 
 /** Commits the resource in its first stage (locked) with a new action, then runs the action. */
 export async function startAction(sim: Sim, caller: Caller, spec: StartAction): Promise<ActionRec> {
-  const { ids, change } = newIds(sim, 'act');
-  const action = sim.engine.begin({ command: spec.command, projectId: caller.projectId, resourceId: spec.doc.id, resources: spec.resources, id: ids[0]! });
-  const first = sim.engine.firstState(spec.command);
-  const status = 'status' in spec.doc && isStatusCommand(spec.command) ? { status: first } : {};
+  return (await startActions(sim, caller, { ...spec, commands: [spec.command] }))[0]!;
+}
+
+/**
+ * Like startAction with one action per command, all on `doc` and committed together (the first command sets
+ * its status): several routes of a network added and deleted in one operation.
+ */
+export async function startActions(sim: Sim, caller: Caller, spec: Omit<StartAction, 'command'> & { commands: readonly ActionCommand[] }): Promise<ActionRec[]> {
+  const { ids, change } = newIds(sim, ...spec.commands.map(() => 'act'));
+  const actions = spec.commands.map((command, i) => sim.engine.begin({ command, projectId: caller.projectId, resourceId: spec.doc.id, resources: spec.resources, id: ids[i]! }));
+  const command = spec.commands[0]!;
+  const status = 'status' in spec.doc && isStatusCommand(command) ? { status: sim.engine.firstState(command) } : {};
   const lock = 'locked' in spec.doc ? { locked: true } : {};
-  await sim.store.commit([change, ...(spec.extra ?? []), { op: 'put', coll: spec.coll, doc: { ...spec.doc, ...status, ...lock } }, { op: 'put', coll: 'actions', doc: action }]);
-  sim.engine.run(action);
-  return action;
+  const extra = spec.extra ?? [];
+  await sim.store.commit([
+    change, ...extra, ...highestId([change, ...extra]), { op: 'put', coll: spec.coll, doc: { ...spec.doc, ...status, ...lock } },
+    ...actions.map((doc): Change => ({ op: 'put', coll: 'actions', doc })),
+  ]);
+  for (const a of actions) sim.engine.run(a);
+  return actions;
+}
+
+/** The id counter after ids allocated twice in one tick (a route's and its action's): the highest, last. */
+function highestId(changes: readonly Change[]): Change[] {
+  const counts = changes.flatMap((c) => (c.op === 'meta' && c.next_id !== undefined ? [c.next_id] : []));
+  const top = Math.max(...counts);
+  return counts.at(-1) === top ? [] : [{ op: 'meta', next_id: top }];
 }
 
 const NON_STATUS = new Set<ActionCommand>(['attach_server_to_network', 'detach_server_from_network', 'attach_load_balancer_to_network', 'detach_load_balancer_from_network', 'add_route', 'delete_route']);

@@ -5,7 +5,7 @@ import type {
 import { newIds, nowIso, type Caller, type Sim } from '../../context.ts';
 import { conflict } from '../../errors.ts';
 import type { FirewallPolicyRec } from '../../store/state.ts';
-import { getOwned, listOwned, owned, publicView, type ListQuery } from '../common.ts';
+import { commitPlans, getOwned, listOwned, owned, publicView, withAttrs, type AttrSlices, type ListQuery, type Plan } from '../common.ts';
 
 export function toFirewallPolicy(p: FirewallPolicyRec): FirewallPolicy {
   const { dialect_attrs: _dialects, ...rest } = publicView(p);
@@ -29,10 +29,8 @@ function checkGroup(sim: Sim, caller: Caller, groupId: string, selfId: string | 
   if (other !== undefined) throw conflict(`server group ${groupId} already has firewall policy ${other.id}`, 'server_group_id');
 }
 
-/** `attrs`: a dialect's own attributes, stored on the record from its first commit. */
-export async function createFirewallPolicy(
-  sim: Sim, caller: Caller, body: CreateFirewallPolicyRequest, attrs: Pick<FirewallPolicyRec, 'dialect_attrs'> = {},
-): Promise<FirewallPolicy> {
+/** createFirewallPolicy's checks and record, not yet committed (see Plan). */
+export function planFirewallPolicyCreate(sim: Sim, caller: Caller, body: CreateFirewallPolicyRequest, attrs: Pick<FirewallPolicyRec, 'dialect_attrs'> = {}): Plan<FirewallPolicyRec> {
   checkName(sim, caller, body.name);
   if (body.server_group_id !== undefined) checkGroup(sim, caller, body.server_group_id, undefined);
   const { ids, change } = newIds(sim, 'fwp');
@@ -40,8 +38,16 @@ export async function createFirewallPolicy(
     id: ids[0]!, project_id: caller.projectId, name: body.name, description: body.description ?? '', labels: body.labels ?? {},
     server_group_id: body.server_group_id ?? null, rules: (body.rules ?? []).map(toRule), created: nowIso(sim), ...attrs,
   };
-  await sim.store.commit([change, { op: 'put', coll: 'firewall_policies', doc }]);
-  return toFirewallPolicy(doc);
+  return { doc, changes: [change, { op: 'put', coll: 'firewall_policies', doc }] };
+}
+
+/** `attrs`: a persona's own attributes, stored on the record from its first commit. */
+export async function createFirewallPolicy(
+  sim: Sim, caller: Caller, body: CreateFirewallPolicyRequest, attrs: Pick<FirewallPolicyRec, 'dialect_attrs'> = {},
+): Promise<FirewallPolicy> {
+  const plan = planFirewallPolicyCreate(sim, caller, body, attrs);
+  await commitPlans(sim, [plan]);
+  return toFirewallPolicy(plan.doc);
 }
 
 export function listFirewallPolicies(sim: Sim, caller: Caller, q: ListQuery): { firewall_policies: FirewallPolicy[]; meta: unknown } {
@@ -56,14 +62,28 @@ async function save(sim: Sim, doc: FirewallPolicyRec): Promise<FirewallPolicy> {
   return toFirewallPolicy(doc);
 }
 
-export async function updateFirewallPolicy(sim: Sim, caller: Caller, id: string, body: UpdateFirewallPolicyRequest): Promise<FirewallPolicy> {
+/** What one operation changes on a policy: its fields, its rules (replaced whole) and persona attribute slices. */
+export interface FirewallPolicyUpdate {
+  fields: UpdateFirewallPolicyRequest & { rules?: FirewallRuleInput[] };
+  attrs?: AttrSlices;
+}
+
+/** The update's checks and record, not yet committed (see Plan). */
+export function planFirewallPolicyUpdate(sim: Sim, caller: Caller, id: string, { fields, attrs = {} }: FirewallPolicyUpdate): Plan<FirewallPolicyRec> {
   const p = getOwned(sim, caller, 'firewall_policies', id);
-  if (body.name !== undefined) checkName(sim, caller, body.name, id);
-  const doc = { ...p };
-  if (body.name !== undefined) doc.name = body.name;
-  if (body.description !== undefined) doc.description = body.description;
-  if (body.labels !== undefined) doc.labels = body.labels;
-  return save(sim, doc);
+  if (fields.name !== undefined) checkName(sim, caller, fields.name, id);
+  const doc = withAttrs({ ...p }, attrs);
+  if (fields.name !== undefined) doc.name = fields.name;
+  if (fields.description !== undefined) doc.description = fields.description;
+  if (fields.labels !== undefined) doc.labels = fields.labels;
+  if (fields.rules !== undefined) doc.rules = fields.rules.map(toRule);
+  return { doc, changes: [{ op: 'put', coll: 'firewall_policies', doc }] };
+}
+
+export async function updateFirewallPolicy(sim: Sim, caller: Caller, id: string, body: UpdateFirewallPolicyRequest): Promise<FirewallPolicy> {
+  const plan = planFirewallPolicyUpdate(sim, caller, id, { fields: body });
+  await commitPlans(sim, [plan]);
+  return toFirewallPolicy(plan.doc);
 }
 
 export async function setRules(sim: Sim, caller: Caller, id: string, rules: FirewallRuleInput[]): Promise<FirewallPolicy> {
@@ -80,7 +100,12 @@ export async function removePolicy(sim: Sim, caller: Caller, id: string): Promis
   return save(sim, { ...getOwned(sim, caller, 'firewall_policies', id), server_group_id: null });
 }
 
+/** deleteFirewallPolicy's check and change, not yet committed (see Plan). */
+export function planFirewallPolicyDelete(sim: Sim, caller: Caller, id: string): Plan<FirewallPolicyRec> {
+  const doc = getOwned(sim, caller, 'firewall_policies', id);
+  return { doc, changes: [{ op: 'del', coll: 'firewall_policies', id }] };
+}
+
 export async function deleteFirewallPolicy(sim: Sim, caller: Caller, id: string): Promise<void> {
-  getOwned(sim, caller, 'firewall_policies', id);
-  await sim.store.commit([{ op: 'del', coll: 'firewall_policies', id }]);
+  await commitPlans(sim, [planFirewallPolicyDelete(sim, caller, id)]);
 }

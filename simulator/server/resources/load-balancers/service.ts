@@ -6,7 +6,9 @@ import { newIds, nowIso, type Caller, type DataplanePort, type Sim } from '../..
 import { conflict, invalidField } from '../../errors.ts';
 import type { ActionRec, Change, IpBlockRec, LoadBalancerRec } from '../../store/state.ts';
 import { REGIONS, regionById, zoneById } from '../catalogue/data.ts';
-import { ensureUnlocked, getOwned, listOwned, owned, parseSelectorParam, publicView, startAction, type ListQuery } from '../common.ts';
+import {
+  commitPlans, ensureUnlocked, getOwned, listOwned, owned, parseSelectorParam, publicView, startAction, withAttrs, type AttrSlices, type ListQuery, type Plan,
+} from '../common.ts';
 import { privateAddress } from '../servers/service.ts';
 
 export function toLoadBalancer(sim: Sim, lb: LoadBalancerRec): LoadBalancer {
@@ -96,16 +98,40 @@ export function listLoadBalancers(sim: Sim, caller: Caller, q: ListQuery): { loa
 
 export const getLoadBalancer = (sim: Sim, caller: Caller, id: string): LoadBalancer => toLoadBalancer(sim, getOwned(sim, caller, 'load_balancers', id));
 
-/** Replaces each given field; allowed while provisioning, not while deleting. */
-export async function updateLoadBalancer(sim: Sim, caller: Caller, id: string, body: UpdateLoadBalancerRequest): Promise<LoadBalancer> {
+/** A load balancer's new fields and the persona attribute slices set with them (one operation, one commit). */
+export interface LoadBalancerUpdate {
+  fields: UpdateLoadBalancerRequest;
+  attrs?: AttrSlices;
+}
+
+/** updateLoadBalancer's checks and record, not yet committed (see Plan). */
+export function planLoadBalancerUpdate(sim: Sim, caller: Caller, id: string, { fields, attrs = {} }: LoadBalancerUpdate): Plan<LoadBalancerRec> {
   const lb = getOwned(sim, caller, 'load_balancers', id);
   if (lb.status === 'deleting') throw conflict(`load balancer ${id} is being deleted`);
-  if (body.name !== undefined) checkName(sim, caller, body.name, id);
-  checkTargets(sim, caller, body.targets);
-  const doc: LoadBalancerRec = { ...lb };
-  for (const [k, v] of Object.entries(body)) if (v !== undefined) (doc as Record<string, unknown>)[k] = v;
-  await sim.store.commit([{ op: 'put', coll: 'load_balancers', doc }]);
-  return toLoadBalancer(sim, doc);
+  if (fields.name !== undefined) checkName(sim, caller, fields.name, id);
+  checkTargets(sim, caller, fields.targets);
+  const doc: LoadBalancerRec = withAttrs({ ...lb }, attrs);
+  for (const [k, v] of Object.entries(fields)) if (v !== undefined) (doc as Record<string, unknown>)[k] = v;
+  return { doc, changes: [{ op: 'put', coll: 'load_balancers', doc }] };
+}
+
+/** Replaces each given field; allowed while provisioning, not while deleting. */
+export async function updateLoadBalancer(sim: Sim, caller: Caller, id: string, body: UpdateLoadBalancerRequest): Promise<LoadBalancer> {
+  const plan = planLoadBalancerUpdate(sim, caller, id, { fields: body });
+  await commitPlans(sim, [plan]);
+  return toLoadBalancer(sim, plan.doc);
+}
+
+/** An update and the update_load_balancer action that applies it, in one commit: the LB is locked and `updating` until it ends. */
+export async function updateLoadBalancerByAction(sim: Sim, caller: Caller, id: string, update: LoadBalancerUpdate): Promise<ActionRec> {
+  ensureUnlocked(getOwned(sim, caller, 'load_balancers', id), 'load balancer');
+  const { doc } = planLoadBalancerUpdate(sim, caller, id, update);
+  return startAction(sim, caller, { command: 'update_load_balancer', coll: 'load_balancers', doc });
+}
+
+/** The load balancers whose resolved targets include server `serverId` (a view of the server). */
+export function loadBalancersTargeting(sim: Sim, serverId: string): LoadBalancerRec[] {
+  return sim.store.all('load_balancers').filter((lb) => sim.targets.resolve(lb).some((t) => t.server_id === serverId));
 }
 
 export async function deleteLoadBalancer(sim: Sim, caller: Caller, id: string): Promise<ActionRec> {

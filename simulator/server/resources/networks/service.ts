@@ -1,12 +1,12 @@
 /** Network rules: ranges and subnets, route validation (gateway in range, no overlaps), attachments. */
 import type { CreateNetworkRequest, CreateRouteRequest, Network, Route, UpdateNetworkRequest } from '../../../api/schema/networks.ts';
 import { newIds, nowIso, type Caller, type Sim } from '../../context.ts';
-import { conflict, invalidField, notFound } from '../../errors.ts';
+import { SimcloudError, conflict, invalidField, notFound } from '../../errors.ts';
 import { contains, formatCidr, hasHostBits, intToIp, overlaps, parseCidr, rangeContains } from '../../../../lib/ipv4.ts';
 import { firstFreeRange } from '../../ipam.ts';
 import type { ActionRec, NetworkRec } from '../../store/state.ts';
 import { zoneById } from '../catalogue/data.ts';
-import { getOwned, listOwned, owned, publicView, startAction, type ListQuery } from '../common.ts';
+import { getOwned, listOwned, owned, publicView, startAction, startActions, type ListQuery } from '../common.ts';
 
 export function toNetwork(sim: Sim, n: NetworkRec): Network {
   const servers = sim.store.all('servers').filter((s) => s.private_networks.some((p) => p.network_id === n.id)).map((s) => s.id);
@@ -44,14 +44,20 @@ function checkName(sim: Sim, caller: Caller, name: string, selfId?: string): voi
   if (owned<NetworkRec>(sim, caller, 'networks').some((n) => n.name === name && n.id !== selfId)) throw conflict(`a network named ${name} exists`, 'name');
 }
 
-export async function createNetwork(sim: Sim, caller: Caller, body: CreateNetworkRequest): Promise<Network> {
+/**
+ * `routes`: created with the network in the same commit (a persona's create carries them), each with the
+ * add_route action createRoute gives it.
+ */
+export async function createNetwork(sim: Sim, caller: Caller, body: CreateNetworkRequest, routes: readonly CreateRouteRequest[] = []): Promise<Network> {
   checkName(sim, caller, body.name);
   if (body.ip_range !== undefined) checkCidr(body.ip_range, 'ip_range');
   const ipRange = body.ip_range ?? defaultRange(sim);
   const subnets = buildSubnets(ipRange, body.subnets);
-  const { ids, change } = newIds(sim, 'net');
-  const doc: NetworkRec = { id: ids[0]!, project_id: caller.projectId, name: body.name, ip_range: ipRange, subnets, routes: [], labels: body.labels ?? {}, created: nowIso(sim) };
-  await sim.store.commit([change, { op: 'put', coll: 'networks', doc }]);
+  const { ids, change } = newIds(sim, 'net', ...routes.map(() => 'rte'));
+  const net: NetworkRec = { id: ids[0]!, project_id: caller.projectId, name: body.name, ip_range: ipRange, subnets, routes: [], labels: body.labels ?? {}, created: nowIso(sim) };
+  const doc = withRoutes(sim, net, { routes, ids: ids.slice(1) });
+  if (routes.length === 0) await sim.store.commit([change, { op: 'put', coll: 'networks', doc }]);
+  else await startActions(sim, caller, { commands: routes.map(() => 'add_route'), coll: 'networks', doc, extra: [change] });
   return toNetwork(sim, doc);
 }
 
@@ -94,14 +100,53 @@ function checkRoute(net: NetworkRec, body: CreateRouteRequest): void {
   }
 }
 
+/** Routes to add, their ids (allocated by the caller), and how errors name route i (else as createRoute does). */
+interface NewRoutes {
+  routes: readonly CreateRouteRequest[];
+  ids: readonly string[];
+  field?: (i: number) => string;
+}
+
+/** `net` with the routes added in turn, each checked against the ones before it. */
+function withRoutes(sim: Sim, net: NetworkRec, { routes, ids, field }: NewRoutes): NetworkRec {
+  let doc = net;
+  routes.forEach((body, i) => {
+    try {
+      checkRoute(doc, body);
+    } catch (err) {
+      if (field !== undefined && err instanceof SimcloudError) throw invalidField(field(i), err.message);
+      throw err;
+    }
+    const route: Route = { id: ids[i]!, name: body.name ?? null, destination: body.destination, gateway: body.gateway, created: nowIso(sim) };
+    doc = { ...doc, routes: [...doc.routes, route] };
+  });
+  return doc;
+}
+
 export async function createRoute(sim: Sim, caller: Caller, id: string, body: CreateRouteRequest): Promise<{ route: Route; action: ActionRec }> {
   const net = getOwned(sim, caller, 'networks', id);
-  checkRoute(net, body);
   const { ids, change } = newIds(sim, 'rte');
-  const route: Route = { id: ids[0]!, name: body.name ?? null, destination: body.destination, gateway: body.gateway, created: nowIso(sim) };
-  const doc = { ...net, routes: [...net.routes, route] };
+  const doc = withRoutes(sim, net, { routes: [body], ids });
   const action = await startAction(sim, caller, { command: 'add_route', coll: 'networks', doc, extra: [change] });
-  return { route, action };
+  return { route: doc.routes.at(-1)!, action };
+}
+
+/**
+ * Routes deleted (by id) and added in one commit, each with the action deleteRoute or createRoute gives it, so
+ * a persona call that sets several routes is applied whole or not at all. `field(i)` names added route i in
+ * errors (as invalid input).
+ */
+export async function changeRoutes(
+  sim: Sim, caller: Caller, id: string, change: { remove: readonly string[]; add: readonly CreateRouteRequest[]; field?: (i: number) => string },
+): Promise<ActionRec[]> {
+  const net = getOwned(sim, caller, 'networks', id);
+  for (const routeId of change.remove) if (!net.routes.some((r) => r.id === routeId)) throw notFound('route', routeId);
+  const { ids, change: idChange } = newIds(sim, ...change.add.map(() => 'rte'));
+  const kept = { ...net, routes: net.routes.filter((r) => !change.remove.includes(r.id)) };
+  const doc = withRoutes(sim, kept, { routes: change.add, ids, field: change.field });
+  const commands = [...change.remove.map(() => 'delete_route' as const), ...change.add.map(() => 'add_route' as const)];
+  if (commands.length === 0) return [];
+  return startActions(sim, caller, { commands, coll: 'networks', doc, extra: change.add.length === 0 ? [] : [idChange] });
 }
 
 export async function deleteRoute(sim: Sim, caller: Caller, id: string, routeId: string): Promise<ActionRec> {
