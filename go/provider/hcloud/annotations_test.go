@@ -6,11 +6,13 @@ import (
 	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+
+	"ccm-sandbox/go/internal/providerkit"
 )
 
 func defaults(t *testing.T) LoadBalancerDefaults {
 	t.Helper()
-	cfg, err := LoadConfig(env(map[string]string{EnvEndpoint: "http://127.0.0.1:1/hcloud/v1", EnvToken: "t", EnvLBLocation: "fsn1"}))
+	cfg, err := LoadConfig(providerkit.Map(map[string]string{EnvEndpoint: "http://127.0.0.1:1/hcloud/v1", EnvToken: "t", EnvLBLocation: "fsn1"}))
 	if err != nil {
 		t.Fatal(err)
 	}

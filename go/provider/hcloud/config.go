@@ -1,13 +1,12 @@
 package hcloud
 
 import (
-	"fmt"
-	"net/url"
-	"strconv"
-	"strings"
+	"math"
 	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+
+	"ccm-sandbox/go/internal/providerkit"
 )
 
 // Environment variables read by the provider: the names and meanings of Hetzner's own
@@ -75,143 +74,51 @@ type LoadBalancerDefaults struct {
 
 // LoadConfig reads the environment through lookup (os.LookupEnv in production). Every problem is
 // reported at once, each naming the variable to fix.
-func LoadConfig(lookup func(string) (string, bool)) (Config, error) {
-	p := envParser{lookup: lookup}
+func LoadConfig(lookup providerkit.Lookup) (_ Config, err error) {
+	defer providerkit.Wrap(&err, ProviderName, "LoadConfig")
+	env := providerkit.Env(lookup)
 	cfg := Config{
-		Endpoint:      p.str(EnvEndpoint),
-		Token:         p.str(EnvToken),
-		Network:       p.str(EnvNetwork),
-		AddressFamily: strings.ToLower(or(p.str(EnvAddressFamily), addressFamilyIPv4)),
-		LoadBalancer:  p.loadBalancerDefaults(),
+		// No default endpoint: this provider must never reach a real cloud by accident.
+		Endpoint:      env.URL(EnvEndpoint, "", "http://127.0.0.1:4600/hcloud/v1"),
+		Token:         env.Token(EnvToken, "an API token"),
+		Network:       env.String(EnvNetwork, ""),
+		AddressFamily: providerkit.OneOf(env, EnvAddressFamily, addressFamilyIPv4, addressFamilyIPv4, addressFamilyIPv6, addressFamilyDualStack),
+		LoadBalancer:  loadBalancerDefaults(env),
 	}
-	cfg.RoutesEnabled = cfg.Network != "" && p.boolean(EnvNetworkRoutesEnabled, true)
-	p.validate(cfg)
-	if len(p.problems) > 0 {
-		return Config{}, fmt.Errorf("invalid hcloud configuration: %s", strings.Join(p.problems, "; "))
+	cfg.RoutesEnabled = cfg.Network != "" && env.Bool(EnvNetworkRoutesEnabled, true)
+	if cfg.LoadBalancer.Location != "" && cfg.LoadBalancer.NetworkZone != "" {
+		env.Problemf("%s and %s are both set: set only one", EnvLBLocation, EnvLBNetworkZone)
+	}
+	if err := env.Err("invalid configuration"); err != nil {
+		return Config{}, err
 	}
 	return cfg, nil
 }
 
-func (p *envParser) loadBalancerDefaults() LoadBalancerDefaults {
+func loadBalancerDefaults(env *providerkit.Reader) LoadBalancerDefaults {
 	return LoadBalancerDefaults{
-		Enabled:               p.boolean(EnvLBEnabled, true),
-		Location:              p.str(EnvLBLocation),
-		NetworkZone:           p.str(EnvLBNetworkZone),
-		Type:                  or(p.str(EnvLBType), defaultLoadBalancerType),
-		Algorithm:             p.algorithm(EnvLBAlgorithmType),
-		UsePrivateIP:          p.boolean(EnvLBUsePrivateIP, false),
-		DisablePublicNetwork:  p.optionalBool(EnvLBDisablePublicNetwork),
-		PrivateIngressEnabled: !p.boolean(EnvLBDisablePrivateIngress, false),
-		IPv6Enabled:           !p.boolean(EnvLBDisableIPv6, false),
-		ProxyProtocol:         p.boolean(EnvLBUsesProxyProtocol, false),
-		HealthCheckInterval:   p.duration(EnvLBHealthCheckInterval, defaultHealthCheckInterval),
-		HealthCheckTimeout:    p.duration(EnvLBHealthCheckTimeout, defaultHealthCheckTimeout),
-		HealthCheckRetries:    p.integer(EnvLBHealthCheckRetries, defaultHealthCheckRetries),
+		Enabled:               env.Bool(EnvLBEnabled, true),
+		Location:              env.String(EnvLBLocation, ""),
+		NetworkZone:           env.String(EnvLBNetworkZone, ""),
+		Type:                  env.String(EnvLBType, defaultLoadBalancerType),
+		Algorithm:             providerkit.OneOf(env, EnvLBAlgorithmType, hcloud.LoadBalancerAlgorithmTypeRoundRobin, algorithms...),
+		UsePrivateIP:          env.Bool(EnvLBUsePrivateIP, false),
+		DisablePublicNetwork:  env.OptionalBool(EnvLBDisablePublicNetwork, nil),
+		PrivateIngressEnabled: !env.Bool(EnvLBDisablePrivateIngress, false),
+		IPv6Enabled:           !env.Bool(EnvLBDisableIPv6, false),
+		ProxyProtocol:         env.Bool(EnvLBUsesProxyProtocol, false),
+		HealthCheckInterval:   env.Duration(EnvLBHealthCheckInterval, defaultHealthCheckInterval, 0),
+		HealthCheckTimeout:    env.Duration(EnvLBHealthCheckTimeout, defaultHealthCheckTimeout, 0),
+		HealthCheckRetries:    env.Int(EnvLBHealthCheckRetries, defaultHealthCheckRetries, 0, math.MaxInt),
 	}
 }
+
+// algorithms are the load balancer algorithms Hetzner offers.
+var algorithms = []hcloud.LoadBalancerAlgorithmType{hcloud.LoadBalancerAlgorithmTypeRoundRobin, hcloud.LoadBalancerAlgorithmTypeLeastConnections}
 
 func or(value, fallback string) string {
 	if value == "" {
 		return fallback
 	}
 	return value
-}
-
-// envParser collects every problem instead of stopping at the first.
-type envParser struct {
-	lookup   func(string) (string, bool)
-	problems []string
-}
-
-func (p *envParser) problem(format string, args ...any) {
-	p.problems = append(p.problems, fmt.Sprintf(format, args...))
-}
-
-func (p *envParser) str(env string) string {
-	v, _ := p.lookup(env)
-	return strings.TrimSpace(v)
-}
-
-func (p *envParser) optionalBool(env string) *bool {
-	raw := p.str(env)
-	if raw == "" {
-		return nil
-	}
-	b, err := strconv.ParseBool(raw)
-	if err != nil {
-		p.problem("%s=%q must be true or false", env, raw)
-		return nil
-	}
-	return &b
-}
-
-func (p *envParser) boolean(env string, fallback bool) bool {
-	if b := p.optionalBool(env); b != nil {
-		return *b
-	}
-	return fallback
-}
-
-func (p *envParser) duration(env string, fallback time.Duration) time.Duration {
-	raw := p.str(env)
-	if raw == "" {
-		return fallback
-	}
-	d, err := time.ParseDuration(raw)
-	if err != nil || d <= 0 {
-		p.problem("%s=%q must be a duration like 5s or 1m", env, raw)
-	}
-	return d
-}
-
-func (p *envParser) integer(env string, fallback int) int {
-	raw := p.str(env)
-	if raw == "" {
-		return fallback
-	}
-	n, err := strconv.Atoi(raw)
-	if err != nil || n < 0 {
-		p.problem("%s=%q must be a whole number", env, raw)
-	}
-	return n
-}
-
-func (p *envParser) algorithm(env string) hcloud.LoadBalancerAlgorithmType {
-	raw := strings.ToLower(p.str(env))
-	if raw == "" {
-		return hcloud.LoadBalancerAlgorithmTypeRoundRobin
-	}
-	alg, err := parseAlgorithm(raw)
-	if err != nil {
-		p.problem("%s=%q: %v", env, raw, err)
-	}
-	return alg
-}
-
-func parseAlgorithm(raw string) (hcloud.LoadBalancerAlgorithmType, error) {
-	switch alg := hcloud.LoadBalancerAlgorithmType(raw); alg {
-	case hcloud.LoadBalancerAlgorithmTypeRoundRobin, hcloud.LoadBalancerAlgorithmTypeLeastConnections:
-		return alg, nil
-	}
-	return "", fmt.Errorf("allowed: %s, %s", hcloud.LoadBalancerAlgorithmTypeRoundRobin, hcloud.LoadBalancerAlgorithmTypeLeastConnections)
-}
-
-func (p *envParser) validate(cfg Config) {
-	// No default endpoint: this provider must never reach a real cloud by accident.
-	if u, err := url.Parse(cfg.Endpoint); cfg.Endpoint == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		p.problem("%s=%q must be the API's base URL, e.g. http://127.0.0.1:4600/hcloud/v1", EnvEndpoint, cfg.Endpoint)
-	}
-	if cfg.Token == "" {
-		p.problem("%s is not set: an API token", EnvToken)
-	} else if strings.ContainsAny(cfg.Token, " \t\r\n") {
-		p.problem("%s contains a space or line break", EnvToken)
-	}
-	switch cfg.AddressFamily {
-	case addressFamilyIPv4, addressFamilyIPv6, addressFamilyDualStack:
-	default:
-		p.problem("%s=%q: allowed: ipv4, ipv6, dualstack", EnvAddressFamily, cfg.AddressFamily)
-	}
-	if cfg.LoadBalancer.Location != "" && cfg.LoadBalancer.NetworkZone != "" {
-		p.problem("%s and %s are both set: set only one", EnvLBLocation, EnvLBNetworkZone)
-	}
 }

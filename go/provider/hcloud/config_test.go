@@ -1,30 +1,21 @@
 package hcloud
 
 import (
+	"maps"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
-)
 
-func env(vars map[string]string) func(string) (string, bool) {
-	return func(k string) (string, bool) {
-		v, ok := vars[k]
-		return v, ok
-	}
-}
+	"ccm-sandbox/go/internal/providerkit"
+)
 
 func TestLoadConfig(t *testing.T) {
 	base := map[string]string{EnvEndpoint: "http://127.0.0.1:4600/hcloud/v1", EnvToken: "secret"}
 	with := func(extra map[string]string) map[string]string {
-		out := map[string]string{}
-		for k, v := range base {
-			out[k] = v
-		}
-		for k, v := range extra {
-			out[k] = v
-		}
+		out := maps.Clone(base)
+		maps.Copy(out, extra)
 		return out
 	}
 	cases := []struct {
@@ -70,7 +61,7 @@ func TestLoadConfig(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg, err := LoadConfig(env(tc.vars))
+			cfg, err := LoadConfig(providerkit.Map(tc.vars))
 			if len(tc.wantErr) > 0 {
 				if err == nil {
 					t.Fatalf("no error; config %+v", cfg)

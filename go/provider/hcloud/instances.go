@@ -9,6 +9,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	cloudprovider "k8s.io/cloud-provider"
 	"k8s.io/cloud-provider/names"
+
+	"ccm-sandbox/go/internal/providerkit"
 )
 
 var _ cloudprovider.InstancesV2 = (*instances)(nil)
@@ -44,25 +46,28 @@ func (i *instances) serverFor(ctx context.Context, node *v1.Node) (*hcloud.Serve
 func (i *instances) lookup(ctx context.Context, node *v1.Node, controller, method string) (*hcloud.Server, error) {
 	server, err := i.serverFor(withCaller(ctx, controller, node.Name, method), node)
 	if err != nil {
-		return nil, fmt.Errorf("%s: node %s: %w", method, node.Name, err)
+		return nil, fmt.Errorf("node %s: %w", node.Name, err)
 	}
 	return server, nil
 }
 
 // InstanceExists is false only when the API answers that the node's server does not exist.
-func (i *instances) InstanceExists(ctx context.Context, node *v1.Node) (bool, error) {
+func (i *instances) InstanceExists(ctx context.Context, node *v1.Node) (_ bool, err error) {
+	defer providerkit.Wrap(&err, ProviderName, "InstanceExists")
 	server, err := i.lookup(ctx, node, names.CloudNodeLifecycleController, "InstanceExists")
 	return server != nil, err
 }
 
 // InstanceShutdown is true for a server whose status is off.
-func (i *instances) InstanceShutdown(ctx context.Context, node *v1.Node) (bool, error) {
+func (i *instances) InstanceShutdown(ctx context.Context, node *v1.Node) (_ bool, err error) {
+	defer providerkit.Wrap(&err, ProviderName, "InstanceShutdown")
 	server, err := i.lookup(ctx, node, names.CloudNodeLifecycleController, "InstanceShutdown")
 	return server != nil && server.Status == hcloud.ServerStatusOff, err
 }
 
 // InstanceMetadata returns the providerID, server type, zone (datacenter), region (location) and addresses.
-func (i *instances) InstanceMetadata(ctx context.Context, node *v1.Node) (*cloudprovider.InstanceMetadata, error) {
+func (i *instances) InstanceMetadata(ctx context.Context, node *v1.Node) (_ *cloudprovider.InstanceMetadata, err error) {
+	defer providerkit.Wrap(&err, ProviderName, "InstanceMetadata")
 	ctx = withCaller(ctx, names.CloudNodeController, node.Name, "InstanceMetadata")
 	server, err := i.lookup(ctx, node, names.CloudNodeController, "InstanceMetadata")
 	if err != nil {
@@ -82,7 +87,7 @@ func (i *instances) InstanceMetadata(ctx context.Context, node *v1.Node) (*cloud
 	if server.Location != nil {
 		md.Region = server.Location.Name
 		if md.Zone, err = i.zones.of(ctx, server.Location.Name); err != nil {
-			return nil, fmt.Errorf("InstanceMetadata: node %s: %w", node.Name, err)
+			return nil, fmt.Errorf("node %s: %w", node.Name, err)
 		}
 	}
 	return md, nil

@@ -3,12 +3,16 @@ package hcloud
 import (
 	"context"
 	"errors"
+	"maps"
 	"reflect"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cloudprovider "k8s.io/cloud-provider"
+
+	"ccm-sandbox/go/internal/providerkit"
+	"ccm-sandbox/go/internal/simcloudtest"
 )
 
 func node(name, pid string) *v1.Node {
@@ -121,17 +125,9 @@ func TestAWrongTokenOrNetworkFailsAtStart(t *testing.T) {
 	}
 	for name, vars := range cases {
 		t.Run(name, func(t *testing.T) {
-			all := map[string]string{}
-			for k, v := range base {
-				all[k] = v
-			}
-			for k, v := range vars {
-				all[k] = v
-			}
-			cfg, err := LoadConfig(env(all))
-			if err != nil {
-				t.Fatal(err)
-			}
+			all := maps.Clone(base)
+			maps.Copy(all, vars)
+			cfg := simcloudtest.Must(LoadConfig(providerkit.Map(all))).Get(t)
 			if _, err := NewCloud(context.Background(), cfg); err == nil {
 				t.Fatal("NewCloud succeeded")
 			}

@@ -8,6 +8,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	cloudprovider "k8s.io/cloud-provider"
 	"k8s.io/cloud-provider/names"
+
+	"ccm-sandbox/go/internal/providerkit"
 )
 
 var _ cloudprovider.LoadBalancer = (*loadBalancers)(nil)
@@ -48,7 +50,8 @@ func loadBalancerName(svc *v1.Service, o lbOptions) string {
 }
 
 // GetLoadBalancer reports the Service's load balancer and its status.
-func (l *loadBalancers) GetLoadBalancer(ctx context.Context, _ string, svc *v1.Service) (*v1.LoadBalancerStatus, bool, error) {
+func (l *loadBalancers) GetLoadBalancer(ctx context.Context, _ string, svc *v1.Service) (_ *v1.LoadBalancerStatus, _ bool, err error) {
+	defer providerkit.Wrap(&err, ProviderName, "GetLoadBalancer")
 	ctx = lbCaller(ctx, svc, "GetLoadBalancer")
 	o := l.lenientOptions(svc)
 	lb, err := l.find(ctx, svc, o)
@@ -60,7 +63,8 @@ func (l *loadBalancers) GetLoadBalancer(ctx context.Context, _ string, svc *v1.S
 
 // EnsureLoadBalancer creates or updates the Service's load balancer and returns its status. Invalid
 // annotations or ports fail before any cloud call.
-func (l *loadBalancers) EnsureLoadBalancer(ctx context.Context, _ string, svc *v1.Service, nodes []*v1.Node) (*v1.LoadBalancerStatus, error) {
+func (l *loadBalancers) EnsureLoadBalancer(ctx context.Context, _ string, svc *v1.Service, nodes []*v1.Node) (_ *v1.LoadBalancerStatus, err error) {
+	defer providerkit.Wrap(&err, ProviderName, "EnsureLoadBalancer")
 	o, err := parseAnnotations(svc.Annotations, l.defaults)
 	if err != nil {
 		return nil, err
@@ -95,7 +99,8 @@ func (l *loadBalancers) EnsureLoadBalancer(ctx context.Context, _ string, svc *v
 }
 
 // UpdateLoadBalancer makes the load balancer send traffic to exactly the given nodes.
-func (l *loadBalancers) UpdateLoadBalancer(ctx context.Context, _ string, svc *v1.Service, nodes []*v1.Node) error {
+func (l *loadBalancers) UpdateLoadBalancer(ctx context.Context, _ string, svc *v1.Service, nodes []*v1.Node) (err error) {
+	defer providerkit.Wrap(&err, ProviderName, "UpdateLoadBalancer")
 	o, err := parseAnnotations(svc.Annotations, l.defaults)
 	if err != nil {
 		return err
@@ -109,7 +114,8 @@ func (l *loadBalancers) UpdateLoadBalancer(ctx context.Context, _ string, svc *v
 }
 
 // EnsureLoadBalancerDeleted deletes the Service's load balancer; one already gone counts as deleted.
-func (l *loadBalancers) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *v1.Service) error {
+func (l *loadBalancers) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *v1.Service) (err error) {
+	defer providerkit.Wrap(&err, ProviderName, "EnsureLoadBalancerDeleted")
 	ctx = lbCaller(ctx, svc, "EnsureLoadBalancerDeleted")
 	lb, err := l.find(ctx, svc, l.lenientOptions(svc))
 	if err != nil || lb == nil {

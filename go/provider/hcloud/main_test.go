@@ -2,6 +2,7 @@ package hcloud
 
 import (
 	"context"
+	"maps"
 	"net"
 	"os"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 
+	"ccm-sandbox/go/internal/providerkit"
 	"ccm-sandbox/go/internal/simcloudtest"
 )
 
@@ -34,21 +36,12 @@ func api() *hcloud.Client {
 
 // newTestCloud is the provider against the test simcloud, configured by the given HCLOUD_* variables on
 // top of the endpoint, the token and a load balancer location.
-func newTestCloud(t *testing.T, vars map[string]string) *Cloud {
+func newTestCloud(t *testing.T, vars map[string]string) *providerkit.Cloud {
 	t.Helper()
 	all := map[string]string{EnvEndpoint: sim.URL + dialectPath, EnvToken: sim.Token, EnvLBLocation: "sim-1"}
-	for k, v := range vars {
-		all[k] = v
-	}
-	cfg, err := LoadConfig(env(all))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cloud, err := NewCloud(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cloud
+	maps.Copy(all, vars)
+	cfg := simcloudtest.Must(LoadConfig(providerkit.Map(all))).Get(t)
+	return simcloudtest.Must(NewCloud(context.Background(), cfg)).Get(t)
 }
 
 // createNetwork makes a network with one subnet in sim-1 and returns it.

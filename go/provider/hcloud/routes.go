@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	cloudprovider "k8s.io/cloud-provider"
 	"k8s.io/cloud-provider/names"
+
+	"ccm-sandbox/go/internal/providerkit"
 )
 
 var _ cloudprovider.Routes = (*routes)(nil)
@@ -32,7 +34,8 @@ func (r *routes) network(ctx context.Context) (*hcloud.Network, error) {
 }
 
 // ListRoutes returns every route of the network.
-func (r *routes) ListRoutes(ctx context.Context, _ string) ([]*cloudprovider.Route, error) {
+func (r *routes) ListRoutes(ctx context.Context, _ string) (_ []*cloudprovider.Route, err error) {
+	defer providerkit.Wrap(&err, ProviderName, "ListRoutes")
 	ctx = withCaller(ctx, names.NodeRouteController, "list", "ListRoutes")
 	network, err := r.network(ctx)
 	if err != nil {
@@ -66,10 +69,11 @@ func toRoutes(network *hcloud.Network, servers []*hcloud.Server) []*cloudprovide
 
 // CreateRoute points route.DestinationCIDR at the target node's address in the network, replacing a route
 // to the same destination through another gateway.
-func (r *routes) CreateRoute(ctx context.Context, _ string, _ string, route *cloudprovider.Route) error {
+func (r *routes) CreateRoute(ctx context.Context, _ string, _ string, route *cloudprovider.Route) (err error) {
+	defer providerkit.Wrap(&err, ProviderName, "CreateRoute")
 	_, destination, err := net.ParseCIDR(route.DestinationCIDR)
 	if err != nil || destination.IP.To4() == nil {
-		return fmt.Errorf("CreateRoute: %q is not an IPv4 CIDR; Hetzner networks route IPv4 only", route.DestinationCIDR)
+		return fmt.Errorf("%q is not an IPv4 CIDR; Hetzner networks route IPv4 only", route.DestinationCIDR)
 	}
 	ctx = withCaller(ctx, names.NodeRouteController, string(route.TargetNode), "CreateRoute")
 	network, err := r.network(ctx)
@@ -96,13 +100,14 @@ func (r *routes) CreateRoute(ctx context.Context, _ string, _ string, route *clo
 		err = r.client.Action.WaitFor(ctx, a)
 	}
 	if err != nil {
-		return fmt.Errorf("CreateRoute %s via %s (node %s): %w", destination, gateway, route.TargetNode, err)
+		return fmt.Errorf("adding route %s via %s (node %s): %w", destination, gateway, route.TargetNode, err)
 	}
 	return nil
 }
 
 // DeleteRoute removes the network's route to route.DestinationCIDR; a missing one is done.
-func (r *routes) DeleteRoute(ctx context.Context, _ string, route *cloudprovider.Route) error {
+func (r *routes) DeleteRoute(ctx context.Context, _ string, route *cloudprovider.Route) (err error) {
+	defer providerkit.Wrap(&err, ProviderName, "DeleteRoute")
 	ctx = withCaller(ctx, names.NodeRouteController, or(string(route.TargetNode), route.DestinationCIDR), "DeleteRoute")
 	network, err := r.network(ctx)
 	if err != nil {
@@ -146,5 +151,5 @@ func (r *routes) gatewayFor(ctx context.Context, route *cloudprovider.Route) (ne
 			return ip, nil
 		}
 	}
-	return nil, fmt.Errorf("CreateRoute: node %s has no address in network %d", route.TargetNode, r.networkID)
+	return nil, fmt.Errorf("node %s has no address in network %d", route.TargetNode, r.networkID)
 }
