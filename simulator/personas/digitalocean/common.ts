@@ -1,7 +1,7 @@
 /**
- * What the DigitalOcean dialect's routes share: its mount point, the ids it shows (droplets, actions and
+ * What the DigitalOcean persona's routes share: its mount point, the ids it shows (droplets, actions and
  * VPCs by their store number; load balancers as UUIDs spelled from that same number, so no id is kept per
- * dialect), tags as simcloud labels, and DigitalOcean's paging (`page`, `per_page` 1-200, default 20;
+ * persona), tags as simcloud labels, and DigitalOcean's paging (`page`, `per_page` 1-200, default 20;
  * `links.pages` and `meta.total`).
  */
 import { z } from 'zod';
@@ -11,7 +11,7 @@ import { findOwned, getOwned } from '../../server/resources/common.ts';
 import type { LoadBalancerRec, ServerRec } from '../../server/store/state.ts';
 import { numericIdOf, simcloudId } from '../numeric-ids.ts';
 
-/** godo joins some paths to its BaseURL (`v2/droplets`) and puts others at the root (`/v2/load_balancers`), so the dialect lives at /v2 on the root and DO_OVERRIDE_URL is the bare server URL. */
+/** godo joins some paths to its BaseURL (`v2/droplets`) and puts others at the root (`/v2/load_balancers`), so the persona lives at /v2 on the root and DO_OVERRIDE_URL is the bare server URL. */
 export const PREFIX = '/v2';
 
 /** The persona's name: its key in a record's `dialect_attrs`. */
@@ -30,7 +30,7 @@ const UUID = /^00000000-0000-4000-8000-(\d{12})$/;
 /** The UUID DigitalOcean shows for a load balancer or VPC: the store's number in its last group. */
 export const uuidOf = (simId: string): string => `${UUID_HEAD}${String(numericIdOf(simId)).padStart(12, '0')}`;
 
-/** The store number behind a UUID this dialect made, else null. */
+/** The store number behind a UUID this persona made, else null. */
 export function numberOfUuid(uuid: string): number | null {
   const m = UUID.exec(uuid);
   return m === null ? null : Number(m[1]);

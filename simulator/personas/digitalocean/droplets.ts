@@ -1,5 +1,5 @@
 /**
- * DigitalOcean dialect: droplets (create, list with `tag_name` or `name`, get, delete), their actions
+ * DigitalOcean persona: droplets (create, list with `tag_name` or `name`, get, delete), their actions
  * (power_on, power_off, shutdown, reboot, power_cycle; GET of one and of all) and the account-wide actions,
  * over simcloud's servers and its one actions collection.
  */

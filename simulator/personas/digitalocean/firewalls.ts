@@ -1,5 +1,5 @@
 /**
- * DigitalOcean dialect: firewalls (list, create, get, update by PUT of the whole object, delete), as the
+ * DigitalOcean persona: firewalls (list, create, get, update by PUT of the whole object, delete), as the
  * DigitalOcean CCM's firewall controller keeps its public-access firewall, over simcloud's firewall
  * policies. Each inbound or outbound rule is one simcloud rule (protocol, ports, IPv4 addresses); its IPv6
  * addresses (kept so that the CCM, which compares addresses, sees its firewall as written) and the droplets

@@ -1,5 +1,5 @@
 /**
- * DigitalOcean dialect: load balancers (create, list, get, update by PUT of the whole object, delete) and
+ * DigitalOcean persona: load balancers (create, list, get, update by PUT of the whole object, delete) and
  * their forwarding rules and droplets (add, remove), over simcloud's load balancers: a new one is `new`
  * with no IP until simcloud's create action ends, then `active` on its VIP, carrying traffic.
  */

@@ -1,5 +1,5 @@
 /**
- * Hetzner dialect: actions (GET /actions?id=..., GET /actions/{id}, and each resource's /{type}/{id}/actions),
+ * Hetzner persona: actions (GET /actions?id=..., GET /actions/{id}, and each resource's /{type}/{id}/actions),
  * read from simcloud's one actions collection. hcloud-go's WaitFor polls the list with `sort=status&sort=id`.
  */
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 /**
- * Hetzner dialect: the load balancer actions. Each computes the LB's new simcloud fields and Hetzner
+ * Hetzner persona: the load balancer actions. Each computes the LB's new simcloud fields and Hetzner
  * attributes and commits them, with the update_load_balancer action that applies them, in one commit through
  * simcloud's LB service (its target and name checks): the LB is locked and `updating` until the data plane
  * has the change.

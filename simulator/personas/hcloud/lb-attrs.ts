@@ -5,7 +5,7 @@
  * acts on it.)
  */
 import { z } from 'zod';
-import { sliceReader } from '../attrs.ts';
+import { sliceReader, type AttrsCarrier } from '../attrs.ts';
 import { NAME } from './common.ts';
 
 /** A Hetzner service's `http` object (also the request schema: every field optional). */
@@ -45,4 +45,4 @@ export const defaultAttrs = (type: string): HcloudLbAttrs => ({ load_balancer_ty
 const read = sliceReader(NAME, HcloudLbAttrs);
 
 /** The attributes of a stored LB; an LB made through /v1 gets the defaults (type lb11). */
-export const attrsOf = (lb: Parameters<typeof read>[0]): HcloudLbAttrs => read(lb) ?? defaultAttrs('lb11');
+export const attrsOf = (lb: AttrsCarrier): HcloudLbAttrs => read(lb) ?? defaultAttrs('lb11');

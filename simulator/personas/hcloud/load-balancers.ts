@@ -1,4 +1,4 @@
-/** Hetzner dialect: load balancers (create, get, list, update, delete) and load balancer types, over simcloud's LBs. */
+/** Hetzner persona: load balancers (create, get, list, update, delete) and load balancer types, over simcloud's LBs. */
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField } from '../../server/errors.ts';
 import { defineRoute, type RouteDef } from '../../server/http.ts';

@@ -1,5 +1,5 @@
 /**
- * Hetzner dialect: networks with subnets and routes over simcloud's networks. A subnet's network zone is a
+ * Hetzner persona: networks with subnets and routes over simcloud's networks. A subnet's network zone is a
  * simcloud region; simcloud keeps subnets per zone, so a subnet lands in the region's first zone (servers of
  * that datacenter take addresses from it, others from the network's whole range). Routes have no ids in
  * Hetzner's API: add_route/delete_route name them by destination and gateway.

@@ -1,5 +1,5 @@
 /**
- * Linode dialect: firewalls (list with X-Filter, create with rules and NodeBalancer devices, get, update,
+ * Linode persona: firewalls (list with X-Filter, create with rules and NodeBalancer devices, get, update,
  * delete), their rules (get, replace) and devices (list, add, get, remove), over simcloud's firewall
  * policies (fw-model.ts). Only NodeBalancers can be devices; a NodeBalancer has at most one firewall.
  */

@@ -1,5 +1,5 @@
 /**
- * Linode dialect: instances (list with X-Filter, get, create, update, delete; boot, shutdown, reboot) and
+ * Linode persona: instances (list with X-Filter, get, create, update, delete; boot, shutdown, reboot) and
  * their IP addresses, over simcloud's servers. Power calls answer `{}` at once, as Linode does; the
  * server's status follows through simcloud's action.
  */

@@ -1,5 +1,5 @@
 /**
- * Linode dialect: NodeBalancers (create with configs and nodes, list with X-Filter, get, update, delete)
+ * Linode persona: NodeBalancers (create with configs and nodes, list with X-Filter, get, update, delete)
  * and their firewall (firewalls.ts).
  */
 import { randomBytes } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * Linode dialect: VPCs as the Linode CCM's route controller uses them, over simcloud's networks. A VPC is a
+ * Linode persona: VPCs as the Linode CCM's route controller uses them, over simcloud's networks. A VPC is a
  * network; its subnets are the network's subnets (or, for a network without any, one subnet spanning its
  * range); an instance on the network has one config whose vpc interface lists, as `ip_ranges`, the
  * network's routes whose gateway is the instance's address. Setting `ip_ranges` adds and deletes those

@@ -69,7 +69,7 @@ function addressing(sim: Sim, caller: Caller, body: CreateLoadBalancerRequest, z
   };
 }
 
-/** `attrs`: a dialect's own attributes, stored on the record from its first commit. */
+/** `attrs`: a persona's own attributes, stored on the record from its first commit. */
 export async function createLoadBalancer(
   sim: Sim, caller: Caller, body: CreateLoadBalancerRequest, attrs: Pick<LoadBalancerRec, 'dialect_attrs'> = {},
 ): Promise<{ load_balancer: LoadBalancer; action: ActionRec }> {
