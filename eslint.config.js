@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'simulator/console/static/vendor/', '.sandbox/', 'artifacts/', '.scratch/'] },
+  { ignores: ['node_modules/', 'dist/', 'sandbox/console/static/vendor/', '.sandbox/', 'artifacts/', '.scratch/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -65,12 +65,12 @@ export default tseslint.config(
     },
   },
   {
-    files: ['simulator/console/static/**/*.js', '*.js', 'scripts/**/*.mjs'],
+    files: ['sandbox/console/static/**/*.js', '*.js', 'scripts/**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
   },
   {
     // Plain JavaScript runs in Node or the browser; TypeScript's checker, not no-undef, knows the globals.
-    files: ['simulator/console/static/**/*.js', '*.js', 'scripts/**/*.mjs'],
+    files: ['sandbox/console/static/**/*.js', '*.js', 'scripts/**/*.mjs'],
     rules: { 'no-undef': 'off', '@typescript-eslint/explicit-function-return-type': 'off' },
   },
 );

@@ -20,7 +20,7 @@ import { CONSOLE_CALLER } from './cloud.ts';
 import { consoleHostGuard, consoleWriteGuard, newConsoleToken, type GuardOptions } from './guard.ts';
 import { ConsoleHub, type ConsoleSandbox, type HubOptions } from './hub.ts';
 
-export const STATIC_DIR = fileURLToPath(new URL('../../simulator/console/static/', import.meta.url));
+export const STATIC_DIR = fileURLToPath(new URL('./static/', import.meta.url));
 
 export interface ConsoleServer {
   readonly url: string;

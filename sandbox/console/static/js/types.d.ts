@@ -1,15 +1,16 @@
-// The data the console server sends the browser, typed from the server's own TypeScript (sandbox/console
-// and simcloud's wire schema), so the browser code is checked against what the server really sends.
-import type { ConsoleState } from '../../../../sandbox/console/hub.ts';
-import type { CloudSnapshot } from '../../../../sandbox/console/cloud.ts';
-import type { TimelineEntry } from '../../../../sandbox/console/timeline.ts';
-import type { annotationChoices } from '../../../../sandbox/console/actions.ts';
+// The data the console server sends the browser, typed from the server's own TypeScript (the console server
+// beside this page, and simcloud's wire schema below it), so the browser code is checked against what the
+// server really sends.
+import type { ConsoleState } from '../../hub.ts';
+import type { CloudSnapshot } from '../../cloud.ts';
+import type { TimelineEntry } from '../../timeline.ts';
+import type { annotationChoices } from '../../actions.ts';
 
-export type { ConsoleState } from '../../../../sandbox/console/hub.ts';
-export type { TimelineEntry } from '../../../../sandbox/console/timeline.ts';
-export type { CloudSnapshot } from '../../../../sandbox/console/cloud.ts';
-export type { ClusterSnapshot, NodeView, ServiceView } from '../../../../sandbox/console/cluster.ts';
-export type { Links } from '../../../../sandbox/console/links.ts';
+export type { ConsoleState } from '../../hub.ts';
+export type { TimelineEntry } from '../../timeline.ts';
+export type { CloudSnapshot } from '../../cloud.ts';
+export type { ClusterSnapshot, NodeView, ServiceView } from '../../cluster.ts';
+export type { Links } from '../../links.ts';
 export type { Server } from '../../../../simulator/api/schema/servers.ts';
 export type { LoadBalancerService, LoadBalancerTarget, ResolvedTarget } from '../../../../simulator/api/schema/load-balancers.ts';
 export type { FirewallRule } from '../../../../simulator/api/schema/firewall-policies.ts';
