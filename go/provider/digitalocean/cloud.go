@@ -55,7 +55,7 @@ func NewCloud(ctx context.Context, cfg Config) (_ *providerkit.Cloud, err error)
 		return nil, fmt.Errorf("%s=%q is not a region of the API at %s", EnvRegion, cfg.Region, cfg.URL)
 	}
 	return providerkit.NewCloud(ProviderName, providerkit.Capabilities{
-		InstancesV2:  &instances{client: client},
+		InstancesV2:  newInstances(client),
 		LoadBalancer: &loadBalancers{client: client, region: cfg.Region},
 	}), nil
 }

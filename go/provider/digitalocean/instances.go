@@ -15,10 +15,21 @@ import (
 	"ccm-sandbox/go/internal/providerkit"
 )
 
-var _ cloudprovider.InstancesV2 = (*instances)(nil)
-
+// instances finds droplets for providerkit.Instances.
 type instances struct {
 	client *godo.Client
+}
+
+// newInstances is the InstancesV2 capability: a node's droplet by providerID, else by name; shut down when
+// off, as DigitalOcean's CCM decides it.
+func newInstances(client *godo.Client) *providerkit.Instances[godo.Droplet] {
+	i := &instances{client: client}
+	return &providerkit.Instances[godo.Droplet]{
+		Provider: ProviderName,
+		Find:     i.lookup,
+		Off:      func(d *godo.Droplet) bool { return d.Status == "off" },
+		Metadata: metadata,
+	}
 }
 
 // ProviderID is digitalocean://<droplet id>.
@@ -59,31 +70,7 @@ func (i *instances) lookup(ctx context.Context, node *v1.Node) (*godo.Droplet, e
 	return &list[0], nil
 }
 
-func (i *instances) InstanceExists(ctx context.Context, node *v1.Node) (_ bool, err error) {
-	defer providerkit.Wrap(&err, ProviderName, "InstanceExists")
-	d, err := i.lookup(ctx, node)
-	return d != nil, err
-}
-
-// InstanceShutdown is true for a droplet that is off, as DigitalOcean's CCM decides it.
-func (i *instances) InstanceShutdown(ctx context.Context, node *v1.Node) (_ bool, err error) {
-	defer providerkit.Wrap(&err, ProviderName, "InstanceShutdown")
-	d, err := i.lookup(ctx, node)
-	if err != nil || d == nil {
-		return false, err
-	}
-	return d.Status == "off", nil
-}
-
-func (i *instances) InstanceMetadata(ctx context.Context, node *v1.Node) (_ *cloudprovider.InstanceMetadata, err error) {
-	defer providerkit.Wrap(&err, ProviderName, "InstanceMetadata")
-	d, err := i.lookup(ctx, node)
-	if err != nil {
-		return nil, err
-	}
-	if d == nil {
-		return nil, cloudprovider.InstanceNotFound
-	}
+func metadata(_ context.Context, d *godo.Droplet) (*cloudprovider.InstanceMetadata, error) {
 	region := ""
 	if d.Region != nil {
 		region = d.Region.Slug

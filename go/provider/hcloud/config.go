@@ -115,10 +115,3 @@ func loadBalancerDefaults(env *providerkit.Reader) LoadBalancerDefaults {
 
 // algorithms are the load balancer algorithms Hetzner offers.
 var algorithms = []hcloud.LoadBalancerAlgorithmType{hcloud.LoadBalancerAlgorithmTypeRoundRobin, hcloud.LoadBalancerAlgorithmTypeLeastConnections}
-
-func or(value, fallback string) string {
-	if value == "" {
-		return fallback
-	}
-	return value
-}

@@ -1,30 +1,41 @@
 package hcloud
 
 import (
+	"cmp"
 	"context"
-	"fmt"
 	"sync"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	v1 "k8s.io/api/core/v1"
 	cloudprovider "k8s.io/cloud-provider"
-	"k8s.io/cloud-provider/names"
 
 	"ccm-sandbox/go/internal/providerkit"
 )
-
-var _ cloudprovider.InstancesV2 = (*instances)(nil)
 
 // providedByLabel tells cloud servers from dedicated ones in Hetzner's CCM; this provider only knows cloud
 // servers, and sets it so Nodes look the same under either CCM.
 const providedByLabel = "instance.hetzner.cloud/provided-by"
 
-// instances maps Nodes to servers.
+// instances maps Nodes to servers for providerkit.Instances.
 type instances struct {
 	client    *hcloud.Client
 	networkID int64
 	family    string
 	zones     *zones
+}
+
+// newInstances is the InstancesV2 capability: a node's server by providerID, else by name; shut down when
+// its status is off. Every call carries the caller headers of the controller and method.
+func newInstances(i *instances) *providerkit.Instances[hcloud.Server] {
+	return &providerkit.Instances[hcloud.Server]{
+		Provider: ProviderName,
+		Attribute: func(ctx context.Context, node *v1.Node, call providerkit.Call) context.Context {
+			return withCaller(ctx, call.Controller, node.Name, call.Method)
+		},
+		Find:     i.serverFor,
+		Off:      func(server *hcloud.Server) bool { return server.Status == hcloud.ServerStatusOff },
+		Metadata: i.metadata,
+	}
 }
 
 // serverFor returns the node's server: by providerID when set, else by name; nil only when the API says
@@ -43,39 +54,8 @@ func (i *instances) serverFor(ctx context.Context, node *v1.Node) (*hcloud.Serve
 	return server, err
 }
 
-func (i *instances) lookup(ctx context.Context, node *v1.Node, controller, method string) (*hcloud.Server, error) {
-	server, err := i.serverFor(withCaller(ctx, controller, node.Name, method), node)
-	if err != nil {
-		return nil, fmt.Errorf("node %s: %w", node.Name, err)
-	}
-	return server, nil
-}
-
-// InstanceExists is false only when the API answers that the node's server does not exist.
-func (i *instances) InstanceExists(ctx context.Context, node *v1.Node) (_ bool, err error) {
-	defer providerkit.Wrap(&err, ProviderName, "InstanceExists")
-	server, err := i.lookup(ctx, node, names.CloudNodeLifecycleController, "InstanceExists")
-	return server != nil, err
-}
-
-// InstanceShutdown is true for a server whose status is off.
-func (i *instances) InstanceShutdown(ctx context.Context, node *v1.Node) (_ bool, err error) {
-	defer providerkit.Wrap(&err, ProviderName, "InstanceShutdown")
-	server, err := i.lookup(ctx, node, names.CloudNodeLifecycleController, "InstanceShutdown")
-	return server != nil && server.Status == hcloud.ServerStatusOff, err
-}
-
-// InstanceMetadata returns the providerID, server type, zone (datacenter), region (location) and addresses.
-func (i *instances) InstanceMetadata(ctx context.Context, node *v1.Node) (_ *cloudprovider.InstanceMetadata, err error) {
-	defer providerkit.Wrap(&err, ProviderName, "InstanceMetadata")
-	ctx = withCaller(ctx, names.CloudNodeController, node.Name, "InstanceMetadata")
-	server, err := i.lookup(ctx, node, names.CloudNodeController, "InstanceMetadata")
-	if err != nil {
-		return nil, err
-	}
-	if server == nil {
-		return nil, cloudprovider.InstanceNotFound
-	}
+// metadata is the providerID, server type, zone (datacenter), region (location) and addresses.
+func (i *instances) metadata(ctx context.Context, server *hcloud.Server) (_ *cloudprovider.InstanceMetadata, err error) {
 	md := &cloudprovider.InstanceMetadata{
 		ProviderID:       providerID(server.ID),
 		NodeAddresses:    nodeAddresses(server, i.networkID, i.family),
@@ -87,7 +67,7 @@ func (i *instances) InstanceMetadata(ctx context.Context, node *v1.Node) (_ *clo
 	if server.Location != nil {
 		md.Region = server.Location.Name
 		if md.Zone, err = i.zones.of(ctx, server.Location.Name); err != nil {
-			return nil, fmt.Errorf("node %s: %w", node.Name, err)
+			return nil, err
 		}
 	}
 	return md, nil
@@ -112,7 +92,7 @@ func (z *zones) of(ctx context.Context, location string) (string, error) {
 		return "", err
 	}
 	z.byLoc = datacenterByLocation(datacenters)
-	return or(z.byLoc[location], location), nil
+	return cmp.Or(z.byLoc[location], location), nil
 }
 
 // datacenterByLocation picks one datacenter per location, the one with the lowest id (a location's first),

@@ -1,6 +1,7 @@
 package hcloud
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net"
@@ -108,7 +109,7 @@ func (r *routes) CreateRoute(ctx context.Context, _ string, _ string, route *clo
 // DeleteRoute removes the network's route to route.DestinationCIDR; a missing one is done.
 func (r *routes) DeleteRoute(ctx context.Context, _ string, route *cloudprovider.Route) (err error) {
 	defer providerkit.Wrap(&err, ProviderName, "DeleteRoute")
-	ctx = withCaller(ctx, names.NodeRouteController, or(string(route.TargetNode), route.DestinationCIDR), "DeleteRoute")
+	ctx = withCaller(ctx, names.NodeRouteController, cmp.Or(string(route.TargetNode), route.DestinationCIDR), "DeleteRoute")
 	network, err := r.network(ctx)
 	if err != nil {
 		return err

@@ -54,7 +54,7 @@ func NewCloud(ctx context.Context, cfg Config) (_ *providerkit.Cloud, err error)
 		return nil, fmt.Errorf("cannot use the Linode API at %s: %w", cfg.URL, err)
 	}
 	return providerkit.NewCloud(ProviderName, providerkit.Capabilities{
-		InstancesV2:  &instances{client: client},
+		InstancesV2:  newInstances(client),
 		LoadBalancer: &loadBalancers{client: client, region: cfg.Region},
 	}), nil
 }

@@ -14,10 +14,23 @@ import (
 	"ccm-sandbox/go/internal/providerkit"
 )
 
-var _ cloudprovider.InstancesV2 = (*instances)(nil)
-
+// instances finds Linode instances for providerkit.Instances.
 type instances struct {
 	client *linodego.Client
+}
+
+// newInstances is the InstancesV2 capability: a node's instance by providerID, else by label; shut down
+// when offline or shutting down, as Linode's CCM decides it.
+func newInstances(client *linodego.Client) *providerkit.Instances[linodego.Instance] {
+	i := &instances{client: client}
+	return &providerkit.Instances[linodego.Instance]{
+		Provider: ProviderName,
+		Find:     i.lookup,
+		Off: func(in *linodego.Instance) bool {
+			return in.Status == linodego.InstanceOffline || in.Status == linodego.InstanceShuttingDown
+		},
+		Metadata: i.metadata,
+	}
 }
 
 // ProviderID is linode://<instance id>.
@@ -57,30 +70,7 @@ func (i *instances) lookup(ctx context.Context, node *v1.Node) (*linodego.Instan
 	return &list[0], nil
 }
 
-func (i *instances) InstanceExists(ctx context.Context, node *v1.Node) (_ bool, err error) {
-	defer providerkit.Wrap(&err, ProviderName, "InstanceExists")
-	in, err := i.lookup(ctx, node)
-	return in != nil, err
-}
-
-func (i *instances) InstanceShutdown(ctx context.Context, node *v1.Node) (_ bool, err error) {
-	defer providerkit.Wrap(&err, ProviderName, "InstanceShutdown")
-	in, err := i.lookup(ctx, node)
-	if err != nil || in == nil {
-		return false, err
-	}
-	return in.Status == linodego.InstanceOffline || in.Status == linodego.InstanceShuttingDown, nil
-}
-
-func (i *instances) InstanceMetadata(ctx context.Context, node *v1.Node) (_ *cloudprovider.InstanceMetadata, err error) {
-	defer providerkit.Wrap(&err, ProviderName, "InstanceMetadata")
-	in, err := i.lookup(ctx, node)
-	if err != nil {
-		return nil, err
-	}
-	if in == nil {
-		return nil, cloudprovider.InstanceNotFound
-	}
+func (i *instances) metadata(ctx context.Context, in *linodego.Instance) (*cloudprovider.InstanceMetadata, error) {
 	ips, err := i.client.GetInstanceIPAddresses(ctx, in.ID)
 	if err != nil {
 		return nil, err

@@ -2,28 +2,30 @@ package simcloud
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"time"
 
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/yaml"
+
+	"ccm-sandbox/go/internal/providerkit"
 )
 
 // Environment variables read by the provider; each wins over the cloud-config file's key.
 const (
-	EnvEndpoint              = "SIMCLOUD_ENDPOINT"
-	EnvToken                 = "SIMCLOUD_TOKEN"
-	EnvRequestTimeout        = "SIMCLOUD_REQUEST_TIMEOUT"
-	EnvNetwork               = "SIMCLOUD_NETWORK"
-	EnvRoutesEnabled         = "SIMCLOUD_ROUTES_ENABLED"
-	EnvLoadBalancersEnabled  = "SIMCLOUD_LOAD_BALANCERS_ENABLED"
-	EnvLoadBalancerStrategy  = "SIMCLOUD_LOAD_BALANCER_STRATEGY"
-	strategyLoadBalancer     = "lb"
-	strategyIPBlock          = "ip-block"
-	defaultRequestTimeoutStr = "30s"
+	EnvEndpoint             = "SIMCLOUD_ENDPOINT"
+	EnvToken                = "SIMCLOUD_TOKEN"
+	EnvRequestTimeout       = "SIMCLOUD_REQUEST_TIMEOUT"
+	EnvNetwork              = "SIMCLOUD_NETWORK"
+	EnvRoutesEnabled        = "SIMCLOUD_ROUTES_ENABLED"
+	EnvLoadBalancersEnabled = "SIMCLOUD_LOAD_BALANCERS_ENABLED"
+	EnvLoadBalancerStrategy = "SIMCLOUD_LOAD_BALANCER_STRATEGY"
+	strategyLoadBalancer    = "lb"
+	strategyIPBlock         = "ip-block"
+	defaultRequestTimeout   = 30 * time.Second
 )
 
 // Config is the provider's configuration.
@@ -61,96 +63,73 @@ type fileConfig struct {
 	} `json:"loadBalancer"`
 }
 
-// LoadConfig reads the cloud-config file (nil or empty when none), then the environment through getenv.
-// Every problem is reported at once, each naming the variable or key to fix.
-func LoadConfig(file io.Reader, getenv func(string) string) (Config, error) {
-	var fc fileConfig
-	if file != nil {
-		data, err := io.ReadAll(file)
-		if err != nil {
-			return Config{}, fmt.Errorf("reading the cloud-config file: %w", err)
-		}
-		if len(bytes.TrimSpace(data)) > 0 {
-			if err := yaml.UnmarshalStrict(data, &fc); err != nil {
-				return Config{}, fmt.Errorf("cloud-config file: %w", err)
-			}
-		}
+// LoadConfig reads the cloud-config file (nil or empty when none), then the environment through env, which
+// wins key by key. Every problem is reported at once, each naming the variable to fix (also for a value
+// from the file: the variable is what the TypeScript CCM's reference documents).
+func LoadConfig(file io.Reader, env providerkit.Lookup) (_ Config, err error) {
+	defer providerkit.Wrap(&err, ProviderName, "LoadConfig")
+	fc, err := readFile(file)
+	if err != nil {
+		return Config{}, err
 	}
 	if fc.ClusterName != "" {
 		// The TypeScript CCM's key; upstream takes the cluster name from its flag.
 		klog.Warningf("cloud-config key clusterName=%q is not read by this CCM: the cluster name is --cluster-name", fc.ClusterName)
 	}
-	p := parser{getenv: getenv}
+	r := providerkit.Env(providerkit.FirstOf(env, providerkit.Map(fc.byVariable())))
 	cfg := Config{
-		Endpoint:             p.str(EnvEndpoint, fc.Endpoint),
-		Token:                p.str(EnvToken, fc.Token),
-		Network:              p.str(EnvNetwork, fc.Routes.Network),
-		LoadBalancerStrategy: p.str(EnvLoadBalancerStrategy, or(fc.LoadBalancer.Strategy, strategyLoadBalancer)),
-		RequestTimeout:       p.duration(EnvRequestTimeout, or(fc.RequestTimeout, defaultRequestTimeoutStr)),
-		RoutesEnabled:        p.boolean(EnvRoutesEnabled, fc.Routes.Enabled),
-		LoadBalancersEnabled: p.boolean(EnvLoadBalancersEnabled, fc.LoadBalancer.Enabled),
+		Endpoint:             r.Required(EnvEndpoint, "the simcloud API URL, e.g. http://127.0.0.1:4600"),
+		Token:                r.Token(EnvToken, "a simcloud API token"),
+		Network:              r.String(EnvNetwork, ""),
+		LoadBalancerStrategy: providerkit.OneOf(r, EnvLoadBalancerStrategy, strategyLoadBalancer, strategyLoadBalancer, strategyIPBlock),
+		RequestTimeout:       providerkit.Parse(r, EnvRequestTimeout, defaultRequestTimeout, parseTimeout),
+		RoutesEnabled:        r.Bool(EnvRoutesEnabled, true),
+		LoadBalancersEnabled: r.Bool(EnvLoadBalancersEnabled, true),
 	}
-	p.validate(cfg)
-	if len(p.problems) > 0 {
-		return Config{}, fmt.Errorf("invalid simcloud configuration: %s", strings.Join(p.problems, "; "))
+	if err := r.Err("invalid configuration"); err != nil {
+		return Config{}, err
 	}
 	return cfg, nil
 }
 
-func or(value, fallback string) string {
-	if value == "" {
-		return fallback
+func readFile(file io.Reader) (fileConfig, error) {
+	var fc fileConfig
+	if file == nil {
+		return fc, nil
 	}
-	return value
+	data, err := io.ReadAll(file)
+	if err != nil {
+		return fc, fmt.Errorf("reading the cloud-config file: %w", err)
+	}
+	if len(bytes.TrimSpace(data)) > 0 {
+		if err := yaml.UnmarshalStrict(data, &fc); err != nil {
+			return fc, fmt.Errorf("cloud-config file: %w", err)
+		}
+	}
+	return fc, nil
 }
 
-// parser collects every problem instead of stopping at the first.
-type parser struct {
-	getenv   func(string) string
-	problems []string
+// byVariable is the file's values under the names of the variables that override them.
+func (fc fileConfig) byVariable() map[string]string {
+	values := map[string]string{
+		EnvEndpoint: fc.Endpoint, EnvToken: fc.Token, EnvRequestTimeout: fc.RequestTimeout,
+		EnvNetwork: fc.Routes.Network, EnvLoadBalancerStrategy: fc.LoadBalancer.Strategy,
+	}
+	for env, b := range map[string]*bool{EnvRoutesEnabled: fc.Routes.Enabled, EnvLoadBalancersEnabled: fc.LoadBalancer.Enabled} {
+		if b != nil {
+			values[env] = strconv.FormatBool(*b)
+		}
+	}
+	return values
 }
 
-func (p *parser) str(env, fromFile string) string {
-	return strings.TrimSpace(or(p.getenv(env), fromFile))
-}
-
-func (p *parser) duration(env, fromFile string) time.Duration {
-	raw := p.str(env, fromFile)
+// parseTimeout reads a Go duration or, as the TypeScript CCM does, a number of seconds.
+func parseTimeout(raw string) (time.Duration, error) {
 	if secs, err := strconv.ParseFloat(raw, 64); err == nil && secs > 0 {
-		return time.Duration(secs * float64(time.Second))
+		return time.Duration(secs * float64(time.Second)), nil
 	}
-	d, err := time.ParseDuration(raw)
-	if err != nil || d <= 0 {
-		p.problems = append(p.problems, fmt.Sprintf("%s=%q must be a duration like 500ms, 15s or 1m", env, raw))
-		return 0
+	if d, err := time.ParseDuration(raw); err == nil && d > 0 {
+		return d, nil
 	}
-	return d
-}
-
-func (p *parser) boolean(env string, fromFile *bool) bool {
-	raw := strings.ToLower(strings.TrimSpace(p.getenv(env)))
-	switch raw {
-	case "true", "1":
-		return true
-	case "false", "0":
-		return false
-	case "":
-		return fromFile == nil || *fromFile
-	}
-	p.problems = append(p.problems, fmt.Sprintf("%s=%q must be true or false", env, raw))
-	return false
-}
-
-func (p *parser) validate(cfg Config) {
-	if cfg.Endpoint == "" {
-		p.problems = append(p.problems, EnvEndpoint+" is not set: the simcloud API URL, e.g. http://127.0.0.1:4600")
-	}
-	if cfg.Token == "" {
-		p.problems = append(p.problems, EnvToken+" is not set: a simcloud API token")
-	} else if strings.ContainsAny(cfg.Token, " \t\r\n") {
-		p.problems = append(p.problems, EnvToken+" contains a space or line break")
-	}
-	if cfg.LoadBalancerStrategy != strategyLoadBalancer && cfg.LoadBalancerStrategy != strategyIPBlock {
-		p.problems = append(p.problems, fmt.Sprintf("%s=%q is not a strategy; allowed: lb, ip-block", EnvLoadBalancerStrategy, cfg.LoadBalancerStrategy))
-	}
+	return 0, errors.New("must be a duration like 500ms, 15s or 1m")
 }

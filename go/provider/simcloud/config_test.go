@@ -1,25 +1,19 @@
 package simcloud
 
 import (
+	"maps"
 	"strings"
 	"testing"
 	"time"
-)
 
-func env(vars map[string]string) func(string) string {
-	return func(k string) string { return vars[k] }
-}
+	"ccm-sandbox/go/internal/providerkit"
+)
 
 func TestLoadConfig(t *testing.T) {
 	base := map[string]string{EnvEndpoint: "http://127.0.0.1:4600", EnvToken: "tok-0123456789abcdef"}
 	with := func(extra map[string]string) map[string]string {
-		out := map[string]string{}
-		for k, v := range base {
-			out[k] = v
-		}
-		for k, v := range extra {
-			out[k] = v
-		}
+		out := maps.Clone(base)
+		maps.Copy(out, extra)
 		return out
 	}
 	cases := []struct {
@@ -47,13 +41,13 @@ func TestLoadConfig(t *testing.T) {
 			name: "ip-block strategy", env: with(map[string]string{EnvLoadBalancerStrategy: "ip-block"}),
 			want: Config{Endpoint: "http://127.0.0.1:4600", Token: "tok-0123456789abcdef", RequestTimeout: 30 * time.Second, RoutesEnabled: true, LoadBalancersEnabled: true, LoadBalancerStrategy: "ip-block"},
 		},
-		{name: "unknown strategy", env: with(map[string]string{EnvLoadBalancerStrategy: "nlb"}), wantErr: `SIMCLOUD_LOAD_BALANCER_STRATEGY="nlb" is not a strategy; allowed: lb, ip-block`},
+		{name: "unknown strategy", env: with(map[string]string{EnvLoadBalancerStrategy: "nlb"}), wantErr: `SIMCLOUD_LOAD_BALANCER_STRATEGY="nlb" must be one of: lb, ip-block`},
 		{name: "bad boolean and duration", env: with(map[string]string{EnvRoutesEnabled: "yes", EnvRequestTimeout: "soon"}), wantErr: `SIMCLOUD_REQUEST_TIMEOUT="soon" must be a duration like 500ms, 15s or 1m; SIMCLOUD_ROUTES_ENABLED="yes" must be true or false`},
 		{name: "unknown file key", file: "endpont: x\n", env: base, wantErr: `cloud-config file: error unmarshaling JSON: while decoding JSON: json: unknown field "endpont"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := LoadConfig(strings.NewReader(tc.file), env(tc.env))
+			got, err := LoadConfig(strings.NewReader(tc.file), providerkit.Map(tc.env))
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error %v, want it to contain %q", err, tc.wantErr)

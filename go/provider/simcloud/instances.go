@@ -8,21 +8,34 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	cloudprovider "k8s.io/cloud-provider"
-	"k8s.io/cloud-provider/names"
 
+	"ccm-sandbox/go/internal/providerkit"
 	"ccm-sandbox/go/provider/simcloud/client"
 )
-
-var _ cloudprovider.InstancesV2 = (*instances)(nil)
 
 // providerIDPrefix starts every providerID; the format is an API: a Node's providerID never changes.
 const providerIDPrefix = ProviderName + "://"
 
 var serverIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
-// instances maps Nodes to simcloud servers.
+// instances maps Nodes to simcloud servers for providerkit.Instances.
 type instances struct {
 	client *client.Client
+}
+
+// newInstances is the InstancesV2 capability: a node's server by providerID, else by name; shut down when
+// powered off. Every call carries the caller headers of the controller and method.
+func newInstances(c *client.Client) *providerkit.Instances[client.Server] {
+	i := &instances{client: c}
+	return &providerkit.Instances[client.Server]{
+		Provider: ProviderName,
+		Attribute: func(ctx context.Context, node *v1.Node, call providerkit.Call) context.Context {
+			return client.WithCaller(ctx, client.Caller{Controller: call.Controller, Key: node.Name, Method: call.Method})
+		},
+		Find:     i.serverFor,
+		Off:      func(server *client.Server) bool { return server.Status == client.ServerOff },
+		Metadata: metadata,
+	}
 }
 
 // serverIDFromProviderID returns the server id of "simcloud://<id>".
@@ -52,36 +65,8 @@ func (i *instances) serverFor(ctx context.Context, node *v1.Node) (*client.Serve
 	return server, err
 }
 
-func (i *instances) lookup(ctx context.Context, node *v1.Node, controller, method string) (*client.Server, error) {
-	ctx = client.WithCaller(ctx, client.Caller{Controller: controller, Key: node.Name, Method: method})
-	server, err := i.serverFor(ctx, node)
-	if err != nil {
-		return nil, fmt.Errorf("%s: node %s: %w", method, node.Name, err)
-	}
-	return server, nil
-}
-
-// InstanceExists is false only when simcloud answers that the node's server does not exist.
-func (i *instances) InstanceExists(ctx context.Context, node *v1.Node) (bool, error) {
-	server, err := i.lookup(ctx, node, names.CloudNodeLifecycleController, "InstanceExists")
-	return server != nil, err
-}
-
-// InstanceShutdown is true for a server that is powered off.
-func (i *instances) InstanceShutdown(ctx context.Context, node *v1.Node) (bool, error) {
-	server, err := i.lookup(ctx, node, names.CloudNodeLifecycleController, "InstanceShutdown")
-	return server != nil && server.Status == client.ServerOff, err
-}
-
-// InstanceMetadata returns the providerID, type, zone, region and addresses of the node's server.
-func (i *instances) InstanceMetadata(ctx context.Context, node *v1.Node) (*cloudprovider.InstanceMetadata, error) {
-	server, err := i.lookup(ctx, node, names.CloudNodeController, "InstanceMetadata")
-	if err != nil {
-		return nil, err
-	}
-	if server == nil {
-		return nil, cloudprovider.InstanceNotFound
-	}
+// metadata is the providerID, type, zone, region and addresses of a server.
+func metadata(_ context.Context, server *client.Server) (*cloudprovider.InstanceMetadata, error) {
 	return &cloudprovider.InstanceMetadata{
 		ProviderID:    providerIDPrefix + server.ID,
 		InstanceType:  server.ServerType,

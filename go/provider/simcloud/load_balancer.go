@@ -17,7 +17,9 @@ var _ cloudprovider.LoadBalancer = (*loadBalancers)(nil)
 
 // loadBalancers is the LoadBalancer capability: per Service one simcloud load balancer, plus what the
 // strategy puts around it (a server group and a firewall policy for "lb", an IP block for "ip-block").
-// Every step finds its resource by owner labels or tags first, so each call is idempotent.
+// Every step finds its resource by owner labels or tags first, so each call is idempotent. Unlike the other
+// capabilities its errors carry no "simcloud: Method:" prefix (providerkit.Wrap): they become the
+// SyncLoadBalancerFailed events that test/differential compares, word for word, with our TypeScript CCM's.
 type loadBalancers struct {
 	client   *client.Client
 	strategy strategy

@@ -1,6 +1,7 @@
 package simcloud
 
 import (
+	"cmp"
 	"fmt"
 	"net/netip"
 	"sync"
@@ -180,7 +181,7 @@ func (op lbCall) location(want wanted) (string, error) {
 	}
 	regions, err := op.c.ListRegions(op.ctx)
 	if err != nil || len(regions) == 0 {
-		return "", fmt.Errorf("no region for the IP block of %s: %v", serviceKey(op.svc), err)
+		return "", fmt.Errorf("no region for the IP block of %s: %w", serviceKey(op.svc), err)
 	}
 	return regions[0].ID, nil
 }
@@ -207,7 +208,7 @@ func (op lbCall) selectBlock(ip string) (*client.IPBlock, error) {
 		return nil, fmt.Errorf("spec.loadBalancerIP %s: the VIP of block %s is its third address %s", ip, containing.CIDR, blockVIP(containing.CIDR))
 	}
 	if owner := containing.Tags["service-uid"]; owner != "" && owner != string(op.svc.UID) {
-		return nil, fmt.Errorf("spec.loadBalancerIP %s: block %s belongs to service %s", ip, containing.ID, or(containing.Tags["service"], owner))
+		return nil, fmt.Errorf("spec.loadBalancerIP %s: block %s belongs to service %s", ip, containing.ID, cmp.Or(containing.Tags["service"], owner))
 	}
 	return containing, nil
 }

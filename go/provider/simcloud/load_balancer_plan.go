@@ -1,6 +1,7 @@
 package simcloud
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/netip"
@@ -164,7 +165,7 @@ func portProblems(svc *v1.Service, cfg lbConfig) []string {
 	present := map[int32]bool{}
 	for _, port := range svc.Spec.Ports {
 		present[port.Port] = true
-		label := fmt.Sprintf("spec.ports[%s]", or(port.Name, strconv.Itoa(int(port.Port))))
+		label := fmt.Sprintf("spec.ports[%s]", cmp.Or(port.Name, strconv.Itoa(int(port.Port))))
 		if port.Protocol != "" && port.Protocol != v1.ProtocolTCP {
 			problems = append(problems, fmt.Sprintf("%s protocol %s is not supported; allowed: TCP", label, port.Protocol))
 		} else if port.NodePort == 0 {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"ccm-sandbox/go/internal/providerkit"
 	"ccm-sandbox/go/internal/simcloudtest"
 )
 
@@ -19,7 +20,7 @@ func unique(prefix string) string { return simcloudtest.UniqueName(prefix) }
 
 // newTestCloud is the provider against the test simcloud, with routes in network (none when empty) and
 // load balancer strategy lb unless another is given.
-func newTestCloud(t *testing.T, network string, strategy ...string) *Cloud {
+func newTestCloud(t *testing.T, network string, strategy ...string) *providerkit.Cloud {
 	t.Helper()
 	cfg := Config{
 		Endpoint: sim.URL, Token: sim.Token, RequestTimeout: 10 * time.Second, Network: network,
@@ -28,9 +29,5 @@ func newTestCloud(t *testing.T, network string, strategy ...string) *Cloud {
 	if len(strategy) > 0 {
 		cfg.LoadBalancerStrategy = strategy[0]
 	}
-	cloud, err := NewCloud(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cloud
+	return simcloudtest.Must(NewCloud(context.Background(), cfg)).Get(t)
 }

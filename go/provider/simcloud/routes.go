@@ -12,6 +12,8 @@ import (
 	"k8s.io/cloud-provider/names"
 
 	"ccm-sandbox/go/provider/simcloud/client"
+
+	"ccm-sandbox/go/internal/providerkit"
 )
 
 var _ cloudprovider.Routes = (*routes)(nil)
@@ -38,7 +40,8 @@ func routeCaller(ctx context.Context, key, method string) context.Context {
 }
 
 // ListRoutes returns every route of the network.
-func (r *routes) ListRoutes(ctx context.Context, _ string) ([]*cloudprovider.Route, error) {
+func (r *routes) ListRoutes(ctx context.Context, _ string) (_ []*cloudprovider.Route, err error) {
+	defer providerkit.Wrap(&err, ProviderName, "ListRoutes")
 	ctx = routeCaller(ctx, "list", "ListRoutes")
 	network, err := r.getNetwork(ctx)
 	if err != nil {
@@ -86,7 +89,8 @@ func privateIPIn(server *client.Server, networkID string) string {
 
 // CreateRoute points route.DestinationCIDR at the target node's private IP, replacing a route to the same
 // destination through another gateway.
-func (r *routes) CreateRoute(ctx context.Context, _ string, nameHint string, route *cloudprovider.Route) error {
+func (r *routes) CreateRoute(ctx context.Context, _ string, nameHint string, route *cloudprovider.Route) (err error) {
+	defer providerkit.Wrap(&err, ProviderName, "CreateRoute")
 	ctx = routeCaller(ctx, string(route.TargetNode), "CreateRoute")
 	network, err := r.getNetwork(ctx)
 	if err != nil {
@@ -132,7 +136,8 @@ func (r *routes) CreateRoute(ctx context.Context, _ string, nameHint string, rou
 }
 
 // DeleteRoute removes the route by name (or id), else the one to the same destination; a missing one is done.
-func (r *routes) DeleteRoute(ctx context.Context, _ string, route *cloudprovider.Route) error {
+func (r *routes) DeleteRoute(ctx context.Context, _ string, route *cloudprovider.Route) (err error) {
+	defer providerkit.Wrap(&err, ProviderName, "DeleteRoute")
 	key := string(route.TargetNode)
 	if key == "" {
 		key = route.DestinationCIDR
@@ -190,7 +195,7 @@ func (r *routes) gatewayFor(ctx context.Context, network *client.Network, route 
 			return a.Address, nil
 		}
 	}
-	return "", fmt.Errorf("CreateRoute: node %s has no private IP in network %s", route.TargetNode, network.Name)
+	return "", fmt.Errorf("node %s has no private IP in network %s", route.TargetNode, network.Name)
 }
 
 // getNetwork resolves the configured network (id or name) once, then reads it by id.

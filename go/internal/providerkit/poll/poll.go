@@ -23,7 +23,7 @@ type Backoff struct {
 func Until(ctx context.Context, b Backoff, check func(context.Context) (done bool, err error)) error {
 	sleep := b.Sleep
 	if sleep == nil {
-		sleep = sleepContext
+		sleep = Sleep
 	}
 	for wait := b.First; ; wait = min(2*wait, max(b.Max, b.First)) {
 		if done, err := check(ctx); done || err != nil {
@@ -35,7 +35,8 @@ func Until(ctx context.Context, b Backoff, check func(context.Context) (done boo
 	}
 }
 
-func sleepContext(ctx context.Context, d time.Duration) error {
+// Sleep waits d, or until ctx ends with ctx's error.
+func Sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

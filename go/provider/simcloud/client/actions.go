@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"ccm-sandbox/go/internal/providerkit/poll"
 )
 
 // Action states.
@@ -47,26 +49,38 @@ const ActionDeadline = 2 * time.Minute
 func (c *Client) WaitForAction(ctx context.Context, action *Action) error {
 	ctx, cancel := context.WithTimeout(ctx, ActionDeadline)
 	defer cancel()
-	interval := c.actionPoll
-	for {
+	// failed is the action's own failure, or the error reading it: returned as it is; only a wait cut short
+	// says which action it was waiting for.
+	var failed error
+	first := true
+	err := poll.Until(ctx, poll.Backoff{First: c.actionPoll, Max: time.Second, Sleep: c.sleep}, func(ctx context.Context) (bool, error) {
+		if !first {
+			next, err := c.GetAction(ctx, action.ID)
+			if err != nil {
+				failed = err
+				return true, nil
+			}
+			action = next
+		}
+		first = false
 		switch action.Status {
 		case ActionSuccess:
-			return nil
+			return true, nil
 		case ActionError:
 			e := &Error{Operation: "actions." + action.Command, Code: CodeServerError, Message: fmt.Sprintf("action %s failed", action.ID)}
 			if action.Error != nil {
 				e.Code, e.Message = action.Error.Code, action.Error.Message
 			}
-			return e
+			failed = e
+			return true, nil
 		}
-		if err := c.sleep(ctx, interval); err != nil {
-			return fmt.Errorf("waiting for action %s (%s): %w", action.ID, action.Command, err)
-		}
-		interval = min(2*interval, time.Second)
-		next, err := c.GetAction(ctx, action.ID)
-		if err != nil {
-			return err
-		}
-		action = next
+		return false, nil
+	})
+	switch {
+	case failed != nil:
+		return failed
+	case err != nil:
+		return fmt.Errorf("waiting for action %s (%s): %w", action.ID, action.Command, err)
 	}
+	return nil
 }

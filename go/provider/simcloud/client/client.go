@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"ccm-sandbox/go/internal/providerkit/poll"
 )
 
 // Headers the client sends so simcloud can attribute each call.
@@ -94,7 +96,7 @@ func New(endpoint, token string, opts ...Option) (*Client, error) {
 		http:       &http.Client{Timeout: 30 * time.Second},
 		userAgent:  "ccm-sandbox-upstream-ccm",
 		retry:      DefaultRetryPolicy,
-		sleep:      sleepContext,
+		sleep:      poll.Sleep,
 		actionPoll: 100 * time.Millisecond,
 		observe:    func(string, int, time.Duration) {},
 	}
@@ -102,17 +104,6 @@ func New(endpoint, token string, opts ...Option) (*Client, error) {
 		opt(c)
 	}
 	return c, nil
-}
-
-func sleepContext(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // request is one logical call; its retries share the request id.
