@@ -8,6 +8,7 @@ import (
 
 	"github.com/digitalocean/godo"
 
+	"ccm-sandbox/go/internal/providerkit/poll"
 	"ccm-sandbox/go/internal/simcloudtest"
 )
 
@@ -28,7 +29,7 @@ func createDroplet(t *testing.T, prefix string, tags ...string) *godo.Droplet {
 func waitDroplet(t *testing.T, id int, status string) *godo.Droplet {
 	t.Helper()
 	var d *godo.Droplet
-	eventually(t, fmt.Sprintf("droplet %d %s", id, status), func() error {
+	poll.Eventually(t, fmt.Sprintf("droplet %d %s", id, status), func() error {
 		var err error
 		if d, _, err = client(t).Droplets.Get(ctx(t), id); err != nil {
 			return err
@@ -125,7 +126,7 @@ func TestPowerActionsTurnADropletOffAndOnAndAreReadable(t *testing.T) {
 		t.Fatalf("PowerOff = %+v, %v", a, err)
 	}
 	waitDroplet(t, d.ID, "off")
-	eventually(t, "the action completes", func() error {
+	poll.Eventually(t, "the action completes", func() error {
 		got, _, err := c.DropletActions.Get(ctx(t), d.ID, a.ID)
 		if err != nil {
 			return err

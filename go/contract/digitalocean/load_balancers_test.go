@@ -7,6 +7,7 @@ import (
 
 	"github.com/digitalocean/godo"
 
+	"ccm-sandbox/go/internal/providerkit/poll"
 	"ccm-sandbox/go/internal/simcloudtest"
 )
 
@@ -41,7 +42,7 @@ func createLB(t *testing.T, req *godo.LoadBalancerRequest) *godo.LoadBalancer {
 func waitActive(t *testing.T, id string) *godo.LoadBalancer {
 	t.Helper()
 	var lb *godo.LoadBalancer
-	eventually(t, "load balancer active", func() error {
+	poll.Eventually(t, "load balancer active", func() error {
 		var err error
 		if lb, _, err = client(t).LoadBalancers.Get(ctx(t), id); err != nil {
 			return err

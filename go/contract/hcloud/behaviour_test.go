@@ -47,7 +47,7 @@ func TestErrorsCarryHetznerCodes(t *testing.T) {
 		t.Errorf("a duplicate name: %v, want uniqueness_error", err)
 	}
 
-	action := ok(client.Server.Poweroff(ctx, server)).get(t)
+	action := ok(client.Server.Poweroff(ctx, server)).Get(t)
 	_, _, err = client.Server.Poweron(ctx, server)
 	if !hcloud.IsError(err, hcloud.ErrorCodeLocked) {
 		t.Errorf("a power action while another runs: %v, want locked", err)
@@ -76,7 +76,7 @@ func TestListsPageThroughAllWithOpts(t *testing.T) {
 	if len(page1) != 2 || p == nil || p.Page != 1 || p.PerPage != 2 || p.NextPage != 2 || p.LastPage != 3 || p.TotalEntries != 5 {
 		t.Errorf("first page: %d servers, pagination %+v", len(page1), p)
 	}
-	every := all(client.Server.AllWithOpts(ctx, hcloud.ServerListOpts{ListOpts: hcloud.ListOpts{LabelSelector: "page=" + tag, PerPage: 2}})).get(t)
+	every := all(client.Server.AllWithOpts(ctx, hcloud.ServerListOpts{ListOpts: hcloud.ListOpts{LabelSelector: "page=" + tag, PerPage: 2}})).Get(t)
 	if len(every) != 5 {
 		t.Fatalf("AllWithOpts across pages: %d servers, want 5", len(every))
 	}
@@ -91,7 +91,7 @@ func TestActionsArePolledAndListed(t *testing.T) {
 	client := NewClient(sim)
 	ctx := testContext(t)
 	server := newServer(t, client, nil)
-	first := ok(client.Server.Poweroff(ctx, server)).get(t)
+	first := ok(client.Server.Poweroff(ctx, server)).Get(t)
 	if first.Status != hcloud.ActionStatusRunning || first.Command != "stop_server" {
 		t.Errorf("new action = %s %s, want running stop_server", first.Status, first.Command)
 	}
@@ -103,29 +103,29 @@ func TestActionsArePolledAndListed(t *testing.T) {
 	if err != nil || len(progress) == 0 || progress[len(progress)-1] != 100 {
 		t.Errorf("WaitForFunc: %v, progress %v (want it to end at 100)", err, progress)
 	}
-	got := ok(client.Action.GetByID(ctx, first.ID)).get(t)
+	got := ok(client.Action.GetByID(ctx, first.ID)).Get(t)
 	if got == nil || got.Status != hcloud.ActionStatusSuccess || got.Finished.IsZero() || len(got.Resources) != 1 || got.Resources[0].ID != server.ID {
 		t.Errorf("finished action = %+v", got)
 	}
-	listed := all(client.Action.AllWithOpts(ctx, hcloud.ActionListOpts{ID: []int64{first.ID}, Status: []hcloud.ActionStatus{hcloud.ActionStatusSuccess}})).get(t)
+	listed := all(client.Action.AllWithOpts(ctx, hcloud.ActionListOpts{ID: []int64{first.ID}, Status: []hcloud.ActionStatus{hcloud.ActionStatusSuccess}})).Get(t)
 	if len(listed) != 1 || listed[0].ID != first.ID {
 		t.Errorf("actions by id and status = %+v", listed)
 	}
-	ofServer := all(client.Server.Action.AllFor(ctx, server, hcloud.ActionListOpts{})).get(t)
+	ofServer := all(client.Server.Action.AllFor(ctx, server, hcloud.ActionListOpts{})).Get(t)
 	if len(ofServer) < 2 {
 		t.Errorf("the server's actions = %d, want its create and stop actions", len(ofServer))
 	}
-	byType := ok(client.Server.Action.GetByID(ctx, first.ID)).get(t)
+	byType := ok(client.Server.Action.GetByID(ctx, first.ID)).Get(t)
 	if byType == nil || byType.ID != first.ID {
 		t.Errorf("GET /servers/actions/%d = %+v", first.ID, byType)
 	}
-	typeList := all(client.Server.Action.All(ctx, hcloud.ActionListOpts{ID: []int64{first.ID}})).get(t)
+	typeList := all(client.Server.Action.All(ctx, hcloud.ActionListOpts{ID: []int64{first.ID}})).Get(t)
 	if len(typeList) != 1 {
 		t.Errorf("GET /servers/actions?id=%d = %+v", first.ID, typeList)
 	}
 	watchCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	second := ok(client.Server.Poweron(ctx, server)).get(t)
+	second := ok(client.Server.Poweron(ctx, server)).Get(t)
 	progressCh, errCh := client.Action.WatchProgress(watchCtx, second)
 	for range progressCh {
 	}
@@ -168,7 +168,7 @@ func TestInjectedFaultsReachTheDialect(t *testing.T) {
 	if !hcloud.IsError(err, "unavailable") {
 		t.Errorf("an injected 503: %v, want unavailable", err)
 	}
-	if got := ok(client.Server.GetByID(ctx, server.ID)).get(t); got == nil {
+	if got := ok(client.Server.GetByID(ctx, server.ID)).Get(t); got == nil {
 		t.Error("the server is gone after the one-shot fault")
 	}
 }
@@ -186,13 +186,13 @@ func TestActionsFollowSimulatedTime(t *testing.T) {
 	})
 	sim.Do(t, "PUT", "/_sim/time", map[string]any{"delays": map[string]any{"server": map[string]any{"delay_ms": 3_600_000, "jitter_ms": 0}}}, nil)
 
-	action := ok(client.Server.Poweroff(ctx, server)).get(t)
-	if got := ok(client.Server.GetByID(ctx, server.ID)).get(t); got.Status != hcloud.ServerStatusStopping || !got.Locked {
+	action := ok(client.Server.Poweroff(ctx, server)).Get(t)
+	if got := ok(client.Server.GetByID(ctx, server.ID)).Get(t); got.Status != hcloud.ServerStatusStopping || !got.Locked {
 		t.Fatalf("during an hour-long stop: status %s, locked %v; want stopping and locked", got.Status, got.Locked)
 	}
 	sim.Do(t, "POST", "/_sim/time/fast_forward", map[string]any{"ms": 3_600_000}, nil)
 	wait(t, client, action)
-	if got := ok(client.Server.GetByID(ctx, server.ID)).get(t); got.Status != hcloud.ServerStatusOff {
+	if got := ok(client.Server.GetByID(ctx, server.ID)).Get(t); got.Status != hcloud.ServerStatusOff {
 		t.Errorf("after an hour of simulated time: status %s, want off", got.Status)
 	}
 }

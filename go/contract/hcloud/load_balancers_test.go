@@ -20,14 +20,14 @@ func newLoadBalancer(t *testing.T, client *hcloud.Client, opts hcloud.LoadBalanc
 	if opts.Location == nil && opts.NetworkZone == "" {
 		opts.Location = &hcloud.Location{Name: "sim-1"}
 	}
-	created := ok(client.LoadBalancer.Create(ctx, opts)).get(t)
+	created := ok(client.LoadBalancer.Create(ctx, opts)).Get(t)
 	wait(t, client, created.Action)
 	t.Cleanup(func() {
 		if res, _, err := client.LoadBalancer.DeleteWithResult(context.Background(), created.LoadBalancer); err == nil {
 			_ = client.Action.WaitFor(context.Background(), res.Action)
 		}
 	})
-	return ok(client.LoadBalancer.GetByID(ctx, created.LoadBalancer.ID)).get(t)
+	return ok(client.LoadBalancer.GetByID(ctx, created.LoadBalancer.ID)).Get(t)
 }
 
 func TestLoadBalancerCreateWithServicesTargetsAndNetwork(t *testing.T) {
@@ -74,7 +74,7 @@ func TestLoadBalancerCreateWithServicesTargetsAndNetwork(t *testing.T) {
 	if len(members) != 1 || members[0].Server == nil || members[0].Server.Server.ID != server.ID {
 		t.Errorf("label selector resolves to %+v, want server %d", members, server.ID)
 	}
-	got := ok(client.Server.GetByID(testContext(t), server.ID)).get(t)
+	got := ok(client.Server.GetByID(testContext(t), server.ID)).Get(t)
 	if len(got.LoadBalancers) != 1 || got.LoadBalancers[0].ID != lb.ID {
 		t.Errorf("server's load_balancers = %+v, want [%d]", got.LoadBalancers, lb.ID)
 	}
@@ -88,7 +88,7 @@ func TestLoadBalancerServiceActions(t *testing.T) {
 	wait(t, client, ok(client.LoadBalancer.AddService(ctx, lb, hcloud.LoadBalancerAddServiceOpts{
 		Protocol: hcloud.LoadBalancerServiceProtocolHTTP, ListenPort: ptr(8080), DestinationPort: ptr(30090),
 		HTTP: &hcloud.LoadBalancerAddServiceOptsHTTP{StickySessions: ptr(true), CookieName: ptr("SANDBOX")},
-	})).get(t))
+	})).Get(t))
 	_, _, err := client.LoadBalancer.AddService(ctx, lb, hcloud.LoadBalancerAddServiceOpts{Protocol: hcloud.LoadBalancerServiceProtocolTCP, ListenPort: ptr(8080), DestinationPort: ptr(1)})
 	if !hcloud.IsError(err, hcloud.ErrorCodeSourcePortAlreadyUsed) {
 		t.Errorf("a second service on 8080: %v, want source_port_already_used", err)
@@ -96,8 +96,8 @@ func TestLoadBalancerServiceActions(t *testing.T) {
 	wait(t, client, ok(client.LoadBalancer.UpdateService(ctx, lb, 8080, hcloud.LoadBalancerUpdateServiceOpts{
 		DestinationPort: ptr(30091), Proxyprotocol: ptr(true),
 		HealthCheck: &hcloud.LoadBalancerUpdateServiceOptsHealthCheck{Retries: ptr(4)},
-	})).get(t))
-	got := ok(client.LoadBalancer.GetByID(ctx, lb.ID)).get(t)
+	})).Get(t))
+	got := ok(client.LoadBalancer.GetByID(ctx, lb.ID)).Get(t)
 	if len(got.Services) != 1 {
 		t.Fatalf("services = %+v", got.Services)
 	}
@@ -106,8 +106,8 @@ func TestLoadBalancerServiceActions(t *testing.T) {
 		!svc.HTTP.StickySessions || svc.HTTP.CookieName != "SANDBOX" {
 		t.Errorf("after update_service: %+v (http %+v, health check %+v)", svc, svc.HTTP, svc.HealthCheck)
 	}
-	wait(t, client, ok(client.LoadBalancer.DeleteService(ctx, lb, 8080)).get(t))
-	if got = ok(client.LoadBalancer.GetByID(ctx, lb.ID)).get(t); len(got.Services) != 0 {
+	wait(t, client, ok(client.LoadBalancer.DeleteService(ctx, lb, 8080)).Get(t))
+	if got = ok(client.LoadBalancer.GetByID(ctx, lb.ID)).Get(t); len(got.Services) != 0 {
 		t.Errorf("services after delete_service = %+v", got.Services)
 	}
 	_, _, err = client.LoadBalancer.DeleteService(ctx, lb, 8080)
@@ -127,20 +127,20 @@ func TestLoadBalancerTargetActions(t *testing.T) {
 	if !hcloud.IsError(err, hcloud.ErrorCodeLoadBalancerNotAttachedToNetwork) {
 		t.Errorf("use_private_ip off any network: %v, want load_balancer_not_attached_to_network", err)
 	}
-	wait(t, client, ok(client.LoadBalancer.AttachToNetwork(ctx, lb, hcloud.LoadBalancerAttachToNetworkOpts{Network: network})).get(t))
+	wait(t, client, ok(client.LoadBalancer.AttachToNetwork(ctx, lb, hcloud.LoadBalancerAttachToNetworkOpts{Network: network})).Get(t))
 	_, _, err = client.LoadBalancer.AttachToNetwork(ctx, lb, hcloud.LoadBalancerAttachToNetworkOpts{Network: network})
 	if !hcloud.IsError(err, hcloud.ErrorCodeLoadBalancerAlreadyAttached) {
 		t.Errorf("attaching twice: %v, want load_balancer_already_attached", err)
 	}
 	wait(t, client,
-		ok(client.LoadBalancer.AddServerTarget(ctx, lb, hcloud.LoadBalancerAddServerTargetOpts{Server: server, UsePrivateIP: ptr(true)})).get(t))
-	wait(t, client, ok(client.LoadBalancer.AddLabelSelectorTarget(ctx, lb, hcloud.LoadBalancerAddLabelSelectorTargetOpts{Selector: "tier=edge"})).get(t))
-	wait(t, client, ok(client.LoadBalancer.AddIPTarget(ctx, lb, hcloud.LoadBalancerAddIPTargetOpts{IP: net.ParseIP("127.0.0.9")})).get(t))
+		ok(client.LoadBalancer.AddServerTarget(ctx, lb, hcloud.LoadBalancerAddServerTargetOpts{Server: server, UsePrivateIP: ptr(true)})).Get(t))
+	wait(t, client, ok(client.LoadBalancer.AddLabelSelectorTarget(ctx, lb, hcloud.LoadBalancerAddLabelSelectorTargetOpts{Selector: "tier=edge"})).Get(t))
+	wait(t, client, ok(client.LoadBalancer.AddIPTarget(ctx, lb, hcloud.LoadBalancerAddIPTargetOpts{IP: net.ParseIP("127.0.0.9")})).Get(t))
 	_, _, err = client.LoadBalancer.AddServerTarget(ctx, lb, hcloud.LoadBalancerAddServerTargetOpts{Server: server})
 	if !hcloud.IsError(err, hcloud.ErrorCodeTargetAlreadyDefined) {
 		t.Errorf("adding the server twice: %v, want target_already_defined", err)
 	}
-	got := ok(client.LoadBalancer.GetByID(ctx, lb.ID)).get(t)
+	got := ok(client.LoadBalancer.GetByID(ctx, lb.ID)).Get(t)
 	kinds := map[hcloud.LoadBalancerTargetType]bool{}
 	for _, target := range got.Targets {
 		kinds[target.Type] = true
@@ -149,14 +149,14 @@ func TestLoadBalancerTargetActions(t *testing.T) {
 		t.Errorf("targets = %+v", got.Targets)
 	}
 
-	wait(t, client, ok(client.LoadBalancer.RemoveServerTarget(ctx, lb, server)).get(t))
-	wait(t, client, ok(client.LoadBalancer.RemoveLabelSelectorTarget(ctx, lb, "tier=edge")).get(t))
-	wait(t, client, ok(client.LoadBalancer.RemoveIPTarget(ctx, lb, net.ParseIP("127.0.0.9"))).get(t))
-	if got = ok(client.LoadBalancer.GetByID(ctx, lb.ID)).get(t); len(got.Targets) != 0 {
+	wait(t, client, ok(client.LoadBalancer.RemoveServerTarget(ctx, lb, server)).Get(t))
+	wait(t, client, ok(client.LoadBalancer.RemoveLabelSelectorTarget(ctx, lb, "tier=edge")).Get(t))
+	wait(t, client, ok(client.LoadBalancer.RemoveIPTarget(ctx, lb, net.ParseIP("127.0.0.9"))).Get(t))
+	if got = ok(client.LoadBalancer.GetByID(ctx, lb.ID)).Get(t); len(got.Targets) != 0 {
 		t.Errorf("targets after removal = %+v", got.Targets)
 	}
-	wait(t, client, ok(client.LoadBalancer.DetachFromNetwork(ctx, lb, hcloud.LoadBalancerDetachFromNetworkOpts{Network: network})).get(t))
-	if got = ok(client.LoadBalancer.GetByID(ctx, lb.ID)).get(t); len(got.PrivateNet) != 0 {
+	wait(t, client, ok(client.LoadBalancer.DetachFromNetwork(ctx, lb, hcloud.LoadBalancerDetachFromNetworkOpts{Network: network})).Get(t))
+	if got = ok(client.LoadBalancer.GetByID(ctx, lb.ID)).Get(t); len(got.PrivateNet) != 0 {
 		t.Errorf("private net after detach = %+v", got.PrivateNet)
 	}
 }
@@ -166,18 +166,18 @@ func TestLoadBalancerSettingsActions(t *testing.T) {
 	ctx := testContext(t)
 	lb := newLoadBalancer(t, client, hcloud.LoadBalancerCreateOpts{})
 
-	wait(t, client, ok(client.LoadBalancer.ChangeAlgorithm(ctx, lb, hcloud.LoadBalancerChangeAlgorithmOpts{Type: hcloud.LoadBalancerAlgorithmTypeLeastConnections})).get(t))
-	wait(t, client, ok(client.LoadBalancer.ChangeType(ctx, lb, hcloud.LoadBalancerChangeTypeOpts{LoadBalancerType: &hcloud.LoadBalancerType{Name: "lb21"}})).get(t))
-	wait(t, client, ok(client.LoadBalancer.DisablePublicInterface(ctx, lb)).get(t))
-	wait(t, client, ok(client.LoadBalancer.ChangeDNSPtr(ctx, lb, lb.PublicNet.IPv4.IP.String(), ptr("lb.example.test"))).get(t))
-	got := ok(client.LoadBalancer.GetByID(ctx, lb.ID)).get(t)
+	wait(t, client, ok(client.LoadBalancer.ChangeAlgorithm(ctx, lb, hcloud.LoadBalancerChangeAlgorithmOpts{Type: hcloud.LoadBalancerAlgorithmTypeLeastConnections})).Get(t))
+	wait(t, client, ok(client.LoadBalancer.ChangeType(ctx, lb, hcloud.LoadBalancerChangeTypeOpts{LoadBalancerType: &hcloud.LoadBalancerType{Name: "lb21"}})).Get(t))
+	wait(t, client, ok(client.LoadBalancer.DisablePublicInterface(ctx, lb)).Get(t))
+	wait(t, client, ok(client.LoadBalancer.ChangeDNSPtr(ctx, lb, lb.PublicNet.IPv4.IP.String(), ptr("lb.example.test"))).Get(t))
+	got := ok(client.LoadBalancer.GetByID(ctx, lb.ID)).Get(t)
 	if got.Algorithm.Type != hcloud.LoadBalancerAlgorithmTypeLeastConnections || got.LoadBalancerType.Name != "lb21" || got.PublicNet.Enabled ||
 		got.PublicNet.IPv4.DNSPtr != "lb.example.test" {
 		t.Errorf("after the settings actions: algorithm %s, type %s, public %v, dns_ptr %q",
 			got.Algorithm.Type, got.LoadBalancerType.Name, got.PublicNet.Enabled, got.PublicNet.IPv4.DNSPtr)
 	}
-	wait(t, client, ok(client.LoadBalancer.EnablePublicInterface(ctx, lb)).get(t))
-	if got = ok(client.LoadBalancer.GetByID(ctx, lb.ID)).get(t); !got.PublicNet.Enabled {
+	wait(t, client, ok(client.LoadBalancer.EnablePublicInterface(ctx, lb)).Get(t))
+	if got = ok(client.LoadBalancer.GetByID(ctx, lb.ID)).Get(t); !got.PublicNet.Enabled {
 		t.Error("public interface still disabled after enable_public_interface")
 	}
 	_, _, err := client.LoadBalancer.ChangeType(ctx, lb, hcloud.LoadBalancerChangeTypeOpts{LoadBalancerType: &hcloud.LoadBalancerType{Name: "lb99"}})
@@ -190,18 +190,18 @@ func TestLoadBalancerListUpdateAndDelete(t *testing.T) {
 	client := NewClient(sim)
 	ctx := testContext(t)
 	lb := newLoadBalancer(t, client, hcloud.LoadBalancerCreateOpts{})
-	updated := ok(client.LoadBalancer.Update(ctx, lb, hcloud.LoadBalancerUpdateOpts{Labels: map[string]string{"svc": lb.Name}})).get(t)
+	updated := ok(client.LoadBalancer.Update(ctx, lb, hcloud.LoadBalancerUpdateOpts{Labels: map[string]string{"svc": lb.Name}})).Get(t)
 	if updated.Labels["svc"] != lb.Name {
 		t.Errorf("labels = %v", updated.Labels)
 	}
-	byLabel := all(client.LoadBalancer.AllWithOpts(ctx, hcloud.LoadBalancerListOpts{ListOpts: hcloud.ListOpts{LabelSelector: "svc=" + lb.Name}})).get(t)
-	byName := ok(client.LoadBalancer.GetByName(ctx, lb.Name)).get(t)
+	byLabel := all(client.LoadBalancer.AllWithOpts(ctx, hcloud.LoadBalancerListOpts{ListOpts: hcloud.ListOpts{LabelSelector: "svc=" + lb.Name}})).Get(t)
+	byName := ok(client.LoadBalancer.GetByName(ctx, lb.Name)).Get(t)
 	if len(byLabel) != 1 || byLabel[0].ID != lb.ID || byName == nil || byName.ID != lb.ID {
 		t.Errorf("by label %+v, by name %+v; want id %d", byLabel, byName, lb.ID)
 	}
-	result := ok(client.LoadBalancer.DeleteWithResult(ctx, lb)).get(t)
+	result := ok(client.LoadBalancer.DeleteWithResult(ctx, lb)).Get(t)
 	wait(t, client, result.Action)
-	if gone := ok(client.LoadBalancer.GetByID(ctx, lb.ID)).get(t); gone != nil {
+	if gone := ok(client.LoadBalancer.GetByID(ctx, lb.ID)).Get(t); gone != nil {
 		t.Errorf("load balancer %d still there after delete", lb.ID)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"net"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 
@@ -20,31 +19,15 @@ func TestMain(m *testing.M) { os.Exit(simcloudtest.Run(m, &sim)) }
 // unique returns a name no other test of this run uses.
 func unique(prefix string) string { return simcloudtest.UniqueName(prefix) }
 
-func testContext(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testContext(t *testing.T) context.Context { return simcloudtest.Context(t) }
 
-// result holds what an hcloud-go call returned: ok(client.X.Get(...)).get(t) fails the test on an error.
-type result[T any] struct {
-	v   T
-	err error
+// ok holds what an hcloud-go call returned: ok(client.X.Get(...)).Get(t) fails the test on an error.
+func ok[T any](v T, _ *hcloud.Response, err error) simcloudtest.Result[T] {
+	return simcloudtest.Must(v, err)
 }
-
-func ok[T any](v T, _ *hcloud.Response, err error) result[T] { return result[T]{v, err} }
 
 // all is ok for the All/AllWithOpts calls, which return no response.
-func all[T any](v []T, err error) result[[]T] { return result[[]T]{v, err} }
-
-func (r result[T]) get(t *testing.T) T {
-	t.Helper()
-	if r.err != nil {
-		t.Fatal(r.err)
-	}
-	return r.v
-}
+func all[T any](v []T, err error) simcloudtest.Result[[]T] { return simcloudtest.Must(v, err) }
 
 // wait waits for actions through hcloud-go's own poller and fails the test when one ends in error.
 func wait(t *testing.T, client *hcloud.Client, actions ...*hcloud.Action) {
@@ -70,7 +53,7 @@ func newNetwork(t *testing.T, client *hcloud.Client, ipRange string) *hcloud.Net
 	network := ok(client.Network.Create(ctx, hcloud.NetworkCreateOpts{
 		Name: unique("net"), IPRange: cidr(t, ipRange),
 		Subnets: []hcloud.NetworkSubnet{{Type: hcloud.NetworkSubnetTypeCloud, IPRange: cidr(t, ipRange), NetworkZone: "sim-1"}},
-	})).get(t)
+	})).Get(t)
 	t.Cleanup(func() { _, _ = client.Network.Delete(context.Background(), network) })
 	return network
 }
@@ -82,12 +65,12 @@ func newServer(t *testing.T, client *hcloud.Client, labels map[string]string, ne
 	result := ok(client.Server.Create(ctx, hcloud.ServerCreateOpts{
 		Name: unique("srv"), ServerType: &hcloud.ServerType{Name: "sc-small"}, Image: &hcloud.Image{Name: "debian-13"},
 		Location: &hcloud.Location{Name: "sim-1"}, Labels: labels, Networks: networks,
-	})).get(t)
+	})).Get(t)
 	wait(t, client, result.Action)
 	t.Cleanup(func() {
 		if res, _, err := client.Server.DeleteWithResult(context.Background(), result.Server); err == nil {
 			_ = client.Action.WaitFor(context.Background(), res.Action)
 		}
 	})
-	return ok(client.Server.GetByID(ctx, result.Server.ID)).get(t)
+	return ok(client.Server.GetByID(ctx, result.Server.ID)).Get(t)
 }

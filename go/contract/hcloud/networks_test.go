@@ -14,7 +14,7 @@ func TestNetworkSubnetsAndRoutes(t *testing.T) {
 	server := newServer(t, client, nil, network)
 	gateway := server.PrivateNet[0].IP
 
-	got := ok(client.Network.GetByID(ctx, network.ID)).get(t)
+	got := ok(client.Network.GetByID(ctx, network.ID)).Get(t)
 	if len(got.Subnets) != 1 || got.Subnets[0].NetworkZone != "sim-1" || got.Subnets[0].Type != hcloud.NetworkSubnetTypeCloud {
 		t.Errorf("subnets = %+v", got.Subnets)
 	}
@@ -23,14 +23,14 @@ func TestNetworkSubnetsAndRoutes(t *testing.T) {
 	}
 
 	route := hcloud.NetworkRoute{Destination: cidr(t, "10.244.1.0/24"), Gateway: gateway}
-	wait(t, client, ok(client.Network.AddRoute(ctx, network, hcloud.NetworkAddRouteOpts{Route: route})).get(t))
-	got = ok(client.Network.GetByID(ctx, network.ID)).get(t)
+	wait(t, client, ok(client.Network.AddRoute(ctx, network, hcloud.NetworkAddRouteOpts{Route: route})).Get(t))
+	got = ok(client.Network.GetByID(ctx, network.ID)).Get(t)
 	if len(got.Routes) != 1 || got.Routes[0].Destination.String() != "10.244.1.0/24" || !got.Routes[0].Gateway.Equal(gateway) {
 		t.Fatalf("routes after add_route = %+v", got.Routes)
 	}
 
-	wait(t, client, ok(client.Network.DeleteRoute(ctx, network, hcloud.NetworkDeleteRouteOpts{Route: route})).get(t))
-	if got = ok(client.Network.GetByID(ctx, network.ID)).get(t); len(got.Routes) != 0 {
+	wait(t, client, ok(client.Network.DeleteRoute(ctx, network, hcloud.NetworkDeleteRouteOpts{Route: route})).Get(t))
+	if got = ok(client.Network.GetByID(ctx, network.ID)).Get(t); len(got.Routes) != 0 {
 		t.Errorf("routes after delete_route = %+v", got.Routes)
 	}
 	_, _, err := client.Network.DeleteRoute(ctx, network, hcloud.NetworkDeleteRouteOpts{Route: route})
@@ -48,17 +48,17 @@ func TestServerAttachesToAndDetachesFromANetwork(t *testing.T) {
 	ctx := testContext(t)
 	network := newNetwork(t, client, "10.44.0.0/24")
 	server := newServer(t, client, nil)
-	wait(t, client, ok(client.Server.AttachToNetwork(ctx, server, hcloud.ServerAttachToNetworkOpts{Network: network, IP: net.ParseIP("10.44.0.77")})).get(t))
-	got := ok(client.Server.GetByID(ctx, server.ID)).get(t)
+	wait(t, client, ok(client.Server.AttachToNetwork(ctx, server, hcloud.ServerAttachToNetworkOpts{Network: network, IP: net.ParseIP("10.44.0.77")})).Get(t))
+	got := ok(client.Server.GetByID(ctx, server.ID)).Get(t)
 	if len(got.PrivateNet) != 1 || !got.PrivateNet[0].IP.Equal(net.ParseIP("10.44.0.77")) {
 		t.Errorf("private net after attach = %+v", got.PrivateNet)
 	}
-	action := ok(client.Server.DetachFromNetwork(ctx, server, hcloud.ServerDetachFromNetworkOpts{Network: network})).get(t)
+	action := ok(client.Server.DetachFromNetwork(ctx, server, hcloud.ServerDetachFromNetworkOpts{Network: network})).Get(t)
 	wait(t, client, action)
-	if got = ok(client.Server.GetByID(ctx, server.ID)).get(t); len(got.PrivateNet) != 0 {
+	if got = ok(client.Server.GetByID(ctx, server.ID)).Get(t); len(got.PrivateNet) != 0 {
 		t.Errorf("private net after detach = %+v", got.PrivateNet)
 	}
-	ofNetwork := all(client.Network.Action.AllFor(ctx, network, hcloud.ActionListOpts{})).get(t)
+	ofNetwork := all(client.Network.Action.AllFor(ctx, network, hcloud.ActionListOpts{})).Get(t)
 	if len(ofNetwork) != 2 {
 		t.Errorf("the network's actions = %d, want the attach and the detach", len(ofNetwork))
 	}
@@ -68,11 +68,11 @@ func TestNetworkListUpdateAndNameUniqueness(t *testing.T) {
 	client := NewClient(sim)
 	ctx := testContext(t)
 	network := newNetwork(t, client, "10.42.0.0/24")
-	updated := ok(client.Network.Update(ctx, network, hcloud.NetworkUpdateOpts{Labels: map[string]string{"cluster": network.Name}})).get(t)
+	updated := ok(client.Network.Update(ctx, network, hcloud.NetworkUpdateOpts{Labels: map[string]string{"cluster": network.Name}})).Get(t)
 	if updated.Labels["cluster"] != network.Name {
 		t.Errorf("labels = %v", updated.Labels)
 	}
-	found := ok(client.Network.List(ctx, hcloud.NetworkListOpts{ListOpts: hcloud.ListOpts{LabelSelector: "cluster=" + network.Name}})).get(t)
+	found := ok(client.Network.List(ctx, hcloud.NetworkListOpts{ListOpts: hcloud.ListOpts{LabelSelector: "cluster=" + network.Name}})).Get(t)
 	if len(found) != 1 || found[0].ID != network.ID {
 		t.Errorf("list by label = %+v", found)
 	}
@@ -83,7 +83,7 @@ func TestNetworkListUpdateAndNameUniqueness(t *testing.T) {
 	if _, err := client.Network.Delete(ctx, network); err != nil {
 		t.Fatal(err)
 	}
-	if gone := ok(client.Network.GetByID(ctx, network.ID)).get(t); gone != nil {
+	if gone := ok(client.Network.GetByID(ctx, network.ID)).Get(t); gone != nil {
 		t.Errorf("network %d still there after delete", network.ID)
 	}
 }

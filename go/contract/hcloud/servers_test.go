@@ -30,7 +30,7 @@ func TestServerCreateGetAndFields(t *testing.T) {
 	if server.Labels["role"] != "worker" {
 		t.Errorf("labels = %v", server.Labels)
 	}
-	byName := ok(client.Server.GetByName(ctx, server.Name)).get(t)
+	byName := ok(client.Server.GetByName(ctx, server.Name)).Get(t)
 	if byName == nil || byName.ID != server.ID {
 		t.Errorf("GetByName(%s) = %+v, want id %d", server.Name, byName, server.ID)
 	}
@@ -98,9 +98,9 @@ func TestServerPowerActions(t *testing.T) {
 		{"shutdown", func() (*hcloud.Action, *hcloud.Response, error) { return client.Server.Shutdown(ctx, server) }, hcloud.ServerStatusOff},
 	}
 	for _, step := range steps {
-		action := ok(step.do()).get(t)
+		action := ok(step.do()).Get(t)
 		wait(t, client, action)
-		got := ok(client.Server.GetByID(ctx, server.ID)).get(t)
+		got := ok(client.Server.GetByID(ctx, server.ID)).Get(t)
 		if got.Status != step.want {
 			t.Errorf("after %s: status %s, want %s", step.name, got.Status, step.want)
 		}
@@ -112,13 +112,13 @@ func TestServerUpdateAndDelete(t *testing.T) {
 	ctx := testContext(t)
 	server := newServer(t, client, nil)
 	renamed := unique("renamed")
-	updated := ok(client.Server.Update(ctx, server, hcloud.ServerUpdateOpts{Name: renamed, Labels: map[string]string{"k": "v"}})).get(t)
+	updated := ok(client.Server.Update(ctx, server, hcloud.ServerUpdateOpts{Name: renamed, Labels: map[string]string{"k": "v"}})).Get(t)
 	if updated.Name != renamed || updated.Labels["k"] != "v" {
 		t.Errorf("updated = %s %v", updated.Name, updated.Labels)
 	}
-	result := ok(client.Server.DeleteWithResult(ctx, server)).get(t)
+	result := ok(client.Server.DeleteWithResult(ctx, server)).Get(t)
 	wait(t, client, result.Action)
-	if gone := ok(client.Server.GetByID(ctx, server.ID)).get(t); gone != nil {
+	if gone := ok(client.Server.GetByID(ctx, server.ID)).Get(t); gone != nil {
 		t.Errorf("server %d still there after delete: %s", server.ID, gone.Status)
 	}
 }

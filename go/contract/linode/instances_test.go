@@ -6,9 +6,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/linode/linodego/v2"
+
+	"ccm-sandbox/go/internal/providerkit/poll"
 )
 
 func createInstance(t *testing.T, label string, tags ...string) *linodego.Instance {
@@ -131,17 +132,12 @@ func TestInstanceUpdateAndDelete(t *testing.T) {
 	if err := c.DeleteInstance(ctx(t), in.ID); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		_, err := c.GetInstance(ctx(t), in.ID)
-		if linodego.IsNotFound(err) {
-			return
+	poll.Eventually(t, fmt.Sprintf("instance %d gone after delete", in.ID), func() error {
+		if _, err := c.GetInstance(ctx(t), in.ID); !linodego.IsNotFound(err) {
+			return fmt.Errorf("still there: %v", err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("instance %d still there after delete: %v", in.ID, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 func TestInstanceErrorsUseLinodesEnvelope(t *testing.T) {

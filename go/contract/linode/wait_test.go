@@ -1,11 +1,13 @@
 package linode
 
 import (
+	"fmt"
 	"net"
 	"testing"
-	"time"
 
 	"github.com/linode/linodego/v2"
+
+	"ccm-sandbox/go/internal/providerkit/poll"
 )
 
 func parseIP(s string) net.IP { return net.ParseIP(s) }
@@ -15,18 +17,11 @@ func parseIP(s string) net.IP { return net.ParseIP(s) }
 func waitStatus(t *testing.T, id int, want linodego.InstanceStatus) {
 	t.Helper()
 	c := client(t)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	poll.Eventually(t, fmt.Sprintf("instance %d %s", id, want), func() error {
 		in, err := c.GetInstance(ctx(t), id)
-		if err != nil {
-			t.Fatal(err)
+		if err == nil && in.Status != want {
+			err = fmt.Errorf("status %s", in.Status)
 		}
-		if in.Status == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("instance %d is %s, want %s", id, in.Status, want)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return err
+	})
 }
