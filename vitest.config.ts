@@ -57,10 +57,10 @@ export default defineConfig({
       },
       {
         extends: true,
-        // The same flows on the upstream Go CCM (k8s.io/cloud-provider's controllers) in the sandbox's CCM slot.
+        // The same conformance run on the upstream Go CCM (k8s.io/cloud-provider's controllers) in the sandbox's CCM slot.
         test: {
           name: 'e2e-upstream',
-          include: ['test/e2e/flows.test.ts', 'test/e2e/kube-proxy.test.ts'],
+          include: ['test/e2e/conformance.test.ts', 'test/e2e/kube-proxy.test.ts'],
           env: { SANDBOX_CCM: 'upstream' },
           globalSetup: ['test/helpers/control-plane-binaries.setup.ts', 'test/helpers/upstream-ccm-binary.setup.ts'],
           ...slow,
@@ -81,10 +81,10 @@ export default defineConfig({
       },
       {
         extends: true,
-        // The flows on the Hetzner persona: cluster made through /hcloud/v1, the upstream Go CCM's hcloud provider.
+        // The conformance run on the Hetzner persona: cluster made through /hcloud/v1, the upstream Go CCM's hcloud provider.
         test: {
           name: 'e2e-hcloud',
-          include: ['test/e2e/flows.test.ts'],
+          include: ['test/e2e/conformance.test.ts'],
           env: { SANDBOX_CCM: 'upstream', SANDBOX_CLOUD: 'hcloud' },
           globalSetup: ['test/helpers/control-plane-binaries.setup.ts'],
           ...slow,
@@ -92,10 +92,10 @@ export default defineConfig({
       },
       {
         extends: true,
-        // The flows on the Linode persona: instances made through /v4, the upstream Go CCM's linode provider.
+        // The conformance run on the Linode persona: instances made through /v4, the upstream Go CCM's linode provider.
         test: {
           name: 'e2e-linode',
-          include: ['test/e2e/flows.test.ts'],
+          include: ['test/e2e/conformance.test.ts'],
           env: { SANDBOX_CCM: 'upstream', SANDBOX_CLOUD: 'linode' },
           globalSetup: ['test/helpers/control-plane-binaries.setup.ts'],
           ...slow,
@@ -103,10 +103,10 @@ export default defineConfig({
       },
       {
         extends: true,
-        // The flows on the DigitalOcean persona: droplets made through /v2, the upstream Go CCM's digitalocean provider.
+        // The conformance run on the DigitalOcean persona: droplets made through /v2, the upstream Go CCM's digitalocean provider.
         test: {
           name: 'e2e-digitalocean',
-          include: ['test/e2e/flows.test.ts'],
+          include: ['test/e2e/conformance.test.ts'],
           env: { SANDBOX_CCM: 'upstream', SANDBOX_CLOUD: 'digitalocean' },
           globalSetup: ['test/helpers/control-plane-binaries.setup.ts'],
           ...slow,

@@ -182,7 +182,7 @@ export class Sandbox {
     const started = Date.now();
     this.options.progress?.(`${name} ...`);
     const detail = await fn();
-    const record: StepRecord = { name, durationMs: Date.now() - started, ...(detail ? { detail } : {}) };
+    const record: StepRecord = { name, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, ...(detail ? { detail } : {}) };
     this.#state = { ...this.#state, steps: [...this.#state.steps, record] };
     this.options.progress?.(`${name} done in ${(record.durationMs / 1000).toFixed(1)} s${detail ? ` (${detail})` : ''}`);
     this.#save();

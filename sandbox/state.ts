@@ -23,7 +23,7 @@ export function stateDir(name: string, env: NodeJS.ProcessEnv = process.env): st
 export const SandboxStatus = { starting: 'starting', ready: 'ready', failed: 'failed', stopping: 'stopping', stopped: 'stopped' } as const;
 export type SandboxStatus = (typeof SandboxStatus)[keyof typeof SandboxStatus];
 
-export const StepRecord = z.object({ name: z.string(), durationMs: z.number(), detail: z.string().optional() });
+export const StepRecord = z.object({ name: z.string(), startedAt: z.string().optional(), durationMs: z.number(), detail: z.string().optional() });
 export type StepRecord = z.infer<typeof StepRecord>;
 
 export const SandboxState = z.object({

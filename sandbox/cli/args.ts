@@ -84,7 +84,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
   };
 }
 
-function validCloud(value: string, ccm: CcmChoice, runtime: string): CloudKind {
+export function validCloud(value: string, ccm: CcmChoice, runtime: string): CloudKind {
   if (!isCloudKind(value)) throw new UsageError(`--cloud "${value}" is invalid: use ${CLOUDS.join(' or ')}`);
   // A persona's API picks a machine's addresses; containers, VMs and existing nodes have theirs already.
   if (cloudOf(value).machines && runtime !== 'local' && runtime !== 'auto') throw new UsageError(`--cloud ${value} runs on --runtime local, not ${runtime}`);
@@ -105,7 +105,7 @@ function validAllowedHosts(flags: string[] | undefined): string[] {
 }
 
 /** `--ccm`; without it, our CCM where it speaks the cloud's API, else the upstream Go CCM with the cloud's provider. */
-function validCcm(kind: string | undefined, command: string | undefined, cloud: string): CcmChoice {
+export function validCcm(kind: string | undefined, command: string | undefined, cloud: string): CcmChoice {
   try {
     return ccmChoiceFrom(kind ?? defaultCcmFor(isCloudKind(cloud) ? cloud : DEFAULT_CLOUD).kind, command);
   } catch (err) {
@@ -118,12 +118,12 @@ function validName(name: string): string {
   return name;
 }
 
-function validRuntime(runtime: string): RuntimeChoice {
+export function validRuntime(runtime: string): RuntimeChoice {
   if (!isRuntimeChoice(runtime)) throw new UsageError(`--runtime "${runtime}" is invalid: use auto, local, kind, vagrant or existing`);
   return runtime;
 }
 
-function validInt(flag: string, value: string, min: number, max: number): number {
+export function validInt(flag: string, value: string, min: number, max: number): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || n < min || n > max) throw new UsageError(`${flag} "${value}" is invalid: use a whole number from ${min} to ${max}`);
   return n;
@@ -134,7 +134,7 @@ function validStrategy(value: string): LbStrategy {
   return value as LbStrategy;
 }
 
-function validKubeconfig(path: string | undefined, runtime: string): string | undefined {
+export function validKubeconfig(path: string | undefined, runtime: string): string | undefined {
   if (runtime === 'existing' && !path) throw new UsageError('--runtime existing needs --kubeconfig PATH');
   if (path && !existsSync(path)) throw new UsageError(`--kubeconfig ${path}: no such file`);
   return path;

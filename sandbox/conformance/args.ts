@@ -1,0 +1,77 @@
+// `npm run conformance` arguments. Every bad value is a UsageError naming the flag and what it accepts
+// (exit 2, one line). Paths are resolved from where the user ran npm (INIT_CWD), since npm runs the
+// script in this repository's root: a CCM author calls it from their own repository.
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { UsageError } from '../../lib/usage-error.ts';
+import type { CcmChoice } from '../ccm/slot.ts';
+import { validCcm, validCloud, validInt, validKubeconfig } from '../cli/args.ts';
+import type { CloudKind } from '../cloud/registry.ts';
+import type { RuntimeName } from '../runtimes/runtime.ts';
+import { CAPABILITIES, isCapability, type Capability } from './capabilities.ts';
+
+export interface ConformanceArgs {
+  readonly cloud: CloudKind;
+  readonly ccm: CcmChoice;
+  readonly runtime: RuntimeName;
+  readonly kubeconfig: string | undefined;
+  readonly junit: string | undefined;
+  readonly json: string | undefined;
+  readonly only: readonly Capability[] | undefined;
+  readonly timeoutMs: number;
+  readonly help: boolean;
+}
+
+export const USAGE = `npm run conformance -- [--cloud simcloud|hcloud|linode|digitalocean] [--ccm builtin|upstream|command] [--ccm-command CMD]
+                       [--runtime local|kind|existing] [--kubeconfig PATH] [--junit FILE] [--json FILE] [--only CAP,...] [--timeout SECONDS]
+capabilities: ${CAPABILITIES.join(', ')}
+exit 0 when every capability attempted passed (not offered counts as passed unless named by --only), 1 otherwise, 2 on a usage error`;
+
+const RUNTIMES = ['local', 'kind', 'existing'] as const;
+
+export function parseConformanceArgs(argv: readonly string[], cwd = process.env.INIT_CWD ?? process.cwd()): ConformanceArgs {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      options: {
+        cloud: { type: 'string', default: 'simcloud' },
+        ccm: { type: 'string' },
+        'ccm-command': { type: 'string' },
+        runtime: { type: 'string', default: 'local' },
+        kubeconfig: { type: 'string' },
+        junit: { type: 'string' },
+        json: { type: 'string' },
+        only: { type: 'string' },
+        timeout: { type: 'string', default: '60' },
+        help: { type: 'boolean', default: false },
+      },
+    }));
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+  const runtime = values.runtime;
+  if (!(RUNTIMES as readonly string[]).includes(runtime)) throw new UsageError(`--runtime "${runtime}" is invalid: use ${RUNTIMES.join(', ')}`);
+  const ccm = validCcm(values.ccm, values['ccm-command'], values.cloud);
+  if (ccm.kind === 'none') throw new UsageError('--ccm none leaves nothing to check: use builtin, upstream or command');
+  const inCwd = (p: string | undefined): string | undefined => (p === undefined ? undefined : resolve(cwd, p));
+  return {
+    cloud: validCloud(values.cloud, ccm, runtime),
+    ccm,
+    runtime: runtime as RuntimeName,
+    kubeconfig: validKubeconfig(inCwd(values.kubeconfig), runtime),
+    junit: inCwd(values.junit),
+    json: inCwd(values.json),
+    only: values.only === undefined ? undefined : validOnly(values.only),
+    timeoutMs: validInt('--timeout', values.timeout, 5, 3600) * 1000,
+    help: values.help,
+  };
+}
+
+function validOnly(value: string): Capability[] {
+  const names = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const bad = names.find((n) => !isCapability(n));
+  if (bad !== undefined || names.length === 0) throw new UsageError(`--only "${bad ?? value}" is invalid: use a comma-separated list of ${CAPABILITIES.join(', ')}`);
+  return names.filter(isCapability);
+}

@@ -1,0 +1,39 @@
+// The capabilities the conformance run checks, in the order it checks them on one sandbox: each later
+// one builds on what the earlier ones left (the LB Service, a joined node, a deleted one), so no second
+// sandbox is needed.
+export const CAPABILITIES = ['node-init', 'lb-basic', 'lb-update', 'lb-annotations', 'lb-delete', 'lifecycle', 'routes', 'leak'] as const;
+export type Capability = (typeof CAPABILITIES)[number];
+
+export interface CapabilityInfo {
+  readonly title: string;
+  /** What must have passed first; when it did not, this one is skipped (or not offered, with it). */
+  readonly needs: Capability | null;
+}
+
+export const CAPABILITY_INFO: Readonly<Record<Capability, CapabilityInfo>> = {
+  'node-init': { title: 'node initialisation: providerID, region/zone/type labels, addresses, taint removed', needs: null },
+  'lb-basic': { title: 'LoadBalancer Service: ingress, a pod answers through the VIP, the cloud LB targets the nodes', needs: 'node-init' },
+  'lb-update': { title: 'LB update: a second port, a node joining', needs: 'lb-basic' },
+  'lb-annotations': { title: "LB annotations: PROXY protocol, HTTP health check, the cloud's own settings", needs: 'lb-basic' },
+  'lb-delete': { title: 'LB delete: finalizer gone, cloud LB gone', needs: 'lb-basic' },
+  lifecycle: { title: "node lifecycle: shutdown taint on power-off, cleared on power-on, a vanished server's Node deleted", needs: 'node-init' },
+  routes: { title: 'routes: one per podCIDR via the node, NetworkUnavailable=False, stale routes removed', needs: 'node-init' },
+  leak: { title: 'leak check: no cloud resource left that no Service or Node explains', needs: null },
+};
+
+export function isCapability(value: string): value is Capability {
+  return (CAPABILITIES as readonly string[]).includes(value);
+}
+
+/** The capabilities `only` names, with what they need, in run order. */
+export function withNeeds(only: readonly Capability[]): Capability[] {
+  const wanted = new Set<Capability>();
+  const add = (c: Capability): void => {
+    if (wanted.has(c)) return;
+    wanted.add(c);
+    const need = CAPABILITY_INFO[c].needs;
+    if (need) add(need);
+  };
+  only.forEach(add);
+  return CAPABILITIES.filter((c) => wanted.has(c));
+}

@@ -1,0 +1,124 @@
+// What every capability check gets (the sandbox, Kubernetes clients, the cloud's descriptor and a reader
+// for its API, what earlier checks left behind) and how a check reports: return to pass, throw
+// CapabilityFailure with a sentence to fail, throw NotOffered when the CCM shows no sign of the capability.
+// The objects a check involves are remembered so a failure comes with their Events.
+import { connect } from 'node:net';
+import type { AppsV1Api, CoreV1Api, V1Node } from '@kubernetes/client-node';
+import type { Requester } from '../../simulator/api/client/requester.ts';
+import type { Server } from '../../simulator/api/schema/servers.ts';
+import type { CloudDescriptor } from '../cloud/descriptor.ts';
+import { SANDBOX_LABELS } from '../cloud/sandbox-cloud.ts';
+import type { Sandbox } from '../sandbox.ts';
+import { waitFor, WaitTimeoutError } from '../wait.ts';
+
+export class CapabilityFailure extends Error {
+  override name = 'CapabilityFailure';
+}
+
+export class NotOffered extends Error {
+  override name = 'NotOffered';
+}
+
+/** A Kubernetes object a check looked at: its Events explain a failure. */
+export interface InvolvedObject {
+  readonly kind: 'Node' | 'Service';
+  readonly name: string;
+  readonly namespace?: string;
+}
+
+/** What earlier checks leave for later ones. */
+export interface RunMemory {
+  /** The basic LB Service's ingress address. */
+  vip?: string;
+  /** The annotated LB Service's ingress address. */
+  annotatedVip?: string;
+  /** The node the update check joined. */
+  joined?: string;
+  /** When every node was first seen initialised. */
+  initialisedAt?: number;
+}
+
+export interface ConformanceContext {
+  readonly sandbox: Sandbox;
+  readonly cloud: CloudDescriptor;
+  readonly core: CoreV1Api;
+  readonly apps: AppsV1Api;
+  /** The cloud's API with the sandbox's token, for reading back what the CCM made. */
+  readonly api: Requester;
+  /** The namespace of the run's workloads. */
+  readonly namespace: string;
+  /** How long one condition may take before the check fails. */
+  readonly timeoutMs: number;
+  /** Whether the run must see this capability (`--only`): then showing no sign of it is a failure. */
+  readonly required: boolean;
+  readonly memory: RunMemory;
+  involve(object: InvolvedObject): void;
+}
+
+/** Waits for `condition`; on timeout the check fails with `description` and the last observation. */
+export async function until<T>(ctx: Pick<ConformanceContext, 'timeoutMs'>, description: string, condition: () => Promise<T | undefined | false>, timeoutMs = ctx.timeoutMs): Promise<T> {
+  try {
+    return await waitFor(condition, { timeoutMs, intervalMs: 250, description });
+  } catch (err) {
+    if (err instanceof WaitTimeoutError) throw new CapabilityFailure(err.message);
+    throw err;
+  }
+}
+
+/** Fails the check with `message` unless `ok`. */
+export function check(ok: boolean, message: string): asserts ok {
+  if (!ok) throw new CapabilityFailure(message);
+}
+
+export const UNINITIALIZED_TAINT = 'node.cloudprovider.kubernetes.io/uninitialized';
+export const SHUTDOWN_TAINT = 'node.cloudprovider.kubernetes.io/shutdown';
+export const CONTROL_PLANE_LABEL = 'node-role.kubernetes.io/control-plane';
+export const EXCLUDE_FROM_LB_LABEL = 'node.kubernetes.io/exclude-from-external-load-balancers';
+
+export function readyOf(node: V1Node): string {
+  return node.status?.conditions?.find((c) => c.type === 'Ready')?.status ?? 'Unknown';
+}
+
+export function hasTaint(node: V1Node, key: string): boolean {
+  return node.spec?.taints?.some((t) => t.key === key) ?? false;
+}
+
+/** The cluster's servers (simcloud's view of the machines, whatever API made them). */
+export async function clusterServers(ctx: Pick<ConformanceContext, 'sandbox'>): Promise<Server[]> {
+  return ctx.sandbox.client.servers.listAll({ label_selector: `${SANDBOX_LABELS.cluster}=${ctx.sandbox.options.name}` });
+}
+
+export async function listNodes(ctx: Pick<ConformanceContext, 'core'>): Promise<V1Node[]> {
+  return (await ctx.core.listNode()).items;
+}
+
+/** Worker nodes a load balancer must send traffic to: not the control plane, not excluded by label. */
+export function lbNodes(nodes: readonly V1Node[]): V1Node[] {
+  return nodes.filter((n) => n.metadata?.labels?.[CONTROL_PLANE_LABEL] === undefined && n.metadata?.labels?.[EXCLUDE_FROM_LB_LABEL] === undefined);
+}
+
+/** One HTTP/1.1 exchange over a raw socket (optionally from a chosen loopback source address). */
+export function httpGet(ip: string, port: number, path = '/', localAddress?: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: ip, port, ...(localAddress ? { localAddress } : {}) });
+    let raw = '';
+    socket.setTimeout(5000, () => socket.destroy(new Error(`timeout talking to ${ip}:${port}`)));
+    socket.on('connect', () => socket.write(`GET ${path} HTTP/1.1\r\nhost: ${ip}\r\nconnection: close\r\n\r\n`));
+    socket.on('data', (d: Buffer) => (raw += d.toString()));
+    socket.on('end', () => {
+      const status = Number(/^HTTP\/1\.1 (\d+)/.exec(raw)?.[1] ?? 0);
+      resolve({ status, body: raw.slice(raw.indexOf('\r\n\r\n') + 4) });
+    });
+    socket.on('error', reject);
+  });
+}
+
+/** The JSON a node's kube-proxy stand-in answers with (local runtime), or undefined for any other body. */
+export function standInReply(body: string): Record<string, unknown> | undefined {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}

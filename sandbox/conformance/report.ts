@@ -1,0 +1,99 @@
+// The conformance run's report: one row per capability (pass, fail with its evidence, skipped, or not
+// offered by this CCM), rendered as a table for the terminal, as JUnit XML for a CI system and as JSON.
+// The JSON crosses a process boundary (a CCM author's CI reads it), so it has a schema.
+import { z } from 'zod';
+import { CAPABILITIES, CAPABILITY_INFO } from './capabilities.ts';
+
+export const Verdict = { pass: 'pass', fail: 'fail', skipped: 'skipped', notOffered: 'not offered' } as const;
+export type Verdict = (typeof Verdict)[keyof typeof Verdict];
+
+export const CapabilityResult = z.object({
+  capability: z.enum(CAPABILITIES),
+  verdict: z.enum(Verdict),
+  /** Why it failed, was skipped or is not offered; notes for a pass. */
+  message: z.string(),
+  durationMs: z.number(),
+  /** Cloud API calls made during the check by anyone but the sandbox itself: the CCM's. */
+  cloudCalls: z.number().int(),
+  /** On failure: the Events of the objects the check looked at, one line each. */
+  events: z.array(z.string()),
+  /** On failure: the CCM's last log lines. */
+  ccmLog: z.array(z.string()),
+});
+export type CapabilityResult = z.infer<typeof CapabilityResult>;
+
+export const ConformanceReport = z.object({
+  cloud: z.string(),
+  ccm: z.string(),
+  /** The CCM command line, for --ccm command. */
+  command: z.string().nullable(),
+  runtime: z.string(),
+  startedAt: z.string(),
+  durationMs: z.number(),
+  /** Why the sandbox could not be brought up, if it could not. */
+  error: z.string().nullable(),
+  results: z.array(CapabilityResult),
+});
+export type ConformanceReport = z.infer<typeof ConformanceReport>;
+
+/** Whether every attempted capability passed: the run's exit status. */
+export function passed(report: ConformanceReport): boolean {
+  return report.error === null && report.results.every((r) => r.verdict === Verdict.pass || r.verdict === Verdict.notOffered);
+}
+
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+
+export function renderTable(report: ConformanceReport): string {
+  const head = `conformance of the ${report.ccm} CCM on ${report.cloud} (${report.runtime} runtime): ${passed(report) ? 'PASS' : 'FAIL'} in ${seconds(report.durationMs)}`;
+  const rows = report.results.map((r) => `  ${r.capability.padEnd(16)}${r.verdict.padEnd(13)}${seconds(r.durationMs).padStart(8)}${String(r.cloudCalls).padStart(13)}   ${r.verdict === Verdict.pass ? r.message : firstLine(r.message)}`);
+  const details = report.results.filter((r) => r.verdict === Verdict.fail && report.error === null).flatMap((r) => [
+    '',
+    `${r.capability} failed: ${r.message}`,
+    ...(r.events.length ? ['  Events:', ...r.events.map((e) => `    ${e}`)] : ['  Events: none']),
+    ...(r.ccmLog.length ? ['  CCM log (last lines):', ...r.ccmLog.map((l) => `    ${l}`)] : []),
+  ]);
+  return [
+    head,
+    ...(report.error ? [`  the sandbox did not come up: ${report.error.split('\n').join('\n    ')}`] : []),
+    `  ${'capability'.padEnd(16)}${'verdict'.padEnd(13)}${'time'.padStart(8)}${'cloud calls'.padStart(13)}   note`,
+    ...rows,
+    ...details,
+  ].join('\n');
+}
+
+const firstLine = (s: string): string => s.split('\n')[0] ?? '';
+
+const XML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+// Characters XML 1.0 cannot carry at all (a CCM's log may hold terminal escapes).
+// eslint-disable-next-line no-control-regex
+const xml = (s: string): string => s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '').replace(/[&<>"']/g, (c) => XML_ESCAPES[c] ?? c);
+
+function junitCase(report: ConformanceReport, r: CapabilityResult): string {
+  const open = `    <testcase classname="ccm-conformance.${xml(report.cloud)}" name="${r.capability}: ${xml(CAPABILITY_INFO[r.capability].title)}" time="${(r.durationMs / 1000).toFixed(3)}">`;
+  const out = `      <system-out>${xml(`cloud calls: ${r.cloudCalls}${r.message ? `\n${r.message}` : ''}`)}</system-out>`;
+  if (r.verdict === Verdict.pass) return [open, out, '    </testcase>'].join('\n');
+  if (r.verdict !== Verdict.fail) return [open, `      <skipped message="${xml(`${r.verdict}: ${firstLine(r.message)}`)}"/>`, out, '    </testcase>'].join('\n');
+  const body = [r.message, '', 'Events:', ...(r.events.length ? r.events : ['none']), '', 'CCM log (last lines):', ...r.ccmLog].join('\n');
+  return [open, `      <failure message="${xml(firstLine(r.message))}" type="CapabilityFailure">${xml(body)}</failure>`, out, '    </testcase>'].join('\n');
+}
+
+/** JUnit XML: one testsuite for the run, one testcase per capability (not offered and skipped as skipped). */
+export function renderJunit(report: ConformanceReport): string {
+  const failures = report.results.filter((r) => r.verdict === Verdict.fail).length + (report.error ? 1 : 0);
+  const skipped = report.results.filter((r) => r.verdict === Verdict.skipped || r.verdict === Verdict.notOffered).length;
+  const counts = `tests="${report.results.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${(report.durationMs / 1000).toFixed(3)}"`;
+  const props = [['cloud', report.cloud], ['ccm', report.ccm], ['runtime', report.runtime], ...(report.command ? [['ccm-command', report.command]] : [])];
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="ccm-sandbox conformance" ${counts}>`,
+    `  <testsuite name="${xml(`${report.ccm} CCM on ${report.cloud}`)}" ${counts} timestamp="${xml(report.startedAt)}">`,
+    '    <properties>',
+    ...props.map(([k, v]) => `      <property name="${k}" value="${xml(v ?? '')}"/>`),
+    '    </properties>',
+    ...(report.error ? [`    <system-err>${xml(`the sandbox did not come up: ${report.error}`)}</system-err>`] : []),
+    ...report.results.map((r) => junitCase(report, r)),
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+}

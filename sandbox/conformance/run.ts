@@ -1,0 +1,165 @@
+// The conformance run: one throwaway sandbox with the chosen CCM in its slot, the capabilities checked in
+// order on it (each timed, with the cloud calls the CCM made meanwhile, and on failure the Events of what
+// it looked at and the CCM's last log lines), then everything torn down. `npm run conformance` and the e2e
+// suites both run this.
+import { existsSync, readFileSync } from 'node:fs';
+import { AppsV1Api, CoreV1Api, type CoreV1Event } from '@kubernetes/client-node';
+import { buildRequester } from '../../simulator/api/client/client.ts';
+import type { SimEvent } from '../../simulator/api/schema/events.ts';
+import { PooledKubeConfig } from '../../src/kube/kubeconfig.ts';
+import type { CcmChoice } from '../ccm/slot.ts';
+import { cloudOf, type CloudKind } from '../cloud/registry.ts';
+import type { RuntimeName } from '../runtimes/runtime.ts';
+import { createThrowawaySandbox } from '../throwaway.ts';
+import { CAPABILITIES, CAPABILITY_INFO, withNeeds, type Capability } from './capabilities.ts';
+import { nodeInit, lifecycle } from './checks/nodes.ts';
+import { lbBasic, lbDelete, lbUpdate } from './checks/load-balancers.ts';
+import { lbAnnotations } from './checks/annotations.ts';
+import { leak, routes } from './checks/routes.ts';
+import { CapabilityFailure, NotOffered, type ConformanceContext, type InvolvedObject, type RunMemory } from './context.ts';
+import { Verdict, type CapabilityResult, type ConformanceReport } from './report.ts';
+
+/** Short controller periods for the CCMs the sandbox starts itself (ours, upstream's); a command CCM runs as given. */
+export const FAST_CCM_ARGS: readonly string[] = ['--node-monitor-period=1s', '--route-reconciliation-period=2s'];
+
+export interface ConformanceOptions {
+  readonly cloud: CloudKind;
+  readonly ccm: CcmChoice;
+  readonly runtime: RuntimeName;
+  readonly kubeconfig?: string;
+  /** Check only these (and what they need); each of them must be offered. */
+  readonly only?: readonly Capability[];
+  /** How long one condition may take. */
+  readonly timeoutMs: number;
+  readonly progress?: (line: string) => void;
+}
+
+const CHECKS: Readonly<Record<Capability, (ctx: ConformanceContext) => Promise<string>>> = {
+  'node-init': nodeInit, 'lb-basic': lbBasic, 'lb-update': lbUpdate, 'lb-annotations': lbAnnotations, 'lb-delete': lbDelete, lifecycle, routes, leak,
+};
+
+const CCM_LOG_LINES = 25;
+/** The sandbox's own callers (its harness, status, console, this run) are not the CCM. */
+const isCcmCall = (e: SimEvent): boolean => e.type === 'api_call' && !(e.caller ?? '').startsWith('ccm-sandbox');
+
+function tail(file: string | undefined, lines: number): string[] {
+  if (!file || !existsSync(file)) return [];
+  return readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').slice(-lines);
+}
+
+const eventLine = (e: CoreV1Event): string =>
+  `${e.involvedObject.kind}/${e.involvedObject.name}: ${e.type ?? ''} ${e.reason ?? ''} (${e.source?.component ?? e.reportingComponent ?? '?'})${(e.count ?? 1) > 1 ? ` x${e.count}` : ''}: ${e.message ?? ''}`;
+
+async function eventsOf(core: CoreV1Api, objects: readonly InvolvedObject[]): Promise<string[]> {
+  const lines: string[] = [];
+  for (const o of objects) {
+    const fieldSelector = `involvedObject.kind=${o.kind},involvedObject.name=${o.name}`;
+    const list = await core.listEventForAllNamespaces({ fieldSelector }).catch(() => undefined);
+    lines.push(...(list?.items ?? []).sort((a, b) => String(a.lastTimestamp ?? a.eventTime ?? '').localeCompare(String(b.lastTimestamp ?? b.eventTime ?? ''))).map(eventLine));
+  }
+  return lines;
+}
+
+interface Step {
+  readonly run: Capability[];
+  readonly required: ReadonlySet<Capability>;
+}
+
+/** Skipped or not offered, when what the capability needs did not pass. */
+function blocked(c: Capability, results: readonly CapabilityResult[]): CapabilityResult | undefined {
+  const need = CAPABILITY_INFO[c].needs;
+  const prior = need ? results.find((r) => r.capability === need) : undefined;
+  if (!prior || prior.verdict === Verdict.pass) return undefined;
+  const verdict = prior.verdict === Verdict.notOffered ? Verdict.notOffered : Verdict.skipped;
+  return { capability: c, verdict, message: `needs ${need}, which is ${prior.verdict}`, durationMs: 0, cloudCalls: 0, events: [], ccmLog: [] };
+}
+
+/** The run's sandbox: the nodes are not waited for (initialising them is the first capability). */
+function runSandbox(o: ConformanceOptions): ReturnType<typeof createThrowawaySandbox> {
+  const ccmArgs = o.ccm.kind === 'command' ? [] : FAST_CCM_ARGS;
+  return createThrowawaySandbox({
+    name: 'conformance', runtime: o.runtime, workers: 2, lbStrategy: 'lb', ccm: o.ccm, cloud: o.cloud, waitForNodes: false, ccmArgs,
+    ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}), ...(o.progress ? { progress: (m: string) => o.progress?.(`  ${m}`) } : {}),
+  }, 'ccm-sandbox-conformance-');
+}
+
+export async function runConformance(o: ConformanceOptions): Promise<ConformanceReport> {
+  const started = Date.now();
+  const cloud = cloudOf(o.cloud);
+  const plan: Step = { run: o.only?.length ? withNeeds(o.only) : [...CAPABILITIES], required: new Set(o.only ?? []) };
+  const { sandbox, stop } = runSandbox(o);
+  const base = { cloud: o.cloud, ccm: o.ccm.kind, command: o.ccm.kind === 'command' ? o.ccm.command : null, runtime: o.runtime, startedAt: new Date(started).toISOString() };
+  try {
+    // The CCM's calls are recorded from the start: node initialisation happens while the sandbox comes up.
+    const ccmCalls: number[] = [];
+    const unsubscribe = sandbox.subscribe((e) => { if (isCcmCall(e)) ccmCalls.push(Date.parse(e.time)); });
+    try {
+      await sandbox.up();
+    } catch (err) {
+      unsubscribe();
+      const ccmLog = tail(sandbox.state.logs.ccm, CCM_LOG_LINES);
+      const error = [err instanceof Error ? err.message : String(err), ...(ccmLog.length ? ['CCM log (last lines):', ...ccmLog] : [])].join('\n');
+      const results = plan.run.map((c): CapabilityResult => ({ capability: c, verdict: Verdict.fail, message: 'not checked: the sandbox did not come up', durationMs: 0, cloudCalls: 0, events: [], ccmLog: [] }));
+      return { ...base, durationMs: Date.now() - started, error, results };
+    }
+    const results = await checkAll(o, runDeps(sandbox, cloud), plan, ccmCalls).finally(unsubscribe);
+    return { ...base, durationMs: Date.now() - started, error: null, results };
+  } finally {
+    await stop();
+  }
+}
+
+interface RunDeps {
+  readonly sandbox: ConformanceContext['sandbox'];
+  readonly cloud: ConformanceContext['cloud'];
+  readonly core: CoreV1Api;
+  readonly apps: AppsV1Api;
+  readonly api: ConformanceContext['api'];
+  readonly memory: RunMemory;
+}
+
+function runDeps(sandbox: ConformanceContext['sandbox'], cloud: ConformanceContext['cloud']): RunDeps {
+  const kc = new PooledKubeConfig();
+  kc.loadFromFile(sandbox.cluster?.kubeconfigPath ?? '');
+  const sim = sandbox.state.simcloud;
+  const api = buildRequester({ endpoint: sim?.url ?? '', token: sim?.token ?? '', caller: 'ccm-sandbox conformance' });
+  return { sandbox, cloud, core: kc.makeApiClient(CoreV1Api), apps: kc.makeApiClient(AppsV1Api), api, memory: {} };
+}
+
+/** When the CCM was started: node initialisation is timed from there. */
+function ccmStartedAt(sandbox: ConformanceContext['sandbox']): number {
+  const step = sandbox.state.steps.find((s) => s.name.startsWith('ccm'));
+  return step?.startedAt ? Date.parse(step.startedAt) : Date.now();
+}
+
+async function checkAll(o: ConformanceOptions, deps: RunDeps, plan: Step, ccmCalls: readonly number[]): Promise<CapabilityResult[]> {
+  const results: CapabilityResult[] = [];
+  for (const c of plan.run) {
+    const t0 = c === 'node-init' ? ccmStartedAt(deps.sandbox) : Date.now();
+    o.progress?.(`${c} ...`);
+    const result = blocked(c, results) ?? (await checkOne(o, deps, c, plan.required.has(c)));
+    const t1 = Date.now();
+    const done = { ...result, durationMs: t1 - t0, cloudCalls: ccmCalls.filter((t) => t >= t0 && t <= t1).length };
+    o.progress?.(`${c}: ${done.verdict} in ${(done.durationMs / 1000).toFixed(1)} s`);
+    results.push(done);
+  }
+  return results;
+}
+
+async function checkOne(o: ConformanceOptions, deps: RunDeps, c: Capability, required: boolean): Promise<CapabilityResult> {
+  const involved: InvolvedObject[] = [];
+  const ctx: ConformanceContext = {
+    ...deps, namespace: 'default', timeoutMs: o.timeoutMs, required,
+    involve: (x) => { if (!involved.some((y) => y.kind === x.kind && y.name === x.name)) involved.push(x); },
+  };
+  const ccmLogFile = deps.sandbox.state.logs.ccm;
+  const result = { capability: c, durationMs: 0, cloudCalls: 0, events: [], ccmLog: [] };
+  try {
+    return { ...result, verdict: Verdict.pass, message: await CHECKS[c](ctx) };
+  } catch (err) {
+    if (err instanceof NotOffered) return { ...result, verdict: Verdict.notOffered, message: err.message };
+    // An API error is as much a failure of the capability as a wrong value: the run goes on.
+    const message = err instanceof CapabilityFailure || err instanceof Error ? err.message : String(err);
+    return { ...result, verdict: Verdict.fail, message, events: await eventsOf(ctx.core, involved), ccmLog: tail(ccmLogFile, CCM_LOG_LINES) };
+  }
+}

@@ -1,0 +1,33 @@
+// The conformance run (sandbox/conformance) as the e2e flows: one sandbox on the runtime in SANDBOX_RUNTIME
+// (local by default) with the CCM in SANDBOX_CCM (builtin by default) on the cloud in SANDBOX_CLOUD
+// (simcloud by default); the projects e2e-upstream, e2e-hcloud, e2e-linode and e2e-digitalocean run it on
+// the upstream Go CCM and each persona's provider. Node initialisation, load balancers with real traffic,
+// annotations read back through the cloud's own API, node lifecycle, routes, and a leak check, in order.
+import { describe, expect, it } from 'vitest';
+import { cloudOf } from '../../sandbox/cloud/registry.ts';
+import { isRuntimeChoice } from '../../sandbox/runtimes/factory.ts';
+import { CAPABILITIES, type Capability } from '../../sandbox/conformance/capabilities.ts';
+import { ConformanceReport, passed, renderTable, Verdict } from '../../sandbox/conformance/report.ts';
+import { runConformance } from '../../sandbox/conformance/run.ts';
+import { e2eCcm, e2eCloud } from '../helpers/sandbox.ts';
+
+const cloud = cloudOf(e2eCloud());
+const ccm = e2eCcm();
+const runtime = process.env.SANDBOX_RUNTIME ?? 'local';
+
+/** What our CCMs offer: everything, but Routes where the provider has none (Linode's, DigitalOcean's). */
+const offers = (c: Capability): boolean => c !== 'routes' || ccm.kind === 'builtin' || cloud.upstream.routes;
+
+describe(`conformance of the ${ccm.kind} CCM on ${cloud.kind}`, () => {
+  it(`passes every capability it offers (${CAPABILITIES.filter(offers).join(', ')}) and reports the others as not offered`, async () => {
+    if (!isRuntimeChoice(runtime) || runtime === 'auto') throw new Error(`SANDBOX_RUNTIME=${runtime}: use local, kind, vagrant or existing`);
+    const kubeconfig = process.env.SANDBOX_KUBECONFIG;
+    const report = await runConformance({ cloud: cloud.kind, ccm, runtime: runtime, timeoutMs: 60_000, ...(kubeconfig ? { kubeconfig } : {}) });
+    const table = renderTable(ConformanceReport.parse(report));
+    const verdicts = Object.fromEntries(report.results.map((r) => [r.capability, r.verdict]));
+    expect(verdicts, table).toEqual(Object.fromEntries(CAPABILITIES.map((c) => [c, offers(c) ? Verdict.pass : Verdict.notOffered])));
+    expect(passed(report)).toBe(true);
+    // The CCM did the work: load balancers and lifecycle took its cloud calls.
+    for (const c of ['lb-basic', 'lifecycle'] as const) expect(report.results.find((r) => r.capability === c)?.cloudCalls, table).toBeGreaterThan(0);
+  });
+});
