@@ -26,8 +26,12 @@ export function numericIdOf(id: string): number {
 /** The simcloud id of number `n` for a type prefix (`srv`, `lb`, `net`, `act`). */
 export const simcloudId = sequentialId;
 
-/** A message with simcloud ids (`server srv-00000042 not found`) in numeric form (`server 42 not found`). */
-export const numericMessage = (message: string): string => message.replace(/\b[a-z]{2,5}-0*(\d{1,15})\b/g, '$1');
+/**
+ * A message with simcloud ids (`server srv-00000042 not found`) in numeric form (`server 42 not found`). Only
+ * the store's ids are converted: their number has at least 8 digits (sequentialId pads to 8), so names that
+ * merely look alike (`sim-1`, `sc-small`, `debian-13`) keep their spelling.
+ */
+export const numericMessage = (message: string): string => message.replace(/\b[a-z]{2,5}-(\d{8,15})\b/g, (_m, digits: string) => String(Number(digits)));
 
 /** A path or body id: a positive integer (path parameters arrive as strings). */
 export const NumericId = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
