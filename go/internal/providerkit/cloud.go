@@ -2,8 +2,10 @@ package providerkit
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
+	"time"
 
 	cloudprovider "k8s.io/cloud-provider"
 	"k8s.io/klog/v2"
@@ -92,4 +94,18 @@ func EnvOnly[C any](configuredBy string, load func(Lookup) (C, error)) func(io.R
 		}
 		return load(env)
 	}
+}
+
+// RequestTimeout bounds one HTTP exchange with a cloud's API.
+const RequestTimeout = 30 * time.Second
+
+// Probe makes a provider's first call, within timeout, so that a wrong URL or token fails at start with
+// one line: "cannot use <api> at <url>: <cause>".
+func Probe(ctx context.Context, timeout time.Duration, api, url string, call func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if err := call(ctx); err != nil {
+		return fmt.Errorf("cannot use %s at %s: %w", api, url, err)
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	cloudprovider "k8s.io/cloud-provider"
 )
@@ -112,5 +113,26 @@ func TestEnvOnlyReadsTheEnvironmentAndIgnoresTheFile(t *testing.T) {
 		if err != nil || got != "from-env" {
 			t.Errorf("load(%v) = %q, %v", file, got, err)
 		}
+	}
+}
+
+func TestProbe(t *testing.T) {
+	unauthorized := errors.New("unauthorized (HTTP 401)")
+	cases := []struct {
+		name    string
+		call    func(context.Context) error
+		wantErr string
+	}{
+		{"the call works", func(context.Context) error { return nil }, ""},
+		{"the call fails", func(context.Context) error { return unauthorized }, "cannot use the Kit API at http://127.0.0.1:1: unauthorized (HTTP 401)"},
+		{"the call takes too long", func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }, "cannot use the Kit API at http://127.0.0.1:1: context deadline exceeded"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Probe(context.Background(), 10*time.Millisecond, "the Kit API", "http://127.0.0.1:1", tc.call)
+			if (err == nil) != (tc.wantErr == "") || (err != nil && err.Error() != tc.wantErr) {
+				t.Fatalf("err = %v, want %q", err, tc.wantErr)
+			}
+		})
 	}
 }

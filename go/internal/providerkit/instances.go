@@ -3,6 +3,8 @@ package providerkit
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	cloudprovider "k8s.io/cloud-provider"
@@ -18,9 +20,14 @@ type Instances[M any] struct {
 	Provider string
 	// Attribute, when set, marks ctx with who is calling before any cloud call (the cloud's caller headers).
 	Attribute func(ctx context.Context, node *v1.Node, call Call) context.Context
-	// Find returns the node's machine: by providerID when the node has one, else by name; nil only when
-	// the cloud says it does not exist, as the lifecycle controller deletes the Node then.
-	Find func(ctx context.Context, node *v1.Node) (*M, error)
+	// ByProviderID finds the machine of a node that has a providerID, ByName that of a node without one.
+	// Each returns nil only when the cloud says there is no such machine, as the lifecycle controller
+	// deletes the Node then; a providerID of another cloud is an error.
+	ByProviderID func(ctx context.Context, providerID string) (*M, error)
+	ByName       func(ctx context.Context, name string) (*M, error)
+	// Missing, when set, tells the error of ByProviderID that says there is no such machine (an HTTP
+	// 404): that machine is nil.
+	Missing func(error) bool
 	// Off reports a machine that is shut down.
 	Off func(*M) bool
 	// Metadata describes a machine.
@@ -30,12 +37,22 @@ type Instances[M any] struct {
 // Call is who makes a cloud call: the controller and the cloud-provider method it called.
 type Call struct{ Controller, Method string }
 
-// find is Find for call, with the node in its error.
+// find is the node's machine, looked up for call, with the node in its error.
 func (i *Instances[M]) find(ctx context.Context, node *v1.Node, call Call) (context.Context, *M, error) {
 	if i.Attribute != nil {
 		ctx = i.Attribute(ctx, node, call)
 	}
-	m, err := i.Find(ctx, node)
+	var m *M
+	var err error
+	if node.Spec.ProviderID != "" {
+		m, err = i.ByProviderID(ctx, node.Spec.ProviderID)
+		if err != nil && i.Missing != nil && i.Missing(err) {
+			return ctx, nil, nil
+		}
+	} else {
+		// Missing does not apply: a list that answers 404 is a wrong URL, not a missing machine.
+		m, err = i.ByName(ctx, node.Name)
+	}
 	if err != nil {
 		return ctx, nil, fmt.Errorf("node %s: %w", node.Name, err)
 	}
@@ -71,4 +88,14 @@ func (i *Instances[M]) InstanceMetadata(ctx context.Context, node *v1.Node) (_ *
 		return nil, fmt.Errorf("node %s: %w", node.Name, err)
 	}
 	return md, nil
+}
+
+// NumericID returns the id in "<provider>://<id>" or a bare "<id>", a positive whole number, as the
+// clouds whose machines have numeric ids (Linode, DigitalOcean) write their providerIDs.
+func NumericID(provider, providerID string) (int, error) {
+	id, err := strconv.Atoi(strings.TrimPrefix(providerID, provider+"://"))
+	if err != nil || id <= 0 {
+		return 0, fmt.Errorf("providerID %q is not %s://<id>", providerID, provider)
+	}
+	return id, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/digitalocean/godo"
 	"golang.org/x/oauth2"
@@ -15,18 +14,14 @@ import (
 // ProviderName is the name passed to --cloud-provider and the scheme of every providerID.
 const ProviderName = "digitalocean"
 
-// requestTimeout bounds one HTTP exchange with the API.
-const requestTimeout = 30 * time.Second
-
 func init() {
 	providerkit.Register(ProviderName, providerkit.EnvOnly("DO_* and REGION environment variables", LoadConfig), NewCloud)
 }
 
 // NewClient is a godo client for cfg, set up as DigitalOcean's CCM sets it up: an oauth2 client with the
 // token and SetBaseURL with DO_OVERRIDE_URL.
-func NewClient(cfg Config) (_ *godo.Client, err error) {
-	defer providerkit.Wrap(&err, ProviderName, "NewClient")
-	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, &http.Client{Timeout: requestTimeout})
+func NewClient(cfg Config) (*godo.Client, error) {
+	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, &http.Client{Timeout: providerkit.RequestTimeout})
 	hc := oauth2.NewClient(ctx, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: cfg.Token}))
 	return godo.New(hc, godo.SetBaseURL(cfg.URL), godo.SetUserAgent("ccm-sandbox-upstream-ccm"))
 }
@@ -41,11 +36,13 @@ func NewCloud(ctx context.Context, cfg Config) (_ *providerkit.Cloud, err error)
 	if err != nil {
 		return nil, err
 	}
-	probe, cancel := context.WithTimeout(ctx, requestTimeout)
-	defer cancel()
-	regions, _, err := client.Regions.List(probe, &godo.ListOptions{PerPage: 200})
+	var regions []godo.Region
+	err = providerkit.Probe(ctx, providerkit.RequestTimeout, "the DigitalOcean API", cfg.URL, func(ctx context.Context) (err error) {
+		regions, _, err = client.Regions.List(ctx, &godo.ListOptions{PerPage: 200})
+		return err
+	})
 	if err != nil {
-		return nil, fmt.Errorf("cannot use the DigitalOcean API at %s: %w", cfg.URL, err)
+		return nil, err
 	}
 	known := false
 	for _, r := range regions {

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
-	"strings"
 
 	"github.com/digitalocean/godo"
 	v1 "k8s.io/api/core/v1"
@@ -25,10 +23,12 @@ type instances struct {
 func newInstances(client *godo.Client) *providerkit.Instances[godo.Droplet] {
 	i := &instances{client: client}
 	return &providerkit.Instances[godo.Droplet]{
-		Provider: ProviderName,
-		Find:     i.lookup,
-		Off:      func(d *godo.Droplet) bool { return d.Status == "off" },
-		Metadata: metadata,
+		Provider:     ProviderName,
+		ByProviderID: i.byProviderID,
+		ByName:       i.byName,
+		Missing:      isNotFound,
+		Off:          func(d *godo.Droplet) bool { return d.Status == "off" },
+		Metadata:     metadata,
 	}
 }
 
@@ -37,11 +37,7 @@ func ProviderID(id int) string { return fmt.Sprintf("%s://%d", ProviderName, id)
 
 // ParseProviderID returns the droplet id of digitalocean://<id> (or a bare <id>).
 func ParseProviderID(providerID string) (int, error) {
-	id, err := strconv.Atoi(strings.TrimPrefix(providerID, ProviderName+"://"))
-	if err != nil || id <= 0 {
-		return 0, fmt.Errorf("providerID %q is not digitalocean://<droplet id>", providerID)
-	}
-	return id, nil
+	return providerkit.NumericID(ProviderName, providerID)
 }
 
 func isNotFound(err error) bool {
@@ -49,21 +45,17 @@ func isNotFound(err error) bool {
 	return errors.As(err, &e) && e.Response != nil && e.Response.StatusCode == http.StatusNotFound
 }
 
-// lookup finds a node's droplet: by providerID when set, else by the droplet name equal to the node name.
-// A missing droplet is (nil, nil).
-func (i *instances) lookup(ctx context.Context, node *v1.Node) (*godo.Droplet, error) {
-	if node.Spec.ProviderID != "" {
-		id, err := ParseProviderID(node.Spec.ProviderID)
-		if err != nil {
-			return nil, err
-		}
-		d, _, err := i.client.Droplets.Get(ctx, id)
-		if isNotFound(err) {
-			return nil, nil
-		}
-		return d, err
+func (i *instances) byProviderID(ctx context.Context, providerID string) (*godo.Droplet, error) {
+	id, err := ParseProviderID(providerID)
+	if err != nil {
+		return nil, err
 	}
-	list, _, err := i.client.Droplets.ListByName(ctx, node.Name, &godo.ListOptions{PerPage: 200})
+	d, _, err := i.client.Droplets.Get(ctx, id)
+	return d, err
+}
+
+func (i *instances) byName(ctx context.Context, name string) (*godo.Droplet, error) {
+	list, _, err := i.client.Droplets.ListByName(ctx, name, &godo.ListOptions{PerPage: 200})
 	if err != nil || len(list) == 0 {
 		return nil, err
 	}

@@ -7,25 +7,16 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"ccm-sandbox/go/internal/providerkit"
 	"ccm-sandbox/go/internal/providerkit/poll"
+	"ccm-sandbox/go/internal/providerkit/providertest"
 	"ccm-sandbox/go/internal/simcloudtest"
 )
 
-func TestParseProviderID(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want int
-		ok   bool
-	}{
-		{"digitalocean://42", 42, true}, {"42", 42, true}, {"digitalocean://", 0, false}, {"hcloud://42", 0, false}, {"digitalocean://-1", 0, false},
-	} {
-		got, err := ParseProviderID(tc.in)
-		if (err == nil) != tc.ok || got != tc.want {
-			t.Errorf("ParseProviderID(%q) = %d, %v", tc.in, got, err)
-		}
+func TestProviderIDsRoundTrip(t *testing.T) {
+	if id, err := ParseProviderID(ProviderID(42)); err != nil || id != 42 || ProviderID(42) != "digitalocean://42" {
+		t.Errorf("ParseProviderID(%s) = %d, %v", ProviderID(42), id, err)
 	}
 }
 
@@ -47,20 +38,58 @@ func TestAnUnknownRegionFailsAtStart(t *testing.T) {
 	}
 }
 
-func TestInstanceMetadataByNameAndProviderID(t *testing.T) {
-	name := simcloudtest.UniqueName("do-node")
-	d := createDroplet(t, name)
-	in, _ := newTestCloud(t).InstancesV2()
-	ctx := context.Background()
-	byName := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	poll.Eventually(t, "droplet active", func() error {
-		got, _, err := api(t).Droplets.Get(ctx, d.ID)
-		if err == nil && got.Status != "active" {
-			err = fmt.Errorf("status %s", got.Status)
+// dropletStatus is the droplet's status as the API shows it, "gone" once it has none.
+func dropletStatus(t *testing.T, id int) func() (string, error) {
+	return func() (string, error) {
+		d, _, err := api(t).Droplets.Get(context.Background(), id)
+		if isNotFound(err) {
+			return "gone", nil
 		}
-		return err
+		if err != nil {
+			return "", err
+		}
+		return d.Status, nil
+	}
+}
+
+// settleAfter is settle after a call that returned err.
+func settleAfter(t *testing.T, err error, id int, status string) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	settle(t, id, status)
+}
+
+func settle(t *testing.T, id int, status string) {
+	t.Helper()
+	poll.Eventually(t, fmt.Sprintf("droplet %d %s", id, status), func() error { return poll.Returns(status)(dropletStatus(t, id)()) })
+}
+
+func TestInstances(t *testing.T) {
+	instances, _ := newTestCloud(t).InstancesV2()
+	providertest.Instances(t, instances, func(t *testing.T) providertest.Machine {
+		d := createDroplet(t, simcloudtest.UniqueName("do-inst"))
+		settle(t, d.ID, "active")
+		return providertest.Machine{
+			Name: d.Name, ProviderID: ProviderID(d.ID),
+			PowerOff: func(t *testing.T) {
+				_, _, err := api(t).DropletActions.PowerOff(context.Background(), d.ID)
+				settleAfter(t, err, d.ID, "off")
+			},
+			Delete: func(t *testing.T) {
+				_, err := api(t).Droplets.Delete(context.Background(), d.ID)
+				settleAfter(t, err, d.ID, "gone")
+			},
+		}
 	})
-	md, err := in.InstanceMetadata(ctx, byName)
+}
+
+func TestInstanceMetadataHasTheSizeRegionAndAddresses(t *testing.T) {
+	d := createDroplet(t, simcloudtest.UniqueName("do-node"))
+	settle(t, d.ID, "active")
+	instances, _ := newTestCloud(t).InstancesV2()
+	md, err := instances.InstanceMetadata(context.Background(), providertest.Node(d.Name, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,20 +98,5 @@ func TestInstanceMetadataByNameAndProviderID(t *testing.T) {
 	}
 	if md.NodeAddresses[0].Type != v1.NodeHostName || md.NodeAddresses[1].Type != v1.NodeInternalIP || md.NodeAddresses[2].Type != v1.NodeExternalIP {
 		t.Errorf("addresses: %+v", md.NodeAddresses)
-	}
-	byID := &v1.Node{Spec: v1.NodeSpec{ProviderID: ProviderID(d.ID)}}
-	if ok, err := in.InstanceExists(ctx, byID); err != nil || !ok {
-		t.Fatalf("InstanceExists = %v, %v", ok, err)
-	}
-	if _, _, err := api(t).DropletActions.PowerOff(ctx, d.ID); err != nil {
-		t.Fatal(err)
-	}
-	poll.Eventually(t, "InstanceShutdown true", func() error { return poll.Returns(true)(in.InstanceShutdown(ctx, byID)) })
-	if _, err := api(t).Droplets.Delete(ctx, d.ID); err != nil {
-		t.Fatal(err)
-	}
-	gone := &v1.Node{Spec: v1.NodeSpec{ProviderID: ProviderID(987654)}}
-	if ok, err := in.InstanceExists(ctx, gone); err != nil || ok {
-		t.Fatalf("a missing droplet: %v, %v", ok, err)
 	}
 }

@@ -14,9 +14,6 @@ import (
 // ProviderName is the name passed to --cloud-provider and the scheme of every providerID.
 const ProviderName = "hcloud"
 
-// requestTimeout bounds one HTTP exchange with the API.
-const requestTimeout = 30 * time.Second
-
 func init() {
 	// Hetzner's CCM reads only its environment; so does this one.
 	providerkit.Register(ProviderName, providerkit.EnvOnly("HCLOUD_* environment variables", LoadConfig), NewCloud)
@@ -32,17 +29,20 @@ func NewCloud(ctx context.Context, cfg Config) (_ *providerkit.Cloud, err error)
 		hcloud.WithEndpoint(cfg.Endpoint),
 		hcloud.WithToken(cfg.Token),
 		hcloud.WithApplication("ccm-sandbox-upstream-ccm", ""),
-		hcloud.WithHTTPClient(&http.Client{Timeout: requestTimeout, Transport: callerTransport{next: http.DefaultTransport}}),
+		hcloud.WithHTTPClient(&http.Client{Timeout: providerkit.RequestTimeout, Transport: callerTransport{next: http.DefaultTransport}}),
 		// Actions in a sandbox take milliseconds: poll often at first, back off to Hetzner's usual pace.
 		hcloud.WithPollOpts(hcloud.PollOpts{BackoffFunc: hcloud.ExponentialBackoffWithOpts(hcloud.ExponentialBackoffOpts{
 			Base: 50 * time.Millisecond, Multiplier: 2, Cap: 2 * time.Second,
 		})}),
 	)
-	probe, cancel := context.WithTimeout(withCaller(ctx, "upstream-ccm", "startup-probe", "Initialize"), requestTimeout)
-	defer cancel()
-	network, err := resolveNetwork(probe, client, cfg.Network)
+	var network *hcloud.Network
+	probe := withCaller(ctx, "upstream-ccm", "startup-probe", "Initialize")
+	err = providerkit.Probe(probe, providerkit.RequestTimeout, "the Hetzner API", cfg.Endpoint, func(ctx context.Context) (err error) {
+		network, err = resolveNetwork(ctx, client, cfg.Network)
+		return err
+	})
 	if err != nil {
-		return nil, fmt.Errorf("cannot use the Hetzner API at %s: %w", cfg.Endpoint, err)
+		return nil, err
 	}
 	var networkID int64
 	if network != nil {

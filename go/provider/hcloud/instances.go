@@ -32,21 +32,18 @@ func newInstances(i *instances) *providerkit.Instances[hcloud.Server] {
 		Attribute: func(ctx context.Context, node *v1.Node, call providerkit.Call) context.Context {
 			return withCaller(ctx, call.Controller, node.Name, call.Method)
 		},
-		Find:     i.serverFor,
+		ByProviderID: i.byProviderID,
+		ByName: func(ctx context.Context, name string) (*hcloud.Server, error) {
+			server, _, err := i.client.Server.GetByName(ctx, name)
+			return server, err
+		},
 		Off:      func(server *hcloud.Server) bool { return server.Status == hcloud.ServerStatusOff },
 		Metadata: i.metadata,
 	}
 }
 
-// serverFor returns the node's server: by providerID when set, else by name; nil only when the API says
-// it does not exist (the lifecycle controller deletes a Node whose server does not exist, so every other
-// failure must be an error).
-func (i *instances) serverFor(ctx context.Context, node *v1.Node) (*hcloud.Server, error) {
-	if node.Spec.ProviderID == "" {
-		server, _, err := i.client.Server.GetByName(ctx, node.Name)
-		return server, err
-	}
-	id, err := serverIDFromProviderID(node.Spec.ProviderID)
+func (i *instances) byProviderID(ctx context.Context, providerID string) (*hcloud.Server, error) {
+	id, err := serverIDFromProviderID(providerID)
 	if err != nil {
 		return nil, err
 	}

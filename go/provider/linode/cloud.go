@@ -2,9 +2,7 @@ package linode
 
 import (
 	"context"
-	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/linode/linodego/v2"
 
@@ -14,18 +12,14 @@ import (
 // ProviderName is the name passed to --cloud-provider and the scheme of every providerID.
 const ProviderName = "linode"
 
-// requestTimeout bounds one HTTP exchange with the API.
-const requestTimeout = 30 * time.Second
-
 func init() {
 	providerkit.Register(ProviderName, providerkit.EnvOnly("LINODE_* environment variables", LoadConfig), NewCloud)
 }
 
 // NewClient is a linodego client for cfg, set up as Linode's CCM sets it up (UseURL keeps the scheme, host
 // and API version of the URL).
-func NewClient(cfg Config) (_ *linodego.Client, err error) {
-	defer providerkit.Wrap(&err, ProviderName, "NewClient")
-	c, err := linodego.NewClient(&http.Client{Timeout: requestTimeout})
+func NewClient(cfg Config) (*linodego.Client, error) {
+	c, err := linodego.NewClient(&http.Client{Timeout: providerkit.RequestTimeout})
 	if err != nil {
 		return nil, err
 	}
@@ -48,10 +42,12 @@ func NewCloud(ctx context.Context, cfg Config) (_ *providerkit.Cloud, err error)
 	if err != nil {
 		return nil, err
 	}
-	probe, cancel := context.WithTimeout(ctx, requestTimeout)
-	defer cancel()
-	if _, err := client.GetProfile(probe); err != nil {
-		return nil, fmt.Errorf("cannot use the Linode API at %s: %w", cfg.URL, err)
+	err = providerkit.Probe(ctx, providerkit.RequestTimeout, "the Linode API", cfg.URL, func(ctx context.Context) error {
+		_, err := client.GetProfile(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return providerkit.NewCloud(ProviderName, providerkit.Capabilities{
 		InstancesV2:  newInstances(client),

@@ -13,16 +13,8 @@ func TestLoadConfigNamesLinodesVariables(t *testing.T) {
 	}
 }
 
-func TestParseProviderID(t *testing.T) {
-	cases := []struct {
-		in   string
-		want int
-		ok   bool
-	}{{"linode://42", 42, true}, {"42", 42, true}, {"hcloud://42", 0, false}, {"linode://", 0, false}, {"linode://-1", 0, false}}
-	for _, tc := range cases {
-		got, err := ParseProviderID(tc.in)
-		if (err == nil) != tc.ok || got != tc.want {
-			t.Errorf("ParseProviderID(%q) = %d, %v", tc.in, got, err)
-		}
+func TestProviderIDsRoundTrip(t *testing.T) {
+	if id, err := ParseProviderID(ProviderID(42)); err != nil || id != 42 || ProviderID(42) != "linode://42" {
+		t.Errorf("ParseProviderID(%s) = %d, %v", ProviderID(42), id, err)
 	}
 }

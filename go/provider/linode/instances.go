@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/linode/linodego/v2"
 	v1 "k8s.io/api/core/v1"
@@ -24,8 +22,10 @@ type instances struct {
 func newInstances(client *linodego.Client) *providerkit.Instances[linodego.Instance] {
 	i := &instances{client: client}
 	return &providerkit.Instances[linodego.Instance]{
-		Provider: ProviderName,
-		Find:     i.lookup,
+		Provider:     ProviderName,
+		ByProviderID: i.byProviderID,
+		ByName:       i.byLabel,
+		Missing:      linodego.IsNotFound,
 		Off: func(in *linodego.Instance) bool {
 			return in.Status == linodego.InstanceOffline || in.Status == linodego.InstanceShuttingDown
 		},
@@ -38,28 +38,20 @@ func ProviderID(id int) string { return fmt.Sprintf("%s://%d", ProviderName, id)
 
 // ParseProviderID returns the instance id of linode://<id> (or a bare <id>).
 func ParseProviderID(providerID string) (int, error) {
-	id, err := strconv.Atoi(strings.TrimPrefix(providerID, ProviderName+"://"))
-	if err != nil || id <= 0 {
-		return 0, fmt.Errorf("providerID %q is not linode://<instance id>", providerID)
-	}
-	return id, nil
+	return providerkit.NumericID(ProviderName, providerID)
 }
 
-// lookup finds a node's instance: by providerID when set, else by the instance label equal to the node name.
-// A missing instance is (nil, nil).
-func (i *instances) lookup(ctx context.Context, node *v1.Node) (*linodego.Instance, error) {
-	if node.Spec.ProviderID != "" {
-		id, err := ParseProviderID(node.Spec.ProviderID)
-		if err != nil {
-			return nil, err
-		}
-		in, err := i.client.GetInstance(ctx, id)
-		if linodego.IsNotFound(err) {
-			return nil, nil
-		}
-		return in, err
+func (i *instances) byProviderID(ctx context.Context, providerID string) (*linodego.Instance, error) {
+	id, err := ParseProviderID(providerID)
+	if err != nil {
+		return nil, err
 	}
-	filter, err := json.Marshal(map[string]string{"label": node.Name})
+	return i.client.GetInstance(ctx, id)
+}
+
+// byLabel finds the instance labelled like the node.
+func (i *instances) byLabel(ctx context.Context, label string) (*linodego.Instance, error) {
+	filter, err := json.Marshal(map[string]string{"label": label})
 	if err != nil {
 		return nil, err
 	}

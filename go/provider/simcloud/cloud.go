@@ -23,10 +23,13 @@ func NewCloud(ctx context.Context, cfg Config) (*providerkit.Cloud, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s/%s: %w", EnvEndpoint, EnvToken, err)
 	}
-	probe, cancel := context.WithTimeout(client.WithCaller(ctx, client.Caller{Controller: "upstream-ccm", Key: "startup-probe", Method: "Initialize"}), cfg.RequestTimeout)
-	defer cancel()
-	if _, _, err := c.ListServers(probe, client.ListOpts{PerPage: 1}); err != nil {
-		return nil, fmt.Errorf("cannot use simcloud at %s: %w", cfg.Endpoint, err)
+	probe := client.WithCaller(ctx, client.Caller{Controller: "upstream-ccm", Key: "startup-probe", Method: "Initialize"})
+	err = providerkit.Probe(probe, cfg.RequestTimeout, "simcloud", cfg.Endpoint, func(ctx context.Context) error {
+		_, _, err := c.ListServers(ctx, client.ListOpts{PerPage: 1})
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	caps := providerkit.Capabilities{InstancesV2: newInstances(c), ClusterID: true}
 	if cfg.LoadBalancersEnabled {

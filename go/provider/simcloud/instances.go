@@ -32,9 +32,11 @@ func newInstances(c *client.Client) *providerkit.Instances[client.Server] {
 		Attribute: func(ctx context.Context, node *v1.Node, call providerkit.Call) context.Context {
 			return client.WithCaller(ctx, client.Caller{Controller: call.Controller, Key: node.Name, Method: call.Method})
 		},
-		Find:     i.serverFor,
-		Off:      func(server *client.Server) bool { return server.Status == client.ServerOff },
-		Metadata: metadata,
+		ByProviderID: i.byProviderID,
+		ByName:       i.client.ServerByName,
+		Missing:      client.IsNotFound,
+		Off:          func(server *client.Server) bool { return server.Status == client.ServerOff },
+		Metadata:     metadata,
 	}
 }
 
@@ -47,22 +49,12 @@ func serverIDFromProviderID(providerID string) (string, error) {
 	return id, nil
 }
 
-// serverFor returns the node's server: by providerID when set, else by name; nil only when simcloud says
-// it does not exist. Any other failure is an error, because the lifecycle controller deletes a Node whose
-// server does not exist.
-func (i *instances) serverFor(ctx context.Context, node *v1.Node) (*client.Server, error) {
-	if node.Spec.ProviderID == "" {
-		return i.client.ServerByName(ctx, node.Name)
-	}
-	id, err := serverIDFromProviderID(node.Spec.ProviderID)
+func (i *instances) byProviderID(ctx context.Context, providerID string) (*client.Server, error) {
+	id, err := serverIDFromProviderID(providerID)
 	if err != nil {
 		return nil, err
 	}
-	server, err := i.client.GetServer(ctx, id)
-	if client.IsNotFound(err) {
-		return nil, nil
-	}
-	return server, err
+	return i.client.GetServer(ctx, id)
 }
 
 // metadata is the providerID, type, zone, region and addresses of a server.
