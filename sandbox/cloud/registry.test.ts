@@ -27,7 +27,8 @@ describe('the clouds a sandbox presents', () => {
   });
 
   it("gives a DigitalOcean CCM DigitalOcean's variables (the bare simcloud URL, the token, the zone's region) and no routes", () => {
-    const env = { DO_ACCESS_TOKEN: 'tok', DO_OVERRIDE_URL: 'http://127.0.0.1:4600/', REGION: 'sim-1' };
+    // METRICS_ADDR: unset, DigitalOcean's CCM serves metrics on port 80 of every interface.
+    const env = { DO_ACCESS_TOKEN: 'tok', DO_OVERRIDE_URL: 'http://127.0.0.1:4600/', REGION: 'sim-1', METRICS_ADDR: '127.0.0.1:0' };
     expect(cloudCcmEnv({ ...ctx, cloud: 'digitalocean' })).toEqual(env);
     expect(commandCcmEnv({ ...ctx, cloud: 'digitalocean' }, '/k')).toMatchObject({ ...env, KUBECONFIG: '/k' });
     const args = upstreamArgsFor({ ...ctx, cloud: 'digitalocean' }, '/k', 10258);
@@ -123,7 +124,7 @@ describe('the summary of an hcloud sandbox', () => {
     const text = renderSummary(SandboxState.parse({ ...base, name: 'demo', cloud: 'digitalocean' }));
     expect(text).toContain('ccm-sandbox "demo" is ready (local runtime, digitalocean persona)');
     expect(text).toContain('  DigitalOcean API http://127.0.0.1:4600/v2  (DO_ACCESS_TOKEN=tok)');
-    expect(text).toContain('  export DO_ACCESS_TOKEN=tok DO_OVERRIDE_URL=http://127.0.0.1:4600/ REGION=sim-1');
+    expect(text).toContain('  export DO_ACCESS_TOKEN=tok DO_OVERRIDE_URL=http://127.0.0.1:4600/ REGION=sim-1 METRICS_ADDR=127.0.0.1:0');
     expect(text).toContain(`  npm run sandbox:up -- --name demo --cloud digitalocean --ccm command --ccm-command '${digitaloceanCcmCommand()}'`);
     expect(text).toContain(`npm run conformance -- --cloud digitalocean --ccm command --ccm-command '${digitaloceanCcmCommand()}'`);
     expect(text).not.toContain('LINODE');

@@ -15,9 +15,16 @@ export function digitaloceanUrl(simcloudUrl: string): string {
   return `${simcloudUrl.replace(/\/+$/, '')}/`;
 }
 
-/** The environment DigitalOcean's CCM reads, and our Go CCM's digitalocean provider with it. */
+/**
+ * Where DigitalOcean's CCM serves its Prometheus metrics: loopback, on a port the kernel picks. Unset, it
+ * listens on port 80 of every interface; its only other listener of its own (DEBUG_ADDR) stays off unless
+ * set, and the cloud-provider framework's serving port is the command line's (--bind-address, --secure-port).
+ */
+export const DIGITALOCEAN_METRICS_ADDR = '127.0.0.1:0';
+
+/** The environment DigitalOcean's CCM reads, and our Go CCM's digitalocean provider with it (which ignores METRICS_ADDR). */
 export function digitaloceanCcmEnv(i: Pick<CcmEnvInput, 'simcloudUrl' | 'token' | 'zone'>): Record<string, string> {
-  return { DO_ACCESS_TOKEN: i.token, DO_OVERRIDE_URL: digitaloceanUrl(i.simcloudUrl), REGION: digitaloceanRegionOf(i.zone) };
+  return { DO_ACCESS_TOKEN: i.token, DO_OVERRIDE_URL: digitaloceanUrl(i.simcloudUrl), REGION: digitaloceanRegionOf(i.zone), METRICS_ADDR: DIGITALOCEAN_METRICS_ADDR };
 }
 
 /** DigitalOcean's CCM binary, as its releases name it. */
