@@ -47,7 +47,7 @@ export interface SandboxOptions {
   readonly allowedHosts?: readonly string[];
   /** Which CCM fills the slot (sandbox/ccm/slot.ts); default our TypeScript CCM. */
   readonly ccm?: CcmChoice;
-  /** The API the cluster is made through and the CCM is given (cloud/clouds.ts); default simcloud. */
+  /** The API the cluster is made through and the CCM is given (cloud/registry.ts); default simcloud. */
   readonly cloud?: CloudKind;
 }
 
