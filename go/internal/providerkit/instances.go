@@ -1,8 +1,11 @@
 package providerkit
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -98,4 +101,36 @@ func NumericID(provider, providerID string) (int, error) {
 		return 0, fmt.Errorf("providerID %q is not %s://<id>", providerID, provider)
 	}
 	return id, nil
+}
+
+// MachineIDs are the ids of the nodes' machines, sorted, each once: parsed from the providerIDs that start
+// with prefix (a malformed one is an error), and for nodes without a providerID, by name from byName, one
+// listing of every machine, called only when needed. Nodes of another provider are skipped.
+func MachineIDs[ID cmp.Ordered](nodes []*v1.Node, prefix string, parse func(providerID string) (ID, error), byName func() (map[string]ID, error)) ([]ID, error) {
+	seen := map[ID]bool{}
+	var unresolved []string
+	for _, node := range nodes {
+		switch pid := node.Spec.ProviderID; {
+		case strings.HasPrefix(pid, prefix):
+			id, err := parse(pid)
+			if err != nil {
+				return nil, err
+			}
+			seen[id] = true
+		case pid == "":
+			unresolved = append(unresolved, node.Name)
+		}
+	}
+	if len(unresolved) > 0 {
+		ids, err := byName()
+		if err != nil {
+			return nil, err
+		}
+		for _, name := range unresolved {
+			if id, ok := ids[name]; ok {
+				seen[id] = true
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(seen)), nil
 }

@@ -3,6 +3,7 @@ package providerkit
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -102,4 +103,41 @@ func TestNumericID(t *testing.T) {
 			t.Errorf("NumericID(%q) = %d, %v", tc.in, got, err)
 		}
 	}
+}
+
+func TestMachineIDs(t *testing.T) {
+	parse := func(pid string) (string, error) {
+		if pid == "kit://" {
+			return "", errors.New("malformed")
+		}
+		return strings.TrimPrefix(pid, "kit://"), nil
+	}
+	cases := []struct {
+		name    string
+		nodes   []*v1.Node
+		listed  bool
+		want    []string
+		wantErr bool
+	}{
+		{name: "by providerID, sorted, once", nodes: []*v1.Node{node("a", "kit://s2"), node("b", "kit://s1"), node("c", "kit://s2")}, want: []string{"s1", "s2"}},
+		{name: "by name from one listing", nodes: []*v1.Node{node("web-1", ""), node("nobody", ""), node("x", "kit://s9")}, listed: true, want: []string{"s1", "s9"}},
+		{name: "another provider's node is skipped", nodes: []*v1.Node{node("a", "aws:///i-1")}, want: []string{}},
+		{name: "a malformed providerID is an error", nodes: []*v1.Node{node("a", "kit://")}, wantErr: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			listed := false
+			got, err := MachineIDs(tc.nodes, "kit://", parse, func() (map[string]string, error) {
+				listed = true
+				return map[string]string{"web-1": "s1"}, nil
+			})
+			if (err != nil) != tc.wantErr || (!tc.wantErr && !slices.Equal(got, tc.want)) || listed != tc.listed {
+				t.Errorf("MachineIDs = %v, %v (listed %v); want %v (listed %v)", got, err, listed, tc.want, tc.listed)
+			}
+		})
+	}
+}
+
+func node(name, providerID string) *v1.Node {
+	return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: v1.NodeSpec{ProviderID: providerID}}
 }

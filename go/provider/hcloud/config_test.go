@@ -1,7 +1,6 @@
 package hcloud
 
 import (
-	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -9,22 +8,18 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 
 	"ccm-sandbox/go/internal/providerkit"
+	"ccm-sandbox/go/internal/providerkit/providertest"
 )
 
 func TestLoadConfig(t *testing.T) {
 	base := map[string]string{EnvEndpoint: "http://127.0.0.1:4600/hcloud/v1", EnvToken: "secret"}
-	with := func(extra map[string]string) map[string]string {
-		out := maps.Clone(base)
-		maps.Copy(out, extra)
-		return out
-	}
 	cases := []struct {
 		name    string
-		vars    map[string]string
+		vars    providerkit.Lookup
 		check   func(t *testing.T, c Config)
 		wantErr []string
 	}{
-		{name: "defaults", vars: base, check: func(t *testing.T, c Config) {
+		{name: "defaults", vars: providerkit.Map(base), check: func(t *testing.T, c Config) {
 			lb := c.LoadBalancer
 			if c.RoutesEnabled || c.AddressFamily != "ipv4" || !lb.Enabled || lb.Type != "lb11" || lb.Algorithm != hcloud.LoadBalancerAlgorithmTypeRoundRobin ||
 				lb.UsePrivateIP || lb.DisablePublicNetwork != nil || !lb.IPv6Enabled || !lb.PrivateIngressEnabled ||
@@ -32,17 +27,17 @@ func TestLoadConfig(t *testing.T) {
 				t.Errorf("defaults: %+v", c)
 			}
 		}},
-		{name: "a network turns routes on", vars: with(map[string]string{EnvNetwork: "k8s"}), check: func(t *testing.T, c Config) {
+		{name: "a network turns routes on", vars: providertest.Env(base, map[string]string{EnvNetwork: "k8s"}), check: func(t *testing.T, c Config) {
 			if !c.RoutesEnabled || c.Network != "k8s" {
 				t.Errorf("%+v", c)
 			}
 		}},
-		{name: "routes can be turned off", vars: with(map[string]string{EnvNetwork: "k8s", EnvNetworkRoutesEnabled: "false"}), check: func(t *testing.T, c Config) {
+		{name: "routes can be turned off", vars: providertest.Env(base, map[string]string{EnvNetwork: "k8s", EnvNetworkRoutesEnabled: "false"}), check: func(t *testing.T, c Config) {
 			if c.RoutesEnabled {
 				t.Errorf("%+v", c)
 			}
 		}},
-		{name: "load balancer defaults", vars: with(map[string]string{
+		{name: "load balancer defaults", vars: providertest.Env(base, map[string]string{
 			EnvLBLocation: "fsn1", EnvLBType: "lb21", EnvLBAlgorithmType: "least_connections", EnvLBUsePrivateIP: "true",
 			EnvLBDisablePublicNetwork: "true", EnvLBHealthCheckInterval: "3s", EnvLBHealthCheckRetries: "1",
 		}), check: func(t *testing.T, c Config) {
@@ -52,16 +47,16 @@ func TestLoadConfig(t *testing.T) {
 				t.Errorf("%+v", lb)
 			}
 		}},
-		{name: "nothing set", vars: map[string]string{}, wantErr: []string{EnvEndpoint, EnvToken}},
-		{name: "bad values are all reported", vars: with(map[string]string{
+		{name: "nothing set", vars: providerkit.Map(nil), wantErr: []string{EnvEndpoint, EnvToken}},
+		{name: "bad values are all reported", vars: providertest.Env(base, map[string]string{
 			EnvLBEnabled: "maybe", EnvLBAlgorithmType: "random", EnvAddressFamily: "ipv5", EnvLBHealthCheckTimeout: "soon",
 			EnvLBLocation: "fsn1", EnvLBNetworkZone: "eu-central",
 		}), wantErr: []string{EnvLBEnabled, EnvLBAlgorithmType, EnvAddressFamily, EnvLBHealthCheckTimeout, EnvLBNetworkZone}},
-		{name: "endpoint must be a URL", vars: with(map[string]string{EnvEndpoint: "127.0.0.1:4600"}), wantErr: []string{EnvEndpoint}},
+		{name: "endpoint must be a URL", vars: providertest.Env(base, map[string]string{EnvEndpoint: "127.0.0.1:4600"}), wantErr: []string{EnvEndpoint}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg, err := LoadConfig(providerkit.Map(tc.vars))
+			cfg, err := LoadConfig(tc.vars)
 			if len(tc.wantErr) > 0 {
 				if err == nil {
 					t.Fatalf("no error; config %+v", cfg)

@@ -2,14 +2,12 @@ package hcloud
 
 import (
 	"context"
-	"maps"
 	"reflect"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
 	cloudprovider "k8s.io/cloud-provider"
 
-	"ccm-sandbox/go/internal/providerkit"
 	"ccm-sandbox/go/internal/providerkit/providertest"
 	"ccm-sandbox/go/internal/simcloudtest"
 )
@@ -88,9 +86,7 @@ func TestAWrongTokenOrNetworkFailsAtStart(t *testing.T) {
 	}
 	for name, vars := range cases {
 		t.Run(name, func(t *testing.T) {
-			all := maps.Clone(base)
-			maps.Copy(all, vars)
-			cfg := simcloudtest.Must(LoadConfig(providerkit.Map(all))).Get(t)
+			cfg := simcloudtest.Must(LoadConfig(providertest.Env(base, vars))).Get(t)
 			if _, err := NewCloud(context.Background(), cfg); err == nil {
 				t.Fatal("NewCloud succeeded")
 			}

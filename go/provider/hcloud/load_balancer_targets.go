@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	v1 "k8s.io/api/core/v1"
+
+	"ccm-sandbox/go/internal/providerkit"
 )
 
 // targetPlan is what reconcileTargets does: server targets to add and server ids to remove. A target whose
@@ -48,42 +49,14 @@ func planTargets(existing []hcloud.LoadBalancerTarget, wanted []int64, usePrivat
 // serverIDs are the nodes' servers: from their providerIDs, else by node name from one server list. Nodes
 // of another provider are skipped; a malformed hcloud providerID is an error.
 func (l *loadBalancers) serverIDs(ctx context.Context, nodes []*v1.Node) ([]int64, error) {
-	seen := map[int64]bool{}
-	var unresolved []string
-	for _, node := range nodes {
-		pid := node.Spec.ProviderID
-		switch {
-		case strings.HasPrefix(pid, providerIDPrefix):
-			id, err := serverIDFromProviderID(pid)
-			if err != nil {
-				return nil, err
-			}
-			seen[id] = true
-		case pid == "":
-			unresolved = append(unresolved, node.Name)
-		}
-	}
-	if len(unresolved) > 0 {
+	return providerkit.MachineIDs(nodes, providerIDPrefix, serverIDFromProviderID, func() (map[string]int64, error) {
 		servers, err := l.client.Server.All(ctx)
-		if err != nil {
-			return nil, err
-		}
-		byName := map[string]int64{}
+		byName := make(map[string]int64, len(servers))
 		for _, s := range servers {
 			byName[s.Name] = s.ID
 		}
-		for _, name := range unresolved {
-			if id, ok := byName[name]; ok {
-				seen[id] = true
-			}
-		}
-	}
-	ids := make([]int64, 0, len(seen))
-	for id := range seen {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	return ids, nil
+		return byName, err
+	})
 }
 
 // reconcileTargets makes the load balancer's server targets exactly the nodes' servers. Targets through

@@ -2,7 +2,6 @@ package hcloud
 
 import (
 	"context"
-	"maps"
 	"net"
 	"os"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 
 	"ccm-sandbox/go/internal/providerkit"
+	"ccm-sandbox/go/internal/providerkit/providertest"
 	"ccm-sandbox/go/internal/simcloudtest"
 )
 
@@ -38,9 +38,8 @@ func api() *hcloud.Client {
 // top of the endpoint, the token and a load balancer location.
 func newTestCloud(t *testing.T, vars map[string]string) *providerkit.Cloud {
 	t.Helper()
-	all := map[string]string{EnvEndpoint: sim.URL + dialectPath, EnvToken: sim.Token, EnvLBLocation: "sim-1"}
-	maps.Copy(all, vars)
-	cfg := simcloudtest.Must(LoadConfig(providerkit.Map(all))).Get(t)
+	base := map[string]string{EnvEndpoint: sim.URL + dialectPath, EnvToken: sim.Token, EnvLBLocation: "sim-1"}
+	cfg := simcloudtest.Must(LoadConfig(providertest.Env(base, vars))).Get(t)
 	return simcloudtest.Must(NewCloud(context.Background(), cfg)).Get(t)
 }
 

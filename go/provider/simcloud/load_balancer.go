@@ -3,13 +3,12 @@ package simcloud
 import (
 	"context"
 	"fmt"
-	"sort"
-	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	cloudprovider "k8s.io/cloud-provider"
 	"k8s.io/cloud-provider/names"
 
+	"ccm-sandbox/go/internal/providerkit"
 	"ccm-sandbox/go/provider/simcloud/client"
 )
 
@@ -158,41 +157,14 @@ func (l *loadBalancers) EnsureLoadBalancerDeleted(ctx context.Context, clusterNa
 
 // serverIDs are the nodes' servers: from providerIDs, else by node name from one server list.
 func (op lbCall) serverIDs(nodes []*v1.Node) ([]string, error) {
-	ids := map[string]bool{}
-	var unresolved []string
-	for _, node := range nodes {
-		switch {
-		case strings.HasPrefix(node.Spec.ProviderID, providerIDPrefix):
-			id, err := serverIDFromProviderID(node.Spec.ProviderID)
-			if err != nil {
-				return nil, err
-			}
-			ids[id] = true
-		case node.Spec.ProviderID == "":
-			unresolved = append(unresolved, node.Name)
-		}
-	}
-	if len(unresolved) > 0 {
+	return providerkit.MachineIDs(nodes, providerIDPrefix, serverIDFromProviderID, func() (map[string]string, error) {
 		servers, err := op.c.ListAllServers(op.ctx, client.ListOpts{})
-		if err != nil {
-			return nil, err
-		}
-		byName := map[string]string{}
+		byName := make(map[string]string, len(servers))
 		for _, s := range servers {
 			byName[s.Name] = s.ID
 		}
-		for _, name := range unresolved {
-			if id, ok := byName[name]; ok {
-				ids[id] = true
-			}
-		}
-	}
-	out := make([]string, 0, len(ids))
-	for id := range ids {
-		out = append(out, id)
-	}
-	sort.Strings(out)
-	return out, nil
+		return byName, err
+	})
 }
 
 // findLoadBalancer: the adopted id when given (it must exist), else the one findOwned finds.
