@@ -31,14 +31,7 @@ type Action struct {
 
 // GetAction returns one action.
 func (c *Client) GetAction(ctx context.Context, id string) (*Action, error) {
-	var out struct {
-		Action Action `json:"action"`
-	}
-	err := c.do(ctx, request{operation: "actions.get", method: http.MethodGet, path: "/v1/actions/" + url.PathEscape(id)}, &out)
-	if err != nil {
-		return nil, err
-	}
-	return &out.Action, nil
+	return call[Action](ctx, c, request{operation: "actions.get", method: http.MethodGet, path: "/v1/actions/" + url.PathEscape(id)}, "action")
 }
 
 // ActionDeadline bounds one wait for an action, so a controller worker never waits forever on a stuck one.

@@ -39,23 +39,12 @@ type CreateFirewallPolicyRequest struct {
 }
 
 func (c *Client) firewallPolicyCall(ctx context.Context, req request) (*FirewallPolicy, error) {
-	var out struct {
-		FirewallPolicy FirewallPolicy `json:"firewall_policy"`
-	}
-	if err := c.do(ctx, req, &out); err != nil {
-		return nil, err
-	}
-	return &out.FirewallPolicy, nil
+	return call[FirewallPolicy](ctx, c, req, "firewall_policy")
 }
 
 // ListFirewallPolicies returns one page of firewall policies.
 func (c *Client) ListFirewallPolicies(ctx context.Context, opts ListOpts) ([]FirewallPolicy, Meta, error) {
-	var out struct {
-		FirewallPolicies []FirewallPolicy `json:"firewall_policies"`
-		Meta             Meta             `json:"meta"`
-	}
-	err := c.do(ctx, request{operation: "firewallPolicies.list", method: http.MethodGet, path: "/v1/firewall_policies", query: opts.values()}, &out)
-	return out.FirewallPolicies, out.Meta, err
+	return list[FirewallPolicy](ctx, c, "firewallPolicies.list", "/v1/firewall_policies", "firewall_policies", opts.values())
 }
 
 // CreateFirewallPolicy creates a policy, applied to body.ServerGroupID when set.

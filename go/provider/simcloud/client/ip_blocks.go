@@ -44,27 +44,16 @@ func tagQuery(tags map[string]string) string {
 // ListAllIPBlocks returns every IP block of the project carrying all of tags (every block when nil).
 func (c *Client) ListAllIPBlocks(ctx context.Context, tags map[string]string) ([]IPBlock, error) {
 	return listAll(ctx, ListOpts{}, func(ctx context.Context, opts ListOpts) ([]IPBlock, Meta, error) {
-		var out struct {
-			IPBlocks []IPBlock `json:"ip_blocks"`
-			Meta     Meta      `json:"meta"`
-		}
 		q := url.Values{"page": {strconv.Itoa(opts.Page)}, "per_page": {strconv.Itoa(opts.PerPage)}}
 		if len(tags) > 0 {
 			q.Set("tags", tagQuery(tags))
 		}
-		err := c.do(ctx, request{operation: "ipBlocks.list", method: http.MethodGet, path: "/v1/ip_blocks", query: q}, &out)
-		return out.IPBlocks, out.Meta, err
+		return list[IPBlock](ctx, c, "ipBlocks.list", "/v1/ip_blocks", "ip_blocks", q)
 	})
 }
 
 func (c *Client) ipBlockCall(ctx context.Context, req request) (*IPBlock, error) {
-	var out struct {
-		IPBlock IPBlock `json:"ip_block"`
-	}
-	if err := c.do(ctx, req, &out); err != nil {
-		return nil, err
-	}
-	return &out.IPBlock, nil
+	return call[IPBlock](ctx, c, req, "ip_block")
 }
 
 // GetIPBlock returns one IP block; a missing one is an Error with CodeNotFound.
@@ -101,9 +90,6 @@ type Region struct {
 
 // ListRegions returns the catalogue's regions.
 func (c *Client) ListRegions(ctx context.Context) ([]Region, error) {
-	var out struct {
-		Regions []Region `json:"regions"`
-	}
-	err := c.do(ctx, request{operation: "catalogue.regions", method: http.MethodGet, path: "/v1/regions"}, &out)
-	return out.Regions, err
+	regions, _, err := list[Region](ctx, c, "catalogue.regions", "/v1/regions", "regions", nil)
+	return regions, err
 }

@@ -88,59 +88,25 @@ type UpdateLoadBalancerRequest struct {
 
 // ListLoadBalancers returns one page of load balancers.
 func (c *Client) ListLoadBalancers(ctx context.Context, opts ListOpts) ([]LoadBalancer, Meta, error) {
-	var out struct {
-		LoadBalancers []LoadBalancer `json:"load_balancers"`
-		Meta          Meta           `json:"meta"`
-	}
-	err := c.do(ctx, request{operation: "loadBalancers.list", method: http.MethodGet, path: "/v1/load_balancers", query: opts.values()}, &out)
-	return out.LoadBalancers, out.Meta, err
+	return list[LoadBalancer](ctx, c, "loadBalancers.list", "/v1/load_balancers", "load_balancers", opts.values())
 }
 
 // GetLoadBalancer returns one load balancer; a missing one is an Error with CodeNotFound.
 func (c *Client) GetLoadBalancer(ctx context.Context, id string) (*LoadBalancer, error) {
-	var out struct {
-		LoadBalancer LoadBalancer `json:"load_balancer"`
-	}
-	err := c.do(ctx, request{operation: "loadBalancers.get", method: http.MethodGet, path: "/v1/load_balancers/" + url.PathEscape(id)}, &out)
-	if err != nil {
-		return nil, err
-	}
-	return &out.LoadBalancer, nil
+	return call[LoadBalancer](ctx, c, request{operation: "loadBalancers.get", method: http.MethodGet, path: "/v1/load_balancers/" + url.PathEscape(id)}, "load_balancer")
 }
 
 // CreateLoadBalancer creates a load balancer and returns it with its create action.
 func (c *Client) CreateLoadBalancer(ctx context.Context, body CreateLoadBalancerRequest) (*LoadBalancer, *Action, error) {
-	var out struct {
-		LoadBalancer LoadBalancer `json:"load_balancer"`
-		Action       Action       `json:"action"`
-	}
-	err := c.do(ctx, request{operation: "loadBalancers.create", method: http.MethodPost, path: "/v1/load_balancers", body: body}, &out)
-	if err != nil {
-		return nil, nil, err
-	}
-	return &out.LoadBalancer, &out.Action, nil
+	return callWithAction[LoadBalancer](ctx, c, request{operation: "loadBalancers.create", method: http.MethodPost, path: "/v1/load_balancers", body: body}, "load_balancer")
 }
 
 // UpdateLoadBalancer changes the fields set in body.
 func (c *Client) UpdateLoadBalancer(ctx context.Context, id string, body UpdateLoadBalancerRequest) (*LoadBalancer, error) {
-	var out struct {
-		LoadBalancer LoadBalancer `json:"load_balancer"`
-	}
-	err := c.do(ctx, request{operation: "loadBalancers.update", method: http.MethodPatch, path: "/v1/load_balancers/" + url.PathEscape(id), body: body}, &out)
-	if err != nil {
-		return nil, err
-	}
-	return &out.LoadBalancer, nil
+	return call[LoadBalancer](ctx, c, request{operation: "loadBalancers.update", method: http.MethodPatch, path: "/v1/load_balancers/" + url.PathEscape(id), body: body}, "load_balancer")
 }
 
 // DeleteLoadBalancer starts deleting a load balancer and returns the action.
 func (c *Client) DeleteLoadBalancer(ctx context.Context, id string) (*Action, error) {
-	var out struct {
-		Action Action `json:"action"`
-	}
-	err := c.do(ctx, request{operation: "loadBalancers.delete", method: http.MethodDelete, path: "/v1/load_balancers/" + url.PathEscape(id)}, &out)
-	if err != nil {
-		return nil, err
-	}
-	return &out.Action, nil
+	return call[Action](ctx, c, request{operation: "loadBalancers.delete", method: http.MethodDelete, path: "/v1/load_balancers/" + url.PathEscape(id)}, "action")
 }

@@ -27,18 +27,9 @@ type CreateServerGroupRequest struct {
 	Servers     []string          `json:"servers"`
 }
 
-type serverGroupAnswer struct {
-	ServerGroup ServerGroup `json:"server_group"`
-}
-
 // ListServerGroups returns one page of server groups.
 func (c *Client) ListServerGroups(ctx context.Context, opts ListOpts) ([]ServerGroup, Meta, error) {
-	var out struct {
-		ServerGroups []ServerGroup `json:"server_groups"`
-		Meta         Meta          `json:"meta"`
-	}
-	err := c.do(ctx, request{operation: "serverGroups.list", method: http.MethodGet, path: "/v1/server_groups", query: opts.values()}, &out)
-	return out.ServerGroups, out.Meta, err
+	return list[ServerGroup](ctx, c, "serverGroups.list", "/v1/server_groups", "server_groups", opts.values())
 }
 
 // CreateServerGroup creates a group with at most MaxServersPerRequest members.
@@ -64,9 +55,5 @@ func (c *Client) DeleteServerGroup(ctx context.Context, id string) error {
 }
 
 func (c *Client) serverGroupCall(ctx context.Context, req request) (*ServerGroup, error) {
-	var out serverGroupAnswer
-	if err := c.do(ctx, req, &out); err != nil {
-		return nil, err
-	}
-	return &out.ServerGroup, nil
+	return call[ServerGroup](ctx, c, req, "server_group")
 }

@@ -43,12 +43,7 @@ type Server struct {
 
 // ListServers returns one page of servers.
 func (c *Client) ListServers(ctx context.Context, opts ListOpts) ([]Server, Meta, error) {
-	var out struct {
-		Servers []Server `json:"servers"`
-		Meta    Meta     `json:"meta"`
-	}
-	err := c.do(ctx, request{operation: "servers.list", method: http.MethodGet, path: "/v1/servers", query: opts.values()}, &out)
-	return out.Servers, out.Meta, err
+	return list[Server](ctx, c, "servers.list", "/v1/servers", "servers", opts.values())
 }
 
 // ListAllServers returns every server matching opts.
@@ -58,14 +53,7 @@ func (c *Client) ListAllServers(ctx context.Context, opts ListOpts) ([]Server, e
 
 // GetServer returns one server; a missing one is an Error with CodeNotFound.
 func (c *Client) GetServer(ctx context.Context, id string) (*Server, error) {
-	var out struct {
-		Server Server `json:"server"`
-	}
-	err := c.do(ctx, request{operation: "servers.get", method: http.MethodGet, path: "/v1/servers/" + url.PathEscape(id)}, &out)
-	if err != nil {
-		return nil, err
-	}
-	return &out.Server, nil
+	return call[Server](ctx, c, request{operation: "servers.get", method: http.MethodGet, path: "/v1/servers/" + url.PathEscape(id)}, "server")
 }
 
 // ServerByName returns the server named name, or nil when there is none.
