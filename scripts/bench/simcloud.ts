@@ -17,7 +17,8 @@ import autocannon from 'autocannon';
 import { intToIp, parseCidr } from '../../lib/ipv4.ts';
 import { createExec } from '../../sandbox/exec.ts';
 import { startSimcloudProcess } from '../../sandbox/processes.ts';
-import { emptyState, type LoadBalancerRec, type ServerRec, type StateDoc } from '../../simulator/server/store/state.ts';
+import { nthV6 } from '../../simulator/server/ipam.ts';
+import { IPV6_RANGES, SERVER_IPV6_PREFIX, emptyState, type LoadBalancerRec, type ServerRec, type StateDoc } from '../../simulator/server/store/state.ts';
 
 const TOKEN = 'bench-project-token-0123456789';
 const ADMIN = 'bench-admin-token-0123456789';
@@ -68,7 +69,7 @@ export function benchState(servers: number, lbs: number): StateDoc {
     const s: ServerRec = {
       id: serverId(i), project_id: 'prj-bench', name: `node-${i}`, status: 'running', server_type: 'sc-small', image: 'ubuntu-24.04', zone: 'sim-1a',
       region: 'sim-1', labels: { app: `app-${i % 100}`, pool: 'bench' }, public_ipv4: intToIp(pub + 1 + i), private_ipv4: null, private_networks: [],
-      locked: false, created: CREATED,
+      public_ipv6: nthV6(IPV6_RANGES.server, SERVER_IPV6_PREFIX, i), locked: false, created: CREATED,
     };
     doc.servers[s.id] = s;
   }
@@ -78,7 +79,7 @@ export function benchState(servers: number, lbs: number): StateDoc {
       id: lbId(i), project_id: 'prj-bench', name: `lb-${i}`, labels: { app: `app-${i % 100}` }, location: 'sim-1', zone: null, status: 'active',
       algorithm: 'round_robin', session_affinity: 'none', targets: [{ kind: 'label_selector', label_selector: `app=app-${i % 100}` }],
       services: [{ protocol: 'tcp', listen_port: 80, destination_port: 30080, proxy_protocol: 'none', health_check: { protocol: 'tcp', port: null, path: '/', interval_seconds: 15, timeout_seconds: 10, retries: 3 } }],
-      public_ipv4: intToIp(vip + 1 + i), ip_block_id: null, network_id: null, private_ipv4: null, source_ranges: [], public_interface: true, locked: false,
+      public_ipv4: intToIp(vip + 1 + i), public_ipv6: nthV6(IPV6_RANGES.load_balancer, 128, i)!, ip_block_id: null, network_id: null, private_ipv4: null, source_ranges: [], public_interface: true, locked: false,
       created: CREATED,
     };
     doc.load_balancers[lb.id] = lb;

@@ -1,10 +1,10 @@
 /**
  * An index of every address in use, kept in step with the store, so allocation and conflict checks
  * do not scan all servers. Scopes: `pub` (server public IPs and LB VIPs: real loopback addresses,
- * unique across projects), `net:<id>` (a private network) and `prj:<id>` (a server's private address
- * given without a network, e.g. a kind container's IP).
+ * unique across projects), `pub6` (public IPv6 addresses of servers and LBs, data only), `net:<id>` (a private
+ * network) and `prj:<id>` (a server's private address given without a network, e.g. a kind container's IP).
  */
-import { firstFree } from './ipam.ts';
+import { firstFree, firstFreeV6 } from './ipam.ts';
 import type { AppliedChange, LoadBalancerRec, ServerRec } from './store/state.ts';
 import type { Store } from './store/store.ts';
 
@@ -13,13 +13,14 @@ type Entry = [scope: string, ip: string];
 function serverEntries(s: ServerRec): Entry[] {
   const out: Entry[] = [];
   if (s.public_ipv4 !== null) out.push(['pub', s.public_ipv4]);
+  if (s.public_ipv6 !== null) out.push(['pub6', s.public_ipv6]);
   for (const n of s.private_networks) out.push([`net:${n.network_id}`, n.ip]);
   if (s.private_ipv4 !== null && !s.private_networks.some((n) => n.ip === s.private_ipv4)) out.push([`prj:${s.project_id}`, s.private_ipv4]);
   return out;
 }
 
 function lbEntries(lb: LoadBalancerRec): Entry[] {
-  const out: Entry[] = [['pub', lb.public_ipv4]];
+  const out: Entry[] = [['pub', lb.public_ipv4], ['pub6', lb.public_ipv6]];
   if (lb.network_id !== null && lb.private_ipv4 !== null) out.push([`net:${lb.network_id}`, lb.private_ipv4]);
   return out;
 }
@@ -40,6 +41,11 @@ export class AddressIndex {
   /** Lowest free host address of `cidr` in `scope`. */
   allocate(scope: string, cidr: string, reserveGateway = false): string | null {
     return firstFree(cidr, (ip) => this.#used.has(`${scope}|${ip}`), reserveGateway);
+  }
+
+  /** First free IPv6 allocation of `cidr` in `scope`: the `::1` of each `/stepPrefix` (see firstFreeV6). */
+  allocateV6(scope: string, cidr: string, stepPrefix: number): string | null {
+    return firstFreeV6(cidr, stepPrefix, (ip) => this.#used.has(`${scope}|${ip}`));
   }
 
   #entries(coll: string, doc: unknown): Entry[] {

@@ -1,12 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { formatCidr, parseCidr } from '../../lib/ipv4.ts';
-import { firstFree, firstFreeRange, isLocalAddress } from './ipam.ts';
+import { firstFree, firstFreeRange, firstFreeV6, isLocalAddress } from './ipam.ts';
 
 describe('ipam', () => {
   it('allocates the first free host, skipping network, gateway and broadcast', () => {
     expect(firstFree('10.0.0.0/30', () => false)).toBe('10.0.0.1');
     expect(firstFree('10.0.0.0/30', () => false, true)).toBe('10.0.0.2');
     expect(firstFree('10.0.0.0/30', (ip) => ip === '10.0.0.2', true)).toBeNull();
+  });
+
+  it('hands out IPv6 as one /64 per holder or one address each, from ::1', () => {
+    const used = new Set(['2001:db8:1::1', '2001:db8:1:1::1']);
+    expect(firstFreeV6('2001:db8:1::/48', 64, (ip) => used.has(ip))).toBe('2001:db8:1:2::1');
+    expect(firstFreeV6('2001:db8:2::/64', 128, (ip) => ip === '2001:db8:2::1')).toBe('2001:db8:2::2');
+    expect(firstFreeV6('2001:db8:2::/127', 128, (ip) => ip === '2001:db8:2::1')).toBeNull();
+    expect(firstFreeV6('2001:db8:2::/64', 64, (ip) => ip === '2001:db8:2::1')).toBeNull();
   });
 
   it('tells local addresses (traffic allowed) from the rest', () => {

@@ -1,5 +1,6 @@
 /** Allocation from the address pools: the first free host of a range, the first free sub-range, local addresses. */
 import { contains, intToIp, overlaps, parseCidr, rangeSize, type Range } from '../../lib/ipv4.ts';
+import { bigIntToIpv6, parseCidr6, rangeSize6 } from '../../lib/ipv6.ts';
 
 /**
  * First free host address of `cidr` (skipping the network address, the first host when
@@ -33,4 +34,22 @@ const LOCAL_RANGES = ['127.0.0.0/8', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0
 
 export function isLocalAddress(ip: string): boolean {
   return LOCAL_RANGES.some((r) => contains(r, ip));
+}
+
+/**
+ * IPv6 allocations of `cidr` come in steps of `/stepPrefix`, each the first host (`::1`) of its step's range: a
+ * step of /64 hands out one /64 per holder (its `::1`), a step of /128 consecutive addresses from `::1`.
+ * `nthV6` is the `index`-th (from 0; null past the range's end), `firstFreeV6` the first one not used.
+ */
+export function nthV6(cidr: string, stepPrefix: number, index: number): string | null {
+  const r = parseCidr6(cidr);
+  const ip = r.base + BigInt(index) * (1n << BigInt(128 - stepPrefix)) + 1n;
+  return ip < r.base + rangeSize6(r) ? bigIntToIpv6(ip) : null;
+}
+
+export function firstFreeV6(cidr: string, stepPrefix: number, isUsed: (ip: string) => boolean): string | null {
+  for (let i = 0; ; i++) {
+    const ip = nthV6(cidr, stepPrefix, i);
+    if (ip === null || !isUsed(ip)) return ip;
+  }
 }

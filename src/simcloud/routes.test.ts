@@ -12,6 +12,7 @@ const server = (id: string, name: string, ip: string): Server => ({
   region: 'r',
   labels: {},
   public_ipv4: null,
+  public_ipv6: null,
   private_ipv4: ip,
   private_networks: [{ network_id: 'net-1', ip }],
   locked: false,

@@ -13,6 +13,7 @@ const server = (n: number): Server => ({
   region: 'r',
   labels: {},
   public_ipv4: null,
+  public_ipv6: null,
   private_ipv4: `10.0.0.${n}`,
   private_networks: [],
   locked: false,

@@ -31,6 +31,7 @@ describe('load balancers', () => {
     }));
     expect(lb.status).toBe('provisioning');
     expect(lb.public_ipv4).toMatch(/^127\.1\.\d+\.\d+$/);
+    expect(lb.public_ipv6).toMatch(/^2001:db8:2::[0-9a-f]{1,4}$/); // data only: nothing listens on it
     await sc.client.waitForAction(action.id);
     const got = await sc.client.loadBalancers.get(lb.id);
     expect(got.status).toBe('active');

@@ -65,6 +65,19 @@ describe('servers', () => {
     expect(noPublic.server.public_ipv4).toBeNull();
   });
 
+  it('gives each server its own public IPv6 /64 from the documentation prefix, none without a public net unless asked', async () => {
+    const [a, b] = await Promise.all([sc.client.servers.create(serverBody()), sc.client.servers.create(serverBody())]);
+    for (const { server } of [a, b]) expect(server.public_ipv6).toMatch(/^2001:db8:1:([0-9a-f]{1,4})?::1$/);
+    expect(a.server.public_ipv6).not.toBe(b.server.public_ipv6);
+    expect((await sc.client.servers.get(a.server.id)).public_ipv6).toBe(a.server.public_ipv6);
+    expect((await sc.client.servers.create(serverBody({ public_net: false }))).server.public_ipv6).toBeNull();
+    const v4only = (await sc.client.servers.create(serverBody({ ipv6: false }))).server;
+    expect([v4only.public_ipv4 === null, v4only.public_ipv6]).toEqual([false, null]);
+    const v6only = (await sc.client.servers.create(serverBody({ public_net: false, ipv6: true }))).server;
+    expect(v6only.public_ipv4).toBeNull();
+    expect(v6only.public_ipv6).toMatch(/^2001:db8:1:/);
+  });
+
   it('creates a stopped server when start_after_create is false', async () => {
     const { server, action } = await sc.client.servers.create(serverBody({ start_after_create: false }));
     expect(server.status).toBe('off');

@@ -26,6 +26,8 @@ export type Labels = z.infer<typeof Labels>;
 
 export const Timestamp = z.iso.datetime();
 export const Ipv4 = z.ipv4();
+/** An IPv6 address (simcloud's are data only, from the documentation prefix 2001:db8::/32; none carries traffic). */
+export const Ipv6 = z.ipv6();
 export const Cidr = z.cidrv4();
 
 /** Sort keys accepted by every list: a field and an optional `:asc` / `:desc`. */

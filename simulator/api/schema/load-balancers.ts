@@ -4,7 +4,7 @@
  * per-target health reported by the data plane.
  */
 import { z } from 'zod';
-import { Cidr, Id, Ipv4, Labels, ListMeta, Name, Timestamp } from './common.ts';
+import { Cidr, Id, Ipv4, Ipv6, Labels, ListMeta, Name, Timestamp } from './common.ts';
 import { Action } from './actions.ts';
 
 export const Algorithm = { round_robin: 'round_robin', least_connections: 'least_connections' } as const;
@@ -91,6 +91,11 @@ export const LoadBalancer = z.object({
   resolved_targets: z.array(ResolvedTarget),
   /** The VIP. */
   public_ipv4: Ipv4,
+  /**
+   * The public IPv6 address, one per load balancer from 2001:db8:2::/64 (the documentation prefix). Data only:
+   * the data plane listens on IPv4 loopback alone, so nothing answers on it.
+   */
+  public_ipv6: Ipv6,
   /** Set when the VIP comes from an IP block. */
   ip_block_id: Id.nullable(),
   network_id: Id.nullable(),

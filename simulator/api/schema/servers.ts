@@ -1,6 +1,6 @@
 /** Servers: create, list, get, update, delete, power actions and network attachment. */
 import { z } from 'zod';
-import { Id, Ipv4, Labels, ListMeta, Name, Timestamp } from './common.ts';
+import { Id, Ipv4, Ipv6, Labels, ListMeta, Name, Timestamp } from './common.ts';
 import { Action } from './actions.ts';
 
 export const ServerStatus = {
@@ -26,6 +26,11 @@ export const Server = z.object({
   region: z.string(),
   labels: Labels,
   public_ipv4: Ipv4.nullable(),
+  /**
+   * The server's public IPv6 address: the first host (`::1`) of the /64 it is given from 2001:db8:1::/48 (the
+   * documentation prefix). Data only: nothing listens on it and no traffic reaches it. null: no public IPv6.
+   */
+  public_ipv6: Ipv6.nullable(),
   /** The server's primary private address: its first network's IP, or one given at create. */
   private_ipv4: Ipv4.nullable(),
   private_networks: z.array(PrivateNet),
@@ -46,8 +51,10 @@ export const CreateServerRequest = z.strictObject({
   /** Explicit addresses (e.g. a kind container's real IP); conflict when taken. */
   public_ipv4: Ipv4.optional(),
   private_ipv4: Ipv4.optional(),
-  /** false: no public address at all. */
+  /** false: no public IPv4 (and, unless `ipv6` is true, no public IPv6 either). */
   public_net: z.boolean().optional(),
+  /** Whether the server gets a public IPv6 /64 (`public_ipv6`); default: as `public_net`. */
+  ipv6: z.boolean().optional(),
   /** Start powered on (default true); false leaves the server `off` after create. */
   start_after_create: z.boolean().optional(),
 });

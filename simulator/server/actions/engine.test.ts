@@ -10,7 +10,7 @@ import { ActionEngine } from './engine.ts';
 
 const server = (id: string): ServerRec => ({
   id, project_id: 'prj-1', name: id, status: 'initializing', server_type: 't', image: 'i', zone: 'z', region: 'r', labels: { app: 'x' },
-  public_ipv4: null, private_ipv4: null, private_networks: [], locked: true, created: '2026-01-01T00:00:00.000Z',
+  public_ipv4: null, public_ipv6: null, private_ipv4: null, private_networks: [], locked: true, created: '2026-01-01T00:00:00.000Z',
 });
 
 async function setup(delays = {}) {

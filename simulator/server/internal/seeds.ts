@@ -7,7 +7,8 @@
  */
 import type { SeedName } from '../../api/schema/internal.ts';
 import { intToIp, parseCidr } from '../../../lib/ipv4.ts';
-import { emptyState, type IpBlockRec, type NetworkRec, type ServerRec, type StateDoc } from '../store/state.ts';
+import { nthV6 } from '../ipam.ts';
+import { IPV6_RANGES, SERVER_IPV6_PREFIX, emptyState, type IpBlockRec, type NetworkRec, type ServerRec, type StateDoc } from '../store/state.ts';
 
 export interface SeedContext {
   current: StateDoc;
@@ -37,7 +38,8 @@ function demo(ctx: SeedContext): StateDoc {
     const ip = `127.10.0.${i + 1}`;
     const s: ServerRec = {
       id: nextId(doc, 'srv'), project_id: ctx.projectId, name: `node-${i}`, status: 'running', server_type: 'sc-small', image: 'ubuntu-24.04',
-      zone: 'sim-1a', region: 'sim-1', labels: { seed: 'demo', role: 'node' }, public_ipv4: intToIp(publicBase + i), private_ipv4: ip,
+      zone: 'sim-1a', region: 'sim-1', labels: { seed: 'demo', role: 'node' }, public_ipv4: intToIp(publicBase + i),
+      public_ipv6: nthV6(IPV6_RANGES.server, SERVER_IPV6_PREFIX, i - 1), private_ipv4: ip,
       private_networks: [{ network_id: net.id, ip }], locked: false, created: ctx.now,
     };
     doc.servers[s.id] = s;

@@ -33,6 +33,21 @@ describe('migrations', () => {
     expect(lbs['lb-00000003']!.public_interface).toBe(true);
   });
 
+  it('v5 gives every server with a public IPv4 a /64 and every load balancer an IPv6 address, in id order', () => {
+    const srv = (id: string, ip: string | null): Record<string, unknown> => ({ id, project_id: 'prj-00000001', name: id, public_ipv4: ip, private_networks: [] });
+    const doc = migrate({
+      schema_version: 4, seq: 0, next_id: 6,
+      servers: { 'srv-00000003': srv('srv-00000003', '127.0.64.3'), 'srv-00000001': srv('srv-00000001', '127.0.64.1'), 'srv-00000002': srv('srv-00000002', null) },
+      load_balancers: { 'lb-00000005': { ...v3Lb('lb-00000005'), public_interface: true }, 'lb-00000004': { ...v3Lb('lb-00000004'), public_interface: true } },
+    });
+    expect(doc.schema_version).toBe(SCHEMA_VERSION);
+    expect(Object.fromEntries(Object.values(doc.servers).map((s) => [s.id, s.public_ipv6]))).toEqual({
+      'srv-00000001': '2001:db8:1::1', 'srv-00000002': null, 'srv-00000003': '2001:db8:1:1::1',
+    });
+    expect(doc.load_balancers['lb-00000004']!.public_ipv6).toBe('2001:db8:2::1');
+    expect(doc.load_balancers['lb-00000005']!.public_ipv6).toBe('2001:db8:2::2');
+  });
+
   it('apply to records replayed from the journal of an older document too', async () => {
     const d = await mkdtemp(join(tmpdir(), 'simcloud-migrate-'));
     dirs.push(d);

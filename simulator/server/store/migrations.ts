@@ -3,7 +3,8 @@
  * holds records of its document's version) and to loaded snapshots. Each step takes a document of version
  * N-1 and returns version N. Version 1 predates address pools in the document.
  */
-import { DEFAULT_POOLS, SCHEMA_VERSION, emptyState, type StateDoc } from './state.ts';
+import { firstFreeV6 } from '../ipam.ts';
+import { DEFAULT_POOLS, IPV6_RANGES, SCHEMA_VERSION, SERVER_IPV6_PREFIX, emptyState, type StateDoc } from './state.ts';
 
 type Doc = Record<string, unknown>;
 
@@ -29,6 +30,20 @@ const MIGRATIONS: Record<number, (doc: Doc) => Doc> = {
       if (hcloud !== undefined) delete hcloud.public_interface;
     }
     return { ...doc, schema_version: 4 };
+  },
+  // v4 → v5: servers and load balancers got a public IPv6 address (data only, from the documentation prefix):
+  // every server with a public IPv4 a /64, every load balancer one address, in id order.
+  5: (doc) => {
+    const used = new Set<string>();
+    const next = (cidr: string, step: number): string | null => {
+      const ip = firstFreeV6(cidr, step, (a) => used.has(a));
+      if (ip !== null) used.add(ip);
+      return ip;
+    };
+    const byId = (coll: unknown): Doc[] => Object.values((coll ?? {}) as Record<string, Doc>).sort((a, b) => String(a.id).localeCompare(String(b.id)));
+    for (const s of byId(doc.servers)) s.public_ipv6 ??= s.public_ipv4 === null ? null : next(IPV6_RANGES.server, SERVER_IPV6_PREFIX);
+    for (const lb of byId(doc.load_balancers)) lb.public_ipv6 ??= next(IPV6_RANGES.load_balancer, 128);
+    return { ...doc, schema_version: 5 };
   },
 };
 

@@ -7,7 +7,7 @@ import type {
 } from '../../api/schema/events.ts';
 import type { Project } from '../../api/schema/projects.ts';
 
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 export type ProjectRec = Project;
 export type TokenRec = {
@@ -67,6 +67,16 @@ export const DEFAULT_POOLS: Pools = {
   private_networks: '127.10.0.0/16',
   ip_block_size: 29,
 };
+
+/**
+ * Where public IPv6 addresses come from: the documentation prefix 2001:db8::/32 (RFC 3849), which no one
+ * routes. They are data only (the data plane listens on IPv4 loopback alone), so they are fixed rather than
+ * pools in the document: a server gets a /64 of `server` (its address is the /64's `::1`), a load balancer one
+ * address of `load_balancer`.
+ */
+export const IPV6_RANGES = { server: '2001:db8:1::/48', load_balancer: '2001:db8:2::/64' } as const;
+/** The prefix length of a server's IPv6 network. */
+export const SERVER_IPV6_PREFIX = 64;
 
 export function emptyState(pools: Pools = DEFAULT_POOLS): StateDoc {
   return {

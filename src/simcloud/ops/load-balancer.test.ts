@@ -29,6 +29,7 @@ function wire(over: Partial<LoadBalancer> = {}): LoadBalancer {
     targets: spec.targets,
     resolved_targets: [],
     public_ipv4: '127.0.100.3',
+    public_ipv6: '2001:db8:2::3',
     ip_block_id: null,
     network_id: null,
     private_ipv4: null,

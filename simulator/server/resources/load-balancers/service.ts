@@ -4,7 +4,7 @@ import type {
 } from '../../../api/schema/load-balancers.ts';
 import { newIds, nowIso, type Caller, type DataplanePort, type Sim } from '../../context.ts';
 import { conflict, invalidField } from '../../errors.ts';
-import type { ActionRec, Change, IpBlockRec, LoadBalancerRec } from '../../store/state.ts';
+import { IPV6_RANGES, type ActionRec, type Change, type IpBlockRec, type LoadBalancerRec } from '../../store/state.ts';
 import { REGIONS, regionById, zoneById } from '../catalogue/data.ts';
 import {
   commitPlans, ensureUnlocked, getOwned, listOwned, owned, parseSelectorParam, publicView, startAction, withAttrs, type AttrSlices, type ListQuery, type Plan,
@@ -59,12 +59,21 @@ export function poolVip(sim: Sim): string {
   return ip;
 }
 
+/** A new load balancer's public IPv6 address (data only: nothing listens on it). */
+function poolVip6(sim: Sim): string {
+  const ip = sim.addresses.allocateV6('pub6', IPV6_RANGES.load_balancer, 128);
+  if (ip === null) throw conflict('the load balancer IPv6 pool is exhausted');
+  return ip;
+}
+
 /** The VIP, the IP block it comes from, and the network attachment of a new LB. */
-function addressing(sim: Sim, caller: Caller, body: CreateLoadBalancerRequest, zone: string | null): Pick<LoadBalancerRec, 'public_ipv4' | 'ip_block_id' | 'network_id' | 'private_ipv4'> & { block: IpBlockRec | undefined } {
+function addressing(
+  sim: Sim, caller: Caller, body: CreateLoadBalancerRequest, zone: string | null,
+): Pick<LoadBalancerRec, 'public_ipv4' | 'public_ipv6' | 'ip_block_id' | 'network_id' | 'private_ipv4'> & { block: IpBlockRec | undefined } {
   const block = blockFor(sim, caller, body.ip_block_id);
   const net = body.network_id === undefined ? undefined : getOwned(sim, caller, 'networks', { id: body.network_id, field: 'network_id' });
   return {
-    block, public_ipv4: block?.usable_addresses[0] ?? poolVip(sim), ip_block_id: block?.id ?? null, network_id: net?.id ?? null,
+    block, public_ipv4: block?.usable_addresses[0] ?? poolVip(sim), public_ipv6: poolVip6(sim), ip_block_id: block?.id ?? null, network_id: net?.id ?? null,
     private_ipv4: net === undefined ? null : privateAddress(sim, net, { zone: zone ?? '', ip: undefined, field: 'network_id' }),
   };
 }

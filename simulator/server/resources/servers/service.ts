@@ -4,7 +4,7 @@ import type { CreateServerRequest, Server, ServerActionName, UpdateServerRequest
 import { newIds, nowIso, type Caller, type Sim } from '../../context.ts';
 import { conflict, invalidField } from '../../errors.ts';
 import { contains, parseCidr } from '../../../../lib/ipv4.ts';
-import type { ActionRec, Change, NetworkRec, ServerRec } from '../../store/state.ts';
+import { IPV6_RANGES, SERVER_IPV6_PREFIX, type ActionRec, type Change, type NetworkRec, type ServerRec } from '../../store/state.ts';
 import { IMAGES, SERVER_TYPES, zoneById } from '../catalogue/data.ts';
 import { ensureUnlocked, getOwned, listOwned, publicView, startAction, type ListQuery } from '../common.ts';
 
@@ -35,6 +35,14 @@ function publicAddress(sim: Sim, body: CreateServerRequest): string | null {
   }
   const ip = sim.addresses.allocate('pub', sim.store.state.pools.server_public);
   if (ip === null) throw conflict('the public address pool is exhausted', 'public_ipv4');
+  return ip;
+}
+
+/** A public IPv6 /64 (its `::1`) unless the server has none: `ipv6` false, or not given with `public_net` false. */
+function publicAddress6(sim: Sim, body: CreateServerRequest): string | null {
+  if (!(body.ipv6 ?? body.public_net !== false)) return null;
+  const ip = sim.addresses.allocateV6('pub6', IPV6_RANGES.server, SERVER_IPV6_PREFIX);
+  if (ip === null) throw conflict('the public IPv6 pool is exhausted', 'ipv6');
   return ip;
 }
 
@@ -82,7 +90,7 @@ export async function createServer(sim: Sim, caller: Caller, body: CreateServerR
   const { ids, change } = newIds(sim, 'srv');
   const server: ServerRec = {
     id: ids[0]!, project_id: caller.projectId, name: body.name, status: 'initializing', server_type: body.server_type, image: body.image,
-    zone: body.zone, region, labels: body.labels ?? {}, public_ipv4: publicIp, private_ipv4: nets[0]?.ip ?? standalone,
+    zone: body.zone, region, labels: body.labels ?? {}, public_ipv4: publicIp, public_ipv6: publicAddress6(sim, body), private_ipv4: nets[0]?.ip ?? standalone,
     private_networks: nets, locked: true, created: nowIso(sim),
   };
   if (body.start_after_create === false) return createStopped(sim, server, change);
