@@ -1,5 +1,6 @@
 // The godo contract tests: a module of their own like every SDK's (docs/adr/0005-go-modules.md, revision 1).
-// It reaches ccm-sandbox/go only for internal/simcloudtest, through the replace below.
+// It reaches ccm-sandbox/go only for its shared test packages (internal/simcloudtest,
+// internal/providerkit/poll), which import only the standard library, through the replace below (revision 2).
 module ccm-sandbox/go/contract/digitalocean
 
 go 1.26.0

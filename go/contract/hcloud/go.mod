@@ -1,6 +1,7 @@
 // The hcloud-go contract tests: a module of their own because hcloud-go requires newer golang.org/x and
 // Prometheus modules than the control plane builds with (docs/adr/0005-go-modules.md). It reaches
-// ccm-sandbox/go only for internal/simcloudtest, through the replace below.
+// ccm-sandbox/go only for its shared test packages (internal/simcloudtest, internal/providerkit/poll),
+// which import only the standard library, through the replace below (revision 2 there).
 module ccm-sandbox/go/contract/hcloud
 
 go 1.26.0
