@@ -1,6 +1,7 @@
 package linode
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -133,10 +134,13 @@ func TestInstanceUpdateAndDelete(t *testing.T) {
 		t.Fatal(err)
 	}
 	poll.Eventually(t, fmt.Sprintf("instance %d gone after delete", in.ID), func() error {
-		if _, err := c.GetInstance(ctx(t), in.ID); !linodego.IsNotFound(err) {
-			return fmt.Errorf("still there: %v", err)
+		switch _, err := c.GetInstance(ctx(t), in.ID); {
+		case linodego.IsNotFound(err):
+			return nil
+		case err != nil:
+			return err
 		}
-		return nil
+		return errors.New("still there")
 	})
 }
 

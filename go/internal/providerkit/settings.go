@@ -1,6 +1,7 @@
 package providerkit
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"net/url"
@@ -164,7 +165,7 @@ func (r *Reader) OptionalBool(key string, fallback *bool) *bool {
 	return Parse(r, key, fallback, func(raw string) (*bool, error) {
 		b, err := strconv.ParseBool(strings.ToLower(raw))
 		if err != nil {
-			return nil, fmt.Errorf("must be true or false")
+			return nil, errors.New("must be true or false")
 		}
 		return &b, nil
 	})
@@ -199,7 +200,7 @@ func (r *Reader) Duration(key string, fallback, least time.Duration) time.Durati
 		d, err := time.ParseDuration(raw)
 		switch {
 		case (err != nil || d <= 0) && least <= 0:
-			return 0, fmt.Errorf("must be a duration like 15s or 1m")
+			return 0, errors.New("must be a duration like 15s or 1m")
 		case err != nil || d <= 0 || d < least:
 			return 0, fmt.Errorf("must be a duration of at least %s, like 15s or 1m", least)
 		}

@@ -6,7 +6,8 @@
 //	func TestMain(m *testing.M) { os.Exit(simcloudtest.Run(m, &sim)) }
 //
 // The process listens on 127.0.0.1 on a port of its choosing, keeps its store in memory and runs without
-// a data plane (no listeners for load balancer VIPs), so concurrent test runs never collide.
+// a data plane (no listeners for load balancer VIPs), so concurrent test runs never collide. It validates its
+// answers against their response schemas (SIMCLOUD_VALIDATE_RESPONSES=1).
 package simcloudtest
 
 import (
@@ -87,7 +88,9 @@ func Start(extraArgs ...string) (*Server, error) {
 	}, extraArgs...)
 	s.cmd = exec.Command(node, args...)
 	s.cmd.Dir = root
-	s.cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	// Every answer is checked against its route's response schema: one that does not match is a 500 naming the
+	// field (simulator/server/response-check.ts), so the SDK call that read it fails the test.
+	s.cmd.Env = append(os.Environ(), "NO_COLOR=1", "SIMCLOUD_VALIDATE_RESPONSES=1")
 	s.cmd.SysProcAttr = dieWithParent()
 	stdout, err := s.cmd.StdoutPipe()
 	if err != nil {

@@ -2,6 +2,7 @@ package hcloud
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
@@ -219,7 +220,7 @@ func ingressStatus(lb *hcloud.LoadBalancer, o lbOptions) *v1.LoadBalancerStatus 
 // orNotFound turns the (nil, nil) of a get that found nothing into an error.
 func orNotFound(err error) error {
 	if err == nil {
-		return fmt.Errorf("not found")
+		return errors.New("not found")
 	}
 	return err
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -88,7 +89,7 @@ func New(endpoint, token string, opts ...Option) (*Client, error) {
 		return nil, fmt.Errorf("endpoint %q must be an http or https URL like http://127.0.0.1:4600", endpoint)
 	}
 	if token == "" || strings.ContainsAny(token, " \t\r\n") {
-		return nil, fmt.Errorf("token must be non-empty and contain no spaces or line breaks")
+		return nil, errors.New("token must be non-empty and contain no spaces or line breaks")
 	}
 	c := &Client{
 		endpoint:   u,
