@@ -15,6 +15,10 @@ const maxWorkers = Number(process.env.VITEST_MAX_WORKERS ?? 3);
 export default defineConfig({
   test: {
     maxWorkers,
+    // Every simcloud a test starts (in process, as a process, or inside a sandbox) checks each answer against its
+    // route's response schema and fails the request, naming the field, when it does not match
+    // (simulator/server/response-check.ts). Projects inherit it.
+    env: { SIMCLOUD_VALIDATE_RESPONSES: '1' },
     reporters: process.env.CI ? ['default'] : ['default'],
     projects: [
       {

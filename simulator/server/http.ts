@@ -8,6 +8,7 @@ import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import type { Caller, Sim } from './context.ts';
 import { SimcloudError, fieldsFromZod, invalidInput } from './errors.ts';
+import { responseMismatch, routeName, validateResponsesFromEnv } from './response-check.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -30,6 +31,7 @@ export interface RouteDef<P = unknown, Q = unknown, B = unknown> {
   /** Request headers (by name) parsed with the query, for APIs that filter by header (Linode's X-Filter). */
   queryHeaders?: readonly string[];
   body?: z.ZodType<B>;
+  /** What the route answers (a 204 route's is `z.undefined()`); checked before sending when validation is on (response-check.ts). */
   response?: z.ZodType;
   /** Success status (default 200). */
   status?: number;
@@ -62,13 +64,31 @@ function withHeaders(req: Request, names: readonly string[] | undefined): unknow
   return { ...req.query, ...Object.fromEntries(names.flatMap((n) => (req.get(n) === undefined ? [] : [[n, req.get(n)]]))) };
 }
 
-export function mountRoutes(router: Router, sim: Sim, defs: readonly RouteDef[]): void {
+export interface MountOptions {
+  /**
+   * Check every answer against its route's response schema before sending it (response-check.ts). Absent:
+   * SIMCLOUD_VALIDATE_RESPONSES, read once when the app mounts its routes; the test suites set it.
+   */
+  validateResponses?: boolean;
+}
+
+/** Throws, and logs, when validation is on and the answer does not match the route's response schema. */
+function checkAnswer(sim: Sim, def: RouteDef, result: unknown): void {
+  const mismatch = responseMismatch(def, result);
+  if (mismatch === undefined) return;
+  sim.logger.error({ route: routeName(def) }, mismatch);
+  throw new SimcloudError('server_error', mismatch);
+}
+
+export function mountRoutes(router: Router, sim: Sim, defs: readonly RouteDef[], opts: MountOptions = {}): void {
+  const validate = opts.validateResponses ?? validateResponsesFromEnv();
   for (const def of defs) {
     router[def.method](def.path, async (req: Request, res: Response) => {
       const params = parsePart(def.params, req.params, 'params');
       const query = parsePart(def.query, withHeaders(req, def.queryHeaders), 'query');
       const body = parsePart(def.body, req.body ?? {}, 'body');
       const result = await def.handle(sim, { caller: callerOf(res), params, query, body });
+      if (validate) checkAnswer(sim, def, result);
       const status = def.status ?? 200;
       if (status === 204 || result === undefined) res.status(204).end();
       else res.status(status).json(result);
