@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { V1EndpointSlice, V1Service } from '@kubernetes/client-node';
 import { MemoryInformer } from '../../src/kube/shared-informer.ts';
 import { endpointSlice, nodePortService } from '../../test/helpers/endpoint-slices.ts';
@@ -10,11 +10,18 @@ describe('kube-proxy stand-in', () => {
   let proxy: KubeProxyStandIn | undefined;
   afterEach(() => proxy?.stop());
 
+  // kube-proxy's health port on a free port (127.0.0.1 is shared); listening() below leaves it out.
+  let proxier = 0;
+  beforeAll(async () => {
+    proxier = await freePort();
+  });
   const setup = (nodes: StandInNode[] = [{ name: 'n1', ips: ['127.0.0.1'] }]) => {
     const services = new MemoryInformer<V1Service>();
     const slices = new MemoryInformer<V1EndpointSlice>();
-    proxy = new KubeProxyStandIn({ sources: { services, slices }, nodes: () => nodes });
-    return { services, slices, proxy, nodes };
+    const standIn = new KubeProxyStandIn({ sources: { services, slices }, nodes: () => nodes, proxierHealthPort: proxier });
+    proxy = standIn;
+    const listening = (): string[] => standIn.listening().filter((k) => !k.endsWith(`:${proxier}`));
+    return { services, slices, proxy: { start: () => standIn.start(), settled: () => standIn.settled(), nodesChanged: () => standIn.nodesChanged(), listening }, nodes };
   };
   const ready = (node = 'n1') => endpointSlice('d', 'web', [{ pod: 'web-0', node, ip: '10.244.1.2' }]);
 

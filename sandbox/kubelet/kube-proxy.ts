@@ -23,6 +23,8 @@ export type KubeProxyStandInOptions = {
   readonly nodes: () => readonly StandInNode[];
   readonly onError?: (message: string) => void;
   readonly clock?: Clock;
+  /** Where kube-proxy's own health server answers on every node (default 10256). */
+  readonly proxierHealthPort?: number;
 } & ({ readonly kubeConfig: KubeConfig } | { readonly sources: ProxySources });
 
 export class KubeProxyStandIn {
@@ -38,7 +40,10 @@ export class KubeProxyStandIn {
     this.#opts = options;
     const clock = options.clock;
     this.#sources = 'sources' in options ? options.sources : apiSources(options.kubeConfig, warningsTo(options.onError), clock);
-    this.#listeners = new NodePortStandIns({ ...(options.onError ? { onError: options.onError } : {}), ...(clock ? { clock } : {}) });
+    this.#listeners = new NodePortStandIns({
+      ...(options.onError ? { onError: options.onError } : {}), ...(clock ? { clock } : {}),
+      ...(options.proxierHealthPort !== undefined ? { proxierHealthPort: options.proxierHealthPort } : {}),
+    });
     const changed = { onAdd: () => this.#schedule(), onUpdate: () => this.#schedule(), onDelete: () => this.#schedule() };
     this.#sources.services.addEventHandler(changed);
     this.#sources.slices.addEventHandler(changed);

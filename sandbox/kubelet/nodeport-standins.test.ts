@@ -1,10 +1,11 @@
 import { connect, createServer } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { V1EndpointSlice, V1Service } from '@kubernetes/client-node';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { V1EndpointSlice, V1LoadBalancerIngress, V1Service } from '@kubernetes/client-node';
 import { FakeClock } from '../../src/kube/clock.ts';
 import { endpointSlice, nodePortService } from '../../test/helpers/endpoint-slices.ts';
 import { freePort } from '../ports.ts';
 import { NodePortStandIns, type HealthCheckReply, type StandInReply } from './nodeport-standins.ts';
+import type { ProxierHealthReply } from './proxier-health.ts';
 import { buildProxyTable } from './proxy-table.ts';
 
 function exchange(ip: string, port: number, send?: Buffer | string, localAddress?: string): Promise<string> {
@@ -44,14 +45,22 @@ const pod = (name: string, node: string, n: number, ready = true) => ({ pod: nam
 
 describe('kube-proxy stand-in listeners', () => {
   const clock = new FakeClock();
-  const standIns = new NodePortStandIns({ clock });
+  // kube-proxy's health port (10256 in the sandbox) on a free port: these nodes share 127.0.0.1 with everything else.
+  let proxier = 0;
+  let standIns: NodePortStandIns;
+  beforeAll(async () => {
+    proxier = await portFreeOnBoth();
+    standIns = new NodePortStandIns({ clock, proxierHealthPort: proxier });
+  });
   afterEach(() => standIns.close());
   const apply = (services: V1Service[], slices: V1EndpointSlice[], nodes = [N1, N2]) => standIns.apply(nodes, buildProxyTable(services, slices));
+  /** What is listened on besides kube-proxy's health port. */
+  const listening = (): string[] => standIns.listening().filter((k) => !k.endsWith(`:${proxier}`));
 
   it('refuses a NodePort whose Service has no ready endpoint, on every node', async () => {
     const port = await portFreeOnBoth();
     await apply([nodePortService('d', 'web', { nodePort: port })], [endpointSlice('d', 'web', [pod('web-a', 'n1', 2, false)])]);
-    expect(standIns.listening()).toEqual([]);
+    expect(listening()).toEqual([]);
     await expect(get('127.0.0.1', port)).rejects.toThrow(/ECONNREFUSED/);
   });
 
@@ -69,7 +78,7 @@ describe('kube-proxy stand-in listeners', () => {
     const [port, hc] = [await portFreeOnBoth(), await portFreeOnBoth()];
     const svc = nodePortService('d', 'loc', { nodePort: port, externalTrafficPolicy: 'Local', healthCheckNodePort: hc });
     await apply([svc], [endpointSlice('d', 'loc', [pod('loc-a', 'n1', 2), pod('loc-b', 'n1', 3)])]);
-    expect(standIns.listening()).toEqual([`127.0.0.1:${hc}`, `127.0.0.1:${port}`, `127.0.0.2:${hc}`].sort());
+    expect(listening()).toEqual([`127.0.0.1:${hc}`, `127.0.0.1:${port}`, `127.0.0.2:${hc}`].sort());
     expect(parseJson(await get('127.0.0.1', port)).endpoint.node).toBe('n1');
     await expect(get('127.0.0.2', port)).rejects.toThrow(/ECONNREFUSED/);
     const up = await get('127.0.0.1', hc, '/healthz');
@@ -115,14 +124,61 @@ describe('kube-proxy stand-in listeners', () => {
     const svc = nodePortService('d', 's', { nodePort: port });
     const slice = endpointSlice('d', 's', [pod('s-a', 'n1', 2)]);
     await apply([svc], [slice], [N1]);
-    expect(standIns.listening()).toEqual([`127.0.0.1:${port}`]);
+    expect(listening()).toEqual([`127.0.0.1:${port}`]);
     await apply([svc], [slice], []);
-    expect(standIns.listening()).toEqual([]);
+    expect(listening()).toEqual([]);
     await apply([svc], [slice], [N1]);
     await apply([svc], [], [N1]);
-    expect(standIns.listening()).toEqual([]);
+    expect(listening()).toEqual([]);
     await apply([], [slice], [N1]);
-    expect(standIns.listening()).toEqual([]);
+    expect(listening()).toEqual([]);
     await expect(exchange('127.0.0.1', port)).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  it("answers kube-proxy's health on every running node: /healthz and /livez in its JSON, 404 elsewhere", async () => {
+    await clock.advance(1_234);
+    await apply([], [], [N1, N2]);
+    await clock.advance(500);
+    const synced = new Date(clock.now() - 500).toISOString();
+    const now = new Date(clock.now()).toISOString();
+    for (const ip of ['127.0.0.1', '127.0.0.2']) {
+      const healthz = await get(ip, proxier, '/healthz');
+      expect(healthz).toMatch(/^HTTP\/1\.1 200 OK\r\ncontent-type: application\/json\r\n/);
+      expect(parseJson<ProxierHealthReply>(healthz)).toEqual({ lastUpdated: now, currentTime: now, nodeEligible: true, healthy: true, status: { IPv4: { lastUpdated: synced, healthy: true } } });
+    }
+    expect(Object.keys(parseJson<ProxierHealthReply>(await get('127.0.0.1', proxier, '/livez')))).toEqual(['lastUpdated', 'currentTime', 'healthy', 'status']);
+    expect(await get('127.0.0.1', proxier, '/metrics')).toMatch(/^HTTP\/1\.1 404 Not Found\r\ncontent-type: text\/plain; charset=utf-8\r\n[^]*\r\n\r\n404 page not found\n$/);
+    await apply([], [], [N1]);
+    await expect(get('127.0.0.2', proxier, '/healthz')).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  it('answers for a LoadBalancer ingress IP on the Service port on every node, telling two Services on one port apart by it', async () => {
+    const [port, np1, np2] = [await portFreeOnBoth(), await portFreeOnBoth(), await portFreeOnBoth()];
+    const lb = (name: string, nodePort: number, ingress: V1LoadBalancerIngress[]): V1Service => {
+      const svc = nodePortService('d', name, { nodePort });
+      return { ...svc, spec: { ...svc.spec, ports: [{ name: 'http', port, targetPort: 8080, protocol: 'TCP', nodePort }] }, status: { loadBalancer: { ingress } } };
+    };
+    const [vipA, vipB] = ['127.0.0.77', '127.0.0.78'];
+    const services = [lb('a', np1, [{ ip: vipA }, { ip: '2001:db8::1' }]), lb('b', np2, [{ ip: vipB }])];
+    const slices = [endpointSlice('d', 'a', [pod('a-1', 'n1', 2)]), endpointSlice('d', 'b', [pod('b-1', 'n2', 3)])];
+    await apply(services, slices);
+    expect(parseJson(await get('127.0.0.2', port, '/', vipA))).toMatchObject({ node: 'n2', service: 'd/a', pod: 'a-1', nodePort: np1, ingress: `${vipA}:${port}` });
+    expect(parseJson(await get('127.0.0.1', port, '/', vipB))).toMatchObject({ node: 'n1', service: 'd/b', pod: 'b-1', ingress: `${vipB}:${port}` });
+    // Nothing addressed to this port from elsewhere: no ingress IP, no NodePort.
+    await expect(get('127.0.0.1', port, '/', '127.0.0.79')).rejects.toThrow(/ECONNRESET|socket hang up/);
+    expect(parseJson(await get('127.0.0.1', np1, '/', '127.0.0.79'))).toMatchObject({ service: 'd/a', ingress: null });
+    // An ingress in ipMode Proxy is not programmed on the nodes, and without endpoints nothing is.
+    await apply([lb('a', np1, [{ ip: vipA, ipMode: 'Proxy' }]), services[1]!], [slices[1]!]);
+    expect(listening()).toEqual([`127.0.0.1:${np2}`, `127.0.0.1:${port}`, `127.0.0.2:${np2}`, `127.0.0.2:${port}`].sort());
+    await expect(get('127.0.0.1', port, '/', vipA)).rejects.toThrow(/ECONNRESET|socket hang up/);
+  });
+
+  it('under policy Local answers for an ingress IP only on the nodes with an endpoint of their own', async () => {
+    const [port, nodePort] = [await portFreeOnBoth(), await portFreeOnBoth()];
+    const svc = nodePortService('d', 'loc', { nodePort, externalTrafficPolicy: 'Local' });
+    const withIngress = { ...svc, spec: { ...svc.spec, ports: [{ name: 'http', port, protocol: 'TCP', nodePort }] }, status: { loadBalancer: { ingress: [{ ip: '127.0.0.77' }] } } };
+    await apply([withIngress], [endpointSlice('d', 'loc', [pod('loc-a', 'n1', 2)])]);
+    expect(parseJson(await get('127.0.0.1', port, '/', '127.0.0.77')).pod).toBe('loc-a');
+    await expect(get('127.0.0.2', port, '/', '127.0.0.77')).rejects.toThrow(/ECONNREFUSED/);
   });
 });

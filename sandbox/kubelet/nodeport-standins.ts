@@ -8,11 +8,21 @@
 // the same JSON as one line. Paths under /unhealthy answer 503 (the "application" failing its check),
 // so a test or demo can show the health-check path annotation is used. Each node also serves a Local
 // Service's healthCheckNodePort with kube-proxy's contract: any path, 200 with the node's local
-// endpoint count, 503 when it has none.
+// endpoint count, 503 when it has none; and kube-proxy's own health server on port 10256.
+//
+// LoadBalancer ingress IPs: kube-proxy makes every node accept traffic addressed to a Service's ingress
+// IP on the Service's port, which is how a network load balancer that keeps the destination address
+// (DigitalOcean's REGIONAL_NETWORK) reaches the pods. On loopback the load balancer holds its VIP, so it
+// cannot address the node as the VIP: simcloud's passthrough load balancers connect to the node's own
+// address on the Service's port *from* their VIP instead. So each node listens on its addresses at the
+// Service ports of LoadBalancer Services with an ingress IP, and takes a connection coming from an
+// ingress IP as addressed to it (where kube-proxy reads the destination). A connection from anywhere
+// else to such a port, with no NodePort there, is reset.
 import { createServer, type Server, type Socket } from 'node:net';
 import { isProxyHeaderStart, parseProxyHeader, type ParsedProxyHeader } from '../../simulator/api/proxy-protocol.ts';
 import { realClock, type Clock } from '../../src/kube/clock.ts';
 import { EndpointPicker } from './endpoint-picker.ts';
+import { KUBE_PROXY_HEALTH_PORT, proxierHealthReply, type StandInHttpReply } from './proxier-health.ts';
 import { endpointsOn, localEndpointCount, type ProxiedPort, type ProxiedService, type ProxyEndpoint } from './proxy-table.ts';
 
 export interface StandInNode {
@@ -24,7 +34,10 @@ export interface StandInReply {
   /** The node whose address took the connection. */
   readonly node: string;
   readonly service: string;
+  /** The port's NodePort (0 when it has none). */
   readonly nodePort: number;
+  /** The LoadBalancer ingress `ip:port` the connection was addressed to; null through a NodePort. */
+  readonly ingress: string | null;
   /** The pod that served (the endpoint's targetRef), null for an endpoint without one. */
   readonly pod: string | null;
   /** The endpoint chosen; its address is data only, nothing connects to it. */
@@ -43,19 +56,42 @@ export interface HealthCheckReply {
   readonly serviceProxyHealthy: boolean;
 }
 
+/** A Service port answered on a node: through its NodePort (`ingress` null) or for an ingress IP (`ip:port`). */
+interface ServedRoute {
+  readonly node: string;
+  readonly service: ProxiedService;
+  readonly port: ProxiedPort;
+  readonly ingress: string | null;
+}
+
 type Route =
-  | { readonly kind: 'nodePort'; readonly node: string; readonly service: ProxiedService; readonly port: ProxiedPort }
-  | { readonly kind: 'health'; readonly node: string; readonly service: ProxiedService };
+  | ({ readonly kind: 'service' } & ServedRoute)
+  | { readonly kind: 'health'; readonly node: string; readonly service: ProxiedService }
+  | { readonly kind: 'proxier'; readonly node: string };
+
+/** What one node address and port answers: connections from an ingress IP by that IP, any other by `local`. */
+interface Routes {
+  readonly ingress: Map<string, Route>;
+  local: Route | undefined;
+}
 
 interface Listener {
   readonly server: Server;
   readonly sockets: Set<Socket>;
-  route: Route;
+  routes: Routes;
 }
 
-interface Response {
-  readonly status: 200 | 503;
-  readonly body: unknown;
+interface Wanted {
+  readonly ip: string;
+  readonly port: number;
+  readonly routes: Routes;
+}
+
+/** One route of a node: its port, and the ingress IP it answers for (null: any client). */
+interface PortRoute {
+  readonly port: number;
+  readonly route: Route;
+  readonly from: string | null;
 }
 
 /** How long a connection may stay silent before we speak first (plain TCP clients wait for us). */
@@ -67,23 +103,32 @@ export class NodePortStandIns {
   readonly #listeners = new Map<string, Listener>();
   readonly #onError: (message: string) => void;
   readonly #picker: EndpointPicker;
+  readonly #clock: Pick<Clock, 'now'>;
+  readonly #proxierPort: number;
+  #lastSynced = 0;
 
-  constructor(options: { onError?: (message: string) => void; clock?: Pick<Clock, 'now'> } = {}) {
+  /** `proxierHealthPort`: where kube-proxy's own health server answers (10256; tests pick a free one). */
+  constructor(options: { onError?: (message: string) => void; clock?: Pick<Clock, 'now'>; proxierHealthPort?: number } = {}) {
     this.#onError = options.onError ?? (() => undefined);
-    this.#picker = new EndpointPicker(options.clock ?? realClock);
+    this.#clock = options.clock ?? realClock;
+    this.#picker = new EndpointPicker(this.#clock);
+    this.#proxierPort = options.proxierHealthPort ?? KUBE_PROXY_HEALTH_PORT;
   }
 
   /**
    * Declarative: listens on exactly the node addresses and ports kube-proxy would accept on: each
-   * NodePort with a usable endpoint from that node, and each Local Service's health check node port.
-   * Calls must not overlap (the caller serialises them).
+   * NodePort and each ingress IP's Service port with a usable endpoint from that node, each Local
+   * Service's health check node port, and kube-proxy's health port. Calls must not overlap (the caller
+   * serialises them).
    */
   async apply(nodes: readonly StandInNode[], services: readonly ProxiedService[]): Promise<void> {
-    const wanted = new Map<string, { ip: string; port: number; route: Route }>();
+    this.#lastSynced = this.#clock.now();
+    const wanted = new Map<string, Wanted>();
     for (const node of nodes) {
-      for (const { port, route } of routesOn(node.name, services)) for (const ip of node.ips) wanted.set(`${ip}:${port}`, { ip, port, route });
+      for (const r of routesOn(node.name, services, this.#proxierPort)) for (const ip of node.ips) addRoute(wanted, ip, r);
     }
-    this.#picker.retain(new Set([...wanted.values()].flatMap(({ route }) => (route.kind === 'nodePort' ? [pickerKey(route)] : []))));
+    const served = [...wanted.values()].flatMap(({ routes }) => [routes.local, ...routes.ingress.values()]);
+    this.#picker.retain(new Set(served.flatMap((route) => (route?.kind === 'service' ? [pickerKey(route)] : []))));
     await Promise.all([...this.#listeners.keys()].filter((k) => !wanted.has(k)).map((k) => this.#close(k)));
     await Promise.all([...wanted].map(([key, w]) => this.#ensure(key, w)));
   }
@@ -97,18 +142,18 @@ export class NodePortStandIns {
     await Promise.all([...this.#listeners.keys()].map((k) => this.#close(k)));
   }
 
-  async #ensure(key: string, w: { ip: string; port: number; route: Route }): Promise<void> {
+  async #ensure(key: string, w: Wanted): Promise<void> {
     const existing = this.#listeners.get(key);
     if (existing) {
-      existing.route = w.route;
+      existing.routes = w.routes;
       return;
     }
     const sockets = new Set<Socket>();
-    const listener: Listener = { server: createServer(), sockets, route: w.route };
+    const listener: Listener = { server: createServer(), sockets, routes: w.routes };
     listener.server.on('connection', (socket) => {
       sockets.add(socket);
       socket.once('close', () => sockets.delete(socket));
-      this.#accept(socket, listener.route);
+      this.#accept(socket, listener.routes);
     });
     this.#listeners.set(key, listener);
     try {
@@ -118,11 +163,20 @@ export class NodePortStandIns {
       });
     } catch (err) {
       this.#listeners.delete(key);
-      this.#onError(`cannot listen on ${key} for ${w.route.service.namespace}/${w.route.service.name} on ${w.route.node}: ${err instanceof Error ? err.message : String(err)}`);
+      this.#onError(`cannot listen on ${key} for ${describe(w.routes)}: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
 
-  #accept(socket: Socket, route: Route): void {
+  #accept(socket: Socket, routes: Routes): void {
+    const route = routes.ingress.get(socket.remoteAddress ?? '') ?? routes.local;
+    if (route === undefined) {
+      socket.resetAndDestroy();
+      return;
+    }
+    if (route.kind === 'proxier') {
+      serve(socket, (path) => proxierHealthReply(path, this.#clock.now(), this.#lastSynced));
+      return;
+    }
     if (route.kind === 'health') {
       serve(socket, () => healthResponse(route.service, route.node));
       return;
@@ -134,10 +188,7 @@ export class NodePortStandIns {
       return;
     }
     const peer = `${socket.remoteAddress ?? ''}:${socket.remotePort ?? 0}`;
-    serve(socket, (path, proxy) => ({
-      status: path?.startsWith('/unhealthy') ? 503 : 200,
-      body: { ...served(route, endpoint), peer, proxy, path } satisfies StandInReply,
-    }));
+    serve(socket, (path, proxy) => json(path?.startsWith('/unhealthy') ? 503 : 200, { ...served(route, endpoint), peer, proxy, path } satisfies StandInReply));
   }
 
   async #close(key: string): Promise<void> {
@@ -149,37 +200,66 @@ export class NodePortStandIns {
   }
 }
 
-/** What one node listens on for these Services, port by port. */
-function routesOn(node: string, services: readonly ProxiedService[]): { port: number; route: Route }[] {
-  return services.flatMap((service) => [
-    ...service.ports.filter((port) => endpointsOn(service, port, node).length > 0).map((port) => ({ port: port.nodePort, route: { kind: 'nodePort', node, service, port } as const })),
-    ...(service.healthCheckNodePort === null ? [] : [{ port: service.healthCheckNodePort, route: { kind: 'health', node, service } as const }]),
-  ]);
+/** What one node listens on for these Services, port by port, and kube-proxy's health port. */
+function routesOn(node: string, services: readonly ProxiedService[], proxierPort: number): PortRoute[] {
+  const servedPorts = (service: ProxiedService): ProxiedPort[] => service.ports.filter((port) => endpointsOn(service, port, node).length > 0);
+  return [
+    { port: proxierPort, route: { kind: 'proxier', node }, from: null },
+    ...services.flatMap((service): PortRoute[] => [
+      ...servedPorts(service).filter((port) => port.nodePort > 0).map((port) => ({ port: port.nodePort, route: { kind: 'service', node, service, port, ingress: null } as const, from: null })),
+      ...servedPorts(service).flatMap((port) =>
+        service.ingressIps.map((ip) => ({ port: port.port, route: { kind: 'service', node, service, port, ingress: `${ip}:${port.port}` } as const, from: ip })),
+      ),
+      ...(service.healthCheckNodePort === null ? [] : [{ port: service.healthCheckNodePort, route: { kind: 'health', node, service } as const, from: null }]),
+    ]),
+  ];
+}
+
+/** Adds a route at `ip` (a node's address): one per ingress IP, and the first for any other client. */
+function addRoute(wanted: Map<string, Wanted>, ip: string, { port, route, from }: PortRoute): void {
+  const key = `${ip}:${port}`;
+  const w = wanted.get(key) ?? { ip, port, routes: { ingress: new Map<string, Route>(), local: undefined } };
+  wanted.set(key, w);
+  if (from === null) w.routes.local ??= route;
+  else w.routes.ingress.set(from, route);
+}
+
+/** What a listener is for, in an error message. */
+function describe(routes: Routes): string {
+  const route = routes.local ?? [...routes.ingress.values()][0];
+  if (route === undefined) return 'nothing';
+  return route.kind === 'proxier' ? `kube-proxy's health on ${route.node}` : `${route.service.namespace}/${route.service.name} on ${route.node}`;
 }
 
 /** Round robin and affinity are per node and Service port: each node's kube-proxy keeps its own. */
-function pickerKey(route: { node: string; service: ProxiedService; port: ProxiedPort }): string {
+function pickerKey(route: ServedRoute): string {
   return `${route.node} ${route.service.namespace}/${route.service.name}:${route.port.name}`;
 }
 
-function served(route: { node: string; service: ProxiedService; port: ProxiedPort }, endpoint: ProxyEndpoint): Pick<StandInReply, 'node' | 'service' | 'nodePort' | 'pod' | 'endpoint'> {
+function served(route: ServedRoute, endpoint: ProxyEndpoint): Pick<StandInReply, 'node' | 'service' | 'nodePort' | 'ingress' | 'pod' | 'endpoint'> {
   return {
     node: route.node,
     service: `${route.service.namespace}/${route.service.name}`,
     nodePort: route.port.nodePort,
+    ingress: route.ingress,
     pod: endpoint.pod,
     endpoint: { address: endpoint.address, port: endpoint.port, node: endpoint.node },
   };
 }
 
-function healthResponse(service: ProxiedService, node: string): Response {
+function healthResponse(service: ProxiedService, node: string): StandInHttpReply {
   const localEndpoints = localEndpointCount(service, node);
   const body: HealthCheckReply = { service: { namespace: service.namespace, name: service.name }, localEndpoints, serviceProxyHealthy: true };
-  return { status: localEndpoints > 0 ? 200 : 503, body };
+  return json(localEndpoints > 0 ? 200 : 503, body);
+}
+
+/** A JSON answer, one line. */
+function json(status: 200 | 503, body: unknown): StandInHttpReply {
+  return { status, payload: `${JSON.stringify(body)}\n`, contentType: 'application/json' };
 }
 
 /** Reads a request (an optional PROXY header, then an HTTP request line or any line) and answers it. */
-function serve(socket: Socket, respond: (path: string | null, proxy: Omit<ParsedProxyHeader, 'length'> | null) => Response): void {
+function serve(socket: Socket, respond: (path: string | null, proxy: Omit<ParsedProxyHeader, 'length'> | null) => StandInHttpReply): void {
   let buffered = Buffer.alloc(0);
   let proxy: ParsedProxyHeader | null = null;
   const reply = (path: string | null, http: boolean): void => finish(socket, respond(path, proxy && stripLength(proxy)), http);
@@ -218,11 +298,11 @@ function stripLength(p: ParsedProxyHeader): Omit<ParsedProxyHeader, 'length'> {
   return rest;
 }
 
-const STATUS_TEXT = { 200: 'OK', 503: 'Service Unavailable' } as const;
+const STATUS_TEXT = { 200: 'OK', 404: 'Not Found', 503: 'Service Unavailable' } as const;
 
-function finish(socket: Socket, response: Response, http: boolean): void {
+function finish(socket: Socket, reply: StandInHttpReply, http: boolean): void {
   if (socket.destroyed) return;
-  const body = `${JSON.stringify(response.body)}\n`;
-  const head = `HTTP/1.1 ${response.status} ${STATUS_TEXT[response.status]}\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n`;
+  const body = reply.payload;
+  const head = `HTTP/1.1 ${reply.status} ${STATUS_TEXT[reply.status]}\r\ncontent-type: ${reply.contentType}\r\nx-content-type-options: nosniff\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n`;
   socket.end(http ? `${head}${body}` : body);
 }

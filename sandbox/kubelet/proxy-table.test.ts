@@ -48,6 +48,25 @@ describe('proxy table', () => {
     ]);
   });
 
+  it('reads the IPv4 ingress IPs kube-proxy programs, and keeps a LoadBalancer without NodePorts that has one', () => {
+    const lb = (name: string, nodePort: number, ingress: object[], type: 'LoadBalancer' | 'NodePort' = 'LoadBalancer') => ({
+      ...nodePortService('d', name, { nodePort, type }), status: { loadBalancer: { ingress } },
+    });
+    const table = buildProxyTable([
+      lb('dual', 30080, [{ ip: '127.1.0.1' }, { ip: '2001:db8::1' }, { hostname: 'lb.example' }]),
+      lb('proxied', 30081, [{ ip: '127.1.0.2', ipMode: 'Proxy' }, { ip: '127.1.0.3', ipMode: 'VIP' }]),
+      lb('nodeport', 30082, [{ ip: '127.1.0.4' }], 'NodePort'),
+      lb('no-node-ports', 0, [{ ip: '127.1.0.5' }]),
+      lb('pending', 0, []),
+    ], []);
+    expect(table.map((s) => [s.name, s.ingressIps, s.ports.map((p) => [p.port, p.nodePort])])).toEqual([
+      ['dual', ['127.1.0.1'], [[80, 30080]]],
+      ['proxied', ['127.1.0.3'], [[80, 30081]]],
+      ['nodeport', [], [[80, 30082]]],
+      ['no-node-ports', ['127.1.0.5'], [[80, 0]]],
+    ]);
+  });
+
   it('under policy Local offers a node only its own endpoints and counts distinct local pods', () => {
     const slice = endpointSlice('d', 'web', [
       { pod: 'web-a', node: 'n1', ip: '10.0.1.2' },

@@ -1,9 +1,13 @@
-// What a kube-proxy knows, computed from Services and EndpointSlices (pure): for every NodePort of every
-// NodePort/LoadBalancer Service, the endpoints traffic may go to, the traffic policy, the session
-// affinity and the health check node port. Endpoint usability follows kube-proxy: ready endpoints
+// What a kube-proxy knows, computed from Services and EndpointSlices (pure): for every port of every
+// NodePort/LoadBalancer Service, its NodePort, the endpoints traffic may go to, the traffic policy, the
+// session affinity, the health check node port and the LoadBalancer ingress IPs kube-proxy programs on
+// every node (traffic to <ingress IP>:<port> that reaches a node goes to an endpoint, which is how a
+// network load balancer that keeps the destination address, such as DigitalOcean's REGIONAL_NETWORK,
+// reaches the pods). Endpoint usability follows kube-proxy: ready endpoints
 // (a missing `ready` condition counts as ready); when none is ready, serving-but-terminating ones
 // take the traffic instead, so a rolling update does not drop connections. FQDN slices carry no
 // routable endpoint and are ignored, as kube-proxy does.
+import { isIPv4 } from 'node:net';
 import type { V1Endpoint, V1EndpointSlice, V1Service, V1ServicePort } from '@kubernetes/client-node';
 
 /** The label linking an EndpointSlice to its Service. */
@@ -23,6 +27,9 @@ export interface ProxyEndpoint {
 export interface ProxiedPort {
   readonly name: string;
   readonly protocol: string;
+  /** The Service's own port: what traffic to an ingress IP arrives on. */
+  readonly port: number;
+  /** 0 when the Service has none (a LoadBalancer with allocateLoadBalancerNodePorts false). */
   readonly nodePort: number;
   /** Usable endpoints of this port, in a stable order. */
   readonly endpoints: readonly ProxyEndpoint[];
@@ -36,6 +43,12 @@ export interface ProxiedService {
   readonly healthCheckNodePort: number | null;
   /** ClientIP affinity timeout in milliseconds, or null without affinity. */
   readonly affinityTimeoutMs: number | null;
+  /**
+   * IPv4 LoadBalancer ingress IPs kube-proxy answers for on every node: `status.loadBalancer.ingress[].ip`
+   * unless its ipMode is Proxy (the load balancer then sends to the node's own address, KEP-1860). IPv6
+   * ingress addresses carry no traffic in the sandbox and are left out.
+   */
+  readonly ingressIps: readonly string[];
   readonly ports: readonly ProxiedPort[];
 }
 
@@ -44,7 +57,7 @@ interface Candidate extends ProxyEndpoint {
   readonly servingTerminating: boolean;
 }
 
-/** Builds the table; Services without a NodePort are left out. */
+/** Builds the table; Services with neither a NodePort nor an ingress IP kube-proxy programs are left out. */
 export function buildProxyTable(services: readonly V1Service[], slices: readonly V1EndpointSlice[]): ProxiedService[] {
   const byService = new Map<string, V1EndpointSlice[]>();
   for (const slice of slices) {
@@ -53,7 +66,7 @@ export function buildProxyTable(services: readonly V1Service[], slices: readonly
     const key = `${slice.metadata?.namespace ?? ''}/${svc}`;
     byService.set(key, [...(byService.get(key) ?? []), slice]);
   }
-  return services.filter(hasNodePorts).map((svc) => {
+  return services.filter((svc) => hasNodePorts(svc) || ingressIpsOf(svc).length > 0).map((svc) => {
     const namespace = svc.metadata?.namespace ?? '';
     const name = svc.metadata?.name ?? '';
     const mine = byService.get(`${namespace}/${name}`) ?? [];
@@ -63,7 +76,8 @@ export function buildProxyTable(services: readonly V1Service[], slices: readonly
       externalTrafficPolicy: svc.spec?.externalTrafficPolicy === 'Local' ? 'Local' : 'Cluster',
       healthCheckNodePort: healthCheckNodePort(svc),
       affinityTimeoutMs: affinityTimeoutMs(svc),
-      ports: (svc.spec?.ports ?? []).filter((p) => (p.nodePort ?? 0) > 0).map((p) => proxiedPort(p, mine)),
+      ingressIps: ingressIpsOf(svc),
+      ports: (svc.spec?.ports ?? []).map((p) => proxiedPort(p, mine)),
     };
   });
 }
@@ -81,6 +95,12 @@ export function localEndpointCount(service: ProxiedService, node: string): numbe
 function hasNodePorts(svc: V1Service): boolean {
   const type = svc.spec?.type;
   return (type === 'NodePort' || type === 'LoadBalancer') && (svc.spec?.ports ?? []).some((p) => (p.nodePort ?? 0) > 0);
+}
+
+function ingressIpsOf(svc: V1Service): string[] {
+  if (svc.spec?.type !== 'LoadBalancer') return [];
+  const ingress = svc.status?.loadBalancer?.ingress ?? [];
+  return ingress.flatMap((i) => (i.ip !== undefined && isIPv4(i.ip) && i.ipMode !== 'Proxy' ? [i.ip] : []));
 }
 
 function healthCheckNodePort(svc: V1Service): number | null {
@@ -105,7 +125,7 @@ function proxiedPort(port: V1ServicePort, slices: readonly V1EndpointSlice[]): P
   const all = [...seen.values()].sort((a, b) => `${a.address}:${a.port}`.localeCompare(`${b.address}:${b.port}`));
   const ready = all.filter((c) => c.ready);
   const usable = ready.length > 0 ? ready : all.filter((c) => c.servingTerminating);
-  return { name, protocol, nodePort: port.nodePort ?? 0, endpoints: usable.map(({ pod, node, address, port: p }) => ({ pod, node, address, port: p })) };
+  return { name, protocol, port: port.port, nodePort: port.nodePort ?? 0, endpoints: usable.map(({ pod, node, address, port: p }) => ({ pod, node, address, port: p })) };
 }
 
 function candidates(slice: V1EndpointSlice, port: number): Candidate[] {
