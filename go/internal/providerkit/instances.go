@@ -23,9 +23,9 @@ type Instances[M any] struct {
 	Provider string
 	// Attribute, when set, marks ctx with who is calling before any cloud call (the cloud's caller headers).
 	Attribute func(ctx context.Context, node *v1.Node, call Call) context.Context
-	// ByProviderID finds the machine of a node that has a providerID, ByName that of a node without one.
-	// Each returns nil only when the cloud says there is no such machine, as the lifecycle controller
-	// deletes the Node then; a providerID of another cloud is an error.
+	// ByProviderID finds the machine of a node that has a providerID (one of another cloud is an error),
+	// ByName that of a node without one. Each returns nil only when the cloud says there is no such
+	// machine, as the lifecycle controller deletes the Node then.
 	ByProviderID func(ctx context.Context, providerID string) (*M, error)
 	ByName       func(ctx context.Context, name string) (*M, error)
 	// Missing, when set, tells the error of ByProviderID that says there is no such machine (an HTTP
