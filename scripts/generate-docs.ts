@@ -1,6 +1,6 @@
 // Generates the reference tables in docs/reference/ from the registries in code: annotations
 // (src/simcloud/annotations.ts), flags and environment variables (src/config/settings.ts), and the Hetzner,
-// Linode and DigitalOcean dialects' parity tables (simulator/personas/<dialect>/parity.ts over their route tables).
+// Linode, DigitalOcean and phoenixNAP dialects' parity tables (simulator/personas/<dialect>/parity.ts over their route tables).
 // `npm run docs:generate` writes them; `--check` exits 1 when a committed file is stale.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -13,6 +13,8 @@ import { LINODE_ROUTES } from '../simulator/personas/linode/persona.ts';
 import * as linode from '../simulator/personas/linode/parity.ts';
 import { DIGITALOCEAN_ROUTES } from '../simulator/personas/digitalocean/persona.ts';
 import * as digitalocean from '../simulator/personas/digitalocean/parity.ts';
+import { PHOENIXNAP_ROUTES } from '../simulator/personas/phoenixnap/persona.ts';
+import * as phoenixnap from '../simulator/personas/phoenixnap/parity.ts';
 import type { RouteDef } from '../simulator/server/http.ts';
 import { conformanceDoc } from '../sandbox/conformance/reference.ts';
 
@@ -115,6 +117,11 @@ const DIGITALOCEAN: ParitySpec = {
   intro: ['What simcloud\'s `/v2` serves of DigitalOcean API v2 (see docs/personas.md). The contract tests in `go/contract/digitalocean`', 'exercise every served endpoint through godo, configured as the DigitalOcean CCM configures it.'],
 };
 
+const PHOENIXNAP: ParitySpec = {
+  title: 'phoenixNAP dialect: parity', prefix: '/pnap', routes: PHOENIXNAP_ROUTES, endpoints: phoenixnap.ENDPOINTS, notServed: phoenixnap.NOT_SERVED, fields: phoenixnap.FIELDS,
+  intro: ['What simcloud\'s `/pnap` serves of phoenixNAP\'s BMC, IP and networks APIs and its token endpoint (see docs/personas.md). The contract', 'tests in `go/contract/phoenixnap` exercise every served endpoint through go-sdk-bmc with an OAuth2 client-credentials client.'],
+};
+
 /** How many endpoints and fields are emulated, emulated with a difference, or not emulated. */
 export function parityCounts(spec: ParitySpec = HCLOUD): { endpoints: Record<Parity, number>; fields: Record<Parity, number> } {
   const count = (statuses: readonly Parity[]): Record<Parity, number> =>
@@ -154,6 +161,7 @@ function parityDoc(spec: ParitySpec): string {
 export const hcloudParityDoc = (): string => parityDoc(HCLOUD);
 export const linodeParityDoc = (): string => parityDoc(LINODE);
 export const digitaloceanParityDoc = (): string => parityDoc(DIGITALOCEAN);
+export const phoenixnapParityDoc = (): string => parityDoc(PHOENIXNAP);
 
 export const GENERATED: Readonly<Record<string, () => string>> = {
   'docs/reference/annotations.md': annotationsDoc,
@@ -162,6 +170,7 @@ export const GENERATED: Readonly<Record<string, () => string>> = {
   'docs/reference/hcloud-parity.md': hcloudParityDoc,
   'docs/reference/linode-parity.md': linodeParityDoc,
   'docs/reference/digitalocean-parity.md': digitaloceanParityDoc,
+  'docs/reference/phoenixnap-parity.md': phoenixnapParityDoc,
   'docs/reference/conformance.md': () => conformanceDoc(HEADER),
 };
 

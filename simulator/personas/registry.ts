@@ -7,5 +7,6 @@ import type { Persona } from '../server/persona.ts';
 import { digitalocean } from './digitalocean/persona.ts';
 import { hcloud } from './hcloud/persona.ts';
 import { linode } from './linode/persona.ts';
+import { phoenixnap } from './phoenixnap/persona.ts';
 
-export const PERSONAS: readonly Persona[] = [hcloud, linode, digitalocean];
+export const PERSONAS: readonly Persona[] = [hcloud, linode, digitalocean, phoenixnap];

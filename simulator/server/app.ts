@@ -3,7 +3,7 @@
  *   1. request id          – X-Request-Id in and out
  *   2. access log/metrics  – timing, Prometheus, the api_call event (measured around everything below)
  *   3. host check          – only the Host names simcloud was started for (DNS rebinding); 403 otherwise
- *   4. body parse          – JSON only; unreadable bodies become invalid_input
+ *   4. body parse          – JSON (a form only for a persona's own auth); unreadable bodies become invalid_input
  *   5. auth                – project token for /v1 and the personas' paths, admin token for /_sim
  *   6. rate limit          – per-token budgets (config and rate_limit faults)
  *   7. faults              – latency, injected errors, intermittent not_found
@@ -14,6 +14,7 @@
  * The personas (real clouds' APIs spoken over the same store) come in as a list: the server imports none of
  * them, and the middleware asks the registry built from the list (docs/adr/0012-personas-as-plug-ins.md).
  */
+import type { IncomingMessage } from 'node:http';
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import { ActionEngine } from './actions/engine.ts';
@@ -132,6 +133,13 @@ function mountMeta(router: express.Router, sim: Sim): void {
   });
 }
 
+/** JSON bodies, and a form only where a persona authenticates itself (an OAuth2 token request). */
+function bodyParsers(sim: Sim): express.RequestHandler[] {
+  const form = (req: IncomingMessage): boolean =>
+    sim.personas.of((req.url ?? '').split('?')[0]!)?.auth !== undefined && /^application\/x-www-form-urlencoded\b/i.test(req.headers['content-type'] ?? '');
+  return [express.urlencoded({ extended: false, limit: '16kb', type: form }), express.json({ limit: '2mb', type: (req) => !form(req) })];
+}
+
 export function createApp(deps: AppDeps): SimApp {
   const sim = buildSim(deps);
   watchStore(sim);
@@ -140,7 +148,7 @@ export function createApp(deps: AppDeps): SimApp {
   app.use(requestId());
   app.use(accessLog(sim));
   app.use(hostGuard(sim.config.allowedHosts));
-  app.use(express.json({ limit: '2mb', type: () => true }));
+  app.use(...bodyParsers(sim));
   app.use(auth(sim, new TokenIndex(sim)));
   app.use(rateLimit(sim));
   app.use(faults(sim));

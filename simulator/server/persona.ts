@@ -6,6 +6,7 @@
  */
 import type { z } from 'zod';
 import type { Region, ServerType } from '../api/schema/catalogue.ts';
+import type { Caller, Sim } from './context.ts';
 import type { SimcloudError } from './errors.ts';
 import type { RouteDef } from './http.ts';
 import type { CollectionName } from './store/state.ts';
@@ -42,6 +43,22 @@ export interface PersonaCatalogue {
   serverType(t: ServerType): Record<string, unknown>;
 }
 
+/** What a persona's auth sees of a request (the body is parsed: JSON, or a form on a persona with `auth`). */
+export interface PersonaRequest {
+  readonly path: string;
+  readonly authorization: string | undefined;
+  readonly body: unknown;
+}
+
+/**
+ * A persona that authenticates its own paths (OAuth2 client credentials and the tokens it issues: phoenixNAP)
+ * instead of taking the project token as /v1 does. `caller` resolves every request under its prefix, its token
+ * endpoint included (undefined: 401); `projectToken` finds the project token with a given secret.
+ */
+export interface PersonaAuth {
+  caller(sim: Sim, req: PersonaRequest, projectToken: (secret: string) => Caller | undefined): Caller | undefined;
+}
+
 export interface Persona {
   /** Its name, and its key under a record's `dialect_attrs`. */
   readonly name: string;
@@ -55,4 +72,6 @@ export interface Persona {
   /** The schema of its slice of `dialect_attrs`, per collection it keeps attributes on. */
   readonly attrs: Readonly<Partial<Record<AttrsCollection, z.ZodType>>>;
   readonly catalogue: PersonaCatalogue;
+  /** Its own tokens; absent: the project token authenticates its paths as it does /v1. */
+  readonly auth?: PersonaAuth;
 }

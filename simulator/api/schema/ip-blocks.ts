@@ -1,6 +1,6 @@
 /**
  * IP blocks (phoenixNAP style): a CIDR of `size` (prefix length) allocated in a location, with
- * key=value tags, an explicit gateway and usable addresses, assignable to one LB or network.
+ * key=value tags, an explicit gateway and usable addresses, assignable to one LB, network or server.
  */
 import { z } from 'zod';
 import { Cidr, Id, Ipv4, ListMeta, Timestamp } from './common.ts';
@@ -8,7 +8,7 @@ import { Cidr, Id, Ipv4, ListMeta, Timestamp } from './common.ts';
 export const IpBlockStatus = { unassigned: 'unassigned', assigned: 'assigned' } as const;
 export type IpBlockStatus = (typeof IpBlockStatus)[keyof typeof IpBlockStatus];
 
-export const AssignmentKind = { load_balancer: 'load_balancer', network: 'network' } as const;
+export const AssignmentKind = { load_balancer: 'load_balancer', network: 'network', server: 'server' } as const;
 export type AssignmentKind = (typeof AssignmentKind)[keyof typeof AssignmentKind];
 
 const TagKey = z.string().min(1).max(100).regex(/^[A-Za-z0-9][A-Za-z0-9._/-]*$/, 'must be letters, digits, dots, dashes, underscores or slashes');

@@ -1,12 +1,13 @@
 /**
  * Bearer-token auth. `/v1/*` and every persona's paths (e.g. `/hcloud/v1/*`, as the registry says) take a
  * project token (the caller's project scopes everything);
+ * a persona with its own `auth` (OAuth2 tokens it issues) resolves the caller of its paths itself;
  * `/_sim/*` takes the admin token (also as `?token=` for EventSource); a project token there is
  * forbidden. `/metrics`, `/openapi.json` and `/_sim/health` are open.
  */
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { tokenMatches } from '../../api/host-check.ts';
-import type { Sim } from '../context.ts';
+import type { Caller, Sim } from '../context.ts';
 import { forbidden, unauthorized } from '../errors.ts';
 import type { TokenRec } from '../store/state.ts';
 
@@ -35,9 +36,18 @@ export class TokenIndex {
   }
 }
 
+const callerOf = (t: TokenRec | undefined): Caller | undefined => (t === undefined ? undefined : { projectId: t.project_id, tokenId: t.id });
+
 function checkAdmin(sim: Sim, tokens: TokenIndex, given: string | undefined): void {
   if (tokenMatches(given, sim.config.adminToken)) return;
   throw given !== undefined && tokens.find(given) !== undefined ? forbidden('the admin token is required for /_sim') : unauthorized();
+}
+
+/** The project token's caller, or the one a persona with its own auth resolves. */
+function apiCaller(sim: Sim, tokens: TokenIndex, req: Request, given: string | undefined): Caller | undefined {
+  const own = sim.personas.of(req.path)?.auth;
+  if (own === undefined) return callerOf(given === undefined ? undefined : tokens.find(given));
+  return own.caller(sim, { path: req.path, authorization: req.get('authorization'), body: req.body as unknown }, (s) => callerOf(tokens.find(s)));
 }
 
 export function auth(sim: Sim, tokens: TokenIndex): RequestHandler {
@@ -48,9 +58,9 @@ export function auth(sim: Sim, tokens: TokenIndex): RequestHandler {
     const given = bearer(req.get('authorization')) ?? queryToken;
     if (internal) return (checkAdmin(sim, tokens, given), next());
     if (!sim.personas.isApiPath(req.path)) return next();
-    const token = given === undefined ? undefined : tokens.find(given);
-    if (token === undefined || sim.store.state.projects[token.project_id] === undefined) throw unauthorized();
-    res.locals.caller = { projectId: token.project_id, tokenId: token.id };
+    const caller = apiCaller(sim, tokens, req, given);
+    if (caller === undefined || sim.store.state.projects[caller.projectId] === undefined) throw unauthorized();
+    res.locals.caller = caller;
     next();
   };
 }

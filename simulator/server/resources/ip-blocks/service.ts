@@ -1,9 +1,9 @@
 /**
  * IP-block rules (phoenixNAP style): blocks are carved from the IP-block pool (unique across
  * projects: they are real loopback addresses), tagged, assigned to one LB (its VIP becomes the first
- * usable address) or one network, and released only when unassigned.
+ * usable address), one network or one server (routed to it: data only), and released only when unassigned.
  */
-import type { AllocateIpBlockRequest, IpBlock, IpBlockListParams, UpdateIpBlockRequest } from '../../../api/schema/ip-blocks.ts';
+import type { AllocateIpBlockRequest, AssignmentKind, IpBlock, IpBlockListParams, UpdateIpBlockRequest } from '../../../api/schema/ip-blocks.ts';
 import { newIds, nowIso, type Caller, type Sim } from '../../context.ts';
 import { conflict } from '../../errors.ts';
 import { formatCidr, intToIp, parseCidr, rangeSize } from '../../../../lib/ipv4.ts';
@@ -73,10 +73,10 @@ function assignLb(sim: Sim, caller: Caller, block: IpBlockRec, lbId: string): Ch
   return [{ op: 'put', coll: 'load_balancers', doc: { ...lb, ip_block_id: block.id, public_ipv4: block.usable_addresses[0]! } }];
 }
 
-export async function assignIpBlock(sim: Sim, caller: Caller, id: string, target: { kind: 'load_balancer' | 'network'; id: string }): Promise<IpBlock> {
+export async function assignIpBlock(sim: Sim, caller: Caller, id: string, target: { kind: AssignmentKind; id: string }): Promise<IpBlock> {
   const block = getOwned(sim, caller, 'ip_blocks', id);
   if (block.assigned_to !== null) throw conflict(`IP block ${id} is assigned to ${block.assigned_to.kind} ${block.assigned_to.id}`);
-  const extra = target.kind === 'load_balancer' ? assignLb(sim, caller, block, target.id) : (getOwned(sim, caller, 'networks', { id: target.id, field: 'id' }), []);
+  const extra = target.kind === 'load_balancer' ? assignLb(sim, caller, block, target.id) : (getOwned(sim, caller, target.kind === 'server' ? 'servers' : 'networks', { id: target.id, field: 'id' }), []);
   const doc = { ...block, status: 'assigned' as const, assigned_to: target };
   await sim.store.commit([...extra, { op: 'put', coll: 'ip_blocks', doc }]);
   return toIpBlock(doc);

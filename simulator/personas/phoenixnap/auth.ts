@@ -1,0 +1,112 @@
+/**
+ * phoenixNAP persona: OAuth2 client credentials, as phoenixNAP's identity service (a Keycloak realm) grants
+ * them and golang.org/x/oauth2's clientcredentials asks for them.
+ *
+ * Credentials: a simcloud project token is a client secret, and its client id is `simcloud-` and the first 20
+ * hex digits of the SHA-256 of `phoenixnap-client:<secret>` (clientIdOf), so a sandbox's credentials come with
+ * its token and nothing is stored for them; deleting the token revokes the client. The secret travels only in
+ * the token request (Basic auth or the form), which no log records (the access log writes the path).
+ *
+ * Access tokens: JWTs (HS256) whose subject is the project token's id, signed with a key derived from that
+ * token's secret, expiring after TOKEN_LIFETIME_S seconds of simcloud's clock (time control makes them
+ * expire). They are checked, not stored: they survive a restart, and the project token itself is refused on the
+ * persona's API paths, as phoenixNAP's API refuses anything but its access tokens.
+ */
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import type { Caller, Sim } from '../../server/context.ts';
+import { defineRoute, type RouteDef } from '../../server/http.ts';
+import type { PersonaAuth, PersonaRequest } from '../../server/persona.ts';
+import { findRecord } from '../../server/resources/common.ts';
+import { PREFIX, TOKEN_PATH } from './common.ts';
+import { oauthError } from './errors.ts';
+
+export const TOKEN_LIFETIME_S = 3600;
+const ISSUER = `${PREFIX}/auth/realms/BMC`;
+
+/** The client id that goes with a client secret (a project token). */
+export const clientIdOf = (secret: string): string => `simcloud-${createHash('sha256').update(`phoenixnap-client:${secret}`).digest('hex').slice(0, 20)}`;
+
+const b64 = (s: string | Buffer): string => Buffer.from(s).toString('base64url');
+const keyOf = (secret: string): Buffer => createHmac('sha256', secret).update('phoenixnap-access-token').digest();
+const sign = (secret: string, data: string): string => createHmac('sha256', keyOf(secret)).update(data).digest('base64url');
+
+const Claims = z.object({ sub: z.string(), exp: z.number(), iat: z.number(), azp: z.string(), scope: z.string(), iss: z.string() });
+
+function accessToken(secret: string, claims: z.infer<typeof Claims>): string {
+  const data = `${b64(JSON.stringify({ alg: 'HS256', typ: 'JWT' }))}.${b64(JSON.stringify(claims))}`;
+  return `${data}.${sign(secret, data)}`;
+}
+
+/** The caller behind an access token this persona issued, if it is genuine and not expired. */
+function bearerCaller(sim: Sim, bearer: string): Caller | undefined {
+  const [head, body, sig] = bearer.split('.');
+  if (head === undefined || body === undefined || sig === undefined) return undefined;
+  let claims;
+  try {
+    claims = Claims.safeParse(JSON.parse(Buffer.from(body, 'base64url').toString('utf8')));
+  } catch {
+    return undefined;
+  }
+  if (!claims.success) return undefined;
+  const token = findRecord(sim, 'tokens', claims.data.sub);
+  if (token === undefined) return undefined;
+  const want = Buffer.from(sign(token.secret, `${head}.${body}`));
+  const got = Buffer.from(sig);
+  if (want.length !== got.length || !timingSafeEqual(want, got)) return undefined;
+  if (claims.data.exp * 1000 <= sim.clock.now()) return undefined;
+  return { projectId: token.project_id, tokenId: token.id };
+}
+
+const Form = z.record(z.string(), z.unknown());
+
+/** Client id and secret from HTTP Basic (each form-encoded, as OAuth2 says) or from the form. */
+function credentials(req: PersonaRequest): { id: string; secret: string } | undefined {
+  const basic = /^Basic\s+(\S+)$/i.exec(req.authorization ?? '');
+  if (basic !== null) {
+    const raw = Buffer.from(basic[1]!, 'base64').toString('utf8');
+    const colon = raw.indexOf(':');
+    const dec = (s: string): string => decodeURIComponent(s.replace(/\+/g, ' '));
+    try {
+      return colon < 0 ? undefined : { id: dec(raw.slice(0, colon)), secret: dec(raw.slice(colon + 1)) };
+    } catch {
+      return undefined;
+    }
+  }
+  const form = Form.safeParse(req.body);
+  const { client_id: id, client_secret: secret } = form.success ? form.data : {};
+  return typeof id === 'string' && typeof secret === 'string' ? { id, secret } : undefined;
+}
+
+export const phoenixnapAuth: PersonaAuth = {
+  caller(sim, req, projectToken) {
+    if (req.path !== TOKEN_PATH) return bearerCaller(sim, /^Bearer\s+(\S+)$/i.exec(req.authorization ?? '')?.[1] ?? '');
+    const creds = credentials(req);
+    const caller = creds === undefined ? undefined : projectToken(creds.secret);
+    if (creds === undefined || caller === undefined || clientIdOf(creds.secret) !== creds.id) throw oauthError('invalid_client', 'Invalid client or Invalid client credentials');
+    return caller;
+  },
+};
+
+const TokenForm = z.object({ grant_type: z.unknown(), scope: z.unknown(), client_id: z.unknown(), client_secret: z.unknown() }).partial();
+
+export const TokenResponse = z.strictObject({
+  access_token: z.string(), expires_in: z.number().int(), refresh_expires_in: z.number().int(), token_type: z.literal('Bearer'),
+  'not-before-policy': z.number().int(), scope: z.string(),
+});
+
+export const authRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'post', path: TOKEN_PATH, operation: 'phoenixnap.auth.token', summary: 'An access token for client credentials', body: TokenForm, response: TokenResponse,
+    handle: (sim, { caller, body }) => {
+      if (body.grant_type !== 'client_credentials') throw oauthError('unsupported_grant_type', 'Unsupported grant_type');
+      if (body.scope !== undefined && (typeof body.scope !== 'string' || body.scope.length > 512)) throw oauthError('invalid_scope', 'Invalid scopes');
+      const token = findRecord(sim, 'tokens', caller.tokenId);
+      if (token === undefined) throw oauthError('invalid_client', 'Invalid client or Invalid client credentials');
+      const now = Math.floor(sim.clock.now() / 1000);
+      const scope = typeof body.scope === 'string' && body.scope !== '' ? body.scope : 'bmc bmc.read tags tags.read';
+      const claims = { sub: token.id, iat: now, exp: now + TOKEN_LIFETIME_S, azp: clientIdOf(token.secret), scope, iss: ISSUER };
+      return { access_token: accessToken(token.secret, claims), expires_in: TOKEN_LIFETIME_S, refresh_expires_in: 0, token_type: 'Bearer' as const, 'not-before-policy': 0, scope };
+    },
+  }),
+];

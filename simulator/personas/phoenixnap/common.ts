@@ -1,0 +1,114 @@
+/**
+ * What the phoenixNAP persona's routes share: its mount point and the three APIs under it (BMC, IP, networks,
+ * each at the path phoenixNAP serves it from, plus the token endpoint of its identity service), the ids it
+ * shows (24 hex digits spelled from the store number, so no persona keeps ids of its own), tags as simcloud
+ * labels, and locations as simcloud regions.
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { REGIONS, ZONES } from '../../server/resources/catalogue/data.ts';
+import type { Caller, Sim } from '../../server/context.ts';
+import { invalidField, notFound } from '../../server/errors.ts';
+import { findOwned } from '../../server/resources/common.ts';
+import type { Collections } from '../../server/store/state.ts';
+import { numericIdOf, simcloudId } from '../numeric-ids.ts';
+
+/** The persona's name: its key in a record's `dialect_attrs`. */
+export const NAME = 'phoenixnap';
+/** One mount point for api.phoenixnap.com's three APIs and auth.phoenixnap.com's token endpoint. */
+export const PREFIX = '/pnap';
+export const BMC = `${PREFIX}/bmc/v1`;
+export const IPS = `${PREFIX}/ips/v1`;
+export const NETWORKS = `${PREFIX}/networks/v1`;
+/** The realm path phoenixNAP's Keycloak serves its token endpoint at. */
+export const TOKEN_PATH = `${PREFIX}/auth/realms/BMC/protocol/openid-connect/token`;
+
+export const COLLECTIONS = {
+  'bmc/v1/servers': { coll: 'servers', idPrefix: 'srv' },
+  'ips/v1/ip-blocks': { coll: 'ip_blocks', idPrefix: 'ipb' },
+  'networks/v1/private-networks': { coll: 'networks', idPrefix: 'net' },
+} as const;
+
+/** phoenixNAP ids are 24 hex digits; the persona's are `a1` and the store number in 22 decimal digits. */
+const ID = /^a1(\d{22})$/;
+export const pnapIdOf = (simId: string): string => `a1${String(numericIdOf(simId)).padStart(22, '0')}`;
+
+/** The store number behind an id this persona showed, else null. */
+export function numberOfPnapId(id: string): number | null {
+  const m = ID.exec(id);
+  return m === null ? null : Number(m[1]);
+}
+
+/** The simcloud id behind a phoenixNAP id (an id of another spelling names nothing: `xxx-0`). */
+export const simIdOf = (prefix: string, id: string): string => {
+  const n = numberOfPnapId(id);
+  return n === null ? `${prefix}-0` : simcloudId(prefix, n);
+};
+
+const OWNED = { servers: ['srv', 'server'], ip_blocks: ['ipb', 'IP block'], networks: ['net', 'private network'] } as const;
+
+/** The caller's record behind a phoenixNAP id in a path; else 404 naming the id as given. */
+export function ownedBy<C extends keyof typeof OWNED>(sim: Sim, caller: Caller, coll: C, id: string): Collections[C] {
+  const [prefix, what] = OWNED[coll];
+  const rec = findOwned(sim, caller, coll, simIdOf(prefix, id));
+  if (rec === undefined) throw notFound(what, id);
+  return rec;
+}
+
+/** Messages name phoenixNAP's ids, not simcloud's. */
+export const pnapMessage = (message: string): string =>
+  message.replace(/\b[a-z]{2,5}-(\d{8,15})\b/g, (_m, digits: string) => `a1${digits.replace(/^0+/, '').padStart(22, '0')}`);
+
+export const IdParams = z.object({ id: z.string().min(1).max(64) });
+
+/** A tag as phoenixNAP's API takes it; the name must also be a simcloud label key, the value a label value. */
+export const TagRequest = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be 1-63 letters, digits, dashes or underscores'),
+  value: z.string().regex(/^[A-Za-z0-9_.-]{0,63}$/, 'must be at most 63 letters, digits, dots, dashes or underscores').nullish(),
+});
+export type TagRequest = z.infer<typeof TagRequest>;
+export const TagRequests = z.array(TagRequest).max(50);
+
+export const TagAssignment = z.object({
+  id: z.string(), name: z.string(), value: z.string().optional(), isBillingTag: z.boolean(), createdBy: z.string().optional(),
+});
+export type TagAssignment = z.infer<typeof TagAssignment>;
+
+/** Tags as labels: one label per tag name (a second tag of one name is a 400 naming it). */
+export function labelsOf(tags: readonly TagRequest[], field = 'tags'): Record<string, string> {
+  const labels: Record<string, string> = {};
+  tags.forEach((t, i) => {
+    if (t.name in labels) throw invalidField(`${field}[${i}].name`, `tag ${t.name} is given twice`);
+    labels[t.name] = t.value ?? '';
+  });
+  return labels;
+}
+
+/** A tag's id: phoenixNAP's tags are resources of their own; the persona spells one from the name. */
+const tagId = (name: string): string => createHash('sha256').update(`tag:${name}`).digest('hex').slice(0, 24);
+
+export const tagsOf = (labels: Record<string, string>): TagAssignment[] =>
+  Object.entries(labels).map(([name, value]) => ({ id: tagId(name), name, ...(value === '' ? {} : { value }), isBillingTag: false, createdBy: 'USER' }));
+
+/** `tag=name.value` (or `tag=name`, any value) filters, all of which must match. */
+export const TagQuery = z.union([z.string().max(256), z.array(z.string().max(256)).max(20)]).optional();
+
+export function tagFilter(q: string | readonly string[] | undefined): (labels: Record<string, string>) => boolean {
+  const wanted = (q === undefined ? [] : typeof q === 'string' ? [q] : q).map((t) => {
+    const dot = t.indexOf('.');
+    return dot < 0 ? { name: t, value: undefined } : { name: t.slice(0, dot), value: t.slice(dot + 1) };
+  });
+  return (labels) => wanted.every((w) => w.name in labels && (w.value === undefined || labels[w.name] === w.value));
+}
+
+/** A location is a simcloud region (sim-1, sim-2); its servers land in its first zone. */
+export function zoneOf(location: string, field = 'location'): string {
+  const zone = ZONES.find((z) => z.region === location);
+  if (zone === undefined) throw invalidField(field, `unknown location ${location}; one of ${REGIONS.map((r) => r.id).join(', ')}`);
+  return zone.id;
+}
+
+export const regionOfZone = (zone: string): string => ZONES.find((z) => z.id === zone)?.region ?? REGIONS[0]!.id;
+
+/** phoenixNAP's timestamps: ISO 8601 with milliseconds, UTC. */
+export const pnapTime = (iso: string): string => new Date(iso).toISOString();

@@ -1,0 +1,88 @@
+/**
+ * How closely the phoenixNAP persona follows phoenixNAP's BMC API v1, IP API v1, networks API v1 and its
+ * OAuth2 token endpoint: a status per endpoint it serves (keyed by route operation, so a route without an
+ * entry fails parity.test.ts), the endpoints of the same resources it does not serve, and a status per field of
+ * the objects it returns. scripts/generate-docs.ts renders this as docs/reference/phoenixnap-parity.md.
+ */
+import { Parity, type FieldParity, type ParityEntry } from '../hcloud/parity.ts';
+
+const ok: ParityEntry = { status: Parity.emulated };
+const diff = (note: string): ParityEntry => ({ status: Parity.difference, note });
+const none = (note?: string): ParityEntry => ({ status: Parity.none, ...(note === undefined ? {} : { note }) });
+
+const ASYNC = 'answers at once; the server\'s status follows simcloud\'s action';
+
+/** Served endpoints, by route operation. */
+export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
+  'phoenixnap.auth.token': diff('client_credentials only; the client secret is a simcloud project token and its client id is derived from it (`simcloud-` + 20 hex digits); HS256 JWTs signed per project token, 3600 s on simcloud\'s clock, no refresh tokens; scopes are echoed, not enforced'),
+  'phoenixnap.servers.list': diff('`tag=name.value` and `tag=name` filters (all must match); no paging, as phoenixNAP\'s list has none'),
+  'phoenixnap.servers.create': diff('hostname, os, type, location, tags, networkType and USER_DEFINED private networks (ids, one IP each) are used; description, SSH keys, reservation and OS configuration are accepted without effect; USE_OR_CREATE_DEFAULT joins no network; IP blocks at create (PURCHASE_NEW, USER_DEFINED) and public networks are refused with 400; os and type are simcloud\'s images and server types'),
+  'phoenixnap.servers.get': ok,
+  'phoenixnap.servers.patch': diff('hostname renames the server; description is accepted without effect'),
+  'phoenixnap.servers.delete': diff(`${ASYNC}; its IP blocks stay, unassigned`),
+  'phoenixnap.servers.deprovision': diff(`${ASYNC}; deleteIpBlocks: true is refused with 400 (release blocks through the IP API); the answer is a JSON string`),
+  'phoenixnap.servers.tags': diff('tags are simcloud labels: one value per name, names and values within label rules'),
+  'phoenixnap.servers.power-on': diff(ASYNC), 'phoenixnap.servers.power-off': diff(ASYNC),
+  'phoenixnap.servers.reboot': diff(ASYNC), 'phoenixnap.servers.shutdown': diff(ASYNC),
+  'phoenixnap.servers.ip-blocks.add': diff('assigns the block to the server (simcloud\'s `assigned_to: server`); routed as data, no traffic reaches it'),
+  'phoenixnap.servers.ip-blocks.remove': diff('unassigns the block; deleteIpBlocks: true is refused with 400; the answer is a JSON string'),
+  'phoenixnap.servers.private-networks.add': diff('one IP (or the next free one) per network; DHCP is not emulated'),
+  'phoenixnap.servers.private-networks.remove': diff('the answer is a JSON string'),
+  'phoenixnap.ip-blocks.list': diff('`tag` filters as for servers; no paging'),
+  'phoenixnap.ip-blocks.create': diff('/24 to /30 from simcloud\'s IP-block pool (loopback); /29 when cidrBlockSize is absent; /31 is refused (a simcloud block keeps a gateway)'),
+  'phoenixnap.ip-blocks.get': ok,
+  'phoenixnap.ip-blocks.patch': ok,
+  'phoenixnap.ip-blocks.tags': diff('tags as simcloud IP block tags, one value per name'),
+  'phoenixnap.ip-blocks.delete': diff('refused with 409 while assigned; gone at once'),
+  'phoenixnap.private-networks.list': diff('location filter; no paging'),
+  'phoenixnap.private-networks.create': diff('name and cidr are used (one subnet in the location\'s first zone); description and locationDefault are accepted without effect'),
+  'phoenixnap.private-networks.get': ok,
+  'phoenixnap.private-networks.modify': diff('name is used; description and locationDefault are accepted without effect'),
+  'phoenixnap.private-networks.delete': diff('refused with 409 while servers are members'),
+};
+
+/** Endpoints of the same APIs that the persona does not serve (404). */
+export const NOT_SERVED: readonly (readonly [string, string])[] = [
+  ['POST /servers/{id}/actions/reset, /actions/reserve', 'no reimaging or reservations in simcloud'],
+  ['POST, DELETE /servers/{id}/network-configuration/public-network-configuration/public-networks', 'public networks are not emulated'],
+  ['/public-networks (networks API), /ssh-keys, /quotas (BMC API)', 'resources outside the CCM subset'],
+  ['/tags (tag API), /locations, /products, /invoicing, /audit', 'other phoenixNAP APIs: tags are created with the resource that carries them'],
+];
+
+const f = (field: string, entry: ParityEntry = ok): FieldParity => ({ field, ...entry });
+
+/** Fields of the objects the persona returns. */
+export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = {
+  server: [
+    f('id', diff('24 digits: a1 and the number in simcloud\'s id (srv-00000042 is a10000000000000000000042)')), f('hostname'),
+    f('status', diff('creating while simcloud initializes, powered-on or powered-off (also while starting or stopping), deleting; never rebooting, resetting or error')),
+    f('os, type', diff('simcloud\'s image and server type ids')), f('location', diff('simcloud\'s region (sim-1, sim-2), not a three-letter code')),
+    f('cpu, cpuCount, coresPerCpu, cpuFrequency, ram, storage', diff('from simcloud\'s server type')),
+    f('privateIpAddresses', diff('the server\'s address on each simcloud network')),
+    f('publicIpAddresses', diff('simcloud\'s public loopback address, then the usable addresses of IP blocks assigned to the server')),
+    f('pricingModel', diff('always HOURLY')), f('networkType', diff('PRIVATE_ONLY when the server has no public address')),
+    f('tags', diff('simcloud labels; tag ids are spelled from the name; isBillingTag false')), f('provisionedOn', diff('simcloud\'s created time')),
+    f('networkConfiguration.privateNetworkConfiguration', diff('USER_DEFINED, one entry per simcloud network')),
+    f('networkConfiguration.ipBlocksConfiguration', diff('the IP blocks assigned to the server; vlanId absent')),
+    f('networkConfiguration.publicNetworkConfiguration', none('always empty')),
+    f('description, reservationId, password, clusterId, osConfiguration, gatewayAddress', none('absent')),
+  ],
+  ip_block: [
+    f('id', diff('24 digits spelled from simcloud\'s number')), f('location', diff('simcloud\'s region')), f('cidrBlockSize'), f('cidr', diff('a loopback range')),
+    f('status', diff('assigned or unassigned; never assigning or unassigning')),
+    f('assignedResourceId, assignedResourceType', diff('server; private-network and load-balancer for blocks assigned through /v1')),
+    f('description'), f('tags', diff('simcloud IP block tags')), f('isBringYourOwn', diff('always false')), f('createdOn'),
+  ],
+  private_network: [
+    f('id', diff('24 digits spelled from simcloud\'s number')), f('name'), f('cidr'), f('type', diff('always PRIVATE')),
+    f('vlanId', diff('fixed per network, 10 to 4009')), f('location', diff('the region of the network\'s first subnet')),
+    f('locationDefault', diff('always false')), f('servers, memberships', diff('the servers on the network with their address')), f('createdOn'),
+    f('description', none('absent')),
+  ],
+  'errors, auth and rate limits': [
+    f('message', diff('simcloud\'s message with phoenixNAP ids')), f('validationErrors', diff('`field: message` per field at fault')),
+    f('statuses', diff('400 bad input, 401, 403, 404, 409 conflicts and busy servers, 429, 500, 503')),
+    f('token errors', diff('OAuth2 `{error, error_description}`: invalid_client (401), unsupported_grant_type, invalid_scope (400)')),
+    f('RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset', diff('only while a rate limit is configured or injected; Reset in seconds')),
+  ],
+};

@@ -1,0 +1,153 @@
+// The phoenixNAP persona (/pnap) is a view over the one store: a server, IP block or private network made
+// through it is the same server, IP block or network through /v1 (and the reverse); it authenticates with
+// OAuth2 client credentials and expiring tokens of its own; errors come in phoenixNAP's body.
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientIdOf } from '../../simulator/personas/phoenixnap/auth.ts';
+import { startSimcloudInProcess, type InProcessSimcloud } from '../helpers/simcloud.ts';
+import { serverBody, unique } from './support.ts';
+
+let sc: InProcessSimcloud;
+beforeAll(async () => {
+  // Every answer is checked against its route's response schema.
+  process.env.SIMCLOUD_VALIDATE_RESPONSES = '1';
+  sc = await startSimcloudInProcess({ clientOptions: { retry: { maxRetries: 0 } } });
+});
+afterAll(async () => {
+  await sc?.stop();
+});
+
+const TOKEN = '/pnap/auth/realms/BMC/protocol/openid-connect/token';
+const sid = (prefix: string, id: string): string => `${prefix}-${id.slice(2).replace(/^0+/, '').padStart(8, '0')}`;
+const pid = (simId: string): string => `a1${simId.replace(/^[a-z]+-0*/, '').padStart(22, '0')}`;
+
+async function tokenFor(secret: string, id = clientIdOf(secret)): Promise<{ status: number; body: Record<string, unknown> }> {
+  const r = await fetch(`${sc.url}${TOKEN}`, {
+    method: 'POST', body: 'grant_type=client_credentials&scope=bmc',
+    headers: { authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+  });
+  return { status: r.status, body: (await r.json()) as Record<string, unknown> };
+}
+
+let bearer = '';
+type Call = <T = Record<string, unknown>>(method: string, path: string, body?: unknown) => Promise<{ status: number; body: T }>;
+const pnap: Call = async <T>(method: string, path: string, body?: unknown) => {
+  const r = await fetch(`${sc.url}/pnap${path}`, {
+    method, headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: r.status, body: (r.status === 204 ? {} : await r.json()) as T };
+};
+
+interface PnapServer { id: string; hostname: string; status: string; privateIpAddresses: string[]; publicIpAddresses: string[]; tags: { name: string; value?: string }[] }
+interface PnapBlock { id: string; cidr: string; cidrBlockSize: string; status: string; assignedResourceId?: string; assignedResourceType?: string }
+
+describe('phoenixNAP persona: OAuth2 client credentials', () => {
+  it('issues an expiring bearer for the project token as client secret, and refuses the project token itself', async () => {
+    const t = await tokenFor(sc.token);
+    expect(t.status).toBe(200);
+    expect(t.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'bmc' });
+    bearer = String(t.body.access_token);
+    expect(bearer).not.toContain(sc.token);
+    expect((await pnap('GET', '/bmc/v1/servers')).status).toBe(200);
+    const raw = await fetch(`${sc.url}/pnap/bmc/v1/servers`, { headers: { authorization: `Bearer ${sc.token}` } });
+    expect(raw.status).toBe(401);
+    expect(await raw.json()).toEqual({ message: 'Unauthorized' });
+  });
+
+  it('answers invalid_client for a wrong secret or client id, in OAuth2\'s body', async () => {
+    for (const r of [await tokenFor('not-a-token'), await tokenFor(sc.token, 'simcloud-0000')]) {
+      expect(r.status).toBe(401);
+      expect(r.body).toEqual({ error: 'invalid_client', error_description: 'Invalid client or Invalid client credentials' });
+    }
+    expect(clientIdOf(sc.token)).toBe(`simcloud-${createHash('sha256').update(`phoenixnap-client:${sc.token}`).digest('hex').slice(0, 20)}`);
+  });
+
+  it('takes credentials in the form too, and refuses other grants', async () => {
+    const form = (grant: string): Promise<Response> => fetch(`${sc.url}${TOKEN}`, {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: grant, client_id: clientIdOf(sc.token), client_secret: sc.token }).toString(),
+    });
+    expect((await form('client_credentials')).status).toBe(200);
+    const bad = await form('password');
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: 'unsupported_grant_type' });
+  });
+
+  it('lets a token expire on simcloud\'s clock', async () => {
+    const old = String((await tokenFor(sc.token)).body.access_token);
+    await sc.admin.fastForward(3601 * 1000);
+    const r = await fetch(`${sc.url}/pnap/bmc/v1/servers`, { headers: { authorization: `Bearer ${old}` } });
+    expect(r.status).toBe(401);
+    bearer = String((await tokenFor(sc.token)).body.access_token);
+  });
+});
+
+describe('phoenixNAP persona over the one store', () => {
+  it('shows a server made through the BMC API as the same server through /v1, tags as labels', async () => {
+    const net = await sc.client.networks.create({ name: unique('pn'), ip_range: '10.77.0.0/24' });
+    const made = await pnap<PnapServer>('POST', '/bmc/v1/servers', {
+      hostname: unique('bmc'), os: 'ubuntu-24.04', type: 'sc-small', location: 'sim-1', tags: [{ name: 'k8s', value: 'c1' }, { name: 'web' }],
+      networkConfiguration: { privateNetworkConfiguration: { configurationType: 'USER_DEFINED', privateNetworks: [{ id: pid(net.id), ips: ['10.77.0.9'] }] } },
+    });
+    expect(made.status).toBe(200);
+    expect(made.body.status).toBe('creating');
+    const server = await sc.client.servers.get(sid('srv', made.body.id));
+    expect(server).toMatchObject({ name: made.body.hostname, labels: { k8s: 'c1', web: '' }, private_ipv4: '10.77.0.9' });
+    await expect.poll(async () => (await sc.client.servers.get(server.id)).status).toBe('running');
+    await sc.client.servers.update(server.id, { labels: { team: 'b' } });
+    const seen = await pnap<PnapServer>('GET', `/bmc/v1/servers/${made.body.id}`);
+    expect(seen.body.tags).toEqual([expect.objectContaining({ name: 'team', value: 'b' })]);
+    expect(seen.body.privateIpAddresses).toEqual(['10.77.0.9']);
+    expect((await pnap<PnapServer[]>('GET', '/bmc/v1/servers?tag=team.b')).body.map((s) => s.id)).toEqual([made.body.id]);
+    expect((await pnap<PnapServer[]>('GET', '/bmc/v1/servers?tag=team.c')).body).toEqual([]);
+  });
+
+  it('allocates a /29 by default, assigns it to a server and back, and shows a /v1 block', async () => {
+    const { server, action } = await sc.client.servers.create(serverBody());
+    await sc.client.waitForAction(action.id);
+    const block = await pnap<PnapBlock>('POST', '/ips/v1/ip-blocks', { location: 'sim-1', tags: [{ name: 'usage', value: 'ccm' }] });
+    expect(block.status).toBe(201);
+    expect(block.body).toMatchObject({ cidrBlockSize: '/29', status: 'unassigned' });
+    const add = await pnap('POST', `/bmc/v1/servers/${pid(server.id)}/network-configuration/ip-block-configurations/ip-blocks`, { id: block.body.id });
+    expect(add.status).toBe(202);
+    expect(await sc.client.ipBlocks.get(sid('ipb', block.body.id))).toMatchObject({ status: 'assigned', assigned_to: { kind: 'server', id: server.id } });
+    const seen = await pnap<PnapBlock>('GET', `/ips/v1/ip-blocks/${block.body.id}`);
+    expect(seen.body).toMatchObject({ status: 'assigned', assignedResourceId: pid(server.id), assignedResourceType: 'server' });
+    expect((await pnap('DELETE', `/ips/v1/ip-blocks/${block.body.id}`)).status).toBe(409);
+    const del = await pnap('DELETE', `/bmc/v1/servers/${pid(server.id)}/network-configuration/ip-block-configurations/ip-blocks/${block.body.id}`, {});
+    expect(del.status).toBe(202);
+    expect((await pnap('DELETE', `/ips/v1/ip-blocks/${block.body.id}`)).status).toBe(200);
+    const v1 = await sc.client.ipBlocks.allocate({ location: 'sim-2', tags: { via: 'v1' } });
+    expect((await pnap<PnapBlock[]>('GET', '/ips/v1/ip-blocks?tag=via.v1')).body).toEqual([expect.objectContaining({ id: pid(v1.id), cidr: v1.cidr })]);
+  });
+
+  it('creates private networks that are /v1 networks, with their members', async () => {
+    const made = await pnap<{ id: string; cidr: string; memberships: unknown[] }>('POST', '/networks/v1/private-networks', { name: unique('pn'), location: 'sim-1', cidr: '10.78.0.0/24' });
+    expect(made.status).toBe(201);
+    const net = await sc.client.networks.get(sid('net', made.body.id));
+    expect(net.ip_range).toBe('10.78.0.0/24');
+    const { server, action } = await sc.client.servers.create({ ...serverBody(), networks: [net.id] });
+    await sc.client.waitForAction(action.id);
+    const seen = await pnap<{ memberships: { resourceId: string; ips: string[] }[] }>('GET', `/networks/v1/private-networks/${made.body.id}`);
+    expect(seen.body.memberships).toEqual([{ resourceId: pid(server.id), resourceType: 'server', ips: [server.private_ipv4] }]);
+    expect((await pnap('DELETE', `/networks/v1/private-networks/${made.body.id}`)).status).toBe(409);
+  });
+
+  it('powers servers off and on through the BMC API', async () => {
+    const { server, action } = await sc.client.servers.create(serverBody());
+    await sc.client.waitForAction(action.id);
+    const off = await pnap('POST', `/bmc/v1/servers/${pid(server.id)}/actions/power-off`, {});
+    expect(off.body).toEqual({ result: 'Server powered off' });
+    await expect.poll(async () => (await pnap<PnapServer>('GET', `/bmc/v1/servers/${pid(server.id)}`)).body.status).toBe('powered-off');
+    expect((await pnap('POST', `/bmc/v1/servers/${pid(server.id)}/actions/power-on`, {})).status).toBe(200);
+    await expect.poll(async () => (await sc.client.servers.get(server.id)).status).toBe('running');
+  });
+
+  it('answers errors in phoenixNAP\'s body', async () => {
+    const missing = await pnap('GET', '/bmc/v1/servers/a10000000000000000999999');
+    expect(missing).toEqual({ status: 404, body: { message: 'server a10000000000000000999999 not found' } });
+    const bad = await pnap<{ message: string; validationErrors: string[] }>('POST', '/bmc/v1/servers', { hostname: 'x', os: 'ubuntu-24.04', type: 'nope', location: 'sim-1' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.validationErrors).toEqual(['type: unknown type nope; one of sc-small, sc-medium, sc-large']);
+  });
+});
