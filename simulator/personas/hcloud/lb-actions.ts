@@ -24,7 +24,7 @@ import {
 } from './lb-schemas.ts';
 import { lbType } from './load-balancers.ts';
 import { NetworkOnly, Empty } from './schemas.ts';
-import { actionView } from './views.ts';
+import { actionView, sameIpv6 } from './views.ts';
 
 interface Next {
   patch: UpdateLoadBalancerRequest;
@@ -103,9 +103,11 @@ const setAttrs = <B>(f: (attrs: HcloudLbAttrs, body: B, lb: LoadBalancerRec) => 
   return { patch: {}, attrs };
 };
 
+/** Either public address: the IPv4 VIP or the IPv6 (Hetzner's CCM sets the latter from its ipv6-rdns annotation). */
 const changeDnsPtr = setAttrs<z.infer<typeof ChangeDnsPtrBody>>((attrs, body, lb) => {
-  if (body.ip !== lb.public_ipv4) throw invalidField('ip', `${body.ip} is not this load balancer's address (${lb.public_ipv4})`);
-  attrs.dns_ptr = body.dns_ptr;
+  if (body.ip === lb.public_ipv4) attrs.dns_ptr = body.dns_ptr;
+  else if (sameIpv6(body.ip, lb.public_ipv6)) attrs.dns_ptr_ipv6 = body.dns_ptr;
+  else throw invalidField('ip', `${body.ip} is not an address of this load balancer (${lb.public_ipv4}, ${lb.public_ipv6})`);
 });
 
 /** attach_to_network and detach_from_network run simcloud's own network actions. */

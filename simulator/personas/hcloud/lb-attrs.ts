@@ -1,5 +1,5 @@
 /**
- * The Hetzner persona's slice of a load balancer record (`dialect_attrs.hcloud`): its type, reverse DNS,
+ * The Hetzner persona's slice of a load balancer record (`dialect_attrs.hcloud`): its type, reverse DNS (IPv4, IPv6),
  * each target's use_private_ip and each service's HTTP and health-check HTTP settings. Schemas, defaults
  * and the reader. (The public interface switch is simcloud's own `public_interface` field: the data plane
  * acts on it.)
@@ -33,6 +33,8 @@ export type ServiceAttrs = HcloudServiceAttrs;
 export const HcloudLbAttrs = z.object({
   load_balancer_type: z.string(),
   dns_ptr: z.string().nullable(),
+  /** The reverse DNS of the public IPv6 (`public_ipv6`); absent in slices stored before it existed. */
+  dns_ptr_ipv6: z.string().nullable().default(null),
   /** Target key (`server:42`, `label_selector:<selector>`, `ip:<address>`) -> use_private_ip. */
   use_private_ip: z.record(z.string(), z.boolean()),
   /** listen_port -> settings. */
@@ -40,7 +42,7 @@ export const HcloudLbAttrs = z.object({
 });
 export type HcloudLbAttrs = z.infer<typeof HcloudLbAttrs>;
 
-export const defaultAttrs = (type: string): HcloudLbAttrs => ({ load_balancer_type: type, dns_ptr: null, use_private_ip: {}, services: {} });
+export const defaultAttrs = (type: string): HcloudLbAttrs => ({ load_balancer_type: type, dns_ptr: null, dns_ptr_ipv6: null, use_private_ip: {}, services: {} });
 
 const read = sliceReader(NAME, HcloudLbAttrs);
 

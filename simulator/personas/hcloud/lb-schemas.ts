@@ -1,6 +1,6 @@
 /** zod schemas of the Hetzner load balancer requests: create, services, targets and the LB actions. */
 import { z } from 'zod';
-import { Ipv4, Labels, Name } from '../../api/schema/common.ts';
+import { Ipv4, Ipv6, Labels, Name } from '../../api/schema/common.ts';
 import { NumericId } from '../numeric-ids.ts';
 import { HcloudServiceHttp } from './lb-attrs.ts';
 import { IdOrName } from './schemas.ts';
@@ -81,5 +81,6 @@ export type CreateLoadBalancerBody = z.infer<typeof CreateLoadBalancerBody>;
 
 export const ChangeAlgorithmBody = z.strictObject({ type: AlgorithmType });
 export const ChangeTypeBody = z.strictObject({ load_balancer_type: IdOrName });
-export const ChangeDnsPtrBody = z.strictObject({ ip: Ipv4, dns_ptr: z.string().min(1).max(255).nullable() });
+/** A load balancer's or server's change_dns_ptr: one of its public addresses, IPv4 or IPv6; dns_ptr null resets it. */
+export const ChangeDnsPtrBody = z.strictObject({ ip: z.union([Ipv4, Ipv6]), dns_ptr: z.string().min(1).max(255).nullable() });
 export const AttachToNetworkBody = z.strictObject({ network: NumericId, ip: Ipv4.optional(), ip_range: z.string().optional() });

@@ -8,6 +8,7 @@ import { numericIdOf } from '../numeric-ids.ts';
 import { LOAD_BALANCER_TYPES, loadBalancerTypeView, locationView } from './catalogue.ts';
 import { attrsOf, type HcloudLbAttrs } from './lb-attrs.ts';
 import { serviceView } from './lb-convert.ts';
+import { generatedDnsPtr } from './views.ts';
 
 type Health = ResolvedTarget['health'];
 
@@ -39,8 +40,8 @@ export function loadBalancerView(sim: Sim, lb: LoadBalancerRec): Record<string, 
     id: numericIdOf(lb.id), name: lb.name, created: lb.created, labels: lb.labels,
     public_net: {
       enabled: lb.public_interface,
-      ipv4: { ip: lb.public_ipv4, dns_ptr: attrs.dns_ptr ?? `static.${lb.public_ipv4}.clients.sim`, blocked: false },
-      ipv6: { ip: null, dns_ptr: null, blocked: false },
+      ipv4: { ip: lb.public_ipv4, dns_ptr: attrs.dns_ptr ?? generatedDnsPtr(lb.public_ipv4), blocked: false },
+      ipv6: { ip: lb.public_ipv6, dns_ptr: attrs.dns_ptr_ipv6 ?? generatedDnsPtr(lb.public_ipv6), blocked: false },
     },
     private_net: lb.network_id === null ? [] : [{ network: numericIdOf(lb.network_id), ip: lb.private_ipv4 }],
     location: region === undefined ? null : locationView(region),

@@ -45,7 +45,7 @@ export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
   'hcloud.loadBalancers.change_algorithm': diff(ACTION_ON_LB), 'hcloud.loadBalancers.change_type': diff(`${ACTION_ON_LB}; limits are max_services and max_targets`),
   'hcloud.loadBalancers.enable_public_interface': diff(ACTION_ON_LB),
   'hcloud.loadBalancers.disable_public_interface': diff(`${ACTION_ON_LB}; the VIP stops serving, the private address does not serve either (simcloud LBs serve on the VIP only)`),
-  'hcloud.loadBalancers.change_dns_ptr': diff(`${ACTION_ON_LB}; IPv4 only`),
+  'hcloud.loadBalancers.change_dns_ptr': diff(`${ACTION_ON_LB}; the IPv4 VIP or the IPv6 address (any spelling); no DNS answers for either`),
   'hcloud.loadBalancers.attach_to_network': diff('ip_range ignored'), 'hcloud.loadBalancers.detach_from_network': ok,
   'hcloud.actions.list': diff('sort by id, command, status, progress, started, finished'), 'hcloud.actions.get': ok,
   'hcloud.servers.actions': ok, 'hcloud.servers.action': ok, 'hcloud.networks.actions': ok, 'hcloud.networks.action': ok,
@@ -75,7 +75,7 @@ const f = (field: string, entry: ParityEntry = ok): FieldParity => ({ field, ...
 export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = {
   server: [
     f('id', diff('the number in simcloud\'s id (srv-00000042 is 42)')), f('name'), f('status', diff('no migrating, rebuilding or unknown')), f('created'), f('labels'), f('locked'),
-    f('public_net.ipv4', diff('a loopback address from simcloud\'s pool; dns_ptr is generated')), f('public_net.ipv6', none('always null')),
+    f('public_net.ipv4', diff('a loopback address from simcloud\'s pool; dns_ptr is generated')), f('public_net.ipv6', diff('the /64 simcloud gives the server (2001:db8:1::/48, documentation prefix; data only, nothing answers on it); dns_ptr empty; null when created without IPv6')),
     f('public_net.floating_ips, firewalls', none('always empty')), f('private_net', diff('mac_address derived from the ids; alias_ips empty')),
     f('server_type'), f('location'), f('datacenter', diff('still returned, as Hetzner did before removing it')), f('image'),
     f('load_balancers', diff('every LB whose targets resolve to the server')), f('protection', none('always false')),
@@ -84,7 +84,7 @@ export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = {
   ],
   load_balancer: [
     f('id', diff('the number in simcloud\'s id')), f('name'), f('labels'), f('created'), f('location'), f('load_balancer_type'), f('algorithm'),
-    f('public_net.enabled'), f('public_net.ipv4', diff('the VIP, a loopback address; dns_ptr as set by change_dns_ptr')), f('public_net.ipv6', none('ip null')),
+    f('public_net.enabled'), f('public_net.ipv4', diff('the VIP, a loopback address; dns_ptr as set by change_dns_ptr')), f('public_net.ipv6', diff('one address of 2001:db8:2::/64 (documentation prefix; data only: the data plane serves IPv4 loopback only); dns_ptr as set by change_dns_ptr, else generated')),
     f('private_net', diff('at most one network')),
     f('services[].protocol', diff('http and https are forwarded at TCP level')), f('services[].listen_port'), f('services[].destination_port'),
     f('services[].proxyprotocol', diff('PROXY protocol v1')), f('services[].http', diff('kept and returned; sticky sessions, redirects and timeouts are not applied')),

@@ -37,7 +37,7 @@ async function create(sim: Sim, caller: Caller, body: CreateServerBody): Promise
   const { server, action } = await svc.createServer(sim, caller, {
     name: body.name, server_type: catalogueId(SERVER_TYPES, body.server_type, 'server_type'), image: catalogueId(IMAGES, body.image, 'image'),
     zone: zoneFor(body), labels: body.labels, networks: networks.length > 0 ? networks : undefined,
-    public_net: body.public_net === undefined ? undefined : body.public_net.enable_ipv4, start_after_create: body.start_after_create,
+    public_net: body.public_net?.enable_ipv4, ipv6: body.public_net?.enable_ipv6, start_after_create: body.start_after_create,
   });
   return { server: serverView(sim, server), action: actionView(action), next_actions: [], root_password: null };
 }

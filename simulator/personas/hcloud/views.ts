@@ -3,12 +3,15 @@
  * location/server type/image objects, public_net/private_net, Hetzner action commands. Pure functions of the
  * store; the load balancer view is in lb-view.ts.
  */
+import { isIPv6 } from 'node:net';
+import { canonicalIpv6, enclosingRange6, formatCidr6 } from '../../../lib/ipv6.ts';
 import type { Action } from '../../api/schema/actions.ts';
 import type { Server } from '../../api/schema/servers.ts';
 import type { Network } from '../../api/schema/networks.ts';
 import { IMAGES, SERVER_TYPES, regionById, zoneById } from '../../server/resources/catalogue/data.ts';
 import type { Sim } from '../../server/context.ts';
 import { loadBalancersTargeting } from '../../server/resources/load-balancers/service.ts';
+import { SERVER_IPV6_PREFIX } from '../../server/store/state.ts';
 import { numericIdOf } from '../numeric-ids.ts';
 import { datacenterView, imageView, locationView, serverTypeView } from './catalogue.ts';
 
@@ -28,6 +31,12 @@ export function actionView(a: Action, command?: string): Record<string, unknown>
   };
 }
 
+/** The reverse DNS an address has until change_dns_ptr sets one (an IPv6 address's colons become dashes). */
+export const generatedDnsPtr = (ip: string): string => `static.${ip.replaceAll(':', '-')}.clients.sim`;
+
+/** Whether `ip` (as a client wrote it) is the IPv6 address `stored` (canonical); false for IPv4 and null. */
+export const sameIpv6 = (ip: string, stored: string | null): boolean => stored !== null && isIPv6(ip) && canonicalIpv6(ip) === stored;
+
 /** A MAC address derived from the server and network numbers, stable across restarts. */
 function mac(serverId: number, networkId: number): string {
   const bytes = [0x86, 0x00, (serverId >> 16) & 0xff, (serverId >> 8) & 0xff, serverId & 0xff, networkId & 0xff];
@@ -44,8 +53,10 @@ export function serverView(sim: Sim, s: Server): Record<string, unknown> {
   return {
     id, name: s.name, status: s.status, created: s.created,
     public_net: {
-      ipv4: s.public_ipv4 === null ? null : { id, ip: s.public_ipv4, blocked: false, dns_ptr: `static.${s.public_ipv4}.clients.sim` },
-      ipv6: null, floating_ips: [], firewalls: [],
+      ipv4: s.public_ipv4 === null ? null : { id, ip: s.public_ipv4, blocked: false, dns_ptr: generatedDnsPtr(s.public_ipv4) },
+      // Hetzner shows a server's IPv6 as its /64 network; the server answers on its ::1 (data only here).
+      ipv6: s.public_ipv6 === null ? null : { id, ip: formatCidr6(enclosingRange6(s.public_ipv6, SERVER_IPV6_PREFIX)), blocked: false, dns_ptr: [] },
+      floating_ips: [], firewalls: [],
     },
     private_net: s.private_networks.map((p) => ({ network: numericIdOf(p.network_id), ip: p.ip, alias_ips: [], mac_address: mac(id, numericIdOf(p.network_id)) })),
     server_type: type === undefined ? null : serverTypeView(type),
