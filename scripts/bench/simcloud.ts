@@ -79,7 +79,7 @@ export function benchState(servers: number, lbs: number): StateDoc {
       id: lbId(i), project_id: 'prj-bench', name: `lb-${i}`, labels: { app: `app-${i % 100}` }, location: 'sim-1', zone: null, status: 'active',
       algorithm: 'round_robin', session_affinity: 'none', targets: [{ kind: 'label_selector', label_selector: `app=app-${i % 100}` }],
       services: [{ protocol: 'tcp', listen_port: 80, destination_port: 30080, proxy_protocol: 'none', health_check: { protocol: 'tcp', port: null, path: '/', interval_seconds: 15, timeout_seconds: 10, retries: 3 } }],
-      public_ipv4: intToIp(vip + 1 + i), public_ipv6: nthV6(IPV6_RANGES.load_balancer, 128, i)!, ip_block_id: null, network_id: null, private_ipv4: null, source_ranges: [], public_interface: true, locked: false,
+      public_ipv4: intToIp(vip + 1 + i), public_ipv6: nthV6(IPV6_RANGES.load_balancer, 128, i)!, ip_block_id: null, network_id: null, private_ipv4: null, source_ranges: [], public_interface: true, forwarding: 'proxy', locked: false,
       created: CREATED,
     };
     doc.load_balancers[lb.id] = lb;

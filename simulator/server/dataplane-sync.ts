@@ -68,6 +68,7 @@ export class DataplaneSync implements DataplanePort {
       id: lb.id, vip: lb.public_ipv4, algorithm: lb.algorithm, sessionAffinity: lb.session_affinity,
       // An LB with its public interface disabled serves nothing on its VIP.
       listeners: lb.public_interface ? lb.services.map(toListener) : [], targets, allowedSourceCidrs: this.#opts.targets.allowedSources(lb),
+      forwarding: lb.forwarding,
     };
   }
 

@@ -22,6 +22,17 @@ export type HealthCheckProtocol = (typeof HealthCheckProtocol)[keyof typeof Heal
 export const ProxyProtocol = { none: 'none', v1: 'v1', v2: 'v2' } as const;
 export type ProxyProtocol = (typeof ProxyProtocol)[keyof typeof ProxyProtocol];
 
+/**
+ * How a load balancer hands a connection to a target. `proxy`: it terminates the client's connection and
+ * opens its own to target:destination_port. `passthrough`: a network load balancer, which delivers the
+ * connection as addressed to the VIP; the target must serve the VIP's traffic itself on destination_port
+ * (a Kubernetes node does for a LoadBalancer Service's ingress IP on the Service's own port). On loopback
+ * the VIP is the load balancer's own listener, so the connection reaches target:destination_port from the
+ * VIP's address, where the target reads which VIP it was for.
+ */
+export const Forwarding = { proxy: 'proxy', passthrough: 'passthrough' } as const;
+export type Forwarding = (typeof Forwarding)[keyof typeof Forwarding];
+
 export const LoadBalancerStatus = {
   provisioning: 'provisioning',
   active: 'active',
@@ -104,6 +115,8 @@ export const LoadBalancer = z.object({
   source_ranges: z.array(Cidr),
   /** Whether the VIP serves; false: no listener answers on it (Hetzner's public interface switch). */
   public_interface: z.boolean(),
+  /** `proxy` (the default) or `passthrough` (a network load balancer: see Forwarding). */
+  forwarding: z.enum(Forwarding),
   locked: z.boolean(),
   created: Timestamp,
 });
@@ -129,6 +142,8 @@ export const CreateLoadBalancerRequest = z.strictObject({
   source_ranges: z.array(Cidr).max(64).optional(),
   /** Default true. */
   public_interface: z.boolean().optional(),
+  /** Default proxy. */
+  forwarding: z.enum(Forwarding).optional(),
 });
 export type CreateLoadBalancerRequest = z.infer<typeof CreateLoadBalancerRequest>;
 
@@ -141,6 +156,7 @@ export const UpdateLoadBalancerRequest = z.strictObject({
   targets: z.array(LoadBalancerTarget).max(256).optional(),
   source_ranges: z.array(Cidr).max(64).optional(),
   public_interface: z.boolean().optional(),
+  forwarding: z.enum(Forwarding).optional(),
 });
 export type UpdateLoadBalancerRequest = z.infer<typeof UpdateLoadBalancerRequest>;
 

@@ -101,7 +101,7 @@ export class DataPlane {
     const policy = { algorithm: lb.algorithm, sessionAffinity: lb.sessionAffinity };
     return listeners.map((listener) => {
       if (invalid.length > 0) errors.push({ lbId: lb.id, listenPort: listener.listenPort, message: `invalid source CIDRs ignored: ${invalid.join(', ')}` });
-      return { lb, listener, config: { vip: lb.vip, listener, targets, policy, filter } };
+      return { lb, listener, config: { vip: lb.vip, listener, targets, policy, filter, passthrough: lb.forwarding === 'passthrough' } };
     });
   }
 

@@ -1,7 +1,8 @@
 // One VIP:port TCP server of a load balancer. On accept: firewall check (refused with a reset and
 // counted as denied), target choice among eligible targets (none -> reset, counted), then a spliced
-// connection to target:destinationPort. update() swaps targets, policy, filter and PROXY setting in
-// place: established connections are never touched by it; close() ends them all.
+// connection to target:destinationPort (from the VIP's own address when `passthrough`: see
+// DataPlaneLoadBalancer.forwarding). update() swaps targets, policy, filter, PROXY and forwarding
+// settings in place: established connections are never touched by it; close() ends them all.
 import net from 'node:net';
 import type { Logger } from 'pino';
 import { abort, splice } from './connection.ts';
@@ -19,6 +20,8 @@ export interface ListenerConfig {
   targets: readonly DataPlaneTarget[];
   policy: BalancerPolicy;
   filter: SourceFilter;
+  /** Connect to targets from the VIP (a passthrough load balancer). */
+  passthrough: boolean;
 }
 
 export interface ListenerHooks {
@@ -109,7 +112,8 @@ export class VipListener {
 
   #forward(client: net.Socket, target: DataPlaneTarget): void {
     const { listener } = this.#config;
-    const upstream = net.connect({ host: target.ip, port: listener.destinationPort, allowHalfOpen: true });
+    const from = this.#config.passthrough ? { localAddress: this.#config.vip } : {};
+    const upstream = net.connect({ host: target.ip, port: listener.destinationPort, allowHalfOpen: true, ...from });
     this.#track(upstream);
     const header = encodeProxyHeader(
       listener.proxyProtocol,

@@ -34,6 +34,13 @@ export interface DataPlaneLoadBalancer {
   targets: DataPlaneTarget[];
   /** null = allow all */
   allowedSourceCidrs: string[] | null;
+  /**
+   * How a target receives a connection. `proxy` (absent: the same): from the load balancer, to
+   * target:destinationPort. `passthrough`: as addressed to the VIP, as a network load balancer that keeps
+   * the destination delivers it; on loopback the VIP is this listener's, so the connection goes to
+   * target:destinationPort *from* the VIP's address, and the target reads the VIP there.
+   */
+  forwarding?: 'proxy' | 'passthrough';
 }
 
 export interface TargetHealthChange {

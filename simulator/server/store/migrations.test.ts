@@ -48,6 +48,12 @@ describe('migrations', () => {
     expect(doc.load_balancers['lb-00000005']!.public_ipv6).toBe('2001:db8:2::2');
   });
 
+  it('v6 makes every existing load balancer a proxy', () => {
+    const doc = migrate({ schema_version: 5, seq: 0, next_id: 2, load_balancers: { 'lb-00000001': { ...v3Lb('lb-00000001'), public_interface: true, public_ipv6: '2001:db8:2::1' } } });
+    expect(doc.schema_version).toBe(SCHEMA_VERSION);
+    expect(doc.load_balancers['lb-00000001']!.forwarding).toBe('proxy');
+  });
+
   it('apply to records replayed from the journal of an older document too', async () => {
     const d = await mkdtemp(join(tmpdir(), 'simcloud-migrate-'));
     dirs.push(d);

@@ -45,6 +45,11 @@ const MIGRATIONS: Record<number, (doc: Doc) => Doc> = {
     for (const lb of byId(doc.load_balancers)) lb.public_ipv6 ??= next(IPV6_RANGES.load_balancer, 128);
     return { ...doc, schema_version: 5 };
   },
+  // v5 → v6: load balancers got a forwarding mode (proxy or passthrough); every one before was a proxy.
+  6: (doc) => {
+    for (const lb of Object.values((doc.load_balancers ?? {}) as Record<string, Doc>)) lb.forwarding ??= 'proxy';
+    return { ...doc, schema_version: 6 };
+  },
 };
 
 export class MigrationError extends Error {}

@@ -35,6 +35,7 @@ function wire(over: Partial<LoadBalancer> = {}): LoadBalancer {
     private_ipv4: null,
     source_ranges: spec.source_ranges,
     public_interface: true,
+    forwarding: 'proxy',
     locked: false,
     created: '2026-01-01T00:00:00Z',
     ...over,

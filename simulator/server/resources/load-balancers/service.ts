@@ -78,6 +78,14 @@ function addressing(
   };
 }
 
+/** A new LB's switches, with their defaults. */
+function settings(body: CreateLoadBalancerRequest): Pick<LoadBalancerRec, 'algorithm' | 'session_affinity' | 'public_interface' | 'forwarding'> {
+  return {
+    algorithm: body.algorithm ?? 'round_robin', session_affinity: body.session_affinity ?? 'none', public_interface: body.public_interface ?? true,
+    forwarding: body.forwarding ?? 'proxy',
+  };
+}
+
 /** `attrs`: a persona's own attributes, stored on the record from its first commit. */
 export async function createLoadBalancer(
   sim: Sim, caller: Caller, body: CreateLoadBalancerRequest, attrs: Pick<LoadBalancerRec, 'dialect_attrs'> = {},
@@ -89,9 +97,8 @@ export async function createLoadBalancer(
   const { ids, change } = newIds(sim, 'lb');
   const id = ids[0]!;
   const lb: LoadBalancerRec = {
-    id, project_id: caller.projectId, name: body.name, labels: body.labels ?? {}, ...where, status: 'provisioning',
-    algorithm: body.algorithm ?? 'round_robin', session_affinity: body.session_affinity ?? 'none', services: body.services ?? [],
-    targets: body.targets ?? [], ...addresses, source_ranges: body.source_ranges ?? [], public_interface: body.public_interface ?? true, locked: true,
+    id, project_id: caller.projectId, name: body.name, labels: body.labels ?? {}, ...where, status: 'provisioning', ...settings(body),
+    services: body.services ?? [], targets: body.targets ?? [], ...addresses, source_ranges: body.source_ranges ?? [], locked: true,
     created: nowIso(sim), ...attrs,
   };
   const extra: Change[] = [change];
