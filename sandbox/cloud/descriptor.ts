@@ -64,6 +64,8 @@ export interface CloudReadContext {
   readonly api: Requester;
   /** The cluster's servers (simcloud's view), to map the cloud's targets (ids, addresses) back to them. */
   readonly servers: readonly Server[];
+  /** simcloud's URL and the sandbox's token, for a cloud whose API takes credentials of its own (phoenixNAP's OAuth2). */
+  readonly simcloud: { readonly url: string; readonly token: string };
 }
 
 /** The per-cloud half of the conformance run (sandbox/conformance/). */

@@ -4,7 +4,9 @@ import { cloudCcmEnv, commandCcmEnv, upstreamArgsFor } from '../ccm/launch.ts';
 import { SandboxState } from '../state.ts';
 import { digitaloceanCcmCommand } from './digitalocean/env.ts';
 import { hcloudCcmCommand, hcloudCcmEnv, hcloudEndpoint, hcloudLocationOf } from './hcloud/env.ts';
+import { clientIdOf } from '../../simulator/personas/phoenixnap/auth.ts';
 import { linodeCcmCommand } from './linode/env.ts';
+import { phoenixnapCcmCommand } from './phoenixnap/env.ts';
 import { CLOUD_DESCRIPTORS, isCloudKind } from './registry.ts';
 
 const sim = { url: 'http://127.0.0.1:4600', token: 'tok' };
@@ -18,12 +20,13 @@ describe('the clouds a sandbox presents', () => {
   it("gives each persona's Node the providerID its own CCM writes, and simcloud's its simcloud id", () => {
     expect(Object.fromEntries(CLOUD_DESCRIPTORS.map((d) => [d.kind, d.providerId('srv-00000042')]))).toEqual({
       simcloud: 'simcloud://srv-00000042', hcloud: 'hcloud://42', linode: 'linode://42', digitalocean: 'digitalocean://42',
+      phoenixnap: 'phoenixnap://a10000000000000000000042',
     });
   });
 
   it('makes machines through every persona but not through simcloud, where any runtime works', () => {
     const token = { endpoint: 'http://127.0.0.1:1', token: 't' };
-    expect(CLOUD_DESCRIPTORS.filter((d) => d.machines?.(token) !== undefined).map((d) => d.kind)).toEqual(['hcloud', 'linode', 'digitalocean']);
+    expect(CLOUD_DESCRIPTORS.filter((d) => d.machines?.(token) !== undefined).map((d) => d.kind)).toEqual(['hcloud', 'linode', 'digitalocean', 'phoenixnap']);
   });
 
   it("gives a DigitalOcean CCM DigitalOcean's variables (the bare simcloud URL, the token, the zone's region) and no routes", () => {
@@ -35,6 +38,17 @@ describe('the clouds a sandbox presents', () => {
     expect(args[0]).toBe('--cloud-provider=digitalocean');
     expect(args).toContain('--configure-cloud-routes=false');
     expect(args).not.toContain('--allow-untagged-cloud');
+  });
+
+  it("gives a phoenixNAP CCM client credentials (the token as secret, its derived client id), the location and the persona's URLs", () => {
+    const env = cloudCcmEnv({ ...ctx, cloud: 'phoenixnap' });
+    expect(env).toEqual({
+      PNAP_CLIENT_ID: clientIdOf('tok'), PNAP_CLIENT_SECRET: 'tok', PNAP_LOCATION: 'sim-1',
+      PNAP_TOKEN_URL: 'http://127.0.0.1:4600/pnap/auth/realms/BMC/protocol/openid-connect/token', PNAP_BMC_API_URL: 'http://127.0.0.1:4600/pnap/bmc/v1',
+      PNAP_IP_API_URL: 'http://127.0.0.1:4600/pnap/ips/v1', PNAP_NETWORK_API_URL: 'http://127.0.0.1:4600/pnap/networks/v1',
+    });
+    expect(upstreamArgsFor({ ...ctx, cloud: 'phoenixnap' }, '/k', 10258)).toContain('--configure-cloud-routes=false');
+    expect(phoenixnapCcmCommand().startsWith('k8s-cloud-provider-bmc --cloud-provider=phoenixnap ')).toBe(true);
   });
 
   it("runs DigitalOcean's CCM from the slot's environment, serving on loopback only, without routes", () => {

@@ -4,9 +4,10 @@ import type { CloudDescriptor } from './descriptor.ts';
 import { digitaloceanCloud } from './digitalocean/cloud.ts';
 import { hcloudCloud } from './hcloud/cloud.ts';
 import { linodeCloud } from './linode/cloud.ts';
+import { phoenixnapCloud } from './phoenixnap/cloud.ts';
 import { simcloudCloud } from './simcloud/cloud.ts';
 
-export const CLOUD_DESCRIPTORS = [simcloudCloud, hcloudCloud, linodeCloud, digitaloceanCloud] as const;
+export const CLOUD_DESCRIPTORS = [simcloudCloud, hcloudCloud, linodeCloud, digitaloceanCloud, phoenixnapCloud] as const;
 
 export type CloudKind = (typeof CLOUD_DESCRIPTORS)[number]['kind'];
 export const CLOUDS: readonly CloudKind[] = CLOUD_DESCRIPTORS.map((d) => d.kind);

@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import type { AppsV1Api, CoreV1Api, V1Node } from '@kubernetes/client-node';
 import type { Requester } from '../../simulator/api/client/requester.ts';
 import type { Server } from '../../simulator/api/schema/servers.ts';
-import type { CloudDescriptor } from '../cloud/descriptor.ts';
+import type { CloudDescriptor, CloudReadContext } from '../cloud/descriptor.ts';
 import { SANDBOX_LABELS } from '../cloud/sandbox-cloud.ts';
 import type { Sandbox } from '../sandbox.ts';
 import { waitFor, WaitTimeoutError } from '../wait.ts';
@@ -86,6 +86,12 @@ export function hasTaint(node: V1Node, key: string): boolean {
 /** The cluster's servers (simcloud's view of the machines, whatever API made them). */
 export async function clusterServers(ctx: Pick<ConformanceContext, 'sandbox'>): Promise<Server[]> {
   return ctx.sandbox.client.servers.listAll({ label_selector: `${SANDBOX_LABELS.cluster}=${ctx.sandbox.options.name}` });
+}
+
+/** What the cloud's read-back is given: its API, the cluster's servers, simcloud's URL and token. */
+export async function cloudRead(ctx: Pick<ConformanceContext, 'sandbox' | 'api'>): Promise<CloudReadContext> {
+  const sim = ctx.sandbox.state.simcloud;
+  return { api: ctx.api, servers: await clusterServers(ctx), simcloud: { url: sim?.url ?? '', token: sim?.token ?? '' } };
 }
 
 export async function listNodes(ctx: Pick<ConformanceContext, 'core'>): Promise<V1Node[]> {

@@ -5,7 +5,10 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientIdOf } from '../../simulator/personas/phoenixnap/auth.ts';
 import { startSimcloudInProcess, type InProcessSimcloud } from '../helpers/simcloud.ts';
-import { serverBody, unique } from './support.ts';
+import { phoenixnapCloud } from '../../sandbox/cloud/phoenixnap/cloud.ts';
+import { buildRequester } from '../../simulator/api/client/client.ts';
+import { PhoenixnapMachines } from '../../sandbox/cloud/phoenixnap/machines.ts';
+import { serverBody, tcpService, unique } from './support.ts';
 
 let sc: InProcessSimcloud;
 beforeAll(async () => {
@@ -149,5 +152,24 @@ describe('phoenixNAP persona over the one store', () => {
     const bad = await pnap<{ message: string; validationErrors: string[] }>('POST', '/bmc/v1/servers', { hostname: 'x', os: 'ubuntu-24.04', type: 'nope', location: 'sim-1' });
     expect(bad.status).toBe(400);
     expect(bad.body.validationErrors).toEqual(['type: unknown type nope; one of sc-small, sc-medium, sc-large']);
+  });
+});
+
+describe('phoenixNAP persona as the sandbox uses it', () => {
+  it('makes a machine through the BMC API on the cluster network, and reads an IP block strategy LB back', async () => {
+    const net = await sc.client.networks.create({ name: unique('cl'), ip_range: '10.79.0.0/24' });
+    const machines = new PhoenixnapMachines({ endpoint: sc.url, token: sc.token });
+    const name = unique('node');
+    expect(await machines.createMachine({ name, zone: 'sim-1a', serverType: 'sc-small', image: 'ubuntu-24.04', labels: {}, network: net.name })).toEqual({ joinedNetwork: true, labelled: false });
+    const server = (await sc.client.servers.list({})).servers.find((x) => x.name === name)!;
+    expect(server).toMatchObject({ status: 'running', private_networks: [{ network_id: net.id }] });
+    const block = await sc.client.ipBlocks.allocate({ location: 'sim-1', size: 29, tags: { usage: 'cloud-provider-phoenixnap-auto' } });
+    const { load_balancer: lb } = await sc.client.loadBalancers.create({
+      name: unique('lb'), ip_block_id: block.id, services: [tcpService(80, 30080)], targets: [{ kind: 'server', server_id: server.id }],
+    });
+    const ctx = { api: buildRequester({ endpoint: sc.url, token: sc.token }), servers: [server], simcloud: { url: sc.url, token: sc.token } };
+    expect(await phoenixnapCloud.conformance.readLoadBalancer(ctx, lb.public_ipv4)).toEqual({ id: pid(block.id), ports: [80], serverIds: [server.id] });
+    expect(await phoenixnapCloud.conformance.checkAnnotated?.(ctx, lb.public_ipv4)).toEqual([]);
+    expect(await phoenixnapCloud.conformance.readLoadBalancer(ctx, '127.254.254.254')).toBeUndefined();
   });
 });

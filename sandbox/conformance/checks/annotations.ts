@@ -3,7 +3,7 @@
 // fails a check on /unhealthy, so the VIP refuses traffic; with /healthz it carries traffic with a PROXY
 // header; what traffic cannot show is read back through the cloud's API.
 import { setHeaderOptions } from '@kubernetes/client-node';
-import { clusterServers, check, httpGet, standInReply, until, type ConformanceContext } from '../context.ts';
+import { check, cloudRead, httpGet, standInReply, until, type ConformanceContext } from '../context.ts';
 import { ANNOTATED, ingressOf, WEB } from './load-balancers.ts';
 
 const PORT = 8081;
@@ -52,7 +52,7 @@ export async function lbAnnotations(ctx: ConformanceContext): Promise<string> {
     const other = await httpGet(vip, PORT, '/', '127.0.0.2').then((r) => r.status, () => 0);
     check(other === 0, `a client at 127.0.0.2, outside loadBalancerSourceRanges 127.0.0.1/32, got HTTP ${other}`);
   }
-  const problems = (await ctx.cloud.conformance.checkAnnotated?.({ api: ctx.api, servers: await clusterServers(ctx) }, vip)) ?? [];
+  const problems = (await ctx.cloud.conformance.checkAnnotated?.(await cloudRead(ctx), vip)) ?? [];
   check(problems.length === 0, `the ${ctx.cloud.title} API shows: ${problems.join('; ')}`);
   return `PROXY v1 received, health check path followed${sourceRanges ? ', source range enforced' : ''}${ctx.cloud.conformance.checkAnnotated ? `, settings read back through the ${ctx.cloud.title} API` : ''}`;
 }

@@ -5,7 +5,7 @@
 import type { V1Service } from '@kubernetes/client-node';
 import type { CloudLoadBalancerView } from '../../cloud/descriptor.ts';
 import {
-  check, clusterServers, hasTaint, httpGet, lbNodes, listNodes, NotOffered, standInReply, UNINITIALIZED_TAINT, until, type ConformanceContext,
+  check, cloudRead, clusterServers, hasTaint, httpGet, lbNodes, listNodes, NotOffered, standInReply, UNINITIALIZED_TAINT, until, type ConformanceContext,
 } from '../context.ts';
 
 export const WEB = 'conformance-web';
@@ -25,7 +25,7 @@ export async function ingressOf(ctx: ConformanceContext, name: string): Promise<
 
 /** The cloud's view of the load balancer at `vip`, through its own API. */
 export async function cloudLb(ctx: ConformanceContext, vip: string): Promise<CloudLoadBalancerView | undefined> {
-  return ctx.cloud.conformance.readLoadBalancer({ api: ctx.api, servers: await clusterServers(ctx) }, vip);
+  return ctx.cloud.conformance.readLoadBalancer(await cloudRead(ctx), vip);
 }
 
 async function createWorkload(ctx: ConformanceContext): Promise<void> {

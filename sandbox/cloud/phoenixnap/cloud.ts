@@ -1,0 +1,80 @@
+// The phoenixNAP persona as the sandbox presents it: servers made through the BMC API, phoenixNAP's CCM
+// environment (client credentials), and the IP-block strategy's load balancer read back: the IP block holding
+// the Service's address as phoenixNAP's IP API shows it, and what carries its traffic (phoenixNAP has no load
+// balancers: simcloud's load balancer on the block, as the native ip-block strategy has it) through /v1.
+import { z } from 'zod';
+import { buildRequester } from '../../../simulator/api/client/client.ts';
+import { LoadBalancer } from '../../../simulator/api/schema/load-balancers.ts';
+import { cidrContains, nthAddress } from '../../../lib/ipv4.ts';
+import { IPS, pnapIdOf, simIdOf } from '../../../simulator/personas/phoenixnap/common.ts';
+import { simcloudCloud } from '../simcloud/cloud.ts';
+import { defineCloud, type CloudLoadBalancerView, type CloudReadContext } from '../descriptor.ts';
+import { PHOENIXNAP_CCM_BINARY, phoenixnapAccessToken, phoenixnapCcmCommand, phoenixnapCcmEnv, phoenixnapUrl } from './env.ts';
+import { PhoenixnapMachines } from './machines.ts';
+
+const IpBlocks = z.array(z.object({
+  id: z.string(), cidr: z.string(), cidrBlockSize: z.string(), location: z.string(), status: z.string(),
+  assignedResourceId: z.string().optional(), assignedResourceType: z.string().optional(), tags: z.array(z.object({ name: z.string(), value: z.string().optional() })).optional(),
+}));
+type PnapBlock = z.infer<typeof IpBlocks>[number];
+const LbAnswer = z.object({ load_balancer: LoadBalancer });
+
+/** The tag phoenixNAP's CCM puts on the blocks it makes (and our provider with it). */
+export const PNAP_USAGE = { name: 'usage', value: 'cloud-provider-phoenixnap-auto' } as const;
+
+async function findBlock(ctx: CloudReadContext, vip: string): Promise<PnapBlock | undefined> {
+  const bearer = await phoenixnapAccessToken(ctx.simcloud.url, ctx.simcloud.token);
+  const api = buildRequester({ endpoint: ctx.simcloud.url, token: bearer, caller: 'ccm-sandbox conformance' });
+  const blocks = await api.call('conformance.phoenixnap.ipBlocks.list', IpBlocks, { method: 'GET', path: `${IPS}/ip-blocks` });
+  return blocks.find((b) => cidrContains(b.cidr, vip));
+}
+
+async function readLoadBalancer(ctx: CloudReadContext, vip: string): Promise<CloudLoadBalancerView | undefined> {
+  const block = await findBlock(ctx, vip);
+  if (block === undefined) return undefined;
+  if (block.assignedResourceType !== 'load-balancer' || block.assignedResourceId === undefined) return { id: block.id, ports: [], serverIds: [] };
+  const { load_balancer: lb } = await ctx.api.call('conformance.loadBalancers.get', LbAnswer, { method: 'GET', path: `/v1/load_balancers/${simIdOf('lb', block.assignedResourceId)}` });
+  return { id: block.id, ports: lb.services.map((s) => s.listen_port), serverIds: lb.resolved_targets.flatMap((t) => (t.server_id === null ? [] : [t.server_id])) };
+}
+
+/** What phoenixNAP's IP API shows of the Service's block: a /29 in the location, tagged by the CCM, the address its third. */
+async function checkAnnotated(ctx: CloudReadContext, vip: string): Promise<string[]> {
+  const b = await findBlock(ctx, vip);
+  if (b === undefined) return [`no IP block holding ${vip} in GET ${IPS}/ip-blocks`];
+  const problems: string[] = [];
+  if (b.cidrBlockSize !== '/29') problems.push(`the block is ${b.cidrBlockSize}, not /29`);
+  if (b.location !== 'sim-1') problems.push(`the block is in ${b.location}, not sim-1`);
+  if (nthAddress(b.cidr, 2) !== vip) problems.push(`${vip} is not the third address of ${b.cidr}`);
+  if (!(b.tags ?? []).some((t) => t.name === PNAP_USAGE.name && t.value === PNAP_USAGE.value)) problems.push(`the block has no tag ${PNAP_USAGE.name}=${PNAP_USAGE.value}`);
+  return problems;
+}
+
+export const phoenixnapCloud = defineCloud({
+  kind: 'phoenixnap',
+  title: 'phoenixNAP',
+  apiUrl: (simcloudUrl) => `${phoenixnapUrl(simcloudUrl)}/bmc/v1`,
+  tokenVariable: 'PNAP_CLIENT_SECRET',
+  clients: 'any go-sdk-bmc program with an OAuth2 client-credentials client (PNAP_CLIENT_ID, PNAP_CLIENT_SECRET, PNAP_TOKEN_URL)',
+  // phoenixNAP's CCM writes phoenixnap://<server id>.
+  providerId: (serverId) => `phoenixnap://${pnapIdOf(serverId)}`,
+  ccmEnv: phoenixnapCcmEnv,
+  // phoenixNAP's CCM has no route controller, nor our provider.
+  upstream: { provider: 'phoenixnap', routes: false, extraArgs: [] },
+  builtinCcm: false,
+  ownCcm: {
+    binary: PHOENIXNAP_CCM_BINARY,
+    command: phoenixnapCcmCommand,
+    note: "its token URL and API URLs are compiled in (auth.phoenixnap.com, api.phoenixnap.com): it reaches the sandbox only when rebuilt with PNAP_TOKEN_URL's and the *_API_URL values (docs/personas.md)",
+  },
+  machines: (o) => new PhoenixnapMachines(o),
+  conformance: {
+    nodeLabels: {},
+    zones: false,
+    sourceRanges: false,
+    // phoenixNAP's CCM has one annotation (phoenixnap.com/ip-location) and no load balancer; the block's traffic is
+    // carried by simcloud's load balancer on it, whose settings are simcloud's own annotations.
+    annotations: simcloudCloud.conformance.annotations,
+    readLoadBalancer,
+    checkAnnotated,
+  },
+});
