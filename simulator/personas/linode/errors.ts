@@ -5,11 +5,7 @@
  */
 import type { SimcloudError } from '../../server/errors.ts';
 import { numericMessage } from '../numeric-ids.ts';
-
-interface Reason {
-  field?: string;
-  reason: string;
-}
+import type { ErrorBody } from './responses.ts';
 
 // "Linode busy." exactly: linodego retries a 400 with this reason (a resource in the middle of an action).
 const FIXED: Partial<Record<SimcloudError['code'], string>> = { not_found: 'Not found', unauthorized: 'Invalid Token', locked: 'Linode busy.' };
@@ -19,7 +15,7 @@ export const linodeErrorStatus = (e: SimcloudError): number => (e.code === 'lock
 
 const reasonOf = (e: SimcloudError): string => FIXED[e.code] ?? numericMessage(e.message);
 
-export function linodeErrorBody(e: SimcloudError): { errors: Reason[] } {
+export function linodeErrorBody(e: SimcloudError): ErrorBody {
   const fixed = FIXED[e.code];
   const fields = (e.fields ?? []).filter((f) => f.name !== '(body)');
   if (fields.length === 0) return { errors: [{ reason: reasonOf(e) }] };

@@ -15,6 +15,7 @@ import type { LinodeFirewallAttrs } from './attrs.ts';
 import { ListQuery, NAME, PREFIX, linodeTime, owned, pageOf } from './common.ts';
 import { RulesBody, devicesOf, fwAttrsOf, planFirewall, rulesView, saveWithDevices, setFirewall, simRules } from './fw-model.ts';
 import { attrsOf } from './nb-model.ts';
+import { Empty, Firewall, FirewallDevice, FirewallRules, page } from './responses.ts';
 import { labelsOf, tagsOf } from './views.ts';
 
 const Label = z.string().min(3).max(32).regex(/^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$/, 'must be 3-32 letters, digits, dots, dashes or underscores');
@@ -29,7 +30,7 @@ const UpdateFirewallBody = z.object({ label: Label.optional(), status: z.enum(['
 const DeviceBody = z.object({ id: NumericId, type: z.enum(['nodebalancer', 'linode', 'linode_interface']) });
 const DeviceParams = z.object({ id: NumericPathId, did: NumericPathId });
 
-function deviceView(lb: LoadBalancerRec): Record<string, unknown> {
+function deviceView(lb: LoadBalancerRec): FirewallDevice {
   const n = numericIdOf(lb.id);
   return {
     id: n, entity: { id: n, type: 'nodebalancer', label: lb.name, url: `${PREFIX}/nodebalancers/${n}`, parent_entity: null },
@@ -37,7 +38,7 @@ function deviceView(lb: LoadBalancerRec): Record<string, unknown> {
   };
 }
 
-export function firewallView(sim: Sim, p: FirewallPolicyRec): Record<string, unknown> {
+export function firewallView(sim: Sim, p: FirewallPolicyRec): Firewall {
   return {
     id: numericIdOf(p.id), label: p.name, status: fwAttrsOf(p).status, tags: tagsOf(p.labels), rules: rulesView(p),
     entities: devicesOf(sim, p).map((lb) => deviceView(lb).entity), created: linodeTime(p.created), updated: linodeTime(p.created),
@@ -53,7 +54,7 @@ function planAttach(sim: Sim, caller: Caller, p: FirewallPolicyRec, nb: { n: num
 }
 
 /** Creates the firewall and attaches it to its devices in one commit: a crash leaves none of it or all. */
-async function create(sim: Sim, caller: Caller, body: z.infer<typeof CreateFirewallBody>): Promise<Record<string, unknown>> {
+async function create(sim: Sim, caller: Caller, body: z.infer<typeof CreateFirewallBody>): Promise<Firewall> {
   const { rules, policies } = simRules(body.rules);
   const nbs = (body.devices?.nodebalancers ?? []).map((n, i) => ({ n, field: `devices.nodebalancers.${i}` }));
   for (const nb of nbs) owned(sim, caller, 'nodebalancers', nb);
@@ -63,7 +64,7 @@ async function create(sim: Sim, caller: Caller, body: z.infer<typeof CreateFirew
   return firewallView(sim, plan.doc);
 }
 
-async function update(sim: Sim, caller: Caller, n: number, body: z.infer<typeof UpdateFirewallBody>): Promise<Record<string, unknown>> {
+async function update(sim: Sim, caller: Caller, n: number, body: z.infer<typeof UpdateFirewallBody>): Promise<Firewall> {
   const p = owned(sim, caller, 'networking/firewalls', n);
   const attrs: LinodeFirewallAttrs = { ...fwAttrsOf(p), status: body.status ?? fwAttrsOf(p).status };
   const labels = body.tags === undefined ? undefined : labelsOf(body.tags);
@@ -73,24 +74,24 @@ async function update(sim: Sim, caller: Caller, n: number, body: z.infer<typeof 
 const firewallRoutes: RouteDef[] = [
   defineRoute({
     method: 'get', path: `${PREFIX}/networking/firewalls`, operation: 'linode.firewalls.list', summary: 'List firewalls', query: ListQuery, queryHeaders: ['X-Filter'],
-    handle: (sim, { caller, query }) => pageOf(ownedRecords(sim, caller, 'firewall_policies').map((p) => firewallView(sim, p)), query),
+    response: page(Firewall), handle: (sim, { caller, query }) => pageOf(ownedRecords(sim, caller, 'firewall_policies').map((p) => firewallView(sim, p)), query),
   }),
   defineRoute({
     method: 'post', path: `${PREFIX}/networking/firewalls`, operation: 'linode.firewalls.create', summary: 'Create a firewall', body: CreateFirewallBody,
-    handle: (sim, { caller, body }) => create(sim, caller, body),
+    response: Firewall, handle: (sim, { caller, body }) => create(sim, caller, body),
   }),
   defineRoute({
     method: 'get', path: `${PREFIX}/networking/firewalls/:id`, operation: 'linode.firewalls.get', summary: 'Get a firewall', params: NumericIdParams,
-    handle: (sim, { caller, params }) => firewallView(sim, owned(sim, caller, 'networking/firewalls', params.id)),
+    response: Firewall, handle: (sim, { caller, params }) => firewallView(sim, owned(sim, caller, 'networking/firewalls', params.id)),
   }),
   defineRoute({
     method: 'put', path: `${PREFIX}/networking/firewalls/:id`, operation: 'linode.firewalls.update', summary: 'Update label, status or tags',
-    params: NumericIdParams, body: UpdateFirewallBody, handle: (sim, { caller, params, body }) => update(sim, caller, params.id, body),
+    params: NumericIdParams, body: UpdateFirewallBody, response: Firewall, handle: (sim, { caller, params, body }) => update(sim, caller, params.id, body),
   }),
   defineRoute({
     method: 'delete', path: `${PREFIX}/networking/firewalls/:id`, operation: 'linode.firewalls.delete', summary: 'Delete a firewall (its devices open)',
     params: NumericIdParams,
-    handle: async (sim, { caller, params }) => {
+    response: Empty, handle: async (sim, { caller, params }) => {
       const p = owned(sim, caller, 'networking/firewalls', params.id);
       await commitPlans(sim, [...devicesOf(sim, p).map((lb) => planFirewall(sim, caller, lb, null)), svc.planFirewallPolicyDelete(sim, caller, p.id)]);
       return {};
@@ -98,12 +99,12 @@ const firewallRoutes: RouteDef[] = [
   }),
   defineRoute({
     method: 'get', path: `${PREFIX}/networking/firewalls/:id/rules`, operation: 'linode.firewalls.rules.get', summary: "A firewall's rules", params: NumericIdParams,
-    handle: (sim, { caller, params }) => rulesView(owned(sim, caller, 'networking/firewalls', params.id)),
+    response: FirewallRules, handle: (sim, { caller, params }) => rulesView(owned(sim, caller, 'networking/firewalls', params.id)),
   }),
   defineRoute({
     method: 'put', path: `${PREFIX}/networking/firewalls/:id/rules`, operation: 'linode.firewalls.rules.update', summary: "Replace a firewall's rules",
     params: NumericIdParams, body: RulesBody,
-    handle: async (sim, { caller, params, body }) => {
+    response: FirewallRules, handle: async (sim, { caller, params, body }) => {
       const p = owned(sim, caller, 'networking/firewalls', params.id);
       const { rules, policies } = simRules(body);
       // The rules, the policies and the source ranges of every NodeBalancer they guard: one commit.
@@ -117,12 +118,12 @@ const deviceRoutes: RouteDef[] = [
   defineRoute({
     method: 'get', path: `${PREFIX}/networking/firewalls/:id/devices`, operation: 'linode.firewalls.devices.list', summary: "A firewall's devices",
     params: NumericIdParams, query: ListQuery, queryHeaders: ['X-Filter'],
-    handle: (sim, { caller, params, query }) => pageOf(devicesOf(sim, owned(sim, caller, 'networking/firewalls', params.id)).map(deviceView), query),
+    response: page(FirewallDevice), handle: (sim, { caller, params, query }) => pageOf(devicesOf(sim, owned(sim, caller, 'networking/firewalls', params.id)).map(deviceView), query),
   }),
   defineRoute({
     method: 'post', path: `${PREFIX}/networking/firewalls/:id/devices`, operation: 'linode.firewalls.devices.create', summary: 'Attach a NodeBalancer',
     params: NumericIdParams, body: DeviceBody,
-    handle: async (sim, { caller, params, body }) => {
+    response: FirewallDevice, handle: async (sim, { caller, params, body }) => {
       if (body.type !== 'nodebalancer') throw invalidField('type', 'only nodebalancer devices are emulated');
       const plan = planAttach(sim, caller, owned(sim, caller, 'networking/firewalls', params.id), { n: body.id, field: 'id' });
       await commitPlans(sim, [plan]);
@@ -131,7 +132,7 @@ const deviceRoutes: RouteDef[] = [
   }),
   defineRoute({
     method: 'get', path: `${PREFIX}/networking/firewalls/:id/devices/:did`, operation: 'linode.firewalls.devices.get', summary: 'Get a device', params: DeviceParams,
-    handle: (sim, { caller, params }) => {
+    response: FirewallDevice, handle: (sim, { caller, params }) => {
       const lb = devicesOf(sim, owned(sim, caller, 'networking/firewalls', params.id)).find((x) => numericIdOf(x.id) === params.did);
       if (lb === undefined) throw notFound('device', String(params.did));
       return deviceView(lb);
@@ -140,7 +141,7 @@ const deviceRoutes: RouteDef[] = [
   defineRoute({
     method: 'delete', path: `${PREFIX}/networking/firewalls/:id/devices/:did`, operation: 'linode.firewalls.devices.delete', summary: 'Detach a device',
     params: DeviceParams,
-    handle: async (sim, { caller, params }) => {
+    response: Empty, handle: async (sim, { caller, params }) => {
       const lb = devicesOf(sim, owned(sim, caller, 'networking/firewalls', params.id)).find((x) => numericIdOf(x.id) === params.did);
       if (lb === undefined) throw notFound('device', String(params.did));
       await setFirewall(sim, caller, lb, null);

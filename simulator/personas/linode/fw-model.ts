@@ -16,6 +16,7 @@ import { numericIdOf } from '../numeric-ids.ts';
 import { firewallAttrs, type LinodeFirewallAttrs } from './attrs.ts';
 import { NAME } from './common.ts';
 import { attrsOf } from './nb-model.ts';
+import type { FirewallRules } from './responses.ts';
 
 const Protocol = z.enum(['TCP', 'UDP', 'ICMP', 'IPENCAP']);
 const Addresses = z.object({ ipv4: z.array(z.string()).max(64).optional(), ipv6: z.array(z.string()).max(64).optional() });
@@ -53,10 +54,10 @@ export function simRules(body: RulesBody): { rules: FirewallRuleInput[]; policie
   };
 }
 
-const LINODE_PROTOCOL: Record<FirewallRule['protocol'], string> = { tcp: 'TCP', udp: 'UDP', icmp: 'ICMP', any: 'IPENCAP' };
+const LINODE_PROTOCOL: Record<FirewallRule['protocol'], FirewallRules['inbound'][number]['protocol']> = { tcp: 'TCP', udp: 'UDP', icmp: 'ICMP', any: 'IPENCAP' };
 
 /** simcloud rules back as Linode rules: those of one label, protocol and addresses make one rule with their ports. */
-function linodeRules(rules: readonly FirewallRule[], direction: 'inbound' | 'outbound'): Record<string, unknown>[] {
+function linodeRules(rules: readonly FirewallRule[], direction: 'inbound' | 'outbound'): FirewallRules['inbound'] {
   const groups = new Map<string, { rule: FirewallRule; ports: string[] }>();
   for (const r of rules.filter((x) => x.direction === direction)) {
     const cidrs = direction === 'inbound' ? r.source_cidrs : r.destination_cidrs;
@@ -74,7 +75,7 @@ function linodeRules(rules: readonly FirewallRule[], direction: 'inbound' | 'out
 export const fwAttrsOf = (p: FirewallPolicyRec): LinodeFirewallAttrs =>
   firewallAttrs(p) ?? { inbound_policy: 'DROP', outbound_policy: 'ACCEPT', status: 'enabled' };
 
-export function rulesView(p: FirewallPolicyRec): Record<string, unknown> {
+export function rulesView(p: FirewallPolicyRec): FirewallRules {
   const a = fwAttrsOf(p);
   return {
     inbound: linodeRules(p.rules, 'inbound'), inbound_policy: a.inbound_policy, outbound: linodeRules(p.rules, 'outbound'),

@@ -14,6 +14,7 @@ import * as svc from '../../server/resources/servers/service.ts';
 import type { ServerActionName } from '../../api/schema/servers.ts';
 import { NumericId, NumericIdParams } from '../numeric-ids.ts';
 import { ListQuery, PREFIX, owned, pageOf, sid } from './common.ts';
+import { Empty, Instance, InstanceIPs, page } from './responses.ts';
 import { instanceView, ipsView, labelsOf } from './views.ts';
 import { networkOfSubnet } from './vpcs.ts';
 
@@ -44,7 +45,7 @@ function vpcNetworks(sim: Sim, caller: Caller, body: CreateInstanceBody): string
   return (body.interfaces ?? []).flatMap((i, k) => (i.purpose === 'vpc' && i.subnet_id !== undefined ? [networkOfSubnet(sim, caller, i.subnet_id, `interfaces.${k}.subnet_id`).id] : []));
 }
 
-async function create(sim: Sim, caller: Caller, body: CreateInstanceBody): Promise<Record<string, unknown>> {
+async function create(sim: Sim, caller: Caller, body: CreateInstanceBody): Promise<Instance> {
   const { zone, type, image } = catalogue(body);
   const { server } = await svc.createServer(sim, caller, {
     name: body.label ?? `linode${randomBytes(4).toString('hex')}`, server_type: type, image, zone, labels: labelsOf(body.tags ?? []),
@@ -55,7 +56,7 @@ async function create(sim: Sim, caller: Caller, body: CreateInstanceBody): Promi
 
 const power = (name: string, action: ServerActionName): RouteDef => defineRoute({
   method: 'post', path: `${PREFIX}/linode/instances/:id/${name}`, operation: `linode.instances.${name}`, summary: `${name} an instance`,
-  params: NumericIdParams, body: PowerBody,
+  params: NumericIdParams, body: PowerBody, response: Empty,
   handle: async (sim, { caller, params }) => {
     await svc.powerAction(sim, caller, sid('linode/instances', params.id), action);
     return {};
@@ -65,35 +66,35 @@ const power = (name: string, action: ServerActionName): RouteDef => defineRoute(
 export const instanceRoutes: RouteDef[] = [
   defineRoute({
     method: 'get', path: `${PREFIX}/linode/instances`, operation: 'linode.instances.list', summary: 'List instances', query: ListQuery, queryHeaders: ['X-Filter'],
-    handle: (sim, { caller, query }) => {
+    response: page(Instance), handle: (sim, { caller, query }) => {
       const mine = ownedRecords(sim, caller, 'servers');
       return pageOf(mine.map((s) => instanceView(svc.toServer(s))), query);
     },
   }),
   defineRoute({
-    method: 'post', path: `${PREFIX}/linode/instances`, operation: 'linode.instances.create', summary: 'Create an instance', body: CreateInstanceBody,
+    method: 'post', path: `${PREFIX}/linode/instances`, operation: 'linode.instances.create', summary: 'Create an instance', body: CreateInstanceBody, response: Instance,
     handle: (sim, { caller, body }) => create(sim, caller, body),
   }),
   defineRoute({
-    method: 'get', path: `${PREFIX}/linode/instances/:id`, operation: 'linode.instances.get', summary: 'Get an instance', params: NumericIdParams,
+    method: 'get', path: `${PREFIX}/linode/instances/:id`, operation: 'linode.instances.get', summary: 'Get an instance', params: NumericIdParams, response: Instance,
     handle: (sim, { caller, params }) => instanceView(svc.toServer(owned(sim, caller, 'linode/instances', params.id))),
   }),
   defineRoute({
     method: 'put', path: `${PREFIX}/linode/instances/:id`, operation: 'linode.instances.update', summary: 'Update label or tags', params: NumericIdParams,
-    body: UpdateInstanceBody,
+    body: UpdateInstanceBody, response: Instance,
     handle: async (sim, { caller, params, body }) => instanceView(await svc.updateServer(sim, caller, sid('linode/instances', params.id), {
       name: body.label, labels: body.tags === undefined ? undefined : labelsOf(body.tags),
     })),
   }),
   defineRoute({
-    method: 'delete', path: `${PREFIX}/linode/instances/:id`, operation: 'linode.instances.delete', summary: 'Delete an instance', params: NumericIdParams,
+    method: 'delete', path: `${PREFIX}/linode/instances/:id`, operation: 'linode.instances.delete', summary: 'Delete an instance', params: NumericIdParams, response: Empty,
     handle: async (sim, { caller, params }) => {
       await svc.deleteServer(sim, caller, sid('linode/instances', params.id));
       return {};
     },
   }),
   defineRoute({
-    method: 'get', path: `${PREFIX}/linode/instances/:id/ips`, operation: 'linode.instances.ips', summary: "An instance's IP addresses", params: NumericIdParams,
+    method: 'get', path: `${PREFIX}/linode/instances/:id/ips`, operation: 'linode.instances.ips', summary: "An instance's IP addresses", params: NumericIdParams, response: InstanceIPs,
     handle: (sim, { caller, params }) => ipsView(svc.toServer(owned(sim, caller, 'linode/instances', params.id))),
   }),
   power('boot', 'poweron'), power('shutdown', 'shutdown'), power('reboot', 'reboot'),

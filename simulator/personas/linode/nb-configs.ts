@@ -14,6 +14,7 @@ import { ListQuery, PREFIX, owned, pageOf } from './common.ts';
 import { attrsOf, commitConfigs, configsOf, newConfig, newNode, type Config } from './nb-model.ts';
 import { ConfigBody, ConfigUpdateBody, NodeBody, NodeUpdateBody, RebuildBody } from './nb-schemas.ts';
 import { configView, nodeView, nodeViews } from './nb-view.ts';
+import { Empty, NodeBalancerConfig, NodeBalancerNode, page } from './responses.ts';
 
 const LbParams = z.object({ id: NumericPathId });
 const ConfigParams = LbParams.extend({ cid: NumericPathId });
@@ -76,7 +77,7 @@ const configRoutes: RouteDef[] = [
   defineRoute({
     method: 'get', path: `${PREFIX}/nodebalancers/:id/configs`, operation: 'linode.nodebalancers.configs.list', summary: 'List configs',
     params: LbParams, query: ListQuery, queryHeaders: ['X-Filter'],
-    handle: (sim, { caller, params, query }) => {
+    response: page(NodeBalancerConfig), handle: (sim, { caller, params, query }) => {
       const c = ctx(sim, caller, params.id);
       return pageOf(c.configs.map((x) => configView(sim, c.lb, x)), query);
     },
@@ -84,7 +85,7 @@ const configRoutes: RouteDef[] = [
   defineRoute({
     method: 'post', path: `${PREFIX}/nodebalancers/:id/configs`, operation: 'linode.nodebalancers.configs.create', summary: 'Create a config',
     params: LbParams, body: ConfigBody,
-    handle: async (sim, { caller, params, body }) => {
+    response: NodeBalancerConfig, handle: async (sim, { caller, params, body }) => {
       const c = ctx(sim, caller, params.id);
       const { lb, config } = await save(c, newConfig(c.attrs, body, body.nodes ?? []));
       return configView(sim, lb, config);
@@ -92,7 +93,7 @@ const configRoutes: RouteDef[] = [
   }),
   defineRoute({
     method: 'get', path: `${PREFIX}/nodebalancers/:id/configs/:cid`, operation: 'linode.nodebalancers.configs.get', summary: 'Get a config', params: ConfigParams,
-    handle: (sim, { caller, params }) => {
+    response: NodeBalancerConfig, handle: (sim, { caller, params }) => {
       const c = ctx(sim, caller, params.id);
       return configView(sim, c.lb, configOf(c, params.cid));
     },
@@ -100,7 +101,7 @@ const configRoutes: RouteDef[] = [
   defineRoute({
     method: 'put', path: `${PREFIX}/nodebalancers/:id/configs/:cid`, operation: 'linode.nodebalancers.configs.update', summary: 'Update a config',
     params: ConfigParams, body: ConfigUpdateBody,
-    handle: async (sim, { caller, params, body }) => {
+    response: NodeBalancerConfig, handle: async (sim, { caller, params, body }) => {
       const c = ctx(sim, caller, params.id);
       const { lb, config } = await save(c, updated(configOf(c, params.cid), body));
       return configView(sim, lb, config);
@@ -109,7 +110,7 @@ const configRoutes: RouteDef[] = [
   defineRoute({
     method: 'post', path: `${PREFIX}/nodebalancers/:id/configs/:cid/rebuild`, operation: 'linode.nodebalancers.configs.rebuild',
     summary: 'Rebuild a config with its nodes', params: ConfigParams, body: RebuildBody,
-    handle: async (sim, { caller, params, body }) => {
+    response: NodeBalancerConfig, handle: async (sim, { caller, params, body }) => {
       const c = ctx(sim, caller, params.id);
       const { lb, config } = await save(c, rebuilt(c, configOf(c, params.cid), body));
       return configView(sim, lb, config);
@@ -118,7 +119,7 @@ const configRoutes: RouteDef[] = [
   defineRoute({
     method: 'delete', path: `${PREFIX}/nodebalancers/:id/configs/:cid`, operation: 'linode.nodebalancers.configs.delete', summary: 'Delete a config',
     params: ConfigParams,
-    handle: async (sim, { caller, params }) => {
+    response: Empty, handle: async (sim, { caller, params }) => {
       const c = ctx(sim, caller, params.id);
       configOf(c, params.cid);
       await commitConfigs(sim, caller, c, c.configs.filter((x) => x.id !== params.cid));
@@ -131,7 +132,7 @@ const nodeRoutes: RouteDef[] = [
   defineRoute({
     method: 'get', path: `${PREFIX}/nodebalancers/:id/configs/:cid/nodes`, operation: 'linode.nodebalancers.nodes.list', summary: 'List nodes',
     params: ConfigParams, query: ListQuery, queryHeaders: ['X-Filter'],
-    handle: (sim, { caller, params, query }) => {
+    response: page(NodeBalancerNode), handle: (sim, { caller, params, query }) => {
       const c = ctx(sim, caller, params.id);
       return pageOf(nodeViews(sim, c.lb, configOf(c, params.cid)), query);
     },
@@ -139,18 +140,18 @@ const nodeRoutes: RouteDef[] = [
   defineRoute({
     method: 'post', path: `${PREFIX}/nodebalancers/:id/configs/:cid/nodes`, operation: 'linode.nodebalancers.nodes.create', summary: 'Create a node',
     params: ConfigParams, body: NodeBody,
-    handle: async (sim, { caller, params, body }) => {
+    response: NodeBalancerNode, handle: async (sim, { caller, params, body }) => {
       const c = ctx(sim, caller, params.id);
       const config = configOf(c, params.cid);
       const node = newNode(c.attrs.next_id++, body);
       const saved = await save(c, { ...config, nodes: [...config.nodes, node] });
-      return nodeView(saved.lb, saved.config, node, 'Unknown');
+      return nodeView(saved.lb, saved.config, node, 'unknown');
     },
   }),
   defineRoute({
     method: 'get', path: `${PREFIX}/nodebalancers/:id/configs/:cid/nodes/:nid`, operation: 'linode.nodebalancers.nodes.get', summary: 'Get a node',
     params: NodeParams,
-    handle: (sim, { caller, params }) => {
+    response: NodeBalancerNode, handle: (sim, { caller, params }) => {
       const c = ctx(sim, caller, params.id);
       const config = configOf(c, params.cid);
       nodeOf(config, params.nid);
@@ -160,7 +161,7 @@ const nodeRoutes: RouteDef[] = [
   defineRoute({
     method: 'put', path: `${PREFIX}/nodebalancers/:id/configs/:cid/nodes/:nid`, operation: 'linode.nodebalancers.nodes.update', summary: 'Update a node',
     params: NodeParams, body: NodeUpdateBody,
-    handle: async (sim, { caller, params, body }) => {
+    response: NodeBalancerNode, handle: async (sim, { caller, params, body }) => {
       const c = ctx(sim, caller, params.id);
       const config = configOf(c, params.cid);
       const node = { ...nodeOf(config, params.nid), ...Object.fromEntries(Object.entries(body).filter(([k, v]) => v !== undefined && k !== 'subnet_id')) };
@@ -171,7 +172,7 @@ const nodeRoutes: RouteDef[] = [
   defineRoute({
     method: 'delete', path: `${PREFIX}/nodebalancers/:id/configs/:cid/nodes/:nid`, operation: 'linode.nodebalancers.nodes.delete', summary: 'Delete a node',
     params: NodeParams,
-    handle: async (sim, { caller, params }) => {
+    response: Empty, handle: async (sim, { caller, params }) => {
       const c = ctx(sim, caller, params.id);
       const config = configOf(c, params.cid);
       nodeOf(config, params.nid);

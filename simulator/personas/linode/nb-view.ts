@@ -6,9 +6,10 @@ import type { LoadBalancerRec } from '../../server/store/state.ts';
 import { numericIdOf } from '../numeric-ids.ts';
 import { linodeTime } from './common.ts';
 import { attrsOf, type Config } from './nb-model.ts';
+import type { NodeBalancer, NodeBalancerConfig, NodeBalancerNode } from './responses.ts';
 import { tagsOf } from './views.ts';
 
-export function nodeBalancerView(lb: LoadBalancerRec): Record<string, unknown> {
+export function nodeBalancerView(lb: LoadBalancerRec): NodeBalancer {
   const created = linodeTime(lb.created);
   return {
     id: numericIdOf(lb.id), label: lb.name, region: lb.location, hostname: `nb-${lb.public_ipv4.replace(/\./g, '-')}.${lb.location}.nodebalancer.sim`,
@@ -18,7 +19,7 @@ export function nodeBalancerView(lb: LoadBalancerRec): Record<string, unknown> {
   };
 }
 
-type Status = 'UP' | 'DOWN' | 'Unknown';
+type Status = NodeBalancerNode['status'];
 
 /** Each node's status on this config's port: the health the data plane reports for its address. */
 function statuses(sim: Sim, lb: LoadBalancerRec, c: Config): Map<number, Status> {
@@ -26,20 +27,20 @@ function statuses(sim: Sim, lb: LoadBalancerRec, c: Config): Map<number, Status>
   return new Map(c.nodes.map((n) => {
     const ip = n.address.slice(0, n.address.lastIndexOf(':'));
     const h = resolved.find((t) => t.ip === ip)?.health.find((x) => x.listen_port === c.port)?.status;
-    return [n.id, h === 'healthy' ? 'UP' : h === 'unhealthy' ? 'DOWN' : 'Unknown'];
+    return [n.id, h === 'healthy' ? 'UP' : h === 'unhealthy' ? 'DOWN' : 'unknown'];
   }));
 }
 
-export function nodeView(lb: LoadBalancerRec, c: Config, n: LinodeNode, status: Status): Record<string, unknown> {
+export function nodeView(lb: LoadBalancerRec, c: Config, n: LinodeNode, status: Status): NodeBalancerNode {
   return { id: n.id, address: n.address, label: n.label, status, weight: n.weight, mode: n.mode, config_id: c.id, nodebalancer_id: numericIdOf(lb.id), vpc_config_id: 0 };
 }
 
-export function nodeViews(sim: Sim, lb: LoadBalancerRec, c: Config): Record<string, unknown>[] {
+export function nodeViews(sim: Sim, lb: LoadBalancerRec, c: Config): NodeBalancerNode[] {
   const s = statuses(sim, lb, c);
-  return c.nodes.map((n) => nodeView(lb, c, n, s.get(n.id) ?? 'Unknown'));
+  return c.nodes.map((n) => nodeView(lb, c, n, s.get(n.id) ?? 'unknown'));
 }
 
-export function configView(sim: Sim, lb: LoadBalancerRec, c: Config): Record<string, unknown> {
+export function configView(sim: Sim, lb: LoadBalancerRec, c: Config): NodeBalancerConfig {
   const s = [...statuses(sim, lb, c).values()];
   return {
     id: c.id, port: c.port, protocol: c.protocol, proxy_protocol: c.proxy_protocol, algorithm: c.algorithm, stickiness: c.stickiness, check: c.check,

@@ -15,9 +15,10 @@ import { guardedBy } from './fw-model.ts';
 import { attrsOf, emptyAttrs, newConfig, simFields, toAttrs } from './nb-model.ts';
 import { CreateNodeBalancerBody, UpdateNodeBalancerBody } from './nb-schemas.ts';
 import { nodeBalancerView } from './nb-view.ts';
+import { Empty, Firewall, NodeBalancer, page } from './responses.ts';
 import { labelsOf, regionExists } from './views.ts';
 
-async function create(sim: Sim, caller: Caller, body: CreateNodeBalancerBody): Promise<Record<string, unknown>> {
+async function create(sim: Sim, caller: Caller, body: CreateNodeBalancerBody): Promise<NodeBalancer> {
   if (!regionExists(body.region)) throw invalidField('region', `unknown region ${body.region}`);
   const firewall = body.firewall_id === undefined ? undefined : owned(sim, caller, 'networking/firewalls', { n: body.firewall_id, field: 'firewall_id' });
   if (body.ipv4 !== undefined) throw invalidField('ipv4', 'reserved addresses are not emulated; the VIP comes from the pool');
@@ -35,23 +36,23 @@ async function create(sim: Sim, caller: Caller, body: CreateNodeBalancerBody): P
 export const nodeBalancerRoutes: RouteDef[] = [
   defineRoute({
     method: 'get', path: `${PREFIX}/nodebalancers`, operation: 'linode.nodebalancers.list', summary: 'List NodeBalancers', query: ListQuery,
-    queryHeaders: ['X-Filter'],
+    queryHeaders: ['X-Filter'], response: page(NodeBalancer),
     handle: (sim, { caller, query }) => {
       const mine = ownedRecords(sim, caller, 'load_balancers').filter(visible);
       return pageOf(mine.map(nodeBalancerView), query);
     },
   }),
   defineRoute({
-    method: 'post', path: `${PREFIX}/nodebalancers`, operation: 'linode.nodebalancers.create', summary: 'Create a NodeBalancer', body: CreateNodeBalancerBody,
+    method: 'post', path: `${PREFIX}/nodebalancers`, operation: 'linode.nodebalancers.create', summary: 'Create a NodeBalancer', body: CreateNodeBalancerBody, response: NodeBalancer,
     handle: (sim, { caller, body }) => create(sim, caller, body),
   }),
   defineRoute({
-    method: 'get', path: `${PREFIX}/nodebalancers/:id`, operation: 'linode.nodebalancers.get', summary: 'Get a NodeBalancer', params: NumericIdParams,
+    method: 'get', path: `${PREFIX}/nodebalancers/:id`, operation: 'linode.nodebalancers.get', summary: 'Get a NodeBalancer', params: NumericIdParams, response: NodeBalancer,
     handle: (sim, { caller, params }) => nodeBalancerView(owned(sim, caller, 'nodebalancers', params.id)),
   }),
   defineRoute({
     method: 'put', path: `${PREFIX}/nodebalancers/:id`, operation: 'linode.nodebalancers.update', summary: 'Update label, tags or throttle',
-    params: NumericIdParams, body: UpdateNodeBalancerBody,
+    params: NumericIdParams, body: UpdateNodeBalancerBody, response: NodeBalancer,
     handle: async (sim, { caller, params, body }) => {
       const lb = owned(sim, caller, 'nodebalancers', params.id);
       const attrs = body.client_conn_throttle === undefined ? {} : { [NAME]: { ...attrsOf(lb), client_conn_throttle: body.client_conn_throttle } };
@@ -62,7 +63,7 @@ export const nodeBalancerRoutes: RouteDef[] = [
     },
   }),
   defineRoute({
-    method: 'delete', path: `${PREFIX}/nodebalancers/:id`, operation: 'linode.nodebalancers.delete', summary: 'Delete a NodeBalancer', params: NumericIdParams,
+    method: 'delete', path: `${PREFIX}/nodebalancers/:id`, operation: 'linode.nodebalancers.delete', summary: 'Delete a NodeBalancer', params: NumericIdParams, response: Empty,
     handle: async (sim, { caller, params }) => {
       await svc.deleteLoadBalancer(sim, caller, owned(sim, caller, 'nodebalancers', params.id).id);
       return {};
@@ -70,7 +71,7 @@ export const nodeBalancerRoutes: RouteDef[] = [
   }),
   defineRoute({
     method: 'get', path: `${PREFIX}/nodebalancers/:id/firewalls`, operation: 'linode.nodebalancers.firewalls', summary: 'List its firewall',
-    params: NumericIdParams, query: ListQuery, queryHeaders: ['X-Filter'],
+    params: NumericIdParams, query: ListQuery, queryHeaders: ['X-Filter'], response: page(Firewall),
     handle: (sim, { caller, params, query }) => {
       const fw = attrsOf(owned(sim, caller, 'nodebalancers', params.id)).firewall_id;
       const p = fw === undefined || fw === null ? undefined : findOwned(sim, caller, 'firewall_policies', sid('networking/firewalls', fw));

@@ -1,14 +1,12 @@
 /**
  * How closely the Linode persona follows Linode API v4: a status per endpoint it serves (keyed by route
  * operation, so a route without an entry fails parity.test.ts), the endpoints of the same resources it does
- * not serve, and a status per field of the objects it returns. scripts/generate-docs.ts renders this as
+ * not serve, and how the fields of the objects it returns differ (the fields themselves come from the response
+ * schemas in responses.ts, see ../parity-fields.ts). scripts/generate-docs.ts renders this as
  * docs/reference/linode-parity.md.
  */
-import { Parity, type FieldParity, type ParityEntry } from '../hcloud/parity.ts';
-
-const ok: ParityEntry = { status: Parity.emulated };
-const diff = (note: string): ParityEntry => ({ status: Parity.difference, note });
-const none = (note?: string): ParityEntry => ({ status: Parity.none, ...(note === undefined ? {} : { note }) });
+import { differs as diff, each, emulated as ok, fieldTables, notEmulated as none, type FieldParity, type ParityEntry } from '../parity-fields.ts';
+import * as R from './responses.ts';
 
 const STATIC = 'a fixed list: simcloud\'s catalogue';
 const SYNC = 'applied at once; the data plane follows within one sync';
@@ -62,69 +60,90 @@ export const NOT_SERVED: readonly (readonly [string, string])[] = [
   ['/account, /lke, /domains, /images, /object-storage, /volumes, /databases, /monitor', 'resources outside the CCM subset'],
 ];
 
-const f = (field: string, entry: ParityEntry = ok): FieldParity => ({ field, ...entry });
 const ID = diff('the number in simcloud\'s id (srv-00000042 is 42)');
+const TIMES = each(['created', 'updated'], diff('updated equals created'));
+const LABELS = diff('simcloud labels: key=value, or key for an empty value');
+const FIXED = (paths: readonly string[]): Record<string, ParityEntry> => each(paths, none('empty, null, 0 or a fixed value'));
 
-/** Fields of the objects the persona returns. */
-export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = {
-  instance: [
-    f('id', ID), f('label'), f('region'), f('type'), f('image', diff('linode/<simcloud image>')),
-    f('status', diff('provisioning, booting, running, shutting_down, offline, deleting; no rebooting, migrating, rebuilding, cloning, restoring or stopped')),
-    f('ipv4', diff('the public address (a loopback address from simcloud\'s pool) and the network addresses')), f('ipv6', none('always null')),
-    f('tags', diff('simcloud labels: key=value, or key for an empty value')), f('created, updated', diff('updated equals created')),
-    f('specs', diff('from the server type; transfer 1000')), f('hypervisor, watchdog_enabled, maintenance_policy, interface_generation', diff('fixed values')),
-    f('group, alerts, backups, placement_group, lke_cluster_id, capabilities, locks, host_uuid, has_user_data, disk_encryption', none('empty, null, 0 or false')),
-  ],
-  'instance IPs': [
-    f('ipv4.public[], ipv4.private[]', diff('address, prefix, subnet_mask, public, linode_id, region, rdns (generated for public); gateway null')),
-    f('ipv4.shared, reserved, vpc; ipv6.*', none('empty or null')),
-  ],
-  nodebalancer: [
-    f('id', diff('the number in simcloud\'s id')), f('label'), f('region'), f('ipv4', diff('the VIP, a loopback address')), f('ipv6', none('always null')),
-    f('hostname', diff('nb-<ip>.<region>.nodebalancer.sim')), f('client_conn_throttle', diff('kept, not enforced')), f('tags', diff('simcloud labels')),
-    f('created, updated', diff('updated equals created')), f('type', diff('always common')), f('frontend_address_type', diff('always public')),
-    f('transfer, client_udp_sess_throttle, lke_cluster, locks, frontend_vpc_subnet_id', none('null, 0 or empty')),
-  ],
-  'nodebalancer config': [
-    f('id', diff('unique within its NodeBalancer, not globally; a /v1 service shows its port as id')), f('port'),
-    f('protocol', diff('tcp, http and https, all forwarded at TCP level (no TLS termination); udp refused')),
-    f('proxy_protocol', diff('v1 and v2 headers sent by the data plane')),
-    f('algorithm', diff('the first config\'s decides for the whole NodeBalancer: leastconn is least connections, the rest round robin; source means source-IP affinity')),
-    f('stickiness', diff('kept; table and source_ip mean source-IP affinity for the whole NodeBalancer, others are not applied')),
-    f('check, check_interval, check_timeout, check_attempts, check_path', diff('connection and none are TCP checks, http and http_body HTTP checks of check_path; attempts above 10 count as 10')),
-    f('check_body, check_passive, cipher_suite', diff('kept, not applied')), f('nodes_status', diff('from the data plane\'s health of each node\'s address')),
-    f('ssl_cert, ssl_key, ssl_commonname, ssl_fingerprint, udp_check_port, udp_session_timeout', none('null, empty or fixed')),
-  ],
-  'nodebalancer node': [
-    f('id', diff('unique within its NodeBalancer')), f('address', diff('ip:port; an IPv4 address, which the data plane dials as is')), f('label'),
-    f('status', diff('UP, DOWN or Unknown from the data plane')), f('weight', diff('kept, not applied')),
-    f('mode', diff('accept and backup both serve (backup is not held in reserve); reject and drain are taken out of the NodeBalancer')), f('config_id'), f('nodebalancer_id'), f('vpc_config_id', none('always 0')),
-  ],
-  firewall: [
-    f('id', diff('the number in simcloud\'s firewall policy id')), f('label'), f('status', diff('enabled or disabled')), f('tags', diff('simcloud labels')),
-    f('entities', diff('NodeBalancers only')), f('created, updated', diff('updated equals created')),
-  ],
-  'firewall rules': [
-    f('inbound[], outbound[]', diff('action always ACCEPT; a rule is regrouped from simcloud rules of one label, protocol and addresses; description empty')),
-    f('inbound[].addresses.ipv4', diff('enforced on the VIPs of its NodeBalancers as their source ranges (TCP and IPENCAP rules); a bare address reads back as /32')),
-    f('inbound[].ports', diff('not enforced per port: the VIP filter is per NodeBalancer')), f('addresses.ipv6', none('dropped')),
-    f('inbound_policy, outbound_policy'), f('outbound rules', diff('kept, not enforced')), f('version, fingerprint', none('1 and empty')),
-  ],
-  vpc: [f('id', diff('the number in simcloud\'s network id')), f('label', diff('the network\'s name')), f('region', diff('its first subnet\'s region, else sim-1')), f('subnets'), f('description, ipv6', none('empty or null'))],
-  'vpc subnet': [
-    f('id', diff('the VPC\'s number times 100 plus the subnet\'s position')), f('label', diff('subnet-1, subnet-2, ...')), f('ipv4'),
-    f('linodes[]', diff('instances on the network whose address is in the subnet; one interface each, id = the VPC\'s')), f('databases, nodebalancers, ipv6', none('empty')),
-  ],
-  'config interface': [
-    f('id', diff('the VPC\'s number')), f('purpose', diff('always vpc')), f('vpc_id, subnet_id'), f('ipv4.vpc', diff('the instance\'s address on the network')),
-    f('ip_ranges', diff('the network\'s routes whose gateway is that address: the same data as /v1/networks/{id}/routes')), f('primary, active, label, ipam_address, nat_1_1', none('fixed values')),
-  ],
-  'firewall device': [f('id', diff('the NodeBalancer\'s id')), f('entity', diff('type nodebalancer; url /v4/nodebalancers/{id}')), f('created, updated', diff('the NodeBalancer\'s'))],
-  'errors and paging': [
-    f('errors[].reason', diff('"Not found", "Invalid Token" and "Linode busy." (400, which linodego retries) as Linode words them; other reasons are simcloud\'s messages with numeric ids')),
-    f('errors[].field', diff('the request field at fault, dotted for nested ones (configs.0.nodes.1.address); X-Filter for a bad filter')),
-    f('page, pages, results, data; page_size 25-500 (default 100)'),
-    f('X-Filter', diff('field equality (list fields: contains), +and, +or, +eq, +neq, +contains, +gt, +gte, +lt, +lte, +order_by, +order over the returned JSON')),
-    f('X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset', diff('named RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset (a Unix time); Retry-After on 429, which linodego honours')),
-  ],
-};
+/** Request and response headers, and what they carry: the one table not made from a response schema. */
+const HEADERS: readonly FieldParity[] = [
+  { field: 'X-Filter', ...diff('field equality (list fields: contains), +and, +or, +eq, +neq, +contains, +gt, +gte, +lt, +lte, +order_by, +order over the returned JSON') },
+  { field: 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset', ...diff('named RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset (a Unix time); Retry-After on 429, which linodego honours') },
+];
+
+/** How the fields of the objects the persona returns differ; every field of their schemas is a row. */
+export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = { ...fieldTables({
+  instance: [R.Instance, {
+    id: ID, image: diff('linode/<simcloud image>'),
+    status: diff('provisioning, booting, running, shutting_down, offline, deleting; no rebooting, migrating, rebuilding, cloning, restoring or stopped'),
+    ipv4: diff('the public address (a loopback address from simcloud\'s pool) and the network addresses'), ipv6: none('always null'),
+    tags: LABELS, ...TIMES, specs: diff('from the server type; transfer 1000'),
+    ...each(['hypervisor', 'watchdog_enabled', 'maintenance_policy', 'interface_generation', 'disk_encryption'], diff('fixed values')),
+    ...FIXED(['group', 'alerts', 'backups', 'placement_group', 'lke_cluster_id', 'capabilities', 'locks', 'host_uuid', 'has_user_data']),
+  }],
+  'instance IPs': [R.InstanceIPs, {
+    'ipv4.public': diff('the server\'s public address: address, prefix, subnet_mask, public, linode_id, region, rdns (generated); gateway null'),
+    'ipv4.private': diff('its network addresses; gateway and rdns null'),
+    ...each(['ipv4.shared', 'ipv4.reserved', 'ipv4.vpc', 'ipv6.link_local', 'ipv6.slaac', 'ipv6.global', 'ipv6.vpc'], none('empty or null')),
+  }],
+  nodebalancer: [R.NodeBalancer, {
+    id: ID, ipv4: diff('the VIP, a loopback address'), ipv6: none('always null'), hostname: diff('nb-<ip>.<region>.nodebalancer.sim'),
+    client_conn_throttle: diff('kept, not enforced'), tags: LABELS, ...TIMES, type: diff('always common'), frontend_address_type: diff('always public'),
+    ...FIXED(['transfer', 'client_udp_sess_throttle', 'lke_cluster', 'locks', 'frontend_vpc_subnet_id']),
+  }],
+  'nodebalancer config': [R.NodeBalancerConfig, {
+    id: diff('unique within its NodeBalancer, not globally; a /v1 service shows its port as id'),
+    protocol: diff('tcp, http and https, all forwarded at TCP level (no TLS termination); udp refused'), proxy_protocol: diff('v1 and v2 headers sent by the data plane'),
+    algorithm: diff('the first config\'s decides for the whole NodeBalancer: leastconn is least connections, the rest round robin; source means source-IP affinity'),
+    stickiness: diff('kept; table and source_ip mean source-IP affinity for the whole NodeBalancer, others are not applied'),
+    ...each(['check', 'check_interval', 'check_timeout', 'check_attempts', 'check_path'], diff('connection and none are TCP checks, http and http_body HTTP checks of check_path; attempts above 10 count as 10')),
+    ...each(['check_body', 'check_passive', 'cipher_suite'], diff('kept, not applied')), nodes_status: diff('from the data plane\'s health of each node\'s address'),
+    ...FIXED(['ssl_cert', 'ssl_key', 'ssl_commonname', 'ssl_fingerprint', 'udp_check_port', 'udp_session_timeout']),
+  }],
+  'nodebalancer node': [R.NodeBalancerNode, {
+    id: diff('unique within its NodeBalancer'), address: diff('ip:port; an IPv4 address, which the data plane dials as is'),
+    status: diff('UP, DOWN or unknown from the data plane'), weight: diff('kept, not applied'),
+    mode: diff('accept and backup both serve (backup is not held in reserve); reject and drain are taken out of the NodeBalancer'), vpc_config_id: none('always 0'),
+  }],
+  firewall: [R.Firewall, {
+    id: diff('the number in simcloud\'s firewall policy id'), status: diff('enabled or disabled'), tags: LABELS, rules: diff('as GET .../rules, below'),
+    entities: diff('NodeBalancers only'), ...TIMES,
+  }],
+  'firewall rules': [R.FirewallRules, {
+    'inbound[].action': diff('always ACCEPT; a rule is regrouped from simcloud rules of one label, protocol and addresses'), 'inbound[].description': none('empty'),
+    'inbound[].addresses.ipv4': diff('enforced on the VIPs of its NodeBalancers as their source ranges (TCP and IPENCAP rules); a bare address reads back as /32'),
+    'inbound[].ports': diff('not enforced per port: the VIP filter is per NodeBalancer'), 'inbound[].addresses.ipv6': none('dropped'),
+    outbound: diff('kept, not enforced'), ...each(['version', 'fingerprint'], none('1 and empty')),
+  }],
+  'firewall device': [R.FirewallDevice, { id: diff('the NodeBalancer\'s id'), entity: diff('type nodebalancer; url /v4/nodebalancers/{id}'), ...each(['created', 'updated'], diff('the NodeBalancer\'s')) }],
+  vpc: [R.VPC, {
+    id: diff('the number in simcloud\'s network id'), label: diff('the network\'s name'), region: diff('its first subnet\'s region, else sim-1'),
+    description: none('empty'), ipv6: none('null'), subnets: diff('as GET .../subnets, below'), ...TIMES,
+  }],
+  'vpc subnet': [R.VPCSubnet, {
+    id: diff('the VPC\'s number times 100 plus the subnet\'s position'), label: diff('subnet-1, subnet-2, ...'),
+    linodes: diff('instances on the network whose address is in the subnet; one interface each, id = the VPC\'s'),
+    ...each(['databases', 'nodebalancers', 'ipv6'], none('empty or null')), ...TIMES,
+  }],
+  'vpc IP': [R.VPCIP, {
+    address_range: diff('a route of the network whose gateway is the instance\'s address, one entry each'), ...each(['gateway', 'subnet_mask'], none('empty')),
+    ...each(['config_id', 'interface_id'], diff('the instance\'s and the VPC\'s number')), nat_1_1: none('null'),
+  }],
+  'instance config': [R.InstanceConfig, {
+    id: diff('one config per instance, with the instance\'s id'), interfaces: diff('a vpc interface per network the instance is on, as below'),
+    ...FIXED(['label', 'comments', 'kernel', 'root_device', 'run_level', 'virt_mode', 'memory_limit', 'initrd', 'devices', 'helpers']), ...TIMES,
+  }],
+  'config interface': [R.ConfigInterface, {
+    id: diff('the VPC\'s number'), purpose: diff('always vpc'), 'ipv4.vpc': diff('the instance\'s address on the network'),
+    ip_ranges: diff('the network\'s routes whose gateway is that address: the same data as /v1/networks/{id}/routes'),
+    ...FIXED(['primary', 'active', 'label', 'ipam_address', 'ipv4.nat_1_1', 'ipv6']),
+  }],
+  region: [R.Region, { id: diff('simcloud\'s region'), label: diff('its description'), ...FIXED(['country', 'capabilities', 'status', 'resolvers', 'site_type', 'placement_group_limits', 'monitors']) }],
+  type: [R.LinodeType, { id: diff('simcloud\'s server type'), disk: diff('its disk in MB'), ...FIXED(['label', 'class', 'transfer', 'network_out', 'gpus', 'accelerated_devices', 'successor', 'price', 'region_prices', 'addons']) }],
+  profile: [R.Profile, { username: diff('the token\'s project'), email: diff('<project>@simcloud.invalid'), ...FIXED(['uid', 'timezone', 'email_notifications', 'ip_whitelist_enabled', 'lish_auth_method', 'authorized_keys', 'two_factor_auth', 'restricted', 'authentication_type', 'verified_phone_number', 'referrals']) }],
+  errors: [R.ErrorBody, {
+    'errors[].reason': diff('"Not found", "Invalid Token" and "Linode busy." (400, which linodego retries) as Linode words them; other reasons are simcloud\'s messages with numeric ids'),
+    'errors[].field': diff('the request field at fault, dotted for nested ones (configs.0.nodes.1.address); X-Filter for a bad filter'),
+  }],
+  paging: [R.page(R.Instance), { page: diff('page_size 25-500 (default 100)') }],
+}), headers: HEADERS };

@@ -9,8 +9,9 @@ import type { Region, ServerType } from '../../api/schema/catalogue.ts';
 import { invalidField } from '../../server/errors.ts';
 import { numericIdOf } from '../numeric-ids.ts';
 import { linodeTime } from './common.ts';
+import type { Instance, InstanceIP, InstanceIPs, LinodeType, Region as RegionView } from './responses.ts';
 
-const STATUS: Record<ServerStatus, string> = {
+const STATUS: Record<ServerStatus, Instance['status']> = {
   initializing: 'provisioning', starting: 'booting', running: 'running', stopping: 'shutting_down', off: 'offline', deleting: 'deleting',
 };
 
@@ -25,39 +26,44 @@ export function labelsOf(tags: readonly string[], field = 'tags'): Record<string
   }));
 }
 
-export function regionView(r: Region): Record<string, unknown> {
+export function regionView(r: Region): RegionView {
   return {
     id: r.id, label: r.description, country: 'sim', capabilities: ['Linodes', 'NodeBalancers', 'Cloud Firewall'], status: 'ok',
-    resolvers: { ipv4: '127.0.0.53', ipv6: '' }, site_type: 'core', placement_group_limits: null, monitors: null,
+    resolvers: { ipv4: '127.0.0.53', ipv6: '' }, site_type: 'core', placement_group_limits: null, monitors: { alerts: [], metrics: [] },
   };
 }
 
-export function typeView(t: ServerType): Record<string, unknown> {
+const FREE = { hourly: 0, monthly: 0 };
+
+export function typeView(t: ServerType): LinodeType {
   return {
     id: t.id, label: `simcloud ${t.name}`, disk: t.disk_gb * 1024, class: 'standard', memory: t.memory_mb, vcpus: t.cores, transfer: 1000,
-    network_out: 1000, gpus: 0, accelerated_devices: 0, successor: null, price: { hourly: 0, monthly: 0 }, region_prices: [], addons: null,
+    network_out: 1000, gpus: 0, accelerated_devices: 0, successor: null, price: FREE, region_prices: [], addons: { backups: { price: FREE, region_prices: [] } },
   };
 }
 
 export const regionExists = (id: string): boolean => REGIONS.some((r) => r.id === id);
 
-function specs(s: Server): Record<string, number> {
+function specs(s: Server): Instance['specs'] {
   const t = SERVER_TYPES.find((x) => x.id === s.server_type);
   return { disk: (t?.disk_gb ?? 0) * 1024, memory: t?.memory_mb ?? 0, vcpus: t?.cores ?? 0, transfer: 1000, gpus: 0, accelerated_devices: 0 };
 }
 
-export function instanceView(s: Server): Record<string, unknown> {
+const NO_ALERTS = { cpu: 0, io: 0, network_in: 0, network_out: 0, transfer_quota: 0 };
+const NO_BACKUPS = { enabled: false, available: false, last_successful: null, schedule: { day: null, window: null } };
+
+export function instanceView(s: Server): Instance {
   const created = linodeTime(s.created);
   return {
     id: numericIdOf(s.id), label: s.name, region: s.region, type: s.server_type, image: `linode/${s.image}`, group: '', status: STATUS[s.status],
     ipv4: [s.public_ipv4, ...s.private_networks.map((p) => p.ip)].filter((x) => x !== null), ipv6: null, tags: tagsOf(s.labels),
-    created, updated: created, hypervisor: 'kvm', specs: specs(s), alerts: null, backups: { enabled: false, available: false, schedule: {} },
-    watchdog_enabled: true, has_user_data: false, host_uuid: '', placement_group: null, lke_cluster_id: 0, capabilities: [],
-    interface_generation: 'legacy_config', maintenance_policy: 'linode/migrate', locks: [],
+    created, updated: created, hypervisor: 'kvm', specs: specs(s), alerts: NO_ALERTS, backups: NO_BACKUPS,
+    watchdog_enabled: true, has_user_data: false, host_uuid: '', placement_group: null, lke_cluster_id: null, capabilities: [],
+    interface_generation: 'legacy_config', maintenance_policy: 'linode/migrate', locks: [], disk_encryption: 'disabled',
   };
 }
 
-function ip(s: Server, address: string, isPublic: boolean): Record<string, unknown> {
+function ip(s: Server, address: string, isPublic: boolean): InstanceIP {
   return {
     address, gateway: null, subnet_mask: isPublic ? '255.255.255.0' : '255.255.128.0', prefix: isPublic ? 24 : 17,
     type: 'ipv4', public: isPublic, rdns: isPublic ? `sim-${address.replace(/\./g, '-')}.ip.linodeusercontent.sim` : null,
@@ -66,7 +72,7 @@ function ip(s: Server, address: string, isPublic: boolean): Record<string, unkno
 }
 
 /** GET /linode/instances/{id}/ips: the public address and each network address as private; no IPv6. */
-export function ipsView(s: Server): Record<string, unknown> {
+export function ipsView(s: Server): InstanceIPs {
   return {
     ipv4: {
       public: s.public_ipv4 === null ? [] : [ip(s, s.public_ipv4, true)], private: s.private_networks.map((p) => ip(s, p.ip, false)),

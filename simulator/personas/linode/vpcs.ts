@@ -17,6 +17,7 @@ import * as nets from '../../server/resources/networks/service.ts';
 import type { NetworkRec, ServerRec } from '../../server/store/state.ts';
 import { NumericIdParams, NumericPathId, numericIdOf } from '../numeric-ids.ts';
 import { ListQuery, PREFIX, linodeTime, owned, pageOf, sid } from './common.ts';
+import { ConfigInterface, InstanceConfig, VPC, VPCIP, VPCSubnet, page } from './responses.ts';
 
 const Label = z.string().min(1).max(64).regex(/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?$/, 'must be letters, digits or dashes');
 const CreateVPCBody = z.object({
@@ -50,20 +51,20 @@ const members = (sim: Sim, net: NetworkRec): ServerRec[] =>
 const addressOn = (s: ServerRec, net: NetworkRec): string => s.private_networks.find((p) => p.network_id === net.id)!.ip;
 const rangesOf = (net: NetworkRec, ip: string): string[] => net.routes.filter((r) => r.gateway === ip).map((r) => r.destination);
 
-function subnetView(sim: Sim, net: NetworkRec, s: SubnetView): Record<string, unknown> {
+function subnetView(sim: Sim, net: NetworkRec, s: SubnetView): VPCSubnet {
   const linodes = members(sim, net).filter((m) => subnetFor(net, addressOn(m, net)).id === s.id)
     .map((m) => ({ id: numericIdOf(m.id), interfaces: [{ id: numericIdOf(net.id), config_id: numericIdOf(m.id), active: true }] }));
   return { id: s.id, label: s.label, ipv4: s.ipv4, ipv6: null, linodes, databases: [], nodebalancers: [], created: linodeTime(net.created), updated: linodeTime(net.created) };
 }
 
-function vpcView(sim: Sim, net: NetworkRec): Record<string, unknown> {
+function vpcView(sim: Sim, net: NetworkRec): VPC {
   return {
     id: numericIdOf(net.id), label: net.name, description: '', region: regionOf(net), ipv6: null,
     subnets: subnetsOf(net).map((s) => subnetView(sim, net, s)), created: linodeTime(net.created), updated: linodeTime(net.created),
   };
 }
 
-function interfaceView(net: NetworkRec, s: ServerRec): Record<string, unknown> {
+function interfaceView(net: NetworkRec, s: ServerRec): ConfigInterface {
   const ip = addressOn(s, net);
   return {
     id: numericIdOf(net.id), purpose: 'vpc', label: '', ipam_address: '', primary: false, active: true, vpc_id: numericIdOf(net.id),
@@ -72,15 +73,17 @@ function interfaceView(net: NetworkRec, s: ServerRec): Record<string, unknown> {
 }
 
 /** The one config of an instance (its id is the instance's), with a vpc interface per network it is on. */
-function configView(sim: Sim, s: ServerRec): Record<string, unknown> {
+const HELPERS = { updatedb_disabled: true, distro: true, modules_dep: true, network: true, devtmpfs_automount: true };
+
+function configView(sim: Sim, s: ServerRec): InstanceConfig {
   const ifaces = s.private_networks.map((p) => interfaceView(findRecord(sim, 'networks', p.network_id)!, s));
   return {
     id: numericIdOf(s.id), label: 'default', comments: '', kernel: 'linode/grub2', root_device: '/dev/sda', run_level: 'default', virt_mode: 'paravirt',
-    memory_limit: 0, init_rd: null, devices: {}, helpers: {}, interfaces: ifaces, created: linodeTime(s.created), updated: linodeTime(s.created),
+    memory_limit: 0, initrd: null, devices: {}, helpers: HELPERS, interfaces: ifaces, created: linodeTime(s.created), updated: linodeTime(s.created),
   };
 }
 
-function ipsView(sim: Sim, net: NetworkRec): Record<string, unknown>[] {
+function ipsView(sim: Sim, net: NetworkRec): VPCIP[] {
   const region = regionOf(net);
   return members(sim, net).flatMap((s) => {
     const ip = addressOn(s, net);
@@ -91,7 +94,7 @@ function ipsView(sim: Sim, net: NetworkRec): Record<string, unknown>[] {
   });
 }
 
-async function createVPC(sim: Sim, caller: Caller, body: z.infer<typeof CreateVPCBody>): Promise<Record<string, unknown>> {
+async function createVPC(sim: Sim, caller: Caller, body: z.infer<typeof CreateVPCBody>): Promise<VPC> {
   const zone = ZONES.find((z) => z.region === body.region);
   if (zone === undefined) throw invalidField('region', `unknown region ${body.region}`);
   const subnets = (body.subnets ?? []).map((s) => ({ zone: zone.id, ip_range: s.ipv4 }));
@@ -109,7 +112,7 @@ async function setRanges(sim: Sim, caller: Caller, { net, ip }: { net: NetworkRe
   });
 }
 
-async function updateInterface(sim: Sim, caller: Caller, p: z.infer<typeof InterfaceParams>, body: z.infer<typeof InterfaceBody>): Promise<Record<string, unknown>> {
+async function updateInterface(sim: Sim, caller: Caller, p: z.infer<typeof InterfaceParams>, body: z.infer<typeof InterfaceBody>): Promise<ConfigInterface> {
   const s = owned(sim, caller, 'linode/instances', p.id);
   if (p.cid !== p.id) throw notFound('config', String(p.cid));
   const att = s.private_networks.find((x) => numericIdOf(x.network_id) === p.iid);
@@ -121,20 +124,20 @@ async function updateInterface(sim: Sim, caller: Caller, p: z.infer<typeof Inter
 export const vpcRoutes: RouteDef[] = [
   defineRoute({
     method: 'get', path: `${PREFIX}/vpcs`, operation: 'linode.vpcs.list', summary: 'List VPCs', query: ListQuery, queryHeaders: ['X-Filter'],
-    handle: (sim, { caller, query }) => pageOf(ownedRecords(sim, caller, 'networks').map((n) => vpcView(sim, n)), query),
+    response: page(VPC), handle: (sim, { caller, query }) => pageOf(ownedRecords(sim, caller, 'networks').map((n) => vpcView(sim, n)), query),
   }),
   defineRoute({
     method: 'post', path: `${PREFIX}/vpcs`, operation: 'linode.vpcs.create', summary: 'Create a VPC', body: CreateVPCBody,
-    handle: (sim, { caller, body }) => createVPC(sim, caller, body),
+    response: VPC, handle: (sim, { caller, body }) => createVPC(sim, caller, body),
   }),
   defineRoute({
     method: 'get', path: `${PREFIX}/vpcs/:id`, operation: 'linode.vpcs.get', summary: 'Get a VPC', params: NumericIdParams,
-    handle: (sim, { caller, params }) => vpcView(sim, owned(sim, caller, 'vpcs', params.id)),
+    response: VPC, handle: (sim, { caller, params }) => vpcView(sim, owned(sim, caller, 'vpcs', params.id)),
   }),
   defineRoute({
     method: 'get', path: `${PREFIX}/vpcs/:id/subnets`, operation: 'linode.vpcs.subnets.list', summary: "A VPC's subnets", params: NumericIdParams,
     query: ListQuery, queryHeaders: ['X-Filter'],
-    handle: (sim, { caller, params, query }) => {
+    response: page(VPCSubnet), handle: (sim, { caller, params, query }) => {
       const net = owned(sim, caller, 'vpcs', params.id);
       return pageOf(subnetsOf(net).map((s) => subnetView(sim, net, s)), query);
     },
@@ -142,16 +145,16 @@ export const vpcRoutes: RouteDef[] = [
   defineRoute({
     method: 'get', path: `${PREFIX}/vpcs/:id/ips`, operation: 'linode.vpcs.ips', summary: "A VPC's addresses and ranges", params: NumericIdParams,
     query: ListQuery, queryHeaders: ['X-Filter'],
-    handle: (sim, { caller, params, query }) => pageOf(ipsView(sim, owned(sim, caller, 'vpcs', params.id)), query),
+    response: page(VPCIP), handle: (sim, { caller, params, query }) => pageOf(ipsView(sim, owned(sim, caller, 'vpcs', params.id)), query),
   }),
   defineRoute({
     method: 'get', path: `${PREFIX}/linode/instances/:id/configs`, operation: 'linode.instances.configs.list', summary: "An instance's config", params: NumericIdParams,
     query: ListQuery, queryHeaders: ['X-Filter'],
-    handle: (sim, { caller, params, query }) => pageOf([configView(sim, owned(sim, caller, 'linode/instances', params.id))], query),
+    response: page(InstanceConfig), handle: (sim, { caller, params, query }) => pageOf([configView(sim, owned(sim, caller, 'linode/instances', params.id))], query),
   }),
   defineRoute({
     method: 'put', path: `${PREFIX}/linode/instances/:id/configs/:cid/interfaces/:iid`, operation: 'linode.instances.configs.interfaces.update',
     summary: "Set a vpc interface's ip_ranges", params: InterfaceParams, body: InterfaceBody,
-    handle: (sim, { caller, params, body }) => updateInterface(sim, caller, params, body),
+    response: ConfigInterface, handle: (sim, { caller, params, body }) => updateInterface(sim, caller, params, body),
   }),
 ];
