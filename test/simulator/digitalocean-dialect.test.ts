@@ -1,10 +1,12 @@
 // The DigitalOcean dialect (/v2) is a view over the one store: a droplet or load balancer made through it is
 // the same server or load balancer through /v1 (and the reverse), errors come in DigitalOcean's body, and a
-// load balancer's forwarding rules carry real TCP through the data plane, PROXY protocol and health checks included.
+// load balancer's forwarding rules carry real TCP through the data plane, PROXY protocol and health checks included;
+// its types, network stacks and firewall sources as DigitalOcean's own CCM uses them (below).
 import { randomInt } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../sandbox/wait.ts';
 import { startSimcloudInProcess, startSimcloudProcess, type InProcessSimcloud } from '../helpers/simcloud.ts';
@@ -136,5 +138,104 @@ describe('DigitalOcean dialect over the one store', () => {
       await second?.stop();
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+// Load balancer types and network stacks as DigitalOcean's own CCM uses them:
+// - the type and network_stack round-trip (the CCM echoes the type it reads into its annotation and, for
+//   REGIONAL, sends network_stack DUALSTACK on every update: a view that always said REGIONAL made every
+//   update of a REGIONAL_NETWORK load balancer a 422), and are fixed at creation as on DigitalOcean;
+// - DUALSTACK shows simcloud's public IPv6 as `ipv6` (the CCM writes it into the Service status);
+// - REGIONAL_NETWORK is simcloud's passthrough forwarding: a droplet is reached on the rule's target port
+//   (the Service port) from the VIP, as a node programmed for the ingress IP is;
+// - the CCM's firewall controller names a REGIONAL_NETWORK load balancer in `load_balancer_uids` to open
+//   kube-proxy's health port: accepted, enforced as the VIP, and returned as written.
+interface TypedLb { id: string; ip: string; ipv6: string; status: string; type: string; network_stack: string }
+interface DoError { id: string; message: string }
+const simId = (uuid: string): string => `lb-${uuid.slice(-8)}`;
+const rule = (port: number, protocol = 'tcp', target = port) => ({ entry_protocol: protocol, entry_port: port, target_protocol: protocol, target_port: target });
+
+async function activeLb(body: Record<string, unknown>): Promise<TypedLb> {
+  const made = await digitalocean<{ load_balancer: TypedLb }>('POST', '/load_balancers', { name: unique('do-lb'), region: 'sim-1', ...body });
+  expect(made.status).toBe(202);
+  return waitFor(async () => {
+    const { load_balancer } = (await digitalocean<{ load_balancer: TypedLb }>('GET', `/load_balancers/${made.body.load_balancer.id}`)).body;
+    return load_balancer.status === 'active' ? load_balancer : undefined;
+  }, { timeoutMs: 15_000, description: 'load balancer active' });
+}
+
+describe('DigitalOcean load balancer types', () => {
+  it('defaults to REGIONAL and IPV4, keeps REGIONAL_NETWORK as simcloud passthrough, and refuses http on it', async () => {
+    const plain = await activeLb({ forwarding_rules: [rule(8080, 'tcp', 30080)] });
+    expect(plain).toMatchObject({ type: 'REGIONAL', network_stack: 'IPV4', ipv6: '' });
+    expect((await sc.client.loadBalancers.get(simId(plain.id))).forwarding).toBe('proxy');
+    const network = await activeLb({ type: 'REGIONAL_NETWORK', network_stack: 'IPV4', forwarding_rules: [rule(80)] });
+    expect(network).toMatchObject({ type: 'REGIONAL_NETWORK', network_stack: 'IPV4', ipv6: '' });
+    expect((await sc.client.loadBalancers.get(simId(network.id))).forwarding).toBe('passthrough');
+    const http = await digitalocean<DoError>('POST', '/load_balancers', { region: 'sim-1', type: 'REGIONAL_NETWORK', forwarding_rules: [rule(80, 'http')] });
+    expect(http).toMatchObject({ status: 422, body: { id: 'unprocessable_entity', message: expect.stringMatching(/^forwarding_rules\.0\.entry_protocol: /) as unknown } });
+  });
+
+  it('gives a DUALSTACK load balancer the IPv6 address simcloud holds for it, once active', async () => {
+    const dual = await activeLb({ network_stack: 'DUALSTACK', forwarding_rules: [rule(8081, 'tcp', 30081)] });
+    const rec = await sc.client.loadBalancers.get(simId(dual.id));
+    expect(dual).toMatchObject({ type: 'REGIONAL', network_stack: 'DUALSTACK', ipv6: rec.public_ipv6, ip: rec.public_ipv4 });
+    expect(dual.ipv6).toMatch(/^2001:db8:/);
+  });
+
+  it('keeps type and network stack across a PUT that repeats or omits them, and refuses a PUT that changes them', async () => {
+    const lb = await activeLb({ type: 'REGIONAL_NETWORK', forwarding_rules: [rule(80)] });
+    const put = (over: Record<string, unknown>) => digitalocean<{ load_balancer: TypedLb } & DoError>('PUT', `/load_balancers/${lb.id}`, { name: unique('do-lb'), region: 'sim-1', forwarding_rules: [rule(80), rule(443)], ...over });
+    expect((await put({ type: 'REGIONAL_NETWORK', network_stack: 'IPV4' })).body.load_balancer).toMatchObject({ type: 'REGIONAL_NETWORK', network_stack: 'IPV4' });
+    expect((await put({})).body.load_balancer).toMatchObject({ type: 'REGIONAL_NETWORK', network_stack: 'IPV4' });
+    // What DigitalOcean's CCM did to a REGIONAL_NETWORK load balancer shown as REGIONAL: echo REGIONAL, send DUALSTACK.
+    expect(await put({ type: 'REGIONAL', network_stack: 'DUALSTACK' })).toMatchObject({ status: 422, body: { message: expect.stringMatching(/^type: cannot be changed/) as unknown } });
+    expect(await put({ network_stack: 'DUALSTACK' })).toMatchObject({ status: 422, body: { message: expect.stringMatching(/^network_stack: cannot be changed/) as unknown } });
+    expect((await sc.client.loadBalancers.get(simId(lb.id))).services.map((s) => s.listen_port)).toEqual([80, 443]);
+  });
+
+  it('REGIONAL_NETWORK reaches a droplet on the target port from the VIP, as a node answering for the ingress IP sees it', async () => {
+    const port = randomInt(20_000, 30_000);
+    const made = await digitalocean<{ droplet: { id: number; networks: { v4: { ip_address: string; type: string }[] } } }>('POST', '/droplets', {
+      name: unique('do-nlb'), region: 'sim-1', size: 'sc-small', image: 'ubuntu-24.04',
+    });
+    const ip = made.body.droplet.networks.v4.find((n) => n.type === 'public')!.ip_address;
+    const server = net.createServer((s) => {
+      s.on('error', () => undefined);
+      s.once('data', () => s.end(`${s.remoteAddress}>${s.localPort}\n`));
+    });
+    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, ip, () => resolve()));
+    stops.push(() => server.close());
+    const lb = await activeLb({
+      type: 'REGIONAL_NETWORK', droplet_ids: [made.body.droplet.id], forwarding_rules: [rule(port)],
+      health_check: { protocol: 'tcp', port, check_interval_seconds: 3, response_timeout_seconds: 3, healthy_threshold: 2, unhealthy_threshold: 2 },
+    });
+    const reply = await waitFor(async () => (await tcpAsk(lb.ip, port)) || undefined, { timeoutMs: 15_000, description: 'an answer through the network load balancer' });
+    expect(reply).toBe(`${lb.ip}>${port}`);
+  });
+});
+
+describe("DigitalOcean firewalls as DigitalOcean's CCM keeps them", () => {
+  interface Fw { id: string; inbound_rules: { protocol: string; ports: string; sources: { addresses: string[]; load_balancer_uids?: string[] } }[] }
+
+  it('accepts load balancers as rule sources, enforces them as their VIPs and returns them as written', async () => {
+    const lb = await activeLb({ type: 'REGIONAL_NETWORK', forwarding_rules: [rule(80)] });
+    const inbound = [
+      { protocol: 'tcp', ports: '80', sources: { addresses: ['0.0.0.0/0', '::/0'] } },
+      { protocol: 'tcp', ports: '10256', sources: { load_balancer_uids: [lb.id] } },
+    ];
+    const made = await digitalocean<{ firewall: Fw }>('POST', '/firewalls', { name: unique('do-fw'), tags: ['k8s:c1'], inbound_rules: inbound });
+    expect(made.status).toBe(202);
+    const got = (await digitalocean<{ firewall: Fw }>('GET', `/firewalls/${made.body.firewall.id}`)).body.firewall;
+    expect(got.inbound_rules).toEqual([
+      { protocol: 'tcp', ports: '80', sources: { addresses: ['0.0.0.0/0', '::/0'] } },
+      { protocol: 'tcp', ports: '10256', sources: { addresses: [], load_balancer_uids: [lb.id] } },
+    ]);
+    const policy = await sc.client.firewallPolicies.get(`fwp-${made.body.firewall.id.slice(-8)}`);
+    expect(policy.rules.find((r) => r.ports === '10256')!.source_cidrs).toEqual([`${lb.ip}/32`]);
+    const unknown = await digitalocean<DoError>('PUT', `/firewalls/${made.body.firewall.id}`, {
+      name: unique('do-fw'), inbound_rules: [{ protocol: 'tcp', ports: '10256', sources: { load_balancer_uids: ['00000000-0000-4000-8000-000099999999'] } }],
+    });
+    expect(unknown).toMatchObject({ status: 422, body: { message: expect.stringMatching(/^inbound_rules\.0\.sources\.load_balancer_uids\.0: /) as unknown } });
   });
 });

@@ -24,14 +24,28 @@ export const DoLbAttrs = z.object({
   redirect_http_to_https: z.boolean(), enable_backend_keepalive: z.boolean(), http_idle_timeout_seconds: Int,
   disable_lets_encrypt_dns_records: z.boolean(),
   rules: z.array(DoRuleAttrs),
+  /** Fixed at creation; absent on records written before it was kept: IPV4. (The type is simcloud's `forwarding`.) */
+  network_stack: z.enum(['IPV4', 'DUALSTACK']).optional(),
 });
 export type DoLbAttrs = z.infer<typeof DoLbAttrs>;
+
+/**
+ * Load balancers named as a rule's sources (or destinations): simcloud's rule carries each one's VIP (`cidrs`,
+ * those the request did not also give as addresses), the persona shows them as `load_balancer_uids` again.
+ */
+export const DoRuleLbs = z.object({
+  /** The rule's `direction protocol ports`, checked on read so that rules changed through /v1 are not misread. */
+  key: z.string(), load_balancer_uids: z.array(z.string()), cidrs: z.array(z.string()),
+});
+export type DoRuleLbs = z.infer<typeof DoRuleLbs>;
 
 /** What a DigitalOcean firewall applies to: droplets by number and by tag (kept, not enforced on servers). */
 export const DoFirewallAttrs = z.object({
   droplet_ids: z.array(Int), tags: z.array(z.string()),
   /** IPv6 addresses of each rule, by `direction protocol ports`: simcloud's rules carry IPv4 only. */
   ipv6: z.record(z.string(), z.array(z.string())).optional(),
+  /** Load balancer sources and destinations, by the rule's position in simcloud's rules. */
+  load_balancers: z.record(z.string(), DoRuleLbs).optional(),
 });
 export type DoFirewallAttrs = z.infer<typeof DoFirewallAttrs>;
 

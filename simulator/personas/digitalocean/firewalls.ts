@@ -1,9 +1,11 @@
 /**
  * DigitalOcean persona: firewalls (list, create, get, update by PUT of the whole object, delete), as the
  * DigitalOcean CCM's firewall controller keeps its public-access firewall, over simcloud's firewall
- * policies. Each inbound or outbound rule is one simcloud rule (protocol, ports, IPv4 addresses); its IPv6
- * addresses (kept so that the CCM, which compares addresses, sees its firewall as written) and the droplets
- * and tags it applies to are kept in `dialect_attrs.digitalocean`, not enforced.
+ * policies. Each inbound or outbound rule is one simcloud rule (protocol, ports, IPv4 addresses); a load
+ * balancer named in `load_balancer_uids` (the CCM opens kube-proxy's health port to a REGIONAL_NETWORK load
+ * balancer that way) adds its VIP to the rule's addresses. Its IPv6 addresses and load balancer UUIDs (kept
+ * so that the CCM, which compares addresses and load balancer UUIDs, sees its firewall as written) and the
+ * droplets and tags it applies to are kept in `dialect_attrs.digitalocean`, not enforced.
  */
 import { z } from 'zod';
 import type { FirewallRule, FirewallRuleInput } from '../../api/schema/firewall-policies.ts';
@@ -14,8 +16,8 @@ import { commitPlans, findOwned, ownedRecords } from '../../server/resources/com
 import * as svc from '../../server/resources/firewall-policies/service.ts';
 import type { FirewallPolicyRec } from '../../server/store/state.ts';
 import { numericIdOf, simcloudId } from '../numeric-ids.ts';
-import { firewallAttrs, type DoFirewallAttrs } from './attrs.ts';
-import { NAME, UuidParams, ListQuery, PREFIX, doTime, labelsOf, numberOfUuid, ownedDroplet, pageOf, uuidOf } from './common.ts';
+import { firewallAttrs, type DoFirewallAttrs, type DoRuleLbs } from './attrs.ts';
+import { NAME, UuidParams, ListQuery, PREFIX, doTime, labelsOf, numberOfUuid, ownedDroplet, pageOf, uuidOf, visible } from './common.ts';
 
 const Targets = z.strictObject({
   addresses: z.array(z.string().max(64)).max(64).optional(), tags: z.array(z.string().max(255)).max(16).optional(),
@@ -36,13 +38,31 @@ const FirewallBody = z.strictObject({
 });
 type FirewallBody = z.infer<typeof FirewallBody>;
 
-/** The rule's addresses, IPv4 as CIDRs and IPv6 as given; sources other than addresses are refused. */
-function split(t: Targets | null | undefined, field: string): { v4: string[]; v6: string[] } {
-  for (const k of ['tags', 'droplet_ids', 'load_balancer_uids', 'kubernetes_ids'] as const) {
-    if ((t?.[k] ?? []).length > 0) throw invalidField(`${field}.${k}`, 'only addresses are emulated as rule sources and destinations');
+interface Split {
+  v4: string[];
+  v6: string[];
+  /** Load balancer UUIDs and the VIPs they add to `v4`. */
+  lbs: Omit<DoRuleLbs, 'key'>;
+}
+
+/** The VIP of the caller's load balancer `uuid` as a /32, else a 422 naming `field`. */
+function vipOf(sim: Sim, caller: Caller, uuid: string, field: string): string {
+  const n = numberOfUuid(uuid);
+  const lb = n === null ? undefined : findOwned(sim, caller, 'load_balancers', simcloudId('lb', n));
+  if (lb === undefined || !visible(lb)) throw invalidField(field, `no load balancer ${uuid}`);
+  return `${lb.public_ipv4}/32`;
+}
+
+/** The rule's addresses, IPv4 as CIDRs and IPv6 as given, and its load balancers; tags, droplets and clusters are refused. */
+function split(sim: Sim, caller: Caller, t: Targets | null | undefined, field: string): Split {
+  for (const k of ['tags', 'droplet_ids', 'kubernetes_ids'] as const) {
+    if ((t?.[k] ?? []).length > 0) throw invalidField(`${field}.${k}`, 'only addresses and load balancers are emulated as rule sources and destinations');
   }
   const all = t?.addresses ?? [];
-  return { v4: all.filter((a) => !a.includes(':')).map((a) => (a.includes('/') ? a : `${a}/32`)), v6: all.filter((a) => a.includes(':')) };
+  const v4 = all.filter((a) => !a.includes(':')).map((a) => (a.includes('/') ? a : `${a}/32`));
+  const uids = t?.load_balancer_uids ?? [];
+  const cidrs = [...new Set(uids.map((u, i) => vipOf(sim, caller, u, `${field}.load_balancer_uids.${i}`)))].filter((c) => !v4.includes(c));
+  return { v4: [...v4, ...cidrs], v6: all.filter((a) => a.includes(':')), lbs: { load_balancer_uids: uids, cidrs } };
 }
 
 /** DigitalOcean answers "0" for all ports, however the request said it. */
@@ -52,44 +72,51 @@ const keyOf = (r: Pick<FirewallRule, 'direction' | 'protocol' | 'ports'>): strin
 interface Parsed {
   rules: FirewallRuleInput[];
   ipv6: Record<string, string[]>;
+  load_balancers: Record<string, DoRuleLbs>;
 }
 
-function parseRules(b: FirewallBody): Parsed {
-  const out: Parsed = { rules: [], ipv6: {} };
-  const add = (rule: FirewallRuleInput, v6: string[]): void => {
+function parseRules(sim: Sim, caller: Caller, b: FirewallBody): Parsed {
+  const out: Parsed = { rules: [], ipv6: {}, load_balancers: {} };
+  const add = (rule: FirewallRuleInput, { v6, lbs }: Split): void => {
+    const key = keyOf({ ...rule, ports: rule.ports ?? null });
+    if (lbs.load_balancer_uids.length > 0) out.load_balancers[String(out.rules.length)] = { key, ...lbs };
     out.rules.push(rule);
-    if (v6.length > 0) out.ipv6[keyOf({ ...rule, ports: rule.ports ?? null })] = v6;
+    if (v6.length > 0) out.ipv6[key] = v6;
   };
   (b.inbound_rules ?? []).forEach((r, i) => {
-    const { v4, v6 } = split(r.sources, `inbound_rules.${i}.sources`);
-    add({ direction: 'inbound', protocol: r.protocol, ports: ports(r.ports), source_cidrs: v4 }, v6);
+    const s = split(sim, caller, r.sources, `inbound_rules.${i}.sources`);
+    add({ direction: 'inbound', protocol: r.protocol, ports: ports(r.ports), source_cidrs: s.v4 }, s);
   });
   (b.outbound_rules ?? []).forEach((r, i) => {
-    const { v4, v6 } = split(r.destinations, `outbound_rules.${i}.destinations`);
-    add({ direction: 'outbound', protocol: r.protocol, ports: ports(r.ports), destination_cidrs: v4 }, v6);
+    const s = split(sim, caller, r.destinations, `outbound_rules.${i}.destinations`);
+    add({ direction: 'outbound', protocol: r.protocol, ports: ports(r.ports), destination_cidrs: s.v4 }, s);
   });
   return out;
 }
 
-function attrs(sim: Sim, caller: Caller, b: FirewallBody, ipv6: Record<string, string[]>): DoFirewallAttrs {
+function attrs(sim: Sim, caller: Caller, b: FirewallBody, { ipv6, load_balancers }: Pick<Parsed, 'ipv6' | 'load_balancers'>): DoFirewallAttrs {
   (b.droplet_ids ?? []).forEach((n, i) => ownedDroplet(sim, caller, n, `droplet_ids.${i}`));
   labelsOf(b.tags ?? []);
-  return { droplet_ids: b.droplet_ids ?? [], tags: b.tags ?? [], ipv6 };
+  return { droplet_ids: b.droplet_ids ?? [], tags: b.tags ?? [], ipv6, load_balancers };
 }
 
-function addresses(r: FirewallRule, a: DoFirewallAttrs): { addresses: string[] } {
-  const v4 = r.direction === 'inbound' ? r.source_cidrs : r.destination_cidrs;
-  return { addresses: [...v4.map((c) => (c.endsWith('/32') ? c.slice(0, -3) : c)), ...(a.ipv6?.[keyOf(r)] ?? [])] };
+/** A rule's sources or destinations as written: its addresses (without the VIPs its load balancers added) and its load balancers. */
+function targetsOf(r: FirewallRule, index: number, a: DoFirewallAttrs): { addresses: string[]; load_balancer_uids?: string[] } {
+  const lbs = a.load_balancers?.[String(index)];
+  const mine = lbs?.key === keyOf(r) ? lbs : undefined;
+  const v4 = (r.direction === 'inbound' ? r.source_cidrs : r.destination_cidrs).filter((c) => !(mine?.cidrs ?? []).includes(c));
+  const addresses = [...v4.map((c) => (c.endsWith('/32') ? c.slice(0, -3) : c)), ...(a.ipv6?.[keyOf(r)] ?? [])];
+  return mine === undefined ? { addresses } : { addresses, load_balancer_uids: mine.load_balancer_uids };
 }
 
 export function firewallView(p: FirewallPolicyRec): Record<string, unknown> {
   const a = firewallAttrs(p) ?? { droplet_ids: [], tags: [] };
-  const carried = p.rules.filter((r) => r.protocol !== 'any');
+  const carried = p.rules.map((r, index) => ({ r, index })).filter(({ r }) => r.protocol !== 'any');
   const rule = (r: FirewallRule): Record<string, unknown> => ({ protocol: r.protocol, ports: r.protocol === 'icmp' ? '' : (r.ports ?? '0') });
   return {
     id: uuidOf(p.id), name: p.name, status: 'succeeded', created_at: doTime(p.created), pending_changes: [], droplet_ids: a.droplet_ids, tags: a.tags,
-    inbound_rules: carried.filter((r) => r.direction === 'inbound').map((r) => ({ ...rule(r), sources: addresses(r, a) })),
-    outbound_rules: carried.filter((r) => r.direction === 'outbound').map((r) => ({ ...rule(r), destinations: addresses(r, a) })),
+    inbound_rules: carried.filter(({ r }) => r.direction === 'inbound').map(({ r, index }) => ({ ...rule(r), sources: targetsOf(r, index, a) })),
+    outbound_rules: carried.filter(({ r }) => r.direction === 'outbound').map(({ r, index }) => ({ ...rule(r), destinations: targetsOf(r, index, a) })),
   };
 }
 
@@ -101,16 +128,16 @@ function ownedFirewall(sim: Sim, caller: Caller, uuid: string): FirewallPolicyRe
 }
 
 async function create(sim: Sim, caller: Caller, b: FirewallBody): Promise<Record<string, unknown>> {
-  const { rules, ipv6 } = parseRules(b);
-  const digitalocean = attrs(sim, caller, b, ipv6);
+  const { rules, ...kept } = parseRules(sim, caller, b);
+  const digitalocean = attrs(sim, caller, b, kept);
   const plan = svc.planFirewallPolicyCreate(sim, caller, { name: b.name, rules }, { dialect_attrs: { [NAME]: digitalocean } });
   await commitPlans(sim, [plan]);
   return { firewall: firewallView(plan.doc) };
 }
 
 async function update(sim: Sim, caller: Caller, p: FirewallPolicyRec, b: FirewallBody): Promise<Record<string, unknown>> {
-  const { rules, ipv6 } = parseRules(b);
-  const digitalocean = attrs(sim, caller, b, ipv6);
+  const { rules, ...kept } = parseRules(sim, caller, b);
+  const digitalocean = attrs(sim, caller, b, kept);
   // Name, rules and the DigitalOcean attributes in one commit: a crash keeps all of the PUT or none of it.
   const plan = svc.planFirewallPolicyUpdate(sim, caller, p.id, { fields: { name: b.name, rules }, attrs: { [NAME]: digitalocean } });
   await commitPlans(sim, [plan]);

@@ -2,8 +2,11 @@
  * A DigitalOcean load balancer is a simcloud load balancer. Each forwarding rule is a simcloud service on its
  * entry port (protocol, target port, PROXY protocol v1 when enable_proxy_protocol, the one health check: what
  * the data plane acts on); droplet_ids are server targets and `tag` one label_selector target; the firewall's
- * allow rules are the VIP's source ranges. What simcloud has no place for (size, sticky sessions, target
- * protocols, certificates, thresholds, keepalive) is kept in the record's `dialect_attrs.digitalocean`.
+ * allow rules are the VIP's source ranges. The type is simcloud's forwarding mode: REGIONAL a proxy,
+ * REGIONAL_NETWORK passthrough (the droplets serve the VIP's traffic on the target port themselves, as a
+ * Kubernetes node does for a Service's ingress IP). What simcloud has no place for (size, sticky sessions,
+ * target protocols, certificates, thresholds, keepalive, the network stack) is kept in the record's
+ * `dialect_attrs.digitalocean`. Type and network stack are fixed at creation, as on DigitalOcean.
  */
 import type { HealthCheck, LoadBalancerService, LoadBalancerTarget, UpdateLoadBalancerRequest } from '../../api/schema/load-balancers.ts';
 import type { Caller, Sim } from '../../server/context.ts';
@@ -13,7 +16,7 @@ import * as svc from '../../server/resources/load-balancers/service.ts';
 import type { LoadBalancerRec } from '../../server/store/state.ts';
 import { lbAttrs, type DoLbAttrs, type DoRuleAttrs } from './attrs.ts';
 import { NAME, defined, dropletSid, ownedDroplet, selectorOf } from './common.ts';
-import type { ForwardingRuleBody, HealthCheckBody, LoadBalancerBody } from './lb-schemas.ts';
+import type { ForwardingRuleBody, HealthCheckBody, LbType, LoadBalancerBody, NetworkStack } from './lb-schemas.ts';
 
 type Carried = 'tcp' | 'http' | 'https';
 const CARRIED: readonly string[] = ['tcp', 'http', 'https'];
@@ -21,10 +24,33 @@ const CARRIED: readonly string[] = ['tcp', 'http', 'https'];
 export const DEFAULT_ATTRS: DoLbAttrs = {
   size_slug: 'lb-small', size_unit: 1, tag: '', health_check_protocol: 'http', healthy_threshold: 5,
   sticky_sessions: { type: 'none', cookie_name: '', cookie_ttl_seconds: 0 }, redirect_http_to_https: false, enable_backend_keepalive: false,
-  http_idle_timeout_seconds: 60, disable_lets_encrypt_dns_records: false, rules: [],
+  http_idle_timeout_seconds: 60, disable_lets_encrypt_dns_records: false, rules: [], network_stack: 'IPV4',
 };
 
 export const attrsOf = (lb: LoadBalancerRec): DoLbAttrs => lbAttrs(lb) ?? DEFAULT_ATTRS;
+
+/** What a load balancer is, fixed when it is created: its type and its network stack. */
+export interface LbKind {
+  type: LbType;
+  network_stack: NetworkStack;
+}
+
+/** DigitalOcean's defaults when a create gives neither. */
+const DEFAULT_KIND: LbKind = { type: 'REGIONAL', network_stack: 'IPV4' };
+
+export const kindOf = (lb: LoadBalancerRec): LbKind => ({
+  type: lb.forwarding === 'passthrough' ? 'REGIONAL_NETWORK' : 'REGIONAL', network_stack: attrsOf(lb).network_stack ?? 'IPV4',
+});
+
+/** The kind a body asks for: on create, given or the defaults; on update the current one, which a body may repeat but not change. */
+function kind(b: LoadBalancerBody, current: LoadBalancerRec | undefined): LbKind {
+  const was = current === undefined ? DEFAULT_KIND : kindOf(current);
+  const want: LbKind = { type: b.type ?? was.type, network_stack: b.network_stack ?? was.network_stack };
+  for (const k of ['type', 'network_stack'] as const) {
+    if (current !== undefined && want[k] !== was[k]) throw invalidField(k, `cannot be changed after the load balancer is created (it is ${was[k]})`);
+  }
+  return want;
+}
 
 function carried(p: string, field: string): Carried {
   if (!CARRIED.includes(p)) throw invalidField(field, `${p} is not emulated: simcloud load balancers carry tcp, http and https`);
@@ -48,8 +74,20 @@ function healthCheck(b: HealthCheckBody | undefined): { hc: HealthCheck; protoco
   };
 }
 
-function service(r: ForwardingRuleBody, i: number, hc: HealthCheck, proxy: boolean): { service: LoadBalancerService; rule: DoRuleAttrs } {
+/** What every rule of one load balancer shares: the health check, the PROXY setting and the type. */
+interface RuleContext {
+  hc: HealthCheck;
+  proxy: boolean;
+  type: LbType;
+}
+
+function service(r: ForwardingRuleBody, i: number, { hc, proxy, type }: RuleContext): { service: LoadBalancerService; rule: DoRuleAttrs } {
   const field = `forwarding_rules.${i}`;
+  // A network load balancer forwards TCP and UDP, not HTTP (simcloud carries the TCP).
+  if (type === 'REGIONAL_NETWORK' && r.entry_protocol !== r.target_protocol) throw invalidField(`${field}.target_protocol`, 'must equal entry_protocol on a REGIONAL_NETWORK load balancer');
+  if (type === 'REGIONAL_NETWORK' && r.entry_protocol !== 'tcp' && r.entry_protocol !== 'udp') {
+    throw invalidField(`${field}.entry_protocol`, `${r.entry_protocol} is not forwarded by a REGIONAL_NETWORK load balancer: tcp or udp`);
+  }
   return {
     service: {
       protocol: carried(r.entry_protocol, `${field}.entry_protocol`), listen_port: r.entry_port, destination_port: r.target_port,
@@ -73,23 +111,27 @@ function sourceRanges(f: LoadBalancerBody['firewall']): string[] {
   return (f?.allow ?? []).map((r) => (r.startsWith('ip:') ? `${r.slice(3)}/32` : r.slice(5)));
 }
 
-export type SimFields = Required<Pick<UpdateLoadBalancerRequest, 'services' | 'targets' | 'algorithm' | 'source_ranges'>>;
+export type SimFields = Required<Pick<UpdateLoadBalancerRequest, 'services' | 'targets' | 'algorithm' | 'source_ranges' | 'forwarding'>>;
 
-/** A whole request body as simcloud's fields and the DigitalOcean attributes. */
-export function fromBody(sim: Sim, caller: Caller, b: LoadBalancerBody): { fields: SimFields; attrs: DoLbAttrs } {
+/** A whole request body (a create, or a PUT replacing `current`) as simcloud's fields and the DigitalOcean attributes. */
+export function fromBody(sim: Sim, caller: Caller, b: LoadBalancerBody, current?: LoadBalancerRec): { fields: SimFields; attrs: DoLbAttrs } {
   const { hc, protocol, healthy } = healthCheck(b.health_check);
+  const { type, network_stack } = kind(b, current);
   const ports = new Set<number>();
   const made = (b.forwarding_rules ?? []).map((r, i) => {
     if (ports.has(r.entry_port)) throw invalidField(`forwarding_rules.${i}.entry_port`, `entry port ${r.entry_port} is used by another rule`);
     ports.add(r.entry_port);
-    return service(r, i, hc, b.enable_proxy_protocol ?? false);
+    return service(r, i, { hc, proxy: b.enable_proxy_protocol ?? false, type });
   });
   const { size, size_unit, tag, redirect_http_to_https, enable_backend_keepalive, http_idle_timeout_seconds, disable_lets_encrypt_dns_records } = b;
   const given = defined({ size_slug: size, size_unit, tag, redirect_http_to_https, enable_backend_keepalive, http_idle_timeout_seconds, disable_lets_encrypt_dns_records });
   return {
-    fields: { services: made.map((m) => m.service), targets: targets(sim, caller, b), algorithm: b.algorithm ?? 'round_robin', source_ranges: sourceRanges(b.firewall) },
+    fields: {
+      services: made.map((m) => m.service), targets: targets(sim, caller, b), algorithm: b.algorithm ?? 'round_robin', source_ranges: sourceRanges(b.firewall),
+      forwarding: type === 'REGIONAL_NETWORK' ? 'passthrough' : 'proxy',
+    },
     attrs: {
-      ...DEFAULT_ATTRS, ...given, health_check_protocol: protocol, healthy_threshold: healthy,
+      ...DEFAULT_ATTRS, ...given, network_stack, health_check_protocol: protocol, healthy_threshold: healthy,
       sticky_sessions: { ...DEFAULT_ATTRS.sticky_sessions, ...defined(b.sticky_sessions) }, rules: made.map((m) => m.rule),
     },
   };
@@ -108,7 +150,7 @@ export function withRules(lb: LoadBalancerRec, add: readonly ForwardingRuleBody[
   const hc = first?.health_check ?? healthCheck(undefined).hc;
   const made = add.map((r, i) => {
     if (lb.services.some((s) => s.listen_port === r.entry_port)) throw invalidField(`forwarding_rules.${i}.entry_port`, `entry port ${r.entry_port} is already forwarded`);
-    return service(r, i, hc, first?.proxy_protocol === 'v1');
+    return service(r, i, { hc, proxy: first?.proxy_protocol === 'v1', type: kindOf(lb).type });
   });
   return { services: [...lb.services, ...made.map((m) => m.service)], rules: [...attrsOf(lb).rules, ...made.map((m) => m.rule)] };
 }

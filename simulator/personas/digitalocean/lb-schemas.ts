@@ -6,6 +6,13 @@
 import { z } from 'zod';
 
 const Port = z.number().int().min(1).max(65535);
+
+/** A load balancer's type: REGIONAL proxies (simcloud's proxy forwarding), REGIONAL_NETWORK passes connections through. */
+export const LbType = z.enum(['REGIONAL', 'REGIONAL_NETWORK']);
+export type LbType = z.infer<typeof LbType>;
+/** DUALSTACK gives the load balancer an IPv6 address too. */
+export const NetworkStack = z.enum(['IPV4', 'DUALSTACK']);
+export type NetworkStack = z.infer<typeof NetworkStack>;
 export const RuleProtocol = z.enum(['http', 'https', 'http2', 'http3', 'tcp', 'udp']);
 
 export const ForwardingRuleBody = z.strictObject({
@@ -33,14 +40,14 @@ export const LoadBalancerBody = z.strictObject({
   name: z.string().min(1).max(63).regex(/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/, 'must be letters, digits, dots and dashes').optional(),
   algorithm: z.enum(['round_robin', 'least_connections']).optional(),
   region: z.string().min(1).max(63).optional(), size: z.string().max(32).optional(), size_unit: z.number().int().min(1).max(200).optional(),
-  type: z.enum(['REGIONAL', 'REGIONAL_NETWORK']).optional(),
+  type: LbType.optional(),
   forwarding_rules: z.array(ForwardingRuleBody).max(32).optional(),
   health_check: HealthCheckBody.optional(), sticky_sessions: StickyBody.optional(),
   droplet_ids: z.array(z.number().int().min(1)).max(256).optional(), tag: z.string().min(1).max(255).optional(),
   redirect_http_to_https: z.boolean().optional(), enable_proxy_protocol: z.boolean().optional(), enable_backend_keepalive: z.boolean().optional(),
   http_idle_timeout_seconds: z.number().int().min(30).max(600).optional(), disable_lets_encrypt_dns_records: z.boolean().optional(),
   vpc_uuid: z.string().max(64).optional(), project_id: z.string().max(64).optional(), tags: z.array(z.string().max(255)).max(50).optional(),
-  network: z.literal('EXTERNAL').optional(), network_stack: z.literal('IPV4').optional(), tls_cipher_policy: z.enum(['DEFAULT', 'STRONG']).optional(),
+  network: z.literal('EXTERNAL').optional(), network_stack: NetworkStack.optional(), tls_cipher_policy: z.enum(['DEFAULT', 'STRONG']).optional(),
   firewall: z.strictObject({ allow: z.array(Rule).max(64).optional(), deny: z.array(Rule).max(64).optional() }).optional(),
 });
 export type LoadBalancerBody = z.infer<typeof LoadBalancerBody>;

@@ -4,7 +4,7 @@ import type { Sim } from '../../server/context.ts';
 import type { LoadBalancerRec } from '../../server/store/state.ts';
 import { numericIdOf } from '../numeric-ids.ts';
 import { doTime, uuidOf } from './common.ts';
-import { attrsOf } from './lb-model.ts';
+import { attrsOf, kindOf } from './lb-model.ts';
 import { regionView } from './views.ts';
 
 const DEFAULT_HEALTH_CHECK = { port: 80, path: '/', check_interval_seconds: 10, response_timeout_seconds: 5, unhealthy_threshold: 3, proxy_protocol: false };
@@ -27,11 +27,14 @@ function healthCheckView(lb: LoadBalancerRec): Record<string, unknown> {
 
 export function loadBalancerView(sim: Sim, lb: LoadBalancerRec): Record<string, unknown> {
   const a = attrsOf(lb);
+  const { type, network_stack } = kindOf(lb);
   const selector = lb.targets.find((t) => t.kind === 'label_selector');
   const region = REGIONS.find((r) => r.id === lb.location) ?? REGIONS[0]!;
   const status = STATUS[lb.status];
+  // Addresses appear once the load balancer is up; an IPv6 one only for DUALSTACK (data only: nothing answers on it).
+  const ipv6 = status === 'new' || network_stack !== 'DUALSTACK' ? '' : lb.public_ipv6;
   return {
-    id: uuidOf(lb.id), name: lb.name, ip: status === 'new' ? '' : lb.public_ipv4, ipv6: '', size_slug: a.size_slug, size_unit: a.size_unit, type: 'REGIONAL',
+    id: uuidOf(lb.id), name: lb.name, ip: status === 'new' ? '' : lb.public_ipv4, ipv6, size_slug: a.size_slug, size_unit: a.size_unit, type,
     algorithm: lb.algorithm, status, created_at: doTime(lb.created),
     forwarding_rules: lb.services.map((s) => {
       const r = a.rules.find((x) => x.entry_port === s.listen_port);
@@ -47,6 +50,6 @@ export function loadBalancerView(sim: Sim, lb: LoadBalancerRec): Record<string, 
     enable_backend_keepalive: a.enable_backend_keepalive, http_idle_timeout_seconds: a.http_idle_timeout_seconds,
     vpc_uuid: lb.network_id === null ? '' : uuidOf(lb.network_id), disable_lets_encrypt_dns_records: a.disable_lets_encrypt_dns_records,
     firewall: { allow: lb.source_ranges.map((c) => (c.endsWith('/32') ? `ip:${c.slice(0, -3)}` : `cidr:${c}`)), deny: [] },
-    network: 'EXTERNAL', network_stack: 'IPV4', tls_cipher_policy: 'DEFAULT', project_id: '',
+    network: 'EXTERNAL', network_stack, tls_cipher_policy: 'DEFAULT', project_id: '',
   };
 }

@@ -37,7 +37,7 @@ async function create(sim: Sim, caller: Caller, body: LoadBalancerBody): Promise
 
 async function update(sim: Sim, caller: Caller, lb: LoadBalancerRec, body: LoadBalancerBody): Promise<Record<string, unknown>> {
   region(body, lb);
-  const { fields, attrs } = fromBody(sim, caller, body);
+  const { fields, attrs } = fromBody(sim, caller, body, lb);
   const doc = await commit(sim, caller, lb, { fields: { ...fields, name: body.name ?? lb.name }, attrs });
   return { load_balancer: loadBalancerView(sim, doc) };
 }
