@@ -12,10 +12,11 @@ import { S4, S6, S7 } from './scenarios/cluster.ts';
 import { S12, S5 } from './scenarios/lb.ts';
 import { S1, S2, S9 } from './scenarios/nodes.ts';
 import { S10, S15 } from './scenarios/standalone.ts';
+import { S16 } from './scenarios/conformance.ts';
 import { PROFILES, type BenchOptions, type ProcessUsage, type ScenarioId, type ScenarioResult } from './types.ts';
 
 /** S3 and S8 are measured on S1/S2 runs; asking for them runs S2. */
-const RUNNERS: Record<Exclude<ScenarioId, 'S3' | 'S8'>, Scenario> = { S1, S2, S4, S5, S6, S7, S9, S10, S12, S15 };
+const RUNNERS: Record<Exclude<ScenarioId, 'S3' | 'S8'>, Scenario> = { S1, S2, S4, S5, S6, S7, S9, S10, S12, S15, S16 };
 
 export function plan(ids: readonly ScenarioId[]): Scenario[] {
   const wanted = new Set<ScenarioId>(ids);
@@ -23,7 +24,7 @@ export function plan(ids: readonly ScenarioId[]): Scenario[] {
   // Order: bring-up and throughput first, then node arrival (no resident nodes yet), then the cold start
   // that leaves N resident nodes, then what needs them: the 100-LB scenarios, then the 1000-Service bursts,
   // which S12 keeps as its resident Services (nothing after it needs fewer).
-  const order: (keyof typeof RUNNERS)[] = ['S15', 'S10', 'S1', 'S9', 'S2', 'S4', 'S6', 'S7', 'S5', 'S12'];
+  const order: (keyof typeof RUNNERS)[] = ['S15', 'S16', 'S10', 'S1', 'S9', 'S2', 'S4', 'S6', 'S7', 'S5', 'S12'];
   return order.filter((id) => wanted.has(id)).map((id) => RUNNERS[id]);
 }
 

@@ -17,7 +17,7 @@ export type BenchCcm = (typeof BENCH_CCMS)[number];
 /** What the side-by-side mode (`--compare`) runs for both CCMs. */
 export const COMPARE_SCENARIOS = ['S1', 'S2', 'S3', 'S5', 'S12'] as const;
 
-export const SCENARIOS = ['S15', 'S1', 'S2', 'S3', 'S8', 'S9', 'S4', 'S5', 'S12', 'S6', 'S7', 'S10'] as const;
+export const SCENARIOS = ['S15', 'S1', 'S2', 'S3', 'S8', 'S9', 'S4', 'S5', 'S12', 'S6', 'S7', 'S10', 'S16'] as const;
 export type ScenarioId = (typeof SCENARIOS)[number];
 
 export interface BenchOptions {

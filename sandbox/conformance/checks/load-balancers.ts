@@ -64,7 +64,7 @@ async function podAnswers(ctx: ConformanceContext, vip: string, port: number): P
 }
 
 /** Waits until the cloud's LB at `vip` listens on `ports` and targets every LB-eligible node. */
-async function cloudLbCovers(ctx: ConformanceContext, vip: string, ports: readonly number[]): Promise<CloudLoadBalancerView> {
+async function cloudLbCovers(ctx: ConformanceContext, vip: string, ports: readonly number[], timeoutMs = ctx.timeoutMs): Promise<CloudLoadBalancerView> {
   return until(ctx, `the cloud's load balancer at ${vip}, read through the ${ctx.cloud.title} API, to listen on ${ports.join(', ')} and target every worker node`, async () => {
     const view = await cloudLb(ctx, vip);
     if (view === undefined) throw new Error(`the ${ctx.cloud.title} API shows no load balancer at ${vip}`);
@@ -74,7 +74,7 @@ async function cloudLbCovers(ctx: ConformanceContext, vip: string, ports: readon
     const missingPorts = ports.filter((p) => !view.ports.includes(p));
     if (missing.length || missingPorts.length) throw new Error(`load balancer ${view.id}: ports ${view.ports.join(', ')}, not targeting ${missing.join(', ') || '-'}, missing ports ${missingPorts.join(', ') || '-'}`);
     return view;
-  });
+  }, timeoutMs);
 }
 
 export async function lbBasic(ctx: ConformanceContext): Promise<string> {
@@ -89,6 +89,25 @@ export async function lbBasic(ctx: ConformanceContext): Promise<string> {
   return `ingress ${vip}, answered by ${pod}; ${ctx.cloud.title} load balancer ${view.id} targets ${view.serverIds.length} servers`;
 }
 
+/**
+ * Upstream's service controller adds a joining node when its providerID appears, or at its periodic node
+ * sync (every 100 s): a CCM that targets nodes by their InternalIP (Linode's) may miss the first, whose
+ * addresses can come a moment after the providerID, and then waits for the second.
+ */
+const NODE_SYNC_MS = 110_000;
+
+async function joinNode(ctx: ConformanceContext, vip: string, ports: readonly number[]): Promise<string> {
+  const joined = await ctx.sandbox.addWorker();
+  ctx.memory.joined = joined;
+  ctx.involve({ kind: 'Node', name: joined });
+  await until(ctx, `the joining node ${joined} to be initialised`, async () => {
+    const n = await ctx.core.readNode({ name: joined }).catch(() => undefined);
+    return n !== undefined && !hasTaint(n, UNINITIALIZED_TAINT);
+  });
+  await cloudLbCovers(ctx, vip, ports, Math.max(ctx.timeoutMs, NODE_SYNC_MS));
+  return joined;
+}
+
 export async function lbUpdate(ctx: ConformanceContext): Promise<string> {
   const vip = ctx.memory.vip;
   check(vip !== undefined, 'no load balancer from lb-basic');
@@ -99,14 +118,7 @@ export async function lbUpdate(ctx: ConformanceContext): Promise<string> {
   await cloudLbCovers(ctx, vip, [80, 8443]);
   await podAnswers(ctx, vip, 8443);
   if (!ctx.sandbox.runtime?.addWorker) return `second port 8443 served; no node joined (the ${ctx.sandbox.options.runtime} runtime cannot add one)`;
-  const joined = await ctx.sandbox.addWorker();
-  ctx.memory.joined = joined;
-  ctx.involve({ kind: 'Node', name: joined });
-  await until(ctx, `the joining node ${joined} to be initialised`, async () => {
-    const n = await ctx.core.readNode({ name: joined }).catch(() => undefined);
-    return n !== undefined && !hasTaint(n, UNINITIALIZED_TAINT);
-  });
-  await cloudLbCovers(ctx, vip, [80, 8443]);
+  const joined = await joinNode(ctx, vip, [80, 8443]);
   return `second port 8443 served; ${joined} joined the load balancer`;
 }
 
