@@ -74,6 +74,8 @@ export interface ConformanceProfile {
   readonly nodeLabels: Readonly<Record<string, string>>;
   /** Whether the cloud has zones (its CCM sets topology.kubernetes.io/zone) or regions only. */
   readonly zones: boolean;
+  /** The zone label its CCM writes on a server's Node, where that is not simcloud's zone of the server. */
+  zoneLabel?(server: Server): string;
   /** Whether a load balancer honours a Service's loadBalancerSourceRanges. */
   readonly sourceRanges: boolean;
   /**

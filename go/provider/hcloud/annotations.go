@@ -33,6 +33,8 @@ const (
 	AnnotationDisablePublicNetwork  = annotationPrefix + "disable-public-network"
 	AnnotationDisablePrivateIngress = annotationPrefix + "disable-private-ingress"
 	AnnotationIPv6Disabled          = annotationPrefix + "ipv6-disabled"
+	AnnotationIPv4RDNS              = annotationPrefix + "ipv4-rdns"
+	AnnotationIPv6RDNS              = annotationPrefix + "ipv6-rdns"
 	labelServiceUID                 = "hcloud-ccm/service-uid"
 	maxLoadBalancerNameLength       = 63
 )
@@ -52,6 +54,9 @@ type lbOptions struct {
 	disablePublicNetwork *bool
 	privateIngress       bool
 	ipv6                 bool
+	// ipv4RDNS and ipv6RDNS are the reverse DNS names of the public addresses; nil: left as they are.
+	ipv4RDNS *string
+	ipv6RDNS *string
 }
 
 // healthCheck is the check of every service of the load balancer; port 0 means the service's node port.
@@ -82,6 +87,8 @@ func parseAnnotations(annotations map[string]string, d LoadBalancerDefaults) (lb
 		disablePublicNetwork: a.OptionalBool(AnnotationDisablePublicNetwork, d.DisablePublicNetwork),
 		privateIngress:       !a.Bool(AnnotationDisablePrivateIngress, !d.PrivateIngressEnabled),
 		ipv6:                 !a.Bool(AnnotationIPv6Disabled, !d.IPv6Enabled),
+		ipv4RDNS:             optionalString(a, AnnotationIPv4RDNS),
+		ipv6RDNS:             optionalString(a, AnnotationIPv6RDNS),
 	}
 	o.healthCheck = healthCheck{
 		protocol: protocol(a, AnnotationHealthCheckProtocol, o.protocol),
@@ -98,6 +105,14 @@ func parseAnnotations(annotations map[string]string, d LoadBalancerDefaults) (lb
 		return lbOptions{}, err
 	}
 	return o, nil
+}
+
+// optionalString is the annotation's value, nil when it is not set.
+func optionalString(a *providerkit.Reader, key string) *string {
+	if v, ok := a.Lookup(key); ok {
+		return &v
+	}
+	return nil
 }
 
 // protocol accepts tcp and http; https needs certificates, which this provider does not manage.

@@ -49,7 +49,7 @@ func NewCloud(ctx context.Context, cfg Config) (_ *providerkit.Cloud, err error)
 		networkID = network.ID
 	}
 	caps := providerkit.Capabilities{
-		InstancesV2: newInstances(&instances{client: client, networkID: networkID, family: cfg.AddressFamily, zones: &zones{client: client}}),
+		InstancesV2: newInstances(&instances{client: client, networkID: networkID, family: cfg.AddressFamily, zoneLabel: cfg.ZoneLabelEnabled}),
 	}
 	if cfg.LoadBalancer.Enabled {
 		caps.LoadBalancer = &loadBalancers{client: client, defaults: cfg.LoadBalancer, network: network}

@@ -17,6 +17,7 @@ const (
 	EnvNetwork                 = "HCLOUD_NETWORK"
 	EnvNetworkRoutesEnabled    = "HCLOUD_NETWORK_ROUTES_ENABLED"
 	EnvAddressFamily           = "HCLOUD_INSTANCES_ADDRESS_FAMILY"
+	EnvZoneLabelEnabled        = "HCLOUD_INSTANCES_ZONE_LABEL_ENABLED"
 	EnvLBEnabled               = "HCLOUD_LOAD_BALANCERS_ENABLED"
 	EnvLBLocation              = "HCLOUD_LOAD_BALANCERS_LOCATION"
 	EnvLBNetworkZone           = "HCLOUD_LOAD_BALANCERS_NETWORK_ZONE"
@@ -51,6 +52,8 @@ type Config struct {
 	RoutesEnabled bool
 	// AddressFamily is ipv4, ipv6 or dualstack: which public addresses become ExternalIPs.
 	AddressFamily string
+	// ZoneLabelEnabled gives Nodes a topology.kubernetes.io/zone label (see zoneOf).
+	ZoneLabelEnabled bool
 	// LoadBalancer holds the defaults of every load balancer; annotations override them per Service.
 	LoadBalancer LoadBalancerDefaults
 }
@@ -79,11 +82,12 @@ func LoadConfig(lookup providerkit.Lookup) (_ Config, err error) {
 	env := providerkit.Env(lookup)
 	cfg := Config{
 		// No default endpoint: this provider must never reach a real cloud by accident.
-		Endpoint:      env.URL(EnvEndpoint, "", "http://127.0.0.1:4600/hcloud/v1"),
-		Token:         env.Token(EnvToken, "an API token"),
-		Network:       env.String(EnvNetwork, ""),
-		AddressFamily: providerkit.OneOf(env, EnvAddressFamily, addressFamilyIPv4, addressFamilyIPv4, addressFamilyIPv6, addressFamilyDualStack),
-		LoadBalancer:  loadBalancerDefaults(env),
+		Endpoint:         env.URL(EnvEndpoint, "", "http://127.0.0.1:4600/hcloud/v1"),
+		Token:            env.Token(EnvToken, "an API token"),
+		Network:          env.String(EnvNetwork, ""),
+		AddressFamily:    providerkit.OneOf(env, EnvAddressFamily, addressFamilyIPv4, addressFamilyIPv4, addressFamilyIPv6, addressFamilyDualStack),
+		ZoneLabelEnabled: env.Bool(EnvZoneLabelEnabled, true),
+		LoadBalancer:     loadBalancerDefaults(env),
 	}
 	cfg.RoutesEnabled = cfg.Network != "" && env.Bool(EnvNetworkRoutesEnabled, true)
 	if cfg.LoadBalancer.Location != "" && cfg.LoadBalancer.NetworkZone != "" {

@@ -1,9 +1,7 @@
 package hcloud
 
 import (
-	"cmp"
 	"context"
-	"sync"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	v1 "k8s.io/api/core/v1"
@@ -21,7 +19,8 @@ type instances struct {
 	client    *hcloud.Client
 	networkID int64
 	family    string
-	zones     *zones
+	// zoneLabel says whether metadata carries a zone (HCLOUD_INSTANCES_ZONE_LABEL_ENABLED).
+	zoneLabel bool
 }
 
 // newInstances is the InstancesV2 capability: a node's server by providerID, else by name; shut down when
@@ -51,8 +50,8 @@ func (i *instances) byProviderID(ctx context.Context, providerID string) (*hclou
 	return server, err
 }
 
-// metadata is the providerID, server type, zone (datacenter), region (location) and addresses.
-func (i *instances) metadata(ctx context.Context, server *hcloud.Server) (_ *cloudprovider.InstanceMetadata, err error) {
+// metadata is the providerID, server type, region (location), zone and addresses.
+func (i *instances) metadata(_ context.Context, server *hcloud.Server) (*cloudprovider.InstanceMetadata, error) {
 	md := &cloudprovider.InstanceMetadata{
 		ProviderID:       providerID(server.ID),
 		NodeAddresses:    nodeAddresses(server, i.networkID, i.family),
@@ -63,50 +62,25 @@ func (i *instances) metadata(ctx context.Context, server *hcloud.Server) (_ *clo
 	}
 	if server.Location != nil {
 		md.Region = server.Location.Name
-		if md.Zone, err = i.zones.of(ctx, server.Location.Name); err != nil {
-			return nil, err
+		if i.zoneLabel {
+			md.Zone = zoneOf(server.Location.Name)
 		}
 	}
 	return md, nil
 }
 
-// zones maps a location to the name of its datacenter (servers no longer name theirs in the API), read
-// once and again when a location is not known yet.
-type zones struct {
-	client *hcloud.Client
-	mu     sync.Mutex
-	byLoc  map[string]string
+// legacyDatacenters names the datacenter the zone label kept for Hetzner's older locations once servers stopped
+// naming their datacenter in the API.
+var legacyDatacenters = map[string]string{
+	"fsn1": "fsn1-dc14", "nbg1": "nbg1-dc3", "hel1": "hel1-dc2", "ash": "ash-dc1", "hil": "hil-dc1", "sin": "sin-dc1",
 }
 
-func (z *zones) of(ctx context.Context, location string) (string, error) {
-	z.mu.Lock()
-	defer z.mu.Unlock()
-	if name, ok := z.byLoc[location]; ok {
-		return name, nil
+// zoneOf is the zone label Hetzner's CCM (since v1.35) gives a server in a location: the legacy datacenter name
+// where one is known, else the location itself (so on any newer location, simcloud's included, the zone label
+// equals the region label). It asks the API nothing.
+func zoneOf(location string) string {
+	if dc, ok := legacyDatacenters[location]; ok {
+		return dc
 	}
-	datacenters, err := z.client.Datacenter.All(ctx)
-	if err != nil {
-		return "", err
-	}
-	z.byLoc = datacenterByLocation(datacenters)
-	return cmp.Or(z.byLoc[location], location), nil
-}
-
-// datacenterByLocation picks one datacenter per location, the one with the lowest id (a location's first),
-// so the answer does not depend on the API's order.
-func datacenterByLocation(datacenters []*hcloud.Datacenter) map[string]string {
-	first := map[string]*hcloud.Datacenter{}
-	for _, dc := range datacenters {
-		if dc.Location == nil {
-			continue
-		}
-		if current, ok := first[dc.Location.Name]; !ok || dc.ID < current.ID {
-			first[dc.Location.Name] = dc
-		}
-	}
-	out := make(map[string]string, len(first))
-	for location, dc := range first {
-		out[location] = dc.Name
-	}
-	return out
+	return location
 }

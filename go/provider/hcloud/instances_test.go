@@ -3,6 +3,7 @@ package hcloud
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -44,15 +45,12 @@ func TestInstanceMetadataHasHetznersLabelAndAddressSemantics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dcs, err := api().Datacenter.All(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := &cloudprovider.InstanceMetadata{
 		ProviderID:   providerID(server.ID),
 		InstanceType: "sc-small",
 		Region:       "sim-1",
-		Zone:         datacenterByLocation(dcs)["sim-1"],
+		// Hetzner's CCM: the legacy datacenter name of an older location, else the location.
+		Zone: "sim-1",
 		NodeAddresses: []v1.NodeAddress{
 			{Type: v1.NodeHostName, Address: server.Name},
 			{Type: v1.NodeExternalIP, Address: server.PublicNet.IPv4.IP.String()},
@@ -60,11 +58,54 @@ func TestInstanceMetadataHasHetznersLabelAndAddressSemantics(t *testing.T) {
 		},
 		AdditionalLabels: map[string]string{providedByLabel: "cloud"},
 	}
-	if md.Zone == "" || md.Zone == "sim-1" {
-		t.Errorf("zone %q is not a datacenter of sim-1 (datacenters %v)", md.Zone, datacenterByLocation(dcs))
-	}
 	if !reflect.DeepEqual(md, want) {
 		t.Errorf("metadata\n got %+v\nwant %+v", md, want)
+	}
+}
+
+// Hetzner's CCM adds a server's IPv6 (the ::1 of the /64 the API shows) as an ExternalIP only for the ipv6 and
+// dualstack address families, and sets no zone with HCLOUD_INSTANCES_ZONE_LABEL_ENABLED=false.
+func TestInstanceMetadataAddressFamiliesAndZoneSwitch(t *testing.T) {
+	server := createServer(t, unique("inst-v6"), nil)
+	if server.PublicNet.IPv6.Network == nil || server.PublicNet.IPv6.Network.String() != server.PublicNet.IPv6.IP.String()+"/64" {
+		t.Fatalf("public_net.ipv6 %+v is not a /64 network", server.PublicNet.IPv6)
+	}
+	v4, v6 := server.PublicNet.IPv4.IP.String(), firstHostIn(server.PublicNet.IPv6.IP).String()
+	if !strings.HasPrefix(v6, "2001:db8:") || !strings.HasSuffix(v6, "::1") {
+		t.Fatalf("IPv6 host address %s is not the ::1 of a documentation-prefix /64", v6)
+	}
+	cases := []struct {
+		vars     map[string]string
+		external []string
+		zone     string
+	}{
+		{vars: nil, external: []string{v4}, zone: "sim-1"},
+		{vars: map[string]string{EnvAddressFamily: "dualstack"}, external: []string{v4, v6}, zone: "sim-1"},
+		{vars: map[string]string{EnvAddressFamily: "ipv6", EnvZoneLabelEnabled: "false"}, external: []string{v6}, zone: ""},
+	}
+	for _, tc := range cases {
+		instances, _ := newTestCloud(t, tc.vars).InstancesV2()
+		md, err := instances.InstanceMetadata(context.Background(), node(server.Name, ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var external []string
+		for _, a := range md.NodeAddresses {
+			if a.Type == v1.NodeExternalIP {
+				external = append(external, a.Address)
+			}
+		}
+		if !reflect.DeepEqual(external, tc.external) || md.Zone != tc.zone {
+			t.Errorf("%v: ExternalIPs %v, zone %q; want %v, %q", tc.vars, external, md.Zone, tc.external, tc.zone)
+		}
+	}
+}
+
+func TestZoneOfIsTheLegacyDatacenterElseTheLocation(t *testing.T) {
+	for location, want := range map[string]string{"fsn1": "fsn1-dc14", "nbg1": "nbg1-dc3", "hel1": "hel1-dc2", "sin": "sin-dc1", "sim-1": "sim-1", "new1": "new1"} {
+		if got := zoneOf(location); got != want {
+			t.Errorf("zoneOf(%s) = %s, want %s", location, got, want)
+		}
 	}
 }
 

@@ -59,7 +59,8 @@ func (l *loadBalancers) GetLoadBalancer(ctx context.Context, _ string, svc *v1.S
 	if err != nil || lb == nil {
 		return nil, false, err
 	}
-	return ingressStatus(lb, o), true, nil
+	status, err := ingressStatus(lb, o)
+	return status, err == nil, err
 }
 
 // EnsureLoadBalancer creates or updates the Service's load balancer and returns its status. Invalid
@@ -96,7 +97,7 @@ func (l *loadBalancers) EnsureLoadBalancer(ctx context.Context, _ string, svc *v
 	if lb, _, err = l.client.LoadBalancer.GetByID(ctx, lb.ID); err != nil || lb == nil {
 		return nil, fmt.Errorf("reading load balancer %s again: %w", loadBalancerName(svc, o), orNotFound(err))
 	}
-	return ingressStatus(lb, o), nil
+	return ingressStatus(lb, o)
 }
 
 // UpdateLoadBalancer makes the load balancer send traffic to exactly the given nodes.
@@ -185,12 +186,16 @@ func (l *loadBalancers) create(ctx context.Context, svc *v1.Service, o lbOptions
 	return result.LoadBalancer, nil
 }
 
-// ingressStatus: the hostname annotation when set; else the public IPv4 (and IPv6 unless disabled) when
-// the public interface is on, then the private addresses unless private ingress is disabled. With the
+// ingressStatus: the hostname annotation when set; else the public IPv4 and, unless disabled, the public IPv6
+// when the public interface is on, then the private addresses unless private ingress is disabled. With the
 // proxy protocol on, the IP mode is Proxy, so kube-proxy does not short-circuit in-cluster traffic.
-func ingressStatus(lb *hcloud.LoadBalancer, o lbOptions) *v1.LoadBalancerStatus {
+//
+// Like Hetzner's CCM, the IPv6 is written by default. A load balancer without one is an error here: Hetzner's
+// CCM would write the string "<nil>", which the API server refuses (ingress[1].ip: Invalid value), so a view
+// that loses the address fails our e2e runs as it fails theirs.
+func ingressStatus(lb *hcloud.LoadBalancer, o lbOptions) (*v1.LoadBalancerStatus, error) {
 	if o.hostname != "" {
-		return &v1.LoadBalancerStatus{Ingress: []v1.LoadBalancerIngress{{Hostname: o.hostname}}}
+		return &v1.LoadBalancerStatus{Ingress: []v1.LoadBalancerIngress{{Hostname: o.hostname}}}, nil
 	}
 	mode := v1.LoadBalancerIPModeVIP
 	if o.proxyProtocol {
@@ -201,7 +206,11 @@ func ingressStatus(lb *hcloud.LoadBalancer, o lbOptions) *v1.LoadBalancerStatus 
 		if ip := lb.PublicNet.IPv4.IP; ip != nil && !ip.IsUnspecified() {
 			ips = append(ips, ip.String())
 		}
-		if ip := lb.PublicNet.IPv6.IP; o.ipv6 && ip != nil && !ip.IsUnspecified() {
+		if o.ipv6 {
+			ip := lb.PublicNet.IPv6.IP
+			if ip == nil || ip.IsUnspecified() {
+				return nil, fmt.Errorf("load balancer %s has no public IPv6 address for the status (set %s=true or the %s annotation)", lb.Name, EnvLBDisableIPv6, AnnotationIPv6Disabled)
+			}
 			ips = append(ips, ip.String())
 		}
 	}
@@ -214,7 +223,7 @@ func ingressStatus(lb *hcloud.LoadBalancer, o lbOptions) *v1.LoadBalancerStatus 
 	for _, ip := range ips {
 		status.Ingress = append(status.Ingress, v1.LoadBalancerIngress{IP: ip, IPMode: &mode})
 	}
-	return status
+	return status, nil
 }
 
 // orNotFound turns the (nil, nil) of a get that found nothing into an error.

@@ -3,6 +3,7 @@ package hcloud
 import (
 	"net"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -115,7 +116,10 @@ func TestLBChanges(t *testing.T) {
 	inSync := func() *hcloud.LoadBalancer {
 		return &hcloud.LoadBalancer{
 			Name: "a0b7e41c2", Labels: map[string]string{labelServiceUID: "0b7e-41c2"}, LoadBalancerType: &hcloud.LoadBalancerType{Name: "lb11"},
-			Algorithm: hcloud.LoadBalancerAlgorithm{Type: hcloud.LoadBalancerAlgorithmTypeRoundRobin}, PublicNet: hcloud.LoadBalancerPublicNet{Enabled: true},
+			Algorithm: hcloud.LoadBalancerAlgorithm{Type: hcloud.LoadBalancerAlgorithmTypeRoundRobin},
+			PublicNet: hcloud.LoadBalancerPublicNet{Enabled: true,
+				IPv4: hcloud.LoadBalancerPublicNetIPv4{IP: net.ParseIP("127.1.0.5"), DNSPtr: "lb.example.test"},
+				IPv6: hcloud.LoadBalancerPublicNetIPv6{IP: net.ParseIP("2001:db8:2::5"), DNSPtr: "static.2001-db8-2--5.clients.sim"}},
 			PrivateNet: []hcloud.LoadBalancerPrivateNet{{Network: network, IP: net.ParseIP("127.10.0.9")}},
 		}
 	}
@@ -134,6 +138,10 @@ func TestLBChanges(t *testing.T) {
 		{name: "public interface back on", annotations: map[string]string{AnnotationDisablePublicNetwork: "false"},
 			lb: func() *hcloud.LoadBalancer { lb := inSync(); lb.PublicNet.Enabled = false; return lb }, network: network, want: []string{"enable the public interface"}},
 		{name: "no network configured: no attachment", lb: func() *hcloud.LoadBalancer { lb := inSync(); lb.PrivateNet = nil; return lb }},
+		// Hetzner's CCM sends the address to change_dns_ptr when its rdns annotation differs; the persona must take
+		// the IPv6 (test/simulator/hcloud-ipv6.test.ts, go/contract/hcloud).
+		{name: "reverse DNS: only a differing annotation changes it", annotations: map[string]string{AnnotationIPv4RDNS: "lb.example.test", AnnotationIPv6RDNS: "v6.example.test"},
+			lb: inSync, network: network, want: []string{"IPv6 reverse DNS v6.example.test"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -188,9 +196,29 @@ func TestIngressStatus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := ingressStatus(tc.lb, o).Ingress; !reflect.DeepEqual(got, tc.want) {
-				t.Fatalf("got %+v, want %+v", got, tc.want)
+			got, err := ingressStatus(tc.lb, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got.Ingress, tc.want) {
+				t.Fatalf("got %+v, want %+v", got.Ingress, tc.want)
 			}
 		})
+	}
+	// Hetzner's CCM writes a missing IPv6 as "<nil>", which the API server refuses; here it is an error naming the switches.
+	noV6 := *lb
+	noV6.PublicNet.IPv6.IP = nil
+	o, err := parseAnnotations(nil, defaults(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ingressStatus(&noV6, o); err == nil || !strings.Contains(err.Error(), EnvLBDisableIPv6) {
+		t.Fatalf("a load balancer without IPv6: err %v, want one naming %s", err, EnvLBDisableIPv6)
+	}
+	if o, err = parseAnnotations(map[string]string{AnnotationIPv6Disabled: "true"}, defaults(t)); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ingressStatus(&noV6, o); err != nil || len(got.Ingress) != 2 {
+		t.Fatalf("IPv6 disabled: %+v, %v; want the IPv4 and the private address", got, err)
 	}
 }

@@ -3,6 +3,7 @@ package hcloud
 import (
 	"context"
 	"fmt"
+	"net"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	v1 "k8s.io/api/core/v1"
@@ -15,7 +16,8 @@ type lbChange struct {
 }
 
 // lbChanges compares a load balancer's settings with the wanted ones (pure): name and owner label, type,
-// algorithm, public interface and network attachment. Location and network zone cannot change in place.
+// algorithm, public interface, network attachment and the reverse DNS of its public addresses. Location and
+// network zone cannot change in place.
 func lbChanges(lb *hcloud.LoadBalancer, svc *v1.Service, o lbOptions, network *hcloud.Network) []lbChange {
 	var out []lbChange
 	name := loadBalancerName(svc, o)
@@ -51,7 +53,21 @@ func lbChanges(lb *hcloud.LoadBalancer, svc *v1.Service, o lbOptions, network *h
 			return a, err
 		}})
 	}
-	return out
+	out = appendDNSPtrChange(out, "IPv4", lb.PublicNet.IPv4.IP, lb.PublicNet.IPv4.DNSPtr, o.ipv4RDNS)
+	return appendDNSPtrChange(out, "IPv6", lb.PublicNet.IPv6.IP, lb.PublicNet.IPv6.DNSPtr, o.ipv6RDNS)
+}
+
+// appendDNSPtrChange sets the reverse DNS of a public address (change_dns_ptr with that address) when the
+// ipv4-rdns or ipv6-rdns annotation is set and differs, as Hetzner's CCM does; unset, it is left alone.
+func appendDNSPtrChange(out []lbChange, family string, ip net.IP, current string, want *string) []lbChange {
+	if want == nil || *want == current || ip == nil {
+		return out
+	}
+	name := *want
+	return append(out, lbChange{what: family + " reverse DNS " + name, do: func(ctx context.Context, c *hcloud.Client, lb *hcloud.LoadBalancer) (*hcloud.Action, error) {
+		a, _, err := c.LoadBalancer.ChangeDNSPtr(ctx, lb, ip.String(), &name)
+		return a, err
+	}})
 }
 
 // publicInterfaceChange turns the public interface on or off when disable-public-network says so; unset,

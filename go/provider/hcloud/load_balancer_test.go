@@ -70,8 +70,13 @@ func TestLoadBalancerLifecycle(t *testing.T) {
 	if lb.Name != lbs.GetLoadBalancerName(ctx, "c", svc) || lb.LoadBalancerType.Name != "lb11" || lb.Location.Name != "sim-1" || !lb.PublicNet.Enabled {
 		t.Errorf("load balancer %+v", lb)
 	}
-	if len(status.Ingress) == 0 || status.Ingress[0].IP != lb.PublicNet.IPv4.IP.String() {
-		t.Errorf("ingress %+v, public IPv4 %s", status.Ingress, lb.PublicNet.IPv4.IP)
+	// As Hetzner's CCM writes it by default: the public IPv4, the public IPv6, then the private address.
+	var ingress []string
+	for _, i := range status.Ingress {
+		ingress = append(ingress, i.IP)
+	}
+	if want := []string{lb.PublicNet.IPv4.IP.String(), lb.PublicNet.IPv6.IP.String(), lb.PrivateNet[0].IP.String()}; strings.Join(ingress, " ") != strings.Join(want, " ") || !strings.HasPrefix(want[1], "2001:db8:") {
+		t.Errorf("ingress %v, want %v", ingress, want)
 	}
 	if !attachedTo(lb, network.ID) {
 		t.Errorf("not attached to %s: %+v", network.Name, lb.PrivateNet)
@@ -123,6 +128,7 @@ func TestLoadBalancerAnnotationsReachTheCloud(t *testing.T) {
 		AnnotationName: unique("named"), AnnotationType: "lb21", AnnotationAlgorithmType: "least_connections", AnnotationUsesProxyProtocol: "true",
 		AnnotationHealthCheckProtocol: "http", AnnotationHealthCheckHTTPPath: "/healthz", AnnotationHealthCheckInterval: "3s", AnnotationHealthCheckTimeout: "2s",
 		AnnotationHealthCheckRetries: "1", AnnotationUsePrivateIP: "true", AnnotationDisablePublicNetwork: "true",
+		AnnotationIPv4RDNS: "v4.example.test", AnnotationIPv6RDNS: "v6.example.test",
 	}
 	status, err := lbs.EnsureLoadBalancer(ctx, "c", svc, nodes)
 	if err != nil {
@@ -138,6 +144,10 @@ func TestLoadBalancerAnnotationsReachTheCloud(t *testing.T) {
 			hc.Interval != 3*time.Second || hc.Timeout != 2*time.Second || hc.Retries != 1 {
 			t.Errorf("service %d: %+v, health check %+v", s.ListenPort, s, hc)
 		}
+	}
+	// Hetzner's CCM sends each address with its name to change_dns_ptr, the IPv6 one included.
+	if lb.PublicNet.IPv4.DNSPtr != "v4.example.test" || lb.PublicNet.IPv6.DNSPtr != "v6.example.test" {
+		t.Errorf("reverse DNS %q / %q", lb.PublicNet.IPv4.DNSPtr, lb.PublicNet.IPv6.DNSPtr)
 	}
 	if _, private := targetIDs(lb); len(private) != 1 || !private[0] {
 		t.Errorf("targets do not use the private IP: %+v", lb.Targets)

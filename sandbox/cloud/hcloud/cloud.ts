@@ -1,5 +1,6 @@
 // The Hetzner Cloud persona as the sandbox presents it: servers and the network made through /hcloud/v1,
-// Hetzner's CCM environment, and a load balancer read back as Hetzner's API shows it.
+// Hetzner's CCM environment, and a load balancer read back as Hetzner's API shows it (its addresses, reverse
+// DNS, type, algorithm and services).
 import { z } from 'zod';
 import { numericIdOf, simcloudId } from '../../../simulator/personas/numeric-ids.ts';
 import { defineCloud, type CloudLoadBalancerView, type CloudReadContext } from '../descriptor.ts';
@@ -8,14 +9,17 @@ import { HcloudMachines } from './machines.ts';
 
 const ServerRef = z.object({ type: z.literal('server'), server: z.object({ id: z.number() }) });
 const Target = z.union([ServerRef, z.object({ type: z.literal('label_selector'), targets: z.array(ServerRef).nullish() }), z.object({ type: z.string() })]);
-const LoadBalancers = z.object({
-  load_balancers: z.array(z.object({
-    id: z.number(),
-    public_net: z.object({ ipv4: z.object({ ip: z.string().nullable() }) }),
-    services: z.array(z.object({ listen_port: z.number() })),
-    targets: z.array(Target),
-  })),
+const HealthCheck = z.object({ protocol: z.string(), interval: z.number(), timeout: z.number(), retries: z.number(), http: z.object({ path: z.string() }).nullish() });
+const Address = z.object({ ip: z.string().nullable(), dns_ptr: z.string().nullable() });
+const LoadBalancer = z.object({
+  id: z.number(),
+  public_net: z.object({ ipv4: Address, ipv6: Address }),
+  services: z.array(z.object({ listen_port: z.number(), proxyprotocol: z.boolean(), health_check: HealthCheck })),
+  targets: z.array(Target),
+  load_balancer_type: z.object({ name: z.string() }),
+  algorithm: z.object({ type: z.string() }),
 });
+const LoadBalancers = z.object({ load_balancers: z.array(LoadBalancer) });
 
 type HcloudTarget = z.infer<typeof Target>;
 const serversOf = (t: HcloudTarget): number[] => {
@@ -24,11 +28,39 @@ const serversOf = (t: HcloudTarget): number[] => {
   return [];
 };
 
-async function readLoadBalancer(ctx: CloudReadContext, vip: string): Promise<CloudLoadBalancerView | undefined> {
+async function loadBalancer(ctx: CloudReadContext, vip: string): Promise<z.infer<typeof LoadBalancer> | undefined> {
   const res = await ctx.api.call('conformance.hcloud.loadBalancers.list', LoadBalancers, { method: 'GET', path: `${HCLOUD_API_PREFIX}/load_balancers`, query: { per_page: 50 } });
-  const lb = res.load_balancers.find((x) => x.public_net.ipv4.ip === vip);
+  return res.load_balancers.find((x) => x.public_net.ipv4.ip === vip);
+}
+
+async function readLoadBalancer(ctx: CloudReadContext, vip: string): Promise<CloudLoadBalancerView | undefined> {
+  const lb = await loadBalancer(ctx, vip);
   if (lb === undefined) return undefined;
   return { id: String(lb.id), ports: lb.services.map((s) => s.listen_port), serverIds: lb.targets.flatMap(serversOf).map((n) => simcloudId('srv', n)) };
+}
+
+/** The annotated load balancer's reverse DNS names: Hetzner's CCM sends each with its address to change_dns_ptr. */
+const RDNS = { 'ipv4-rdns': 'v4.conformance.example.test', 'ipv6-rdns': 'v6.conformance.example.test' } as const;
+
+/** The settings traffic cannot show, as Hetzner's API shows them: type, algorithm, services, both addresses' reverse DNS. */
+async function checkAnnotated(ctx: CloudReadContext, vip: string): Promise<string[]> {
+  const lb = await loadBalancer(ctx, vip);
+  if (lb === undefined) return [`no load balancer with the address ${vip} in GET ${HCLOUD_API_PREFIX}/load_balancers`];
+  const problems: string[] = [];
+  const expect = (what: string, have: unknown, want: unknown): void => {
+    if (have !== want) problems.push(`${what} is ${JSON.stringify(have)}, not ${JSON.stringify(want)}`);
+  };
+  expect('load_balancer_type', lb.load_balancer_type.name, 'lb21');
+  expect('algorithm', lb.algorithm.type, 'least_connections');
+  for (const s of lb.services) {
+    const hc = s.health_check;
+    const seen = { proxyprotocol: s.proxyprotocol, protocol: hc.protocol, path: hc.http?.path, interval: hc.interval, timeout: hc.timeout, retries: hc.retries };
+    for (const [k, v] of Object.entries({ proxyprotocol: true, protocol: 'http', path: '/healthz', interval: 1, timeout: 1, retries: 1 })) expect(`service ${s.listen_port} ${k}`, seen[k as keyof typeof seen], v);
+  }
+  expect('public_net.ipv4.dns_ptr', lb.public_net.ipv4.dns_ptr, RDNS['ipv4-rdns']);
+  expect('public_net.ipv6.dns_ptr', lb.public_net.ipv6.dns_ptr, RDNS['ipv6-rdns']);
+  if (!/^2001:db8:/.test(lb.public_net.ipv6.ip ?? '')) problems.push(`public_net.ipv6.ip is ${JSON.stringify(lb.public_net.ipv6.ip)}, not an address of 2001:db8::/32`);
+  return problems;
 }
 
 export const hcloudCloud = defineCloud({
@@ -50,15 +82,19 @@ export const hcloudCloud = defineCloud({
   conformance: {
     nodeLabels: { 'instance.hetzner.cloud/provided-by': 'cloud' },
     zones: true,
+    // Hetzner's CCM (since v1.35) writes an older location's legacy datacenter name, else the location itself:
+    // the region for simcloud's locations, not the datacenter (sim-1a) the persona shows.
+    zoneLabel: (server) => server.region,
     sourceRanges: false,
     annotations: {
       prefix: 'load-balancer.hetzner.cloud/',
       values: {
         'uses-proxyprotocol': 'true', 'health-check-protocol': 'http', 'health-check-http-path': '/unhealthy', 'health-check-interval': '1s', 'health-check-timeout': '1s',
-        'health-check-retries': '1', type: 'lb21', 'algorithm-type': 'least_connections',
+        'health-check-retries': '1', type: 'lb21', 'algorithm-type': 'least_connections', ...RDNS,
       },
       healthPathKey: 'health-check-http-path',
     },
     readLoadBalancer,
+    checkAnnotated,
   },
 });

@@ -13,7 +13,7 @@ function labelProblems(ctx: ConformanceContext, server: Server, node: V1Node): s
     ...profile.nodeLabels,
     'node.kubernetes.io/instance-type': server.server_type,
     'topology.kubernetes.io/region': server.region,
-    ...(profile.zones ? { 'topology.kubernetes.io/zone': server.zone } : {}),
+    ...(profile.zones ? { 'topology.kubernetes.io/zone': profile.zoneLabel?.(server) ?? server.zone } : {}),
   };
   const have = node.metadata?.labels ?? {};
   const problems = Object.entries(want).filter(([k, v]) => have[k] !== v).map(([k, v]) => `${server.name}: label ${k} is ${JSON.stringify(have[k] ?? null)}, want ${v}`);
