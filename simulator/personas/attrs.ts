@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 
-/** A stored record that may carry persona attributes (load balancers and firewall policies do). */
+/** A stored record that may carry persona attributes (servers, load balancers and firewall policies do). */
 export interface AttrsCarrier {
   readonly id: string;
   readonly dialect_attrs?: Readonly<Record<string, unknown>> | undefined;

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { sequentialId } from './context.ts';
 import type { RouteDef } from './http.ts';
-import type { AttrsCollection, Persona } from './persona.ts';
+import { AttrsCollection, type Persona } from './persona.ts';
 
 /** Paths simcloud serves itself; no persona may mount on, under or above them. */
 const RESERVED = ['/v1', '/_sim', '/metrics', '/openapi.json'];
@@ -48,7 +48,11 @@ export class PersonaRegistry {
   constructor(personas: readonly Persona[]) {
     personas.forEach((p, i) => check(p, personas.slice(0, i)));
     this.all = [...personas];
-    this.#attrs = { load_balancers: composeAttrs(personas, 'load_balancers'), firewall_policies: composeAttrs(personas, 'firewall_policies') };
+    this.#attrs = {
+      servers: composeAttrs(personas, AttrsCollection.servers),
+      load_balancers: composeAttrs(personas, AttrsCollection.load_balancers),
+      firewall_policies: composeAttrs(personas, AttrsCollection.firewall_policies),
+    };
   }
 
   /** Every persona's routes, persona by persona in list order. */

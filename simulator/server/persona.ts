@@ -16,7 +16,7 @@ export const RateLimitReset = { delta: 'delta', epoch: 'epoch' } as const;
 export type RateLimitReset = (typeof RateLimitReset)[keyof typeof RateLimitReset];
 
 /** The collections whose records carry persona attributes (`dialect_attrs`). */
-export const AttrsCollection = { load_balancers: 'load_balancers', firewall_policies: 'firewall_policies' } as const;
+export const AttrsCollection = { servers: 'servers', load_balancers: 'load_balancers', firewall_policies: 'firewall_policies' } as const;
 export type AttrsCollection = (typeof AttrsCollection)[keyof typeof AttrsCollection];
 
 /** What the middleware needs to see a persona's path as simcloud's own (fault rules, resource types). */

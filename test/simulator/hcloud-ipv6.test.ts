@@ -1,5 +1,6 @@
 // IPv6 in the Hetzner persona: servers and load balancers show the public IPv6 simcloud gives them (a server its
-// /64 network, as Hetzner does; a load balancer its address), and change_dns_ptr takes a load balancer's IPv6.
+// /64 network, as Hetzner does; a load balancer its address), and change_dns_ptr takes a load balancer's IPv6
+// and any address of a server's /64.
 // Hetzner's CCM writes a load balancer's public_net.ipv6.ip into the Service status by default (a null there
 // made the status invalid: `ingress[1].ip: Invalid value: "<nil>"`) and sends it to change_dns_ptr for its
 // load-balancer.hetzner.cloud/ipv6-rdns annotation. The addresses are data only: nothing listens on them.
@@ -21,7 +22,7 @@ const HAction = z.object({ id: z.number(), status: z.string() });
 const HServer = z.object({
   id: z.number(),
   public_net: z.object({
-    ipv4: z.object({ ip: z.string() }).nullable(),
+    ipv4: z.object({ ip: z.string(), dns_ptr: z.string() }).nullable(),
     ipv6: z.object({ ip: z.string(), blocked: z.boolean(), dns_ptr: z.array(z.object({ ip: z.string(), dns_ptr: z.string() })) }).nullable(),
   }),
 });
@@ -52,6 +53,7 @@ async function server(publicNet?: { enable_ipv4: boolean; enable_ipv6: boolean }
     name: unique('v6'), server_type: 'sc-small', image: 'debian-13', location: 'sim-1', ...(publicNet === undefined ? {} : { public_net: publicNet }),
   });
   expect(made.status).toBe(201);
+  await finished(made.body.action.id);
   return made.body.server;
 }
 
@@ -91,5 +93,30 @@ describe('IPv6 in the Hetzner persona', () => {
     const wrong = await hcloud(HError, 'POST', `/load_balancers/${id}/actions/change_dns_ptr`, { ip: '2001:db8:2::ffff:ffff', dns_ptr: 'x.example.test' });
     expect(wrong.status).toBe(400);
     expect(wrong.body.error).toMatchObject({ code: 'invalid_input', details: { fields: [{ name: 'ip' }] } });
+  });
+
+  it('sets a server\'s reverse DNS for its IPv4 and for any address of its IPv6 /64, kept off /v1', async () => {
+    const s = await server();
+    const net = s.public_net.ipv6!.ip.replace('/64', '');
+    const set = async (ip: string, name: string | null): Promise<number> => {
+      const res = await hcloud(z.object({ action: HAction.extend({ command: z.string() }) }), 'POST', `/servers/${s.id}/actions/change_dns_ptr`, { ip, dns_ptr: name });
+      expect(res.body.action.command).toBe('change_dns_ptr');
+      await finished(res.body.action.id);
+      return res.status;
+    };
+    expect(await set(`${net}1`, 'node.example.test')).toBe(201);
+    expect(await set(`${net}abcd`, 'other.example.test')).toBe(201);
+    expect(await set(s.public_net.ipv4!.ip, 'v4.example.test')).toBe(201);
+    let got = (await hcloud(z.object({ server: HServer }), 'GET', `/servers/${s.id}`)).body.server.public_net;
+    expect(got.ipv4?.dns_ptr).toBe('v4.example.test');
+    expect(got.ipv6?.dns_ptr).toEqual([{ ip: `${net}1`, dns_ptr: 'node.example.test' }, { ip: `${net}abcd`, dns_ptr: 'other.example.test' }]);
+    await set(`${net}abcd`, null);
+    got = (await hcloud(z.object({ server: HServer }), 'GET', `/servers/${s.id}`)).body.server.public_net;
+    expect(got.ipv6?.dns_ptr).toEqual([{ ip: `${net}1`, dns_ptr: 'node.example.test' }]);
+    expect(await sc.client.servers.get(simId('srv', s.id))).not.toHaveProperty('dialect_attrs');
+
+    const outside = await hcloud(HError, 'POST', `/servers/${s.id}/actions/change_dns_ptr`, { ip: '2001:db8:ffff::1', dns_ptr: 'x.example.test' });
+    expect(outside.status).toBe(400);
+    expect(outside.body.error).toMatchObject({ code: 'invalid_input', details: { fields: [{ name: 'ip' }] } });
   });
 });

@@ -15,6 +15,8 @@ export const ActionCommand = {
   reboot_server: 'reboot_server',
   attach_server_to_network: 'attach_server_to_network',
   detach_server_from_network: 'detach_server_from_network',
+  /** A persona's settings of a server changed (e.g. Hetzner's reverse DNS); status and addresses stay. */
+  update_server: 'update_server',
   create_load_balancer: 'create_load_balancer',
   update_load_balancer: 'update_load_balancer',
   delete_load_balancer: 'delete_load_balancer',

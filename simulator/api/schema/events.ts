@@ -37,7 +37,7 @@ export const PersonaAttrs = z.record(z.string(), z.unknown());
 export type PersonaAttrs = z.infer<typeof PersonaAttrs>;
 
 /** Stored records, as they travel in `resource_change` events. */
-export const ServerRecord = Server.extend(owned);
+export const ServerRecord = Server.extend({ ...owned, dialect_attrs: PersonaAttrs.optional() });
 export type ServerRecord = z.infer<typeof ServerRecord>;
 export const NetworkRecord = Network.omit({ servers: true, load_balancers: true }).extend(owned);
 export type NetworkRecord = z.infer<typeof NetworkRecord>;

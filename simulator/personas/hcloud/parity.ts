@@ -32,6 +32,7 @@ export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
   'hcloud.servers.get': ok, 'hcloud.servers.update': ok, 'hcloud.servers.delete': ok,
   'hcloud.servers.poweron': ok, 'hcloud.servers.poweroff': ok, 'hcloud.servers.shutdown': ok, 'hcloud.servers.reboot': ok,
   'hcloud.servers.attachToNetwork': diff('alias_ips refused'), 'hcloud.servers.detachFromNetwork': ok,
+  'hcloud.servers.change_dns_ptr': diff('the IPv4 or any address of the IPv6 /64 (any spelling); no DNS answers; read back later the action says update_server'),
   'hcloud.networks.list': diff('one sort key'), 'hcloud.networks.create': diff('subnet type cloud or server only; no vSwitch; a subnet belongs to its network zone\'s first datacenter'),
   'hcloud.networks.get': ok, 'hcloud.networks.update': diff('expose_routes_to_vswitch refused'), 'hcloud.networks.delete': ok,
   'hcloud.networks.addRoute': ok, 'hcloud.networks.deleteRoute': ok,
@@ -56,7 +57,7 @@ export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
 
 /** Endpoints of the same resources that the persona does not serve (404 not_found). */
 export const NOT_SERVED: readonly (readonly [string, string])[] = [
-  ['POST /servers/{id}/actions/reset, rebuild, change_type, enable_rescue, disable_rescue, create_image, reset_password, attach_iso, detach_iso, enable_backup, disable_backup, change_protection, change_dns_ptr, add_to_placement_group, remove_from_placement_group, change_alias_ips, request_console', 'server actions a CCM does not call'],
+  ['POST /servers/{id}/actions/reset, rebuild, change_type, enable_rescue, disable_rescue, create_image, reset_password, attach_iso, detach_iso, enable_backup, disable_backup, change_protection, add_to_placement_group, remove_from_placement_group, change_alias_ips, request_console', 'server actions a CCM does not call'],
   ['GET /servers/{id}/metrics', 'no metrics'],
   ['POST /networks/{id}/actions/add_subnet, delete_subnet, change_ip_range, change_protection', 'subnets are set at create'],
   ['POST /load_balancers/{id}/actions/change_protection', 'no protection'],
@@ -75,7 +76,7 @@ const f = (field: string, entry: ParityEntry = ok): FieldParity => ({ field, ...
 export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = {
   server: [
     f('id', diff('the number in simcloud\'s id (srv-00000042 is 42)')), f('name'), f('status', diff('no migrating, rebuilding or unknown')), f('created'), f('labels'), f('locked'),
-    f('public_net.ipv4', diff('a loopback address from simcloud\'s pool; dns_ptr is generated')), f('public_net.ipv6', diff('the /64 simcloud gives the server (2001:db8:1::/48, documentation prefix; data only, nothing answers on it); dns_ptr empty; null when created without IPv6')),
+    f('public_net.ipv4', diff('a loopback address from simcloud\'s pool; dns_ptr as set by change_dns_ptr, else generated')), f('public_net.ipv6', diff('the /64 simcloud gives the server (2001:db8:1::/48, documentation prefix; data only, nothing answers on it); dns_ptr lists the names set by change_dns_ptr; null when created without IPv6')),
     f('public_net.floating_ips, firewalls', none('always empty')), f('private_net', diff('mac_address derived from the ids; alias_ips empty')),
     f('server_type'), f('location'), f('datacenter', diff('still returned, as Hetzner did before removing it')), f('image'),
     f('load_balancers', diff('every LB whose targets resolve to the server')), f('protection', none('always false')),

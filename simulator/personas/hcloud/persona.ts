@@ -13,6 +13,7 @@ import { loadBalancerActionRoutes } from './lb-actions.ts';
 import { HcloudLbAttrs } from './lb-attrs.ts';
 import { loadBalancerRoutes } from './load-balancers.ts';
 import { networkRoutes } from './networks.ts';
+import { HcloudServerAttrs } from './server-attrs.ts';
 import { serverRoutes } from './servers.ts';
 
 /** Action routes come first: `/servers/actions` must not be taken for the server with id `actions`. */
@@ -26,6 +27,6 @@ export const hcloud: Persona = {
   errors: { status: (e) => e.status, body: (e) => ({ error: hcloudError(e) }) },
   rateLimitReset: 'epoch',
   paths: { collections: COLLECTIONS },
-  attrs: { load_balancers: HcloudLbAttrs },
+  attrs: { servers: HcloudServerAttrs, load_balancers: HcloudLbAttrs },
   catalogue: { region: locationView, serverType: serverTypeView },
 };

@@ -10,7 +10,9 @@ import type { ServerActionName } from '../../api/schema/servers.ts';
 import type { ServerRec } from '../../server/store/state.ts';
 import { NumericIdParams } from '../numeric-ids.ts';
 import { byIdOrName, firstZoneOf, regionOfLocation } from './catalogue.ts';
-import { PREFIX, owned, sid, simListQuery } from './common.ts';
+import { NAME, PREFIX, owned, sid, simListQuery } from './common.ts';
+import { ChangeDnsPtrBody } from './lb-schemas.ts';
+import { withDnsPtr } from './server-attrs.ts';
 import { CreateServerBody, Empty, NetworkOnly, NetworkRef, ServerListQuery, UpdateBody } from './schemas.ts';
 import { actionView, serverView } from './views.ts';
 
@@ -79,6 +81,15 @@ export const serverRoutes: RouteDef[] = [
     handle: async (sim, { caller, params }) => ({ action: actionView(await svc.deleteServer(sim, caller, sid('servers', params.id))) }),
   }),
   power('poweron'), power('poweroff'), power('shutdown'), power('reboot'),
+  defineRoute({
+    method: 'post', path: `${PREFIX}/servers/:id/actions/change_dns_ptr`, operation: 'hcloud.servers.change_dns_ptr', summary: 'Set the reverse DNS of a public address',
+    params: NumericIdParams, body: ChangeDnsPtrBody, status: 201,
+    handle: async (sim, { caller, params, body }) => {
+      const server = owned(sim, caller, 'servers', params.id);
+      const attrs = withDnsPtr(server, body.ip, body.dns_ptr);
+      return { action: actionView(await svc.updateServerAttrsByAction(sim, caller, server.id, { [NAME]: attrs }), 'change_dns_ptr') };
+    },
+  }),
   defineRoute({
     method: 'post', path: `${PREFIX}/servers/:id/actions/attach_to_network`, operation: 'hcloud.servers.attachToNetwork', summary: 'Attach to a network',
     params: NumericIdParams, body: NetworkRef, status: 201,

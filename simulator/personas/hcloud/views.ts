@@ -10,16 +10,18 @@ import type { Server } from '../../api/schema/servers.ts';
 import type { Network } from '../../api/schema/networks.ts';
 import { IMAGES, SERVER_TYPES, regionById, zoneById } from '../../server/resources/catalogue/data.ts';
 import type { Sim } from '../../server/context.ts';
+import { findRecord } from '../../server/resources/common.ts';
 import { loadBalancersTargeting } from '../../server/resources/load-balancers/service.ts';
 import { SERVER_IPV6_PREFIX } from '../../server/store/state.ts';
 import { numericIdOf } from '../numeric-ids.ts';
 import { datacenterView, imageView, locationView, serverTypeView } from './catalogue.ts';
+import { serverAttrsOf } from './server-attrs.ts';
 
 /** simcloud action commands as Hetzner names them (power actions are start/stop_server there). */
 const COMMANDS: Record<Action['command'], string> = {
   create_server: 'create_server', delete_server: 'delete_server', poweron_server: 'start_server', poweroff_server: 'stop_server',
   shutdown_server: 'shutdown_server', reboot_server: 'reboot_server', attach_server_to_network: 'attach_to_network',
-  detach_server_from_network: 'detach_from_network', create_load_balancer: 'create_load_balancer', update_load_balancer: 'update_load_balancer',
+  detach_server_from_network: 'detach_from_network', update_server: 'update_server', create_load_balancer: 'create_load_balancer', update_load_balancer: 'update_load_balancer',
   delete_load_balancer: 'delete_load_balancer', attach_load_balancer_to_network: 'attach_to_network',
   detach_load_balancer_from_network: 'detach_from_network', add_route: 'add_route', delete_route: 'delete_route',
 };
@@ -43,6 +45,23 @@ function mac(serverId: number, networkId: number): string {
   return bytes.map((b) => b.toString(16).padStart(2, '0')).join(':');
 }
 
+/**
+ * A server's public addresses with their reverse DNS (set by change_dns_ptr, else generated for the IPv4).
+ * Hetzner shows the IPv6 as the server's /64 network (the server answers on its ::1; data only here) and lists
+ * each of its addresses that has a name.
+ */
+function publicNetView(sim: Sim, s: Server, id: number): Record<string, unknown> {
+  const dnsPtr = serverAttrsOf(findRecord(sim, 'servers', s.id) ?? s).dns_ptr;
+  return {
+    ipv4: s.public_ipv4 === null ? null : { id, ip: s.public_ipv4, blocked: false, dns_ptr: dnsPtr[s.public_ipv4] ?? generatedDnsPtr(s.public_ipv4) },
+    ipv6: s.public_ipv6 === null ? null : {
+      id, ip: formatCidr6(enclosingRange6(s.public_ipv6, SERVER_IPV6_PREFIX)), blocked: false,
+      dns_ptr: Object.entries(dnsPtr).filter(([ip]) => isIPv6(ip)).map(([ip, name]) => ({ ip, dns_ptr: name })),
+    },
+    floating_ips: [], firewalls: [],
+  };
+}
+
 export function serverView(sim: Sim, s: Server): Record<string, unknown> {
   const id = numericIdOf(s.id);
   const zone = zoneById(s.zone);
@@ -52,12 +71,7 @@ export function serverView(sim: Sim, s: Server): Record<string, unknown> {
   const lbs = loadBalancersTargeting(sim, s.id).map((lb) => numericIdOf(lb.id));
   return {
     id, name: s.name, status: s.status, created: s.created,
-    public_net: {
-      ipv4: s.public_ipv4 === null ? null : { id, ip: s.public_ipv4, blocked: false, dns_ptr: generatedDnsPtr(s.public_ipv4) },
-      // Hetzner shows a server's IPv6 as its /64 network; the server answers on its ::1 (data only here).
-      ipv6: s.public_ipv6 === null ? null : { id, ip: formatCidr6(enclosingRange6(s.public_ipv6, SERVER_IPV6_PREFIX)), blocked: false, dns_ptr: [] },
-      floating_ips: [], firewalls: [],
-    },
+    public_net: publicNetView(sim, s, id),
     private_net: s.private_networks.map((p) => ({ network: numericIdOf(p.network_id), ip: p.ip, alias_ips: [], mac_address: mac(id, numericIdOf(p.network_id)) })),
     server_type: type === undefined ? null : serverTypeView(type),
     datacenter: zone === undefined ? null : datacenterView(zone),

@@ -22,6 +22,7 @@ describe('stage tables', () => {
         "reboot_server": "stopping(300±100) → starting(1000±300) → running(0±0)",
         "shutdown_server": "stopping(2000±500) → off(0±0)",
         "update_load_balancer": "updating(300±100) → active(0±0)",
+        "update_server": "updating(200±50) → done(0±0)",
       }
     `);
   });

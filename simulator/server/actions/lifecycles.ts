@@ -36,6 +36,7 @@ export const LIFECYCLES: Record<ActionCommand, Lifecycle> = {
   delete_server: server([s('deleting', 500, 100, 'deleted'), s('deleted', 0, 0, null)]),
   attach_server_to_network: server([s('attaching', 300, 100, 'done'), s('done', 0, 0, null)], false),
   detach_server_from_network: server([s('detaching', 300, 100, 'done'), s('done', 0, 0, null)], false),
+  update_server: server([s('updating', 200, 50, 'done'), s('done', 0, 0, null)], false),
   create_load_balancer: lb([s('provisioning', 2000, 500, 'active'), s('active', 0, 0, null)]),
   update_load_balancer: lb([s('updating', 300, 100, 'active'), s('active', 0, 0, null)]),
   delete_load_balancer: lb([s('deleting', 500, 100, 'deleted'), s('deleted', 0, 0, null)]),

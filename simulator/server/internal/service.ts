@@ -4,6 +4,7 @@ import type { CreateTokenRequest, CreatedToken, Project, Token } from '../../api
 import type { SeedName, SetTimeRequest, Snapshot, TimeState } from '../../api/schema/internal.ts';
 import { newIds, nowIso, type Sim } from '../context.ts';
 import { SimcloudError, conflict, fieldsFromZod, forbidden, invalidInput, notFound } from '../errors.ts';
+import { AttrsCollection } from '../persona.ts';
 import { MigrationError, migrate } from '../store/migrations.ts';
 import { COLLECTIONS, emptyState, type Change, type StateDoc } from '../store/state.ts';
 import { SEEDS } from './seeds.ts';
@@ -48,7 +49,7 @@ export async function loadSnapshot(sim: Sim, body: Snapshot): Promise<void> {
 
 /** A snapshot comes from outside: every persona slice of its records must parse with that persona's schema. */
 function checkPersonaAttrs(sim: Sim, doc: StateDoc): void {
-  for (const coll of ['load_balancers', 'firewall_policies'] as const) {
+  for (const coll of Object.values(AttrsCollection)) {
     const schema = sim.personas.attrsSchema(coll);
     for (const [id, rec] of Object.entries(doc[coll] as Record<string, { dialect_attrs?: unknown }>)) {
       const parsed = rec.dialect_attrs === undefined ? undefined : schema.safeParse(rec.dialect_attrs);

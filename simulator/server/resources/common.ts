@@ -209,7 +209,7 @@ function highestId(changes: readonly Change[]): Change[] {
   return counts.at(-1) === top ? [] : [{ op: 'meta', next_id: top }];
 }
 
-const NON_STATUS = new Set<ActionCommand>(['attach_server_to_network', 'detach_server_from_network', 'attach_load_balancer_to_network', 'detach_load_balancer_from_network', 'add_route', 'delete_route']);
+const NON_STATUS = new Set<ActionCommand>(['attach_server_to_network', 'detach_server_from_network', 'update_server', 'attach_load_balancer_to_network', 'detach_load_balancer_from_network', 'add_route', 'delete_route']);
 const isStatusCommand = (c: ActionCommand): boolean => !NON_STATUS.has(c);
 
 /** Drops `project_id` for the wire. */

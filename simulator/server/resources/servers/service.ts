@@ -6,9 +6,13 @@ import { conflict, invalidField } from '../../errors.ts';
 import { contains, parseCidr } from '../../../../lib/ipv4.ts';
 import { IPV6_RANGES, SERVER_IPV6_PREFIX, type ActionRec, type Change, type NetworkRec, type ServerRec } from '../../store/state.ts';
 import { IMAGES, SERVER_TYPES, zoneById } from '../catalogue/data.ts';
-import { ensureUnlocked, getOwned, listOwned, publicView, startAction, type ListQuery } from '../common.ts';
+import { ensureUnlocked, getOwned, listOwned, publicView, startAction, withAttrs, type AttrSlices, type ListQuery } from '../common.ts';
 
-export const toServer = (s: ServerRec): Server => publicView(s);
+/** The /v1 view: without the owner and the persona attributes. */
+export function toServer(s: ServerRec): Server {
+  const { dialect_attrs: _attrs, ...rest } = publicView(s);
+  return rest;
+}
 
 function checkName(sim: Sim, caller: Caller, name: string, selfId?: string): void {
   for (const s of sim.store.all('servers')) {
@@ -125,6 +129,13 @@ export async function updateServer(sim: Sim, caller: Caller, id: string, body: U
   const doc = { ...server, ...(body.name === undefined ? {} : { name: body.name }), ...(body.labels === undefined ? {} : { labels: body.labels }) };
   await sim.store.commit([{ op: 'put', coll: 'servers', doc }]);
   return toServer(doc);
+}
+
+/** Persona attribute slices of a server, set with the update_server action (one commit; the server is locked until it ends). */
+export async function updateServerAttrsByAction(sim: Sim, caller: Caller, id: string, attrs: AttrSlices): Promise<ActionRec> {
+  const server = getOwned(sim, caller, 'servers', id);
+  ensureUnlocked(server, 'server');
+  return startAction(sim, caller, { command: 'update_server', coll: 'servers', doc: withAttrs({ ...server }, attrs) });
 }
 
 export async function deleteServer(sim: Sim, caller: Caller, id: string): Promise<ActionRec> {
