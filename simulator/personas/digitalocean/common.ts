@@ -92,13 +92,16 @@ interface Pages {
 }
 
 /** Where a list lives: its key in the body, its path under the prefix and the filters its links repeat. */
-export interface ListOf {
-  key: string;
+export interface ListOf<K extends string> {
+  key: K;
   extra?: Record<string, string>;
 }
 
+/** One page of DigitalOcean's list envelope: the items under their key, links and meta (responses.ts `list`). */
+export type Page<K extends string, T> = { [P in K]: T[] } & { links: { pages?: Pages }; meta: { total: number } };
+
 /** One page of `items` under `key` (also the path), with DigitalOcean's links (absent on a single page) and meta. */
-export function pageOf<T>({ key, extra = {} }: ListOf, items: readonly T[], q: ListQuery): Record<string, unknown> {
+export function pageOf<K extends string, T>({ key, extra = {} }: ListOf<K>, items: readonly T[], q: ListQuery): Page<K, T> {
   const perPage = q.per_page ?? 20;
   const page = q.page ?? 1;
   const last = Math.max(1, Math.ceil(items.length / perPage));
@@ -106,7 +109,8 @@ export function pageOf<T>({ key, extra = {} }: ListOf, items: readonly T[], q: L
   const pages: Pages = {};
   if (page > 1) Object.assign(pages, { first: url(1), prev: url(Math.min(page - 1, last)) });
   if (page < last) Object.assign(pages, { next: url(page + 1), last: url(last) });
-  return { [key]: items.slice((page - 1) * perPage, page * perPage), links: Object.keys(pages).length === 0 ? {} : { pages }, meta: { total: items.length } };
+  const slice = { [key]: items.slice((page - 1) * perPage, page * perPage) } as { [P in K]: T[] };
+  return { ...slice, links: Object.keys(pages).length === 0 ? {} : { pages }, meta: { total: items.length } };
 }
 
 /** The object without its undefined fields, to spread over defaults. */

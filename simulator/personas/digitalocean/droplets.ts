@@ -14,6 +14,7 @@ import * as svc from '../../server/resources/servers/service.ts';
 import type { ActionRec } from '../../server/store/state.ts';
 import { NumericIdParams, numericIdOf, simcloudId } from '../numeric-ids.ts';
 import { ListQuery, PREFIX, dropletSid, labelsOf, ownedDroplet, pageOf, tagsOf } from './common.ts';
+import { Action, Droplet, DropletCreated, NoContent, list, one } from './responses.ts';
 import { actionView, dropletView } from './views.ts';
 
 const Tags = z.array(z.string().max(255)).max(50);
@@ -41,7 +42,7 @@ function image(ref: string | number): string {
   return slug;
 }
 
-async function create(sim: Sim, caller: Caller, body: CreateDropletBody): Promise<Record<string, unknown>> {
+async function create(sim: Sim, caller: Caller, body: CreateDropletBody): Promise<DropletCreated> {
   const zone = ZONES.find((z) => z.region === body.region);
   if (zone === undefined) throw invalidField('region', `unknown region ${body.region}`);
   if (!SERVER_TYPES.some((t) => t.id === body.size)) throw invalidField('size', `unknown size ${body.size}; one of ${SERVER_TYPES.map((t) => t.id).join(', ')}`);
@@ -63,7 +64,7 @@ function ownedAction(sim: Sim, caller: Caller, n: number, dropletId?: string): A
 }
 
 /** An action as DigitalOcean shows it, with the region of the droplet it concerns. */
-export function viewAction(sim: Sim, a: ActionRec): Record<string, unknown> {
+export function viewAction(sim: Sim, a: ActionRec): Action {
   const res = a.resources[0];
   return actionView(a, res?.type === 'server' ? findRecord(sim, 'servers', res.id)?.region : undefined);
 }
@@ -71,7 +72,7 @@ export function viewAction(sim: Sim, a: ActionRec): Record<string, unknown> {
 export const dropletRoutes: RouteDef[] = [
   defineRoute({
     method: 'get', path: `${PREFIX}/droplets`, operation: 'digitalocean.droplets.list', summary: 'List droplets, by tag_name or name', query: DropletListQuery,
-    handle: (sim, { caller, query }) => {
+    response: list('droplets', Droplet), handle: (sim, { caller, query }) => {
       const mine = ownedRecords(sim, caller, 'servers')
         .filter((s) => (query.tag_name === undefined || tagsOf(s.labels).includes(query.tag_name)) && (query.name === undefined || s.name === query.name));
       const filter = Object.fromEntries(Object.entries({ tag_name: query.tag_name, name: query.name }).filter(([, v]) => v !== undefined)) as Record<string, string>;
@@ -80,40 +81,40 @@ export const dropletRoutes: RouteDef[] = [
   }),
   defineRoute({
     method: 'post', path: `${PREFIX}/droplets`, operation: 'digitalocean.droplets.create', summary: 'Create a droplet', body: CreateDropletBody, status: 202,
-    handle: (sim, { caller, body }) => create(sim, caller, body),
+    response: DropletCreated, handle: (sim, { caller, body }) => create(sim, caller, body),
   }),
   defineRoute({
     method: 'get', path: `${PREFIX}/droplets/:id`, operation: 'digitalocean.droplets.get', summary: 'Get a droplet', params: NumericIdParams,
-    handle: (sim, { caller, params }) => ({ droplet: dropletView(ownedDroplet(sim, caller, params.id)) }),
+    response: one('droplet', Droplet), handle: (sim, { caller, params }) => ({ droplet: dropletView(ownedDroplet(sim, caller, params.id)) }),
   }),
   defineRoute({
     method: 'delete', path: `${PREFIX}/droplets/:id`, operation: 'digitalocean.droplets.delete', summary: 'Delete a droplet', params: NumericIdParams, status: 204,
-    handle: async (sim, { caller, params }) => {
+    response: NoContent, handle: async (sim, { caller, params }) => {
       await svc.deleteServer(sim, caller, dropletSid(params.id));
     },
   }),
   defineRoute({
     method: 'post', path: `${PREFIX}/droplets/:id/actions`, operation: 'digitalocean.droplets.action', summary: 'Power a droplet on, off, or reboot it',
     params: NumericIdParams, body: ActionBody, status: 201,
-    handle: async (sim, { caller, params, body }) => ({ action: viewAction(sim, await svc.powerAction(sim, caller, dropletSid(params.id), POWER[body.type])) }),
+    response: one('action', Action), handle: async (sim, { caller, params, body }) => ({ action: viewAction(sim, await svc.powerAction(sim, caller, dropletSid(params.id), POWER[body.type])) }),
   }),
   defineRoute({
     method: 'get', path: `${PREFIX}/droplets/:id/actions/:action`, operation: 'digitalocean.droplets.action.get', summary: "Get a droplet's action",
     params: ActionParams,
-    handle: (sim, { caller, params }) => {
+    response: one('action', Action), handle: (sim, { caller, params }) => {
       const droplet = ownedDroplet(sim, caller, params.id);
       return { action: viewAction(sim, ownedAction(sim, caller, params.action, droplet.id)) };
     },
   }),
   defineRoute({
     method: 'get', path: `${PREFIX}/actions`, operation: 'digitalocean.actions.list', summary: 'List actions', query: ListQuery,
-    handle: (sim, { caller, query }) => {
+    response: list('actions', Action), handle: (sim, { caller, query }) => {
       const mine = ownedRecords(sim, caller, 'actions').sort((a, b) => numericIdOf(b.id) - numericIdOf(a.id));
       return pageOf({ key: 'actions' }, mine.map((a) => viewAction(sim, a)), query);
     },
   }),
   defineRoute({
     method: 'get', path: `${PREFIX}/actions/:id`, operation: 'digitalocean.actions.get', summary: 'Get an action', params: NumericIdParams,
-    handle: (sim, { caller, params }) => ({ action: viewAction(sim, ownedAction(sim, caller, params.id)) }),
+    response: one('action', Action), handle: (sim, { caller, params }) => ({ action: viewAction(sim, ownedAction(sim, caller, params.id)) }),
   }),
 ];

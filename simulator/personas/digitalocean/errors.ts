@@ -5,6 +5,7 @@
  */
 import type { SimcloudError } from '../../server/errors.ts';
 import { numericMessage } from '../numeric-ids.ts';
+import type { ErrorBody } from './responses.ts';
 
 interface Shape {
   id: string;
@@ -35,7 +36,7 @@ function messageOf(e: SimcloudError): string {
 
 export const doStatus = (e: SimcloudError): number => shapeOf(e).status;
 
-export function doErrorBody(e: SimcloudError, requestId?: string): { id: string; message: string; request_id: string } {
+export function doErrorBody(e: SimcloudError, requestId?: string): ErrorBody {
   const s = shapeOf(e);
   return { id: s.id, message: s.message ?? messageOf(e), request_id: requestId ?? '' };
 }

@@ -18,6 +18,7 @@ import type { FirewallPolicyRec } from '../../server/store/state.ts';
 import { numericIdOf, simcloudId } from '../numeric-ids.ts';
 import { firewallAttrs, type DoFirewallAttrs, type DoRuleLbs } from './attrs.ts';
 import { NAME, UuidParams, ListQuery, PREFIX, doTime, labelsOf, numberOfUuid, ownedDroplet, pageOf, uuidOf, visible } from './common.ts';
+import { Firewall, NoContent, list, one, type RuleBase } from './responses.ts';
 
 const Targets = z.strictObject({
   addresses: z.array(z.string().max(64)).max(64).optional(), tags: z.array(z.string().max(255)).max(16).optional(),
@@ -109,14 +110,14 @@ function targetsOf(r: FirewallRule, index: number, a: DoFirewallAttrs): { addres
   return mine === undefined ? { addresses } : { addresses, load_balancer_uids: mine.load_balancer_uids };
 }
 
-export function firewallView(p: FirewallPolicyRec): Record<string, unknown> {
+export function firewallView(p: FirewallPolicyRec): Firewall {
   const a = firewallAttrs(p) ?? { droplet_ids: [], tags: [] };
-  const carried = p.rules.map((r, index) => ({ r, index })).filter(({ r }) => r.protocol !== 'any');
-  const rule = (r: FirewallRule): Record<string, unknown> => ({ protocol: r.protocol, ports: r.protocol === 'icmp' ? '' : (r.ports ?? '0') });
+  const carried = p.rules.flatMap((r, index) => (r.protocol === 'any' ? [] : [{ r, index, protocol: r.protocol }]));
+  const rule = (r: FirewallRule, protocol: RuleBase['protocol']): RuleBase => ({ protocol, ports: protocol === 'icmp' ? '' : (r.ports ?? '0') });
   return {
     id: uuidOf(p.id), name: p.name, status: 'succeeded', created_at: doTime(p.created), pending_changes: [], droplet_ids: a.droplet_ids, tags: a.tags,
-    inbound_rules: carried.filter(({ r }) => r.direction === 'inbound').map(({ r, index }) => ({ ...rule(r), sources: targetsOf(r, index, a) })),
-    outbound_rules: carried.filter(({ r }) => r.direction === 'outbound').map(({ r, index }) => ({ ...rule(r), destinations: targetsOf(r, index, a) })),
+    inbound_rules: carried.filter(({ r }) => r.direction === 'inbound').map(({ r, index, protocol }) => ({ ...rule(r, protocol), sources: targetsOf(r, index, a) })),
+    outbound_rules: carried.filter(({ r }) => r.direction === 'outbound').map(({ r, index, protocol }) => ({ ...rule(r, protocol), destinations: targetsOf(r, index, a) })),
   };
 }
 
@@ -127,7 +128,7 @@ function ownedFirewall(sim: Sim, caller: Caller, uuid: string): FirewallPolicyRe
   return p;
 }
 
-async function create(sim: Sim, caller: Caller, b: FirewallBody): Promise<Record<string, unknown>> {
+async function create(sim: Sim, caller: Caller, b: FirewallBody): Promise<{ firewall: Firewall }> {
   const { rules, ...kept } = parseRules(sim, caller, b);
   const digitalocean = attrs(sim, caller, b, kept);
   const plan = svc.planFirewallPolicyCreate(sim, caller, { name: b.name, rules }, { dialect_attrs: { [NAME]: digitalocean } });
@@ -135,7 +136,7 @@ async function create(sim: Sim, caller: Caller, b: FirewallBody): Promise<Record
   return { firewall: firewallView(plan.doc) };
 }
 
-async function update(sim: Sim, caller: Caller, p: FirewallPolicyRec, b: FirewallBody): Promise<Record<string, unknown>> {
+async function update(sim: Sim, caller: Caller, p: FirewallPolicyRec, b: FirewallBody): Promise<{ firewall: Firewall }> {
   const { rules, ...kept } = parseRules(sim, caller, b);
   const digitalocean = attrs(sim, caller, b, kept);
   // Name, rules and the DigitalOcean attributes in one commit: a crash keeps all of the PUT or none of it.
@@ -147,26 +148,26 @@ async function update(sim: Sim, caller: Caller, p: FirewallPolicyRec, b: Firewal
 export const firewallRoutes: RouteDef[] = [
   defineRoute({
     method: 'get', path: `${PREFIX}/firewalls`, operation: 'digitalocean.firewalls.list', summary: 'List firewalls', query: ListQuery,
-    handle: (sim, { caller, query }) => {
+    response: list('firewalls', Firewall), handle: (sim, { caller, query }) => {
       const mine = ownedRecords(sim, caller, 'firewall_policies').sort((a, b) => numericIdOf(a.id) - numericIdOf(b.id));
       return pageOf({ key: 'firewalls' }, mine.map(firewallView), query);
     },
   }),
   defineRoute({
     method: 'post', path: `${PREFIX}/firewalls`, operation: 'digitalocean.firewalls.create', summary: 'Create a firewall', body: FirewallBody, status: 202,
-    handle: (sim, { caller, body }) => create(sim, caller, body),
+    response: one('firewall', Firewall), handle: (sim, { caller, body }) => create(sim, caller, body),
   }),
   defineRoute({
     method: 'get', path: `${PREFIX}/firewalls/:id`, operation: 'digitalocean.firewalls.get', summary: 'Get a firewall', params: UuidParams,
-    handle: (sim, { caller, params }) => ({ firewall: firewallView(ownedFirewall(sim, caller, params.id)) }),
+    response: one('firewall', Firewall), handle: (sim, { caller, params }) => ({ firewall: firewallView(ownedFirewall(sim, caller, params.id)) }),
   }),
   defineRoute({
     method: 'put', path: `${PREFIX}/firewalls/:id`, operation: 'digitalocean.firewalls.update', summary: 'Replace a firewall', params: UuidParams, body: FirewallBody,
-    handle: (sim, { caller, params, body }) => update(sim, caller, ownedFirewall(sim, caller, params.id), body),
+    response: one('firewall', Firewall), handle: (sim, { caller, params, body }) => update(sim, caller, ownedFirewall(sim, caller, params.id), body),
   }),
   defineRoute({
     method: 'delete', path: `${PREFIX}/firewalls/:id`, operation: 'digitalocean.firewalls.delete', summary: 'Delete a firewall', params: UuidParams, status: 204,
-    handle: async (sim, { caller, params }) => {
+    response: NoContent, handle: async (sim, { caller, params }) => {
       await svc.deleteFirewallPolicy(sim, caller, ownedFirewall(sim, caller, params.id).id);
     },
   }),

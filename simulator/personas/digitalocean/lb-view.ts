@@ -5,14 +5,15 @@ import type { LoadBalancerRec } from '../../server/store/state.ts';
 import { numericIdOf } from '../numeric-ids.ts';
 import { doTime, uuidOf } from './common.ts';
 import { attrsOf, kindOf } from './lb-model.ts';
+import type { LoadBalancer } from './responses.ts';
 import { regionView } from './views.ts';
 
 const DEFAULT_HEALTH_CHECK = { port: 80, path: '/', check_interval_seconds: 10, response_timeout_seconds: 5, unhealthy_threshold: 3, proxy_protocol: false };
 
-const STATUS: Record<LoadBalancerRec['status'], string> = { provisioning: 'new', active: 'active', updating: 'active', error: 'errored', deleting: 'active' };
+const STATUS: Record<LoadBalancerRec['status'], LoadBalancer['status']> = { provisioning: 'new', active: 'active', updating: 'active', error: 'errored', deleting: 'active' };
 
 /** The one health check: the first service's (every service has the same when this persona set them), else the default. */
-function healthCheckView(lb: LoadBalancerRec): Record<string, unknown> {
+function healthCheckView(lb: LoadBalancerRec): LoadBalancer['health_check'] {
   const a = attrsOf(lb);
   const s = lb.services[0];
   if (s === undefined) return { ...DEFAULT_HEALTH_CHECK, protocol: a.health_check_protocol, healthy_threshold: a.healthy_threshold };
@@ -25,7 +26,7 @@ function healthCheckView(lb: LoadBalancerRec): Record<string, unknown> {
   };
 }
 
-export function loadBalancerView(sim: Sim, lb: LoadBalancerRec): Record<string, unknown> {
+export function loadBalancerView(sim: Sim, lb: LoadBalancerRec): LoadBalancer {
   const a = attrsOf(lb);
   const { type, network_stack } = kindOf(lb);
   const selector = lb.targets.find((t) => t.kind === 'label_selector');
@@ -34,7 +35,7 @@ export function loadBalancerView(sim: Sim, lb: LoadBalancerRec): Record<string, 
   // Addresses appear once the load balancer is up; an IPv6 one only for DUALSTACK (data only: nothing answers on it).
   const ipv6 = status === 'new' || network_stack !== 'DUALSTACK' ? '' : lb.public_ipv6;
   return {
-    id: uuidOf(lb.id), name: lb.name, ip: status === 'new' ? '' : lb.public_ipv4, ipv6, size_slug: a.size_slug, size_unit: a.size_unit, type,
+    id: uuidOf(lb.id), name: lb.name, ip: status === 'new' ? '' : lb.public_ipv4, ipv6, size: a.size_slug, size_unit: a.size_unit, type,
     algorithm: lb.algorithm, status, created_at: doTime(lb.created),
     forwarding_rules: lb.services.map((s) => {
       const r = a.rules.find((x) => x.entry_port === s.listen_port);

@@ -15,6 +15,7 @@ import { UuidParams, ListQuery, PREFIX, ownedLb, pageOf, visible } from './commo
 import { attrsOf, commit, fromBody, withDroplets, withRules } from './lb-model.ts';
 import { DropletsBody, LoadBalancerBody, RulesBody } from './lb-schemas.ts';
 import { loadBalancerView } from './lb-view.ts';
+import { LoadBalancer, NoContent, list, one } from './responses.ts';
 
 function region(b: LoadBalancerBody, current?: LoadBalancerRec): string {
   if (b.region === undefined) {
@@ -26,7 +27,7 @@ function region(b: LoadBalancerBody, current?: LoadBalancerRec): string {
   return b.region;
 }
 
-async function create(sim: Sim, caller: Caller, body: LoadBalancerBody): Promise<Record<string, unknown>> {
+async function create(sim: Sim, caller: Caller, body: LoadBalancerBody): Promise<{ load_balancer: LoadBalancer }> {
   const location = region(body);
   const { fields, attrs } = fromBody(sim, caller, body);
   const { load_balancer } = await svc.createLoadBalancer(sim, caller, {
@@ -35,7 +36,7 @@ async function create(sim: Sim, caller: Caller, body: LoadBalancerBody): Promise
   return { load_balancer: loadBalancerView(sim, getOwned(sim, caller, 'load_balancers', load_balancer.id)) };
 }
 
-async function update(sim: Sim, caller: Caller, lb: LoadBalancerRec, body: LoadBalancerBody): Promise<Record<string, unknown>> {
+async function update(sim: Sim, caller: Caller, lb: LoadBalancerRec, body: LoadBalancerBody): Promise<{ load_balancer: LoadBalancer }> {
   region(body, lb);
   const { fields, attrs } = fromBody(sim, caller, body, lb);
   const doc = await commit(sim, caller, lb, { fields: { ...fields, name: body.name ?? lb.name }, attrs });
@@ -47,7 +48,7 @@ const sub = (method: 'post' | 'delete', what: 'forwarding_rules' | 'droplets'): 
 export const loadBalancerRoutes: RouteDef[] = [
   defineRoute({
     method: 'get', path: `${PREFIX}/load_balancers`, operation: 'digitalocean.load_balancers.list', summary: 'List load balancers', query: ListQuery,
-    handle: (sim, { caller, query }) => {
+    response: list('load_balancers', LoadBalancer), handle: (sim, { caller, query }) => {
       const mine = ownedRecords(sim, caller, 'load_balancers').filter(visible);
       return pageOf({ key: 'load_balancers' }, mine.map((lb) => loadBalancerView(sim, lb)), query);
     },
@@ -55,28 +56,28 @@ export const loadBalancerRoutes: RouteDef[] = [
   defineRoute({
     method: 'post', path: `${PREFIX}/load_balancers`, operation: 'digitalocean.load_balancers.create', summary: 'Create a load balancer',
     body: LoadBalancerBody, status: 202,
-    handle: (sim, { caller, body }) => create(sim, caller, body),
+    response: one('load_balancer', LoadBalancer), handle: (sim, { caller, body }) => create(sim, caller, body),
   }),
   defineRoute({
     method: 'get', path: `${PREFIX}/load_balancers/:id`, operation: 'digitalocean.load_balancers.get', summary: 'Get a load balancer', params: UuidParams,
-    handle: (sim, { caller, params }) => ({ load_balancer: loadBalancerView(sim, ownedLb(sim, caller, params.id)) }),
+    response: one('load_balancer', LoadBalancer), handle: (sim, { caller, params }) => ({ load_balancer: loadBalancerView(sim, ownedLb(sim, caller, params.id)) }),
   }),
   defineRoute({
     method: 'put', path: `${PREFIX}/load_balancers/:id`, operation: 'digitalocean.load_balancers.update', summary: 'Replace a load balancer',
     params: UuidParams, body: LoadBalancerBody,
-    handle: (sim, { caller, params, body }) => update(sim, caller, ownedLb(sim, caller, params.id), body),
+    response: one('load_balancer', LoadBalancer), handle: (sim, { caller, params, body }) => update(sim, caller, ownedLb(sim, caller, params.id), body),
   }),
   defineRoute({
     method: 'delete', path: `${PREFIX}/load_balancers/:id`, operation: 'digitalocean.load_balancers.delete', summary: 'Delete a load balancer',
     params: UuidParams, status: 204,
-    handle: async (sim, { caller, params }) => {
+    response: NoContent, handle: async (sim, { caller, params }) => {
       await svc.deleteLoadBalancer(sim, caller, ownedLb(sim, caller, params.id).id);
     },
   }),
   ...(['post', 'delete'] as const).flatMap((method) => [
     defineRoute({
       method, path: `${PREFIX}/load_balancers/:id/forwarding_rules`, operation: sub(method, 'forwarding_rules'),
-      summary: `${method === 'post' ? 'Add' : 'Remove'} forwarding rules`, params: UuidParams, body: RulesBody, status: 204,
+      summary: `${method === 'post' ? 'Add' : 'Remove'} forwarding rules`, params: UuidParams, body: RulesBody, status: 204, response: NoContent,
       handle: async (sim, { caller, params, body }) => {
         const lb = ownedLb(sim, caller, params.id);
         const attrs = attrsOf(lb);
@@ -93,7 +94,7 @@ export const loadBalancerRoutes: RouteDef[] = [
     }),
     defineRoute({
       method, path: `${PREFIX}/load_balancers/:id/droplets`, operation: sub(method, 'droplets'),
-      summary: `${method === 'post' ? 'Add' : 'Remove'} droplets`, params: UuidParams, body: DropletsBody, status: 204,
+      summary: `${method === 'post' ? 'Add' : 'Remove'} droplets`, params: UuidParams, body: DropletsBody, status: 204, response: NoContent,
       handle: async (sim, { caller, params, body }) => {
         const lb = ownedLb(sim, caller, params.id);
         const targets = withDroplets(sim, caller, lb, { ids: body.droplet_ids, add: method === 'post' });
