@@ -12,6 +12,10 @@ import { commandLine, type CcmState } from '../ccm/slot.ts';
 import { tail } from '../processes.ts';
 import { resetSandbox, waitForLoadBalancerCleanup } from '../reset.ts';
 import { processAlive, readState, stateDir, type SandboxState } from '../state.ts';
+import { cloudOf, DEFAULT_CLOUD } from '../cloud/registry.ts';
+import { ownsLoadBalancer } from '../console/links.ts';
+import type { LoadBalancer } from '../../simulator/api/schema/load-balancers.ts';
+import type { Server } from '../../simulator/api/schema/servers.ts';
 import { UsageError, type CliOptions } from './args.ts';
 
 function requireState(o: CliOptions): SandboxState {
@@ -106,10 +110,30 @@ export async function status(o: CliOptions): Promise<number> {
     'Processes:', ...processes,
     `Nodes (${nodes.items.length}):`, ...nodes.items.map(nodeLine),
     `LoadBalancer Services (${lbServices.length}):`, ...lbServices.map(serviceLine),
-    `Cloud: ${servers.length} servers (${servers.map((s) => `${s.name}:${s.status}`).join(', ')}), ${lbs.length} load balancers, ${blocks.length} IP blocks`,
+    ...cloudLines(state, { servers, lbs, blocks: blocks.length }, lbServices),
   ];
   console.log(out.join('\n'));
   return 0;
+}
+
+/** A simcloud id with the persona's own id beside it (`srv-00000042 = hcloud 42`), as each API shows the resource. */
+function ids(state: SandboxState, id: string): string {
+  const persona = state.cloud === DEFAULT_CLOUD ? undefined : cloudOf(state.cloud);
+  return persona?.personaId ? `${id} = ${persona.kind} ${persona.personaId(id)}` : id;
+}
+
+/** The cloud's servers and load balancers, each load balancer with the Service it belongs to (whichever CCM made it). */
+export function cloudLines(state: SandboxState, cloud: { servers: readonly Server[]; lbs: readonly LoadBalancer[]; blocks: number }, services: readonly V1Service[]): string[] {
+  const { servers, lbs, blocks } = cloud;
+  const owner = (lb: LoadBalancer): string => {
+    const s = services.find((x) => ownsLoadBalancer({ uid: x.metadata?.uid ?? '', ingress: (x.status?.loadBalancer?.ingress ?? []).flatMap((i) => (i.ip ? [i.ip] : [])), annotations: x.metadata?.annotations ?? {} }, lb));
+    return s ? `Service ${s.metadata?.namespace}/${s.metadata?.name}` : 'no Service';
+  };
+  return [
+    `Cloud: ${servers.length} servers, ${lbs.length} load balancers, ${blocks} IP blocks`,
+    ...servers.map((s) => `  server        ${s.name.padEnd(28)} ${s.status.padEnd(10)} ${ids(state, s.id)}`),
+    ...lbs.map((lb) => `  load balancer ${lb.name.padEnd(28)} ${(lb.public_ipv4 ?? '-').padEnd(10)} ${ids(state, lb.id)}  ${owner(lb)}`),
+  ];
 }
 
 export function logs(o: CliOptions): number {

@@ -117,6 +117,10 @@ export interface CloudDescriptor<K extends string = string> {
   readonly upstream: { readonly provider: string; readonly routes: boolean; readonly extraArgs: readonly string[] };
   /** Whether our TypeScript CCM speaks this cloud's API. */
   readonly builtinCcm: boolean;
+  /** The Service annotation the cloud's CCM takes a load balancer's name from, if it has one. */
+  readonly lbNameAnnotation?: string;
+  /** How the cloud's API spells a simcloud id (`srv-00000042` → `42`), for showing both side by side. */
+  personaId?(simcloudId: string): string;
   /** The cloud's own CCM; absent for simcloud. */
   readonly ownCcm?: OwnCcm;
   /** How machines are made through the persona; absent: through /v1 (and then any runtime works). */

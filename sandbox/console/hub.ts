@@ -9,6 +9,7 @@ import { EMPTY_CLOUD, readCloud, CONSOLE_CALLER, type CloudSnapshot } from './cl
 import { ClusterWatcher, type ClusterSnapshot, type KubeEventView } from './cluster.ts';
 import { CallExplainer, explainKubeEvent, methodOfReason, resourceOfPath } from './explain.ts';
 import { computeLinks, type Links } from './links.ts';
+import { cloudOf, DEFAULT_CLOUD, type CloudKind } from '../cloud/registry.ts';
 import { DEFAULT_CCM, type CcmKind } from '../ccm/slot.ts';
 import { EntrySource, Severity, Timeline, type TimelineEntry } from './timeline.ts';
 
@@ -19,7 +20,7 @@ export interface ConsoleSandbox {
   subscribe(handler: (e: SimEvent) => void): () => void;
   readonly cluster: { kubeconfigPath: string } | undefined;
   /** `ccm` absent: our TypeScript CCM (the slot's default). */
-  readonly options: { name: string; runtime: string; lbStrategy: string; ccm?: { kind: CcmKind } };
+  readonly options: { name: string; runtime: string; lbStrategy: string; ccm?: { kind: CcmKind }; cloud?: CloudKind };
   addWorker(): Promise<string>;
 }
 
@@ -98,7 +99,10 @@ export class ConsoleHub {
   state(): ConsoleState {
     const { name, runtime, lbStrategy, ccm } = this.#sandbox.options;
     const cluster = this.cluster.snapshot;
-    return { sandbox: { name, runtime, lbStrategy, ccm: (ccm ?? DEFAULT_CCM).kind }, cloud: this.#cloud, cluster, links: computeLinks(cluster, this.#cloud) };
+    const cloud = cloudOf(this.#sandbox.options.cloud ?? DEFAULT_CLOUD);
+    const spell = cloud.personaId?.bind(cloud);
+    const persona = spell ? { title: cloud.title, personaId: spell } : undefined;
+    return { sandbox: { name, runtime, lbStrategy, ccm: (ccm ?? DEFAULT_CCM).kind }, cloud: this.#cloud, cluster, links: computeLinks(cluster, this.#cloud, persona) };
   }
 
   onState(fn: (s: ConsoleState) => void): () => void {

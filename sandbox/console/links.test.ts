@@ -6,7 +6,10 @@ const nodeView = (name: string, serverId: string | null, podCIDR: string | null)
   name, ready: 'True', taints: [], providerID: serverId ? `simcloud://${serverId}` : '', serverId, labels: {}, addresses: [], podCIDR, networkUnavailable: null, created: null, pods: [],
 });
 const serviceView = (name: string, uid: string): ServiceView => ({ namespace: 'default', name, uid, finalizers: [], ingress: [], ports: [], annotations: {}, deleting: false, endpoints: [] });
-const owned = (id: string, uid: string): { id: string; labels: Record<string, string> } => ({ id, labels: { 'simcloud.dev/service-uid': uid } });
+const owned = (id: string, uid: string): { id: string; name: string; public_ipv4: string | null; labels: Record<string, string> } =>
+  ({ id, name: `simcloud-${id}`, public_ipv4: null, labels: { 'simcloud.dev/service-uid': uid } });
+/** A load balancer another CCM made: no simcloud labels. */
+const foreign = (id: string, name: string, ip: string): { id: string; name: string; public_ipv4: string; labels: Record<string, string> } => ({ id, name, public_ipv4: ip, labels: {} });
 
 describe('computeLinks', () => {
   const cloud: CloudLinkInput = {
@@ -27,9 +30,32 @@ describe('computeLinks', () => {
   });
 
   it('links Services to the cloud resources carrying their UID, both ways', () => {
-    const links = computeLinks({ nodes: [], services: [serviceView('web', 'u1'), serviceView('blocky', 'u2')] }, cloud);
+    const links = computeLinks({ nodes: [], services: [serviceView('web', 'u1'), serviceView('blocky', 'u2')] }, { ...cloud, serverGroups: [owned('grp-1', 'u1')] });
     expect(links.serviceToCloud['default/web']).toEqual({ loadBalancers: ['lb-1'], serverGroups: ['grp-1'], firewallPolicies: ['fwp-1'], ipBlocks: [] });
     expect(links.serviceToCloud['default/blocky']!.ipBlocks).toEqual(['ipb-1']);
     expect(links.cloudToService).toEqual({ 'lb-1': 'default/web', 'grp-1': 'default/web', 'fwp-1': 'default/web', 'ipb-1': 'default/blocky' });
+  });
+
+  it("links a Service to the load balancer any CCM made for it: Kubernetes' default name, a cloud CCM's name annotation, or its ingress address", () => {
+    const uid = '5d0c3c5e-1b2a-4f4e-9c1d-2a3b4c5d6e7f';
+    const services = [
+      serviceView('by-name', uid),
+      { ...serviceView('annotated', 'u3'), annotations: { 'load-balancer.hetzner.cloud/name': 'my-lb' } },
+      { ...serviceView('by-ip', 'u4'), ingress: ['127.17.0.9'] },
+      serviceView('none', 'u5'),
+    ];
+    const lbs = [foreign('lb-20', 'a5d0c3c5e1b2a4f4e9c1d2a3b4c5d6e7', '127.17.0.7'), foreign('lb-21', 'my-lb', '127.17.0.8'), foreign('lb-22', 'nb-xyz', '127.17.0.9')];
+    const links = computeLinks({ nodes: [], services }, { ...cloud, loadBalancers: lbs });
+    expect(Object.fromEntries(Object.entries(links.serviceToCloud).map(([k, v]) => [k, v.loadBalancers]))).toEqual({
+      'default/by-name': ['lb-20'], 'default/annotated': ['lb-21'], 'default/by-ip': ['lb-22'], 'default/none': [],
+    });
+    expect(links.cloudToService).toMatchObject({ 'lb-20': 'default/by-name', 'lb-21': 'default/annotated', 'lb-22': 'default/by-ip' });
+  });
+
+  it("spells each server and load balancer the persona's way beside simcloud's id, and nothing on simcloud", () => {
+    const persona = { title: 'Hetzner Cloud', personaId: (id: string): string => String(Number(id.split('-')[1])) };
+    const withLb = { ...cloud, loadBalancers: [foreign('lb-00000010', 'x', '127.17.0.1')], servers: [{ id: 'srv-00000007', name: 'w1' }] };
+    expect(computeLinks({ nodes: [], services: [] }, withLb, persona).personaIds).toEqual({ 'srv-00000007': 'Hetzner Cloud 7', 'lb-00000010': 'Hetzner Cloud 10' });
+    expect(computeLinks({ nodes: [], services: [] }, withLb).personaIds).toEqual({});
   });
 });

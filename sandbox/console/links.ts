@@ -1,12 +1,15 @@
 // The links between the two worlds, computed from the two snapshots: Node ↔ server (providerID, else the
-// server with the Node's name), Service ↔ load balancer / server group / firewall policy / IP block (the
-// owner labels and tags carrying the Service UID), and podCIDR ↔ route (the route whose destination is the
-// Node's podCIDR). Pure, so the UI gets the same answer the tests check.
+// server with the Node's name), Service ↔ load balancer / server group / firewall policy / IP block, and
+// podCIDR ↔ route (the route whose destination is the Node's podCIDR). A Service owns what carries its UID
+// (our CCMs' labels and tags) and, whichever CCM made it, the load balancer named as Kubernetes names a
+// Service's load balancer or as a cloud CCM's name annotation says, or holding the Service's ingress address.
+// Pure, so the UI gets the same answer the tests check.
+import { CLOUD_DESCRIPTORS } from '../cloud/registry.ts';
 import type { NodeView, ServiceView } from './cluster.ts';
 
 export interface CloudLinkInput {
   readonly servers: readonly { id: string; name: string }[];
-  readonly loadBalancers: readonly { id: string; labels: Record<string, string> }[];
+  readonly loadBalancers: readonly { id: string; name: string; public_ipv4: string | null; labels: Record<string, string> }[];
   readonly serverGroups: readonly { id: string; labels: Record<string, string> }[];
   readonly firewallPolicies: readonly { id: string; labels: Record<string, string> }[];
   readonly ipBlocks: readonly { id: string; tags: Record<string, string> }[];
@@ -33,9 +36,32 @@ export interface Links {
   readonly nodeToRoute: Record<string, string>;
   /** Route id → Node name. */
   readonly routeToNode: Record<string, string>;
+  /** Server and load balancer id → the same resource as the persona's API spells it (`Hetzner Cloud 42`); empty on simcloud. */
+  readonly personaIds: Record<string, string>;
+}
+
+/** The persona a sandbox presents, for spelling simcloud ids its way. */
+export interface PersonaSpelling {
+  readonly title: string;
+  personaId(simcloudId: string): string;
 }
 
 const UID_LABEL = 'simcloud.dev/service-uid';
+
+/** The name k8s.io/cloud-provider gives a Service's load balancer: `a` and the UID without dashes, 32 characters at most. */
+export function defaultLoadBalancerName(uid: string): string {
+  return `a${uid.replaceAll('-', '')}`.slice(0, 32);
+}
+
+/** The Service annotations cloud CCMs name their load balancers by, from the clouds' descriptors. */
+const NAME_ANNOTATIONS = CLOUD_DESCRIPTORS.flatMap((d) => d.lbNameAnnotation ?? []);
+
+/** Whether `lb` is the Service's whichever CCM made it: its UID label, its name, or its address. */
+export function ownsLoadBalancer(s: Pick<ServiceView, 'uid' | 'ingress' | 'annotations'>, lb: CloudLinkInput['loadBalancers'][number]): boolean {
+  if (lb.labels[UID_LABEL] === s.uid) return true;
+  const names = [defaultLoadBalancerName(s.uid), ...NAME_ANNOTATIONS.map((k) => s.annotations[k]).filter((v) => v !== undefined)];
+  return names.includes(lb.name) || (lb.public_ipv4 !== null && s.ingress.includes(lb.public_ipv4));
+}
 
 function linkNodes(nodes: readonly NodeView[], cloud: CloudLinkInput): Pick<Links, 'nodeToServer' | 'serverToNode'> {
   const nodeToServer: Record<string, string> = {};
@@ -58,7 +84,7 @@ function linkServices(services: readonly ServiceView[], cloud: CloudLinkInput): 
     const key = `${s.namespace}/${s.name}`;
     const owned = (xs: readonly { id: string; labels: Record<string, string> }[]): string[] => xs.filter((x) => x.labels[UID_LABEL] === s.uid).map((x) => x.id);
     const links: ServiceLinks = {
-      loadBalancers: owned(cloud.loadBalancers),
+      loadBalancers: cloud.loadBalancers.filter((lb) => ownsLoadBalancer(s, lb)).map((lb) => lb.id),
       serverGroups: owned(cloud.serverGroups),
       firewallPolicies: owned(cloud.firewallPolicies),
       ipBlocks: cloud.ipBlocks.filter((b) => b.tags['service-uid'] === s.uid).map((b) => b.id),
@@ -83,6 +109,11 @@ function linkRoutes(nodes: readonly NodeView[], cloud: CloudLinkInput): Pick<Lin
   return { nodeToRoute, routeToNode };
 }
 
-export function computeLinks(cluster: { nodes: readonly NodeView[]; services: readonly ServiceView[] }, cloud: CloudLinkInput): Links {
-  return { ...linkNodes(cluster.nodes, cloud), ...linkServices(cluster.services, cloud), ...linkRoutes(cluster.nodes, cloud) };
+function personaIds(cloud: CloudLinkInput, persona: PersonaSpelling | undefined): Record<string, string> {
+  if (!persona) return {};
+  return Object.fromEntries([...cloud.servers, ...cloud.loadBalancers].map((r) => [r.id, `${persona.title} ${persona.personaId(r.id)}`]));
+}
+
+export function computeLinks(cluster: { nodes: readonly NodeView[]; services: readonly ServiceView[] }, cloud: CloudLinkInput, persona?: PersonaSpelling): Links {
+  return { ...linkNodes(cluster.nodes, cloud), ...linkServices(cluster.services, cloud), ...linkRoutes(cluster.nodes, cloud), personaIds: personaIds(cloud, persona) };
 }

@@ -2,6 +2,7 @@
 // environment, and a load balancer read back as DigitalOcean's API shows it.
 import { z } from 'zod';
 import { numericIdOf, simcloudId } from '../../../simulator/personas/numeric-ids.ts';
+import { uuidOf } from '../../../simulator/personas/digitalocean/common.ts';
 import { defineCloud, type CloudLoadBalancerView, type CloudReadContext } from '../descriptor.ts';
 import { DIGITALOCEAN_CCM_BINARY, digitaloceanCcmCommand, digitaloceanCcmEnv, digitaloceanUrl } from './env.ts';
 import { DigitalOceanMachines } from './machines.ts';
@@ -53,6 +54,8 @@ export const digitaloceanCloud = defineCloud({
   tokenVariable: 'DO_ACCESS_TOKEN',
   clients: "any godo program (doctl, DigitalOcean's CCM)",
   providerId: (serverId) => `digitalocean://${numericIdOf(serverId)}`,
+  lbNameAnnotation: 'service.beta.kubernetes.io/do-loadbalancer-name',
+  personaId: (id) => (id.startsWith('lb-') ? uuidOf(id) : String(numericIdOf(id))),
   ccmEnv: digitaloceanCcmEnv,
   // DigitalOcean's CCM has no route controller, nor our provider.
   upstream: { provider: 'digitalocean', routes: false, extraArgs: [] },

@@ -70,6 +70,8 @@ export const hcloudCloud = defineCloud({
   tokenVariable: 'HCLOUD_TOKEN',
   clients: "any hcloud-go program (the hcloud CLI, Hetzner's CCM)",
   providerId: (serverId) => `hcloud://${numericIdOf(serverId)}`,
+  lbNameAnnotation: 'load-balancer.hetzner.cloud/name',
+  personaId: (id) => String(numericIdOf(id)),
   ccmEnv: hcloudCcmEnv,
   upstream: { provider: 'hcloud', routes: true, extraArgs: ['--allow-untagged-cloud'] },
   builtinCcm: false,

@@ -57,6 +57,7 @@ export const linodeCloud = defineCloud({
   tokenVariable: 'LINODE_API_TOKEN',
   clients: "any linodego program (linode-cli, Linode's CCM)",
   providerId: (serverId) => `linode://${numericIdOf(serverId)}`,
+  personaId: (id) => String(numericIdOf(id)),
   ccmEnv: linodeCcmEnv,
   // Our linode provider has no Routes: Linode's route controller programs VPC ip_ranges, which it does not.
   upstream: { provider: 'linode', routes: false, extraArgs: [] },

@@ -22,6 +22,16 @@ function serverButtons(s) {
 }
 
 /**
+ * The same resource as the persona's API spells it, under simcloud's id (nothing on simcloud).
+ * @param {string} id
+ * @param {Links} links
+ */
+function personaId(id, links) {
+  const spelled = links.personaIds[id];
+  return spelled ? `<div class="muted mono" data-testid="persona-id-${esc(id)}">${esc(spelled)}</div>` : '';
+}
+
+/**
  * @param {Server} s
  * @param {Links} links
  */
@@ -30,7 +40,7 @@ function serverRow(s, links) {
   const nodeCell = node ? jump(`cluster-node-${slug(node)}`, node, `server-${slug(s.name)}-node-link`) : '<span class="muted">no Node</span>';
   const ips = `<span class="mono">${esc(s.public_ipv4 ?? '—')}</span><br><span class="mono muted">${esc(s.private_ipv4 ?? '—')}</span>`;
   return `<tr id="cloud-server-${esc(s.id)}" data-testid="server-${esc(slug(s.name))}" data-status="${esc(s.status)}">
-    <th scope="row"><span class="name">${esc(s.name)}</span><div class="muted mono">${esc(s.id)}</div></th>
+    <th scope="row"><span class="name">${esc(s.name)}</span><div class="muted mono">${esc(s.id)}</div>${personaId(s.id, links)}</th>
     ${cell('Status', `${badge(s.status, kindOf(s.status), `server-status-${slug(s.name)}`)}${s.locked ? ' <span class="muted">locked</span>' : ''}`)}
     ${cell('Type, zone', `${esc(s.server_type)}<br><span class="muted">${esc(s.zone)}</span>`)}
     ${cell('Public, private IP', ips)}${cell('Node', nodeCell)}${cell('Actions', `<div class="button-grid">${serverButtons(s)}</div>`)}</tr>`;
@@ -87,7 +97,7 @@ function loadBalancer(lb, cloud, links) {
   const ranges = lb.source_ranges.length ? lb.source_ranges.join(', ') : 'any source';
   return `<article class="card" id="cloud-lb-${esc(lb.id)}" data-testid="lb-${esc(lb.id)}" data-status="${esc(lb.status)}">
     <h4>${esc(lb.name)} ${badge(lb.status, kindOf(lb.status), `lb-status-${lb.id}`)}</h4>
-    <dl><dt>VIP</dt><dd class="mono" data-testid="lb-${esc(lb.id)}-vip">${esc(lb.public_ipv4)}</dd><dt>Owner</dt><dd>${owner}</dd>
+    <dl><dt>Id</dt><dd class="mono">${esc(lb.id)}${personaId(lb.id, links)}</dd><dt>VIP</dt><dd class="mono" data-testid="lb-${esc(lb.id)}-vip">${esc(lb.public_ipv4)}</dd><dt>Owner</dt><dd>${owner}</dd>
     <dt>Algorithm</dt><dd>${esc(lb.algorithm)}</dd><dt>Sources</dt><dd class="mono">${esc(ranges)}</dd>
     <dt>Targets</dt><dd>${esc(lb.targets.map((t) => targetName(t, cloud)).join(', ') || 'none')}</dd></dl>
     <p class="label">Listeners</p><ul>${lb.services.map(listener).join('') || '<li class="muted">none</li>'}</ul>
