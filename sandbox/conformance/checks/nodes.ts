@@ -41,18 +41,20 @@ function nodeProblems(ctx: ConformanceContext, server: Server, node: V1Node): st
 export async function nodeInit(ctx: ConformanceContext): Promise<string> {
   const servers = await clusterServers(ctx);
   for (const s of servers) ctx.involve({ kind: 'Node', name: s.name });
-  const nodes = await until(ctx, `${servers.length} Nodes without the ${UNINITIALIZED_TAINT} taint`, async () => {
+  // The taint can go a moment before the addresses arrive (upstream writes them in a second update):
+  // the check waits for the whole picture, and on timeout names what is still missing.
+  const nodes = await until(ctx, `${servers.length} initialised Nodes with the cloud's providerID, labels and addresses`, async () => {
     const all = await listNodes(ctx);
     const tainted = all.filter((n) => hasTaint(n, UNINITIALIZED_TAINT)).map((n) => n.metadata?.name);
-    if (tainted.length > 0) throw new Error(`still tainted: ${tainted.join(', ')}`);
-    return all.length >= servers.length ? all : undefined;
+    if (tainted.length > 0) throw new Error(`still tainted ${UNINITIALIZED_TAINT}: ${tainted.join(', ')}`);
+    const problems = servers.flatMap((s) => {
+      const node = all.find((n) => n.metadata?.name === s.name);
+      return node ? nodeProblems(ctx, s, node) : [`server ${s.name} has no Node`];
+    });
+    if (problems.length > 0) throw new Error(problems.join('; '));
+    return all;
   });
   ctx.memory.initialisedAt = Date.now();
-  const problems = servers.flatMap((s) => {
-    const node = nodes.find((n) => n.metadata?.name === s.name);
-    return node ? nodeProblems(ctx, s, node) : [`server ${s.name} has no Node`];
-  });
-  check(problems.length === 0, problems.join('; '));
   return `${nodes.length} nodes: ${ctx.cloud.providerId(servers[0]?.id ?? 'srv-0').replace(/\d+$/, '…')}`;
 }
 
