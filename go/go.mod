@@ -9,6 +9,8 @@ require (
 	github.com/digitalocean/godo v1.236.0
 	github.com/hetznercloud/hcloud-go/v2 v2.52.0
 	github.com/linode/linodego/v2 v2.4.2
+	github.com/phoenixnap/go-sdk-bmc/bmcapi v1.2.2
+	github.com/phoenixnap/go-sdk-bmc/ipapi v1.1.2
 	golang.org/x/oauth2 v0.36.0
 	k8s.io/api v0.37.1
 	k8s.io/apimachinery v0.37.1

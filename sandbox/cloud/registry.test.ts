@@ -46,6 +46,7 @@ describe('the clouds a sandbox presents', () => {
       PNAP_CLIENT_ID: clientIdOf('tok'), PNAP_CLIENT_SECRET: 'tok', PNAP_LOCATION: 'sim-1',
       PNAP_TOKEN_URL: 'http://127.0.0.1:4600/pnap/auth/realms/BMC/protocol/openid-connect/token', PNAP_BMC_API_URL: 'http://127.0.0.1:4600/pnap/bmc/v1',
       PNAP_IP_API_URL: 'http://127.0.0.1:4600/pnap/ips/v1', PNAP_NETWORK_API_URL: 'http://127.0.0.1:4600/pnap/networks/v1',
+      SIMCLOUD_ENDPOINT: 'http://127.0.0.1:4600', SIMCLOUD_TOKEN: 'tok',
     });
     expect(upstreamArgsFor({ ...ctx, cloud: 'phoenixnap' }, '/k', 10258)).toContain('--configure-cloud-routes=false');
     expect(phoenixnapCcmCommand().startsWith('k8s-cloud-provider-bmc --cloud-provider=phoenixnap ')).toBe(true);

@@ -133,11 +133,18 @@ function mountMeta(router: express.Router, sim: Sim): void {
   });
 }
 
-/** JSON bodies, and a form only where a persona authenticates itself (an OAuth2 token request). */
+/**
+ * JSON bodies. Where a persona authenticates itself: a form too (an OAuth2 token request), and any JSON value,
+ * since its SDK sends `null` for a body left unset (go-sdk-bmc's deprovision), which a route reads as none.
+ */
 function bodyParsers(sim: Sim): express.RequestHandler[] {
-  const form = (req: IncomingMessage): boolean =>
-    sim.personas.of((req.url ?? '').split('?')[0]!)?.auth !== undefined && /^application\/x-www-form-urlencoded\b/i.test(req.headers['content-type'] ?? '');
-  return [express.urlencoded({ extended: false, limit: '16kb', type: form }), express.json({ limit: '2mb', type: (req) => !form(req) })];
+  const own = (req: IncomingMessage): boolean => sim.personas.of((req.url ?? '').split('?')[0]!)?.auth !== undefined;
+  const form = (req: IncomingMessage): boolean => own(req) && /^application\/x-www-form-urlencoded\b/i.test(req.headers['content-type'] ?? '');
+  return [
+    express.urlencoded({ extended: false, limit: '16kb', type: form }),
+    express.json({ limit: '2mb', strict: false, type: (req) => own(req) && !form(req) }),
+    express.json({ limit: '2mb', type: (req) => !own(req) }),
+  ];
 }
 
 export function createApp(deps: AppDeps): SimApp {

@@ -173,3 +173,17 @@ describe('phoenixNAP persona as the sandbox uses it', () => {
     expect(await phoenixnapCloud.conformance.readLoadBalancer(ctx, '127.254.254.254')).toBeUndefined();
   });
 });
+
+describe('phoenixNAP persona: bodies as go-sdk-bmc sends them', () => {
+  it('reads a JSON null (an unset optional body) as none, and still refuses a body that is not JSON', async () => {
+    const { server, action } = await sc.client.servers.create(serverBody());
+    await sc.client.waitForAction(action.id);
+    const r = await fetch(`${sc.url}/pnap/bmc/v1/servers/${pid(server.id)}/actions/deprovision`, {
+      method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: 'null',
+    });
+    expect(r.status).toBe(200);
+    expect(await r.json()).toBe('Server has been deprovisioned.');
+    const bad = await fetch(`${sc.url}/pnap/bmc/v1/servers`, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: '{"hostname":' });
+    expect(bad.status).toBe(400);
+  });
+});

@@ -9,6 +9,9 @@
 //     any Linode API, with LINODE_URL / LINODE_API_TOKEN / LINODE_REGION.
 //   - --cloud-provider=digitalocean (ccm-sandbox/go/provider/digitalocean, on godo) for simcloud's DigitalOcean
 //     dialect or any DigitalOcean API, with DO_OVERRIDE_URL / DO_ACCESS_TOKEN / REGION.
+//   - --cloud-provider=phoenixnap (ccm-sandbox/go/provider/phoenixnap, on go-sdk-bmc) for simcloud's phoenixNAP
+//     persona, with PNAP_CLIENT_ID / PNAP_CLIENT_SECRET / PNAP_LOCATION, its token and API URLs, and
+//     SIMCLOUD_ENDPOINT / SIMCLOUD_TOKEN for the load balancers carrying its IP blocks' traffic.
 package main
 
 import (
@@ -31,6 +34,7 @@ import (
 	_ "ccm-sandbox/go/provider/digitalocean" // registers the "digitalocean" cloud provider
 	_ "ccm-sandbox/go/provider/hcloud"       // registers the "hcloud" cloud provider
 	_ "ccm-sandbox/go/provider/linode"       // registers the "linode" cloud provider
+	_ "ccm-sandbox/go/provider/phoenixnap"   // registers the "phoenixnap" cloud provider
 	_ "ccm-sandbox/go/provider/simcloud"     // registers the "simcloud" cloud provider
 )
 

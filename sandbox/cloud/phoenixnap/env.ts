@@ -16,13 +16,16 @@ export const phoenixnapUrl = (simcloudUrl: string): string => `${bareUrl(simclou
 /**
  * The environment phoenixNAP's CCM reads (PNAP_CLIENT_ID, PNAP_CLIENT_SECRET, PNAP_LOCATION) and what a CCM
  * built to be pointed elsewhere needs besides: the token endpoint and the three APIs' base URLs (phoenixNAP's
- * own CCM has them compiled in; our Go CCM's phoenixnap provider reads them). The client secret is the project token.
+ * own CCM has them compiled in; our Go CCM's phoenixnap provider reads them), and simcloud's URL and token for that
+ * provider's load balancers. The client secret is the project token.
  */
 export function phoenixnapCcmEnv(i: Pick<CcmEnvInput, 'simcloudUrl' | 'token' | 'zone'>): Record<string, string> {
   const base = bareUrl(i.simcloudUrl);
   return {
     PNAP_CLIENT_ID: clientIdOf(i.token), PNAP_CLIENT_SECRET: i.token, PNAP_LOCATION: phoenixnapLocationOf(i.zone),
     PNAP_TOKEN_URL: `${base}${TOKEN_PATH}`, PNAP_BMC_API_URL: `${base}${BMC}`, PNAP_IP_API_URL: `${base}${IPS}`, PNAP_NETWORK_API_URL: `${base}${NETWORKS}`,
+    // Our provider's load balancers carrying the blocks' traffic are simcloud's own (phoenixNAP has none).
+    SIMCLOUD_ENDPOINT: base, SIMCLOUD_TOKEN: i.token,
   };
 }
 
