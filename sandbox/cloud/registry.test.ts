@@ -88,7 +88,7 @@ describe('the clouds a sandbox presents', () => {
   it("gives a Hetzner CCM Hetzner's variables, keeping it off the metadata service and off non-loopback ports", () => {
     expect(hcloudCcmEnv({ simcloudUrl: sim.url, token: 'tok', network: 'demo', zone: 'sim-1a' })).toEqual({
       HCLOUD_ENDPOINT: 'http://127.0.0.1:4600/hcloud/v1', HCLOUD_TOKEN: 'tok', HCLOUD_NETWORK: 'demo', HCLOUD_LOAD_BALANCERS_LOCATION: 'sim-1',
-      HCLOUD_NETWORK_DISABLE_ATTACHED_CHECK: 'true', HCLOUD_METRICS_ENABLED: 'false',
+      HCLOUD_LOAD_BALANCERS_TYPE: 'lb11', HCLOUD_NETWORK_DISABLE_ATTACHED_CHECK: 'true', HCLOUD_METRICS_ENABLED: 'false',
     });
     expect(cloudCcmEnv({ ...ctx, cloud: 'hcloud' })).toMatchObject({ HCLOUD_ENDPOINT: 'http://127.0.0.1:4600/hcloud/v1', HCLOUD_LOAD_BALANCERS_LOCATION: 'sim-1' });
     expect(cloudCcmEnv(ctx)).toMatchObject({ SIMCLOUD_ENDPOINT: sim.url, SIMCLOUD_TOKEN: 'tok' });
@@ -105,7 +105,12 @@ describe('the clouds a sandbox presents', () => {
   it("runs Hetzner's CCM from the slot's environment, serving on loopback only", () => {
     const command = hcloudCcmCommand();
     expect(command.startsWith('hcloud-cloud-controller-manager --cloud-provider=hcloud --allow-untagged-cloud ')).toBe(true);
-    for (const flag of ['--kubeconfig="$KUBECONFIG"', '--cluster-cidr="$CCM_SANDBOX_CLUSTER_CIDR"', '--bind-address=127.0.0.1', '--secure-port=0', '--webhook-secure-port=0']) {
+    const flags = [
+      '--kubeconfig="$KUBECONFIG"', '--cluster-cidr="$CCM_SANDBOX_CLUSTER_CIDR"', '--bind-address=127.0.0.1', '--secure-port=0', '--webhook-secure-port=0',
+      // as Hetzner's manifests: routes follow Node changes, so a Node is not left NetworkUnavailable for a period
+      '--feature-gates=CloudControllerManagerWatchBasedRoutesReconciliation=true', '--route-reconciliation-period=30s',
+    ];
+    for (const flag of flags) {
       expect(command).toContain(flag);
     }
   });

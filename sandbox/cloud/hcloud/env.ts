@@ -20,9 +20,11 @@ export function hcloudLocationOf(zone: string): string {
 }
 
 /**
- * The environment of a CCM for the Hetzner persona. The last two settings keep Hetzner's CCM on loopback:
- * its network check would ask the metadata service (a link-local address), and its metrics would listen
- * on every interface.
+ * The environment of a CCM for the Hetzner persona. The load balancer type is the default a Service's
+ * `load-balancer.hetzner.cloud/type` annotation overrides: Hetzner's CCM warns on every Service without one
+ * (LoadBalancerTypeUnconfigured: "this will be required in the future"). The last two settings keep Hetzner's
+ * CCM on loopback: its network check would ask the metadata service (a link-local address), and its metrics
+ * would listen on every interface.
  */
 export function hcloudCcmEnv(i: Pick<CcmEnvInput, 'simcloudUrl' | 'token' | 'network' | 'zone'>): Record<string, string> {
   return {
@@ -30,6 +32,7 @@ export function hcloudCcmEnv(i: Pick<CcmEnvInput, 'simcloudUrl' | 'token' | 'net
     HCLOUD_TOKEN: i.token,
     HCLOUD_NETWORK: i.network,
     HCLOUD_LOAD_BALANCERS_LOCATION: hcloudLocationOf(i.zone),
+    HCLOUD_LOAD_BALANCERS_TYPE: 'lb11',
     HCLOUD_NETWORK_DISABLE_ATTACHED_CHECK: 'true',
     HCLOUD_METRICS_ENABLED: 'false',
   };
@@ -40,14 +43,19 @@ export const HCLOUD_CCM_BINARY = 'hcloud-cloud-controller-manager';
 
 /**
  * The `--ccm-command` that runs Hetzner's CCM in the sandbox's slot: the flags its deployment manifests
- * pass, plus the sandbox's kubeconfig and pod network from the environment the slot gives a command
- * (KUBECONFIG, CCM_SANDBOX_CLUSTER_CIDR), serving on loopback only.
+ * pass (deploy/ccm-networks.yaml: routes reconciled on Node changes, as the feature gate turns on, and every
+ * 30 s), plus the sandbox's kubeconfig and pod network from the environment the slot gives a command
+ * (KUBECONFIG, CCM_SANDBOX_CLUSTER_CIDR), serving on loopback only. Without the feature gate its route
+ * controller tries before the Nodes have addresses, fails, and leaves them NetworkUnavailable (pods
+ * unschedulable) until its next period.
  */
 export function hcloudCcmCommand(binary = HCLOUD_CCM_BINARY): string {
   return [
     binary,
     '--cloud-provider=hcloud',
     '--allow-untagged-cloud',
+    '--feature-gates=CloudControllerManagerWatchBasedRoutesReconciliation=true',
+    '--route-reconciliation-period=30s',
     '--kubeconfig="$KUBECONFIG"',
     '--authentication-kubeconfig="$KUBECONFIG"',
     '--authorization-kubeconfig="$KUBECONFIG"',
