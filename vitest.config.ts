@@ -118,6 +118,17 @@ export default defineConfig({
       },
       {
         extends: true,
+        // The conformance run on the phoenixNAP persona: servers made through /pnap/bmc/v1, the upstream Go CCM's phoenixnap provider.
+        test: {
+          name: 'e2e-phoenixnap',
+          include: ['test/e2e/conformance.test.ts'],
+          env: { SANDBOX_CCM: 'upstream', SANDBOX_CLOUD: 'phoenixnap' },
+          globalSetup: ['test/helpers/control-plane-binaries.setup.ts'],
+          ...slow,
+        },
+      },
+      {
+        extends: true,
         test: {
           name: 'bench-smoke',
           include: ['test/bench/**/*.test.ts'],

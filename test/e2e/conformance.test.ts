@@ -1,6 +1,6 @@
 // The conformance run (sandbox/conformance) as the e2e flows: one sandbox on the runtime in SANDBOX_RUNTIME
 // (local by default) with the CCM in SANDBOX_CCM (builtin by default) on the cloud in SANDBOX_CLOUD
-// (simcloud by default); the projects e2e-upstream, e2e-hcloud, e2e-linode and e2e-digitalocean run it on
+// (simcloud by default); the projects e2e-upstream, e2e-hcloud, e2e-linode, e2e-digitalocean and e2e-phoenixnap run it on
 // the upstream Go CCM and each persona's provider. Node initialisation, load balancers with real traffic,
 // annotations read back through the cloud's own API, node lifecycle, routes, and a leak check, in order.
 import { describe, expect, it } from 'vitest';
