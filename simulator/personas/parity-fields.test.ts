@@ -26,6 +26,14 @@ describe('parity field rows', () => {
     expect(rows[6]).toEqual({ field: 'tags', status: Parity.difference, note: 'y' });
   });
 
+  it('list the fields of every option of a union of objects, in order of first appearance', () => {
+    const Target = z.discriminatedUnion('type', [
+      z.strictObject({ type: z.literal('server'), server: z.strictObject({ id: z.number() }) }),
+      z.strictObject({ type: z.literal('ip'), ip: z.strictObject({ ip: z.string() }), health: z.string() }),
+    ]);
+    expect(schemaFields(z.strictObject({ targets: z.array(Target) }), (p) => p === 'targets[]')).toEqual(['targets[].type', 'targets[].server', 'targets[].ip', 'targets[].health']);
+  });
+
   it('refuse a note for a field the schema does not have', () => {
     expect(() => fieldParity(Lb, { 'public_net.ipv7': differs('x') })).toThrow(/public_net.ipv7/);
     expect(() => fieldTables({ lb: [Lb, { name: differs('x') }] })).toThrow(/name/);

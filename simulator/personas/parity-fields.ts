@@ -31,7 +31,7 @@ export type FieldNotes = Readonly<Record<string, ParityEntry>>;
 /** The same entry for each of `paths`. */
 export const each = (paths: readonly string[], entry: ParityEntry): FieldNotes => Object.fromEntries(paths.map((p) => [p, entry]));
 
-type Def = { type: string; innerType?: z.ZodType; element?: z.ZodType; in?: z.ZodType; shape?: Record<string, z.ZodType> };
+type Def = { type: string; innerType?: z.ZodType; element?: z.ZodType; in?: z.ZodType; shape?: Record<string, z.ZodType>; options?: readonly z.ZodType[] };
 const defOf = (s: z.ZodType): Def => (s as unknown as { def: Def }).def;
 
 /** The schema under optional, nullable, default and pipe wrappers. */
@@ -42,11 +42,23 @@ function unwrap(s: z.ZodType): z.ZodType {
   return s;
 }
 
-/** The object fields of a schema (an object, or a list of objects with `[]` added to the path), else undefined. */
-function fieldsOf(s: z.ZodType, path: string): { path: string; shape: Record<string, z.ZodType> } | undefined {
+type Fields = { path: string; shape: Record<string, z.ZodType> };
+
+/** The fields of a union of objects (a target that is a server, a label selector or an IP): each option's, the first naming a field wins. */
+function unionFields(options: readonly z.ZodType[], path: string): Fields | undefined {
+  const parts = options.map((o) => fieldsOf(o, path));
+  if (parts.length === 0 || parts.some((p) => p === undefined)) return undefined;
+  const shape: Record<string, z.ZodType> = {};
+  for (const part of parts) for (const [key, field] of Object.entries(part!.shape)) shape[key] ??= field;
+  return { path: parts[0]!.path, shape };
+}
+
+/** The object fields of a schema (an object, a union of objects, or a list of either with `[]` added to the path), else undefined. */
+function fieldsOf(s: z.ZodType, path: string): Fields | undefined {
   const d = defOf(unwrap(s));
   if (d.type === 'object' && d.shape !== undefined) return { path, shape: d.shape };
   if (d.type === 'array' && d.element !== undefined) return fieldsOf(d.element, `${path}[]`);
+  if (d.type === 'union' && d.options !== undefined) return unionFields(d.options, path);
   return undefined;
 }
 

@@ -8,9 +8,11 @@ import { invalidField, notFound } from '../../server/errors.ts';
 import { defineRoute, type RouteDef } from '../../server/http.ts';
 import { ownedRecords } from '../../server/resources/common.ts';
 import type { ActionRec } from '../../server/store/state.ts';
+import type { ListMeta } from '../../api/schema/common.ts';
 import { numericIdOf, NumericIdParams } from '../numeric-ids.ts';
 import { COLLECTIONS, PREFIX, owned, pageOf } from './common.ts';
 import { ActionListQuery } from './schemas.ts';
+import { Action, ActionAnswer, list } from './responses.ts';
 import { actionView } from './views.ts';
 
 const SORT_KEYS = ['id', 'command', 'status', 'progress', 'started', 'finished'] as const;
@@ -42,7 +44,7 @@ interface Scope {
   type?: string;
 }
 
-function listActions(sim: Sim, caller: Caller, q: Query, scope: Scope = {}): Record<string, unknown> {
+function listActions(sim: Sim, caller: Caller, q: Query, scope: Scope = {}): { actions: Action[]; meta: ListMeta } {
   const { resourceId, type } = scope;
   const ids = q.id?.map((v, i) => {
     if (!/^\d{1,15}$/.test(v)) throw invalidField(`id.${i}`, 'must be a numeric action id');
@@ -61,6 +63,8 @@ function listActions(sim: Sim, caller: Caller, q: Query, scope: Scope = {}): Rec
 
 const ActionParams = z.object({ id: z.string().regex(/^\d{1,15}$/).transform(Number), action: z.string().regex(/^\d{1,15}$/).transform(Number) });
 
+const ActionList = list('actions', Action);
+
 const TYPE_OF = { servers: 'server', networks: 'network', load_balancers: 'load_balancer' } as const;
 
 /** The actions of one resource type (`/servers/actions`, hcloud-go's Server.Action) and of one resource. */
@@ -68,11 +72,11 @@ function resourceActions(kind: 'servers' | 'networks' | 'load_balancers'): Route
   return [
     defineRoute({
       method: 'get', path: `${PREFIX}/${kind}/actions`, operation: `hcloud.${kind}.typeActions`, summary: `List ${TYPE_OF[kind]} actions by id`,
-      query: ActionListQuery, handle: (sim, { caller, query }) => listActions(sim, caller, query, { type: TYPE_OF[kind] }),
+      query: ActionListQuery, response: ActionList, handle: (sim, { caller, query }) => listActions(sim, caller, query, { type: TYPE_OF[kind] }),
     }),
     defineRoute({
       method: 'get', path: `${PREFIX}/${kind}/actions/:id`, operation: `hcloud.${kind}.typeAction`, summary: `Get a ${TYPE_OF[kind]} action`, params: NumericIdParams,
-      handle: (sim, { caller, params }) => {
+      response: ActionAnswer, handle: (sim, { caller, params }) => {
         const action = owned(sim, caller, 'actions', params.id);
         if (action.resources[0]?.type !== TYPE_OF[kind]) throw notFound('action', String(params.id));
         return { action: actionView(action) };
@@ -80,12 +84,12 @@ function resourceActions(kind: 'servers' | 'networks' | 'load_balancers'): Route
     }),
     defineRoute({
       method: 'get', path: `${PREFIX}/${kind}/:id/actions`, operation: `hcloud.${kind}.actions`, summary: `List a resource's actions`,
-      params: NumericIdParams, query: ActionListQuery,
+      params: NumericIdParams, query: ActionListQuery, response: ActionList,
       handle: (sim, { caller, params, query }) => listActions(sim, caller, query, { resourceId: owned(sim, caller, kind, params.id).id }),
     }),
     defineRoute({
       method: 'get', path: `${PREFIX}/${kind}/:id/actions/:action`, operation: `hcloud.${kind}.action`, summary: `Get a resource's action`,
-      params: ActionParams,
+      params: ActionParams, response: ActionAnswer,
       handle: (sim, { caller, params }) => {
         const resource = owned(sim, caller, kind, params.id);
         const action = owned(sim, caller, 'actions', params.action);
@@ -99,11 +103,11 @@ function resourceActions(kind: 'servers' | 'networks' | 'load_balancers'): Route
 export const actionRoutes: RouteDef[] = [
   defineRoute({
     method: 'get', path: `${PREFIX}/actions`, operation: 'hcloud.actions.list', summary: 'List actions by id', query: ActionListQuery,
-    handle: (sim, { caller, query }) => listActions(sim, caller, query),
+    response: ActionList, handle: (sim, { caller, query }) => listActions(sim, caller, query),
   }),
   defineRoute({
     method: 'get', path: `${PREFIX}/actions/:id`, operation: 'hcloud.actions.get', summary: 'Get an action', params: NumericIdParams,
-    handle: (sim, { caller, params }) => ({ action: actionView(owned(sim, caller, 'actions', params.id)) }),
+    response: ActionAnswer, handle: (sim, { caller, params }) => ({ action: actionView(owned(sim, caller, 'actions', params.id)) }),
   }),
   ...(Object.keys(COLLECTIONS).filter((k) => k !== 'actions') as ('servers' | 'networks' | 'load_balancers')[]).flatMap(resourceActions),
 ];

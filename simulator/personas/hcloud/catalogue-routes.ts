@@ -9,29 +9,36 @@ import { IMAGES, REGIONS, SERVER_TYPES, ZONES } from '../../server/resources/cat
 import { NumericIdParams } from '../numeric-ids.ts';
 import { LOAD_BALANCER_TYPES, datacenterView, imageView, loadBalancerTypeView, locationView, serverTypeView } from './catalogue.ts';
 import { PREFIX, pageOf } from './common.ts';
+import { Certificate, Datacenter, Image, Location, LoadBalancerType, ServerType, list as listOf, one } from './responses.ts';
 import { ListQuery, NameQuery } from './schemas.ts';
 
 interface Entry { name: string }
 
+/** What a catalogue entry looks like in Hetzner's JSON: the view and the response schema it follows. */
+interface Shown<T, V> {
+  view: (t: T) => V;
+  schema: z.ZodType<V>;
+}
+
 type Query = z.infer<typeof NameQuery>;
 
 /** GET /{plural} (with ?name=, or the query and filter given) and GET /{plural}/{id} for a static list. */
-function readOnly<T extends Entry>(
-  plural: string, list: readonly T[], view: (t: T) => Record<string, unknown>, filter?: { query: z.ZodType<Query>; keep: (t: T, q: Query) => boolean },
+function readOnly<T extends Entry, V>(
+  plural: string, list: readonly T[], { view, schema }: Shown<T, V>, filter?: { query: z.ZodType<Query>; keep: (t: T, q: Query) => boolean },
 ): RouteDef[] {
   const singular = plural.replace(/s$/, '');
   const keep = (t: T, q: Query): boolean => (q.name === undefined || t.name === q.name) && (filter?.keep(t, q) ?? true);
   return [
     defineRoute({
       method: 'get', path: `${PREFIX}/${plural}`, operation: `hcloud.${plural}.list`, summary: `List ${plural.replace(/_/g, ' ')}`, query: filter?.query ?? NameQuery,
-      handle: (_sim, { query }) => {
+      response: listOf(plural, schema), handle: (_sim, { query }) => {
         const { items, meta } = pageOf(list.filter((t) => keep(t, query)), query);
         return { [plural]: items.map(view), meta };
       },
     }),
     defineRoute({
       method: 'get', path: `${PREFIX}/${plural}/:id`, operation: `hcloud.${plural}.get`, summary: `Get a ${singular.replace(/_/g, ' ')}`, params: NumericIdParams,
-      handle: (_sim, { params }) => {
+      response: one(singular, schema), handle: (_sim, { params }) => {
         const item = list[params.id - 1];
         if (item === undefined) throw notFound(singular.replace(/_/g, ' '), String(params.id));
         return { [singular]: view(item) };
@@ -60,18 +67,18 @@ function imageMatches(q: ImageQuery): boolean {
 }
 
 export const catalogueRoutes: RouteDef[] = [
-  ...readOnly('locations', REGIONS, locationView),
-  ...readOnly('datacenters', ZONES, datacenterView),
-  ...readOnly('server_types', SERVER_TYPES, serverTypeView),
-  ...readOnly('images', IMAGES, imageView, imageFilter),
-  ...readOnly('load_balancer_types', LOAD_BALANCER_TYPES, loadBalancerTypeView),
+  ...readOnly('locations', REGIONS, { view: locationView, schema: Location }),
+  ...readOnly('datacenters', ZONES, { view: datacenterView, schema: Datacenter }),
+  ...readOnly('server_types', SERVER_TYPES, { view: serverTypeView, schema: ServerType }),
+  ...readOnly('images', IMAGES, { view: imageView, schema: Image }, imageFilter),
+  ...readOnly('load_balancer_types', LOAD_BALANCER_TYPES, { view: loadBalancerTypeView, schema: LoadBalancerType }),
   defineRoute({
     method: 'get', path: `${PREFIX}/certificates`, operation: 'hcloud.certificates.list', summary: 'List certificates (always none)', query: CertificateQuery,
-    handle: (_sim, { query }) => ({ certificates: [], meta: pageOf([], query).meta }),
+    response: listOf('certificates', Certificate), handle: (_sim, { query }) => ({ certificates: [], meta: pageOf([], query).meta }),
   }),
   defineRoute({
     method: 'get', path: `${PREFIX}/certificates/:id`, operation: 'hcloud.certificates.get', summary: 'Get a certificate (none exist)', params: NumericIdParams,
-    handle: (_sim, { params }) => {
+    response: one('certificate', Certificate), handle: (_sim, { params }) => {
       throw notFound('certificate', String(params.id));
     },
   }),

@@ -6,10 +6,11 @@
  */
 import { IMAGES, REGIONS, SERVER_TYPES, ZONES, regionById } from '../../server/resources/catalogue/data.ts';
 import type { Image, Region, ServerType, Zone } from '../../api/schema/catalogue.ts';
+import type * as R from './responses.ts';
 
 const pos = <T>(list: readonly T[], item: T): number => list.indexOf(item) + 1;
 
-export function locationView(r: Region): Record<string, unknown> {
+export function locationView(r: Region): R.Location {
   return {
     id: pos(REGIONS, r), name: r.name, description: r.description, country: 'SIM', city: `Loopback ${r.name}`,
     latitude: 0, longitude: 0, network_zone: r.name,
@@ -18,7 +19,7 @@ export function locationView(r: Region): Record<string, unknown> {
 
 const locationOf = (zone: Zone): Region => regionById(zone.region)!;
 
-export function serverTypeView(t: ServerType): Record<string, unknown> {
+export function serverTypeView(t: ServerType): R.ServerType {
   return {
     id: pos(SERVER_TYPES, t), name: t.name, description: `${t.cores} vCPU, ${t.memory_mb / 1024} GB RAM`, category: 'shared',
     cores: t.cores, memory: t.memory_mb / 1024, disk: t.disk_gb, storage_type: 'local', cpu_type: 'shared', architecture: 'x86',
@@ -27,7 +28,7 @@ export function serverTypeView(t: ServerType): Record<string, unknown> {
   };
 }
 
-export function datacenterView(z: Zone): Record<string, unknown> {
+export function datacenterView(z: Zone): R.Datacenter {
   const all = SERVER_TYPES.map((t) => pos(SERVER_TYPES, t));
   return {
     id: pos(ZONES, z), name: z.name, description: `Simulated datacenter ${z.name}`, location: locationView(locationOf(z)),
@@ -35,7 +36,7 @@ export function datacenterView(z: Zone): Record<string, unknown> {
   };
 }
 
-export function imageView(i: Image): Record<string, unknown> {
+export function imageView(i: Image): R.Image {
   return {
     id: pos(IMAGES, i), status: 'available', type: 'system', name: i.name, description: i.name, image_size: null, disk_size: 5,
     created: '2026-01-01T00:00:00Z', created_from: null, bound_to: null, os_flavor: i.os_flavor, os_version: i.os_version,
@@ -58,7 +59,7 @@ export const LOAD_BALANCER_TYPES: readonly LoadBalancerType[] = [
   { id: 3, name: 'lb31', max_connections: 40_000, max_services: 30, max_targets: 150, max_assigned_certificates: 50 },
 ];
 
-export const loadBalancerTypeView = (t: LoadBalancerType): Record<string, unknown> => ({
+export const loadBalancerTypeView = (t: LoadBalancerType): R.LoadBalancerType => ({
   ...t, description: `Simulated load balancer ${t.name}`, prices: [], deprecated: null, deprecation: null,
 });
 

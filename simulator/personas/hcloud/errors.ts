@@ -7,13 +7,10 @@
 import type { ErrorCode, FieldError } from '../../api/schema/errors.ts';
 import { SimcloudError } from '../../server/errors.ts';
 import { numericMessage } from '../numeric-ids.ts';
+import type { ErrorBody } from './responses.ts';
 
-/** What Hetzner puts inside `{"error": ...}`. */
-export interface HcloudErrorBody {
-  code: string;
-  message: string;
-  details: unknown;
-}
+/** What Hetzner puts inside `{"error": ...}` (responses.ts). */
+export type HcloudErrorBody = ErrorBody['error'];
 
 export class HcloudError extends SimcloudError {
   readonly hcloudCode: string;
@@ -50,6 +47,6 @@ export function hcloudCode(e: SimcloudError): string {
 export function hcloudError(e: SimcloudError): HcloudErrorBody {
   const code = hcloudCode(e);
   const fields = (e.fields ?? []).map((f) => ({ name: f.name, messages: f.messages.map(numericMessage) }));
-  const details = code === 'invalid_input' || fields.length > 0 ? { fields } : {};
+  const details: HcloudErrorBody['details'] = code === 'invalid_input' || fields.length > 0 ? { fields } : {};
   return { code, message: numericMessage(e.message), details };
 }

@@ -24,6 +24,7 @@ import {
 } from './lb-schemas.ts';
 import { lbType } from './load-balancers.ts';
 import { NetworkOnly, Empty } from './schemas.ts';
+import { ActionAnswer } from './responses.ts';
 import { actionView, sameIpv6 } from './views.ts';
 
 interface Next {
@@ -53,7 +54,7 @@ async function change<B>(c: { sim: Sim; caller: Caller; n: number }, body: B, mu
 function lbAction<B>(name: string, body: z.ZodType<B>, mutate: Mutate<B>): RouteDef {
   return defineRoute({
     method: 'post', path: `${PREFIX}/load_balancers/:id/actions/${name}`, operation: `hcloud.loadBalancers.${name}`, summary: `${name.replace(/_/g, ' ')}`,
-    params: NumericIdParams, body, status: 201,
+    params: NumericIdParams, body, status: 201, response: ActionAnswer,
     handle: async (sim, { caller, params, body: input }) => {
       return { action: actionView(await change({ sim, caller, n: params.id }, input, mutate), name) };
     },
@@ -115,7 +116,7 @@ const networkRoutes: RouteDef[] = [
   defineRoute({
     method: 'post', path: `${PREFIX}/load_balancers/:id/actions/attach_to_network`, operation: 'hcloud.loadBalancers.attach_to_network',
     summary: 'attach to network', params: NumericIdParams, body: AttachToNetworkBody, status: 201,
-    handle: async (sim, { caller, params, body }) => {
+    response: ActionAnswer, handle: async (sim, { caller, params, body }) => {
       const lb = owned(sim, caller, 'load_balancers', params.id);
       const network = owned(sim, caller, 'networks', { n: body.network, field: 'network' });
       if (lb.network_id !== null) throw new HcloudError('load_balancer_already_attached', 'conflict', `load balancer ${params.id} is already on a network`, 'network');
@@ -125,7 +126,7 @@ const networkRoutes: RouteDef[] = [
   defineRoute({
     method: 'post', path: `${PREFIX}/load_balancers/:id/actions/detach_from_network`, operation: 'hcloud.loadBalancers.detach_from_network',
     summary: 'detach from network', params: NumericIdParams, body: NetworkOnly, status: 201,
-    handle: async (sim, { caller, params, body }) => {
+    response: ActionAnswer, handle: async (sim, { caller, params, body }) => {
       const lb = owned(sim, caller, 'load_balancers', params.id);
       const network = owned(sim, caller, 'networks', { n: body.network, field: 'network' });
       if (lb.network_id !== network.id) {

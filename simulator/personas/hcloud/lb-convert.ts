@@ -9,8 +9,12 @@ import { invalidField } from '../../server/errors.ts';
 import type { ServiceAttrs } from './lb-attrs.ts';
 import type { HealthCheck, RemoveTargetBody, ServiceBody, TargetBody } from './lb-schemas.ts';
 import { owned } from './common.ts';
+import type { LbService } from './responses.ts';
 
 const DEFAULT_PORTS = { http: 80, https: 443 } as const;
+
+/** Hetzner's HTTP settings of an http or https service, where a request (or a service made through /v1) gives none. */
+const HTTP_DEFAULTS = { sticky_sessions: false, redirect_http: false, cookie_name: 'HCLBSTICKY', cookie_lifetime: 300, timeout_idle: 60, certificates: [] };
 
 function ports(b: ServiceBody, field: string): { listen: number; destination: number } {
   const listen = b.listen_port ?? (b.protocol === 'tcp' ? undefined : DEFAULT_PORTS[b.protocol]);
@@ -46,11 +50,12 @@ export function toSimService(b: ServiceBody, field = ''): { service: LoadBalance
     protocol: b.protocol, listen_port: listen, destination_port: destination, proxy_protocol: b.proxyprotocol === true ? 'v1' : 'none',
     health_check: simHealthCheck(hc),
   };
-  const http = b.protocol === 'tcp' ? null : { sticky_sessions: false, redirect_http: false, cookie_name: 'HCLBSTICKY', cookie_lifetime: 300, timeout_idle: 60, ...b.http };
+  const { certificates: _none, ...defaults } = HTTP_DEFAULTS;
+  const http = b.protocol === 'tcp' ? null : { ...defaults, ...b.http };
   return { service, attrs: { http, ...healthAttrs(hc) } };
 }
 
-function healthView(s: LoadBalancerService, attrs: ServiceAttrs | undefined): Record<string, unknown> {
+function healthView(s: LoadBalancerService, attrs: ServiceAttrs | undefined): LbService['health_check'] {
   const hc = s.health_check;
   const protocol = attrs?.health_check_protocol ?? hc.protocol;
   const http = attrs?.health_check_http ?? (protocol === 'tcp' ? null : { domain: null, path: hc.path, response: null, status_codes: ['2??', '3??'], tls: false });
@@ -61,10 +66,10 @@ function healthView(s: LoadBalancerService, attrs: ServiceAttrs | undefined): Re
 }
 
 /** The Hetzner service of a simcloud one (attrs absent for services made through /v1). */
-export function serviceView(s: LoadBalancerService, attrs: ServiceAttrs | undefined): Record<string, unknown> {
+export function serviceView(s: LoadBalancerService, attrs: ServiceAttrs | undefined): LbService {
   return {
     protocol: s.protocol, listen_port: s.listen_port, destination_port: s.destination_port, proxyprotocol: s.proxy_protocol !== 'none',
-    http: s.protocol === 'tcp' ? null : { certificates: [], ...(attrs?.http ?? {}) }, health_check: healthView(s, attrs),
+    http: s.protocol === 'tcp' ? null : { ...HTTP_DEFAULTS, ...(attrs?.http ?? {}) }, health_check: healthView(s, attrs),
   };
 }
 

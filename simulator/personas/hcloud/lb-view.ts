@@ -8,17 +8,20 @@ import { numericIdOf } from '../numeric-ids.ts';
 import { LOAD_BALANCER_TYPES, loadBalancerTypeView, locationView } from './catalogue.ts';
 import { attrsOf, type HcloudLbAttrs } from './lb-attrs.ts';
 import { serviceView } from './lb-convert.ts';
+import type * as R from './responses.ts';
 import { generatedDnsPtr } from './views.ts';
 
 type Health = ResolvedTarget['health'];
 
-const healthStatus = (health: Health): Record<string, unknown>[] => health.map((h) => ({ listen_port: h.listen_port, status: h.status }));
+type ServerTarget = Extract<R.LbTarget, { type: 'server' }>;
 
-function serverTarget(serverId: string, health: Health, usePrivate: boolean): Record<string, unknown> {
+const healthStatus = (health: Health): R.LbTarget['health_status'] => health.map((h) => ({ listen_port: h.listen_port, status: h.status }));
+
+function serverTarget(serverId: string, health: Health, usePrivate: boolean): ServerTarget {
   return { type: 'server', server: { id: numericIdOf(serverId) }, health_status: healthStatus(health), use_private_ip: usePrivate };
 }
 
-function targetView(t: LoadBalancerTarget, resolved: ResolvedTarget[], attrs: HcloudLbAttrs, onNetwork: boolean): Record<string, unknown> | null {
+function targetView(t: LoadBalancerTarget, resolved: ResolvedTarget[], attrs: HcloudLbAttrs, onNetwork: boolean): R.LbTarget | null {
   const usePrivate = (key: string): boolean => attrs.use_private_ip[key] ?? onNetwork;
   if (t.kind === 'server') {
     const r = resolved.find((x) => x.server_id === t.server_id);
@@ -31,11 +34,12 @@ function targetView(t: LoadBalancerTarget, resolved: ResolvedTarget[], attrs: Hc
   return { type: 'label_selector', label_selector: { selector: t.label_selector }, use_private_ip: usePrivate(key), health_status: [], targets: members };
 }
 
-export function loadBalancerView(sim: Sim, lb: LoadBalancerRec): Record<string, unknown> {
+export function loadBalancerView(sim: Sim, lb: LoadBalancerRec): R.LoadBalancer {
   const attrs = attrsOf(lb);
   const view = toLoadBalancer(sim, lb);
   const type = LOAD_BALANCER_TYPES.find((t) => t.name === attrs.load_balancer_type) ?? LOAD_BALANCER_TYPES[0]!;
   const region = regionById(lb.location);
+  if (region === undefined) throw new Error(`load balancer ${lb.id}'s location ${lb.location} is not in the catalogue`);
   return {
     id: numericIdOf(lb.id), name: lb.name, created: lb.created, labels: lb.labels,
     public_net: {
@@ -43,8 +47,8 @@ export function loadBalancerView(sim: Sim, lb: LoadBalancerRec): Record<string, 
       ipv4: { ip: lb.public_ipv4, dns_ptr: attrs.dns_ptr ?? generatedDnsPtr(lb.public_ipv4), blocked: false },
       ipv6: { ip: lb.public_ipv6, dns_ptr: attrs.dns_ptr_ipv6 ?? generatedDnsPtr(lb.public_ipv6), blocked: false },
     },
-    private_net: lb.network_id === null ? [] : [{ network: numericIdOf(lb.network_id), ip: lb.private_ipv4 }],
-    location: region === undefined ? null : locationView(region),
+    private_net: lb.network_id === null || lb.private_ipv4 === null ? [] : [{ network: numericIdOf(lb.network_id), ip: lb.private_ipv4 }],
+    location: locationView(region),
     load_balancer_type: loadBalancerTypeView(type),
     protection: { delete: false },
     services: lb.services.map((s) => serviceView(s, attrs.services[String(s.listen_port)])),

@@ -15,6 +15,8 @@ import { CreateLoadBalancerBody } from './lb-schemas.ts';
 import { loadBalancerView } from './lb-view.ts';
 import { checkPrivateTargets } from './lb-rules.ts';
 import { ListQuery, UpdateBody } from './schemas.ts';
+import type { z } from 'zod';
+import { ActionAnswer, LoadBalancer, LoadBalancerCreated, list, one } from './responses.ts';
 import { actionView } from './views.ts';
 
 export function lbType(ref: string | number, field = 'load_balancer_type'): string {
@@ -31,7 +33,7 @@ function locationOf(body: CreateLoadBalancerBody): string {
   return region.id;
 }
 
-async function create(sim: Sim, caller: Caller, body: CreateLoadBalancerBody): Promise<Record<string, unknown>> {
+async function create(sim: Sim, caller: Caller, body: CreateLoadBalancerBody): Promise<z.infer<typeof LoadBalancerCreated>> {
   const attrs: HcloudLbAttrs = defaultAttrs(lbType(body.load_balancer_type));
   const services = (body.services ?? []).map((b, i) => {
     const { service, attrs: serviceAttrs } = toSimService(b, `services.${i}.`);
@@ -54,23 +56,23 @@ async function create(sim: Sim, caller: Caller, body: CreateLoadBalancerBody): P
 export const loadBalancerRoutes: RouteDef[] = [
   defineRoute({
     method: 'get', path: `${PREFIX}/load_balancers`, operation: 'hcloud.loadBalancers.list', summary: 'List load balancers', query: ListQuery,
-    handle: (sim, { caller, query }) => {
+    response: list('load_balancers', LoadBalancer), handle: (sim, { caller, query }) => {
       const { items, meta } = listOwned<LoadBalancerRec>(sim, caller, { coll: 'load_balancers', type: 'load_balancer', q: simListQuery(query) });
       return { load_balancers: items.map((lb) => loadBalancerView(sim, lb)), meta };
     },
   }),
   defineRoute({
     method: 'post', path: `${PREFIX}/load_balancers`, operation: 'hcloud.loadBalancers.create', summary: 'Create a load balancer', body: CreateLoadBalancerBody,
-    status: 201, handle: (sim, { caller, body }) => create(sim, caller, body),
+    status: 201, response: LoadBalancerCreated, handle: (sim, { caller, body }) => create(sim, caller, body),
   }),
   defineRoute({
     method: 'get', path: `${PREFIX}/load_balancers/:id`, operation: 'hcloud.loadBalancers.get', summary: 'Get a load balancer', params: NumericIdParams,
-    handle: (sim, { caller, params }) => ({ load_balancer: loadBalancerView(sim, owned(sim, caller, 'load_balancers', params.id)) }),
+    response: one('load_balancer', LoadBalancer), handle: (sim, { caller, params }) => ({ load_balancer: loadBalancerView(sim, owned(sim, caller, 'load_balancers', params.id)) }),
   }),
   defineRoute({
     method: 'put', path: `${PREFIX}/load_balancers/:id`, operation: 'hcloud.loadBalancers.update', summary: 'Update name or labels', params: NumericIdParams,
     body: UpdateBody,
-    handle: async (sim, { caller, params, body }) => {
+    response: one('load_balancer', LoadBalancer), handle: async (sim, { caller, params, body }) => {
       const plan = svc.planLoadBalancerUpdate(sim, caller, sid('load_balancers', params.id), { fields: body });
       await commitPlans(sim, [plan]);
       return { load_balancer: loadBalancerView(sim, plan.doc) };
@@ -78,6 +80,6 @@ export const loadBalancerRoutes: RouteDef[] = [
   }),
   defineRoute({
     method: 'delete', path: `${PREFIX}/load_balancers/:id`, operation: 'hcloud.loadBalancers.delete', summary: 'Delete a load balancer', params: NumericIdParams,
-    handle: async (sim, { caller, params }) => ({ action: actionView(await svc.deleteLoadBalancer(sim, caller, sid('load_balancers', params.id))) }),
+    response: ActionAnswer, handle: async (sim, { caller, params }) => ({ action: actionView(await svc.deleteLoadBalancer(sim, caller, sid('load_balancers', params.id))) }),
   }),
 ];

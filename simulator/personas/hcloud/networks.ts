@@ -12,6 +12,7 @@ import { NumericIdParams } from '../numeric-ids.ts';
 import { firstZoneOf, regionOfLocation } from './catalogue.ts';
 import { PREFIX, owned, sid, simListQuery } from './common.ts';
 import { CreateNetworkBody, ListQuery, RouteBody, UpdateBody } from './schemas.ts';
+import { ActionAnswer, Network, NoContent, list, one } from './responses.ts';
 import { actionView, networkView } from './views.ts';
 
 function subnetZone(networkZone: string, field: string): string {
@@ -21,7 +22,7 @@ function subnetZone(networkZone: string, field: string): string {
   return zone.id;
 }
 
-async function create(sim: Sim, caller: Caller, body: CreateNetworkBody): Promise<Record<string, unknown>> {
+async function create(sim: Sim, caller: Caller, body: CreateNetworkBody): Promise<{ network: Network }> {
   const subnets = (body.subnets ?? []).map((s, i) => ({ zone: subnetZone(s.network_zone, `subnets.${i}.network_zone`), ip_range: s.ip_range }));
   // Its routes are part of the create's one commit.
   const network = await svc.createNetwork(sim, caller, { name: body.name, ip_range: body.ip_range, subnets, labels: body.labels }, body.routes ?? []);
@@ -31,38 +32,38 @@ async function create(sim: Sim, caller: Caller, body: CreateNetworkBody): Promis
 export const networkRoutes: RouteDef[] = [
   defineRoute({
     method: 'get', path: `${PREFIX}/networks`, operation: 'hcloud.networks.list', summary: 'List networks', query: ListQuery,
-    handle: (sim, { caller, query }) => {
+    response: list('networks', Network), handle: (sim, { caller, query }) => {
       const { networks, meta } = svc.listNetworks(sim, caller, simListQuery(query));
       return { networks: networks.map(networkView), meta };
     },
   }),
   defineRoute({
     method: 'post', path: `${PREFIX}/networks`, operation: 'hcloud.networks.create', summary: 'Create a network', body: CreateNetworkBody, status: 201,
-    handle: (sim, { caller, body }) => create(sim, caller, body),
+    response: one('network', Network), handle: (sim, { caller, body }) => create(sim, caller, body),
   }),
   defineRoute({
     method: 'get', path: `${PREFIX}/networks/:id`, operation: 'hcloud.networks.get', summary: 'Get a network', params: NumericIdParams,
-    handle: (sim, { caller, params }) => ({ network: networkView(svc.getNetwork(sim, caller, owned(sim, caller, 'networks', params.id).id)) }),
+    response: one('network', Network), handle: (sim, { caller, params }) => ({ network: networkView(svc.getNetwork(sim, caller, owned(sim, caller, 'networks', params.id).id)) }),
   }),
   defineRoute({
     method: 'put', path: `${PREFIX}/networks/:id`, operation: 'hcloud.networks.update', summary: 'Update name or labels', params: NumericIdParams, body: UpdateBody,
-    handle: async (sim, { caller, params, body }) => ({ network: networkView(await svc.updateNetwork(sim, caller, sid('networks', params.id), body)) }),
+    response: one('network', Network), handle: async (sim, { caller, params, body }) => ({ network: networkView(await svc.updateNetwork(sim, caller, sid('networks', params.id), body)) }),
   }),
   defineRoute({
     method: 'delete', path: `${PREFIX}/networks/:id`, operation: 'hcloud.networks.delete', summary: 'Delete a network', params: NumericIdParams, status: 204,
-    handle: async (sim, { caller, params }) => {
+    response: NoContent, handle: async (sim, { caller, params }) => {
       await svc.deleteNetwork(sim, caller, sid('networks', params.id));
     },
   }),
   defineRoute({
     method: 'post', path: `${PREFIX}/networks/:id/actions/add_route`, operation: 'hcloud.networks.addRoute', summary: 'Add a route', params: NumericIdParams,
     body: RouteBody, status: 201,
-    handle: async (sim, { caller, params, body }) => ({ action: actionView((await svc.createRoute(sim, caller, sid('networks', params.id), body)).action) }),
+    response: ActionAnswer, handle: async (sim, { caller, params, body }) => ({ action: actionView((await svc.createRoute(sim, caller, sid('networks', params.id), body)).action) }),
   }),
   defineRoute({
     method: 'post', path: `${PREFIX}/networks/:id/actions/delete_route`, operation: 'hcloud.networks.deleteRoute', summary: 'Delete a route', params: NumericIdParams,
     body: RouteBody, status: 201,
-    handle: async (sim, { caller, params, body }) => {
+    response: ActionAnswer, handle: async (sim, { caller, params, body }) => {
       const network = owned(sim, caller, 'networks', params.id);
       const route = network.routes.find((r) => r.destination === body.destination && r.gateway === body.gateway);
       if (route === undefined) throw notFound('route', `${body.destination} via ${body.gateway}`, 'destination');

@@ -1,20 +1,14 @@
 /**
  * How closely the Hetzner persona follows the Hetzner Cloud API: a status per endpoint it serves (keyed by
  * route operation, so a route without an entry fails parity.test.ts), the endpoints of the same resources it
- * does not serve, and a status per field of the objects it returns. scripts/generate-docs.ts renders this as
+ * does not serve, and how the fields of the objects it returns differ (the fields themselves come from the
+ * response schemas in responses.ts, see ../parity-fields.ts). scripts/generate-docs.ts renders this as
  * docs/reference/hcloud-parity.md.
  */
-export const Parity = { emulated: 'emulated', difference: 'emulated with a difference', none: 'not emulated' } as const;
-export type Parity = (typeof Parity)[keyof typeof Parity];
+import { differs as diff, each, emulated as ok, fieldTables, notEmulated as none, type FieldParity, type ParityEntry } from '../parity-fields.ts';
+import * as R from './responses.ts';
 
-export interface ParityEntry {
-  status: Parity;
-  note?: string;
-}
-
-const ok: ParityEntry = { status: Parity.emulated };
-const diff = (note: string): ParityEntry => ({ status: Parity.difference, note });
-const none = (note?: string): ParityEntry => ({ status: Parity.none, ...(note === undefined ? {} : { note }) });
+export { Parity, type FieldParity, type ParityEntry } from '../parity-fields.ts';
 
 const STATIC = 'a fixed list: simcloud\'s catalogue (regions are locations, zones are datacenters)';
 const ACTION_ON_LB = 'the action reports this command when created; read back later it says update_load_balancer';
@@ -66,47 +60,57 @@ export const NOT_SERVED: readonly (readonly [string, string])[] = [
   ['/floating_ips, /primary_ips, /volumes, /firewalls, /placement_groups, /ssh_keys, /isos, /pricing, /zones', 'resources outside the CCM subset'],
 ];
 
-export interface FieldParity extends ParityEntry {
-  field: string;
-}
+const ID = diff('the number in simcloud\'s id (srv-00000042 is 42, lb-00000007 is 7)');
+const FIXED = (paths: readonly string[], note = 'empty, null, 0 or false'): Record<string, ParityEntry> => each(paths, none(note));
+const TRAFFIC = FIXED(['included_traffic', 'outgoing_traffic', 'ingoing_traffic'], '0 or null');
 
-const f = (field: string, entry: ParityEntry = ok): FieldParity => ({ field, ...entry });
+/** Request and response headers: the one table not made from a response schema. */
+const HEADERS: readonly FieldParity[] = [
+  { field: 'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset', ...diff('only while a rate limit is configured (serve --rate-limit) or injected as a fault') },
+];
 
-/** Fields of the objects the persona returns. */
-export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = {
-  server: [
-    f('id', diff('the number in simcloud\'s id (srv-00000042 is 42)')), f('name'), f('status', diff('no migrating, rebuilding or unknown')), f('created'), f('labels'), f('locked'),
-    f('public_net.ipv4', diff('a loopback address from simcloud\'s pool; dns_ptr as set by change_dns_ptr, else generated')), f('public_net.ipv6', diff('the /64 simcloud gives the server (2001:db8:1::/48, documentation prefix; data only, nothing answers on it); dns_ptr lists the names set by change_dns_ptr; null when created without IPv6')),
-    f('public_net.floating_ips, firewalls', none('always empty')), f('private_net', diff('mac_address derived from the ids; alias_ips empty')),
-    f('server_type'), f('location'), f('datacenter', diff('still returned, as Hetzner did before removing it')), f('image'),
-    f('load_balancers', diff('every LB whose targets resolve to the server')), f('protection', none('always false')),
-    f('volumes, placement_group, iso, backup_window, rescue_enabled', none('empty, null or false')),
-    f('included_traffic, outgoing_traffic, ingoing_traffic', none('0 or null')), f('primary_disk_size', diff('the server type\'s disk')),
-  ],
-  load_balancer: [
-    f('id', diff('the number in simcloud\'s id')), f('name'), f('labels'), f('created'), f('location'), f('load_balancer_type'), f('algorithm'),
-    f('public_net.enabled'), f('public_net.ipv4', diff('the VIP, a loopback address; dns_ptr as set by change_dns_ptr')), f('public_net.ipv6', diff('one address of 2001:db8:2::/64 (documentation prefix; data only: the data plane serves IPv4 loopback only); dns_ptr as set by change_dns_ptr, else generated')),
-    f('private_net', diff('at most one network')),
-    f('services[].protocol', diff('http and https are forwarded at TCP level')), f('services[].listen_port'), f('services[].destination_port'),
-    f('services[].proxyprotocol', diff('PROXY protocol v1')), f('services[].http', diff('kept and returned; sticky sessions, redirects and timeouts are not applied')),
-    f('services[].health_check', diff('tcp and http checks run; https is checked as http; http.domain, response and status_codes are kept, not checked')),
-    f('targets[].type server, label_selector, ip'), f('targets[].health_status', diff('from the data plane; unknown while it does not run')),
-    f('targets[].use_private_ip', diff('kept and returned; the address used is the private one whenever the LB is on a network')),
-    f('targets[].targets (label_selector)'), f('protection', none('always false')), f('included_traffic, outgoing_traffic, ingoing_traffic', none('0 or null')),
-  ],
-  network: [
-    f('id', diff('the number in simcloud\'s id')), f('name'), f('ip_range'), f('labels'), f('created'),
-    f('subnets', diff('type always cloud; gateway is the subnet\'s first address')), f('routes'), f('servers'), f('load_balancers'),
-    f('protection', none('always false')), f('expose_routes_to_vswitch', none('always false')),
-  ],
-  action: [
-    f('id', diff('the number in simcloud\'s id; an action may share its number with the resource it creates')), f('status'), f('progress'), f('started'), f('finished'),
-    f('command', diff('Hetzner names (start_server, stop_server, ...); LB changes read back as update_load_balancer')), f('resources'), f('error'),
-  ],
-  'errors and meta': [
-    f('error.code', diff('not_found, invalid_input, uniqueness_error, locked, conflict, rate_limit_exceeded, unauthorized, forbidden, json_error, ip_not_available, unavailable, server_error and the LB codes source_port_already_used, target_already_defined, load_balancer_already_attached, load_balancer_not_attached_to_network, server_not_attached_to_network, resource_limit_exceeded')),
-    f('error.message', diff('simcloud\'s wording with numeric ids')), f('error.details.fields (invalid_input)'),
-    f('meta.pagination'),
-    f('RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset', diff('only while a rate limit is configured (serve --rate-limit) or injected as a fault')),
-  ],
-};
+/** How the fields of the objects the persona returns differ; every field of their schemas is a row. */
+export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = { ...fieldTables({
+  server: [R.Server, {
+    id: ID, status: diff('no migrating, rebuilding or unknown'),
+    'public_net.ipv4': diff('a loopback address from simcloud\'s pool; dns_ptr as set by change_dns_ptr, else generated'),
+    'public_net.ipv6': diff('the /64 simcloud gives the server (2001:db8:1::/48, documentation prefix; data only, nothing answers on it); dns_ptr lists the names set by change_dns_ptr; null when created without IPv6'),
+    ...FIXED(['public_net.floating_ips', 'public_net.firewalls'], 'always empty'), private_net: diff('mac_address derived from the ids; alias_ips empty'),
+    datacenter: diff('still returned, as Hetzner did before removing it'), load_balancers: diff('every LB whose targets resolve to the server'),
+    protection: none('always false'), ...FIXED(['volumes', 'placement_group', 'iso', 'backup_window', 'rescue_enabled']), ...TRAFFIC,
+    primary_disk_size: diff('the server type\'s disk'),
+  }],
+  load_balancer: [R.LoadBalancer, {
+    id: ID, 'public_net.ipv4': diff('the VIP, a loopback address; dns_ptr as set by change_dns_ptr'),
+    'public_net.ipv6': diff('one address of 2001:db8:2::/64 (documentation prefix; data only: the data plane serves IPv4 loopback only); dns_ptr as set by change_dns_ptr, else generated'),
+    private_net: diff('at most one network'),
+    'services[].protocol': diff('http and https are forwarded at TCP level'), 'services[].proxyprotocol': diff('PROXY protocol v1'),
+    'services[].http': diff('kept and returned (Hetzner\'s defaults for a service made through /v1); sticky sessions, redirects and timeouts are not applied'),
+    'services[].health_check': diff('tcp and http checks run; https is checked as http; http.domain, response and status_codes are kept, not checked'),
+    'targets[].health_status': diff('from the data plane; unknown while it does not run'),
+    'targets[].use_private_ip': diff('kept and returned; the address used is the private one whenever the LB is on a network'),
+    'targets[].targets': diff('label_selector targets: the servers the selector matches'),
+    protection: none('always false'), ...TRAFFIC,
+  }],
+  network: [R.Network, {
+    id: ID, subnets: diff('type always cloud; gateway is the subnet\'s first address'), protection: none('always false'), expose_routes_to_vswitch: none('always false'),
+  }],
+  action: [R.Action, {
+    id: diff('the number in simcloud\'s id; an action may share its number with the resource it creates'),
+    command: diff('Hetzner names (start_server, stop_server, ...); LB changes read back as update_load_balancer'),
+  }],
+  location: [R.Location, { id: diff('its position in simcloud\'s catalogue'), ...FIXED(['country', 'city', 'latitude', 'longitude'], 'fixed values'), network_zone: diff('the location\'s name') }],
+  datacenter: [R.Datacenter, { id: diff('its position in simcloud\'s catalogue'), name: diff('simcloud\'s zone'), server_types: diff('every server type, everywhere') }],
+  server_type: [R.ServerType, {
+    id: diff('its position in simcloud\'s catalogue'), ...FIXED(['category', 'storage_type', 'cpu_type', 'architecture', 'included_traffic', 'prices', 'deprecated', 'deprecation'], 'fixed values, no prices'),
+    locations: diff('every location, available'),
+  }],
+  image: [R.Image, { id: diff('its position in simcloud\'s catalogue'), ...FIXED(['image_size', 'disk_size', 'created', 'created_from', 'bound_to', 'rapid_deploy', 'protection', 'deprecated', 'deleted', 'labels'], 'fixed values') }],
+  load_balancer_type: [R.LoadBalancerType, { ...FIXED(['prices', 'deprecated', 'deprecation'], 'no prices, never deprecated') }],
+  certificate: [R.Certificate, { id: none('simcloud has no certificates: the list is empty') }],
+  errors: [R.ErrorBody, {
+    'error.code': diff('not_found, invalid_input, uniqueness_error, locked, conflict, rate_limit_exceeded, unauthorized, forbidden, json_error, ip_not_available, unavailable, server_error and the LB codes source_port_already_used, target_already_defined, load_balancer_already_attached, load_balancer_not_attached_to_network, server_not_attached_to_network, resource_limit_exceeded'),
+    'error.message': diff('simcloud\'s wording with numeric ids'), 'error.details': diff('fields for invalid_input and for any refusal naming a field; {} otherwise'),
+  }],
+  meta: [R.Meta],
+}), headers: HEADERS };

@@ -14,6 +14,7 @@ import { NAME, PREFIX, owned, sid, simListQuery } from './common.ts';
 import { ChangeDnsPtrBody } from './lb-schemas.ts';
 import { withDnsPtr } from './server-attrs.ts';
 import { CreateServerBody, Empty, NetworkOnly, NetworkRef, ServerListQuery, UpdateBody } from './schemas.ts';
+import { ActionAnswer, Server, ServerCreated, list as listOf, one } from './responses.ts';
 import { actionView, serverView } from './views.ts';
 
 function zoneFor(body: CreateServerBody): string {
@@ -34,7 +35,7 @@ function catalogueId<T extends { id: string; name: string }>(list: readonly T[],
   return found.id;
 }
 
-async function create(sim: Sim, caller: Caller, body: CreateServerBody): Promise<Record<string, unknown>> {
+async function create(sim: Sim, caller: Caller, body: CreateServerBody): Promise<z.infer<typeof ServerCreated>> {
   const networks = (body.networks ?? []).map((n, i) => owned(sim, caller, 'networks', { n, field: `networks.${i}` }).id);
   const { server, action } = await svc.createServer(sim, caller, {
     name: body.name, server_type: catalogueId(SERVER_TYPES, body.server_type, 'server_type'), image: catalogueId(IMAGES, body.image, 'image'),
@@ -44,7 +45,9 @@ async function create(sim: Sim, caller: Caller, body: CreateServerBody): Promise
   return { server: serverView(sim, server), action: actionView(action), next_actions: [], root_password: null };
 }
 
-function list(sim: Sim, caller: Caller, q: z.infer<typeof ServerListQuery>): Record<string, unknown> {
+const ServerList = listOf('servers', Server);
+
+function list(sim: Sim, caller: Caller, q: z.infer<typeof ServerListQuery>): z.infer<typeof ServerList> {
   const statuses = q.status;
   const { items, meta } = listOwned<ServerRec>(sim, caller, {
     coll: 'servers', type: 'server', q: simListQuery(q),
@@ -55,36 +58,36 @@ function list(sim: Sim, caller: Caller, q: z.infer<typeof ServerListQuery>): Rec
 
 const power = (action: ServerActionName): RouteDef => defineRoute({
   method: 'post', path: `${PREFIX}/servers/:id/actions/${action}`, operation: `hcloud.servers.${action}`, summary: `${action} a server`,
-  params: NumericIdParams, body: Empty, status: 201,
+  params: NumericIdParams, body: Empty, status: 201, response: ActionAnswer,
   handle: async (sim, { caller, params }) => ({ action: actionView(await svc.powerAction(sim, caller, sid('servers', params.id), action)) }),
 });
 
 export const serverRoutes: RouteDef[] = [
   defineRoute({
     method: 'get', path: `${PREFIX}/servers`, operation: 'hcloud.servers.list', summary: 'List servers', query: ServerListQuery,
-    handle: (sim, { caller, query }) => list(sim, caller, query),
+    response: ServerList, handle: (sim, { caller, query }) => list(sim, caller, query),
   }),
   defineRoute({
     method: 'post', path: `${PREFIX}/servers`, operation: 'hcloud.servers.create', summary: 'Create a server', body: CreateServerBody, status: 201,
-    handle: (sim, { caller, body }) => create(sim, caller, body),
+    response: ServerCreated, handle: (sim, { caller, body }) => create(sim, caller, body),
   }),
   defineRoute({
     method: 'get', path: `${PREFIX}/servers/:id`, operation: 'hcloud.servers.get', summary: 'Get a server', params: NumericIdParams,
-    handle: (sim, { caller, params }) => ({ server: serverView(sim, svc.toServer(owned(sim, caller, 'servers', params.id))) }),
+    response: one('server', Server), handle: (sim, { caller, params }) => ({ server: serverView(sim, svc.toServer(owned(sim, caller, 'servers', params.id))) }),
   }),
   defineRoute({
     method: 'put', path: `${PREFIX}/servers/:id`, operation: 'hcloud.servers.update', summary: 'Update name or labels', params: NumericIdParams, body: UpdateBody,
-    handle: async (sim, { caller, params, body }) => ({ server: serverView(sim, await svc.updateServer(sim, caller, sid('servers', params.id), body)) }),
+    response: one('server', Server), handle: async (sim, { caller, params, body }) => ({ server: serverView(sim, await svc.updateServer(sim, caller, sid('servers', params.id), body)) }),
   }),
   defineRoute({
     method: 'delete', path: `${PREFIX}/servers/:id`, operation: 'hcloud.servers.delete', summary: 'Delete a server', params: NumericIdParams,
-    handle: async (sim, { caller, params }) => ({ action: actionView(await svc.deleteServer(sim, caller, sid('servers', params.id))) }),
+    response: ActionAnswer, handle: async (sim, { caller, params }) => ({ action: actionView(await svc.deleteServer(sim, caller, sid('servers', params.id))) }),
   }),
   power('poweron'), power('poweroff'), power('shutdown'), power('reboot'),
   defineRoute({
     method: 'post', path: `${PREFIX}/servers/:id/actions/change_dns_ptr`, operation: 'hcloud.servers.change_dns_ptr', summary: 'Set the reverse DNS of a public address',
     params: NumericIdParams, body: ChangeDnsPtrBody, status: 201,
-    handle: async (sim, { caller, params, body }) => {
+    response: ActionAnswer, handle: async (sim, { caller, params, body }) => {
       const server = owned(sim, caller, 'servers', params.id);
       const attrs = withDnsPtr(server, body.ip, body.dns_ptr);
       return { action: actionView(await svc.updateServerAttrsByAction(sim, caller, server.id, { [NAME]: attrs }), 'change_dns_ptr') };
@@ -93,7 +96,7 @@ export const serverRoutes: RouteDef[] = [
   defineRoute({
     method: 'post', path: `${PREFIX}/servers/:id/actions/attach_to_network`, operation: 'hcloud.servers.attachToNetwork', summary: 'Attach to a network',
     params: NumericIdParams, body: NetworkRef, status: 201,
-    handle: async (sim, { caller, params, body }) => {
+    response: ActionAnswer, handle: async (sim, { caller, params, body }) => {
       const network = owned(sim, caller, 'networks', { n: body.network, field: 'network' });
       return { action: actionView(await svc.attachServer(sim, caller, sid('servers', params.id), { network_id: network.id, ip: body.ip })) };
     },
@@ -101,7 +104,7 @@ export const serverRoutes: RouteDef[] = [
   defineRoute({
     method: 'post', path: `${PREFIX}/servers/:id/actions/detach_from_network`, operation: 'hcloud.servers.detachFromNetwork', summary: 'Detach from a network',
     params: NumericIdParams, body: NetworkOnly, status: 201,
-    handle: async (sim, { caller, params, body }) => {
+    response: ActionAnswer, handle: async (sim, { caller, params, body }) => {
       const network = owned(sim, caller, 'networks', { n: body.network, field: 'network' });
       return { action: actionView(await svc.detachServer(sim, caller, sid('servers', params.id), network.id)) };
     },

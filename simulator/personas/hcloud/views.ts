@@ -15,6 +15,7 @@ import { loadBalancersTargeting } from '../../server/resources/load-balancers/se
 import { SERVER_IPV6_PREFIX } from '../../server/store/state.ts';
 import { numericIdOf } from '../numeric-ids.ts';
 import { datacenterView, imageView, locationView, serverTypeView } from './catalogue.ts';
+import type * as R from './responses.ts';
 import { serverAttrsOf } from './server-attrs.ts';
 
 /** simcloud action commands as Hetzner names them (power actions are start/stop_server there). */
@@ -26,7 +27,7 @@ const COMMANDS: Record<Action['command'], string> = {
   detach_load_balancer_from_network: 'detach_from_network', add_route: 'add_route', delete_route: 'delete_route',
 };
 
-export function actionView(a: Action, command?: string): Record<string, unknown> {
+export function actionView(a: Action, command?: string): R.Action {
   return {
     id: numericIdOf(a.id), command: command ?? COMMANDS[a.command], status: a.status, progress: a.progress, started: a.started,
     finished: a.finished, error: a.error, resources: a.resources.map((r) => ({ id: numericIdOf(r.id), type: r.type })),
@@ -50,7 +51,7 @@ function mac(serverId: number, networkId: number): string {
  * Hetzner shows the IPv6 as the server's /64 network (the server answers on its ::1; data only here) and lists
  * each of its addresses that has a name.
  */
-function publicNetView(sim: Sim, s: Server, id: number): Record<string, unknown> {
+function publicNetView(sim: Sim, s: Server, id: number): R.Server['public_net'] {
   const dnsPtr = serverAttrsOf(findRecord(sim, 'servers', s.id) ?? s).dns_ptr;
   return {
     ipv4: s.public_ipv4 === null ? null : { id, ip: s.public_ipv4, blocked: false, dns_ptr: dnsPtr[s.public_ipv4] ?? generatedDnsPtr(s.public_ipv4) },
@@ -62,31 +63,37 @@ function publicNetView(sim: Sim, s: Server, id: number): Record<string, unknown>
   };
 }
 
-export function serverView(sim: Sim, s: Server): Record<string, unknown> {
+/** A catalogue entry a stored server names (its create checked it), else an error naming what is missing. */
+function known<T>(what: string, id: string, entry: T | undefined): T {
+  if (entry === undefined) throw new Error(`server's ${what} ${id} is not in the catalogue`);
+  return entry;
+}
+
+export function serverView(sim: Sim, s: Server): R.Server {
   const id = numericIdOf(s.id);
-  const zone = zoneById(s.zone);
-  const type = SERVER_TYPES.find((t) => t.id === s.server_type);
+  const zone = known('zone', s.zone, zoneById(s.zone));
+  const type = known('server type', s.server_type, SERVER_TYPES.find((t) => t.id === s.server_type));
   const image = IMAGES.find((i) => i.id === s.image);
-  const region = regionById(s.region);
+  const region = known('region', s.region, regionById(s.region));
   const lbs = loadBalancersTargeting(sim, s.id).map((lb) => numericIdOf(lb.id));
   return {
     id, name: s.name, status: s.status, created: s.created,
     public_net: publicNetView(sim, s, id),
     private_net: s.private_networks.map((p) => ({ network: numericIdOf(p.network_id), ip: p.ip, alias_ips: [], mac_address: mac(id, numericIdOf(p.network_id)) })),
-    server_type: type === undefined ? null : serverTypeView(type),
-    datacenter: zone === undefined ? null : datacenterView(zone),
-    location: region === undefined ? null : locationView(region),
+    server_type: serverTypeView(type),
+    datacenter: datacenterView(zone),
+    location: locationView(region),
     image: image === undefined ? null : imageView(image),
     labels: s.labels, locked: s.locked, protection: { delete: false, rebuild: false },
     included_traffic: 0, outgoing_traffic: null, ingoing_traffic: null, backup_window: null, rescue_enabled: false, iso: null,
-    volumes: [], primary_disk_size: type?.disk_gb ?? 0, placement_group: null, load_balancers: lbs,
+    volumes: [], primary_disk_size: type.disk_gb, placement_group: null, load_balancers: lbs,
   };
 }
 
-export function networkView(n: Network): Record<string, unknown> {
+export function networkView(n: Network): R.Network {
   return {
     id: numericIdOf(n.id), name: n.name, created: n.created, ip_range: n.ip_range,
-    subnets: n.subnets.map((sn) => ({ type: 'cloud', ip_range: sn.ip_range, network_zone: zoneById(sn.zone)?.region ?? sn.zone, gateway: sn.gateway })),
+    subnets: n.subnets.map((sn) => ({ type: 'cloud' as const, ip_range: sn.ip_range, network_zone: zoneById(sn.zone)?.region ?? sn.zone, gateway: sn.gateway })),
     routes: n.routes.map((r) => ({ destination: r.destination, gateway: r.gateway })),
     servers: n.servers.map(numericIdOf), load_balancers: n.load_balancers.map(numericIdOf),
     protection: { delete: false }, labels: n.labels, expose_routes_to_vswitch: false,
