@@ -1,6 +1,6 @@
-// The rows of the dialect security suite (dialects.test.ts): for each provider dialect simcloud speaks, its
+// The rows of the persona security suite (personas.test.ts): for each provider persona simcloud speaks, its
 // route table, how its paths name a project's resources, a valid body for each route that takes one, the
-// requests that smuggle another project's ids in a body, and how to read its error envelope. A dialect
+// requests that smuggle another project's ids in a body, and how to read its error envelope. A persona
 // added later is covered by adding its row here; the suite fails for a route of a row that it cannot
 // aim at a resource, so a new route cannot slip past unattacked.
 import type { RouteDef } from '../../simulator/server/http.ts';
@@ -9,7 +9,7 @@ import { LINODE_ROUTES } from '../../simulator/personas/linode/persona.ts';
 import { DIGITALOCEAN_ROUTES } from '../../simulator/personas/digitalocean/persona.ts';
 import type { RawResponse } from './support.ts';
 
-/** One project's resources as numbers (every dialect shows a simcloud id's number), made through /v1. */
+/** One project's resources as numbers (every persona shows a simcloud id's number), made through /v1. */
 export interface Owned {
   readonly tag: string;
   readonly token: string;
@@ -22,17 +22,17 @@ export interface Owned {
   readonly gateway: string;
   /** The LB's service listens on 80 and forwards to 8080 on its one server target. */
   readonly serverIp: string;
-  /** Resources the row's own setup made through the dialect (a Linode firewall), by name. */
+  /** Resources the row's own setup made through the persona (a Linode firewall), by name. */
   readonly extra: Readonly<Record<string, number>>;
 }
 
 export type Request = readonly [method: string, path: string, body: unknown];
 
-export interface DialectRow {
+export interface PersonaRow {
   readonly name: string;
   readonly prefix: string;
   readonly routes: readonly RouteDef[];
-  /** Makes the dialect-only resources of a project through the dialect (POST path and body), after the /v1 ones. */
+  /** Makes the persona-only resources of a project through the persona (POST path and body), after the /v1 ones. */
   setup?(o: Owned): readonly (readonly [name: string, path: string, body: unknown])[];
   /** The number of what a setup request made, from its answer (default: the answer's `id`). */
   madeId?(answer: unknown): number;
@@ -50,7 +50,7 @@ export interface DialectRow {
   lists(other: Owned): readonly string[];
   /** A creation request and bodies it must refuse, each with the field the answer names. */
   readonly create: { readonly path: string; body(self: Owned): Record<string, unknown>; readonly invalid: readonly (readonly [Record<string, unknown>, string])[] };
-  /** The answer's code (or Linode's reason) and the fields it names, from the dialect's envelope. */
+  /** The answer's code (or Linode's reason) and the fields it names, from the persona's envelope. */
   read(r: RawResponse): { code: string; fields: string[] };
   readonly codes: {
     readonly notFound: string;
@@ -67,7 +67,7 @@ function fill(path: string, values: Record<string, number | string | undefined>)
   const out: Record<string, string> = {};
   for (const [, name] of path.matchAll(/:(\w+)/g)) {
     const v = values[name!];
-    if (v === undefined) throw new Error(`no value for :${name} in ${path}; extend the dialect's row`);
+    if (v === undefined) throw new Error(`no value for :${name} in ${path}; extend the persona's row`);
     out[name!] = String(v);
   }
   return out;
@@ -93,6 +93,7 @@ function hcloudBodies(s: Owned): Record<string, unknown> {
     [`put ${HCLOUD}/networks/:id`]: { name: `${s.tag}-renamed` },
     [`put ${HCLOUD}/load_balancers/:id`]: { name: `${s.tag}-renamed` },
     [`post ${HCLOUD}/servers/:id/actions/attach_to_network`]: { network: s.network },
+    [`post ${HCLOUD}/servers/:id/actions/change_dns_ptr`]: { ip: '127.0.0.1', dns_ptr: 'stolen.example' },
     [`post ${HCLOUD}/servers/:id/actions/detach_from_network`]: { network: s.network },
     [`post ${HCLOUD}/networks/:id/actions/add_route`]: { destination: '10.244.9.0/24', gateway: s.gateway },
     [`post ${HCLOUD}/networks/:id/actions/delete_route`]: { destination: '10.244.1.0/24', gateway: s.gateway },
@@ -111,7 +112,7 @@ function hcloudBodies(s: Owned): Record<string, unknown> {
 
 const hcloudLb = (name: string, extra: Record<string, unknown>): Record<string, unknown> => ({ name, load_balancer_type: 'lb11', location: 'sim-1', ...extra });
 
-const hcloud: DialectRow = {
+const hcloud: PersonaRow = {
   name: 'hcloud', prefix: HCLOUD, routes: HCLOUD_ROUTES,
   catalogue: /^\/hcloud\/v1\/(server_types|images|locations|datacenters|load_balancer_types|certificates)\//,
   params: hcloudParams,
@@ -180,7 +181,7 @@ function linodeBodies(s: Owned): Record<string, unknown> {
   };
 }
 
-const linode: DialectRow = {
+const linode: PersonaRow = {
   name: 'linode', prefix: LINODE, routes: LINODE_ROUTES,
   setup: (o) => [['firewall', FW, { label: `${o.tag}-fw`, rules: RULES, devices: { nodebalancers: [o.lb] } }]],
   catalogue: /^\/v4\/(regions|linode\/types)\//,
@@ -240,7 +241,7 @@ function doBodies(s: Owned): Record<string, unknown> {
   };
 }
 
-const digitalocean: DialectRow = {
+const digitalocean: PersonaRow = {
   name: 'digitalocean', prefix: DO, routes: DIGITALOCEAN_ROUTES,
   setup: (o) => [['firewall', `${DO}/firewalls`, doFirewall(`${o.tag}-fw`, [o.server])]],
   madeId: (answer) => Number((answer as { firewall: { id: string } }).firewall.id.slice(-12)),
@@ -275,4 +276,4 @@ const digitalocean: DialectRow = {
   codes: { notFound: 'not_found', unauthorized: 'Unauthorized', invalid: /^unprocessable_entity$/, invalidStatus: 422, unreadable: /^bad_request$/ },
 };
 
-export const DIALECT_ROWS: readonly DialectRow[] = [hcloud, linode, digitalocean];
+export const PERSONA_ROWS: readonly PersonaRow[] = [hcloud, linode, digitalocean];

@@ -1,4 +1,4 @@
-// The DigitalOcean dialect (/v2) is a view over the one store: a droplet or load balancer made through it is
+// The DigitalOcean persona (/v2) is a view over the one store: a droplet or load balancer made through it is
 // the same server or load balancer through /v1 (and the reverse), errors come in DigitalOcean's body, and a
 // load balancer's forwarding rules carry real TCP through the data plane, PROXY protocol and health checks included;
 // its types, network stacks and firewall sources as DigitalOcean's own CCM uses them (below).
@@ -44,7 +44,7 @@ const uuid = (id: string): string => `00000000-0000-4000-8000-${id.replace(/^[a-
 interface Droplet { id: number; name: string; tags: string[]; networks: { v4: { ip_address: string; type: string }[] } }
 interface Lb { id: string; ip: string; status: string; droplet_ids: number[]; forwarding_rules: { entry_port: number; target_port: number }[] }
 
-describe('DigitalOcean dialect over the one store', () => {
+describe('DigitalOcean persona over the one store', () => {
   it('shows a droplet made through /v2 as the same server through /v1, tags as labels', async () => {
     const made = await digitalocean<{ droplet: Droplet }>('POST', '/droplets', { name: unique('do'), region: 'sim-1', size: 'sc-small', image: 'ubuntu-24.04', tags: ['k8s:c1', 'web'] });
     expect(made.status).toBe(202);

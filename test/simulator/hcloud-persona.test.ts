@@ -1,5 +1,5 @@
-// The Hetzner dialect is a view over simcloud's one store: a resource made through /hcloud/v1 is the same
-// resource through /v1 and back, and a load balancer made through the dialect carries real TCP on its VIP
+// The Hetzner persona is a view over simcloud's one store: a resource made through /hcloud/v1 is the same
+// resource through /v1 and back, and a load balancer made through the persona carries real TCP on its VIP
 // with Hetzner's PROXY protocol and public-interface settings. (hcloud-go's own contract tests are in
 // go/contract/hcloud.)
 import { randomInt } from 'node:crypto';
@@ -34,8 +34,8 @@ const HLoadBalancer = z.object({
 
 type Call = <T>(schema: z.ZodType<T>, method: string, path: string, body?: unknown) => Promise<T>;
 
-/** Calls to the Hetzner dialect of the simcloud at `h`, answers parsed with `schema`. */
-const dialect = (h: { url: string; token: string }): Call => async (schema, method, path, body) => {
+/** Calls to the Hetzner persona of the simcloud at `h`, answers parsed with `schema`. */
+const persona = (h: { url: string; token: string }): Call => async (schema, method, path, body) => {
   const res = await fetch(`${h.url}/hcloud/v1${path}`, {
     method, headers: { authorization: `Bearer ${h.token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
   });
@@ -43,7 +43,7 @@ const dialect = (h: { url: string; token: string }): Call => async (schema, meth
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
   return schema.parse(text === '' ? {} : JSON.parse(text));
 };
-const hcloud: Call = (schema, method, path, body) => dialect(sc)(schema, method, path, body);
+const hcloud: Call = (schema, method, path, body) => persona(sc)(schema, method, path, body);
 
 async function finished(id: number): Promise<void> {
   const status = await waitFor(async () => {
@@ -53,7 +53,7 @@ async function finished(id: number): Promise<void> {
   expect(status).toBe('success');
 }
 
-describe('the hcloud dialect over the one store', () => {
+describe('the hcloud persona over the one store', () => {
   it('shows a server made through /hcloud/v1 in /v1 under the same number, and a /v1 load balancer in /hcloud/v1', async () => {
     const made = await hcloud(z.object({ server: HServer, action: HAction }), 'POST', '/servers', {
       name: unique('h'), server_type: 'sc-small', image: 'debian-13', location: 'sim-1', labels: { via: 'hcloud' },
@@ -108,7 +108,7 @@ async function until(fn: () => Promise<string>, want: string): Promise<string> {
   return waitFor(async () => ((await fn()) === want ? want : undefined), { timeoutMs: 10_000, intervalMs: 50, description: `the VIP to answer '${want}'` });
 }
 
-describe('a load balancer made through the hcloud dialect', () => {
+describe('a load balancer made through the hcloud persona', () => {
   it('forwards TCP with a PROXY v1 header and stops serving its VIP while its public interface is disabled', async () => {
     const destination = randomInt(20_000, 30_000);
     const listenPort = randomInt(30_000, 40_000);
@@ -148,7 +148,7 @@ describe('Hetzner-only attributes', () => {
     const first = await startSimcloudProcess({ dataPath, args: ['--delay-ms', '5', '--no-dataplane'] });
     let second: Awaited<ReturnType<typeof startSimcloudProcess>> | undefined;
     try {
-      const call = dialect(first);
+      const call = persona(first);
       const { load_balancer: lb, action } = await call(z.object({ load_balancer: HLoadBalancer, action: HAction }), 'POST', '/load_balancers', {
         name: unique('lb'), load_balancer_type: 'lb21', location: 'sim-1',
       });
@@ -157,7 +157,7 @@ describe('Hetzner-only attributes', () => {
       await waitFor(async () => (await call(z.object({ action: HAction }), 'GET', `/actions/${off.action.id}`)).action.status === 'success' || undefined, { timeoutMs: 10_000, intervalMs: 20, description: 'disable' });
       await first.stop();
       second = await startSimcloudProcess({ dataPath, token: first.token, args: ['--delay-ms', '5', '--no-dataplane'] });
-      const again = await dialect(second)(z.object({ load_balancer: HLoadBalancer.extend({ load_balancer_type: z.object({ name: z.string() }) }) }), 'GET', `/load_balancers/${lb.id}`);
+      const again = await persona(second)(z.object({ load_balancer: HLoadBalancer.extend({ load_balancer_type: z.object({ name: z.string() }) }) }), 'GET', `/load_balancers/${lb.id}`);
       expect({ type: again.load_balancer.load_balancer_type.name, public: again.load_balancer.public_net.enabled }).toEqual({ type: 'lb21', public: false });
       // The /v1 view of the same record leaves the Hetzner attributes out and shows the switch, simcloud's own field.
       const raw = await fetch(`${second.url}/v1/load_balancers/lb-${String(lb.id).padStart(8, '0')}`, { headers: { authorization: `Bearer ${second.token}` } });

@@ -1,4 +1,4 @@
-// The Linode dialect (/v4) is a view over the one store: an instance or NodeBalancer made through it is the
+// The Linode persona (/v4) is a view over the one store: an instance or NodeBalancer made through it is the
 // same server or load balancer through /v1 (and the reverse), and a NodeBalancer's configs and nodes carry
 // real TCP through the data plane, PROXY protocol and health checks included.
 import { randomInt } from 'node:crypto';
@@ -56,7 +56,7 @@ function request(ip: string, port: number): Promise<string> {
   });
 }
 
-describe('Linode dialect over the one store', () => {
+describe('Linode persona over the one store', () => {
   it('shows an instance made through /v4 as the same server through /v1, tags as labels', async () => {
     const created = await linode<{ id: number; label: string }>('POST', '/linode/instances', { region: 'sim-1', type: 'sc-small', label: unique('lin'), tags: ['team=a', 'web'] });
     expect(created.status).toBe(200);

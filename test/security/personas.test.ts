@@ -1,14 +1,14 @@
-// The provider dialects' HTTP surface against hostile requests, one table row per dialect (dialect-rows.ts):
+// The provider personas' HTTP surface against hostile requests, one table row per persona (persona-rows.ts):
 // every route that takes an id aimed at another project's resource, the other project's ids inside one's own
 // requests, lists, missing and wrong tokens, DNS-rebinding Host headers, foreign Origins, oversized and
-// malformed bodies, path traversal in ids. Each refusal is checked for its answer in the dialect's own error
+// malformed bodies, path traversal in ids. Each refusal is checked for its answer in the persona's own error
 // envelope AND for the store's commit sequence not having moved.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SimcloudClient } from '../../simulator/api/client/index.ts';
 import { numericIdOf, simcloudId } from '../../simulator/personas/numeric-ids.ts';
 import { waitFor } from '../../sandbox/wait.ts';
 import { startSimcloudInProcess, type InProcessSimcloud } from '../helpers/simcloud.ts';
-import { DIALECT_ROWS, type DialectRow, type Owned } from './dialect-rows.ts';
+import { PERSONA_ROWS, type PersonaRow, type Owned } from './persona-rows.ts';
 import { hostileHosts, loopbackHosts, raw, unchangedBy, type RawResponse } from './support.ts';
 
 async function createAll(client: SimcloudClient, tag: string, token: string): Promise<Owned> {
@@ -35,7 +35,7 @@ const withParams = (path: string, values: Record<string, string>): string => pat
 /** A victim's number showing as an id anywhere in an answer. */
 const showsId = (text: string, n: number): boolean => new RegExp(`"id":${n}[,}]`).test(text);
 
-describe.each(DIALECT_ROWS)('the $name dialect', (row: DialectRow) => {
+describe.each(PERSONA_ROWS)('the $name persona', (row: PersonaRow) => {
   let sc: InProcessSimcloud;
   let own: Owned;
   let victim: Owned;
@@ -48,7 +48,7 @@ describe.each(DIALECT_ROWS)('the $name dialect', (row: DialectRow) => {
     const project = await sc.admin.createProject('victim');
     const tokenB = (await sc.admin.createToken(project.id, { name: 'victim' })).token;
     victim = await createAll(sc.clientFor(tokenB, { retry: { maxRetries: 0 } }), 'victim', tokenB);
-    [own, victim] = [await dialectSetup(own), await dialectSetup(victim)];
+    [own, victim] = [await personaSetup(own), await personaSetup(victim)];
     await quiet();
   });
 
@@ -65,7 +65,7 @@ describe.each(DIALECT_ROWS)('the $name dialect', (row: DialectRow) => {
     await sc?.stop();
   });
 
-  async function dialectSetup(o: Owned): Promise<Owned> {
+  async function personaSetup(o: Owned): Promise<Owned> {
     const extra: Record<string, number> = {};
     for (const [name, path, body] of row.setup?.(o) ?? []) {
       const r = await send('POST', path, json(o.token), body);
@@ -81,7 +81,7 @@ describe.each(DIALECT_ROWS)('the $name dialect', (row: DialectRow) => {
   const mutating = (): [string, string, unknown] => ['PUT', withParams(row.routes.find((r) => r.method === 'put')!.path, row.params(row.routes.find((r) => r.method === 'put')!.path, own)),
     row.body(`put ${row.routes.find((r) => r.method === 'put')!.path}`, own)];
 
-  it("answers every route aimed at another project's resource with the dialect's not-found, changing nothing (and the owner reaches it)", async () => {
+  it("answers every route aimed at another project's resource with the persona's not-found, changing nothing (and the owner reaches it)", async () => {
     const routes = row.routes.filter((r) => r.path.includes(':') && !row.catalogue.test(r.path));
     expect(routes.length).toBeGreaterThan(10);
     for (const route of routes) {
@@ -133,7 +133,7 @@ describe.each(DIALECT_ROWS)('the $name dialect', (row: DialectRow) => {
     expect(sc.sim.targets.resolve(lb).map((t) => t.server_id)).not.toContain(simcloudId('srv', victim.server));
   });
 
-  it("refuses missing, wrong and misplaced tokens with 401 in the dialect's envelope", async () => {
+  it("refuses missing, wrong and misplaced tokens with 401 in the persona's envelope", async () => {
     const [method, path, body] = mutating();
     const list = row.lists(victim)[0]!;
     const cases: [string, string, Record<string, string>][] = [
@@ -181,7 +181,7 @@ describe.each(DIALECT_ROWS)('the $name dialect', (row: DialectRow) => {
     expect(ok.status, ok.text.slice(0, 200)).toBeLessThan(300);
   });
 
-  it("refuses oversized, malformed and non-object bodies, and bad fields, with the dialect's invalid-input answer", async () => {
+  it("refuses oversized, malformed and non-object bodies, and bad fields, with the persona's invalid-input answer", async () => {
     const valid = row.create.body(own);
     const unreadable = [`{"label":"${'x'.repeat(3 * 1024 * 1024)}"}`, '{"name":', '\u0000\u0001', '{"name":"a",}', '"just a string"', 'null', '42'];
     for (const body of [...unreadable, `${'['.repeat(50_000)}${']'.repeat(50_000)}`, '[]', '[{}]']) {
@@ -208,7 +208,7 @@ describe.each(DIALECT_ROWS)('the $name dialect', (row: DialectRow) => {
     expect(r.text).not.toContain('"admin"');
   });
 
-  it("refuses path traversal and other spellings in every path id with 404 or the dialect's invalid-input answer, never reaching a resource", async () => {
+  it("refuses path traversal and other spellings in every path id with 404 or the persona's invalid-input answer, never reaching a resource", async () => {
     const routes = row.routes.filter((r) => r.path.includes(':') && !row.catalogue.test(r.path));
     // Each parameter in turn takes a hostile value while the others name the caller's own resources.
     const hostile = (mine: string, theirs: string): string[] => [
@@ -228,7 +228,7 @@ describe.each(DIALECT_ROWS)('the $name dialect', (row: DialectRow) => {
           }));
           expect([400, 404, row.codes.invalidStatus], `${route.method} ${target}: ${r.status} ${r.text.slice(0, 200)}`).toContain(r.status);
           expect(r.text, target).not.toContain('victim');
-          expect(() => row.read(r), `${target} answers in the dialect's envelope`).not.toThrow();
+          expect(() => row.read(r), `${target} answers in the persona's envelope`).not.toThrow();
           tried++;
         }
       }
