@@ -13,7 +13,7 @@ import { getOwned, ownedRecords } from '../../server/resources/common.ts';
 import * as ipb from '../../server/resources/ip-blocks/service.ts';
 import * as svc from '../../server/resources/servers/service.ts';
 import type { IpBlockRec, ServerRec } from '../../server/store/state.ts';
-import { BMC, IdParams, ownedBy, TagQuery, TagRequests, labelsOf, pnapIdOf, simIdOf, tagFilter, zoneOf } from './common.ts';
+import { BMC, IdParams, ownedBy, TagQuery, TagRequests, labelsOf, pnapIdOf, tagFilter, zoneOf } from './common.ts';
 import { ActionResult, DeleteResult, Server, ServerIpBlock, ServerPrivateNetwork, TextResult } from './schemas.ts';
 import { serverView } from './views.ts';
 
@@ -61,7 +61,7 @@ async function create(sim: Sim, caller: Caller, body: CreateServerBody): Promise
   const ip = nets[0]?.ips?.[0];
   const { server } = await svc.createServer(sim, caller, {
     name: body.hostname, server_type: body.type, image: body.os, zone, labels: labelsOf(body.tags ?? []), start_after_create: true,
-    networks: nets.map((n) => simIdOf('net', n.id)), ...(ip === undefined ? {} : { private_ipv4: ip }), public_net: body.networkType !== 'PRIVATE_ONLY',
+    networks: nets.map((n) => ownedBy(sim, caller, 'networks', n.id).id), ...(ip === undefined ? {} : { private_ipv4: ip }), public_net: body.networkType !== 'PRIVATE_ONLY',
   });
   return view(sim, caller, getOwned(sim, caller, 'servers', server.id));
 }
@@ -95,7 +95,7 @@ const networkRoutes: RouteDef[] = [
     body: ServerIpBlock.strict(), response: ServerIpBlock, status: 202,
     handle: async (sim, { caller, params, body }) => {
       const s = ownedServer(sim, caller, params.id);
-      await ipb.assignIpBlock(sim, caller, simIdOf('ipb', body.id), { kind: 'server', id: s.id });
+      await ipb.assignIpBlock(sim, caller, ownedBy(sim, caller, 'ip_blocks', body.id).id, { kind: 'server', id: s.id });
       return { id: body.id, ...(body.vlanId === undefined ? {} : { vlanId: body.vlanId }) };
     },
   }),
@@ -116,8 +116,9 @@ const networkRoutes: RouteDef[] = [
     handle: async (sim, { caller, params, body }) => {
       const s = ownedServer(sim, caller, params.id);
       const ip = body.ips?.[0];
-      await svc.attachServer(sim, caller, s.id, { network_id: simIdOf('net', body.id), ...(ip === undefined ? {} : { ip }) });
-      const joined = getOwned(sim, caller, 'servers', s.id).private_networks.find((n) => n.network_id === simIdOf('net', body.id));
+      const net = ownedBy(sim, caller, 'networks', body.id);
+      await svc.attachServer(sim, caller, s.id, { network_id: net.id, ...(ip === undefined ? {} : { ip }) });
+      const joined = getOwned(sim, caller, 'servers', s.id).private_networks.find((n) => n.network_id === net.id);
       return { id: body.id, ips: joined === undefined ? [] : [joined.ip], dhcp: false, statusDescription: 'assigning' };
     },
   }),
@@ -125,7 +126,7 @@ const networkRoutes: RouteDef[] = [
     method: 'delete', path: `${NET_PATH}/:sub`, operation: 'phoenixnap.servers.private-networks.remove', summary: 'Remove the server from a private network',
     params: SubParams, response: TextResult, status: 202,
     handle: async (sim, { caller, params }) => {
-      await svc.detachServer(sim, caller, ownedServer(sim, caller, params.id).id, simIdOf('net', params.sub));
+      await svc.detachServer(sim, caller, ownedServer(sim, caller, params.id).id, ownedBy(sim, caller, 'networks', params.sub).id);
       return 'Server removed from the private network.';
     },
   }),
