@@ -64,7 +64,7 @@ export interface Persona {
   readonly name: string;
   /** Mount point, e.g. `/hcloud/v1`; every route's path starts with it. */
   readonly prefix: string;
-  /** Its routes, in match order, with their request (and, where declared, response) schemas. */
+  /** Its routes, in match order, with their request and response schemas (every persona route declares its response). */
   readonly routes: readonly RouteDef[];
   readonly errors: PersonaErrors;
   readonly rateLimitReset: RateLimitReset;
