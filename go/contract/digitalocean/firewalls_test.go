@@ -78,3 +78,31 @@ func TestFirewallRulesWithTagSourcesAreRefusedNamingTheField(t *testing.T) {
 		t.Fatalf("%d %q", e.Response.StatusCode, e.Message)
 	}
 }
+
+// DigitalOcean's CCM's firewall controller opens kube-proxy's health port to each REGIONAL_NETWORK load
+// balancer by naming it in load_balancer_uids, and compares the addresses and load balancer UUIDs it reads
+// back with what it wrote: they round-trip, and an unknown load balancer is refused naming the field.
+func TestLoadBalancerSourcesOfTheCCMsFirewallRoundTrip(t *testing.T) {
+	lb := createLB(t, networkLBRequest(simcloudtest.UniqueName("do-nlb-fw")))
+	c := client(t)
+	health := godo.InboundRule{Protocol: "tcp", PortRange: "10256", Sources: &godo.Sources{LoadBalancerUIDs: []string{lb.ID}}}
+	req := &godo.FirewallRequest{Name: simcloudtest.UniqueName("k8s-public-access"), InboundRules: []godo.InboundRule{nodePortRule("80"), health}, Tags: []string{"k8s:c1"}}
+	fw, _, err := c.Firewalls.Create(ctx(t), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = c.Firewalls.Delete(ctx(t), fw.ID) })
+	got, _, err := c.Firewalls.Get(ctx(t), fw.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := got.InboundRules; len(r) != 2 || r[1].PortRange != "10256" || r[1].Sources == nil || len(r[1].Sources.Addresses) != 0 ||
+		strings.Join(r[1].Sources.LoadBalancerUIDs, ",") != lb.ID || strings.Join(r[0].Sources.Addresses, ",") != "0.0.0.0/0,::/0" {
+		t.Fatalf("inbound rules: %+v %+v", r[0].Sources, r[len(r)-1].Sources)
+	}
+	req.InboundRules[1].Sources.LoadBalancerUIDs = []string{"00000000-0000-4000-8000-000099999999"}
+	_, _, err = c.Firewalls.Update(ctx(t), fw.ID, req)
+	if e := apiError(t, err); e.Response.StatusCode != http.StatusUnprocessableEntity || !strings.HasPrefix(e.Message, "inbound_rules.1.sources.load_balancer_uids.0") {
+		t.Fatalf("unknown load balancer: %d %q", e.Response.StatusCode, e.Message)
+	}
+}

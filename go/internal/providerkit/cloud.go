@@ -22,6 +22,9 @@ type Capabilities struct {
 	Routes       cloudprovider.Routes
 	// ClusterID answers HasClusterID: whether the provider's resources carry the --cluster-name.
 	ClusterID bool
+	// Initialize, when set, is given the manager's Kubernetes client builder before any controller runs: for a
+	// capability that writes Kubernetes objects itself (DigitalOcean's CCM annotates Services, ours with it).
+	Initialize func(cloudprovider.ControllerClientBuilder, <-chan struct{})
 }
 
 // Cloud is a cloudprovider.Interface made of a provider's capabilities. The deprecated Instances, Zones
@@ -34,8 +37,12 @@ type Cloud struct {
 // NewCloud assembles the provider called name.
 func NewCloud(name string, caps Capabilities) *Cloud { return &Cloud{name: name, caps: caps} }
 
-// Initialize is a no-op: no provider here needs a Kubernetes client of its own.
-func (c *Cloud) Initialize(cloudprovider.ControllerClientBuilder, <-chan struct{}) {}
+// Initialize passes the client builder to Capabilities.Initialize, if set; else it does nothing.
+func (c *Cloud) Initialize(builder cloudprovider.ControllerClientBuilder, stop <-chan struct{}) {
+	if c.caps.Initialize != nil {
+		c.caps.Initialize(builder, stop)
+	}
+}
 
 // LoadBalancer returns the load balancer capability, if offered.
 func (c *Cloud) LoadBalancer() (cloudprovider.LoadBalancer, bool) {

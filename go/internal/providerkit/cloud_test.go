@@ -56,6 +56,24 @@ func TestCloudOffersWhatItIsGiven(t *testing.T) {
 	}
 }
 
+func TestInitializeReachesTheCapabilityThatAsksForIt(t *testing.T) {
+	NewCloud("kit", Capabilities{}).Initialize(nil, nil) // nothing asked: nothing happens
+	var got cloudprovider.ControllerClientBuilder
+	stop := make(chan struct{})
+	builder := struct {
+		cloudprovider.ControllerClientBuilder
+	}{}
+	NewCloud("kit", Capabilities{Initialize: func(b cloudprovider.ControllerClientBuilder, s <-chan struct{}) {
+		got = b
+		if s != stop {
+			t.Error("another stop channel")
+		}
+	}}).Initialize(builder, stop)
+	if got != builder {
+		t.Errorf("Initialize gave %v", got)
+	}
+}
+
 func TestRegister(t *testing.T) {
 	type config struct{ file string }
 	load := func(file io.Reader, env Lookup) (config, error) {

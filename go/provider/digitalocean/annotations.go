@@ -1,15 +1,21 @@
 package digitalocean
 
 import (
+	"strconv"
+
 	v1 "k8s.io/api/core/v1"
 
 	"ccm-sandbox/go/internal/providerkit"
 )
 
 // The service.beta.kubernetes.io/do-loadbalancer-* annotations this provider reads, as DigitalOcean's CCM
-// names them.
+// names them, and the load balancer's id, which it writes (with the type) as that CCM does.
 const (
 	annPrefix                 = "service.beta.kubernetes.io/do-loadbalancer-"
+	AnnLoadBalancerID         = "kubernetes.digitalocean.com/load-balancer-id"
+	AnnType                   = annPrefix + "type"
+	AnnNetworkStack           = annPrefix + "network-stack"
+	AnnOverrideHealthCheck    = annPrefix + "override-health-check"
 	AnnName                   = annPrefix + "name"
 	AnnProtocol               = annPrefix + "protocol"
 	AnnAlgorithm              = annPrefix + "algorithm"
@@ -27,18 +33,35 @@ const (
 	AnnStickySessionsCookieTT = annPrefix + "sticky-sessions-cookie-ttl"
 )
 
+// DigitalOcean's load balancer types and network stacks, as its API and CCM spell them.
+const (
+	TypeRegional        = "REGIONAL"
+	TypeRegionalNetwork = "REGIONAL_NETWORK"
+	StackIPv4           = "IPV4"
+	StackDualstack      = "DUALSTACK"
+)
+
+// KubeProxyHealthPort is where kube-proxy answers /healthz on every node; DigitalOcean's CCM checks it unless
+// the Service has a health check node port (externalTrafficPolicy Local).
+const KubeProxyHealthPort = 10256
+
 // lbOptions are a Service's annotations, parsed, with DigitalOcean's CCM defaults.
 type lbOptions struct {
-	protocol, algorithm string
-	sizeUnit            int
-	proxyProtocol       bool
-	health              healthOptions
-	sticky              *stickyOptions
+	// lbType defaults to REGIONAL_NETWORK, as DigitalOcean's CCM's does; networkStack is "" when not given.
+	lbType, networkStack string
+	protocol, algorithm  string
+	sizeUnit             int
+	proxyProtocol        bool
+	health               healthOptions
+	sticky               *stickyOptions
 }
 
 type healthOptions struct {
 	protocol, path                         string
 	port, interval, timeout, unhealthy, ok int
+	// proxyProtocol is false for the default check (kube-proxy's health answers no PROXY header) and nil
+	// (the load balancer's setting) under override-health-check, as DigitalOcean's CCM sends it.
+	proxyProtocol *bool
 }
 
 type stickyOptions struct {
@@ -46,29 +69,55 @@ type stickyOptions struct {
 	ttl    int
 }
 
-// parseOptions reads a Service's annotations; the health check defaults to the protocol's own check on the
-// first port's NodePort, every 3 s with a 5 s timeout, 3 failures to fail and 5 successes to pass.
+// parseOptions reads a Service's annotations. The health check is DigitalOcean's CCM's: HTTP /healthz on the
+// Service's health check node port, else on kube-proxy's port, unless override-health-check is set (present,
+// whatever its value): then the protocol (default http with a path, else tcp), path and port annotations
+// apply, the port naming a Service port whose NodePort is checked (default: the first TCP port's). Every 3 s
+// with a 5 s timeout, 3 failures to fail and 5 successes to pass.
 func parseOptions(svc *v1.Service) (lbOptions, error) {
 	r := providerkit.Annotations(svc.Annotations)
 	o := lbOptions{
-		protocol: providerkit.OneOf(r, AnnProtocol, "tcp", "tcp", "http", "https"), algorithm: providerkit.OneOf(r, AnnAlgorithm, "round_robin", "round_robin", "least_connections"),
+		lbType:       providerkit.OneOf(r, AnnType, TypeRegionalNetwork, TypeRegional, TypeRegionalNetwork),
+		networkStack: providerkit.OneOf(r, AnnNetworkStack, "", StackIPv4, StackDualstack),
+		protocol:     providerkit.OneOf(r, AnnProtocol, "tcp", "tcp", "http", "https"), algorithm: providerkit.OneOf(r, AnnAlgorithm, "round_robin", "round_robin", "least_connections"),
 		sizeUnit: r.Int(AnnSizeUnit, 1, 1, 100), proxyProtocol: r.Bool(AnnProxyProtocol, false),
 	}
-	firstNodePort := 0
-	if len(svc.Spec.Ports) > 0 {
-		firstNodePort = int(svc.Spec.Ports[0].NodePort)
-	}
-	hcDefault := "tcp"
-	if o.protocol != "tcp" {
-		hcDefault = "http"
-	}
 	o.health = healthOptions{
-		protocol: providerkit.OneOf(r, AnnHealthCheckProtocol, hcDefault, "tcp", "http", "https"), path: r.String(AnnHealthCheckPath, "/"),
-		port: r.Int(AnnHealthCheckPort, firstNodePort, 1, 65535), interval: r.Int(AnnHealthCheckInterval, 3, 3, 300),
-		timeout: r.Int(AnnHealthCheckTimeout, 5, 3, 300), unhealthy: r.Int(AnnHealthCheckUnhealthy, 3, 2, 10), ok: r.Int(AnnHealthCheckHealthy, 5, 2, 10),
+		interval: r.Int(AnnHealthCheckInterval, 3, 3, 300), timeout: r.Int(AnnHealthCheckTimeout, 5, 3, 300),
+		unhealthy: r.Int(AnnHealthCheckUnhealthy, 3, 2, 10), ok: r.Int(AnnHealthCheckHealthy, 5, 2, 10),
+	}
+	if _, override := svc.Annotations[AnnOverrideHealthCheck]; override {
+		overriddenHealthCheck(svc, r, &o.health)
+	} else {
+		o.health.protocol, o.health.path, o.health.port, o.health.proxyProtocol = "http", "/healthz", KubeProxyHealthPort, new(bool)
+		if svc.Spec.HealthCheckNodePort != 0 {
+			o.health.port = int(svc.Spec.HealthCheckNodePort)
+		}
 	}
 	if providerkit.OneOf(r, AnnStickySessionsType, "none", "none", "cookies") == "cookies" {
 		o.sticky = &stickyOptions{cookie: r.String(AnnStickySessionsCookie, "DO-CCM"), ttl: r.Int(AnnStickySessionsCookieTT, 300, 1, 86400)}
 	}
 	return o, r.Err("invalid annotations")
+}
+
+// overriddenHealthCheck is the health check the annotations describe, under override-health-check.
+func overriddenHealthCheck(svc *v1.Service, r *providerkit.Reader, h *healthOptions) {
+	h.path = r.String(AnnHealthCheckPath, "")
+	fallback := "tcp"
+	if h.path != "" {
+		fallback = "http"
+	}
+	h.protocol = providerkit.OneOf(r, AnnHealthCheckProtocol, fallback, "tcp", "http", "https")
+	want := r.Int(AnnHealthCheckPort, 0, 1, 65535)
+	for _, p := range svc.Spec.Ports {
+		if (p.Protocol == v1.ProtocolTCP || p.Protocol == "") && (want == 0 || int(p.Port) == want) {
+			h.port = int(p.NodePort)
+			return
+		}
+	}
+	if want != 0 {
+		r.Invalid(AnnHealthCheckPort, strconv.Itoa(want), "must be one of the Service's TCP ports")
+	} else {
+		r.Problemf("no TCP port to health check")
+	}
 }

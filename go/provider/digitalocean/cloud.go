@@ -7,6 +7,7 @@ import (
 
 	"github.com/digitalocean/godo"
 	"golang.org/x/oauth2"
+	cloudprovider "k8s.io/cloud-provider"
 
 	"ccm-sandbox/go/internal/providerkit"
 )
@@ -28,8 +29,9 @@ func NewClient(cfg Config) (*godo.Client, error) {
 
 // NewCloud builds the provider after checking the region against the API's region names, as DigitalOcean's
 // CCM does, so a wrong URL, token or region fails at start with one line. DigitalOcean has regions only,
-// which InstancesV2 reports, and its CCM has no route controller either; load balancers are found by their
-// name, which carries the Service's UID, so no cluster id is needed.
+// which InstancesV2 reports, and its CCM has no route controller either; load balancers are found by the
+// id annotation the provider writes, else by their name, which carries the Service's UID, so no cluster id
+// is needed.
 func NewCloud(ctx context.Context, cfg Config) (_ *providerkit.Cloud, err error) {
 	defer providerkit.Wrap(&err, ProviderName, "NewCloud")
 	client, err := NewClient(cfg)
@@ -51,8 +53,13 @@ func NewCloud(ctx context.Context, cfg Config) (_ *providerkit.Cloud, err error)
 	if !known {
 		return nil, fmt.Errorf("%s=%q is not a region of the API at %s", EnvRegion, cfg.Region, cfg.URL)
 	}
+	lbs := &loadBalancers{client: client, region: cfg.Region}
 	return providerkit.NewCloud(ProviderName, providerkit.Capabilities{
 		InstancesV2:  newInstances(client),
-		LoadBalancer: &loadBalancers{client: client, region: cfg.Region},
+		LoadBalancer: lbs,
+		// The load balancers write their id and type on the Service, as DigitalOcean's CCM does.
+		Initialize: func(b cloudprovider.ControllerClientBuilder, _ <-chan struct{}) {
+			lbs.kube = b.ClientOrDie("digitalocean-load-balancers")
+		},
 	}), nil
 }
