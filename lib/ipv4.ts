@@ -65,3 +65,28 @@ export function hasHostBits(cidr: string): boolean {
 export function nthAddress(cidr: string, index: number): string {
   return intToIp(parseCidr(cidr).base + index);
 }
+
+/**
+ * The address at the same offset in `to` as `ip` has in `from`: a bijection between two blocks of one size
+ * (how a persona presents a loopback address as its cloud's private one, and takes it back). Undefined when
+ * `ip` is outside `from` or its offset lies past the end of `to`.
+ */
+export function translateAddress(ip: string, from: Range, to: Range): string | undefined {
+  if (!contains(from, ip)) return undefined;
+  const offset = ipToInt(ip) - from.base;
+  return offset < rangeSize(to) ? intToIp(to.base + offset) : undefined;
+}
+
+/** A CIDR inside `from` as the CIDR of the same prefix in `to`; undefined when it does not fit in either. */
+export function translateCidr(cidr: string, from: Range, to: Range): string | undefined {
+  const r = parseCidr(cidr);
+  if (!rangeContains(from, r)) return undefined;
+  const base = r.base - from.base + to.base;
+  return rangeContains(to, { base, prefix: r.prefix }) ? formatCidr({ base, prefix: r.prefix }) : undefined;
+}
+
+/** The block of `prefix` bits that holds `ip`. */
+export function blockOf(ip: string, prefix: number): Range {
+  const size = 2 ** (32 - prefix);
+  return { base: Math.floor(ipToInt(ip) / size) * size, prefix };
+}

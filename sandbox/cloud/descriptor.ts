@@ -119,6 +119,11 @@ export interface CloudDescriptor<K extends string = string> {
   readonly builtinCcm: boolean;
   /** The Service annotation the cloud's CCM takes a load balancer's name from, if it has one. */
   readonly lbNameAnnotation?: string;
+  /**
+   * A server's private address as the cloud's API presents it, where that is not simcloud's loopback one
+   * (Linode shows 192.168.128.0/17, ADR 0013): what the cloud's CCM writes as the Node's InternalIP.
+   */
+  presentedPrivateIp?(server: Server): string | null;
   /** How the cloud's API spells a simcloud id (`srv-00000042` → `42`), for showing both side by side. */
   personaId?(simcloudId: string): string;
   /** The cloud's own CCM; absent for simcloud. */
@@ -131,6 +136,11 @@ export interface CloudDescriptor<K extends string = string> {
 /** A descriptor with its kind as a literal type, so the registry derives the union of kinds. */
 export function defineCloud<const K extends string>(d: CloudDescriptor<K>): CloudDescriptor<K> {
   return d;
+}
+
+/** A server's private address as `cloud` presents it (its loopback one unless the cloud translates it). */
+export function presentedPrivateIp(cloud: Pick<CloudDescriptor, 'presentedPrivateIp'>, server: Server): string | null {
+  return cloud.presentedPrivateIp?.(server) ?? server.private_ipv4;
 }
 
 /** simcloud's base URL without a trailing slash, for joining a persona's prefix. */

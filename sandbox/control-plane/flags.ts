@@ -78,6 +78,11 @@ export function apiServerArgs(layout: ControlPlaneLayout): string[] {
     // Without a default route the apiserver cannot pick an address to advertise.
     '--advertise-address=127.0.0.1',
     '--endpoint-reconciler-type=none',
+    // How it reaches a kubelet (logs, exec, port-forward): only at a Node's ExternalIP, which every cloud here
+    // gives from simcloud's loopback pools. A Node's InternalIP may be a presented RFC 1918 address (ADR 0013)
+    // and its Hostname would need a DNS lookup; without an ExternalIP the call is refused ("no preferred
+    // addresses found") and nothing is dialled.
+    '--kubelet-preferred-address-types=ExternalIP',
     `--service-cluster-ip-range=${layout.network.serviceCidr}`,
     '--allow-privileged=true',
     '--authorization-mode=Node,RBAC',

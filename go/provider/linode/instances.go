@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/linode/linodego/v2"
 	v1 "k8s.io/api/core/v1"
@@ -62,29 +63,29 @@ func (i *instances) byLabel(ctx context.Context, label string) (*linodego.Instan
 	return &list[0], nil
 }
 
-func (i *instances) metadata(ctx context.Context, in *linodego.Instance) (*cloudprovider.InstanceMetadata, error) {
-	ips, err := i.client.GetInstanceIPAddresses(ctx, in.ID)
-	if err != nil {
-		return nil, err
-	}
-	return &cloudprovider.InstanceMetadata{ProviderID: ProviderID(in.ID), InstanceType: in.Type, Region: in.Region, NodeAddresses: addresses(in.Label, ips)}, nil
+func (i *instances) metadata(_ context.Context, in *linodego.Instance) (*cloudprovider.InstanceMetadata, error) {
+	return &cloudprovider.InstanceMetadata{ProviderID: ProviderID(in.ID), InstanceType: in.Type, Region: in.Region, NodeAddresses: addresses(in)}, nil
 }
 
-// addresses: the private IPv4s are InternalIPs, the public ones ExternalIPs; an instance without a
-// private address uses its public one as InternalIP too, so the node is reachable inside the cluster.
-func addresses(label string, ips *linodego.InstanceIPAddressResponse) []v1.NodeAddress {
-	out := []v1.NodeAddress{{Type: v1.NodeHostName, Address: label}}
-	if ips == nil || ips.IPv4 == nil {
-		return out
+// addresses classifies the instance's addresses as Linode's CCM does (its node cache reads the instance's
+// ipv4 list, not the /ips endpoint): an IPv4 in an RFC 1918 range (net.IP.IsPrivate) is an InternalIP,
+// any other an ExternalIP, in the order the API lists them, then the SLAAC IPv6 as an ExternalIP. There is
+// no fallback: an instance without a private address has no InternalIP, and NodeBalancers cannot use its
+// Node, as with Linode's CCM. The sandbox's persona presents private addresses in 192.168.128.0/17.
+func addresses(in *linodego.Instance) []v1.NodeAddress {
+	out := []v1.NodeAddress{{Type: v1.NodeHostName, Address: in.Label}}
+	for _, ip := range in.IPv4 {
+		if ip == nil {
+			continue
+		}
+		kind := v1.NodeExternalIP
+		if ip.IsPrivate() {
+			kind = v1.NodeInternalIP
+		}
+		out = append(out, v1.NodeAddress{Type: kind, Address: ip.String()})
 	}
-	for _, ip := range ips.IPv4.Private {
-		out = append(out, v1.NodeAddress{Type: v1.NodeInternalIP, Address: ip.Address})
-	}
-	if len(ips.IPv4.Private) == 0 && len(ips.IPv4.Public) > 0 {
-		out = append(out, v1.NodeAddress{Type: v1.NodeInternalIP, Address: ips.IPv4.Public[0].Address})
-	}
-	for _, ip := range ips.IPv4.Public {
-		out = append(out, v1.NodeAddress{Type: v1.NodeExternalIP, Address: ip.Address})
+	if v6 := strings.TrimSuffix(in.IPv6, "/128"); v6 != "" {
+		out = append(out, v1.NodeAddress{Type: v1.NodeExternalIP, Address: v6})
 	}
 	return out
 }

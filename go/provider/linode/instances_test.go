@@ -3,6 +3,7 @@ package linode
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/linode/linodego/v2"
@@ -51,8 +52,9 @@ func TestInstances(t *testing.T) {
 	})
 }
 
-func TestInstanceMetadataHasTheTypeRegionAndThePublicAddressForBoth(t *testing.T) {
-	in := createInstance(t, simcloudtest.UniqueName("meta"))
+// addressesOf is the metadata's InternalIPs and ExternalIPs.
+func addressesOf(t *testing.T, in *linodego.Instance) (internal, external []string) {
+	t.Helper()
 	instances, _ := newTestCloud(t).InstancesV2()
 	md, err := instances.InstanceMetadata(context.Background(), providertest.Node(in.Label, ""))
 	if err != nil {
@@ -61,16 +63,41 @@ func TestInstanceMetadataHasTheTypeRegionAndThePublicAddressForBoth(t *testing.T
 	if md.InstanceType != "sc-small" || md.Region != "sim-1" {
 		t.Errorf("metadata %+v", md)
 	}
-	var internal, external string
 	for _, a := range md.NodeAddresses {
 		switch a.Type {
 		case v1.NodeInternalIP:
-			internal = a.Address
+			internal = append(internal, a.Address)
 		case v1.NodeExternalIP:
-			external = a.Address
+			external = append(external, a.Address)
 		}
 	}
-	if external == "" || internal != external {
-		t.Errorf("addresses %v: want the public address as ExternalIP and (no private one) InternalIP", md.NodeAddresses)
+	return internal, external
+}
+
+// Linode's CCM makes an address an InternalIP only when it is RFC 1918 (net.IP.IsPrivate): an instance
+// with only its public address has no InternalIP, as there.
+func TestInstanceMetadataGivesAPublicOnlyInstanceNoInternalIP(t *testing.T) {
+	internal, external := addressesOf(t, createInstance(t, simcloudtest.UniqueName("meta")))
+	if len(external) != 1 || len(internal) != 0 {
+		t.Errorf("InternalIPs %v, ExternalIPs %v: want the public address as the only ExternalIP and no InternalIP", internal, external)
+	}
+}
+
+// An instance on a VPC has the private address the persona presents (192.168.128.0/17) as InternalIP,
+// the one a NodeBalancer node gets; the public loopback address stays an ExternalIP.
+func TestInstanceMetadataGivesThePresentedPrivateAddressAsInternalIP(t *testing.T) {
+	c := api(t)
+	vpc := simcloudtest.Must(c.CreateVPC(context.Background(), linodego.VPCCreateOptions{
+		Label: simcloudtest.UniqueName("vpc"), Region: "sim-1", Subnets: []linodego.VPCSubnetCreateOptions{{Label: "nodes", IPv4: "192.168.131.0/24"}},
+	})).Get(t)
+	sub := vpc.Subnets[0].ID
+	in := simcloudtest.Must(c.CreateInstance(context.Background(), linodego.InstanceCreateOptions{
+		Region: "sim-1", Type: "sc-small", Label: simcloudtest.UniqueName("vpcnode"),
+		Interfaces: []linodego.InstanceConfigInterfaceCreateOptions{{Purpose: linodego.InterfacePurposePublic}, {Purpose: linodego.InterfacePurposeVPC, SubnetID: &sub}},
+	})).Get(t)
+	t.Cleanup(func() { _ = c.DeleteInstance(context.Background(), in.ID) })
+	internal, external := addressesOf(t, in)
+	if len(internal) != 1 || !strings.HasPrefix(internal[0], "192.168.131.") || len(external) != 1 || !strings.HasPrefix(external[0], "127.") {
+		t.Errorf("InternalIPs %v, ExternalIPs %v: want 192.168.131.x inside and the loopback public address outside", internal, external)
 	}
 }

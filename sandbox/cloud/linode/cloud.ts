@@ -1,6 +1,7 @@
 // The Linode persona as the sandbox presents it: instances made through /v4, Linode's CCM environment,
 // and a NodeBalancer read back as Linode's API shows it (its configs and their nodes).
 import { z } from 'zod';
+import { presentPrivateIp } from '../../../simulator/personas/linode/addresses.ts';
 import { numericIdOf } from '../../../simulator/personas/numeric-ids.ts';
 import { defineCloud, type CloudLoadBalancerView, type CloudReadContext } from '../descriptor.ts';
 import { LINODE_API_PREFIX, LINODE_CCM_BINARY, linodeCcmCommand, linodeCcmEnv, linodeUrl } from './env.ts';
@@ -31,8 +32,8 @@ async function readLoadBalancer(ctx: CloudReadContext, vip: string): Promise<Clo
     const nodes = await ctx.api.call('conformance.linode.nodes.list', Nodes, { method: 'GET', path: `${LINODE_API_PREFIX}/nodebalancers/${nb.id}/configs/${c.id}/nodes` });
     for (const n of nodes.data) addresses.add(n.address.slice(0, n.address.lastIndexOf(':')));
   }
-  // A NodeBalancer's nodes are addresses: the servers holding them as their private address.
-  const serverIds = ctx.servers.filter((s) => s.private_ipv4 !== null && addresses.has(s.private_ipv4)).map((s) => s.id);
+  // A NodeBalancer's nodes are addresses: the servers holding them as their private address, as presented.
+  const serverIds = ctx.servers.filter((s) => s.private_ipv4 !== null && addresses.has(presentPrivateIp(s.private_ipv4))).map((s) => s.id);
   return { id: String(nb.id), ports: configs.map((c) => c.port), serverIds };
 }
 
@@ -58,6 +59,7 @@ export const linodeCloud = defineCloud({
   clients: "any linodego program (linode-cli, Linode's CCM)",
   providerId: (serverId) => `linode://${numericIdOf(serverId)}`,
   personaId: (id) => String(numericIdOf(id)),
+  presentedPrivateIp: (server) => (server.private_ipv4 === null ? null : presentPrivateIp(server.private_ipv4)),
   ccmEnv: linodeCcmEnv,
   // Our linode provider has no Routes: Linode's route controller programs VPC ip_ranges, which it does not.
   upstream: { provider: 'linode', routes: false, extraArgs: [] },

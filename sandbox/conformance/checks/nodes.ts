@@ -2,6 +2,7 @@
 // lifecycle (the shutdown taint while a server is off, a vanished server's Node deleted).
 import type { V1Node } from '@kubernetes/client-node';
 import type { Server } from '../../../simulator/api/schema/servers.ts';
+import { presentedPrivateIp } from '../../cloud/descriptor.ts';
 import {
   check, clusterServers, hasTaint, lbNodes, listNodes, readyOf, SHUTDOWN_TAINT, UNINITIALIZED_TAINT, until, type ConformanceContext,
 } from '../context.ts';
@@ -22,10 +23,11 @@ function labelProblems(ctx: ConformanceContext, server: Server, node: V1Node): s
 }
 
 /** The server's private and public addresses as the Node's InternalIP and ExternalIP. */
-function addressProblems(server: Server, node: V1Node): string[] {
+function addressProblems(ctx: ConformanceContext, server: Server, node: V1Node): string[] {
   const addresses = node.status?.addresses ?? [];
   const listed = addresses.map((a) => `${a.type}=${a.address}`).join(', ') || 'none';
-  const wanted: Array<[string, string | null]> = [['InternalIP', server.private_ipv4], ['ExternalIP', server.public_ipv4]];
+  // The private address as the cloud presents it: what its CCM reads (Linode's is RFC 1918, ADR 0013).
+  const wanted: Array<[string, string | null]> = [['InternalIP', presentedPrivateIp(ctx.cloud, server)], ['ExternalIP', server.public_ipv4]];
   return wanted
     .filter(([type, address]) => address !== null && !addresses.some((a) => a.type === type && a.address === address))
     .map(([type, address]) => `${server.name}: no ${type} ${address} (addresses: ${listed})`);
@@ -35,7 +37,7 @@ function addressProblems(server: Server, node: V1Node): string[] {
 function nodeProblems(ctx: ConformanceContext, server: Server, node: V1Node): string[] {
   const want = ctx.cloud.providerId(server.id);
   const providerId = node.spec?.providerID === want ? [] : [`${server.name}: providerID is ${JSON.stringify(node.spec?.providerID ?? null)}, want ${want}`];
-  return [...providerId, ...labelProblems(ctx, server, node), ...addressProblems(server, node)];
+  return [...providerId, ...labelProblems(ctx, server, node), ...addressProblems(ctx, server, node)];
 }
 
 export async function nodeInit(ctx: ConformanceContext): Promise<string> {

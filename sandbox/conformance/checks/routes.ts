@@ -2,7 +2,8 @@
 // nodes) and the final leak check (nothing left in the cloud that no Service or Node explains). Both read
 // the store through /v1: whatever API a CCM used, a resource has one truth.
 import type { V1Node } from '@kubernetes/client-node';
-import { listNodes, NotOffered, until, type ConformanceContext } from '../context.ts';
+import { presentedPrivateIp } from '../../cloud/descriptor.ts';
+import { clusterServers, listNodes, NotOffered, until, type ConformanceContext } from '../context.ts';
 import { WEB } from './load-balancers.ts';
 
 /** After nodes are initialised, how long a CCM may take to show a route controller at all. */
@@ -31,10 +32,16 @@ export async function routes(ctx: ConformanceContext): Promise<string> {
     throw new NotOffered(`no NetworkUnavailable condition on any node and no route in network ${ctx.sandbox.options.name} within ${OFFER_WINDOW_MS / 1000} s of node initialisation`);
   }
   const net = await network(ctx);
+  // A route's gateway is the store's loopback address; the Node's InternalIP is the cloud's presented one.
+  const servers = await clusterServers(ctx);
+  const gatewayAsPresented = (ip: string): string => {
+    const server = servers.find((s) => s.private_ipv4 === ip);
+    return (server && presentedPrivateIp(ctx.cloud, server)) ?? ip;
+  };
   const nodes = await until(ctx, 'one route per node podCIDR via its InternalIP, no stale route, NetworkUnavailable=False (RouteCreated) on every node', async () => {
     const all = await listNodes(ctx);
     const want = all.filter((n) => n.spec?.podCIDR).map((n) => `${n.spec?.podCIDR}->${n.status?.addresses?.find((a) => a.type === 'InternalIP')?.address}`).sort();
-    const have = (await ctx.sandbox.client.networks.listRoutes(net.id)).map((r) => `${r.destination}->${r.gateway}`).sort();
+    const have = (await ctx.sandbox.client.networks.listRoutes(net.id)).map((r) => `${r.destination}->${gatewayAsPresented(r.gateway)}`).sort();
     const notCreated = all.filter((n) => networkCondition(n)?.status !== 'False').map((n) => n.metadata?.name);
     if (JSON.stringify(want) !== JSON.stringify(have) || notCreated.length) {
       for (const n of all) ctx.involve({ kind: 'Node', name: n.metadata?.name ?? '' });

@@ -32,9 +32,18 @@ const ordered = (f: (a: Scalar, b: Scalar) => boolean) => (actual: unknown, want
 };
 const listOf = (actual: unknown): unknown[] => (Array.isArray(actual) ? (actual as unknown[]) : [actual]);
 
+/**
+ * Equality; a string sent for a numeric field is read as numbers, comma-separated for any of them: Linode's
+ * CCM filters VPC addresses with `{"subnet_id":"101,102"}` (one string of ids), which Linode's API answers.
+ */
+function equal(x: unknown, want: Json): boolean {
+  if (typeof x === 'number' && typeof want === 'string') return want.split(',').some((p) => /^\s*-?\d+\s*$/.test(p) && Number(p) === x);
+  return x === want;
+}
+
 const OPERATORS: Record<string, (actual: unknown, want: Json) => boolean> = {
-  '+eq': (actual, want) => listOf(actual).some((x) => x === want),
-  '+neq': (actual, want) => !listOf(actual).some((x) => x === want),
+  '+eq': (actual, want) => listOf(actual).some((x) => equal(x, want)),
+  '+neq': (actual, want) => !listOf(actual).some((x) => equal(x, want)),
   '+contains': (actual, want) => listOf(actual).some((x) => typeof x === 'string' && typeof want === 'string' && x.includes(want)),
   '+gt': ordered((a, b) => a > b),
   '+gte': ordered((a, b) => a >= b),

@@ -15,6 +15,7 @@ import type { ServerActionName } from '../../api/schema/servers.ts';
 import { NumericId, NumericIdParams } from '../numeric-ids.ts';
 import { ListQuery, PREFIX, owned, pageOf, sid } from './common.ts';
 import { Empty, Instance, InstanceIPs, page } from './responses.ts';
+import { presentedOf } from './addresses.ts';
 import { instanceView, ipsView, labelsOf } from './views.ts';
 import { networkOfSubnet } from './vpcs.ts';
 
@@ -51,7 +52,7 @@ async function create(sim: Sim, caller: Caller, body: CreateInstanceBody): Promi
     name: body.label ?? `linode${randomBytes(4).toString('hex')}`, server_type: type, image, zone, labels: labelsOf(body.tags ?? []),
     start_after_create: body.booted ?? true, networks: vpcNetworks(sim, caller, body),
   });
-  return instanceView(server);
+  return instanceView(server, presentedOf(sim));
 }
 
 const power = (name: string, action: ServerActionName): RouteDef => defineRoute({
@@ -68,7 +69,7 @@ export const instanceRoutes: RouteDef[] = [
     method: 'get', path: `${PREFIX}/linode/instances`, operation: 'linode.instances.list', summary: 'List instances', query: ListQuery, queryHeaders: ['X-Filter'],
     response: page(Instance), handle: (sim, { caller, query }) => {
       const mine = ownedRecords(sim, caller, 'servers');
-      return pageOf(mine.map((s) => instanceView(svc.toServer(s))), query);
+      return pageOf(mine.map((s) => instanceView(svc.toServer(s), presentedOf(sim))), query);
     },
   }),
   defineRoute({
@@ -77,14 +78,14 @@ export const instanceRoutes: RouteDef[] = [
   }),
   defineRoute({
     method: 'get', path: `${PREFIX}/linode/instances/:id`, operation: 'linode.instances.get', summary: 'Get an instance', params: NumericIdParams, response: Instance,
-    handle: (sim, { caller, params }) => instanceView(svc.toServer(owned(sim, caller, 'linode/instances', params.id))),
+    handle: (sim, { caller, params }) => instanceView(svc.toServer(owned(sim, caller, 'linode/instances', params.id)), presentedOf(sim)),
   }),
   defineRoute({
     method: 'put', path: `${PREFIX}/linode/instances/:id`, operation: 'linode.instances.update', summary: 'Update label or tags', params: NumericIdParams,
     body: UpdateInstanceBody, response: Instance,
     handle: async (sim, { caller, params, body }) => instanceView(await svc.updateServer(sim, caller, sid('linode/instances', params.id), {
       name: body.label, labels: body.tags === undefined ? undefined : labelsOf(body.tags),
-    })),
+    }), presentedOf(sim)),
   }),
   defineRoute({
     method: 'delete', path: `${PREFIX}/linode/instances/:id`, operation: 'linode.instances.delete', summary: 'Delete an instance', params: NumericIdParams, response: Empty,
@@ -95,7 +96,7 @@ export const instanceRoutes: RouteDef[] = [
   }),
   defineRoute({
     method: 'get', path: `${PREFIX}/linode/instances/:id/ips`, operation: 'linode.instances.ips', summary: "An instance's IP addresses", params: NumericIdParams, response: InstanceIPs,
-    handle: (sim, { caller, params }) => ipsView(svc.toServer(owned(sim, caller, 'linode/instances', params.id))),
+    handle: (sim, { caller, params }) => ipsView(svc.toServer(owned(sim, caller, 'linode/instances', params.id)), presentedOf(sim)),
   }),
   power('boot', 'poweron'), power('shutdown', 'shutdown'), power('reboot', 'reboot'),
 ];

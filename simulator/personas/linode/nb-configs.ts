@@ -11,6 +11,7 @@ import { defineRoute, type RouteDef } from '../../server/http.ts';
 import type { LoadBalancerRec } from '../../server/store/state.ts';
 import { NumericPathId } from '../numeric-ids.ts';
 import { ListQuery, PREFIX, owned, pageOf } from './common.ts';
+import { loopbackNode, presentedOf } from './addresses.ts';
 import { attrsOf, commitConfigs, configsOf, newConfig, newNode, type Config } from './nb-model.ts';
 import { ConfigBody, ConfigUpdateBody, NodeBody, NodeUpdateBody, RebuildBody } from './nb-schemas.ts';
 import { configView, nodeView, nodeViews } from './nb-view.ts';
@@ -66,9 +67,9 @@ function rebuilt(c: Ctx, current: Config, body: z.infer<typeof RebuildBody>): Co
   const next = updated(current, settings);
   next.nodes = nodes.map((n, i) => {
     const { id, ...fields } = n;
-    if (id === undefined) return newNode(c.attrs.next_id++, fields);
+    if (id === undefined) return newNode(c.attrs.next_id++, loopbackNode(c.sim, fields));
     if (!current.nodes.some((x) => x.id === id)) throw invalidField(`nodes.${i}.id`, `node ${id} is not in config ${current.id}`);
-    return newNode(id, fields);
+    return newNode(id, loopbackNode(c.sim, fields));
   });
   return next;
 }
@@ -87,7 +88,7 @@ const configRoutes: RouteDef[] = [
     params: LbParams, body: ConfigBody,
     response: NodeBalancerConfig, handle: async (sim, { caller, params, body }) => {
       const c = ctx(sim, caller, params.id);
-      const { lb, config } = await save(c, newConfig(c.attrs, body, body.nodes ?? []));
+      const { lb, config } = await save(c, newConfig(c.attrs, body, (body.nodes ?? []).map((n) => loopbackNode(sim, n))));
       return configView(sim, lb, config);
     },
   }),
@@ -143,9 +144,9 @@ const nodeRoutes: RouteDef[] = [
     response: NodeBalancerNode, handle: async (sim, { caller, params, body }) => {
       const c = ctx(sim, caller, params.id);
       const config = configOf(c, params.cid);
-      const node = newNode(c.attrs.next_id++, body);
+      const node = newNode(c.attrs.next_id++, loopbackNode(sim, body));
       const saved = await save(c, { ...config, nodes: [...config.nodes, node] });
-      return nodeView(saved.lb, saved.config, node, 'unknown');
+      return nodeView(saved.lb, saved.config, { ...node, address: presentedOf(sim).hostPort(node.address) }, 'unknown');
     },
   }),
   defineRoute({
@@ -164,7 +165,7 @@ const nodeRoutes: RouteDef[] = [
     response: NodeBalancerNode, handle: async (sim, { caller, params, body }) => {
       const c = ctx(sim, caller, params.id);
       const config = configOf(c, params.cid);
-      const node = { ...nodeOf(config, params.nid), ...Object.fromEntries(Object.entries(body).filter(([k, v]) => v !== undefined && k !== 'subnet_id')) };
+      const node = { ...nodeOf(config, params.nid), ...Object.fromEntries(Object.entries(loopbackNode(sim, body)).filter(([k, v]) => v !== undefined && k !== 'subnet_id')) };
       const saved = await save(c, { ...config, nodes: config.nodes.map((n) => (n.id === node.id ? node : n)) });
       return nodeViews(sim, saved.lb, saved.config).find((n) => n.id === node.id);
     },

@@ -42,6 +42,13 @@ export type ConfigUpdateBody = z.infer<typeof ConfigUpdateBody>;
 export const RebuildBody = z.strictObject({ ...ConfigFields, nodes: z.array(RebuildNode).max(256) });
 export type RebuildBody = z.infer<typeof RebuildBody>;
 
+const BackendVPC = z.strictObject({
+  subnet_id: z.number().int(),
+  ipv4_range: z.string().optional(),
+  ipv6_range: z.string().optional(),
+  ipv4_range_auto_assign: z.boolean().optional(),
+});
+
 export const CreateNodeBalancerBody = z.strictObject({
   label: Label.optional(),
   region: z.string().min(1).max(63),
@@ -52,6 +59,9 @@ export const CreateNodeBalancerBody = z.strictObject({
   firewall_id: z.number().int().optional(),
   type: z.enum(['common', 'premium']).optional(),
   vpcs: z.array(z.unknown()).max(0, 'VPC NodeBalancers are not emulated').optional(),
+  /** Sent by Linode's CCM in VPC mode: the subnet its backends are in (nodes then give their VPC addresses). */
+  backend_vpcs: z.array(BackendVPC).max(1).optional(),
+  frontend_vpcs: z.array(z.unknown()).max(0, 'a VPC frontend is not emulated: the VIP is public').optional(),
   ipv4: z.string().optional(),
 });
 export type CreateNodeBalancerBody = z.infer<typeof CreateNodeBalancerBody>;

@@ -4,6 +4,7 @@ import type { Sim } from '../../server/context.ts';
 import { toLoadBalancer } from '../../server/resources/load-balancers/service.ts';
 import type { LoadBalancerRec } from '../../server/store/state.ts';
 import { numericIdOf } from '../numeric-ids.ts';
+import { presentedOf } from './addresses.ts';
 import { linodeTime } from './common.ts';
 import { attrsOf, type Config } from './nb-model.ts';
 import type { NodeBalancer, NodeBalancerConfig, NodeBalancerNode } from './responses.ts';
@@ -37,7 +38,8 @@ export function nodeView(lb: LoadBalancerRec, c: Config, n: LinodeNode, status: 
 
 export function nodeViews(sim: Sim, lb: LoadBalancerRec, c: Config): NodeBalancerNode[] {
   const s = statuses(sim, lb, c);
-  return c.nodes.map((n) => nodeView(lb, c, n, s.get(n.id) ?? 'unknown'));
+  const presented = presentedOf(sim);
+  return c.nodes.map((n) => nodeView(lb, c, { ...n, address: presented.hostPort(n.address) }, s.get(n.id) ?? 'unknown'));
 }
 
 export function configView(sim: Sim, lb: LoadBalancerRec, c: Config): NodeBalancerConfig {

@@ -12,6 +12,8 @@ import { NumericIdParams } from '../numeric-ids.ts';
 import { ListQuery, NAME, PREFIX, owned, pageOf, sid, visible } from './common.ts';
 import { firewallView } from './firewalls.ts';
 import { guardedBy } from './fw-model.ts';
+import { loopbackNode } from './addresses.ts';
+import { networkOfSubnet } from './vpcs.ts';
 import { attrsOf, emptyAttrs, newConfig, simFields, toAttrs } from './nb-model.ts';
 import { CreateNodeBalancerBody, UpdateNodeBalancerBody } from './nb-schemas.ts';
 import { nodeBalancerView } from './nb-view.ts';
@@ -22,8 +24,9 @@ async function create(sim: Sim, caller: Caller, body: CreateNodeBalancerBody): P
   if (!regionExists(body.region)) throw invalidField('region', `unknown region ${body.region}`);
   const firewall = body.firewall_id === undefined ? undefined : owned(sim, caller, 'networking/firewalls', { n: body.firewall_id, field: 'firewall_id' });
   if (body.ipv4 !== undefined) throw invalidField('ipv4', 'reserved addresses are not emulated; the VIP comes from the pool');
+  for (const [i, v] of (body.backend_vpcs ?? []).entries()) networkOfSubnet(sim, caller, v.subnet_id, `backend_vpcs.${i}.subnet_id`);
   const attrs = { ...emptyAttrs(), client_conn_throttle: body.client_conn_throttle ?? 0 };
-  const configs = (body.configs ?? []).map((c) => newConfig(attrs, c, c.nodes ?? []));
+  const configs = (body.configs ?? []).map((c) => newConfig(attrs, c, (c.nodes ?? []).map((n) => loopbackNode(sim, n))));
   const { configs: _c, ...settings } = attrs;
   const guard = guardedBy(firewall);
   const { load_balancer } = await svc.createLoadBalancer(sim, caller, {

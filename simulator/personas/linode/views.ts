@@ -8,6 +8,7 @@ import { REGIONS, SERVER_TYPES } from '../../server/resources/catalogue/data.ts'
 import type { Region, ServerType } from '../../api/schema/catalogue.ts';
 import { invalidField } from '../../server/errors.ts';
 import { numericIdOf } from '../numeric-ids.ts';
+import type { Presented } from './addresses.ts';
 import { linodeTime } from './common.ts';
 import type { Instance, InstanceIP, InstanceIPs, LinodeType, Region as RegionView } from './responses.ts';
 
@@ -52,11 +53,12 @@ function specs(s: Server): Instance['specs'] {
 const NO_ALERTS = { cpu: 0, io: 0, network_in: 0, network_out: 0, transfer_quota: 0 };
 const NO_BACKUPS = { enabled: false, available: false, last_successful: null, schedule: { day: null, window: null } };
 
-export function instanceView(s: Server): Instance {
+/** The instance; `p` presents its network addresses as Linode's private ones (addresses.ts). */
+export function instanceView(s: Server, p: Presented): Instance {
   const created = linodeTime(s.created);
   return {
     id: numericIdOf(s.id), label: s.name, region: s.region, type: s.server_type, image: `linode/${s.image}`, group: '', status: STATUS[s.status],
-    ipv4: [s.public_ipv4, ...s.private_networks.map((p) => p.ip)].filter((x) => x !== null), ipv6: null, tags: tagsOf(s.labels),
+    ipv4: [s.public_ipv4, ...s.private_networks.map((n) => p.ip(n.ip))].filter((x) => x !== null), ipv6: null, tags: tagsOf(s.labels),
     created, updated: created, hypervisor: 'kvm', specs: specs(s), alerts: NO_ALERTS, backups: NO_BACKUPS,
     watchdog_enabled: true, has_user_data: false, host_uuid: '', placement_group: null, lke_cluster_id: null, capabilities: [],
     interface_generation: 'legacy_config', maintenance_policy: 'linode/migrate', locks: [], disk_encryption: 'disabled',
@@ -72,10 +74,10 @@ function ip(s: Server, address: string, isPublic: boolean): InstanceIP {
 }
 
 /** GET /linode/instances/{id}/ips: the public address and each network address as private; no IPv6. */
-export function ipsView(s: Server): InstanceIPs {
+export function ipsView(s: Server, p: Presented): InstanceIPs {
   return {
     ipv4: {
-      public: s.public_ipv4 === null ? [] : [ip(s, s.public_ipv4, true)], private: s.private_networks.map((p) => ip(s, p.ip, false)),
+      public: s.public_ipv4 === null ? [] : [ip(s, s.public_ipv4, true)], private: s.private_networks.map((n) => ip(s, p.ip(n.ip), false)),
       shared: [], reserved: [], vpc: [],
     },
     ipv6: { link_local: null, slaac: null, global: [], vpc: [] },

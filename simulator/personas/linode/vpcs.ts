@@ -16,6 +16,7 @@ import { findOwned, findRecord, getOwned, ownedRecords } from '../../server/reso
 import * as nets from '../../server/resources/networks/service.ts';
 import type { NetworkRec, ServerRec } from '../../server/store/state.ts';
 import { NumericIdParams, NumericPathId, numericIdOf } from '../numeric-ids.ts';
+import { loopbackOf, presentedOf } from './addresses.ts';
 import { ListQuery, PREFIX, linodeTime, owned, pageOf, sid } from './common.ts';
 import { ConfigInterface, InstanceConfig, VPC, VPCIP, VPCSubnet, page } from './responses.ts';
 
@@ -26,14 +27,20 @@ const CreateVPCBody = z.object({
 });
 const InterfaceBody = z.object({ ip_ranges: z.array(Cidr).max(64).optional(), primary: z.boolean().optional() });
 const InterfaceParams = z.object({ id: NumericPathId, cid: NumericPathId, iid: NumericPathId });
+const SubnetParams = z.object({ id: NumericPathId, sid: NumericPathId });
 
 interface SubnetView { id: number; label: string; ipv4: string; zone: string | null }
 
-/** Subnet ids: the VPC's number times 100 plus the subnet's position (simcloud subnets have no id). */
+/**
+ * Subnet ids: the VPC's number times 100 plus the subnet's position (simcloud subnets have no id). Labels:
+ * the first is `default`, the subnet Linode's CCM looks for when `--subnet-names` is not given; the others
+ * `subnet-2`, `subnet-3`, ...
+ */
+const subnetLabel = (i: number): string => (i === 0 ? 'default' : `subnet-${i + 1}`);
 function subnetsOf(net: NetworkRec): SubnetView[] {
   const n = numericIdOf(net.id);
-  if (net.subnets.length === 0) return [{ id: n * 100 + 1, label: 'subnet-1', ipv4: net.ip_range, zone: null }];
-  return net.subnets.map((s, i) => ({ id: n * 100 + i + 1, label: `subnet-${i + 1}`, ipv4: s.ip_range, zone: s.zone }));
+  if (net.subnets.length === 0) return [{ id: n * 100 + 1, label: subnetLabel(0), ipv4: net.ip_range, zone: null }];
+  return net.subnets.map((s, i) => ({ id: n * 100 + i + 1, label: subnetLabel(i), ipv4: s.ip_range, zone: s.zone }));
 }
 
 /** The network behind a subnet id, else 404 naming `field`. */
@@ -54,7 +61,7 @@ const rangesOf = (net: NetworkRec, ip: string): string[] => net.routes.filter((r
 function subnetView(sim: Sim, net: NetworkRec, s: SubnetView): VPCSubnet {
   const linodes = members(sim, net).filter((m) => subnetFor(net, addressOn(m, net)).id === s.id)
     .map((m) => ({ id: numericIdOf(m.id), interfaces: [{ id: numericIdOf(net.id), config_id: numericIdOf(m.id), active: true }] }));
-  return { id: s.id, label: s.label, ipv4: s.ipv4, ipv6: null, linodes, databases: [], nodebalancers: [], created: linodeTime(net.created), updated: linodeTime(net.created) };
+  return { id: s.id, label: s.label, ipv4: presentedOf(sim).cidr(s.ipv4), ipv6: null, linodes, databases: [], nodebalancers: [], created: linodeTime(net.created), updated: linodeTime(net.created) };
 }
 
 function vpcView(sim: Sim, net: NetworkRec): VPC {
@@ -64,11 +71,11 @@ function vpcView(sim: Sim, net: NetworkRec): VPC {
   };
 }
 
-function interfaceView(net: NetworkRec, s: ServerRec): ConfigInterface {
+function interfaceView(sim: Sim, net: NetworkRec, s: ServerRec): ConfigInterface {
   const ip = addressOn(s, net);
   return {
     id: numericIdOf(net.id), purpose: 'vpc', label: '', ipam_address: '', primary: false, active: true, vpc_id: numericIdOf(net.id),
-    subnet_id: subnetFor(net, ip).id, ipv4: { vpc: ip, nat_1_1: null }, ipv6: null, ip_ranges: rangesOf(net, ip),
+    subnet_id: subnetFor(net, ip).id, ipv4: { vpc: presentedOf(sim).ip(ip), nat_1_1: null }, ipv6: null, ip_ranges: rangesOf(net, ip),
   };
 }
 
@@ -76,7 +83,7 @@ function interfaceView(net: NetworkRec, s: ServerRec): ConfigInterface {
 const HELPERS = { updatedb_disabled: true, distro: true, modules_dep: true, network: true, devtmpfs_automount: true };
 
 function configView(sim: Sim, s: ServerRec): InstanceConfig {
-  const ifaces = s.private_networks.map((p) => interfaceView(findRecord(sim, 'networks', p.network_id)!, s));
+  const ifaces = s.private_networks.map((p) => interfaceView(sim, findRecord(sim, 'networks', p.network_id)!, s));
   return {
     id: numericIdOf(s.id), label: 'default', comments: '', kernel: 'linode/grub2', root_device: '/dev/sda', run_level: 'default', virt_mode: 'paravirt',
     memory_limit: 0, initrd: null, devices: {}, helpers: HELPERS, interfaces: ifaces, created: linodeTime(s.created), updated: linodeTime(s.created),
@@ -85,19 +92,20 @@ function configView(sim: Sim, s: ServerRec): InstanceConfig {
 
 function ipsView(sim: Sim, net: NetworkRec): VPCIP[] {
   const region = regionOf(net);
+  const presented = presentedOf(sim);
   return members(sim, net).flatMap((s) => {
     const ip = addressOn(s, net);
     const sub = subnetFor(net, ip);
     const { prefix } = parseCidr(sub.ipv4);
     const base = { vpc_id: numericIdOf(net.id), subnet_id: sub.id, linode_id: numericIdOf(s.id), config_id: numericIdOf(s.id), interface_id: numericIdOf(net.id), region, active: true, nat_1_1: null, prefix, gateway: '', subnet_mask: '' };
-    return [{ ...base, address: ip, address_range: null }, ...rangesOf(net, ip).map((r) => ({ ...base, address: null, address_range: r }))];
+    return [{ ...base, address: presented.ip(ip), address_range: null }, ...rangesOf(net, ip).map((r) => ({ ...base, address: null, address_range: r }))];
   });
 }
 
 async function createVPC(sim: Sim, caller: Caller, body: z.infer<typeof CreateVPCBody>): Promise<VPC> {
   const zone = ZONES.find((z) => z.region === body.region);
   if (zone === undefined) throw invalidField('region', `unknown region ${body.region}`);
-  const subnets = (body.subnets ?? []).map((s) => ({ zone: zone.id, ip_range: s.ipv4 }));
+  const subnets = (body.subnets ?? []).map((s) => ({ zone: zone.id, ip_range: loopbackOf(sim).cidr(s.ipv4) }));
   const network = await nets.createNetwork(sim, caller, { name: body.label, ...(subnets.length === 1 ? { ip_range: subnets[0]!.ip_range } : {}), subnets });
   return vpcView(sim, getOwned(sim, caller, 'networks', network.id));
 }
@@ -117,8 +125,10 @@ async function updateInterface(sim: Sim, caller: Caller, p: z.infer<typeof Inter
   if (p.cid !== p.id) throw notFound('config', String(p.cid));
   const att = s.private_networks.find((x) => numericIdOf(x.network_id) === p.iid);
   if (att === undefined) throw notFound('interface', String(p.iid));
-  if (body.ip_ranges !== undefined) await setRanges(sim, caller, { net: getOwned(sim, caller, 'networks', att.network_id), ip: att.ip }, body.ip_ranges);
-  return interfaceView(getOwned(sim, caller, 'networks', att.network_id), getOwned(sim, caller, 'servers', s.id));
+  const back = loopbackOf(sim);
+  const ranges = body.ip_ranges?.map((r) => back.cidr(r));
+  if (ranges !== undefined) await setRanges(sim, caller, { net: getOwned(sim, caller, 'networks', att.network_id), ip: att.ip }, ranges);
+  return interfaceView(sim, getOwned(sim, caller, 'networks', att.network_id), getOwned(sim, caller, 'servers', s.id));
 }
 
 export const vpcRoutes: RouteDef[] = [
@@ -140,6 +150,23 @@ export const vpcRoutes: RouteDef[] = [
     response: page(VPCSubnet), handle: (sim, { caller, params, query }) => {
       const net = owned(sim, caller, 'vpcs', params.id);
       return pageOf(subnetsOf(net).map((s) => subnetView(sim, net, s)), query);
+    },
+  }),
+  defineRoute({
+    method: 'get', path: `${PREFIX}/vpcs/:id/subnets/:sid`, operation: 'linode.vpcs.subnets.get', summary: 'Get a subnet', params: SubnetParams,
+    response: VPCSubnet, handle: (sim, { caller, params }) => {
+      const net = owned(sim, caller, 'vpcs', params.id);
+      const s = subnetsOf(net).find((x) => x.id === params.sid);
+      if (s === undefined) throw notFound('subnet', String(params.sid));
+      return subnetView(sim, net, s);
+    },
+  }),
+  defineRoute({
+    method: 'get', path: `${PREFIX}/vpcs/:id/ipv6s`, operation: 'linode.vpcs.ipv6s', summary: "A VPC's IPv6 addresses (none: VPCs here are IPv4)",
+    params: NumericIdParams, query: ListQuery, queryHeaders: ['X-Filter'],
+    response: page(VPCIP), handle: (sim, { caller, params, query }) => {
+      owned(sim, caller, 'vpcs', params.id);
+      return pageOf<VPCIP>([], query);
     },
   }),
   defineRoute({
