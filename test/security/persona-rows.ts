@@ -7,6 +7,8 @@ import type { RouteDef } from '../../simulator/server/http.ts';
 import { HCLOUD_ROUTES } from '../../simulator/personas/hcloud/persona.ts';
 import { LINODE_ROUTES } from '../../simulator/personas/linode/persona.ts';
 import { DIGITALOCEAN_ROUTES } from '../../simulator/personas/digitalocean/persona.ts';
+import { PHOENIXNAP_ROUTES } from '../../simulator/personas/phoenixnap/persona.ts';
+import { phoenixnapAccessToken } from '../../sandbox/cloud/phoenixnap/env.ts';
 import type { RawResponse } from './support.ts';
 
 /** One project's resources as numbers (every persona shows a simcloud id's number), made through /v1. */
@@ -32,6 +34,8 @@ export interface PersonaRow {
   readonly name: string;
   readonly prefix: string;
   readonly routes: readonly RouteDef[];
+  /** The bearer of a project token, for a persona that takes only tokens it issues (phoenixNAP's OAuth2). */
+  bearer?(simcloudUrl: string, token: string): Promise<string>;
   /** Makes the persona-only resources of a project through the persona (POST path and body), after the /v1 ones. */
   setup?(o: Owned): readonly (readonly [name: string, path: string, body: unknown])[];
   /** The number of what a setup request made, from its answer (default: the answer's `id`). */
@@ -276,4 +280,59 @@ const digitalocean: PersonaRow = {
   codes: { notFound: 'not_found', unauthorized: 'Unauthorized', invalid: /^unprocessable_entity$/, invalidStatus: 422, unreadable: /^bad_request$/ },
 };
 
-export const PERSONA_ROWS: readonly PersonaRow[] = [hcloud, linode, digitalocean];
+const PNAP = '/pnap';
+const BMC = `${PNAP}/bmc/v1`;
+const IPS = `${PNAP}/ips/v1`;
+const NETS = `${PNAP}/networks/v1`;
+/** phoenixNAP's id of a store number: a1 and 22 digits. */
+const pnapId = (n: number): string => `a1${String(n).padStart(22, '0')}`;
+const PNAP_NET = `${BMC}/servers/:id/network-configuration/private-network-configuration/private-networks`;
+const PNAP_IPB = `${BMC}/servers/:id/network-configuration/ip-block-configurations/ip-blocks`;
+
+function pnapParams(path: string, o: Owned): Record<string, string> {
+  if (path.startsWith(`${BMC}/servers/`)) return fill(path, { id: pnapId(o.server), sub: pnapId(path.startsWith(PNAP_IPB) ? o.extra.ipblock! : o.network) });
+  if (path.startsWith(`${IPS}/ip-blocks/`)) return fill(path, { id: pnapId(o.extra.ipblock!) });
+  if (path.startsWith(`${NETS}/private-networks/`)) return fill(path, { id: pnapId(o.network) });
+  return fill(path, {});
+}
+
+const pnapBodies = (s: Owned): Record<string, unknown> => ({
+  [`put ${BMC}/servers/:id/tags`]: [{ name: 'stolen', value: 'yes' }],
+  [`patch ${BMC}/servers/:id`]: { hostname: `${s.tag}-renamed` },
+  [`post ${PNAP_IPB}`]: { id: pnapId(s.extra.ipblock!) },
+  [`post ${PNAP_NET}`]: { id: pnapId(s.network) },
+  [`patch ${IPS}/ip-blocks/:id`]: { description: 'stolen' },
+  [`put ${IPS}/ip-blocks/:id/tags`]: [{ name: 'stolen' }],
+  [`put ${NETS}/private-networks/:id`]: { name: `${s.tag}-renamed`, locationDefault: false },
+});
+
+const pnapServer = (hostname: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({ hostname, os: 'ubuntu-24.04', type: 'sc-small', location: 'sim-1', ...extra });
+
+const phoenixnap: PersonaRow = {
+  name: 'phoenixnap', prefix: PNAP, routes: PHOENIXNAP_ROUTES,
+  bearer: phoenixnapAccessToken,
+  setup: (o) => [['ipblock', `${IPS}/ip-blocks`, { location: 'sim-1', tags: [{ name: 'owner', value: o.tag }] }]],
+  madeId: (answer) => Number((answer as { id: string }).id.slice(2)),
+  catalogue: /^$/,
+  params: pnapParams,
+  body: (key, self) => pnapBodies(self)[key] ?? (/^(post|put|patch) /.test(key) ? {} : undefined),
+  foreignRefs: (s, o) => [
+    ['POST', `${BMC}/servers`, pnapServer('steal', { networkConfiguration: { privateNetworkConfiguration: { configurationType: 'USER_DEFINED', privateNetworks: [{ id: pnapId(o.network) }] } } })],
+    ['POST', PNAP_IPB.replace(':id', pnapId(s.server)), { id: pnapId(o.extra.ipblock!) }],
+    ['POST', PNAP_NET.replace(':id', pnapId(s.server)), { id: pnapId(o.network) }],
+  ],
+  lists: (o) => [`${BMC}/servers`, `${IPS}/ip-blocks`, `${NETS}/private-networks`, `${BMC}/servers?tag=role.${o.tag}`, `${IPS}/ip-blocks?tag=owner.${o.tag}`],
+  create: {
+    path: `${BMC}/servers`,
+    body: (s) => pnapServer(`${s.tag}-new`),
+    invalid: [[{ hostname: '../../etc' }, 'hostname'], [{ type: 'x'.repeat(300) }, 'type'], [{ tags: [{ name: '../x' }] }, 'tags.0.name'], [{ extra: true }, '']],
+  },
+  // phoenixNAP's body is a message with `field: message` validation errors and no code: the status is the code.
+  read: (r) => {
+    const e = r.json() as { validationErrors?: string[] };
+    return { code: String(r.status), fields: (e.validationErrors ?? []).map((v) => v.slice(0, v.indexOf(': '))) };
+  },
+  codes: { notFound: '404', unauthorized: '401', invalid: /^400$/, invalidStatus: 400, unreadable: /^400$/ },
+};
+
+export const PERSONA_ROWS: readonly PersonaRow[] = [hcloud, linode, digitalocean, phoenixnap];

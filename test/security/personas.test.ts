@@ -48,7 +48,9 @@ describe.each(PERSONA_ROWS)('the $name persona', (row: PersonaRow) => {
     const project = await sc.admin.createProject('victim');
     const tokenB = (await sc.admin.createToken(project.id, { name: 'victim' })).token;
     victim = await createAll(sc.clientFor(tokenB, { retry: { maxRetries: 0 } }), 'victim', tokenB);
-    [own, victim] = [await personaSetup(own), await personaSetup(victim)];
+    // A persona that takes only tokens it issues gets the bearer of each project token.
+    const withBearer = async (o: Owned): Promise<Owned> => (row.bearer === undefined ? o : { ...o, token: await row.bearer(sc.url, o.token) });
+    [own, victim] = [await personaSetup(await withBearer(own)), await personaSetup(await withBearer(victim))];
     await quiet();
   });
 

@@ -189,16 +189,17 @@ describe('phoenixNAP persona: bodies as go-sdk-bmc sends them', () => {
 });
 
 describe('phoenixNAP persona: ids inside bodies', () => {
-  it('answers 404 naming an unknown private network or IP block as it was given', async () => {
+  it('answers 404 naming an unknown private network or IP block as it was given, and the field', async () => {
     const unknown = 'a10000000000000000777777';
     const made = await pnap<{ message: string }>('POST', '/bmc/v1/servers', {
       hostname: unique('bmc'), os: 'ubuntu-24.04', type: 'sc-small', location: 'sim-1',
       networkConfiguration: { privateNetworkConfiguration: { configurationType: 'USER_DEFINED', privateNetworks: [{ id: unknown }] } },
     });
-    expect(made).toEqual({ status: 404, body: { message: `private network ${unknown} not found` } });
+    const field = 'networkConfiguration.privateNetworkConfiguration.privateNetworks.0.id';
+    expect(made).toEqual({ status: 404, body: { message: `private network ${unknown} not found`, validationErrors: [`${field}: private network ${unknown} not found`] } });
     const { server, action } = await sc.client.servers.create(serverBody());
     await sc.client.waitForAction(action.id);
     const add = await pnap<{ message: string }>('POST', `/bmc/v1/servers/${pid(server.id)}/network-configuration/ip-block-configurations/ip-blocks`, { id: 'nonsense' });
-    expect(add).toEqual({ status: 404, body: { message: 'IP block nonsense not found' } });
+    expect(add).toEqual({ status: 404, body: { message: 'IP block nonsense not found', validationErrors: ['id: IP block nonsense not found'] } });
   });
 });

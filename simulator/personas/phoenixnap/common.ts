@@ -47,11 +47,12 @@ export const simIdOf = (prefix: string, id: string): string => {
 
 const OWNED = { servers: ['srv', 'server'], ip_blocks: ['ipb', 'IP block'], networks: ['net', 'private network'] } as const;
 
-/** The caller's record behind a phoenixNAP id in a path; else 404 naming the id as given. */
-export function ownedBy<C extends keyof typeof OWNED>(sim: Sim, caller: Caller, coll: C, id: string): Collections[C] {
+/** The caller's record behind a phoenixNAP id in a path (or in a body's `field`); else 404 naming the id as given. */
+export function ownedBy<C extends keyof typeof OWNED>(sim: Sim, caller: Caller, coll: C, ref: string | { id: string; field: string }): Collections[C] {
   const [prefix, what] = OWNED[coll];
+  const { id, field } = typeof ref === 'string' ? { id: ref, field: undefined } : ref;
   const rec = findOwned(sim, caller, coll, simIdOf(prefix, id));
-  if (rec === undefined) throw notFound(what, id);
+  if (rec === undefined) throw notFound(what, id, field);
   return rec;
 }
 

@@ -61,7 +61,7 @@ async function create(sim: Sim, caller: Caller, body: CreateServerBody): Promise
   const ip = nets[0]?.ips?.[0];
   const { server } = await svc.createServer(sim, caller, {
     name: body.hostname, server_type: body.type, image: body.os, zone, labels: labelsOf(body.tags ?? []), start_after_create: true,
-    networks: nets.map((n) => ownedBy(sim, caller, 'networks', n.id).id), ...(ip === undefined ? {} : { private_ipv4: ip }), public_net: body.networkType !== 'PRIVATE_ONLY',
+    networks: nets.map((n, i) => ownedBy(sim, caller, 'networks', { id: n.id, field: `networkConfiguration.privateNetworkConfiguration.privateNetworks.${i}.id` }).id), ...(ip === undefined ? {} : { private_ipv4: ip }), public_net: body.networkType !== 'PRIVATE_ONLY',
   });
   return view(sim, caller, getOwned(sim, caller, 'servers', server.id));
 }
@@ -95,7 +95,7 @@ const networkRoutes: RouteDef[] = [
     body: ServerIpBlock.strict(), response: ServerIpBlock, status: 202,
     handle: async (sim, { caller, params, body }) => {
       const s = ownedServer(sim, caller, params.id);
-      await ipb.assignIpBlock(sim, caller, ownedBy(sim, caller, 'ip_blocks', body.id).id, { kind: 'server', id: s.id });
+      await ipb.assignIpBlock(sim, caller, ownedBy(sim, caller, 'ip_blocks', { id: body.id, field: 'id' }).id, { kind: 'server', id: s.id });
       return { id: body.id, ...(body.vlanId === undefined ? {} : { vlanId: body.vlanId }) };
     },
   }),
@@ -116,7 +116,7 @@ const networkRoutes: RouteDef[] = [
     handle: async (sim, { caller, params, body }) => {
       const s = ownedServer(sim, caller, params.id);
       const ip = body.ips?.[0];
-      const net = ownedBy(sim, caller, 'networks', body.id);
+      const net = ownedBy(sim, caller, 'networks', { id: body.id, field: 'id' });
       await svc.attachServer(sim, caller, s.id, { network_id: net.id, ...(ip === undefined ? {} : { ip }) });
       const joined = getOwned(sim, caller, 'servers', s.id).private_networks.find((n) => n.network_id === net.id);
       return { id: body.id, ips: joined === undefined ? [] : [joined.ip], dhcp: false, statusDescription: 'assigning' };
