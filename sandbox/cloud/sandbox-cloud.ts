@@ -112,9 +112,11 @@ export class SimcloudSandboxCloud implements SandboxCloud {
     const client = this.#opts.client;
     const created = (await client.servers.listAll({ name: machine.name })).find((s) => s.name === machine.name);
     if (!created) throw new Error(`${machine.name}, created through the ${persona.kind} persona, is not in /v1`);
-    // What the persona's API had no place for is done through /v1: one store.
-    if (!done.labelled) await client.servers.update(created.id, { labels });
+    // What the persona's API had no place for is done through /v1: one store. The network first: the
+    // cluster label makes the machine a node (its kubelet starts and registers), and a cloud's machine has
+    // its private address before its kubelet runs (a DigitalOcean droplet from creation, in its VPC).
     if (!done.joinedNetwork) await client.waitForAction((await client.servers.attachToNetwork(created.id, { network_id: network.id })).id);
+    if (!done.labelled) await client.servers.update(created.id, { labels });
     return registered(await client.servers.get(created.id));
   }
 

@@ -70,11 +70,13 @@ export const digitaloceanCloud = defineCloud({
     nodeLabels: {},
     zones: false,
     sourceRanges: false,
-    // DigitalOcean's shortest check interval is 3 s and its thresholds start at 2.
+    // DigitalOcean's shortest check interval is 3 s and its thresholds start at 2. Its CCM checks kube-proxy's
+    // :10256/healthz (or a Local Service's health check node port) and reads the health check's protocol, port
+    // and path annotations only beside override-health-check (present, whatever its value).
     annotations: {
       prefix: 'service.beta.kubernetes.io/do-loadbalancer-',
       values: {
-        'enable-proxy-protocol': 'true', 'healthcheck-protocol': 'http', 'healthcheck-path': '/unhealthy', 'healthcheck-check-interval-seconds': '3',
+        'override-health-check': 'true', 'enable-proxy-protocol': 'true', 'healthcheck-protocol': 'http', 'healthcheck-path': '/unhealthy', 'healthcheck-check-interval-seconds': '3',
         'healthcheck-response-timeout-seconds': '3', 'healthcheck-unhealthy-threshold': '2', 'healthcheck-healthy-threshold': '2',
         algorithm: 'least_connections', 'size-unit': '2',
       },
