@@ -1,14 +1,14 @@
 /**
  * How closely the phoenixNAP persona follows phoenixNAP's BMC API v1, IP API v1, networks API v1 and its
  * OAuth2 token endpoint: a status per endpoint it serves (keyed by route operation, so a route without an
- * entry fails parity.test.ts), the endpoints of the same resources it does not serve, and a status per field of
- * the objects it returns. scripts/generate-docs.ts renders this as docs/reference/phoenixnap-parity.md.
+ * entry fails parity.test.ts), the endpoints of the same resources it does not serve, and how the fields of the
+ * objects it returns differ (the fields themselves come from its response schemas, see ../parity-fields.ts).
+ * scripts/generate-docs.ts renders this as docs/reference/phoenixnap-parity.md.
  */
-import { Parity, type FieldParity, type ParityEntry } from '../hcloud/parity.ts';
+import { differs as diff, each, emulated as ok, fieldTables, notEmulated as none, type FieldParity, type ParityEntry } from '../parity-fields.ts';
+import { TokenResponse } from './auth.ts';
+import * as S from './schemas.ts';
 
-const ok: ParityEntry = { status: Parity.emulated };
-const diff = (note: string): ParityEntry => ({ status: Parity.difference, note });
-const none = (note?: string): ParityEntry => ({ status: Parity.none, ...(note === undefined ? {} : { note }) });
 
 const ASYNC = 'answers at once; the server\'s status follows simcloud\'s action';
 
@@ -49,40 +49,44 @@ export const NOT_SERVED: readonly (readonly [string, string])[] = [
   ['/tags (tag API), /locations, /products, /invoicing, /audit', 'other phoenixNAP APIs: tags are created with the resource that carries them'],
 ];
 
-const f = (field: string, entry: ParityEntry = ok): FieldParity => ({ field, ...entry });
+const ID = diff('24 digits: a1 and the number in simcloud\'s id (srv-00000042 is a10000000000000000000042)');
+const TAGS = diff('simcloud labels (server) or IP block tags; tag ids are spelled from the name, isBillingTag false, createdBy USER');
 
-/** Fields of the objects the persona returns. */
-export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = {
-  server: [
-    f('id', diff('24 digits: a1 and the number in simcloud\'s id (srv-00000042 is a10000000000000000000042)')), f('hostname'),
-    f('status', diff('creating while simcloud initializes, powered-on or powered-off (also while starting or stopping), deleting; never rebooting, resetting or error')),
-    f('os, type', diff('simcloud\'s image and server type ids')), f('location', diff('simcloud\'s region (sim-1, sim-2), not a three-letter code')),
-    f('cpu, cpuCount, coresPerCpu, cpuFrequency, ram, storage', diff('from simcloud\'s server type')),
-    f('privateIpAddresses', diff('the server\'s address on each simcloud network')),
-    f('publicIpAddresses', diff('simcloud\'s public loopback address, then the usable addresses of IP blocks assigned to the server')),
-    f('pricingModel', diff('always HOURLY')), f('networkType', diff('PRIVATE_ONLY when the server has no public address')),
-    f('tags', diff('simcloud labels; tag ids are spelled from the name; isBillingTag false')), f('provisionedOn', diff('simcloud\'s created time')),
-    f('networkConfiguration.privateNetworkConfiguration', diff('USER_DEFINED, one entry per simcloud network')),
-    f('networkConfiguration.ipBlocksConfiguration', diff('the IP blocks assigned to the server; vlanId absent')),
-    f('networkConfiguration.publicNetworkConfiguration', none('always empty')),
-    f('description, reservationId, password, clusterId, osConfiguration, gatewayAddress', none('absent')),
-  ],
-  ip_block: [
-    f('id', diff('24 digits spelled from simcloud\'s number')), f('location', diff('simcloud\'s region')), f('cidrBlockSize'), f('cidr', diff('a loopback range')),
-    f('status', diff('assigned or unassigned; never assigning or unassigning')),
-    f('assignedResourceId, assignedResourceType', diff('server; private-network and load-balancer for blocks assigned through /v1')),
-    f('description'), f('tags', diff('simcloud IP block tags')), f('isBringYourOwn', diff('always false')), f('createdOn'),
-  ],
-  private_network: [
-    f('id', diff('24 digits spelled from simcloud\'s number')), f('name'), f('cidr'), f('type', diff('always PRIVATE')),
-    f('vlanId', diff('fixed per network, 10 to 4009')), f('location', diff('the region of the network\'s first subnet')),
-    f('locationDefault', diff('always false')), f('servers, memberships', diff('the servers on the network with their address')), f('createdOn'),
-    f('description', none('absent')),
-  ],
-  'errors, auth and rate limits': [
-    f('message', diff('simcloud\'s message with phoenixNAP ids')), f('validationErrors', diff('`field: message` per field at fault')),
-    f('statuses', diff('400 bad input, 401, 403, 404, 409 conflicts and busy servers, 429, 500, 503')),
-    f('token errors', diff('OAuth2 `{error, error_description}`: invalid_client (401), unsupported_grant_type, invalid_scope (400)')),
-    f('RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset', diff('only while a rate limit is configured or injected; Reset in seconds')),
-  ],
-};
+/** Errors, authentication and headers: the one table not made from a response schema. */
+const ERRORS: readonly FieldParity[] = [
+  { field: 'message', ...diff('simcloud\'s message with phoenixNAP ids; Unauthorized, Too Many Requests') },
+  { field: 'validationErrors', ...diff('`field: message` per field at fault') },
+  { field: 'statuses', ...diff('400 bad input, 401, 403, 404, 409 conflicts and busy servers, 429, 500, 503') },
+  { field: 'token errors', ...diff('OAuth2 `{error, error_description}`: invalid_client (401), unsupported_grant_type, invalid_scope (400)') },
+  { field: 'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset', ...diff('only while a rate limit is configured or injected; Reset in seconds') },
+];
+
+/** How the fields of the objects the persona returns differ; every field of their schemas is a row. */
+export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = { ...fieldTables({
+  server: [S.Server, {
+    id: ID, status: diff('creating while simcloud initializes, powered-on or powered-off (also while starting or stopping), deleting; never rebooting, resetting or error'),
+    ...each(['os', 'type'], diff('simcloud\'s image and server type ids')), location: diff('simcloud\'s region (sim-1, sim-2), not a three-letter code'),
+    ...each(['cpu', 'cpuCount', 'coresPerCpu', 'cpuFrequency', 'ram', 'storage'], diff('from simcloud\'s server type')),
+    privateIpAddresses: diff('the server\'s address on each simcloud network'),
+    publicIpAddresses: diff('simcloud\'s public loopback address, then the usable addresses of IP blocks assigned to the server'),
+    pricingModel: diff('always HOURLY'), networkType: diff('PRIVATE_ONLY when the server has no public address'), tags: TAGS,
+    provisionedOn: diff('simcloud\'s created time'), description: none('absent'),
+    'networkConfiguration.gatewayAddress': none('absent'),
+    'networkConfiguration.privateNetworkConfiguration': diff('USER_DEFINED, one entry per simcloud network'),
+    'networkConfiguration.ipBlocksConfiguration': diff('the IP blocks assigned to the server; vlanId absent'),
+    'networkConfiguration.publicNetworkConfiguration': none('always empty'),
+  }],
+  ip_block: [S.IpBlock, {
+    id: ID, location: diff('simcloud\'s region'), cidr: diff('a loopback range'), status: diff('assigned or unassigned; never assigning or unassigning'),
+    ...each(['assignedResourceId', 'assignedResourceType'], diff('server; private-network and load-balancer for blocks assigned through /v1')),
+    tags: TAGS, isBringYourOwn: diff('always false'),
+  }],
+  private_network: [S.PrivateNetwork, {
+    id: ID, type: diff('always PRIVATE'), vlanId: diff('fixed per network, 10 to 4009'), location: diff('the region of the network\'s first subnet'),
+    locationDefault: diff('always false'), ...each(['servers', 'memberships'], diff('the servers on the network with their address')), description: none('absent'),
+  }],
+  'access token': [TokenResponse, {
+    access_token: diff('an HS256 JWT signed per project token, checked and not stored'), expires_in: diff('3600 s of simcloud\'s clock'),
+    refresh_expires_in: diff('always 0: no refresh tokens'), scope: diff('echoed, not enforced'),
+  }],
+}), 'errors, auth and rate limits': ERRORS };
