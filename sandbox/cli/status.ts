@@ -119,7 +119,8 @@ export async function status(o: CliOptions): Promise<number> {
 /** A simcloud id with the persona's own id beside it (`srv-00000042 = hcloud 42`), as each API shows the resource. */
 function ids(state: SandboxState, id: string): string {
   const persona = state.cloud === DEFAULT_CLOUD ? undefined : cloudOf(state.cloud);
-  return persona?.personaId ? `${id} = ${persona.kind} ${persona.personaId(id)}` : id;
+  const spelled = persona?.personaId?.(id);
+  return spelled === undefined ? id : `${id} = ${persona?.kind ?? ''} ${spelled}`;
 }
 
 /** The cloud's servers and load balancers, each load balancer with the Service it belongs to (whichever CCM made it). */

@@ -124,8 +124,8 @@ export interface CloudDescriptor<K extends string = string> {
    * (Linode shows 192.168.128.0/17, ADR 0013): what the cloud's CCM writes as the Node's InternalIP.
    */
   presentedPrivateIp?(server: Server): string | null;
-  /** How the cloud's API spells a simcloud id (`srv-00000042` → `42`), for showing both side by side. */
-  personaId?(simcloudId: string): string;
+  /** How the cloud's API spells a simcloud id (`srv-00000042` → `42`), for showing both side by side; undefined where it has no such resource. */
+  personaId?(simcloudId: string): string | undefined;
   /** The cloud's own CCM; absent for simcloud. */
   readonly ownCcm?: OwnCcm;
   /** How machines are made through the persona; absent: through /v1 (and then any runtime works). */

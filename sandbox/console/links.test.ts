@@ -52,8 +52,9 @@ describe('computeLinks', () => {
     expect(links.cloudToService).toMatchObject({ 'lb-20': 'default/by-name', 'lb-21': 'default/annotated', 'lb-22': 'default/by-ip' });
   });
 
-  it("spells each server and load balancer the persona's way beside simcloud's id, and nothing on simcloud", () => {
-    const persona = { title: 'Hetzner Cloud', personaId: (id: string): string => String(Number(id.split('-')[1])) };
+  it("spells each resource the persona has the persona's way beside simcloud's id, and nothing on simcloud", () => {
+    // This persona has servers and load balancers, no IP blocks or networks.
+    const persona = { title: 'Hetzner Cloud', personaId: (id: string): string | undefined => (/^(srv|lb)-/.test(id) ? String(Number(id.split('-')[1])) : undefined) };
     const withLb = { ...cloud, loadBalancers: [foreign('lb-00000010', 'x', '127.17.0.1')], servers: [{ id: 'srv-00000007', name: 'w1' }] };
     expect(computeLinks({ nodes: [], services: [] }, withLb, persona).personaIds).toEqual({ 'srv-00000007': 'Hetzner Cloud 7', 'lb-00000010': 'Hetzner Cloud 10' });
     expect(computeLinks({ nodes: [], services: [] }, withLb).personaIds).toEqual({});

@@ -36,14 +36,14 @@ export interface Links {
   readonly nodeToRoute: Record<string, string>;
   /** Route id → Node name. */
   readonly routeToNode: Record<string, string>;
-  /** Server and load balancer id → the same resource as the persona's API spells it (`Hetzner Cloud 42`); empty on simcloud. */
+  /** Server, load balancer, IP block and network id → the same resource as the persona's API spells it (`Hetzner Cloud 42`); empty on simcloud. */
   readonly personaIds: Record<string, string>;
 }
 
 /** The persona a sandbox presents, for spelling simcloud ids its way. */
 export interface PersonaSpelling {
   readonly title: string;
-  personaId(simcloudId: string): string;
+  personaId(simcloudId: string): string | undefined;
 }
 
 const UID_LABEL = 'simcloud.dev/service-uid';
@@ -111,7 +111,11 @@ function linkRoutes(nodes: readonly NodeView[], cloud: CloudLinkInput): Pick<Lin
 
 function personaIds(cloud: CloudLinkInput, persona: PersonaSpelling | undefined): Record<string, string> {
   if (!persona) return {};
-  return Object.fromEntries([...cloud.servers, ...cloud.loadBalancers].map((r) => [r.id, `${persona.title} ${persona.personaId(r.id)}`]));
+  const ids = [...cloud.servers, ...cloud.loadBalancers, ...cloud.ipBlocks, ...cloud.networks].map((r) => r.id);
+  return Object.fromEntries(ids.flatMap((id) => {
+    const spelled = persona.personaId(id);
+    return spelled === undefined ? [] : [[id, `${persona.title} ${spelled}`]];
+  }));
 }
 
 export function computeLinks(cluster: { nodes: readonly NodeView[]; services: readonly ServiceView[] }, cloud: CloudLinkInput, persona?: PersonaSpelling): Links {

@@ -55,7 +55,7 @@ export const digitaloceanCloud = defineCloud({
   clients: "any godo program (doctl, DigitalOcean's CCM)",
   providerId: (serverId) => `digitalocean://${numericIdOf(serverId)}`,
   lbNameAnnotation: 'service.beta.kubernetes.io/do-loadbalancer-name',
-  personaId: (id) => (id.startsWith('lb-') ? uuidOf(id) : String(numericIdOf(id))),
+  personaId: (id) => (id.startsWith('lb-') ? uuidOf(id) : id.startsWith('srv-') ? String(numericIdOf(id)) : undefined),
   ccmEnv: digitaloceanCcmEnv,
   // DigitalOcean's CCM has no route controller, nor our provider.
   upstream: { provider: 'digitalocean', routes: false, extraArgs: [] },

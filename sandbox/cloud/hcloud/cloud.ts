@@ -71,7 +71,7 @@ export const hcloudCloud = defineCloud({
   clients: "any hcloud-go program (the hcloud CLI, Hetzner's CCM)",
   providerId: (serverId) => `hcloud://${numericIdOf(serverId)}`,
   lbNameAnnotation: 'load-balancer.hetzner.cloud/name',
-  personaId: (id) => String(numericIdOf(id)),
+  personaId: (id) => (/^(srv|lb|net)-/.test(id) ? String(numericIdOf(id)) : undefined),
   ccmEnv: hcloudCcmEnv,
   upstream: { provider: 'hcloud', routes: true, extraArgs: ['--allow-untagged-cloud'] },
   builtinCcm: false,

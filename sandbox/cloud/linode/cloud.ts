@@ -58,7 +58,7 @@ export const linodeCloud = defineCloud({
   tokenVariable: 'LINODE_API_TOKEN',
   clients: "any linodego program (linode-cli, Linode's CCM)",
   providerId: (serverId) => `linode://${numericIdOf(serverId)}`,
-  personaId: (id) => String(numericIdOf(id)),
+  personaId: (id) => (/^(srv|lb|net)-/.test(id) ? String(numericIdOf(id)) : undefined),
   presentedPrivateIp: (server) => (server.private_ipv4 === null ? null : presentPrivateIp(server.private_ipv4)),
   ccmEnv: linodeCcmEnv,
   // Our linode provider has no Routes: Linode's route controller programs VPC ip_ranges, which it does not.

@@ -57,6 +57,8 @@ export const phoenixnapCloud = defineCloud({
   clients: 'any go-sdk-bmc program with an OAuth2 client-credentials client (PNAP_CLIENT_ID, PNAP_CLIENT_SECRET, PNAP_TOKEN_URL)',
   // phoenixNAP's CCM writes phoenixnap://<server id>.
   providerId: (serverId) => `phoenixnap://${pnapIdOf(serverId)}`,
+  // The BMC, IP and networks APIs' resources; phoenixNAP has no load balancer of its own.
+  personaId: (id) => (/^(srv|ipb|net)-/.test(id) ? pnapIdOf(id) : undefined),
   ccmEnv: phoenixnapCcmEnv,
   // phoenixNAP's CCM has no route controller, nor our provider.
   upstream: { provider: 'phoenixnap', routes: false, extraArgs: [] },

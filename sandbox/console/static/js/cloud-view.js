@@ -159,7 +159,7 @@ function policies(cloud, links) {
  * @param {Links} links
  */
 function ipBlocks(cloud, links) {
-  const rows = cloud.ipBlocks.map((b) => `<tr id="cloud-ipblock-${esc(b.id)}" data-testid="ipblock-${esc(b.id)}"><th scope="row" class="mono">${esc(b.cidr)}<div class="muted">${esc(b.id)}</div></th>
+  const rows = cloud.ipBlocks.map((b) => `<tr id="cloud-ipblock-${esc(b.id)}" data-testid="ipblock-${esc(b.id)}"><th scope="row" class="mono">${esc(b.cidr)}<div class="muted">${esc(b.id)}</div>${personaId(b.id, links)}</th>
     <td>${badge(b.status, kindOf(b.status))}</td><td class="mono">${esc(b.assigned_to ? `${b.assigned_to.kind} ${b.assigned_to.id}` : '—')}</td>
     <td class="mono">${esc(Object.entries(b.tags).map(([k, v]) => `${k}=${v}`).join(' '))}</td><td>${serviceCell(b.id, links, `ipblock-${b.id}-service-link`)}</td></tr>`);
   const body = rows.length ? `<div class="scroll"><table><thead><tr><th scope="col">Block</th><th scope="col">Status</th><th scope="col">Assigned to</th><th scope="col">Tags</th><th scope="col">Service</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>` : empty('No IP blocks (the ip-block strategy allocates one per LoadBalancer Service).', 'cloud-ipblocks-empty');
