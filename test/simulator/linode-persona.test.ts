@@ -6,6 +6,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../sandbox/wait.ts';
 import { startSimcloudInProcess, type InProcessSimcloud } from '../helpers/simcloud.ts';
+import { linodeCaller } from './linode-support.ts';
 import { serverBody, tcpService, unique } from './support.ts';
 
 const octet = randomInt(20, 250);
@@ -22,12 +23,7 @@ afterAll(async () => {
   await sc?.stop();
 });
 
-async function linode<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const r = await fetch(`${sc.url}/v4${path}`, {
-    method, headers: { authorization: `Bearer ${sc.token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: r.status, body: (await r.json()) as T };
-}
+const linode = linodeCaller(() => sc);
 
 const num = (id: string): number => Number(id.replace(/^[a-z]+-0*/, ''));
 

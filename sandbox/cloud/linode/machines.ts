@@ -10,6 +10,7 @@ import type { MachineCreated, MachineCreateSpec, PersonaMachines } from '../desc
 import { LINODE_API_PREFIX, linodeRegionOf } from './env.ts';
 
 const Instance = z.object({ id: z.number().int().positive(), label: z.string(), status: z.string() });
+const VPCs = z.object({ data: z.array(z.object({ id: z.number().int(), label: z.string(), subnets: z.array(z.object({ id: z.number().int(), label: z.string() })) })) });
 
 export class LinodeMachines implements PersonaMachines {
   readonly #r: Requester;
@@ -22,10 +23,24 @@ export class LinodeMachines implements PersonaMachines {
   }
 
   /**
-   * Creates a booted instance with the sandbox's labels as tags and waits until Linode reports it running.
-   * Linode has no network to join at creation: the sandbox joins it through /v1.
+   * The subnet to put a machine on: the cluster network is a VPC labelled with its name, and its first subnet
+   * is `default`, the one Linode's CCM looks for in VPC mode. Undefined when there is no such VPC.
+   */
+  async #subnet(network: string): Promise<number | undefined> {
+    const { data } = await this.#r.call('linode.vpcs.list', VPCs, {
+      method: 'GET', path: `${LINODE_API_PREFIX}/vpcs`, query: { page_size: 500 },
+    });
+    const vpc = data.find((v) => v.label === network);
+    return (vpc?.subnets.find((s) => s.label === 'default') ?? vpc?.subnets[0])?.id;
+  }
+
+  /**
+   * Creates a booted instance with the sandbox's labels as tags, on the cluster's VPC with a vpc interface as
+   * a Linode user attaches one (so it has its private address from the start, before its Node registers),
+   * and waits until Linode reports it running. Without the VPC, the sandbox joins the network through /v1.
    */
   async createMachine(spec: MachineCreateSpec): Promise<MachineCreated> {
+    const subnet = await this.#subnet(spec.network);
     const body = {
       label: spec.name,
       region: linodeRegionOf(spec.zone),
@@ -33,6 +48,7 @@ export class LinodeMachines implements PersonaMachines {
       image: `linode/${spec.image}`,
       tags: tagsOf(spec.labels),
       booted: true,
+      ...(subnet === undefined ? {} : { interfaces: [{ purpose: 'public' }, { purpose: 'vpc', subnet_id: subnet }] }),
     };
     const created = await this.#r.call('linode.instances.create', Instance, { method: 'POST', path: `${LINODE_API_PREFIX}/linode/instances`, body });
     await waitFor(
@@ -42,6 +58,6 @@ export class LinodeMachines implements PersonaMachines {
       },
       { timeoutMs: this.#bootTimeoutMs, intervalMs: 50, description: `linode instance ${created.id} to be running` },
     );
-    return { joinedNetwork: false, labelled: true };
+    return { joinedNetwork: subnet !== undefined, labelled: true };
   }
 }

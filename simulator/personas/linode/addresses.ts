@@ -53,8 +53,10 @@ export function loopbackOf(sim: Sim): Loopback {
 /** What the persona shows: private addresses and ranges of this simcloud's pool as Linode's. */
 export interface Presented {
   ip(ip: string): string;
-  /** A range of the presented loopback block translated; one holding the whole block shows as 192.168.128.0/17. */
+  /** A range inside the presented loopback block translated; any other as it is. */
   cidr(cidr: string): string;
+  /** A VPC subnet's range: as `cidr`, but one holding the whole presented block (the cluster network's /16) is 192.168.128.0/17. */
+  subnet(cidr: string): string;
   hostPort(address: string): string;
 }
 
@@ -69,7 +71,8 @@ export function presentedOf(sim: Sim): Presented {
   const ip = (a: string): string => presentPrivateIp(a, pool);
   return {
     ip,
-    cidr: (c) => (rangeContains(parseCidr(c), block) ? LINODE_PRIVATE_BLOCK : translateCidr(c, block, PRIVATE) ?? c),
+    cidr: (c) => translateCidr(c, block, PRIVATE) ?? c,
+    subnet: (c) => (rangeContains(parseCidr(c), block) && rangeContains(blockOf(pool, 16), parseCidr(c)) ? LINODE_PRIVATE_BLOCK : translateCidr(c, block, PRIVATE) ?? c),
     hostPort: (a) => {
       const colon = a.lastIndexOf(':');
       return `${ip(a.slice(0, colon))}${a.slice(colon)}`;

@@ -11,6 +11,7 @@ import { commitPlans, ownedRecords, type Plan } from '../../server/resources/com
 import * as svc from '../../server/resources/firewall-policies/service.ts';
 import type { FirewallPolicyRec, LoadBalancerRec } from '../../server/store/state.ts';
 import { NumericId, NumericIdParams, NumericPathId, numericIdOf } from '../numeric-ids.ts';
+import { loopbackOf, presentedOf } from './addresses.ts';
 import type { LinodeFirewallAttrs } from './attrs.ts';
 import { ListQuery, NAME, PREFIX, linodeTime, owned, pageOf } from './common.ts';
 import { RulesBody, devicesOf, fwAttrsOf, planFirewall, rulesView, saveWithDevices, setFirewall, simRules } from './fw-model.ts';
@@ -40,7 +41,7 @@ function deviceView(lb: LoadBalancerRec): FirewallDevice {
 
 export function firewallView(sim: Sim, p: FirewallPolicyRec): Firewall {
   return {
-    id: numericIdOf(p.id), label: p.name, status: fwAttrsOf(p).status, tags: tagsOf(p.labels), rules: rulesView(p),
+    id: numericIdOf(p.id), label: p.name, status: fwAttrsOf(p).status, tags: tagsOf(p.labels), rules: rulesView(p, presentedOf(sim)),
     entities: devicesOf(sim, p).map((lb) => deviceView(lb).entity), created: linodeTime(p.created), updated: linodeTime(p.created),
   };
 }
@@ -55,7 +56,7 @@ function planAttach(sim: Sim, caller: Caller, p: FirewallPolicyRec, nb: { n: num
 
 /** Creates the firewall and attaches it to its devices in one commit: a crash leaves none of it or all. */
 async function create(sim: Sim, caller: Caller, body: z.infer<typeof CreateFirewallBody>): Promise<Firewall> {
-  const { rules, policies } = simRules(body.rules);
+  const { rules, policies } = simRules(body.rules, loopbackOf(sim));
   const nbs = (body.devices?.nodebalancers ?? []).map((n, i) => ({ n, field: `devices.nodebalancers.${i}` }));
   for (const nb of nbs) owned(sim, caller, 'nodebalancers', nb);
   const attrs: LinodeFirewallAttrs = { ...policies, status: 'enabled' };
@@ -99,17 +100,17 @@ const firewallRoutes: RouteDef[] = [
   }),
   defineRoute({
     method: 'get', path: `${PREFIX}/networking/firewalls/:id/rules`, operation: 'linode.firewalls.rules.get', summary: "A firewall's rules", params: NumericIdParams,
-    response: FirewallRules, handle: (sim, { caller, params }) => rulesView(owned(sim, caller, 'networking/firewalls', params.id)),
+    response: FirewallRules, handle: (sim, { caller, params }) => rulesView(owned(sim, caller, 'networking/firewalls', params.id), presentedOf(sim)),
   }),
   defineRoute({
     method: 'put', path: `${PREFIX}/networking/firewalls/:id/rules`, operation: 'linode.firewalls.rules.update', summary: "Replace a firewall's rules",
     params: NumericIdParams, body: RulesBody,
     response: FirewallRules, handle: async (sim, { caller, params, body }) => {
       const p = owned(sim, caller, 'networking/firewalls', params.id);
-      const { rules, policies } = simRules(body);
+      const { rules, policies } = simRules(body, loopbackOf(sim));
       // The rules, the policies and the source ranges of every NodeBalancer they guard: one commit.
       const plan = svc.planFirewallPolicyUpdate(sim, caller, p.id, { fields: { rules }, attrs: { [NAME]: { ...fwAttrsOf(p), ...policies } } });
-      return rulesView(await saveWithDevices(sim, caller, plan));
+      return rulesView(await saveWithDevices(sim, caller, plan), presentedOf(sim));
     },
   }),
 ];

@@ -12,14 +12,19 @@ import { invalidField } from '../../server/errors.ts';
 import { commitPlans, ownedRecords, type Plan } from '../../server/resources/common.ts';
 import * as lbs from '../../server/resources/load-balancers/service.ts';
 import type { FirewallPolicyRec, LoadBalancerRec } from '../../server/store/state.ts';
+import { isIPv4 } from '../../../lib/ipv4.ts';
 import { numericIdOf } from '../numeric-ids.ts';
+import type { Loopback, Presented } from './addresses.ts';
 import { firewallAttrs, type LinodeFirewallAttrs } from './attrs.ts';
 import { NAME } from './common.ts';
 import { attrsOf } from './nb-model.ts';
 import type { FirewallRules } from './responses.ts';
 
 const Protocol = z.enum(['TCP', 'UDP', 'ICMP', 'IPENCAP']);
-const Addresses = z.object({ ipv4: z.array(z.string()).max(64).optional(), ipv6: z.array(z.string()).max(64).optional() });
+// Linode's limits, which its CCM splits an ACL by (services/firewalls.go): 255 addresses a rule, 25 rules a direction.
+const MAX_ADDRESSES = 255;
+const Addresses = z.object({ ipv4: z.array(z.string()).optional(), ipv6: z.array(z.string()).optional() })
+  .refine((a) => (a.ipv4?.length ?? 0) + (a.ipv6?.length ?? 0) <= MAX_ADDRESSES, `at most ${MAX_ADDRESSES} addresses (ipv4 and ipv6 together) in a rule`);
 const Rule = z.object({
   action: z.enum(['ACCEPT', 'DROP']), label: z.string().max(32).optional(), description: z.string().max(100).optional(),
   ports: z.string().regex(/^\d{1,5}(-\d{1,5})?(,\d{1,5}(-\d{1,5})?)*$/, 'must be ports or ranges separated by commas, like 80,443,8000-9000').optional(),
@@ -33,52 +38,80 @@ export const RulesBody = z.object({
 export type RulesBody = z.infer<typeof RulesBody>;
 
 const PROTOCOLS = { TCP: 'tcp', UDP: 'udp', ICMP: 'icmp', IPENCAP: 'any' } as const;
-const cidr = (a: string): string => (a.includes('/') ? a : `${a}/32`);
+/** Linode's normalisation: a bare address is a /32, and a presented private one is taken back to loopback. */
+const cidr = (a: string, back: Loopback): string => back.cidr(a.includes('/') ? a : `${a}/32`);
+/** simcloud keeps at most this many CIDRs in a rule: a Linode rule's addresses become several simcloud rules. */
+const SIM_CIDRS = 64;
+const chunks = <T>(xs: readonly T[]): T[][] => (xs.length === 0 ? [[]] : Array.from({ length: Math.ceil(xs.length / SIM_CIDRS) }, (_, i) => xs.slice(i * SIM_CIDRS, (i + 1) * SIM_CIDRS)));
 
-function toSimRules(direction: 'inbound' | 'outbound', rules: readonly Rule[], policy: string): FirewallRuleInput[] {
+function toSimRules(direction: 'inbound' | 'outbound', rules: readonly Rule[], o: { policy: string; back: Loopback }): FirewallRuleInput[] {
   return rules.flatMap((r, i) => {
-    if (r.action !== 'ACCEPT' || policy !== 'DROP') {
+    if (r.action !== 'ACCEPT' || o.policy !== 'DROP') {
       throw invalidField(`rules.${direction}.${i}.action`, `only ACCEPT rules under ${direction}_policy DROP are emulated`);
     }
-    const cidrs = (r.addresses?.ipv4 ?? []).map(cidr);
-    const where = direction === 'inbound' ? { source_cidrs: cidrs } : { destination_cidrs: cidrs };
-    return (r.ports?.split(',') ?? [null]).map((ports) => ({ direction, protocol: PROTOCOLS[r.protocol], ports, description: r.label ?? '', ...where }));
+    const all = (r.addresses?.ipv4 ?? []).map((a, k) => {
+      if (!isIPv4(a.split('/')[0] ?? '')) throw invalidField(`rules.${direction}.${i}.addresses.ipv4.${k}`, `${a} is not an IPv4 address or range`);
+      return cidr(a, o.back);
+    });
+    return chunks(all).flatMap((cidrs) => {
+      const where = direction === 'inbound' ? { source_cidrs: cidrs } : { destination_cidrs: cidrs };
+      return (r.ports?.split(',') ?? [null]).map((ports) => ({ direction, protocol: PROTOCOLS[r.protocol], ports, description: r.label ?? '', ...where }));
+    });
   });
 }
 
 /** The simcloud rules and Linode attributes of a rules body (IPv6 addresses are dropped: the VIPs are IPv4). */
-export function simRules(body: RulesBody): { rules: FirewallRuleInput[]; policies: Pick<LinodeFirewallAttrs, 'inbound_policy' | 'outbound_policy'> } {
+export function simRules(body: RulesBody, back: Loopback): { rules: FirewallRuleInput[]; policies: Pick<LinodeFirewallAttrs, 'inbound_policy' | 'outbound_policy'> } {
   return {
-    rules: [...toSimRules('inbound', body.inbound ?? [], body.inbound_policy), ...toSimRules('outbound', body.outbound ?? [], body.outbound_policy)],
+    rules: [
+      ...toSimRules('inbound', body.inbound ?? [], { policy: body.inbound_policy, back }), ...toSimRules('outbound', body.outbound ?? [], { policy: body.outbound_policy, back }),
+    ],
     policies: { inbound_policy: body.inbound_policy, outbound_policy: body.outbound_policy },
   };
 }
 
 const LINODE_PROTOCOL: Record<FirewallRule['protocol'], FirewallRules['inbound'][number]['protocol']> = { tcp: 'TCP', udp: 'UDP', icmp: 'ICMP', any: 'IPENCAP' };
 
-/** simcloud rules back as Linode rules: those of one label, protocol and addresses make one rule with their ports. */
-function linodeRules(rules: readonly FirewallRule[], direction: 'inbound' | 'outbound'): FirewallRules['inbound'] {
-  const groups = new Map<string, { rule: FirewallRule; ports: string[] }>();
+/**
+ * simcloud rules back as Linode rules: those of one label, protocol and addresses make one rule with their
+ * ports; then those of one label, protocol and ports make one rule with their addresses (a Linode rule of
+ * more than 64 addresses was stored as several; a Linode rule never holds more than 255).
+ */
+function linodeRules(rules: readonly FirewallRule[], direction: 'inbound' | 'outbound', shown: Presented): FirewallRules['inbound'] {
+  const byCidrs = new Map<string, { rule: FirewallRule; cidrs: string[]; ports: string[] }>();
   for (const r of rules.filter((x) => x.direction === direction)) {
     const cidrs = direction === 'inbound' ? r.source_cidrs : r.destination_cidrs;
     const key = JSON.stringify([r.description, r.protocol, cidrs]);
-    const g = groups.get(key) ?? { rule: r, ports: [] };
+    const g = byCidrs.get(key) ?? { rule: r, cidrs, ports: [] };
     if (r.ports !== null) g.ports.push(r.ports);
-    groups.set(key, g);
+    byCidrs.set(key, g);
   }
-  return [...groups.values()].map(({ rule, ports }) => ({
+  const merged: Array<{ rule: FirewallRule; cidrs: string[]; ports: string[] }> = [];
+  const open = new Map<string, { rule: FirewallRule; cidrs: string[]; ports: string[] }>();
+  for (const g of byCidrs.values()) {
+    const key = JSON.stringify([g.rule.description, g.rule.protocol, g.ports]);
+    const into = open.get(key);
+    if (into !== undefined && into.cidrs.length + g.cidrs.length <= MAX_ADDRESSES) {
+      into.cidrs.push(...g.cidrs);
+      continue;
+    }
+    const fresh = { ...g, cidrs: [...g.cidrs] };
+    open.set(key, fresh);
+    merged.push(fresh);
+  }
+  return merged.map(({ rule, cidrs, ports }) => ({
     action: 'ACCEPT', label: rule.description, description: '', protocol: LINODE_PROTOCOL[rule.protocol], ports: ports.join(','),
-    addresses: { ipv4: direction === 'inbound' ? rule.source_cidrs : rule.destination_cidrs, ipv6: [] },
+    addresses: { ipv4: cidrs.map((c) => shown.cidr(c)), ipv6: [] },
   }));
 }
 
 export const fwAttrsOf = (p: FirewallPolicyRec): LinodeFirewallAttrs =>
   firewallAttrs(p) ?? { inbound_policy: 'DROP', outbound_policy: 'ACCEPT', status: 'enabled' };
 
-export function rulesView(p: FirewallPolicyRec): FirewallRules {
+export function rulesView(p: FirewallPolicyRec, shown: Presented): FirewallRules {
   const a = fwAttrsOf(p);
   return {
-    inbound: linodeRules(p.rules, 'inbound'), inbound_policy: a.inbound_policy, outbound: linodeRules(p.rules, 'outbound'),
+    inbound: linodeRules(p.rules, 'inbound', shown), inbound_policy: a.inbound_policy, outbound: linodeRules(p.rules, 'outbound', shown),
     outbound_policy: a.outbound_policy, version: 1, fingerprint: '',
   };
 }

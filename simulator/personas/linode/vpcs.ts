@@ -61,7 +61,7 @@ const rangesOf = (net: NetworkRec, ip: string): string[] => net.routes.filter((r
 function subnetView(sim: Sim, net: NetworkRec, s: SubnetView): VPCSubnet {
   const linodes = members(sim, net).filter((m) => subnetFor(net, addressOn(m, net)).id === s.id)
     .map((m) => ({ id: numericIdOf(m.id), interfaces: [{ id: numericIdOf(net.id), config_id: numericIdOf(m.id), active: true }] }));
-  return { id: s.id, label: s.label, ipv4: presentedOf(sim).cidr(s.ipv4), ipv6: null, linodes, databases: [], nodebalancers: [], created: linodeTime(net.created), updated: linodeTime(net.created) };
+  return { id: s.id, label: s.label, ipv4: presentedOf(sim).subnet(s.ipv4), ipv6: null, linodes, databases: [], nodebalancers: [], created: linodeTime(net.created), updated: linodeTime(net.created) };
 }
 
 function vpcView(sim: Sim, net: NetworkRec): VPC {
