@@ -94,7 +94,9 @@ func (l *loadBalancers) create(ctx context.Context, svc *v1.Service, nodes []*v1
 		if err != nil {
 			return nil, err
 		}
-		c.Nodes = nodesFor(nodes, p.NodePort)
+		if c.Nodes, err = nodesFor(nodes, p.NodePort); err != nil {
+			return nil, err
+		}
 		configs = append(configs, c)
 	}
 	label := nbLabel(svc)

@@ -32,19 +32,39 @@ func nodeLabel(name string) string {
 	return name
 }
 
-// nodesFor is one backend per node with an InternalIP, on the Service's NodePort.
-func nodesFor(nodes []*v1.Node, nodePort int32) []linodego.NodeBalancerNodeCreateOptions {
-	out := make([]linodego.NodeBalancerNodeCreateOptions, 0, len(nodes))
-	for _, n := range nodes {
-		for _, a := range n.Status.Addresses {
-			if a.Type == v1.NodeInternalIP && net.ParseIP(a.Address).To4() != nil {
-				address := net.JoinHostPort(a.Address, strconv.Itoa(int(nodePort)))
-				out = append(out, linodego.NodeBalancerNodeCreateOptions{Address: address, Label: nodeLabel(n.Name), Weight: 100, Mode: linodego.ModeAccept})
-				break
-			}
+// PrivateIPAnnotation is the Node annotation Linode's CCM writes with the instance's private address and
+// prefers as the NodeBalancer backend address.
+const PrivateIPAnnotation = "node.k8s.linode.com/private-ip"
+
+// backendAddress is where a NodeBalancer reaches the node, as Linode's CCM picks it: the private-ip
+// annotation, else the first IPv4 InternalIP.
+func backendAddress(n *v1.Node) (string, bool) {
+	if ip := n.Annotations[PrivateIPAnnotation]; ip != "" {
+		return ip, true
+	}
+	for _, a := range n.Status.Addresses {
+		if a.Type == v1.NodeInternalIP && net.ParseIP(a.Address).To4() != nil {
+			return a.Address, true
 		}
 	}
-	return out
+	return "", false
+}
+
+// nodesFor is one backend per node on the Service's NodePort. A node without a private address is an
+// error, as with Linode's CCM ("no internal IP found for node"): the service controller then retries,
+// where skipping it would leave the NodeBalancer without the node until the next periodic resync (a
+// node's addresses arrive just after the providerID that makes the service controller add it).
+func nodesFor(nodes []*v1.Node, nodePort int32) ([]linodego.NodeBalancerNodeCreateOptions, error) {
+	out := make([]linodego.NodeBalancerNodeCreateOptions, 0, len(nodes))
+	for _, n := range nodes {
+		ip, ok := backendAddress(n)
+		if !ok {
+			return nil, fmt.Errorf("no internal IP found for node %s", n.Name)
+		}
+		address := net.JoinHostPort(ip, strconv.Itoa(int(nodePort)))
+		out = append(out, linodego.NodeBalancerNodeCreateOptions{Address: address, Label: nodeLabel(n.Name), Weight: 100, Mode: linodego.ModeAccept})
+	}
+	return out, nil
 }
 
 // reconcile makes the NodeBalancer's configs the Service's ports: each existing port's config is rebuilt
@@ -63,7 +83,11 @@ func (l *loadBalancers) reconcile(ctx context.Context, nbID int, svc *v1.Service
 		if err != nil {
 			return err
 		}
-		if err := l.ensureConfig(ctx, nbID, byPort, want, nodesFor(nodes, p.NodePort)); err != nil {
+		backends, err := nodesFor(nodes, p.NodePort)
+		if err != nil {
+			return err
+		}
+		if err := l.ensureConfig(ctx, nbID, byPort, want, backends); err != nil {
 			return err
 		}
 		delete(byPort, int(p.Port))

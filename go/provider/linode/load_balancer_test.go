@@ -107,3 +107,19 @@ func TestLoadBalancerRefusesBadAnnotationsNamingThem(t *testing.T) {
 		}
 	}
 }
+
+// Linode's CCM takes a node's backend address from its private-ip annotation, else its first InternalIP,
+// and fails the sync for a node with neither ("no internal IP found for node"), so the service controller
+// retries once the node's addresses arrive.
+func TestNodesForPicksTheBackendAsLinodesCCMDoes(t *testing.T) {
+	annotated := node("annotated", "192.168.128.9")
+	annotated.Annotations = map[string]string{PrivateIPAnnotation: "192.168.128.7"}
+	got, err := nodesFor([]*v1.Node{annotated, node("plain", "192.168.128.8")}, 30080)
+	if err != nil || len(got) != 2 || got[0].Address != "192.168.128.7:30080" || got[1].Address != "192.168.128.8:30080" {
+		t.Fatalf("nodesFor = %+v, %v", got, err)
+	}
+	bare := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "bare"}, Status: v1.NodeStatus{Addresses: []v1.NodeAddress{{Type: v1.NodeExternalIP, Address: "127.20.0.9"}}}}
+	if _, err := nodesFor([]*v1.Node{bare}, 30080); err == nil || !strings.Contains(err.Error(), "no internal IP found for node bare") {
+		t.Fatalf("nodesFor(no InternalIP) = %v, want the Linode CCM's error", err)
+	}
+}
