@@ -13,6 +13,8 @@ import { LINODE_ROUTES } from '../simulator/personas/linode/persona.ts';
 import * as linode from '../simulator/personas/linode/parity.ts';
 import { DIGITALOCEAN_ROUTES } from '../simulator/personas/digitalocean/persona.ts';
 import * as digitalocean from '../simulator/personas/digitalocean/parity.ts';
+import { BRIGHTBOX_ROUTES } from '../simulator/personas/brightbox/persona.ts';
+import * as brightbox from '../simulator/personas/brightbox/parity.ts';
 import { PHOENIXNAP_ROUTES } from '../simulator/personas/phoenixnap/persona.ts';
 import * as phoenixnap from '../simulator/personas/phoenixnap/parity.ts';
 import type { RouteDef } from '../simulator/server/http.ts';
@@ -122,6 +124,11 @@ const PHOENIXNAP: ParitySpec = {
   intro: ['What simcloud\'s `/pnap` serves of phoenixNAP\'s BMC, IP and networks APIs and its token endpoint (see docs/personas.md). The contract', 'tests in `go/contract/phoenixnap` exercise every served endpoint through go-sdk-bmc with an OAuth2 client-credentials client.'],
 };
 
+const BRIGHTBOX: ParitySpec = {
+  title: 'Brightbox dialect: parity', prefix: '/brightbox', routes: BRIGHTBOX_ROUTES, endpoints: brightbox.ENDPOINTS, notServed: brightbox.NOT_SERVED, fields: brightbox.FIELDS,
+  intro: ['What simcloud\'s `/brightbox` serves of Brightbox\'s API v1.0 and its token endpoint (see docs/personas.md): what Brightbox\'s own CCM', 'calls (`simulator/personas/brightbox/parity.ts` lists each call with its file and line), verified by running that CCM in the conformance run.'],
+};
+
 /** How many endpoints and fields are emulated, emulated with a difference, or not emulated. */
 export function parityCounts(spec: ParitySpec = HCLOUD): { endpoints: Record<Parity, number>; fields: Record<Parity, number> } {
   const count = (statuses: readonly Parity[]): Record<Parity, number> =>
@@ -162,6 +169,7 @@ export const hcloudParityDoc = (): string => parityDoc(HCLOUD);
 export const linodeParityDoc = (): string => parityDoc(LINODE);
 export const digitaloceanParityDoc = (): string => parityDoc(DIGITALOCEAN);
 export const phoenixnapParityDoc = (): string => parityDoc(PHOENIXNAP);
+export const brightboxParityDoc = (): string => parityDoc(BRIGHTBOX);
 
 export const GENERATED: Readonly<Record<string, () => string>> = {
   'docs/reference/annotations.md': annotationsDoc,
@@ -171,6 +179,7 @@ export const GENERATED: Readonly<Record<string, () => string>> = {
   'docs/reference/linode-parity.md': linodeParityDoc,
   'docs/reference/digitalocean-parity.md': digitaloceanParityDoc,
   'docs/reference/phoenixnap-parity.md': phoenixnapParityDoc,
+  'docs/reference/brightbox-parity.md': brightboxParityDoc,
   'docs/reference/conformance.md': () => conformanceDoc(HEADER),
 };
 

@@ -4,9 +4,10 @@
  * server imports no persona. A new persona is its folder and one line here (docs/personas.md).
  */
 import type { Persona } from '../server/persona.ts';
+import { brightbox } from './brightbox/persona.ts';
 import { digitalocean } from './digitalocean/persona.ts';
 import { hcloud } from './hcloud/persona.ts';
 import { linode } from './linode/persona.ts';
 import { phoenixnap } from './phoenixnap/persona.ts';
 
-export const PERSONAS: readonly Persona[] = [hcloud, linode, digitalocean, phoenixnap];
+export const PERSONAS: readonly Persona[] = [hcloud, linode, digitalocean, phoenixnap, brightbox];

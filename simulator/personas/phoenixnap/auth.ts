@@ -16,8 +16,9 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { Caller, Sim } from '../../server/context.ts';
 import { defineRoute, type RouteDef } from '../../server/http.ts';
-import type { PersonaAuth, PersonaRequest } from '../../server/persona.ts';
+import type { PersonaAuth } from '../../server/persona.ts';
 import { findRecord } from '../../server/resources/common.ts';
+import { clientCredentials } from '../oauth2.ts';
 import { PREFIX, TOKEN_PATH } from './common.ts';
 import { oauthError } from './errors.ts';
 
@@ -58,30 +59,10 @@ function bearerCaller(sim: Sim, bearer: string): Caller | undefined {
   return { projectId: token.project_id, tokenId: token.id };
 }
 
-const Form = z.record(z.string(), z.unknown());
-
-/** Client id and secret from HTTP Basic (each form-encoded, as OAuth2 says) or from the form. */
-function credentials(req: PersonaRequest): { id: string; secret: string } | undefined {
-  const basic = /^Basic\s+(\S+)$/i.exec(req.authorization ?? '');
-  if (basic !== null) {
-    const raw = Buffer.from(basic[1]!, 'base64').toString('utf8');
-    const colon = raw.indexOf(':');
-    const dec = (s: string): string => decodeURIComponent(s.replace(/\+/g, ' '));
-    try {
-      return colon < 0 ? undefined : { id: dec(raw.slice(0, colon)), secret: dec(raw.slice(colon + 1)) };
-    } catch {
-      return undefined;
-    }
-  }
-  const form = Form.safeParse(req.body);
-  const { client_id: id, client_secret: secret } = form.success ? form.data : {};
-  return typeof id === 'string' && typeof secret === 'string' ? { id, secret } : undefined;
-}
-
 export const phoenixnapAuth: PersonaAuth = {
   caller(sim, req, projectToken) {
     if (req.path !== TOKEN_PATH) return bearerCaller(sim, /^Bearer\s+(\S+)$/i.exec(req.authorization ?? '')?.[1] ?? '');
-    const creds = credentials(req);
+    const creds = clientCredentials(req);
     const caller = creds === undefined ? undefined : projectToken(creds.secret);
     if (creds === undefined || caller === undefined || clientIdOf(creds.secret) !== creds.id) throw oauthError('invalid_client', 'Invalid client or Invalid client credentials');
     return caller;
