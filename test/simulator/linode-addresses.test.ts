@@ -30,11 +30,12 @@ const linode = linodeCaller(() => sc);
 
 const pad = (n: number): string => String(n).padStart(8, '0');
 
-/** 127.P.a.b as Linode shows it. */
+/** 127.P.a.b as Linode shows it: as the private IPv4, or as the VPC address. */
 const presented = (ip: string): string => {
   const [, , a, b] = ip.split('.').map(Number);
   return `192.168.${128 + a!}.${b!}`;
 };
+const inVpc = (ip: string): string => ip.replace(/^127\.\d+\./, '10.0.');
 
 function backend(ip: string, port: number, name: string): Promise<void> {
   const server = net.createServer((s) => {
@@ -78,12 +79,12 @@ describe('Linode persona: presented private addresses', () => {
     const ips = await linode<{ ipv4: { private: { address: string }[] } }>('GET', `/linode/instances/${id}/ips`);
     expect(ips.body.ipv4.private.map((p) => p.address)).toEqual([shown]);
     const vpcIps = await linode<{ data: { address: string | null }[] }>('GET', `/vpcs/${vpcId}/ips`);
-    expect(vpcIps.body.data.map((x) => x.address)).toEqual([shown]);
+    expect(vpcIps.body.data.map((x) => x.address)).toEqual([inVpc(loopback)]);
     const subnets = await linode<{ data: { ipv4: string }[] }>('GET', `/vpcs/${vpcId}/subnets`);
-    expect(subnets.body.data[0]!.ipv4).toMatch(/^192\.168\.(1[2-9]\d|2[0-5]\d)\.\d+\/\d+$/);
+    expect(subnets.body.data[0]!.ipv4).toMatch(/^10\.0\.\d+\.\d+\/\d+$/);
   });
 
-  it('takes a NodeBalancer node at 192.168.x.y:port to its loopback address, which carries the traffic', async () => {
+  it('takes NodeBalancer nodes at 192.168.x.y:port or a VPC address to the loopback address, which carries the traffic', async () => {
     const { loopback } = await instanceOnVpc();
     const port = randomInt(20_000, 30_000);
     await backend(loopback, port, 'behind-the-presented-address');
@@ -98,6 +99,16 @@ describe('Linode persona: presented private addresses', () => {
     const nodes = await linode<{ data: { address: string }[] }>('GET', `/nodebalancers/${nb.body.id}/configs/${config!.id}/nodes`);
     expect(nodes.body.data.map((n) => n.address)).toEqual([`${presented(loopback)}:${port}`]);
     await waitFor(async () => (await request(nb.body.ipv4, listen)) === 'behind-the-presented-address', { timeoutMs: 10_000, description: 'traffic through the VIP' });
+    // A CCM in VPC mode gives the node's VPC address (with its subnet): the same loopback target, shown as sent.
+    const vpcNb = await linode<{ id: number; ipv4: string }>('POST', '/nodebalancers', {
+      region: 'sim-1', label: unique('nbvpc'), configs: [{ port: listen, protocol: 'tcp', check: 'connection', nodes: [{ address: `${inVpc(loopback)}:${port}`, label: 'node-a' }] }],
+    });
+    expect(vpcNb.status, JSON.stringify(vpcNb.body)).toBe(200);
+    expect((await sc.client.loadBalancers.get(`lb-${pad(vpcNb.body.id)}`)).targets).toEqual([{ kind: 'ip', ip: loopback }]);
+    const [vpcConfig] = (await linode<{ data: { id: number }[] }>('GET', `/nodebalancers/${vpcNb.body.id}/configs`)).body.data;
+    const vpcNodes = await linode<{ data: { address: string }[] }>('GET', `/nodebalancers/${vpcNb.body.id}/configs/${vpcConfig!.id}/nodes`);
+    expect(vpcNodes.body.data.map((n) => n.address)).toEqual([`${inVpc(loopback)}:${port}`]);
+    await waitFor(async () => (await request(vpcNb.body.ipv4, listen)) === 'behind-the-presented-address', { timeoutMs: 10_000, description: 'traffic through the VPC NodeBalancer' });
   });
 
   it('takes a firewall address in 192.168.128.0/17 back to loopback and shows it presented', async () => {

@@ -6,15 +6,19 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/linode/linodego/v2"
 )
 
-// presentedBlock is Linode's private IPv4 block, in which the persona shows the store's loopback private
-// addresses (docs/adr/0013-presented-addresses.md).
-var presentedBlock = &net.IPNet{IP: net.IPv4(192, 168, 128, 0), Mask: net.CIDRMask(17, 32)}
+// presentedBlock is Linode's private IPv4 block and vpcBlock the one VPC addresses are shown in: the
+// persona shows the store's loopback private address as both (docs/adr/0013-presented-addresses.md).
+var (
+	presentedBlock = &net.IPNet{IP: net.IPv4(192, 168, 128, 0), Mask: net.CIDRMask(17, 32)}
+	vpcBlock       = &net.IPNet{IP: net.IPv4(10, 0, 0, 0), Mask: net.CIDRMask(16, 32)}
+)
 
 // Linode's CCM builds a Node's addresses from the instance's ipv4 list (cloud/linode/services/instances.go,
 // getInstanceAddresses) and calls an address internal only if net.IP.IsPrivate holds (utils.IsPrivate): a
@@ -22,7 +26,7 @@ var presentedBlock = &net.IPNet{IP: net.IPv4(192, 168, 128, 0), Mask: net.CIDRMa
 // internal IP found for node". The instance's private address must be RFC 1918, in Linode's 192.168.128.0/17,
 // in the instance view and in its /ips alike, and its public address must not be.
 func TestInstancePrivateAddressIsRFC1918AsLinodesCCMClassifiesIt(t *testing.T) {
-	_, in := createVPCWithInstance(t, "presented-vpc", "192.168.140.0/24")
+	_, in := createVPCWithInstance(t, "presented-vpc", "10.0.40.0/24")
 	got, err := client(t).GetInstance(ctx(t), in.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -35,8 +39,8 @@ func TestInstancePrivateAddressIsRFC1918AsLinodesCCMClassifiesIt(t *testing.T) {
 			public = append(public, ip.String())
 		}
 	}
-	if len(private) != 1 || !presentedBlock.Contains(net.ParseIP(private[0])) || !strings.HasPrefix(private[0], "192.168.140.") || len(public) != 1 {
-		t.Fatalf("ipv4 %v: want one private address in 192.168.140.0/24 (of 192.168.128.0/17) and one public one", got.IPv4)
+	if len(private) != 1 || !presentedBlock.Contains(net.ParseIP(private[0])) || !strings.HasPrefix(private[0], "192.168.168.") || len(public) != 1 {
+		t.Fatalf("ipv4 %v: want one private address in 192.168.168.0/24 (of 192.168.128.0/17, for the VPC subnet 10.0.40.0/24) and one public one", got.IPv4)
 	}
 	ips, err := client(t).GetInstanceIPAddresses(ctx(t), in.ID)
 	if err != nil || len(ips.IPv4.Private) != 1 || ips.IPv4.Private[0].Address != private[0] || ips.IPv4.Private[0].Prefix != 17 {
@@ -48,7 +52,7 @@ func TestInstancePrivateAddressIsRFC1918AsLinodesCCMClassifiesIt(t *testing.T) {
 // NodePort, so nodes arrive as 192.168.x.y:port. The persona takes them (to the loopback address that
 // carries the traffic) and shows them back as sent, which the CCM compares on every sync.
 func TestNodeBalancerNodeAtAPresentedPrivateAddressReadsBackAsSent(t *testing.T) {
-	_, in := createVPCWithInstance(t, "nb-presented", "192.168.141.0/24")
+	_, in := createVPCWithInstance(t, "nb-presented", "10.0.41.0/24")
 	private := ""
 	for _, ip := range in.IPv4 {
 		if ip.IsPrivate() {
@@ -81,13 +85,13 @@ func TestNodeBalancerNodeAtAPresentedPrivateAddressReadsBackAsSent(t *testing.T)
 // addresses on every instance-cache refresh (GetVPCIPv6Addresses), where any error fails the refresh.
 func TestVPCAsLinodesCCMReadsItInVPCMode(t *testing.T) {
 	c := client(t)
-	vpc, in := createVPCWithInstance(t, "ccm-vpc", "192.168.142.0/24")
+	vpc, in := createVPCWithInstance(t, "ccm-vpc", "10.0.42.0/24")
 	subnets, err := c.ListVPCSubnets(ctx(t), vpc.ID, nil)
 	if err != nil || len(subnets) != 1 || subnets[0].Label != "default" {
 		t.Fatalf("ListVPCSubnets = %+v, %v: want one subnet labelled default", subnets, err)
 	}
 	sub, err := c.GetVPCSubnet(ctx(t), vpc.ID, subnets[0].ID)
-	if err != nil || sub.ID != subnets[0].ID || sub.IPv4 != "192.168.142.0/24" || len(sub.Linodes) != 1 || sub.Linodes[0].ID != in.ID {
+	if err != nil || sub.ID != subnets[0].ID || sub.IPv4 != "10.0.42.0/24" || len(sub.Linodes) != 1 || sub.Linodes[0].ID != in.ID {
 		t.Fatalf("GetVPCSubnet = %+v, %v", sub, err)
 	}
 	if _, err := c.GetVPCSubnet(ctx(t), vpc.ID, subnets[0].ID+1); apiError(t, err).Code != http.StatusNotFound {
@@ -98,8 +102,13 @@ func TestVPCAsLinodesCCMReadsItInVPCMode(t *testing.T) {
 		fmt.Sprintf(`{"subnet_id":"%d"}`, sub.ID+1): 0, fmt.Sprintf(`{"subnet_id":%d}`, sub.ID): 1,
 	} {
 		ips, err := c.ListVPCIPAddresses(ctx(t), vpc.ID, linodego.NewListOptions(0, filter))
-		if err != nil || len(ips) != want || (want == 1 && (ips[0].Address == nil || !presentedBlock.Contains(net.ParseIP(*ips[0].Address)))) {
-			t.Fatalf("ListVPCIPAddresses(%s) = %+v, %v: want %d address in 192.168.128.0/17", filter, ips, err, want)
+		if err != nil || len(ips) != want || (want == 1 && (ips[0].Address == nil || !vpcBlock.Contains(net.ParseIP(*ips[0].Address)))) {
+			t.Fatalf("ListVPCIPAddresses(%s) = %+v, %v: want %d address in 10.0.0.0/16", filter, ips, err, want)
+		}
+		// The CCM lists a node's VPC address and then its private IPv4 as InternalIPs; the apiserver refuses a
+		// Node listing one address twice, so the two must differ, as on Linode.
+		if want == 1 && slices.ContainsFunc(in.IPv4, func(ip net.IP) bool { return ip.String() == *ips[0].Address }) {
+			t.Fatalf("VPC address %s is also the instance's ipv4 %v", *ips[0].Address, in.IPv4)
 		}
 	}
 	v6, err := c.ListVPCIPv6Addresses(ctx(t), vpc.ID, linodego.NewListOptions(0, fmt.Sprintf(`{"subnet_id":"%d"}`, sub.ID)))
@@ -113,11 +122,11 @@ func TestVPCAsLinodesCCMReadsItInVPCMode(t *testing.T) {
 // Go module proxy does not serve) encodes it; the proxy's v2.4.2 has no such field, so the body is sent as
 // that linodego encodes it. An unknown subnet is a 404 naming backend_vpcs.0.subnet_id.
 func TestNodeBalancerCreateTakesBackendVPCsAsLinodesCCMSendsThem(t *testing.T) {
-	vpc, _ := createVPCWithInstance(t, "backend-vpc", "192.168.143.0/24")
+	vpc, _ := createVPCWithInstance(t, "backend-vpc", "10.0.43.0/24")
 	body := func(subnet int) map[string]any {
 		return map[string]any{
 			"label": "nb-backend-vpc", "region": region(t), "tags": []string{"kubernetes"},
-			"configs":      []map[string]any{{"port": 80, "protocol": "tcp", "check": "connection", "nodes": []map[string]any{{"address": "192.168.143.2:30080", "label": "node-a", "weight": 100, "mode": "accept", "subnet_id": subnet}}}},
+			"configs":      []map[string]any{{"port": 80, "protocol": "tcp", "check": "connection", "nodes": []map[string]any{{"address": "10.0.43.2:30080", "label": "node-a", "weight": 100, "mode": "accept", "subnet_id": subnet}}}},
 			"backend_vpcs": []map[string]any{{"subnet_id": subnet}},
 		}
 	}

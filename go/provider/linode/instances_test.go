@@ -88,7 +88,7 @@ func TestInstanceMetadataGivesAPublicOnlyInstanceNoInternalIP(t *testing.T) {
 func TestInstanceMetadataGivesThePresentedPrivateAddressAsInternalIP(t *testing.T) {
 	c := api(t)
 	vpc := simcloudtest.Must(c.CreateVPC(context.Background(), linodego.VPCCreateOptions{
-		Label: simcloudtest.UniqueName("vpc"), Region: "sim-1", Subnets: []linodego.VPCSubnetCreateOptions{{Label: "nodes", IPv4: "192.168.131.0/24"}},
+		Label: simcloudtest.UniqueName("vpc"), Region: "sim-1", Subnets: []linodego.VPCSubnetCreateOptions{{Label: "nodes", IPv4: "10.0.31.0/24"}},
 	})).Get(t)
 	sub := vpc.Subnets[0].ID
 	in := simcloudtest.Must(c.CreateInstance(context.Background(), linodego.InstanceCreateOptions{
@@ -97,7 +97,7 @@ func TestInstanceMetadataGivesThePresentedPrivateAddressAsInternalIP(t *testing.
 	})).Get(t)
 	t.Cleanup(func() { _ = c.DeleteInstance(context.Background(), in.ID) })
 	internal, external := addressesOf(t, in)
-	if len(internal) != 1 || !strings.HasPrefix(internal[0], "192.168.131.") || len(external) != 1 || !strings.HasPrefix(external[0], "127.") {
-		t.Errorf("InternalIPs %v, ExternalIPs %v: want 192.168.131.x inside and the loopback public address outside", internal, external)
+	if len(internal) != 1 || !strings.HasPrefix(internal[0], "192.168.159.") || len(external) != 1 || !strings.HasPrefix(external[0], "127.") {
+		t.Errorf("InternalIPs %v, ExternalIPs %v: want 192.168.159.x (the private IPv4 of 10.0.31.x) inside and the loopback public address outside", internal, external)
 	}
 }

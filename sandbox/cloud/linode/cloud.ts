@@ -32,8 +32,10 @@ async function readLoadBalancer(ctx: CloudReadContext, vip: string): Promise<Clo
     const nodes = await ctx.api.call('conformance.linode.nodes.list', Nodes, { method: 'GET', path: `${LINODE_API_PREFIX}/nodebalancers/${nb.id}/configs/${c.id}/nodes` });
     for (const n of nodes.data) addresses.add(n.address.slice(0, n.address.lastIndexOf(':')));
   }
-  // A NodeBalancer's nodes are addresses: the servers holding them as their private address, as presented.
-  const serverIds = ctx.servers.filter((s) => s.private_ipv4 !== null && addresses.has(presentPrivateIp(s.private_ipv4))).map((s) => s.id);
+  // A NodeBalancer's nodes are addresses: the servers holding them as their private address, as presented
+  // (the private IPv4, or the VPC address a CCM in VPC mode gives).
+  const holds = (ip: string): boolean => addresses.has(presentPrivateIp(ip)) || addresses.has(presentPrivateIp(ip, ip, 'vpc'));
+  const serverIds = ctx.servers.filter((s) => s.private_ipv4 !== null && holds(s.private_ipv4)).map((s) => s.id);
   return { id: String(nb.id), ports: configs.map((c) => c.port), serverIds };
 }
 

@@ -38,9 +38,17 @@ export async function routes(ctx: ConformanceContext): Promise<string> {
     const server = servers.find((s) => s.private_ipv4 === ip);
     return (server && presentedPrivateIp(ctx.cloud, server)) ?? ip;
   };
+  // Via the server's private address as the cloud presents it when the Node lists it (a Node may have
+  // several InternalIPs, e.g. a Linode VPC address before the private IPv4), else its first InternalIP.
+  const via = (n: V1Node): string | undefined => {
+    const internal = (n.status?.addresses ?? []).filter((a) => a.type === 'InternalIP').map((a) => a.address);
+    const server = servers.find((s) => s.name === n.metadata?.name);
+    const presented = server && presentedPrivateIp(ctx.cloud, server);
+    return presented && internal.includes(presented) ? presented : internal[0];
+  };
   const nodes = await until(ctx, 'one route per node podCIDR via its InternalIP, no stale route, NetworkUnavailable=False (RouteCreated) on every node', async () => {
     const all = await listNodes(ctx);
-    const want = all.filter((n) => n.spec?.podCIDR).map((n) => `${n.spec?.podCIDR}->${n.status?.addresses?.find((a) => a.type === 'InternalIP')?.address}`).sort();
+    const want = all.filter((n) => n.spec?.podCIDR).map((n) => `${n.spec?.podCIDR}->${via(n)}`).sort();
     const have = (await ctx.sandbox.client.networks.listRoutes(net.id)).map((r) => `${r.destination}->${gatewayAsPresented(r.gateway)}`).sort();
     const notCreated = all.filter((n) => networkCondition(n)?.status !== 'False').map((n) => n.metadata?.name);
     if (JSON.stringify(want) !== JSON.stringify(have) || notCreated.length) {

@@ -1,81 +1,103 @@
 /**
  * Linode persona: the addresses it presents (ADR 0013). The store keeps the loopback truth: a server's
- * private address is 127.X.a.b, where the data plane and the node stand-ins answer. Linode gives private
- * IPv4s in 192.168.128.0/17, and Linode's CCM tells private from public by the RFC 1918 ranges, so the
- * persona shows 127.X.a.b (a < 128, the first /17 of the private-network pool's /16) as 192.168.(128+a).b
- * and takes every address it is sent in that block back to the loopback one. Nothing past the persona
- * sees a 192.168 address; the arithmetic is lib/ipv4.ts's.
+ * private address is 127.X.a.b, where the data plane and the node stand-ins answer. Linode's CCM tells
+ * private from public by the RFC 1918 ranges, and Linode shows one instance two ways, so the persona shows
+ * the store's one private address as both:
+ * - its private IPv4 (the instance's `ipv4`, its `/ips`), in Linode's 192.168.128.0/17: 127.X.a.b with
+ *   a < 128 (the first /17 of the private-network pool's /16) is 192.168.(128+a).b;
+ * - its VPC address (VPC subnets, VPC addresses, vpc interfaces), in 10.0.0.0/16: 127.X.a.b is 10.0.a.b.
+ * Two addresses as on Linode (a VPC address is never the private IPv4), so a Node lists each once.
+ * Every address the persona is sent in either block is taken back to its loopback one; nothing past the
+ * persona sees a presented address. The arithmetic is lib/ipv4.ts's.
  */
-import { blockOf, parseCidr, rangeContains, translateAddress, translateCidr, type Range } from '../../../lib/ipv4.ts';
+import { blockOf, contains, parseCidr, translateAddress, translateCidr, type Range } from '../../../lib/ipv4.ts';
 import type { Sim } from '../../server/context.ts';
 
 /** Linode's private IPv4 block. */
 export const LINODE_PRIVATE_BLOCK = '192.168.128.0/17';
-const PRIVATE = parseCidr(LINODE_PRIVATE_BLOCK);
+/** The block VPC addresses of the pool's networks are shown in. */
+export const LINODE_VPC_BLOCK = '10.0.0.0/16';
 
-/** The loopback block presented as Linode's private block: the first /17 of the /16 holding `inPool`. */
-const loopbackBlock = (inPool: string): Range => ({ base: blockOf(inPool, 16).base, prefix: 17 });
+/** How an address is shown: as the private IPv4 or as the VPC address. */
+export type Presentation = 'private' | 'vpc';
+const SHOWN: Record<Presentation, Range> = { private: parseCidr(LINODE_PRIVATE_BLOCK), vpc: parseCidr(LINODE_VPC_BLOCK) };
+const KINDS = Object.keys(SHOWN) as Presentation[];
+
+/** The loopback block shown as `kind`'s: the start of the /16 holding `inPool`, as large as the shown block. */
+const loopbackBlock = (inPool: string, kind: Presentation): Range => ({ base: blockOf(inPool, 16).base, prefix: SHOWN[kind].prefix });
 
 /**
- * A private (network) address as Linode shows it; an address past the presented block stays as it is. With
- * `inPool` (an address of the private-network pool), an address outside that pool's /16 stays as it is too.
+ * A private (network) address as Linode shows it (`kind`, the private IPv4 by default); one past the
+ * presented block stays as it is. With `inPool` (an address of the private-network pool), an address
+ * outside that pool's /16 stays as it is too.
  */
-export function presentPrivateIp(ip: string, inPool = ip): string {
-  return translateAddress(ip, loopbackBlock(inPool), PRIVATE) ?? ip;
+export function presentPrivateIp(ip: string, inPool = ip, kind: Presentation = 'private'): string {
+  return translateAddress(ip, loopbackBlock(inPool, kind), SHOWN[kind]) ?? ip;
 }
 
 /** What the persona accepts, back as the store's loopback values. */
 export interface Loopback {
-  /** A 192.168.128.0/17 address as its loopback one; any other as sent. */
+  /** A presented address (either block) as its loopback one; any other as sent. */
   ip(ip: string): string;
-  /** A CIDR inside 192.168.128.0/17 as its loopback CIDR; any other as sent. */
+  /** A CIDR inside a presented block as its loopback CIDR; any other as sent. */
   cidr(cidr: string): string;
   /** `ip:port` with the ip taken back. */
   hostPort(address: string): string;
+  /** Which presentation an address was sent in, if any. */
+  kindOf(ip: string): Presentation | undefined;
 }
 
-/** The address of the simcloud's private-network pool (its /16 is the one presented). */
+/** An address of the simcloud's private-network pool (its /16 is the one presented). */
 const poolOf = (sim: Sim): string => sim.store.state.pools.private_networks.split('/')[0]!;
 
+const splitHostPort = (a: string): [string, string] => {
+  const colon = a.lastIndexOf(':');
+  return [a.slice(0, colon), a.slice(colon)];
+};
+
 export function loopbackOf(sim: Sim): Loopback {
-  const block = loopbackBlock(poolOf(sim));
-  const ip = (a: string): string => translateAddress(a, PRIVATE, block) ?? a;
+  const pool = poolOf(sim);
+  const kindOf = (a: string): Presentation | undefined => KINDS.find((k) => contains(SHOWN[k], a));
+  const ip = (a: string): string => {
+    const kind = kindOf(a);
+    return kind === undefined ? a : translateAddress(a, SHOWN[kind], loopbackBlock(pool, kind)) ?? a;
+  };
   return {
     ip,
-    cidr: (c) => translateCidr(c, PRIVATE, block) ?? c,
+    kindOf,
+    cidr: (c) => KINDS.map((k) => translateCidr(c, SHOWN[k], loopbackBlock(pool, k))).find((x) => x !== undefined) ?? c,
     hostPort: (a) => {
-      const colon = a.lastIndexOf(':');
-      return `${ip(a.slice(0, colon))}${a.slice(colon)}`;
+      const [host, port] = splitHostPort(a);
+      return `${ip(host)}${port}`;
     },
   };
 }
 
-/** What the persona shows: private addresses and ranges of this simcloud's pool as Linode's. */
-export interface Presented {
-  ip(ip: string): string;
-  /** A range inside the presented loopback block translated; any other as it is. */
-  cidr(cidr: string): string;
-  /** A VPC subnet's range: as `cidr`, but one holding the whole presented block (the cluster network's /16) is 192.168.128.0/17. */
-  subnet(cidr: string): string;
-  hostPort(address: string): string;
+/** A node body (`address` is `ip:port`) with its address taken back to loopback and how it was presented. */
+export function loopbackNode<T extends { address?: string | undefined }>(sim: Sim, n: T): T & { presented?: Presentation } {
+  if (n.address === undefined) return n;
+  const back = loopbackOf(sim);
+  const kind = back.kindOf(splitHostPort(n.address)[0]);
+  return { ...n, address: back.hostPort(n.address), ...(kind === undefined ? {} : { presented: kind }) };
 }
 
-/** A node body (`address` is `ip:port`) with its address taken back to loopback. */
-export function loopbackNode<T extends { address?: string | undefined }>(sim: Sim, n: T): T {
-  return n.address === undefined ? n : { ...n, address: loopbackOf(sim).hostPort(n.address) };
+/** What the persona shows: private addresses and ranges of this simcloud's pool as Linode's. */
+export interface Presented {
+  ip(ip: string, kind?: Presentation): string;
+  /** A range inside the presented loopback block translated; any other as it is. */
+  cidr(cidr: string, kind?: Presentation): string;
+  hostPort(address: string, kind?: Presentation): string;
 }
 
 export function presentedOf(sim: Sim): Presented {
   const pool = poolOf(sim);
-  const block = loopbackBlock(pool);
-  const ip = (a: string): string => presentPrivateIp(a, pool);
+  const ip = (a: string, kind: Presentation = 'private'): string => presentPrivateIp(a, pool, kind);
   return {
     ip,
-    cidr: (c) => translateCidr(c, block, PRIVATE) ?? c,
-    subnet: (c) => (rangeContains(parseCidr(c), block) && rangeContains(blockOf(pool, 16), parseCidr(c)) ? LINODE_PRIVATE_BLOCK : translateCidr(c, block, PRIVATE) ?? c),
-    hostPort: (a) => {
-      const colon = a.lastIndexOf(':');
-      return `${ip(a.slice(0, colon))}${a.slice(colon)}`;
+    cidr: (c, kind = 'private') => translateCidr(c, loopbackBlock(pool, kind), SHOWN[kind]) ?? c,
+    hostPort: (a, kind) => {
+      const [host, port] = splitHostPort(a);
+      return `${ip(host, kind)}${port}`;
     },
   };
 }

@@ -8,9 +8,13 @@ import { NAME } from './common.ts';
 
 const Int = z.number().int().min(0);
 
-/** A Linode NodeBalancer node: its backend `address` is `ip:port`. */
+/**
+ * A Linode NodeBalancer node: its backend `address` is `ip:port` (loopback), `presented` how the client gave
+ * it (a private IPv4 or a VPC address, addresses.ts), which is how the node shows it back.
+ */
 export const LinodeNode = z.object({
   id: Int, address: z.string(), label: z.string(), weight: Int, mode: z.enum(['accept', 'reject', 'drain', 'backup']),
+  presented: z.enum(['private', 'vpc']).optional(),
 });
 export type LinodeNode = z.infer<typeof LinodeNode>;
 

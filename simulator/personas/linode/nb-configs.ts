@@ -146,7 +146,7 @@ const nodeRoutes: RouteDef[] = [
       const config = configOf(c, params.cid);
       const node = newNode(c.attrs.next_id++, loopbackNode(sim, body));
       const saved = await save(c, { ...config, nodes: [...config.nodes, node] });
-      return nodeView(saved.lb, saved.config, { ...node, address: presentedOf(sim).hostPort(node.address) }, 'unknown');
+      return nodeView(saved.lb, saved.config, { ...node, address: presentedOf(sim).hostPort(node.address, node.presented) }, 'unknown');
     },
   }),
   defineRoute({

@@ -96,7 +96,9 @@ export function simFields(configs: readonly Config[]): Required<Pick<UpdateLoadB
 }
 
 /** A new node's settings with Linode's defaults. */
-export const newNode = (id: number, b: NodeBody): LinodeNode => ({ id, address: b.address, label: b.label, weight: b.weight ?? 100, mode: b.mode ?? 'accept' });
+export const newNode = (id: number, b: NodeBody & Pick<LinodeNode, 'presented'>): LinodeNode => ({
+  id, address: b.address, label: b.label, weight: b.weight ?? 100, mode: b.mode ?? 'accept', ...(b.presented === undefined ? {} : { presented: b.presented }),
+});
 
 const CONFIG_DEFAULTS = {
   protocol: 'http', proxy_protocol: 'none', algorithm: 'roundrobin', stickiness: 'none', check: 'none', check_interval: 5, check_timeout: 3,
@@ -104,7 +106,7 @@ const CONFIG_DEFAULTS = {
 } as const satisfies Omit<Config, 'id' | 'port' | 'nodes'>;
 
 /** A config from a create body (its nodes numbered from `attrs.next_id`, which advances). */
-export function newConfig(attrs: LinodeLbAttrs, b: Omit<ConfigBody, 'nodes'>, nodes: readonly NodeBody[]): Config {
+export function newConfig(attrs: LinodeLbAttrs, b: Omit<ConfigBody, 'nodes'>, nodes: readonly (NodeBody & Pick<LinodeNode, 'presented'>)[]): Config {
   if (b.protocol === 'udp') throw invalidField('protocol', 'udp is not emulated: simcloud load balancers carry tcp, http and https');
   const { ssl_cert: _cert, ssl_key: _key, udp_check_port: _udp, protocol, ...settings } = b;
   const given = Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined)) as Partial<Config>;

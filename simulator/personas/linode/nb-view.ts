@@ -39,7 +39,7 @@ export function nodeView(lb: LoadBalancerRec, c: Config, n: LinodeNode, status: 
 export function nodeViews(sim: Sim, lb: LoadBalancerRec, c: Config): NodeBalancerNode[] {
   const s = statuses(sim, lb, c);
   const presented = presentedOf(sim);
-  return c.nodes.map((n) => nodeView(lb, c, { ...n, address: presented.hostPort(n.address) }, s.get(n.id) ?? 'unknown'));
+  return c.nodes.map((n) => nodeView(lb, c, { ...n, address: presented.hostPort(n.address, n.presented) }, s.get(n.id) ?? 'unknown'));
 }
 
 export function configView(sim: Sim, lb: LoadBalancerRec, c: Config): NodeBalancerConfig {

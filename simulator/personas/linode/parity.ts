@@ -44,10 +44,10 @@ export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
   'linode.firewalls.devices.get': ok, 'linode.firewalls.devices.delete': ok,
   'linode.vpcs.list': ok,
   'linode.vpcs.create': diff(`${VPC}; subnet labels are not kept; with one subnet the network's range is the subnet's, else a free /24 of the private pool that must hold every subnet`),
-  'linode.vpcs.get': diff(VPC), 'linode.vpcs.subnets.list': diff('the network\'s subnets, or one spanning its range when it has none; the first is labelled default (the CCM\'s --subnet-names default), the others subnet-2, ...; ranges as presented (ADR 0013)'),
+  'linode.vpcs.get': diff(VPC), 'linode.vpcs.subnets.list': diff('the network\'s subnets, or one spanning its range when it has none; the first is labelled default (the CCM\'s --subnet-names default), the others subnet-2, ...; ranges shown in 10.0.0.0/16 for the private pool\'s networks (ADR 0013)'),
   'linode.vpcs.subnets.get': diff('as in the list'),
   'linode.vpcs.ipv6s': diff('always empty: VPCs here have no IPv6'),
-  'linode.vpcs.ips': diff('an entry per instance address (presented in 192.168.128.0/17, ADR 0013) and per routed range (address_range); gateway and subnet_mask empty; a string subnet_id filter is read as comma-separated ids, as the CCM sends it'),
+  'linode.vpcs.ips': diff('an entry per instance address (its VPC address, shown in 10.0.0.0/16 for the private pool, ADR 0013) and per routed range (address_range); gateway and subnet_mask empty; a string subnet_id filter is read as comma-separated ids, as the CCM sends it'),
   'linode.instances.configs.list': diff('one config per instance (id = the instance\'s), a vpc interface per network it is on; no disks, kernels or helpers'),
   'linode.instances.configs.interfaces.update': diff('ip_ranges become the network\'s routes to the instance\'s address (added and deleted to match); a range the network cannot route is 400 naming ip_ranges.N; primary and ipv4 ignored'),
 };

@@ -61,7 +61,7 @@ const rangesOf = (net: NetworkRec, ip: string): string[] => net.routes.filter((r
 function subnetView(sim: Sim, net: NetworkRec, s: SubnetView): VPCSubnet {
   const linodes = members(sim, net).filter((m) => subnetFor(net, addressOn(m, net)).id === s.id)
     .map((m) => ({ id: numericIdOf(m.id), interfaces: [{ id: numericIdOf(net.id), config_id: numericIdOf(m.id), active: true }] }));
-  return { id: s.id, label: s.label, ipv4: presentedOf(sim).subnet(s.ipv4), ipv6: null, linodes, databases: [], nodebalancers: [], created: linodeTime(net.created), updated: linodeTime(net.created) };
+  return { id: s.id, label: s.label, ipv4: presentedOf(sim).cidr(s.ipv4, 'vpc'), ipv6: null, linodes, databases: [], nodebalancers: [], created: linodeTime(net.created), updated: linodeTime(net.created) };
 }
 
 function vpcView(sim: Sim, net: NetworkRec): VPC {
@@ -75,7 +75,7 @@ function interfaceView(sim: Sim, net: NetworkRec, s: ServerRec): ConfigInterface
   const ip = addressOn(s, net);
   return {
     id: numericIdOf(net.id), purpose: 'vpc', label: '', ipam_address: '', primary: false, active: true, vpc_id: numericIdOf(net.id),
-    subnet_id: subnetFor(net, ip).id, ipv4: { vpc: presentedOf(sim).ip(ip), nat_1_1: null }, ipv6: null, ip_ranges: rangesOf(net, ip),
+    subnet_id: subnetFor(net, ip).id, ipv4: { vpc: presentedOf(sim).ip(ip, 'vpc'), nat_1_1: null }, ipv6: null, ip_ranges: rangesOf(net, ip),
   };
 }
 
@@ -98,7 +98,7 @@ function ipsView(sim: Sim, net: NetworkRec): VPCIP[] {
     const sub = subnetFor(net, ip);
     const { prefix } = parseCidr(sub.ipv4);
     const base = { vpc_id: numericIdOf(net.id), subnet_id: sub.id, linode_id: numericIdOf(s.id), config_id: numericIdOf(s.id), interface_id: numericIdOf(net.id), region, active: true, nat_1_1: null, prefix, gateway: '', subnet_mask: '' };
-    return [{ ...base, address: presented.ip(ip), address_range: null }, ...rangesOf(net, ip).map((r) => ({ ...base, address: null, address_range: r }))];
+    return [{ ...base, address: presented.ip(ip, 'vpc'), address_range: null }, ...rangesOf(net, ip).map((r) => ({ ...base, address: null, address_range: r }))];
   });
 }
 
