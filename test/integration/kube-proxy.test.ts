@@ -2,7 +2,7 @@
 // (ready or not, with nodeName), so what the stand-in does on the node addresses follows from the
 // apiserver's objects alone, with no pods and no CCM involved.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DiscoveryV1Api, type V1EndpointSlice } from '@kubernetes/client-node';
+import { DiscoveryV1Api, PatchStrategy, setHeaderOptions, type V1EndpointSlice } from '@kubernetes/client-node';
 import { claimLoopbackAddressPlan, type AddressPlanLease } from '../../sandbox/cloud/address-plan.ts';
 import { KubeProxyStandIn } from '../../sandbox/kubelet/kube-proxy.ts';
 import type { HealthCheckReply, StandInReply } from '../../sandbox/kubelet/nodeport-standins.ts';
@@ -86,6 +86,35 @@ describe('kube-proxy stand-in with the real control plane', () => {
     expect(await healthOf(ip2)).toEqual({ status: 503, body: { service: { namespace: ns, name: 'local' }, localEndpoints: 0, serviceProxyHealthy: true } });
     expect(await served(ip1, nodePort)).toMatchObject({ node: 'n1', pod: 'local-0' });
     expect(await refused(ip2, nodePort)).toBe(true);
+    expect(errors).toEqual([]);
+  });
+
+  it("answers for a LoadBalancer ingress IP on the Service's port once the status names it, and kube-proxy's health on 10256", async () => {
+    for (const ip of [ip1, ip2]) {
+      const res = await until(() => httpGet(ip, 10256, '/healthz').catch(() => undefined), `kube-proxy's health on ${ip}`);
+      expect([res.status, Object.keys(JSON.parse(res.body) as object)]).toEqual([200, ['lastUpdated', 'currentTime', 'nodeEligible', 'healthy', 'status']]);
+    }
+    const port = 18080;
+    const vip = `127.${lease.base}.9.9`;
+    await cluster.core.createNamespacedService({
+      namespace: ns,
+      body: { metadata: { name: 'nlb' }, spec: { type: 'LoadBalancer', selector: { app: 'nlb' }, ports: [{ name: 'http', port, targetPort: 8080 }] } },
+    });
+    await putSlice(endpointSlice(ns, 'nlb', [{ pod: 'nlb-0', node: 'n2', ip: '10.244.2.9' }]));
+    const fromVip = (ip: string): Promise<StandInReply | undefined> =>
+      httpGet(ip, port, '/', vip).then((r) => (r.status === 200 ? (JSON.parse(r.body) as StandInReply) : undefined), () => undefined);
+    expect(await fromVip(ip1)).toBeUndefined();
+    // What a CCM writes once its load balancer is up; kube-proxy then programs the ingress IP on every node.
+    await cluster.core.patchNamespacedServiceStatus(
+      { name: 'nlb', namespace: ns, body: { status: { loadBalancer: { ingress: [{ ip: vip }] } } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    for (const ip of [ip1, ip2]) {
+      const reply = await until(() => fromVip(ip), `nlb answering through ${ip}:${port} for ${vip}`);
+      expect(reply).toMatchObject({ service: `${ns}/nlb`, pod: 'nlb-0', ingress: `${vip}:${port}`, peer: expect.stringMatching(new RegExp(`^${vip.replace(/\./g, '\\.')}:`)) as unknown });
+    }
+    // From any other address the Service's port is not the ingress IP's.
+    expect(await httpGet(ip1, port, '/', '127.0.0.1').then((r) => r.status, () => 0)).toBe(0);
     expect(errors).toEqual([]);
   });
 });
