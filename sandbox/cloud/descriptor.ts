@@ -47,6 +47,8 @@ export interface PersonaMachines {
   /** Creates the cluster network through the persona; absent: the network is made through /v1. */
   createNetwork?(spec: NetworkSpec): Promise<void>;
   createMachine(spec: MachineCreateSpec): Promise<MachineCreated>;
+  /** Deletes a machine (a simcloud server id) through the persona, where that does more than /v1's delete. */
+  deleteMachine?(serverId: string): Promise<void>;
 }
 
 /** A load balancer as the cloud's own API shows it, reduced to what the conformance run checks. */

@@ -70,13 +70,16 @@ describe('the clouds a sandbox presents', () => {
     expect(args).not.toContain('--allow-untagged-cloud');
   });
 
-  it("runs Linode's CCM from the slot's environment, serving on loopback only, without its route controller", () => {
+  it("runs Linode's CCM from the slot's environment, serving on loopback only, with its route controller on the cluster's VPC", () => {
     const command = linodeCcmCommand();
     expect(command.startsWith('linode-cloud-controller-manager --cloud-provider=linode ')).toBe(true);
-    for (const flag of ['--kubeconfig="$KUBECONFIG"', '--configure-cloud-routes=false', '--leader-elect=false', '--bind-address=127.0.0.1', '--secure-port=0']) {
+    for (const flag of [
+      '--kubeconfig="$KUBECONFIG"', '--configure-cloud-routes=true', '--cluster-cidr="$CCM_SANDBOX_CLUSTER_CIDR"', '--enable-route-controller',
+      '--vpc-names="$CCM_SANDBOX_CLUSTER_NAME"', '--cluster-name="$CCM_SANDBOX_CLUSTER_NAME"', '--leader-elect=false', '--bind-address=127.0.0.1', '--secure-port=0',
+    ]) {
       expect(command).toContain(flag);
     }
-    expect(command).not.toContain('--enable-route-controller');
+    expect(command).not.toContain('--configure-cloud-routes=false');
   });
 
   it("mounts the Hetzner dialect under /hcloud/v1 and maps a zone to its region's location", () => {

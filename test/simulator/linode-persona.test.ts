@@ -142,5 +142,10 @@ describe('Linode persona over the one store', () => {
     expect(configs.body.data[0]!.interfaces[0]!.ip_ranges).toEqual(['10.244.7.0/24', '10.244.8.0/24']);
     expect((await linode('PUT', `/linode/instances/${id}/configs/${id}/interfaces/${vpc.body.id}`, { ip_ranges: [] })).status).toBe(200);
     expect((await sc.client.networks.get(netId)).routes).toEqual([]);
+    // Deleting the instance through /v4 takes its vpc interface's ip_ranges with it, as on Linode (Linode's
+    // CCM cannot delete the range of an instance that is gone: its DeleteRoute looks the instance up).
+    expect((await linode('PUT', `/linode/instances/${id}/configs/${id}/interfaces/${vpc.body.id}`, { ip_ranges: ['10.244.9.0/24'] })).status).toBe(200);
+    expect((await linode('DELETE', `/linode/instances/${id}`)).status).toBe(200);
+    expect((await sc.client.networks.get(netId)).routes).toEqual([]);
   });
 });

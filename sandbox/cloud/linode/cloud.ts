@@ -69,7 +69,7 @@ export const linodeCloud = defineCloud({
   ownCcm: {
     binary: LINODE_CCM_BINARY,
     command: linodeCcmCommand,
-    note: 'the slot passes the LINODE_* variables above and its kubeconfig; its route controller is off, as by default (docs/personas.md shows how to turn it on)',
+    note: 'the slot passes the LINODE_* variables above, its kubeconfig and the cluster name and CIDR; its route controller runs on the cluster\'s VPC',
   },
   machines: (o) => new LinodeMachines(o),
   conformance: {

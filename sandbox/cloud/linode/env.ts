@@ -44,9 +44,12 @@ export function routelessCcmCommand(binary: string, provider: string): string {
 
 /**
  * The `--ccm-command` that runs Linode's CCM in the slot: the kubeconfig from the slot's environment,
- * serving on loopback only, and no route controller (off unless --enable-route-controller;
- * docs/personas.md has the flags for the persona's VPCs).
+ * serving on loopback only, NodeBalancers tagged with the cluster's name, and its route controller on the
+ * cluster's VPC (the network is a VPC labelled with the cluster's name; its first subnet is `default`, the
+ * CCM's `--subnet-names` default): pod CIDRs become the nodes' VPC `ip_ranges`.
  */
 export function linodeCcmCommand(binary = LINODE_CCM_BINARY): string {
-  return routelessCcmCommand(binary, 'linode');
+  return routelessCcmCommand(binary, 'linode')
+    .replace('--configure-cloud-routes=false', '--configure-cloud-routes=true --cluster-cidr="$CCM_SANDBOX_CLUSTER_CIDR"')
+    .concat(' --cluster-name="$CCM_SANDBOX_CLUSTER_NAME" --enable-route-controller --vpc-names="$CCM_SANDBOX_CLUSTER_NAME"');
 }

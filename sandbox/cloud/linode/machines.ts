@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { buildRequester } from '../../../simulator/api/client/client.ts';
 import type { Requester } from '../../../simulator/api/client/requester.ts';
 import { tagsOf } from '../../../simulator/personas/linode/views.ts';
+import { numericIdOf } from '../../../simulator/personas/numeric-ids.ts';
 import { waitFor } from '../../wait.ts';
 import type { MachineCreated, MachineCreateSpec, PersonaMachines } from '../descriptor.ts';
 import { LINODE_API_PREFIX, linodeRegionOf } from './env.ts';
@@ -59,5 +60,10 @@ export class LinodeMachines implements PersonaMachines {
       { timeoutMs: this.#bootTimeoutMs, intervalMs: 50, description: `linode instance ${created.id} to be running` },
     );
     return { joinedNetwork: subnet !== undefined, labelled: true };
+  }
+
+  /** Deletes the instance as a Linode user does: its vpc interfaces' ip_ranges (routes) go with it. */
+  async deleteMachine(serverId: string): Promise<void> {
+    await this.#r.call('linode.instances.delete', z.object({}), { method: 'DELETE', path: `${LINODE_API_PREFIX}/linode/instances/${numericIdOf(serverId)}` });
   }
 }

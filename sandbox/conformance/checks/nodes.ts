@@ -79,7 +79,12 @@ export async function lifecycle(ctx: ConformanceContext): Promise<string> {
     const n = await node();
     return readyOf(n) === 'True' && !hasTaint(n, SHUTDOWN_TAINT);
   });
-  await client.servers.delete(victim.id);
+  // Deleted as the cloud's user deletes it (through the persona where that does more, e.g. Linode's drops
+  // the instance's VPC ip_ranges), else through /v1.
+  const sim = ctx.sandbox.state.simcloud;
+  const machines = sim && ctx.cloud.machines?.({ endpoint: sim.url, token: sim.token });
+  if (machines?.deleteMachine) await machines.deleteMachine(victim.id);
+  else await client.servers.delete(victim.id);
   await until(ctx, `Node ${victim.name} deleted after its server was deleted`, async () => !(await listNodes(ctx)).some((n) => n.metadata?.name === victim.name), Math.max(ctx.timeoutMs, 90_000));
   return `${victim.name}: tainted while off, cleared when on, deleted with its server`;
 }

@@ -17,7 +17,7 @@ import { ListQuery, PREFIX, owned, pageOf, sid } from './common.ts';
 import { Empty, Instance, InstanceIPs, page } from './responses.ts';
 import { presentedOf } from './addresses.ts';
 import { instanceView, ipsView, labelsOf } from './views.ts';
-import { networkOfSubnet } from './vpcs.ts';
+import { dropRangesOf, networkOfSubnet } from './vpcs.ts';
 
 const Label = z.string().min(3).max(64).regex(/^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$/, 'must be 3-64 letters, digits, dots, dashes or underscores');
 const Tags = z.array(z.string().min(1).max(50)).max(50);
@@ -90,6 +90,7 @@ export const instanceRoutes: RouteDef[] = [
   defineRoute({
     method: 'delete', path: `${PREFIX}/linode/instances/:id`, operation: 'linode.instances.delete', summary: 'Delete an instance', params: NumericIdParams, response: Empty,
     handle: async (sim, { caller, params }) => {
+      await dropRangesOf(sim, caller, owned(sim, caller, 'linode/instances', params.id));
       await svc.deleteServer(sim, caller, sid('linode/instances', params.id));
       return {};
     },

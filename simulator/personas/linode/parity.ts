@@ -21,7 +21,7 @@ export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
   'linode.instances.list': ok,
   'linode.instances.create': diff('region, type, label, image, tags, booted and vpc interfaces (their subnet_id puts the instance on the VPC\'s network) are used; vlan interfaces are refused with 400; private_ip, root_pass, keys, firewall_id, placement groups and metadata are accepted and ignored; the instance lands in the region\'s first zone'),
   'linode.instances.get': ok, 'linode.instances.update': diff('label and tags only'),
-  'linode.instances.delete': diff('the instance reads `deleting` until simcloud\'s delete action finishes'),
+  'linode.instances.delete': diff('the instance reads `deleting` until simcloud\'s delete action finishes; its vpc interfaces\' ip_ranges (the network\'s routes via its address) go with it, as on Linode (a server deleted through /v1 keeps them)'),
   'linode.instances.ips': diff('public: the server\'s public address; private: its network addresses presented in 192.168.128.0/17 (ADR 0013); no IPv6, shared, reserved or VPC addresses'),
   'linode.instances.boot': diff('config_id ignored'), 'linode.instances.shutdown': ok, 'linode.instances.reboot': diff('config_id ignored'),
   'linode.nodebalancers.list': ok,

@@ -120,6 +120,18 @@ async function setRanges(sim: Sim, caller: Caller, { net, ip }: { net: NetworkRe
   });
 }
 
+/**
+ * A deleted instance's vpc interfaces go with it, and so do their ip_ranges: the network routes whose
+ * gateway is its address. (Linode's CCM cannot delete them itself: its DeleteRoute looks the instance up.)
+ */
+export async function dropRangesOf(sim: Sim, caller: Caller, s: ServerRec): Promise<void> {
+  for (const att of s.private_networks) {
+    const net = findRecord(sim, 'networks', att.network_id);
+    const remove = net?.routes.filter((r) => r.gateway === att.ip).map((r) => r.id) ?? [];
+    if (net !== undefined && remove.length > 0) await nets.changeRoutes(sim, caller, net.id, { remove, add: [] });
+  }
+}
+
 async function updateInterface(sim: Sim, caller: Caller, p: z.infer<typeof InterfaceParams>, body: z.infer<typeof InterfaceBody>): Promise<ConfigInterface> {
   const s = owned(sim, caller, 'linode/instances', p.id);
   if (p.cid !== p.id) throw notFound('config', String(p.cid));
