@@ -123,7 +123,7 @@ export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = { ...fie
     description: none('empty'), ipv6: none('null'), subnets: diff('as GET .../subnets, below'), ...TIMES,
   }],
   'vpc subnet': [R.VPCSubnet, {
-    id: diff('the VPC\'s number times 100 plus the subnet\'s position'), label: diff('subnet-1, subnet-2, ...'),
+    id: diff('the VPC\'s number times 100 plus the subnet\'s position'), label: diff('default for the first (the Linode CCM\'s --subnet-names default), then subnet-2, subnet-3, ...'),
     linodes: diff('instances on the network whose address is in the subnet; one interface each, id = the VPC\'s'),
     ...each(['databases', 'nodebalancers', 'ipv6'], none('empty or null')), ...TIMES,
   }],
