@@ -30,7 +30,7 @@ export interface CliOptions {
   readonly allowedHosts: readonly string[];
   /** The CCM slot: --ccm builtin|upstream|command|none (with --ccm-command for command). */
   readonly ccm: CcmChoice;
-  /** --cloud simcloud|hcloud|linode|digitalocean|phoenixnap: the API the cluster is made through and the CCM is given. */
+  /** --cloud simcloud|hcloud|linode|digitalocean|phoenixnap|brightbox: the API the cluster is made through and the CCM is given. */
   readonly cloud: CloudKind;
 }
 

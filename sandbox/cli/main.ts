@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // ccm-sandbox CLI (bin `ccm-sandbox`; npm scripts sandbox:up, :down, :status, :logs, :reset).
 //   up [--runtime auto|local|kind|vagrant|existing] [--workers N] [--name NAME] [--lb-strategy lb|ip-block]
-//      [--ccm builtin|upstream|command|none] [--ccm-command CMD] [--cloud simcloud|hcloud|linode|digitalocean|phoenixnap] [--kubeconfig PATH]
+//      [--ccm builtin|upstream|command|none] [--ccm-command CMD] [--cloud simcloud|hcloud|linode|digitalocean|phoenixnap|brightbox] [--kubeconfig PATH]
 //      [--foreground] [--dry-run]
 //      [--allowed-host NAME[:PORT]]...
 //   down | status [--json] | logs [COMPONENT] [--lines N] | reset      (all take --name NAME)

@@ -49,6 +49,8 @@ export interface PersonaMachines {
   createMachine(spec: MachineCreateSpec): Promise<MachineCreated>;
   /** Deletes a machine (a simcloud server id) through the persona, where that does more than /v1's delete. */
   deleteMachine?(serverId: string): Promise<void>;
+  /** The `--provider-id` a machine's kubelet registers with; absent: none (the CCM sets it). */
+  kubeletProviderId?(serverId: string): string;
 }
 
 /** A load balancer as the cloud's own API shows it, reduced to what the conformance run checks. */
@@ -89,6 +91,11 @@ export interface ConformanceProfile {
   readLoadBalancer(ctx: CloudReadContext, vip: string): Promise<CloudLoadBalancerView | undefined>;
   /** What the annotations set that traffic cannot show, read back through the cloud's API: each mismatch a sentence. */
   checkAnnotated?(ctx: CloudReadContext, vip: string): Promise<string[]>;
+  /**
+   * The address behind a hostname ingress, for a CCM that writes only hostnames (Brightbox's), found through the
+   * cloud's API from the hostname and the Service it is the ingress of.
+   */
+  resolveHostname?(ctx: CloudReadContext, ingress: { readonly hostname: string; readonly namespace: string; readonly service: string }): Promise<string | undefined>;
 }
 
 /** The cloud's own CCM (built from its public source, run in the slot with `--ccm command`). */
@@ -116,14 +123,19 @@ export interface CloudDescriptor<K extends string = string> {
   /** The CCM environment for this cloud. */
   ccmEnv(input: CcmEnvInput): Record<string, string>;
   /** The upstream Go CCM's provider for this cloud (go/provider/<name>) and whether it offers Routes. */
-  readonly upstream: { readonly provider: string; readonly routes: boolean; readonly extraArgs: readonly string[] };
+  readonly upstream: {
+    readonly provider: string; readonly routes: boolean; readonly extraArgs: readonly string[];
+    /** Why the upstream Go CCM cannot run this cloud yet; then `--ccm upstream` is refused and there is no default CCM. */
+    readonly unavailable?: string;
+  };
   /** Whether our TypeScript CCM speaks this cloud's API. */
   readonly builtinCcm: boolean;
   /** The Service annotation the cloud's CCM takes a load balancer's name from, if it has one. */
   readonly lbNameAnnotation?: string;
   /**
    * A server's private address as the cloud's API presents it, where that is not simcloud's loopback one
-   * (Linode shows 192.168.128.0/17, ADR 0013): what the cloud's CCM writes as the Node's InternalIP.
+   * (Linode shows 192.168.128.0/17, ADR 0013): what the cloud's CCM writes as the Node's InternalIP (null: none,
+   * as Brightbox's CCM writes only ExternalIPs).
    */
   presentedPrivateIp?(server: Server): string | null;
   /** How the cloud's API spells a simcloud id (`srv-00000042` → `42`), for showing both side by side; undefined where it has no such resource. */
@@ -142,7 +154,7 @@ export function defineCloud<const K extends string>(d: CloudDescriptor<K>): Clou
 
 /** A server's private address as `cloud` presents it (its loopback one unless the cloud translates it). */
 export function presentedPrivateIp(cloud: Pick<CloudDescriptor, 'presentedPrivateIp'>, server: Server): string | null {
-  return cloud.presentedPrivateIp?.(server) ?? server.private_ipv4;
+  return cloud.presentedPrivateIp === undefined ? server.private_ipv4 : cloud.presentedPrivateIp(server);
 }
 
 /** simcloud's base URL without a trailing slash, for joining a persona's prefix. */

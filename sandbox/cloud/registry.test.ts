@@ -7,6 +7,9 @@ import { hcloudCcmCommand, hcloudCcmEnv, hcloudEndpoint, hcloudLocationOf } from
 import { clientIdOf } from '../../simulator/personas/phoenixnap/auth.ts';
 import { linodeCcmCommand } from './linode/env.ts';
 import { phoenixnapCcmCommand } from './phoenixnap/env.ts';
+import { clientIdOf as brightboxClientIdOf } from '../../simulator/personas/brightbox/auth.ts';
+import { defaultCcmFor } from '../sandbox.ts';
+import { brightboxCcmCommand } from './brightbox/env.ts';
 import { CLOUD_DESCRIPTORS, isCloudKind } from './registry.ts';
 
 const sim = { url: 'http://127.0.0.1:4600', token: 'tok' };
@@ -20,13 +23,13 @@ describe('the clouds a sandbox presents', () => {
   it("gives each persona's Node the providerID its own CCM writes, and simcloud's its simcloud id", () => {
     expect(Object.fromEntries(CLOUD_DESCRIPTORS.map((d) => [d.kind, d.providerId('srv-00000042')]))).toEqual({
       simcloud: 'simcloud://srv-00000042', hcloud: 'hcloud://42', linode: 'linode://42', digitalocean: 'digitalocean://42',
-      phoenixnap: 'phoenixnap://a10000000000000000000042',
+      phoenixnap: 'phoenixnap://a10000000000000000000042', brightbox: 'brightbox://srv-00016',
     });
   });
 
   it('makes machines through every persona but not through simcloud, where any runtime works', () => {
     const token = { endpoint: 'http://127.0.0.1:1', token: 't' };
-    expect(CLOUD_DESCRIPTORS.filter((d) => d.machines?.(token) !== undefined).map((d) => d.kind)).toEqual(['hcloud', 'linode', 'digitalocean', 'phoenixnap']);
+    expect(CLOUD_DESCRIPTORS.filter((d) => d.machines?.(token) !== undefined).map((d) => d.kind)).toEqual(['hcloud', 'linode', 'digitalocean', 'phoenixnap', 'brightbox']);
   });
 
   it("gives a DigitalOcean CCM DigitalOcean's variables (the bare simcloud URL, the token, the zone's region) and no routes", () => {
@@ -50,6 +53,17 @@ describe('the clouds a sandbox presents', () => {
     });
     expect(upstreamArgsFor({ ...ctx, cloud: 'phoenixnap' }, '/k', 10258)).toContain('--configure-cloud-routes=false');
     expect(phoenixnapCcmCommand().startsWith('k8s-cloud-provider-bmc --cloud-provider=phoenixnap ')).toBe(true);
+  });
+
+  it("gives Brightbox's CCM an API client (the token as secret, its derived client id) and the persona's base URL, and no default CCM", () => {
+    expect(cloudCcmEnv({ ...ctx, cloud: 'brightbox' })).toEqual({
+      BRIGHTBOX_API_URL: 'http://127.0.0.1:4600/brightbox/', BRIGHTBOX_CLIENT: brightboxClientIdOf('tok'), BRIGHTBOX_CLIENT_SECRET: 'tok',
+    });
+    expect(brightboxClientIdOf('tok')).toMatch(/^cli-[0-9a-z]{5}$/);
+    const command = brightboxCcmCommand();
+    expect(command.startsWith('brightbox-cloud-controller-manager --cloud-provider=brightbox ')).toBe(true);
+    for (const flag of ['--configure-cloud-routes=false', '--bind-address=127.0.0.1', '--secure-port=0', '--webhook-secure-port=0']) expect(command).toContain(flag);
+    expect(() => defaultCcmFor('brightbox')).toThrow(/no default CCM .*--ccm command --ccm-command 'brightbox-cloud-controller-manager /);
   });
 
   it("runs DigitalOcean's CCM from the slot's environment, serving on loopback only, without routes", () => {

@@ -1,5 +1,6 @@
 // The clouds a sandbox can present (`--cloud`), one descriptor each (sandbox/cloud/<kind>/cloud.ts). Adding
 // a persona to the sandbox is its folder and one line here.
+import { brightboxCloud } from './brightbox/cloud.ts';
 import type { CloudDescriptor } from './descriptor.ts';
 import { digitaloceanCloud } from './digitalocean/cloud.ts';
 import { hcloudCloud } from './hcloud/cloud.ts';
@@ -7,7 +8,7 @@ import { linodeCloud } from './linode/cloud.ts';
 import { phoenixnapCloud } from './phoenixnap/cloud.ts';
 import { simcloudCloud } from './simcloud/cloud.ts';
 
-export const CLOUD_DESCRIPTORS = [simcloudCloud, hcloudCloud, linodeCloud, digitaloceanCloud, phoenixnapCloud] as const;
+export const CLOUD_DESCRIPTORS = [simcloudCloud, hcloudCloud, linodeCloud, digitaloceanCloud, phoenixnapCloud, brightboxCloud] as const;
 
 export type CloudKind = (typeof CLOUD_DESCRIPTORS)[number]['kind'];
 export const CLOUDS: readonly CloudKind[] = CLOUD_DESCRIPTORS.map((d) => d.kind);

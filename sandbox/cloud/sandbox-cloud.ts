@@ -51,6 +51,11 @@ export class SimcloudSandboxCloud implements SandboxCloud {
     this.#range = range;
   }
 
+  /** The `--provider-id` the kubelet of server `serverId` registers with, where the persona's machines need one. */
+  kubeletProviderId(serverId: string): string | undefined {
+    return this.#opts.persona?.machines.kubeletProviderId?.(serverId);
+  }
+
   get clusterSelector(): string {
     return `${SANDBOX_LABELS.cluster}=${this.#opts.clusterName}`;
   }

@@ -22,7 +22,7 @@ export interface ConformanceArgs {
   readonly help: boolean;
 }
 
-export const USAGE = `npm run conformance -- [--cloud simcloud|hcloud|linode|digitalocean|phoenixnap] [--ccm builtin|upstream|command] [--ccm-command CMD]
+export const USAGE = `npm run conformance -- [--cloud simcloud|hcloud|linode|digitalocean|phoenixnap|brightbox] [--ccm builtin|upstream|command] [--ccm-command CMD]
                        [--runtime local|kind|existing] [--kubeconfig PATH] [--junit FILE] [--json FILE] [--only CAP,...] [--timeout SECONDS]
 capabilities: ${CAPABILITIES.join(', ')}
 exit 0 when every capability attempted passed (not offered counts as passed unless named by --only), 1 otherwise, 2 on a usage error`;

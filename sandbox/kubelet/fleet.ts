@@ -28,7 +28,7 @@ export interface KubeletFleetOptions {
   readonly renewIntervalMs?: number;
   readonly onError?: (err: unknown, nodeName: string) => void;
   /** The kubelet's --node-labels and --register-with-taints for a server's node (e.g. what kubeadm puts on a control-plane node). */
-  readonly registration?: (server: FleetServer) => Pick<KubeletIdentity, 'labels' | 'registerWithTaints'>;
+  readonly registration?: (server: FleetServer) => Pick<KubeletIdentity, 'labels' | 'registerWithTaints' | 'providerID'>;
   /** Called after a kubelet starts, stops or resumes (for logs and the NodePort stand-ins). */
   readonly onChange?: () => void;
   /**

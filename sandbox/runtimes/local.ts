@@ -89,7 +89,10 @@ export class LocalRuntime implements Runtime {
       kubeConfig,
       clusterLabel: { key: SANDBOX_LABELS.cluster, value: ctx.name },
       renewIntervalMs: this.#opts.kubeletRenewIntervalMs ?? 2000,
-      registration: (server) => (server.labels[SANDBOX_LABELS.role] === NODE_ROLES.controlPlane ? CONTROL_PLANE_NODE : {}),
+      registration: (server) => {
+        const providerID = this.#opts.cloud().kubeletProviderId(server.id);
+        return { ...(server.labels[SANDBOX_LABELS.role] === NODE_ROLES.controlPlane ? CONTROL_PLANE_NODE : {}), ...(providerID === undefined ? {} : { providerID }) };
+      },
       onError: (err, node) => this.#opts.onError?.(`kubelet ${node}: ${err instanceof Error ? err.message : String(err)}`),
       onChange: () => this.#kubeProxy?.nodesChanged(),
       ...(this.#opts.scale?.sharedHeartbeat ? { sharedHeartbeat: this.#opts.scale.sharedHeartbeat } : {}),

@@ -18,9 +18,13 @@ export async function readService(ctx: ConformanceContext, name: string): Promis
   return ctx.core.readNamespacedService({ name, namespace: ctx.namespace });
 }
 
-/** The Service's ingress address, once the CCM wrote one. */
+/** The Service's ingress address, once the CCM wrote one (a hostname resolved through the cloud's API, where its CCM writes only hostnames). */
 export async function ingressOf(ctx: ConformanceContext, name: string): Promise<string> {
-  return until(ctx, `an ingress IP on Service ${ctx.namespace}/${name}`, async () => (await readService(ctx, name)).status?.loadBalancer?.ingress?.[0]?.ip);
+  return until(ctx, `an ingress IP on Service ${ctx.namespace}/${name}`, async () => {
+    const ingress = (await readService(ctx, name)).status?.loadBalancer?.ingress?.[0];
+    const profile = ctx.cloud.conformance;
+    return ingress?.ip ?? (ingress?.hostname === undefined || profile.resolveHostname === undefined ? undefined : profile.resolveHostname(await cloudRead(ctx), { hostname: ingress.hostname, namespace: ctx.namespace, service: name }));
+  });
 }
 
 /** The cloud's view of the load balancer at `vip`, through its own API. */

@@ -94,7 +94,7 @@ const ERRORS: readonly FieldParity[] = [
 /** How the fields of the objects the persona returns differ; every field of their schemas is a row. */
 export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = { ...fieldTables({
   server: [S.Server, {
-    id: ID, url: URL, status: diff('creating while simcloud initializes, inactive when off, active otherwise, deleting'), hostname: diff('the server id, as Brightbox\'s'),
+    id: ID, url: URL, status: diff('creating while simcloud initializes or starts, inactive when off, active otherwise, deleting'), hostname: diff('the server id, as Brightbox\'s'),
     fqdn: diff('under `brightbox.simcloud.test`, which nothing resolves'), ...each(['account', 'image', 'zone', 'server_type', 'server_groups'], REF),
     interfaces: diff('one interface with the server\'s public IPv4 and IPv6 (Brightbox shows its private 10.x address there; the CCM writes both as ExternalIP)'),
     cloud_ips: diff('IP blocks assigned to the server'), ...each(['locked', 'compatibility_mode', 'disk_encrypted'], diff('always false')),
@@ -110,7 +110,8 @@ export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = { ...fie
   }],
   cloud_ip: [S.CloudIp, {
     id: ID, url: URL, name: diff('the IP block\'s description'), ...each(['public_ip', 'public_ipv4'], diff('the block\'s first usable address (loopback)')),
-    public_ipv6: none('always empty'), reverse_dns: diff('`cip-a-b-c-d.<region>.brightbox.simcloud.test`, fixed'), fqdn: diff('`<id>.<region>.brightbox.simcloud.test`'),
+    public_ipv6: diff('`::ffff:127.0.0.1` for every cloud IP (data only), so that `localhost` resolves to one of its addresses'),
+    ...each(['reverse_dns', 'fqdn'], diff('`localhost` for every cloud IP: the one name the sandbox host resolves (Brightbox\'s CCM checks both resolve to the cloud IP)')),
     status: diff('mapped while the block is assigned'), mode: diff('always nat'), load_balancer: REF,
     ...each(['interface', 'server', 'server_group', 'database_server'], none('always null')), port_translators: none('always empty'),
   }],

@@ -14,7 +14,7 @@ import { b36, bbIdOf, bbTime, numberOfBbId, urlOf, zoneHandle, zoneId } from './
 import type { AccountRef, CloudIp, CloudIpRef, GroupRef, ServerRef, FirewallPolicy, FirewallRule, Image, Server, ServerGroup, ServerType } from './responses.ts';
 
 const STATUS: Record<ServerStatus, Server['status']> = {
-  initializing: 'creating', starting: 'active', running: 'active', stopping: 'active', off: 'inactive', deleting: 'deleting',
+  initializing: 'creating', starting: 'creating', running: 'active', stopping: 'active', off: 'inactive', deleting: 'deleting',
 };
 
 const ref = (collection: string, resourceType: string, id: string): { id: string; resource_type: string; url: string } => ({ id, resource_type: resourceType, url: urlOf(collection, id) });
@@ -55,12 +55,22 @@ export function groupRef(g: ServerGroupRec): GroupRef {
   return { ...ref('server_groups', 'server_group', id), name: g.name, description: g.description, default: false, fqdn: `${id}.brightbox.simcloud.test` };
 }
 
+/**
+ * A cloud IP's names and IPv6 address, as the sandbox can make them resolve. Brightbox's CCM looks up a cloud IP's
+ * FQDN and reverse DNS name with the system resolver and goes on only when one answer equals one of the cloud IP's
+ * two addresses (both must parse). A sandbox has no DNS server of its own and must not change the host's, whose
+ * /etc/hosts resolves `localhost` to 127.0.0.1 alone; so every cloud IP is named `localhost` and shows, as its IPv6
+ * address, 127.0.0.1 in IPv4-mapped form, which Go counts equal to 127.0.0.1. Data only: nothing serves on it.
+ */
+export const CLOUD_IP_NAME = 'localhost';
+export const CLOUD_IP_V6 = '::ffff:127.0.0.1';
+
 export function cloudIpRef(b: IpBlockRec): CloudIpRef {
   const id = bbIdOf(b.id);
   const ip = b.usable_addresses[0] ?? b.gateway;
   return {
-    ...ref('cloud_ips', 'cloud_ip', id), name: b.description, public_ip: ip, public_ipv4: ip, public_ipv6: '',
-    reverse_dns: `cip-${ip.replace(/\./g, '-')}.${b.location}.brightbox.simcloud.test`, fqdn: fqdnOf(id, b.location),
+    ...ref('cloud_ips', 'cloud_ip', id), name: b.description, public_ip: ip, public_ipv4: ip, public_ipv6: CLOUD_IP_V6,
+    reverse_dns: CLOUD_IP_NAME, fqdn: CLOUD_IP_NAME,
   };
 }
 
