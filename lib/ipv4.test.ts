@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { cidrContains, contains, formatCidr, hasHostBits, intToIp, ipToInt, isIPv4, nthAddress, overlaps, parseCidr, rangeContains } from './ipv4.ts';
+import {
+  blockOf, cidrContains, contains, formatCidr, hasHostBits, intToIp, ipToInt, isIPv4, nthAddress, overlaps, parseCidr, rangeContains, translateAddress, translateCidr,
+} from './ipv4.ts';
 
 describe('ipv4', () => {
   it('converts addresses both ways, unsigned', () => {
@@ -35,5 +37,19 @@ describe('ipv4', () => {
     expect(cidrContains('10.244.0.0/16', '10.244.3.1')).toBe(true);
     expect(cidrContains('10.244.0.0/16', '10.245.0.0')).toBe(false);
     expect(cidrContains('0.0.0.0/0', '8.8.8.8')).toBe(true);
+  });
+
+  it('translates between two blocks at the same offset, both ways, and nothing outside', () => {
+    const loop = parseCidr('127.19.0.0/17');
+    const shown = parseCidr('192.168.128.0/17');
+    expect(translateAddress('127.19.3.7', loop, shown)).toBe('192.168.131.7');
+    expect(translateAddress('192.168.131.7', shown, loop)).toBe('127.19.3.7');
+    expect(translateAddress('127.19.200.1', loop, shown)).toBeUndefined();
+    expect(translateAddress('127.19.3.7', parseCidr('127.19.0.0/16'), parseCidr('192.168.128.0/17'))).toBe('192.168.131.7');
+    expect(translateAddress('127.19.130.7', parseCidr('127.19.0.0/16'), parseCidr('192.168.128.0/17'))).toBeUndefined();
+    expect(translateCidr('127.19.4.0/24', loop, shown)).toBe('192.168.132.0/24');
+    expect(translateCidr('127.0.0.0/8', loop, shown)).toBeUndefined();
+    expect(translateCidr('127.19.0.0/16', parseCidr('127.19.0.0/16'), parseCidr('10.0.0.0/16'))).toBe('10.0.0.0/16');
+    expect(blockOf('127.19.3.7', 16)).toEqual(parseCidr('127.19.0.0/16'));
   });
 });
