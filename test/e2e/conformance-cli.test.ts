@@ -16,6 +16,9 @@ import { ConformanceReport } from '../../sandbox/conformance/report.ts';
 const dir = mkdtempSync(join(tmpdir(), 'ccm-conformance-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** A whole run: sandbox up, eight capabilities (a joining node may wait for a 100 s resync, a vanished one 90 s), teardown. */
+const RUN_TIMEOUT_MS = 600_000;
+
 describe('npm run conformance on a CCM whose load balancers all fail', () => {
   it('fails lb-basic with its Events, skips what needs it, passes the rest, exits 1 and writes JUnit and JSON', async () => {
     const exec = createExec();
@@ -42,5 +45,5 @@ describe('npm run conformance on a CCM whose load balancers all fail', () => {
     expect(xml).toMatch(/<testsuites name="ccm-sandbox conformance" tests="8" failures="1" errors="0" skipped="3"/);
     expect(xml).toMatch(/<testcase classname="ccm-conformance.hcloud" name="lb-basic: [^"]*" time="[\d.]+">\s*<failure message="[^"]*" type="CapabilityFailure">[^<]*SyncLoadBalancerFailed/);
     expect(xml.match(/<testcase /g)).toHaveLength(8);
-  });
+  }, RUN_TIMEOUT_MS);
 });

@@ -18,6 +18,9 @@ const runtime = process.env.SANDBOX_RUNTIME ?? 'local';
 /** What our CCMs offer: everything, but Routes where the provider has none (Linode's, DigitalOcean's). */
 const offers = (c: Capability): boolean => c !== 'routes' || ccm.kind === 'builtin' || cloud.upstream.routes;
 
+/** A whole run: sandbox up, eight capabilities (a joining node may wait for a 100 s resync, a vanished one 90 s), teardown. */
+const RUN_TIMEOUT_MS = 600_000;
+
 describe(`conformance of the ${ccm.kind} CCM on ${cloud.kind}`, () => {
   it(`passes every capability it offers (${CAPABILITIES.filter(offers).join(', ')}) and reports the others as not offered`, async () => {
     if (!isRuntimeChoice(runtime) || runtime === 'auto') throw new Error(`SANDBOX_RUNTIME=${runtime}: use local, kind, vagrant or existing`);
@@ -29,5 +32,5 @@ describe(`conformance of the ${ccm.kind} CCM on ${cloud.kind}`, () => {
     expect(passed(report)).toBe(true);
     // The CCM did the work: load balancers and lifecycle took its cloud calls.
     for (const c of ['lb-basic', 'lifecycle'] as const) expect(report.results.find((r) => r.capability === c)?.cloudCalls, table).toBeGreaterThan(0);
-  });
+  }, RUN_TIMEOUT_MS);
 });
