@@ -9,6 +9,8 @@ import { LINODE_ROUTES } from '../../simulator/personas/linode/persona.ts';
 import { DIGITALOCEAN_ROUTES } from '../../simulator/personas/digitalocean/persona.ts';
 import { PHOENIXNAP_ROUTES } from '../../simulator/personas/phoenixnap/persona.ts';
 import { phoenixnapAccessToken } from '../../sandbox/cloud/phoenixnap/env.ts';
+import { BRIGHTBOX_ROUTES } from '../../simulator/personas/brightbox/persona.ts';
+import { brightboxAccessToken } from '../../sandbox/cloud/brightbox/env.ts';
 import type { RawResponse } from './support.ts';
 
 /** One project's resources as numbers (every persona shows a simcloud id's number), made through /v1. */
@@ -36,7 +38,7 @@ export interface PersonaRow {
   readonly routes: readonly RouteDef[];
   /** The bearer of a project token, for a persona that takes only tokens it issues (phoenixNAP's OAuth2). */
   bearer?(simcloudUrl: string, token: string): Promise<string>;
-  /** Makes the persona-only resources of a project through the persona (POST path and body), after the /v1 ones. */
+  /** Makes the persona-only resources of a project through the persona (POST path and body, or a body from what the earlier ones made), after the /v1 ones. */
   setup?(o: Owned): readonly (readonly [name: string, path: string, body: unknown])[];
   /** The number of what a setup request made, from its answer (default: the answer's `id`). */
   madeId?(answer: unknown): number;
@@ -163,7 +165,8 @@ function linodeParams(path: string, o: Owned): Record<string, string> {
   if (path.startsWith(`${LINODE}/nodebalancers/`)) return fill(path, { id: o.lb, cid: 80, nid: 80_001 });
   // The server is on the network, so its one config (the server's number) has an interface named by the VPC's.
   if (path.startsWith(`${LINODE}/linode/instances/`)) return fill(path, { id: o.server, cid: o.server, iid: o.network });
-  if (path.startsWith(`${LINODE}/vpcs/`)) return fill(path, { id: o.network });
+  // A VPC's subnets are numbered from its own number (times 100, plus the position).
+  if (path.startsWith(`${LINODE}/vpcs/`)) return fill(path, { id: o.network, sid: o.network * 100 + 1 });
   if (path.startsWith(`${LINODE}/networking/firewalls/`)) return fill(path, { id: o.extra.firewall, did: o.lb });
   return fill(path, {});
 }
@@ -335,4 +338,64 @@ const phoenixnap: PersonaRow = {
   codes: { notFound: '404', unauthorized: '401', invalid: /^400$/, invalidStatus: 400, unreadable: /^400$/ },
 };
 
-export const PERSONA_ROWS: readonly PersonaRow[] = [hcloud, linode, digitalocean, phoenixnap];
+const BB = '/brightbox/1.0';
+/** Brightbox's id of a store number: a type prefix and five base-36 digits. */
+const bbId = (prefix: string, n: number): string => `${prefix}-${n.toString(36).padStart(5, '0')}`;
+const bbNumber = (answer: unknown): number => parseInt((answer as { id: string }).id.slice(4), 36);
+
+function bbParams(path: string, o: Owned): Record<string, string> {
+  const ids: Record<string, string> = {
+    servers: bbId('srv', o.server), load_balancers: bbId('lba', o.lb), cloud_ips: bbId('cip', o.extra.cip!), server_groups: bbId('grp', o.extra.group!),
+    firewall_policies: bbId('fwp', o.extra.policy!), firewall_rules: `fwr-${bbId('fwp', o.extra.policy!).slice(4)}1`,
+  };
+  const coll = /^\/brightbox\/1\.0\/(\w+)\//.exec(path)?.[1];
+  return fill(path, { id: coll === undefined ? undefined : ids[coll] });
+}
+
+const bbBodies = (s: Owned): Record<string, unknown> => ({
+  [`post ${BB}/server_groups/:id/add_servers`]: { servers: [{ server: bbId('srv', s.server) }] },
+  [`post ${BB}/server_groups/:id/remove_servers`]: { servers: [{ server: bbId('srv', s.server) }] },
+  [`put ${BB}/firewall_rules/:id`]: { destination_port: '8080' },
+  [`put ${BB}/load_balancers/:id`]: { name: `${s.tag}-renamed` },
+  [`post ${BB}/cloud_ips/:id/map`]: { destination: bbId('lba', s.lb) },
+});
+
+const bbServer = (name: string): Record<string, unknown> => ({ name, image: 'ubuntu-24.04', server_type: 'sc-small', zone: 'sim-1-a' });
+
+const brightbox: PersonaRow = {
+  name: 'brightbox', prefix: '/brightbox', routes: BRIGHTBOX_ROUTES,
+  bearer: brightboxAccessToken,
+  // The rule needs its policy's id, which the policy's answer gives.
+  setup: (o) => [
+    ['cip', `${BB}/cloud_ips`, { name: `${o.tag}-cip` }], ['group', `${BB}/server_groups`, { name: `${o.tag}-group` }],
+    ['policy', `${BB}/firewall_policies`, { name: `${o.tag}-policy` }],
+    ['rule', `${BB}/firewall_rules`, (made: Record<string, number>) => ({ firewall_policy: bbId('fwp', made.policy!), protocol: 'tcp', source: '10.0.0.0/8', destination_port: '80' })],
+  ],
+  madeId: bbNumber,
+  catalogue: /\/server_types\/:id$/,
+  params: bbParams,
+  body: (key, self) => bbBodies(self)[key] ?? (/^(post|put) /.test(key) ? {} : undefined),
+  foreignRefs: (s, o) => [
+    ['POST', `${BB}/load_balancers`, { name: 'steal', nodes: [{ node: bbId('srv', o.server) }], listeners: [{ protocol: 'tcp', in: 80, out: 8080 }] }],
+    ['PUT', `${BB}/load_balancers/${bbId('lba', s.lb)}`, { nodes: [{ node: bbId('srv', o.server) }] }],
+    ['POST', `${BB}/server_groups/${bbId('grp', s.extra.group!)}/add_servers`, { servers: [{ server: bbId('srv', o.server) }] }],
+    ['POST', `${BB}/firewall_policies`, { name: 'steal', server_group: bbId('grp', o.extra.group!) }],
+    ['POST', `${BB}/firewall_rules`, { firewall_policy: bbId('fwp', o.extra.policy!), protocol: 'tcp' }],
+    ['POST', `${BB}/cloud_ips/${bbId('cip', s.extra.cip!)}/map`, { destination: bbId('lba', o.lb) }],
+    ['POST', `${BB}/cloud_ips/${bbId('cip', s.extra.cip!)}/map`, { destination: bbId('srv', o.server) }],
+  ],
+  lists: () => [`${BB}/servers`, `${BB}/load_balancers`, `${BB}/cloud_ips`, `${BB}/server_groups`, `${BB}/firewall_policies`, `${BB}/accounts`],
+  create: {
+    path: `${BB}/servers`,
+    body: (s) => bbServer(`${s.tag}-new`),
+    invalid: [[{ name: '../../etc' }, 'name'], [{ server_type: 'x'.repeat(300) }, 'server_type'], [{ zone: 'nowhere' }, 'zone'], [{ extra: true }, '']],
+  },
+  // Brightbox's body: an error name and messages, the first the error, the rest `field: message`.
+  read: (r) => {
+    const e = r.json() as { error_name?: string; error?: string; errors?: string[] };
+    return { code: e.error_name ?? e.error ?? '', fields: (e.errors ?? []).slice(1).map((v) => v.slice(0, v.indexOf(': '))) };
+  },
+  codes: { notFound: 'missing_resource', unauthorized: 'invalid_token', invalid: /^invalid_resource$/, invalidStatus: 422, unreadable: /^bad_request$/ },
+};
+
+export const PERSONA_ROWS: readonly PersonaRow[] = [hcloud, linode, digitalocean, phoenixnap, brightbox];
