@@ -395,7 +395,7 @@ const brightbox: PersonaRow = {
     const e = r.json() as { error_name?: string; error?: string; errors?: string[] };
     return { code: e.error_name ?? e.error ?? '', fields: (e.errors ?? []).slice(1).map((v) => v.slice(0, v.indexOf(': '))) };
   },
-  codes: { notFound: 'missing_resource', unauthorized: 'invalid_token', invalid: /^invalid_resource$/, invalidStatus: 422, unreadable: /^bad_request$/ },
+  codes: { notFound: 'missing_resource', unauthorized: 'invalid_token', invalid: /^bad_request$/, invalidStatus: 400, unreadable: /^bad_request$/ },
 };
 
 export const PERSONA_ROWS: readonly PersonaRow[] = [hcloud, linode, digitalocean, phoenixnap, brightbox];

@@ -70,7 +70,7 @@ describe.each(PERSONA_ROWS)('the $name persona', (row: PersonaRow) => {
   async function personaSetup(o: Owned): Promise<Owned> {
     const extra: Record<string, number> = {};
     for (const [name, path, body] of row.setup?.(o) ?? []) {
-      const r = await send('POST', path, json(o.token), body);
+      const r = await send('POST', path, json(o.token), typeof body === 'function' ? (body as (made: Record<string, number>) => unknown)(extra) : body);
       expect(r.status, `${row.name} setup ${name}: ${r.text.slice(0, 200)}`).toBeLessThan(300);
       extra[name] = row.madeId?.(r.json()) ?? (r.json() as { id: number }).id;
     }

@@ -47,7 +47,7 @@ const NAMES = 'names must be unique per project (simcloud\'s rule), as the CCM\'
 /** Served endpoints, by route operation. */
 export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
   'brightbox.auth.token': diff('client_credentials only; the secret is a simcloud project token and the client id is derived from it (`cli-` + 5 base-36 digits); 7200 s on simcloud\'s clock; scope echoed, not enforced'),
-  'brightbox.accounts.list': diff('one account: the project'), 'brightbox.accounts.get': diff('the project\'s account only'),
+  'brightbox.accounts.list': diff('one account: the project'),
   'brightbox.zones.list': diff('simcloud\'s zones as `<region>-<letter>` handles'),
   'brightbox.server_types.list': diff('simcloud\'s server types'), 'brightbox.server_types.get': diff('by id or handle'),
   'brightbox.images.list': diff('simcloud\'s images, official and public'),
@@ -76,6 +76,7 @@ export const NOT_SERVED: readonly (readonly [string, string])[] = [
   ['PUT /servers/{id}, POST /servers/{id}/start, /stop, /reboot, /reset, /shutdown, /resize, /lock_resource', 'server changes outside the CCM subset'],
   ['PUT /server_groups/{id}, /firewall_policies/{id}, POST /firewall_policies/{id}/apply_to, /remove, /server_groups/{id}/move_servers', 'not called by the CCM'],
   ['PUT /cloud_ips/{id}, PUT /load_balancers/{id}/lock_resource, /add_nodes, /remove_nodes, /add_listeners, /remove_listeners', 'the CCM replaces nodes and listeners through PUT'],
+  ['GET /accounts/{id}', 'the CCM reads the account list only'],
   ['/config_maps, /volumes, /database_servers, /api_clients, /users, /collaborations, Orbit', 'resources outside the CCM subset'],
 ];
 
@@ -85,7 +86,7 @@ const URL = diff('host-relative (`/brightbox/1.0/…`)');
 
 /** Errors, authentication and headers: the one table not made from a response schema. */
 const ERRORS: readonly FieldParity[] = [
-  { field: 'error_name', ...diff('missing_resource (404), invalid_resource (422), locked_resource (409), forbidden, rate_limited') },
+  { field: 'error_name', ...diff('missing_resource (404), bad_request (400, invalid or unreadable input), invalid_resource (422, a conflicting state), locked_resource (409), forbidden, rate_limited') },
   { field: 'errors', ...diff('simcloud\'s message with Brightbox ids, then `field: message` per field at fault') },
   { field: 'auth errors', ...diff('OAuth2 `{error, error_description}`: invalid_client (401), unsupported_grant_type, invalid_scope (400); invalid_token (401) for a missing, foreign or expired bearer') },
   { field: 'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset', ...diff('only while a rate limit is configured or injected; Reset a Unix time') },

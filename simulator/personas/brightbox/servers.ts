@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { Caller, Sim } from '../../server/context.ts';
-import { invalidField } from '../../server/errors.ts';
+import { invalidField, notFound } from '../../server/errors.ts';
 import { defineRoute, type RouteDef } from '../../server/http.ts';
 import { IMAGES, SERVER_TYPES, ZONES } from '../../server/resources/catalogue/data.ts';
 import { findOwned, findRecord, getOwned, ownedRecords } from '../../server/resources/common.ts';
@@ -45,7 +45,7 @@ async function create(sim: Sim, caller: Caller, body: CreateServerBody): Promise
 
 const findType = (id: string): ServerType => {
   const t = SERVER_TYPES.find((x) => serverTypeView(x).id === id || x.id === id);
-  if (t === undefined) throw invalidField('id', `no server type ${id}`);
+  if (t === undefined) throw notFound('server type', id);
   return serverTypeView(t);
 };
 
@@ -64,14 +64,6 @@ export const serverRoutes: RouteDef[] = [
   defineRoute({
     method: 'get', path: `${API}/accounts`, operation: 'brightbox.accounts.list', summary: 'The accounts the client may act on: the project', response: z.array(Account),
     handle: (sim, { caller }) => [accountView(sim, caller)],
-  }),
-  defineRoute({
-    method: 'get', path: `${API}/accounts/:id`, operation: 'brightbox.accounts.get', summary: 'The account (the project)', params: IdParams, response: Account,
-    handle: (sim, { caller, params }) => {
-      const account = accountView(sim, caller);
-      if (params.id !== account.id) throw invalidField('id', `no account ${params.id}`);
-      return account;
-    },
   }),
   defineRoute({
     method: 'get', path: `${API}/zones`, operation: 'brightbox.zones.list', summary: 'Zones (simcloud zones)', response: z.array(Zone),
