@@ -6,6 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientIdOf } from '../../simulator/personas/brightbox/auth.ts';
 import { startSimcloudInProcess, type InProcessSimcloud } from '../helpers/simcloud.ts';
 import { unique } from './support.ts';
+import { brightboxCloud } from '../../sandbox/cloud/brightbox/cloud.ts';
+import { BrightboxMachines } from '../../sandbox/cloud/brightbox/machines.ts';
+import { buildRequester } from '../../simulator/api/client/client.ts';
 
 let sc: InProcessSimcloud;
 beforeAll(async () => {
@@ -104,5 +107,29 @@ describe('Brightbox persona: servers and the CCM\'s load balancer', () => {
     expect((await bb('DELETE', `/load_balancers/${lb.body.id}`)).body.status).toBe('deleting');
     expect((await bb('GET', `/cloud_ips/${cip.id}`)).body.status).toBe('unmapped');
     expect((await bb('DELETE', `/cloud_ips/${cip.id}`)).status).toBe(202);
+  });
+});
+
+describe('Brightbox persona: the sandbox\'s side', () => {
+  it('makes a machine through the persona, whose kubelet registers with the providerID Brightbox\'s CCM reads', async () => {
+    const name = unique('bbm');
+    const machines = new BrightboxMachines({ endpoint: sc.url, token: sc.token, providerId: (id) => brightboxCloud.providerId(id) });
+    expect(await machines.createMachine({ name, zone: 'sim-1b', serverType: 'sc-small', image: 'ubuntu-24.04', labels: {}, network: 'none' })).toEqual({ joinedNetwork: false, labelled: false });
+    const server = (await sc.client.servers.list()).servers.find((x) => x.name === name)!;
+    expect(server).toMatchObject({ zone: 'sim-1b', status: 'running' });
+    expect(machines.kubeletProviderId(server.id)).toBe(`brightbox://${brightboxCloud.personaId!(server.id)}`);
+  });
+
+  it('reads a load balancer back by its cloud IP, and finds the address behind the Service\'s hostname ingress', async () => {
+    const server = (await bb('POST', '/servers', { name: unique('bb'), image: 'ubuntu-24.04', server_type: 'sc-small' })).body;
+    const name = `${unique('svc')}.default.kubernetes`;
+    const cip = (await bb('POST', '/cloud_ips', { name })).body;
+    const lb = (await bb('POST', '/load_balancers', { name, nodes: [{ node: server.id }], listeners: [{ protocol: 'tcp', in: 80, out: 30080 }], healthcheck: { type: 'tcp', port: 30080 } })).body;
+    await bb('POST', `/cloud_ips/${cip.id}/map`, { destination: lb.id });
+    const ctx = { api: buildRequester({ endpoint: sc.url, token: sc.token }), servers: [], simcloud: { url: sc.url, token: sc.token } };
+    expect(await brightboxCloud.conformance.readLoadBalancer(ctx, cip.public_ip)).toEqual({ id: lb.id, ports: [80], serverIds: [simId('srv', server.id)] });
+    expect(await brightboxCloud.conformance.readLoadBalancer(ctx, '127.254.254.254')).toBeUndefined();
+    const ingress = { hostname: 'localhost', namespace: 'default', service: name.split('.')[0]! };
+    expect(await brightboxCloud.conformance.resolveHostname!(ctx, ingress)).toBe(cip.public_ip);
   });
 });
