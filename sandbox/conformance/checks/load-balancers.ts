@@ -94,9 +94,10 @@ export async function lbBasic(ctx: ConformanceContext): Promise<string> {
 }
 
 /**
- * Upstream's service controller adds a joining node when its providerID appears, or at its periodic node
- * sync (every 100 s): a CCM that targets nodes by their InternalIP (Linode's) may miss the first, whose
- * addresses can come a moment after the providerID, and then waits for the second.
+ * A joining node may reach the load balancer later than one condition allows: the service controller syncs
+ * when the node's providerID appears, and a CCM that needs the node's addresses (written a moment later) fails
+ * that sync and is retried with backoff, or caches instances (Linode's, 15 s). A CCM that instead drops the node
+ * and never syncs again fails here: no later node event brings it back (the informer's resync is ignored).
  */
 const NODE_SYNC_MS = 110_000;
 
