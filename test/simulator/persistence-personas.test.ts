@@ -123,13 +123,14 @@ const linodeFirewall: WritePath = {
     const rules = await get(p, `/v4/networking/firewalls/${fw}/rules`, LinodeRules);
     const g = gen(rules.inbound[0]?.label);
     const [range] = (await p.client.loadBalancers.get(v1Lb(nb))).source_ranges;
-    const octets = /^10\.(\d+)\.(\d+)\.1\/32$/.exec(range ?? '');
+    const octets = /^100\.64\.(\d+)\.(\d+)\/32$/.exec(range ?? '');
     return [g, octets === null ? Number.NaN : Number(octets[1]) * 256 + Number(octets[2]), rules.outbound_policy === outbound(g) ? g : g - 1];
   },
 };
 const outbound = (g: number): string => (g % 2 === 0 ? 'ACCEPT' : 'DROP');
 function linodeRules(g: number): Record<string, unknown> {
-  const address = `10.${Math.floor(g / 256)}.${g % 256}.1/32`;
+  // Outside the ranges the persona presents for loopback (ADR 0013), so it is stored as written.
+  const address = `100.64.${Math.floor(g / 256)}.${g % 256}/32`;
   return { inbound: [{ action: 'ACCEPT', label: `g${g}`, protocol: 'TCP', ports: '443', addresses: { ipv4: [address] } }], inbound_policy: 'DROP', outbound_policy: outbound(g) };
 }
 
