@@ -5,12 +5,9 @@
  * ids of its own), zones as `<region>-<letter>` handles and timestamps.
  */
 import { z } from 'zod';
-import type { Caller, Sim } from '../../server/context.ts';
-import { notFound } from '../../server/errors.ts';
-import { findOwned } from '../../server/resources/common.ts';
 import { ZONES } from '../../server/resources/catalogue/data.ts';
-import type { Collections } from '../../server/store/state.ts';
 import { numericId, simcloudId } from '../numeric-ids.ts';
+import { ownedResolver } from '../owned.ts';
 
 /** The persona's name: its key in a record's `dialect_attrs`. */
 export const NAME = 'brightbox';
@@ -62,14 +59,8 @@ const OWNED = {
   load_balancers: ['lb', 'load balancer'], ip_blocks: ['ipb', 'cloud IP'],
 } as const;
 
-/** The caller's record behind a Brightbox id in a path (or a body's `field`); else 404 naming the id as given. */
-export function ownedBy<C extends keyof typeof OWNED>(sim: Sim, caller: Caller, coll: C, ref: string | { id: string; field: string }): Collections[C] {
-  const [prefix, what] = OWNED[coll];
-  const { id, field } = typeof ref === 'string' ? { id: ref, field: undefined } : ref;
-  const rec = findOwned(sim, caller, coll, simIdOf(prefix, id));
-  if (rec === undefined) throw notFound(what, id, field);
-  return rec;
-}
+/** The caller's record behind an id this persona showed; else 404 naming the id as given. */
+export const ownedBy = ownedResolver(OWNED, simIdOf);
 
 /** Messages name Brightbox's ids, not simcloud's. */
 export const bbMessage = (message: string): string => message.replace(/\b[a-z]{2,5}-\d{8,15}\b/g, (m) => bbIdOf(m));

@@ -7,11 +7,9 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { REGIONS, ZONES } from '../../server/resources/catalogue/data.ts';
-import type { Caller, Sim } from '../../server/context.ts';
-import { invalidField, notFound } from '../../server/errors.ts';
-import { findOwned } from '../../server/resources/common.ts';
-import type { Collections } from '../../server/store/state.ts';
+import { invalidField } from '../../server/errors.ts';
 import { numericIdOf, simcloudId } from '../numeric-ids.ts';
+import { ownedResolver } from '../owned.ts';
 
 /** The persona's name: its key in a record's `dialect_attrs`. */
 export const NAME = 'phoenixnap';
@@ -47,14 +45,8 @@ export const simIdOf = (prefix: string, id: string): string => {
 
 const OWNED = { servers: ['srv', 'server'], ip_blocks: ['ipb', 'IP block'], networks: ['net', 'private network'] } as const;
 
-/** The caller's record behind a phoenixNAP id in a path (or in a body's `field`); else 404 naming the id as given. */
-export function ownedBy<C extends keyof typeof OWNED>(sim: Sim, caller: Caller, coll: C, ref: string | { id: string; field: string }): Collections[C] {
-  const [prefix, what] = OWNED[coll];
-  const { id, field } = typeof ref === 'string' ? { id: ref, field: undefined } : ref;
-  const rec = findOwned(sim, caller, coll, simIdOf(prefix, id));
-  if (rec === undefined) throw notFound(what, id, field);
-  return rec;
-}
+/** The caller's record behind an id this persona showed; else 404 naming the id as given. */
+export const ownedBy = ownedResolver(OWNED, simIdOf);
 
 /** Messages name phoenixNAP's ids, not simcloud's. */
 export const pnapMessage = (message: string): string =>
