@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../sandbox/wait.ts';
 import { startSimcloudInProcess, type InProcessSimcloud } from '../helpers/simcloud.ts';
 import { linodeCaller } from './linode-support.ts';
-import { serverBody, tcpService, unique } from './support.ts';
+import { serverBody, tcpAsk, tcpService, unique } from './support.ts';
 
 const octet = randomInt(20, 250);
 let sc: InProcessSimcloud;
@@ -39,17 +39,6 @@ function backend(ip: string, port: number, name: string): Promise<Buffer[]> {
   });
   stops.push(() => server.close());
   return new Promise((resolve, reject) => server.once('error', reject).listen(port, ip, () => resolve(received)));
-}
-
-function request(ip: string, port: number): Promise<string> {
-  return new Promise((resolve) => {
-    let data = '';
-    const s = net.connect({ host: ip, port }, () => s.write('hello\n'));
-    s.on('data', (d) => (data += d.toString()));
-    s.on('close', () => resolve(data.trim()));
-    s.on('error', () => resolve(data.trim()));
-    s.setTimeout(3000, () => s.destroy());
-  });
 }
 
 describe('Linode persona over the one store', () => {
@@ -99,7 +88,7 @@ describe('Linode persona over the one store', () => {
       (await linode<{ data: { status: string }[] }>('GET', `/nodebalancers/${created.body.id}/configs/${config!.id}/nodes`)).body.data.map((n) => n.status);
     await waitFor(async () => (await statuses()).every((s) => s === 'UP'), { timeoutMs: 15_000, description: 'both nodes UP' });
     const replies = new Set<string>();
-    for (let i = 0; i < 4; i++) replies.add(await request(created.body.ipv4, listen));
+    for (let i = 0; i < 4; i++) replies.add(await tcpAsk(created.body.ipv4, listen));
     expect([...replies].sort()).toEqual(servers.map((s) => s.name).sort());
     const first = received.flat().map((b) => b.toString())[0];
     expect(first).toMatch(new RegExp(`^PROXY TCP4 127\\.0\\.0\\.1 ${created.body.ipv4.replace(/\./g, '\\.')} \\d+ ${listen}\\r\\n`));
@@ -118,9 +107,9 @@ describe('Linode persona over the one store', () => {
     const fw = await linode<{ id: number }>('POST', '/networking/firewalls', { label: unique('fw'), rules: rules('10.0.0.0/8'), devices: { nodebalancers: [nb.id] } });
     expect(fw.status, JSON.stringify(fw.body)).toBe(200);
     expect((await sc.client.loadBalancers.get(`lb-${String(nb.id).padStart(8, '0')}`)).source_ranges).toEqual(['10.0.0.0/8']);
-    await waitFor(async () => (await request(nb.ipv4, listen)) === '', { timeoutMs: 10_000, description: 'the VIP refusing loopback' });
+    await waitFor(async () => (await tcpAsk(nb.ipv4, listen)) === '', { timeoutMs: 10_000, description: 'the VIP refusing loopback' });
     expect((await linode('PUT', `/networking/firewalls/${fw.body.id}/rules`, rules('127.0.0.0/8'))).status).toBe(200);
-    await waitFor(async () => (await request(nb.ipv4, listen)) === server.name, { timeoutMs: 10_000, description: 'the VIP serving loopback' });
+    await waitFor(async () => (await tcpAsk(nb.ipv4, listen)) === server.name, { timeoutMs: 10_000, description: 'the VIP serving loopback' });
   });
   it('routes a vpc interface\'s ip_range set through /v4 as a /v1 route to its address, and shows a /v1 route as an ip_range', async () => {
     const vpc = await linode<{ id: number; subnets: { id: number }[] }>('POST', '/vpcs', { label: unique('vpc'), region: 'sim-1', subnets: [{ label: 'nodes', ipv4: '10.210.0.0/24' }] });
