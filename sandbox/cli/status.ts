@@ -6,6 +6,7 @@ import { CoreV1Api, type V1Node, type V1Service } from '@kubernetes/client-node'
 import { PooledKubeConfig } from '../../src/kube/kubeconfig.ts';
 import { SimcloudAdminClient, SimcloudClient } from '../../simulator/api/client/index.ts';
 import { UNINITIALIZED_TAINT } from '../kubelet/node-object.ts';
+import { readyOf } from '../console/changes.ts';
 import { getUpstreamCcm } from '../ccm/upstream.ts';
 import { upstreamCertDir } from '../ccm/launch.ts';
 import { commandLine, type CcmState } from '../ccm/slot.ts';
@@ -58,10 +59,6 @@ export async function ccmStatus(state: SandboxState): Promise<string> {
   const probe = await ccmHealth(state.name, ccm);
   const exit = ccm.lastExit ? `, last exit ${ccm.lastExit.signal ? `signal ${ccm.lastExit.signal}` : `code ${ccm.lastExit.code}`} at ${ccm.lastExit.at}` : '';
   return `${ccm.kind}${ccm.command ? ` \`${commandLine(ccm.command)}\`` : ''} pid ${ccm.pid ?? '-'}  ${probe}  restarts ${ccm.restarts}${exit}`;
-}
-
-function readyOf(n: V1Node): string {
-  return n.status?.conditions?.find((c) => c.type === 'Ready')?.status ?? 'Unknown';
 }
 
 function nodeFacts(n: V1Node): { name?: string; taints?: { key: string }[]; providerID?: string; addrs?: string } {

@@ -70,18 +70,12 @@ export function check(ok: boolean, message: string): asserts ok {
   if (!ok) throw new CapabilityFailure(message);
 }
 
-export const UNINITIALIZED_TAINT = 'node.cloudprovider.kubernetes.io/uninitialized';
+export { UNINITIALIZED_TAINT } from '../kubelet/node-object.ts';
+export { readyOf } from '../console/changes.ts';
+export { hasTaintKey as hasTaint } from '../../src/kube/taints.ts';
 export const SHUTDOWN_TAINT = 'node.cloudprovider.kubernetes.io/shutdown';
 export const CONTROL_PLANE_LABEL = 'node-role.kubernetes.io/control-plane';
 export const EXCLUDE_FROM_LB_LABEL = 'node.kubernetes.io/exclude-from-external-load-balancers';
-
-export function readyOf(node: V1Node): string {
-  return node.status?.conditions?.find((c) => c.type === 'Ready')?.status ?? 'Unknown';
-}
-
-export function hasTaint(node: V1Node, key: string): boolean {
-  return node.spec?.taints?.some((t) => t.key === key) ?? false;
-}
 
 /** The cluster's servers (simcloud's view of the machines, whatever API made them). */
 export async function clusterServers(ctx: Pick<ConformanceContext, 'sandbox'>): Promise<Server[]> {
