@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../lib/usage-error.ts';
+import { parseConformanceArgs } from './args.ts';
+
+describe('npm run conformance arguments', () => {
+  it('defaults to our CCM on simcloud, the local runtime and 60 s a condition', () => {
+    expect(parseConformanceArgs([], '/here')).toMatchObject({ cloud: 'simcloud', ccm: { kind: 'builtin' }, runtime: 'local', timeoutMs: 60_000, only: undefined, junit: undefined });
+  });
+
+  it("runs the upstream Go CCM's provider for a persona without --ccm, and takes report paths from where npm was run", () => {
+    const a = parseConformanceArgs(['--cloud', 'hcloud', '--junit', 'out/c.xml', '--json', '/abs/c.json', '--only', 'lb-basic, routes', '--timeout', '20'], '/author/repo');
+    expect(a).toMatchObject({ cloud: 'hcloud', ccm: { kind: 'upstream' }, junit: '/author/repo/out/c.xml', json: '/abs/c.json', only: ['lb-basic', 'routes'], timeoutMs: 20_000 });
+  });
+
+  it.each([
+    [['--ccm', 'none'], /--ccm none leaves nothing to check/],
+    [['--ccm', 'command'], /--ccm command needs --ccm-command/],
+    [['--cloud', 'hcloud', '--ccm', 'builtin'], /--cloud hcloud needs --ccm upstream, command or none/],
+    [['--cloud', 'aws'], /--cloud "aws" is invalid/],
+    [['--runtime', 'vagrant'], /--runtime "vagrant" is invalid: use local, kind, existing/],
+    [['--runtime', 'existing'], /--runtime existing needs --kubeconfig PATH/],
+    [['--only', 'lb-basic,dns'], /--only "dns" is invalid: use a comma-separated list of node-init, /],
+    [['--only', ','], /--only "," is invalid/],
+    [['--timeout', '2'], /--timeout "2" is invalid: use a whole number from 5 to 3600/],
+    [['--bogus'], /Unknown option '--bogus'/],
+  ])('refuses %j with one line saying what to fix', (argv, message) => {
+    expect(() => parseConformanceArgs(argv, '/here')).toThrow(UsageError);
+    expect(() => parseConformanceArgs(argv, '/here')).toThrow(message);
+  });
+});

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { ConformanceReport, passed, renderJunit, renderTable, Verdict, type CapabilityResult } from './report.ts';
+
+const row = (capability: CapabilityResult['capability'], verdict: CapabilityResult['verdict'], extra: Partial<CapabilityResult> = {}): CapabilityResult => ({
+  capability, verdict, message: '', durationMs: 1500, cloudCalls: 3, events: [], ccmLog: [], ...extra,
+});
+const report = (results: CapabilityResult[], error: string | null = null): ConformanceReport => ConformanceReport.parse({
+  cloud: 'hcloud', ccm: 'command', command: 'my-ccm --v=2', runtime: 'local', startedAt: '2026-11-25T00:00:00.000Z', durationMs: 61_000, error, results,
+});
+
+describe('the conformance report', () => {
+  it('passes when every attempted capability passed; not offered counts, skipped and failed do not', () => {
+    expect(passed(report([row('node-init', Verdict.pass), row('routes', Verdict.notOffered)]))).toBe(true);
+    expect(passed(report([row('node-init', Verdict.pass), row('lb-update', Verdict.skipped)]))).toBe(false);
+    expect(passed(report([row('lb-basic', Verdict.fail)]))).toBe(false);
+    expect(passed(report([], 'simcloud exited'))).toBe(false);
+  });
+
+  it('writes JUnit with one case per capability, failures with their Events and log, skipped rows as skipped, and XML escaped', () => {
+    const xml = renderJunit(report([
+      row('node-init', Verdict.pass, { message: 'ok' }),
+      row('lb-basic', Verdict.fail, { message: 'no ingress for <web> & "friends"', events: ['Service/web: Warning SyncLoadBalancerFailed'], ccmLog: ['E1125 boom\u001b[0m'] }),
+      row('lb-update', Verdict.skipped, { message: 'needs lb-basic, which is fail' }),
+      row('routes', Verdict.notOffered, { message: 'no route controller' }),
+    ]));
+    expect(xml).toContain('<testsuites name="ccm-sandbox conformance" tests="4" failures="1" errors="0" skipped="2" time="61.000">');
+    expect(xml).toContain('<property name="ccm-command" value="my-ccm --v=2"/>');
+    expect(xml).toContain('<failure message="no ingress for &lt;web&gt; &amp; &quot;friends&quot;" type="CapabilityFailure">');
+    expect(xml).toContain('Service/web: Warning SyncLoadBalancerFailed');
+    expect(xml).toContain('E1125 boom[0m');
+    expect(xml).not.toContain('\u001b');
+    expect(xml).toContain('<skipped message="skipped: needs lb-basic, which is fail"/>');
+    expect(xml).toContain('<skipped message="not offered: no route controller"/>');
+    expect(xml.match(/<testcase /g)).toHaveLength(4);
+  });
+
+  it("prints one row per capability and each failure's evidence, and only the bring-up error when the sandbox did not come up", () => {
+    const failed = renderTable(report([row('lb-basic', Verdict.fail, { message: 'no ingress', events: ['Service/web: Warning X'] })]));
+    expect(failed).toMatch(/^conformance of the command CCM on hcloud \(local runtime\): FAIL in 61\.0 s/);
+    expect(failed).toMatch(/lb-basic\s+fail\s+1\.5 s\s+3/);
+    expect(failed).toContain('lb-basic failed: no ingress\n  Events:\n    Service/web: Warning X');
+    const down = renderTable(report([row('node-init', Verdict.fail, { message: 'not checked: the sandbox did not come up' })], 'simcloud exited\nCCM log (last lines):\nE1'));
+    expect(down).toContain('the sandbox did not come up: simcloud exited\n    CCM log (last lines):\n    E1');
+    expect(down).not.toContain('node-init failed:');
+  });
+});
