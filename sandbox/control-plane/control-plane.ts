@@ -34,6 +34,8 @@ export interface ControlPlaneOptions {
   readonly dir?: string;
   readonly startTimeoutMs?: number;
   readonly onProgress?: (message: string) => void;
+  /** Flags appended to kube-apiserver's (the benchmark's audit log); none by default. */
+  readonly apiServerExtraArgs?: readonly string[];
 }
 
 export const CONTROL_PLANE_DEFAULTS = {
@@ -109,7 +111,7 @@ export class ControlPlane {
     const started = Date.now();
     try {
       await startComponent(ctx, processes, { name: 'etcd', args: etcdArgs(layout), ready: () => httpsOk(`https://127.0.0.1:${layout.ports.etcdClient}/health`, pki.etcdCa, pki.etcdClient) });
-      await startComponent(ctx, processes, { name: 'kube-apiserver', args: apiServerArgs(layout), ready: () => cp.#apiOk('/readyz') });
+      await startComponent(ctx, processes, { name: 'kube-apiserver', args: [...apiServerArgs(layout), ...(ctx.options.apiServerExtraArgs ?? [])], ready: () => cp.#apiOk('/readyz') });
       // Both only talk to the apiserver: start them together.
       await Promise.all([
         startComponent(ctx, processes, {

@@ -4,7 +4,7 @@
 // Each figure is then printed as a ratio ours / upstream (below 1: ours is lower, i.e. faster, fewer
 // calls or less memory), and the passes and ratios go to the JSON.
 import { ensureNodes, ensureServices } from './resident.ts';
-import { fmt, processTable, summaryTable, table, writeResults } from './report.ts';
+import { apiTable, fmt, processTable, summaryTable, table, writeResults } from './report.ts';
 import { runScenarios, withSession, type BenchReport } from './run.ts';
 import { PROFILES, type BenchCcm, type BenchOptions, type Figure, type ProfileName, type ScenarioResult } from './types.ts';
 
@@ -90,6 +90,6 @@ export async function runCompare(opts: BenchOptions, progress: (m: string) => vo
     }
   });
   const file = save();
-  const sections = passes.flatMap((p) => [`--- ${p.pass.label}`, summaryTable(p.results), '', processTable(p.results), '']);
+  const sections = passes.flatMap((p) => [`--- ${p.pass.label}`, summaryTable(p.results), '', processTable(p.results), '', apiTable(p.results), '']);
   return { results: passes.flatMap((p) => p.results), file, table: [...sections, ratioTable(ratios(passes))].join('\n') };
 }

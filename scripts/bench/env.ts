@@ -3,7 +3,7 @@
 // with the profile's flags and its own simcloud token (so a per-token rate limit hits the CCM only).
 // Scenarios share it and leave it as they found it: the control-plane node plus whatever they declare.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
@@ -18,6 +18,7 @@ import { ensureUpstreamCcmBinary, getUpstreamCcm } from '../../sandbox/ccm/upstr
 import { startCcmProcess, startSimcloudProcess, type CcmLaunch, type CcmProcess, type SimcloudProcess } from '../../sandbox/processes.ts';
 import { LocalRuntime } from '../../sandbox/runtimes/local.ts';
 import type { RuntimeContext } from '../../sandbox/runtimes/runtime.ts';
+import { ApiAudit, AUDIT_POLICY, auditArgs } from './api-audit.ts';
 import { CallLog } from './calls.ts';
 import { NodeTracker } from './nodes.ts';
 import { ProcSampler } from './procstat.ts';
@@ -66,6 +67,8 @@ export class BenchEnv {
   options: EnvOptions;
   readonly exec: Exec = createExec();
   readonly calls = new CallLog();
+  /** The CCM's Kubernetes API requests, from the apiserver's audit log. */
+  audit!: ApiAudit;
   readonly abort = new AbortController();
   readonly #handlers = new Set<(e: SimEvent) => void>([(e) => this.calls.handle(e)]);
   simcloud!: SimcloudProcess;
@@ -199,13 +202,17 @@ export class BenchEnv {
   async #startCluster(): Promise<void> {
     await this.cloud.ensureNetwork();
     const hb = heartbeat(this.options.nodes);
+    const policy = join(this.options.stateDir, 'audit-policy.yaml');
+    const auditLog = join(this.options.stateDir, 'logs', 'kube-apiserver-audit.log');
+    writeFileSync(policy, AUDIT_POLICY);
+    this.audit = new ApiAudit(auditLog);
     this.runtime = new LocalRuntime({
       cloud: () => this.cloud,
       subscribe: (h) => {
         this.#handlers.add(h);
         return () => this.#handlers.delete(h);
       },
-      controlPlane: { nodeMonitorGracePeriodSeconds: hb.graceSeconds, clusterCidr: benchClusterCidr(this.options.nodes), nodeCidrMaskSize: 24 },
+      controlPlane: { nodeMonitorGracePeriodSeconds: hb.graceSeconds, clusterCidr: benchClusterCidr(this.options.nodes), nodeCidrMaskSize: 24, apiServerExtraArgs: auditArgs(policy, auditLog) },
       nodePortStandIns: false,
       scale: { eventDriven: true, startConcurrency: 32, sharedHeartbeat: { intervalMs: hb.renewMs, concurrency: 16 } },
       onError: (m) => this.options.progress(`warning: ${m}`),

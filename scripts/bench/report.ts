@@ -33,6 +33,14 @@ export function processTable(results: readonly ScenarioResult[]): string {
   return `CPU seconds / peak RSS MB per process\n${table(['id', 'wall', ...names], rows)}`;
 }
 
+/** The CCM's API requests per scenario, by controller and `verb resource` (from the apiserver's audit log). */
+export function apiTable(results: readonly ScenarioResult[]): string {
+  const rows = results.flatMap((r) =>
+    Object.entries(r.apiRequests?.byController ?? {}).flatMap(([controller, ops]) => Object.entries(ops).map(([op, n]) => [r.id, controller, op, String(n)])),
+  );
+  return `Kubernetes API requests by the CCM (apiserver audit log; informer watches not attributed)\n${table(['id', 'controller', 'verb resource', 'requests'], rows)}`;
+}
+
 export function limitNotes(results: readonly ScenarioResult[]): string {
   return results
     .flatMap((r) => r.figures)

@@ -6,14 +6,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { reaper } from '../../sandbox/reaper-client.ts';
 import { BenchEnv } from './env.ts';
-import { limitNotes, processTable, summaryTable, writeResults } from './report.ts';
+import { apiTable, limitNotes, processTable, summaryTable, writeResults } from './report.ts';
 import type { Scenario, ScenarioContext, Shared } from './scenario.ts';
 import { S4, S6, S7 } from './scenarios/cluster.ts';
 import { S12, S5 } from './scenarios/lb.ts';
 import { S1, S2, S9 } from './scenarios/nodes.ts';
 import { S10, S15 } from './scenarios/standalone.ts';
 import { S16 } from './scenarios/conformance.ts';
-import { PROFILES, type BenchOptions, type ProcessUsage, type ScenarioId, type ScenarioResult } from './types.ts';
+import type { ApiRequestCounts } from './api-audit.ts';
+import { PROFILES, type BenchOptions, type Figure, type ProcessUsage, type ScenarioId, type ScenarioResult } from './types.ts';
 
 /** S3 and S8 are measured on S1/S2 runs; asking for them runs S2. */
 const RUNNERS: Record<Exclude<ScenarioId, 'S3' | 'S8'>, Scenario> = { S1, S2, S4, S5, S6, S7, S9, S10, S12, S15, S16 };
@@ -77,7 +78,7 @@ export async function runBench(opts: BenchOptions, progress: (m: string) => void
   const startedAt = new Date();
   const results = await withSession(opts, progress, (session) => runScenarios(session, (r) => writeResults(opts, r, startedAt)));
   const file = writeResults(opts, results, startedAt);
-  const text = [summaryTable(results), '', processTable(results), '', limitNotes(results)].join('\n');
+  const text = [summaryTable(results), '', processTable(results), '', apiTable(results), '', limitNotes(results)].join('\n');
   return { results, file, table: text };
 }
 
@@ -93,15 +94,29 @@ function keepLogs(stateDir: string, to: string, progress: (m: string) => void): 
 
 async function runOne(scenario: Scenario, ctx: ScenarioContext, env: BenchEnv | undefined): Promise<ScenarioResult> {
   const close = env?.sampler.window();
+  const closeApi = env?.audit.window();
   const started = Date.now();
   const base = { id: scenario.id, title: scenario.title };
+  const measured = async (): Promise<Pick<ScenarioResult, 'durationSeconds' | 'processes' | 'apiRequests'>> => {
+    const durationSeconds = (Date.now() - started) / 1000;
+    const processes = usage(close);
+    return { durationSeconds, processes, ...(closeApi ? { apiRequests: await closeApi() } : {}) };
+  };
   try {
     const out = await scenario.run(ctx);
-    return { ...base, runs: out.runs, durationSeconds: (Date.now() - started) / 1000, figures: out.figures, processes: usage(close), details: out.details };
+    const m = await measured();
+    return { ...base, runs: out.runs, ...m, figures: [...out.figures, ...apiFigure(scenario.id, m.apiRequests)], details: out.details };
   } catch (err) {
     ctx.progress(`${scenario.id} failed: ${err instanceof Error ? err.message : String(err)}`);
-    return { ...base, runs: 0, durationSeconds: (Date.now() - started) / 1000, figures: [], processes: usage(close), details: {}, error: err instanceof Error ? err.message : String(err) };
+    return { ...base, runs: 0, ...(await measured()), figures: [], details: {}, error: err instanceof Error ? err.message : String(err) };
   }
+}
+
+/** The scenario's CCM API request total as a figure, so `--compare` prints it as a ratio too. */
+function apiFigure(id: ScenarioId, counts: ApiRequestCounts | undefined): Figure[] {
+  if (!counts) return [];
+  const n = counts.total;
+  return [{ scenario: id, name: 'Kubernetes API requests by the CCM (apiserver audit log)', unit: 'requests', samples: [n], value: n, p50: n, p90: n, p99: n, max: n, target: null, direction: 'max', limit: null, limitNote: '' }];
 }
 
 function usage(close: (() => Record<string, ProcessUsage>) | undefined): Record<string, ProcessUsage> {

@@ -1,5 +1,6 @@
 // Shared shapes of the benchmark: options, profiles, one figure (metric) with its target and limit,
 // and a scenario's result as written to the JSON file and the summary table.
+import type { ApiRequestCounts } from './api-audit.ts';
 
 export const PROFILES = {
   /** Upstream's defaults (cloud-controller-manager flags): QPS 20 / burst 30, one worker per controller. */
@@ -81,6 +82,8 @@ export interface ScenarioResult {
   readonly durationSeconds: number;
   readonly figures: readonly Figure[];
   readonly processes: Readonly<Record<string, ProcessUsage>>;
+  /** The CCM's Kubernetes API requests during the scenario (apiserver audit log), by controller and `verb resource`. */
+  readonly apiRequests?: ApiRequestCounts;
   readonly details: Readonly<Record<string, unknown>>;
   readonly error?: string;
 }
