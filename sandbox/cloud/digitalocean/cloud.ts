@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { numericIdOf, simcloudId } from '../../../simulator/personas/numeric-ids.ts';
 import { uuidOf } from '../../../simulator/personas/digitalocean/common.ts';
+import { presentDigitalOceanPrivateIp } from '../../../simulator/personas/digitalocean/addresses.ts';
 import { defineCloud, type CloudLoadBalancerView, type CloudReadContext } from '../descriptor.ts';
 import { DIGITALOCEAN_CCM_BINARY, digitaloceanCcmCommand, digitaloceanCcmEnv, digitaloceanUrl } from './env.ts';
 import { DigitalOceanMachines } from './machines.ts';
@@ -56,6 +57,7 @@ export const digitaloceanCloud = defineCloud({
   providerId: (serverId) => `digitalocean://${numericIdOf(serverId)}`,
   lbNameAnnotation: 'service.beta.kubernetes.io/do-loadbalancer-name',
   personaId: (id) => (id.startsWith('lb-') ? uuidOf(id) : id.startsWith('srv-') ? String(numericIdOf(id)) : undefined),
+  presentedPrivateIp: (server) => (server.private_ipv4 === null ? null : presentDigitalOceanPrivateIp(server.private_ipv4)),
   ccmEnv: digitaloceanCcmEnv,
   // DigitalOcean's CCM has no route controller, nor our provider.
   upstream: { provider: 'digitalocean', routes: false, extraArgs: [] },

@@ -3,6 +3,7 @@
 // DNS, type, algorithm and services).
 import { z } from 'zod';
 import { numericIdOf, simcloudId } from '../../../simulator/personas/numeric-ids.ts';
+import { presentHcloudPrivateIp } from '../../../simulator/personas/hcloud/addresses.ts';
 import { defineCloud, type CloudLoadBalancerView, type CloudReadContext } from '../descriptor.ts';
 import { HCLOUD_API_PREFIX, HCLOUD_CCM_BINARY, hcloudCcmCommand, hcloudCcmEnv, hcloudEndpoint } from './env.ts';
 import { HcloudMachines } from './machines.ts';
@@ -72,6 +73,7 @@ export const hcloudCloud = defineCloud({
   providerId: (serverId) => `hcloud://${numericIdOf(serverId)}`,
   lbNameAnnotation: 'load-balancer.hetzner.cloud/name',
   personaId: (id) => (/^(srv|lb|net)-/.test(id) ? String(numericIdOf(id)) : undefined),
+  presentedPrivateIp: (server) => (server.private_ipv4 === null ? null : presentHcloudPrivateIp(server.private_ipv4)),
   ccmEnv: hcloudCcmEnv,
   upstream: { provider: 'hcloud', routes: true, extraArgs: ['--allow-untagged-cloud'] },
   builtinCcm: false,

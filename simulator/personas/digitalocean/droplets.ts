@@ -51,7 +51,7 @@ async function create(sim: Sim, caller: Caller, body: CreateDropletBody): Promis
     name: body.name, server_type: body.size, image: image(body.image), zone: zone.id, labels: labelsOf(body.tags ?? []), start_after_create: true,
   });
   const href = `${PREFIX}/actions/${numericIdOf(action.id)}`;
-  return { droplet: dropletView(getOwned(sim, caller, 'servers', server.id)), links: { actions: [{ id: numericIdOf(action.id), rel: 'create', href }] } };
+  return { droplet: dropletView(sim, getOwned(sim, caller, 'servers', server.id)), links: { actions: [{ id: numericIdOf(action.id), rel: 'create', href }] } };
 }
 
 /** The caller's action `n`, optionally only if it concerns droplet `dropletId`. */
@@ -76,7 +76,7 @@ export const dropletRoutes: RouteDef[] = [
       const mine = ownedRecords(sim, caller, 'servers')
         .filter((s) => (query.tag_name === undefined || tagsOf(s.labels).includes(query.tag_name)) && (query.name === undefined || s.name === query.name));
       const filter = Object.fromEntries(Object.entries({ tag_name: query.tag_name, name: query.name }).filter(([, v]) => v !== undefined)) as Record<string, string>;
-      return pageOf({ key: 'droplets', extra: filter }, mine.map(dropletView), query);
+      return pageOf({ key: 'droplets', extra: filter }, mine.map((s) => dropletView(sim, s)), query);
     },
   }),
   defineRoute({
@@ -85,7 +85,7 @@ export const dropletRoutes: RouteDef[] = [
   }),
   defineRoute({
     method: 'get', path: `${PREFIX}/droplets/:id`, operation: 'digitalocean.droplets.get', summary: 'Get a droplet', params: NumericIdParams,
-    response: one('droplet', Droplet), handle: (sim, { caller, params }) => ({ droplet: dropletView(ownedDroplet(sim, caller, params.id)) }),
+    response: one('droplet', Droplet), handle: (sim, { caller, params }) => ({ droplet: dropletView(sim, ownedDroplet(sim, caller, params.id)) }),
   }),
   defineRoute({
     method: 'delete', path: `${PREFIX}/droplets/:id`, operation: 'digitalocean.droplets.delete', summary: 'Delete a droplet', params: NumericIdParams, status: 204,

@@ -19,6 +19,7 @@ import { numericIdOf, simcloudId } from '../numeric-ids.ts';
 import { firewallAttrs, type DoFirewallAttrs, type DoRuleLbs } from './attrs.ts';
 import { NAME, UuidParams, ListQuery, PREFIX, doTime, labelsOf, numberOfUuid, ownedDroplet, pageOf, uuidOf, visible } from './common.ts';
 import { Firewall, NoContent, list, one, type RuleBase } from './responses.ts';
+import { digitaloceanAddresses } from './addresses.ts';
 
 const Targets = z.strictObject({
   addresses: z.array(z.string().max(64)).max(64).optional(), tags: z.array(z.string().max(255)).max(16).optional(),
@@ -60,7 +61,8 @@ function split(sim: Sim, caller: Caller, t: Targets | null | undefined, field: s
     if ((t?.[k] ?? []).length > 0) throw invalidField(`${field}.${k}`, 'only addresses and load balancers are emulated as rule sources and destinations');
   }
   const all = t?.addresses ?? [];
-  const v4 = all.filter((a) => !a.includes(':')).map((a) => (a.includes('/') ? a : `${a}/32`));
+  const back = digitaloceanAddresses(sim).back;
+  const v4 = all.filter((a) => !a.includes(':')).map((a) => back.cidr(a.includes('/') ? a : `${a}/32`));
   const uids = t?.load_balancer_uids ?? [];
   const cidrs = [...new Set(uids.map((u, i) => vipOf(sim, caller, u, `${field}.load_balancer_uids.${i}`)))].filter((c) => !v4.includes(c));
   return { v4: [...v4, ...cidrs], v6: all.filter((a) => a.includes(':')), lbs: { load_balancer_uids: uids, cidrs } };
@@ -102,22 +104,23 @@ function attrs(sim: Sim, caller: Caller, b: FirewallBody, { ipv6, load_balancers
 }
 
 /** A rule's sources or destinations as written: its addresses (without the VIPs its load balancers added) and its load balancers. */
-function targetsOf(r: FirewallRule, index: number, a: DoFirewallAttrs): { addresses: string[]; load_balancer_uids?: string[] } {
+function targetsOf(r: FirewallRule, index: number, a: DoFirewallAttrs, show: (cidr: string) => string): { addresses: string[]; load_balancer_uids?: string[] } {
   const lbs = a.load_balancers?.[String(index)];
   const mine = lbs?.key === keyOf(r) ? lbs : undefined;
   const v4 = (r.direction === 'inbound' ? r.source_cidrs : r.destination_cidrs).filter((c) => !(mine?.cidrs ?? []).includes(c));
-  const addresses = [...v4.map((c) => (c.endsWith('/32') ? c.slice(0, -3) : c)), ...(a.ipv6?.[keyOf(r)] ?? [])];
+  const addresses = [...v4.map(show).map((c) => (c.endsWith('/32') ? c.slice(0, -3) : c)), ...(a.ipv6?.[keyOf(r)] ?? [])];
   return mine === undefined ? { addresses } : { addresses, load_balancer_uids: mine.load_balancer_uids };
 }
 
-export function firewallView(p: FirewallPolicyRec): Firewall {
+export function firewallView(sim: Sim, p: FirewallPolicyRec): Firewall {
+  const show = digitaloceanAddresses(sim).show.cidr;
   const a = firewallAttrs(p) ?? { droplet_ids: [], tags: [] };
   const carried = p.rules.flatMap((r, index) => (r.protocol === 'any' ? [] : [{ r, index, protocol: r.protocol }]));
   const rule = (r: FirewallRule, protocol: RuleBase['protocol']): RuleBase => ({ protocol, ports: protocol === 'icmp' ? '' : (r.ports ?? '0') });
   return {
     id: uuidOf(p.id), name: p.name, status: 'succeeded', created_at: doTime(p.created), pending_changes: [], droplet_ids: a.droplet_ids, tags: a.tags,
-    inbound_rules: carried.filter(({ r }) => r.direction === 'inbound').map(({ r, index, protocol }) => ({ ...rule(r, protocol), sources: targetsOf(r, index, a) })),
-    outbound_rules: carried.filter(({ r }) => r.direction === 'outbound').map(({ r, index, protocol }) => ({ ...rule(r, protocol), destinations: targetsOf(r, index, a) })),
+    inbound_rules: carried.filter(({ r }) => r.direction === 'inbound').map(({ r, index, protocol }) => ({ ...rule(r, protocol), sources: targetsOf(r, index, a, show) })),
+    outbound_rules: carried.filter(({ r }) => r.direction === 'outbound').map(({ r, index, protocol }) => ({ ...rule(r, protocol), destinations: targetsOf(r, index, a, show) })),
   };
 }
 
@@ -133,7 +136,7 @@ async function create(sim: Sim, caller: Caller, b: FirewallBody): Promise<{ fire
   const digitalocean = attrs(sim, caller, b, kept);
   const plan = svc.planFirewallPolicyCreate(sim, caller, { name: b.name, rules }, { dialect_attrs: { [NAME]: digitalocean } });
   await commitPlans(sim, [plan]);
-  return { firewall: firewallView(plan.doc) };
+  return { firewall: firewallView(sim, plan.doc) };
 }
 
 async function update(sim: Sim, caller: Caller, p: FirewallPolicyRec, b: FirewallBody): Promise<{ firewall: Firewall }> {
@@ -142,7 +145,7 @@ async function update(sim: Sim, caller: Caller, p: FirewallPolicyRec, b: Firewal
   // Name, rules and the DigitalOcean attributes in one commit: a crash keeps all of the PUT or none of it.
   const plan = svc.planFirewallPolicyUpdate(sim, caller, p.id, { fields: { name: b.name, rules }, attrs: { [NAME]: digitalocean } });
   await commitPlans(sim, [plan]);
-  return { firewall: firewallView(plan.doc) };
+  return { firewall: firewallView(sim, plan.doc) };
 }
 
 export const firewallRoutes: RouteDef[] = [
@@ -150,7 +153,7 @@ export const firewallRoutes: RouteDef[] = [
     method: 'get', path: `${PREFIX}/firewalls`, operation: 'digitalocean.firewalls.list', summary: 'List firewalls', query: ListQuery,
     response: list('firewalls', Firewall), handle: (sim, { caller, query }) => {
       const mine = ownedRecords(sim, caller, 'firewall_policies').sort((a, b) => numericIdOf(a.id) - numericIdOf(b.id));
-      return pageOf({ key: 'firewalls' }, mine.map(firewallView), query);
+      return pageOf({ key: 'firewalls' }, mine.map((p) => firewallView(sim, p)), query);
     },
   }),
   defineRoute({
@@ -159,7 +162,7 @@ export const firewallRoutes: RouteDef[] = [
   }),
   defineRoute({
     method: 'get', path: `${PREFIX}/firewalls/:id`, operation: 'digitalocean.firewalls.get', summary: 'Get a firewall', params: UuidParams,
-    response: one('firewall', Firewall), handle: (sim, { caller, params }) => ({ firewall: firewallView(ownedFirewall(sim, caller, params.id)) }),
+    response: one('firewall', Firewall), handle: (sim, { caller, params }) => ({ firewall: firewallView(sim, ownedFirewall(sim, caller, params.id)) }),
   }),
   defineRoute({
     method: 'put', path: `${PREFIX}/firewalls/:id`, operation: 'digitalocean.firewalls.update', summary: 'Replace a firewall', params: UuidParams, body: FirewallBody,

@@ -17,6 +17,7 @@ import type { LoadBalancerRec } from '../../server/store/state.ts';
 import { lbAttrs, type DoLbAttrs, type DoRuleAttrs } from './attrs.ts';
 import { NAME, defined, dropletSid, ownedDroplet, selectorOf } from './common.ts';
 import type { ForwardingRuleBody, HealthCheckBody, LbType, LoadBalancerBody, NetworkStack } from './lb-schemas.ts';
+import { digitaloceanAddresses } from './addresses.ts';
 
 type Carried = 'tcp' | 'http' | 'https';
 const CARRIED: readonly string[] = ['tcp', 'http', 'https'];
@@ -106,9 +107,11 @@ function targets(sim: Sim, caller: Caller, b: LoadBalancerBody): LoadBalancerTar
   return (b.droplet_ids ?? []).map((n, i) => ({ kind: 'server', server_id: ownedDroplet(sim, caller, n, `droplet_ids.${i}`).id }));
 }
 
-function sourceRanges(f: LoadBalancerBody['firewall']): string[] {
+/** The firewall's allow list as CIDRs, a presented private address taken back to loopback (addresses.ts). */
+function sourceRanges(sim: Sim, f: LoadBalancerBody['firewall']): string[] {
   if ((f?.deny ?? []).length > 0) throw invalidField('firewall.deny', 'deny rules are not emulated; list what to allow');
-  return (f?.allow ?? []).map((r) => (r.startsWith('ip:') ? `${r.slice(3)}/32` : r.slice(5)));
+  const back = digitaloceanAddresses(sim).back;
+  return (f?.allow ?? []).map((r) => back.cidr(r.startsWith('ip:') ? `${r.slice(3)}/32` : r.slice(5)));
 }
 
 export type SimFields = Required<Pick<UpdateLoadBalancerRequest, 'services' | 'targets' | 'algorithm' | 'source_ranges' | 'forwarding'>>;
@@ -127,7 +130,7 @@ export function fromBody(sim: Sim, caller: Caller, b: LoadBalancerBody, current?
   const given = defined({ size_slug: size, size_unit, tag, redirect_http_to_https, enable_backend_keepalive, http_idle_timeout_seconds, disable_lets_encrypt_dns_records });
   return {
     fields: {
-      services: made.map((m) => m.service), targets: targets(sim, caller, b), algorithm: b.algorithm ?? 'round_robin', source_ranges: sourceRanges(b.firewall),
+      services: made.map((m) => m.service), targets: targets(sim, caller, b), algorithm: b.algorithm ?? 'round_robin', source_ranges: sourceRanges(sim, b.firewall),
       forwarding: type === 'REGIONAL_NETWORK' ? 'passthrough' : 'proxy',
     },
     attrs: {

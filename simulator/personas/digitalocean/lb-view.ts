@@ -7,6 +7,7 @@ import { doTime, uuidOf } from './common.ts';
 import { attrsOf, kindOf } from './lb-model.ts';
 import type { LoadBalancer } from './responses.ts';
 import { regionView } from './views.ts';
+import { digitaloceanAddresses } from './addresses.ts';
 
 const DEFAULT_HEALTH_CHECK = { port: 80, path: '/', check_interval_seconds: 10, response_timeout_seconds: 5, unhealthy_threshold: 3, proxy_protocol: false };
 
@@ -50,7 +51,7 @@ export function loadBalancerView(sim: Sim, lb: LoadBalancerRec): LoadBalancer {
     redirect_http_to_https: a.redirect_http_to_https, enable_proxy_protocol: lb.services.some((s) => s.proxy_protocol !== 'none'),
     enable_backend_keepalive: a.enable_backend_keepalive, http_idle_timeout_seconds: a.http_idle_timeout_seconds,
     vpc_uuid: lb.network_id === null ? '' : uuidOf(lb.network_id), disable_lets_encrypt_dns_records: a.disable_lets_encrypt_dns_records,
-    firewall: { allow: lb.source_ranges.map((c) => (c.endsWith('/32') ? `ip:${c.slice(0, -3)}` : `cidr:${c}`)), deny: [] },
+    firewall: { allow: lb.source_ranges.map(digitaloceanAddresses(sim).show.cidr).map((c) => (c.endsWith('/32') ? `ip:${c.slice(0, -3)}` : `cidr:${c}`)), deny: [] },
     network: 'EXTERNAL', network_stack, tls_cipher_policy: 'DEFAULT', project_id: '',
   };
 }

@@ -11,6 +11,8 @@ import * as svc from '../../server/resources/servers/service.ts';
 import { numericIdOf } from '../numeric-ids.ts';
 import { doTime, tagsOf, uuidOf } from './common.ts';
 import type { Action, Droplet, Region as RegionView, Size } from './responses.ts';
+import type { Sim } from '../../server/context.ts';
+import { digitaloceanAddresses } from './addresses.ts';
 
 /** A powered-off droplet being started is still `off` until it runs; one being stopped still `active`. */
 const STATUS: Record<ServerStatus, Droplet['status']> = { initializing: 'new', starting: 'off', running: 'active', stopping: 'active', off: 'off', deleting: 'archive' };
@@ -38,15 +40,17 @@ function imageView(slug: string): Droplet['image'] {
   };
 }
 
-function networks(s: ServerRec): Droplet['networks'] {
+/** The public address, and each network address as a private one in the presented VPC block (addresses.ts). */
+function networks(sim: Sim, s: ServerRec): Droplet['networks'] {
+  const shown = digitaloceanAddresses(sim).show;
   const v4: Droplet['networks']['v4'] = [
     ...(s.public_ipv4 === null ? [] : [{ ip_address: s.public_ipv4, netmask: '255.255.255.0', gateway: '', type: 'public' as const }]),
-    ...s.private_networks.map((p) => ({ ip_address: p.ip, netmask: '255.255.0.0', gateway: '', type: 'private' as const })),
+    ...s.private_networks.map((p) => ({ ip_address: shown.ip(p.ip), netmask: '255.255.0.0', gateway: '', type: 'private' as const })),
   ];
   return { v4, v6: [] };
 }
 
-export function dropletView(rec: ServerRec): Droplet {
+export function dropletView(sim: Sim, rec: ServerRec): Droplet {
   const s = svc.toServer(rec);
   const t = SERVER_TYPES.find((x) => x.id === s.server_type);
   const size = sizeView(t ?? { id: s.server_type, name: s.server_type, cores: 0, memory_mb: 0, disk_gb: 0 });
@@ -54,7 +58,7 @@ export function dropletView(rec: ServerRec): Droplet {
   return {
     id: numericIdOf(s.id), name: s.name, memory: t?.memory_mb ?? 0, vcpus: t?.cores ?? 0, disk: t?.disk_gb ?? 0, locked: s.locked,
     status: STATUS[s.status], kernel: null, created_at: doTime(s.created), features: ['private_networking'], backup_ids: [], next_backup_window: null,
-    snapshot_ids: [], image: imageView(s.image), volume_ids: [], size, size_slug: s.server_type, networks: networks(rec), region: regionOf(s.region),
+    snapshot_ids: [], image: imageView(s.image), volume_ids: [], size, size_slug: s.server_type, networks: networks(sim, rec), region: regionOf(s.region),
     tags: tagsOf(s.labels), vpc_uuid: vpc === undefined ? '' : uuidOf(vpc.network_id),
   };
 }

@@ -26,6 +26,7 @@ import { lbType } from './load-balancers.ts';
 import { NetworkOnly, Empty } from './schemas.ts';
 import { ActionAnswer } from './responses.ts';
 import { actionView, sameIpv6 } from './views.ts';
+import { loopbackIp, loopbackTarget } from './addresses.ts';
 
 interface Next {
   patch: UpdateLoadBalancerRequest;
@@ -84,7 +85,8 @@ const deleteService: Mutate<z.infer<typeof DeleteServiceBody>> = ({ lb, attrs },
   return { patch: { services: lb.services.filter((s) => s.listen_port !== body.listen_port) }, attrs };
 };
 
-const addTarget: Mutate<z.infer<typeof TargetBody>> = ({ sim, caller, lb, attrs }, body) => {
+const addTarget: Mutate<z.infer<typeof TargetBody>> = ({ sim, caller, lb, attrs }, sent) => {
+  const body = loopbackTarget(sim, sent);
   const target = toSimTarget(sim, caller, body);
   if (lb.targets.some((t) => sameTarget(t, target))) throw new HcloudError('target_already_defined', 'conflict', `target ${targetKey(body)} is already defined`, 'type');
   checkPrivateTargets(sim, lb.network_id, [body]);
@@ -92,7 +94,8 @@ const addTarget: Mutate<z.infer<typeof TargetBody>> = ({ sim, caller, lb, attrs 
   return { patch: { targets: [...lb.targets, target] }, attrs };
 };
 
-const removeTarget: Mutate<z.infer<typeof RemoveTargetBody>> = ({ sim, caller, lb, attrs }, body) => {
+const removeTarget: Mutate<z.infer<typeof RemoveTargetBody>> = ({ sim, caller, lb, attrs }, sent) => {
+  const body = loopbackTarget(sim, sent);
   const target = toSimTarget(sim, caller, body);
   if (!lb.targets.some((t) => sameTarget(t, target))) throw notFound('target', targetKey(body), 'type');
   delete attrs.use_private_ip[targetKey(body)];
@@ -120,7 +123,7 @@ const networkRoutes: RouteDef[] = [
       const lb = owned(sim, caller, 'load_balancers', params.id);
       const network = owned(sim, caller, 'networks', { n: body.network, field: 'network' });
       if (lb.network_id !== null) throw new HcloudError('load_balancer_already_attached', 'conflict', `load balancer ${params.id} is already on a network`, 'network');
-      return { action: actionView(await svc.attachLoadBalancer(sim, caller, lb.id, { network_id: network.id, ip: body.ip })) };
+      return { action: actionView(await svc.attachLoadBalancer(sim, caller, lb.id, { network_id: network.id, ip: loopbackIp(sim, body.ip) })) };
     },
   }),
   defineRoute({

@@ -15,6 +15,7 @@ import { CreateLoadBalancerBody } from './lb-schemas.ts';
 import { loadBalancerView } from './lb-view.ts';
 import { checkPrivateTargets } from './lb-rules.ts';
 import { ListQuery, UpdateBody } from './schemas.ts';
+import { loopbackTarget } from './addresses.ts';
 import type { z } from 'zod';
 import { ActionAnswer, LoadBalancer, LoadBalancerCreated, list, one } from './responses.ts';
 import { actionView } from './views.ts';
@@ -40,12 +41,13 @@ async function create(sim: Sim, caller: Caller, body: CreateLoadBalancerBody): P
     attrs.services[String(service.listen_port)] = serviceAttrs;
     return service;
   });
-  const targets = (body.targets ?? []).map((t, i) => {
+  const sent = (body.targets ?? []).map((t) => loopbackTarget(sim, t));
+  const targets = sent.map((t, i) => {
     if (t.use_private_ip !== undefined) attrs.use_private_ip[targetKey(t)] = t.use_private_ip;
     return toSimTarget(sim, caller, t, `targets.${i}.`);
   });
   const network = body.network === undefined ? undefined : owned(sim, caller, 'networks', { n: body.network, field: 'network' });
-  checkPrivateTargets(sim, network?.id ?? null, body.targets ?? []);
+  checkPrivateTargets(sim, network?.id ?? null, sent);
   const { load_balancer, action } = await svc.createLoadBalancer(sim, caller, {
     name: body.name, location: locationOf(body), algorithm: body.algorithm?.type, services, targets, labels: body.labels, network_id: network?.id,
     public_interface: body.public_interface ?? true,

@@ -16,6 +16,7 @@ import { withDnsPtr } from './server-attrs.ts';
 import { CreateServerBody, Empty, NetworkOnly, NetworkRef, ServerListQuery, UpdateBody } from './schemas.ts';
 import { ActionAnswer, Server, ServerCreated, list as listOf, one } from './responses.ts';
 import { actionView, serverView } from './views.ts';
+import { loopbackIp } from './addresses.ts';
 
 function zoneFor(body: CreateServerBody): string {
   if (body.datacenter !== undefined) {
@@ -98,7 +99,7 @@ export const serverRoutes: RouteDef[] = [
     params: NumericIdParams, body: NetworkRef, status: 201,
     response: ActionAnswer, handle: async (sim, { caller, params, body }) => {
       const network = owned(sim, caller, 'networks', { n: body.network, field: 'network' });
-      return { action: actionView(await svc.attachServer(sim, caller, sid('servers', params.id), { network_id: network.id, ip: body.ip })) };
+      return { action: actionView(await svc.attachServer(sim, caller, sid('servers', params.id), { network_id: network.id, ip: loopbackIp(sim, body.ip) })) };
     },
   }),
   defineRoute({

@@ -17,6 +17,7 @@ import { numericIdOf } from '../numeric-ids.ts';
 import { datacenterView, imageView, locationView, serverTypeView } from './catalogue.ts';
 import type * as R from './responses.ts';
 import { serverAttrsOf } from './server-attrs.ts';
+import { hcloudAddresses } from './addresses.ts';
 
 /** simcloud action commands as Hetzner names them (power actions are start/stop_server there). */
 const COMMANDS: Record<Action['command'], string> = {
@@ -76,10 +77,11 @@ export function serverView(sim: Sim, s: Server): R.Server {
   const image = IMAGES.find((i) => i.id === s.image);
   const region = known('region', s.region, regionById(s.region));
   const lbs = loadBalancersTargeting(sim, s.id).map((lb) => numericIdOf(lb.id));
+  const shown = hcloudAddresses(sim).show;
   return {
     id, name: s.name, status: s.status, created: s.created,
     public_net: publicNetView(sim, s, id),
-    private_net: s.private_networks.map((p) => ({ network: numericIdOf(p.network_id), ip: p.ip, alias_ips: [], mac_address: mac(id, numericIdOf(p.network_id)) })),
+    private_net: s.private_networks.map((p) => ({ network: numericIdOf(p.network_id), ip: shown.ip(p.ip), alias_ips: [], mac_address: mac(id, numericIdOf(p.network_id)) })),
     server_type: serverTypeView(type),
     datacenter: datacenterView(zone),
     location: locationView(region),
@@ -90,11 +92,13 @@ export function serverView(sim: Sim, s: Server): R.Server {
   };
 }
 
-export function networkView(n: Network): R.Network {
+/** Ranges, gateways and route ends in the presented block as Hetzner's (addresses.ts). */
+export function networkView(sim: Sim, n: Network): R.Network {
+  const shown = hcloudAddresses(sim).show;
   return {
-    id: numericIdOf(n.id), name: n.name, created: n.created, ip_range: n.ip_range,
-    subnets: n.subnets.map((sn) => ({ type: 'cloud' as const, ip_range: sn.ip_range, network_zone: zoneById(sn.zone)?.region ?? sn.zone, gateway: sn.gateway })),
-    routes: n.routes.map((r) => ({ destination: r.destination, gateway: r.gateway })),
+    id: numericIdOf(n.id), name: n.name, created: n.created, ip_range: shown.cidr(n.ip_range),
+    subnets: n.subnets.map((sn) => ({ type: 'cloud' as const, ip_range: shown.cidr(sn.ip_range), network_zone: zoneById(sn.zone)?.region ?? sn.zone, gateway: shown.ip(sn.gateway) })),
+    routes: n.routes.map((r) => ({ destination: shown.cidr(r.destination), gateway: shown.ip(r.gateway) })),
     servers: n.servers.map(numericIdOf), load_balancers: n.load_balancers.map(numericIdOf),
     protection: { delete: false }, labels: n.labels, expose_routes_to_vswitch: false,
   };

@@ -8,9 +8,9 @@
  * - its VPC address (VPC subnets, VPC addresses, vpc interfaces), in 10.0.0.0/16: 127.X.a.b is 10.0.a.b.
  * Two addresses as on Linode (a VPC address is never the private IPv4), so a Node lists each once.
  * Every address the persona is sent in either block is taken back to its loopback one; nothing past the
- * persona sees a presented address. The arithmetic is lib/ipv4.ts's.
+ * persona sees a presented address. The block arithmetic is ../presented.ts's.
  */
-import { blockOf, contains, parseCidr, translateAddress, translateCidr, type Range } from '../../../lib/ipv4.ts';
+import { presentedBlock, privatePoolOf, splitHostPort, type PresentedBlock } from '../presented.ts';
 import type { Sim } from '../../server/context.ts';
 
 /** Linode's private IPv4 block. */
@@ -20,11 +20,12 @@ export const LINODE_VPC_BLOCK = '10.0.0.0/16';
 
 /** How an address is shown: as the private IPv4 or as the VPC address. */
 export type Presentation = 'private' | 'vpc';
-const SHOWN: Record<Presentation, Range> = { private: parseCidr(LINODE_PRIVATE_BLOCK), vpc: parseCidr(LINODE_VPC_BLOCK) };
+const SHOWN: Record<Presentation, string> = { private: LINODE_PRIVATE_BLOCK, vpc: LINODE_VPC_BLOCK };
 const KINDS = Object.keys(SHOWN) as Presentation[];
 
-/** The loopback block shown as `kind`'s: the start of the /16 holding `inPool`, as large as the shown block. */
-const loopbackBlock = (inPool: string, kind: Presentation): Range => ({ base: blockOf(inPool, 16).base, prefix: SHOWN[kind].prefix });
+/** Both blocks for the pool holding `inPool`. */
+const blocksOf = (inPool: string): Record<Presentation, PresentedBlock> =>
+  ({ private: presentedBlock(inPool, SHOWN.private), vpc: presentedBlock(inPool, SHOWN.vpc) });
 
 /**
  * A private (network) address as Linode shows it (`kind`, the private IPv4 by default); one past the
@@ -32,7 +33,7 @@ const loopbackBlock = (inPool: string, kind: Presentation): Range => ({ base: bl
  * outside that pool's /16 stays as it is too.
  */
 export function presentPrivateIp(ip: string, inPool = ip, kind: Presentation = 'private'): string {
-  return translateAddress(ip, loopbackBlock(inPool, kind), SHOWN[kind]) ?? ip;
+  return blocksOf(inPool)[kind].show.ip(ip);
 }
 
 /** What the persona accepts, back as the store's loopback values. */
@@ -47,25 +48,17 @@ export interface Loopback {
   kindOf(ip: string): Presentation | undefined;
 }
 
-/** An address of the simcloud's private-network pool (its /16 is the one presented). */
-const poolOf = (sim: Sim): string => sim.store.state.pools.private_networks.split('/')[0]!;
-
-const splitHostPort = (a: string): [string, string] => {
-  const colon = a.lastIndexOf(':');
-  return [a.slice(0, colon), a.slice(colon)];
-};
-
 export function loopbackOf(sim: Sim): Loopback {
-  const pool = poolOf(sim);
-  const kindOf = (a: string): Presentation | undefined => KINDS.find((k) => contains(SHOWN[k], a));
+  const blocks = blocksOf(privatePoolOf(sim));
+  const kindOf = (a: string): Presentation | undefined => KINDS.find((k) => blocks[k].back.holds(a));
   const ip = (a: string): string => {
     const kind = kindOf(a);
-    return kind === undefined ? a : translateAddress(a, SHOWN[kind], loopbackBlock(pool, kind)) ?? a;
+    return kind === undefined ? a : blocks[kind].back.ip(a);
   };
   return {
     ip,
     kindOf,
-    cidr: (c) => KINDS.map((k) => translateCidr(c, SHOWN[k], loopbackBlock(pool, k))).find((x) => x !== undefined) ?? c,
+    cidr: (c) => KINDS.map((k) => blocks[k].back.cidr(c)).find((x) => x !== c) ?? c,
     hostPort: (a) => {
       const [host, port] = splitHostPort(a);
       return `${ip(host)}${port}`;
@@ -90,14 +83,10 @@ export interface Presented {
 }
 
 export function presentedOf(sim: Sim): Presented {
-  const pool = poolOf(sim);
-  const ip = (a: string, kind: Presentation = 'private'): string => presentPrivateIp(a, pool, kind);
+  const blocks = blocksOf(privatePoolOf(sim));
   return {
-    ip,
-    cidr: (c, kind = 'private') => translateCidr(c, loopbackBlock(pool, kind), SHOWN[kind]) ?? c,
-    hostPort: (a, kind) => {
-      const [host, port] = splitHostPort(a);
-      return `${ip(host, kind)}${port}`;
-    },
+    ip: (a, kind = 'private') => blocks[kind].show.ip(a),
+    cidr: (c, kind = 'private') => blocks[kind].show.cidr(c),
+    hostPort: (a, kind = 'private') => blocks[kind].show.hostPort(a),
   };
 }
