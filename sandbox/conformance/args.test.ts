@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../lib/usage-error.ts';
 import { parseConformanceArgs } from './args.ts';
 
@@ -12,7 +15,18 @@ describe('npm run conformance arguments', () => {
     expect(a).toMatchObject({ cloud: 'hcloud', ccm: { kind: 'upstream' }, junit: '/author/repo/out/c.xml', json: '/abs/c.json', only: ['lb-basic', 'routes'], timeoutMs: 20_000 });
   });
 
+  const dir = mkdtempSync(join(tmpdir(), 'conformance-args-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads --faults from where npm was run and keeps its rules for the report', () => {
+    writeFileSync(join(dir, 'slow-lb.json'), JSON.stringify({ faults: [{ kind: 'latency', match: { method: 'PUT', path: '/v2/load_balancers/*' }, latency_ms: 500 }] }));
+    expect(parseConformanceArgs(['--faults', 'slow-lb.json'], dir).faults).toEqual({
+      file: join(dir, 'slow-lb.json'), rules: [{ kind: 'latency', match: { method: 'PUT', path: '/v2/load_balancers/*' }, latency_ms: 500 }],
+    });
+  });
+
   it.each([
+    [['--faults', 'absent.json'], /--faults: faults file \/here\/absent\.json: cannot be read \(ENOENT\)/],
     [['--ccm', 'none'], /--ccm none leaves nothing to check/],
     [['--ccm', 'command'], /--ccm command needs --ccm-command/],
     [['--cloud', 'hcloud', '--ccm', 'builtin'], /--cloud hcloud needs --ccm upstream, command or none/],

@@ -4,6 +4,8 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { UsageError } from '../../lib/usage-error.ts';
+import { FaultsFileError, readFaultsFile } from '../../simulator/api/faults-file.ts';
+import type { FaultRuleInput } from '../../simulator/api/schema/internal.ts';
 import type { CcmChoice } from '../ccm/slot.ts';
 import { validCcm, validCloud, validInt, validKubeconfig } from '../cli/args.ts';
 import type { CloudKind } from '../cloud/registry.ts';
@@ -19,11 +21,19 @@ export interface ConformanceArgs {
   readonly json: string | undefined;
   readonly only: readonly Capability[] | undefined;
   readonly timeoutMs: number;
+  /** Fault rules simcloud holds from its start (`--faults FILE`), read and checked here. */
+  readonly faults: RunFaults | undefined;
   readonly help: boolean;
+}
+
+export interface RunFaults {
+  readonly file: string;
+  readonly rules: readonly FaultRuleInput[];
 }
 
 export const USAGE = `npm run conformance -- [--cloud simcloud|hcloud|linode|digitalocean|phoenixnap|brightbox] [--ccm builtin|upstream|command] [--ccm-command CMD]
                        [--runtime local|kind|existing] [--kubeconfig PATH] [--junit FILE] [--json FILE] [--only CAP,...] [--timeout SECONDS]
+                       [--faults FILE (JSON {"faults": [rule, ...]}, each rule as simcloud's POST /_sim/faults takes it)]
 capabilities: ${CAPABILITIES.join(', ')}
 exit 0 when every capability attempted passed (not offered counts as passed unless named by --only), 1 otherwise, 2 on a usage error`;
 
@@ -45,6 +55,7 @@ export function parseConformanceArgs(argv: readonly string[], cwd = process.env.
         json: { type: 'string' },
         only: { type: 'string' },
         timeout: { type: 'string', default: '60' },
+        faults: { type: 'string' },
         help: { type: 'boolean', default: false },
       },
     }));
@@ -65,6 +76,7 @@ export function parseConformanceArgs(argv: readonly string[], cwd = process.env.
     json: inCwd(values.json),
     only: values.only === undefined ? undefined : validOnly(values.only),
     timeoutMs: validInt('--timeout', values.timeout, 5, 3600) * 1000,
+    faults: validFaults(inCwd(values.faults)),
     help: values.help,
   };
 }
@@ -74,4 +86,13 @@ function validOnly(value: string): Capability[] {
   const bad = names.find((n) => !isCapability(n));
   if (bad !== undefined || names.length === 0) throw new UsageError(`--only "${bad ?? value}" is invalid: use a comma-separated list of ${CAPABILITIES.join(', ')}`);
   return names.filter(isCapability);
+}
+
+function validFaults(file: string | undefined): RunFaults | undefined {
+  if (file === undefined) return undefined;
+  try {
+    return { file, rules: readFaultsFile(file) };
+  } catch (err) {
+    throw err instanceof FaultsFileError ? new UsageError(`--faults: ${err.message}`) : err;
+  }
 }

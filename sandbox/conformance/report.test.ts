@@ -43,4 +43,12 @@ describe('the conformance report', () => {
     expect(down).toContain('the sandbox did not come up: simcloud exited\n    CCM log (last lines):\n    E1');
     expect(down).not.toContain('node-init failed:');
   });
+
+  it('says which faults the CCM ran under, in the table and in the JUnit properties', () => {
+    const faults = { file: '/ci/slow-lb.json', rules: [{ kind: 'latency', match: { method: 'PUT', path: '/v2/load_balancers/*' }, latency_ms: 500 }, { kind: 'rate_limit', limit: 10, window_seconds: 1 }] };
+    const r = ConformanceReport.parse({ ...report([row('lb-basic', Verdict.pass)]), faults });
+    expect(renderTable(r)).toContain('under 2 fault rule(s) from /ci/slow-lb.json: latency 500 ms on PUT /v2/load_balancers/*; rate limit 10/1 s');
+    expect(renderJunit(r)).toContain('<property name="faults" value="/ci/slow-lb.json"/>');
+    expect(report([]).faults).toBeNull();
+  });
 });

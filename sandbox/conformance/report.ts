@@ -2,6 +2,7 @@
 // offered by this CCM), rendered as a table for the terminal, as JUnit XML for a CI system and as JSON.
 // The JSON crosses a process boundary (a CCM author's CI reads it), so it has a schema.
 import { z } from 'zod';
+import { FaultRuleInput } from '../../simulator/api/schema/internal.ts';
 import { CAPABILITIES, CAPABILITY_INFO } from './capabilities.ts';
 
 export const Verdict = { pass: 'pass', fail: 'fail', skipped: 'skipped', notOffered: 'not offered' } as const;
@@ -28,6 +29,8 @@ export const ConformanceReport = z.object({
   /** The CCM command line, for --ccm command. */
   command: z.string().nullable(),
   runtime: z.string(),
+  /** The fault rules simcloud held for the whole run (`--faults`), or null for none. */
+  faults: z.strictObject({ file: z.string(), rules: z.array(FaultRuleInput) }).nullable().default(null),
   startedAt: z.string(),
   durationMs: z.number(),
   /** Why the sandbox could not be brought up, if it could not. */
@@ -54,11 +57,19 @@ export function renderTable(report: ConformanceReport): string {
   ]);
   return [
     head,
+    ...(report.faults ? [`  under ${report.faults.rules.length} fault rule(s) from ${report.faults.file}: ${report.faults.rules.map(faultLine).join('; ')}`] : []),
     ...(report.error ? [`  the sandbox did not come up: ${report.error.split('\n').join('\n    ')}`] : []),
     `  ${'capability'.padEnd(16)}${'verdict'.padEnd(13)}${'time'.padStart(8)}${'cloud calls'.padStart(13)}   note`,
     ...rows,
     ...details,
   ].join('\n');
+}
+
+/** One rule in a few words: `latency 500 ms on PUT /v2/load_balancers/*`. */
+function faultLine(r: FaultRuleInput): string {
+  const what = r.kind === 'latency' ? `latency ${r.latency_ms} ms` : r.kind === 'error' ? `error ${r.status} ${r.code}` : r.kind === 'rate_limit' ? `rate limit ${r.limit}/${r.window_seconds} s` : r.kind.replace(/_/g, ' ');
+  const on = [r.match?.method, r.match?.path ?? r.match?.resource_type].filter((x) => x !== undefined).join(' ');
+  return `${what}${on ? ` on ${on}` : ''}${r.probability !== undefined ? ` (p ${r.probability})` : ''}`;
 }
 
 const firstLine = (s: string): string => s.split('\n')[0] ?? '';
@@ -82,7 +93,7 @@ export function renderJunit(report: ConformanceReport): string {
   const failures = report.results.filter((r) => r.verdict === Verdict.fail).length + (report.error ? 1 : 0);
   const skipped = report.results.filter((r) => r.verdict === Verdict.skipped || r.verdict === Verdict.notOffered).length;
   const counts = `tests="${report.results.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${(report.durationMs / 1000).toFixed(3)}"`;
-  const props = [['cloud', report.cloud], ['ccm', report.ccm], ['runtime', report.runtime], ...(report.command ? [['ccm-command', report.command]] : [])];
+  const props = [['cloud', report.cloud], ['ccm', report.ccm], ['runtime', report.runtime], ...(report.command ? [['ccm-command', report.command]] : []), ...(report.faults ? [['faults', report.faults.file]] : [])];
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="ccm-sandbox conformance" ${counts}>`,

@@ -8,6 +8,7 @@ import { buildRequester } from '../../simulator/api/client/client.ts';
 import type { SimEvent } from '../../simulator/api/schema/events.ts';
 import { PooledKubeConfig } from '../../src/kube/kubeconfig.ts';
 import type { CcmChoice } from '../ccm/slot.ts';
+import type { RunFaults } from './args.ts';
 import { cloudOf, type CloudKind } from '../cloud/registry.ts';
 import type { RuntimeName } from '../runtimes/runtime.ts';
 import { createThrowawaySandbox } from '../throwaway.ts';
@@ -31,6 +32,8 @@ export interface ConformanceOptions {
   readonly only?: readonly Capability[];
   /** How long one condition may take. */
   readonly timeoutMs: number;
+  /** Fault rules simcloud holds from its start, so the CCM meets them from its first call. */
+  readonly faults?: RunFaults;
   readonly progress?: (line: string) => void;
 }
 
@@ -79,6 +82,7 @@ function runSandbox(o: ConformanceOptions): ReturnType<typeof createThrowawaySan
   const ccmArgs = o.ccm.kind === 'command' ? [] : FAST_CCM_ARGS;
   return createThrowawaySandbox({
     name: 'conformance', runtime: o.runtime, workers: 2, lbStrategy: 'lb', ccm: o.ccm, cloud: o.cloud, waitForNodes: false, ccmArgs,
+    ...(o.faults ? { simcloudArgs: [`--faults=${o.faults.file}`] } : {}),
     ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}), ...(o.progress ? { progress: (m: string) => o.progress?.(`  ${m}`) } : {}),
   }, 'ccm-sandbox-conformance-');
 }
@@ -88,7 +92,8 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
   const cloud = cloudOf(o.cloud);
   const plan: Step = { run: o.only?.length ? withNeeds(o.only) : [...CAPABILITIES], required: new Set(o.only ?? []) };
   const { sandbox, stop } = runSandbox(o);
-  const base = { cloud: o.cloud, ccm: o.ccm.kind, command: o.ccm.kind === 'command' ? o.ccm.command : null, runtime: o.runtime, startedAt: new Date(started).toISOString() };
+  const base = { cloud: o.cloud, ccm: o.ccm.kind, command: o.ccm.kind === 'command' ? o.ccm.command : null, runtime: o.runtime,
+    faults: o.faults ? { file: o.faults.file, rules: [...o.faults.rules] } : null, startedAt: new Date(started).toISOString() };
   try {
     // The CCM's calls are recorded from the start: node initialisation happens while the sandbox comes up.
     const ccmCalls: number[] = [];

@@ -8,6 +8,7 @@ import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { AllowedHostError, allowedHostsFrom } from '../api/host-check.ts';
+import { FaultsFileError, readFaultsFile } from '../api/faults-file.ts';
 import { SeedName } from '../api/schema/internal.ts';
 import { randomToken } from '../server/config.ts';
 import { createSimLogger } from '../server/logger.ts';
@@ -30,6 +31,7 @@ const OPTIONS = {
   pool: { type: 'string', multiple: true },
   quiet: { type: 'boolean', default: false },
   'allowed-host': { type: 'string', multiple: true },
+  faults: { type: 'string' },
 } as const;
 
 function number(name: string, value: string, max: number): number {
@@ -94,6 +96,16 @@ function tokens(host: string, given: { token?: string; adminToken?: string }): T
   return { token: pick(token, 'simcloud', 'project token'), adminToken: pick(adminToken, 'simcloud-admin', 'admin token'), generated };
 }
 
+/** `--faults FILE`: fault rules in force from the first request. */
+function faults(file: string | undefined): { faults?: ReturnType<typeof readFaultsFile> } {
+  if (file === undefined) return {};
+  try {
+    return { faults: readFaultsFile(file) };
+  } catch (err) {
+    throw err instanceof FaultsFileError ? new UsageError(`--faults: ${err.message}`) : err;
+  }
+}
+
 function allowedHosts(flags: string[] | undefined): string[] {
   try {
     return allowedHostsFrom(flags, process.env.SIMCLOUD_ALLOWED_HOSTS, '--allowed-host');
@@ -118,6 +130,7 @@ export async function serve(args: string[]): Promise<void> {
       ...(v['delay-ms'] === undefined ? {} : { delays: uniformDelays(number('delay-ms', v['delay-ms'], 3_600_000)) }),
       ...rateLimit(v['rate-limit']),
       ...pools(v.pool),
+      ...faults(v.faults),
       dataplane: !v['no-dataplane'],
       allowDestructive: !v['no-destructive'],
       accessLog: !v.quiet,

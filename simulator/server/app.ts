@@ -80,6 +80,7 @@ function buildSim(deps: AppDeps): Sim {
   const events = new EventBus({ size: config.eventBuffer, now: () => clock.now() });
   let faultSeq = 0;
   const faultEngine = new FaultEngine({ now: () => clock.now(), newId: () => `flt-${String(++faultSeq).padStart(6, '0')}` });
+  for (const rule of config.faults) faultEngine.add(rule);
   const engine = new ActionEngine({
     store, clock, faults: faultEngine, metrics, delays: { ...config.delays }, onError: (err) => logger.error({ err }, 'action engine'),
   });

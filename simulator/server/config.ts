@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { splitHost } from '../api/host-check.ts';
 import { Cidr } from '../api/schema/common.ts';
-import { TransitionDelay } from '../api/schema/internal.ts';
+import { FaultRuleInput, TransitionDelay } from '../api/schema/internal.ts';
 import { DEFAULT_POOLS } from './store/state.ts';
 
 export const SimConfig = z.strictObject({
@@ -34,6 +34,8 @@ export const SimConfig = z.strictObject({
   eventBuffer: z.number().int().min(0).max(100_000).default(1000),
   /** Log every request at info (else debug). */
   accessLog: z.boolean().default(true),
+  /** Fault rules in force from the start (`--faults FILE`), as if each were posted to `/_sim/faults`. */
+  faults: z.array(FaultRuleInput).default([]),
   /** Host names accepted besides loopback and the bound address (`--allowed-host`; DNS-rebinding guard). */
   allowedHosts: z.array(z.string().refine((h) => splitHost(h) !== undefined, 'a host name or NAME:PORT')).default([]),
 });

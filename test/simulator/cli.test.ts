@@ -1,5 +1,8 @@
 // The simcloud CLI against a real process: table and JSON output, usage errors exit 2 with one line.
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,6 +67,28 @@ describe('simcloud CLI', () => {
       expect(lb.public_ipv4).toBe('127.55.0.1');
     } finally {
       await other.stop();
+    }
+  });
+
+  it('serve --faults holds the file\'s rules from the first request', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'simcloud-faults-'));
+    try {
+      const file = join(dir, 'faults.json');
+      await writeFile(file, JSON.stringify({ faults: [{ kind: 'error', match: { method: 'GET', path: '/v1/zones' }, status: 503, code: 'service_unavailable' }] }));
+      const other = await startContractProcess(['--faults', file]);
+      try {
+        await expect(other.client.catalogue.zones()).rejects.toMatchObject({ status: 503 });
+        expect((await other.admin.listFaults()).map((f) => [f.kind, f.fired])).toEqual([['error', 1]]);
+      } finally {
+        await other.stop();
+      }
+      await writeFile(file, JSON.stringify({ faults: [{ kind: 'latency' }] }));
+      const bad = await cli('serve', '--port', '0', '--faults', file);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+      expect(bad.stderr).toContain('faults.0.latency_ms');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 

@@ -5,7 +5,7 @@ import {
   FastForwardRequest, FaultRuleInput, FaultRuleListResponse, FaultRuleResponse, Health, OkResponse, SeedRequest, SeedResponse, SetTimeRequest, Snapshot,
   TimeState,
 } from '../../api/schema/internal.ts';
-import { SelectorSyntaxError, parseSelector } from '../../api/schema/label-selector.ts';
+import { labelSelectorError } from '../../api/faults-file.ts';
 import { CreateProjectRequest, CreateTokenRequest, ProjectListResponse, ProjectResponse, TokenListResponse, TokenResponse } from '../../api/schema/projects.ts';
 import type { Sim } from '../context.ts';
 import { invalidField, notFound } from '../errors.ts';
@@ -24,14 +24,8 @@ function health(sim: Sim): Health {
 }
 
 function addFault(sim: Sim, body: FaultRuleInput): { fault: unknown } {
-  if (body.match?.label !== undefined) {
-    try {
-      parseSelector(body.match.label);
-    } catch (err) {
-      if (err instanceof SelectorSyntaxError) throw invalidField('match.label', err.message);
-      throw err;
-    }
-  }
+  const bad = labelSelectorError(body);
+  if (bad !== undefined) throw invalidField('match.label', bad);
   return { fault: sim.faults.add(body) };
 }
 
