@@ -13,11 +13,13 @@ import { startSimcloudInProcess, startSimcloudProcess, type InProcessSimcloud } 
 import { serverBody, tcpAsk, tcpBackend, tcpService, unique } from './support.ts';
 
 const octet = randomInt(20, 250);
+/** The private-network pool's /16, which the persona shows as 10.110.0.0/16 (ADR 0013). */
+const privateOctet = octet < 135 ? octet + 100 : octet - 100;
 let sc: InProcessSimcloud;
 const stops: (() => void)[] = [];
 beforeAll(async () => {
   sc = await startSimcloudInProcess({
-    config: { dataplane: true, pools: { lb_vip: `127.${octet}.1.0/24`, server_public: `127.${octet}.2.0/24` } },
+    config: { dataplane: true, pools: { lb_vip: `127.${octet}.1.0/24`, server_public: `127.${octet}.2.0/24`, private_networks: `127.${privateOctet}.0.0/16` } },
     clientOptions: { retry: { maxRetries: 0 } },
   });
 });
@@ -237,5 +239,53 @@ describe("DigitalOcean firewalls as DigitalOcean's CCM keeps them", () => {
       name: unique('do-fw'), inbound_rules: [{ protocol: 'tcp', ports: '10256', sources: { load_balancer_uids: ['00000000-0000-4000-8000-000099999999'] } }],
     });
     expect(unknown).toMatchObject({ status: 422, body: { message: expect.stringMatching(/^inbound_rules\.0\.sources\.load_balancer_uids\.0: /) as unknown } });
+  });
+});
+
+// The persona shows the store's loopback private addresses as DigitalOcean VPC addresses in 10.110.0.0/16 and
+// takes the addresses it is sent in that block back (ADR 0013): the store and the data plane see loopback.
+describe('DigitalOcean presented private addresses', () => {
+  interface Fw { id: string; inbound_rules: { sources: { addresses: string[] } }[] }
+  interface FwLb extends Lb { firewall: { allow: string[] } }
+
+  it('shows a droplet on a network with its private address in 10.110.0.0/16, takes firewall sources back, and still carries TCP through a load balancer', async () => {
+    const made = await digitalocean<{ droplet: Droplet }>('POST', '/droplets', { name: unique('do-vpc'), region: 'sim-1', size: 'sc-small', image: 'ubuntu-24.04' });
+    await waitFor(async () => (await digitalocean<{ droplet: { status: string } }>('GET', `/droplets/${made.body.droplet.id}`)).body.droplet.status === 'active', { timeoutMs: 10_000, description: 'droplet active' });
+    // Joined to a network through /v1, as the sandbox joins its droplets.
+    const network = await sc.client.networks.create({ name: unique('net') });
+    await sc.client.waitForAction((await sc.client.servers.attachToNetwork(sid('srv', made.body.droplet.id), { network_id: network.id })).id);
+    const loopback = (await sc.client.servers.get(sid('srv', made.body.droplet.id))).private_networks[0]!.ip;
+    expect(loopback).toMatch(new RegExp(`^127\\.${privateOctet}\\.`));
+    const presented = loopback.replace(new RegExp(`^127\\.${privateOctet}\\.`), '10.110.');
+    const droplet = (await digitalocean<{ droplet: Droplet }>('GET', `/droplets/${made.body.droplet.id}`)).body.droplet;
+    expect(droplet.networks.v4.filter((n) => n.type === 'private').map((n) => n.ip_address)).toEqual([presented]);
+
+    const fw = await digitalocean<{ firewall: Fw }>('POST', '/firewalls', {
+      name: unique('do-fw'), inbound_rules: [{ protocol: 'tcp', ports: '80', sources: { addresses: [presented, '10.110.0.0/24', '192.0.2.0/24'] } }],
+    });
+    expect(fw.status, JSON.stringify(fw.body)).toBe(202);
+    expect(fw.body.firewall.inbound_rules[0]!.sources.addresses).toEqual([presented, '10.110.0.0/24', '192.0.2.0/24']);
+    const policy = await sc.client.firewallPolicies.get(`fwp-${fw.body.firewall.id.slice(-8)}`);
+    expect(policy.rules[0]!.source_cidrs).toEqual([`${loopback}/32`, `127.${privateOctet}.0.0/24`, '192.0.2.0/24']);
+
+    const port = randomInt(20_000, 30_000);
+    // A load balancer off any network reaches its droplets on their public addresses (simcloud's targetIp).
+    const backend = await tcpBackend(droplet.networks.v4.find((n) => n.type === 'public')!.ip_address, port, 'behind-the-presented-address');
+    stops.push(backend.stop);
+    const listen = randomInt(30_000, 40_000);
+    const created = await digitalocean<{ load_balancer: FwLb }>('POST', '/load_balancers', {
+      name: unique('do-lb'), region: 'sim-1', droplet_ids: [droplet.id], forwarding_rules: [rule(listen, 'tcp', port)],
+      health_check: { protocol: 'tcp', port, check_interval_seconds: 3, response_timeout_seconds: 3, healthy_threshold: 2, unhealthy_threshold: 2 },
+      firewall: { allow: [`ip:${presented}`, 'cidr:127.0.0.0/8'] },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(202);
+    const lb = await sc.client.loadBalancers.get(`lb-${created.body.load_balancer.id.slice(-8)}`);
+    expect(lb.source_ranges).toEqual([`${loopback}/32`, '127.0.0.0/8']);
+    const active = await waitFor(async () => {
+      const { load_balancer } = (await digitalocean<{ load_balancer: FwLb }>('GET', `/load_balancers/${created.body.load_balancer.id}`)).body;
+      return load_balancer.status === 'active' ? load_balancer : undefined;
+    }, { timeoutMs: 15_000, description: 'load balancer active' });
+    expect(active.firewall.allow).toEqual([`ip:${presented}`, 'cidr:127.0.0.0/8']);
+    await waitFor(async () => (await tcpAsk(active.ip, listen)) === 'behind-the-presented-address', { timeoutMs: 15_000, description: 'traffic through the VIP' });
   });
 });
