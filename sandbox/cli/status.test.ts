@@ -23,22 +23,37 @@ describe("status's CCM line", () => {
 });
 
 describe("status's cloud lines", () => {
-  const server = { id: 'srv-00000007', name: 'demo-worker-1', status: 'running' } as Parameters<typeof cloudLines>[1]['servers'][number];
-  const lb = (id: string, name: string, ip: string): Parameters<typeof cloudLines>[1]['lbs'][number] =>
-    ({ id, name, public_ipv4: ip, labels: {} }) as unknown as Parameters<typeof cloudLines>[1]['lbs'][number];
+  type Listing = Parameters<typeof cloudLines>[1];
+  const server = { id: 'srv-00000007', name: 'demo-worker-1', status: 'running' } as Listing['servers'][number];
+  const lb = (id: string, name: string, ip: string): Listing['lbs'][number] => ({ id, name, public_ipv4: ip, labels: {} }) as unknown as Listing['lbs'][number];
   const service = { metadata: { namespace: 'default', name: 'web', uid: 'u1', annotations: {} }, status: { loadBalancer: { ingress: [{ ip: '127.17.0.1' }] } } };
+  const none = { blocks: [], groups: [], policies: [] };
+  const row = (kind: string, name: string, what: string, rest: string): string => `  ${kind.padEnd(15)} ${name.padEnd(28)} ${what.padEnd(10)} ${rest}`;
 
-  it("shows each resource's persona id beside simcloud's, and the Service a load balancer made by any CCM belongs to", () => {
-    const state = SandboxState.parse({ ...base, cloud: 'hcloud', ccm: { kind: 'upstream', url: null, pid: null } });
-    expect(cloudLines(state, { servers: [server], lbs: [lb('lb-00000010', 'a0123', '127.17.0.1'), lb('lb-00000011', 'stray', '127.17.0.2')], blocks: 0 }, [service])).toEqual([
-      'Cloud: 1 servers, 2 load balancers, 0 IP blocks',
-      `  server        ${'demo-worker-1'.padEnd(28)} ${'running'.padEnd(10)} srv-00000007 = hcloud 7`,
-      `  load balancer ${'a0123'.padEnd(28)} 127.17.0.1 lb-00000010 = hcloud 10  Service default/web`,
-      `  load balancer ${'stray'.padEnd(28)} 127.17.0.2 lb-00000011 = hcloud 11  no Service`,
+  it("shows each resource in the cloud's words beside simcloud's id, and the Service a load balancer made by any CCM belongs to", () => {
+    const state = SandboxState.parse({ ...base, cloud: 'linode', ccm: { kind: 'upstream', url: null, pid: null } });
+    expect(cloudLines(state, { servers: [server], lbs: [lb('lb-00000010', 'a0123', '127.17.0.1'), lb('lb-00000011', 'stray', '127.17.0.2')], ...none }, [service])).toEqual([
+      'Cloud: 1 servers, 2 load balancers, 0 server groups, 0 firewall policies, 0 IP blocks',
+      row('server', 'demo-worker-1', 'running', 'srv-00000007 = Linode: Linode 7'),
+      row('load balancer', 'a0123', '127.17.0.1', 'lb-00000010 = Linode: NodeBalancer 10  Service default/web'),
+      row('load balancer', 'stray', '127.17.0.2', 'lb-00000011 = Linode: NodeBalancer 11  no Service'),
     ]);
   });
 
+  it("names a Brightbox server group and firewall policy and a phoenixNAP IP block as those clouds do", () => {
+    const group = { id: 'grp-00000003', name: 'svc-web', servers: ['srv-00000007'] } as unknown as Listing['groups'][number];
+    const policy = { id: 'fwp-00000004', name: 'svc-web', rules: [{}, {}] } as unknown as Listing['policies'][number];
+    const bb = SandboxState.parse({ ...base, cloud: 'brightbox', ccm: { kind: 'command', command: 'ccm', url: null, pid: null } });
+    expect(cloudLines(bb, { servers: [], lbs: [], ...none, groups: [group], policies: [policy] }, []).slice(1)).toEqual([
+      row('server group', 'svc-web', '1 member', 'grp-00000003 = Brightbox: Server Group grp-00003'),
+      row('firewall policy', 'svc-web', '2 rules', 'fwp-00000004 = Brightbox: Firewall Policy fwp-00004'),
+    ]);
+    const block = { id: 'ipb-00000002', cidr: '127.18.0.0/29', status: 'assigned' } as unknown as Listing['blocks'][number];
+    const pnap = SandboxState.parse({ ...base, cloud: 'phoenixnap', ccm: { kind: 'upstream', url: null, pid: null } });
+    expect(cloudLines(pnap, { servers: [], lbs: [], ...none, blocks: [block] }, [])[1]).toMatch(/^ {2}IP block +127\.18\.0\.0\/29 +assigned +ipb-00000002 = phoenixNAP: IP Block [0-9a-f]{24}$/);
+  });
+
   it('shows simcloud ids alone on simcloud', () => {
-    expect(cloudLines(SandboxState.parse({ ...base, ccm: { kind: 'builtin', url: null, pid: null } }), { servers: [server], lbs: [], blocks: 0 }, [])[1]).toMatch(/srv-00000007$/);
+    expect(cloudLines(SandboxState.parse({ ...base, ccm: { kind: 'builtin', url: null, pid: null } }), { servers: [server], lbs: [], ...none }, [])[1]).toMatch(/srv-00000007$/);
   });
 });

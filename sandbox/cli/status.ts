@@ -14,8 +14,12 @@ import { tail } from '../processes.ts';
 import { resetSandbox, waitForLoadBalancerCleanup } from '../reset.ts';
 import { processAlive, readState, stateDir, type SandboxState } from '../state.ts';
 import { cloudOf, DEFAULT_CLOUD } from '../cloud/registry.ts';
+import { inCloudWords } from '../cloud/descriptor.ts';
 import { ownsLoadBalancer } from '../console/links.ts';
+import type { FirewallPolicy } from '../../simulator/api/schema/firewall-policies.ts';
+import type { IpBlock } from '../../simulator/api/schema/ip-blocks.ts';
 import type { LoadBalancer } from '../../simulator/api/schema/load-balancers.ts';
+import type { ServerGroup } from '../../simulator/api/schema/server-groups.ts';
 import type { Server } from '../../simulator/api/schema/servers.ts';
 import { UsageError, type CliOptions } from './args.ts';
 
@@ -85,16 +89,18 @@ export async function status(o: CliOptions): Promise<number> {
   const state = requireState(o);
   const api = core(state);
   const client = cloud(state);
-  const [nodes, services, servers, lbs, blocks] = await Promise.all([
+  const [nodes, services, servers, lbs, blocks, groups, policies] = await Promise.all([
     api.listNode(),
     api.listServiceForAllNamespaces(),
     client.servers.listAll(),
     client.loadBalancers.listAll(),
     client.ipBlocks.listAll(),
+    client.serverGroups.listAll(),
+    client.firewallPolicies.listAll(),
   ]);
   const lbServices = services.items.filter((s) => s.spec?.type === 'LoadBalancer');
   if (o.json) {
-    console.log(JSON.stringify({ state, nodes: nodes.items.map((n) => n.metadata?.name), services: lbServices.map((s) => s.metadata?.name), servers, loadBalancers: lbs, ipBlocks: blocks }, null, 2));
+    console.log(JSON.stringify({ state, nodes: nodes.items.map((n) => n.metadata?.name), services: lbServices.map((s) => s.metadata?.name), servers, loadBalancers: lbs, ipBlocks: blocks, serverGroups: groups, firewallPolicies: policies }, null, 2));
     return 0;
   }
   const processes = [
@@ -107,30 +113,41 @@ export async function status(o: CliOptions): Promise<number> {
     'Processes:', ...processes,
     `Nodes (${nodes.items.length}):`, ...nodes.items.map(nodeLine),
     `LoadBalancer Services (${lbServices.length}):`, ...lbServices.map(serviceLine),
-    ...cloudLines(state, { servers, lbs, blocks: blocks.length }, lbServices),
+    ...cloudLines(state, { servers, lbs, blocks, groups, policies }, lbServices),
   ];
   console.log(out.join('\n'));
   return 0;
 }
 
-/** A simcloud id with the persona's own id beside it (`srv-00000042 = hcloud 42`), as each API shows the resource. */
+/** A simcloud id with the same resource in the cloud's words beside it (`lb-00000010 = Linode: NodeBalancer 10`). */
 function ids(state: SandboxState, id: string): string {
-  const persona = state.cloud === DEFAULT_CLOUD ? undefined : cloudOf(state.cloud);
-  const spelled = persona?.personaId?.(id);
-  return spelled === undefined ? id : `${id} = ${persona?.kind ?? ''} ${spelled}`;
+  const spelled = state.cloud === DEFAULT_CLOUD ? undefined : inCloudWords(cloudOf(state.cloud), id);
+  return spelled === undefined ? id : `${id} = ${spelled}`;
 }
 
-/** The cloud's servers and load balancers, each load balancer with the Service it belongs to (whichever CCM made it). */
-export function cloudLines(state: SandboxState, cloud: { servers: readonly Server[]; lbs: readonly LoadBalancer[]; blocks: number }, services: readonly V1Service[]): string[] {
-  const { servers, lbs, blocks } = cloud;
+export interface CloudListing {
+  readonly servers: readonly Server[];
+  readonly lbs: readonly LoadBalancer[];
+  readonly blocks: readonly IpBlock[];
+  readonly groups: readonly ServerGroup[];
+  readonly policies: readonly FirewallPolicy[];
+}
+
+/** The cloud's resources, each beside its own name in the persona's API; a load balancer with the Service it belongs to (whichever CCM made it). */
+export function cloudLines(state: SandboxState, cloud: CloudListing, services: readonly V1Service[]): string[] {
+  const { servers, lbs, blocks, groups, policies } = cloud;
   const owner = (lb: LoadBalancer): string => {
     const s = services.find((x) => ownsLoadBalancer({ uid: x.metadata?.uid ?? '', ingress: (x.status?.loadBalancer?.ingress ?? []).flatMap((i) => (i.ip ? [i.ip] : [])), annotations: x.metadata?.annotations ?? {} }, lb));
     return s ? `Service ${s.metadata?.namespace}/${s.metadata?.name}` : 'no Service';
   };
+  const row = (kind: string, [name, what]: readonly [string, string], id: string, rest = ''): string => `  ${kind.padEnd(15)} ${name.padEnd(28)} ${what.padEnd(10)} ${ids(state, id)}${rest}`;
   return [
-    `Cloud: ${servers.length} servers, ${lbs.length} load balancers, ${blocks} IP blocks`,
-    ...servers.map((s) => `  server        ${s.name.padEnd(28)} ${s.status.padEnd(10)} ${ids(state, s.id)}`),
-    ...lbs.map((lb) => `  load balancer ${lb.name.padEnd(28)} ${(lb.public_ipv4 ?? '-').padEnd(10)} ${ids(state, lb.id)}  ${owner(lb)}`),
+    `Cloud: ${servers.length} servers, ${lbs.length} load balancers, ${groups.length} server groups, ${policies.length} firewall policies, ${blocks.length} IP blocks`,
+    ...servers.map((s) => row('server', [s.name, s.status], s.id)),
+    ...lbs.map((lb) => row('load balancer', [lb.name, lb.public_ipv4 ?? '-'], lb.id, `  ${owner(lb)}`)),
+    ...groups.map((g) => row('server group', [g.name, `${g.servers.length} member${g.servers.length === 1 ? '' : 's'}`], g.id)),
+    ...policies.map((p) => row('firewall policy', [p.name, `${p.rules.length} rule${p.rules.length === 1 ? '' : 's'}`], p.id)),
+    ...blocks.map((b) => row('IP block', [b.cidr, b.status], b.id)),
   ];
 }
 

@@ -140,6 +140,8 @@ export interface CloudDescriptor<K extends string = string> {
   presentedPrivateIp?(server: Server): string | null;
   /** How the cloud's API spells a simcloud id (`srv-00000042` → `42`), for showing both side by side; undefined where it has no such resource. */
   personaId?(simcloudId: string): string | undefined;
+  /** The cloud's own word for each kind of resource it shows, by simcloud id prefix (`lb` → `NodeBalancer`). */
+  readonly nouns?: Readonly<Record<string, string>>;
   /** The cloud's own CCM; absent for simcloud. */
   readonly ownCcm?: OwnCcm;
   /** How machines are made through the persona; absent: through /v1 (and then any runtime works). */
@@ -159,3 +161,14 @@ export function presentedPrivateIp(cloud: Pick<CloudDescriptor, 'presentedPrivat
 
 /** simcloud's base URL without a trailing slash, for joining a persona's prefix. */
 export const bareUrl = (simcloudUrl: string): string => simcloudUrl.replace(/\/+$/, '');
+
+/**
+ * A simcloud resource as the cloud's API shows it, to stand beside simcloud's id: `Linode: NodeBalancer 10`,
+ * `Brightbox: Server Group grp-0000a`; undefined on simcloud and where the cloud has no such resource.
+ */
+export function inCloudWords(cloud: Pick<CloudDescriptor, 'title' | 'personaId' | 'nouns'>, simcloudId: string): string | undefined {
+  const id = cloud.personaId?.(simcloudId);
+  if (id === undefined) return undefined;
+  const noun = cloud.nouns?.[simcloudId.slice(0, simcloudId.indexOf('-'))];
+  return `${cloud.title}: ${noun === undefined ? '' : `${noun} `}${id}`;
+}

@@ -10,6 +10,7 @@ import { ClusterWatcher, type ClusterSnapshot, type KubeEventView } from './clus
 import { CallExplainer, explainKubeEvent, methodOfReason, resourceOfPath } from './explain.ts';
 import { computeLinks, type Links } from './links.ts';
 import { cloudOf, DEFAULT_CLOUD, type CloudKind } from '../cloud/registry.ts';
+import { inCloudWords } from '../cloud/descriptor.ts';
 import { DEFAULT_CCM, type CcmKind } from '../ccm/slot.ts';
 import { EntrySource, Severity, Timeline, type TimelineEntry } from './timeline.ts';
 
@@ -100,8 +101,7 @@ export class ConsoleHub {
     const { name, runtime, lbStrategy, ccm } = this.#sandbox.options;
     const cluster = this.cluster.snapshot;
     const cloud = cloudOf(this.#sandbox.options.cloud ?? DEFAULT_CLOUD);
-    const spell = cloud.personaId?.bind(cloud);
-    const persona = spell ? { title: cloud.title, personaId: spell } : undefined;
+    const persona = cloud.personaId ? (id: string) => inCloudWords(cloud, id) : undefined;
     return { sandbox: { name, runtime, lbStrategy, ccm: (ccm ?? DEFAULT_CCM).kind }, cloud: this.#cloud, cluster, links: computeLinks(cluster, this.#cloud, persona) };
   }
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { NodeView, ServiceView } from './cluster.ts';
 import { computeLinks, type CloudLinkInput } from './links.ts';
+import { inCloudWords } from '../cloud/descriptor.ts';
+import { cloudOf } from '../cloud/registry.ts';
 
 const nodeView = (name: string, serverId: string | null, podCIDR: string | null): NodeView => ({
   name, ready: 'True', taints: [], providerID: serverId ? `simcloud://${serverId}` : '', serverId, labels: {}, addresses: [], podCIDR, networkUnavailable: null, created: null, pods: [],
@@ -52,11 +54,16 @@ describe('computeLinks', () => {
     expect(links.cloudToService).toMatchObject({ 'lb-20': 'default/by-name', 'lb-21': 'default/annotated', 'lb-22': 'default/by-ip' });
   });
 
-  it("spells each resource the persona has the persona's way beside simcloud's id, and nothing on simcloud", () => {
-    // This persona has servers and load balancers, no IP blocks or networks.
-    const persona = { title: 'Hetzner Cloud', personaId: (id: string): string | undefined => (/^(srv|lb)-/.test(id) ? String(Number(id.split('-')[1])) : undefined) };
-    const withLb = { ...cloud, loadBalancers: [foreign('lb-00000010', 'x', '127.17.0.1')], servers: [{ id: 'srv-00000007', name: 'w1' }] };
-    expect(computeLinks({ nodes: [], services: [] }, withLb, persona).personaIds).toEqual({ 'srv-00000007': 'Hetzner Cloud 7', 'lb-00000010': 'Hetzner Cloud 10' });
-    expect(computeLinks({ nodes: [], services: [] }, withLb).personaIds).toEqual({});
+  it("names each resource the cloud has in the cloud's words beside simcloud's id, and nothing on simcloud", () => {
+    const brightbox = (id: string): string | undefined => inCloudWords(cloudOf('brightbox'), id);
+    const withAll = {
+      ...cloud, loadBalancers: [foreign('lb-00000010', 'x', '127.17.0.1')], servers: [{ id: 'srv-00000007', name: 'w1' }],
+      serverGroups: [{ id: 'grp-00000003', labels: {} }], firewallPolicies: [{ id: 'fwp-00000004', labels: {} }],
+    };
+    expect(computeLinks({ nodes: [], services: [] }, withAll, brightbox).personaIds).toEqual({
+      'srv-00000007': 'Brightbox: Server srv-00007', 'lb-00000010': 'Brightbox: Load Balancer lba-0000a',
+      'grp-00000003': 'Brightbox: Server Group grp-00003', 'fwp-00000004': 'Brightbox: Firewall Policy fwp-00004', 'ipb-1': 'Brightbox: Cloud IP cip-00001',
+    });
+    expect(computeLinks({ nodes: [], services: [] }, withAll).personaIds).toEqual({});
   });
 });

@@ -41,10 +41,8 @@ export interface Links {
 }
 
 /** The persona a sandbox presents, for spelling simcloud ids its way. */
-export interface PersonaSpelling {
-  readonly title: string;
-  personaId(simcloudId: string): string | undefined;
-}
+/** How the sandbox's cloud shows a simcloud resource (`Linode: NodeBalancer 10`); undefined where it has none. */
+export type PersonaSpelling = (simcloudId: string) => string | undefined;
 
 const UID_LABEL = 'simcloud.dev/service-uid';
 
@@ -111,10 +109,10 @@ function linkRoutes(nodes: readonly NodeView[], cloud: CloudLinkInput): Pick<Lin
 
 function personaIds(cloud: CloudLinkInput, persona: PersonaSpelling | undefined): Record<string, string> {
   if (!persona) return {};
-  const ids = [...cloud.servers, ...cloud.loadBalancers, ...cloud.ipBlocks, ...cloud.networks].map((r) => r.id);
+  const ids = [...cloud.servers, ...cloud.loadBalancers, ...cloud.serverGroups, ...cloud.firewallPolicies, ...cloud.ipBlocks, ...cloud.networks].map((r) => r.id);
   return Object.fromEntries(ids.flatMap((id) => {
-    const spelled = persona.personaId(id);
-    return spelled === undefined ? [] : [[id, `${persona.title} ${spelled}`]];
+    const spelled = persona(id);
+    return spelled === undefined ? [] : [[id, spelled]];
   }));
 }
 

@@ -74,6 +74,7 @@ export const brightboxCloud = defineCloud({
   clients: 'any gobrightbox program with an API client (BRIGHTBOX_API_URL, BRIGHTBOX_CLIENT, BRIGHTBOX_CLIENT_SECRET)',
   // Brightbox's CCM writes brightbox://<server id>.
   providerId: (serverId) => `brightbox://${bbIdOf(serverId)}`,
+  nouns: { srv: 'Server', grp: 'Server Group', fwp: 'Firewall Policy', lb: 'Load Balancer', ipb: 'Cloud IP' },
   personaId: (id) => (/^(srv|grp|fwp|lb|ipb)-\d/.test(id) ? bbIdOf(id) : undefined),
   // Brightbox's CCM writes every interface and cloud IP address as an ExternalIP, never an InternalIP.
   presentedPrivateIp: () => null,

@@ -56,6 +56,7 @@ export const digitaloceanCloud = defineCloud({
   clients: "any godo program (doctl, DigitalOcean's CCM)",
   providerId: (serverId) => `digitalocean://${numericIdOf(serverId)}`,
   lbNameAnnotation: 'service.beta.kubernetes.io/do-loadbalancer-name',
+  nouns: { srv: 'Droplet', lb: 'Load Balancer' },
   personaId: (id) => (id.startsWith('lb-') ? uuidOf(id) : id.startsWith('srv-') ? String(numericIdOf(id)) : undefined),
   presentedPrivateIp: (server) => (server.private_ipv4 === null ? null : presentDigitalOceanPrivateIp(server.private_ipv4)),
   ccmEnv: digitaloceanCcmEnv,

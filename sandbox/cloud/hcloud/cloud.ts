@@ -72,6 +72,7 @@ export const hcloudCloud = defineCloud({
   clients: "any hcloud-go program (the hcloud CLI, Hetzner's CCM)",
   providerId: (serverId) => `hcloud://${numericIdOf(serverId)}`,
   lbNameAnnotation: 'load-balancer.hetzner.cloud/name',
+  nouns: { srv: 'Server', lb: 'Load Balancer', net: 'Network' },
   personaId: (id) => (/^(srv|lb|net)-/.test(id) ? String(numericIdOf(id)) : undefined),
   presentedPrivateIp: (server) => (server.private_ipv4 === null ? null : presentHcloudPrivateIp(server.private_ipv4)),
   ccmEnv: hcloudCcmEnv,

@@ -60,6 +60,7 @@ export const linodeCloud = defineCloud({
   tokenVariable: 'LINODE_API_TOKEN',
   clients: "any linodego program (linode-cli, Linode's CCM)",
   providerId: (serverId) => `linode://${numericIdOf(serverId)}`,
+  nouns: { srv: 'Linode', lb: 'NodeBalancer', net: 'VPC' },
   personaId: (id) => (/^(srv|lb|net)-/.test(id) ? String(numericIdOf(id)) : undefined),
   presentedPrivateIp: (server) => (server.private_ipv4 === null ? null : presentPrivateIp(server.private_ipv4)),
   ccmEnv: linodeCcmEnv,

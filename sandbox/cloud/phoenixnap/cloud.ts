@@ -58,6 +58,7 @@ export const phoenixnapCloud = defineCloud({
   // phoenixNAP's CCM writes phoenixnap://<server id>.
   providerId: (serverId) => `phoenixnap://${pnapIdOf(serverId)}`,
   // The BMC, IP and networks APIs' resources; phoenixNAP has no load balancer of its own.
+  nouns: { srv: 'Server', ipb: 'IP Block', net: 'Private Network' },
   personaId: (id) => (/^(srv|ipb|net)-/.test(id) ? pnapIdOf(id) : undefined),
   ccmEnv: phoenixnapCcmEnv,
   // phoenixNAP's CCM has no route controller, nor our provider.

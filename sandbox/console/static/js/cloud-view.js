@@ -22,7 +22,7 @@ function serverButtons(s) {
 }
 
 /**
- * The same resource as the persona's API spells it, under simcloud's id (nothing on simcloud).
+ * The same resource in the cloud's words (`Linode: NodeBalancer 10`), under simcloud's id (nothing on simcloud).
  * @param {string} id
  * @param {Links} links
  */
@@ -132,7 +132,7 @@ function serviceCell(id, links, testid) {
 function groups(cloud, links) {
   /** @param {string} id */
   const name = (id) => cloud.servers.find((s) => s.id === id)?.name ?? id;
-  const rows = cloud.serverGroups.map((g) => `<tr id="cloud-group-${esc(g.id)}" data-testid="group-${esc(g.id)}"><th scope="row">${esc(g.name)}<div class="muted mono">${esc(g.id)}</div></th>
+  const rows = cloud.serverGroups.map((g) => `<tr id="cloud-group-${esc(g.id)}" data-testid="group-${esc(g.id)}"><th scope="row">${esc(g.name)}<div class="muted mono">${esc(g.id)}</div>${personaId(g.id, links)}</th>
     <td>${esc(g.servers.map(name).join(', ') || 'none')}</td><td class="mono">${esc(g.firewall_policy_id ?? '—')}</td><td>${serviceCell(g.id, links, `group-${g.id}-service-link`)}</td></tr>`);
   const body = rows.length ? `<div class="scroll"><table><thead><tr><th scope="col">Group</th><th scope="col">Members</th><th scope="col">Firewall policy</th><th scope="col">Service</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>` : empty('No server groups (the lb strategy creates one per LoadBalancer Service).', 'cloud-groups-empty');
   return section('Server groups', 'cloud-groups', body, rows.length);
@@ -148,7 +148,7 @@ function rule(r) {
  * @param {Links} links
  */
 function policies(cloud, links) {
-  const rows = cloud.firewallPolicies.map((p) => `<tr id="cloud-policy-${esc(p.id)}" data-testid="policy-${esc(p.id)}"><th scope="row">${esc(p.name)}<div class="muted mono">${esc(p.id)}</div></th>
+  const rows = cloud.firewallPolicies.map((p) => `<tr id="cloud-policy-${esc(p.id)}" data-testid="policy-${esc(p.id)}"><th scope="row">${esc(p.name)}<div class="muted mono">${esc(p.id)}</div>${personaId(p.id, links)}</th>
     <td><ul class="plain">${p.rules.map((r) => `<li class="mono">${esc(rule(r))}</li>`).join('') || '<li class="muted">no rules</li>'}</ul></td><td class="mono">${esc(p.server_group_id ?? '—')}</td><td>${serviceCell(p.id, links, `policy-${p.id}-service-link`)}</td></tr>`);
   const body = rows.length ? `<div class="scroll"><table><thead><tr><th scope="col">Policy</th><th scope="col">Rules</th><th scope="col">Applied to</th><th scope="col">Service</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>` : empty('No firewall policies.', 'cloud-policies-empty');
   return section('Firewall policies', 'cloud-policies', body, rows.length);
@@ -182,7 +182,7 @@ function route(n, r, links) {
  * @param {Links} links
  */
 function networks(cloud, links) {
-  const body = cloud.networks.map((n) => `<article class="card" data-testid="network-${esc(n.name)}"><h4>${esc(n.name)} <span class="mono muted">${esc(n.ip_range)}</span></h4>
+  const body = cloud.networks.map((n) => `<article class="card" data-testid="network-${esc(n.name)}"><h4>${esc(n.name)} <span class="mono muted">${esc(n.ip_range)}</span></h4>${personaId(n.id, links)}
     <p class="muted">${esc(n.servers.length)} servers attached; subnets ${esc(n.subnets.map((s) => `${s.zone} ${s.ip_range}`).join(', ') || 'none')}</p>
     ${n.routes.length ? `<div class="scroll"><table><thead><tr><th scope="col">Route destination (podCIDR)</th><th scope="col">Gateway</th><th scope="col">Node</th></tr></thead><tbody>${n.routes.map((r) => route(n, r, links)).join('')}</tbody></table></div>` : empty('No routes yet: node-route-controller creates one per Node podCIDR.', `network-${n.name}-routes-empty`)}</article>`).join('');
   return section('Networks and routes', 'cloud-networks', body || empty('No networks.', 'cloud-networks-empty'), cloud.networks.length);
