@@ -6,6 +6,7 @@ module ccm-sandbox/go
 go 1.26.0
 
 require (
+	github.com/brightbox/gobrightbox/v2 v2.2.2
 	github.com/digitalocean/godo v1.236.0
 	github.com/hetznercloud/hcloud-go/v2 v2.52.0
 	github.com/linode/linodego/v2 v2.4.2

@@ -12,6 +12,8 @@
 //   - --cloud-provider=phoenixnap (ccm-sandbox/go/provider/phoenixnap, on go-sdk-bmc) for simcloud's phoenixNAP
 //     persona, with PNAP_CLIENT_ID / PNAP_CLIENT_SECRET / PNAP_LOCATION, its token and API URLs, and
 //     SIMCLOUD_ENDPOINT / SIMCLOUD_TOKEN for the load balancers carrying its IP blocks' traffic.
+//   - --cloud-provider=brightbox (ccm-sandbox/go/provider/brightbox, on gobrightbox) for simcloud's Brightbox
+//     persona or any Brightbox API, with BRIGHTBOX_API_URL / BRIGHTBOX_CLIENT / BRIGHTBOX_CLIENT_SECRET.
 package main
 
 import (
@@ -31,6 +33,7 @@ import (
 	_ "k8s.io/component-base/metrics/prometheus/version"  // the version metric
 	"k8s.io/klog/v2"
 
+	_ "ccm-sandbox/go/provider/brightbox"    // registers the "brightbox" cloud provider
 	_ "ccm-sandbox/go/provider/digitalocean" // registers the "digitalocean" cloud provider
 	_ "ccm-sandbox/go/provider/hcloud"       // registers the "hcloud" cloud provider
 	_ "ccm-sandbox/go/provider/linode"       // registers the "linode" cloud provider
