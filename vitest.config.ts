@@ -129,6 +129,17 @@ export default defineConfig({
       },
       {
         extends: true,
+        // The conformance run on the Brightbox persona: servers made through /brightbox/1.0, the upstream Go CCM's brightbox provider.
+        test: {
+          name: 'e2e-brightbox',
+          include: ['test/e2e/conformance.test.ts'],
+          env: { SANDBOX_CCM: 'upstream', SANDBOX_CLOUD: 'brightbox' },
+          globalSetup: ['test/helpers/control-plane-binaries.setup.ts'],
+          ...slow,
+        },
+      },
+      {
+        extends: true,
         test: {
           name: 'bench-smoke',
           include: ['test/bench/**/*.test.ts'],

@@ -55,7 +55,7 @@ describe('the clouds a sandbox presents', () => {
     expect(phoenixnapCcmCommand().startsWith('k8s-cloud-provider-bmc --cloud-provider=phoenixnap ')).toBe(true);
   });
 
-  it("gives Brightbox's CCM an API client (the token as secret, its derived client id) and the persona's base URL, and no default CCM", () => {
+  it("gives Brightbox's CCM an API client (the token as secret, its derived client id) and the persona's base URL; the upstream Go CCM is its default", () => {
     expect(cloudCcmEnv({ ...ctx, cloud: 'brightbox' })).toEqual({
       BRIGHTBOX_API_URL: 'http://127.0.0.1:4600/brightbox/', BRIGHTBOX_CLIENT: brightboxClientIdOf('tok'), BRIGHTBOX_CLIENT_SECRET: 'tok',
     });
@@ -63,7 +63,7 @@ describe('the clouds a sandbox presents', () => {
     const command = brightboxCcmCommand();
     expect(command.startsWith('brightbox-cloud-controller-manager --cloud-provider=brightbox ')).toBe(true);
     for (const flag of ['--configure-cloud-routes=false', '--bind-address=127.0.0.1', '--secure-port=0', '--webhook-secure-port=0']) expect(command).toContain(flag);
-    expect(() => defaultCcmFor('brightbox')).toThrow(/no default CCM .*--ccm command --ccm-command 'brightbox-cloud-controller-manager /);
+    expect(defaultCcmFor('brightbox')).toEqual({ kind: 'upstream' });
   });
 
   it("runs DigitalOcean's CCM from the slot's environment, serving on loopback only, without routes", () => {

@@ -79,10 +79,9 @@ export const brightboxCloud = defineCloud({
   // Brightbox's CCM writes every interface and cloud IP address as an ExternalIP, never an InternalIP.
   presentedPrivateIp: () => null,
   ccmEnv: brightboxCcmEnv,
-  upstream: {
-    provider: 'brightbox', routes: false, extraArgs: [],
-    unavailable: 'the upstream Go CCM has no brightbox provider yet (go/provider/brightbox)',
-  },
+  // Our provider (go/provider/brightbox) reads the environment Brightbox's CCM reads (ccmEnv); like that CCM it
+  // has no route controller.
+  upstream: { provider: 'brightbox', routes: false, extraArgs: [] },
   builtinCcm: false,
   ownCcm: {
     binary: BRIGHTBOX_CCM_BINARY,
