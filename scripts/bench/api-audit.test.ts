@@ -17,6 +17,7 @@ describe('parseAuditLine', () => {
     const ua = 'upstream-ccm/v0.0.0 (linux/amd64) kubernetes/$Format';
     expect(parseAuditLine(event({ userAgent: `${ua}/route-controller` }))).toMatchObject({ ccm: 'upstream', controller: 'route-controller' });
     expect(parseAuditLine(event({ userAgent: ua }))).toMatchObject({ ccm: 'upstream', controller: 'shared' });
+    expect(parseAuditLine(event({ userAgent: 'upstream-ccm-pinned/v1.37.1 (linux/amd64) kubernetes/$Format/node-controller' }))).toMatchObject({ controller: 'node-controller' });
   });
 
   it('skips other clients, other stages and junk; counts a watch once, when it starts', () => {

@@ -44,7 +44,8 @@ export interface ApiRequestCounts {
 }
 
 const OURS = /^simcloud-ccm(?:\/(.+))?$/;
-const UPSTREAM = /^upstream-ccm\/\S+ \([^)]*\) kubernetes\/[^/]+(?:\/(.+))?$/;
+// The binary's file name starts the User-Agent (`upstream-ccm`, or a renamed copy of it).
+const UPSTREAM = /^upstream-ccm[\w.-]*\/\S+ \([^)]*\) kubernetes\/[^/]+(?:\/(.+))?$/;
 
 const AuditEvent = z.object({
   stage: z.string(),
