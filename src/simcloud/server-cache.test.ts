@@ -106,6 +106,23 @@ describe('ServerCache', () => {
     expect(cloud.calls).toEqual(['all', 'newest 100']);
   });
 
+  it('shares a full list already in flight with a later ask for a fresh snapshot (controllers starting together)', async () => {
+    const clock = new FakeClock();
+    const cloud = fakeCloud(3);
+    let release = (): void => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    const cache = new ServerCache({ lister: { ...cloud, all: async () => (await gate, cloud.all()) }, clock });
+    const first = cache.byName('worker-1');
+    await clock.advance(5);
+    let listed: Server[] | undefined;
+    void cache.list(undefined, { maxAgeMs: 300_000 }).then((l) => (listed = l));
+    release();
+    await flushMicrotasks();
+    expect(await first).toMatchObject({ id: 'srv-1' });
+    expect(listed).toHaveLength(3);
+    expect(cloud.calls).toEqual(['all']);
+  });
+
   it('passes a failed refresh to the caller, and the next lookup tries again', async () => {
     const clock = new FakeClock();
     const cloud = fakeCloud(1);

@@ -63,7 +63,7 @@ export class ServerCache {
   #fullAt = -Infinity;
   #lastStartAt = -Infinity;
   #completedStartAt = -Infinity;
-  #inflight: { startedAt: number; done: Promise<void> } | undefined;
+  #inflight: { startedAt: number; full: boolean; done: Promise<void> } | undefined;
 
   constructor(options: ServerCacheOptions) {
     this.#lister = options.lister;
@@ -104,21 +104,24 @@ export class ServerCache {
   }
 
   /**
-   * Returns once a refresh that started at (strict: after) `asked` has completed, starting one if
-   * needed: a full relist when the last one is older than `maxAgeMs`, else the newest page. A miss is
-   * strict: a list started in the same millisecond may have missed the server.
+   * Returns once the snapshot is fresh enough, starting a refresh if needed: a full relist when the last
+   * one is older than `maxAgeMs`, else the newest page. An age check (not strict) is met by any full list
+   * started within `maxAgeMs` of the ask, one already in flight included: the controllers starting
+   * together share the first list instead of the second waiting `minIntervalMs` for one of its own. A
+   * miss (strict) needs a refresh started after the ask: one started in the same millisecond may have
+   * missed the server.
    */
   async #refreshAfter(asked: number, ctx: CallContext | undefined, o: { maxAgeMs: number; strict: boolean }): Promise<void> {
-    const after = o.strict ? asked + 1 : asked;
-    while (this.#completedStartAt < after) {
+    const fresh = o.strict ? (): boolean => this.#completedStartAt > asked : (): boolean => asked - this.#fullAt <= o.maxAgeMs;
+    while (!fresh()) {
       const inflight = this.#inflight;
       if (inflight) {
-        if (inflight.startedAt >= after) return inflight.done;
+        if (o.strict ? inflight.startedAt > asked : inflight.full) return inflight.done;
         await inflight.done.catch(() => undefined);
         continue;
       }
       const now = this.#clock.now();
-      const wait = Math.max(this.#lastStartAt + this.#opts.minIntervalMs - now, after - now);
+      const wait = Math.max(this.#lastStartAt + this.#opts.minIntervalMs - now, o.strict ? asked + 1 - now : 0);
       if (wait > 0) {
         await sleep(this.#clock, wait, ctx?.signal);
         continue;
@@ -133,7 +136,7 @@ export class ServerCache {
     const done = (full ? this.#full(ctx) : this.#incremental(ctx)).then(() => {
       this.#completedStartAt = Math.max(this.#completedStartAt, startedAt);
     });
-    const entry = { startedAt, done };
+    const entry = { startedAt, full, done };
     this.#inflight = entry;
     void done.finally(() => {
       if (this.#inflight === entry) this.#inflight = undefined;
