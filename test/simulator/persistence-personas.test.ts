@@ -1,9 +1,13 @@
-// Persistence of persona writes: a write through /v2, /v4 or /hcloud/v1 changes simcloud's own fields and the
+// Persistence of persona writes: a write through /v2, /v4, /hcloud/v1, /brightbox or /pnap changes simcloud's own fields and the
 // persona's attributes of the same record (and, for a Linode firewall, its NodeBalancers' source ranges). Kill -9
 // simcloud while one writer per resource writes numbered generations, restart it on the same state file and
 // read every resource back through the persona's API: each shows one generation in all its parts (no operation
 // half applied), at least the last acknowledged one and at most the last sent.
 import { afterAll, describe, expect, it } from 'vitest';
+import { clientIdOf as bbClientIdOf } from '../../simulator/personas/brightbox/auth.ts';
+import { TOKEN_PATH as BB_TOKEN } from '../../simulator/personas/brightbox/common.ts';
+import { clientIdOf as pnapClientIdOf } from '../../simulator/personas/phoenixnap/auth.ts';
+import { TOKEN_PATH as PNAP_TOKEN } from '../../simulator/personas/phoenixnap/common.ts';
 import { z } from 'zod';
 import type { SimcloudProcess } from '../helpers/simcloud.ts';
 import { crashKit } from './support.ts';
@@ -150,7 +154,65 @@ const hcloudService: WritePath = {
   },
 };
 
-const PATHS = [doLb, doFirewall, linodeConfig, linodeFirewall, hcloudService];
+/** OAuth2 personas: a bearer per process (tokens do not outlive it), fetched as each SDK does. */
+const bearers = new WeakMap<SimcloudProcess, Map<string, Promise<string>>>();
+const AccessToken = z.object({ access_token: z.string() });
+function bearer(p: SimcloudProcess, persona: 'brightbox' | 'phoenixnap'): Promise<string> {
+  const mine = bearers.get(p) ?? new Map<string, Promise<string>>();
+  bearers.set(p, mine);
+  let t = mine.get(persona);
+  if (t === undefined) {
+    const basic = persona === 'brightbox' ? { authorization: `Basic ${Buffer.from(`${bbClientIdOf(p.token)}:${p.token}`).toString('base64')}` } : {};
+    const form = persona === 'brightbox'
+      ? 'grant_type=client_credentials'
+      : new URLSearchParams({ grant_type: 'client_credentials', client_id: pnapClientIdOf(p.token), client_secret: p.token }).toString();
+    t = fetch(`${p.url}${persona === 'brightbox' ? BB_TOKEN : PNAP_TOKEN}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...basic }, body: form })
+      .then(async (r) => AccessToken.parse(await r.json()).access_token);
+    mine.set(persona, t);
+  }
+  return t;
+}
+async function oauthCall(p: SimcloudProcess, persona: 'brightbox' | 'phoenixnap', req: { method: string; path: string; body?: unknown }): Promise<Answer> {
+  const r = await fetch(`${p.url}${req.path}`, {
+    method: req.method, headers: { authorization: `Bearer ${await bearer(p, persona)}`, 'content-type': 'application/json' },
+    body: req.body === undefined ? undefined : JSON.stringify(req.body),
+  });
+  const text = await r.text();
+  return { status: r.status, body: text === '' ? {} : (JSON.parse(text) as unknown) };
+}
+async function oauthOk<T>(p: SimcloudProcess, persona: 'brightbox' | 'phoenixnap', req: { method: string; path: string; body?: unknown }, schema: z.ZodType<T>): Promise<T> {
+  const a = await oauthCall(p, persona, req);
+  if (a.status >= 300) throw new Error(`${req.method} ${req.path}: ${a.status} ${JSON.stringify(a.body)}`);
+  return schema.parse(a.body);
+}
+
+const BbLb = z.object({ id: z.string(), listeners: z.array(z.object({ out: z.number() })), healthcheck: z.object({ request: z.string() }) });
+/** Listeners are simcloud's services, the health check's path is kept with Brightbox's attributes: one PUT writes both. */
+const brightboxLb: WritePath = {
+  name: 'Brightbox load balancer PUT',
+  setup: async (p, i) => (await oauthOk(p, 'brightbox', { method: 'POST', path: '/brightbox/1.0/load_balancers', body: { name: `bb-lb-${i}`, ...bbLbBody(0) } }, BbLb)).id,
+  write: (p, id, g) => oauthCall(p, 'brightbox', { method: 'PUT', path: `/brightbox/1.0/load_balancers/${id}`, body: bbLbBody(g) }),
+  read: async (p, id) => {
+    const lb = await oauthOk(p, 'brightbox', { method: 'GET', path: `/brightbox/1.0/load_balancers/${id}` }, BbLb);
+    return [(lb.listeners[0]?.out ?? Number.NaN) - 10_000, gen(lb.healthcheck.request)];
+  },
+};
+const bbLbBody = (g: number): Record<string, unknown> => ({ listeners: [{ protocol: 'tcp', in: 80, out: 10_000 + g }], healthcheck: { type: 'http', port: 10_000, request: `/g${g}` } });
+
+const PnapBlock = z.object({ id: z.string(), tags: z.array(z.object({ name: z.string(), value: z.string().optional() })) });
+/** Two tags replaced by one PUT. */
+const phoenixnapTags: WritePath = {
+  name: 'phoenixNAP IP block tags PUT',
+  setup: async (p) => (await oauthOk(p, 'phoenixnap', { method: 'POST', path: '/pnap/ips/v1/ip-blocks', body: { location: 'sim-1', tags: pnapTags(0) } }, PnapBlock)).id,
+  write: (p, id, g) => oauthCall(p, 'phoenixnap', { method: 'PUT', path: `/pnap/ips/v1/ip-blocks/${id}/tags`, body: pnapTags(g) }),
+  read: async (p, id) => {
+    const b = await oauthOk(p, 'phoenixnap', { method: 'GET', path: `/pnap/ips/v1/ip-blocks/${id}` }, PnapBlock);
+    return ['first', 'second'].map((name) => gen(b.tags.find((t) => t.name === name)?.value));
+  },
+};
+const pnapTags = (g: number): { name: string; value: string }[] => [{ name: 'first', value: `g${g}` }, { name: 'second', value: `g${g}` }];
+
+const PATHS = [doLb, doFirewall, linodeConfig, linodeFirewall, hcloudService, brightboxLb, phoenixnapTags];
 
 /** One resource and its writer's bookkeeping, kept across rounds. */
 interface Resource {
