@@ -1,4 +1,4 @@
-// The /proc socket-table reading behind test/e2e/linode-loopback.test.ts.
+// The /proc socket-table reading behind test/e2e/loopback.test.ts.
 import { describe, expect, it } from 'vitest';
 import { isLoopbackPeer, parseProcNetTcp, procAddress } from '../helpers/proc-net.ts';
 

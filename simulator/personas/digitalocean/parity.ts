@@ -65,7 +65,7 @@ export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = { ...fie
     status: diff('new while simcloud initializes, off while it starts, active while it stops, archive while it is deleted'),
     ...each(['memory', 'vcpus', 'disk', 'size', 'size_slug'], diff('simcloud\'s server types, no prices')),
     region: diff('sim-1 or sim-2; name equals slug (the CCM matches REGION against names)'), image: diff('system images numbered 1..3, slug is simcloud\'s image'),
-    'networks.v4': diff('the public loopback address and each network address as private; gateways empty'), 'networks.v6': none('always empty'),
+    'networks.v4': diff('the public loopback address, and each network address as private in 10.110.0.0/16 at the offset its loopback address has in the private pool\'s /16 (ADR 0013); gateways empty'), 'networks.v6': none('always empty'),
     tags: diff('simcloud labels: key:value, or key for an empty value; one tag per part before the colon'),
     vpc_uuid: diff('the UUID of the server\'s first simcloud network, else empty'), features: diff('always private_networking'),
     ...FIXED(['kernel', 'next_backup_window', 'backup_ids', 'snapshot_ids', 'volume_ids']),

@@ -75,7 +75,7 @@ export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = { ...fie
     id: ID, status: diff('no migrating, rebuilding or unknown'),
     'public_net.ipv4': diff('a loopback address from simcloud\'s pool; dns_ptr as set by change_dns_ptr, else generated'),
     'public_net.ipv6': diff('the /64 simcloud gives the server (2001:db8:1::/48, documentation prefix; data only, nothing answers on it); dns_ptr lists the names set by change_dns_ptr; null when created without IPv6'),
-    ...FIXED(['public_net.floating_ips', 'public_net.firewalls'], 'always empty'), private_net: diff('mac_address derived from the ids; alias_ips empty'),
+    ...FIXED(['public_net.floating_ips', 'public_net.firewalls'], 'always empty'), private_net: diff('ip in 10.0.0.0/16, at the offset its loopback address has in the private pool\'s /16 (ADR 0013); mac_address derived from the ids; alias_ips empty'),
     datacenter: diff('still returned, as Hetzner did before removing it'), load_balancers: diff('every LB whose targets resolve to the server'),
     protection: none('always false'), ...FIXED(['volumes', 'placement_group', 'iso', 'backup_window', 'rescue_enabled']), ...TRAFFIC,
     primary_disk_size: diff('the server type\'s disk'),
@@ -83,7 +83,7 @@ export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = { ...fie
   load_balancer: [R.LoadBalancer, {
     id: ID, 'public_net.ipv4': diff('the VIP, a loopback address; dns_ptr as set by change_dns_ptr'),
     'public_net.ipv6': diff('one address of 2001:db8:2::/64 (documentation prefix; data only: the data plane serves IPv4 loopback only); dns_ptr as set by change_dns_ptr, else generated'),
-    private_net: diff('at most one network'),
+    private_net: diff('at most one network; ip in 10.0.0.0/16 as a server\'s'),
     'services[].protocol': diff('http and https are forwarded at TCP level'), 'services[].proxyprotocol': diff('PROXY protocol v1'),
     'services[].http': diff('kept and returned (Hetzner\'s defaults for a service made through /v1); sticky sessions, redirects and timeouts are not applied'),
     'services[].health_check': diff('tcp and http checks run; https is checked as http; http.domain, response and status_codes are kept, not checked'),
@@ -93,7 +93,9 @@ export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = { ...fie
     protection: none('always false'), ...TRAFFIC,
   }],
   network: [R.Network, {
-    id: ID, subnets: diff('type always cloud; gateway is the subnet\'s first address'), protection: none('always false'), expose_routes_to_vswitch: none('always false'),
+    id: ID, ip_range: diff('a range in the private pool\'s /16 shown at the same offset in 10.0.0.0/16 (ADR 0013); other ranges as stored'),
+    subnets: diff('type always cloud; gateway is the subnet\'s first address; ranges as ip_range'),
+    routes: diff('gateways and destinations in the private pool\'s /16 shown in 10.0.0.0/16 and taken back from it; others (pod CIDRs) as sent'), protection: none('always false'), expose_routes_to_vswitch: none('always false'),
   }],
   action: [R.Action, {
     id: diff('the number in simcloud\'s id; an action may share its number with the resource it creates'),
