@@ -126,7 +126,8 @@ const PHOENIXNAP: ParitySpec = {
 
 const BRIGHTBOX: ParitySpec = {
   title: 'Brightbox dialect: parity', prefix: '/brightbox', routes: BRIGHTBOX_ROUTES, endpoints: brightbox.ENDPOINTS, notServed: brightbox.NOT_SERVED, fields: brightbox.FIELDS,
-  intro: ['What simcloud\'s `/brightbox` serves of Brightbox\'s API v1.0 and its token endpoint (see docs/personas.md): what Brightbox\'s own CCM', 'calls (`simulator/personas/brightbox/parity.ts` lists each call with its file and line), verified by running that CCM in the conformance run.'],
+  intro: ['What simcloud\'s `/brightbox` serves of Brightbox\'s API v1.0 and its token endpoint (see docs/personas.md): what Brightbox\'s own CCM', 'calls (`simulator/personas/brightbox/parity.ts` lists each call with its file and line), verified by running that CCM in the conformance run.',
+    'The contract tests in `go/contract/brightbox` exercise every served endpoint through gobrightbox, connected by k8ssdk as that CCM connects.'],
 };
 
 /** How many endpoints and fields are emulated, emulated with a difference, or not emulated. */

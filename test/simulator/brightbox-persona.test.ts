@@ -108,6 +108,19 @@ describe('Brightbox persona: servers and the CCM\'s load balancer', () => {
     expect((await bb('GET', `/cloud_ips/${cip.id}`)).body.status).toBe('unmapped');
     expect((await bb('DELETE', `/cloud_ips/${cip.id}`)).status).toBe(202);
   });
+
+  it('shows a cloud IP mapped to a server as mapped, naming the server and its interface (gobrightbox\'s contract test found it unmapped)', async () => {
+    const server = (await bb('POST', '/servers', { name: unique('bb'), image: 'ubuntu-24.04', server_type: 'sc-small' })).body;
+    const cip = (await bb('POST', '/cloud_ips', { name: unique('cip') })).body;
+    const mapped = await bb('POST', `/cloud_ips/${cip.id}/map`, { destination: server.id });
+    const iface = (await bb('GET', `/servers/${server.id}`)).body.interfaces[0];
+    expect(mapped.body).toMatchObject({ status: 'mapped', server: { id: server.id, resource_type: 'server' }, interface: iface, load_balancer: null });
+    const listed = ((await bb('GET', '/cloud_ips')).body as unknown as readonly Json[]).find((c) => c.id === cip.id);
+    expect(listed).toMatchObject({ status: 'mapped', server: { id: server.id } });
+    expect((await bb('GET', `/servers/${server.id}`)).body.cloud_ips).toMatchObject([{ id: cip.id }]);
+    expect((await bb('POST', `/cloud_ips/${cip.id}/unmap`, {})).body).toMatchObject({ status: 'unmapped', server: null, interface: null });
+    expect((await bb('DELETE', `/cloud_ips/${cip.id}`)).status).toBe(202);
+  });
 });
 
 describe('Brightbox persona: the sandbox\'s side', () => {

@@ -103,3 +103,28 @@ func TestCloudIPErrors(t *testing.T) {
 		})
 	}
 }
+
+// A cloud IP can also be mapped to a server: it reads mapped, naming the server (the persona first showed it
+// unmapped), and the server lists it (Brightbox's CCM writes it as an ExternalIP).
+func TestACloudIPMapsToAServer(t *testing.T) {
+	c := connect(t)
+	s := createServer(t, c)
+	cip := createCloudIP(t, c, simcloudtest.UniqueName("cip"))
+	mapped := simcloudtest.Must(c.MapCloudIP(ctx(t), cip.ID, brightbox.CloudIPAttachment{Destination: s.ID})).Get(t)
+	if mapped.Status.String() != "mapped" || mapped.Server == nil || mapped.Server.ID != s.ID || mapped.LoadBalancer != nil {
+		t.Errorf("mapped %+v (server %+v)", mapped, mapped.Server)
+	}
+	if again := simcloudtest.Must(c.CloudIP(ctx(t), cip.ID)).Get(t); again.Status.String() != "mapped" || again.Server == nil {
+		t.Errorf("read back %+v", again)
+	}
+	got := simcloudtest.Must(c.Server(ctx(t), s.ID)).Get(t)
+	if len(got.CloudIPs) != 1 || got.CloudIPs[0].ID != cip.ID || got.CloudIPs[0].PublicIP != cip.PublicIP {
+		t.Fatalf("server's cloud IPs %+v", got.CloudIPs)
+	}
+	if un := simcloudtest.Must(c.UnMapCloudIP(ctx(t), cip.ID)).Get(t); un.Status.String() != "unmapped" || un.Server != nil {
+		t.Fatalf("unmapped %+v", un)
+	}
+	if got := simcloudtest.Must(c.Server(ctx(t), s.ID)).Get(t); len(got.CloudIPs) != 0 {
+		t.Errorf("still on the server: %+v", got.CloudIPs)
+	}
+}

@@ -18,7 +18,7 @@ import { lbAttrsOf } from './attrs.ts';
 import { API, IdParams, NAME, ownedBy } from './common.ts';
 import { attrsFor, balancing, DEFAULT_ATTRS, LbBody, lbView, servicesFor, targetsFor } from './lb-model.ts';
 import { CloudIp, LoadBalancer } from './responses.ts';
-import { cloudIpView } from './views.ts';
+import { cloudIpView, type CloudIpTarget } from './views.ts';
 
 const lbOut = (sim: Sim, caller: Caller, lb: LoadBalancerRec): LoadBalancer => lbView(lb, ownedRecords(sim, caller, 'servers'), ownedRecords(sim, caller, 'ip_blocks'));
 
@@ -78,11 +78,15 @@ const lbRoutes: RouteDef[] = [
   }),
 ];
 
-const lbOf = (sim: Sim, caller: Caller, b: IpBlockRec): LoadBalancerRec | undefined =>
-  b.assigned_to?.kind === 'load_balancer' ? findOwned(sim, caller, 'load_balancers', b.assigned_to.id) : undefined;
+/** What the block is assigned to, which the cloud IP is mapped to. */
+function targetOf(sim: Sim, caller: Caller, b: IpBlockRec): CloudIpTarget {
+  const to = b.assigned_to;
+  if (to?.kind === 'load_balancer') return { lb: findOwned(sim, caller, 'load_balancers', to.id) };
+  return to?.kind === 'server' ? { server: findOwned(sim, caller, 'servers', to.id) } : {};
+}
 const cipOut = (sim: Sim, caller: Caller, id: string): CloudIp => {
   const b = findOwned(sim, caller, 'ip_blocks', id)!;
-  return cloudIpView(b, lbOf(sim, caller, b));
+  return cloudIpView(b, targetOf(sim, caller, b));
 };
 
 /** Every field gobrightbox's CloudIPOptions has; port translation and route mode are not emulated. */
@@ -103,7 +107,7 @@ async function map(sim: Sim, caller: Caller, b: IpBlockRec, destination: string)
 const cipRoutes: RouteDef[] = [
   defineRoute({
     method: 'get', path: `${API}/cloud_ips`, operation: 'brightbox.cloud_ips.list', summary: 'List cloud IPs (the project\'s IP blocks)', response: z.array(CloudIp),
-    handle: (sim, { caller }) => ownedRecords(sim, caller, 'ip_blocks').map((b) => cloudIpView(b, lbOf(sim, caller, b))),
+    handle: (sim, { caller }) => ownedRecords(sim, caller, 'ip_blocks').map((b) => cloudIpView(b, targetOf(sim, caller, b))),
   }),
   defineRoute({
     method: 'post', path: `${API}/cloud_ips`, operation: 'brightbox.cloud_ips.create', summary: 'Create a cloud IP (a /30 IP block)', body: CipBody, response: CloudIp,
@@ -140,7 +144,7 @@ const cipRoutes: RouteDef[] = [
     response: CloudIp, status: 202,
     handle: async (sim, { caller, params }) => {
       const b = ownedBy(sim, caller, 'ip_blocks', params.id);
-      const out = cloudIpView(b, lbOf(sim, caller, b));
+      const out = cloudIpView(b, targetOf(sim, caller, b));
       await ipb.releaseIpBlock(sim, caller, b.id);
       return out;
     },

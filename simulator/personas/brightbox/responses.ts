@@ -82,7 +82,7 @@ export const LoadBalancer = z.strictObject({
 export type LoadBalancer = z.infer<typeof LoadBalancer>;
 
 export const CloudIp = z.strictObject({
-  ...CloudIpRef.shape, status: z.enum(['mapped', 'unmapped']), mode: z.enum(['nat', 'route']), account: AccountRef, interface: z.null(), server: z.null(),
+  ...CloudIpRef.shape, status: z.enum(['mapped', 'unmapped']), mode: z.enum(['nat', 'route']), account: AccountRef, interface: Interface.nullable(), server: ServerRef.nullable(),
   server_group: z.null(), load_balancer: LbRef.nullable(), database_server: z.null(), port_translators: z.array(z.never()),
 });
 export type CloudIp = z.infer<typeof CloudIp>;

@@ -74,6 +74,11 @@ export function cloudIpRef(b: IpBlockRec): CloudIpRef {
   };
 }
 
+/** A server's one interface: its public addresses (see the header). */
+export const interfaceView = (s: ServerRec): Server['interfaces'][number] => ({
+  ...ref('interfaces', 'interface', `int-${bbIdOf(s.id).slice(4)}`), mac_address: macOf(s.id), ipv4_address: s.public_ipv4 ?? s.private_ipv4 ?? '', ipv6_address: s.public_ipv6 ?? '',
+});
+
 export function serverView(s: ServerRec, groups: readonly ServerGroupRec[], blocks: readonly IpBlockRec[]): Server {
   const t = SERVER_TYPES.find((x) => x.id === s.server_type) ?? SERVER_TYPES[0]!;
   const cips = blocks.filter((b) => b.assigned_to?.kind === 'server' && b.assigned_to.id === s.id);
@@ -82,9 +87,7 @@ export function serverView(s: ServerRec, groups: readonly ServerGroupRec[], bloc
     locked: false, compatibility_mode: false, disk_encrypted: false, account: accountRef(s.project_id),
     image: { ...ref('images', 'image', imageView(s.image).id), name: s.image, username: 'ubuntu' }, zone: zoneView(s.zone), server_type: serverTypeView(t),
     cloud_ips: cips.map(cloudIpRef), server_groups: groups.filter((g) => g.servers.includes(s.id)).map(groupRef),
-    interfaces: [{
-      ...ref('interfaces', 'interface', `int-${bbIdOf(s.id).slice(4)}`), mac_address: macOf(s.id), ipv4_address: s.public_ipv4 ?? s.private_ipv4 ?? '', ipv6_address: s.public_ipv6 ?? '',
-    }],
+    interfaces: [interfaceView(s)],
     snapshots: [],
   };
 }
@@ -114,9 +117,14 @@ export function policyView(p: FirewallPolicyRec, group: ServerGroupRec | undefin
   };
 }
 
-export function cloudIpView(b: IpBlockRec, lb: LoadBalancerRec | undefined): CloudIp {
+/** What a cloud IP is mapped to: a load balancer or a server (its block's assignment), or nothing. */
+export interface CloudIpTarget { readonly lb?: LoadBalancerRec | undefined; readonly server?: ServerRec | undefined }
+
+/** A cloud IP mapped to a server names the server and the interface it reaches, as Brightbox shows it. */
+export function cloudIpView(b: IpBlockRec, { lb, server }: CloudIpTarget): CloudIp {
   return {
-    ...cloudIpRef(b), status: lb === undefined ? 'unmapped' : 'mapped', mode: 'nat', account: accountRef(b.project_id), interface: null, server: null,
+    ...cloudIpRef(b), status: lb === undefined && server === undefined ? 'unmapped' : 'mapped', mode: 'nat', account: accountRef(b.project_id),
+    interface: server === undefined ? null : interfaceView(server), server: server === undefined ? null : serverRef(server),
     server_group: null, database_server: null, port_translators: [],
     load_balancer: lb === undefined ? null : { ...ref('load_balancers', 'load_balancer', bbIdOf(lb.id)), name: lb.name, status: lb.status === 'deleting' ? 'deleting' : 'active' },
   };
