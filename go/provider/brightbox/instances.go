@@ -64,8 +64,8 @@ func serverByName(ctx context.Context, c *brightbox.Client, name string) (*brigh
 	}
 	list, err := c.Servers(ctx)
 	for i := range list {
-		if list[i].Name == name {
-			return existing(&list[i]), nil
+		if s := existing(&list[i]); s != nil && s.Name == name {
+			return s, nil
 		}
 	}
 	return nil, err

@@ -300,6 +300,7 @@ func needsUpdate(lb *brightbox.LoadBalancer, want brightbox.LoadBalancerOptions)
 	for i, n := range want.Nodes {
 		wantNodes[i] = n.Node
 	}
+	slices.Sort(wantNodes)
 	https := slices.ContainsFunc(want.Listeners, func(l brightbox.LoadBalancerListener) bool { return l.Protocol == listenerprotocol.Https })
 	return *want.Name != lb.Name || !check || !listeners || !slices.Equal(nodes, wantNodes) || (want.Policy != 0 && want.Policy != lb.Policy) ||
 		https != lb.HTTPSRedirect

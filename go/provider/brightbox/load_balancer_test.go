@@ -184,3 +184,87 @@ func findNamed[T any](list []T, name string, nameOf func(T) string) *T {
 	found, _ := byName(list, nil, nameOf, name)
 	return found
 }
+
+// Which cloud IP a Service gets: the annotation's, the one with spec.loadBalancerIP's address, else its own.
+func TestTheServicesCloudIP(t *testing.T) {
+	c, ctx := api(t), context.Background()
+	given := simcloudtest.Must(c.CreateCloudIP(ctx, brightbox.CloudIPOptions{Name: ptr(simcloudtest.UniqueName("given"))})).Get(t)
+	t.Cleanup(func() { _, _ = c.DestroyCloudIP(context.Background(), given.ID) })
+	l := &loadBalancers{c: c}
+	for _, tc := range []struct {
+		name    string
+		spec    lbSpec
+		want    string // "": a new cloud IP named as the Service's resources
+		wantErr string
+	}{
+		{"by annotation", lbSpec{cloudIP: given.ID}, given.ID, ""},
+		{"by address", lbSpec{address: given.PublicIPv4}, given.ID, ""},
+		{"an address no cloud IP has", lbSpec{address: "203.0.113.250"}, "", "no cloud IP has the address"},
+		{"not an address", lbSpec{address: "x"}, "", "not an IP address"},
+		{"its own", lbSpec{}, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			name := simcloudtest.UniqueName("svc") + ".default.c1"
+			cip, err := l.ensureCloudIP(ctx, name, tc.spec)
+			switch {
+			case tc.wantErr != "":
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+			case err != nil:
+				t.Fatal(err)
+			case tc.want != "" && cip.ID != tc.want:
+				t.Fatalf("cloud IP %s, want %s", cip.ID, tc.want)
+			case tc.want == "":
+				t.Cleanup(func() { _, _ = c.DestroyCloudIP(context.Background(), cip.ID) })
+				if cip.Name != name {
+					t.Fatalf("new cloud IP named %q", cip.Name)
+				}
+				if again := simcloudtest.Must(l.ensureCloudIP(ctx, name, tc.spec)).Get(t); again.ID != cip.ID {
+					t.Fatalf("a second sync allocated %s", again.ID)
+				}
+			}
+		})
+	}
+}
+
+// A load balancer is updated only when it differs from what the Service asks; zeros are the API's defaults.
+func TestNeedsUpdate(t *testing.T) {
+	name := "web.default.c1"
+	spec := lbSpec{
+		listeners: []brightbox.LoadBalancerListener{{Protocol: listenerprotocol.Tcp, In: 80, Out: 30080}},
+		check:     brightbox.LoadBalancerHealthcheck{Type: healthchecktype.Tcp, Port: 30080, Request: "/"},
+	}
+	current := func() *brightbox.LoadBalancer {
+		return &brightbox.LoadBalancer{
+			Name: name, Policy: balancingpolicy.LeastConnections, Nodes: []brightbox.Server{{ID: "srv-aaaaa"}},
+			Listeners:   []brightbox.LoadBalancerListener{{Protocol: listenerprotocol.Tcp, In: 80, Out: 30080, Timeout: 50000}},
+			Healthcheck: brightbox.LoadBalancerHealthcheck{Type: healthchecktype.Tcp, Port: 30080, Request: "/", Interval: 5000, Timeout: 5000, ThresholdUp: 3, ThresholdDown: 3},
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(*lbSpec, *[]string)
+		want   bool
+	}{
+		{"the same (defaults left to the API)", func(*lbSpec, *[]string) {}, false},
+		{"another node", func(_ *lbSpec, s *[]string) { *s = append(*s, "srv-bbbbb") }, true},
+		{"another NodePort", func(sp *lbSpec, _ *[]string) {
+			sp.listeners = []brightbox.LoadBalancerListener{{Protocol: listenerprotocol.Tcp, In: 80, Out: 30081}}
+		}, true},
+		{"an idle timeout", func(sp *lbSpec, _ *[]string) {
+			sp.listeners = []brightbox.LoadBalancerListener{{Protocol: listenerprotocol.Tcp, In: 80, Out: 30080, Timeout: 30000}}
+		}, true},
+		{"a policy", func(sp *lbSpec, _ *[]string) { sp.policy = balancingpolicy.RoundRobin }, true},
+		{"the default policy named", func(sp *lbSpec, _ *[]string) { sp.policy = balancingpolicy.LeastConnections }, false},
+		{"a check interval", func(sp *lbSpec, _ *[]string) { sp.check.Interval = 1000 }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sp, servers := spec, []string{"srv-aaaaa"}
+			tc.change(&sp, &servers)
+			if got := needsUpdate(current(), options(name, sp, servers)); got != tc.want {
+				t.Fatalf("needsUpdate = %v", got)
+			}
+		})
+	}
+}
