@@ -60,12 +60,12 @@ type lbSpec struct {
 	ports string
 }
 
-// enum reads key as one of an enum's values (gobrightbox's parser, which knows them).
-func enum[E any](r *providerkit.Reader, key string, fallback E, parse func(string) (E, error)) E {
+// enum reads key as one of an enum's values, parsed by gobrightbox's parser for the enum (valid lists them).
+func enum[E any](r *providerkit.Reader, key string, fallback E, parse func(string) (E, error), valid []string) E {
 	return providerkit.Parse(r, key, fallback, func(raw string) (E, error) {
 		v, err := parse(raw)
 		if err != nil {
-			return v, fmt.Errorf("is not a valid value (%v)", err)
+			return v, fmt.Errorf("must be one of: %s", strings.Join(valid, ", "))
 		}
 		return v, nil
 	})
@@ -74,10 +74,10 @@ func enum[E any](r *providerkit.Reader, key string, fallback E, parse func(strin
 // parseService reads svc as Brightbox's CCM does and refuses what it refuses, every problem named at once.
 func parseService(svc *v1.Service) (lbSpec, error) {
 	r := providerkit.Annotations(svc.Annotations)
-	protocol := enum(r, AnnotationListenerProtocol, listenerprotocol.Http, listenerprotocol.ParseEnum)
-	proxy := enum(r, AnnotationListenerProxy, proxyprotocol.Enum(0), proxyprotocol.ParseEnum)
+	protocol := enum(r, AnnotationListenerProtocol, listenerprotocol.Http, listenerprotocol.ParseEnum, listenerprotocol.ValidStrings)
+	proxy := enum(r, AnnotationListenerProxy, proxyprotocol.Enum(0), proxyprotocol.ParseEnum, proxyprotocol.ValidStrings)
 	idle := uint(r.Int(AnnotationListenerIdle, 0, 0, math.MaxInt))
-	spec := lbSpec{policy: enum(r, AnnotationPolicy, balancingpolicy.Enum(0), balancingpolicy.ParseEnum), address: svc.Spec.LoadBalancerIP}
+	spec := lbSpec{policy: enum(r, AnnotationPolicy, balancingpolicy.Enum(0), balancingpolicy.ParseEnum, balancingpolicy.ValidStrings), address: svc.Spec.LoadBalancerIP}
 	spec.cloudIP = providerkit.Parse(r, AnnotationCloudIP, "", func(raw string) (string, error) {
 		if !cloudIPID.MatchString(raw) {
 			return "", fmt.Errorf("must be a cloud IP id matching %s", cloudIPID)
@@ -137,7 +137,7 @@ func healthCheck(r *providerkit.Reader, svc *v1.Service, listener listenerprotoc
 	if listener == listenerprotocol.Tcp && path == "" {
 		fallback = healthchecktype.Tcp
 	}
-	kind := enum(r, AnnotationHCProtocol, fallback, healthchecktype.ParseEnum)
+	kind := enum(r, AnnotationHCProtocol, fallback, healthchecktype.ParseEnum, healthchecktype.ValidStrings)
 	if port == 0 && len(svc.Spec.Ports) > 0 {
 		port = uint16(svc.Spec.Ports[0].NodePort)
 	}

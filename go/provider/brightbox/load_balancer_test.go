@@ -88,7 +88,7 @@ func TestParseServiceRefuses(t *testing.T) {
 		want []string
 	}{
 		{"bad values", service(map[string]string{AnnotationPolicy: "random", AnnotationListenerProxy: "v3", AnnotationHCInterval: "-1", AnnotationCloudIP: "lba-x"}),
-			[]string{AnnotationPolicy, AnnotationListenerProxy, AnnotationHCInterval, AnnotationCloudIP}},
+			[]string{AnnotationPolicy, AnnotationListenerProxy, AnnotationHCInterval, AnnotationCloudIP, "must be one of: least-connections, round-robin, source-address"}},
 		{"UDP", udp, []string{"UDP"}},
 		{"session affinity", sticky, []string{"ClientIP"}},
 		{"SSL over TCP", service(map[string]string{AnnotationListenerProtocol: "tcp", AnnotationSSLDomains: "example.com"}), []string{"tcp"}},
