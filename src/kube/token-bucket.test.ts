@@ -26,6 +26,18 @@ describe('TokenBucket', () => {
     expect(done).toBe(true);
   });
 
+  it('waitMs says how long until a token, taking none', async () => {
+    const clock = new FakeClock();
+    const bucket = new TokenBucket(2, 1, clock);
+    expect(bucket.waitMs()).toBe(0);
+    expect(bucket.tryTake()).toBe(true);
+    expect(bucket.waitMs()).toBe(500);
+    await clock.advance(200);
+    expect(bucket.waitMs()).toBe(300);
+    await clock.advance(300);
+    expect(bucket.tryTake()).toBe(true);
+  });
+
   it('tryTake never goes into debt', () => {
     const clock = new FakeClock();
     const bucket = new TokenBucket(1, 2, clock);

@@ -39,6 +39,12 @@ export class TokenBucket {
     return true;
   }
 
+  /** Milliseconds until a token is available (0: one is now); takes nothing. */
+  waitMs(): number {
+    this.refill();
+    return this.tokens >= 1 ? 0 : Math.ceil(((1 - this.tokens) / this.qps) * 1000);
+  }
+
   /** Waits (on the clock) until a token is available. */
   async acquire(signal?: AbortSignal): Promise<void> {
     const delay = this.reserve();

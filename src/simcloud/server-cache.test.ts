@@ -64,7 +64,7 @@ describe('ServerCache', () => {
   it('spaces refreshes by minIntervalMs and answers undefined only after a list taken after the lookup', async () => {
     const clock = new FakeClock();
     const cloud = fakeCloud(3);
-    const cache = new ServerCache({ lister: cloud, clock, minIntervalMs: 1000 });
+    const cache = new ServerCache({ lister: cloud, clock, minIntervalMs: 1000, refreshBurst: 1 });
     await cache.byName('worker-1');
     let answer: Server | undefined | null = null;
     void cache.byName('nope').then((s) => (answer = s));
@@ -73,6 +73,29 @@ describe('ServerCache', () => {
     await clock.advance(1000);
     expect(answer).toBeUndefined();
     expect(cloud.calls).toEqual(['all', 'newest 100']);
+  });
+
+  it('lets a few refreshes start at once after a quiet spell, then spaces them by minIntervalMs', async () => {
+    const clock = new FakeClock();
+    const cloud = fakeCloud(1);
+    const cache = new ServerCache({ lister: cloud, clock, minIntervalMs: 1000, refreshBurst: 3 });
+    await cache.byName('worker-1');
+    for (const n of [2, 3]) {
+      await clock.advance(50);
+      cloud.servers.push(server(n));
+      const found = cache.byName(`worker-${n}`);
+      await clock.advance(1);
+      expect(await found).toMatchObject({ id: `srv-${n}` });
+    }
+    await clock.advance(50);
+    cloud.servers.push(server(4));
+    let answer: Server | undefined | null = null;
+    void cache.byName('worker-4').then((s) => (answer = s));
+    await clock.advance(100);
+    expect(answer).toBeNull();
+    await clock.advance(1000);
+    expect(answer).toMatchObject({ id: 'srv-4' });
+    expect(cloud.calls).toEqual(['all', 'newest 100', 'newest 100', 'newest 100']);
   });
 
   it('relists everything when the snapshot is older than maxAgeMs, and when the newest page shows a gap', async () => {

@@ -7,8 +7,11 @@
  * - A miss (a server created after the snapshot) triggers a refresh that started after the lookup did:
  *   one call for the newest page (`sort=created:desc`), or a full relist when that page holds nothing
  *   known. So `undefined` means "not in a list taken after you asked", as authoritative as a GET.
- * - Refreshes are single-flight and start at most every `minIntervalMs`: a burst of misses (1 000 nodes
- *   registering) shares one call per interval.
+ * - Refreshes are single-flight, and after `refreshBurst` in quick succession start at most every
+ *   `minIntervalMs`: a burst of misses (1 000 nodes registering) shares one call per interval, while the
+ *   first registrations after a quiet spell are answered at once. With one spacing alone, a worker that
+ *   had caught up with the arrivals sat idle for up to an interval at the start of every burst, while
+ *   its Kubernetes API budget filled up and overflowed (upstream looks each server up directly).
  * Status is not served from here: InstanceExists/InstanceShutdown stay direct calls (the lifecycle
  * controller acts on them).
  */
@@ -16,6 +19,7 @@ import type { SimcloudClient } from '../../simulator/api/client/index.ts';
 import type { Server } from '../../simulator/api/schema/index.ts';
 import type { CallContext } from '../cloud/provider.ts';
 import { realClock, sleep, type Clock } from '../kube/clock.ts';
+import { TokenBucket } from '../kube/token-bucket.ts';
 import { callOptions, toCloudServer } from './client.ts';
 import type { ServerLookup } from './instances.ts';
 
@@ -41,8 +45,10 @@ export interface ServerCacheOptions {
   readonly clock?: Clock;
   /** Hits older than this relist everything first (default 30 s). */
   readonly maxAgeMs?: number;
-  /** Refreshes start at most this often (default 1 s). */
+  /** Refreshes start at most this often (default 1 s), after the burst below. */
   readonly minIntervalMs?: number;
+  /** Refreshes that may start in quick succession after a quiet spell (default 10). */
+  readonly refreshBurst?: number;
   /** Page size of the incremental refresh (default 100). */
   readonly newestPage?: number;
 }
@@ -55,20 +61,22 @@ export interface ListOptions {
 }
 
 export class ServerCache {
-  readonly #opts: Required<Omit<ServerCacheOptions, 'lister' | 'clock'>>;
+  readonly #opts: Required<Omit<ServerCacheOptions, 'lister' | 'clock' | 'minIntervalMs' | 'refreshBurst'>>;
+  /** Paces refreshes: `refreshBurst` at once, then one per `minIntervalMs`. */
+  readonly #refreshes: TokenBucket;
   readonly #lister: ServerLister;
   readonly #clock: Clock;
   #byId = new Map<string, Server>();
   #idByName = new Map<string, string>();
   #fullAt = -Infinity;
-  #lastStartAt = -Infinity;
   #completedStartAt = -Infinity;
   #inflight: { startedAt: number; full: boolean; done: Promise<void> } | undefined;
 
   constructor(options: ServerCacheOptions) {
     this.#lister = options.lister;
     this.#clock = options.clock ?? realClock;
-    this.#opts = { maxAgeMs: options.maxAgeMs ?? 30_000, minIntervalMs: options.minIntervalMs ?? 1000, newestPage: options.newestPage ?? 100 };
+    this.#opts = { maxAgeMs: options.maxAgeMs ?? 30_000, newestPage: options.newestPage ?? 100 };
+    this.#refreshes = new TokenBucket(1000 / (options.minIntervalMs ?? 1000), options.refreshBurst ?? 10, this.#clock);
   }
 
   byName(name: string, ctx?: CallContext, maxAgeMs = this.#opts.maxAgeMs): Promise<Server | undefined> {
@@ -121,7 +129,7 @@ export class ServerCache {
         continue;
       }
       const now = this.#clock.now();
-      const wait = Math.max(this.#lastStartAt + this.#opts.minIntervalMs - now, o.strict ? asked + 1 - now : 0);
+      const wait = Math.max(this.#refreshes.waitMs(), o.strict ? asked + 1 - now : 0);
       if (wait > 0) {
         await sleep(this.#clock, wait, ctx?.signal);
         continue;
@@ -132,7 +140,7 @@ export class ServerCache {
 
   #start(ctx: CallContext | undefined, full: boolean): Promise<void> {
     const startedAt = this.#clock.now();
-    this.#lastStartAt = startedAt;
+    this.#refreshes.tryTake();
     const done = (full ? this.#full(ctx) : this.#incremental(ctx)).then(() => {
       this.#completedStartAt = Math.max(this.#completedStartAt, startedAt);
     });
