@@ -19,12 +19,14 @@ import { startSimcloudProcess, type SimcloudProcess } from './processes.ts';
 import { startCcmSlot, type CcmSlot } from './ccm/runner.ts';
 import { DEFAULT_CCM, type CcmChoice } from './ccm/slot.ts';
 import { createRuntime } from './runtimes/factory.ts';
-import type { ClusterInfo, Runtime, RuntimeContext, RuntimeName } from './runtimes/runtime.ts';
+import { prestarts, type ClusterAccess, type ClusterInfo, type Runtime, type RuntimeBaseContext, type RuntimeContext, type RuntimeName } from './runtimes/runtime.ts';
+import { settleAll, startInOrder, timed } from './startup.ts';
 import { privateDir, SandboxStatus, writeState, type SandboxState, type StepRecord } from './state.ts';
 import { waitFor } from './wait.ts';
+import { checkCloudAndCcm, type LbStrategy } from './options.ts';
 
-export const LB_STRATEGIES = ['lb', 'ip-block'] as const;
-export type LbStrategy = (typeof LB_STRATEGIES)[number];
+// What the CLI checks before any of this loads lives in options.ts, kept light; re-exported for callers.
+export { checkCloudAndCcm, defaultCcmFor, LB_STRATEGIES, SandboxOptionsError, type LbStrategy } from './options.ts';
 
 export interface SandboxOptions {
   readonly name: string;
@@ -49,28 +51,6 @@ export interface SandboxOptions {
   readonly ccm?: CcmChoice;
   /** The API the cluster is made through and the CCM is given (cloud/registry.ts); default simcloud. */
   readonly cloud?: CloudKind;
-}
-
-export class SandboxOptionsError extends Error {
-  override name = 'SandboxOptionsError';
-}
-
-/** Our TypeScript CCM speaks simcloud's /v1 only: a persona needs another CCM in the slot. */
-export function checkCloudAndCcm(cloud: CloudKind, ccm: CcmChoice): void {
-  const unavailable = cloudOf(cloud).upstream.unavailable;
-  if (unavailable !== undefined && ccm.kind === 'upstream') throw new SandboxOptionsError(`--cloud ${cloud} cannot use --ccm upstream: ${unavailable}; use --ccm command or none`);
-  if (!cloudOf(cloud).builtinCcm && ccm.kind === 'builtin') {
-    throw new SandboxOptionsError(`--cloud ${cloud} needs --ccm upstream, command or none: the builtin CCM speaks simcloud's /v1 API only`);
-  }
-}
-
-/** The CCM a cloud gets when none is chosen: ours where it speaks the cloud's API, else the upstream Go CCM's provider. */
-export function defaultCcmFor(cloud: CloudKind): CcmChoice {
-  const { ownCcm, upstream } = cloudOf(cloud);
-  if (!cloudOf(cloud).builtinCcm && upstream.unavailable !== undefined) {
-    throw new SandboxOptionsError(`--cloud ${cloud} has no default CCM (${upstream.unavailable}): give --ccm command --ccm-command '${ownCcm?.command() ?? '<command>'}' or --ccm none`);
-  }
-  return cloudOf(cloud).builtinCcm ? { kind: 'builtin' } : { kind: 'upstream' };
 }
 
 export class Sandbox {
@@ -131,13 +111,19 @@ export class Sandbox {
     privateDir(join(privateDir(this.options.stateDir), 'logs'));
     this.#save();
     try {
-      this.#runtime = await createRuntime(this.options.runtime, { cloud: () => this.#requireCloud(), subscribe: (h) => this.subscribe(h), progress: this.options.progress });
-      await this.#step('simcloud', () => this.#startSimcloud());
-      await this.#step(`cluster (${this.options.runtime})`, () => this.#startCluster());
-      await this.#step(`ccm (${this.ccmChoice.kind})`, () => this.#startCcm());
+      const runtime = await createRuntime(this.options.runtime, { cloud: () => this.#requireCloud(), subscribe: (h) => this.subscribe(h), progress: this.options.progress });
+      this.#runtime = runtime;
+      // Side by side where nothing orders them: local's control plane boots while simcloud starts, the CCM
+      // starts while the machines are created and their kubelets register (docs/performance.md).
+      await startInOrder<ClusterAccess>({
+        ...(prestarts(runtime) ? { prestart: () => this.#step(`control plane (${runtime.name})`, () => runtime.prestart(this.#baseContext()), () => 'API ready') } : {}),
+        simcloud: () => this.#step('simcloud', () => this.#startSimcloud(), (url) => url),
+        cluster: () => this.#step(`cluster (${this.options.runtime})`, () => this.#startCluster(), (c) => `${c.machines.length} machines`),
+        ccm: (access) => this.#step(`ccm (${this.ccmChoice.kind})`, () => this.#startCcm(access), (d) => d),
+      });
       // An empty slot leaves the nodes tainted until the user's own CCM runs.
-      if (this.options.waitForNodes !== false && this.ccmChoice.kind !== 'none') await this.#step('nodes initialized', () => this.#waitForNodes());
-      await this.#step('console', () => this.#startConsole());
+      const nodes = this.options.waitForNodes !== false && this.ccmChoice.kind !== 'none';
+      await settleAll([nodes ? this.#step('nodes initialized', () => this.#waitForNodes(), (d) => d) : Promise.resolve(undefined), this.#step('console', () => this.#startConsole(), (url) => url)]);
       this.#state = { ...this.#state, status: SandboxStatus.ready, readyAt: new Date().toISOString() };
     } catch (err) {
       this.#state = { ...this.#state, status: SandboxStatus.failed, error: err instanceof Error ? err.message : String(err) };
@@ -162,7 +148,9 @@ export class Sandbox {
     if (this.#runtime && ctx) await this.#runtime.collectLogs(ctx, join(this.options.stateDir, 'artifacts', 'cluster')).catch(() => undefined);
     cpSync(join(this.options.stateDir, 'logs'), join(this.options.stateDir, 'artifacts', 'logs'), { recursive: true, force: true });
     await this.#ccm?.stop();
+    // A prestarted part (local: the control plane) is stopped even when simcloud never came up.
     if (this.#runtime && ctx) await this.#runtime.down(ctx);
+    else if (this.#runtime && prestarts(this.#runtime)) await this.#runtime.down(this.#baseContext());
     this.#abort.abort();
     await this.#simcloud?.process.stop();
     this.#ccm = undefined;
@@ -184,13 +172,19 @@ export class Sandbox {
     return (await this.#runtime.addWorker(ctx)).name;
   }
 
-  async #step(name: string, fn: () => Promise<string | void>): Promise<void> {
-    const started = Date.now();
+  /** Runs one step of up(): a progress line when it starts and when it is done, its record in state.json. */
+  async #step<T>(name: string, fn: () => Promise<T>, detail: (value: T) => string | undefined): Promise<T> {
     this.options.progress?.(`${name} ...`);
-    const detail = await fn();
-    const record: StepRecord = { name, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, ...(detail ? { detail } : {}) };
-    this.#state = { ...this.#state, steps: [...this.#state.steps, record] };
-    this.options.progress?.(`${name} done in ${(record.durationMs / 1000).toFixed(1)} s${detail ? ` (${detail})` : ''}`);
+    return timed(name, fn, (record) => {
+      this.#state = { ...this.#state, steps: [...this.#state.steps, record] };
+      this.options.progress?.(`${name} done in ${(record.durationMs / 1000).toFixed(1)} s${record.detail ? ` (${record.detail})` : ''}`);
+      this.#save();
+    }, { detail });
+  }
+
+  /** A phase inside a step (etcd, machines created, ...): recorded, no progress line. */
+  #phase(record: StepRecord): void {
+    this.#state = { ...this.#state, phases: [...(this.#state.phases ?? []), record] };
     this.#save();
   }
 
@@ -221,7 +215,7 @@ export class Sandbox {
     });
   }
 
-  async #startCluster(): Promise<string> {
+  async #startCluster(): Promise<ClusterInfo> {
     const cloud = this.#requireCloud();
     const runtime = this.#runtime;
     const ctx = this.#runtimeContext();
@@ -232,17 +226,17 @@ export class Sandbox {
     await cloud.ensureNetwork();
     this.#cluster = await runtime.up(ctx);
     this.#state = { ...this.#state, kubeconfig: this.#cluster.kubeconfigPath, clusterCidr: this.#cluster.clusterCidr };
-    return `${this.#cluster.machines.length} machines`;
+    return this.#cluster;
   }
 
   get ccmChoice(): CcmChoice {
     return this.options.ccm ?? DEFAULT_CCM;
   }
 
-  async #startCcm(): Promise<string> {
+  async #startCcm(cluster: ClusterAccess | undefined = this.#cluster): Promise<string> {
     const s = this.#simcloud;
-    const cluster = this.#cluster;
     if (!s || !cluster) throw new Error('simcloud and the cluster must run before the CCM');
+    this.#state = { ...this.#state, kubeconfig: cluster.kubeconfigPath, clusterCidr: cluster.clusterCidr };
     this.#ccm = await startCcmSlot({
       choice: this.ccmChoice,
       exec: this.exec,
@@ -286,7 +280,7 @@ export class Sandbox {
         const initialized = nodes.filter((n) => !n.spec?.taints?.some((t) => t.key === UNINITIALIZED_TAINT));
         return nodes.length >= expected && initialized.length === nodes.length ? nodes.length : undefined;
       },
-      { timeoutMs: 120_000, intervalMs: 250, description: `${expected} initialized nodes` },
+      { timeoutMs: 120_000, intervalMs: 100, description: `${expected} initialized nodes` },
     );
     return `${count} nodes`;
   }
@@ -305,14 +299,17 @@ export class Sandbox {
     const s = this.#simcloud;
     const cloud = this.#cloud;
     if (!s || !cloud) return undefined;
+    return { ...this.#baseContext(), cloud, cloudEndpoint: s.url };
+  }
+
+  #baseContext(): RuntimeBaseContext {
     return {
       exec: this.exec,
       stateDir: this.options.stateDir,
       name: this.options.name,
       workers: this.options.workers,
-      cloud,
-      cloudEndpoint: s.url,
       progress: this.options.progress ?? (() => undefined),
+      phase: (record) => this.#phase(record),
       ...(this.options.kubeconfig ? { kubeconfig: this.options.kubeconfig } : {}),
     };
   }

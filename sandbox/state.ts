@@ -36,6 +36,8 @@ export const SandboxState = z.object({
   readyAt: z.string().nullable(),
   error: z.string().nullable(),
   steps: z.array(StepRecord),
+  /** The phases inside the steps (etcd, kube-apiserver, machines created, ...), where the time went; absent in older files. */
+  phases: z.array(StepRecord).optional(),
   workers: z.number().int(),
   lbStrategy: z.string(),
   /** The API the cluster was made through and the CCM is given (sandbox/cloud/registry.ts). */

@@ -7,7 +7,7 @@ import { AllowedHostError, allowedHostsFrom } from '../../simulator/api/host-che
 import { CcmChoiceError, ccmChoiceArgs, ccmChoiceFrom, type CcmChoice } from '../ccm/slot.ts';
 import { cloudOf, CLOUDS, DEFAULT_CLOUD, isCloudKind, type CloudKind } from '../cloud/registry.ts';
 import { isRuntimeChoice, type RuntimeChoice } from '../runtimes/factory.ts';
-import { checkCloudAndCcm, defaultCcmFor, LB_STRATEGIES, SandboxOptionsError, type LbStrategy } from '../sandbox.ts';
+import { checkCloudAndCcm, defaultCcmFor, LB_STRATEGIES, SandboxOptionsError, type LbStrategy } from '../options.ts';
 
 export { UsageError };
 

@@ -7,7 +7,8 @@ import { cloudOf, DEFAULT_CLOUD, isCloudKind } from '../cloud/registry.ts';
 import type { CloudDescriptor } from '../cloud/descriptor.ts';
 import { SANDBOX_DEFAULTS } from '../cloud/sandbox-cloud.ts';
 import { commandLine } from '../ccm/slot.ts';
-import type { SandboxState } from '../state.ts';
+import type { SandboxState, StepRecord } from '../state.ts';
+import { spanMs } from '../startup.ts';
 
 /** The persona the sandbox presents, if it presents one. */
 function personaOf(state: SandboxState): CloudDescriptor | undefined {
@@ -90,13 +91,38 @@ function tryLines(state: SandboxState): string[] {
   ];
 }
 
+const seconds = (ms: number): string => (ms / 1000).toFixed(1);
+
+/**
+ * The steps in the order they started, each with when (steps run side by side where they can) and how
+ * long; then the phases inside them on one line. "after" is the wall time to ready, not a sum.
+ */
+export function stepLines(state: SandboxState): string[] {
+  const origin = Date.parse(state.startedAt);
+  const at = (s: StepRecord): number => (s.startedAt ? Date.parse(s.startedAt) : Number.NaN);
+  const byStart = (a: StepRecord, b: StepRecord): number => (at(a) || 0) - (at(b) || 0);
+  const steps = [...state.steps].sort(byStart);
+  const phases = [...(state.phases ?? [])].sort(byStart);
+  return [
+    ...steps.map((s) => {
+      const start = Number.isNaN(origin) || Number.isNaN(at(s)) ? '' : ` at +${seconds(at(s) - origin)} s`;
+      return `  ${s.name.padEnd(28)} ${seconds(s.durationMs).padStart(6)} s${start.padEnd(12)}${s.detail ? `  ${s.detail}` : ''}`.trimEnd();
+    }),
+    ...(phases.length > 0 ? [`  (within: ${phases.map((p) => `${p.name} ${seconds(p.durationMs)} s`).join(', ')})`] : []),
+  ];
+}
+
+function readyAfterMs(state: SandboxState): number {
+  const wall = Date.parse(state.readyAt ?? '') - Date.parse(state.startedAt);
+  return Number.isNaN(wall) ? spanMs(state.steps) : wall;
+}
+
 export function renderSummary(state: SandboxState): string {
-  const total = state.steps.reduce((sum, s) => sum + s.durationMs, 0);
   const kc = state.kubeconfig ?? '(none)';
   const nameFlag = state.name === 'ccm-sandbox' ? '' : ` -- --name ${state.name}`;
   return [
-    `ccm-sandbox "${state.name}" is ${state.status} (${state.runtime} runtime, ${state.cloud !== DEFAULT_CLOUD ? `${state.cloud} persona` : `lb strategy ${state.lbStrategy}`}) after ${(total / 1000).toFixed(1)} s`,
-    ...state.steps.map((s) => `  ${s.name.padEnd(28)} ${(s.durationMs / 1000).toFixed(1).padStart(6)} s${s.detail ? `  ${s.detail}` : ''}`),
+    `ccm-sandbox "${state.name}" is ${state.status} (${state.runtime} runtime, ${state.cloud !== DEFAULT_CLOUD ? `${state.cloud} persona` : `lb strategy ${state.lbStrategy}`}) after ${seconds(readyAfterMs(state))} s`,
+    ...stepLines(state),
     '',
     ...endpoints(state),
     `  kubeconfig     ${kc}`,

@@ -3,12 +3,13 @@
 // (printing the reason and the log to read). `--foreground` runs the daemon's work in this process until
 // Ctrl-C. `--dry-run` prints the exact commands instead of running them (kind and vagrant).
 import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { flushCompileCache } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createExec } from '../exec.ts';
 import { resolveRuntime } from '../runtimes/factory.ts';
-import { Sandbox } from '../sandbox.ts';
+import type { Sandbox } from '../sandbox.ts';
 import { registerCleanup } from '../shutdown.ts';
 import { privateDir, processAlive, readState, SandboxStatus, stateDir } from '../state.ts';
 import { daemonArgs, type CliOptions } from './args.ts';
@@ -66,7 +67,8 @@ async function follow(dir: string, log: string, pid: number): Promise<number> {
       console.error([`\nccm-sandbox: up failed: ${first}`, ...rest.map((l) => `  | ${l}`), `see ${log} (the daemon has cleaned up)`].join('\n'));
       return 1;
     }
-    await sleep(200);
+    // Short: the summary is printed this long after the daemon is ready at worst; a state file read is cheap.
+    await sleep(50);
   }
 }
 
@@ -78,7 +80,9 @@ function relay(log: string, printed: number): number {
   return complete.length;
 }
 
-function sandboxFor(o: CliOptions, runtime: string): Sandbox {
+/** Loaded here, not at the top: the `up` that only follows its daemon never needs the sandbox's machinery. */
+async function sandboxFor(o: CliOptions, runtime: string): Promise<Sandbox> {
+  const { Sandbox } = await import('../sandbox.ts');
   return new Sandbox({
     name: o.name,
     runtime: runtime as 'local',
@@ -94,7 +98,7 @@ function sandboxFor(o: CliOptions, runtime: string): Sandbox {
 }
 
 async function foreground(o: CliOptions, runtime: string): Promise<number> {
-  const sandbox = sandboxFor(o, runtime);
+  const sandbox = await sandboxFor(o, runtime);
   registerCleanup(() => sandbox.down());
   await sandbox.up();
   console.log(`\n${renderSummary(sandbox.state)}\n\nrunning in the foreground; Ctrl-C stops everything`);
@@ -104,7 +108,7 @@ async function foreground(o: CliOptions, runtime: string): Promise<number> {
 
 /** The detached daemon: brings the sandbox up, then keeps it running until SIGTERM/SIGINT (from `down`). */
 export async function daemon(o: CliOptions): Promise<number> {
-  const sandbox = sandboxFor(o, o.runtime);
+  const sandbox = await sandboxFor(o, o.runtime);
   registerCleanup(() => sandbox.down());
   try {
     await sandbox.up();
@@ -114,6 +118,8 @@ export async function daemon(o: CliOptions): Promise<number> {
     return 1;
   }
   console.log('  ready');
+  // Written now rather than at exit: `down` ends this process with a signal.
+  flushCompileCache();
   await new Promise(() => undefined);
   return 0;
 }

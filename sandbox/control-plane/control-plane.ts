@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { createExec, type Exec, type ManagedProcess } from '../exec.ts';
-import { freePorts } from '../ports.ts';
+import { freePort, freePorts } from '../ports.ts';
 import { launchProcess, LaunchError } from '../processes.ts';
 import { reaper } from '../reaper-client.ts';
 import { registerCleanup } from '../shutdown.ts';
@@ -18,6 +18,7 @@ import { ensureBinaries, type Component, type ControlPlaneBinaries } from './bin
 import { controllerManagerArgs, apiServerArgs, etcdArgs, schedulerArgs, type ControlPlanePorts, type ControlPlaneLayout } from './flags.ts';
 import { renderKubeconfig } from './kubeconfig.ts';
 import { generatePki, type ControlPlanePki, type PemPair } from './pki.ts';
+import { timed, type RecordSink } from '../startup.ts';
 
 export interface ControlPlaneOptions {
   readonly binaries?: ControlPlaneBinaries;
@@ -36,6 +37,13 @@ export interface ControlPlaneOptions {
   readonly onProgress?: (message: string) => void;
   /** Flags appended to kube-apiserver's (the benchmark's audit log); none by default. */
   readonly apiServerExtraArgs?: readonly string[];
+  /**
+   * Called once kube-apiserver is ready, before kube-controller-manager and kube-scheduler are: its clients
+   * (a CCM, kubelets) can start while those two do. start() still resolves only when all four serve.
+   */
+  readonly onApiReady?: (controlPlane: ControlPlane) => void;
+  /** Receives each component's start, spawn to ready (where the start-up time goes). */
+  readonly onPhase?: RecordSink;
 }
 
 export const CONTROL_PLANE_DEFAULTS = {
@@ -58,13 +66,20 @@ export class ControlPlaneStartError extends Error {
   override name = 'ControlPlaneStartError';
 }
 
+/** A start failure after the API was announced (onApiReady): a retry of the whole start would move the API, so none is made. */
+class LateStartError extends ControlPlaneStartError {}
+
+function addressInUse(err: Error): boolean {
+  return /address already in use/i.test(err.message);
+}
+
 const START_ATTEMPTS = 3;
 
 export class ControlPlane {
   readonly dir: string;
   readonly kubeconfigPath: string;
   readonly apiServerUrl: string;
-  readonly ports: ControlPlanePorts;
+  #ports: ControlPlanePorts;
   readonly options: Required<Pick<ControlPlaneOptions, 'clusterCidr' | 'serviceCidr' | 'nodeCidrMaskSize' | 'nodeMonitorGracePeriodSeconds' | 'podEvictionTolerationSeconds'>>;
   readonly #processes: ManagedProcess[];
   readonly #ownsDir: boolean;
@@ -75,7 +90,7 @@ export class ControlPlane {
   private constructor(layout: ControlPlaneLayout, pki: ControlPlanePki, processes: ManagedProcess[], ownsDir: boolean) {
     this.dir = layout.dir;
     this.kubeconfigPath = join(layout.dir, 'admin.kubeconfig');
-    this.ports = layout.ports;
+    this.#ports = layout.ports;
     this.apiServerUrl = `https://127.0.0.1:${layout.ports.apiServer}`;
     this.options = layout.network;
     this.#pki = pki;
@@ -95,7 +110,7 @@ export class ControlPlane {
       } catch (err) {
         lastError = err;
         // A port taken between choosing and binding it is the one failure worth retrying.
-        if (!(err instanceof ControlPlaneStartError && /address already in use/i.test(err.message))) break;
+        if (!(err instanceof ControlPlaneStartError && !(err instanceof LateStartError) && addressInUse(err))) break;
         progress(`port clash, retrying (attempt ${attempt + 1}/${START_ATTEMPTS})`);
       }
     }
@@ -109,30 +124,57 @@ export class ControlPlane {
     const processes: ManagedProcess[] = [];
     const cp = new ControlPlane(layout, pki, processes, ctx.ownsDir);
     const started = Date.now();
+    const component = (start: ComponentStart): Promise<void> => timed(start.name, () => startComponent(ctx, processes, start), ctx.options.onPhase ?? (() => undefined));
     try {
-      await startComponent(ctx, processes, { name: 'etcd', args: etcdArgs(layout), ready: () => httpsOk(`https://127.0.0.1:${layout.ports.etcdClient}/health`, pki.etcdCa, pki.etcdClient) });
-      await startComponent(ctx, processes, { name: 'kube-apiserver', args: [...apiServerArgs(layout), ...(ctx.options.apiServerExtraArgs ?? [])], ready: () => cp.#apiOk('/readyz') });
-      // Both only talk to the apiserver: start them together.
+      // kube-apiserver waits for etcd itself (its /readyz includes etcd): booting both at once saves etcd's
+      // start-up; etcd keeps a probe of its own so that its failure is reported as etcd's.
       await Promise.all([
-        startComponent(ctx, processes, {
-          name: 'kube-controller-manager',
-          args: controllerManagerArgs(layout),
-          ready: () => cp.#apiOk('/api/v1/namespaces/default/serviceaccounts/default'),
-        }),
-        startComponent(ctx, processes, {
-          name: 'kube-scheduler',
-          args: schedulerArgs(layout),
-          ready: () => httpsOk(`https://127.0.0.1:${layout.ports.scheduler}/readyz`, pki.ca.cert, pki.admin),
-        }),
+        component({ name: 'etcd', args: etcdArgs(layout), ready: () => httpsOk(`https://127.0.0.1:${layout.ports.etcdClient}/health`, pki.etcdCa, pki.etcdClient) }),
+        component({ name: 'kube-apiserver', args: [...apiServerArgs(layout), ...(ctx.options.apiServerExtraArgs ?? [])], ready: () => cp.#apiOk('/readyz') }),
       ]);
     } catch (err) {
-      await stopAll(processes);
-      rmSync(join(ctx.dir, 'etcd'), { recursive: true, force: true });
+      await cp.#abandon(ctx);
       throw err;
+    }
+    try {
+      ctx.options.onApiReady?.(cp);
+      // Both only talk to the apiserver: start them together.
+      await Promise.all([
+        component({ name: 'kube-controller-manager', args: controllerManagerArgs(layout), ready: () => cp.#apiOk('/api/v1/namespaces/default/serviceaccounts/default') }),
+        cp.#startScheduler(ctx, component),
+      ]);
+    } catch (err) {
+      await cp.#abandon(ctx);
+      throw err instanceof ControlPlaneStartError ? new LateStartError(err.message, { cause: err }) : err;
     }
     cp.#unregister = registerCleanup(() => cp.stop());
     ctx.progress(`control plane ready in ${((Date.now() - started) / 1000).toFixed(1)} s at ${cp.apiServerUrl}`);
     return cp;
+  }
+
+  /** kube-scheduler, the one component started after the API with a port of its own: a clash there retries it alone on a new port. */
+  async #startScheduler(ctx: AttemptContext, component: (start: ComponentStart) => Promise<void>): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const layout = { dir: this.dir, ports: this.#ports, network: this.options };
+      try {
+        await component({ name: 'kube-scheduler', args: schedulerArgs(layout), ready: () => httpsOk(`https://127.0.0.1:${layout.ports.scheduler}/readyz`, this.#pki.ca.cert, this.#pki.admin) });
+        return;
+      } catch (err) {
+        if (!(err instanceof ControlPlaneStartError && addressInUse(err)) || attempt >= START_ATTEMPTS) throw err;
+        this.#ports = { ...this.#ports, scheduler: await freePort() };
+        ctx.progress(`kube-scheduler port clash, retrying (attempt ${attempt + 1}/${START_ATTEMPTS})`);
+      }
+    }
+  }
+
+  /** After a failed start: stops what started and drops etcd's data, so a retry starts clean. */
+  async #abandon(ctx: AttemptContext): Promise<void> {
+    await stopAll(this.#processes);
+    rmSync(join(ctx.dir, 'etcd'), { recursive: true, force: true });
+  }
+
+  get ports(): ControlPlanePorts {
+    return this.#ports;
   }
 
   /** Each component's pid, log file and whether it is still running. */

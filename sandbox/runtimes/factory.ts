@@ -3,7 +3,6 @@
 import type { SimEvent } from '../../simulator/api/schema/events.ts';
 import type { SimcloudSandboxCloud } from '../cloud/sandbox-cloud.ts';
 import type { Exec } from '../exec.ts';
-import { LocalRuntime } from './local.ts';
 import { RUNTIME_NAMES, type Runtime, type RuntimeName } from './runtime.ts';
 
 export type RuntimeChoice = RuntimeName | 'auto';
@@ -24,8 +23,11 @@ export async function resolveRuntime(choice: RuntimeChoice, exec: Exec): Promise
 export async function createRuntime(name: RuntimeName, deps: RuntimeDeps): Promise<Runtime> {
   const onError = (m: string): void => deps.progress?.(`warning: ${m}`);
   switch (name) {
-    case 'local':
+    case 'local': {
+      // Loaded on demand like the others: the CLI resolves a runtime without loading the control plane.
+      const { LocalRuntime } = await import('./local.ts');
       return new LocalRuntime({ cloud: deps.cloud, subscribe: deps.subscribe, onError });
+    }
     case 'kind':
       return (await import('./kind.ts')).createKindRuntime();
     case 'vagrant':

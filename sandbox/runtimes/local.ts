@@ -12,7 +12,8 @@ import { ControlPlane, CONTROL_PLANE_DEFAULTS, type ControlPlaneOptions } from '
 import { KubeletFleet, type FleetServer } from '../kubelet/fleet.ts';
 import { KubeProxyStandIn } from '../kubelet/kube-proxy.ts';
 import { SANDBOX_LABELS, type SimcloudSandboxCloud } from '../cloud/sandbox-cloud.ts';
-import { NODE_ROLES, type Availability, type ClusterInfo, type RegisteredServer, type Runtime, type RuntimeContext } from './runtime.ts';
+import { settleAll, timed } from '../startup.ts';
+import { NODE_ROLES, type Availability, type ClusterAccess, type ClusterInfo, type PrestartingRuntime, type RegisteredServer, type RuntimeBaseContext, type RuntimeContext } from './runtime.ts';
 
 export interface LocalRuntimeOptions {
   /** The sandbox's cloud; a getter because the runtime is chosen before simcloud starts. */
@@ -20,6 +21,8 @@ export interface LocalRuntimeOptions {
   /** Subscribes to simcloud's event stream; returns the unsubscribe function. */
   readonly subscribe: (handler: (event: SimEvent) => void) => () => void;
   readonly controlPlane?: Omit<ControlPlaneOptions, 'dir'>;
+  /** How the control plane is started (default ControlPlane.start; unit tests give a fake). */
+  readonly startControlPlane?: (options: ControlPlaneOptions) => Promise<ControlPlane>;
   readonly kubeletRenewIntervalMs?: number;
   /** Run the kube-proxy stand-in on the node addresses (off for benchmarks with thousands of nodes). */
   readonly nodePortStandIns?: boolean;
@@ -45,13 +48,19 @@ const CONTROL_PLANE_NODE = {
   registerWithTaints: [{ key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' }],
 };
 
+interface ControlPlaneBoot {
+  readonly access: Promise<ClusterAccess>;
+  readonly ready: Promise<ControlPlane>;
+}
+
 /** Safety net for missed events: a full resync of servers and Services this often. */
 const RESYNC_MS = 5000;
 
-export class LocalRuntime implements Runtime {
+export class LocalRuntime implements PrestartingRuntime {
   readonly name = 'local' as const;
   readonly #opts: LocalRuntimeOptions;
   #controlPlane: ControlPlane | undefined;
+  #booting: ControlPlaneBoot | undefined;
   #fleet: KubeletFleet | undefined;
   #kubeProxy: KubeProxyStandIn | undefined;
   #timers: NodeJS.Timeout[] = [];
@@ -78,13 +87,20 @@ export class LocalRuntime implements Runtime {
     return this.#fleet;
   }
 
+  /** Boots the control plane, which needs no cloud; resolves once its API serves (the kubeconfig in place). */
+  prestart(ctx: RuntimeBaseContext): Promise<ClusterAccess> {
+    return this.#boot(ctx).access;
+  }
+
   async up(ctx: RuntimeContext): Promise<ClusterInfo> {
-    const dir = join(ctx.stateDir, 'control-plane');
-    rmSync(dir, { recursive: true, force: true });
-    this.#controlPlane = await ControlPlane.start({ ...this.#opts.controlPlane, dir, onProgress: ctx.progress });
-    copyFileSync(this.#controlPlane.kubeconfigPath, this.kubeconfigPath(ctx));
+    const boot = this.#boot(ctx);
+    const phase = ctx.phase ?? ((): void => undefined);
+    // A cloud takes its time to provision a machine (simcloud about 2 s): they are created while the control
+    // plane boots, and their kubelets register as soon as the API serves, while the controller-manager and
+    // the scheduler start.
+    const [machines, access] = await settleAll([timed('machines created', () => this.#registerMachines(ctx), phase, { detail: (m) => `${m.length} servers` }), boot.access]);
     const kubeConfig = new PooledKubeConfig();
-    kubeConfig.loadFromFile(this.kubeconfigPath(ctx));
+    kubeConfig.loadFromFile(access.kubeconfigPath);
     this.#fleet = new KubeletFleet({
       kubeConfig,
       clusterLabel: { key: SANDBOX_LABELS.cluster, value: ctx.name },
@@ -98,9 +114,39 @@ export class LocalRuntime implements Runtime {
       ...(this.#opts.scale?.sharedHeartbeat ? { sharedHeartbeat: this.#opts.scale.sharedHeartbeat } : {}),
       ...(this.#opts.scale?.startConcurrency ? { startConcurrency: this.#opts.scale.startConcurrency } : {}),
     });
-    const machines = await this.#registerMachines(ctx);
-    await this.#startDriving(kubeConfig);
-    return { kubeconfigPath: this.kubeconfigPath(ctx), machines, clusterCidr: this.#controlPlane.options.clusterCidr };
+    await timed('kubelets registered', () => this.#startDriving(kubeConfig), phase);
+    await boot.ready;
+    return { ...access, machines };
+  }
+
+  /**
+   * Starts the control plane once (prestart() or up(), whichever comes first). `access` resolves when the API
+   * serves, `ready` when all four components do; `ready` always has a handler, so a failure after a
+   * prestart() whose up() never ran is down()'s business, not an unhandled rejection.
+   */
+  #boot(ctx: RuntimeBaseContext): ControlPlaneBoot {
+    if (this.#booting) return this.#booting;
+    const dir = join(ctx.stateDir, 'control-plane');
+    rmSync(dir, { recursive: true, force: true });
+    let announce: (access: ClusterAccess) => void = () => undefined;
+    const apiReady = new Promise<ClusterAccess>((resolve) => (announce = resolve));
+    const start = this.#opts.startControlPlane ?? ((o: ControlPlaneOptions) => ControlPlane.start(o));
+    const ready = start({
+      ...this.#opts.controlPlane,
+      dir,
+      onProgress: ctx.progress,
+      ...(ctx.phase ? { onPhase: ctx.phase } : {}),
+      onApiReady: (cp) => {
+        copyFileSync(cp.kubeconfigPath, this.kubeconfigPath(ctx));
+        announce({ kubeconfigPath: this.kubeconfigPath(ctx), clusterCidr: cp.options.clusterCidr });
+      },
+    }).then((cp) => (this.#controlPlane = cp));
+    ready.catch(() => undefined);
+    // A start that fails before the API serves fails `access` too.
+    const access = Promise.race([apiReady, ready.then(() => apiReady)]);
+    access.catch(() => undefined);
+    this.#booting = { access, ready };
+    return this.#booting;
   }
 
   async addWorker(ctx: RuntimeContext): Promise<RegisteredServer> {
@@ -114,15 +160,18 @@ export class LocalRuntime implements Runtime {
     return server;
   }
 
-  async down(ctx: RuntimeContext): Promise<void> {
+  async down(ctx: RuntimeBaseContext): Promise<void> {
     this.#unsubscribe();
     for (const t of this.#timers) clearInterval(t);
     this.#timers = [];
     this.#fleet?.close();
     await this.#kubeProxy?.stop();
     this.#kubeProxy = undefined;
-    await this.#controlPlane?.stop();
+    // A control plane still booting (down during up) is stopped once its start has settled.
+    const controlPlane = this.#controlPlane ?? (await this.#booting?.ready.catch(() => undefined));
+    await controlPlane?.stop();
     this.#controlPlane = undefined;
+    this.#booting = undefined;
     rmSync(join(ctx.stateDir, 'control-plane'), { recursive: true, force: true });
   }
 
@@ -135,12 +184,13 @@ export class LocalRuntime implements Runtime {
   async #registerMachines(ctx: RuntimeContext): Promise<RegisteredServer[]> {
     const names = [`${ctx.name}-control-plane`, ...Array.from({ length: ctx.workers }, (_, i) => workerName(ctx.name, i + 1))];
     this.#workerCount = ctx.workers;
-    const machines: RegisteredServer[] = [];
-    for (const [i, name] of names.entries()) {
-      machines.push(await ctx.cloud.registerServer({ name, role: i === 0 ? NODE_ROLES.controlPlane : NODE_ROLES.worker }));
+    // All at once: each waits out its own provisioning. The cloud hands out addresses in the order the
+    // creates arrive, so which node gets which address may differ from run to run.
+    return Promise.all(names.map(async (name, i) => {
+      const server = await ctx.cloud.registerServer({ name, role: i === 0 ? NODE_ROLES.controlPlane : NODE_ROLES.worker });
       ctx.progress(`server ${name} registered`);
-    }
-    return machines;
+      return server;
+    }));
   }
 
   async #startDriving(kubeConfig: KubeConfig): Promise<void> {

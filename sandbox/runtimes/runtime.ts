@@ -6,6 +6,7 @@
 //   vagrant   the top-level Vagrantfile (kubeadm VMs), power actions -> vagrant halt/up/destroy
 //   existing  any kubeconfig; servers adopted for the cluster's nodes by name
 import type { Exec } from '../exec.ts';
+import type { RecordSink } from '../startup.ts';
 
 export const RUNTIME_NAMES = ['local', 'kind', 'vagrant', 'existing'] as const;
 export type RuntimeName = (typeof RUNTIME_NAMES)[number];
@@ -47,6 +48,9 @@ export interface SandboxCloud {
   onPowerEvent(handler: (event: PowerEvent) => void): () => void;
 }
 
+/** What a runtime knows before simcloud runs: everything but the cloud. */
+export type RuntimeBaseContext = Omit<RuntimeContext, 'cloud' | 'cloudEndpoint'>;
+
 export interface RuntimeContext {
   readonly exec: Exec;
   /** The sandbox's state directory: logs, kubeconfig, generated configs live here. */
@@ -61,13 +65,19 @@ export interface RuntimeContext {
   readonly progress: (message: string) => void;
   /** For `existing`: the kubeconfig to use. */
   readonly kubeconfig?: string;
+  /** Receives the phases inside the runtime's start (etcd, kube-apiserver, machines created, ...). */
+  readonly phase?: RecordSink;
 }
 
-export interface ClusterInfo {
+/** How to reach a cluster's API: known before its machines are (a CCM can start then). */
+export interface ClusterAccess {
   readonly kubeconfigPath: string;
-  readonly machines: readonly RegisteredServer[];
   /** The cluster's pod network, for the CCM's --cluster-cidr. */
   readonly clusterCidr: string;
+}
+
+export interface ClusterInfo extends ClusterAccess {
+  readonly machines: readonly RegisteredServer[];
 }
 
 export interface Availability {
@@ -96,6 +106,21 @@ export interface Runtime {
    * IPs) and, when given, its LB VIP pool should be vipPool. Absent or undefined = the loopback defaults.
    */
   cloudNetwork?(): CloudNetwork | undefined;
+}
+
+/**
+ * A runtime with a part that needs no cloud (local: its control plane), started by prestart() while the
+ * sandbox starts simcloud. prestart() resolves once the cluster's API serves, so the CCM can start while
+ * up() creates the machines and registers their kubelets; up() still resolves only when all of it is
+ * ready. down() needs no cloud either: it can follow a prestart() whose up() never ran.
+ */
+export interface PrestartingRuntime extends Runtime {
+  prestart(ctx: RuntimeBaseContext): Promise<ClusterAccess>;
+  down(ctx: RuntimeBaseContext): Promise<void>;
+}
+
+export function prestarts(runtime: Runtime): runtime is PrestartingRuntime {
+  return 'prestart' in runtime && typeof runtime.prestart === 'function';
 }
 
 export interface CloudNetwork {

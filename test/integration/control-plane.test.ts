@@ -147,9 +147,16 @@ describe('control plane', () => {
 });
 
 describe('control plane lifecycle', () => {
-  it('runs next to another control plane and leaves no process or directory after stop()', async () => {
+  it('runs next to another control plane, announces its API before the controller-manager and scheduler start, and leaves no process or directory after stop()', async () => {
     await sharedControlPlane();
-    const cp = await ControlPlane.start();
+    let announced: string[] = [];
+    const phases: string[] = [];
+    const cp = await ControlPlane.start({
+      onApiReady: (early) => (announced = early.components().map((c) => `${c.name} ${c.running}`)),
+      onPhase: (r) => phases.push(r.name),
+    });
+    expect(announced).toEqual(['etcd true', 'kube-apiserver true']);
+    expect(phases.sort()).toEqual(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']);
     const pids = cp.components().map((c) => c.pid);
     expect(cp.components().map((c) => c.name)).toEqual(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']);
     expect(pids.every(alive)).toBe(true);

@@ -1,16 +1,38 @@
-// Scenarios that bring their own processes: S15 bring-up (the sandbox as `sandbox:up` runs it) and S10
-// simcloud's API throughput (the simcloud engineer's scripts/bench/simcloud.ts, called as a function).
+// Scenarios that bring their own processes: S15 bring-up (the sandbox as `sandbox:up` runs it, in this
+// process and as the command itself, with where the time goes) and S10 simcloud's API throughput (the
+// simcloud engineer's scripts/bench/simcloud.ts, called as a function).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { createExec } from '../../../sandbox/exec.ts';
 import { Sandbox } from '../../../sandbox/sandbox.ts';
+import type { StepRecord } from '../../../sandbox/state.ts';
 import { runSimcloudBench } from '../simcloud.ts';
 import type { Scenario } from '../scenario.ts';
 import { figure } from '../stats.ts';
 import type { Figure } from '../types.ts';
 import { reaper } from '../../../sandbox/reaper-client.ts';
 
-async function bringUp(progress: (m: string) => void): Promise<{ controlPlane: number; total: number; steps: Record<string, number> }> {
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** One S15 run, as its JSON details carry it: seconds, per step and per phase (sandbox/startup.ts). */
+export const S15Run = z.object({
+  /** `npm run sandbox:up` from the command to its summary (the daemon, the CLI and npm included). */
+  command: z.number(),
+  /** Sandbox.up() in this process, to all nodes initialised. */
+  total: z.number(),
+  controlPlane: z.number(),
+  steps: z.record(z.string(), z.number()),
+  phases: z.record(z.string(), z.number()),
+});
+export type S15Run = z.infer<typeof S15Run>;
+export const S15Details = z.object({ runs: z.array(S15Run) });
+
+const bySeconds = (records: readonly StepRecord[] | undefined): Record<string, number> => Object.fromEntries((records ?? []).map((s) => [s.name, s.durationMs / 1000]));
+
+async function bringUp(progress: (m: string) => void): Promise<Omit<S15Run, 'command'>> {
   const stateDir = mkdtempSync(join(tmpdir(), 'ccm-bench-s15-'));
   reaper().trackDir(stateDir);
   let controlPlane = Number.NaN;
@@ -29,27 +51,56 @@ async function bringUp(progress: (m: string) => void): Promise<{ controlPlane: n
   try {
     await sandbox.up();
     const total = (Date.now() - started) / 1000;
-    const steps = Object.fromEntries(sandbox.state.steps.map((s) => [s.name, s.durationMs / 1000]));
     progress(`S15: up in ${total.toFixed(1)} s (control plane ${controlPlane} s)`);
-    return { controlPlane, total, steps };
+    return { controlPlane, total, steps: bySeconds(sandbox.state.steps), phases: bySeconds(sandbox.state.phases) };
   } finally {
     await sandbox.down().catch(() => undefined);
     rmSync(stateDir, { recursive: true, force: true });
   }
 }
 
+/** `npm run sandbox:up` as a user runs it (its own state root), timed to its summary; then `sandbox:down`. */
+async function commandUp(progress: (m: string) => void): Promise<number> {
+  const root = mkdtempSync(join(tmpdir(), 'ccm-bench-s15-cli-'));
+  reaper().trackDir(root);
+  const exec = createExec();
+  const env = { ...process.env, CCM_SANDBOX_STATE_DIR: root } as Record<string, string>;
+  const started = Date.now();
+  try {
+    const up = await exec.run('npm', ['run', '--silent', 'sandbox:up', '--', '--name', 'bench-s15'], { cwd: REPO, env, allowFailure: true, timeoutMs: 180_000 });
+    const seconds = (Date.now() - started) / 1000;
+    if (up.exitCode !== 0) throw new Error(`npm run sandbox:up failed (${up.exitCode}): ${up.stderr.trim().split('\n').slice(-5).join(' | ')}`);
+    progress(`S15: npm run sandbox:up in ${seconds.toFixed(1)} s`);
+    return seconds;
+  } finally {
+    await exec.run('npm', ['run', '--silent', 'sandbox:down', '--', '--name', 'bench-s15'], { cwd: REPO, env, allowFailure: true, timeoutMs: 120_000 });
+    rmSync(root, { recursive: true, force: true });
+    reaper().untrackDir(root);
+  }
+}
+
 export const S15: Scenario = {
   id: 'S15',
-  title: 'bring-up: local control plane ready; sandbox up (1 + 2 nodes) -> all nodes initialised (warm)',
+  title: 'bring-up: local control plane ready; sandbox up (1 + 2 nodes) -> all nodes initialised (warm), in process and as `npm run sandbox:up`',
   usesEnv: false,
   async run(ctx) {
-    const runs = [];
-    for (let r = 1; r <= ctx.opts.runs; r++) runs.push(await bringUp(ctx.progress));
+    const runs: S15Run[] = [];
+    for (let r = 1; r <= ctx.opts.runs; r++) runs.push({ ...(await bringUp(ctx.progress)), command: await commandUp(ctx.progress) });
+    const names = (pick: (r: S15Run) => Record<string, number>): string[] => [...new Set(runs.flatMap((r) => Object.keys(pick(r))))];
+    // Where the time goes: a figure per step and per phase (no targets; the steps overlap).
+    const breakdown = (kind: 'step' | 'phase', pick: (r: S15Run) => Record<string, number>): Figure[] =>
+      names(pick).map((name) => figure({ scenario: 'S15', name: `${kind}: ${name}`, unit: 's', samples: runs.map((r) => pick(r)[name] ?? Number.NaN), judge: 'p50', limitNote: '' }));
     const figures = [
       figure({ scenario: 'S15', name: 'local control plane ready (warm)', unit: 's', samples: runs.map((r) => r.controlPlane), target: 10, limitNote: 'etcd + kube-apiserver + controller-manager start' }),
       figure({ scenario: 'S15', name: 'sandbox up -> all nodes initialised (warm)', unit: 's', samples: runs.map((r) => r.total), target: 30, limitNote: '' }),
+      figure({
+        scenario: 'S15', name: 'npm run sandbox:up -> summary (warm)', unit: 's', samples: runs.map((r) => r.command), target: 5, judge: 'p50',
+        limitNote: 'kube-apiserver ready (its RBAC bootstrap polls once a second) + the CCM process start',
+      }),
+      ...breakdown('step', (r) => r.steps),
+      ...breakdown('phase', (r) => r.phases),
     ];
-    return { figures, details: { steps: runs.map((r) => r.steps) }, runs: runs.length };
+    return { figures, details: S15Details.parse({ runs }), runs: runs.length };
   },
 };
 
