@@ -18,10 +18,10 @@ let network: Network;
 let instances: InstancesV2;
 let routes: Routes;
 
-function provider(net: string): SimcloudProvider {
+function provider(net: string, onCall?: (operation: string) => void): SimcloudProvider {
   return new SimcloudProvider({
     endpoint: sc.url, token: sc.token, requestTimeoutMs: 5000, loadBalancersEnabled: false, loadBalancerStrategy: 'lb',
-    routesEnabled: true, network: net, clock: new HurriedClock(),
+    routesEnabled: true, network: net, clock: new HurriedClock(), ...(onCall ? { onCall } : {}),
   });
 }
 
@@ -99,5 +99,21 @@ describe('SimcloudProvider Routes', () => {
     await routes.createRoute('c', 'move-b', route(b, '10.244.8.0/24'));
     const inCloud = (await sc.client.networks.get(network.id)).routes.filter((r) => r.destination === '10.244.8.0/24');
     expect(inCloud.map((r) => r.gateway)).toEqual([b.private_ipv4]);
+  });
+
+  it("creates and deletes from the pass's listing without reading the network again; a stale listing is decided again on a fresh read", async () => {
+    const calls: string[] = [];
+    const own = provider(network.name, (operation) => calls.push(operation)).routes()!;
+    const [a, b] = [await server('reuse-a', [network.id]), await server('reuse-b', [network.id])];
+    await own.listRoutes('c');
+    calls.length = 0;
+    await own.createRoute('c', 'reuse-a', route(a, '10.244.9.0/24'));
+    expect(calls.filter((op) => op.startsWith('networks.'))).toEqual(['networks.createRoute']);
+    // The listing has no route to 10.244.9.0/24 yet: the POST conflicts, and the fresh read moves it to b.
+    await own.createRoute('c', 'reuse-b', route(b, '10.244.9.0/24'));
+    const inCloud = (await sc.client.networks.get(network.id)).routes.filter((r) => r.destination === '10.244.9.0/24');
+    expect(inCloud.map((r) => r.gateway)).toEqual([b.private_ipv4]);
+    await own.deleteRoute('c', { ...route(b, '10.244.9.0/24'), name: 'reuse-b' });
+    expect((await sc.client.networks.get(network.id)).routes.some((r) => r.destination === '10.244.9.0/24')).toBe(false);
   });
 });
