@@ -3,6 +3,7 @@ package digitalocean
 import (
 	"context"
 	"fmt"
+	"net"
 	"strings"
 	"testing"
 
@@ -98,5 +99,48 @@ func TestInstanceMetadataHasTheSizeRegionAndAddresses(t *testing.T) {
 	}
 	if md.NodeAddresses[0].Type != v1.NodeHostName || md.NodeAddresses[1].Type != v1.NodeInternalIP || md.NodeAddresses[2].Type != v1.NodeExternalIP {
 		t.Errorf("addresses: %+v", md.NodeAddresses)
+	}
+}
+
+// A droplet on a network has its private address as InternalIP, which the persona shows in 10.110.0.0/16 as
+// DigitalOcean shows a VPC address (ADR 0013); one on none falls back to its public (loopback) address.
+func TestTheInternalIPIsThePresentedPrivateAddress(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		join  bool
+		block string
+	}{
+		{"on a network", true, "10.110.0.0/16"},
+		{"on none", false, "127.0.0.0/8"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := createDroplet(t, simcloudtest.UniqueName("do-ip"))
+			settle(t, d.ID, "active")
+			if c.join {
+				var out struct {
+					Action struct {
+						ID string `json:"id"`
+					} `json:"action"`
+				}
+				body := map[string]any{"network_id": sim.CreateNetwork(t, simcloudtest.UniqueName("net"))}
+				sim.Do(t, "POST", fmt.Sprintf("/v1/servers/srv-%08d/actions/attach_to_network", d.ID), body, &out)
+				sim.WaitForAction(t, out.Action.ID)
+			}
+			instances, _ := newTestCloud(t).InstancesV2()
+			md, err := instances.InstanceMetadata(context.Background(), providertest.Node(d.Name, ""))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, block, _ := net.ParseCIDR(c.block)
+			var internal []string
+			for _, a := range md.NodeAddresses {
+				if a.Type == v1.NodeInternalIP {
+					internal = append(internal, a.Address)
+				}
+			}
+			if len(internal) != 1 || !block.Contains(net.ParseIP(internal[0])) {
+				t.Errorf("InternalIPs %v, want one in %s", internal, c.block)
+			}
+		})
 	}
 }

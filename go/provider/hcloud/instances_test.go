@@ -36,11 +36,16 @@ func TestInstances(t *testing.T) {
 	})
 }
 
+// The network is in the persona's presented block (ADR 0013), so the InternalIP is a 10.0.a.b address, as the
+// server's private_net shows it.
 func TestInstanceMetadataHasHetznersLabelAndAddressSemantics(t *testing.T) {
-	network := createNetwork(t, "10.60.0.0/16")
+	network := createNetwork(t, "10.0.221.0/24")
 	cloud := newTestCloud(t, map[string]string{EnvNetwork: network.Name})
 	instances, _ := cloud.InstancesV2()
 	server := createServer(t, unique("inst-md"), network)
+	if !network.IPRange.Contains(server.PrivateNet[0].IP) {
+		t.Fatalf("private net %s, want an address of %s", server.PrivateNet[0].IP, network.IPRange)
+	}
 	md, err := instances.InstanceMetadata(context.Background(), node(server.Name, ""))
 	if err != nil {
 		t.Fatal(err)

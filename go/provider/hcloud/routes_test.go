@@ -10,9 +10,20 @@ import (
 	cloudprovider "k8s.io/cloud-provider"
 )
 
+// TestRoutes runs on a network in the persona's presented block (10.0.0.0/16, ADR 0013: the API shows the
+// nodes' addresses there, and takes the gateways sent there back to loopback) and on one kept as given.
 func TestRoutes(t *testing.T) {
+	for _, c := range []struct{ name, cidr string }{
+		{"presented block", "10.0.220.0/24"},
+		{"range kept as given", "10.63.0.0/16"},
+	} {
+		t.Run(c.name, func(t *testing.T) { testRoutes(t, c.cidr) })
+	}
+}
+
+func testRoutes(t *testing.T, cidr string) {
 	ctx := context.Background()
-	network := createNetwork(t, "10.63.0.0/16")
+	network := createNetwork(t, cidr)
 	cloud := newTestCloud(t, map[string]string{EnvNetwork: network.Name})
 	rc, ok := cloud.Routes()
 	if !ok {
@@ -20,6 +31,10 @@ func TestRoutes(t *testing.T) {
 	}
 	a, b := createServer(t, unique("rt-a"), network), createServer(t, unique("rt-b"), network)
 	ipA, ipB := a.PrivateNet[0].IP.String(), b.PrivateNet[0].IP.String()
+	_, within, _ := net.ParseCIDR(cidr)
+	if !within.Contains(a.PrivateNet[0].IP) || !within.Contains(b.PrivateNet[0].IP) {
+		t.Fatalf("servers' addresses %s, %s, want them in %s", ipA, ipB, cidr)
+	}
 	route := func(target, cidr string) *cloudprovider.Route {
 		return &cloudprovider.Route{TargetNode: types.NodeName(target), DestinationCIDR: cidr}
 	}
