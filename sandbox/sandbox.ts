@@ -1,22 +1,21 @@
 // One sandbox: simcloud, a cluster from a runtime, and the CCM, brought up step by step (each step timed
 // and recorded in state.json) and torn down in reverse after collecting logs. The CLI's `up` runs this in a
-// detached daemon process (or in the foreground); tests and benchmarks use it directly.
+// detached daemon process (or in the foreground); tests and benchmarks use it directly. The Kubernetes
+// client, the CCM slot and the console are loaded when their step comes, so the control plane and simcloud
+// are already booting while the daemon loads them.
 import { randomBytes } from 'node:crypto';
 import { cpSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { CoreV1Api } from '@kubernetes/client-node';
-import { PooledKubeConfig } from '../src/kube/kubeconfig.ts';
 import { SimcloudAdminClient, SimcloudClient } from '../simulator/api/client/index.ts';
 import type { SimEvent } from '../simulator/api/schema/events.ts';
 import type { AddressPlan } from './cloud/address-plan.ts';
 import { followSimEvents } from './cloud/events.ts';
 import { SimcloudSandboxCloud } from './cloud/sandbox-cloud.ts';
 import { cloudOf, DEFAULT_CLOUD, type CloudKind } from './cloud/registry.ts';
-import { startConsoleServer, type ConsoleServer } from './console/server.ts';
+import type { ConsoleServer } from './console/server.ts';
 import { createExec, type Exec } from './exec.ts';
-import { UNINITIALIZED_TAINT } from './kubelet/node-object.ts';
 import { startSimcloudProcess, type SimcloudProcess } from './processes.ts';
-import { startCcmSlot, type CcmSlot } from './ccm/runner.ts';
+import type { CcmSlot } from './ccm/runner.ts';
 import { DEFAULT_CCM, type CcmChoice } from './ccm/slot.ts';
 import { createRuntime } from './runtimes/factory.ts';
 import { prestarts, type ClusterAccess, type ClusterInfo, type Runtime, type RuntimeBaseContext, type RuntimeContext, type RuntimeName } from './runtimes/runtime.ts';
@@ -237,6 +236,7 @@ export class Sandbox {
     const s = this.#simcloud;
     if (!s || !cluster) throw new Error('simcloud and the cluster must run before the CCM');
     this.#state = { ...this.#state, kubeconfig: cluster.kubeconfigPath, clusterCidr: cluster.clusterCidr };
+    const { startCcmSlot } = await import('./ccm/runner.ts');
     this.#ccm = await startCcmSlot({
       choice: this.ccmChoice,
       exec: this.exec,
@@ -262,6 +262,7 @@ export class Sandbox {
   }
 
   async #startConsole(): Promise<string> {
+    const { startConsoleServer } = await import('./console/server.ts');
     this.#console = await startConsoleServer(this, { allowedHosts: this.options.allowedHosts ?? [] });
     this.#state = { ...this.#state, consoleUrl: this.#console.url, consoleToken: this.#console.token };
     return this.#console.url;
@@ -270,6 +271,7 @@ export class Sandbox {
   async #waitForNodes(): Promise<string> {
     const cluster = this.#cluster;
     if (!cluster) throw new Error('no cluster');
+    const [{ CoreV1Api }, { PooledKubeConfig }, { UNINITIALIZED_TAINT }] = await Promise.all([import('@kubernetes/client-node'), import('../src/kube/kubeconfig.ts'), import('./kubelet/node-object.ts')]);
     const kc = new PooledKubeConfig();
     kc.loadFromFile(cluster.kubeconfigPath);
     const core = kc.makeApiClient(CoreV1Api);

@@ -38,8 +38,10 @@ export interface ControlPlaneOptions {
   /** Flags appended to kube-apiserver's (the benchmark's audit log); none by default. */
   readonly apiServerExtraArgs?: readonly string[];
   /**
-   * Called once kube-apiserver is ready, before kube-controller-manager and kube-scheduler are: its clients
-   * (a CCM, kubelets) can start while those two do. start() still resolves only when all four serve.
+   * Called once kube-apiserver serves clients with the admin's credentials (ADMIN_READYZ), before its RBAC
+   * bootstrap is done and before kube-controller-manager and kube-scheduler start: such clients (a CCM,
+   * kubelets) can start meanwhile. start() still resolves only when all four are ready. Must not throw
+   * (an error thrown fails the start).
    */
   readonly onApiReady?: (controlPlane: ControlPlane) => void;
   /** Receives each component's start, spawn to ready (where the start-up time goes). */
@@ -65,6 +67,15 @@ export interface ComponentStatus {
 export class ControlPlaneStartError extends Error {
   override name = 'ControlPlaneStartError';
 }
+
+/**
+ * kube-apiserver's readiness for clients with the admin's credentials (system:masters, which RBAC never
+ * consults: our CCM, the upstream CCM, the virtual kubelets): all of /readyz but the two hooks that create
+ * the default RBAC roles and the system PriorityClasses. Both wait a whole second before their first try
+ * (upstream's wait.Poll), so this passes about a second before /readyz does; the controller-manager and
+ * the scheduler, with identities RBAC authorises, wait for all of it.
+ */
+const ADMIN_READYZ = '/readyz?exclude=poststarthook/rbac/bootstrap-roles&exclude=poststarthook/scheduling/bootstrap-system-priority-classes';
 
 /** A start failure after the API was announced (onApiReady): a retry of the whole start would move the API, so none is made. */
 class LateStartError extends ControlPlaneStartError {}
@@ -125,27 +136,40 @@ export class ControlPlane {
     const cp = new ControlPlane(layout, pki, processes, ctx.ownsDir);
     const started = Date.now();
     const component = (start: ComponentStart): Promise<void> => timed(start.name, () => startComponent(ctx, processes, start), ctx.options.onPhase ?? (() => undefined));
+    let announced = false;
+    let announceError: Error | undefined;
+    const announce = (): void => {
+      if (announced) return;
+      announced = true;
+      try {
+        ctx.options.onApiReady?.(cp);
+      } catch (err) {
+        announceError = err instanceof Error ? err : new Error(String(err));
+      }
+    };
     try {
       // kube-apiserver waits for etcd itself (its /readyz includes etcd): booting both at once saves etcd's
       // start-up; etcd keeps a probe of its own so that its failure is reported as etcd's.
       await Promise.all([
         component({ name: 'etcd', args: etcdArgs(layout), ready: () => httpsOk(`https://127.0.0.1:${layout.ports.etcdClient}/health`, pki.etcdCa, pki.etcdClient) }),
-        component({ name: 'kube-apiserver', args: [...apiServerArgs(layout), ...(ctx.options.apiServerExtraArgs ?? [])], ready: () => cp.#apiOk('/readyz') }),
+        component({
+          name: 'kube-apiserver',
+          args: [...apiServerArgs(layout), ...(ctx.options.apiServerExtraArgs ?? [])],
+          ready: async () => {
+            if (!announced && (await cp.#apiOk(ADMIN_READYZ))) announce();
+            return announced && (await cp.#apiOk('/readyz'));
+          },
+        }),
       ]);
-    } catch (err) {
-      await cp.#abandon(ctx);
-      throw err;
-    }
-    try {
-      ctx.options.onApiReady?.(cp);
-      // Both only talk to the apiserver: start them together.
+      if (announceError !== undefined) throw announceError;
+      // Both only talk to the apiserver, with identities RBAC authorises: started once all of /readyz passes.
       await Promise.all([
         component({ name: 'kube-controller-manager', args: controllerManagerArgs(layout), ready: () => cp.#apiOk('/api/v1/namespaces/default/serviceaccounts/default') }),
         cp.#startScheduler(ctx, component),
       ]);
     } catch (err) {
       await cp.#abandon(ctx);
-      throw err instanceof ControlPlaneStartError ? new LateStartError(err.message, { cause: err }) : err;
+      throw announced && err instanceof ControlPlaneStartError ? new LateStartError(err.message, { cause: err }) : err;
     }
     cp.#unregister = registerCleanup(() => cp.stop());
     ctx.progress(`control plane ready in ${((Date.now() - started) / 1000).toFixed(1)} s at ${cp.apiServerUrl}`);

@@ -6,11 +6,10 @@
 import { copyFileSync, cpSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { PooledKubeConfig } from '../../src/kube/kubeconfig.ts';
 import type { SimEvent } from '../../simulator/api/schema/events.ts';
 import { ControlPlane, CONTROL_PLANE_DEFAULTS, type ControlPlaneOptions } from '../control-plane/control-plane.ts';
-import { KubeletFleet, type FleetServer } from '../kubelet/fleet.ts';
-import { KubeProxyStandIn } from '../kubelet/kube-proxy.ts';
+import type { KubeletFleet, FleetServer } from '../kubelet/fleet.ts';
+import type { KubeProxyStandIn } from '../kubelet/kube-proxy.ts';
 import { SANDBOX_LABELS, type SimcloudSandboxCloud } from '../cloud/sandbox-cloud.ts';
 import { settleAll, timed } from '../startup.ts';
 import { NODE_ROLES, type Availability, type ClusterAccess, type ClusterInfo, type PrestartingRuntime, type RegisteredServer, type RuntimeBaseContext, type RuntimeContext } from './runtime.ts';
@@ -87,7 +86,7 @@ export class LocalRuntime implements PrestartingRuntime {
     return this.#fleet;
   }
 
-  /** Boots the control plane, which needs no cloud; resolves once its API serves (the kubeconfig in place). */
+  /** Boots the control plane, which needs no cloud; resolves once its API serves admin clients (the kubeconfig in place). */
   prestart(ctx: RuntimeBaseContext): Promise<ClusterAccess> {
     return this.#boot(ctx).access;
   }
@@ -96,9 +95,11 @@ export class LocalRuntime implements PrestartingRuntime {
     const boot = this.#boot(ctx);
     const phase = ctx.phase ?? ((): void => undefined);
     // A cloud takes its time to provision a machine (simcloud about 2 s): they are created while the control
-    // plane boots, and their kubelets register as soon as the API serves, while the controller-manager and
-    // the scheduler start.
+    // plane boots, and their kubelets (admin credentials) register as soon as the API serves such clients,
+    // while its RBAC bootstrap finishes and the controller-manager and the scheduler start.
     const [machines, access] = await settleAll([timed('machines created', () => this.#registerMachines(ctx), phase, { detail: (m) => `${m.length} servers` }), boot.access]);
+    // Loaded only now, while the control plane boots: they bring the Kubernetes client.
+    const [{ PooledKubeConfig }, { KubeletFleet }] = await Promise.all([import('../../src/kube/kubeconfig.ts'), import('../kubelet/fleet.ts')]);
     const kubeConfig = new PooledKubeConfig();
     kubeConfig.loadFromFile(access.kubeconfigPath);
     this.#fleet = new KubeletFleet({
@@ -213,6 +214,7 @@ export class LocalRuntime implements PrestartingRuntime {
     for (const t of this.#timers) t.unref();
     if (this.#opts.nodePortStandIns === false) return;
     const fleet = this.#fleet;
+    const { KubeProxyStandIn } = await import('../kubelet/kube-proxy.ts');
     this.#kubeProxy = new KubeProxyStandIn({
       kubeConfig,
       nodes: () => fleet?.runningNodes() ?? [],

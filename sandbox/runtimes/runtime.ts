@@ -110,9 +110,10 @@ export interface Runtime {
 
 /**
  * A runtime with a part that needs no cloud (local: its control plane), started by prestart() while the
- * sandbox starts simcloud. prestart() resolves once the cluster's API serves, so the CCM can start while
- * up() creates the machines and registers their kubelets; up() still resolves only when all of it is
- * ready. down() needs no cloud either: it can follow a prestart() whose up() never ran.
+ * sandbox starts simcloud. prestart() resolves once the cluster's API serves clients with the admin
+ * kubeconfig it gives, so the CCM can start while up() creates the machines and registers their kubelets;
+ * up() still resolves only when all of it is ready. down() needs no cloud either: it can follow a
+ * prestart() whose up() never ran.
  */
 export interface PrestartingRuntime extends Runtime {
   prestart(ctx: RuntimeBaseContext): Promise<ClusterAccess>;
