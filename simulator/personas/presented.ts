@@ -10,11 +10,11 @@ import type { Sim } from '../server/context.ts';
 
 /** One direction of a block: addresses, CIDRs and `ip:port` inside `from` moved to `to`, anything else as it is. */
 export interface AddressMap {
-  ip(ip: string): string;
-  cidr(cidr: string): string;
-  hostPort(address: string): string;
+  readonly ip: (ip: string) => string;
+  readonly cidr: (cidr: string) => string;
+  readonly hostPort: (address: string) => string;
   /** Whether `ip` lies in the block this direction moves from. */
-  holds(ip: string): boolean;
+  readonly holds: (ip: string) => boolean;
 }
 
 export interface PresentedBlock {

@@ -184,65 +184,71 @@ describe('Hetzner presented private addresses', () => {
   const HPrivate = z.object({ private_net: z.array(z.object({ network: z.number(), ip: z.string() })) });
   const shown = (loopback: string): string => loopback.replace(new RegExp(`^127\\.${privateOctet}\\.`), '10.0.');
   const sid = (kind: string, n: number): string => `${kind}-${String(n).padStart(8, '0')}`;
+  const act = async (path: string, body: unknown): Promise<void> => finished((await hcloud(z.object({ action: HAction }), 'POST', path, body)).action.id);
+  const thirds = [randomInt(1, 100), randomInt(100, 200)];
 
-  it('shows networks, servers, routes and load balancers in 10.0.0.0/16, takes gateways, ips and targets back, and carries TCP to the loopback address', async () => {
-    const destination = randomInt(20_000, 30_000);
-    const listenPort = randomInt(30_000, 40_000);
-    const third = randomInt(1, 200);
-    const created = await hcloud(z.object({ network: HNetwork }), 'POST', '/networks', {
+  /** A network of 10.0.0.0/16 with the subnet 10.0.`third`.0/24, made through the persona, and a server on it. */
+  async function networkWithServer(third: number): Promise<{ network: number; server: number; loopback: string }> {
+    const { network } = await hcloud(z.object({ network: HNetwork }), 'POST', '/networks', {
       name: unique('net'), ip_range: '10.0.0.0/16', subnets: [{ type: 'cloud', network_zone: 'sim-1', ip_range: `10.0.${third}.0/24` }],
     });
-    const network = created.network;
-    expect(network.ip_range).toBe('10.0.0.0/16');
-    expect(network.subnets).toEqual([{ ip_range: `10.0.${third}.0/24`, gateway: `10.0.${third}.1` }]);
+    expect({ range: network.ip_range, subnets: network.subnets }).toEqual({ range: '10.0.0.0/16', subnets: [{ ip_range: `10.0.${third}.0/24`, gateway: `10.0.${third}.1` }] });
     const stored = await sc.client.networks.get(sid('net', network.id));
     expect({ range: stored.ip_range, subnet: stored.subnets[0]?.ip_range }).toEqual({ range: `127.${privateOctet}.0.0/16`, subnet: `127.${privateOctet}.${third}.0/24` });
-
-    const made = await hcloud(z.object({ server: HServer.merge(HPrivate), action: HAction }), 'POST', '/servers', {
+    const made = await hcloud(z.object({ server: HServer, action: HAction }), 'POST', '/servers', {
       name: unique('h'), server_type: 'sc-small', image: 'debian-13', location: 'sim-1', networks: [network.id],
     });
     await finished(made.action.id);
     const loopback = (await sc.client.servers.get(sid('srv', made.server.id))).private_networks[0]!.ip;
     expect(loopback).toMatch(new RegExp(`^127\\.${privateOctet}\\.${third}\\.`));
-    const presented = shown(loopback);
-    expect((await hcloud(z.object({ server: HPrivate }), 'GET', `/servers/${made.server.id}`)).server.private_net).toEqual([{ network: network.id, ip: presented }]);
+    expect((await hcloud(z.object({ server: HPrivate }), 'GET', `/servers/${made.server.id}`)).server.private_net).toEqual([{ network: network.id, ip: shown(loopback) }]);
+    return { network: network.id, server: made.server.id, loopback };
+  }
 
+  it('shows a network, its subnet and a server in 10.0.0.0/16, and takes a route\'s gateway and an attach ip back', async () => {
+    const third = thirds[0]!;
+    const { network, server, loopback } = await networkWithServer(third);
     // A route as Hetzner's CCM sends it: a pod CIDR via the node's presented address.
-    const route = { destination: '10.244.9.0/24', gateway: presented };
-    await finished((await hcloud(z.object({ action: HAction }), 'POST', `/networks/${network.id}/actions/add_route`, route)).action.id);
-    expect((await sc.client.networks.listRoutes(stored.id)).map((r) => [r.destination, r.gateway])).toEqual([['10.244.9.0/24', loopback]]);
-    expect((await hcloud(z.object({ network: HNetwork }), 'GET', `/networks/${network.id}`)).network.routes).toEqual([route]);
-    await finished((await hcloud(z.object({ action: HAction }), 'POST', `/networks/${network.id}/actions/delete_route`, route)).action.id);
-    expect(await sc.client.networks.listRoutes(stored.id)).toEqual([]);
-
-    // A server attached with an address of its own choosing: that address, shown and stored.
+    const route = { destination: '10.244.9.0/24', gateway: shown(loopback) };
+    await act(`/networks/${network}/actions/add_route`, route);
+    expect((await sc.client.networks.listRoutes(sid('net', network))).map((r) => [r.destination, r.gateway])).toEqual([['10.244.9.0/24', loopback]]);
+    expect((await hcloud(z.object({ network: HNetwork }), 'GET', `/networks/${network}`)).network.routes).toEqual([route]);
+    await act(`/networks/${network}/actions/delete_route`, route);
+    expect(await sc.client.networks.listRoutes(sid('net', network))).toEqual([]);
+    // A server attached with an address of its own choosing: that address, stored as loopback.
     const other = await hcloud(z.object({ server: HServer, action: HAction }), 'POST', '/servers', { name: unique('h'), server_type: 'sc-small', image: 'debian-13', location: 'sim-1' });
     await finished(other.action.id);
-    await finished((await hcloud(z.object({ action: HAction }), 'POST', `/servers/${other.server.id}/actions/attach_to_network`, { network: network.id, ip: `10.0.${third}.77` })).action.id);
+    await act(`/servers/${other.server.id}/actions/attach_to_network`, { network, ip: `10.0.${third}.77` });
     expect((await sc.client.servers.get(sid('srv', other.server.id))).private_networks[0]!.ip).toBe(`127.${privateOctet}.${third}.77`);
+    for (const id of [server, other.server.id]) await hcloud(z.object({ action: HAction }), 'DELETE', `/servers/${id}`);
+  });
 
+  it('shows a load balancer\'s private_net and IP targets in 10.0.0.0/16, takes IP targets back, and carries TCP to the loopback address behind a use_private_ip target', async () => {
+    const third = thirds[1]!;
+    const { network, server, loopback } = await networkWithServer(third);
+    const [destination, listenPort] = [randomInt(20_000, 30_000), randomInt(30_000, 40_000)];
     const backend = await listen(loopback, destination);
     try {
       const { load_balancer: lb, action } = await hcloud(z.object({ load_balancer: HLoadBalancer.merge(HPrivate), action: HAction }), 'POST', '/load_balancers', {
-        name: unique('lb'), load_balancer_type: 'lb11', location: 'sim-1', network: network.id,
+        name: unique('lb'), load_balancer_type: 'lb11', location: 'sim-1', network,
         services: [{ protocol: 'tcp', listen_port: listenPort, destination_port: destination, proxyprotocol: false, health_check: { protocol: 'tcp', interval: 1, timeout: 1, retries: 1 } }],
-        targets: [{ type: 'server', server: { id: made.server.id }, use_private_ip: true }, { type: 'ip', ip: { ip: `10.0.${third}.99` } }],
+        targets: [{ type: 'server', server: { id: server }, use_private_ip: true }, { type: 'ip', ip: { ip: `10.0.${third}.99` } }],
       });
       await finished(action.id);
       const v1 = await sc.client.loadBalancers.get(sid('lb', lb.id));
       expect(v1.private_ipv4).toMatch(new RegExp(`^127\\.${privateOctet}\\.`));
-      expect(lb.private_net).toEqual([{ network: network.id, ip: shown(v1.private_ipv4!) }]);
+      expect(lb.private_net).toEqual([{ network, ip: shown(v1.private_ipv4!) }]);
       expect(v1.targets).toContainEqual({ kind: 'ip', ip: `127.${privateOctet}.${third}.99` });
       const view = await hcloud(z.object({ load_balancer: z.object({ targets: z.array(z.record(z.string(), z.unknown())) }) }), 'GET', `/load_balancers/${lb.id}`);
       expect(view.load_balancer.targets.map((t) => t.ip)).toContainEqual({ ip: `10.0.${third}.99` });
       expect(await until(() => ask(lb.public_net.ipv4.ip, listenPort), 'pong')).toBe('pong');
       // The IP target is removed by the address it was added with.
-      await finished((await hcloud(z.object({ action: HAction }), 'POST', `/load_balancers/${lb.id}/actions/remove_target`, { type: 'ip', ip: { ip: `10.0.${third}.99` } })).action.id);
-      expect((await sc.client.loadBalancers.get(v1.id)).targets).toEqual([{ kind: 'server', server_id: sid('srv', made.server.id) }]);
+      await act(`/load_balancers/${lb.id}/actions/remove_target`, { type: 'ip', ip: { ip: `10.0.${third}.99` } });
+      expect((await sc.client.loadBalancers.get(v1.id)).targets).toEqual([{ kind: 'server', server_id: sid('srv', server) }]);
       await finished((await hcloud(z.object({ action: HAction }), 'DELETE', `/load_balancers/${lb.id}`)).action.id);
     } finally {
       await backend.stop();
-      for (const id of [made.server.id, other.server.id]) await hcloud(z.object({ action: HAction }), 'DELETE', `/servers/${id}`);
+      await hcloud(z.object({ action: HAction }), 'DELETE', `/servers/${server}`);
     }
   });
 });

@@ -22,7 +22,9 @@ function serverTarget(serverId: string, health: Health, usePrivate: boolean): Se
   return { type: 'server', server: { id: numericIdOf(serverId) }, health_status: healthStatus(health), use_private_ip: usePrivate };
 }
 
-function targetView(t: LoadBalancerTarget, resolved: ResolvedTarget[], attrs: HcloudLbAttrs, onNetwork: boolean, showIp: (ip: string) => string): R.LbTarget | null {
+/** `lb`: whether the load balancer is on a network, and how its addresses are shown (addresses.ts). */
+function targetView(t: LoadBalancerTarget, resolved: ResolvedTarget[], attrs: HcloudLbAttrs, lb: { onNetwork: boolean; showIp: (ip: string) => string }): R.LbTarget | null {
+  const { onNetwork, showIp } = lb;
   const usePrivate = (key: string): boolean => attrs.use_private_ip[key] ?? onNetwork;
   if (t.kind === 'server') {
     const r = resolved.find((x) => x.server_id === t.server_id);
@@ -54,7 +56,7 @@ export function loadBalancerView(sim: Sim, lb: LoadBalancerRec): R.LoadBalancer 
     load_balancer_type: loadBalancerTypeView(type),
     protection: { delete: false },
     services: lb.services.map((s) => serviceView(s, attrs.services[String(s.listen_port)])),
-    targets: lb.targets.map((t) => targetView(t, view.resolved_targets, attrs, lb.network_id !== null, shown.ip)).filter((t) => t !== null),
+    targets: lb.targets.map((t) => targetView(t, view.resolved_targets, attrs, { onNetwork: lb.network_id !== null, showIp: shown.ip })).filter((t) => t !== null),
     algorithm: { type: lb.algorithm },
     included_traffic: 0, outgoing_traffic: null, ingoing_traffic: null,
   };
