@@ -16,7 +16,7 @@ import type { ConsoleServer } from './console/server.ts';
 import { createExec, type Exec } from './exec.ts';
 import { startSimcloudProcess, type SimcloudProcess } from './processes.ts';
 import type { CcmSlot } from './ccm/runner.ts';
-import { DEFAULT_CCM, type CcmChoice } from './ccm/slot.ts';
+import { DEFAULT_CCM, EARLY_CCM_KINDS, type CcmChoice } from './ccm/slot.ts';
 import { createRuntime } from './runtimes/factory.ts';
 import { prestarts, type ClusterAccess, type ClusterInfo, type Runtime, type RuntimeBaseContext, type RuntimeContext, type RuntimeName } from './runtimes/runtime.ts';
 import { settleAll, startInOrder, timed } from './startup.ts';
@@ -119,6 +119,7 @@ export class Sandbox {
         simcloud: () => this.#step('simcloud', () => this.#startSimcloud(), (url) => url),
         cluster: () => this.#step(`cluster (${this.options.runtime})`, () => this.#startCluster(), (c) => `${c.machines.length} machines`),
         ccm: (access) => this.#step(`ccm (${this.ccmChoice.kind})`, () => this.#startCcm(access), (d) => d),
+        ccmNeedsCluster: !EARLY_CCM_KINDS.has(this.ccmChoice.kind),
       });
       // An empty slot leaves the nodes tainted until the user's own CCM runs.
       const nodes = this.options.waitForNodes !== false && this.ccmChoice.kind !== 'none';

@@ -73,7 +73,7 @@ describe('spanMs', () => {
 
 describe('startInOrder', () => {
   type Access = { readonly api: string };
-  function steps(withPrestart: boolean) {
+  function steps(withPrestart: boolean, ccmNeedsCluster = false) {
     const started: string[] = [];
     const g = { prestart: gate<Access>(), simcloud: gate<void>(), cluster: gate<Access>(), ccm: gate<void>() };
     const step = <T>(name: keyof typeof g, p: Promise<T>) => () => {
@@ -88,6 +88,7 @@ describe('startInOrder', () => {
         started.push(`ccm@${access.api}`);
         return g.ccm.promise;
       },
+      ccmNeedsCluster,
     });
     return { started, g, run };
   }
@@ -120,6 +121,19 @@ describe('startInOrder', () => {
     g.cluster.resolve({ api: 'cluster' });
     await drain();
     expect(started).toEqual(['simcloud', 'cluster', 'ccm@cluster']);
+    g.ccm.resolve();
+    await run;
+  });
+
+  it('starts a CCM that needs the whole cluster once the cluster step is done, prestart or not', async () => {
+    const { started, g, run } = steps(true, true);
+    g.simcloud.resolve();
+    g.prestart.resolve({ api: 'early' });
+    await drain();
+    expect(started).toEqual(['prestart', 'simcloud', 'cluster']);
+    g.cluster.resolve({ api: 'cluster' });
+    await drain();
+    expect(started).toEqual(['prestart', 'simcloud', 'cluster', 'ccm@cluster']);
     g.ccm.resolve();
     await run;
   });

@@ -54,18 +54,20 @@ export interface StartSteps<A> {
   readonly cluster: () => Promise<A>;
   /** Needs simcloud and the cluster's API. */
   readonly ccm: (access: A) => Promise<unknown>;
+  /** The CCM waits for the whole cluster even with a prestart (one with an identity RBAC authorises). */
+  readonly ccmNeedsCluster?: boolean;
 }
 
 /**
  * Runs the steps as soon as what each needs is there: prestart and simcloud at once; the cluster once
- * simcloud runs; the CCM once simcloud runs and the API serves (from prestart, else from the whole
- * cluster). Resolves when all four are done; on a failure, once none is still running.
+ * simcloud runs; the CCM once simcloud runs and the API serves (from prestart, else, or when it needs
+ * the whole cluster, from the cluster step). Resolves when all four are done; on a failure, once none is still running.
  */
 export async function startInOrder<A>(steps: StartSteps<A>): Promise<void> {
   const access = steps.prestart?.();
   const simcloud = steps.simcloud();
   const cluster = simcloud.then(() => steps.cluster());
-  const api = access ? settleAll([access, simcloud] as const).then(([a]) => a) : cluster;
+  const api = access && steps.ccmNeedsCluster !== true ? settleAll([access, simcloud] as const).then(([a]) => a) : cluster;
   const ccm = api.then((a) => steps.ccm(a));
   await settleAll([simcloud, access ?? Promise.resolve(undefined), cluster, ccm]);
 }

@@ -12,6 +12,14 @@ export type CcmChoice = { kind: 'builtin' } | { kind: 'upstream' } | { kind: 'co
 
 export const DEFAULT_CCM: CcmChoice = { kind: 'builtin' };
 
+/**
+ * The kinds whose CCM may start as soon as the cluster's API serves admin clients (ControlPlane's
+ * onApiReady), before RBAC's bootstrap is done: ours, with the admin kubeconfig (system:masters, never put
+ * to RBAC). The upstream CCM waits for /healthz, which includes that bootstrap, for 10 s and then exits; a
+ * command CCM's identity of its own needs the bootstrap roles (discovery): both start with the whole cluster.
+ */
+export const EARLY_CCM_KINDS: ReadonlySet<CcmKind> = new Set(['builtin'] as const);
+
 export class CcmChoiceError extends Error {
   override name = 'CcmChoiceError';
 }

@@ -70,7 +70,7 @@ export class ControlPlaneStartError extends Error {
 
 /**
  * kube-apiserver's readiness for clients with the admin's credentials (system:masters, which RBAC never
- * consults: our CCM, the upstream CCM, the virtual kubelets): all of /readyz but the two hooks that create
+ * consults: our CCM, the virtual kubelets): all of /readyz but the two hooks that create
  * the default RBAC roles and the system PriorityClasses. Both wait a whole second before their first try
  * (upstream's wait.Poll), so this passes about a second before /readyz does; the controller-manager and
  * the scheduler, with identities RBAC authorises, wait for all of it.
