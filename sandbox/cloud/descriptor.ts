@@ -134,8 +134,8 @@ export interface CloudDescriptor<K extends string = string> {
   readonly lbNameAnnotation?: string;
   /**
    * A server's private address as the cloud's API presents it, where that is not simcloud's loopback one
-   * (Linode shows 192.168.128.0/17, ADR 0013): what the cloud's CCM writes as the Node's InternalIP (null: none,
-   * as Brightbox's CCM writes only ExternalIPs).
+   * (Linode shows 192.168.128.0/17, Hetzner 10.0.0.0/16, DigitalOcean 10.110.0.0/16: ADR 0013): what the
+   * cloud's CCM writes as the Node's InternalIP (null: none, as Brightbox's CCM writes only ExternalIPs).
    */
   presentedPrivateIp?(server: Server): string | null;
   /** How the cloud's API spells a simcloud id (`srv-00000042` → `42`), for showing both side by side; undefined where it has no such resource. */
