@@ -162,11 +162,12 @@ function bearer(p: SimcloudProcess, persona: 'brightbox' | 'phoenixnap'): Promis
   bearers.set(p, mine);
   let t = mine.get(persona);
   if (t === undefined) {
-    const basic = persona === 'brightbox' ? { authorization: `Basic ${Buffer.from(`${bbClientIdOf(p.token)}:${p.token}`).toString('base64')}` } : {};
+    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+    if (persona === 'brightbox') headers.authorization = `Basic ${Buffer.from(`${bbClientIdOf(p.token)}:${p.token}`).toString('base64')}`;
     const form = persona === 'brightbox'
       ? 'grant_type=client_credentials'
       : new URLSearchParams({ grant_type: 'client_credentials', client_id: pnapClientIdOf(p.token), client_secret: p.token }).toString();
-    t = fetch(`${p.url}${persona === 'brightbox' ? BB_TOKEN : PNAP_TOKEN}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...basic }, body: form })
+    t = fetch(`${p.url}${persona === 'brightbox' ? BB_TOKEN : PNAP_TOKEN}`, { method: 'POST', headers, body: form })
       .then(async (r) => AccessToken.parse(await r.json()).access_token);
     mine.set(persona, t);
   }
