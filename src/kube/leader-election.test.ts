@@ -11,8 +11,10 @@ class MemoryLease implements LeaseClient {
   readonly description = 'kube-system/cloud-controller-manager';
   lease: V1Lease | undefined;
   down = false;
+  calls: string[] = [];
   private rv = 1;
   get(): Promise<V1Lease | undefined> {
+    this.calls.push('get');
     if (this.down) return Promise.reject(new Error('apiserver down'));
     return Promise.resolve(this.lease ? structuredClone(this.lease) : undefined);
   }
@@ -22,6 +24,7 @@ class MemoryLease implements LeaseClient {
     return Promise.resolve(structuredClone(this.lease));
   }
   update(lease: V1Lease): Promise<V1Lease> {
+    this.calls.push('update');
     if (this.down) return Promise.reject(new Error('apiserver down'));
     if (lease.metadata?.resourceVersion !== this.lease?.metadata?.resourceVersion) return Promise.reject(apiError(409, 'conflict'));
     this.lease = { ...lease, metadata: { resourceVersion: String(this.rv++) } };
@@ -62,6 +65,27 @@ describe('LeaderElector', () => {
     ac.abort();
     await running;
     expect(log).toEqual(['host-a_1 started', 'host-a_1 stopped']);
+  });
+
+  it('renews with one update while leading, and reads the lease again after a conflict', async () => {
+    const clock = new FakeClock();
+    const lease = new MemoryLease();
+    const a = elector(lease, clock, 'host-a_1', []);
+    const ac = new AbortController();
+    const running = a.run(ac.signal);
+    await flushMicrotasks();
+    lease.calls = [];
+    await clock.advance(2_000);
+    await clock.advance(2_000);
+    expect(lease.calls).toEqual(['update', 'update']);
+    // Someone else wrote the lease: the optimistic update conflicts, then a read and an update renew it.
+    lease.lease = { ...lease.lease, metadata: { resourceVersion: '99' } };
+    lease.calls = [];
+    await clock.advance(2_000);
+    expect(lease.calls).toEqual(['update', 'get', 'update']);
+    expect(lease.lease?.spec?.holderIdentity).toBe('host-a_1');
+    ac.abort();
+    await running;
   });
 
   it('records LeaderElection Events on the Lease when it becomes leader and when it stops leading', async () => {

@@ -106,6 +106,8 @@ export class LeaderElector {
   private observedHolder = '';
   private observedTime = 0;
   private leading = false;
+  /** The lease as this elector last created or updated it (the fast path's base). */
+  private lastWritten: V1Lease | undefined;
 
   constructor(config: LeaderElectionConfig) {
     this.config = config;
@@ -225,9 +227,10 @@ export class LeaderElector {
 
   private async attempt(): Promise<boolean> {
     const now = new MicroTime(this.clock.now());
+    if (await this.renewOptimistically(now)) return true;
     const existing = await this.config.lease.get();
     if (!existing) {
-      await this.config.lease.create(this.newLease(undefined, now));
+      this.lastWritten = await this.config.lease.create(this.newLease(undefined, now));
       this.observe(this.identity, 'created');
       return true;
     }
@@ -236,8 +239,28 @@ export class LeaderElector {
     const expired = this.observedTime + this.leaseDurationMs <= this.clock.now();
     if (holder !== '' && holder !== this.identity && !expired) return false;
     const updated = await this.config.lease.update(this.newLease(existing, now));
+    this.lastWritten = updated;
     this.observe(this.identity, JSON.stringify(updated.spec ?? {}));
     return true;
+  }
+
+  /**
+   * client-go's fast path: a leader whose lease is still valid updates the lease it last wrote without
+   * reading it first, one request per renewal instead of two; a conflict (someone else wrote it) or any
+   * other error falls back to reading it.
+   */
+  private async renewOptimistically(now: Date): Promise<boolean> {
+    const last = this.lastWritten;
+    if (!this.leading || !last || this.observedTime + this.leaseDurationMs <= this.clock.now()) return false;
+    try {
+      const updated = await this.config.lease.update(this.newLease(last, now));
+      this.lastWritten = updated;
+      this.observe(this.identity, JSON.stringify(updated.spec ?? {}));
+      return true;
+    } catch (err) {
+      this.config.logger.debug({ err, lease: this.config.lease.description }, 'failed to update lease optimistically, reading it');
+      return false;
+    }
   }
 
   private newLease(existing: V1Lease | undefined, now: Date): V1Lease {
