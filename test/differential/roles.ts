@@ -33,6 +33,7 @@ export class Roles {
     for (const s of servers) {
       this.add(s.id, `server(${s.name}).id`);
       this.add(s.public_ipv4, `server(${s.name}).public_ipv4`);
+      this.add(s.public_ipv6, `server(${s.name}).public_ipv6`);
       this.add(s.private_ipv4, `server(${s.name}).private_ipv4`);
       for (const n of s.private_networks) this.add(n.ip, `server(${s.name}).network_ip`);
     }
@@ -63,6 +64,7 @@ export class Roles {
       const who = this.apply(lb.name);
       this.add(lb.id, `lb(${who}).id`);
       this.add(lb.public_ipv4, `lb(${who}).vip`);
+      this.add(lb.public_ipv6, `lb(${who}).vip6`);
       this.add(lb.private_ipv4, `lb(${who}).private_ipv4`);
     }
     for (const g of c.serverGroups) this.add(g.id, `server_group(${this.apply(g.name)}).id`);
