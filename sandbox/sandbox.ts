@@ -1,5 +1,6 @@
-// One sandbox: simcloud, a cluster from a runtime, and the CCM, brought up step by step (each step timed
-// and recorded in state.json) and torn down in reverse after collecting logs. The CLI's `up` runs this in a
+// One sandbox: simcloud, a cluster from a runtime, and the CCM, brought up in steps that run side by side
+// where nothing orders them (sandbox/startup.ts; each step, and each phase inside one, timed and recorded
+// in state.json) and torn down in reverse after collecting logs. The CLI's `up` runs this in a
 // detached daemon process (or in the foreground); tests and benchmarks use it directly. The Kubernetes
 // client, the CCM slot and the console are loaded when their step comes, so the control plane and simcloud
 // are already booting while the daemon loads them.

@@ -122,8 +122,8 @@ export class LocalRuntime implements PrestartingRuntime {
 
   /**
    * Starts the control plane once (prestart() or up(), whichever comes first). `access` resolves when the API
-   * serves, `ready` when all four components do; `ready` always has a handler, so a failure after a
-   * prestart() whose up() never ran is down()'s business, not an unhandled rejection.
+   * serves admin clients, `ready` when all four components are ready; `ready` always has a handler, so a
+   * failure after a prestart() whose up() never ran is down()'s business, not an unhandled rejection.
    */
   #boot(ctx: RuntimeBaseContext): ControlPlaneBoot {
     if (this.#booting) return this.#booting;
