@@ -82,6 +82,25 @@ async function commandUp(progress: (m: string) => void): Promise<Pick<S15Run, 'c
   }
 }
 
+/** S15's figures from its runs: the three targets, the command's daemon, and a figure per step and phase. */
+export function s15Figures(runs: readonly S15Run[]): Figure[] {
+  const names = (pick: (r: S15Run) => Record<string, number>): string[] => [...new Set(runs.flatMap((r) => Object.keys(pick(r))))];
+  // Where the time goes: a figure per step and per phase (no targets; the steps overlap).
+  const breakdown = (kind: 'step' | 'phase', pick: (r: S15Run) => Record<string, number>): Figure[] =>
+    names(pick).map((name) => figure({ scenario: 'S15', name: `${kind}: ${name}`, unit: 's', samples: runs.map((r) => pick(r)[name] ?? Number.NaN), judge: 'p50', limitNote: '' }));
+  return [
+    figure({ scenario: 'S15', name: 'local control plane ready (warm)', unit: 's', samples: runs.map((r) => r.controlPlane), target: 10, limitNote: 'etcd + kube-apiserver + controller-manager start' }),
+    figure({ scenario: 'S15', name: 'sandbox up -> all nodes initialised (warm)', unit: 's', samples: runs.map((r) => r.total), target: 30, limitNote: '' }),
+    figure({
+      scenario: 'S15', name: 'npm run sandbox:up -> summary (warm)', unit: 's', samples: runs.map((r) => r.command), target: 5, judge: 'p50',
+      limitNote: 'kube-apiserver ready (its RBAC bootstrap polls once a second) + the CCM process start',
+    }),
+    figure({ scenario: 'S15', name: 'npm run sandbox:up: its daemon, start to ready (warm)', unit: 's', samples: runs.map((r) => r.commandDaemon), judge: 'p50', limitNote: '' }),
+    ...breakdown('step', (r) => r.steps),
+    ...breakdown('phase', (r) => r.phases),
+  ];
+}
+
 export const S15: Scenario = {
   id: 'S15',
   title: 'bring-up: local control plane ready; sandbox up (1 + 2 nodes) -> all nodes initialised (warm), in process and as `npm run sandbox:up`',
@@ -89,22 +108,7 @@ export const S15: Scenario = {
   async run(ctx) {
     const runs: S15Run[] = [];
     for (let r = 1; r <= ctx.opts.runs; r++) runs.push({ ...(await bringUp(ctx.progress)), ...(await commandUp(ctx.progress)) });
-    const names = (pick: (r: S15Run) => Record<string, number>): string[] => [...new Set(runs.flatMap((r) => Object.keys(pick(r))))];
-    // Where the time goes: a figure per step and per phase (no targets; the steps overlap).
-    const breakdown = (kind: 'step' | 'phase', pick: (r: S15Run) => Record<string, number>): Figure[] =>
-      names(pick).map((name) => figure({ scenario: 'S15', name: `${kind}: ${name}`, unit: 's', samples: runs.map((r) => pick(r)[name] ?? Number.NaN), judge: 'p50', limitNote: '' }));
-    const figures = [
-      figure({ scenario: 'S15', name: 'local control plane ready (warm)', unit: 's', samples: runs.map((r) => r.controlPlane), target: 10, limitNote: 'etcd + kube-apiserver + controller-manager start' }),
-      figure({ scenario: 'S15', name: 'sandbox up -> all nodes initialised (warm)', unit: 's', samples: runs.map((r) => r.total), target: 30, limitNote: '' }),
-      figure({
-        scenario: 'S15', name: 'npm run sandbox:up -> summary (warm)', unit: 's', samples: runs.map((r) => r.command), target: 5, judge: 'p50',
-        limitNote: 'kube-apiserver ready (its RBAC bootstrap polls once a second) + the CCM process start',
-      }),
-      figure({ scenario: 'S15', name: 'npm run sandbox:up: its daemon, start to ready (warm)', unit: 's', samples: runs.map((r) => r.commandDaemon), judge: 'p50', limitNote: '' }),
-      ...breakdown('step', (r) => r.steps),
-      ...breakdown('phase', (r) => r.phases),
-    ];
-    return { figures, details: S15Details.parse({ runs }), runs: runs.length };
+    return { figures: s15Figures(runs), details: S15Details.parse({ runs }), runs: runs.length };
   },
 };
 
