@@ -18,10 +18,10 @@ let network: Network;
 let instances: InstancesV2;
 let routes: Routes;
 
-function provider(net: string, onCall?: (operation: string) => void): SimcloudProvider {
+function provider(net: string, onCall?: (operation: string) => void, clock = new HurriedClock()): SimcloudProvider {
   return new SimcloudProvider({
     endpoint: sc.url, token: sc.token, requestTimeoutMs: 5000, loadBalancersEnabled: false, loadBalancerStrategy: 'lb',
-    routesEnabled: true, network: net, clock: new HurriedClock(), ...(onCall ? { onCall } : {}),
+    routesEnabled: true, network: net, clock, ...(onCall ? { onCall } : {}),
   });
 }
 
@@ -91,6 +91,18 @@ describe('SimcloudProvider Routes', () => {
     const { action } = await sc.client.networks.createRoute(network.id, { destination: '10.244.99.0/24', gateway: '10.0.255.254' });
     await sc.client.waitForAction(action.id);
     expect((await routes.listRoutes('c')).find((r) => r.destinationCIDR === '10.244.99.0/24')).toMatchObject({ targetNode: '', blackhole: true });
+  });
+
+  it("lists a deleted server's route as a blackhole by the next pass, as a provider listing servers every pass does", async () => {
+    const clock = new HurriedClock();
+    const own = provider(network.name, undefined, clock).routes()!;
+    const s = await server('route-gone', [network.id]);
+    await own.createRoute('c', 'route-gone', route(s, '10.244.10.0/24'));
+    const find = async (): Promise<Route | undefined> => (await own.listRoutes('c')).find((r) => r.destinationCIDR === '10.244.10.0/24');
+    expect(await find()).toMatchObject({ targetNode: s.name, blackhole: false });
+    await sc.client.waitForAction((await sc.client.servers.delete(s.id)).id);
+    clock.setTimeout(() => undefined, 10_001); // one route period (10 s) later
+    expect(await find()).toMatchObject({ targetNode: '', blackhole: true });
   });
 
   it('moves a route to another node by replacing its gateway', async () => {

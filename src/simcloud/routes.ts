@@ -29,9 +29,12 @@ export interface SimcloudRoutesOptions {
   readonly clock?: Clock;
 }
 
-/** A route listing accepts a server snapshot this old while it knows every gateway (private IPs do not change). */
-const ROUTE_SNAPSHOT_MAX_AGE_MS = 5 * 60_000;
-/** Creates and deletes reuse the pass's network listing this long (the route period is 10 s). */
+/**
+ * Creates and deletes reuse the pass's network listing this long (the route period is 10 s), and a listing
+ * maps gateways with a server snapshot no older: a deleted server's route must read as a blackhole by the
+ * next pass, as upstream's provider, listing servers every pass, reports it. (An older snapshot kept such
+ * routes for minutes, then deleted them all in one pass: 1 000 of them at once after a fleet was removed.)
+ */
 const LISTING_REUSE_MS = 10_000;
 
 const ID = /^[a-z]{2,5}-[A-Za-z0-9]{1,40}$/;
@@ -84,14 +87,14 @@ export class SimcloudRoutes implements Routes {
     return listed && this.#clock.now() - listed.at <= LISTING_REUSE_MS ? listed.network : undefined;
   }
 
-  /** Every server; from the cache while it knows every gateway of the network's routes. */
+  /** Every server; from the cache while its snapshot is this pass's and knows every gateway of the network's routes. */
   async #serversFor(network: Network, ctx: CallContext | undefined): Promise<readonly Server[]> {
     if (!this.#cache) return this.#client.servers.listAll({}, callOptions(ctx));
     const complete = (servers: readonly Server[]): boolean => {
       const ips = new Set(servers.map((s) => privateIpIn(s, network.id)));
       return network.routes.every((r) => ips.has(r.gateway));
     };
-    return this.#cache.list(ctx, { maxAgeMs: ROUTE_SNAPSHOT_MAX_AGE_MS, complete });
+    return this.#cache.list(ctx, { maxAgeMs: LISTING_REUSE_MS, complete });
   }
 
   async createRoute(_clusterName: string, nameHint: string, route: Route, outer?: CallContext): Promise<void> {
