@@ -7,6 +7,8 @@ import { cacheBase } from '../control-plane/binaries.ts';
 import { releaseDirLock, tryDirLock } from '../control-plane/dir-lock.ts';
 
 export interface AddressPlan {
+  /** simcloud's pools (its `pools` config). */
+  readonly pools: { readonly server_public: string; readonly lb_vip: string; readonly ip_block: string; readonly private_networks: string };
   /** `simcloud serve` arguments setting the pools. */
   readonly simcloudArgs: readonly string[];
   /** The cluster's private network. */
@@ -23,6 +25,7 @@ export function loopbackAddressPlan(base: number): AddressPlan {
     private_networks: `127.${base + 3}.0.0/16`,
   };
   return {
+    pools,
     simcloudArgs: Object.entries(pools).map(([name, cidr]) => `--pool=${name}=${cidr}`),
     networkRange: pools.private_networks,
   };

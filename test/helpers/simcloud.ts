@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createExec, type ManagedProcess } from '../../sandbox/exec.ts';
 import { startSimcloudProcess as launchSimcloud } from '../../sandbox/processes.ts';
+import { claimLoopbackAddressPlan, type AddressPlan } from '../../sandbox/cloud/address-plan.ts';
 import { SimcloudAdminClient, SimcloudClient, type SimcloudClientOptions } from '../../simulator/api/client/index.ts';
 import type { SeedName } from '../../simulator/api/schema/internal.ts';
 import type { SimConfigInput } from '../../simulator/server/config.ts';
@@ -99,6 +100,26 @@ export interface InProcessSimcloud extends SimcloudHandle {
 export const FAST_DELAYS = {
   server: { delay_ms: 20, jitter_ms: 0 }, load_balancer: { delay_ms: 20, jitter_ms: 0 }, network: { delay_ms: 5, jitter_ms: 0 },
 };
+
+export interface OwnPlanSimcloud extends InProcessSimcloud {
+  /** The loopback pools this simcloud hands out (a claimed address plan: no other sandbox or test uses them). */
+  readonly pools: AddressPlan['pools'];
+}
+
+/**
+ * An in-process simcloud with its data plane on, on a loopback address plan claimed for it (released at
+ * stop), so its VIPs and node addresses never meet a sandbox or another test file running beside it.
+ */
+export async function startSimcloudOnOwnPlan(opts: InProcessOptions = {}): Promise<OwnPlanSimcloud> {
+  const lease = claimLoopbackAddressPlan();
+  try {
+    const sc = await startSimcloudInProcess({ ...opts, config: { dataplane: true, ...opts.config, pools: lease.plan.pools } });
+    return { ...sc, pools: lease.plan.pools, stop: () => sc.stop().finally(lease.release) };
+  } catch (err) {
+    lease.release();
+    throw err;
+  }
+}
 
 export async function startSimcloudInProcess(opts: InProcessOptions = {}): Promise<InProcessSimcloud> {
   const token = secret('test-token');

@@ -9,7 +9,7 @@ import { waitFor } from '../../sandbox/wait.ts';
 import { DataPlane } from '../../simulator/server/dataplane/data-plane.ts';
 import { freeVip, request } from '../../simulator/server/dataplane/test-support/harness.ts';
 import type { DataPlaneLoadBalancer } from '../../simulator/server/dataplane/types.ts';
-import { startSimcloudInProcess } from '../helpers/simcloud.ts';
+import { startSimcloudOnOwnPlan } from '../helpers/simcloud.ts';
 import { serverBody, tcpService, unique } from './support.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -69,8 +69,7 @@ describe('data plane forwarding', () => {
 
 describe('a /v1 load balancer with forwarding passthrough', () => {
   it('is created and updated with its forwarding mode, and reaches its server from the VIP once passthrough', async () => {
-    const octet = randomInt(20, 250);
-    const sc = await startSimcloudInProcess({ config: { dataplane: true, pools: { lb_vip: `127.${octet}.1.0/24`, server_public: `127.${octet}.2.0/24` } } });
+    const sc = await startSimcloudOnOwnPlan();
     cleanups.push(() => sc.stop());
     const { server, action } = await sc.client.servers.create(serverBody({}));
     await sc.client.waitForAction(action.id);

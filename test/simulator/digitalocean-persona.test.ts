@@ -9,19 +9,17 @@ import { join } from 'node:path';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../sandbox/wait.ts';
-import { startSimcloudInProcess, startSimcloudProcess, type InProcessSimcloud } from '../helpers/simcloud.ts';
+import { startSimcloudOnOwnPlan, startSimcloudProcess, type InProcessSimcloud } from '../helpers/simcloud.ts';
 import { serverBody, tcpAsk, tcpBackend, tcpService, unique } from './support.ts';
 
-const octet = randomInt(20, 250);
-/** The private-network pool's /16, which the persona shows as 10.110.0.0/16 (ADR 0013). */
-const privateOctet = octet < 135 ? octet + 100 : octet - 100;
+/** The private-network pool's second octet (the persona presents its /16 in another block, ADR 0013). */
+let privateOctet = 0;
 let sc: InProcessSimcloud;
 const stops: (() => void)[] = [];
 beforeAll(async () => {
-  sc = await startSimcloudInProcess({
-    config: { dataplane: true, pools: { lb_vip: `127.${octet}.1.0/24`, server_public: `127.${octet}.2.0/24`, private_networks: `127.${privateOctet}.0.0/16` } },
-    clientOptions: { retry: { maxRetries: 0 } },
-  });
+  const own = await startSimcloudOnOwnPlan({ clientOptions: { retry: { maxRetries: 0 } } });
+  privateOctet = Number(own.pools.private_networks.split('.')[1]);
+  sc = own;
 });
 afterAll(async () => {
   for (const stop of stops) stop();

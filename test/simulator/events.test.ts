@@ -1,27 +1,28 @@
 // The `/_sim/events` stream of a real `simcloud serve` process, read by the sandbox's own reader: every
 // event it sends parses with the wire schema, each resource change carries the record of its type, the
 // data plane's health checks arrive as target_health events, and the cloud-provider method header is kept.
-import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimEvent } from '../../simulator/api/schema/events.ts';
 import { waitFor } from '../../sandbox/wait.ts';
 import { recordSimEvents, runCloudScenario, type CloudScenario, type SimEventRecorder } from '../helpers/sim-events.ts';
+import { claimLoopbackAddressPlan } from '../../sandbox/cloud/address-plan.ts';
 import { startSimcloudProcess, type SimcloudProcess } from '../helpers/simcloud.ts';
 
-// A /24 of loopback per run, so parallel simclouds never bind the same VIP or server address.
-const octet = randomInt(20, 250);
+// A loopback address plan of its own, so parallel simclouds and sandboxes never bind the same VIP or server address.
+const plan = claimLoopbackAddressPlan();
 let sc: SimcloudProcess;
 let rec: SimEventRecorder;
 let scenario: CloudScenario;
 
 beforeAll(async () => {
-  sc = await startSimcloudProcess({ args: ['--delay-ms', '20', '--pool', `lb_vip=127.${octet}.1.0/24`, '--pool', `server_public=127.${octet}.2.0/24`] });
+  sc = await startSimcloudProcess({ args: ['--delay-ms', '20', ...plan.plan.simcloudArgs] });
   rec = await recordSimEvents(sc);
   scenario = await runCloudScenario(sc, rec, { 'ccm-sandbox.dev/cluster': 'events-test' });
 }, 60_000);
 afterAll(async () => {
   rec?.stop();
   await sc?.stop();
+  plan.release();
 });
 
 const changesOf = (id: string): Extract<SimEvent, { type: 'resource_change' }>[] =>

@@ -4,18 +4,14 @@ import { randomInt } from 'node:crypto';
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { LoadBalancerService } from '../../simulator/api/schema/load-balancers.ts';
-import { startSimcloudInProcess, type InProcessSimcloud } from '../helpers/simcloud.ts';
+import { startSimcloudOnOwnPlan, type InProcessSimcloud } from '../helpers/simcloud.ts';
 import { serverBody, tcpService, unique } from './support.ts';
 
 // A /24 of loopback per test file run, so parallel simclouds never bind the same VIP.
-const octet = randomInt(20, 250);
 let sc: InProcessSimcloud;
 const cleanups: (() => Promise<void>)[] = [];
 beforeAll(async () => {
-  sc = await startSimcloudInProcess({
-    config: { dataplane: true, pools: { lb_vip: `127.${octet}.1.0/24`, server_public: `127.${octet}.2.0/24` } },
-    clientOptions: { retry: { maxRetries: 0 } },
-  });
+  sc = await startSimcloudOnOwnPlan({ clientOptions: { retry: { maxRetries: 0 } } });
 });
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();

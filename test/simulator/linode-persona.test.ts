@@ -5,18 +5,14 @@ import { randomInt } from 'node:crypto';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../sandbox/wait.ts';
-import { startSimcloudInProcess, type InProcessSimcloud } from '../helpers/simcloud.ts';
+import { startSimcloudOnOwnPlan, type InProcessSimcloud } from '../helpers/simcloud.ts';
 import { linodeCaller } from './linode-support.ts';
 import { serverBody, tcpAsk, tcpService, unique } from './support.ts';
 
-const octet = randomInt(20, 250);
 let sc: InProcessSimcloud;
 const stops: (() => void)[] = [];
 beforeAll(async () => {
-  sc = await startSimcloudInProcess({
-    config: { dataplane: true, pools: { lb_vip: `127.${octet}.1.0/24`, server_public: `127.${octet}.2.0/24` } },
-    clientOptions: { retry: { maxRetries: 0 } },
-  });
+  sc = await startSimcloudOnOwnPlan({ clientOptions: { retry: { maxRetries: 0 } } });
 });
 afterAll(async () => {
   for (const stop of stops) stop();
