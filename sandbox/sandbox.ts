@@ -273,7 +273,7 @@ export class Sandbox {
   async #waitForNodes(): Promise<string> {
     const cluster = this.#cluster;
     if (!cluster) throw new Error('no cluster');
-    const [{ CoreV1Api }, { PooledKubeConfig }, { UNINITIALIZED_TAINT }] = await Promise.all([import('@kubernetes/client-node'), import('../src/kube/kubeconfig.ts'), import('./kubelet/node-object.ts')]);
+    const [{ CoreV1Api }, { PooledKubeConfig }, { UNINITIALIZED_TAINT }] = await Promise.all([import('@kubernetes/client-node'), import('./kube/pooled-kubeconfig.ts'), import('./kubelet/node-object.ts')]);
     const kc = new PooledKubeConfig();
     kc.loadFromFile(cluster.kubeconfigPath);
     const core = kc.makeApiClient(CoreV1Api);

@@ -4,7 +4,7 @@
 // changed in the cluster, and how long it took. It ends in the state it started from.
 import { parseArgs } from 'node:util';
 import { AppsV1Api, CoreV1Api, type V1Node } from '@kubernetes/client-node';
-import { PooledKubeConfig } from '../src/kube/kubeconfig.ts';
+import { PooledKubeConfig } from '../sandbox/kube/pooled-kubeconfig.ts';
 import { SimcloudClient } from '../simulator/api/client/index.ts';
 import type { ApiCallEvent } from '../simulator/api/schema/events.ts';
 import { followSimEvents } from '../sandbox/cloud/events.ts';

@@ -13,7 +13,6 @@
  * ```
  */
 import { hostname } from 'node:os';
-import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import type { CloudProvider } from './cloud/provider.ts';
 import { ControllerNames, enabledControllers, type ControllerName } from './config/controllers.ts';
 import { redactedConfig } from './config/load.ts';
@@ -22,10 +21,10 @@ import { CloudNodeController } from './controllers/node/controller.ts';
 import { CloudNodeLifecycleController } from './controllers/node-lifecycle/controller.ts';
 import { RouteController } from './controllers/route/controller.ts';
 import { ServiceController } from './controllers/service/controller.ts';
-import { apiTokenBucket, makeRateLimitedApiClient, perControllerCoreClients } from './kube/api-client.ts';
+import { apiTokenBucket, KubeClient, perControllerClients } from './kube/api-client.ts';
 import { ClientKube } from './kube/client-kube.ts';
 import { KubeEventRecorder } from './kube/event-recorder.ts';
-import { loadKubeConfig, PooledKubeConfig } from './kube/kubeconfig.ts';
+import { loadKubeEndpoint, type KubeEndpoint } from './kube/kubeconfig.ts';
 import { EventSource } from './kube/events.ts';
 import { nodeInformer, serviceInformer, type SupervisedInformer } from './kube/informer.ts';
 import { LeaderElector, coordinationLeaseClient } from './kube/leader-election.ts';
@@ -33,13 +32,14 @@ import type { Logger } from './kube/logger.ts';
 import { startServing, type HealthCheck, type RunningServer } from './serving.ts';
 import { SimcloudProvider } from './simcloud/provider.ts';
 import { CcmMetrics } from './telemetry/metrics.ts';
-import type { KubeConfig, V1Node, V1Service } from '@kubernetes/client-node';
+import { KubeTransport } from './kube/transport.ts';
+import type { V1Node, V1Service } from '@kubernetes/client-node';
 
 export interface ManagerOptions {
   readonly config: CcmConfig;
   readonly logger: Logger;
-  /** Overrides the kubeconfig from `--kubeconfig` (tests). */
-  readonly kubeConfig?: KubeConfig;
+  /** Overrides the apiserver endpoint from `--kubeconfig` (tests). */
+  readonly kube?: KubeEndpoint;
   /** Overrides the simcloud provider (tests with another cloud). */
   readonly provider?: CloudProvider;
 }
@@ -62,8 +62,9 @@ interface Wiring {
   readonly logger: Logger;
   readonly provider: CloudProvider;
   readonly enabled: ReadonlySet<ControllerName>;
-  readonly kubeConfig: KubeConfig;
-  readonly core: CoreV1Api;
+  readonly transport: KubeTransport;
+  /** The manager's own client (informers, leader election, its events), sharing one budget as upstream's. */
+  readonly client: KubeClient;
   readonly metrics: CcmMetrics;
   readonly crashes: Crashes;
 }
@@ -188,13 +189,13 @@ function runControllers(w: Wiring, signal: AbortSignal): Promise<void> {
 
 /** Builds informers and controllers and runs them (upstream: informers start last). */
 async function startControllers(w: Wiring, signal: AbortSignal): Promise<void> {
-  const informerOptions = { kubeConfig: w.kubeConfig, core: w.core, logger: w.logger };
+  const informerOptions = { client: w.client, logger: w.logger };
   const informers = { nodes: nodeInformer(informerOptions), services: serviceInformer(informerOptions) };
   // One client and one QPS budget per controller, as upstream's ClientBuilder.ClientOrDie(name) gives each
   // controller its own clientset: the route controller's 1 000 condition patches do not slow node
   // initialisation. The informers list through the shared client (upstream: the shared informer factory's).
-  const coreFor = perControllerCoreClients(w.kubeConfig, { qps: w.config.kubeApiQps, burst: w.config.kubeApiBurst });
-  const kubeFor: KubeFor = (name) => new ClientKube(coreFor(name));
+  const clientFor = perControllerClients(w.transport, { qps: w.config.kubeApiQps, burst: w.config.kubeApiBurst });
+  const kubeFor: KubeFor = (name) => new ClientKube(clientFor(name));
   const controllers = [...nodeControllers(w, informers, kubeFor), ...serviceAndRouteControllers(w, informers, kubeFor)];
   const runs = [supervised(w, 'node-informer', () => informers.nodes.run(signal))];
   if (w.enabled.has(ControllerNames.service)) runs.push(supervised(w, 'service-informer', () => informers.services.run(signal)));
@@ -234,19 +235,17 @@ export class Manager {
     await provider.initialize?.(abort.signal);
     logger.info({ endpoint: config.endpoint }, 'simcloud probe succeeded');
     const enabled = plannedControllers(config, provider, logger);
-    const kubeConfig = options.kubeConfig ?? loadKubeConfig(config.kubeconfig);
-    const bucket = apiTokenBucket({ qps: config.kubeApiQps, burst: config.kubeApiBurst });
-    const core = makeRateLimitedApiClient(kubeConfig, CoreV1Api, bucket);
+    const transport = new KubeTransport(options.kube ?? loadKubeEndpoint(config.kubeconfig));
+    const client = new KubeClient(transport, apiTokenBucket({ qps: config.kubeApiQps, burst: config.kubeApiBurst }));
     const crashes = new Crashes(() => abort.abort());
-    const wiring: Wiring = { config, logger, provider, enabled, kubeConfig, core, metrics, crashes };
-    const election = config.leaderElect ? new Election(wiring, makeRateLimitedApiClient(kubeConfig, CoordinationV1Api, bucket)) : undefined;
+    const wiring: Wiring = { config, logger, provider, enabled, transport, client, metrics, crashes };
+    const election = config.leaderElect ? new Election(wiring) : undefined;
     const checks = healthChecks(enabled, crashes, election?.elector);
     const server = await startServing({ bindAddress: config.bindAddress, port: config.securePort, tls: !config.insecureHttp, checks: () => checks, metrics: () => metrics.render(), configz: () => redactedConfig(config), allowedHosts: config.allowedHosts });
     logger.info({ url: server.url, port: server.port }, `serving /healthz and /metrics on ${server.url}`);
     const done = run(wiring, election, abort.signal).then((code) => (crashes.first() === undefined ? code : 1)).finally(async () => {
       await server.close();
-      // A kubeconfig the caller passed in is the caller's to close; one loaded here is ours.
-      if (kubeConfig !== options.kubeConfig && kubeConfig instanceof PooledKubeConfig) await kubeConfig.close();
+      transport.close();
     });
     return new Manager(server, done, abort, wiring);
   }
@@ -284,17 +283,17 @@ class Election {
   readonly elector: LeaderElector;
   #leading: Promise<void> = Promise.resolve();
 
-  constructor(w: Wiring, coordination: CoordinationV1Api) {
+  constructor(w: Wiring) {
     const { config, logger } = w;
     this.elector = new LeaderElector({
-      lease: coordinationLeaseClient(coordination, config.leaderElectResourceNamespace, config.leaderElectResourceName),
+      lease: coordinationLeaseClient(w.client, config.leaderElectResourceNamespace, config.leaderElectResourceName),
       leaseDurationMs: config.leaderElectLeaseDuration,
       renewDeadlineMs: config.leaderElectRenewDeadline,
       retryPeriodMs: config.leaderElectRetryPeriod,
       logger: logger.child({ component: 'leader-election' }),
       // Upstream's leader election records through the manager's own recorder (component cloud-controller-manager).
       events: {
-        recorder: new KubeEventRecorder({ kube: new ClientKube(w.core), component: 'cloud-controller-manager', host: hostname(), logger }),
+        recorder: new KubeEventRecorder({ kube: new ClientKube(w.client), component: 'cloud-controller-manager', host: hostname(), logger }),
         lease: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: config.leaderElectResourceNamespace, name: config.leaderElectResourceName },
       },
       onStartedLeading: (signal) => {

@@ -6,16 +6,11 @@
  * Every request must name an allowed Host (loopback or the bind address with the bound port, plus
  * `--allowed-host` names): a web page re-pointed at 127.0.0.1 by DNS rebinding gets 403, not metrics.
  */
-import 'reflect-metadata'; // @peculiar/x509 needs it loaded first
-import { webcrypto } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import * as x509 from '@peculiar/x509';
 import { hostRefusal } from '../simulator/api/host-check.ts';
-
-const crypto = webcrypto as unknown as Crypto;
-x509.cryptoProvider.set(crypto);
+import { selfSignedServingCertificate } from './self-signed.ts';
 
 /** A health check: returns undefined when healthy, else the reason. */
 export type HealthCheck = () => string | undefined;
@@ -38,30 +33,18 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
-
-/** A self-signed serving certificate named `cloud-controller-manager` for localhost and 127.0.0.1. */
-export async function selfSignedCertificate(): Promise<{ cert: string; key: string }> {
-  const keys = await crypto.subtle.generateKey(ALG, true, ['sign', 'verify']);
+/** A self-signed serving certificate named `cloud-controller-manager` for localhost and 127.0.0.1, valid for a year. */
+export function selfSignedCertificate(): Promise<{ cert: string; key: string }> {
   const now = Date.now();
-  const cert = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: Buffer.from(crypto.getRandomValues(new Uint8Array(8))).toString('hex').replace(/^[89a-f]/, '1'),
-    name: 'CN=cloud-controller-manager',
-    notBefore: new Date(now - 60_000),
-    notAfter: new Date(now + 365 * 24 * 3600 * 1000),
-    keys,
-    signingAlgorithm: ALG,
-    extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-      new x509.SubjectAlternativeNameExtension([
-        { type: 'dns', value: 'localhost' },
-        { type: 'ip', value: '127.0.0.1' },
-      ]),
-    ],
-  });
-  const key = x509.PemConverter.encode(await crypto.subtle.exportKey('pkcs8', keys.privateKey), 'PRIVATE KEY');
-  return { cert: cert.toString('pem'), key };
+  return Promise.resolve(
+    selfSignedServingCertificate({
+      commonName: 'cloud-controller-manager',
+      dnsNames: ['localhost'],
+      ipv4: ['127.0.0.1'],
+      validFrom: new Date(now - 60_000),
+      validUntil: new Date(now + 365 * 24 * 3600 * 1000),
+    }),
+  );
 }
 
 /** Runs the checks: `name` = one check, undefined = all. Returns the HTTP status and body like upstream healthz. */

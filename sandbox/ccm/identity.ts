@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { CoreV1Api, KubernetesObjectApi, PatchStrategy, type KubeConfig, type KubernetesObject, type V1ClusterRoleBinding } from '@kubernetes/client-node';
 import { loadAll } from 'js-yaml';
 import { z } from 'zod';
-import { PooledKubeConfig } from '../../src/kube/kubeconfig.ts';
+import { PooledKubeConfig } from '../kube/pooled-kubeconfig.ts';
 
 export const CCM_RBAC_MANIFEST = fileURLToPath(new URL('../../deploy/rbac.yaml', import.meta.url));
 export const CCM_SERVICE_ACCOUNT = { namespace: 'kube-system', name: 'cloud-controller-manager' } as const;

@@ -3,7 +3,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api, type V1Node, type V1Service } from '@kubernetes/client-node';
-import { PooledKubeConfig } from '../../src/kube/kubeconfig.ts';
+import { PooledKubeConfig } from '../kube/pooled-kubeconfig.ts';
 import { SimcloudAdminClient, SimcloudClient } from '../../simulator/api/client/index.ts';
 import { UNINITIALIZED_TAINT } from '../kubelet/node-object.ts';
 import { readyOf } from '../console/changes.ts';

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { AppsV1Api, CoreV1Api, type CoreV1Event } from '@kubernetes/client-node';
 import { buildRequester } from '../../simulator/api/client/client.ts';
 import type { SimEvent } from '../../simulator/api/schema/events.ts';
-import { PooledKubeConfig } from '../../src/kube/kubeconfig.ts';
+import { PooledKubeConfig } from '../kube/pooled-kubeconfig.ts';
 import type { CcmChoice } from '../ccm/slot.ts';
 import type { RunFaults } from './args.ts';
 import { cloudOf, type CloudKind } from '../cloud/registry.ts';

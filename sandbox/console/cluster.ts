@@ -4,7 +4,7 @@
 // what changed between two polls (diffNode/diffService) and every new or repeated Event. A failed poll
 // keeps the last snapshot and marks it unreachable, so the UI can say so instead of going blank.
 import { CoreV1Api, DiscoveryV1Api, type CoreV1Event, type V1Node, type V1Service } from '@kubernetes/client-node';
-import { PooledKubeConfig } from '../../src/kube/kubeconfig.ts';
+import { PooledKubeConfig } from '../kube/pooled-kubeconfig.ts';
 import { diffNode, diffService, readyOf, type ChangeStep } from './changes.ts';
 import { endpointsByService, podsByNode, type EndpointView, type PodView } from './workloads.ts';
 

@@ -6,7 +6,7 @@ import { CoreV1Api, DiscoveryV1Api, makeInformer, type KubeConfig, type V1Endpoi
 import { createLogger, type Logger } from '../../src/telemetry/logger.ts';
 import type { Clock } from '../../src/kube/clock.ts';
 import type { SharedInformer } from '../../src/kube/shared-informer.ts';
-import { serviceInformer, SupervisedInformer } from '../../src/kube/informer.ts';
+import { SupervisedInformer } from '../../src/kube/informer.ts';
 import { NodePortStandIns, type StandInNode } from './nodeport-standins.ts';
 import { buildProxyTable } from './proxy-table.ts';
 
@@ -108,7 +108,12 @@ function apiSources(kubeConfig: KubeConfig, logger: Logger, clock: Clock | undef
   const timing = clock ? { clock } : {};
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const discovery = kubeConfig.makeApiClient(DiscoveryV1Api);
-  const services = serviceInformer({ kubeConfig, core, logger, ...timing });
+  const services = new SupervisedInformer<V1Service>({
+    name: 'services',
+    makeListWatch: () => makeInformer<V1Service>(kubeConfig, '/api/v1/services', () => core.listServiceForAllNamespaces()),
+    logger,
+    ...timing,
+  });
   const slices = new SupervisedInformer<V1EndpointSlice>({
     name: 'endpointslices',
     makeListWatch: () => makeInformer<V1EndpointSlice>(kubeConfig, '/apis/discovery.k8s.io/v1/endpointslices', () => discovery.listEndpointSliceForAllNamespaces()),

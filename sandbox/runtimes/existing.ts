@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { CoreV1Api, VersionApi, type V1Node } from '@kubernetes/client-node';
-import { PooledKubeConfig } from '../../src/kube/kubeconfig.ts';
+import { PooledKubeConfig } from '../kube/pooled-kubeconfig.ts';
 import ipaddr from 'ipaddr.js';
 import { NODE_ROLES, type Availability, type CloudNetwork, type ClusterInfo, type MachineSpec, type RegisteredServer, type Runtime, type RuntimeContext } from './runtime.ts';
 

@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { VersionApi } from '@kubernetes/client-node';
-import { PooledKubeConfig } from '../../src/kube/kubeconfig.ts';
+import { PooledKubeConfig } from '../kube/pooled-kubeconfig.ts';
 import type { Exec } from '../exec.ts';
 import { waitFor } from '../wait.ts';
 import { dockerEngineAvailable, dockerPowerArgs, inspectContainers, KIND_ROLE_LABEL, type ContainerInfo } from './docker.ts';

@@ -99,7 +99,7 @@ export class LocalRuntime implements PrestartingRuntime {
     // while its RBAC bootstrap finishes and the controller-manager and the scheduler start.
     const [machines, access] = await settleAll([timed('machines created', () => this.#registerMachines(ctx), phase, { detail: (m) => `${m.length} servers` }), boot.access]);
     // Loaded only now, while the control plane boots: they bring the Kubernetes client.
-    const [{ PooledKubeConfig }, { KubeletFleet }] = await Promise.all([import('../../src/kube/kubeconfig.ts'), import('../kubelet/fleet.ts')]);
+    const [{ PooledKubeConfig }, { KubeletFleet }] = await Promise.all([import('../kube/pooled-kubeconfig.ts'), import('../kubelet/fleet.ts')]);
     const kubeConfig = new PooledKubeConfig();
     kubeConfig.loadFromFile(access.kubeconfigPath);
     this.#fleet = new KubeletFleet({

@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
-import { PooledKubeConfig } from '../../src/kube/kubeconfig.ts';
+import { PooledKubeConfig } from '../../sandbox/kube/pooled-kubeconfig.ts';
 import { SimcloudAdminClient, SimcloudClient } from '../../simulator/api/client/index.ts';
 import type { SimEvent } from '../../simulator/api/schema/events.ts';
 import { followSimEvents } from '../../sandbox/cloud/events.ts';

@@ -1,27 +1,18 @@
 /**
- * Kubernetes API clients with a client-side rate limit (`--kube-api-qps` / `--kube-api-burst`,
- * CCM defaults 20 / 30). client-node has no limiter; the cleanest hook in 2.0.1 is the per-request
- * `SecurityAuthentication.applySecurityAuthentication(context)` that every generated API call awaits
- * before sending: we build the API configuration like `KubeConfig.makeApiClient` does, but with an auth
- * method that first takes a token from the bucket and then delegates to the KubeConfig. Watches
- * (client-node `Watch`) authenticate through the KubeConfig directly and are not limited, which only
- * matters for watch (re)connects.
+ * KubeClient: the CCM's Kubernetes API calls, with a client-side rate limit (`--kube-api-qps` /
+ * `--kube-api-burst`, CCM defaults 20 / 30) and a User-Agent per controller, over the shared
+ * `KubeTransport`. Every request waits for a token first, as client-go's rest client waits on its
+ * limiter; watches take one when they (re)connect.
+ *
+ * Objects come back as the apiserver's JSON, typed with `@kubernetes/client-node`'s interfaces (types
+ * only: its runtime is not loaded, docs/adr/0014). What every caller keys on, `metadata.name` and the
+ * list's `resourceVersion`, is checked (zod) before an object is handed on.
  */
-import {
-  CoreV1Api,
-  createConfiguration,
-  Observable,
-  ServerConfiguration,
-  type ApiConstructor,
-  type ApiType,
-  type ConfigurationOptions,
-  type KubeConfig,
-  type RequestContext,
-  type ResponseContext,
-  type SecurityAuthentication,
-} from '@kubernetes/client-node';
+import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
+import { z } from 'zod';
 import { realClock, type Clock } from './clock.ts';
 import { TokenBucket } from './token-bucket.ts';
+import { KubeApiError, type HttpMethod, type KubeTransport } from './transport.ts';
 
 export interface ApiRateLimit {
   /** `--kube-api-qps` (default 20). */
@@ -32,40 +23,85 @@ export interface ApiRateLimit {
 
 export const DefaultApiRateLimit: ApiRateLimit = { qps: 20, burst: 30 };
 
-/** An auth method that waits for a token, then applies the KubeConfig's credentials. */
-export function rateLimitedAuth(kubeConfig: KubeConfig, bucket: TokenBucket): SecurityAuthentication {
-  return {
-    getName: () => 'default',
-    applySecurityAuthentication: async (context: RequestContext): Promise<void> => {
-      await bucket.acquire();
-      await kubeConfig.applySecurityAuthentication(context);
-    },
-  };
+/** The patch types the CCM sends (upstream's `types.PatchType`). */
+export const PatchTypes = {
+  json: 'application/json-patch+json',
+  merge: 'application/merge-patch+json',
+  strategicMerge: 'application/strategic-merge-patch+json',
+} as const;
+export type PatchType = (typeof PatchTypes)[keyof typeof PatchTypes];
+
+const ObjectShape = z.object({ metadata: z.object({ name: z.string().min(1), namespace: z.string().optional(), resourceVersion: z.string().optional() }) });
+const ListShape = z.object({ metadata: z.object({ resourceVersion: z.string().optional() }).optional(), items: z.array(ObjectShape) });
+
+/** Checks that `value` is an object with a name and hands it on typed; a `KubeApiError` otherwise. */
+export function asObject<T extends KubernetesObject>(value: unknown, what: string): T {
+  const parsed = ObjectShape.safeParse(value);
+  if (!parsed.success) throw new KubeApiError(0, `${what}: the response is not a Kubernetes object (${parsed.error.issues[0]?.message ?? 'invalid'} at ${parsed.error.issues[0]?.path.join('.') ?? ''})`);
+  return value as T;
 }
 
-/**
- * Like `kubeConfig.makeApiClient(Api)` but rate-limited by `bucket`. Share one bucket across the API
- * clients of one user, as client-go shares one limiter per clientset; the manager gives each controller
- * its own, as upstream's ClientBuilder gives each controller its own clientset.
- */
-export function makeRateLimitedApiClient<T extends ApiType>(kubeConfig: KubeConfig, api: ApiConstructor<T>, bucket: TokenBucket, userAgent = 'simcloud-ccm'): T {
-  const cluster = kubeConfig.getCurrentCluster();
-  if (!cluster) throw new Error('No active cluster!');
-  const config = createConfiguration({
-    baseServer: new ServerConfiguration(cluster.server, {}),
-    authMethods: { default: rateLimitedAuth(kubeConfig, bucket) },
-    middleware: [headerMiddleware('User-Agent', userAgent)],
-  });
-  return new api(config);
+/** Checks that `value` is a list of named objects and hands it on typed. */
+export function asList<T extends KubernetesObject>(value: unknown, what: string): KubernetesListObject<T> {
+  const parsed = ListShape.safeParse(value);
+  if (!parsed.success) throw new KubeApiError(0, `${what}: the response is not a Kubernetes list (${parsed.error.issues[0]?.message ?? 'invalid'} at ${parsed.error.issues[0]?.path.join('.') ?? ''})`);
+  return value as KubernetesListObject<T>;
 }
 
-/**
- * A client factory that gives each controller its own rate-limited CoreV1Api and so its own budget, as
- * upstream's `ClientBuilder.ClientOrDie(name)` gives each controller its own clientset (and limiter): one
- * controller's burst of writes does not hold back another's.
- */
-export function perControllerCoreClients(kubeConfig: KubeConfig, limit: ApiRateLimit, clock: Clock = realClock): (name: string) => CoreV1Api {
-  return (name) => makeRateLimitedApiClient(kubeConfig, CoreV1Api, apiTokenBucket(limit, clock), `simcloud-ccm/${name}`);
+export interface CallOptions {
+  readonly query?: Readonly<Record<string, string>>;
+  readonly body?: unknown;
+  readonly contentType?: string;
+  readonly signal?: AbortSignal;
+}
+
+/** `encodeURIComponent` for a path segment (a name or namespace). */
+export const seg = (s: string): string => encodeURIComponent(s);
+
+export class KubeClient {
+  readonly transport: KubeTransport;
+  readonly userAgent: string;
+  readonly #bucket: TokenBucket | undefined;
+
+  constructor(transport: KubeTransport, bucket: TokenBucket | undefined, userAgent = 'simcloud-ccm') {
+    this.transport = transport;
+    this.#bucket = bucket;
+    this.userAgent = userAgent;
+  }
+
+  /** One rate-limited call; the parsed JSON body. */
+  async call(method: HttpMethod, path: string, options: CallOptions = {}): Promise<unknown> {
+    await this.#bucket?.acquire(options.signal);
+    return this.transport.request({ method, path, userAgent: this.userAgent, ...options });
+  }
+
+  /** GET/PUT/POST/PATCH returning one object. */
+  async object<T extends KubernetesObject>(method: HttpMethod, path: string, options: CallOptions = {}): Promise<T> {
+    return asObject<T>(await this.call(method, path, options), `${method} ${path}`);
+  }
+
+  async patch<T extends KubernetesObject>(path: string, type: PatchType, body: unknown): Promise<T> {
+    return this.object<T>('PATCH', path, { body, contentType: type });
+  }
+
+  async list<T extends KubernetesObject>(path: string, options: CallOptions = {}): Promise<KubernetesListObject<T>> {
+    return asList<T>(await this.call('GET', path, options), `GET ${path}`);
+  }
+
+  /** A watch stream; waits for a token like any request (client-go's watch goes through the limiter too). */
+  async watch(request: WatchRequest, onValue: (value: unknown) => void): Promise<void> {
+    const { path, query, signal, idleTimeoutMs } = request;
+    await this.#bucket?.acquire(signal);
+    await this.transport.stream({ method: 'GET', path, query: { ...query, watch: 'true' }, userAgent: this.userAgent, signal, idleTimeoutMs }, onValue);
+  }
+}
+
+export interface WatchRequest {
+  readonly path: string;
+  readonly query: Readonly<Record<string, string>>;
+  readonly signal: AbortSignal;
+  /** Ends the stream when nothing arrives this long (a dead connection). */
+  readonly idleTimeoutMs: number;
 }
 
 /** A token bucket for the API limiter. */
@@ -73,28 +109,11 @@ export function apiTokenBucket(limit: ApiRateLimit = DefaultApiRateLimit, clock:
   return new TokenBucket(limit.qps, limit.burst, clock);
 }
 
-function headerMiddleware(key: string, value: string): { pre(c: RequestContext): Observable<RequestContext>; post(r: ResponseContext): Observable<ResponseContext> } {
-  return {
-    pre: (context) => {
-      context.setHeaderParam(key, value);
-      return new Observable(Promise.resolve(context));
-    },
-    post: (response) => new Observable(Promise.resolve(response)),
-  };
-}
-
-/** Per-request options adding a query parameter (e.g. `resourceVersion=0` for a cache-served GET). */
-export function queryParamOptions(name: string, value: string): ConfigurationOptions {
-  return {
-    middleware: [
-      {
-        pre: (context: RequestContext) => {
-          context.setQueryParam(name, value);
-          return new Observable(Promise.resolve(context));
-        },
-        post: (response: ResponseContext) => new Observable(Promise.resolve(response)),
-      },
-    ],
-    middlewareMergeStrategy: 'append',
-  };
+/**
+ * A client factory that gives each controller its own budget and User-Agent (`simcloud-ccm/<name>`), as
+ * upstream's `ClientBuilder.ClientOrDie(name)` gives each controller its own clientset and limiter: one
+ * controller's burst of writes does not hold back another's. All share the transport's connections.
+ */
+export function perControllerClients(transport: KubeTransport, limit: ApiRateLimit, clock: Clock = realClock): (name: string) => KubeClient {
+  return (name) => new KubeClient(transport, apiTokenBucket(limit, clock), `simcloud-ccm/${name}`);
 }

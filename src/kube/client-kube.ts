@@ -1,21 +1,10 @@
 /**
- * ClientKube: the `KubePort` over client-node's CoreV1Api (ideally one made by
- * `makeRateLimitedApiClient`). Patch bodies come from patch.ts; the content type is set per request
- * with `setHeaderOptions('Content-Type', PatchStrategy.X)`. Service finalizer and status writes go to
- * `services/status` (the bootstrap RBAC grants only that subresource).
+ * ClientKube: the `KubePort` over a `KubeClient` (one per controller, rate-limited). Patch bodies and their
+ * content types come from patch.ts. Service finalizer and status writes go to `services/status` (the
+ * bootstrap RBAC grants only that subresource).
  */
-import {
-  setHeaderOptions,
-  type CoreV1Api,
-  type CoreV1Event,
-  type V1LoadBalancerStatus,
-  type V1Node,
-  type V1NodeAddress,
-  type V1NodeCondition,
-  type V1Service,
-  type V1Taint,
-} from '@kubernetes/client-node';
-import { queryParamOptions } from './api-client.ts';
+import type { CoreV1Event, V1LoadBalancerStatus, V1Node, V1NodeAddress, V1NodeCondition, V1Service, V1Taint } from '@kubernetes/client-node';
+import { PatchTypes, seg, type KubeClient } from './api-client.ts';
 import type { KubePort } from './kube-port.ts';
 import {
   addFinalizerPatch,
@@ -28,45 +17,41 @@ import {
   type PatchRequest,
 } from './patch.ts';
 
-const options = (patch: PatchRequest): ReturnType<typeof setHeaderOptions> => setHeaderOptions('Content-Type', patch.contentType);
+const nodePath = (name: string): string => `/api/v1/nodes/${seg(name)}`;
 
 export class ClientKube implements KubePort {
-  private readonly core: CoreV1Api;
+  private readonly client: KubeClient;
 
-  constructor(core: CoreV1Api) {
-    this.core = core;
+  constructor(client: KubeClient) {
+    this.client = client;
   }
 
   getNode(name: string, opts?: { fromCache?: boolean }): Promise<V1Node> {
-    return this.core.readNode({ name }, opts?.fromCache ? queryParamOptions('resourceVersion', '0') : undefined);
+    return this.client.object<V1Node>('GET', nodePath(name), opts?.fromCache ? { query: { resourceVersion: '0' } } : {});
   }
 
   updateNode(node: V1Node): Promise<V1Node> {
-    return this.core.replaceNode({ name: node.metadata?.name ?? '', body: node });
+    return this.client.object<V1Node>('PUT', nodePath(node.metadata?.name ?? ''), { body: node });
   }
 
   patchNodeLabels(name: string, labels: Readonly<Record<string, string>>): Promise<V1Node> {
-    const patch = nodeLabelsPatch(labels);
-    return this.core.patchNode({ name, body: patch.body }, options(patch));
+    return this.send<V1Node>(nodePath(name), nodeLabelsPatch(labels));
   }
 
   patchNodeTaints(name: string, taints: readonly V1Taint[], resourceVersion: string): Promise<V1Node> {
-    const patch = nodeTaintsPatch(taints, resourceVersion);
-    return this.core.patchNode({ name, body: patch.body }, options(patch));
+    return this.send<V1Node>(nodePath(name), nodeTaintsPatch(taints, resourceVersion));
   }
 
   replaceNodeAddresses(name: string, addresses: readonly V1NodeAddress[]): Promise<V1Node> {
-    const patch = nodeAddressesPatch(addresses);
-    return this.core.patchNodeStatus({ name, body: patch.body }, options(patch));
+    return this.send<V1Node>(`${nodePath(name)}/status`, nodeAddressesPatch(addresses));
   }
 
   patchNodeCondition(name: string, condition: V1NodeCondition): Promise<V1Node> {
-    const patch = nodeConditionPatch(condition);
-    return this.core.patchNodeStatus({ name, body: patch.body }, options(patch));
+    return this.send<V1Node>(`${nodePath(name)}/status`, nodeConditionPatch(condition));
   }
 
   async deleteNode(name: string): Promise<void> {
-    await this.core.deleteNode({ name });
+    await this.client.call('DELETE', nodePath(name));
   }
 
   addServiceFinalizer(service: V1Service, finalizer: string): Promise<V1Service> {
@@ -84,15 +69,19 @@ export class ClientKube implements KubePort {
   private patchServiceStatus(service: V1Service, patch: PatchRequest): Promise<V1Service> {
     const name = service.metadata?.name ?? '';
     const namespace = service.metadata?.namespace ?? 'default';
-    return this.core.patchNamespacedServiceStatus({ name, namespace, body: patch.body }, options(patch));
+    return this.send<V1Service>(`/api/v1/namespaces/${seg(namespace)}/services/${seg(name)}/status`, patch);
+  }
+
+  private send<T extends V1Node | V1Service>(path: string, patch: PatchRequest): Promise<T> {
+    return this.client.patch<T>(path, patch.contentType, patch.body);
   }
 
   async createEvent(event: CoreV1Event): Promise<void> {
-    await this.core.createNamespacedEvent({ namespace: event.metadata.namespace ?? 'default', body: event });
+    await this.client.call('POST', `/api/v1/namespaces/${seg(event.metadata.namespace ?? 'default')}/events`, { body: event });
   }
 
   async patchEvent(namespace: string, name: string, patch: { count: number; lastTimestamp: Date; message: string }): Promise<void> {
     const body = { count: patch.count, lastTimestamp: patch.lastTimestamp.toISOString(), message: patch.message };
-    await this.core.patchNamespacedEvent({ namespace, name, body }, setHeaderOptions('Content-Type', 'application/strategic-merge-patch+json'));
+    await this.client.call('PATCH', `/api/v1/namespaces/${seg(namespace)}/events/${seg(name)}`, { body, contentType: PatchTypes.strategicMerge });
   }
 }

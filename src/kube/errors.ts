@@ -1,8 +1,9 @@
-/** Classifies Kubernetes API errors (client-node `ApiException` carries the HTTP status in `code`). */
-import { ApiException } from '@kubernetes/client-node';
+/** Classifies Kubernetes API errors: `KubeApiError` (transport.ts) carries the HTTP status in `code`. */
+import { KubeApiError } from './transport.ts';
 
 export function apiStatus(err: unknown): number | undefined {
-  if (err instanceof ApiException) return err.code;
+  if (err instanceof KubeApiError) return err.code;
+  // Errors of other clients (client-node's ApiException in the sandbox's tools) carry it the same way.
   if (typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'number') return err.code;
   return undefined;
 }
@@ -17,7 +18,7 @@ export function isNotFound(err: unknown): boolean {
   return apiStatus(err) === 404;
 }
 
-/** Builds an `ApiException` like client-node throws (used by MemoryKube). */
-export function apiError(code: number, message: string): ApiException<string> {
-  return new ApiException(code, message, message, {});
+/** Builds a `KubeApiError` as the transport throws it (used by MemoryKube and tests). */
+export function apiError(code: number, message: string): KubeApiError {
+  return new KubeApiError(code, message);
 }

@@ -1,6 +1,6 @@
 /**
- * SupervisedInformer: a `SharedInformer` over client-node's `makeInformer` ListWatch that adds what
- * client-node lacks:
+ * SupervisedInformer: a `SharedInformer` over a ListWatch session source (the CCM's `ListWatch`, or
+ * client-node's `makeInformer` in the sandbox's tools) that adds what a single session lacks:
  * - restart after `error` with capped exponential backoff (1 s → 30 s, reset after a healthy session);
  * - relist when nothing (no event, no watch reconnect) arrived for `silenceLimitMs`;
  * - `(old, new)` on update from an own last-seen map; a relist after a restart reports vanished
@@ -12,22 +12,15 @@
  * Cached objects carry no `metadata.managedFields` (upstream's controller managers trim them with an
  * informer transform: no controller reads them, and they are a large share of a Node's size).
  */
-import {
-  makeInformer,
-  type CoreV1Api,
-  type Informer,
-  type KubeConfig,
-  type KubernetesListObject,
-  type KubernetesObject,
-  type V1Node,
-  type V1Service,
-} from '@kubernetes/client-node';
+import type { Informer, KubernetesObject, V1Node, V1Service } from '@kubernetes/client-node';
+import type { KubeClient } from './api-client.ts';
+import { ListWatch } from './list-watch.ts';
 import { realClock, sleepUnlessAborted, type Clock, type TimerHandle } from './clock.ts';
 import { objectKey } from './keys.ts';
 import type { Logger } from './logger.ts';
 import type { EventHandlers, SharedInformer } from './shared-informer.ts';
 
-/** The part of client-node's ListWatch the supervisor drives. */
+/** The part of a ListWatch session the supervisor drives (client-node's `Informer` has the same shape). */
 export type ListWatchSource<T extends KubernetesObject> = Pick<Informer<T>, 'on' | 'start' | 'stop'>;
 
 export interface SupervisedInformerOptions<T extends KubernetesObject> {
@@ -40,7 +33,7 @@ export interface SupervisedInformerOptions<T extends KubernetesObject> {
   /** Restart backoff (default 1 s doubling to 30 s). */
   readonly backoffInitialMs?: number;
   readonly backoffMaxMs?: number;
-  /** Relist when silent this long (default 5 min; the watch reconnects every ~30 s when idle). */
+  /** Relist when silent this long (default 5 min; the CCM's watch sees a bookmark about every minute, client-node's reconnects every ~30 s). */
   readonly silenceLimitMs?: number;
 }
 
@@ -216,32 +209,26 @@ export class SupervisedInformer<T extends KubernetesObject> implements SharedInf
 
 /** Options shared by the resource factories. */
 export interface InformerFactoryOptions {
-  readonly kubeConfig: KubeConfig;
-  /** The (rate-limited) CoreV1Api used for lists. */
-  readonly core: CoreV1Api;
+  /** The (rate-limited) client the lists and watches go through (upstream: the shared informer factory's). */
+  readonly client: KubeClient;
   readonly logger: Logger;
   readonly clock?: Clock;
   readonly silenceLimitMs?: number;
 }
 
-function factory<T extends KubernetesObject>(
-  name: string,
-  path: string,
-  list: () => Promise<KubernetesListObject<T>>,
-  options: InformerFactoryOptions,
-): SupervisedInformer<T> {
-  const { kubeConfig, logger, clock, silenceLimitMs } = options;
-  return new SupervisedInformer<T>({ name, makeListWatch: () => makeInformer<T>(kubeConfig, path, list), logger, clock, silenceLimitMs });
+function factory<T extends KubernetesObject>(name: string, path: string, options: InformerFactoryOptions): SupervisedInformer<T> {
+  const { client, logger, clock, silenceLimitMs } = options;
+  return new SupervisedInformer<T>({ name, makeListWatch: () => new ListWatch<T>({ path, client }), logger, clock, silenceLimitMs });
 }
 
 /** Informer over `/api/v1/nodes`. */
 export function nodeInformer(options: InformerFactoryOptions): SupervisedInformer<V1Node> {
-  return factory<V1Node>('nodes', '/api/v1/nodes', () => options.core.listNode(), options);
+  return factory<V1Node>('nodes', '/api/v1/nodes', options);
 }
 
 /** Informer over `/api/v1/services` (all namespaces). */
 export function serviceInformer(options: InformerFactoryOptions): SupervisedInformer<V1Service> {
-  return factory<V1Service>('services', '/api/v1/services', () => options.core.listServiceForAllNamespaces(), options);
+  return factory<V1Service>('services', '/api/v1/services', options);
 }
 
 /** Drops `metadata.managedFields` in place (the ListWatch's own cache holds the same object). */

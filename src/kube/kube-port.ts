@@ -1,9 +1,9 @@
 /**
  * KubePort: every Kubernetes API write (and uncached read) the controllers make, one method per
- * upstream call shape. `ClientKube` (client-kube.ts) implements it with client-node and the right
+ * upstream call shape. `ClientKube` (client-kube.ts) implements it over the CCM's `KubeClient` with the right
  * patch types; `MemoryKube` (memory-kube.ts) implements it in memory for controller unit tests.
  *
- * Errors: API failures are thrown as client-node `ApiException`s (classify with `isConflict` /
+ * Errors: API failures are thrown as `KubeApiError`s (classify with `isConflict` /
  * `isNotFound` from errors.ts), so retry-on-conflict works against both implementations.
  */
 import type {

@@ -1,96 +1,109 @@
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { dump } from 'js-yaml';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CoreV1Api } from '@kubernetes/client-node';
-import { selfSignedCertificate } from '../serving.ts';
-import { PooledKubeConfig } from './kubeconfig.ts';
+import { inClusterEndpoint, KubeConfigError, loadKubeEndpoint, parseKubeConfig } from './kubeconfig.ts';
 
-interface FakeApiserver {
-  readonly url: string;
-  /** TLS connections accepted so far. */
-  connections(): number;
-  /** Connections still open. */
-  open(): number;
-  close(): Promise<void>;
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'kubeconfig-'));
+  dirs.push(d);
+  return d;
 }
 
-const servers: Server[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => new Promise<void>((resolve) => { s.closeAllConnections(); s.close(() => resolve()); })));
+const b64 = (s: string): string => Buffer.from(s).toString('base64');
+
+function config(user: Record<string, unknown>, cluster: Record<string, unknown> = { server: 'https://127.0.0.1:6443/' }): string {
+  return dump({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'other', cluster: { server: 'https://127.0.0.9:1' } }, { name: 'c', cluster }],
+    users: [{ name: 'u', user }],
+    contexts: [{ name: 'ctx', context: { cluster: 'c', user: 'u' } }],
+    'current-context': 'ctx',
+  });
+}
+
+describe('parseKubeConfig', () => {
+  it("resolves the current context's cluster and user, inline data decoded", () => {
+    const e = parseKubeConfig(config({ 'client-certificate-data': b64('CERT'), 'client-key-data': b64('KEY') }, { server: 'https://127.0.0.1:6443/', 'certificate-authority-data': b64('CA'), 'tls-server-name': 'kubernetes' }), '/etc/kc');
+    expect(e).toEqual({
+      server: 'https://127.0.0.1:6443',
+      source: '/etc/kc',
+      ca: { data: 'CA' },
+      clientCert: { data: 'CERT' },
+      clientKey: { data: 'KEY' },
+      insecureSkipTlsVerify: false,
+      tlsServerName: 'kubernetes',
+      credentials: { kind: 'none' },
+    });
+  });
+
+  it('resolves relative file paths against the kubeconfig directory, as clientcmd does', () => {
+    const e = parseKubeConfig(config({ 'client-certificate': 'pki/c.crt', 'client-key': '/abs/c.key', tokenFile: 'token' }, { server: 'https://h:1', 'certificate-authority': 'ca.crt' }), '/etc/kube/config');
+    expect(e.ca).toEqual({ file: '/etc/kube/ca.crt' });
+    expect(e.clientCert).toEqual({ file: '/etc/kube/pki/c.crt' });
+    expect(e.clientKey).toEqual({ file: '/abs/c.key' });
+    expect(e.credentials).toEqual({ kind: 'token', token: { file: '/etc/kube/token' } });
+  });
+
+  it('prefers a token over basic auth and reads an exec plugin', () => {
+    expect(parseKubeConfig(config({ token: 't', username: 'a', password: 'b' }), 'kc').credentials).toEqual({ kind: 'token', token: { data: 't' } });
+    expect(parseKubeConfig(config({ username: 'a', password: 'b' }), 'kc').credentials).toEqual({ kind: 'basic', username: 'a', password: 'b' });
+    const exec = parseKubeConfig(config({ exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'get-token', args: ['--x'], env: [{ name: 'A', value: '1' }] } }), '/k/config').credentials;
+    expect(exec).toEqual({ kind: 'exec', exec: { command: 'get-token', args: ['--x'], env: { A: '1' }, apiVersion: 'client.authentication.k8s.io/v1', cwd: '/k' } });
+  });
+
+  it.each([
+    ['not YAML', ': : :\n\t- [', /kc: not YAML/],
+    ['no current context', dump({ clusters: [] }), /kc: current-context is not set/],
+    ['an unknown context', dump({ 'current-context': 'x', contexts: [] }), /current-context "x" is not among contexts\[\]\.name/],
+    ['a server that is not a URL', config({}, { server: 'localhost:6443' }), /kc: clusters\[1\]\.cluster\.server: must be an http\(s\) URL/],
+    ['a certificate without its key', config({ 'client-certificate-data': b64('C') }), /needs both client-certificate\(-data\) and client-key\(-data\)/],
+    ['an auth-provider plugin', config({ 'auth-provider': { name: 'gcp' } }), /users\[u\]\.user\.auth-provider: auth-provider plugins are not supported/],
+    ['a user with half of basic auth', config({ username: 'a' }), /basic auth needs both username and password/],
+  ])('refuses %s, naming the field', (_what, text, message) => {
+    expect(() => parseKubeConfig(text, 'kc')).toThrow(KubeConfigError);
+    expect(() => parseKubeConfig(text, 'kc')).toThrow(message);
+  });
 });
 
-async function fakeApiserver(): Promise<FakeApiserver> {
-  const server = createServer(await selfSignedCertificate(), (_req, res) => {
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ kind: 'NamespaceList', apiVersion: 'v1', metadata: {}, items: [] }));
-  });
-  servers.push(server);
-  let accepted = 0;
-  let open = 0;
-  server.on('secureConnection', (socket) => {
-    accepted += 1;
-    open += 1;
-    socket.on('close', () => { open -= 1; });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `https://127.0.0.1:${port}`,
-    connections: () => accepted,
-    open: () => open,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-type ClientCert = { cert: string; key: string };
-const b64 = (pem: string): string => Buffer.from(pem).toString('base64');
-
-function kubeConfigFor(url: string, client: ClientCert): PooledKubeConfig {
-  const kc = new PooledKubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'c', server: url, skipTLSVerify: true }],
-    users: [{ name: 'u', certData: b64(client.cert), keyData: b64(client.key) }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
-  return kc;
-}
-
-describe('PooledKubeConfig', () => {
-  it('reuses kept-alive connections instead of opening one per API call', async () => {
-    const api = await fakeApiserver();
-    const kc = kubeConfigFor(api.url, await selfSignedCertificate());
-    const core = kc.makeApiClient(CoreV1Api);
-    for (let i = 0; i < 20; i += 1) await core.listNamespace();
-    // undici's pool may add a second client while the first finishes a response; without pooling it is 20.
-    expect(api.connections()).toBeLessThanOrEqual(2);
-    await kc.close();
+describe('loadKubeEndpoint', () => {
+  it('uses the in-cluster service account when there is no --kubeconfig', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'token'), 'sa-token');
+    const inCluster = { env: { KUBERNETES_SERVICE_HOST: 'fd00::1', KUBERNETES_SERVICE_PORT: '443' }, tokenFile: join(dir, 'token'), caFile: join(dir, 'ca.crt') };
+    expect(loadKubeEndpoint('', { inCluster, env: {}, home: dir })).toEqual({
+      server: 'https://[fd00::1]:443',
+      source: 'in-cluster',
+      ca: { file: join(dir, 'ca.crt') },
+      insecureSkipTlsVerify: false,
+      credentials: { kind: 'token', token: { file: join(dir, 'token') } },
+    });
   });
 
-  it('opens a new pool when the credentials change and closes the old one', async () => {
-    const api = await fakeApiserver();
-    const kc = kubeConfigFor(api.url, await selfSignedCertificate());
-    await kc.makeApiClient(CoreV1Api).listNamespace();
-    const before = api.connections();
-
-    const user = kc.getCurrentUser();
-    if (!user) throw new Error('no user');
-    // A rotated client certificate: the next request must not reuse a connection made with the old one.
-    const rotated = await selfSignedCertificate();
-    kc.users = kc.users.map((u) => (u.name === user.name ? { ...u, certData: b64(rotated.cert), keyData: b64(rotated.key) } : u));
-    await kc.makeApiClient(CoreV1Api).listNamespace();
-    expect(api.connections()).toBe(before + 1);
-    // The old pool drains and closes; only the new connection stays open.
-    await expect.poll(() => api.open()).toBe(1);
-    await kc.close();
+  it('falls back to the first existing $KUBECONFIG file, then ~/.kube/config', () => {
+    const dir = tempDir();
+    const noPod = { env: {}, tokenFile: join(dir, 'none'), caFile: join(dir, 'none') };
+    writeFileSync(join(dir, 'b'), config({ token: 'from-b' }));
+    expect(loadKubeEndpoint('', { inCluster: noPod, env: { KUBECONFIG: `${join(dir, 'a')}:${join(dir, 'b')}` }, home: dir }).credentials).toEqual({ kind: 'token', token: { data: 'from-b' } });
+    mkdirSync(join(dir, '.kube'));
+    writeFileSync(join(dir, '.kube', 'config'), config({ token: 'from-home' }));
+    expect(loadKubeEndpoint('', { inCluster: noPod, env: {}, home: dir }).credentials).toEqual({ kind: 'token', token: { data: 'from-home' } });
   });
 
-  it('close() ends its connections', async () => {
-    const api = await fakeApiserver();
-    const kc = kubeConfigFor(api.url, await selfSignedCertificate());
-    await kc.makeApiClient(CoreV1Api).listNamespace();
-    expect(api.open()).toBe(1);
-    await kc.close();
-    await expect.poll(() => api.open()).toBe(0);
+  it('says what to do when there is nothing to load, and names a missing --kubeconfig', () => {
+    const dir = tempDir();
+    const noPod = { env: {}, tokenFile: join(dir, 'none'), caFile: join(dir, 'none') };
+    expect(() => loadKubeEndpoint('', { inCluster: noPod, env: {}, home: dir })).toThrow('no kubeconfig: pass --kubeconfig, set KUBECONFIG, or run in a Pod with a service account');
+    expect(() => loadKubeEndpoint(join(dir, 'missing'))).toThrow(`--kubeconfig ${join(dir, 'missing')}: no such file`);
+  });
+
+  it('is outside a Pod when the service host or the token is missing', () => {
+    expect(inClusterEndpoint({ env: { KUBERNETES_SERVICE_HOST: 'h' }, tokenFile: '/nonexistent', caFile: '/x' })).toBeUndefined();
   });
 });

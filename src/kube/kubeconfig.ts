@@ -1,74 +1,225 @@
 /**
- * A client-node `KubeConfig` whose API calls and watches share one connection pool per cluster and
- * credentials, as client-go shares one transport per rest config.
+ * Where the CCM finds its apiserver and credentials: a kubeconfig file (`--kubeconfig`), else the
+ * in-cluster service account, else `$KUBECONFIG` or `~/.kube/config`, resolved the way client-go's
+ * clientcmd resolves them (current context, relative paths against the file's directory, `*-data`
+ * before file paths). Every field read is checked here, so a bad kubeconfig fails at start with a
+ * `KubeConfigError` naming the field, never at the first request.
  *
- * Why: client-node 2.0.1's `applySecurityAuthentication` builds a new undici Agent for every request
- * (`createDispatcher` is not cached, unlike `createAgent`), so every call opened its own TLS connection
- * (an HTTP/2 session when the apiserver offers h2) that lingered until keep-alive expiry. In the CCM's
- * first minute at 1 000 nodes + 1 000 Services that was ~4 000 sessions, ~150 MB of native memory
- * (heaptrack: OpenSSL, nghttp2 and TLS buffers) and a TLS handshake per call on both ends (benchmark S12).
- *
- * The pool key includes the client certificate and key (inline data, or the files' size and mtime),
- * so a rotated certificate gets a fresh pool on the next request while the old one drains and closes.
+ * Files (CA, client certificate and key, token file) stay paths: the transport reads them when it
+ * builds a connection pool, so rotated credentials are picked up without a restart.
  */
-import { statSync } from 'node:fs';
-import { KubeConfig, type RequestContext } from '@kubernetes/client-node';
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
+import { load } from 'js-yaml';
+import { z } from 'zod';
 
-type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
+/** A kubeconfig the CCM cannot use; the message names the file and field. */
+export class KubeConfigError extends Error {
+  override readonly name = 'KubeConfigError';
+}
 
-function fileStamp(path: string | undefined): string {
-  if (!path) return '';
+/** Inline PEM/token data, or a file read when needed. */
+export type Material = { readonly data: string } | { readonly file: string };
+
+/** An exec credential plugin (client.authentication.k8s.io ExecCredential), as a kubeconfig names it. */
+export interface ExecPlugin {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly apiVersion: string;
+  /** Directory relative commands resolve against (the kubeconfig's). */
+  readonly cwd: string;
+}
+
+export type Credentials =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'token'; readonly token: Material }
+  | { readonly kind: 'basic'; readonly username: string; readonly password: string }
+  | { readonly kind: 'exec'; readonly exec: ExecPlugin };
+
+export interface KubeEndpoint {
+  /** The apiserver's base URL, e.g. `https://127.0.0.1:6443`. */
+  readonly server: string;
+  /** Where this came from, for logs: a file path or `in-cluster`. */
+  readonly source: string;
+  readonly ca?: Material;
+  readonly clientCert?: Material;
+  readonly clientKey?: Material;
+  readonly insecureSkipTlsVerify: boolean;
+  readonly tlsServerName?: string;
+  readonly credentials: Credentials;
+}
+
+const Exec = z.object({
+  command: z.string().min(1),
+  args: z.array(z.string()).nullish(),
+  env: z.array(z.object({ name: z.string().min(1), value: z.string() })).nullish(),
+  apiVersion: z.string().min(1),
+});
+const Cluster = z.object({
+  server: z.string().regex(/^https?:\/\/[^/]/, 'must be an http(s) URL'),
+  'certificate-authority': z.string().optional(),
+  'certificate-authority-data': z.string().optional(),
+  'insecure-skip-tls-verify': z.boolean().optional(),
+  'tls-server-name': z.string().optional(),
+});
+const User = z.object({
+  'client-certificate': z.string().optional(),
+  'client-certificate-data': z.string().optional(),
+  'client-key': z.string().optional(),
+  'client-key-data': z.string().optional(),
+  token: z.string().optional(),
+  tokenFile: z.string().optional(),
+  username: z.string().optional(),
+  password: z.string().optional(),
+  exec: Exec.optional(),
+  'auth-provider': z.unknown().optional(),
+});
+const KubeConfigFile = z.object({
+  clusters: z.array(z.object({ name: z.string(), cluster: Cluster })).nullish(),
+  users: z.array(z.object({ name: z.string(), user: User.nullish() })).nullish(),
+  contexts: z.array(z.object({ name: z.string(), context: z.object({ cluster: z.string(), user: z.string().optional() }) })).nullish(),
+  'current-context': z.string().optional(),
+});
+type KubeConfigFile = z.infer<typeof KubeConfigFile>;
+
+/** The service account mount and environment a Pod gets. */
+export interface InClusterSource {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly tokenFile: string;
+  readonly caFile: string;
+}
+
+const SERVICE_ACCOUNT = '/var/run/secrets/kubernetes.io/serviceaccount';
+export const podInCluster: InClusterSource = { env: process.env, tokenFile: `${SERVICE_ACCOUNT}/token`, caFile: `${SERVICE_ACCOUNT}/ca.crt` };
+
+/** The endpoint a Pod's service account reaches, or undefined outside a Pod. */
+export function inClusterEndpoint(source: InClusterSource = podInCluster): KubeEndpoint | undefined {
+  const host = source.env.KUBERNETES_SERVICE_HOST;
+  const port = source.env.KUBERNETES_SERVICE_PORT;
+  if (!host || !port || !existsSync(source.tokenFile)) return undefined;
+  const hostPart = host.includes(':') ? `[${host}]` : host;
+  return {
+    server: `https://${hostPart}:${port}`,
+    source: 'in-cluster',
+    ca: { file: source.caFile },
+    insecureSkipTlsVerify: false,
+    credentials: { kind: 'token', token: { file: source.tokenFile } },
+  };
+}
+
+const where = (path: readonly PropertyKey[]): string => path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+
+/** Parses kubeconfig text (YAML or JSON) and resolves its current context. `file` names it in errors and anchors relative paths. */
+export function parseKubeConfig(text: string, file: string): KubeEndpoint {
+  let doc: unknown;
   try {
-    const st = statSync(path);
-    return `${path}:${st.size}:${st.mtimeMs}`;
-  } catch {
-    return `${path}:missing`;
+    doc = load(text);
+  } catch (err) {
+    throw new KubeConfigError(`${file}: not YAML: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
   }
+  const parsed = KubeConfigFile.safeParse(doc ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new KubeConfigError(`${file}: ${issue ? `${where(issue.path)}: ${issue.message}` : 'invalid kubeconfig'}`);
+  }
+  return resolveContext(parsed.data, file);
 }
 
-export class PooledKubeConfig extends KubeConfig {
-  readonly #pools = new Map<string, Dispatcher>();
+type ClusterEntry = z.infer<typeof Cluster>;
+type UserEntry = z.infer<typeof User>;
 
-  /** Which endpoint and credentials a dispatcher was built for. */
-  #poolKey(): string {
-    const cluster = this.getCurrentCluster();
-    const user = this.getCurrentUser();
-    const c = { server: '', caData: undefined, caFile: undefined, skipTLSVerify: false, tlsServerName: undefined, ...cluster };
-    const u = { name: '', certData: undefined, certFile: undefined, keyData: undefined, keyFile: undefined, ...user };
-    const parts = [c.server, c.caData ?? fileStamp(c.caFile), String(c.skipTLSVerify), c.tlsServerName, u.name, u.certData ?? fileStamp(u.certFile), u.keyData ?? fileStamp(u.keyFile)];
-    return parts.join('\n');
-  }
-
-  override async applySecurityAuthentication(context: RequestContext): Promise<void> {
-    await super.applySecurityAuthentication(context);
-    const fresh = context.getDispatcher();
-    if (fresh === undefined) return;
-    const key = this.#poolKey();
-    const pooled = this.#pools.get(key);
-    if (pooled) {
-      // The per-request Agent never connected; it holds no socket or timer.
-      context.setDispatcher(pooled);
-      return;
-    }
-    for (const [oldKey, old] of this.#pools) {
-      this.#pools.delete(oldKey);
-      void old.close().catch(() => undefined);
-    }
-    this.#pools.set(key, fresh);
-  }
-
-  /** Closes the pooled connections (after in-flight requests finish). */
-  async close(): Promise<void> {
-    const pools = [...this.#pools.values()];
-    this.#pools.clear();
-    await Promise.all(pools.map((d) => d.close().catch(() => undefined)));
-  }
+/** The entry named `name` in a kubeconfig list, or a KubeConfigError saying which reference is dangling. */
+function named<T>(list: ReadonlyArray<{ readonly name: string } & T> | null | undefined, name: string, what: string): T {
+  const found = list?.find((e) => e.name === name);
+  if (found === undefined) throw new KubeConfigError(`${what} "${name}", which is not among ${what.split(' ').at(-1) ?? ''}s[].name`);
+  return found;
 }
 
-/** Loads a kubeconfig file (or the default chain: $KUBECONFIG, ~/.kube/config, in-cluster) into a pooled config. */
-export function loadKubeConfig(path = ''): PooledKubeConfig {
-  const kc = new PooledKubeConfig();
-  if (path !== '') kc.loadFromFile(path);
-  else kc.loadFromDefault();
-  return kc;
+/** The current context's cluster and user entries. */
+function currentEntries(cfg: KubeConfigFile, file: string): { cluster: ClusterEntry; user: UserEntry; userName: string } {
+  const current = cfg['current-context'];
+  if (!current) throw new KubeConfigError(`${file}: current-context is not set`);
+  const context = cfg.contexts?.find((c) => c.name === current)?.context;
+  if (!context) throw new KubeConfigError(`${file}: current-context "${current}" is not among contexts[].name`);
+  const { cluster } = named(cfg.clusters, context.cluster, `${file}: context "${current}" names cluster`);
+  if (context.user === undefined) return { cluster, user: {}, userName: '' };
+  const { user } = named(cfg.users, context.user, `${file}: context "${current}" names user`);
+  return { cluster, user: user ?? {}, userName: context.user };
+}
+
+function resolveContext(cfg: KubeConfigFile, file: string): KubeEndpoint {
+  const { cluster, user, userName } = currentEntries(cfg, file);
+  const base = dirname(resolve(file));
+  const material = (data: string | undefined, filePath: string | undefined): Material | undefined => {
+    if (data) return { data: Buffer.from(data, 'base64').toString('utf8') };
+    return filePath ? { file: isAbsolute(filePath) ? filePath : join(base, filePath) } : undefined;
+  };
+  const at = `${file}: users[${userName}].user`;
+  if (user['auth-provider'] !== undefined) throw new KubeConfigError(`${at}.auth-provider: auth-provider plugins are not supported; use a token, a client certificate or an exec plugin`);
+  const clientCert = material(user['client-certificate-data'], user['client-certificate']);
+  const clientKey = material(user['client-key-data'], user['client-key']);
+  if ((clientCert === undefined) !== (clientKey === undefined)) throw new KubeConfigError(`${at}: a client certificate needs both client-certificate(-data) and client-key(-data)`);
+  return {
+    server: cluster.server.replace(/\/+$/, ''),
+    source: file,
+    ...optional('ca', material(cluster['certificate-authority-data'], cluster['certificate-authority'])),
+    ...optional('clientCert', clientCert),
+    ...optional('clientKey', clientKey),
+    insecureSkipTlsVerify: cluster['insecure-skip-tls-verify'] ?? false,
+    ...optional('tlsServerName', cluster['tls-server-name']),
+    credentials: credentials(user, base, at),
+  };
+}
+
+/** The request credentials, in clientcmd's order: token, token file, basic, exec. */
+function credentials(user: UserEntry, base: string, at: string): Credentials {
+  if (user.token) return { kind: 'token', token: { data: user.token } };
+  if (user.tokenFile) return { kind: 'token', token: { file: isAbsolute(user.tokenFile) ? user.tokenFile : join(base, user.tokenFile) } };
+  if (user.username !== undefined || user.password !== undefined) {
+    if (!user.username || user.password === undefined) throw new KubeConfigError(`${at}: basic auth needs both username and password`);
+    return { kind: 'basic', username: user.username, password: user.password };
+  }
+  return user.exec ? { kind: 'exec', exec: execPlugin(user.exec, base) } : { kind: 'none' };
+}
+
+function execPlugin(exec: z.infer<typeof Exec>, cwd: string): ExecPlugin {
+  return { command: exec.command, args: exec.args ?? [], env: Object.fromEntries((exec.env ?? []).map((e) => [e.name, e.value])), apiVersion: exec.apiVersion, cwd };
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+/** Reads and parses a kubeconfig file. */
+export function readKubeConfigFile(file: string): KubeEndpoint {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new KubeConfigError(`--kubeconfig ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String(err)}`);
+  }
+  return parseKubeConfig(text, file);
+}
+
+export interface DefaultChain {
+  readonly inCluster?: InClusterSource;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly home?: string;
+}
+
+/**
+ * The endpoint for `--kubeconfig path`; with an empty path the in-cluster service account, else the first
+ * existing file of `$KUBECONFIG`, else `~/.kube/config`.
+ */
+export function loadKubeEndpoint(path = '', chain: DefaultChain = {}): KubeEndpoint {
+  if (path !== '') return readKubeConfigFile(path);
+  const inCluster = inClusterEndpoint(chain.inCluster);
+  if (inCluster) return inCluster;
+  const env = chain.env ?? process.env;
+  const candidates = [...(env.KUBECONFIG ?? '').split(delimiter).filter((p) => p !== ''), join(chain.home ?? homedir(), '.kube', 'config')];
+  const found = candidates.find((p) => existsSync(p));
+  if (found) return readKubeConfigFile(found);
+  throw new KubeConfigError('no kubeconfig: pass --kubeconfig, set KUBECONFIG, or run in a Pod with a service account');
 }

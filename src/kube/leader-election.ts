@@ -15,7 +15,8 @@
  */
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import type { CoordinationV1Api, V1Lease, V1ObjectReference } from '@kubernetes/client-node';
+import type { V1Lease, V1ObjectReference } from '@kubernetes/client-node';
+import { seg, type KubeClient } from './api-client.ts';
 import { realClock, sleepUnlessAborted, type Clock } from './clock.ts';
 import { isNotFound } from './errors.ts';
 import { EventType, type EventRecorder } from './events.ts';
@@ -54,9 +55,9 @@ export interface LeaderElectionConfig {
 }
 
 /**
- * A Date that serialises as `metav1.MicroTime` (RFC 3339 with 6 fractional digits). client-node has no
- * serializer for `V1MicroTime`, so a plain Date goes out via `toJSON()` with milliseconds, which the
- * apiserver rejects ("cannot parse \".802Z\" as \".000000\"").
+ * A Date that serialises as `metav1.MicroTime` (RFC 3339 with 6 fractional digits): a plain Date goes
+ * out via `toJSON()` with milliseconds, which the apiserver rejects ("cannot parse \".802Z\" as
+ * \".000000\"").
  */
 export class MicroTime extends Date {
   override toJSON(): string {
@@ -78,20 +79,21 @@ export function defaultLeaderIdentity(): string {
   return `${hostname()}_${randomUUID()}`;
 }
 
-/** A `LeaseClient` over CoordinationV1Api. */
-export function coordinationLeaseClient(api: CoordinationV1Api, namespace: string = LeaderElectionDefaults.namespace, name: string = LeaderElectionDefaults.name): LeaseClient {
+/** A `LeaseClient` over the coordination.k8s.io/v1 API. */
+export function coordinationLeaseClient(client: KubeClient, namespace: string = LeaderElectionDefaults.namespace, name: string = LeaderElectionDefaults.name): LeaseClient {
+  const collection = `/apis/coordination.k8s.io/v1/namespaces/${seg(namespace)}/leases`;
   return {
     description: `${namespace}/${name}`,
     get: async () => {
       try {
-        return await api.readNamespacedLease({ name, namespace });
+        return await client.object<V1Lease>('GET', `${collection}/${seg(name)}`);
       } catch (err) {
         if (isNotFound(err)) return undefined;
         throw err;
       }
     },
-    create: (lease) => api.createNamespacedLease({ namespace, body: { ...lease, metadata: { ...lease.metadata, name, namespace } } }),
-    update: (lease) => api.replaceNamespacedLease({ name, namespace, body: lease }),
+    create: (lease) => client.object<V1Lease>('POST', collection, { body: { ...lease, metadata: { ...lease.metadata, name, namespace } } }),
+    update: (lease) => client.object<V1Lease>('PUT', `${collection}/${seg(name)}`, { body: lease }),
   };
 }
 

@@ -5,7 +5,7 @@
 // deploy/README.md, and every listed deviation must still occur. DIFFERENTIAL_DUMP=<file> writes both
 // end states as JSON, to see what a new difference is about.
 import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
-import { PooledKubeConfig } from '../../src/kube/kubeconfig.ts';
+import { PooledKubeConfig } from '../../sandbox/kube/pooled-kubeconfig.ts';
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { CcmKind } from '../../sandbox/ccm/slot.ts';

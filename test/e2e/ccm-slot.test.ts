@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { AuthenticationV1Api, CoreV1Api, type V1Node } from '@kubernetes/client-node';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PooledKubeConfig } from '../../src/kube/kubeconfig.ts';
+import { PooledKubeConfig } from '../../sandbox/kube/pooled-kubeconfig.ts';
 import { CCM_USER } from '../../sandbox/ccm/identity.ts';
 import { commandCcmEnv, upstreamArgsFor } from '../../sandbox/ccm/launch.ts';
 import { ensureUpstreamCcmBinary } from '../../sandbox/ccm/upstream.ts';

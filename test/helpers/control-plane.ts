@@ -4,7 +4,7 @@
 // through the reaper.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
-import { PooledKubeConfig } from '../../src/kube/kubeconfig.ts';
+import { PooledKubeConfig } from '../../sandbox/kube/pooled-kubeconfig.ts';
 import { ControlPlane, type ControlPlaneOptions } from '../../sandbox/control-plane/control-plane.ts';
 
 export interface TestCluster {

@@ -6,7 +6,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { CoreV1Api, type V1Service } from '@kubernetes/client-node';
 import { FAST_CCM_ARGS } from '../../sandbox/conformance/run.ts';
-import { PooledKubeConfig } from '../../src/kube/kubeconfig.ts';
+import { PooledKubeConfig } from '../../sandbox/kube/pooled-kubeconfig.ts';
 import { isRuntimeChoice, resolveRuntime } from '../../sandbox/runtimes/factory.ts';
 import { createExec } from '../../sandbox/exec.ts';
 import type { LbStrategy, SandboxOptions } from '../../sandbox/sandbox.ts';
