@@ -14,6 +14,7 @@ describe('bench arguments', () => {
 
   it('keeps the logs where asked and passes the CCM verbosity on', () => {
     expect(parseBenchArgs(['S6', '--logs', '/tmp/l', '--ccm-v', '4'], now)).toMatchObject({ scenarios: ['S6'], logsDir: '/tmp/l', ccmVerbosity: 4 });
+    expect(parseBenchArgs(['S1', '--cpu-prof', '/tmp/prof'], now)).toMatchObject({ cpuProfDir: '/tmp/prof' });
   });
 
   it('refuses a verbosity that is not a small integer, naming the flag', () => {

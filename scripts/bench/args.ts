@@ -1,10 +1,11 @@
 // `npm run bench [scenario...] [--nodes N] [--profile parity|tuned] [--runs N] [--out FILE]
-//                [--rest-minutes M] [--smoke] [--logs DIR] [--ccm-v N] [--ccm builtin|upstream] [--compare]`
+//                [--rest-minutes M] [--smoke] [--logs DIR] [--ccm-v N] [--ccm builtin|upstream] [--compare] [--cpu-prof DIR]`
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { UsageError } from '../../lib/usage-error.ts';
 import { BENCH_CCMS, COMPARE_SCENARIOS, PROFILES, SCENARIOS, type BenchCcm, type BenchOptions, type ProfileName, type ScenarioId } from './types.ts';
 
-export const USAGE = `usage: npm run bench -- [S1 S2 ... S15] [--nodes N] [--profile parity|tuned] [--runs N] [--out FILE] [--rest-minutes M] [--smoke] [--logs DIR] [--ccm-v N] [--ccm builtin|upstream] [--compare]
+export const USAGE = `usage: npm run bench -- [S1 S2 ... S15] [--nodes N] [--profile parity|tuned] [--runs N] [--out FILE] [--rest-minutes M] [--smoke] [--logs DIR] [--ccm-v N] [--ccm builtin|upstream] [--compare] [--cpu-prof DIR]
   scenarios   ${SCENARIOS.join(' ')} (default: all; S3 and S8 are measured on the S1/S2 runs)
   --nodes     fleet size (default 1000)
   --profile   parity = upstream defaults (QPS 20/30, 1 worker); tuned = QPS 100/150, 8 node / 5 service workers (default tuned)
@@ -15,6 +16,7 @@ export const USAGE = `usage: npm run bench -- [S1 S2 ... S15] [--nodes N] [--pro
   --logs      keep every process's log (simcloud, control plane, CCM) in DIR (default: removed with the state)
   --ccm-v     the CCM's log verbosity (default 2, which logs what each LB node-sync pass reacts to)
   --ccm       builtin = our CCM (default); upstream = the Go CCM on k8s.io/cloud-provider (go/cmd/upstream-ccm)
+  --cpu-prof  DIR: our CCM writes a V8 CPU profile of each run there (node --cpu-prof; open it in Chrome DevTools)
   --compare   side by side on one fleet: ${COMPARE_SCENARIOS.join(' ')} for ours and upstream at the parity profile, then ours tuned;
               each figure as a ratio ours / upstream (no --profile or --ccm; scenarios limited to those)`;
 
@@ -52,6 +54,7 @@ const BENCH_OPTIONS = {
   'ccm-v': { type: 'string' },
   ccm: { type: 'string' },
   compare: { type: 'boolean', default: false },
+  'cpu-prof': { type: 'string' },
 } as const;
 
 /** node:util's parseArgs, its errors (unknown flag, missing value) turned into usage errors. */
@@ -117,6 +120,7 @@ export function parseBenchArgs(argv: readonly string[], now = new Date()): Bench
     restMinutes: positive('rest-minutes', values['rest-minutes'], smoke ? 0.25 : 10),
     smoke,
     ...(values.logs !== undefined ? { logsDir: values.logs } : {}),
+    ...(values['cpu-prof'] !== undefined ? { cpuProfDir: resolve(values['cpu-prof']) } : {}),
     ccmVerbosity: verbosity(values['ccm-v']),
     ccm,
     compare,

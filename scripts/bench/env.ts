@@ -38,6 +38,8 @@ export interface EnvOptions {
   readonly ccmVerbosity?: number;
   /** Which CCM runs (default builtin); `useCcm` switches it on the same fleet. */
   readonly ccm?: BenchCcm;
+  /** Our CCM writes a V8 CPU profile of each run here (`--cpu-prof`). */
+  readonly cpuProfDir?: string;
 }
 
 export const CLUSTER = 'bench';
@@ -118,6 +120,9 @@ export class BenchEnv {
     return out;
   }
 
+  /** How our CCM starts when a scenario does not say (`useCcm` sets it): default as the sandbox runs it. */
+  ccmEntry: CcmEntry = {};
+
   get ccmKind(): BenchCcm {
     return this.options.ccm ?? 'builtin';
   }
@@ -127,7 +132,7 @@ export class BenchEnv {
    * Deployment runs) with its own environment; or the upstream Go CCM as the sandbox's slot starts it. Both
    * get the profile's flags, which upstream's command line takes under the same names.
    */
-  async startCcm(how: CcmEntry = {}): Promise<void> {
+  async startCcm(how: CcmEntry = this.ccmEntry): Promise<void> {
     const cp = this.runtime.controlPlane;
     if (!cp) throw new Error('no control plane');
     const kind = this.ccmKind;
@@ -141,13 +146,22 @@ export class BenchEnv {
       this.ccm = { process: launched.process, url: launched.url ?? '' };
       return;
     }
-    this.ccm = await startCcmProcess({ ...base, kubeconfig, extraArgs, ...how });
+    this.ccm = await startCcmProcess({ ...base, kubeconfig, extraArgs, ...how, nodeArgs: [...(how.nodeArgs ?? []), ...this.#profiling()] });
   }
 
-  /** Another CCM or profile on the same fleet: stops the running CCM (and its Lease) and starts that one. */
-  async useCcm(ccm: BenchCcm, profile: Profile): Promise<void> {
+  /** Node flags that make our CCM write a CPU profile (`--cpu-prof`). */
+  #profiling(): string[] {
+    return this.options.cpuProfDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${this.options.cpuProfDir}`];
+  }
+
+  /**
+   * Another CCM or profile on the same fleet: stops the running CCM (and its Lease) and starts that one;
+   * ours from `entry` (default: as the sandbox runs it), which later (re)starts without one use too.
+   */
+  async useCcm(ccm: BenchCcm, profile: Profile, entry: CcmEntry = {}): Promise<void> {
     await this.stopCcm();
     this.options = { ...this.options, ccm, profile };
+    this.ccmEntry = entry;
     await this.startCcm();
   }
 

@@ -47,7 +47,7 @@ export async function withSession<T>(opts: BenchOptions, progress: (m: string) =
   reaper().trackDir(stateDir);
   let env: BenchEnv | undefined;
   const getEnv = async (): Promise<BenchEnv> => {
-    env ??= await BenchEnv.start({ stateDir, profile: PROFILES[opts.profile], nodes: opts.nodes, progress, ccmVerbosity: opts.ccmVerbosity, ccm: opts.ccm });
+    env ??= await BenchEnv.start({ stateDir, profile: PROFILES[opts.profile], nodes: opts.nodes, progress, ccmVerbosity: opts.ccmVerbosity, ccm: opts.ccm, ...(opts.cpuProfDir !== undefined ? { cpuProfDir: opts.cpuProfDir } : {}) });
     return env;
   };
   const shared: Shared = { resident: [], residentServices: [] };
@@ -105,7 +105,7 @@ async function runOne(scenario: Scenario, ctx: ScenarioContext, env: BenchEnv | 
   try {
     const out = await scenario.run(ctx);
     const m = await measured();
-    return { ...base, runs: out.runs, ...m, figures: [...out.figures, ...apiFigure(scenario.id, m.apiRequests)], details: out.details };
+    return { ...base, runs: out.runs, ...m, figures: [...out.figures, ...apiFigure(scenario.id, m.apiRequests), ...cpuFigure(scenario.id, m.processes)], details: out.details };
   } catch (err) {
     ctx.progress(`${scenario.id} failed: ${err instanceof Error ? err.message : String(err)}`);
     return { ...base, runs: 0, ...(await measured()), figures: [], details: {}, error: err instanceof Error ? err.message : String(err) };
@@ -117,6 +117,13 @@ function apiFigure(id: ScenarioId, counts: ApiRequestCounts | undefined): Figure
   if (!counts) return [];
   const n = counts.total;
   return [{ scenario: id, name: 'Kubernetes API requests by the CCM (apiserver audit log)', unit: 'requests', samples: [n], value: n, p50: n, p90: n, p99: n, max: n, target: null, direction: 'max', limit: null, limitNote: '' }];
+}
+
+/** The CCM's CPU seconds during the scenario as a figure, so `--compare` prints it as a ratio too. */
+function cpuFigure(id: ScenarioId, processes: Record<string, ProcessUsage>): Figure[] {
+  const cpu = processes.ccm?.cpuSeconds;
+  if (cpu === undefined) return [];
+  return [{ scenario: id, name: 'CCM CPU seconds (utime + stime, /proc)', unit: 's', samples: [cpu], value: cpu, p50: cpu, p90: cpu, p99: cpu, max: cpu, target: null, direction: 'max', limit: null, limitNote: '' }];
 }
 
 function usage(close: (() => Record<string, ProcessUsage>) | undefined): Record<string, ProcessUsage> {

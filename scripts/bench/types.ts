@@ -39,6 +39,8 @@ export interface BenchOptions {
   readonly logsDir?: string;
   /** The CCM's `--v` (`--ccm-v`, default 2). */
   readonly ccmVerbosity: number;
+  /** Where our CCM writes a V8 CPU profile per run (`--cpu-prof`); unset: none. */
+  readonly cpuProfDir?: string;
   /** Which CCM runs (`--ccm`, default builtin). */
   readonly ccm: BenchCcm;
   /** Side by side (`--compare`): the scenarios for both CCMs on one fleet, ours / upstream per figure. */

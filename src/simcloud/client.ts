@@ -8,6 +8,7 @@ import type { Action, Server } from '../../simulator/api/schema/index.ts';
 import type { CallContext } from '../cloud/provider.ts';
 import type { CloudServer, ServerLookup } from './instances.ts';
 import { realClock, sleep, type Clock } from '../kube/clock.ts';
+import { httpFetch } from './http-fetch.ts';
 import { rateBudgetGate } from './rate-budget.ts';
 
 /** Observes every HTTP exchange with simcloud (one per attempt): operation, HTTP status (0 = none), seconds. */
@@ -22,7 +23,7 @@ export interface ClientOptions {
   readonly caller?: string;
   /** Every wait (retry backoff, rate budget, action polls) is on this clock (default the wall clock). */
   readonly clock?: Clock;
-  /** The HTTP exchange (default global fetch); tests pass one that records what is sent. */
+  /** The HTTP exchange (default `httpFetch`, node:http without undici); tests pass one that records what is sent. */
   readonly fetch?: typeof globalThis.fetch;
 }
 
@@ -60,7 +61,7 @@ export function createClient(options: ClientOptions): SimcloudClient {
     now: () => clock.now(),
     gate: rateBudgetGate(clock),
     attemptMiddlewares: options.onCall ? [observe(options.onCall)] : [],
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    fetch: options.fetch ?? httpFetch(),
   });
 }
 
