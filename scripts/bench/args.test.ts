@@ -29,7 +29,8 @@ describe('bench arguments', () => {
   it('runs the upstream Go CCM with --ccm upstream, and names the result file after it', () => {
     expect(parseBenchArgs(['S2', '--ccm', 'upstream', '--nodes', '50'], now)).toMatchObject({ ccm: 'upstream', compare: false, out: 'bench-results/bench-upstream-tuned-50-2026-11-24T10-00-00-000Z.json' });
     expect(parseBenchArgs([], now).ccm).toBe('builtin');
-    expect(() => parseBenchArgs(['--ccm', 'go'], now)).toThrow(new UsageError('--ccm must be builtin or upstream, got "go"'));
+    expect(() => parseBenchArgs(['--ccm', 'go'], now)).toThrow(new UsageError('--ccm must be builtin, deployed, upstream, got "go"'));
+    expect(parseBenchArgs(['S12', '--ccm', 'deployed', '--profile', 'parity'], now)).toMatchObject({ ccm: 'deployed', out: 'bench-results/bench-deployed-parity-1000-2026-11-24T10-00-00-000Z.json' });
   });
 
   it('--compare runs S1 S2 S3 S5 S12 (or a subset) and refuses --ccm, --profile and other scenarios', () => {

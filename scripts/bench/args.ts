@@ -1,11 +1,11 @@
 // `npm run bench [scenario...] [--nodes N] [--profile parity|tuned] [--runs N] [--out FILE]
-//                [--rest-minutes M] [--smoke] [--logs DIR] [--ccm-v N] [--ccm builtin|upstream] [--compare] [--cpu-prof DIR]`
+//                [--rest-minutes M] [--smoke] [--logs DIR] [--ccm-v N] [--ccm builtin|deployed|upstream] [--compare] [--cpu-prof DIR]`
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { UsageError } from '../../lib/usage-error.ts';
 import { BENCH_CCMS, COMPARE_SCENARIOS, PROFILES, SCENARIOS, type BenchCcm, type BenchOptions, type ProfileName, type ScenarioId } from './types.ts';
 
-export const USAGE = `usage: npm run bench -- [S1 S2 ... S15] [--nodes N] [--profile parity|tuned] [--runs N] [--out FILE] [--rest-minutes M] [--smoke] [--logs DIR] [--ccm-v N] [--ccm builtin|upstream] [--compare] [--cpu-prof DIR]
+export const USAGE = `usage: npm run bench -- [S1 S2 ... S15] [--nodes N] [--profile parity|tuned] [--runs N] [--out FILE] [--rest-minutes M] [--smoke] [--logs DIR] [--ccm-v N] [--ccm builtin|deployed|upstream] [--compare] [--cpu-prof DIR]
   scenarios   ${SCENARIOS.join(' ')} (default: all; S3 and S8 are measured on the S1/S2 runs)
   --nodes     fleet size (default 1000)
   --profile   parity = upstream defaults (QPS 20/30, 1 worker); tuned = QPS 100/150, 8 node / 5 service workers (default tuned)
@@ -15,7 +15,8 @@ export const USAGE = `usage: npm run bench -- [S1 S2 ... S15] [--nodes N] [--pro
   --out       JSON result file (default bench-results/bench-<profile>-<nodes>-<time>.json)
   --logs      keep every process's log (simcloud, control plane, CCM) in DIR (default: removed with the state)
   --ccm-v     the CCM's log verbosity (default 2, which logs what each LB node-sync pass reacts to)
-  --ccm       builtin = our CCM (default); upstream = the Go CCM on k8s.io/cloud-provider (go/cmd/upstream-ccm)
+  --ccm       builtin = our CCM as the sandbox runs it (default); deployed = our CCM as deploy/ ships it (the bundle, its
+              code cache, the image's Node flags, the Deployment's env); upstream = the Go CCM on k8s.io/cloud-provider
   --cpu-prof  DIR: our CCM writes a V8 CPU profile of each run there (node --cpu-prof; open it in Chrome DevTools)
   --compare   side by side on one fleet: ${COMPARE_SCENARIOS.join(' ')} for ours and upstream at the parity profile, then ours tuned;
               each figure as a ratio ours / upstream (no --profile or --ccm; scenarios limited to those)`;
@@ -76,7 +77,7 @@ function profileOf(value: string | undefined): ProfileName {
 
 function ccmOf(value: string | undefined): BenchCcm {
   if (value === undefined) return 'builtin';
-  if (!(BENCH_CCMS as readonly string[]).includes(value)) throw new UsageError(`--ccm must be builtin or upstream, got "${value}"`);
+  if (!(BENCH_CCMS as readonly string[]).includes(value)) throw new UsageError(`--ccm must be ${BENCH_CCMS.join(', ')}, got "${value}"`);
   return value as BenchCcm;
 }
 
@@ -94,7 +95,7 @@ function compareScenarios(values: { ccm?: string; profile?: string }, positional
 /** The result file's label: compare, or the profile (prefixed with upstream- for the Go CCM). */
 function runLabel(compare: boolean, ccm: BenchCcm, profile: string): string {
   if (compare) return 'compare';
-  return ccm === 'upstream' ? `upstream-${profile}` : profile;
+  return ccm === 'builtin' ? profile : `${ccm}-${profile}`;
 }
 
 export function parseBenchArgs(argv: readonly string[], now = new Date()): BenchOptions {

@@ -3,8 +3,6 @@
 // no Services: ours at the parity profile, upstream at the parity profile (its own defaults), ours tuned.
 // Each figure is then printed as a ratio ours / upstream (below 1: ours is lower, i.e. faster, fewer
 // calls or less memory), and the passes and ratios go to the JSON.
-import { join } from 'node:path';
-import { deployedCcm } from './deployed-ccm.ts';
 import { ensureNodes, ensureServices } from './resident.ts';
 import { apiTable, fmt, processTable, summaryTable, table, writeResults } from './report.ts';
 import { runScenarios, withSession, type BenchReport } from './run.ts';
@@ -17,9 +15,11 @@ export interface ComparePass {
 }
 
 export const COMPARE_PASSES: readonly ComparePass[] = [
-  { label: 'ours parity', ccm: 'builtin', profile: 'parity' },
+  // Ours as it ships (the bundle, its code cache, the image's flags, the Deployment's env), as upstream runs
+  // as its one binary: the CPU and memory compared are the deployed artefacts'.
+  { label: 'ours parity', ccm: 'deployed', profile: 'parity' },
   { label: 'upstream parity', ccm: 'upstream', profile: 'parity' },
-  { label: 'ours tuned', ccm: 'builtin', profile: 'tuned' },
+  { label: 'ours tuned', ccm: 'deployed', profile: 'tuned' },
 ];
 
 export interface PassResults {
@@ -84,13 +84,9 @@ export async function runCompare(opts: BenchOptions, progress: (m: string) => vo
     const env = await session.env();
     // Every pass starts from the same fleet: N Ready nodes (initialised by ours, before any pass) and no Services.
     await ensureNodes(session.ctx, env, opts.nodes);
-    // Ours runs as it ships (the bundle, its code cache, the image's Node flags, the Deployment's env), as
-    // upstream runs as its one binary: CPU and memory are the deployed artefacts'.
-    const deployed = await deployedCcm(join(env.options.stateDir, 'deployed'));
-    progress(`ours runs as deployed: ${deployed.label}`);
     for (const pass of COMPARE_PASSES) {
       progress(`=== pass: ${pass.label}`);
-      await env.useCcm(pass.ccm, PROFILES[pass.profile], pass.ccm === 'builtin' ? deployed : {});
+      await env.useCcm(pass.ccm, PROFILES[pass.profile]);
       await runScenarios(session, (results) => record(pass, results));
       await ensureServices(session.ctx, env, 0);
     }

@@ -20,6 +20,7 @@ import { LocalRuntime } from '../../sandbox/runtimes/local.ts';
 import type { RuntimeContext } from '../../sandbox/runtimes/runtime.ts';
 import { ApiAudit, AUDIT_POLICY, auditArgs } from './api-audit.ts';
 import { CallLog } from './calls.ts';
+import { deployedCcm } from './deployed-ccm.ts';
 import { NodeTracker } from './nodes.ts';
 import { ProcSampler } from './procstat.ts';
 import { ServiceTracker } from './services.ts';
@@ -101,6 +102,7 @@ export class BenchEnv {
     await env.#startCluster();
     env.sampler = new ProcSampler(() => env.pids());
     env.sampler.start();
+    await env.#entryFor(env.ccmKind);
     await env.startCcm();
     return env;
   }
@@ -120,8 +122,21 @@ export class BenchEnv {
     return out;
   }
 
-  /** How our CCM starts when a scenario does not say (`useCcm` sets it): default as the sandbox runs it. */
+  /** How our CCM starts when a scenario does not say: as the sandbox runs it, or as deployed (`--ccm deployed`). */
   ccmEntry: CcmEntry = {};
+  #deployed: (CcmEntry & { readonly label: string }) | undefined;
+
+  async #entryFor(ccm: BenchCcm): Promise<void> {
+    if (ccm !== 'deployed') {
+      this.ccmEntry = {};
+      return;
+    }
+    if (this.#deployed === undefined) {
+      this.#deployed = await deployedCcm(join(this.options.stateDir, 'deployed'));
+      this.options.progress(`ours runs as deployed: ${this.#deployed.label}`);
+    }
+    this.ccmEntry = this.#deployed;
+  }
 
   get ccmKind(): BenchCcm {
     return this.options.ccm ?? 'builtin';
@@ -154,14 +169,11 @@ export class BenchEnv {
     return this.options.cpuProfDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${this.options.cpuProfDir}`];
   }
 
-  /**
-   * Another CCM or profile on the same fleet: stops the running CCM (and its Lease) and starts that one;
-   * ours from `entry` (default: as the sandbox runs it), which later (re)starts without one use too.
-   */
-  async useCcm(ccm: BenchCcm, profile: Profile, entry: CcmEntry = {}): Promise<void> {
+  /** Another CCM or profile on the same fleet: stops the running CCM (and its Lease) and starts that one. */
+  async useCcm(ccm: BenchCcm, profile: Profile): Promise<void> {
     await this.stopCcm();
     this.options = { ...this.options, ccm, profile };
-    this.ccmEntry = entry;
+    await this.#entryFor(ccm);
     await this.startCcm();
   }
 

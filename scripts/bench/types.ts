@@ -12,7 +12,8 @@ export type ProfileName = keyof typeof PROFILES;
 export type Profile = (typeof PROFILES)[ProfileName];
 
 /** The CCMs a benchmark can run: ours (src/) or the upstream Go CCM (go/cmd/upstream-ccm). */
-export const BENCH_CCMS = ['builtin', 'upstream'] as const;
+/** builtin: ours as the sandbox runs it (`node src/main.ts`); deployed: ours as deploy/ ships it; upstream: the Go CCM. */
+export const BENCH_CCMS = ['builtin', 'deployed', 'upstream'] as const;
 export type BenchCcm = (typeof BENCH_CCMS)[number];
 
 /** What the side-by-side mode (`--compare`) runs for both CCMs. */
