@@ -1,6 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEPLOYMENT_MANIFEST, DOCKERFILE, deploymentEnv, entrypointNodeFlags, imageEnv } from './deployed-ccm.ts';
+import { DEPLOYMENT_MANIFEST, DOCKERFILE, deploymentEnv, entrypointNodeFlags, idleRssMb, imageEnv } from './deployed-ccm.ts';
 
 const manifest = (env: string): string => `apiVersion: v1
 kind: ServiceAccount
@@ -64,5 +66,23 @@ describe('the image (deploy/Dockerfile)', () => {
 
   it('ships the licence texts the bundle\'s comments moved to', () => {
     expect(finalStage).toMatch(/^COPY .*ccm\.mjs\.LEGAL\.txt/m);
+  });
+});
+
+describe('idleRssMb', () => {
+  it('reads the RSS a script holds once loaded, under the given flags and environment', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'idle-rss-'));
+    try {
+      const main = join(dir, 'main.mjs');
+      writeFileSync(main, 'globalThis.kept = new Array(2_000_000).fill(1);\n');
+      const small = await idleRssMb({ main: join(dir, 'none.mjs'), nodeArgs: [], env: {} }).catch(() => undefined);
+      expect(small).toBeUndefined();
+      const big = await idleRssMb({ main, nodeArgs: ['--max-old-space-size=64'], env: {} });
+      // Bare Node is ~40 MB; the array adds ~16 MB of heap.
+      expect(big).toBeGreaterThan(45);
+      expect(big).toBeLessThan(200);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

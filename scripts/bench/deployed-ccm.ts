@@ -53,12 +53,23 @@ export function entrypointNodeFlags(dockerfile: string): string[] {
   return argv.slice(1, -1);
 }
 
+/** Prints the process's RSS in kB on stderr as it exits (an `--import` for a `--help` run). */
+const RSS_AT_EXIT = `data:text/javascript,${encodeURIComponent("import { readFileSync } from 'node:fs'; process.on('exit', () => process.stderr.write(`rss-kb=${/VmRSS:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? ''}\\n`));")}`;
+
+/** The deployed bundle's RSS once loaded, with nothing to do: a `--help` run with the deployed flags, env and cache. */
+export async function idleRssMb(entry: CcmEntry & { readonly main: string }): Promise<number> {
+  const run = await execa(process.execPath, [...(entry.nodeArgs ?? []), '--import', RSS_AT_EXIT, entry.main, '--help'], { env: { ...entry.env }, extendEnv: false, reject: false });
+  const kb = Number(/rss-kb=(\d+)/.exec(run.stderr)?.[1]);
+  if (run.exitCode !== 0 || !Number.isFinite(kb) || kb <= 0) throw new Error(`could not read the deployed bundle's idle RSS (exit ${run.exitCode ?? 'none'}): ${run.stderr.trim().split('\n')[0] ?? ''}`);
+  return kb / 1024;
+}
+
 /**
  * Builds the bundle into `dir` and returns how to start it as the image and the Deployment do. When the
  * image sets NODE_COMPILE_CACHE, the cache is made the same way (a `--help` run of the bundle where it
  * runs, by the user who runs it) in `dir/compile-cache`.
  */
-export async function deployedCcm(dir: string): Promise<CcmEntry & { readonly label: string }> {
+export async function deployedCcm(dir: string): Promise<CcmEntry & { readonly main: string; readonly label: string }> {
   const main = join(dir, 'ccm.mjs');
   await buildCcmBundle(main);
   const dockerfile = readFileSync(DOCKERFILE, 'utf8');
