@@ -128,4 +128,20 @@ describe('SimcloudProvider Routes', () => {
     await own.deleteRoute('c', { ...route(b, '10.244.9.0/24'), name: 'reuse-b' });
     expect((await sc.client.networks.get(network.id)).routes.some((r) => r.destination === '10.244.9.0/24')).toBe(false);
   });
+
+  it('shares one network read among concurrent creates once the listing is older than a route period', async () => {
+    const calls: string[] = [];
+    const clock = new HurriedClock();
+    const own = provider(network.name, (operation) => calls.push(operation), clock).routes()!;
+    const nodes = await Promise.all(['share-a', 'share-b', 'share-c', 'share-d'].map((n) => server(n, [network.id])));
+    await own.listRoutes('c');
+    clock.setTimeout(() => undefined, 10_001); // the pass outlived its listing
+    calls.length = 0;
+    await Promise.all(nodes.map((n, i) => own.createRoute('c', `share-${i}`, route(n, `10.244.${20 + i}.0/24`))));
+    const ops = calls.filter((op) => op.startsWith('networks.'));
+    expect(ops.filter((op) => op === 'networks.get')).toHaveLength(1);
+    expect(ops.filter((op) => op === 'networks.createRoute')).toHaveLength(4);
+    const inCloud = (await sc.client.networks.get(network.id)).routes;
+    for (const [i, n] of nodes.entries()) expect(inCloud.find((r) => r.destination === `10.244.${20 + i}.0/24`)?.gateway).toBe(n.private_ipv4);
+  });
 });
