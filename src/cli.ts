@@ -4,6 +4,7 @@
  * configuration, failed probe, lost leadership, a crashed controller), 2 on a usage error. Failures at start print one line.
  */
 import pretty from 'pino-pretty';
+import { KubeConfigError } from './kube/kubeconfig.ts';
 import { UsageError } from '../lib/usage-error.ts';
 import { ConfigError, loadConfig, parseFlags, redactedConfig, usage } from './config/load.ts';
 import { Manager } from './manager.ts';
@@ -37,7 +38,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     manager = await Manager.start({ config, logger });
   } catch (err) {
-    return fail(redactSecret(err instanceof Error ? err.message : String(err), config.token), 1);
+    // A kubeconfig the CCM cannot use is bad input, like a bad flag: exit 2.
+    return fail(redactSecret(err instanceof Error ? err.message : String(err), config.token), err instanceof KubeConfigError ? 2 : 1);
   }
   const onSignal = (signal: NodeJS.Signals): void => {
     logger.info({ signal }, 'shutting down');

@@ -232,10 +232,11 @@ export class Manager {
     const metrics = new CcmMetrics({ provider: 'simcloud', defaultMetrics: true });
     const provider = options.provider ?? simcloudProvider(config, metrics);
     const abort = new AbortController();
+    // The kubeconfig first: a local file that is wrong should be named before the cloud is probed.
+    const transport = new KubeTransport(options.kube ?? loadKubeEndpoint(config.kubeconfig));
     await provider.initialize?.(abort.signal);
     logger.info({ endpoint: config.endpoint }, 'simcloud probe succeeded');
     const enabled = plannedControllers(config, provider, logger);
-    const transport = new KubeTransport(options.kube ?? loadKubeEndpoint(config.kubeconfig));
     const client = new KubeClient(transport, apiTokenBucket({ qps: config.kubeApiQps, burst: config.kubeApiBurst }));
     const crashes = new Crashes(() => abort.abort());
     const wiring: Wiring = { config, logger, provider, enabled, transport, client, metrics, crashes };
