@@ -133,6 +133,13 @@ describe('KubeTransport', () => {
     expect(api.requests[0]).toMatchObject({ contentType: 'application/json', body: '{"metadata":{"name":"n1"}}' });
   });
 
+  it('puts the server URL path before every request path, as behind a proxy that serves a cluster under a prefix', async () => {
+    const api = await fakeApiserver();
+    const t = transport(api, { server: `${api.url}/k8s/clusters/c-1/`, insecureSkipTlsVerify: true });
+    await t.request({ method: 'GET', path: '/api/v1/nodes', query: { labelSelector: 'a=b,c in (d)' } });
+    expect(api.requests[0]?.url).toBe('/k8s/clusters/c-1/api/v1/nodes?labelSelector=a%3Db%2Cc+in+%28d%29');
+  });
+
   it('delivers each line of a stream as it arrives, even when a value spans chunks', async () => {
     const api = await fakeApiserver((_q, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });

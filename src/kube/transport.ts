@@ -1,6 +1,6 @@
 /**
- * KubeTransport: the CCM's HTTP(S) to one apiserver. One keep-alive connection pool per endpoint and
- * credentials, shared by every client of the process (client-go shares one transport per rest config);
+ * KubeTransport: the CCM's HTTP(S) to one apiserver. One keep-alive connection pool (lib/http1) per endpoint
+ * and credentials, shared by every client of the process (client-go shares one transport per rest config);
  * the endpoint's credentials on every request; JSON in and out; a `KubeApiError` for every failure,
  * carrying the HTTP status and the apiserver's Status reason.
  *
@@ -10,9 +10,8 @@
  */
 import { execFile } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
-import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest, type AgentOptions as HttpsAgentOptions } from 'node:https';
 import { z } from 'zod';
+import { Http1Pool, originOf, type BodySink, type Http1Origin, type Http1Response } from '../../lib/http1.ts';
 import type { Credentials, ExecPlugin, KubeEndpoint, Material } from './kubeconfig.ts';
 
 /** A failed Kubernetes API call: `code` is the HTTP status, 0 when no response came (connection, TLS, timeout). */
@@ -64,9 +63,7 @@ const ExecCredential = z.object({
 
 interface Pool {
   readonly key: string;
-  readonly agent: HttpAgent;
-  inFlight: number;
-  retired: boolean;
+  readonly http: Http1Pool;
 }
 
 interface ExecResult {
@@ -114,7 +111,9 @@ function errorMessage(req: KubeRequest, code: number, body: string): { message: 
 
 export class KubeTransport {
   readonly endpoint: KubeEndpoint;
-  readonly #https: boolean;
+  readonly #server: URL;
+  /** The server URL's path (a proxy's prefix such as `/k8s/clusters/c-1`), put before every request's. */
+  readonly #prefix: string;
   #pool: Pool | undefined;
   #token: { value: string; readAt: number } | undefined;
   #exec: ExecResult | undefined;
@@ -123,7 +122,8 @@ export class KubeTransport {
 
   constructor(endpoint: KubeEndpoint) {
     this.endpoint = endpoint;
-    this.#https = endpoint.server.startsWith('https:');
+    this.#server = new URL(endpoint.server);
+    this.#prefix = this.#server.pathname.replace(/\/+$/, '');
   }
 
   /** One request; resolves with the parsed JSON body (undefined when empty). */
@@ -141,109 +141,77 @@ export class KubeTransport {
   }
 
   /**
-   * A streamed response (a watch): `onLine` gets each newline-delimited JSON value as it arrives. Resolves
-   * when the server ends the stream; rejects on an error status, a broken connection or a value that is
-   * not JSON. Abort with `req.signal`.
+   * A streamed response (a watch): `onValue` gets each newline-delimited JSON value as it arrives. Resolves
+   * when the server ends the stream; rejects on an error status, a broken connection, a value that is not
+   * JSON or an error `onValue` throws (a `KubeApiError` as it is). Abort with `req.signal`.
    */
   async stream(req: KubeRequest, onValue: (value: unknown) => void): Promise<void> {
-    const res = await this.#send(req);
-    if ((res.statusCode ?? 0) >= 400) throw await this.#failure(req, res);
-    res.setEncoding('utf8');
-    let pending = '';
-    await new Promise<void>((resolve, reject) => {
-      let failed = false;
-      const fail = (err: unknown): void => {
-        if (failed) return;
-        failed = true;
-        reject(err instanceof KubeApiError ? err : new KubeApiError(0, `${req.method} ${req.path}: ${err instanceof Error ? err.message : String(err)}`, undefined, { cause: err }));
-        res.destroy();
-      };
-      res.on('data', (chunk: string) => {
-        if (failed) return;
-        pending += chunk;
-        let nl = pending.indexOf('\n');
-        while (nl >= 0) {
-          const line = pending.slice(0, nl).trim();
-          pending = pending.slice(nl + 1);
-          if (line !== '') {
-            try {
-              onValue(JSON.parse(line));
-            } catch (err) {
-              fail(err);
-              return;
-            }
-          }
-          nl = pending.indexOf('\n');
+    let partial: Buffer | undefined;
+    let thrown: { error: unknown } | undefined;
+    const lines = (chunk: Buffer): void => {
+      const data = partial ? Buffer.concat([partial, chunk]) : chunk;
+      partial = undefined;
+      let start = 0;
+      for (let nl = data.indexOf(10); nl >= 0; nl = data.indexOf(10, start)) {
+        const line = data.toString('utf8', start, nl).trim();
+        start = nl + 1;
+        if (line === '') continue;
+        try {
+          onValue(JSON.parse(line));
+        } catch (error) {
+          thrown = { error };
+          throw error;
         }
-      });
-      res.on('end', () => resolve());
-      res.on('error', fail);
-      res.on('aborted', () => fail(new Error('stream aborted')));
-    });
+      }
+      if (start < data.length) partial = data.subarray(start);
+    };
+    let res: Http1Response;
+    try {
+      res = await this.#exchange(req, (head) => (head.status >= 400 ? undefined : lines));
+    } catch (err) {
+      const cause = thrown?.error;
+      if (cause instanceof KubeApiError) throw cause;
+      if (cause !== undefined) throw new KubeApiError(0, `${req.method} ${req.path}: ${cause instanceof Error ? cause.message : 'the stream handler failed'}`, undefined, { cause });
+      throw err;
+    }
+    if (res.status >= 400) throw failure(req, res);
   }
 
   /** Closes the pooled connections once in-flight requests finish; later requests fail. */
   close(): void {
     this.#closed = true;
-    const pool = this.#pool;
+    this.#pool?.http.close();
     this.#pool = undefined;
-    if (pool) this.#retire(pool);
   }
 
   async #once(req: KubeRequest): Promise<unknown> {
-    const res = await this.#send(req);
-    const code = res.statusCode ?? 0;
-    if (code >= 400) throw await this.#failure(req, res);
-    const text = await readBody(res, req);
-    if (text === '') return undefined;
+    const res = await this.#exchange(req);
+    if (res.status >= 400) throw failure(req, res);
+    if (res.body.length === 0) return undefined;
     try {
-      return JSON.parse(text);
+      return JSON.parse(res.body.toString('utf8'));
     } catch (err) {
-      throw new KubeApiError(code, `${req.method} ${req.path}: the response is not JSON`, undefined, { cause: err });
+      throw new KubeApiError(res.status, `${req.method} ${req.path}: the response is not JSON`, undefined, { cause: err });
     }
   }
 
-  async #failure(req: KubeRequest, res: IncomingMessage): Promise<KubeApiError> {
-    const code = res.statusCode ?? 0;
-    const body = await readBody(res, req).catch(() => '');
-    const { message, reason } = errorMessage(req, code, body);
-    return new KubeApiError(code, message, reason);
-  }
-
-  async #send(req: KubeRequest): Promise<IncomingMessage> {
+  async #exchange(req: KubeRequest, sink?: BodySink): Promise<Http1Response> {
     if (this.#closed) throw new KubeApiError(0, `${req.method} ${req.path}: the client is closed`);
     const exec = this.endpoint.credentials.kind === 'exec' ? await this.#execCredential(this.endpoint.credentials.exec) : undefined;
     const pool = this.#poolFor(exec);
-    const url = new URL(req.path, this.endpoint.server);
-    for (const [k, v] of Object.entries(req.query ?? {})) url.searchParams.set(k, v);
     const body = req.body === undefined ? undefined : JSON.stringify(req.body);
-    const headers = requestHeaders(req, body, this.#authorization(exec));
-    const options: RequestOptions = { method: req.method, agent: pool.agent, headers, ...(req.signal ? { signal: req.signal } : {}) };
-    pool.inFlight += 1;
-    let released = false;
-    const release = (): void => {
-      if (released) return;
-      released = true;
-      pool.inFlight -= 1;
-      if (pool.retired && pool.inFlight === 0) pool.agent.destroy();
-    };
-    return new Promise<IncomingMessage>((resolve, reject) => {
-      let answered = false;
-      const cr: ClientRequest = (this.#https ? httpsRequest : httpRequest)(url, options, (res) => {
-        answered = true;
-        res.once('close', release);
-        resolve(res);
-      });
-      cr.setTimeout(req.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, () => cr.destroy(new Error(`no data for ${Math.round((req.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS) / 1000)} s`)));
-      cr.once('error', (err) => {
-        release();
-        reject(new KubeApiError(0, `${req.method} ${url.pathname}: ${err.message}`, undefined, { cause: err }));
-      });
-      cr.once('close', () => {
-        if (!answered) release();
-      });
-      cr.end(body);
-    });
+    try {
+      return await pool.http.request({
+        method: req.method,
+        path: this.#prefix + req.path + queryString(req.query),
+        headers: requestHeaders(req, body, this.#authorization(exec)),
+        timeoutMs: req.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+        ...(body === undefined ? {} : { body }),
+        ...(req.signal ? { signal: req.signal } : {}),
+      }, sink);
+    } catch (err) {
+      throw new KubeApiError(0, `${req.method} ${req.path}: ${err instanceof Error ? err.message : String(err)}`, undefined, { cause: err });
+    }
   }
 
   #authorization(exec: ExecResult | undefined): string | undefined {
@@ -259,21 +227,16 @@ export class KubeTransport {
     return `Bearer ${this.#token.value}`;
   }
 
-  /** The pool for the current TLS material; a change retires the old pool. */
+  /** The pool for the current TLS material; a change retires the old pool once its requests finish. */
   #poolFor(exec: ExecResult | undefined): Pool {
     const e = this.endpoint;
     const key = [materialStamp(e.ca), materialStamp(e.clientCert), materialStamp(e.clientKey), exec?.cert ?? '', exec?.key ?? ''].join('\n');
     if (this.#pool?.key === key) return this.#pool;
-    const agentOptions = { keepAlive: true, scheduling: 'lifo' as const };
-    const agent = this.#https ? new HttpsAgent({ ...agentOptions, ...tlsOptions(e, exec) }) : new HttpAgent(agentOptions);
-    if (this.#pool) this.#retire(this.#pool);
-    this.#pool = { key, agent, inFlight: 0, retired: false };
+    const tls = this.#server.protocol === 'https:' ? tlsOptions(e, exec) : undefined;
+    const http = new Http1Pool(originOf(this.#server, tls));
+    this.#pool?.http.close();
+    this.#pool = { key, http };
     return this.#pool;
-  }
-
-  #retire(pool: Pool): void {
-    pool.retired = true;
-    if (pool.inFlight === 0) pool.agent.destroy();
   }
 
   async #execCredential(plugin: ExecPlugin): Promise<ExecResult> {
@@ -284,11 +247,20 @@ export class KubeTransport {
   }
 }
 
+function queryString(query: KubeRequest['query']): string {
+  return query && Object.keys(query).length > 0 ? `?${new URLSearchParams(query).toString()}` : '';
+}
+
+/** The KubeApiError of an error answer: its status and the Status it carries. */
+function failure(req: KubeRequest, res: Http1Response): KubeApiError {
+  const { message, reason } = errorMessage(req, res.status, res.body.toString('utf8'));
+  return new KubeApiError(res.status, message, reason);
+}
+
 function requestHeaders(req: KubeRequest, body: string | undefined, authorization: string | undefined): Record<string, string> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (body !== undefined) {
     headers['Content-Type'] = req.contentType ?? 'application/json';
-    headers['Content-Length'] = String(Buffer.byteLength(body));
   }
   if (req.userAgent) headers['User-Agent'] = req.userAgent;
   if (authorization) headers.Authorization = authorization;
@@ -296,7 +268,7 @@ function requestHeaders(req: KubeRequest, body: string | undefined, authorizatio
 }
 
 /** TLS options of a pool: the CA, the client certificate (an exec plugin's first), verification. */
-function tlsOptions(e: KubeEndpoint, exec: ExecResult | undefined): HttpsAgentOptions {
+function tlsOptions(e: KubeEndpoint, exec: ExecResult | undefined): NonNullable<Http1Origin['tls']> {
   return {
     ca: readMaterial(e.ca, 'certificate authority'),
     cert: exec?.cert ?? readMaterial(e.clientCert, 'client certificate'),
@@ -304,16 +276,6 @@ function tlsOptions(e: KubeEndpoint, exec: ExecResult | undefined): HttpsAgentOp
     rejectUnauthorized: !e.insecureSkipTlsVerify,
     ...(e.tlsServerName ? { servername: e.tlsServerName } : {}),
   };
-}
-
-function readBody(res: IncomingMessage, req: KubeRequest): Promise<string> {
-  return new Promise<string>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    res.on('data', (c: Buffer) => chunks.push(c));
-    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    res.on('error', (err) => reject(new KubeApiError(0, `${req.method} ${req.path}: ${err.message}`, undefined, { cause: err })));
-    res.on('aborted', () => reject(new KubeApiError(0, `${req.method} ${req.path}: the response was cut off`)));
-  });
 }
 
 /** Runs an exec credential plugin as client-go does (KUBERNETES_EXEC_INFO in, an ExecCredential out). */

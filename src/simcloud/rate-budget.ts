@@ -9,7 +9,7 @@
  * layer, whose next attempt passes this gate again.
  * Without RateLimit headers (no budget) nothing waits after the first answer.
  */
-import { isApiError, type AttemptGate } from '../../simulator/api/client/index.ts';
+import { isApiError, type AttemptGate, type HeaderReader } from '../../simulator/api/client/index.ts';
 import { realClock, sleep, type Clock } from '../kube/clock.ts';
 
 export class RateBudget {
@@ -71,7 +71,7 @@ export class RateBudget {
   }
 }
 
-function headerNumber(headers: Headers, name: string): number | null {
+function headerNumber(headers: HeaderReader, name: string): number | null {
   const v = headers.get(name);
   const n = v === null ? Number.NaN : Number(v);
   return Number.isFinite(n) ? n : null;

@@ -19,7 +19,7 @@ import { ServerGroupsClient } from './server-groups.ts';
 import { ServersClient } from './servers.ts';
 import {
   DEFAULT_RETRY, chain, fetchHandler, realSleep, withAuth, withCaller, withIdempotencyKey, withRequestId, withRetry,
-  type AttemptGate, type Middleware, type RetryPolicy, type Sleep,
+  type AttemptGate, type HttpExchange, type Middleware, type RetryPolicy, type Sleep,
 } from './transport.ts';
 
 export interface SimcloudClientOptions {
@@ -31,6 +31,9 @@ export interface SimcloudClientOptions {
   /** Per-attempt timeout (default 10 s). */
   timeoutMs?: number;
   retry?: Partial<RetryPolicy>;
+  /** How requests are sent (default: over `fetch`); the CCM passes `http1Exchange()`. */
+  exchange?: HttpExchange;
+  /** The fetch of the default exchange (default: the global one). */
   fetch?: typeof globalThis.fetch;
   /** Every wait (retry backoff, action polls) goes through it: tests inject a clock instead of sleeping. */
   sleep?: Sleep;
@@ -55,7 +58,7 @@ export interface WaitOptions extends CallOptions {
 
 export function buildRequester(opts: SimcloudClientOptions): Requester {
   const retry = { ...DEFAULT_RETRY, ...opts.retry };
-  const handler = chain(fetchHandler({ endpoint: opts.endpoint, fetch: opts.fetch, defaultTimeoutMs: opts.timeoutMs ?? 10_000 }), [
+  const handler = chain(fetchHandler({ endpoint: opts.endpoint, ...(opts.exchange ? { exchange: opts.exchange } : {}), ...(opts.fetch ? { fetch: opts.fetch } : {}), defaultTimeoutMs: opts.timeoutMs ?? 10_000 }), [
     withRequestId(),
     withIdempotencyKey(),
     ...(opts.middlewares ?? []),

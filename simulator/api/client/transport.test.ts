@@ -2,10 +2,10 @@
 // request ids, the caller header, timeouts, error mapping and response validation.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SimcloudClient } from './client.ts';
 import { isApiError, SimcloudApiError } from './errors.ts';
-import { DEFAULT_RETRY, backoffDelay, mayRepeat, parseRetryAfter, type TransportRequest } from './transport.ts';
+import { DEFAULT_RETRY, backoffDelay, http1Exchange, mayRepeat, parseRetryAfter, type HttpExchange, type TransportRequest } from './transport.ts';
 
 type Reply = (req: IncomingMessage, res: ServerResponse) => void;
 const servers: { close(): void }[] = [];
@@ -30,9 +30,12 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 const err = (status: number, code: string, headers: Record<string, string> = {}): Reply => json(status, { error: { code, message: code } }, headers);
 const zones = json(200, { zones: [{ id: 'z', name: 'z', region: 'r' }] });
 
+/** The exchange the current block sends through (undefined: the default, over fetch). */
+let exchange: (() => HttpExchange) | undefined;
+
 function client(url: string, slept: number[] = [], over = {}): SimcloudClient {
   return new SimcloudClient({
-    endpoint: url, token: 'tok', caller: 'unit', ...over,
+    endpoint: url, token: 'tok', caller: 'unit', ...(exchange ? { exchange: exchange() } : {}), ...over,
     sleep: (ms) => {
       slept.push(ms);
       return Promise.resolve();
@@ -40,7 +43,15 @@ function client(url: string, slept: number[] = [], over = {}): SimcloudClient {
   });
 }
 
-describe('transport', () => {
+// Every behaviour holds over both exchanges: fetch (the SDK's default) and lib/http1 (the CCM's).
+describe.each([['fetch', undefined], ['http1', http1Exchange]] as const)('transport over %s', (_name, make) => {
+  beforeEach(() => {
+    exchange = make;
+  });
+  afterEach(() => {
+    exchange = undefined;
+  });
+
   it('sends auth, the caller and method headers and one request id shared by retries', async () => {
     const { url, seen } = await serve([err(503, 'service_unavailable'), zones]);
     await client(url).catalogue.zones({ caller: 'service-lb-controller default/web', method: 'EnsureLoadBalancer' });

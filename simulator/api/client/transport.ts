@@ -10,6 +10,7 @@
  * Waiting between attempts goes through the injected `Sleep`, so tests drive it without real time.
  */
 import { randomUUID } from 'node:crypto';
+import { Http1Error, Http1Pool, originOf } from '../../../lib/http1.ts';
 import { ERROR_STATUS, ErrorEnvelope, type ErrorCode } from '../schema/errors.ts';
 import { SimcloudApiError, type ApiErrorCode } from './errors.ts';
 
@@ -25,12 +26,40 @@ export interface TransportRequest {
   signal?: AbortSignal;
 }
 
+/** Response header lookup, by any-case name (fetch's `Headers` is one). */
+export interface HeaderReader {
+  get(name: string): string | null;
+}
+
 export interface TransportResponse {
   status: number;
-  headers: Headers;
+  headers: HeaderReader;
   body: unknown;
   requestId: string;
 }
+
+/** One HTTP exchange as the transport asks for it; `timeoutMs` bounds the wait for the answer. */
+export interface ExchangeRequest {
+  url: URL;
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+export interface ExchangeResponse {
+  status: number;
+  headers: HeaderReader;
+  /** The body as text ('' when there is none). */
+  text: string;
+}
+
+/**
+ * Sends one request and reads the whole answer. Rejects when there is no answer: a `TimeoutError` (or an
+ * `Http1Error` of kind timeout) when `timeoutMs` ran out, anything else for a network failure or an abort.
+ */
+export type HttpExchange = (req: ExchangeRequest) => Promise<ExchangeResponse>;
 
 export type Handler = (req: TransportRequest) => Promise<TransportResponse>;
 export type Middleware = (next: Handler) => Handler;
@@ -161,10 +190,10 @@ export const withRetry = (policy: RetryPolicy, sleep: Sleep, gate?: AttemptGate)
   }
 };
 
-function buildUrl(endpoint: string, req: TransportRequest): string {
+function buildUrl(endpoint: string, req: TransportRequest): URL {
   const url = new URL(endpoint.replace(/\/$/, '') + req.path);
   for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
-  return url.toString();
+  return url;
 }
 
 function codeForStatus(status: number): ErrorCode {
@@ -173,7 +202,7 @@ function codeForStatus(status: number): ErrorCode {
   return status >= 500 ? 'service_unavailable' : 'invalid_input';
 }
 
-function toApiError(req: TransportRequest, res: Response, body: unknown): SimcloudApiError {
+function toApiError(req: TransportRequest, res: ExchangeResponse, body: unknown): SimcloudApiError {
   const requestId = res.headers.get('x-request-id') ?? req.headers['x-request-id'] ?? '';
   const parsed = ErrorEnvelope.safeParse(body);
   const base = { status: res.status, requestId, operation: req.operation, retryAfterMs: parseRetryAfter(res.headers.get('retry-after')) };
@@ -182,8 +211,7 @@ function toApiError(req: TransportRequest, res: Response, body: unknown): Simclo
   return new SimcloudApiError({ ...base, code: e.code, message: e.message, fields: e.details?.fields ?? [] });
 }
 
-async function readBody(res: Response): Promise<unknown> {
-  const text = await res.text();
+function parseBody(text: string): unknown {
   if (text === '') return undefined;
   try {
     return JSON.parse(text) as unknown;
@@ -198,33 +226,71 @@ function networkError(req: TransportRequest, err: unknown, timedOut: boolean): S
   return new SimcloudApiError({ code, message, status: 0, requestId: req.headers['x-request-id'] ?? '', operation: req.operation, cause: err });
 }
 
+/** An exchange over `fetch`: its timeout is a deadline for the whole answer, as an AbortSignal. */
+export function fetchExchange(doFetch: typeof globalThis.fetch = globalThis.fetch): HttpExchange {
+  return async (req) => {
+    const timeout = AbortSignal.timeout(req.timeoutMs);
+    const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+    try {
+      const res = await doFetch(req.url, { method: req.method, headers: req.headers, body: req.body, signal });
+      return { status: res.status, headers: res.headers, text: await res.text() };
+    } catch (err) {
+      if (timeout.aborted && !req.signal?.aborted) throw new DOMException(`no answer within ${req.timeoutMs} ms`, 'TimeoutError');
+      throw err;
+    }
+  };
+}
+
+/**
+ * An exchange over lib/http1 (a keep-alive pool per origin, no undici): a third of node:http's CPU per
+ * request. Its timeout is for silence: the answer fails when no byte of it arrives for `timeoutMs`.
+ */
+export function http1Exchange(): HttpExchange {
+  const pools = new Map<string, Http1Pool>();
+  return async (req) => {
+    let pool = pools.get(req.url.origin);
+    if (pool === undefined) {
+      pool = new Http1Pool(originOf(req.url));
+      pools.set(req.url.origin, pool);
+    }
+    const res = await pool.request({ method: req.method, path: req.url.pathname + req.url.search, headers: req.headers, timeoutMs: req.timeoutMs, ...(req.body === undefined ? {} : { body: req.body }), ...(req.signal ? { signal: req.signal } : {}) });
+    return { status: res.status, headers: res.headers, text: res.body.toString('utf8') };
+  };
+}
+
+function isTimeout(err: unknown): boolean {
+  return err instanceof Http1Error ? err.kind === 'timeout' : err instanceof Error && err.name === 'TimeoutError';
+}
+
 export interface FetchHandlerOptions {
   endpoint: string;
+  /** How requests are sent (default: `fetchExchange(fetch)`). */
+  exchange?: HttpExchange;
+  /** The fetch of the default exchange (default: the global one); tests pass one that records. */
   fetch?: typeof globalThis.fetch;
   defaultTimeoutMs: number;
 }
 
 /** The innermost handler: one HTTP exchange with a timeout; non-2xx answers become SimcloudApiError. */
 export function fetchHandler(opts: FetchHandlerOptions): Handler {
-  const doFetch = opts.fetch ?? globalThis.fetch;
+  const exchange = opts.exchange ?? fetchExchange(opts.fetch ?? globalThis.fetch);
   return async (req) => {
     const timeoutMs = req.timeoutMs ?? opts.defaultTimeoutMs;
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
     const hasBody = req.body !== undefined;
-    let res: Response;
-    let body: unknown;
+    let res: ExchangeResponse;
     try {
-      res = await doFetch(buildUrl(opts.endpoint, req), {
+      res = await exchange({
+        url: buildUrl(opts.endpoint, req),
         method: req.method,
         headers: { accept: 'application/json', ...(hasBody ? { 'content-type': 'application/json' } : {}), ...req.headers },
-        body: hasBody ? JSON.stringify(req.body) : undefined,
-        signal,
+        ...(hasBody ? { body: JSON.stringify(req.body) } : {}),
+        timeoutMs,
+        ...(req.signal ? { signal: req.signal } : {}),
       });
-      body = await readBody(res);
     } catch (err) {
-      throw networkError({ ...req, timeoutMs }, err, timeout.aborted);
+      throw networkError({ ...req, timeoutMs }, err, isTimeout(err));
     }
+    const body = parseBody(res.text);
     if (res.status >= 400) throw toApiError(req, res, body);
     return { status: res.status, headers: res.headers, body, requestId: res.headers.get('x-request-id') ?? req.headers['x-request-id'] ?? '' };
   };

@@ -1,0 +1,503 @@
+/**
+ * A keep-alive HTTP/1.1 client over node:net and node:tls sockets, one pool per origin: what the CCM's two
+ * clients (the Kubernetes API and simcloud) send their requests through. node:http's ClientRequest and
+ * IncomingMessage streams cost about 0.5 ms of CPU per request spaced as a rate-limited controller spaces
+ * them, three times what the socket itself costs (docs/performance.md); here a request is one socket write
+ * and its answer is parsed in one pass over the bytes as they arrive.
+ *
+ * It covers what those clients need and no more: Content-Length, chunked and read-to-close bodies; 1xx
+ * answers skipped; keep-alive, honouring the server's advertised idle timeout; one retry, on a new
+ * connection, of a replayable request whose reused connection turned out closed before any answer (Go's
+ * net/http rule: GET, HEAD, OPTIONS, TRACE, or an Idempotency-Key); an inactivity timeout; an AbortSignal;
+ * a body handed to a sink as it arrives (watches). No pipelining, compression, proxies or HTTP/2.
+ */
+import { connect as netConnect, isIP, type Socket } from 'node:net';
+import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
+
+export const Http1ErrorKinds = ['timeout', 'aborted', 'network', 'protocol', 'closed'] as const;
+export type Http1ErrorKind = (typeof Http1ErrorKinds)[number];
+
+/** Every failure of an exchange: no answer (network, timeout, aborted), a malformed one, or a closed pool. */
+export class Http1Error extends Error {
+  override readonly name = 'Http1Error';
+  readonly kind: Http1ErrorKind;
+  /** The socket error's code (`ECONNREFUSED`, `ECONNRESET`, …) when a socket error caused it. */
+  readonly code: string | undefined;
+
+  constructor(kind: Http1ErrorKind, message: string, options: { cause?: unknown; code?: string } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.kind = kind;
+    this.code = options.code;
+  }
+}
+
+export interface Http1Origin {
+  readonly protocol: 'http:' | 'https:';
+  /** A host name or an IP address (IPv6 without brackets). */
+  readonly host: string;
+  readonly port: number;
+  /** For https: the CA, client certificate and key, verification, server name. */
+  readonly tls?: Pick<ConnectionOptions, 'ca' | 'cert' | 'key' | 'rejectUnauthorized' | 'servername'>;
+}
+
+export interface Http1Request {
+  readonly method: string;
+  /** Origin-form target: the path and query, e.g. `/api/v1/nodes?limit=500`. */
+  readonly path: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string;
+  /** Fails the exchange when the connection carries no data for this long. */
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal;
+}
+
+/** Response header fields by lower-case name; repeated fields joined with `, ` as fetch's Headers does. */
+export class Http1Headers {
+  readonly #fields = new Map<string, string>();
+
+  add(name: string, value: string): void {
+    const key = name.toLowerCase();
+    const had = this.#fields.get(key);
+    this.#fields.set(key, had === undefined ? value : `${had}, ${value}`);
+  }
+
+  get(name: string): string | null {
+    return this.#fields.get(name.toLowerCase()) ?? null;
+  }
+}
+
+export interface Http1Head {
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: Http1Headers;
+}
+
+export interface Http1Response extends Http1Head {
+  /** The whole body, or empty when a sink took it. */
+  readonly body: Buffer;
+}
+
+/** Told the head; a returned function receives the body's bytes as they arrive instead of the response. */
+export type BodySink = (head: Http1Head) => ((chunk: Buffer) => void) | undefined;
+
+export interface Http1PoolOptions {
+  /** How long an idle connection is kept when the server advertises no keep-alive timeout (default 90 s, Go's). */
+  readonly idleTimeoutMs?: number;
+}
+
+const DEFAULT_IDLE_TIMEOUT_MS = 90_000;
+const MAX_HEAD_BYTES = 64 * 1024;
+const REPLAYABLE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
+const NO_BODY_STATUSES: ReadonlySet<number> = new Set([204, 304]);
+const FORBIDDEN_IN_HEADER = /[\r\n\0]/;
+
+/** A request sent again after its connection failed before any answer changes nothing on the server. */
+function replayable(req: Http1Request): boolean {
+  if (REPLAYABLE_METHODS.has(req.method)) return true;
+  return Object.keys(req.headers ?? {}).some((k) => /^(x-)?idempotency-key$/i.test(k));
+}
+
+/** The Content-Length to send: the body's bytes, 0 for a bodiless write, none for a bodiless read. */
+function bodyLength(req: Http1Request): number | undefined {
+  if (req.body !== undefined) return Buffer.byteLength(req.body);
+  return req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH' ? 0 : undefined;
+}
+
+function hostHeader(origin: Http1Origin): string {
+  const host = isIP(origin.host) === 6 ? `[${origin.host}]` : origin.host;
+  const defaultPort = origin.protocol === 'https:' ? 443 : 80;
+  return origin.port === defaultPort ? host : `${host}:${origin.port}`;
+}
+
+function requestHead(req: Http1Request, host: string, bodyBytes: number | undefined): string {
+  if (FORBIDDEN_IN_HEADER.test(req.path) || req.path.includes(' ')) throw new Http1Error('protocol', `the request target ${JSON.stringify(req.path)} has a space or a line break`);
+  let head = `${req.method} ${req.path} HTTP/1.1\r\nHost: ${host}\r\n`;
+  for (const [name, value] of Object.entries(req.headers ?? {})) {
+    if (FORBIDDEN_IN_HEADER.test(name) || FORBIDDEN_IN_HEADER.test(value)) throw new Http1Error('protocol', `the header ${JSON.stringify(name)} has a line break`);
+    // The body's length is the pool's to state: a second Content-Length would make the request invalid.
+    if (name.length === 14 && name.toLowerCase() === 'content-length') continue;
+    head += `${name}: ${value}\r\n`;
+  }
+  if (bodyBytes !== undefined) head += `Content-Length: ${bodyBytes}\r\n`;
+  return `${head}\r\n`;
+}
+
+/** Where the parser is in the answer. */
+type State = 'head' | 'length' | 'chunk-size' | 'chunk-data' | 'chunk-end' | 'trailers' | 'to-close' | 'done';
+
+interface Exchange {
+  readonly req: Http1Request;
+  readonly sink: BodySink | undefined;
+  readonly resolve: (res: Http1Response) => void;
+  readonly reject: (err: Http1Error | StaleConnection) => void;
+  readonly onAbort: (() => void) | undefined;
+  /** A byte of the answer arrived: the request reached the server, so it is not repeated. */
+  answered: boolean;
+  head: Http1Head | undefined;
+  take: ((chunk: Buffer) => void) | undefined;
+  readonly chunks: Buffer[];
+  keepAlive: boolean;
+}
+
+/** Inside the pool: a reused connection was found closed before any answer. */
+class StaleConnection extends Error {
+  readonly failure: Http1Error;
+
+  constructor(failure: Http1Error) {
+    super(failure.message);
+    this.failure = failure;
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
+
+interface ParsedHead {
+  readonly head: Http1Head;
+  /** The server lets the connection serve another request. */
+  readonly keepAlive: boolean;
+  /** How long the server keeps an idle connection, when it says (`Keep-Alive: timeout=N`). */
+  readonly idleMs: number | undefined;
+}
+
+function parseHead(text: string): ParsedHead {
+  const lines = text.split('\r\n');
+  const statusLine = lines[0] ?? '';
+  const m = /^HTTP\/1\.([01]) (\d{3})(?: (.*))?$/.exec(statusLine);
+  if (!m) throw new Http1Error('protocol', `not an HTTP/1.x status line: ${JSON.stringify(statusLine.slice(0, 40))}`);
+  const headers = new Http1Headers();
+  for (const line of lines.slice(1)) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) throw new Http1Error('protocol', `a response header line has no name: ${JSON.stringify(line.slice(0, 40))}`);
+    headers.add(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+  }
+  const connection = (headers.get('connection') ?? '').toLowerCase();
+  const advertised = /\btimeout=(\d+)/.exec(headers.get('keep-alive') ?? '');
+  return {
+    head: { status: Number(m[2]), statusText: m[3] ?? '', headers },
+    keepAlive: m[1] === '0' ? connection.includes('keep-alive') : !connection.includes('close'),
+    idleMs: advertised ? Number(advertised[1]) * 1000 : undefined,
+  };
+}
+
+type Framing = { kind: 'none' } | { kind: 'length'; bytes: number } | { kind: 'chunk-size' } | { kind: 'to-close' };
+
+/** How the body of an answer to `method` ends (RFC 9112 section 6.3). */
+function framingOf(method: string, head: Http1Head): Framing {
+  if (method === 'HEAD' || NO_BODY_STATUSES.has(head.status) || head.status === 101) return { kind: 'none' };
+  const transferEncoding = head.headers.get('transfer-encoding');
+  if (transferEncoding !== null && /\bchunked\s*$/i.test(transferEncoding)) return { kind: 'chunk-size' };
+  const contentLength = head.headers.get('content-length');
+  if (contentLength === null) return { kind: 'to-close' };
+  if (!/^\d+$/.test(contentLength)) throw new Http1Error('protocol', `Content-Length is not one number: ${JSON.stringify(contentLength.slice(0, 40))}`);
+  return { kind: 'length', bytes: Number(contentLength) };
+}
+
+class Connection {
+  readonly #pool: Http1Pool;
+  readonly socket: Socket;
+  /** Served an exchange before: a failure before any answer may mean the server closed it meanwhile. */
+  reused = false;
+  idleTimeoutMs: number;
+  #ex: Exchange | undefined;
+  #state: State = 'done';
+  #remaining = 0;
+  #pending: Buffer | undefined;
+  #dead = false;
+
+  constructor(pool: Http1Pool, socket: Socket, idleTimeoutMs: number) {
+    this.#pool = pool;
+    this.socket = socket;
+    this.idleTimeoutMs = idleTimeoutMs;
+    socket.setNoDelay(true);
+    socket.on('data', (data: Buffer) => this.#feed(data));
+    socket.on('error', (err: NodeJS.ErrnoException) => this.#die(new Http1Error('network', err.message, { cause: err, ...(err.code ? { code: err.code } : {}) })));
+    socket.on('close', () => this.#closed());
+    socket.on('timeout', () => {
+      if (this.#ex) this.#die(new Http1Error('timeout', `no data for ${Math.round(this.#ex.req.timeoutMs / 1000)} s`));
+      else this.#die(undefined);
+    });
+  }
+
+  get dead(): boolean {
+    return this.#dead;
+  }
+
+  exchange(req: Http1Request, sink: BodySink | undefined, head: string): Promise<Http1Response> {
+    return new Promise<Http1Response>((resolve, reject) => {
+      const signal = req.signal;
+      const onAbort = signal ? (): void => this.#die(new Http1Error('aborted', 'the request was aborted', { cause: signal.reason })) : undefined;
+      this.#ex = { req, sink, resolve, reject, onAbort, answered: false, head: undefined, take: undefined, chunks: [], keepAlive: true };
+      this.#state = 'head';
+      this.#pending = undefined;
+      if (onAbort) signal?.addEventListener('abort', onAbort, { once: true });
+      this.socket.ref();
+      this.socket.setTimeout(req.timeoutMs);
+      this.socket.write(req.body === undefined ? head : head + req.body);
+    });
+  }
+
+  destroy(err?: Http1Error): void {
+    this.#die(err);
+  }
+
+  #feed(data: Buffer): void {
+    const ex = this.#ex;
+    if (!ex) {
+      // Bytes nobody asked for: the connection's framing can no longer be trusted.
+      this.#die(undefined);
+      return;
+    }
+    ex.answered = true;
+    let buf = data;
+    while (this.#ex === ex && buf.length > 0) {
+      try {
+        buf = this.#step(ex, buf);
+      } catch (err) {
+        this.#die(err instanceof Http1Error ? err : new Http1Error('protocol', `the body sink failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
+        return;
+      }
+    }
+  }
+
+  /** Consumes what it can of `buf` in the current state and returns the rest. */
+  #step(ex: Exchange, buf: Buffer): Buffer {
+    switch (this.#state) {
+      case 'head':
+        return this.#headBytes(ex, buf);
+      case 'length':
+      case 'chunk-data':
+        return this.#counted(ex, buf);
+      case 'chunk-size':
+        return this.#chunkSize(buf);
+      case 'chunk-end':
+        return this.#chunkEnd(buf);
+      case 'trailers':
+        return this.#trailer(ex, buf);
+      case 'to-close':
+        this.#body(ex, buf);
+        return EMPTY;
+      case 'done':
+        throw new Http1Error('protocol', 'bytes after the end of the response');
+    }
+  }
+
+  #headBytes(ex: Exchange, buf: Buffer): Buffer {
+    const head = this.#until(buf, '\r\n\r\n');
+    if (head === undefined) return EMPTY;
+    const parsed = parseHead(head.text);
+    // An interim answer (100 Continue, 103 Early Hints): the final one follows on the same connection.
+    if (parsed.head.status >= 200 || parsed.head.status === 101) this.#onHead(ex, parsed);
+    return head.rest;
+  }
+
+  /** Body bytes of a known count: a Content-Length body or one chunk's data. */
+  #counted(ex: Exchange, buf: Buffer): Buffer {
+    const n = Math.min(this.#remaining, buf.length);
+    this.#body(ex, buf.subarray(0, n));
+    this.#remaining -= n;
+    if (this.#remaining === 0) {
+      if (this.#state === 'length') this.#complete(ex);
+      else this.#state = 'chunk-end';
+    }
+    return buf.subarray(n);
+  }
+
+  #chunkSize(buf: Buffer): Buffer {
+    const line = this.#until(buf, '\r\n');
+    if (line === undefined) return EMPTY;
+    const sizeText = line.text.split(';', 1)[0]?.trim() ?? '';
+    if (!/^[0-9a-fA-F]{1,8}$/.test(sizeText)) throw new Http1Error('protocol', `a chunk size is not hexadecimal: ${JSON.stringify(sizeText.slice(0, 20))}`);
+    this.#remaining = parseInt(sizeText, 16);
+    this.#state = this.#remaining === 0 ? 'trailers' : 'chunk-data';
+    return line.rest;
+  }
+
+  #chunkEnd(buf: Buffer): Buffer {
+    const line = this.#until(buf, '\r\n');
+    if (line === undefined) return EMPTY;
+    if (line.text !== '') throw new Http1Error('protocol', 'a chunk does not end with CRLF');
+    this.#state = 'chunk-size';
+    return line.rest;
+  }
+
+  #trailer(ex: Exchange, buf: Buffer): Buffer {
+    const line = this.#until(buf, '\r\n');
+    if (line === undefined) return EMPTY;
+    if (line.text === '') this.#complete(ex);
+    return line.rest;
+  }
+
+  /** The text up to the next `delimiter`, joined with what earlier buffers left; undefined until it arrives. */
+  #until(buf: Buffer, delimiter: string): { text: string; rest: Buffer } | undefined {
+    const joined = this.#pending ? Buffer.concat([this.#pending, buf]) : buf;
+    const end = joined.indexOf(delimiter);
+    if (end < 0) {
+      if (joined.length > MAX_HEAD_BYTES) throw new Http1Error('protocol', `a response head or chunk line is over ${MAX_HEAD_BYTES} bytes`);
+      this.#pending = joined;
+      return undefined;
+    }
+    this.#pending = undefined;
+    return { text: joined.toString('latin1', 0, end), rest: joined.subarray(end + delimiter.length) };
+  }
+
+  /** A final answer's head: keep-alive, the advertised idle timeout, the sink, and how the body is framed. */
+  #onHead(ex: Exchange, parsed: ParsedHead): void {
+    const { head } = parsed;
+    ex.head = head;
+    ex.keepAlive = parsed.keepAlive;
+    // Give the connection up a second before the server would, so a request never meets its close.
+    if (parsed.idleMs !== undefined) this.idleTimeoutMs = Math.min(this.idleTimeoutMs, parsed.idleMs - 1000);
+    ex.take = ex.sink?.(head);
+    const framing = framingOf(ex.req.method, head);
+    if (framing.kind === 'none') {
+      // Nothing here asks for an upgrade; a switched connection (101) cannot carry another request.
+      if (head.status === 101) ex.keepAlive = false;
+      this.#complete(ex);
+    } else if (framing.kind === 'length') {
+      this.#remaining = framing.bytes;
+      this.#state = 'length';
+      if (framing.bytes === 0) this.#complete(ex);
+    } else {
+      if (framing.kind === 'to-close') ex.keepAlive = false;
+      this.#state = framing.kind;
+    }
+  }
+
+  #body(ex: Exchange, chunk: Buffer): void {
+    if (chunk.length === 0) return;
+    if (ex.take) ex.take(chunk);
+    else ex.chunks.push(chunk);
+  }
+
+  #complete(ex: Exchange): void {
+    this.#state = 'done';
+    this.#ex = undefined;
+    this.#settle(ex);
+    const head = ex.head as Http1Head;
+    ex.resolve({ ...head, body: ex.chunks.length === 1 ? (ex.chunks[0] as Buffer) : Buffer.concat(ex.chunks) });
+    this.reused = true;
+    if (ex.keepAlive && this.idleTimeoutMs > 0) {
+      this.socket.setTimeout(this.idleTimeoutMs);
+      this.socket.unref();
+      this.#pool.release(this);
+    } else {
+      this.#die(undefined);
+    }
+  }
+
+  #settle(ex: Exchange): void {
+    if (ex.onAbort) ex.req.signal?.removeEventListener('abort', ex.onAbort);
+  }
+
+  #closed(): void {
+    const ex = this.#ex;
+    if (ex && this.#state === 'to-close' && ex.head) {
+      ex.keepAlive = false;
+      this.#complete(ex);
+      return;
+    }
+    this.#die(new Http1Error('network', 'the server closed the connection before the response ended', { code: 'ECONNRESET' }));
+  }
+
+  #die(err: Http1Error | undefined): void {
+    const ex = this.#ex;
+    this.#ex = undefined;
+    this.#state = 'done';
+    if (!this.#dead) {
+      this.#dead = true;
+      this.#pool.forget(this);
+      this.socket.destroy();
+    }
+    if (!ex) return;
+    this.#settle(ex);
+    const failure = err ?? new Http1Error('network', 'the connection closed before the response ended', { code: 'ECONNRESET' });
+    const stale = this.reused && !ex.answered && failure.kind === 'network';
+    ex.reject(stale ? new StaleConnection(failure) : failure);
+  }
+}
+
+/** Keep-alive connections to one origin: idle ones are reused newest first; no limit on how many are open. */
+export class Http1Pool {
+  readonly origin: Http1Origin;
+  readonly #idleTimeoutMs: number;
+  readonly #host: string;
+  readonly #idle: Connection[] = [];
+  readonly #all = new Set<Connection>();
+  #closed = false;
+
+  constructor(origin: Http1Origin, options: Http1PoolOptions = {}) {
+    this.origin = origin;
+    this.#idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    this.#host = hostHeader(origin);
+  }
+
+  /** Open connections, busy and idle. */
+  get size(): number {
+    return this.#all.size;
+  }
+
+  /** One exchange; with a `sink`, the body goes to it as it arrives. Rejects with an `Http1Error`. */
+  async request(req: Http1Request, sink?: BodySink): Promise<Http1Response> {
+    if (this.#closed) throw new Http1Error('closed', 'the connection pool is closed');
+    if (req.signal?.aborted) throw new Http1Error('aborted', 'the request was aborted', { cause: req.signal.reason });
+    const head = requestHead(req, this.#host, bodyLength(req));
+    const idle = this.#takeIdle();
+    try {
+      return await (idle ?? this.#open()).exchange(req, sink, head);
+    } catch (err) {
+      if (!(err instanceof StaleConnection)) throw err;
+      if (!replayable(req) || this.#closed) throw err.failure;
+      return this.#open().exchange(req, sink, head).catch((again: unknown) => {
+        throw again instanceof StaleConnection ? again.failure : again;
+      });
+    }
+  }
+
+  /** Closes idle connections now and busy ones when their exchange ends; later requests fail. */
+  close(): void {
+    this.#closed = true;
+    for (const c of this.#idle.splice(0)) c.destroy();
+  }
+
+  /** Closes every connection now, failing exchanges in progress. */
+  destroy(): void {
+    this.close();
+    for (const c of [...this.#all]) c.destroy(new Http1Error('closed', 'the connection pool was destroyed'));
+  }
+
+  /** @internal A connection finished an exchange and may serve another. */
+  release(c: Connection): void {
+    if (this.#closed) c.destroy();
+    else this.#idle.push(c);
+  }
+
+  /** @internal A connection closed. */
+  forget(c: Connection): void {
+    this.#all.delete(c);
+    const i = this.#idle.indexOf(c);
+    if (i >= 0) this.#idle.splice(i, 1);
+  }
+
+  #takeIdle(): Connection | undefined {
+    for (let c = this.#idle.pop(); c !== undefined; c = this.#idle.pop()) if (!c.dead) return c;
+    return undefined;
+  }
+
+  #open(): Connection {
+    const { protocol, host, port, tls } = this.origin;
+    const socket = protocol === 'https:'
+      ? tlsConnect({ host, port, ALPNProtocols: ['http/1.1'], ...tls, ...(tls?.servername === undefined && isIP(host) === 0 ? { servername: host } : {}) })
+      : netConnect({ host, port });
+    const c = new Connection(this, socket, this.#idleTimeoutMs);
+    this.#all.add(c);
+    return c;
+  }
+}
+
+/** The origin of an `http:` or `https:` URL. */
+export function originOf(url: URL, tls?: Http1Origin['tls']): Http1Origin {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Http1Error('protocol', `${url.protocol} is not http: or https:`);
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  return { protocol: url.protocol, host, port, ...(tls ? { tls } : {}) };
+}
