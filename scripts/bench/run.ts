@@ -105,7 +105,8 @@ async function runOne(scenario: Scenario, ctx: ScenarioContext, env: BenchEnv | 
   try {
     const out = await scenario.run(ctx);
     const m = await measured();
-    return { ...base, runs: out.runs, ...m, figures: [...out.figures, ...apiFigure(scenario.id, m.apiRequests), ...cpuFigure(scenario.id, m.processes)], details: out.details };
+    const totals = scenario.ownTotals ? [] : [...apiFigure(scenario.id, m.apiRequests), ...cpuFigure(scenario.id, m.processes)];
+    return { ...base, runs: out.runs, ...m, figures: [...out.figures, ...totals], details: out.details };
   } catch (err) {
     ctx.progress(`${scenario.id} failed: ${err instanceof Error ? err.message : String(err)}`);
     return { ...base, runs: 0, ...(await measured()), figures: [], details: {}, error: err instanceof Error ? err.message : String(err) };

@@ -32,5 +32,10 @@ export interface Scenario {
   readonly title: string;
   /** Whether it needs the shared environment (S15 and S10 bring their own). */
   readonly usesEnv: boolean;
+  /**
+   * It reports the CCM's CPU and API requests per operation itself: the whole window's totals are not added
+   * as figures (they stay in the per-process and per-controller tables).
+   */
+  readonly ownTotals?: boolean;
   run(ctx: ScenarioContext): Promise<ScenarioOutput>;
 }
