@@ -114,6 +114,24 @@ describe('ServerCache', () => {
     expect(cloud.calls).toEqual(['all', 'all', 'newest 2', 'all']);
   });
 
+  it('relists a snapshot past its age at once, even while misses are being paced', async () => {
+    const clock = new FakeClock();
+    const cloud = fakeCloud(2);
+    const cache = new ServerCache({ lister: cloud, clock, minIntervalMs: 1000, refreshBurst: 1 });
+    await cache.list(undefined, { maxAgeMs: 10_000 });
+    await clock.advance(10_001);
+    // A miss spends the pacing budget, as the node controller's misses do while nodes arrive.
+    cloud.servers.push(server(3));
+    const miss = cache.byName('worker-3');
+    await clock.advance(1);
+    expect(await miss).toMatchObject({ id: 'srv-3' });
+    let listed: Server[] | undefined;
+    void cache.list(undefined, { maxAgeMs: 10_000 }).then((l) => (listed = l));
+    await flushMicrotasks();
+    expect(listed).toHaveLength(3);
+    expect(cloud.calls).toEqual(['all', 'newest 100', 'all']);
+  });
+
   it('list() keeps an old snapshot when it is complete, refreshes when it is not', async () => {
     const clock = new FakeClock();
     const cloud = fakeCloud(2);
