@@ -27,6 +27,8 @@ interface RunData {
   readonly conflicts: number;
   /** The CCM's Nodes work queue over the run: mean wait in the queue and mean sync time. */
   readonly queue?: ReturnType<typeof queueMeans>;
+  /** S2: the new CCM's CPU and Kubernetes API requests from its start until every node was initialised and routed. */
+  readonly cost?: { readonly cpuSeconds: number; readonly requests: number };
 }
 
 const nodeInitCalls = (d: RunData): number => d.calls.filter((c) => controllerOf(c) === 'cloud-node-controller').length;
@@ -135,6 +137,9 @@ async function s2Run(ctx: ScenarioContext, env: BenchEnv, r: number): Promise<{ 
   const names = Array.from({ length: ctx.opts.nodes }, (_, i) => nodeName(`s2r${r}`, i));
   const servers = await createServers(env, names);
   await waitForNodes(env, names, false, 300_000);
+  // The new CCM's own cost, from its start: the scenario's window also holds the previous CCM's shutdown.
+  const closeCpu = env.sampler.window();
+  const closeApi = env.audit.window();
   await env.startCcm();
   const start = env.ccmStartedAt;
   const p = env.options.profile;
@@ -142,7 +147,8 @@ async function s2Run(ctx: ScenarioContext, env: BenchEnv, r: number): Promise<{ 
   const seconds = (Math.max(...names.map((n) => env.nodes.get(n)?.initialized ?? 0)) - start) / 1000;
   const queue = queueMeans({}, await scrapeCcm(env), 'Nodes');
   await waitRoutes(env, names, start, 60_000);
-  const data = { ...collect(env, names, start, () => start), queue };
+  const cost = { cpuSeconds: closeCpu().ccm?.cpuSeconds ?? Number.NaN, requests: (await closeApi()).total };
+  const data = { ...collect(env, names, start, () => start), queue, cost };
   ctx.progress(`S2 run ${r}: ${names.length} nodes initialised ${seconds.toFixed(1)} s after the CCM started`);
   return { data, servers, seconds };
 }
@@ -151,6 +157,8 @@ export const S2: Scenario = {
   id: 'S2',
   title: 'cold start: N tainted nodes exist, then the CCM starts (S3 and S8 measured on the same runs)',
   usesEnv: true,
+  // CPU and requests are counted from the new CCM's start (s2Run): the window also stops the previous CCM.
+  ownTotals: true,
   async run(ctx) {
     const env = await ctx.env();
     const runs: RunData[] = [];
@@ -189,8 +197,19 @@ function s2Output(ctx: ScenarioContext, env: BenchEnv, runs: RunData[], totals: 
     figure({ scenario: 'S2', name: 'CCM start -> node initialised (per node)', unit: 's', samples: runs.flatMap((d) => d.initSeconds), judge: 'p99', limitNote: '' }),
     callsPerNode('S2', runs),
     ...routeFigures('S2', runs),
+    ...costFigures(runs),
   ];
   return { figures, details: { ...callDetails(runs), qpsFloorSeconds: floor, ratioToFloor: totals.map((t) => (floor > 0 ? t / floor : null)) }, runs: runs.length };
+}
+
+/** S2's CPU and requests, named as every scenario's totals are (so --compare pairs them), counted from the CCM's start. */
+function costFigures(runs: readonly RunData[]): Figure[] {
+  const costs = runs.flatMap((d) => (d.cost ? [d.cost] : []));
+  const note = "from the CCM's start until every node was initialised and has its route";
+  return [
+    figure({ scenario: 'S2', name: 'Kubernetes API requests by the CCM (apiserver audit log)', unit: 'requests', samples: costs.map((c) => c.requests), limitNote: '', note }),
+    figure({ scenario: 'S2', name: 'CCM CPU seconds (utime + stime, /proc)', unit: 's', samples: costs.map((c) => c.cpuSeconds), limitNote: '', note }),
+  ];
 }
 
 /** 429s and whether each retry waited for Retry-After (1 s windows): a retry by the same caller sooner is a violation. */
