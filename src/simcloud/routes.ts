@@ -77,9 +77,10 @@ export class SimcloudRoutes implements Routes {
 
   async listRoutes(_clusterName: string, outer?: CallContext): Promise<Route[]> {
     const ctx = inMethod(outer, CloudMethod.listRoutes);
-    const network = await this.#getNetwork(ctx);
+    // The network and the servers are read side by side; the gateways are checked against the servers after.
+    const [network, servers] = await Promise.all([this.#getNetwork(ctx), this.#servers(ctx)]);
     this.#listed = { network, at: this.#clock.now() };
-    return toRoutes(network, await this.#serversFor(network, ctx));
+    return toRoutes(network, await this.#complete(network, servers, ctx));
   }
 
   /**
@@ -99,14 +100,19 @@ export class SimcloudRoutes implements Routes {
     return listed && this.#clock.now() - listed.at <= LISTING_REUSE_MS ? listed.network : undefined;
   }
 
-  /** Every server; from the cache while its snapshot is this pass's and knows every gateway of the network's routes. */
-  async #serversFor(network: Network, ctx: CallContext | undefined): Promise<readonly Server[]> {
-    if (!this.#cache) return this.#client.servers.listAll({}, callOptions(ctx));
-    const complete = (servers: readonly Server[]): boolean => {
-      const ips = new Set(servers.map((s) => privateIpIn(s, network.id)));
+  /** Every server: the cache's snapshot when it is this pass's (at most LISTING_REUSE_MS old), else a list. */
+  #servers(ctx: CallContext | undefined): Promise<readonly Server[]> {
+    return this.#cache ? this.#cache.list(ctx, { maxAgeMs: LISTING_REUSE_MS }) : this.#client.servers.listAll({}, callOptions(ctx));
+  }
+
+  /** `servers`, refreshed once from the cache when they miss a gateway of the network's routes (a server made since). */
+  async #complete(network: Network, servers: readonly Server[], ctx: CallContext | undefined): Promise<readonly Server[]> {
+    if (!this.#cache) return servers;
+    const complete = (list: readonly Server[]): boolean => {
+      const ips = new Set(list.map((s) => privateIpIn(s, network.id)));
       return network.routes.every((r) => ips.has(r.gateway));
     };
-    return this.#cache.list(ctx, { maxAgeMs: LISTING_REUSE_MS, complete });
+    return complete(servers) ? servers : this.#cache.list(ctx, { maxAgeMs: LISTING_REUSE_MS, complete });
   }
 
   async createRoute(_clusterName: string, nameHint: string, route: Route, outer?: CallContext): Promise<void> {

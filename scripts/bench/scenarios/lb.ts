@@ -138,7 +138,10 @@ async function ccmRestart(env: BenchEnv, services: readonly string[], how: CcmEn
   await waitForIngress(env, services, 120_000);
   await env.settle(5000);
   const ccm = close().ccm;
-  const requests = (await closeApi()).total;
+  // Leader election renews its lease every 2 s however long the window is: counted per second, not per restart.
+  const counts = await closeApi();
+  const leases = Object.values(counts.byController).flatMap((ops) => Object.entries(ops)).filter(([op]) => / leases$/.test(op)).reduce((n, [, c]) => n + c, 0);
+  const requests = counts.total - leases;
   return { peakRssMb: ccm?.peakRssMb ?? Number.NaN, cpuSeconds: ccm?.cpuSeconds ?? Number.NaN, requests };
 }
 
@@ -148,7 +151,7 @@ const S12_COMPARE_AS = 'S12 CCM peak RSS';
 function restartCosts(restarts: readonly Restart[], what: string): Figure[] {
   return [
     { ...figure({ scenario: 'S12', name: `CCM CPU seconds per restart, ${what}`, unit: 's', samples: restarts.map((r) => r.cpuSeconds), limitNote: '' }), compareAs: 'S12 CCM CPU seconds per restart' },
-    { ...figure({ scenario: 'S12', name: `Kubernetes API requests per restart, ${what}`, unit: 'requests', samples: restarts.map((r) => r.requests), limitNote: '' }), compareAs: 'S12 Kubernetes API requests per restart' },
+    { ...figure({ scenario: 'S12', name: `Kubernetes API requests per restart, leader election's Lease excluded, ${what}`, unit: 'requests', samples: restarts.map((r) => r.requests), limitNote: '' }), compareAs: 'S12 Kubernetes API requests per restart' },
   ];
 }
 

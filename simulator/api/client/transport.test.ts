@@ -117,13 +117,19 @@ describe.each([['fetch', undefined], ['http1', http1Exchange]] as const)('transp
     expect(backoffDelay(DEFAULT_RETRY, 0, e)).toBe(DEFAULT_RETRY.maxRetryAfterMs);
   });
 
-  it('pages through every result with listAll', async () => {
-    const page = (n: number, next: number | null) => json(200, {
-      servers: [], meta: { pagination: { page: n, per_page: 1, previous_page: null, next_page: next, last_page: 3, total_entries: 3 } },
-    });
-    const { url, seen } = await serve([page(1, 2), page(2, 3), page(3, null)]);
-    await client(url).servers.listAll({ label_selector: 'a=b' });
-    expect(seen.map((r) => new URL(r.url!, 'http://x').searchParams.get('page'))).toEqual(['1', '2', '3']);
+  it('pages through every result with listAll, in page order, the pages after the first side by side', async () => {
+    const srv = (n: number) => ({ id: `srv-${n}`, name: `n${n}`, status: 'running', server_type: 't', image: 'i', zone: 'z', region: 'r', labels: {}, public_ipv4: null, public_ipv6: null, private_ipv4: null, private_networks: [], locked: false, created: '2026-01-01T00:00:00Z' });
+    const page: Reply = (req, res) => {
+      const n = Number(new URL(req.url!, 'http://x').searchParams.get('page'));
+      // The list grew while it was read: page 3 says a page 4 now exists.
+      const next = n < 3 ? n + 1 : n === 3 ? 4 : null;
+      // Later pages answer first: the result must still be in page order.
+      setTimeout(() => json(200, { servers: [srv(n)], meta: { pagination: { page: n, per_page: 1, previous_page: null, next_page: next, last_page: 3, total_entries: 3 } } })(req, res), n === 2 ? 60 : 0);
+    };
+    const { url, seen } = await serve([page, page, page, page]);
+    const all = await client(url).servers.listAll({ label_selector: 'a=b' });
+    expect(all.map((s) => s.id)).toEqual(['srv-1', 'srv-2', 'srv-3', 'srv-4']);
+    expect(seen.map((r) => new URL(r.url!, 'http://x').searchParams.get('page')).sort()).toEqual(['1', '2', '3', '4']);
     expect(new URL(seen[0]!.url!, 'http://x').searchParams.get('label_selector')).toBe('a=b');
   });
 
