@@ -78,12 +78,17 @@ export const LoadBalancerTarget = z.discriminatedUnion('kind', [
 ]);
 export type LoadBalancerTarget = z.infer<typeof LoadBalancerTarget>;
 
-/** One address the LB actually forwards to, after resolving selectors and groups. */
+/**
+ * One address the LB actually forwards to, after resolving selectors and groups. Derived by simcloud, never
+ * sent by a client, and one per node behind a load balancer: its strings are checked as strings. The id and
+ * IPv4 format checks were half of the CPU of validating a 1 000-target answer (3.0 ms of it under the
+ * CCM's --jitless), and such answers were most of the CCM's CPU in a 100-Service burst at 1 000 nodes.
+ */
 export const ResolvedTarget = z.object({
   /** The server id, or `ip:<address>` for IP targets. */
   id: z.string(),
-  server_id: Id.nullable(),
-  ip: Ipv4.nullable(),
+  server_id: z.string().nullable(),
+  ip: z.string().nullable(),
   health: z.array(z.object({ listen_port: Port, status: z.enum(TargetHealthStatus) })),
 });
 export type ResolvedTarget = z.infer<typeof ResolvedTarget>;
