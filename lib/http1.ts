@@ -218,10 +218,6 @@ class Connection {
     });
   }
 
-  get dead(): boolean {
-    return this.#dead;
-  }
-
   exchange(req: Http1Request, sink: BodySink | undefined, head: string): Promise<Http1Response> {
     return new Promise<Http1Response>((resolve, reject) => {
       const signal = req.signal;
@@ -441,7 +437,8 @@ export class Http1Pool {
     if (this.#closed) throw new Http1Error('closed', 'the connection pool is closed');
     if (req.signal?.aborted) throw new Http1Error('aborted', 'the request was aborted', { cause: req.signal.reason });
     const head = requestHead(req, this.#host, bodyLength(req));
-    const idle = this.#takeIdle();
+    // A connection leaves the idle list as it closes (forget), so the newest idle one is alive.
+    const idle = this.#idle.pop();
     try {
       return await (idle ?? this.#open()).exchange(req, sink, head);
     } catch (err) {
@@ -476,11 +473,6 @@ export class Http1Pool {
     this.#all.delete(c);
     const i = this.#idle.indexOf(c);
     if (i >= 0) this.#idle.splice(i, 1);
-  }
-
-  #takeIdle(): Connection | undefined {
-    for (let c = this.#idle.pop(); c !== undefined; c = this.#idle.pop()) if (!c.dead) return c;
-    return undefined;
   }
 
   #open(): Connection {

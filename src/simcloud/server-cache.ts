@@ -7,9 +7,10 @@
  * - A miss (a server created after the snapshot) triggers a refresh that started after the lookup did:
  *   one call for the newest page (`sort=created:desc`), or a full relist when that page holds nothing
  *   known. So `undefined` means "not in a list taken after you asked", as authoritative as a GET.
- * - Refreshes are single-flight, and refreshes for misses, after `refreshBurst` in quick succession, start
- *   at most every `minIntervalMs` (a relist for age is never paced: it comes at most once per age): a burst of misses (1 000 nodes registering) shares one call per interval, while the
- *   first registrations after a quiet spell are answered at once. With one spacing alone, a worker that
+ * - Refreshes are single-flight. Refreshes for misses, after `refreshBurst` in quick succession, start at
+ *   most every `minIntervalMs` (a relist for age is not paced: it comes at most once per age): a burst of
+ *   misses (1 000 nodes registering) shares one call per interval, while the first registrations after a
+ *   quiet spell are answered at once. With one spacing alone, a worker that
  *   had caught up with the arrivals sat idle for up to an interval at the start of every burst, while
  *   its Kubernetes API budget filled up and overflowed (upstream looks each server up directly).
  * Status is not served from here: InstanceExists/InstanceShutdown stay direct calls (the lifecycle
