@@ -94,8 +94,7 @@ export async function deleteIgnoringNotFound(call: () => Promise<unknown>): Prom
  * that was still running at the first look a whole second (a third of them in a 100-Service burst).
  */
 export function waitForAction(client: SimcloudClient, action: Action, ctx: CallContext | undefined): Promise<Action> {
-  if (action.status === 'success') return Promise.resolve(action);
-  return client.waitForAction(action.id, { ...callOptions(ctx), intervalMs: 100, maxIntervalMs: 1000, deadlineMs: 120_000 });
+  return client.waitForAction(action, { ...callOptions(ctx), intervalMs: 100, maxIntervalMs: 1000, deadlineMs: 120_000 });
 }
 
 export function toCloudServer(server: Server): CloudServer {

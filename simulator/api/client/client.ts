@@ -133,23 +133,31 @@ export class SimcloudClient {
   /**
    * Polls an action until it leaves `running`. Resolves with the finished action on success; throws
    * SimcloudApiError (the action's error code, operation `actions.wait`) when it ends in `error`,
-   * and code `timeout` after `deadlineMs`.
+   * and code `timeout` after `deadlineMs`. Given the action a call just returned rather than its id, it
+   * starts from that state: a finished action costs no call, and a running one is read again only after
+   * the first interval (an action is rarely done the instant it was reported running).
    */
-  async waitForAction(id: string, opts: WaitOptions = {}): Promise<Action> {
+  async waitForAction(action: string | Action, opts: WaitOptions = {}): Promise<Action> {
+    const id = typeof action === 'string' ? action : action.id;
     const deadline = this.#now() + (opts.deadlineMs ?? 60_000);
     let interval = opts.intervalMs ?? 100;
+    let current = typeof action === 'string' ? await this.actions.get(id, opts) : action;
     for (;;) {
-      const action = await this.actions.get(id, opts);
-      if (action.status === 'success') return action;
-      if (action.status === 'error') {
-        const e = action.error ?? { code: 'server_error' as const, message: 'action failed' };
-        throw new SimcloudApiError({ code: e.code, message: e.message, status: 0, requestId: '', operation: 'actions.wait' });
-      }
+      if (finished(current)) return current;
       if (this.#now() >= deadline) {
         throw new SimcloudApiError({ code: 'timeout', message: `action ${id} still running`, status: 0, requestId: '', operation: 'actions.wait' });
       }
       await this.#sleep(interval, opts.signal);
       interval = Math.min(interval * 2, Math.max(interval, opts.maxIntervalMs ?? interval));
+      current = await this.actions.get(id, opts);
     }
   }
+}
+
+/** Whether the action is done: true on success, false while running; an action that ended in error throws. */
+function finished(action: Action): boolean {
+  if (action.status === 'success') return true;
+  if (action.status !== 'error') return false;
+  const e = action.error ?? { code: 'server_error' as const, message: 'action failed' };
+  throw new SimcloudApiError({ code: e.code, message: e.message, status: 0, requestId: '', operation: 'actions.wait' });
 }

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SimcloudClient } from './client.ts';
 import { isApiError, SimcloudApiError } from './errors.ts';
 import { DEFAULT_RETRY, backoffDelay, http1Exchange, mayRepeat, parseRetryAfter, type HttpExchange, type TransportRequest } from './transport.ts';
+import type { Action } from '../schema/actions.ts';
 
 type Reply = (req: IncomingMessage, res: ServerResponse) => void;
 const servers: { close(): void }[] = [];
@@ -182,6 +183,18 @@ describe('waitForAction', () => {
     expect(done.status).toBe('success');
     expect(seen).toHaveLength(5);
     expect(slept).toEqual([100, 200, 300, 300]);
+  });
+
+  it('starts from an action a call returned: a finished one costs no call, a running one is read after the first interval', async () => {
+    const finished: Action = { id: 'act-1', command: 'create_load_balancer', status: 'success', progress: 100, started: '2026-01-01T00:00:00Z', finished: '2026-01-01T00:00:01Z', resources: [], error: null };
+    const { url, seen } = await serve([action('running'), action('success')]);
+    const slept: number[] = [];
+    expect(await client(url, slept).waitForAction(finished)).toEqual(finished);
+    expect(seen).toHaveLength(0);
+    const done = await client(url, slept).waitForAction({ ...finished, status: 'running', progress: 0, finished: null }, { intervalMs: 100, maxIntervalMs: 400 });
+    expect(done.status).toBe('success');
+    expect(seen).toHaveLength(2);
+    expect(slept).toEqual([100, 200]);
   });
 
   it('keeps a fixed interval without maxIntervalMs', async () => {
