@@ -2,6 +2,7 @@
 import type { z } from 'zod';
 import type { ListMeta } from '../schema/common.ts';
 import { mapWithConcurrency } from '../../../lib/pool.ts';
+import { parseChecked } from '../../../lib/zod-guard.ts';
 import { SimcloudApiError } from './errors.ts';
 import type { Handler, TransportRequest } from './transport.ts';
 
@@ -31,7 +32,7 @@ export class Requester {
 
   async call<S extends z.ZodType>(operation: string, schema: S, init: CallInit, opts: CallOptions = {}): Promise<z.infer<S>> {
     const res = await this.#handler(request(operation, init, opts));
-    const parsed = schema.safeParse(res.body);
+    const parsed = parseChecked(schema, res.body);
     if (parsed.success) return parsed.data;
     throw new SimcloudApiError({
       code: 'invalid_response',

@@ -212,6 +212,12 @@ function highestId(changes: readonly Change[]): Change[] {
 const NON_STATUS = new Set<ActionCommand>(['attach_server_to_network', 'detach_server_from_network', 'update_server', 'attach_load_balancer_to_network', 'detach_load_balancer_from_network', 'add_route', 'delete_route']);
 const isStatusCommand = (c: ActionCommand): boolean => !NON_STATUS.has(c);
 
+/** A service's answer with its action as the wire shows it (without `project_id`). */
+export async function withPublicAction<T extends { action: ActionRec }>(answer: Promise<T>): Promise<Omit<T, 'action'> & { action: Omit<ActionRec, 'project_id'> }> {
+  const { action, ...rest } = await answer;
+  return { ...rest, action: publicView(action) };
+}
+
 /** Drops `project_id` for the wire. */
 export function publicView<T extends { project_id: string }>(doc: T): Omit<T, 'project_id'> {
   const { project_id: _p, ...rest } = doc;

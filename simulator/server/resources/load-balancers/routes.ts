@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { ActionResponse } from '../../../api/schema/actions.ts';
 import { ListParams } from '../../../api/schema/common.ts';
+import { publicView, withPublicAction } from '../common.ts';
 import {
   AttachLoadBalancerToNetworkRequest, CreateLoadBalancerRequest, LoadBalancerCreateResponse, LoadBalancerListResponse,
   LoadBalancerMetricsResponse, LoadBalancerResponse, UpdateLoadBalancerRequest,
@@ -19,7 +20,7 @@ export const loadBalancerRoutes: RouteDef[] = [
   defineRoute({
     method: 'post', path: base, operation: 'loadBalancers.create', summary: 'Create a load balancer', body: CreateLoadBalancerRequest,
     response: LoadBalancerCreateResponse, status: 201,
-    handle: (sim, { caller, body }) => svc.createLoadBalancer(sim, caller, body),
+    handle: (sim, { caller, body }) => withPublicAction(svc.createLoadBalancer(sim, caller, body)),
   }),
   defineRoute({
     method: 'get', path: `${base}/:id`, operation: 'loadBalancers.get', summary: 'Get a load balancer', params: idParams, response: LoadBalancerResponse,
@@ -33,17 +34,17 @@ export const loadBalancerRoutes: RouteDef[] = [
   defineRoute({
     method: 'delete', path: `${base}/:id`, operation: 'loadBalancers.delete', summary: 'Delete a load balancer', params: idParams,
     response: ActionResponse, status: 202,
-    handle: async (sim, { caller, params }) => ({ action: await svc.deleteLoadBalancer(sim, caller, params.id) }),
+    handle: async (sim, { caller, params }) => ({ action: publicView(await svc.deleteLoadBalancer(sim, caller, params.id)) }),
   }),
   defineRoute({
     method: 'post', path: `${base}/:id/actions/attach_to_network`, operation: 'loadBalancers.attachToNetwork', summary: 'Attach to a network',
     params: idParams, body: AttachLoadBalancerToNetworkRequest, response: ActionResponse, status: 201,
-    handle: async (sim, { caller, params, body }) => ({ action: await svc.attachLoadBalancer(sim, caller, params.id, body) }),
+    handle: async (sim, { caller, params, body }) => ({ action: publicView(await svc.attachLoadBalancer(sim, caller, params.id, body)) }),
   }),
   defineRoute({
     method: 'post', path: `${base}/:id/actions/detach_from_network`, operation: 'loadBalancers.detachFromNetwork', summary: 'Detach from its network',
     params: idParams, body: z.strictObject({}), response: ActionResponse, status: 201,
-    handle: async (sim, { caller, params }) => ({ action: await svc.detachLoadBalancer(sim, caller, params.id) }),
+    handle: async (sim, { caller, params }) => ({ action: publicView(await svc.detachLoadBalancer(sim, caller, params.id)) }),
   }),
   defineRoute({
     method: 'get', path: `${base}/:id/metrics`, operation: 'loadBalancers.metrics', summary: 'Per-target connection and byte counters',

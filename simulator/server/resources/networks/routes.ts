@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { ActionResponse } from '../../../api/schema/actions.ts';
 import { ListParams } from '../../../api/schema/common.ts';
+import { publicView, withPublicAction } from '../common.ts';
 import {
   CreateNetworkRequest, CreateRouteRequest, NetworkListResponse, NetworkResponse, RouteCreateResponse, RouteListResponse, UpdateNetworkRequest,
 } from '../../../api/schema/networks.ts';
@@ -41,11 +42,11 @@ export const networkRoutes: RouteDef[] = [
   defineRoute({
     method: 'post', path: '/v1/networks/:id/routes', operation: 'networks.createRoute', summary: 'Add a route', params: idParams,
     body: CreateRouteRequest, response: RouteCreateResponse, status: 201,
-    handle: (sim, { caller, params, body }) => svc.createRoute(sim, caller, params.id, body),
+    handle: (sim, { caller, params, body }) => withPublicAction(svc.createRoute(sim, caller, params.id, body)),
   }),
   defineRoute({
     method: 'delete', path: '/v1/networks/:id/routes/:routeId', operation: 'networks.deleteRoute', summary: 'Delete a route',
     params: RouteParams, response: ActionResponse, status: 202,
-    handle: async (sim, { caller, params }) => ({ action: await svc.deleteRoute(sim, caller, params.id, params.routeId) }),
+    handle: async (sim, { caller, params }) => ({ action: publicView(await svc.deleteRoute(sim, caller, params.id, params.routeId)) }),
   }),
 ];

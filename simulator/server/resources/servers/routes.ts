@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { ActionResponse } from '../../../api/schema/actions.ts';
 import { ListParams } from '../../../api/schema/common.ts';
+import { publicView, withPublicAction } from '../common.ts';
 import {
   AttachServerToNetworkRequest, CreateServerRequest, DetachServerFromNetworkRequest, ServerCreateResponse, ServerListResponse,
   ServerResponse, ServerStatus, UpdateServerRequest, type ServerActionName,
@@ -15,7 +16,7 @@ const Empty = z.strictObject({});
 const power = (name: ServerActionName): RouteDef => defineRoute({
   method: 'post', path: `/v1/servers/:id/actions/${name}`, operation: `servers.${name}`, summary: `${name} a server`,
   params: idParams, body: Empty, response: ActionResponse, status: 201,
-  handle: async (sim, { caller, params }) => ({ action: await svc.powerAction(sim, caller, params.id, name) }),
+  handle: async (sim, { caller, params }) => ({ action: publicView(await svc.powerAction(sim, caller, params.id, name)) }),
 });
 
 export const serverRoutes: RouteDef[] = [
@@ -26,7 +27,7 @@ export const serverRoutes: RouteDef[] = [
   defineRoute({
     method: 'post', path: '/v1/servers', operation: 'servers.create', summary: 'Create a server', body: CreateServerRequest,
     response: ServerCreateResponse, status: 201,
-    handle: (sim, { caller, body }) => svc.createServer(sim, caller, body),
+    handle: (sim, { caller, body }) => withPublicAction(svc.createServer(sim, caller, body)),
   }),
   defineRoute({
     method: 'get', path: '/v1/servers/:id', operation: 'servers.get', summary: 'Get a server', params: idParams, response: ServerResponse,
@@ -40,17 +41,17 @@ export const serverRoutes: RouteDef[] = [
   defineRoute({
     method: 'delete', path: '/v1/servers/:id', operation: 'servers.delete', summary: 'Delete a server', params: idParams,
     response: ActionResponse, status: 202,
-    handle: async (sim, { caller, params }) => ({ action: await svc.deleteServer(sim, caller, params.id) }),
+    handle: async (sim, { caller, params }) => ({ action: publicView(await svc.deleteServer(sim, caller, params.id)) }),
   }),
   power('poweron'), power('poweroff'), power('shutdown'), power('reboot'),
   defineRoute({
     method: 'post', path: '/v1/servers/:id/actions/attach_to_network', operation: 'servers.attachToNetwork', summary: 'Attach to a network',
     params: idParams, body: AttachServerToNetworkRequest, response: ActionResponse, status: 201,
-    handle: async (sim, { caller, params, body }) => ({ action: await svc.attachServer(sim, caller, params.id, body) }),
+    handle: async (sim, { caller, params, body }) => ({ action: publicView(await svc.attachServer(sim, caller, params.id, body)) }),
   }),
   defineRoute({
     method: 'post', path: '/v1/servers/:id/actions/detach_from_network', operation: 'servers.detachFromNetwork', summary: 'Detach from a network',
     params: idParams, body: DetachServerFromNetworkRequest, response: ActionResponse, status: 201,
-    handle: async (sim, { caller, params, body }) => ({ action: await svc.detachServer(sim, caller, params.id, body.network_id) }),
+    handle: async (sim, { caller, params, body }) => ({ action: publicView(await svc.detachServer(sim, caller, params.id, body.network_id)) }),
   }),
 ];
