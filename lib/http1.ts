@@ -12,7 +12,7 @@
  * a body handed to a sink as it arrives (watches). No pipelining, compression, proxies or HTTP/2.
  */
 import { connect as netConnect, isIP, type Socket } from 'node:net';
-import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
+import { connect as tlsConnect, createSecureContext, type ConnectionOptions, type SecureContext, type TLSSocket } from 'node:tls';
 
 export const Http1ErrorKinds = ['timeout', 'aborted', 'network', 'protocol', 'closed'] as const;
 export type Http1ErrorKind = (typeof Http1ErrorKinds)[number];
@@ -420,6 +420,10 @@ export class Http1Pool {
   readonly #idle: Connection[] = [];
   readonly #all = new Set<Connection>();
   #closed = false;
+  /** Built once for every connection: tls.connect given a CA, certificate and key parses them each time. */
+  #secureContext: SecureContext | undefined;
+  /** The last TLS session the server offered: a new connection resumes it instead of a full handshake. */
+  #session: Buffer | undefined;
 
   constructor(origin: Http1Origin, options: Http1PoolOptions = {}) {
     this.origin = origin;
@@ -477,13 +481,33 @@ export class Http1Pool {
 
   #open(): Connection {
     const { protocol, host, port, tls } = this.origin;
-    const socket = protocol === 'https:'
-      ? tlsConnect({ host, port, ALPNProtocols: ['http/1.1'], ...tls, ...(tls?.servername === undefined && isIP(host) === 0 ? { servername: host } : {}) })
-      : netConnect({ host, port });
+    const socket = protocol === 'https:' ? this.#tlsConnect(host, port, tls) : netConnect({ host, port });
     const c = new Connection(this, socket, this.#idleTimeoutMs);
     this.#all.add(c);
     return c;
   }
+
+  #tlsConnect(host: string, port: number, tls: Http1Origin['tls']): TLSSocket {
+    this.#secureContext ??= createSecureContext({ ca: tls?.ca, cert: tls?.cert, key: tls?.key });
+    const socket = tlsSocket(host, port, tls, this.#secureContext, this.#session);
+    // A server that does not resume answers with a new session: the next connection offers that one.
+    socket.on('session', (session: Buffer) => (this.#session = session));
+    return socket;
+  }
+}
+
+/** A TLS connection: the pool's one secure context, the server name, and the last session to resume. */
+function tlsSocket(host: string, port: number, tls: Http1Origin['tls'], context: SecureContext, session: Buffer | undefined): TLSSocket {
+  const servername = tls?.servername ?? (isIP(host) === 0 ? host : undefined);
+  return tlsConnect({
+    host,
+    port,
+    ALPNProtocols: ['http/1.1'],
+    secureContext: context,
+    ...(tls?.rejectUnauthorized === undefined ? {} : { rejectUnauthorized: tls.rejectUnauthorized }),
+    ...(servername === undefined ? {} : { servername }),
+    ...(session === undefined ? {} : { session }),
+  });
 }
 
 /** The origin of an `http:` or `https:` URL. */
