@@ -1,9 +1,6 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
-import { createServer as createHttpsServer } from 'node:https';
-import type { TLSSocket } from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
-import { selfSignedServingCertificate } from '../src/self-signed.ts';
 import { Http1Error, Http1Pool, originOf, type Http1Request } from './http1.ts';
 
 const servers: Array<HttpServer | NetServer> = [];
@@ -241,27 +238,6 @@ describe('Http1Pool', () => {
     answer?.();
     expect((await busy).body.toString()).toBe('ok');
     expect(p.size).toBe(0);
-  });
-
-  it('over TLS, checks the server against the given CA, and resumes the session on each new connection', async () => {
-    const now = Date.now();
-    const pair = (): { cert: string; key: string } =>
-      selfSignedServingCertificate({ commonName: 'test', dnsNames: ['localhost'], ipv4: ['127.0.0.1'], validFrom: new Date(now - 60_000), validUntil: new Date(now + 3_600_000) });
-    const own = pair();
-    const resumed: boolean[] = [];
-    // Every answer closes its connection, so each request opens a new one.
-    const s = createHttpsServer(own, (_req, res) => res.writeHead(200, { connection: 'close' }).end('ok'));
-    s.on('secureConnection', (socket: TLSSocket) => resumed.push(socket.isSessionReused()));
-    servers.push(s);
-    await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-    const port = (s.address() as AddressInfo).port;
-    const p = new Http1Pool({ protocol: 'https:', host: '127.0.0.1', port, tls: { ca: own.cert } });
-    pools.push(p);
-    for (let i = 0; i < 3; i++) expect((await p.request(get('/'))).body.toString()).toBe('ok');
-    expect(resumed).toEqual([false, true, true]);
-    const stranger = new Http1Pool({ protocol: 'https:', host: '127.0.0.1', port, tls: { ca: pair().cert } });
-    pools.push(stranger);
-    await expect(stranger.request(get('/'))).rejects.toMatchObject({ kind: 'network' });
   });
 
   it('derives the origin of a URL, IPv6 included', () => {

@@ -487,27 +487,17 @@ export class Http1Pool {
     return c;
   }
 
-  #tlsConnect(host: string, port: number, tls: Http1Origin['tls']): TLSSocket {
-    this.#secureContext ??= createSecureContext({ ca: tls?.ca, cert: tls?.cert, key: tls?.key });
-    const socket = tlsSocket(host, port, tls, this.#secureContext, this.#session);
+  /** A TLS connection: the pool's one secure context, the server name, and the last session to resume. */
+  #tlsConnect(host: string, port: number, tls: Http1Origin['tls'] = {}): TLSSocket {
+    this.#secureContext ??= createSecureContext({ ca: tls.ca, cert: tls.cert, key: tls.key });
+    const options: ConnectionOptions = { host, port, ALPNProtocols: ['http/1.1'], secureContext: this.#secureContext, rejectUnauthorized: tls.rejectUnauthorized !== false };
+    const servername = tls.servername ?? (isIP(host) === 0 ? host : undefined);
+    if (servername !== undefined) options.servername = servername;
+    const socket = tlsConnect(this.#session ? { ...options, session: this.#session } : options);
     // A server that does not resume answers with a new session: the next connection offers that one.
     socket.on('session', (session: Buffer) => (this.#session = session));
     return socket;
   }
-}
-
-/** A TLS connection: the pool's one secure context, the server name, and the last session to resume. */
-function tlsSocket(host: string, port: number, tls: Http1Origin['tls'], context: SecureContext, session: Buffer | undefined): TLSSocket {
-  const servername = tls?.servername ?? (isIP(host) === 0 ? host : undefined);
-  return tlsConnect({
-    host,
-    port,
-    ALPNProtocols: ['http/1.1'],
-    secureContext: context,
-    ...(tls?.rejectUnauthorized === undefined ? {} : { rejectUnauthorized: tls.rejectUnauthorized }),
-    ...(servername === undefined ? {} : { servername }),
-    ...(session === undefined ? {} : { session }),
-  });
 }
 
 /** The origin of an `http:` or `https:` URL. */

@@ -17,6 +17,8 @@ interface FakeApiserver {
   readonly ca: string;
   /** TLS connections accepted, and the client certificate's fingerprint on each. */
   readonly accepted: string[];
+  /** Whether each accepted connection resumed an earlier TLS session. */
+  readonly resumed: boolean[];
   open(): number;
   readonly requests: Array<{ method: string; url: string; auth: string; contentType: string; body: string }>;
 }
@@ -38,6 +40,7 @@ const json = (res: ServerResponse, code: number, value: unknown): void => {
 async function fakeApiserver(handler: Handler = (_q, res) => json(res, 200, { kind: 'NodeList', metadata: {}, items: [] })): Promise<FakeApiserver> {
   const pair = await selfSignedCertificate();
   const accepted: string[] = [];
+  const resumed: boolean[] = [];
   let open = 0;
   const requests: FakeApiserver['requests'] = [];
   const server = createServer({ ...pair, requestCert: true, rejectUnauthorized: false }, (req, res) => {
@@ -51,12 +54,13 @@ async function fakeApiserver(handler: Handler = (_q, res) => json(res, 200, { ki
   });
   server.on('secureConnection', (socket: TLSSocket) => {
     accepted.push(socket.getPeerCertificate().fingerprint256 ?? 'none');
+    resumed.push(socket.isSessionReused());
     open += 1;
     socket.on('close', () => (open -= 1));
   });
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`, ca: pair.cert, accepted, open: () => open, requests };
+  return { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`, ca: pair.cert, accepted, resumed, open: () => open, requests };
 }
 
 function transport(api: FakeApiserver, extra: Partial<KubeEndpoint> = {}, credentials: Credentials = { kind: 'none' }): KubeTransport {
@@ -83,6 +87,17 @@ describe('KubeTransport', () => {
     const api = await fakeApiserver();
     await transport(api).request({ method: 'GET', path: '/api/v1/nodes' });
     expect(api.requests).toHaveLength(1);
+  });
+
+  it('resumes the TLS session on each new connection instead of a full handshake', async () => {
+    // Every answer closes its connection, so each request opens a new one.
+    const api = await fakeApiserver((_q, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', connection: 'close' });
+      res.end(JSON.stringify({ kind: 'NodeList', metadata: {}, items: [] }));
+    });
+    const t = transport(api);
+    for (let i = 0; i < 3; i += 1) await t.request({ method: 'GET', path: '/api/v1/nodes' });
+    expect(api.resumed).toEqual([false, true, true]);
   });
 
   it('refuses a server whose certificate the configured CA did not sign', async () => {
