@@ -75,4 +75,38 @@ describe('LowdbStore', () => {
     await store.commit([{ op: 'del', coll: 'projects', id: 'prj-1' }]);
     expect(seen).toEqual([[['projects', 'prj-1', true, false]], [['projects', 'prj-1', false, true]]]);
   });
+
+  it('journals a route added to a network as that route alone, and replays the routes as they were', async () => {
+    const path = await tmp();
+    const store = await LowdbStore.open({ location: { kind: 'file', path }, compactBytes: 64 * 1024 * 1024 });
+    const route = (i: number): Record<string, unknown> => ({ id: `rte-${i}`, name: null, destination: `10.${i >> 8}.${i & 255}.0/24`, gateway: '10.0.0.2', created: '2026-01-01T00:00:00.000Z' });
+    let net: { id: string; routes: Record<string, unknown>[] } & Record<string, unknown> = { id: 'net-1', name: 'n', ip_range: '10.0.0.0/8', subnets: [], routes: [], labels: {}, created: '2026-01-01T00:00:00.000Z' };
+    const put = (doc: typeof net): Promise<void> => store.commit([{ op: 'put', coll: 'networks', doc }]);
+    await put(net);
+    for (let i = 0; i < 500; i++) {
+      net = { ...net, routes: [...net.routes, route(i)] };
+      await put(net);
+    }
+    net = { ...net, routes: net.routes.filter((r) => r.id !== 'rte-7') };
+    await put(net);
+    // Changed in place, then put again: written whole, not as a tail of itself.
+    net.routes.push(route(900));
+    net = { ...net };
+    await put(net);
+    // Changed in place, then extended into a new array: also whole, since the journal never saw 902.
+    net.routes.push(route(902));
+    net = { ...net, routes: [...net.routes, route(903)] };
+    await put(net);
+    net = { ...net, routes: [...net.routes, route(901)] };
+    await Promise.all([put(net), store.commit([project(1)])]);
+    const journal = (await readdir(join(path, '..'))).find((n) => n.includes('.wal-'))!;
+    const bytes = (await readFile(join(path, '..', journal))).length;
+    // 500 routes journaled whole, one more each time, would be about 13 MB.
+    expect(bytes).toBeLessThan(400_000);
+    // No close(): the process "died"; the journal alone brings the routes back.
+    const reopened = await LowdbStore.open({ location: { kind: 'file', path } });
+    expect(reopened.state.networks['net-1']).toEqual(net);
+    expect(reopened.state.networks['net-1']!.routes.map((r) => r.id)).toEqual([...Array.from({ length: 500 }, (_, i) => `rte-${i}`).filter((id) => id !== 'rte-7'), 'rte-900', 'rte-902', 'rte-903', 'rte-901']);
+    await reopened.close();
+  });
 });

@@ -17,6 +17,7 @@ import { chmod, mkdir, open, readdir, readFile, rm, type FileHandle } from 'node
 import { basename, dirname, join } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
+import { JournalEncoder, replayChange, type JournalChange } from './journal.ts';
 import { migrate } from './migrations.ts';
 import { COLLECTIONS, applyChange, emptyState, type AppliedChange, type Change, type CollectionName, type Collections, type StateDoc, type StoredDoc } from './state.ts';
 import type { ChangeListener, Store, StoreStats } from './store.ts';
@@ -58,6 +59,7 @@ export class LowdbStore implements Store {
   #flushing: Promise<void> | undefined;
   #compacting: Promise<void> | undefined;
   #writes = 0;
+  readonly #journal = new JournalEncoder();
   #fileWrites = 0;
   #index = new Map<CollectionName, Map<string, StoredDoc>>();
 
@@ -108,7 +110,14 @@ export class LowdbStore implements Store {
     if (changes.length === 0) return Promise.resolve();
     const state = this.#db.data;
     state.seq++;
-    const applied = changes.map((c) => applyChange(state, c)).filter((c): c is AppliedChange => c !== null);
+    const journaled: JournalChange[] = [];
+    const applied: AppliedChange[] = [];
+    for (const c of changes) {
+      // Each change is encoded against the state it applies to (an earlier change of the commit included).
+      if (this.#location.kind === 'file') journaled.push(this.#journal.encode(state, c));
+      const a = applyChange(state, c);
+      if (a !== null) applied.push(a);
+    }
     for (const a of applied) {
       const idx = this.#index.get(a.coll)!;
       if (a.after === undefined) idx.delete(a.id);
@@ -117,7 +126,7 @@ export class LowdbStore implements Store {
     this.#emit(applied);
     this.#writes++;
     if (this.#location.kind === 'memory') return Promise.resolve();
-    const line = JSON.stringify({ seq: state.seq, changes }) + '\n';
+    const line = JSON.stringify({ seq: state.seq, changes: journaled }) + '\n';
     const done = new Promise<void>((resolve, reject) => this.#pending.push({ line, resolve, reject }));
     this.#kick();
     return done;
@@ -209,14 +218,14 @@ export class LowdbStore implements Store {
     for (const c of COLLECTIONS) (state as Partial<StateDoc>)[c] ??= {};
     for (const line of text.split('\n')) {
       if (line === '') continue;
-      let record: { seq: number; changes: Change[] };
+      let record: { seq: number; changes: JournalChange[] };
       try {
         record = JSON.parse(line) as typeof record;
       } catch {
         return; // a torn tail: never acknowledged
       }
       if (record.seq <= state.seq) continue;
-      for (const c of record.changes) applyChange(state, c);
+      for (const c of record.changes) replayChange(state, c, record.seq);
       state.seq = record.seq;
     }
   }
