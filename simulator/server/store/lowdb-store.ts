@@ -1,7 +1,7 @@
 /**
  * The lowdb Store. The document lives in a lowdb `JSONFile` (`new Low(new JSONFile(path), defaults)`,
  * never JSONFilePreset, which turns into memory under vitest), and every commit is first appended to
- * a journal (`<path>.wal-<generation>`, one JSON line per commit):
+ * a journal (`<path>.wal-<generation>`, one JSON line per commit, its changes as journal.ts writes them):
  *   - group commit: commits arriving while a flush runs share the next append + fdatasync, so a burst
  *     of 1 000 commits costs a few file writes and a commit is acknowledged only once it is on disk;
  *   - compaction: when the journal grows, a new generation starts, the whole document is written
