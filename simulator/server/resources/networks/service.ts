@@ -2,7 +2,7 @@
 import type { CreateNetworkRequest, CreateRouteRequest, Network, Route, UpdateNetworkRequest } from '../../../api/schema/networks.ts';
 import { newIds, nowIso, type Caller, type Sim } from '../../context.ts';
 import { SimcloudError, conflict, invalidField, notFound } from '../../errors.ts';
-import { contains, formatCidr, hasHostBits, intToIp, overlaps, parseCidr, rangeContains } from '../../../../lib/ipv4.ts';
+import { contains, formatCidr, hasHostBits, intToIp, overlaps, parseCidr, rangeContains, type Range } from '../../../../lib/ipv4.ts';
 import { firstFreeRange } from '../../ipam.ts';
 import type { ActionRec, NetworkRec } from '../../store/state.ts';
 import { zoneById } from '../catalogue/data.ts';
@@ -96,8 +96,19 @@ function checkRoute(net: NetworkRec, body: CreateRouteRequest): void {
   const dest = parseCidr(body.destination);
   for (const r of net.routes) {
     if (r.destination === body.destination) throw conflict(`a route to ${body.destination} exists`, 'destination');
-    if (overlaps(parseCidr(r.destination), dest)) throw conflict(`destination ${body.destination} overlaps route ${r.destination}`, 'destination');
+    if (overlaps(destinationOf(r), dest)) throw conflict(`destination ${body.destination} overlaps route ${r.destination}`, 'destination');
   }
+}
+
+/** Each stored route's destination, parsed once: a route is never changed in place, and a new route is checked against all the others. */
+const destinations = new WeakMap<Route, Range>();
+function destinationOf(route: Route): Range {
+  let range = destinations.get(route);
+  if (range === undefined) {
+    range = parseCidr(route.destination);
+    destinations.set(route, range);
+  }
+  return range;
 }
 
 /** Routes to add, their ids (allocated by the caller), and how errors name route i (else as createRoute does). */
