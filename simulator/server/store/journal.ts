@@ -7,7 +7,8 @@
  * 100 KB and cost simcloud twice the CPU of the first (and the journal reached its compaction size every
  * few dozen routes). With the tail, a route added writes one route.
  */
-import { applyChange, type AppliedChange, type Change, type CollectionName, type StateDoc, type StoredDoc } from './state.ts';
+import { z } from 'zod';
+import { COLLECTIONS, applyChange, type AppliedChange, type Change, type CollectionName, type StateDoc, type StoredDoc } from './state.ts';
 
 /**
  * Array fields whose elements are never changed in place: code adds to them with a new array (`[...a, x]`)
@@ -16,6 +17,23 @@ import { applyChange, type AppliedChange, type Change, type CollectionName, type
 const APPEND_ONLY: Partial<Record<CollectionName, string>> = { networks: 'routes' };
 
 export type JournalChange = Change | { op: 'put_tail'; coll: CollectionName; doc: StoredDoc; field: string; from: number; tail: unknown[] };
+
+const Coll = z.enum(COLLECTIONS as [CollectionName, ...CollectionName[]]);
+const Doc = z.looseObject({ id: z.string() });
+const Pools = z.object({ server_public: z.string(), lb_vip: z.string(), ip_block: z.string(), private_networks: z.string(), ip_block_size: z.number() });
+
+/** One journal line: the commit's sequence number and its changes (the records' envelope; their fields are the document's). */
+export const JournalRecord = z.object({
+  seq: z.number().int(),
+  changes: z.array(
+    z.discriminatedUnion('op', [
+      z.object({ op: z.literal('put'), coll: Coll, doc: Doc }),
+      z.object({ op: z.literal('del'), coll: Coll, id: z.string() }),
+      z.object({ op: z.literal('meta'), next_id: z.number().int().optional(), pools: Pools.optional() }),
+      z.object({ op: z.literal('put_tail'), coll: Coll, doc: Doc, field: z.string(), from: z.number().int().min(0), tail: z.array(z.unknown()) }),
+    ]),
+  ),
+});
 
 /**
  * Encodes changes for the journal, remembering which arrays it wrote and at what length: an array changed in

@@ -51,6 +51,17 @@ describe('LowdbStore', () => {
     await reopened.close();
   });
 
+  it('refuses a journal line that is not a journal record, saying what is wrong, and keeps the files', async () => {
+    const path = await tmp();
+    const store = await LowdbStore.open({ location: { kind: 'file', path } });
+    await store.commit([project(1)]);
+    const journal = join(path, '..', (await readdir(join(path, '..'))).find((n) => n.includes('.wal-'))!);
+    await appendFile(journal, '{"seq":99,"changes":[{"op":"put","coll":"nowhere","doc":{"id":"x"}}]}\n');
+    const before = await readFile(journal, 'utf8');
+    await expect(LowdbStore.open({ location: { kind: 'file', path } })).rejects.toThrow(/not a journal record: changes\.0\.coll/);
+    expect(await readFile(journal, 'utf8')).toBe(before);
+  });
+
   it('migrates a version 1 document', async () => {
     const path = await tmp();
     await writeFile(path, JSON.stringify({ projects: {}, ip_blocks: { 'ipb-1': { id: 'ipb-1', assigned_to: null } } }));

@@ -17,7 +17,7 @@ import { chmod, mkdir, open, readdir, readFile, rm, type FileHandle } from 'node
 import { basename, dirname, join } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
-import { JournalEncoder, replayChange, type JournalChange } from './journal.ts';
+import { JournalEncoder, JournalRecord, replayChange, type JournalChange } from './journal.ts';
 import { migrate } from './migrations.ts';
 import { COLLECTIONS, applyChange, emptyState, type AppliedChange, type Change, type CollectionName, type Collections, type StateDoc, type StoredDoc } from './state.ts';
 import type { ChangeListener, Store, StoreStats } from './store.ts';
@@ -218,12 +218,15 @@ export class LowdbStore implements Store {
     for (const c of COLLECTIONS) (state as Partial<StateDoc>)[c] ??= {};
     for (const line of text.split('\n')) {
       if (line === '') continue;
-      let record: { seq: number; changes: JournalChange[] };
+      let json: unknown;
       try {
-        record = JSON.parse(line) as typeof record;
+        json = JSON.parse(line);
       } catch {
         return; // a torn tail: never acknowledged
       }
+      const parsed = JournalRecord.safeParse(json);
+      if (!parsed.success) throw new Error(`journal line after seq ${state.seq} is not a journal record: ${parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      const record: { seq: number; changes: JournalChange[] } = parsed.data;
       if (record.seq <= state.seq) continue;
       for (const c of record.changes) replayChange(state, c, record.seq);
       state.seq = record.seq;

@@ -50,6 +50,9 @@ const MIGRATIONS: Record<number, (doc: Doc) => Doc> = {
     for (const lb of Object.values((doc.load_balancers ?? {}) as Record<string, Doc>)) lb.forwarding ??= 'proxy';
     return { ...doc, schema_version: 6 };
   },
+  // v6 → v7: the document is unchanged, but its journals may hold `put_tail` records (journal.ts). A simcloud
+  // of v6 would replay them as no change and lose the routes they add; at v7 it refuses the files instead.
+  7: (doc) => ({ ...doc, schema_version: 7 }),
 };
 
 export class MigrationError extends Error {}

@@ -7,7 +7,7 @@ import type {
 } from '../../api/schema/events.ts';
 import type { Project } from '../../api/schema/projects.ts';
 
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 export type ProjectRec = Project;
 export type TokenRec = {
