@@ -44,6 +44,22 @@ describe('ActionEngine', () => {
     expect(store.state.actions['act-srv-1']!.finished).toBe(new Date(2000).toISOString());
   });
 
+  it('ends a route action without rewriting its network: a stage that changes nothing on the resource writes nothing for it', async () => {
+    const { store, clock, engine, settle } = await setup({ network: { delay_ms: 10, jitter_ms: 0 } });
+    const routes = [{ id: 'rte-1', name: null, destination: '10.244.0.0/24', gateway: '10.0.0.2', created: '2026-01-01T00:00:00.000Z' }];
+    const network = { id: 'net-1', project_id: 'prj-1', name: 'n', ip_range: '10.0.0.0/16', subnets: [], routes, labels: {}, created: '2026-01-01T00:00:00.000Z' };
+    const action = engine.begin({ command: 'add_route', projectId: 'prj-1', resourceId: 'net-1', id: 'act-1' });
+    await store.commit([{ op: 'put', coll: 'networks', doc: network }, { op: 'put', coll: 'actions', doc: action }]);
+    const written: string[] = [];
+    store.onChange((applied) => written.push(...applied.map((a) => `${a.coll}/${a.id}`)));
+    engine.run(action);
+    clock.fastForward(10);
+    await settle();
+    expect(store.state.actions['act-1']).toMatchObject({ status: 'success', progress: 100 });
+    expect(written).toEqual(['actions/act-1']);
+    expect(store.state.networks['net-1']).toBe(network);
+  });
+
   it('uses per-type delay overrides', async () => {
     const { store, clock, start, settle } = await setup({ server: { delay_ms: 10, jitter_ms: 0 } });
     await start('srv-1');

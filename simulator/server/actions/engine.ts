@@ -147,9 +147,11 @@ export class ActionEngine {
     const { lc, resource, next, final } = a;
     if (resource !== undefined && next.state === 'deleted') changes.push({ op: 'del', coll: lc.coll, id: resource.id });
     else if (resource !== undefined) {
-      const status = lc.setsStatus ? { status: next.state } : {};
-      const lock = 'locked' in resource ? { locked: !final } : {};
-      changes.push({ op: 'put', coll: lc.coll, doc: { ...resource, ...status, ...lock } });
+      const status = lc.setsStatus && resource.status !== next.state ? { status: next.state } : {};
+      const lock = 'locked' in resource && resource.locked !== !final ? { locked: !final } : {};
+      // A stage that changes neither writes nothing: a network's route actions would otherwise rewrite (and
+      // journal) the whole network, every route of it, as each one ends.
+      if ('status' in status || 'locked' in lock) changes.push({ op: 'put', coll: lc.coll, doc: { ...resource, ...status, ...lock } });
     }
     const done = final ? { status: 'success' as const, finished: new Date(this.#deps.clock.now()).toISOString() } : {};
     changes.push({ op: 'put', coll: 'actions', doc: { ...a.action, progress: a.progress, ...done } });
