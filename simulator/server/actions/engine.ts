@@ -146,13 +146,7 @@ export class ActionEngine {
     const changes: Change[] = [];
     const { lc, resource, next, final } = a;
     if (resource !== undefined && next.state === 'deleted') changes.push({ op: 'del', coll: lc.coll, id: resource.id });
-    else if (resource !== undefined) {
-      const status = lc.setsStatus && resource.status !== next.state ? { status: next.state } : {};
-      const lock = 'locked' in resource && resource.locked !== !final ? { locked: !final } : {};
-      // A stage that changes neither writes nothing: a network's route actions would otherwise rewrite (and
-      // journal) the whole network, every route of it, as each one ends.
-      if ('status' in status || 'locked' in lock) changes.push({ op: 'put', coll: lc.coll, doc: { ...resource, ...status, ...lock } });
-    }
+    else if (resource !== undefined) changes.push(...stageChange(lc, resource, next.state, !final));
     const done = final ? { status: 'success' as const, finished: new Date(this.#deps.clock.now()).toISOString() } : {};
     changes.push({ op: 'put', coll: 'actions', doc: { ...a.action, progress: a.progress, ...done } });
     return changes;
@@ -163,4 +157,16 @@ export class ActionEngine {
     const seconds = (this.#deps.clock.now() - Date.parse(action.started)) / 1000;
     this.#deps.metrics.actionDuration.observe({ command: action.command }, seconds);
   }
+}
+
+/**
+ * The resource's write for entering a stage: its status (when the lifecycle sets one) and its lock. A stage
+ * that changes neither writes nothing: a network's route actions would otherwise rewrite, and journal, the
+ * whole network (every route of it) as each one ends.
+ */
+function stageChange(lc: Lifecycle, resource: Doc, state: string, locked: boolean): Change[] {
+  const status = lc.setsStatus && resource.status !== state ? { status: state } : {};
+  const lock = 'locked' in resource && resource.locked !== locked ? { locked } : {};
+  if (!('status' in status) && !('locked' in lock)) return [];
+  return [{ op: 'put', coll: lc.coll, doc: { ...resource, ...status, ...lock } }];
 }
