@@ -217,7 +217,10 @@ export class BenchEnv {
     const extraArgs = ['--quiet', '--delay-ms=0', '--no-dataplane'];
     this.simcloud = await startSimcloudProcess({ exec: this.exec, stateDir: this.options.stateDir, token, adminToken, extraArgs });
     const s = this.simcloud;
-    void followSimEvents({ endpoint: s.url, adminToken, signal: this.abort.signal, onEvent: (e) => this.#handlers.forEach((h) => h(e)) });
+    // What the bench reads: the CCM's calls (calls.ts) and server changes (the local runtime's kubelets). A
+    // network's change carries every route, and the harness should not spend the CPU the CCM is measured on.
+    const only = { types: ['api_call', 'resource_change'], resources: ['server'] } as const;
+    void followSimEvents({ endpoint: s.url, adminToken, signal: this.abort.signal, only, onEvent: (e) => this.#handlers.forEach((h) => h(e)) });
     const project = (await this.admin.listProjects())[0];
     if (!project) throw new Error('simcloud has no project');
     const created = await this.admin.createToken(project.id, { name: 'bench-ccm' });

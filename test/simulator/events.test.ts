@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimEvent } from '../../simulator/api/schema/events.ts';
 import { waitFor } from '../../sandbox/wait.ts';
 import { recordSimEvents, runCloudScenario, type CloudScenario, type SimEventRecorder } from '../helpers/sim-events.ts';
+import { followSimEvents } from '../../sandbox/cloud/events.ts';
 import { claimLoopbackAddressPlan } from '../../sandbox/cloud/address-plan.ts';
 import { startSimcloudProcess, type SimcloudProcess } from '../helpers/simcloud.ts';
 
@@ -13,13 +14,23 @@ const plan = claimLoopbackAddressPlan();
 let sc: SimcloudProcess;
 let rec: SimEventRecorder;
 let scenario: CloudScenario;
+/** A second follower, asking for calls and server changes only. */
+const narrow: SimEvent[] = [];
+const narrowErrors: unknown[] = [];
+const narrowAbort = new AbortController();
 
 beforeAll(async () => {
   sc = await startSimcloudProcess({ args: ['--delay-ms', '20', ...plan.plan.simcloudArgs] });
   rec = await recordSimEvents(sc);
+  const only = { types: ['api_call', 'resource_change'], resources: ['server'] } as const;
+  void followSimEvents({ endpoint: sc.url, adminToken: sc.adminToken, signal: narrowAbort.signal, only, onEvent: (e) => narrow.push(e), onError: (err) => narrowErrors.push(err) });
+  await waitFor(async () => (await sc.admin.health({ caller: 'narrow-probe' }), narrow.some((e) => e.type === 'api_call' && e.caller === 'narrow-probe')), {
+    description: 'the narrow stream to carry a call', timeoutMs: 15_000, intervalMs: 50,
+  });
   scenario = await runCloudScenario(sc, rec, { 'ccm-sandbox.dev/cluster': 'events-test' });
 }, 60_000);
 afterAll(async () => {
+  narrowAbort.abort();
   rec?.stop();
   await sc?.stop();
   plan.release();
@@ -84,5 +95,24 @@ describe('/_sim/events from a real simcloud process', () => {
     expect((await sc.client.networks.listAll()).map((n) => n.name)).toContain('abandoned');
     expect(await inFlight()).toBe(1);
     await sc.admin.deleteFault(fault.id);
+  });
+
+  it('sends a follower that asks for some kinds and resource types exactly those events of the whole stream', () => {
+    expect(narrowErrors).toEqual([]);
+    const from = narrow[0]!.seq;
+    const wanted = (e: SimEvent): boolean => e.type === 'api_call' || (e.type === 'resource_change' && e.resource_type === 'server');
+    expect(narrow.map((e) => e.seq)).toEqual(rec.events.filter((e) => e.seq >= from && e.seq <= narrow.at(-1)!.seq && wanted(e)).map((e) => e.seq));
+    expect(narrow.some((e) => e.type === 'resource_change' && e.resource_id === scenario.serverId)).toBe(true);
+    expect(rec.events.some((e) => e.seq > from && e.type === 'resource_change' && e.resource_type === 'network')).toBe(true);
+  });
+
+  it('refuses an unknown event kind or resource type with a 400 naming the parameter', async () => {
+    for (const [query, name] of [['types=api_call,nope', 'types'], ['resources=server,routers', 'resources'], ['resources=', 'resources']] as const) {
+      const res = await fetch(`${sc.url}/_sim/events?${query}`, { headers: { authorization: `Bearer ${sc.adminToken}` } });
+      expect(res.status, query).toBe(400);
+      const body = (await res.json()) as { error: { code: string; details: { fields: { name: string }[] } } };
+      expect(body.error.code).toBe('invalid_input');
+      expect(body.error.details.fields.map((f) => f.name)).toEqual([name]);
+    }
   });
 });
