@@ -49,6 +49,7 @@ describe('LowdbStore', () => {
     expect(doc.schema_version).toBe(SCHEMA_VERSION);
     expect((await readdir(join(path, '..'))).filter((n) => n.includes('.wal-'))).toHaveLength(1);
     await reopened.close();
+    await store.close(); // the "dead" store's journal handle, released only after the checks
   });
 
   it('refuses a journal line that is not a journal record, saying what is wrong, and keeps the files', async () => {
@@ -60,6 +61,7 @@ describe('LowdbStore', () => {
     const before = await readFile(journal, 'utf8');
     await expect(LowdbStore.open({ location: { kind: 'file', path } })).rejects.toThrow(/not a journal record: changes\.0\.coll/);
     expect(await readFile(journal, 'utf8')).toBe(before);
+    await store.close();
   });
 
   it('migrates a version 1 document', async () => {
@@ -119,5 +121,6 @@ describe('LowdbStore', () => {
     expect(reopened.state.networks['net-1']).toEqual(net);
     expect(reopened.state.networks['net-1']!.routes.map((r) => r.id)).toEqual([...Array.from({ length: 500 }, (_, i) => `rte-${i}`).filter((id) => id !== 'rte-7'), 'rte-900', 'rte-902', 'rte-903', 'rte-901']);
     await reopened.close();
+    await store.close(); // the "dead" store's journal handle, released only after the checks
   });
 });
