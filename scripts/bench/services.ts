@@ -1,6 +1,6 @@
-// LoadBalancer Services as the benchmark sees them (watch timestamps: created, ingress set, deleted),
-// created and deleted in bulk in the `bench` namespace.
-import { CoreV1Api, type KubeConfig, type V1Service } from '@kubernetes/client-node';
+// LoadBalancer Services as the benchmark sees them (watch timestamps: created, ingress set, deleted; the
+// last EnsuredLoadBalancer event of each), created and deleted in bulk in the `bench` namespace.
+import { CoreV1Api, type CoreV1Event, type KubeConfig, type V1Service } from '@kubernetes/client-node';
 import type { BenchEnv } from './env.ts';
 import { mapWithConcurrency } from '../../lib/pool.ts';
 import { waitFor } from '../../sandbox/wait.ts';
@@ -19,6 +19,13 @@ const hasIngress = (s: V1Service): boolean => (s.status?.loadBalancer?.ingress ?
 
 export class ServiceTracker {
   readonly times = new Map<string, ServiceTimes>();
+  /**
+   * Per Service, the latest `lastTimestamp` (ms, whole seconds) of its EnsuredLoadBalancer event: a service
+   * controller writes one for every Service it syncs, on each start too, so a restart's resync is over when
+   * every Service has one from after the restart. The Event's own time, not the watch's, so a relist after
+   * a watch error does not make old events look new.
+   */
+  readonly ensured = new Map<string, number>();
   #stop: () => void = () => undefined;
 
   static async start(kc: KubeConfig): Promise<ServiceTracker> {
@@ -32,11 +39,28 @@ export class ServiceTracker {
         if (times) Object.assign(times, { deleted: at, exists: false });
       },
     });
+    const stopServices = t.#stop;
+    const stopEvents = await startWatch<CoreV1Event>(kc, `/api/v1/namespaces/${NAMESPACE}/events`, () => core.listNamespacedEvent({ namespace: NAMESPACE }), {
+      onUpsert: (e) => t.#event(e),
+      onDelete: () => undefined,
+    });
+    t.#stop = () => {
+      stopServices();
+      stopEvents();
+    };
     return t;
   }
 
   stop(): void {
     this.#stop();
+  }
+
+  #event(e: CoreV1Event): void {
+    const name = e.involvedObject.name;
+    const at = e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp;
+    if (e.reason !== 'EnsuredLoadBalancer' || e.involvedObject.kind !== 'Service' || name === undefined || at === undefined) return;
+    const ms = new Date(at).getTime();
+    if (ms > (this.ensured.get(name) ?? -Infinity)) this.ensured.set(name, ms);
   }
 
   existing(): string[] {
@@ -68,6 +92,12 @@ export async function createServices(env: BenchEnv, names: readonly string[]): P
   await mapWithConcurrency(names, 32, async (name) => {
     await env.core.createNamespacedService({ namespace: NAMESPACE, body: lbService(name) });
   });
+}
+
+/** Waits until every Service has an EnsuredLoadBalancer event stamped at or after `since` (its second: events carry whole seconds). */
+export async function waitForResync(env: BenchEnv, names: readonly string[], since: number, timeoutMs: number): Promise<void> {
+  const from = Math.floor(since / 1000) * 1000;
+  await waitFor(() => names.every((n) => (env.services.ensured.get(n) ?? -Infinity) >= from), { timeoutMs, description: `${names.length} Services synced again` });
 }
 
 export async function waitForIngress(env: BenchEnv, names: readonly string[], timeoutMs: number): Promise<void> {

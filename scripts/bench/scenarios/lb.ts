@@ -5,7 +5,7 @@ import { deployedCcm, idleRssMb } from '../deployed-ccm.ts';
 import type { BenchEnv, CcmEntry } from '../env.ts';
 import { ensureNodes, ensureServices } from '../resident.ts';
 import type { Scenario, ScenarioContext, ScenarioOutput } from '../scenario.ts';
-import { createServices, deleteServices, serviceName, waitForIngress } from '../services.ts';
+import { createServices, deleteServices, serviceName, waitForIngress, waitForResync } from '../services.ts';
 import { daemonSetPhase } from '../pods.ts';
 import { figure } from '../stats.ts';
 import type { Figure } from '../types.ts';
@@ -134,8 +134,12 @@ async function ccmRestart(env: BenchEnv, services: readonly string[], how: CcmEn
   await env.stopCcm();
   const close = env.sampler.window();
   const closeApi = env.audit.window();
+  const started = Date.now();
   await env.startCcm(how);
   await waitForIngress(env, services, 120_000);
+  // Requests are counted over the whole resync: a window that ended earlier counted the QPS budget times
+  // its length, not what a restart costs (an EnsuringLoadBalancer and an EnsuredLoadBalancer per Service).
+  await waitForResync(env, services, started, 120_000 + ((services.length * 2) / env.options.profile.kubeApiQps) * 2000);
   await env.settle(5000);
   const ccm = close().ccm;
   // Leader election renews its lease every 2 s however long the window is: counted per second, not per restart.
