@@ -123,6 +123,8 @@ interface Restart {
   readonly peakRssMb: number;
   readonly cpuSeconds: number;
   readonly requests: number;
+  /** The new CCM's cloud calls over the window, by operation. */
+  readonly cloudCalls: Record<string, number>;
 }
 
 /**
@@ -146,7 +148,8 @@ async function ccmRestart(env: BenchEnv, services: readonly string[], how: CcmEn
   const counts = await closeApi();
   const leases = Object.values(counts.byController).flatMap((ops) => Object.entries(ops)).filter(([op]) => / leases$/.test(op)).reduce((n, [, c]) => n + c, 0);
   const requests = counts.total - leases;
-  return { peakRssMb: ccm?.peakRssMb ?? Number.NaN, cpuSeconds: ccm?.cpuSeconds ?? Number.NaN, requests };
+  const cloudCalls = countBy(env.calls.ccmCalls(started), operationOf);
+  return { peakRssMb: ccm?.peakRssMb ?? Number.NaN, cpuSeconds: ccm?.cpuSeconds ?? Number.NaN, requests, cloudCalls };
 }
 
 const S12_COMPARE_AS = 'S12 CCM peak RSS';
@@ -165,7 +168,7 @@ async function upstreamS12(ctx: ScenarioContext, env: BenchEnv, what: string): P
   for (let r = 1; r <= ctx.opts.runs; r++) restarts.push(await ccmRestart(env, ctx.shared.residentServices, {}));
   const peaks = restarts.map((r) => r.peakRssMb);
   const f = figure({ scenario: 'S12', name: `upstream Go CCM peak RSS, ${what}`, unit: 'MB', samples: peaks, limitNote: '' });
-  return { figures: [{ ...f, compareAs: S12_COMPARE_AS }, ...restartCosts(restarts, what)], details: { upstreamMb: peaks }, runs: peaks.length };
+  return { figures: [{ ...f, compareAs: S12_COMPARE_AS }, ...restartCosts(restarts, what)], details: { upstreamMb: peaks, restartCloudCalls: restarts.map((r) => r.cloudCalls) }, runs: peaks.length };
 }
 
 export const S12: Scenario = {
@@ -197,6 +200,6 @@ export const S12: Scenario = {
       figure({ scenario: 'S12', name: `CCM peak RSS as the sandbox runs it (node src/main.ts, no flags), ${what}`, unit: 'MB', samples: [sandboxed], limitNote: 'type stripping and unbundled sources: +60 MB at start; V8 sizes its heap from the 24 GiB machine' }),
       ...pods.figures,
     ];
-    return { figures, details: { deployedMb: shipped, deployedNodeArgs: deployed.nodeArgs, deployedEnv: deployed.env, sandboxMb: sandboxed, pods: pods.details }, runs: shipped.length };
+    return { figures, details: { deployedMb: shipped, deployedNodeArgs: deployed.nodeArgs, deployedEnv: deployed.env, sandboxMb: sandboxed, pods: pods.details, restartCloudCalls: restarts.map((r) => r.cloudCalls) }, runs: shipped.length };
   },
 };
