@@ -175,7 +175,8 @@ describe('upstream Go CCM (k8s.io/cloud-provider) on simcloud', () => {
       const lb = (await h.sim.client.loadBalancers.list({ label_selector: selector })).load_balancers[0];
       return lb?.services[0]?.health_check.interval_seconds === 3 && lb.services[0].proxy_protocol === 'v2';
     });
-    expect((await h.cluster.core.readNamespacedService({ name, namespace: NS })).status?.loadBalancer?.ingress?.[0]?.ipMode).toBe('Proxy');
+    // The status patch follows the cloud write: the CCM writes it once EnsureLoadBalancer has returned.
+    await eventually('ingress ipMode Proxy', async () => (await h.cluster.core.readNamespacedService({ name, namespace: NS })).status?.loadBalancer?.ingress?.[0]?.ipMode === 'Proxy');
 
     const mark = h.calls.calls.length;
     await patch({ 'loadbalancer.simcloud.dev/algorithm': 'fastest' });
