@@ -1,5 +1,5 @@
-// LoadBalancer Services as the benchmark sees them (watch timestamps: created, ingress set, deleted; the
-// last EnsuredLoadBalancer event of each), created and deleted in bulk in the `bench` namespace.
+// LoadBalancer Services as the benchmark sees them (watch timestamps: created, ingress set, deleted),
+// created and deleted in bulk in the `bench` namespace, and a resync of them seen through their events.
 import { CoreV1Api, type CoreV1Event, type KubeConfig, type V1Service } from '@kubernetes/client-node';
 import type { BenchEnv } from './env.ts';
 import { mapWithConcurrency } from '../../lib/pool.ts';
@@ -19,13 +19,6 @@ const hasIngress = (s: V1Service): boolean => (s.status?.loadBalancer?.ingress ?
 
 export class ServiceTracker {
   readonly times = new Map<string, ServiceTimes>();
-  /**
-   * Per Service, the latest `lastTimestamp` (ms, whole seconds) of its EnsuredLoadBalancer event: a service
-   * controller writes one for every Service it syncs, on each start too, so a restart's resync is over when
-   * every Service has one from after the restart. The Event's own time, not the watch's, so a relist after
-   * a watch error does not make old events look new.
-   */
-  readonly ensured = new Map<string, number>();
   #stop: () => void = () => undefined;
 
   static async start(kc: KubeConfig): Promise<ServiceTracker> {
@@ -39,28 +32,11 @@ export class ServiceTracker {
         if (times) Object.assign(times, { deleted: at, exists: false });
       },
     });
-    const stopServices = t.#stop;
-    const stopEvents = await startWatch<CoreV1Event>(kc, `/api/v1/namespaces/${NAMESPACE}/events`, () => core.listNamespacedEvent({ namespace: NAMESPACE }), {
-      onUpsert: (e) => t.#event(e),
-      onDelete: () => undefined,
-    });
-    t.#stop = () => {
-      stopServices();
-      stopEvents();
-    };
     return t;
   }
 
   stop(): void {
     this.#stop();
-  }
-
-  #event(e: CoreV1Event): void {
-    const name = e.involvedObject.name;
-    const at = e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp;
-    if (e.reason !== 'EnsuredLoadBalancer' || e.involvedObject.kind !== 'Service' || name === undefined || at === undefined) return;
-    const ms = new Date(at).getTime();
-    if (ms > (this.ensured.get(name) ?? -Infinity)) this.ensured.set(name, ms);
   }
 
   existing(): string[] {
@@ -94,10 +70,31 @@ export async function createServices(env: BenchEnv, names: readonly string[]): P
   });
 }
 
-/** Waits until every Service has an EnsuredLoadBalancer event stamped at or after `since` (its second: events carry whole seconds). */
+const ENSURED = 'reason=EnsuredLoadBalancer';
+
+/**
+ * Waits until every Service has an EnsuredLoadBalancer event stamped at or after `since` (its second: events
+ * carry whole seconds). A service controller writes one for each Service it syncs, on every start too, so this
+ * is a restart's resync done. The apiserver sends only those events, and only while this waits: the other
+ * scenarios' bursts write thousands the benchmark need not parse. The Event's own time is read, not the
+ * watch's, so a relist after a watch error cannot pass an old event for a new one.
+ */
 export async function waitForResync(env: BenchEnv, names: readonly string[], since: number, timeoutMs: number): Promise<void> {
   const from = Math.floor(since / 1000) * 1000;
-  await waitFor(() => names.every((n) => (env.services.ensured.get(n) ?? -Infinity) >= from), { timeoutMs, description: `${names.length} Services synced again` });
+  const ensured = new Map<string, number>();
+  const seen = (e: CoreV1Event): void => {
+    const name = e.involvedObject.name;
+    const at = e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp;
+    if (e.involvedObject.kind !== 'Service' || name === undefined || at === undefined) return;
+    ensured.set(name, Math.max(new Date(at).getTime(), ensured.get(name) ?? -Infinity));
+  };
+  const path = `/api/v1/namespaces/${NAMESPACE}/events?fieldSelector=${encodeURIComponent(ENSURED)}`;
+  const stop = await startWatch<CoreV1Event>(env.kubeConfig, path, () => env.core.listNamespacedEvent({ namespace: NAMESPACE, fieldSelector: ENSURED }), { onUpsert: seen, onDelete: () => undefined });
+  try {
+    await waitFor(() => names.every((n) => (ensured.get(n) ?? -Infinity) >= from), { timeoutMs, description: `${names.length} Services synced again` });
+  } finally {
+    stop();
+  }
 }
 
 export async function waitForIngress(env: BenchEnv, names: readonly string[], timeoutMs: number): Promise<void> {

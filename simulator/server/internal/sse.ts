@@ -12,15 +12,15 @@ import { invalidField } from '../errors.ts';
 
 const HEARTBEAT_MS = 15_000;
 
-/** Each event is encoded once, whichever followers it is sent to. */
-const encoded = new WeakMap<SimEvent, string>();
+/**
+ * The bus hands each event to every follower in turn, so the last frame is the one to reuse: an event is
+ * encoded once however many follow, and no encoding outlives its turn (the replay buffer keeps events,
+ * which share their records with the store, not their far larger JSON).
+ */
+let last: { event: SimEvent; text: string } | undefined;
 function frame(e: SimEvent): string {
-  let text = encoded.get(e);
-  if (text === undefined) {
-    text = `id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
-    encoded.set(e, text);
-  }
-  return text;
+  if (last?.event !== e) last = { event: e, text: `id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n` };
+  return last.text;
 }
 
 /** A comma-separated subset of `allowed` from the query (null: absent, keep all); anything else is a 400 naming the parameter. */
