@@ -44,4 +44,16 @@ describe('ApiAudit', () => {
     appendFileSync(file, `${line.slice(20)}\n${event({ verb: 'update', objectRef: { resource: 'nodes' } })}\n`);
     expect(countRequests(audit.between(0, Infinity))).toEqual({ total: 3, byController: { 'cloud-node-controller': { 'patch nodes/status': 2, 'update nodes': 1 } } });
   });
+
+  it("reads the CCM's latest request other than a Lease renewal as its last work", () => {
+    dir = mkdtempSync(join(tmpdir(), 'audit-'));
+    const file = join(dir, 'audit.log');
+    const audit = new ApiAudit(file);
+    expect(audit.lastWorkAt()).toBe(0);
+    const lease = { verb: 'update', objectRef: { resource: 'leases' }, userAgent: 'simcloud-ccm/leader-election' };
+    appendFileSync(file, `${event({ verb: 'create', objectRef: { resource: 'events' }, requestReceivedTimestamp: '2026-11-25T10:00:01Z' })}\n`);
+    appendFileSync(file, `${event({ ...lease, requestReceivedTimestamp: '2026-11-25T10:00:09Z' })}\n`);
+    appendFileSync(file, `${event({ userAgent: 'kubectl/v1.37.1', requestReceivedTimestamp: '2026-11-25T10:00:10Z' })}\n`);
+    expect(audit.lastWorkAt()).toBe(Date.parse('2026-11-25T10:00:01Z'));
+  });
 });

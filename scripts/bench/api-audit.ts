@@ -43,6 +43,12 @@ export interface ApiRequestCounts {
   readonly byController: Record<string, Record<string, number>>;
 }
 
+/** A leader-election renewal: every 2 s however much work there is, so left out of per-operation counts. */
+export const isLeaseRequest = (r: Pick<ApiRequest, 'operation'>): boolean => / leases$/.test(r.operation);
+
+/** The audit log is written in batches at most this far behind the requests (`auditArgs`, plus the write). */
+export const AUDIT_LAG_MS = 1500;
+
 const OURS = /^simcloud-ccm(?:\/(.+))?$/;
 // The binary's file name starts the User-Agent (`upstream-ccm`, or a renamed copy of it).
 const UPSTREAM = /^upstream-ccm[\w.-]*\/\S+ \([^)]*\) kubernetes\/[^/]+(?:\/(.+))?$/;
@@ -133,13 +139,22 @@ export class ApiAudit {
     return this.#requests.filter((r) => r.at >= from && r.at < to);
   }
 
+  /** When the CCM's latest request other than a Lease renewal was received (0: none yet). */
+  lastWorkAt(): number {
+    this.read();
+    for (let i = this.#requests.length - 1; i >= 0; i--) {
+      const r = this.#requests[i];
+      if (r && !isLeaseRequest(r)) return r.at;
+    }
+    return 0;
+  }
+
   /** Opens a window now; closing it (after the log's batch delay) counts the requests received inside it. */
   window(): () => Promise<ApiRequestCounts> {
     const from = Date.now();
     return async () => {
       const to = Date.now();
-      // The log is written in batches at most 1 s apart.
-      await new Promise((r) => setTimeout(r, 1500));
+      await new Promise((r) => setTimeout(r, AUDIT_LAG_MS));
       return countRequests(this.between(from, to));
     };
   }

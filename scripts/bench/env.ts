@@ -18,7 +18,7 @@ import { ensureUpstreamCcmBinary, getUpstreamCcm } from '../../sandbox/ccm/upstr
 import { startCcmProcess, startSimcloudProcess, type CcmLaunch, type CcmProcess, type SimcloudProcess } from '../../sandbox/processes.ts';
 import { LocalRuntime } from '../../sandbox/runtimes/local.ts';
 import type { RuntimeContext } from '../../sandbox/runtimes/runtime.ts';
-import { ApiAudit, AUDIT_POLICY, auditArgs } from './api-audit.ts';
+import { ApiAudit, AUDIT_LAG_MS, AUDIT_POLICY, auditArgs } from './api-audit.ts';
 import { CallLog } from './calls.ts';
 import { deployedCcm } from './deployed-ccm.ts';
 import { NodeTracker } from './nodes.ts';
@@ -192,13 +192,18 @@ export class BenchEnv {
 
   /**
    * Waits until the CCM has made no cloud call for `quietMs` (bounded by `timeoutMs`). With `since`, the
-   * quiet period starts no earlier than it: for a change whose calls start late (a batched pass).
+   * quiet period starts no earlier than it: for a change whose calls start late (a batched pass). With
+   * `api`, no Kubernetes API request either (Lease renewals aside): events drain at the client's QPS long
+   * after the cloud calls that caused them. Returns false when `timeoutMs` passed first.
    */
-  async settle(quietMs = 2000, timeoutMs = 60_000, since = 0): Promise<void> {
+  async settle(quietMs = 2000, timeoutMs = 60_000, since = 0, { api = false } = {}): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline && Date.now() - Math.max(since, this.calls.lastCcmCallAt()) < quietMs) {
+    const lastActive = (): number => Math.max(since, this.calls.lastCcmCallAt(), api ? this.audit.lastWorkAt() + AUDIT_LAG_MS : 0);
+    while (Date.now() - lastActive() < quietMs) {
+      if (Date.now() >= deadline) return false;
       await new Promise((r) => setTimeout(r, 250));
     }
+    return true;
   }
 
   async stop(): Promise<void> {

@@ -1,6 +1,6 @@
 // LoadBalancer Services as the benchmark sees them (watch timestamps: created, ingress set, deleted),
-// created and deleted in bulk in the `bench` namespace, and a resync of them seen through their events.
-import { CoreV1Api, type CoreV1Event, type KubeConfig, type V1Service } from '@kubernetes/client-node';
+// created and deleted in bulk in the `bench` namespace.
+import { CoreV1Api, type KubeConfig, type V1Service } from '@kubernetes/client-node';
 import type { BenchEnv } from './env.ts';
 import { mapWithConcurrency } from '../../lib/pool.ts';
 import { waitFor } from '../../sandbox/wait.ts';
@@ -68,33 +68,6 @@ export async function createServices(env: BenchEnv, names: readonly string[]): P
   await mapWithConcurrency(names, 32, async (name) => {
     await env.core.createNamespacedService({ namespace: NAMESPACE, body: lbService(name) });
   });
-}
-
-const ENSURED = 'reason=EnsuredLoadBalancer';
-
-/**
- * Waits until every Service has an EnsuredLoadBalancer event stamped at or after `since` (its second: events
- * carry whole seconds). A service controller writes one for each Service it syncs, on every start too, so this
- * is a restart's resync done. The apiserver sends only those events, and only while this waits: the other
- * scenarios' bursts write thousands the benchmark need not parse. The Event's own time is read, not the
- * watch's, so a relist after a watch error cannot pass an old event for a new one.
- */
-export async function waitForResync(env: BenchEnv, names: readonly string[], since: number, timeoutMs: number): Promise<void> {
-  const from = Math.floor(since / 1000) * 1000;
-  const ensured = new Map<string, number>();
-  const seen = (e: CoreV1Event): void => {
-    const name = e.involvedObject.name;
-    const at = e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp;
-    if (e.involvedObject.kind !== 'Service' || name === undefined || at === undefined) return;
-    ensured.set(name, Math.max(new Date(at).getTime(), ensured.get(name) ?? -Infinity));
-  };
-  const path = `/api/v1/namespaces/${NAMESPACE}/events?fieldSelector=${encodeURIComponent(ENSURED)}`;
-  const stop = await startWatch<CoreV1Event>(env.kubeConfig, path, () => env.core.listNamespacedEvent({ namespace: NAMESPACE, fieldSelector: ENSURED }), { onUpsert: seen, onDelete: () => undefined });
-  try {
-    await waitFor(() => names.every((n) => (ensured.get(n) ?? -Infinity) >= from), { timeoutMs, description: `${names.length} Services synced again` });
-  } finally {
-    stop();
-  }
 }
 
 export async function waitForIngress(env: BenchEnv, names: readonly string[], timeoutMs: number): Promise<void> {

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from './clock.ts';
-import { KubeEventRecorder } from './event-recorder.ts';
+import { KubeEventRecorder, MaxQueuedEvents } from './event-recorder.ts';
 import { EventSource, EventType, objectReference } from './events.ts';
 import { MemoryKube } from './memory-kube.ts';
 
@@ -56,6 +56,17 @@ describe('KubeEventRecorder', () => {
     rec.event(svc, EventType.Normal, 'EnsuringLoadBalancer', 'Ensuring load balancer');
     await rec.flush();
     expect(kube.events[0]?.count).toBe(26);
+  });
+
+  it('drops events past 1 000 waiting to be written, and records again once the queue drains', async () => {
+    const { kube, rec } = recorder();
+    const service = (i: number) => objectReference('Service', { metadata: { name: `web-${i}`, namespace: 'default', uid: `u${i}` } });
+    for (let i = 0; i < MaxQueuedEvents + 5; i++) rec.event(service(i), EventType.Normal, 'EnsuringLoadBalancer', 'Ensuring load balancer');
+    await rec.flush();
+    expect(kube.events.map((e) => e.involvedObject.name)).toEqual(Array.from({ length: MaxQueuedEvents }, (_, i) => `web-${i}`));
+    rec.event(service(MaxQueuedEvents), EventType.Normal, 'EnsuringLoadBalancer', 'Ensuring load balancer');
+    await rec.flush();
+    expect(kube.events).toHaveLength(MaxQueuedEvents + 1);
   });
 
   it('never throws when the API write fails', async () => {

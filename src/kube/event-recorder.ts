@@ -7,6 +7,9 @@
  *   messages become "(combined from similar events): <message>" and dedup into one Event.
  * - Spam filter: per (source, object) a token bucket of 25 burst refilled 1 per 5 min; extra events
  *   are dropped (still logged).
+ * - Queue: at most 1 000 events wait to be written (client-go's broadcaster holds as many per sink and
+ *   drops the rest); a burst past that, such as a restart's resync of more Services than the client's QPS
+ *   can write in time, loses events instead of memory.
  * Writes are serialised in the background; `event()` never throws or blocks. `flush()` waits for them.
  */
 import type { CoreV1Event, V1ObjectReference } from '@kubernetes/client-node';
@@ -32,6 +35,7 @@ const AggregateThreshold = 10;
 const SpamBurst = 25;
 const SpamQps = 1 / 300;
 const MaxCacheEntries = 4096;
+export const MaxQueuedEvents = 1000;
 
 interface Occurrence {
   object: V1ObjectReference;
@@ -54,6 +58,8 @@ export class KubeEventRecorder implements EventRecorder {
   private readonly similar = new Map<string, { since: number; messages: Set<string> }>();
   private readonly spam = new Map<string, TokenBucket>();
   private chain: Promise<void> = Promise.resolve();
+  /** Events queued whose write has not started (the one being written is not counted, as in client-go). */
+  private waiting = 0;
 
   constructor(options: KubeEventRecorderOptions) {
     this.options = options;
@@ -65,6 +71,11 @@ export class KubeEventRecorder implements EventRecorder {
     const fields = { object: { kind: object.kind, namespace: object.namespace, name: object.name }, type, reason };
     if (type === EventType.Warning) log.warn(fields, message);
     else log.info(fields, message);
+    // Dropped before the spam filter, so a lost event takes none of its object's budget.
+    if (this.waiting >= MaxQueuedEvents) {
+      log.error(fields, `event not recorded: ${MaxQueuedEvents} events already wait to be written`);
+      return;
+    }
     const objectKeyText = `${object.kind ?? ''}/${object.namespace ?? ''}/${object.name ?? ''}/${object.uid ?? ''}`;
     if (!this.allow(objectKeyText)) {
       log.debug(fields, 'event dropped by the spam filter');
@@ -72,7 +83,11 @@ export class KubeEventRecorder implements EventRecorder {
     }
     const finalMessage = this.aggregate(`${objectKeyText}/${type}/${reason}`, message);
     const occurrence: Occurrence = { object, type, reason, message: finalMessage, objectKey: objectKeyText };
-    this.chain = this.chain.then(() => this.write(occurrence)).catch((err: unknown) => {
+    this.waiting += 1;
+    this.chain = this.chain.then(() => {
+      this.waiting -= 1;
+      return this.write(occurrence);
+    }).catch((err: unknown) => {
       log.warn({ err, ...fields }, 'failed to record event');
     });
   }
