@@ -63,9 +63,16 @@ function lbService(name: string): V1Service {
   };
 }
 
+/**
+ * Requests in flight while a burst is created. The per-Service figures count from each Service's creation,
+ * so the slower the creation, the less each later Service waits: at 32 in flight 1 000 creates took 9-11 s on
+ * two cores, and 2 s more in one CCM's pass than in the other's moved its per-Service p99 by 2 s.
+ */
+const CREATE_IN_FLIGHT = 128;
+
 /** Creates LoadBalancer Services "at once" (bounded-parallel API writes). Returns when all are created. */
 export async function createServices(env: BenchEnv, names: readonly string[]): Promise<void> {
-  await mapWithConcurrency(names, 32, async (name) => {
+  await mapWithConcurrency(names, CREATE_IN_FLIGHT, async (name) => {
     await env.core.createNamespacedService({ namespace: NAMESPACE, body: lbService(name) });
   });
 }
