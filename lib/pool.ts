@@ -12,3 +12,20 @@ export async function mapWithConcurrency<T, R>(items: readonly T[], limit: numbe
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
   return results;
 }
+
+/**
+ * An arrival schedule: item `i` starts `i / perSecond` seconds after the call, whatever the earlier ones are
+ * still doing (no bound on concurrency); results keep the items' order. A rejection is rethrown once every
+ * item has started.
+ */
+export async function mapAtRate<T, R>(items: readonly T[], perSecond: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  if (!(perSecond > 0)) throw new Error(`mapAtRate: perSecond must be above 0, got ${perSecond}`);
+  const start = Date.now();
+  return Promise.all(
+    items.map(async (item, index) => {
+      const wait = start + (index * 1000) / perSecond - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      return fn(item, index);
+    }),
+  );
+}

@@ -6,7 +6,7 @@ import { SANDBOX_LABELS } from '../../sandbox/cloud/sandbox-cloud.ts';
 import { UNINITIALIZED_TAINT } from '../../sandbox/kubelet/node-object.ts';
 import type { BenchEnv } from './env.ts';
 import { CLUSTER } from './env.ts';
-import { mapWithConcurrency } from '../../lib/pool.ts';
+import { mapAtRate, mapWithConcurrency } from '../../lib/pool.ts';
 import { waitFor } from '../../sandbox/wait.ts';
 import { startWatch } from './watch.ts';
 
@@ -89,9 +89,7 @@ export async function createServers(env: BenchEnv, names: readonly string[], per
   const network = await env.cloud.ensureNetwork();
   const client = env.client;
   const out: CreatedServer[] = [];
-  const started = Date.now();
-  await mapWithConcurrency(names, perSecond ? names.length : 16, async (name, i) => {
-    if (perSecond) await new Promise((r) => setTimeout(r, Math.max(0, started + (i * 1000) / perSecond - Date.now())));
+  const create = async (name: string): Promise<void> => {
     const { server } = await client.servers.create({
       name,
       server_type: 'sc-medium',
@@ -101,7 +99,8 @@ export async function createServers(env: BenchEnv, names: readonly string[], per
       networks: [network.id],
     });
     out.push({ id: server.id, name: server.name });
-  });
+  };
+  await (perSecond ? mapAtRate(names, perSecond, create) : mapWithConcurrency(names, 16, create));
   return out;
 }
 

@@ -2,7 +2,7 @@
 // created and deleted in bulk in the `bench` namespace.
 import { CoreV1Api, type KubeConfig, type V1Service } from '@kubernetes/client-node';
 import type { BenchEnv } from './env.ts';
-import { mapWithConcurrency } from '../../lib/pool.ts';
+import { mapAtRate, mapWithConcurrency } from '../../lib/pool.ts';
 import { waitFor } from '../../sandbox/wait.ts';
 import { startWatch } from './watch.ts';
 
@@ -64,17 +64,14 @@ function lbService(name: string): V1Service {
 }
 
 /**
- * Requests in flight while a burst is created. The per-Service figures count from each Service's creation,
- * so the slower the creation, the less each later Service waits: at 32 in flight 1 000 creates took 9-11 s on
- * two cores, and 2 s more in one CCM's pass than in the other's moved its per-Service p99 by 2 s.
+ * Creates LoadBalancer Services: `perSecond` paces them (an arrival schedule the same in every pass), else
+ * bounded-parallel. Returns when all are created.
  */
-const CREATE_IN_FLIGHT = 128;
-
-/** Creates LoadBalancer Services "at once" (bounded-parallel API writes). Returns when all are created. */
-export async function createServices(env: BenchEnv, names: readonly string[]): Promise<void> {
-  await mapWithConcurrency(names, CREATE_IN_FLIGHT, async (name) => {
+export async function createServices(env: BenchEnv, names: readonly string[], perSecond?: number): Promise<void> {
+  const create = async (name: string): Promise<void> => {
     await env.core.createNamespacedService({ namespace: NAMESPACE, body: lbService(name) });
-  });
+  };
+  await (perSecond ? mapAtRate(names, perSecond, create) : mapWithConcurrency(names, 32, create));
 }
 
 export async function waitForIngress(env: BenchEnv, names: readonly string[], timeoutMs: number): Promise<void> {
