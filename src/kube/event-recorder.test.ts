@@ -69,6 +69,15 @@ describe('KubeEventRecorder', () => {
     expect(kube.events).toHaveLength(MaxQueuedEvents + 1);
   });
 
+  it("leaves the event write to a later turn of the event loop, after the caller's own next request", async () => {
+    const { kube, rec } = recorder();
+    rec.event(svc, EventType.Normal, 'EnsuredLoadBalancer', 'Ensured load balancer');
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    expect(kube.events).toHaveLength(0);
+    await rec.flush();
+    expect(kube.events).toHaveLength(1);
+  });
+
   it('never throws when the API write fails', async () => {
     const { kube, rec } = recorder();
     kube.failures.set('createEvent', new Error('forbidden'));

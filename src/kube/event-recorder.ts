@@ -37,6 +37,8 @@ const SpamQps = 1 / 300;
 const MaxCacheEntries = 4096;
 export const MaxQueuedEvents = 1000;
 
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 interface Occurrence {
   object: V1ObjectReference;
   type: EventType;
@@ -84,7 +86,10 @@ export class KubeEventRecorder implements EventRecorder {
     const finalMessage = this.aggregate(`${objectKeyText}/${type}/${reason}`, message);
     const occurrence: Occurrence = { object, type, reason, message: finalMessage, objectKey: objectKeyText };
     this.waiting += 1;
-    this.chain = this.chain.then(() => {
+    // The write starts on a later turn of the event loop, not a microtask: the caller's next API request
+    // takes its rate-limiter token first, as it usually does in client-go, whose sink writes from another
+    // goroutine (a status patch then goes out before the event that precedes it in the code).
+    this.chain = this.chain.then(nextTurn).then(() => {
       this.waiting -= 1;
       return this.write(occurrence);
     }).catch((err: unknown) => {
