@@ -36,6 +36,19 @@ describe('mapAtRate', () => {
     await expect(results).resolves.toEqual(['A', 'B', 'C', 'D']);
   });
 
+  it('rethrows the first rejection and starts none of the items still to come', async () => {
+    vi.useFakeTimers();
+    const started: number[] = [];
+    const results = mapAtRate([0, 1, 2, 3], 10, (n) => {
+      started.push(n);
+      return n === 1 ? Promise.reject(new Error('create failed')) : Promise.resolve(n);
+    });
+    const settled = expect(results).rejects.toThrow('create failed');
+    await vi.advanceTimersByTimeAsync(1000);
+    await settled;
+    expect(started).toEqual([0, 1]);
+  });
+
   it('refuses a rate that is not above 0', async () => {
     await expect(mapAtRate([1], 0, (n) => Promise.resolve(n))).rejects.toThrow(/perSecond must be above 0/);
   });

@@ -15,17 +15,22 @@ export async function mapWithConcurrency<T, R>(items: readonly T[], limit: numbe
 
 /**
  * An arrival schedule: item `i` starts `i / perSecond` seconds after the call, whatever the earlier ones are
- * still doing (no bound on concurrency); results keep the items' order. A rejection is rethrown once every
- * item has started.
+ * still doing (no bound on concurrency); results keep the items' order. A rejection is rethrown at once, and
+ * the items not started yet never start.
  */
 export async function mapAtRate<T, R>(items: readonly T[], perSecond: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
   if (!(perSecond > 0)) throw new Error(`mapAtRate: perSecond must be above 0, got ${perSecond}`);
   const start = Date.now();
-  return Promise.all(
-    items.map(async (item, index) => {
-      const wait = start + (index * 1000) / perSecond - Date.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      return fn(item, index);
-    }),
-  );
+  const timers = new Set<ReturnType<typeof setTimeout>>();
+  try {
+    return await Promise.all(
+      items.map(async (item, index) => {
+        const wait = start + (index * 1000) / perSecond - Date.now();
+        if (wait > 0) await new Promise<void>((resolve) => timers.add(setTimeout(resolve, wait)));
+        return fn(item, index);
+      }),
+    );
+  } finally {
+    for (const timer of timers) clearTimeout(timer);
+  }
 }

@@ -44,7 +44,7 @@ export interface ApiRequestCounts {
 }
 
 /** A leader-election renewal: every 2 s however much work there is, so left out of per-operation counts. */
-export const isLeaseRequest = (r: Pick<ApiRequest, 'operation'>): boolean => / leases$/.test(r.operation);
+export const isLeaseOperation = (operation: string): boolean => / leases$/.test(operation);
 
 /** The audit log is written in batches at most this far behind the requests (`auditArgs`, plus the write). */
 export const AUDIT_LAG_MS = 1500;
@@ -144,7 +144,7 @@ export class ApiAudit {
     this.read();
     for (let i = this.#requests.length - 1; i >= 0; i--) {
       const r = this.#requests[i];
-      if (r && !isLeaseRequest(r)) return r.at;
+      if (r && !isLeaseOperation(r.operation)) return r.at;
     }
     return 0;
   }

@@ -18,6 +18,7 @@ import { ensureUpstreamCcmBinary, getUpstreamCcm } from '../../sandbox/ccm/upstr
 import { startCcmProcess, startSimcloudProcess, type CcmLaunch, type CcmProcess, type SimcloudProcess } from '../../sandbox/processes.ts';
 import { LocalRuntime } from '../../sandbox/runtimes/local.ts';
 import type { RuntimeContext } from '../../sandbox/runtimes/runtime.ts';
+import { waitFor, WaitTimeoutError } from '../../sandbox/wait.ts';
 import { ApiAudit, AUDIT_LAG_MS, AUDIT_POLICY, auditArgs } from './api-audit.ts';
 import { CallLog } from './calls.ts';
 import { deployedCcm } from './deployed-ccm.ts';
@@ -197,13 +198,14 @@ export class BenchEnv {
    * after the cloud calls that caused them. Returns false when `timeoutMs` passed first.
    */
   async settle(quietMs = 2000, timeoutMs = 60_000, since = 0, { api = false } = {}): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
     const lastActive = (): number => Math.max(since, this.calls.lastCcmCallAt(), api ? this.audit.lastWorkAt() + AUDIT_LAG_MS : 0);
-    while (Date.now() - lastActive() < quietMs) {
-      if (Date.now() >= deadline) return false;
-      await new Promise((r) => setTimeout(r, 250));
+    try {
+      await waitFor(() => Date.now() - lastActive() >= quietMs, { timeoutMs, intervalMs: 250, description: `the CCM idle for ${quietMs} ms` });
+      return true;
+    } catch (err) {
+      if (err instanceof WaitTimeoutError) return false;
+      throw err;
     }
-    return true;
   }
 
   async stop(): Promise<void> {

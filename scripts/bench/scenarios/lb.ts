@@ -1,6 +1,6 @@
 // S5 LoadBalancer bursts (100 and 1000 Services arriving at a fixed rate; then with 2 s of injected LB latency against the
 // workers' concurrency bound) and S12 the CCM's memory with N nodes and 1000 Services.
-import { isLeaseRequest } from '../api-audit.ts';
+import { isLeaseOperation } from '../api-audit.ts';
 import { controllerOf, countBy, operationOf } from '../calls.ts';
 import { deployedCcm, idleRssMb } from '../deployed-ccm.ts';
 import type { BenchEnv, CcmEntry } from '../env.ts';
@@ -161,7 +161,7 @@ async function ccmRestart(env: BenchEnv, services: readonly string[], how: CcmEn
   const ccm = close().ccm;
   // Leader election renews its lease every 2 s however long the window is: counted per second, not per restart.
   const counts = await closeApi();
-  const leases = Object.values(counts.byController).flatMap((ops) => Object.entries(ops)).filter(([operation]) => isLeaseRequest({ operation })).reduce((n, [, c]) => n + c, 0);
+  const leases = Object.values(counts.byController).flatMap((ops) => Object.entries(ops)).filter(([operation]) => isLeaseOperation(operation)).reduce((n, [, c]) => n + c, 0);
   const requests = counts.total - leases;
   const cloudCalls = countBy(env.calls.ccmCalls(started), operationOf);
   return { peakRssMb: ccm?.peakRssMb ?? Number.NaN, cpuSeconds: ccm?.cpuSeconds ?? Number.NaN, requests, cloudCalls };
