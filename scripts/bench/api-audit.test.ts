@@ -1,8 +1,8 @@
-import { mkdtempSync, appendFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, appendFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiAudit, countRequests, parseAuditLine } from './api-audit.ts';
+import { ApiAudit, auditArgs, countRequests, parseAuditLine } from './api-audit.ts';
 
 const event = (over: Record<string, unknown>): string =>
   JSON.stringify({ kind: 'Event', stage: 'ResponseComplete', verb: 'patch', userAgent: 'simcloud-ccm/cloud-node-controller', objectRef: { resource: 'nodes', subresource: 'status' }, requestReceivedTimestamp: '2026-11-25T10:00:00.123456Z', ...over });
@@ -55,5 +55,16 @@ describe('ApiAudit', () => {
     appendFileSync(file, `${event({ ...lease, requestReceivedTimestamp: '2026-11-25T10:00:09Z' })}\n`);
     appendFileSync(file, `${event({ userAgent: 'kubectl/v1.37.1', requestReceivedTimestamp: '2026-11-25T10:00:10Z' })}\n`);
     expect(audit.lastWorkAt()).toBe(Date.parse('2026-11-25T10:00:01Z'));
+  });
+
+  it('stops with an error when the log is replaced by a shorter file, and asks the apiserver not to rotate it', () => {
+    dir = mkdtempSync(join(tmpdir(), 'audit-'));
+    const file = join(dir, 'audit.log');
+    const audit = new ApiAudit(file);
+    appendFileSync(file, `${event({})}\n${event({})}\n`);
+    expect(audit.between(0, Infinity)).toHaveLength(2);
+    writeFileSync(file, `${event({})}\n`);
+    expect(() => audit.between(0, Infinity)).toThrow(/shrank from 442 to 221 bytes \(rotated or replaced\)/);
+    expect(auditArgs('policy.yaml', file)).toContain('--audit-log-maxsize=0');
   });
 });

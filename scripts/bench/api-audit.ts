@@ -4,7 +4,7 @@
 // `simcloud-ccm/<controller>`, upstream's client-go `upstream-ccm/<version> (<os>/<arch>)
 // kubernetes/<commit>/<controller>`. apiserver_request_total has no user label, so the audit log is the
 // apiserver's only per-client count.
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { z } from 'zod';
 import { countBy } from './calls.ts';
 
@@ -21,9 +21,14 @@ rules:
   - level: None
 `;
 
-/** kube-apiserver flags writing the audit log (batched, so no request waits on the file). */
+/**
+ * kube-apiserver flags writing the audit log (batched, so no request waits on the file). `maxsize=0`
+ * turns rotation off: by default the apiserver renames the log at 100 MB and starts a new file, which a
+ * long compare (three 1 000-Service bursts per pass) reaches, and a reader following one path then counts
+ * nothing.
+ */
 export function auditArgs(policyFile: string, logFile: string): string[] {
-  return [`--audit-policy-file=${policyFile}`, `--audit-log-path=${logFile}`, '--audit-log-format=json', '--audit-log-mode=batch', '--audit-log-batch-max-wait=1s'];
+  return [`--audit-policy-file=${policyFile}`, `--audit-log-path=${logFile}`, '--audit-log-format=json', '--audit-log-mode=batch', '--audit-log-batch-max-wait=1s', '--audit-log-maxsize=0'];
 }
 
 export interface ApiRequest {
@@ -114,6 +119,10 @@ export class ApiAudit {
       return;
     }
     try {
+      // A file shorter than what was read is a new one (rotated or replaced): counting on from the old
+      // offset would report too few requests without a word, so the run stops instead.
+      const size = fstatSync(fd).size;
+      if (size < this.#offset) throw new Error(`audit log ${this.#file} shrank from ${this.#offset} to ${size} bytes (rotated or replaced): its request counts would be wrong`);
       const buf = Buffer.alloc(1 << 20);
       for (let n = readSync(fd, buf, 0, buf.length, this.#offset); n > 0; n = readSync(fd, buf, 0, buf.length, this.#offset)) {
         this.#offset += n;
