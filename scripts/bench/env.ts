@@ -198,14 +198,7 @@ export class BenchEnv {
    * after the cloud calls that caused them. Returns false when `timeoutMs` passed first.
    */
   async settle(quietMs = 2000, timeoutMs = 60_000, since = 0, { api = false } = {}): Promise<boolean> {
-    const lastActive = (): number => Math.max(since, this.calls.lastCcmCallAt(), api ? this.audit.lastWorkAt() + AUDIT_LAG_MS : 0);
-    try {
-      await waitFor(() => Date.now() - lastActive() >= quietMs, { timeoutMs, intervalMs: 250, description: `the CCM idle for ${quietMs} ms` });
-      return true;
-    } catch (err) {
-      if (err instanceof WaitTimeoutError) return false;
-      throw err;
-    }
+    return waitIdle(() => Math.max(since, this.calls.lastCcmCallAt(), api ? this.audit.lastWorkAt() + AUDIT_LAG_MS : 0), quietMs, timeoutMs);
   }
 
   async stop(): Promise<void> {
@@ -304,4 +297,28 @@ export function queueMeans(before: Record<string, number>, after: Record<string,
     waitSeconds: items ? d('workqueue_queue_duration_seconds_sum') / items : 0,
     workSeconds: d('workqueue_work_duration_seconds_count') ? d('workqueue_work_duration_seconds_sum') / d('workqueue_work_duration_seconds_count') : 0,
   };
+}
+
+/**
+ * Waits until `lastActive()` (epoch ms) is at least `quietMs` old; false when `timeoutMs` passed first.
+ * waitFor retries a condition that throws, but a failure to read the activity (an audit log that shrank) is
+ * not transient: it aborts the wait and is rethrown as it is.
+ */
+export async function waitIdle(lastActive: () => number, quietMs: number, timeoutMs: number): Promise<boolean> {
+  const failed = new AbortController();
+  const idle = (): boolean => {
+    try {
+      return Date.now() - lastActive() >= quietMs;
+    } catch (err) {
+      failed.abort(err);
+      throw err;
+    }
+  };
+  try {
+    await waitFor(idle, { timeoutMs, intervalMs: 250, description: `the CCM idle for ${quietMs} ms`, signal: failed.signal });
+    return true;
+  } catch (err) {
+    if (err instanceof WaitTimeoutError) return false;
+    throw err;
+  }
 }
