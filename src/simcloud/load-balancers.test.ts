@@ -5,13 +5,12 @@ import { randomUUID } from 'node:crypto';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoadBalancer, Server } from '../../simulator/api/schema/index.ts';
-import { startSimcloudInProcess, type InProcessSimcloud } from '../../test/helpers/simcloud.ts';
+import { runningServersAsNodes, startSimcloudInProcess, type InProcessSimcloud } from '../../test/helpers/simcloud.ts';
 import { HurriedClock } from '../kube/clock.ts';
 import { ANNOTATION_PREFIX } from './annotations.ts';
 import { createClient } from './client.ts';
 import { SimcloudLoadBalancers, type LoadBalancerStrategy } from './load-balancers.ts';
 import { LABELS } from './ops/naming.ts';
-import { toProviderId } from './provider-id.ts';
 
 const CLUSTER = 'adapters';
 let sc: InProcessSimcloud;
@@ -21,13 +20,7 @@ const methods: { path: string; method: string | null }[] = [];
 
 beforeAll(async () => {
   sc = await startSimcloudInProcess();
-  servers = [];
-  for (const name of ['lb-node-1', 'lb-node-2']) {
-    const { server, action } = await sc.client.servers.create({ name, server_type: 'sc-small', image: 'ubuntu-24.04', zone: 'sim-1a' });
-    await sc.client.waitForAction(action.id);
-    servers.push(server);
-  }
-  nodes = servers.map((s) => ({ metadata: { name: s.name }, spec: { providerID: toProviderId(s.id) } }));
+  ({ servers, nodes } = await runningServersAsNodes(sc.client, ['lb-node-1', 'lb-node-2']));
 });
 afterAll(async () => {
   await sc?.stop();

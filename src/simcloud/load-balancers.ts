@@ -9,7 +9,6 @@
  */
 import type { V1LoadBalancerStatus, V1Node, V1Service } from '@kubernetes/client-node';
 import type { SimcloudClient } from '../../simulator/api/client/index.ts';
-import type { LoadBalancer as WireLoadBalancer } from '../../simulator/api/schema/index.ts';
 import type { LoadBalancer, LoadBalancerLookup } from '../cloud/load-balancer.ts';
 import { CloudMethod, inMethod, type CallContext } from '../cloud/provider.ts';
 import { loadBalancerAnnotations, loadBalancerConfigOf, parseLoadBalancerAnnotations, InvalidAnnotationError, type LoadBalancerAnnotationConfig } from './annotations.ts';
@@ -23,13 +22,16 @@ import {
   loadBalancerSpec,
   reconcileLoadBalancer,
   type LoadBalancerSpec,
+  type LoadBalancerView,
   type OpsContext,
 } from './ops/load-balancer.ts';
 import { resourceName, serviceKey } from './ops/naming.ts';
+import { OwnedListing } from './ops/owned-listing.ts';
 import { planLoadBalancer, type LoadBalancerPlan } from './ops/plan.ts';
 import { deleteGroupAndPolicy, ensureFirewallPolicy, ensureServerGroup, findFirewallPolicy, findServerGroup, firewallRules, reconcileServerGroupMembers } from './ops/server-group.ts';
 import { nodesRegion, serverIdsForNodes } from './ops/targets.ts';
 import type { ServerCache } from './server-cache.ts';
+import type { Clock } from '../kube/clock.ts';
 
 export const LoadBalancerStrategy = { lb: 'lb', ipBlock: 'ip-block' } as const;
 export type LoadBalancerStrategy = (typeof LoadBalancerStrategy)[keyof typeof LoadBalancerStrategy];
@@ -39,6 +41,8 @@ export interface SimcloudLoadBalancersOptions {
   readonly strategy: LoadBalancerStrategy;
   /** Server list cache: nodes without a providerID are matched by name from it, not by listing every server. */
   readonly servers?: ServerCache;
+  /** Ages of the shared listing of owned resources (default the wall clock). */
+  readonly clock?: Clock;
 }
 
 /** Annotations for read-only paths (status, lookup): invalid values fall back to defaults. */
@@ -63,11 +67,13 @@ export class SimcloudLoadBalancers implements LoadBalancer {
   readonly #cache: ServerCache | undefined;
   /** Service UID -> IP block id allocated or found by this process (lists may lag behind a new block). */
   readonly #blocks = new Map<string, string>();
+  readonly #owned: OwnedListing;
 
   constructor(options: SimcloudLoadBalancersOptions) {
     this.#client = options.client;
     this.#strategy = options.strategy;
     this.#cache = options.servers;
+    this.#owned = new OwnedListing({ client: options.client, withGroups: options.strategy === LoadBalancerStrategy.lb, ...(options.clock ? { clock: options.clock } : {}) });
   }
 
   getLoadBalancerName(clusterName: string, service: V1Service): string {
@@ -85,7 +91,7 @@ export class SimcloudLoadBalancers implements LoadBalancer {
   async ensureLoadBalancer(clusterName: string, service: V1Service, nodes: readonly V1Node[], ctx?: CallContext): Promise<V1LoadBalancerStatus> {
     const config = loadBalancerConfigOf(service.metadata?.annotations);
     const plan = planLoadBalancer(service, config);
-    const ops = this.#ops(clusterName, inMethod(ctx, CloudMethod.ensureLoadBalancer));
+    const ops = this.#ops(clusterName, inMethod(ctx, CloudMethod.ensureLoadBalancer), service);
     const serverIds = await this.#serverIds(nodes, ops.ctx);
     const lb =
       this.#strategy === LoadBalancerStrategy.lb
@@ -95,7 +101,7 @@ export class SimcloudLoadBalancers implements LoadBalancer {
   }
 
   async updateLoadBalancer(clusterName: string, service: V1Service, nodes: readonly V1Node[], ctx?: CallContext): Promise<void> {
-    const ops = this.#ops(clusterName, inMethod(ctx, CloudMethod.updateLoadBalancer));
+    const ops = this.#ops(clusterName, inMethod(ctx, CloudMethod.updateLoadBalancer), service);
     const serverIds = await this.#serverIds(nodes, ops.ctx);
     if (this.#strategy === LoadBalancerStrategy.lb) {
       const group = await findServerGroup(ops, service);
@@ -123,8 +129,15 @@ export class SimcloudLoadBalancers implements LoadBalancer {
     this.#blocks.delete(uid);
   }
 
-  #ops(clusterName: string, ctx: CallContext | undefined): OpsContext {
-    return { client: this.#client, clusterName, ctx };
+  /**
+   * With `service`, a Service that already shows an ingress (it has resources to find) looks them up in the
+   * shared listing first; a new Service has nothing to find there, and a listing would only cost.
+   */
+  #ops(clusterName: string, ctx: CallContext | undefined, service?: V1Service): OpsContext {
+    const uid = service?.metadata?.uid;
+    const established = (service?.status?.loadBalancer?.ingress?.length ?? 0) > 0;
+    if (uid === undefined || !established) return { client: this.#client, clusterName, ctx };
+    return { client: this.#client, clusterName, ctx, owned: this.#owned.forService(clusterName, uid, ctx) };
   }
 
   async #serverIds(nodes: readonly V1Node[], ctx: CallContext | undefined): Promise<string[]> {
@@ -144,7 +157,7 @@ export class SimcloudLoadBalancers implements LoadBalancer {
     return (await findFirewallPolicy(ops, service)) !== undefined;
   }
 
-  async #ensureWithGroup(ops: OpsContext, service: V1Service, want: { plan: LoadBalancerPlan; config: LoadBalancerAnnotationConfig; serverIds: string[] }): Promise<WireLoadBalancer> {
+  async #ensureWithGroup(ops: OpsContext, service: V1Service, want: { plan: LoadBalancerPlan; config: LoadBalancerAnnotationConfig; serverIds: string[] }): Promise<LoadBalancerView> {
     const group = (await ensureServerGroup(ops, service, want.serverIds)).resource;
     await ensureFirewallPolicy(ops, service, group, firewallRules(service, want.plan.firewallRules));
     const spec = loadBalancerSpec(want.plan, [{ kind: 'server_group', server_group_id: group.id }], false);
@@ -158,7 +171,7 @@ export class SimcloudLoadBalancers implements LoadBalancer {
     ops: OpsContext,
     service: V1Service,
     want: { plan: LoadBalancerPlan; config: LoadBalancerAnnotationConfig; serverIds: string[]; nodes: readonly V1Node[] },
-  ): Promise<WireLoadBalancer> {
+  ): Promise<LoadBalancerView> {
     const location = async (): Promise<string> => nodesRegion(want.nodes) ?? (await this.#client.catalogue.regions(callOptions(ops.ctx)))[0]?.id ?? '';
     const uid = service.metadata?.uid ?? '';
     const block = (await ensureIpBlock(ops, service, { adoptId: want.config.loadBalancerId, requestedIp: want.plan.requestedIp, location, knownId: this.#blocks.get(uid) })).resource;
@@ -169,7 +182,7 @@ export class SimcloudLoadBalancers implements LoadBalancer {
     return createLoadBalancer(ops, service, spec, { ipBlockId: block.id, location: block.location });
   }
 
-  async #reconcileExisting(ops: OpsContext, service: V1Service, lb: WireLoadBalancer, want: { spec: LoadBalancerSpec; vip: string | undefined }): Promise<WireLoadBalancer> {
+  async #reconcileExisting(ops: OpsContext, service: V1Service, lb: LoadBalancerView, want: { spec: LoadBalancerSpec; vip: string | undefined }): Promise<LoadBalancerView> {
     const wantedVip = want.vip;
     if (wantedVip !== undefined && lb.public_ipv4 !== wantedVip) {
       throw new Error(
@@ -191,6 +204,6 @@ function serverTargets(serverIds: readonly string[]): LoadBalancerSpec['targets'
   return serverIds.map((id) => ({ kind: 'server', server_id: id }));
 }
 
-function currentSpec(lb: WireLoadBalancer): LoadBalancerSpec {
+function currentSpec(lb: LoadBalancerView): LoadBalancerSpec {
   return { algorithm: lb.algorithm, session_affinity: lb.session_affinity, services: lb.services, targets: lb.targets, source_ranges: lb.source_ranges };
 }

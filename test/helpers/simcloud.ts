@@ -12,7 +12,10 @@ import { createExec, type ManagedProcess } from '../../sandbox/exec.ts';
 import { startSimcloudProcess as launchSimcloud } from '../../sandbox/processes.ts';
 import { claimLoopbackAddressPlan, type AddressPlan } from '../../sandbox/cloud/address-plan.ts';
 import { SimcloudAdminClient, SimcloudClient, type SimcloudClientOptions } from '../../simulator/api/client/index.ts';
+import type { V1Node } from '@kubernetes/client-node';
+import type { Server } from '../../simulator/api/schema/index.ts';
 import type { SeedName } from '../../simulator/api/schema/internal.ts';
+import { toProviderId } from '../../src/simcloud/provider-id.ts';
 import type { SimConfigInput } from '../../simulator/server/config.ts';
 import type { Sim } from '../../simulator/server/context.ts';
 import { startSimcloud } from '../../simulator/server/server.ts';
@@ -130,4 +133,15 @@ export async function startSimcloudInProcess(opts: InProcessOptions = {}): Promi
     config: { dataplane: false, accessLog: false, delays: FAST_DELAYS, ...opts.config, adminToken, bootstrap: { token } },
   });
   return { url: running.url, token, adminToken, sim: running.sim, ...clients(running.url, token, adminToken, opts.clientOptions), stop: () => running.close() };
+}
+
+/** Running servers named `names` (sc-small in sim-1a), each with the Node that would register for it (providerID set). */
+export async function runningServersAsNodes(client: SimcloudClient, names: readonly string[]): Promise<{ servers: Server[]; nodes: V1Node[] }> {
+  const servers: Server[] = [];
+  for (const name of names) {
+    const { server, action } = await client.servers.create({ name, server_type: 'sc-small', image: 'ubuntu-24.04', zone: 'sim-1a' });
+    await client.waitForAction(action.id);
+    servers.push(server);
+  }
+  return { servers, nodes: servers.map((s) => ({ metadata: { name: s.name }, spec: { providerID: toProviderId(s.id) } })) };
 }

@@ -7,6 +7,7 @@ import { MaxServersPerRequest, type FirewallPolicy, type FirewallRuleInput, type
 import { callOptions, deleteIgnoringNotFound } from '../client.ts';
 import type { OpsContext, Reconciled } from './load-balancer.ts';
 import { ownerLabels, ownerSelector, resourceName, serviceKey } from './naming.ts';
+import { writing } from './owned-listing.ts';
 import { diffIds, sameJson, type FirewallRulePlan } from './plan.ts';
 import { compareStrings } from '../../util/order.ts';
 
@@ -24,6 +25,8 @@ export function firewallRules(service: V1Service, rules: readonly FirewallRulePl
 
 /** The Service's server group, if any (by owner labels, then by name). */
 export async function findServerGroup(ops: OpsContext, service: V1Service): Promise<ServerGroup | undefined> {
+  const listed = (await ops.owned?.lookup())?.serverGroup;
+  if (listed) return listed;
   const opts = callOptions(ops.ctx);
   const { server_groups: owned } = await ops.client.serverGroups.list({ label_selector: ownerSelector(ops.clusterName, service), sort: 'created:asc' }, opts);
   if (owned[0]) return owned[0];
@@ -38,12 +41,14 @@ export async function ensureServerGroup(ops: OpsContext, service: V1Service, ser
   const existing = await findServerGroup(ops, service);
   if (existing) return reconcileServerGroupMembers(ops, existing, serverIds);
   const [first = [], ...rest] = chunked([...serverIds].sort(), MaxServersPerRequest);
-  let group = await ops.client.serverGroups.create(
-    { name: resourceName(ops.clusterName, service), description: `load balancer targets of ${serviceKey(service)}`, labels: ownerLabels(ops.clusterName, service), servers: first },
-    opts,
-  );
-  for (const servers of rest) group = await ops.client.serverGroups.addServers(group.id, servers, opts);
-  return { resource: group, changed: true };
+  return writing(ops.owned, async () => {
+    let group = await ops.client.serverGroups.create(
+      { name: resourceName(ops.clusterName, service), description: `load balancer targets of ${serviceKey(service)}`, labels: ownerLabels(ops.clusterName, service), servers: first },
+      opts,
+    );
+    for (const servers of rest) group = await ops.client.serverGroups.addServers(group.id, servers, opts);
+    return { resource: group, changed: true };
+  });
 }
 
 export interface MemberChange {
@@ -74,15 +79,19 @@ export async function reconcileServerGroupMembers(ops: OpsContext, group: Server
   const changes = memberChanges(group.servers, serverIds);
   if (changes.length === 0) return { resource: group, changed: false };
   const opts = callOptions(ops.ctx);
-  let updated = group;
-  for (const { op, servers } of changes) {
-    updated = op === 'add' ? await ops.client.serverGroups.addServers(group.id, servers, opts) : await ops.client.serverGroups.removeServers(group.id, servers, opts);
-  }
-  return { resource: updated, changed: true };
+  return writing(ops.owned, async () => {
+    let updated = group;
+    for (const { op, servers } of changes) {
+      updated = op === 'add' ? await ops.client.serverGroups.addServers(group.id, servers, opts) : await ops.client.serverGroups.removeServers(group.id, servers, opts);
+    }
+    return { resource: updated, changed: true };
+  });
 }
 
 /** The Service's firewall policy, if any. */
 export async function findFirewallPolicy(ops: OpsContext, service: V1Service): Promise<FirewallPolicy | undefined> {
+  const listed = (await ops.owned?.lookup())?.firewallPolicy;
+  if (listed) return listed;
   const opts = callOptions(ops.ctx);
   const { firewall_policies: owned } = await ops.client.firewallPolicies.list({ label_selector: ownerSelector(ops.clusterName, service), sort: 'created:asc' }, opts);
   if (owned[0]) return owned[0];
@@ -100,20 +109,24 @@ export async function ensureFirewallPolicy(ops: OpsContext, service: V1Service, 
   const existing = await findFirewallPolicy(ops, service);
   if (!existing) {
     const name = resourceName(ops.clusterName, service);
-    const policy = await ops.client.firewallPolicies.create(
-      { name, description: `node ports of ${serviceKey(service)}`, labels: ownerLabels(ops.clusterName, service), rules, server_group_id: group.id },
-      opts,
+    const policy = await writing(ops.owned, () =>
+      ops.client.firewallPolicies.create(
+        { name, description: `node ports of ${serviceKey(service)}`, labels: ownerLabels(ops.clusterName, service), rules, server_group_id: group.id },
+        opts,
+      ),
     );
     return { resource: policy, changed: true };
   }
   let policy = existing;
   let changed = false;
   if (!sameJson(comparable(policy.rules), comparable(rules))) {
-    policy = await ops.client.firewallPolicies.setRules(policy.id, rules, opts);
+    const id = policy.id;
+    policy = await writing(ops.owned, () => ops.client.firewallPolicies.setRules(id, rules, opts));
     changed = true;
   }
   if (policy.server_group_id !== group.id) {
-    policy = await ops.client.firewallPolicies.apply(policy.id, group.id, opts);
+    const id = policy.id;
+    policy = await writing(ops.owned, () => ops.client.firewallPolicies.apply(id, group.id, opts));
     changed = true;
   }
   return { resource: policy, changed };
@@ -121,6 +134,10 @@ export async function ensureFirewallPolicy(ops: OpsContext, service: V1Service, 
 
 /** Removes the policy (unapplied first) and the group; both tolerate not_found. */
 export async function deleteGroupAndPolicy(ops: OpsContext, service: V1Service): Promise<void> {
+  await writing(ops.owned, () => deleteBoth(ops, service));
+}
+
+async function deleteBoth(ops: OpsContext, service: V1Service): Promise<void> {
   const opts = callOptions(ops.ctx);
   const policy = await findFirewallPolicy(ops, service);
   if (policy) {
