@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runningServersAsNodes, startSimcloudInProcess, type InProcessSimcloud } from '../../../test/helpers/simcloud.ts';
-import { HurriedClock } from '../../kube/clock.ts';
+import { FakeClock, HurriedClock } from '../../kube/clock.ts';
 import { createClient } from '../client.ts';
 import { SimcloudLoadBalancers } from '../load-balancers.ts';
 import { LABELS } from './naming.ts';
@@ -145,5 +145,27 @@ describe('OwnedListing', () => {
     expect((await pending)?.serverGroup?.labels[LABELS.serviceUid]).toBe(uidA);
     expect(await listing.lookup(cluster, uidB, undefined)).toBeUndefined();
     expect((await listing.lookup(cluster, uidA, undefined))?.loadBalancer).toBeDefined();
+  });
+
+  it('lists again once its listing is older than maxAgeMs, and not before', async () => {
+    const { client, seen } = recordingClient();
+    const cluster = `owned-${randomUUID().slice(0, 6)}`;
+    const lb = new SimcloudLoadBalancers({ client, strategy: 'lb' });
+    const svc = service();
+    await lb.ensureLoadBalancer(cluster, svc, nodes);
+    const clock = new FakeClock();
+    const listing = new OwnedListing({ client, withGroups: true, burst: 1, clock, maxAgeMs: 30_000 });
+    const uid = uidOf(svc);
+    const listed = async (): Promise<number> => {
+      const before = seen.clusterLists;
+      expect((await listing.lookup(cluster, uid, undefined))?.loadBalancer).toBeDefined();
+      return seen.clusterLists - before;
+    };
+
+    expect(await listed()).toBe(3);
+    await clock.advance(30_000);
+    expect(await listed()).toBe(0);
+    await clock.advance(1);
+    expect(await listed()).toBe(3);
   });
 });
