@@ -81,7 +81,7 @@ export class SimcloudLoadBalancers implements LoadBalancer {
   }
 
   async getLoadBalancer(clusterName: string, service: V1Service, ctx?: CallContext): Promise<LoadBalancerLookup> {
-    const ops = this.#ops(clusterName, inMethod(ctx, CloudMethod.getLoadBalancer));
+    const ops = this.#ops(clusterName, inMethod(ctx, CloudMethod.getLoadBalancer), service);
     const config = lenientConfig(service);
     const lb = await findLoadBalancer(ops, service, config?.loadBalancerId);
     if (lb) return { exists: true, status: ingressStatus(lb, config ?? loadBalancerConfigOf(undefined)) };
@@ -91,7 +91,7 @@ export class SimcloudLoadBalancers implements LoadBalancer {
   async ensureLoadBalancer(clusterName: string, service: V1Service, nodes: readonly V1Node[], ctx?: CallContext): Promise<V1LoadBalancerStatus> {
     const config = loadBalancerConfigOf(service.metadata?.annotations);
     const plan = planLoadBalancer(service, config);
-    const ops = this.#ops(clusterName, inMethod(ctx, CloudMethod.ensureLoadBalancer), service);
+    const ops = this.#ops(clusterName, inMethod(ctx, CloudMethod.ensureLoadBalancer), service, true);
     const serverIds = await this.#serverIds(nodes, ops.ctx);
     const lb =
       this.#strategy === LoadBalancerStrategy.lb
@@ -101,7 +101,7 @@ export class SimcloudLoadBalancers implements LoadBalancer {
   }
 
   async updateLoadBalancer(clusterName: string, service: V1Service, nodes: readonly V1Node[], ctx?: CallContext): Promise<void> {
-    const ops = this.#ops(clusterName, inMethod(ctx, CloudMethod.updateLoadBalancer), service);
+    const ops = this.#ops(clusterName, inMethod(ctx, CloudMethod.updateLoadBalancer), service, true);
     const serverIds = await this.#serverIds(nodes, ops.ctx);
     if (this.#strategy === LoadBalancerStrategy.lb) {
       const group = await findServerGroup(ops, service);
@@ -116,7 +116,7 @@ export class SimcloudLoadBalancers implements LoadBalancer {
 
   async ensureLoadBalancerDeleted(clusterName: string, service: V1Service, ctx?: CallContext): Promise<void> {
     if (preserveOf(service)) return;
-    const ops = this.#ops(clusterName, inMethod(ctx, CloudMethod.ensureLoadBalancerDeleted));
+    const ops = this.#ops(clusterName, inMethod(ctx, CloudMethod.ensureLoadBalancerDeleted), service);
     const lb = await findLoadBalancer(ops, service, lenientConfig(service)?.loadBalancerId);
     if (lb) await deleteLoadBalancer(ops, lb);
     if (this.#strategy === LoadBalancerStrategy.lb) {
@@ -130,14 +130,15 @@ export class SimcloudLoadBalancers implements LoadBalancer {
   }
 
   /**
-   * With `service`, a Service that already shows an ingress (it has resources to find) looks them up in the
-   * shared listing first; a new Service has nothing to find there, and a listing would only cost.
+   * Writes to `service`'s resources are always marked in the shared listing. With `reads`, a Service that
+   * already shows an ingress (it has resources to find) looks them up there first; a new Service has nothing
+   * to find there, and deletes and status reads ask the API.
    */
-  #ops(clusterName: string, ctx: CallContext | undefined, service?: V1Service): OpsContext {
-    const uid = service?.metadata?.uid;
-    const established = (service?.status?.loadBalancer?.ingress?.length ?? 0) > 0;
-    if (uid === undefined || !established) return { client: this.#client, clusterName, ctx };
-    return { client: this.#client, clusterName, ctx, owned: this.#owned.forService(clusterName, uid, ctx) };
+  #ops(clusterName: string, ctx: CallContext | undefined, service: V1Service, reads = false): OpsContext {
+    const uid = service.metadata?.uid;
+    if (uid === undefined) return { client: this.#client, clusterName, ctx };
+    const established = (service.status?.loadBalancer?.ingress?.length ?? 0) > 0;
+    return { client: this.#client, clusterName, ctx, owned: this.#owned.forService(clusterName, uid, ctx, reads && established) };
   }
 
   async #serverIds(nodes: readonly V1Node[], ctx: CallContext | undefined): Promise<string[]> {

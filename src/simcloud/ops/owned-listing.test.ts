@@ -75,6 +75,17 @@ async function groupMembers(svc: V1Service): Promise<string[]> {
   return [...groups[0]!.servers].sort();
 }
 
+/** 12 Services created, then re-ensured as established: a burst, so the listing answers; the first of them. */
+async function inBurst(): Promise<{ lb: SimcloudLoadBalancers; cluster: string; first: V1Service }> {
+  const { client } = recordingClient();
+  const cluster = `owned-${randomUUID().slice(0, 6)}`;
+  const lb = new SimcloudLoadBalancers({ client, strategy: 'lb' });
+  const services = Array.from({ length: 12 }, service);
+  for (const svc of services) await lb.ensureLoadBalancer(cluster, svc, nodes);
+  for (const svc of services) await lb.ensureLoadBalancer(cluster, established(svc), nodes);
+  return { lb, cluster, first: established(services[0]!) };
+}
+
 describe('OwnedListing through SimcloudLoadBalancers (strategy lb)', () => {
   it('re-ensuring 30 established Services lists the cluster once, not each Service, and changes nothing', async () => {
     const { client, seen } = recordingClient();
@@ -96,13 +107,8 @@ describe('OwnedListing through SimcloudLoadBalancers (strategy lb)', () => {
   });
 
   it('a Service written to is read from the API again: moving its targets twice in a burst ends with the last set', async () => {
-    const { client } = recordingClient();
-    const cluster = `owned-${randomUUID().slice(0, 6)}`;
-    const lb = new SimcloudLoadBalancers({ client, strategy: 'lb' });
-    const services = Array.from({ length: 12 }, service);
-    for (const svc of services) await lb.ensureLoadBalancer(cluster, svc, nodes);
-    for (const svc of services) await lb.ensureLoadBalancer(cluster, established(svc), nodes);
-    const moved = established(services[0]!);
+    const { lb, cluster, first } = await inBurst();
+    const moved = first;
     const one = nodes.slice(0, 1);
     const ids = (ns: V1Node[]): string[] => ns.map((n) => (n.spec?.providerID ?? '').replace(/^simcloud:\/\//, '')).sort();
 
@@ -112,6 +118,18 @@ describe('OwnedListing through SimcloudLoadBalancers (strategy lb)', () => {
     // nodes it listed, see nothing to do and leave the group at one node.
     await lb.updateLoadBalancer(cluster, moved, nodes);
     expect(await groupMembers(moved)).toEqual(ids(nodes));
+  });
+
+  it('a Service deleted in a burst and ensured again (its old ingress still shown) gets new resources, not the listed ones', async () => {
+    const { lb, cluster, first: again } = await inBurst();
+    const owned = async (): Promise<number> => (await sc.client.loadBalancers.listAll({ label_selector: `${LABELS.serviceUid}=${uidOf(again)}` })).length;
+
+    await lb.ensureLoadBalancerDeleted(cluster, again);
+    expect(await owned()).toBe(0);
+    // Within the listing's age, which was taken before the delete.
+    await lb.ensureLoadBalancer(cluster, again, nodes);
+    expect(await owned()).toBe(1);
+    expect(await groupMembers(again)).toHaveLength(nodes.length);
   });
 
   it('one established Service re-ensured on its own never lists the cluster', async () => {

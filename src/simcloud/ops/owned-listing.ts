@@ -76,9 +76,12 @@ export class OwnedListing {
     this.#windowMs = options.windowMs ?? 1_000;
   }
 
-  /** The view the steps use for one Service of `cluster`, in the call `ctx`. */
-  forService(cluster: string, uid: string, ctx: CallContext | undefined): OwnedLookup {
-    return { lookup: () => this.lookup(cluster, uid, ctx), written: () => this.written(uid) };
+  /**
+   * The view the steps use for one Service of `cluster`, in the call `ctx`. Writes are always marked;
+   * lookups come from the listing only with `lookups` (else they answer nothing and the steps ask the API).
+   */
+  forService(cluster: string, uid: string, ctx: CallContext | undefined, lookups: boolean): OwnedLookup {
+    return { lookup: () => (lookups ? this.lookup(cluster, uid, ctx) : Promise.resolve(undefined)), written: () => this.written(uid) };
   }
 
   async lookup(cluster: string, uid: string, ctx: CallContext | undefined): Promise<OwnedResources | undefined> {
@@ -89,7 +92,7 @@ export class OwnedListing {
     if (this.#recent.length > this.#burst) this.#recent.shift();
     const first = this.#recent[0] ?? now;
     if (this.#recent.length < this.#burst || now - first > this.#windowMs) return undefined;
-    const snapshot = await this.#fresh(cluster, now, ctx).catch(() => undefined);
+    const snapshot = await this.#fresh(cluster, ctx).catch(() => undefined);
     return snapshot?.byUid.get(uid);
   }
 
@@ -98,9 +101,10 @@ export class OwnedListing {
     if (this.#inflight) this.#writtenDuringListing.add(uid);
   }
 
-  async #fresh(cluster: string, asked: number, ctx: CallContext | undefined): Promise<Snapshot> {
+  async #fresh(cluster: string, ctx: CallContext | undefined): Promise<Snapshot> {
+    // `lookup` has dropped a snapshot past its age.
     const snap = this.#snapshot;
-    if (snap && snap.cluster === cluster && asked - snap.startedAt <= this.#maxAgeMs) return snap;
+    if (snap && snap.cluster === cluster) return snap;
     const inflight = this.#inflight;
     if (inflight && inflight.cluster === cluster) return inflight.done;
     const startedAt = this.#clock.now();
