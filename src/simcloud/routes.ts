@@ -168,7 +168,8 @@ export class SimcloudRoutes implements Routes {
 
   /** The node's private IP in the network: from its server (by name), else its InternalIP address. */
   async #gatewayFor(network: Network, route: Route, ctx: CallContext | undefined): Promise<string> {
-    const server = this.#cache ? await this.#cache.byName(route.targetNode, ctx) : await this.#byName(route.targetNode, ctx);
+    // A pass misses at most once (the nodes registered since its listing), and its creates share that refresh.
+    const server = this.#cache ? await this.#cache.byName(route.targetNode, ctx, { paced: false }) : await this.#byName(route.targetNode, ctx);
     const ip = (server && privateIpIn(server, network.id)) ?? internalIp(route.targetNodeAddresses);
     if (ip === undefined) throw new Error(`simcloud/Routes.createRoute: node ${route.targetNode} has no private IP in network ${network.name}`);
     return ip;

@@ -132,6 +132,31 @@ describe('ServerCache', () => {
     expect(cloud.calls).toEqual(['all', 'newest 100', 'all']);
   });
 
+  it('refreshes an unpaced miss at once while paced misses wait their turn', async () => {
+    const clock = new FakeClock();
+    const cloud = fakeCloud(2);
+    const cache = new ServerCache({ lister: cloud, clock, minIntervalMs: 1000, refreshBurst: 1 });
+    await cache.byName('worker-1');
+    await clock.advance(1000);
+    // The node controller's miss spends the pacing budget.
+    cloud.servers.push(server(3));
+    const paced = cache.byName('worker-3');
+    await clock.advance(1);
+    expect(await paced).toMatchObject({ id: 'srv-3' });
+    cloud.servers.push(server(4), server(5));
+    let pacedAnswer: Server | undefined | null = null;
+    let routeAnswer: Server | undefined | null = null;
+    void cache.byName('worker-4').then((s) => (pacedAnswer = s));
+    void cache.byName('worker-5', undefined, { paced: false }).then((s) => (routeAnswer = s));
+    await clock.advance(1);
+    expect(routeAnswer).toMatchObject({ id: 'srv-5' });
+    expect(pacedAnswer).toBeNull();
+    // At its turn, the paced miss finds its server in the unpaced refresh (started after it asked): no call of its own.
+    await clock.advance(1000);
+    expect(pacedAnswer).toMatchObject({ id: 'srv-4' });
+    expect(cloud.calls).toEqual(['all', 'newest 100', 'newest 100']);
+  });
+
   it('list() keeps an old snapshot when it is complete, refreshes when it is not', async () => {
     const clock = new FakeClock();
     const cloud = fakeCloud(2);

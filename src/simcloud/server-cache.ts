@@ -13,6 +13,8 @@
  *   quiet spell are answered at once. With one spacing alone, a worker that
  *   had caught up with the arrivals sat idle for up to an interval at the start of every burst, while
  *   its Kubernetes API budget filled up and overflowed (upstream looks each server up directly).
+ *   A caller that misses at most once per pass (the route controller) asks `{ paced: false }`: behind the
+ *   node controller's paced misses, the routes of the nodes registered just before a pass waited a second.
  * Status is not served from here: InstanceExists/InstanceShutdown stay direct calls (the lifecycle
  * controller acts on them).
  */
@@ -54,6 +56,13 @@ export interface ServerCacheOptions {
   readonly newestPage?: number;
 }
 
+export interface LookupOptions {
+  /** Accept a snapshot this old (default: the cache's maxAgeMs). */
+  readonly maxAgeMs?: number;
+  /** A miss waits its turn among the paced refreshes (default true); false refreshes at once. */
+  readonly paced?: boolean;
+}
+
 export interface ListOptions {
   /** Accept a snapshot this old (default: the cache's maxAgeMs). */
   readonly maxAgeMs?: number;
@@ -80,35 +89,36 @@ export class ServerCache {
     this.#refreshes = new TokenBucket(1000 / (options.minIntervalMs ?? 1000), options.refreshBurst ?? 10, this.#clock);
   }
 
-  byName(name: string, ctx?: CallContext, maxAgeMs = this.#opts.maxAgeMs): Promise<Server | undefined> {
-    return this.#find(() => this.#byId.get(this.#idByName.get(name) ?? ''), ctx, maxAgeMs);
+  byName(name: string, ctx?: CallContext, lookup: LookupOptions = {}): Promise<Server | undefined> {
+    return this.#find(() => this.#byId.get(this.#idByName.get(name) ?? ''), ctx, lookup);
   }
 
-  byId(id: string, ctx?: CallContext, maxAgeMs = this.#opts.maxAgeMs): Promise<Server | undefined> {
-    return this.#find(() => this.#byId.get(id), ctx, maxAgeMs);
+  byId(id: string, ctx?: CallContext, lookup: LookupOptions = {}): Promise<Server | undefined> {
+    return this.#find(() => this.#byId.get(id), ctx, lookup);
   }
 
   /** From a snapshot at most `maxAgeMs` old, without refreshing on a miss (the caller falls back to a GET). */
   async peek(key: { id?: string; name?: string }, ctx: CallContext | undefined, maxAgeMs: number): Promise<Server | undefined> {
     const asked = this.#clock.now();
-    if (asked - this.#fullAt > maxAgeMs) await this.#refreshAfter(asked, ctx, { maxAgeMs, strict: false });
+    if (asked - this.#fullAt > maxAgeMs) await this.#refreshAfter(asked, ctx, { maxAgeMs, strict: false, paced: true });
     return this.#byId.get(key.id ?? this.#idByName.get(key.name ?? '') ?? '');
   }
 
   async list(ctx?: CallContext, options: ListOptions = {}): Promise<Server[]> {
     const asked = this.#clock.now();
     const maxAgeMs = options.maxAgeMs ?? this.#opts.maxAgeMs;
-    if (asked - this.#fullAt > maxAgeMs) await this.#refreshAfter(asked, ctx, { maxAgeMs, strict: false });
-    if (options.complete && !options.complete([...this.#byId.values()])) await this.#refreshAfter(asked, ctx, { maxAgeMs, strict: true });
+    if (asked - this.#fullAt > maxAgeMs) await this.#refreshAfter(asked, ctx, { maxAgeMs, strict: false, paced: true });
+    if (options.complete && !options.complete([...this.#byId.values()])) await this.#refreshAfter(asked, ctx, { maxAgeMs, strict: true, paced: true });
     return [...this.#byId.values()];
   }
 
-  async #find(get: () => Server | undefined, ctx: CallContext | undefined, maxAgeMs: number): Promise<Server | undefined> {
+  async #find(get: () => Server | undefined, ctx: CallContext | undefined, lookup: LookupOptions): Promise<Server | undefined> {
     const asked = this.#clock.now();
-    if (asked - this.#fullAt > maxAgeMs) await this.#refreshAfter(asked, ctx, { maxAgeMs, strict: false });
+    const { maxAgeMs = this.#opts.maxAgeMs, paced = true } = lookup;
+    if (asked - this.#fullAt > maxAgeMs) await this.#refreshAfter(asked, ctx, { maxAgeMs, strict: false, paced });
     const hit = get();
     if (hit) return hit;
-    await this.#refreshAfter(asked, ctx, { maxAgeMs, strict: true });
+    await this.#refreshAfter(asked, ctx, { maxAgeMs, strict: true, paced });
     return get();
   }
 
@@ -120,7 +130,7 @@ export class ServerCache {
    * miss (strict) needs a refresh started after the ask: one started in the same millisecond may have
    * missed the server.
    */
-  async #refreshAfter(asked: number, ctx: CallContext | undefined, o: { maxAgeMs: number; strict: boolean }): Promise<void> {
+  async #refreshAfter(asked: number, ctx: CallContext | undefined, o: { maxAgeMs: number; strict: boolean; paced: boolean }): Promise<void> {
     const fresh = o.strict ? (): boolean => this.#completedStartAt > asked : (): boolean => asked - this.#fullAt <= o.maxAgeMs;
     while (!fresh()) {
       const inflight = this.#inflight;
@@ -132,7 +142,7 @@ export class ServerCache {
       const now = this.#clock.now();
       // Only misses are paced: a snapshot past its age is relisted at once. Pacing it made each route pass
       // that relisted wait up to a second behind the node controller's misses (tuned profile, 1 000 nodes).
-      const wait = o.strict ? Math.max(this.#refreshes.waitMs(), asked + 1 - now) : 0;
+      const wait = o.strict ? Math.max(o.paced ? this.#refreshes.waitMs() : 0, asked + 1 - now) : 0;
       if (wait > 0) {
         await sleep(this.#clock, wait, ctx?.signal);
         continue;
