@@ -112,7 +112,7 @@ export class SimcloudRoutes implements Routes {
       const ips = new Set(list.map((s) => privateIpIn(s, network.id)));
       return network.routes.every((r) => ips.has(r.gateway));
     };
-    return complete(servers) ? servers : this.#cache.list(ctx, { maxAgeMs: LISTING_REUSE_MS, complete });
+    return complete(servers) ? servers : this.#cache.list(ctx, { maxAgeMs: LISTING_REUSE_MS, complete, paced: false });
   }
 
   async createRoute(_clusterName: string, nameHint: string, route: Route, outer?: CallContext): Promise<void> {
@@ -168,7 +168,7 @@ export class SimcloudRoutes implements Routes {
 
   /** The node's private IP in the network: from its server (by name), else its InternalIP address. */
   async #gatewayFor(network: Network, route: Route, ctx: CallContext | undefined): Promise<string> {
-    // A pass misses at most once (the nodes registered since its listing), and its creates share that refresh.
+    // Unpaced: a pass misses at most once (the nodes registered since its listing); its creates share that refresh.
     const server = this.#cache ? await this.#cache.byName(route.targetNode, ctx, { paced: false }) : await this.#byName(route.targetNode, ctx);
     const ip = (server && privateIpIn(server, network.id)) ?? internalIp(route.targetNodeAddresses);
     if (ip === undefined) throw new Error(`simcloud/Routes.createRoute: node ${route.targetNode} has no private IP in network ${network.name}`);

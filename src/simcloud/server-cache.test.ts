@@ -157,6 +157,24 @@ describe('ServerCache', () => {
     expect(cloud.calls).toEqual(['all', 'newest 100', 'newest 100']);
   });
 
+  it('completes an unpaced list at once while paced misses wait their turn', async () => {
+    const clock = new FakeClock();
+    const cloud = fakeCloud(2);
+    const cache = new ServerCache({ lister: cloud, clock, minIntervalMs: 1000, refreshBurst: 1 });
+    await cache.list();
+    await clock.advance(1000);
+    cloud.servers.push(server(3));
+    const paced = cache.byName('worker-3');
+    await clock.advance(1);
+    expect(await paced).toMatchObject({ id: 'srv-3' });
+    cloud.servers.push(server(4));
+    let listed: Server[] | undefined;
+    void cache.list(undefined, { complete: (l) => l.some((s) => s.id === 'srv-4'), paced: false }).then((l) => (listed = l));
+    await clock.advance(1);
+    expect(listed).toHaveLength(4);
+    expect(cloud.calls).toEqual(['all', 'newest 100', 'newest 100']);
+  });
+
   it('list() keeps an old snapshot when it is complete, refreshes when it is not', async () => {
     const clock = new FakeClock();
     const cloud = fakeCloud(2);

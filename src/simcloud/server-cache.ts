@@ -13,8 +13,9 @@
  *   quiet spell are answered at once. With one spacing alone, a worker that
  *   had caught up with the arrivals sat idle for up to an interval at the start of every burst, while
  *   its Kubernetes API budget filled up and overflowed (upstream looks each server up directly).
- *   A caller that misses at most once per pass (the route controller) asks `{ paced: false }`: behind the
- *   node controller's paced misses, the routes of the nodes registered just before a pass waited a second.
+ *   A caller that misses at most once per pass (the route controller, its lookups and its listing) asks
+ *   `{ paced: false }`: behind the node controller's paced misses, the routes of the nodes registered just
+ *   before a pass waited a second.
  * Status is not served from here: InstanceExists/InstanceShutdown stay direct calls (the lifecycle
  * controller acts on them).
  */
@@ -63,9 +64,7 @@ export interface LookupOptions {
   readonly paced?: boolean;
 }
 
-export interface ListOptions {
-  /** Accept a snapshot this old (default: the cache's maxAgeMs). */
-  readonly maxAgeMs?: number;
+export interface ListOptions extends LookupOptions {
   /** When the snapshot does not satisfy this, refresh (once) before answering. */
   readonly complete?: (servers: readonly Server[]) => boolean;
 }
@@ -100,22 +99,22 @@ export class ServerCache {
   /** From a snapshot at most `maxAgeMs` old, without refreshing on a miss (the caller falls back to a GET). */
   async peek(key: { id?: string; name?: string }, ctx: CallContext | undefined, maxAgeMs: number): Promise<Server | undefined> {
     const asked = this.#clock.now();
-    if (asked - this.#fullAt > maxAgeMs) await this.#refreshAfter(asked, ctx, { maxAgeMs, strict: false, paced: true });
+    if (asked - this.#fullAt > maxAgeMs) await this.#refreshAfter(asked, ctx, { maxAgeMs, strict: false });
     return this.#byId.get(key.id ?? this.#idByName.get(key.name ?? '') ?? '');
   }
 
   async list(ctx?: CallContext, options: ListOptions = {}): Promise<Server[]> {
     const asked = this.#clock.now();
     const maxAgeMs = options.maxAgeMs ?? this.#opts.maxAgeMs;
-    if (asked - this.#fullAt > maxAgeMs) await this.#refreshAfter(asked, ctx, { maxAgeMs, strict: false, paced: true });
-    if (options.complete && !options.complete([...this.#byId.values()])) await this.#refreshAfter(asked, ctx, { maxAgeMs, strict: true, paced: true });
+    if (asked - this.#fullAt > maxAgeMs) await this.#refreshAfter(asked, ctx, { maxAgeMs, strict: false });
+    if (options.complete && !options.complete([...this.#byId.values()])) await this.#refreshAfter(asked, ctx, { maxAgeMs, strict: true, paced: options.paced });
     return [...this.#byId.values()];
   }
 
   async #find(get: () => Server | undefined, ctx: CallContext | undefined, lookup: LookupOptions): Promise<Server | undefined> {
     const asked = this.#clock.now();
-    const { maxAgeMs = this.#opts.maxAgeMs, paced = true } = lookup;
-    if (asked - this.#fullAt > maxAgeMs) await this.#refreshAfter(asked, ctx, { maxAgeMs, strict: false, paced });
+    const { maxAgeMs = this.#opts.maxAgeMs, paced } = lookup;
+    if (asked - this.#fullAt > maxAgeMs) await this.#refreshAfter(asked, ctx, { maxAgeMs, strict: false });
     const hit = get();
     if (hit) return hit;
     await this.#refreshAfter(asked, ctx, { maxAgeMs, strict: true, paced });
@@ -130,7 +129,7 @@ export class ServerCache {
    * miss (strict) needs a refresh started after the ask: one started in the same millisecond may have
    * missed the server.
    */
-  async #refreshAfter(asked: number, ctx: CallContext | undefined, o: { maxAgeMs: number; strict: boolean; paced: boolean }): Promise<void> {
+  async #refreshAfter(asked: number, ctx: CallContext | undefined, o: { maxAgeMs: number; strict: boolean; paced?: boolean | undefined }): Promise<void> {
     const fresh = o.strict ? (): boolean => this.#completedStartAt > asked : (): boolean => asked - this.#fullAt <= o.maxAgeMs;
     while (!fresh()) {
       const inflight = this.#inflight;
@@ -142,7 +141,7 @@ export class ServerCache {
       const now = this.#clock.now();
       // Only misses are paced: a snapshot past its age is relisted at once. Pacing it made each route pass
       // that relisted wait up to a second behind the node controller's misses (tuned profile, 1 000 nodes).
-      const wait = o.strict ? Math.max(o.paced ? this.#refreshes.waitMs() : 0, asked + 1 - now) : 0;
+      const wait = o.strict ? Math.max(o.paced === false ? 0 : this.#refreshes.waitMs(), asked + 1 - now) : 0;
       if (wait > 0) {
         await sleep(this.#clock, wait, ctx?.signal);
         continue;
