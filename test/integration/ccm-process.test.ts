@@ -1,4 +1,4 @@
-// The simcloud-ccm process: start-up failures in one line, /healthz and /metrics, fatal empty --cluster-cidr,
+// The simcloud-ccm process: start-up failures in one line, both log formats, /healthz and /metrics, fatal empty --cluster-cidr,
 // and the deploy/ manifests validated by a real kube-apiserver (kubectl apply --dry-run=server).
 import { execFile } from 'node:child_process';
 import { get } from 'node:https';
@@ -24,6 +24,16 @@ describe('simcloud-ccm process', () => {
     const lines = ccm.output().trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^simcloud-ccm: cannot use simcloud at http:\/\/127\.0\.0\.1:\d+: unauthorized/);
+  });
+
+  it('logs JSON lines by default and human-readable lines with CCM_LOG_FORMAT=pretty', async () => {
+    // pino-pretty is loaded only for the pretty format: this is the start that loads it.
+    const pretty = await h.spawnCcm(['--v=4'], { SIMCLOUD_TOKEN: 'not-a-token', CCM_LOG_FORMAT: 'pretty' });
+    expect(await pretty.exited).toBe(1);
+    expect(pretty.output()).toMatch(/^\[[\d:.]+\] DEBUG \(simcloud-ccm\/\d+\): configuration$/m);
+    const json = await h.spawnCcm(['--v=4'], { SIMCLOUD_TOKEN: 'not-a-token' });
+    expect(await json.exited).toBe(1);
+    expect(json.output()).toMatch(/^\{"level":20,.*"msg":"configuration"\}$/m);
   });
 
   it('names every bad setting at once and exits 1', async () => {
