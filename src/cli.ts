@@ -31,8 +31,8 @@ function configOrExit(argv: readonly string[]): ReturnType<typeof loadConfig> | 
 export async function main(argv: readonly string[]): Promise<number> {
   const config = configOrExit(argv);
   if (typeof config === 'number') return config;
-  // pino-pretty and the terminal modules it needs load only for the pretty format: every JSON start (the
-  // default, and the Deployment's) skipped evaluating them, about 4 % of evaluating the bundle.
+  // pino-pretty and the terminal modules it needs load only for the pretty format, so a JSON start (the
+  // default, and the Deployment's) skips evaluating them: about 4 % of evaluating the bundle.
   const destination = config.logFormat === 'pretty' ? (await import('pino-pretty')).default({ destination: 2 }) : undefined;
   const logger = createLogger({ verbosity: config.verbosity, ...(destination ? { destination } : {}) });
   logger.debug({ config: redactedConfig(config) }, 'configuration');

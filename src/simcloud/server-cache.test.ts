@@ -157,7 +157,7 @@ describe('ServerCache', () => {
     expect(cloud.calls).toEqual(['all', 'newest 100', 'newest 100']);
   });
 
-  it('completes an unpaced list at once while paced misses wait their turn', async () => {
+  it('refreshes an unpaced listing at once after paced misses have spent the burst', async () => {
     const clock = new FakeClock();
     const cloud = fakeCloud(2);
     const cache = new ServerCache({ lister: cloud, clock, minIntervalMs: 1000, refreshBurst: 1 });
