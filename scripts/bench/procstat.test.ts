@@ -12,6 +12,11 @@ function table() {
       pids[name] = pid;
       samples.set(pid, { cpuSeconds, rssMb });
     },
+    /** Sets the running process's high-water mark, as the kernel reports it (VmHWM). */
+    highWater(name: string, hwmMb: number): void {
+      const pid = pids[name]!;
+      samples.set(pid, { ...samples.get(pid)!, hwmMb });
+    },
     stop(name: string): void {
       const pid = pids[name];
       delete pids[name];
@@ -64,5 +69,26 @@ describe('ProcSampler', () => {
     t.sampler.sample();
     t.stop('simcloud');
     expect(close()).toEqual({ simcloud: { cpuSeconds: 3, peakRssMb: 90 } });
+  });
+
+  it("counts the high-water mark of a process started inside the window: a spike between samples", () => {
+    const t = table();
+    const close = t.sampler.window();
+    t.run('ccm', 3, 1, 80);
+    t.highWater('ccm', 110);
+    t.sampler.sample();
+    t.run('ccm', 3, 2, 85);
+    t.highWater('ccm', 110);
+    expect(close()).toEqual({ ccm: { cpuSeconds: 2, peakRssMb: 110 } });
+  });
+
+  it('ignores the high-water mark of a process older than the window: its peak may predate it', () => {
+    const t = table();
+    t.run('apiserver', 4, 30, 300);
+    t.highWater('apiserver', 900);
+    const close = t.sampler.window();
+    t.run('apiserver', 4, 31, 320);
+    t.highWater('apiserver', 900);
+    expect(close()).toEqual({ apiserver: { cpuSeconds: 1, peakRssMb: 320 } });
   });
 });

@@ -1,6 +1,9 @@
 // CPU seconds and peak RSS of the benchmark's processes, from /proc/<pid>/stat (utime + stime, fields
-// 14 and 15, in clock ticks) and /proc/<pid>/status (VmRSS). A sampler reads every process once a second;
-// a window (one scenario) reports CPU used between its start and end and the highest RSS seen meanwhile.
+// 14 and 15, in clock ticks) and /proc/<pid>/status (VmRSS, VmHWM). A sampler reads every process once a
+// second; a window (one scenario) reports CPU used between its start and end and the highest RSS meanwhile.
+// A once-a-second VmRSS misses a spike shorter than a second (a CCM's start can peak 25 MB above its RSS for
+// under 100 ms), so for a process started inside the window the kernel's high-water mark counts too: its
+// whole life lies in the window. A process older than the window has only its samples: its mark may predate it.
 import { readFileSync } from 'node:fs';
 import type { ProcessUsage } from './types.ts';
 
@@ -10,6 +13,8 @@ const CLOCK_TICKS = 100;
 export interface ProcSample {
   readonly cpuSeconds: number;
   readonly rssMb: number;
+  /** VmHWM: the highest RSS of the process's life, as the kernel counts it. */
+  readonly hwmMb?: number;
 }
 
 export function readProc(pid: number): ProcSample | undefined {
@@ -18,14 +23,17 @@ export function readProc(pid: number): ProcSample | undefined {
     // The command name (field 2) may contain spaces; fields after it start past the last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ticks = Number(fields[11]) + Number(fields[12]);
-    const rssKb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
-    return { cpuSeconds: ticks / CLOCK_TICKS, rssMb: rssKb / 1024 };
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string): number => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+    return { cpuSeconds: ticks / CLOCK_TICKS, rssMb: kb('VmRSS') / 1024, hwmMb: kb('VmHWM') / 1024 };
   } catch {
     return undefined;
   }
 }
 
 interface WindowState {
+  /** The pid of each process running when the window opened: any other pid started inside it. */
+  readonly startPids: Map<string, number>;
   readonly startCpu: Map<string, number>;
   readonly peak: Map<string, number>;
   /** CPU of processes that ended (or were replaced) during the window. */
@@ -71,7 +79,7 @@ export class ProcSampler {
       const prev = this.#last.get(name);
       if (prev && prev.pid !== pid) this.#ended(name, prev.sample.cpuSeconds);
       this.#last.set(name, { pid, sample: s });
-      for (const w of this.#windows) w.peak.set(name, Math.max(w.peak.get(name) ?? 0, s.rssMb));
+      for (const w of this.#windows) w.peak.set(name, Math.max(w.peak.get(name) ?? 0, peakIn(w, name, pid, s)));
     }
   }
 
@@ -86,7 +94,7 @@ export class ProcSampler {
   /** Opens a window; the returned function closes it and reports per-process usage. */
   window(): () => Record<string, ProcessUsage> {
     this.sample();
-    const w: WindowState = { startCpu: new Map([...this.#last].map(([n, v]) => [n, v.sample.cpuSeconds])), peak: new Map(), doneCpu: new Map() };
+    const w: WindowState = { startPids: new Map([...this.#last].map(([n, v]) => [n, v.pid])), startCpu: new Map([...this.#last].map(([n, v]) => [n, v.sample.cpuSeconds])), peak: new Map(), doneCpu: new Map() };
     for (const [n, v] of this.#last) w.peak.set(n, v.sample.rssMb);
     this.#windows.add(w);
     return () => {
@@ -101,4 +109,10 @@ export class ProcSampler {
       return out;
     };
   }
+}
+
+/** The highest RSS `s` shows for a window: the high-water mark too when the process started inside it. */
+function peakIn(w: WindowState, name: string, pid: number, s: ProcSample): number {
+  const bornInside = w.startPids.get(name) !== pid;
+  return Math.max(s.rssMb, bornInside ? (s.hwmMb ?? 0) : 0);
 }

@@ -39,6 +39,14 @@ describe('load balancers', () => {
     expect(got.resolved_targets.find((t) => t.id === a.id)).toMatchObject({ ip: a.public_ipv4, health: [{ listen_port: 80, status: 'unknown' }] });
     expect((await sc.client.loadBalancers.list({ label_selector: `app=${app}` })).load_balancers.map((l) => l.id)).toEqual([lb.id]);
     expect((await sc.client.loadBalancers.list({ name: lb.name })).load_balancers).toHaveLength(1);
+    // Without resolved targets: the same load balancer, less what was resolved from its targets.
+    const [summary] = (await sc.client.loadBalancers.listSummaries({ name: lb.name })).load_balancers;
+    const { resolved_targets: _, ...configured } = got;
+    expect(summary).toEqual(configured);
+    expect(summary).not.toHaveProperty('resolved_targets');
+    const res = await fetch(`${sc.url}/v1/load_balancers?resolved_targets=no`, { headers: { authorization: `Bearer ${sc.token}` } });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { code: 'invalid_input', details: { fields: [{ name: 'resolved_targets' }] } } });
   });
 
   it('updates name, labels, algorithm, services, targets and session affinity', async () => {

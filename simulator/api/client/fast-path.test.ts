@@ -9,7 +9,7 @@ import { ActionResponse } from '../schema/actions.ts';
 import { ImageListResponse, RegionListResponse, ServerTypeListResponse, ZoneListResponse } from '../schema/catalogue.ts';
 import { FirewallPolicyListResponse, FirewallPolicyResponse } from '../schema/firewall-policies.ts';
 import { IpBlockListResponse, IpBlockResponse } from '../schema/ip-blocks.ts';
-import { LoadBalancerCreateResponse, LoadBalancerListResponse, LoadBalancerResponse } from '../schema/load-balancers.ts';
+import { LoadBalancerCreateResponse, LoadBalancerListResponse, LoadBalancerResponse, LoadBalancerSummaryListResponse } from '../schema/load-balancers.ts';
 import { NetworkListResponse, NetworkResponse, RouteCreateResponse, RouteListResponse } from '../schema/networks.ts';
 import { ServerGroupListResponse, ServerGroupResponse } from '../schema/server-groups.ts';
 import { ServerCreateResponse, ServerListResponse, ServerResponse } from '../schema/servers.ts';
@@ -40,6 +40,7 @@ const ANSWERS: Record<string, z.ZodType> = {
   'loadBalancers.create': LoadBalancerCreateResponse,
   'loadBalancers.get': LoadBalancerResponse,
   'loadBalancers.list': LoadBalancerListResponse,
+  'loadBalancers.listSummaries': LoadBalancerSummaryListResponse,
 };
 
 let sc: InProcessSimcloud;
@@ -94,6 +95,7 @@ it('every answer the client reads passes its schema’s compiled predicate, so n
     c.firewallPolicies.list({}),
     c.ipBlocks.list({}),
     c.loadBalancers.list({}),
+    c.loadBalancers.listSummaries({}),
     c.loadBalancers.get(lb.id),
   ]);
 

@@ -2,8 +2,8 @@
 import type { ListMeta, ListParams } from '../schema/common.ts';
 import { ActionResponse, type Action } from '../schema/actions.ts';
 import {
-  LoadBalancerCreateResponse, LoadBalancerListResponse, LoadBalancerMetricsResponse, LoadBalancerResponse,
-  type AttachLoadBalancerToNetworkRequest, type CreateLoadBalancerRequest, type LoadBalancer, type TargetCounters,
+  LoadBalancerCreateResponse, LoadBalancerListResponse, LoadBalancerMetricsResponse, LoadBalancerResponse, LoadBalancerSummaryListResponse,
+  type AttachLoadBalancerToNetworkRequest, type CreateLoadBalancerRequest, type LoadBalancer, type LoadBalancerSummary, type TargetCounters,
   type UpdateLoadBalancerRequest,
 } from '../schema/load-balancers.ts';
 import { collectPages, seg, type CallOptions, type Requester } from './requester.ts';
@@ -16,6 +16,12 @@ export class LoadBalancersClient {
 
   async list(params: ListParams = {}, opts?: CallOptions): Promise<{ load_balancers: LoadBalancer[]; meta: ListMeta }> {
     return this.#r.call('loadBalancers.list', LoadBalancerListResponse, { method: 'GET', path: '/v1/load_balancers', query: params }, opts);
+  }
+
+  /** The list without `resolved_targets` (`resolved_targets=false`): for a client that reads only the configuration. */
+  async listSummaries(params: ListParams = {}, opts?: CallOptions): Promise<{ load_balancers: LoadBalancerSummary[]; meta: ListMeta }> {
+    const query = { ...params, resolved_targets: 'false' };
+    return this.#r.call('loadBalancers.listSummaries', LoadBalancerSummaryListResponse, { method: 'GET', path: '/v1/load_balancers', query }, opts);
   }
 
   async listAll(params: Omit<ListParams, 'page'> = {}, opts?: CallOptions): Promise<LoadBalancer[]> {

@@ -4,7 +4,7 @@
  * per-target health reported by the data plane.
  */
 import { z } from 'zod';
-import { Cidr, Id, Ipv4, Ipv6, Labels, ListMeta, Name, Timestamp } from './common.ts';
+import { Cidr, Id, Ipv4, Ipv6, Labels, ListMeta, ListParams, Name, Timestamp } from './common.ts';
 import { Action } from './actions.ts';
 
 export const Algorithm = { round_robin: 'round_robin', least_connections: 'least_connections' } as const;
@@ -180,4 +180,22 @@ export type TargetCounters = z.infer<typeof TargetCounters>;
 export const LoadBalancerResponse = z.object({ load_balancer: LoadBalancer });
 export const LoadBalancerCreateResponse = z.object({ load_balancer: LoadBalancer, action: Action });
 export const LoadBalancerListResponse = z.object({ load_balancers: z.array(LoadBalancer), meta: ListMeta });
+
+/**
+ * The list's query: the common parameters and `resolved_targets=false`, which leaves each load balancer's
+ * `resolved_targets` out. A client that reads only what was configured (a CCM) asks for that: a target per
+ * node with its health per port is most of the answer (12 kB of 13 per load balancer at 100 nodes, 117 kB
+ * at 1 000), and simcloud skips resolving them.
+ */
+export const LoadBalancerListParams = ListParams.extend({ resolved_targets: z.enum(['true', 'false']).optional() });
+export type LoadBalancerListParams = z.infer<typeof LoadBalancerListParams>;
+/** A load balancer without `resolved_targets`, as `resolved_targets=false` lists it. */
+export const LoadBalancerSummary = LoadBalancer.omit({ resolved_targets: true });
+export type LoadBalancerSummary = z.infer<typeof LoadBalancerSummary>;
+export const LoadBalancerSummaryListResponse = z.object({ load_balancers: z.array(LoadBalancerSummary), meta: ListMeta });
+/** What the list answers either way: `resolved_targets` present unless the query left it out. */
+export const LoadBalancerListAnswer = z.object({
+  load_balancers: z.array(LoadBalancer.extend({ resolved_targets: LoadBalancer.shape.resolved_targets.optional() })),
+  meta: ListMeta,
+});
 export const LoadBalancerMetricsResponse = z.object({ targets: z.array(TargetCounters) });

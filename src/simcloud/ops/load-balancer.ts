@@ -98,9 +98,9 @@ export async function findLoadBalancer(ops: OpsContext, service: V1Service, adop
   }
   const listed = (await ops.owned?.lookup())?.loadBalancer;
   if (listed) return listed;
-  const { load_balancers: owned } = await ops.client.loadBalancers.list({ label_selector: ownerSelector(ops.clusterName, service), sort: 'created:asc' }, opts);
+  const { load_balancers: owned } = await ops.client.loadBalancers.listSummaries({ label_selector: ownerSelector(ops.clusterName, service), sort: 'created:asc' }, opts);
   if (owned[0]) return owned[0];
-  const { load_balancers: named } = await ops.client.loadBalancers.list({ name: resourceName(ops.clusterName, service) }, opts);
+  const { load_balancers: named } = await ops.client.loadBalancers.listSummaries({ name: resourceName(ops.clusterName, service) }, opts);
   return named.find((lb) => lb.name === resourceName(ops.clusterName, service));
 }
 

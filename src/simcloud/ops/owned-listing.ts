@@ -135,15 +135,18 @@ export class OwnedListing {
       if (entry[kind] === undefined) entry[kind] = item;
       byUid.set(uid, entry);
     };
-    // One page at a time, small ones for LBs: at 1 000 nodes an LB's resolved targets make it ~150 kB of
-    // JSON, parsed twice. Each page is trimmed before the next is read, so the snapshot's memory, not the
-    // pages', is what stays: LBs without resolved targets, and one string per server id for all groups.
+    // One page at a time, each trimmed before the next is read, so the snapshot's memory, not the pages', is
+    // what stays: one string per server id for all groups. LBs come without their resolved targets (a target
+    // per node, 117 kB of JSON per LB at 1 000 nodes), which nothing here reads. A page small next to the
+    // young generation (2 MB semi-spaces as deployed) dies there in a scavenge; 25 LBs with targets (315 kB
+    // of JSON at 100 nodes) outlived the scavenges of their own parse, were promoted, and a restart's pages
+    // piled up 20 MB of old-generation garbage before a full GC: the CCM's peak RSS (docs/performance.md).
     const ids = new Map<string, string>();
     const interned = (id: string): string => ids.get(id) ?? (ids.set(id, id), id);
     const kinds: Promise<void>[] = [
       eachPage(
-        (page) => this.#client.loadBalancers.list({ ...base, per_page: 25, page }, opts).then((r) => ({ items: r.load_balancers, meta: r.meta })),
-        ({ resolved_targets: _, ...view }) => add('loadBalancer', view),
+        (page) => this.#client.loadBalancers.listSummaries({ ...base, per_page: 50, page }, opts).then((r) => ({ items: r.load_balancers, meta: r.meta })),
+        (view) => add('loadBalancer', view),
       ),
     ];
     if (this.#withGroups) {

@@ -1,10 +1,9 @@
 /** Load-balancer routes: HTTP only. */
 import { z } from 'zod';
 import { ActionResponse } from '../../../api/schema/actions.ts';
-import { ListParams } from '../../../api/schema/common.ts';
 import { publicView, withPublicAction } from '../common.ts';
 import {
-  AttachLoadBalancerToNetworkRequest, CreateLoadBalancerRequest, LoadBalancerCreateResponse, LoadBalancerListResponse,
+  AttachLoadBalancerToNetworkRequest, CreateLoadBalancerRequest, LoadBalancerCreateResponse, LoadBalancerListAnswer, LoadBalancerListParams,
   LoadBalancerMetricsResponse, LoadBalancerResponse, UpdateLoadBalancerRequest,
 } from '../../../api/schema/load-balancers.ts';
 import { defineRoute, idParams, type RouteDef } from '../../http.ts';
@@ -14,8 +13,8 @@ const base = '/v1/load_balancers';
 
 export const loadBalancerRoutes: RouteDef[] = [
   defineRoute({
-    method: 'get', path: base, operation: 'loadBalancers.list', summary: 'List load balancers', query: ListParams, response: LoadBalancerListResponse,
-    handle: (sim, { caller, query }) => svc.listLoadBalancers(sim, caller, query),
+    method: 'get', path: base, operation: 'loadBalancers.list', summary: 'List load balancers', query: LoadBalancerListParams, response: LoadBalancerListAnswer,
+    handle: (sim, { caller, query: { resolved_targets, ...query } }) => svc.listLoadBalancers(sim, caller, query, { resolvedTargets: resolved_targets !== 'false' }),
   }),
   defineRoute({
     method: 'post', path: base, operation: 'loadBalancers.create', summary: 'Create a load balancer', body: CreateLoadBalancerRequest,

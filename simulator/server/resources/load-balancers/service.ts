@@ -1,6 +1,6 @@
 /** Load-balancer rules: targets must exist in the project, VIP from the pool or an IP block, network attachment. */
 import type {
-  AttachLoadBalancerToNetworkRequest, CreateLoadBalancerRequest, LoadBalancer, LoadBalancerTarget, TargetCounters, UpdateLoadBalancerRequest,
+  AttachLoadBalancerToNetworkRequest, CreateLoadBalancerRequest, LoadBalancer, LoadBalancerSummary, LoadBalancerTarget, TargetCounters, UpdateLoadBalancerRequest,
 } from '../../../api/schema/load-balancers.ts';
 import { newIds, nowIso, type Caller, type DataplanePort, type Sim } from '../../context.ts';
 import { conflict, invalidField } from '../../errors.ts';
@@ -11,6 +11,12 @@ import {
 } from '../common.ts';
 import { privateAddress } from '../servers/service.ts';
 
+/** A load balancer's public fields without `resolved_targets` (the list's `resolved_targets=false`). */
+export function toLoadBalancerSummary(lb: LoadBalancerRec): LoadBalancerSummary {
+  const { dialect_attrs: _dialects, ...rest } = publicView(lb);
+  return rest;
+}
+
 export function toLoadBalancer(sim: Sim, lb: LoadBalancerRec): LoadBalancer {
   const serving = lb.status === 'active' || lb.status === 'updating';
   const resolved = sim.targets.resolve(lb).map((t) => ({
@@ -20,8 +26,7 @@ export function toLoadBalancer(sim: Sim, lb: LoadBalancerRec): LoadBalancer {
       status: serving && sim.dataplane !== null ? sim.dataplane.health(lb.id, t.id, s.listen_port) : ('unknown' as const),
     })),
   }));
-  const { dialect_attrs: _dialects, ...rest } = publicView(lb);
-  return { ...rest, resolved_targets: resolved };
+  return { ...toLoadBalancerSummary(lb), resolved_targets: resolved };
 }
 
 function checkTargets(sim: Sim, caller: Caller, targets: LoadBalancerTarget[] | undefined): void {
@@ -107,9 +112,9 @@ export async function createLoadBalancer(
   return { load_balancer: toLoadBalancer(sim, sim.store.state.load_balancers[id]!), action };
 }
 
-export function listLoadBalancers(sim: Sim, caller: Caller, q: ListQuery): { load_balancers: LoadBalancer[]; meta: unknown } {
+export function listLoadBalancers(sim: Sim, caller: Caller, q: ListQuery, { resolvedTargets = true } = {}): { load_balancers: (LoadBalancer | LoadBalancerSummary)[]; meta: unknown } {
   const { items, meta } = listOwned<LoadBalancerRec>(sim, caller, { coll: 'load_balancers', type: 'load_balancer', q });
-  return { load_balancers: items.map((lb) => toLoadBalancer(sim, lb)), meta };
+  return { load_balancers: items.map((lb) => (resolvedTargets ? toLoadBalancer(sim, lb) : toLoadBalancerSummary(lb))), meta };
 }
 
 export const getLoadBalancer = (sim: Sim, caller: Caller, id: string): LoadBalancer => toLoadBalancer(sim, getOwned(sim, caller, 'load_balancers', id));
