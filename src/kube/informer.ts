@@ -218,7 +218,10 @@ export interface InformerFactoryOptions {
 
 function factory<T extends KubernetesObject>(name: string, path: string, options: InformerFactoryOptions): SupervisedInformer<T> {
   const { client, logger, clock, silenceLimitMs } = options;
-  return new SupervisedInformer<T>({ name, makeListWatch: () => new ListWatch<T>({ path, client }), logger, clock, silenceLimitMs });
+  // Each session lists from where the last one got to (the first from the apiserver's cache), as client-go's Reflector relists.
+  let last: ListWatch<T> | undefined;
+  const makeListWatch = (): ListWatch<T> => (last = new ListWatch<T>({ path, client, resourceVersion: last?.resourceVersion ?? '0' }));
+  return new SupervisedInformer<T>({ name, makeListWatch, logger, clock, silenceLimitMs });
 }
 
 /** Informer over `/api/v1/nodes`. */

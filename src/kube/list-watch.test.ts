@@ -1,8 +1,11 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { V1Node } from '@kubernetes/client-node';
+import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KubeClient } from './api-client.ts';
+import { FakeClock } from './clock.ts';
+import { nodeInformer } from './informer.ts';
 import { ListWatch } from './list-watch.ts';
 import { KubeApiError, KubeTransport } from './transport.ts';
 
@@ -14,19 +17,31 @@ afterEach(async () => {
 const node = (name: string, rv: string): V1Node => ({ metadata: { name, resourceVersion: rv } });
 
 /**
- * An apiserver stand-in for `/api/v1/nodes`: the list answers `listed`; each watch request takes the next
- * script, whose lines are written and then the response ends (or stays open when `hold`).
+ * An apiserver stand-in for `/api/v1/nodes`: the list answers `listed` at version 10, or 410 Expired when
+ * asked for a version in `compacted`; each watch request takes the next script, whose lines are written and
+ * then the response ends (or stays open when `hold`).
  */
-async function apiserver(listed: V1Node[], watches: Array<{ lines: unknown[]; hold?: boolean }>): Promise<{ client: KubeClient; watchQueries: URLSearchParams[]; open: ServerResponse[] }> {
+async function apiserver(
+  listed: V1Node[], watches: Array<{ lines: unknown[]; hold?: boolean }>, compacted: readonly string[] = [],
+): Promise<{ client: KubeClient; watchQueries: URLSearchParams[]; listQueries: URLSearchParams[]; open: ServerResponse[] }> {
   const watchQueries: URLSearchParams[] = [];
+  const listQueries: URLSearchParams[] = [];
   const open: ServerResponse[] = [];
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
-    res.writeHead(200, { 'content-type': 'application/json' });
     if (url.searchParams.get('watch') !== 'true') {
+      listQueries.push(url.searchParams);
+      const version = url.searchParams.get('resourceVersion');
+      if (version !== null && compacted.includes(version)) {
+        res.writeHead(410, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ kind: 'Status', status: 'Failure', code: 410, reason: 'Expired', message: `too old resource version: ${version} (8)` }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ kind: 'NodeList', metadata: { resourceVersion: '10' }, items: listed }));
       return;
     }
+    res.writeHead(200, { 'content-type': 'application/json' });
     const script = watches[watchQueries.length] ?? { lines: [], hold: true };
     watchQueries.push(url.searchParams);
     for (const line of script.lines) res.write(`${JSON.stringify(line)}\n`);
@@ -37,7 +52,7 @@ async function apiserver(listed: V1Node[], watches: Array<{ lines: unknown[]; ho
   const transport = new KubeTransport({ server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, source: 'test', insecureSkipTlsVerify: false, credentials: { kind: 'none' } });
   cleanups.push(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
   cleanups.push(() => transport.close());
-  return { client: new KubeClient(transport, undefined), watchQueries, open };
+  return { client: new KubeClient(transport, undefined), watchQueries, listQueries, open };
 }
 
 function record(lw: ListWatch<V1Node>): { log: string[]; errors: unknown[] } {
@@ -71,6 +86,26 @@ describe('ListWatch', () => {
     await lw.start();
     await expect.poll(() => watchQueries.length).toBe(2);
     expect(watchQueries[1]?.get('resourceVersion')).toBe('20');
+    expect(lw.resourceVersion).toBe('20');
+    expect(errors).toEqual([]);
+  });
+
+  it("lists first from the apiserver's cache (resourceVersion 0), as client-go's first list does", async () => {
+    const { client, listQueries } = await apiserver([node('a', '5')], []);
+    const lw = new ListWatch<V1Node>({ path: '/api/v1/nodes', client });
+    record(lw);
+    await lw.start();
+    expect(listQueries.map((q) => q.get('resourceVersion'))).toEqual(['0']);
+    expect(lw.resourceVersion).toBe('10');
+  });
+
+  it('relists at the version given, and consistently (no resourceVersion) when the apiserver has compacted it', async () => {
+    const { client, listQueries } = await apiserver([node('a', '5')], [], ['7']);
+    const lw = new ListWatch<V1Node>({ path: '/api/v1/nodes', client, resourceVersion: '7' });
+    const { log, errors } = record(lw);
+    await lw.start();
+    expect(listQueries.map((q) => q.get('resourceVersion'))).toEqual(['7', null]);
+    expect(log).toEqual(['connect', 'add a@5']);
     expect(errors).toEqual([]);
   });
 
@@ -104,5 +139,26 @@ describe('ListWatch', () => {
     await lw.stop();
     await closed;
     expect(errors).toEqual([]);
+  });
+});
+
+describe('nodeInformer', () => {
+  it('relists from the version its last session reached, not from a consistent read', async () => {
+    const expired = { type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 12 (15)' } };
+    const { client, listQueries } = await apiserver([node('a', '5')], [{ lines: [{ type: 'MODIFIED', object: node('a', '12') }, expired] }, { lines: [], hold: true }]);
+    const clock = new FakeClock();
+    const informer = nodeInformer({ client, logger: pino({ level: 'silent' }), clock });
+    const abort = new AbortController();
+    const running = informer.run(abort.signal);
+    cleanups.push(async () => {
+      abort.abort();
+      await running;
+    });
+    await expect.poll(() => informer.get('a')?.metadata?.resourceVersion).toBe('12');
+    await expect.poll(async () => {
+      await clock.advance(1_000);
+      return listQueries.length;
+    }).toBe(2);
+    expect(listQueries.map((q) => q.get('resourceVersion'))).toEqual(['0', '12']);
   });
 });

@@ -6,8 +6,14 @@
  * resume (410 Gone: the version was compacted) or breaks emits `error`, and the supervisor relists.
  *
  * `connect` is emitted on every (re)connect and bookmark: the stream is alive, even when no object changes.
+ *
+ * The list asks for a resourceVersion, as client-go's Reflector does: `0` for a first list (the apiserver
+ * answers from its watch cache at once), the version a previous session reached for a relist (no older than
+ * what was seen), and `''` (a consistent read) only when the apiserver no longer has that version. A
+ * consistent read waits for the watch cache to catch up with etcd: right after a thousand Nodes registered,
+ * the CCM's first list waited 150-460 ms for it, where upstream's informers wait for nothing.
  */
-import type { ErrorCallback, KubernetesObject, ObjectCallback } from '@kubernetes/client-node';
+import type { ErrorCallback, KubernetesListObject, KubernetesObject, ObjectCallback } from '@kubernetes/client-node';
 import { z } from 'zod';
 import { asObject, type KubeClient } from './api-client.ts';
 import { KubeApiError } from './transport.ts';
@@ -30,16 +36,31 @@ export interface ListWatchOptions {
   readonly watchClient?: KubeClient;
   /** Server-side watch timeout in seconds (default 300-600, random per watch, as client-go). */
   readonly timeoutSeconds?: () => number;
+  /**
+   * The list's resourceVersion (default `0`, any version the apiserver has cached): a relist passes the
+   * `resourceVersion` the previous session reached; `''` is a consistent read.
+   */
+  readonly resourceVersion?: string;
 }
+
+/** A list at a version the apiserver cannot serve: compacted (410) or ahead of its cache (504, "Too large resource version"). */
+const unavailableVersion = (err: unknown): boolean => err instanceof KubeApiError && (err.code === 410 || err.code === 504);
 
 export class ListWatch<T extends KubernetesObject> {
   readonly #options: ListWatchOptions;
   readonly #objectCallbacks = new Map<ObjectVerb, Array<ObjectCallback<T>>>();
   readonly #signalCallbacks = new Map<SignalVerb, ErrorCallback[]>();
   readonly #abort = new AbortController();
+  #resourceVersion: string;
 
   constructor(options: ListWatchOptions) {
     this.#options = options;
+    this.#resourceVersion = options.resourceVersion ?? '0';
+  }
+
+  /** The newest version this session has seen (listed, watched or bookmarked): where a relist resumes. */
+  get resourceVersion(): string {
+    return this.#resourceVersion;
   }
 
   on(verb: ObjectVerb, cb: ObjectCallback<T>): void;
@@ -51,12 +72,24 @@ export class ListWatch<T extends KubernetesObject> {
 
   /** Lists and emits the objects; resolves once they are emitted (the watch runs on). Rejects if the list fails. */
   async start(): Promise<void> {
-    const { client, path } = this.#options;
-    const list = await client.list<T>(path, { signal: this.#abort.signal });
+    const list = await this.#list(this.#resourceVersion);
     this.#emitSignal('connect');
     for (const obj of list.items) this.#emitObject('add', obj);
-    const rv = list.metadata?.resourceVersion ?? '';
-    void this.#watchLoop(rv);
+    this.#resourceVersion = list.metadata?.resourceVersion ?? '';
+    void this.#watchLoop(this.#resourceVersion);
+  }
+
+  /** Lists at `version`, and consistently when the apiserver cannot serve that version (client-go's fallback). */
+  async #list(version: string): Promise<KubernetesListObject<T>> {
+    const { client, path } = this.#options;
+    const signal = this.#abort.signal;
+    if (version === '') return client.list<T>(path, { signal });
+    try {
+      return await client.list<T>(path, { signal, query: { resourceVersion: version } });
+    } catch (err) {
+      if (!unavailableVersion(err) || signal.aborted) throw err;
+      return client.list<T>(path, { signal });
+    }
   }
 
   stop(): Promise<void> {
@@ -79,6 +112,7 @@ export class ListWatch<T extends KubernetesObject> {
             this.#emitSignal('connect');
           }
           rv = this.#handle(value, rv);
+          this.#resourceVersion = rv;
         });
         if (!signal.aborted) this.#emitSignal('connect');
       } catch (err) {
