@@ -10,8 +10,8 @@
  * The list asks for a resourceVersion, as client-go's Reflector does: `0` for a first list (the apiserver
  * answers from its watch cache at once), the version a previous session reached for a relist (no older than
  * what was seen), and `''` (a consistent read) only when the apiserver no longer has that version. A
- * consistent read waits for the watch cache to catch up with etcd: right after a thousand Nodes registered,
- * the CCM's first list waited 150-460 ms for it, where upstream's informers wait for nothing.
+ * consistent read costs the apiserver a round trip to etcd and can wait for its watch cache to catch up;
+ * upstream's informers make one only in that last case.
  */
 import type { ErrorCallback, KubernetesListObject, KubernetesObject, ObjectCallback } from '@kubernetes/client-node';
 import { z } from 'zod';
