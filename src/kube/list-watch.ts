@@ -76,7 +76,7 @@ export class ListWatch<T extends KubernetesObject> {
     this.#emitSignal('connect');
     for (const obj of list.items) this.#emitObject('add', obj);
     this.#resourceVersion = list.metadata?.resourceVersion ?? '';
-    void this.#watchLoop(this.#resourceVersion);
+    void this.#watchLoop();
   }
 
   /** Lists at `version`, and consistently when the apiserver cannot serve that version (client-go's fallback). */
@@ -97,22 +97,21 @@ export class ListWatch<T extends KubernetesObject> {
     return Promise.resolve();
   }
 
-  async #watchLoop(from: string): Promise<void> {
+  /** Watches from `#resourceVersion`, which each event and bookmark moves on. */
+  async #watchLoop(): Promise<void> {
     const { path, client, watchClient = client, timeoutSeconds = () => Math.floor(300 * (1 + Math.random())) } = this.#options;
     const signal = this.#abort.signal;
-    let rv = from;
     while (!signal.aborted) {
       const timeout = timeoutSeconds();
       try {
         let connected = false;
-        const query = { resourceVersion: rv, allowWatchBookmarks: 'true', timeoutSeconds: String(timeout) };
+        const query = { resourceVersion: this.#resourceVersion, allowWatchBookmarks: 'true', timeoutSeconds: String(timeout) };
         await watchClient.watch({ path, query, signal, idleTimeoutMs: (timeout + 60) * 1000 }, (value) => {
           if (!connected) {
             connected = true;
             this.#emitSignal('connect');
           }
-          rv = this.#handle(value, rv);
-          this.#resourceVersion = rv;
+          this.#resourceVersion = this.#handle(value, this.#resourceVersion);
         });
         if (!signal.aborted) this.#emitSignal('connect');
       } catch (err) {
