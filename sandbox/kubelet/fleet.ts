@@ -32,8 +32,10 @@ export interface KubeletFleetOptions {
   /** Called after a kubelet starts, stops or resumes (for logs and the NodePort stand-ins). */
   readonly onChange?: () => void;
   /**
-   * For thousands of kubelets: one fleet-wide timer renews every running kubelet's Lease (one PUT each,
-   * at most `concurrency` in flight) instead of a timer, a Node read and a Lease read per kubelet.
+   * For thousands of kubelets: one fleet-wide timer renews every running kubelet's Lease once per
+   * `intervalMs` (one PUT each, at most `concurrency` in flight) instead of a timer, a Node read and a
+   * Lease read per kubelet. The renewals are spread over the interval in slices, as kubelets started at
+   * different moments renew at different moments.
    */
   readonly sharedHeartbeat?: { readonly intervalMs: number; readonly concurrency?: number };
   /** At most this many kubelets registering at once (default unbounded). */
@@ -44,12 +46,21 @@ export interface KubeletFleetOptions {
   readonly logger?: Logger;
 }
 
+/**
+ * Slices of one renewal interval: each tick renews the kubelets of one slice. One burst of every Lease per
+ * interval (thousands of PUTs at 1 000 nodes, seconds of apiserver work) made the load a measurement met
+ * depend on where in the cycle it started.
+ */
+export const RENEWAL_SLICES = 20;
+
 /** Server states in which the machine, and so its kubelet, is up. */
 const UP_STATES = new Set(['running']);
 
 export class KubeletFleet {
   readonly #opts: KubeletFleetOptions;
-  readonly #kubelets = new Map<string, { kubelet: VirtualKubelet; server: FleetServer }>();
+  readonly #kubelets = new Map<string, { kubelet: VirtualKubelet; server: FleetServer; slice: number }>();
+  /** The renewal slice the next new kubelet joins (round robin, so the slices stay even). */
+  #nextSlice = 0;
   /** One promise chain per server name, so a kubelet is never started twice by concurrent updates. */
   readonly #chains = new Map<string, Promise<void>>();
   readonly #startSlots: Semaphore;
@@ -143,17 +154,17 @@ export class KubeletFleet {
     return next;
   }
 
-  #scheduleRenewal(intervalMs: number): void {
+  #scheduleRenewal(intervalMs: number, tick = 0): void {
     this.#renewTimer = setTimeout(() => {
-      void this.#renewAll().finally(() => {
-        if (this.#renewTimer) this.#scheduleRenewal(intervalMs);
+      void this.#renewSlice(tick % RENEWAL_SLICES).finally(() => {
+        if (this.#renewTimer) this.#scheduleRenewal(intervalMs, tick + 1);
       });
-    }, intervalMs);
+    }, intervalMs / RENEWAL_SLICES);
     this.#renewTimer.unref();
   }
 
-  async #renewAll(): Promise<void> {
-    const running = [...this.#kubelets.values()].filter(({ kubelet }) => kubelet.running);
+  async #renewSlice(slice: number): Promise<void> {
+    const running = [...this.#kubelets.values()].filter((entry) => entry.slice === slice && entry.kubelet.running);
     const limit = Math.max(1, this.#opts.sharedHeartbeat?.concurrency ?? 16);
     await mapWithConcurrency(running, limit, (entry) => entry.kubelet.renewLease().catch((err: unknown) => this.#opts.onError?.(err, entry.server.name)));
   }
@@ -171,7 +182,8 @@ export class KubeletFleet {
         externalHeartbeat: this.#opts.sharedHeartbeat !== undefined,
         onError: (err) => this.#opts.onError?.(err, server.name),
       });
-      entry = { kubelet, server };
+      entry = { kubelet, server, slice: this.#nextSlice };
+      this.#nextSlice = (this.#nextSlice + 1) % RENEWAL_SLICES;
       this.#kubelets.set(server.name, entry);
     }
     entry.server = server;
