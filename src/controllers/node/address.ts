@@ -61,9 +61,17 @@ export function nodeAddressesChangeDetected(oldAddresses: readonly V1NodeAddress
   return newAddresses.some((a) => byType.get(a.type) !== a.address);
 }
 
+/** Why `desiredNodeAddresses` writes nothing; upstream logs each at its own level (sync.ts). */
+export const AddressSkip = {
+  NoCloudAddresses: 'no-cloud-addresses',
+  NodeIP: 'node-ip',
+  Unchanged: 'unchanged',
+} as const;
+export type AddressSkip = (typeof AddressSkip)[keyof typeof AddressSkip];
+
 /** Outcome of `desiredNodeAddresses`. */
 export type AddressDecision =
-  | { readonly action: 'skip'; readonly reason: string }
+  | { readonly action: 'skip'; readonly skip: AddressSkip; readonly reason: string }
   | { readonly action: 'update'; readonly addresses: V1NodeAddress[] };
 
 /**
@@ -73,7 +81,7 @@ export type AddressDecision =
  * The caller checks the uninitialized taint first.
  */
 export function desiredNodeAddresses(node: V1Node, cloudAddresses: readonly V1NodeAddress[]): AddressDecision {
-  if (cloudAddresses.length === 0) return { action: 'skip', reason: 'cloud returned no addresses' };
+  if (cloudAddresses.length === 0) return { action: 'skip', skip: AddressSkip.NoCloudAddresses, reason: 'cloud returned no addresses' };
   const current = node.status?.addresses ?? [];
   let addresses = withKubeletHostnames(cloudAddresses, current);
   const annotation = node.metadata?.annotations?.[ProvidedNodeIPAnnotation];
@@ -81,10 +89,10 @@ export function desiredNodeAddresses(node: V1Node, cloudAddresses: readonly V1No
     try {
       addresses = filterNodeAddressesByNodeIP(annotation, addresses);
     } catch (err) {
-      return { action: 'skip', reason: err instanceof Error ? err.message : String(err) };
+      return { action: 'skip', skip: AddressSkip.NodeIP, reason: err instanceof Error ? err.message : String(err) };
     }
   }
-  if (!nodeAddressesChangeDetected(current, addresses)) return { action: 'skip', reason: 'addresses unchanged' };
+  if (!nodeAddressesChangeDetected(current, addresses)) return { action: 'skip', skip: AddressSkip.Unchanged, reason: 'addresses unchanged' };
   return { action: 'update', addresses };
 }
 

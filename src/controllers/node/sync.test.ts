@@ -12,6 +12,13 @@ import { syncNode, updateNodeStatusFor, type NodeSyncDeps } from './sync.ts';
 
 const logger = pino({ level: 'silent' });
 
+/** A logger at -v=2 (debug) whose lines the test reads. */
+function captureLogs(): { logger: pino.Logger; lines: () => Array<{ level: number; msg: string }> } {
+  const out: string[] = [];
+  const captured = pino({ level: 'debug' }, { write: (line: string) => void out.push(line) });
+  return { logger: captured, lines: () => out.map((l) => JSON.parse(l) as { level: number; msg: string }) };
+}
+
 function node(name: string, extra: { providerID?: string; annotations?: Record<string, string>; labels?: Record<string, string>; tainted?: boolean } = {}): V1Node {
   return {
     metadata: { name, uid: `uid-${name}`, annotations: extra.annotations, labels: extra.labels ?? { 'kubernetes.io/hostname': name }, creationTimestamp: new Date(1_700_000_000_000) },
@@ -163,6 +170,28 @@ describe('cloud-node-controller syncNode', () => {
     for (const n of kube.nodes.list()) await updateNodeStatusFor(deps, n);
     expect(kube.node('n1')?.status?.addresses).toEqual([{ type: 'InternalIP', address: '10.0.0.7' }, { type: 'Hostname', address: 'n1' }]);
     expect(kube.node('n2')?.status?.addresses).toEqual([{ type: 'Hostname', address: 'n2' }]);
+  });
+
+  it('logs nothing at -v=2 for an initialised node whose addresses are unchanged, and keeps them', async () => {
+    const { logger: debugLogger, lines } = captureLogs();
+    const addresses = [{ type: 'InternalIP', address: '10.0.0.7' }, { type: 'Hostname', address: 'n1' }];
+    kube.addNode({ ...node('n1', { tainted: false, providerID: 'fake://1' }), status: { addresses } });
+    cloud.setInstance('n1', { addresses: [{ type: 'InternalIP', address: '10.0.0.7' }] });
+    await updateNodeStatusFor({ ...deps, logger: debugLogger }, kube.node('n1')!);
+    expect(kube.node('n1')?.status?.addresses).toEqual(addresses);
+    expect(lines()).toEqual([]);
+  });
+
+  it('logs an error when the provided node IP matches no cloud address on a status pass, and keeps the addresses', async () => {
+    const { logger: debugLogger, lines } = captureLogs();
+    kube.addNode(node('n1', { tainted: false, providerID: 'fake://1', annotations: { 'alpha.kubernetes.io/provided-node-ip': '10.9.9.9' } }));
+    cloud.setInstance('n1', { addresses: [{ type: 'InternalIP', address: '10.0.0.7' }] });
+    await updateNodeStatusFor({ ...deps, logger: debugLogger }, kube.node('n1')!);
+    expect(kube.node('n1')?.status?.addresses).toEqual([{ type: 'Hostname', address: 'n1' }]);
+    const [line, ...others] = lines();
+    expect(others).toEqual([]);
+    expect(line?.level).toBe(50);
+    expect(line?.msg).toMatch(/^Failed to update node addresses for node "n1": .*10\.9\.9\.9/);
   });
 
   it('sends the controller name and node as caller', async () => {

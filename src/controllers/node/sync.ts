@@ -18,7 +18,7 @@ import { NodeWriteBackoff, retryOnConflict, UpdateNodeSpecBackoff } from '../../
 import type { SharedInformer } from '../../kube/shared-informer.ts';
 import { hasTaintKey, TaintKey } from '../../kube/taints.ts';
 import { callerOf, ControllerName } from '../names.ts';
-import { desiredNodeAddresses, filterNodeAddressesByNodeIP, ProvidedNodeIPAnnotation } from './address.ts';
+import { AddressSkip, desiredNodeAddresses, filterNodeAddressesByNodeIP, ProvidedNodeIPAnnotation } from './address.ts';
 import { initialLabels, nodeLabels, reconcileBetaToGALabels } from './labels.ts';
 
 export interface NodeSyncDeps {
@@ -136,12 +136,15 @@ function secondsSinceCreation(node: V1Node, clock: Clock): number | undefined {
 export async function updateNodeAddress(deps: NodeSyncDeps, node: V1Node, metadata: InstanceMetadata): Promise<void> {
   const name = node.metadata?.name ?? '';
   if (hasTaintKey(node, TaintKey.Uninitialized)) {
-    deps.logger.debug({ node: name }, `Node ${name} is not yet initialized, skipping address update`);
+    deps.logger.trace({ node: name }, `This node ${name} is still tainted. Will not process.`);
     return;
   }
   const decision = desiredNodeAddresses(node, metadata.nodeAddresses);
   if (decision.action === 'skip') {
-    deps.logger.debug({ node: name, reason: decision.reason }, 'not updating node addresses');
+    // Upstream's levels: V(5) without cloud addresses, an error for an unsatisfiable node IP, and nothing
+    // for an unchanged list, which is every initialised node on every status pass.
+    if (decision.skip === AddressSkip.NoCloudAddresses) deps.logger.trace({ node: name }, `Skipping node address update for node "${name}" since cloud provider did not return any`);
+    else if (decision.skip === AddressSkip.NodeIP) deps.logger.error({ node: name }, `Failed to update node addresses for node "${name}": ${decision.reason}`);
     return;
   }
   try {
