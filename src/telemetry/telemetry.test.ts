@@ -18,6 +18,26 @@ describe('logger', () => {
     expect(lines.join('')).toContain('http://x');
     expect(redactSecret('token=abc&x=1', 'abc')).toBe('token=[REDACTED]&x=1');
   });
+
+  it('redacts secrets one level down, in headers and in errors, and keeps everything else', () => {
+    const lines: string[] = [];
+    const destination = new Writable({ write: (chunk: Buffer, _enc, cb) => (lines.push(chunk.toString()), cb()) });
+    const logger = createLogger({ destination }).child({ controller: 'c' });
+    const err = Object.assign(new Error('boom'), { authorization: 'Bearer e1' });
+    logger.info({ headers: { authorization: 'Bearer h1', accept: 'json' }, req: { headers: { authorization: 'Bearer h2' } }, cloud: { password: 'p1', user: 'u' }, err, node: 'n1' }, 'call');
+    const line = JSON.parse(lines.join('')) as Record<string, unknown>;
+    for (const secret of ['h1', 'h2', 'p1', 'e1']) expect(lines.join('')).not.toContain(secret);
+    expect(line).toMatchObject({ controller: 'c', node: 'n1', msg: 'call', headers: { accept: 'json' }, cloud: { user: 'u' }, err: { message: 'boom', type: 'Error', stack: expect.stringContaining('Error: boom') as unknown } });
+    // The caller's objects are not touched.
+    expect(err.authorization).toBe('Bearer e1');
+  });
+
+  it('logs an object without secrets as it is', () => {
+    const lines: string[] = [];
+    const destination = new Writable({ write: (chunk: Buffer, _enc, cb) => (lines.push(chunk.toString()), cb()) });
+    createLogger({ destination }).info({ node: 'n1', object: { kind: 'Node', name: 'n1' }, count: 3 }, 'synced');
+    expect(JSON.parse(lines.join(''))).toMatchObject({ node: 'n1', object: { kind: 'Node', name: 'n1' }, count: 3, msg: 'synced' });
+  });
 });
 
 describe('metrics', () => {
