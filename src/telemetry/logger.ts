@@ -35,7 +35,7 @@ function redactLevel(obj: Record<string, unknown>, depthLeft: number): Record<st
     let redacted = value;
     if (SecretKeys.has(key)) redacted = Censor;
     else if (isRecord(value)) {
-      if (key === 'headers' && 'authorization' in value) redacted = { ...copyOf(value), authorization: Censor };
+      if (key === 'headers' && 'authorization' in value) redacted = { ...value, authorization: Censor };
       else if (depthLeft > 0) redacted = redactLevel(value, depthLeft - 1);
     }
     if (redacted !== value) (out ??= copyOf(obj))[key] = redacted;
