@@ -13,8 +13,12 @@ describe('logger', () => {
     const destination = new Writable({ write: (chunk: Buffer, _enc, cb) => (lines.push(chunk.toString()), cb()) });
     const logger = createLogger({ destination });
     logger.info({ token: 'abc', config: { token: 'def', endpoint: 'http://x' } }, 'hello');
+    // An Error logged on its own is logged under `err`, and its secrets with it.
+    logger.error(Object.assign(new Error('direct'), { token: 'ghi' }));
     expect(lines.join('')).not.toContain('abc');
     expect(lines.join('')).not.toContain('def');
+    expect(lines.join('')).not.toContain('ghi');
+    expect(lines.join('')).toContain('direct');
     expect(lines.join('')).toContain('http://x');
     expect(redactSecret('token=abc&x=1', 'abc')).toBe('token=[REDACTED]&x=1');
   });
