@@ -5,11 +5,8 @@ import type { ApiRequestCounts } from './api-audit.ts';
 export const PROFILES = {
   /** Upstream's defaults (cloud-controller-manager flags): QPS 20 / burst 30, one worker per controller. */
   parity: { kubeApiQps: 20, kubeApiBurst: 30, nodeWorkers: 1, serviceWorkers: 1 },
-  /**
-   * Our defaults, tuned for 1 000 nodes and Services (docs/performance.md). The burst stays at upstream's
-   * 30: a burst of 150 bought S2 nothing at 1 000 nodes and spent its writes while the first route pass ran.
-   */
-  tuned: { kubeApiQps: 100, kubeApiBurst: 30, nodeWorkers: 8, serviceWorkers: 5 },
+  /** Our defaults, tuned for 1 000 nodes and Services (docs/performance.md). */
+  tuned: { kubeApiQps: 100, kubeApiBurst: 150, nodeWorkers: 8, serviceWorkers: 5 },
 } as const;
 export type ProfileName = keyof typeof PROFILES;
 export type Profile = (typeof PROFILES)[ProfileName];
