@@ -1,12 +1,14 @@
 // A CCM's own identity in the sandbox's cluster, for CCMs the sandbox does not vouch for (`--ccm command`,
 // and the one a user runs by hand with `--ccm none`): the ServiceAccount kube-system/cloud-controller-manager
 // with the RBAC a deployed CCM gets (deploy/rbac.yaml, applied as is, plus system:auth-delegator for
-// delegated authentication of its serving endpoints), a token from the TokenRequest API and a 0600
+// delegated authentication of its serving endpoints, plus what the cloud's own manifests grant its CCM as
+// declared in the cloud's descriptor), a token from the TokenRequest API and a 0600
 // kubeconfig holding it. The CCM then acts with exactly a real CCM's permissions, not the admin's.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CoreV1Api, KubernetesObjectApi, PatchStrategy, type KubeConfig, type KubernetesObject, type V1ClusterRoleBinding } from '@kubernetes/client-node';
+import { CoreV1Api, KubernetesObjectApi, PatchStrategy, type KubeConfig, type KubernetesObject, type V1ClusterRole, type V1ClusterRoleBinding } from '@kubernetes/client-node';
+import type { CcmRbacRule } from '../cloud/descriptor.ts';
 import { loadAll } from 'js-yaml';
 import { z } from 'zod';
 import { PooledKubeConfig } from '../kube/pooled-kubeconfig.ts';
@@ -52,11 +54,36 @@ export interface CcmIdentity {
   readonly user: string;
 }
 
-/** Applies the CCM's RBAC, mints its token and writes `<dir>/kubeconfig` (0600) for it. */
-export async function createCcmIdentity(adminKubeconfig: string, dir: string): Promise<CcmIdentity> {
+/** The name of the ClusterRole (and its binding) holding what a cloud's own manifests add. */
+export const CLOUD_ROLE_NAME = 'system:cloud-controller-manager:cloud';
+
+/** A ClusterRole with the cloud's extra rules and its binding to the CCM's ServiceAccount (none without rules). */
+export function cloudRbacObjects(rules: readonly CcmRbacRule[]): KubernetesObject[] {
+  if (rules.length === 0) return [];
+  const role: V1ClusterRole = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: CLOUD_ROLE_NAME },
+    rules: rules.map((r) => ({ apiGroups: [...r.apiGroups], resources: [...r.resources], verbs: [...r.verbs] })),
+  };
+  const binding: V1ClusterRoleBinding = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: CLOUD_ROLE_NAME },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: CLOUD_ROLE_NAME },
+    subjects: [{ kind: 'ServiceAccount', ...CCM_SERVICE_ACCOUNT }],
+  };
+  return [role, binding];
+}
+
+/**
+ * Applies the CCM's RBAC (upstream's, plus `cloudRules`: what the cloud's own manifests grant, from its
+ * descriptor), mints its token and writes `<dir>/kubeconfig` (0600) for it.
+ */
+export async function createCcmIdentity(adminKubeconfig: string, dir: string, cloudRules: readonly CcmRbacRule[] = []): Promise<CcmIdentity> {
   const admin = new PooledKubeConfig();
   admin.loadFromFile(adminKubeconfig);
-  await apply(admin, [...ccmRbacObjects(), AUTH_DELEGATOR]);
+  await apply(admin, [...ccmRbacObjects(), AUTH_DELEGATOR, ...cloudRbacObjects(cloudRules)]);
   const core = admin.makeApiClient(CoreV1Api);
   const minted = await core.createNamespacedServiceAccountToken({
     ...CCM_SERVICE_ACCOUNT,

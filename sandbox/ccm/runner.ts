@@ -1,6 +1,7 @@
 // Fills the sandbox's CCM slot with the chosen kind (slot.ts) and keeps it filled: the process under the
 // supervisor, its identity for the kinds that get one, and the slot's state for state.json.
 import { privateDir } from '../state.ts';
+import { cloudOf, DEFAULT_CLOUD } from '../cloud/registry.ts';
 import type { Clock } from '../../src/kube/clock.ts';
 import { createCcmIdentity } from './identity.ts';
 import { ccmDir, ccmLogFile, launchBuiltinCcm, launchCommandCcm, launchUpstreamCcm, type CcmContext } from './launch.ts';
@@ -35,7 +36,7 @@ async function prepare(o: CcmSlotOptions): Promise<{ launch?: () => Promise<Laun
     const binary = await ensureUpstreamCcmBinary({ exec: o.exec, ...(o.progress ? { onProgress: o.progress } : {}) });
     return { launch: () => launchUpstreamCcm(o, binary, o.adminKubeconfig), kubeconfig: null };
   }
-  const identity = await createCcmIdentity(o.adminKubeconfig, privateDir(ccmDir(o.stateDir)));
+  const identity = await createCcmIdentity(o.adminKubeconfig, privateDir(ccmDir(o.stateDir)), cloudOf(o.cloud ?? DEFAULT_CLOUD).ccmRbacRules ?? []);
   if (choice.kind === 'none') return { kubeconfig: identity.kubeconfig };
   return { launch: () => launchCommandCcm(o, choice.command, identity.kubeconfig), kubeconfig: identity.kubeconfig };
 }

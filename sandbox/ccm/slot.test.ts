@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderSummary } from '../cli/summary.ts';
 import { SandboxState } from '../state.ts';
-import { ccmRbacObjects } from './identity.ts';
+import { ccmRbacObjects, cloudRbacObjects, CLOUD_ROLE_NAME } from './identity.ts';
 import { ccmChoiceArgs, ccmChoiceFrom, CcmStateField, commandLine } from './slot.ts';
 
 const base = {
@@ -63,5 +63,15 @@ describe("the CCM identity's RBAC", () => {
       'Role/cloud-controller-manager:leader-election',
       'RoleBinding/cloud-controller-manager:leader-election',
     ]);
+  });
+
+  it("adds one ClusterRole bound to the ServiceAccount for what a cloud's own manifests grant, and nothing without rules", () => {
+    expect(cloudRbacObjects([])).toEqual([]);
+    const [role, binding] = cloudRbacObjects([{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }]);
+    expect(role).toMatchObject({ kind: 'ClusterRole', metadata: { name: CLOUD_ROLE_NAME }, rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }] });
+    expect(binding).toMatchObject({
+      kind: 'ClusterRoleBinding', roleRef: { kind: 'ClusterRole', name: CLOUD_ROLE_NAME },
+      subjects: [{ kind: 'ServiceAccount', namespace: 'kube-system', name: 'cloud-controller-manager' }],
+    });
   });
 });

@@ -144,9 +144,21 @@ export interface CloudDescriptor<K extends string = string> {
   readonly nouns?: Readonly<Record<string, string>>;
   /** The cloud's own CCM; absent for simcloud. */
   readonly ownCcm?: OwnCcm;
+  /**
+   * What the cloud's own deploy manifests grant its CCM beyond upstream's role (deploy/rbac.yaml), e.g.
+   * reading Secrets for TLS certificates: the sandbox's CCM identity gets these too, as one ClusterRole.
+   */
+  readonly ccmRbacRules?: readonly CcmRbacRule[];
   /** How machines are made through the persona; absent: through /v1 (and then any runtime works). */
   machines?(o: { readonly endpoint: string; readonly token: string }): PersonaMachines;
   readonly conformance: ConformanceProfile;
+}
+
+/** One RBAC PolicyRule a cloud's CCM is granted (the Kubernetes shape). */
+export interface CcmRbacRule {
+  readonly apiGroups: readonly string[];
+  readonly resources: readonly string[];
+  readonly verbs: readonly string[];
 }
 
 /** A descriptor with its kind as a literal type, so the registry derives the union of kinds. */
