@@ -1,10 +1,10 @@
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { readSse, type SseMessage } from './sse.ts';
 
-async function* chunks(...parts: string[]): AsyncGenerator<Uint8Array> {
-  const encoder = new TextEncoder();
-  for (const p of parts) yield encoder.encode(p);
-}
+/** A body arriving in these byte chunks. */
+const bytes = (...parts: Uint8Array[]): AsyncIterable<Uint8Array> => Readable.from(parts);
+const chunks = (...parts: string[]): AsyncIterable<Uint8Array> => bytes(...parts.map((p) => new TextEncoder().encode(p)));
 
 async function all(body: AsyncIterable<Uint8Array>): Promise<SseMessage[]> {
   const out: SseMessage[] = [];
@@ -30,11 +30,7 @@ describe('readSse', () => {
 
   it('joins a message split across chunks, a CRLF and a multi-byte character included', async () => {
     expect(await all(chunks('data: h\u00e9', 'llo\r', '\n\r\n'))).toEqual([{ data: 'h\u00e9llo' }]);
-    const bytes = new TextEncoder().encode('data: \u00e9\n\n');
-    async function* split(): AsyncGenerator<Uint8Array> {
-      yield bytes.slice(0, 7);
-      yield bytes.slice(7);
-    }
-    expect(await all(split())).toEqual([{ data: '\u00e9' }]);
+    const encoded = new TextEncoder().encode('data: \u00e9\n\n');
+    expect(await all(bytes(encoded.slice(0, 7), encoded.slice(7)))).toEqual([{ data: '\u00e9' }]);
   });
 });
