@@ -34,8 +34,12 @@ export class CallLedger {
   readonly calls: AttributedCall[] = [];
   step = 0;
 
+  /** Paths the demo itself called, to know the stream has caught up with a moment (see `flush` in demo.ts). */
+  readonly own = new Set<string>();
+
   add(call: ApiCall): void {
     const x = this.#explainer.explain(call);
+    if ((call.caller ?? '').startsWith('demo')) this.own.add(call.path);
     if (!isCcmCaller(call.caller)) return;
     this.calls.push({ call, method: x.method, controller: x.controller, step: this.step });
   }

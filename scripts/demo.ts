@@ -34,6 +34,16 @@ function say(text: string): void {
 }
 
 /** Runs one step: what it does and the interface methods behind it, what it observed, the calls, the time. */
+/**
+ * Waits until simcloud's event stream has delivered every call made so far: the demo makes a call of its own
+ * with a unique name and waits to see it, so a call the CCM made before the step ended is not counted in the next.
+ */
+async function flush(demo: Demo): Promise<void> {
+  const marker = `demo-flush-${demo.ledger.step}-${Date.now().toString(36)}`;
+  await demo.client.servers.listAll({ name: marker });
+  await waitFor(() => [...demo.ledger.own].some((p) => p.includes(marker)), { timeoutMs: 10_000, intervalMs: 20, description: "simcloud's event stream to catch up" });
+}
+
 interface StepText {
   readonly title: string;
   readonly explain: string;
@@ -47,6 +57,7 @@ async function step(demo: Demo, { title, explain, methods }: StepText, fn: () =>
   const started = Date.now();
   const observations = await fn();
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  await flush(demo);
   for (const line of observations) say(`   - ${line}`);
   for (const line of stepCallLines(demo.ledger.calls.slice(from), methods)) say(`   ${line}`);
   say(`   took ${seconds} s`);
