@@ -12,7 +12,7 @@ import { resolveRuntime } from '../runtimes/factory.ts';
 import type { Sandbox } from '../sandbox.ts';
 import { registerCleanup } from '../shutdown.ts';
 import { privateDir, processAlive, readState, SandboxStatus, stateDir } from '../state.ts';
-import { daemonArgs, type CliOptions } from './args.ts';
+import { daemonArgs, DEFAULT_NAME, type CliOptions } from './args.ts';
 import { renderSummary } from './summary.ts';
 
 const CLI = fileURLToPath(new URL('./main.ts', import.meta.url));
@@ -80,9 +80,15 @@ function relay(log: string, printed: number): number {
   return complete.length;
 }
 
-/** Loaded here, not at the top: the `up` that only follows its daemon never needs the sandbox's machinery. */
+/**
+ * Loaded here, not at the top: the `up` that only follows its daemon never needs the sandbox's machinery.
+ * The default sandbox keeps simcloud's own pools (the addresses the README shows); a named one claims a
+ * loopback plan of its own for as long as this process lives, so `--name a` and `--name b` side by side
+ * never hand out the same node address or VIP (nor bind the same address:port).
+ */
 async function sandboxFor(o: CliOptions, runtime: string): Promise<Sandbox> {
-  const { Sandbox } = await import('../sandbox.ts');
+  const [{ Sandbox }, { claimLoopbackAddressPlan }] = await Promise.all([import('../sandbox.ts'), import('../cloud/address-plan.ts')]);
+  const addressPlan = o.name === DEFAULT_NAME ? undefined : claimLoopbackAddressPlan().plan;
   return new Sandbox({
     name: o.name,
     runtime: runtime as 'local',
@@ -93,6 +99,7 @@ async function sandboxFor(o: CliOptions, runtime: string): Promise<Sandbox> {
     allowedHosts: o.allowedHosts,
     ccm: o.ccm,
     cloud: o.cloud,
+    ...(addressPlan ? { addressPlan } : {}),
     progress: (m) => console.log(`  ${m}`),
   });
 }

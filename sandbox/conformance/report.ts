@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { FaultRuleInput } from '../../simulator/api/schema/internal.ts';
 import { CAPABILITIES, CAPABILITY_INFO } from './capabilities.ts';
+import { PROFILES } from './context.ts';
 
 export const Verdict = { pass: 'pass', fail: 'fail', skipped: 'skipped', notOffered: 'not offered' } as const;
 export type Verdict = (typeof Verdict)[keyof typeof Verdict];
@@ -26,6 +27,8 @@ export type CapabilityResult = z.infer<typeof CapabilityResult>;
 export const ConformanceReport = z.object({
   cloud: z.string(),
   ccm: z.string(),
+  /** What was checked (`--profile`): kubernetes, or cloud (also the cloud CCM's own labels). */
+  profile: z.enum(PROFILES).default('kubernetes'),
   /** The CCM command line, for --ccm command. */
   command: z.string().nullable(),
   runtime: z.string(),
@@ -47,7 +50,7 @@ export function passed(report: ConformanceReport): boolean {
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
 export function renderTable(report: ConformanceReport): string {
-  const head = `conformance of the ${report.ccm} CCM on ${report.cloud} (${report.runtime} runtime): ${passed(report) ? 'PASS' : 'FAIL'} in ${seconds(report.durationMs)}`;
+  const head = `conformance of the ${report.ccm} CCM on ${report.cloud} (${report.runtime} runtime${report.profile === 'cloud' ? ', profile cloud' : ''}): ${passed(report) ? 'PASS' : 'FAIL'} in ${seconds(report.durationMs)}`;
   const rows = report.results.map((r) => `  ${r.capability.padEnd(16)}${r.verdict.padEnd(13)}${seconds(r.durationMs).padStart(8)}${String(r.cloudCalls).padStart(13)}   ${r.verdict === Verdict.pass ? r.message : firstLine(r.message)}`);
   const details = report.results.filter((r) => r.verdict === Verdict.fail && report.error === null).flatMap((r) => [
     '',

@@ -17,7 +17,7 @@ import { nodeInit, lifecycle } from './checks/nodes.ts';
 import { lbBasic, lbDelete, lbUpdate } from './checks/load-balancers.ts';
 import { lbAnnotations } from './checks/annotations.ts';
 import { leak, routes } from './checks/routes.ts';
-import { CapabilityFailure, NotOffered, type ConformanceContext, type InvolvedObject, type RunMemory } from './context.ts';
+import { CapabilityFailure, NotOffered, type ConformanceContext, type InvolvedObject, type Profile, type RunMemory } from './context.ts';
 import { Verdict, type CapabilityResult, type ConformanceReport } from './report.ts';
 
 /** Short controller periods for the CCMs the sandbox starts itself (ours, upstream's); a command CCM runs as given. */
@@ -34,6 +34,8 @@ export interface ConformanceOptions {
   readonly timeoutMs: number;
   /** Fault rules simcloud holds from its start, so the CCM meets them from its first call. */
   readonly faults?: RunFaults;
+  /** What the run checks (context.ts `Profile`); default `kubernetes`. */
+  readonly profile?: Profile;
   readonly progress?: (line: string) => void;
 }
 
@@ -92,7 +94,7 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
   const cloud = cloudOf(o.cloud);
   const plan: Step = { run: o.only?.length ? withNeeds(o.only) : [...CAPABILITIES], required: new Set(o.only ?? []) };
   const { sandbox, stop } = runSandbox(o);
-  const base = { cloud: o.cloud, ccm: o.ccm.kind, command: o.ccm.kind === 'command' ? o.ccm.command : null, runtime: o.runtime,
+  const base = { cloud: o.cloud, ccm: o.ccm.kind, profile: o.profile ?? 'kubernetes', command: o.ccm.kind === 'command' ? o.ccm.command : null, runtime: o.runtime,
     faults: o.faults ? { file: o.faults.file, rules: [...o.faults.rules] } : null, startedAt: new Date(started).toISOString() };
   try {
     // The CCM's calls are recorded from the start: node initialisation happens while the sandbox comes up.
@@ -154,7 +156,7 @@ async function checkAll(o: ConformanceOptions, deps: RunDeps, plan: Step, ccmCal
 async function checkOne(o: ConformanceOptions, deps: RunDeps, c: Capability, required: boolean): Promise<CapabilityResult> {
   const involved: InvolvedObject[] = [];
   const ctx: ConformanceContext = {
-    ...deps, namespace: 'default', timeoutMs: o.timeoutMs, required,
+    ...deps, namespace: 'default', timeoutMs: o.timeoutMs, required, profile: o.profile ?? 'kubernetes',
     involve: (x) => { if (!involved.some((y) => y.kind === x.kind && y.name === x.name)) involved.push(x); },
   };
   const ccmLogFile = deps.sandbox.state.logs.ccm;
