@@ -6,13 +6,14 @@
 // the cache key hashes, so no build) and write nothing into this checkout or into the installed package.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pinnedVersions } from '../../sandbox/control-plane/binaries.ts';
 import { ConformanceReport } from '../../sandbox/conformance/report.ts';
 import { createExec } from '../../sandbox/exec.ts';
 import { REPO_ROOT } from '../../sandbox/state.ts';
 import { SANDBOX_VERSION } from '../../sandbox/version.ts';
+import { userShellEnv } from '../helpers/user-shell.ts';
 
 const exec = createExec();
 const dir = mkdtempSync(join(tmpdir(), 'ccm-npm-package-'));
@@ -20,14 +21,7 @@ const project = join(dir, 'my-ccm');
 const installed = join(project, 'node_modules', 'ccm-sandbox');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-// A shell of the CCM author's: none of the npm variables this test runs under (INIT_CWD names this checkout),
-// the state directory under the test's own, and this test's Node 24 first on PATH (the `node` package is omitted).
-const env: Record<string, string> = {
-  ...Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !/^(npm_|INIT_CWD$)/i.test(e[0]))),
-  PATH: [dirname(process.execPath), process.env.PATH ?? ''].join(delimiter),
-  XDG_STATE_HOME: join(dir, 'state'),
-  NO_UPDATE_NOTIFIER: '1',
-};
+const env = userShellEnv(dir);
 
 /** Every file below `root` with its size and mtime: what a run must leave as it found it. */
 function tree(root: string): string[] {
