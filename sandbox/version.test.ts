@@ -11,7 +11,8 @@ const Manifest = z.object({
   bin: z.record(z.string(), z.string()),
   files: z.array(z.string()),
   dependencies: z.record(z.string(), z.string()),
-  bundleDependencies: z.array(z.string()),
+  optionalDependencies: z.record(z.string(), z.string()),
+  bundleDependencies: z.boolean(),
 });
 const manifest = Manifest.parse(JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')));
 
@@ -23,8 +24,10 @@ describe('the version', () => {
 });
 
 describe('the npm package manifest', () => {
-  it('bundles every runtime dependency, so the tarball installs offline and alone', () => {
-    expect([...manifest.bundleDependencies].sort()).toEqual(Object.keys(manifest.dependencies).sort());
+  it('bundles every runtime dependency, so the tarball installs offline and alone, but not the optional Node binary', () => {
+    expect(manifest.bundleDependencies).toBe(true);
+    expect(Object.keys(manifest.optionalDependencies)).toEqual(['node']);
+    expect(manifest.dependencies).not.toHaveProperty('node');
   });
 
   it('names only files and directories that exist', () => {
