@@ -45,7 +45,8 @@ const args = subcommand ? argv.slice(1) : argv;
 const hooks = pathToFileURL(join(root, 'bin', 'strip-types.mjs')).href;
 // INIT_CWD: the conformance run resolves its file arguments from it (npm runs the repository's own scripts
 // in its root); here the user's directory is this one, whatever npm script may have started us.
-const env = { ...process.env, INIT_CWD: process.cwd(), NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${hooks}`.trim() };
+// CCM_SANDBOX_PACKAGE: the hints the sandbox prints name these commands rather than the npm scripts.
+const env = { ...process.env, INIT_CWD: process.cwd(), CCM_SANDBOX_PACKAGE: '1', NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${hooks}`.trim() };
 const child = spawn(node, [join(root, entry), ...args], { stdio: 'inherit', env, detached: true });
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 for (const signal of SIGNALS) process.on(signal, () => child.kill(signal));

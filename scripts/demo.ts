@@ -10,6 +10,7 @@ import type { ApiCallEvent } from '../simulator/api/schema/events.ts';
 import { followSimEvents } from '../sandbox/cloud/events.ts';
 import { SimcloudSandboxCloud } from '../sandbox/cloud/sandbox-cloud.ts';
 import { UNINITIALIZED_TAINT } from '../sandbox/kubelet/node-object.ts';
+import { commandHint } from '../sandbox/cli/hint.ts';
 import { processAlive, readState, stateDir, type SandboxState } from '../sandbox/state.ts';
 import { waitFor } from '../sandbox/wait.ts';
 
@@ -158,7 +159,7 @@ async function cleanup(demo: Demo, service: string, app: string): Promise<string
 function connect(name: string): Demo {
   const state = readState(stateDir(name));
   if (!state || !processAlive(state.pid) || !state.simcloud || !state.kubeconfig) {
-    throw new Error(`sandbox "${name}" is not running: start it with \`npm run sandbox:up\``);
+    throw new Error(`sandbox "${name}" is not running: start it with \`${commandHint('sandbox:up')}\``);
   }
   const kc = new PooledKubeConfig();
   kc.loadFromFile(state.kubeconfig);

@@ -69,9 +69,11 @@ describe('the npm package, installed from its tarball alone', () => {
     expect(files.filter((f) => /\.test\.ts$|_test\.go$|^test\/|^docs\/|^scripts\/bench|test-support/.test(f))).toEqual([]);
   });
 
-  it('says its version and the Kubernetes release of its control plane', async () => {
+  it('says its version and the Kubernetes release of its control plane, and names its own commands in its hints', async () => {
     const r = await exec.run('npx', ['ccm-sandbox', '--version'], { cwd: project, env });
     expect(r.stdout.trim()).toBe(`ccm-sandbox ${SANDBOX_VERSION} (Kubernetes ${pinnedVersions().kubernetes}, etcd ${pinnedVersions().etcd})`);
+    const status = await exec.run('npx', ['ccm-sandbox', 'status', '--name', 'absent'], { cwd: project, env, allowFailure: true });
+    expect({ exit: status.exitCode, stderr: status.stderr.trim() }).toEqual({ exit: 2, stderr: 'ccm-sandbox: sandbox "absent" is not running: start it with `ccm-sandbox up`' });
   });
 
   it('passes node-init on the upstream Go CCM from the cached binaries, writing only where it was asked to', async () => {
