@@ -11,7 +11,7 @@
 // terminal's Ctrl-C reaches only this one, the foreground group): a second SIGINT would make the CLI skip
 // its cleanup (sandbox/shutdown.ts). Its exit status is this command's. Plain JavaScript on purpose. See docs/adr/0017-the-npm-package.md.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -20,15 +20,18 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SUBCOMMANDS = { conformance: 'sandbox/conformance/main.ts', demo: 'scripts/demo.ts' };
 const COMMANDS = { simcloud: 'simulator/cli/main.ts', 'simcloud-ccm': 'src/main.ts' };
 
-/** The pinned Node of the `node` dependency, else this one if it is new enough, else null. */
+const major = (version) => Number(String(version).replace(/^v/, '').split('.')[0]);
+
+/** The pinned Node of the `node` dependency (not a project's older one), else this one if new enough, else null. */
 function pinnedNode() {
   try {
-    const binary = join(dirname(createRequire(import.meta.url).resolve('node/package.json')), 'bin', 'node');
-    if (existsSync(binary)) return binary;
+    const manifest = createRequire(import.meta.url).resolve('node/package.json');
+    const binary = join(dirname(manifest), 'bin', 'node');
+    if (major(JSON.parse(readFileSync(manifest, 'utf8')).version) >= 24 && existsSync(binary)) return binary;
   } catch {
     // not installed (npm install --omit or --ignore-scripts): fall through to the running Node
   }
-  return Number(process.versions.node.split('.')[0]) >= 24 ? process.execPath : null;
+  return major(process.versions.node) >= 24 ? process.execPath : null;
 }
 
 const node = pinnedNode();
