@@ -22,10 +22,11 @@ import type { LoadBalancer } from '../../simulator/api/schema/load-balancers.ts'
 import type { ServerGroup } from '../../simulator/api/schema/server-groups.ts';
 import type { Server } from '../../simulator/api/schema/servers.ts';
 import { UsageError, type CliOptions } from './args.ts';
+import { commandHint } from './hint.ts';
 
 function requireState(o: CliOptions): SandboxState {
   const state = readState(stateDir(o.name));
-  if (!state || !processAlive(state.pid)) throw new UsageError(`sandbox "${o.name}" is not running: start it with \`npm run sandbox:up\``);
+  if (!state || !processAlive(state.pid)) throw new UsageError(`sandbox "${o.name}" is not running: start it with \`${commandHint('sandbox:up')}\``);
   return state;
 }
 
