@@ -12,12 +12,8 @@ import { resolveRuntime } from '../runtimes/factory.ts';
 import type { Sandbox } from '../sandbox.ts';
 import { registerCleanup } from '../shutdown.ts';
 import { privateDir, processAlive, readState, SandboxStatus, stateDir } from '../state.ts';
-<<<<<<< HEAD
 import { daemonArgs, DEFAULT_NAME, type CliOptions } from './args.ts';
-=======
-import { daemonArgs, type CliOptions } from './args.ts';
 import { commandHint } from './hint.ts';
->>>>>>> pkg
 import { renderSummary } from './summary.ts';
 
 const CLI = fileURLToPath(new URL('./main.ts', import.meta.url));

@@ -54,11 +54,7 @@ export function passed(report: ConformanceReport): boolean {
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
 export function renderTable(report: ConformanceReport): string {
-<<<<<<< HEAD
-  const head = `conformance of the ${report.ccm} CCM on ${report.cloud} (${report.runtime} runtime${report.profile === 'cloud' ? ', profile cloud' : ''}): ${passed(report) ? 'PASS' : 'FAIL'} in ${seconds(report.durationMs)}`;
-=======
-  const head = `conformance of the ${report.ccm} CCM on ${report.cloud} (${report.runtime} runtime): ${passed(report) ? 'PASS' : 'FAIL'} in ${seconds(report.durationMs)}, ccm-sandbox ${report.sandboxVersion}, Kubernetes ${report.kubernetesVersion}`;
->>>>>>> pkg
+  const head = `conformance of the ${report.ccm} CCM on ${report.cloud} (${report.runtime} runtime${report.profile === 'cloud' ? ', profile cloud' : ''}): ${passed(report) ? 'PASS' : 'FAIL'} in ${seconds(report.durationMs)}, ccm-sandbox ${report.sandboxVersion}, Kubernetes ${report.kubernetesVersion}`;
   const rows = report.results.map((r) => `  ${r.capability.padEnd(16)}${r.verdict.padEnd(13)}${seconds(r.durationMs).padStart(8)}${String(r.cloudCalls).padStart(13)}   ${r.verdict === Verdict.pass ? r.message : firstLine(r.message)}`);
   const details = report.results.filter((r) => r.verdict === Verdict.fail && report.error === null).flatMap((r) => [
     '',

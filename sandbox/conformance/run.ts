@@ -96,12 +96,8 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
   const cloud = cloudOf(o.cloud);
   const plan: Step = { run: o.only?.length ? withNeeds(o.only) : [...CAPABILITIES], required: new Set(o.only ?? []) };
   const { sandbox, stop } = runSandbox(o);
-<<<<<<< HEAD
   const base = { cloud: o.cloud, ccm: o.ccm.kind, profile: o.profile ?? 'kubernetes', command: o.ccm.kind === 'command' ? o.ccm.command : null, runtime: o.runtime,
-=======
-  const base = { cloud: o.cloud, ccm: o.ccm.kind, command: o.ccm.kind === 'command' ? o.ccm.command : null, runtime: o.runtime,
     sandboxVersion: SANDBOX_VERSION, kubernetesVersion: o.runtime === 'local' ? pinnedVersions().kubernetes : 'unknown',
->>>>>>> pkg
     faults: o.faults ? { file: o.faults.file, rules: [...o.faults.rules] } : null, startedAt: new Date(started).toISOString() };
   try {
     // The CCM's calls are recorded from the start: node initialisation happens while the sandbox comes up.
