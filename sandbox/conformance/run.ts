@@ -91,14 +91,21 @@ function runSandbox(o: ConformanceOptions): ReturnType<typeof createThrowawaySan
   }, 'ccm-sandbox-conformance-');
 }
 
+/** What the report says of the run itself, before any capability is checked. */
+function reportBase(o: ConformanceOptions, started: number): Omit<ConformanceReport, 'durationMs' | 'error' | 'results'> {
+  return {
+    cloud: o.cloud, ccm: o.ccm.kind, profile: o.profile ?? 'kubernetes', command: o.ccm.kind === 'command' ? o.ccm.command : null, runtime: o.runtime,
+    sandboxVersion: SANDBOX_VERSION, kubernetesVersion: o.runtime === 'local' ? pinnedVersions().kubernetes : 'unknown',
+    faults: o.faults ? { file: o.faults.file, rules: [...o.faults.rules] } : null, startedAt: new Date(started).toISOString(),
+  };
+}
+
 export async function runConformance(o: ConformanceOptions): Promise<ConformanceReport> {
   const started = Date.now();
   const cloud = cloudOf(o.cloud);
   const plan: Step = { run: o.only?.length ? withNeeds(o.only) : [...CAPABILITIES], required: new Set(o.only ?? []) };
   const { sandbox, stop } = runSandbox(o);
-  const base = { cloud: o.cloud, ccm: o.ccm.kind, profile: o.profile ?? 'kubernetes', command: o.ccm.kind === 'command' ? o.ccm.command : null, runtime: o.runtime,
-    sandboxVersion: SANDBOX_VERSION, kubernetesVersion: o.runtime === 'local' ? pinnedVersions().kubernetes : 'unknown',
-    faults: o.faults ? { file: o.faults.file, rules: [...o.faults.rules] } : null, startedAt: new Date(started).toISOString() };
+  const base = reportBase(o, started);
   try {
     // The CCM's calls are recorded from the start: node initialisation happens while the sandbox comes up.
     const ccmCalls: number[] = [];
