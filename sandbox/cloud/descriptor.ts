@@ -6,6 +6,7 @@
 // reads a load balancer back through the cloud's API.
 import type { Requester } from '../../simulator/api/client/requester.ts';
 import type { Server } from '../../simulator/api/schema/servers.ts';
+import type { RealHost } from '../intercept/proxy.ts';
 
 /** What a CCM's environment is built from. */
 export interface CcmEnvInput {
@@ -116,6 +117,11 @@ export interface CloudDescriptor<K extends string = string> {
   apiUrl(simcloudUrl: string): string;
   /** The environment variable a CCM reads its token from. */
   readonly tokenVariable: string;
+  /**
+   * The cloud's real API hostnames, where the persona serves each one's paths: the interception proxy
+   * (sandbox/intercept/) tunnels to these names only, so a tool with compiled-in URLs reaches the persona.
+   */
+  readonly realHosts?: readonly RealHost[];
   /** The SDK-based programs that work against the cloud (for the summary). */
   readonly clients: string;
   /** The providerID the cloud's CCM gives the Node of simcloud server `serverId`. */

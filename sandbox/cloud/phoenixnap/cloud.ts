@@ -54,6 +54,11 @@ export const phoenixnapCloud = defineCloud({
   title: 'phoenixNAP',
   apiUrl: (simcloudUrl) => `${phoenixnapUrl(simcloudUrl)}/bmc/v1`,
   tokenVariable: 'PNAP_CLIENT_SECRET',
+  // phoenixNAP's APIs on one host, its identity service (Keycloak) on another.
+  realHosts: [
+    { name: 'api.phoenixnap.com', mount: '/pnap', paths: ['/bmc/v1', '/ips/v1', '/networks/v1', '/tag-manager/v1'] },
+    { name: 'auth.phoenixnap.com', mount: '/pnap', paths: ['/auth/realms/BMC'] },
+  ],
   clients: 'any go-sdk-bmc program with an OAuth2 client-credentials client (PNAP_CLIENT_ID, PNAP_CLIENT_SECRET, PNAP_TOKEN_URL)',
   // phoenixNAP's CCM writes phoenixnap://<server id>.
   providerId: (serverId) => `phoenixnap://${pnapIdOf(serverId)}`,
