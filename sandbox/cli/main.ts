@@ -5,6 +5,7 @@
 //      [--foreground] [--dry-run]
 //      [--allowed-host NAME[:PORT]]...
 //   down | status [--json] | logs [COMPONENT] [--lines N] | reset      (all take --name NAME)
+//   env --cloud CLOUD [--name NAME]: export lines pointing any program at the sandbox as that cloud
 // Exit codes: 0 success, 1 failure (message and the log to read), 2 usage error (one line: what to fix).
 import { enableCompileCache } from 'node:module';
 import { join } from 'node:path';
@@ -34,6 +35,8 @@ async function run(o: CliOptions): Promise<number> {
       return (await import('./status.ts')).logs(o);
     case 'reset':
       return (await import('./status.ts')).reset(o);
+    case 'env':
+      return (await import('./env.ts')).env(o);
   }
 }
 
