@@ -11,7 +11,7 @@ import { SimcloudAdminClient, SimcloudClient } from '../simulator/api/client/ind
 import type { SimEvent } from '../simulator/api/schema/events.ts';
 import type { AddressPlan } from './cloud/address-plan.ts';
 import { followSimEvents } from './cloud/events.ts';
-import { SimcloudSandboxCloud } from './cloud/sandbox-cloud.ts';
+import { SANDBOX_DEFAULTS, SimcloudSandboxCloud } from './cloud/sandbox-cloud.ts';
 import { cloudOf, DEFAULT_CLOUD, type CloudKind } from './cloud/registry.ts';
 import type { ConsoleServer } from './console/server.ts';
 import { createExec, type Exec } from './exec.ts';
@@ -253,6 +253,7 @@ export class Sandbox {
     if (!s || !cluster) throw new Error('simcloud and the cluster must run before the CCM');
     this.#state = { ...this.#state, kubeconfig: cluster.kubeconfigPath, clusterCidr: cluster.clusterCidr };
     const { startCcmSlot } = await import('./ccm/runner.ts');
+    await this.#prepareCcm(s);
     this.#ccm = await startCcmSlot({
       choice: this.ccmChoice,
       exec: this.exec,
@@ -276,6 +277,14 @@ export class Sandbox {
     const { state, logFile } = this.#ccm;
     this.#state = { ...this.#state, ccm: state, logs: { ...this.#state.logs, ...(logFile ? { ccm: logFile } : {}) } };
     return state.pid === null ? 'nothing started: the slot is yours' : `pid ${state.pid}${state.url ? ` ${state.url}` : ''}`;
+  }
+
+  /** What the cloud's own CCM needs before it starts (its descriptor's prepareCcm), made for any CCM in the slot. */
+  async #prepareCcm(s: { url: string; token: string }): Promise<void> {
+    const prepare = cloudOf(this.options.cloud ?? DEFAULT_CLOUD).prepareCcm;
+    if (prepare === undefined) return;
+    const { ccmDir } = await import('./ccm/launch.ts');
+    await prepare({ endpoint: s.url, token: s.token, network: this.options.name, zone: SANDBOX_DEFAULTS.zone, ccmDir: privateDir(ccmDir(this.options.stateDir)) });
   }
 
   async #startConsole(): Promise<string> {

@@ -155,6 +155,12 @@ export interface CloudDescriptor<K extends string = string> {
    * reading Secrets for TLS certificates: the sandbox's CCM identity gets these too, as one ClusterRole.
    */
   readonly ccmRbacRules?: readonly CcmRbacRule[];
+  /**
+   * Makes what the cloud's own CCM needs before it starts, through the cloud's API and in `ccmDir` (the directory
+   * the CCM slot names in CCM_SANDBOX_CCM_DIR): phoenixNAP's the cluster's public network and a cloud config
+   * naming it.
+   */
+  readonly prepareCcm?: (o: { readonly endpoint: string; readonly token: string; readonly network: string; readonly zone: string; readonly ccmDir: string }) => Promise<void>;
   /** How machines are made through the persona; absent: through /v1 (and then any runtime works). */
   machines?(o: { readonly endpoint: string; readonly token: string }): PersonaMachines;
   readonly conformance: ConformanceProfile;

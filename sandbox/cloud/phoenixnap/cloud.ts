@@ -10,6 +10,7 @@ import { IPS, pnapIdOf, simIdOf } from '../../../simulator/personas/phoenixnap/c
 import { simcloudCloud } from '../simcloud/cloud.ts';
 import { defineCloud, type CloudLoadBalancerView, type CloudReadContext } from '../descriptor.ts';
 import { PHOENIXNAP_CCM_BINARY, phoenixnapAccessToken, phoenixnapCcmCommand, phoenixnapCcmEnv, phoenixnapUrl } from './env.ts';
+import { preparePhoenixnapCcm } from './ccm-config.ts';
 import { PhoenixnapMachines } from './machines.ts';
 
 const IpBlocks = z.array(z.object({
@@ -72,8 +73,11 @@ export const phoenixnapCloud = defineCloud({
   ownCcm: {
     binary: PHOENIXNAP_CCM_BINARY,
     command: phoenixnapCcmCommand,
-    note: "its token URL and API URLs are compiled in (auth.phoenixnap.com, api.phoenixnap.com): it reaches the sandbox only when rebuilt with PNAP_TOKEN_URL's and the *_API_URL values (docs/personas.md)",
+    note: 'it reaches auth.phoenixnap.com and api.phoenixnap.com, compiled in, through the sandbox\'s interception proxy (HTTPS_PROXY, SSL_CERT_FILE); its load balancers are kube-vip\'s model on the cluster\'s public network',
   },
+  // Its load balancers read the kube-system namespace's UID (the cluster id in its tags); it exits without.
+  ccmRbacRules: [{ apiGroups: [''], resources: ['namespaces'], verbs: ['get'] }],
+  prepareCcm: async (o) => void await preparePhoenixnapCcm(o),
   machines: (o) => new PhoenixnapMachines(o),
   conformance: {
     nodeLabels: {},
