@@ -113,7 +113,8 @@ export class Sandbox {
     privateDir(join(privateDir(this.options.stateDir), 'logs'));
     this.#save();
     try {
-      const runtime = await createRuntime(this.options.runtime, { cloud: () => this.#requireCloud(), subscribe: (h) => this.subscribe(h), progress: this.options.progress });
+      const kubeVip = cloudOf(this.options.cloud ?? DEFAULT_CLOUD).kubeVip === true;
+      const runtime = await createRuntime(this.options.runtime, { cloud: () => this.#requireCloud(), subscribe: (h) => this.subscribe(h), progress: this.options.progress, kubeVip });
       this.#runtime = runtime;
       // Side by side where nothing orders them: local's control plane boots while simcloud starts, the CCM
       // starts while the machines are created and their kubelets register (docs/performance.md).

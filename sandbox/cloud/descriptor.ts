@@ -62,6 +62,8 @@ export interface CloudLoadBalancerView {
   readonly ports: readonly number[];
   /** simcloud ids of the servers it sends traffic to. */
   readonly serverIds: readonly string[];
+  /** An address a node announces (kube-vip on phoenixNAP): the cloud shows no ports or targets to compare. */
+  readonly announced?: boolean;
 }
 
 /** Reads through a cloud's API with the sandbox's token. */
@@ -160,6 +162,8 @@ export interface CloudDescriptor<K extends string = string> {
    * the CCM slot names in CCM_SANDBOX_CCM_DIR): phoenixNAP's the cluster's public network and a cloud config
    * naming it.
    */
+  /** The cloud's load balancers are addresses a node announces with kube-vip (phoenixNAP's model): the local runtime stands in for it. */
+  readonly kubeVip?: boolean;
   readonly prepareCcm?: (o: { readonly endpoint: string; readonly token: string; readonly network: string; readonly zone: string; readonly ccmDir: string }) => Promise<void>;
   /** How machines are made through the persona; absent: through /v1 (and then any runtime works). */
   machines?(o: { readonly endpoint: string; readonly token: string }): PersonaMachines;

@@ -33,6 +33,8 @@ async function findBlock(ctx: CloudReadContext, vip: string): Promise<PnapBlock 
 async function readLoadBalancer(ctx: CloudReadContext, vip: string): Promise<CloudLoadBalancerView | undefined> {
   const block = await findBlock(ctx, vip);
   if (block === undefined) return undefined;
+  // phoenixNAP's own CCM: the block on the cluster's public network, its address announced by a node (kube-vip).
+  if (block.assignedResourceType === 'PUBLIC_NETWORK') return { id: block.id, ports: [], serverIds: [], announced: true };
   if (block.assignedResourceType !== 'load-balancer' || block.assignedResourceId === undefined) return { id: block.id, ports: [], serverIds: [] };
   const { load_balancer: lb } = await ctx.api.call('conformance.loadBalancers.get', LbAnswer, { method: 'GET', path: `/v1/load_balancers/${simIdOf('lb', block.assignedResourceId)}` });
   return { id: block.id, ports: lb.services.map((s) => s.listen_port), serverIds: lb.resolved_targets.flatMap((t) => (t.server_id === null ? [] : [t.server_id])) };
@@ -78,6 +80,7 @@ export const phoenixnapCloud = defineCloud({
   // Its load balancers read the kube-system namespace's UID (the cluster id in its tags); it exits without.
   ccmRbacRules: [{ apiGroups: [''], resources: ['namespaces'], verbs: ['get'] }],
   prepareCcm: async (o) => void await preparePhoenixnapCcm(o),
+  kubeVip: true,
   machines: (o) => new PhoenixnapMachines(o),
   conformance: {
     nodeLabels: {},

@@ -2,8 +2,8 @@
  * phoenixNAP persona, networks API (/networks/v1): public networks (list by location, create, get, delete) and
  * the IP blocks assigned to one (add, remove), what phoenixNAP's CCM uses to route a load balancer's block to the
  * cluster's servers. A public network is a simcloud network labelled PUBLIC_NETWORK_LABEL with its location
- * as the value (its range a placeholder from the private pool: phoenixNAP's public networks have none of their
- * own); a block added to it is simcloud's block assigned to that network, shown as PUBLIC_NETWORK.
+ * as the value (its range the documentation placeholder 192.0.2.0/24, data only: phoenixNAP's public networks
+ * have no range of their own and no server joins one here); a block added to it is simcloud's block assigned to that network, shown as PUBLIC_NETWORK.
  */
 import { z } from 'zod';
 import type { Caller, Sim } from '../../server/context.ts';
@@ -18,6 +18,8 @@ import { PublicNetwork, PublicNetworkIpBlock, TextResult } from './schemas.ts';
 import { publicNetworkView } from './views.ts';
 
 const PUBLIC = `${NETWORKS}/public-networks`;
+/** TEST-NET-1 (RFC 5737): a range no one routes, so the network record has one without taking the private pool's. */
+const PLACEHOLDER_RANGE = '192.0.2.0/24';
 const BlockRef = z.strictObject({ id: z.string().min(1).max(64) });
 const CreateBody = z.strictObject({
   name: z.string().min(1).max(100).regex(/^[A-Za-z0-9]([A-Za-z0-9._ -]*[A-Za-z0-9])?$/, 'must be letters, digits, spaces, dots, dashes or underscores'),
@@ -50,7 +52,7 @@ export const publicNetworkRoutes: RouteDef[] = [
     handle: async (sim, { caller, body }) => {
       zoneOf(body.location);
       const blocks = (body.ipBlocks ?? []).map((b, i) => ownedBy(sim, caller, 'ip_blocks', { id: b.id, field: `ipBlocks.${i}.id` }));
-      const n = await svc.createNetwork(sim, caller, { name: body.name.replaceAll(' ', '-'), labels: { [PUBLIC_NETWORK_LABEL]: body.location } });
+      const n = await svc.createNetwork(sim, caller, { name: body.name.replaceAll(' ', '-'), ip_range: PLACEHOLDER_RANGE, labels: { [PUBLIC_NETWORK_LABEL]: body.location } });
       for (const b of blocks) await ipb.assignIpBlock(sim, caller, b.id, { kind: 'network', id: n.id });
       return view(sim, caller, ownedPublic(sim, caller, pnapIdOf(n.id)));
     },
