@@ -50,6 +50,8 @@ export const SandboxState = z.object({
   kubeconfig: z.string().nullable(),
   clusterCidr: z.string().nullable(),
   simcloud: z.object({ url: z.string(), token: z.string(), adminToken: z.string(), pid: z.number().int() }).nullable(),
+  /** The HTTPS interception proxy for the personas' real hostnames (sandbox/intercept/) and its CA's certificate file. */
+  intercept: z.object({ url: z.string(), caFile: z.string() }).nullable().default(null),
   /** The CCM slot (sandbox/ccm/slot.ts); files from before the slot read as `builtin`. */
   ccm: CcmStateField.nullable(),
   consoleUrl: z.string().nullable(),

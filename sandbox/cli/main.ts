@@ -6,6 +6,7 @@
 //      [--allowed-host NAME[:PORT]]...
 //   down | status [--json] | logs [COMPONENT] [--lines N] | reset      (all take --name NAME)
 //   --version: this sandbox's version and the Kubernetes release of its control plane
+//   env --cloud CLOUD [--name NAME]: export lines pointing any program at the sandbox as that cloud
 // Exit codes: 0 success, 1 failure (message and the log to read), 2 usage error (one line: what to fix).
 import { enableCompileCache } from 'node:module';
 import { join } from 'node:path';
@@ -35,6 +36,8 @@ async function run(o: CliOptions): Promise<number> {
       return (await import('./status.ts')).logs(o);
     case 'reset':
       return (await import('./status.ts')).reset(o);
+    case 'env':
+      return (await import('./env.ts')).env(o);
   }
 }
 

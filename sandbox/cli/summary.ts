@@ -2,10 +2,9 @@
 // for an empty CCM slot (`--ccm none`) exactly how to run a CCM of one's own against this sandbox.
 import { dirname } from 'node:path';
 import { shellQuote } from '../exec.ts';
-import { commandCcmEnv, upstreamArgsFor } from '../ccm/launch.ts';
+import { cloudCcmEnv, commandCcmEnv, upstreamArgsFor } from '../ccm/launch.ts';
 import { cloudOf, DEFAULT_CLOUD, isCloudKind } from '../cloud/registry.ts';
 import type { CloudDescriptor } from '../cloud/descriptor.ts';
-import { SANDBOX_DEFAULTS } from '../cloud/sandbox-cloud.ts';
 import { commandLine } from '../ccm/slot.ts';
 import { commandHint } from './hint.ts';
 import type { SandboxState, StepRecord } from '../state.ts';
@@ -45,6 +44,7 @@ export function ownCcmLines(state: SandboxState): string[] {
     clusterName: state.name,
     clusterCidr: state.clusterCidr,
     simcloud: sim,
+    intercept: state.intercept,
     network: state.name,
     lbStrategy: state.lbStrategy === 'ip-block' ? ('ip-block' as const) : ('lb' as const),
     cloud: state.cloud,
@@ -66,7 +66,7 @@ export function personaLines(state: SandboxState): string[] {
   const persona = personaOf(state);
   if (!persona || !sim) return [];
   const nameFlag = state.name === 'ccm-sandbox' ? '' : `--name ${state.name} `;
-  const env = persona.ccmEnv({ simcloudUrl: sim.url, token: sim.token, network: state.name, lbStrategy: 'lb', zone: SANDBOX_DEFAULTS.zone });
+  const env = cloudCcmEnv({ simcloud: sim, intercept: state.intercept, network: state.name, lbStrategy: 'lb', cloud: state.cloud });
   const own = persona.ownCcm;
   return [
     `${persona.title} persona: the machines were made through its API; ${persona.clients} works against it with:`,
