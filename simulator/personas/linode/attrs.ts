@@ -36,14 +36,28 @@ export const LinodeLbAttrs = z.object({
   configs: z.array(LinodeConfigAttrs),
   /** The Linode firewall (a simcloud firewall policy's number) whose rules set this LB's source ranges. */
   firewall_id: Int.nullable().optional(),
+  /** Its plan: what the CCM asked for, shown back (the data plane serves every plan alike). */
+  type: z.enum(['common', 'premium', 'premium_40gb']).optional(),
+  /** The VPC subnet of its backend address (the LB is on that subnet's network, with an address there). */
+  backend_subnet_id: Int.optional(),
 });
 export type LinodeLbAttrs = z.infer<typeof LinodeLbAttrs>;
 
-/** A Linode firewall's policies and status (its ACCEPT rules are the firewall policy's own rules). */
+/**
+ * A Linode DROP rule, which simcloud's rules (all of them allow rules) cannot hold: its label, protocol, ports
+ * and its addresses as loopback CIDRs.
+ */
+export const LinodeDropRule = z.object({
+  direction: z.enum(['inbound', 'outbound']), label: z.string(), protocol: z.enum(['TCP', 'UDP', 'ICMP', 'IPENCAP']), ports: z.string(), cidrs: z.array(z.string()),
+});
+export type LinodeDropRule = z.infer<typeof LinodeDropRule>;
+
+/** A Linode firewall's policies, status and DROP rules (its ACCEPT rules are the firewall policy's own rules). */
 export const LinodeFirewallAttrs = z.object({
   inbound_policy: z.enum(['ACCEPT', 'DROP']),
   outbound_policy: z.enum(['ACCEPT', 'DROP']),
   status: z.enum(['enabled', 'disabled']),
+  drop_rules: z.array(LinodeDropRule).optional(),
 });
 export type LinodeFirewallAttrs = z.infer<typeof LinodeFirewallAttrs>;
 

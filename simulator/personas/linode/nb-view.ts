@@ -15,7 +15,7 @@ export function nodeBalancerView(lb: LoadBalancerRec): NodeBalancer {
   return {
     id: numericIdOf(lb.id), label: lb.name, region: lb.location, hostname: `nb-${lb.public_ipv4.replace(/\./g, '-')}.${lb.location}.nodebalancer.sim`,
     ipv4: lb.public_ipv4, ipv6: null, client_conn_throttle: attrsOf(lb).client_conn_throttle, client_udp_sess_throttle: 0,
-    transfer: { total: null, out: null, in: null }, type: 'common', tags: tagsOf(lb.labels), lke_cluster: null, locks: [], created, updated: created,
+    transfer: { total: null, out: null, in: null }, type: attrsOf(lb).type ?? 'common', tags: tagsOf(lb.labels), lke_cluster: null, locks: [], created, updated: created,
     frontend_address_type: 'public', frontend_vpc_subnet_id: null,
   };
 }
