@@ -18,11 +18,14 @@
 // Service ports of LoadBalancer Services with an ingress IP, and takes a connection coming from an
 // ingress IP as addressed to it (where kube-proxy reads the destination). A connection from anywhere
 // else to such a port, with no NodePort there, is reset.
+import { STATUS_CODES } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
+import type { V1Pod } from '@kubernetes/client-node';
 import { isProxyHeaderStart, parseProxyHeader, type ParsedProxyHeader } from '../../simulator/api/proxy-protocol.ts';
 import { realClock, type Clock } from '../../src/kube/clock.ts';
 import { EndpointPicker } from './endpoint-picker.ts';
 import { KUBE_PROXY_HEALTH_PORT, proxierHealthReply, type StandInHttpReply } from './proxier-health.ts';
+import { answerHttp, answerMessage, type ImageReplies, type PodBehaviour } from './images/replies.ts';
 import { endpointsOn, localEndpointCount, type ProxiedPort, type ProxiedService, type ProxyEndpoint } from './proxy-table.ts';
 
 export interface StandInNode {
@@ -94,6 +97,19 @@ interface PortRoute {
   readonly from: string | null;
 }
 
+/** A pod by namespace and name, from the stand-in's cache. */
+export type PodLookup = (namespace: string, name: string) => V1Pod | undefined;
+
+export interface NodePortStandInsOptions {
+  readonly onError?: (message: string) => void;
+  readonly clock?: Pick<Clock, 'now'>;
+  /** Where kube-proxy's own health server answers (10256; tests pick a free one). */
+  readonly proxierHealthPort?: number;
+  /** With `images`: an endpoint's pod answers as its image does (images/replies.ts). */
+  readonly pods?: PodLookup;
+  readonly images?: ImageReplies;
+}
+
 /** How long a connection may stay silent before we speak first (plain TCP clients wait for us). */
 const SILENT_CLIENT_MS = 150;
 /** Bytes read before answering anyway: a line that never ends must not grow a buffer without bound. */
@@ -105,11 +121,14 @@ export class NodePortStandIns {
   readonly #picker: EndpointPicker;
   readonly #clock: Pick<Clock, 'now'>;
   readonly #proxierPort: number;
+  readonly #pods: PodLookup | undefined;
+  readonly #images: ImageReplies | undefined;
   #lastSynced = 0;
 
-  /** `proxierHealthPort`: where kube-proxy's own health server answers (10256; tests pick a free one). */
-  constructor(options: { onError?: (message: string) => void; clock?: Pick<Clock, 'now'>; proxierHealthPort?: number } = {}) {
+  constructor(options: NodePortStandInsOptions = {}) {
     this.#onError = options.onError ?? (() => undefined);
+    this.#pods = options.pods;
+    this.#images = options.images;
     this.#clock = options.clock ?? realClock;
     this.#picker = new EndpointPicker(this.#clock);
     this.#proxierPort = options.proxierHealthPort ?? KUBE_PROXY_HEALTH_PORT;
@@ -174,11 +193,11 @@ export class NodePortStandIns {
       return;
     }
     if (route.kind === 'proxier') {
-      serve(socket, (path) => proxierHealthReply(path, this.#clock.now(), this.#lastSynced));
+      serve(socket, (req) => standIn(proxierHealthReply(req.http?.uri ?? null, this.#clock.now(), this.#lastSynced), req));
       return;
     }
     if (route.kind === 'health') {
-      serve(socket, () => healthResponse(route.service, route.node));
+      serve(socket, (req) => standIn(healthResponse(route.service, route.node), req));
       return;
     }
     const endpoint = this.#picker.pick(pickerKey(route), endpointsOn(route.service, route.port, route.node), socket.remoteAddress ?? '', route.service.affinityTimeoutMs);
@@ -187,8 +206,25 @@ export class NodePortStandIns {
       socket.resetAndDestroy();
       return;
     }
-    const peer = `${socket.remoteAddress ?? ''}:${socket.remotePort ?? 0}`;
-    serve(socket, (path, proxy) => json(path?.startsWith('/unhealthy') ? 503 : 200, { ...served(route, endpoint), peer, proxy, path } satisfies StandInReply));
+    this.#answer(socket, route, endpoint);
+  }
+
+  /** Answers for the endpoint: as its pod's image does, else with the stand-in's JSON. */
+  #answer(socket: Socket, route: ServedRoute, endpoint: ProxyEndpoint): void {
+    const client = { ip: socket.remoteAddress ?? '', port: socket.remotePort ?? 0 };
+    const image = this.#imageOf(route, endpoint);
+    if (image) return serve(socket, (req) => imageAnswer(image, req, client, new Date(this.#clock.now())));
+    const peer = `${client.ip}:${client.port}`;
+    serve(socket, (req) => {
+      const path = req.http?.uri ?? null;
+      return standIn(json(path?.startsWith('/unhealthy') ? 503 : 200, { ...served(route, endpoint), peer, proxy: req.proxy, path } satisfies StandInReply), req);
+    });
+  }
+
+  /** The behaviour of the endpoint's pod, by its image or annotation; null keeps the stand-in's own reply. */
+  #imageOf(route: ServedRoute, endpoint: ProxyEndpoint): PodBehaviour | null {
+    const pod = endpoint.pod === null ? undefined : this.#pods?.(route.service.namespace, endpoint.pod);
+    return pod && this.#images ? this.#images.of(pod, endpoint.port, endpoint.address) : null;
   }
 
   async #close(key: string): Promise<void> {
@@ -258,19 +294,48 @@ function json(status: 200 | 503, body: unknown): StandInHttpReply {
   return { status, payload: `${JSON.stringify(body)}\n`, contentType: 'application/json' };
 }
 
-/** Reads a request (an optional PROXY header, then an HTTP request line or any line) and answers it. */
-function serve(socket: Socket, respond: (path: string | null, proxy: Omit<ParsedProxyHeader, 'length'> | null) => StandInHttpReply): void {
+/** What a client sent: its PROXY header, its HTTP request head if it sent one, else its first line ('' when silent). */
+interface Incoming {
+  readonly proxy: Omit<ParsedProxyHeader, 'length'> | null;
+  readonly http: HttpHead | null;
+  readonly line: string;
+}
+
+interface HttpHead {
+  readonly method: string;
+  readonly uri: string;
+  /** Names lower-cased; a repeated header keeps its first value. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** What goes back: an HTTP response, raw bytes (a line protocol), or nothing (the connection just ends). */
+type Outgoing = { readonly status: number; readonly headers: Readonly<Record<string, string>>; readonly body: string } | { readonly raw: string } | null;
+
+function parseHead(text: string): HttpHead | null {
+  const [requestLine = '', ...lines] = text.split('\r\n\r\n')[0]!.split(/\r?\n/);
+  const m = /^([A-Z]+) (\S+) HTTP\/1\.[01]$/.exec(requestLine.trimEnd());
+  if (!m) return null;
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] ??= line.slice(colon + 1).trim();
+  }
+  return { method: m[1]!, uri: m[2]!, headers };
+}
+
+/** Reads a request (an optional PROXY header, then an HTTP request head or any line) and answers it. */
+function serve(socket: Socket, respond: (req: Incoming) => Outgoing): void {
   let buffered = Buffer.alloc(0);
   let proxy: ParsedProxyHeader | null = null;
-  const reply = (path: string | null, http: boolean): void => finish(socket, respond(path, proxy && stripLength(proxy)), http);
-  const timer = setTimeout(() => reply(null, false), SILENT_CLIENT_MS);
+  const reply = (http: HttpHead | null, line: string): void => finish(socket, respond({ proxy: proxy && stripLength(proxy), http, line }));
+  const timer = setTimeout(() => reply(null, ''), SILENT_CLIENT_MS);
   socket.on('error', () => clearTimeout(timer));
   socket.on('data', (chunk: Buffer) => {
     if (socket.writableEnded) return; // answered: what a client still sends is dropped, not buffered
     buffered = Buffer.concat([buffered, chunk]);
     if (buffered.length > MAX_REQUEST_BYTES) {
       clearTimeout(timer);
-      return reply(null, false);
+      return reply(null, buffered.toString('latin1'));
     }
     if (!proxy && isProxyHeaderStart(buffered)) {
       proxy = safeParse(buffered);
@@ -278,10 +343,10 @@ function serve(socket: Socket, respond: (path: string | null, proxy: Omit<Parsed
       buffered = buffered.subarray(proxy.length);
     }
     const text = buffered.toString('latin1');
-    if (!text.includes('\r\n\r\n') && !text.includes('\n')) return;
+    const isHttp = /^[A-Z]+ \S+ HTTP\/1\.[01]\r?\n/.test(text);
+    if (isHttp ? !/\r?\n\r?\n/.test(text) : !text.includes('\n')) return;
     clearTimeout(timer);
-    const path = /^[A-Z]+ (\S+) HTTP\/1\.[01]/.exec(text)?.[1] ?? null;
-    reply(path, path !== null);
+    reply(isHttp ? parseHead(text) : null, text.split('\n')[0]!);
   });
 }
 
@@ -298,11 +363,31 @@ function stripLength(p: ParsedProxyHeader): Omit<ParsedProxyHeader, 'length'> {
   return rest;
 }
 
-const STATUS_TEXT = { 200: 'OK', 404: 'Not Found', 503: 'Service Unavailable' } as const;
+/**
+ * A pod's answer: an HTTP request gets its image's HTTP reply (a server with no HTTP takes the request line
+ * as a TCP line); a line, or silence, gets its TCP reply as one line; an HTTP-only server answers a line
+ * that is not HTTP with 400, as Go's and nginx's do, and a silent client with nothing.
+ */
+function imageAnswer(image: PodBehaviour, req: Incoming, client: { ip: string; port: number }, now: Date): Outgoing {
+  if (req.http) {
+    const http = answerHttp(image, { ...req.http, client, now });
+    if (http) return http;
+  }
+  const line = answerMessage(image, 'tcp', { payload: req.line, client, now });
+  if (line !== null) return { raw: line.endsWith('\n') ? line : `${line}\n` };
+  return image.behaviour.http && req.line !== '' ? { raw: 'HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n\r\n400 Bad Request' } : null;
+}
 
-function finish(socket: Socket, reply: StandInHttpReply, http: boolean): void {
+/** A stand-in reply as sent: an HTTP response to an HTTP request, the bare payload to any other client. */
+function standIn(reply: StandInHttpReply, req: Incoming): Outgoing {
+  return req.http ? { status: reply.status, headers: { 'content-type': reply.contentType, 'x-content-type-options': 'nosniff' }, body: reply.payload } : { raw: reply.payload };
+}
+
+function finish(socket: Socket, out: Outgoing): void {
   if (socket.destroyed) return;
-  const body = reply.payload;
-  const head = `HTTP/1.1 ${reply.status} ${STATUS_TEXT[reply.status]}\r\ncontent-type: ${reply.contentType}\r\nx-content-type-options: nosniff\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n`;
-  socket.end(http ? `${head}${body}` : body);
+  if (out === null) return void socket.end();
+  if ('raw' in out) return void socket.end(out.raw);
+  const headers = { ...out.headers, 'content-length': String(Buffer.byteLength(out.body)), connection: 'close' };
+  const head = [`HTTP/1.1 ${out.status} ${STATUS_CODES[out.status] ?? ''}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)].join('\r\n');
+  socket.end(`${head}\r\n\r\n${out.body}`);
 }
