@@ -4,6 +4,7 @@ import type { V1Container, V1EndpointSlice, V1LoadBalancerIngress, V1Pod, V1Serv
 import { FakeClock } from '../../src/kube/clock.ts';
 import { endpointSlice, nodePortService } from '../../test/helpers/endpoint-slices.ts';
 import { freePort } from '../ports.ts';
+import { udpClient } from '../../simulator/server/dataplane/test-support/harness.ts';
 import { ImageReplies, loadImageTable } from './images/replies.ts';
 import { NodePortStandIns, type HealthCheckReply, type StandInReply } from './nodeport-standins.ts';
 import type { ProxierHealthReply } from './proxier-health.ts';
@@ -209,6 +210,29 @@ describe('kube-proxy stand-in listeners', () => {
       expect(JSON.parse(await exchange('127.0.0.1', port, 'hello\n'))).toMatchObject({ type: 'tcp', podName: 'ts-a' });
       expect(await exchange('127.0.0.1', port, 'hello\n')).toMatch(/^HTTP\/1\.1 400 Bad Request/);
       expect(JSON.parse(await exchange('127.0.0.1', port, 'hello\n'))).toMatchObject({ pod: 'app-c', path: null });
+    });
+
+    it('answers a UDP NodePort per flow as the image does, and with the stand-in JSON for an unknown image', async () => {
+      const port = await portFreeOnBoth();
+      running('net-a', { name: 'n', image: 'registry.k8s.io/e2e-test-images/agnhost:2.52', args: ['netexec', '--udp-port=8081'] });
+      running('app-b', { name: 'b', image: 'example.com/app:1' });
+      const udpSvc = (name: string, nodePort: number): V1Service => ({ metadata: { namespace: 'd', name }, spec: { type: 'NodePort', ports: [{ name: 'dns', port: 53, protocol: 'UDP', nodePort }] } });
+      const udpSlice = (name: string, pods: ReturnType<typeof pod>[]): V1EndpointSlice => {
+        const slice = endpointSlice('d', name, pods, { port: { name: 'dns', port: 8081 } });
+        return { ...slice, ports: [{ name: 'dns', port: 8081, protocol: 'UDP' }] };
+      };
+      const other = await portFreeOnBoth();
+      await imaged.apply([N1], buildProxyTable([udpSvc('net', port), udpSvc('app', other)], [udpSlice('net', [pod('net-a', 'n1', 2)]), udpSlice('app', [pod('app-b', 'n1', 3)])]));
+      expect(imaged.listening()).toEqual(expect.arrayContaining([`127.0.0.1:${port}/udp`, `127.0.0.1:${other}/udp`]));
+      expect(imaged.listening()).not.toContain(`127.0.0.1:${port}`);
+      const client = await udpClient();
+      try {
+        expect(await client.ask('127.0.0.1', port, 'hostname')).toBe('net-a');
+        expect(await client.ask('127.0.0.1', port, 'echo over udp')).toBe('over udp');
+        expect(JSON.parse((await client.ask('127.0.0.1', other, 'x'))!)).toMatchObject({ service: 'd/app', pod: 'app-b', nodePort: other, path: null });
+      } finally {
+        client.close();
+      }
     });
   });
 });

@@ -8,7 +8,9 @@
 // the same JSON as one line. Paths under /unhealthy answer 503 (the "application" failing its check),
 // so a test or demo can show the health-check path annotation is used. Each node also serves a Local
 // Service's healthCheckNodePort with kube-proxy's contract: any path, 200 with the node's local
-// endpoint count, 503 when it has none; and kube-proxy's own health server on port 10256.
+// endpoint count, 503 when it has none; and kube-proxy's own health server on port 10256. A UDP Service
+// port is served the same way on a UDP socket (udp-standin.ts): a flow keeps its endpoint as conntrack
+// does, and each datagram gets the pod's image's UDP answer (or the stand-in's JSON).
 //
 // LoadBalancer ingress IPs: kube-proxy makes every node accept traffic addressed to a Service's ingress
 // IP on the Service's port, which is how a network load balancer that keeps the destination address
@@ -26,6 +28,7 @@ import { realClock, type Clock } from '../../src/kube/clock.ts';
 import { EndpointPicker } from './endpoint-picker.ts';
 import { KUBE_PROXY_HEALTH_PORT, proxierHealthReply, type StandInHttpReply } from './proxier-health.ts';
 import { answerHttp, answerMessage, type ImageReplies, type PodBehaviour } from './images/replies.ts';
+import { UdpStandIn, type FlowOpener } from './udp-standin.ts';
 import { endpointsOn, localEndpointCount, type ProxiedPort, type ProxiedService, type ProxyEndpoint } from './proxy-table.ts';
 
 export interface StandInNode {
@@ -87,12 +90,17 @@ interface Listener {
 interface Wanted {
   readonly ip: string;
   readonly port: number;
+  readonly transport: Transport;
   readonly routes: Routes;
 }
+
+/** A Service port's transport; SCTP ports are not served. */
+type Transport = 'tcp' | 'udp';
 
 /** One route of a node: its port, and the ingress IP it answers for (null: any client). */
 interface PortRoute {
   readonly port: number;
+  readonly transport: Transport;
   readonly route: Route;
   readonly from: string | null;
 }
@@ -117,6 +125,9 @@ const MAX_REQUEST_BYTES = 16 * 1024;
 
 export class NodePortStandIns {
   readonly #listeners = new Map<string, Listener>();
+  readonly #udp = new Map<string, UdpStandIn>();
+  /** The usable endpoints (`address:port`) of every served Service port, by picker key: what keeps a UDP flow alive. */
+  #usable = new Map<string, Set<string>>();
   readonly #onError: (message: string) => void;
   readonly #picker: EndpointPicker;
   readonly #clock: Pick<Clock, 'now'>;
@@ -146,19 +157,52 @@ export class NodePortStandIns {
     for (const node of nodes) {
       for (const r of routesOn(node.name, services, this.#proxierPort)) for (const ip of node.ips) addRoute(wanted, ip, r);
     }
-    const served = [...wanted.values()].flatMap(({ routes }) => [routes.local, ...routes.ingress.values()]);
-    this.#picker.retain(new Set(served.flatMap((route) => (route?.kind === 'service' ? [pickerKey(route)] : []))));
-    await Promise.all([...this.#listeners.keys()].filter((k) => !wanted.has(k)).map((k) => this.#close(k)));
-    await Promise.all([...wanted].map(([key, w]) => this.#ensure(key, w)));
+    const served = [...wanted.values()].flatMap(({ routes }) => [routes.local, ...routes.ingress.values()]).flatMap((r) => (r?.kind === 'service' ? [r] : []));
+    this.#picker.retain(new Set(served.map(pickerKey)));
+    this.#usable = new Map(served.map((r) => [pickerKey(r), new Set(endpointsOn(r.service, r.port, r.node).map((e) => `${e.address}:${e.port}`))]));
+    await Promise.all([...this.#listeners.keys(), ...this.#udp.keys()].filter((k) => !wanted.has(k)).map((k) => this.#close(k)));
+    await Promise.all([...wanted].map(([key, w]) => (w.transport === 'udp' ? this.#ensureUdp(key, w) : this.#ensure(key, w))));
   }
 
-  /** Addresses currently served, as "ip:port". */
+  /** Addresses currently served, as "ip:port" (TCP) and "ip:port/udp". */
   listening(): string[] {
-    return [...this.#listeners.keys()].sort();
+    return [...this.#listeners.keys(), ...this.#udp.keys()].sort();
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.#listeners.keys()].map((k) => this.#close(k)));
+    await Promise.all([...this.#listeners.keys(), ...this.#udp.keys()].map((k) => this.#close(k)));
+  }
+
+  async #ensureUdp(key: string, w: Wanted): Promise<void> {
+    const existing = this.#udp.get(key);
+    if (existing) {
+      existing.open = this.#flowOpener(w.routes);
+      return;
+    }
+    try {
+      this.#udp.set(key, await UdpStandIn.listen(w.ip, w.port, this.#flowOpener(w.routes), this.#clock));
+    } catch (err) {
+      this.#onError(`cannot listen on ${key} for ${describe(w.routes)}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /** A UDP flow from a client: an endpoint as for a TCP connection, answered as its pod's image does (or the stand-in's JSON). */
+  #flowOpener(routes: Routes): FlowOpener {
+    return (client) => {
+      const route = routes.ingress.get(client.ip) ?? routes.local;
+      if (route?.kind !== 'service') return undefined;
+      const key = pickerKey(route);
+      const endpoint = this.#picker.pick(key, endpointsOn(route.service, route.port, route.node), client.ip, route.service.affinityTimeoutMs);
+      if (!endpoint) return undefined;
+      const image = this.#imageOf(route, endpoint);
+      const peer = `${client.ip}:${client.port}`;
+      return {
+        alive: () => this.#usable.get(key)?.has(`${endpoint.address}:${endpoint.port}`) ?? false,
+        answer: (payload) => image
+          ? answerMessage(image, 'udp', { payload: payload.toString('latin1'), client, now: new Date(this.#clock.now()) })
+          : JSON.stringify({ ...served(route, endpoint), peer, proxy: null, path: null } satisfies StandInReply),
+      };
+    };
   }
 
   async #ensure(key: string, w: Wanted): Promise<void> {
@@ -228,6 +272,11 @@ export class NodePortStandIns {
   }
 
   async #close(key: string): Promise<void> {
+    const udp = this.#udp.get(key);
+    if (udp) {
+      this.#udp.delete(key);
+      await udp.close();
+    }
     const listener = this.#listeners.get(key);
     if (!listener) return;
     this.#listeners.delete(key);
@@ -238,23 +287,31 @@ export class NodePortStandIns {
 
 /** What one node listens on for these Services, port by port, and kube-proxy's health port. */
 function routesOn(node: string, services: readonly ProxiedService[], proxierPort: number): PortRoute[] {
-  const servedPorts = (service: ProxiedService): ProxiedPort[] => service.ports.filter((port) => endpointsOn(service, port, node).length > 0);
+  const servedPorts = (service: ProxiedService): ProxiedPort[] =>
+    service.ports.filter((port) => transportOf(port) !== null && endpointsOn(service, port, node).length > 0);
+  const tcp = 'tcp' as const;
   return [
-    { port: proxierPort, route: { kind: 'proxier', node }, from: null },
+    { port: proxierPort, transport: tcp, route: { kind: 'proxier', node }, from: null },
     ...services.flatMap((service): PortRoute[] => [
-      ...servedPorts(service).filter((port) => port.nodePort > 0).map((port) => ({ port: port.nodePort, route: { kind: 'service', node, service, port, ingress: null } as const, from: null })),
+      ...servedPorts(service).filter((port) => port.nodePort > 0).map((port) => ({
+        port: port.nodePort, transport: transportOf(port)!, route: { kind: 'service', node, service, port, ingress: null } as const, from: null,
+      })),
       ...servedPorts(service).flatMap((port) =>
-        service.ingressIps.map((ip) => ({ port: port.port, route: { kind: 'service', node, service, port, ingress: `${ip}:${port.port}` } as const, from: ip })),
+        service.ingressIps.map((ip) => ({ port: port.port, transport: transportOf(port)!, route: { kind: 'service', node, service, port, ingress: `${ip}:${port.port}` } as const, from: ip })),
       ),
-      ...(service.healthCheckNodePort === null ? [] : [{ port: service.healthCheckNodePort, route: { kind: 'health', node, service } as const, from: null }]),
+      ...(service.healthCheckNodePort === null ? [] : [{ port: service.healthCheckNodePort, transport: tcp, route: { kind: 'health', node, service } as const, from: null }]),
     ]),
   ];
 }
 
+function transportOf(port: ProxiedPort): Transport | null {
+  return port.protocol === 'TCP' ? 'tcp' : port.protocol === 'UDP' ? 'udp' : null;
+}
+
 /** Adds a route at `ip` (a node's address): one per ingress IP, and the first for any other client. */
-function addRoute(wanted: Map<string, Wanted>, ip: string, { port, route, from }: PortRoute): void {
-  const key = `${ip}:${port}`;
-  const w = wanted.get(key) ?? { ip, port, routes: { ingress: new Map<string, Route>(), local: undefined } };
+function addRoute(wanted: Map<string, Wanted>, ip: string, { port, transport, route, from }: PortRoute): void {
+  const key = transport === 'udp' ? `${ip}:${port}/udp` : `${ip}:${port}`;
+  const w = wanted.get(key) ?? { ip, port, transport, routes: { ingress: new Map<string, Route>(), local: undefined } };
   wanted.set(key, w);
   if (from === null) w.routes.local ??= route;
   else w.routes.ingress.set(from, route);
