@@ -9,6 +9,7 @@ import { SimcloudClient } from '../simulator/api/client/index.ts';
 import type { ApiCallEvent } from '../simulator/api/schema/events.ts';
 import { followSimEvents } from '../sandbox/cloud/events.ts';
 import { SimcloudSandboxCloud } from '../sandbox/cloud/sandbox-cloud.ts';
+import { REPLIES_ANNOTATION, STAND_IN_REPLIES } from '../sandbox/kubelet/images/schema.ts';
 import { UNINITIALIZED_TAINT } from '../sandbox/kubelet/node-object.ts';
 import { processAlive, readState, stateDir, type SandboxState } from '../sandbox/state.ts';
 import { waitFor } from '../sandbox/wait.ts';
@@ -91,7 +92,7 @@ async function loadBalancer(demo: Demo, service: string): Promise<string[]> {
   const labels = { app: service };
   await demo.apps.createNamespacedDeployment({
     namespace: 'default',
-    body: { metadata: { name: service, labels }, spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'echo', image: 'nginx', ports: [{ containerPort: 8080 }] }] } } } },
+    body: { metadata: { name: service, labels }, spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels, annotations: { [REPLIES_ANNOTATION]: STAND_IN_REPLIES } }, spec: { containers: [{ name: 'echo', image: 'nginx', ports: [{ containerPort: 8080 }] }] } } } },
   });
   await demo.core.createNamespacedService({ namespace: 'default', body: { metadata: { name: service }, spec: { type: 'LoadBalancer', selector: labels, ports: [{ port: 80, targetPort: 8080 }] } } });
   const vip = await waitFor(async () => (await demo.core.readNamespacedService({ name: service, namespace: 'default' })).status?.loadBalancer?.ingress?.[0]?.ip, {

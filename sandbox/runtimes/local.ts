@@ -52,6 +52,9 @@ interface ControlPlaneBoot {
   readonly ready: Promise<ControlPlane>;
 }
 
+/** A file of the user's own image replies (sandbox/kubelet/images), ahead of the built-in table. */
+export const IMAGE_TABLE_ENV = 'CCM_SANDBOX_IMAGE_TABLE';
+
 /** Safety net for missed events: a full resync of servers and Services this often. */
 const RESYNC_MS = 5000;
 
@@ -215,9 +218,11 @@ export class LocalRuntime implements PrestartingRuntime {
     if (this.#opts.nodePortStandIns === false) return;
     const fleet = this.#fleet;
     const { KubeProxyStandIn } = await import('../kubelet/kube-proxy.ts');
+    const imageTable = process.env[IMAGE_TABLE_ENV];
     this.#kubeProxy = new KubeProxyStandIn({
       kubeConfig,
       nodes: () => fleet?.runningNodes() ?? [],
+      ...(imageTable ? { imageTableFile: imageTable } : {}),
       ...(this.#opts.onError ? { onError: this.#opts.onError } : {}),
     });
     await this.#kubeProxy.start();

@@ -25,6 +25,8 @@ export const LinodeConfigAttrs = z.object({
   stickiness: z.enum(['none', 'session', 'table', 'http_cookie', 'source_ip']),
   check: z.enum(['none', 'connection', 'http', 'http_body']),
   check_body: z.string(), check_passive: z.boolean(), cipher_suite: z.enum(['recommended', 'legacy', 'none']),
+  /** A UDP config's health-check port (Linode's default 80); absent on configs stored before UDP was carried. */
+  udp_check_port: z.number().int().min(1).max(65535).optional(),
   nodes: z.array(LinodeNode),
 });
 export type LinodeConfigAttrs = z.infer<typeof LinodeConfigAttrs>;
