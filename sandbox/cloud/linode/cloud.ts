@@ -53,6 +53,21 @@ async function checkAnnotated(ctx: CloudReadContext, vip: string): Promise<strin
   return problems;
 }
 
+/**
+ * What Linode's own manifests (its helm chart's ClusterRole, deploy/chart/templates/clusterrole-rbac.yaml, and
+ * deploy/ccm-linode-template.yaml) grant its CCM beyond upstream's role: Secrets to read a Service's TLS
+ * certificate, endpoints, cluster-wide leases and persistent volumes, and read verbs on what upstream lets it write.
+ */
+const LINODE_CCM_RBAC = [
+  { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
+  { apiGroups: [''], resources: ['endpoints'], verbs: ['get', 'watch', 'list', 'update', 'create'] },
+  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'watch', 'list', 'update', 'create'] },
+  { apiGroups: [''], resources: ['persistentvolumes'], verbs: ['get', 'watch', 'list', 'update'] },
+  { apiGroups: [''], resources: ['nodes/status', 'services/status'], verbs: ['get', 'watch', 'list'] },
+  { apiGroups: [''], resources: ['nodes/status'], verbs: ['delete'] },
+  { apiGroups: [''], resources: ['events'], verbs: ['get', 'watch', 'list'] },
+] as const;
+
 export const linodeCloud = defineCloud({
   kind: 'linode',
   title: 'Linode',
@@ -73,6 +88,7 @@ export const linodeCloud = defineCloud({
     command: linodeCcmCommand,
     note: 'the slot passes the LINODE_* variables above, its kubeconfig and the cluster name and CIDR; its route controller runs on the cluster\'s VPC',
   },
+  ccmRbacRules: LINODE_CCM_RBAC,
   machines: (o) => new LinodeMachines(o),
   conformance: {
     nodeLabels: {},

@@ -4,6 +4,7 @@
 // the cloud load balancers.
 import type { V1Service } from '@kubernetes/client-node';
 import type { CloudLoadBalancerView } from '../../cloud/descriptor.ts';
+import { REPLIES_ANNOTATION, STAND_IN_REPLIES } from '../../kubelet/images/schema.ts';
 import {
   check, cloudRead, clusterServers, hasTaint, httpGet, lbNodes, listNodes, NotOffered, standInReply, UNINITIALIZED_TAINT, until, type ConformanceContext,
 } from '../context.ts';
@@ -11,6 +12,8 @@ import {
 export const WEB = 'conformance-web';
 export const ANNOTATED = 'conformance-annotated';
 const LB_FINALIZER = 'service.kubernetes.io/load-balancer-cleanup';
+/** The local runtime's pods answer with the stand-in's JSON (node, pod, PROXY header) rather than as nginx does. */
+const STAND_IN = { [REPLIES_ANNOTATION]: STAND_IN_REPLIES };
 /** How long a CCM may take to show it handles LoadBalancer Services at all. */
 const OFFER_WINDOW_MS = 20_000;
 
@@ -38,7 +41,7 @@ async function createWorkload(ctx: ConformanceContext): Promise<void> {
     namespace: ctx.namespace,
     body: {
       metadata: { name: WEB, labels },
-      spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'nginx', ports: [{ containerPort: 80 }] }] } } },
+      spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels, annotations: STAND_IN }, spec: { containers: [{ name: 'web', image: 'nginx', ports: [{ containerPort: 80 }] }] } } },
     },
   });
   await ctx.core.createNamespacedService({
