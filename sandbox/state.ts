@@ -44,7 +44,7 @@ export const SandboxState = z.object({
   cloud: z.custom<CloudKind>((v) => typeof v === 'string' && isCloudKind(v), { message: `must be one of ${CLOUDS.join(', ')}` }).default(DEFAULT_CLOUD),
   kubeconfig: z.string().nullable(),
   clusterCidr: z.string().nullable(),
-  simcloud: z.object({ url: z.string(), token: z.string(), adminToken: z.string(), pid: z.number().int() }).nullable(),
+  simcloud: z.object({ url: z.string(), token: z.string(), adminToken: z.string(), pid: z.number().int().nullable() }).nullable(),
   /** The CCM slot (sandbox/ccm/slot.ts); files from before the slot read as `builtin`. */
   ccm: CcmStateField.nullable(),
   consoleUrl: z.string().nullable(),

@@ -5,19 +5,22 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { AppsV1Api, CoreV1Api, type CoreV1Event } from '@kubernetes/client-node';
 import { buildRequester } from '../../simulator/api/client/client.ts';
-import type { SimEvent } from '../../simulator/api/schema/events.ts';
 import { PooledKubeConfig } from '../kube/pooled-kubeconfig.ts';
 import type { CcmChoice } from '../ccm/slot.ts';
 import type { RunFaults } from './args.ts';
 import { cloudOf, type CloudKind } from '../cloud/registry.ts';
 import type { RuntimeName } from '../runtimes/runtime.ts';
 import { createThrowawaySandbox } from '../throwaway.ts';
-import { CAPABILITIES, CAPABILITY_INFO, withNeeds, type Capability } from './capabilities.ts';
+import { CAPABILITY_INFO, DEFAULT_CAPABILITIES, withNeeds, type Capability } from './capabilities.ts';
 import { nodeInit, lifecycle } from './checks/nodes.ts';
 import { lbBasic, lbDelete, lbUpdate } from './checks/load-balancers.ts';
 import { lbAnnotations } from './checks/annotations.ts';
 import { leak, routes } from './checks/routes.ts';
-import { CapabilityFailure, NotOffered, type ConformanceContext, type InvolvedObject, type RunMemory } from './context.ts';
+import { restart } from './checks/restart.ts';
+import { upgrade } from './checks/upgrade.ts';
+import { downDelete } from './checks/down-delete.ts';
+import { neighbours } from './checks/neighbours.ts';
+import { CapabilityFailure, isCcmCall, NotOffered, type ConformanceContext, type InvolvedObject, type RunMemory } from './context.ts';
 import { Verdict, type CapabilityResult, type ConformanceReport } from './report.ts';
 
 /** Short controller periods for the CCMs the sandbox starts itself (ours, upstream's); a command CCM runs as given. */
@@ -35,15 +38,16 @@ export interface ConformanceOptions {
   /** Fault rules simcloud holds from its start, so the CCM meets them from its first call. */
   readonly faults?: RunFaults;
   readonly progress?: (line: string) => void;
+  /** `--upgrade-from`: the command line of the CCM the upgrade check starts from. */
+  readonly upgradeFrom?: string;
 }
 
 const CHECKS: Readonly<Record<Capability, (ctx: ConformanceContext) => Promise<string>>> = {
   'node-init': nodeInit, 'lb-basic': lbBasic, 'lb-update': lbUpdate, 'lb-annotations': lbAnnotations, 'lb-delete': lbDelete, lifecycle, routes, leak,
+  restart, upgrade, 'down-delete': downDelete, neighbours,
 };
 
 const CCM_LOG_LINES = 25;
-/** The sandbox's own callers (its harness, status, console, this run) are not the CCM. */
-const isCcmCall = (e: SimEvent): boolean => e.type === 'api_call' && !(e.caller ?? '').startsWith('ccm-sandbox');
 
 function tail(file: string | undefined, lines: number): string[] {
   if (!file || !existsSync(file)) return [];
@@ -74,7 +78,7 @@ function blocked(c: Capability, results: readonly CapabilityResult[]): Capabilit
   const prior = need ? results.find((r) => r.capability === need) : undefined;
   if (!prior || prior.verdict === Verdict.pass) return undefined;
   const verdict = prior.verdict === Verdict.notOffered ? Verdict.notOffered : Verdict.skipped;
-  return { capability: c, verdict, message: `needs ${need}, which is ${prior.verdict}`, durationMs: 0, cloudCalls: 0, events: [], ccmLog: [] };
+  return { capability: c, verdict, message: `needs ${need}, which is ${prior.verdict}`, durationMs: 0, cloudCalls: 0, events: [], ccmLog: [], writes: [] };
 }
 
 /** The run's sandbox: the nodes are not waited for (initialising them is the first capability). */
@@ -90,7 +94,7 @@ function runSandbox(o: ConformanceOptions): ReturnType<typeof createThrowawaySan
 export async function runConformance(o: ConformanceOptions): Promise<ConformanceReport> {
   const started = Date.now();
   const cloud = cloudOf(o.cloud);
-  const plan: Step = { run: o.only?.length ? withNeeds(o.only) : [...CAPABILITIES], required: new Set(o.only ?? []) };
+  const plan: Step = { run: o.only?.length ? withNeeds(o.only) : [...DEFAULT_CAPABILITIES], required: new Set(o.only ?? []) };
   const { sandbox, stop } = runSandbox(o);
   const base = { cloud: o.cloud, ccm: o.ccm.kind, command: o.ccm.kind === 'command' ? o.ccm.command : null, runtime: o.runtime,
     faults: o.faults ? { file: o.faults.file, rules: [...o.faults.rules] } : null, startedAt: new Date(started).toISOString() };
@@ -104,7 +108,7 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
       unsubscribe();
       const ccmLog = tail(sandbox.state.logs.ccm, CCM_LOG_LINES);
       const error = [err instanceof Error ? err.message : String(err), ...(ccmLog.length ? ['CCM log (last lines):', ...ccmLog] : [])].join('\n');
-      const results = plan.run.map((c): CapabilityResult => ({ capability: c, verdict: Verdict.fail, message: 'not checked: the sandbox did not come up', durationMs: 0, cloudCalls: 0, events: [], ccmLog: [] }));
+      const results = plan.run.map((c): CapabilityResult => ({ capability: c, verdict: Verdict.fail, message: 'not checked: the sandbox did not come up', durationMs: 0, cloudCalls: 0, events: [], ccmLog: [], writes: [] }));
       return { ...base, durationMs: Date.now() - started, error, results };
     }
     const results = await checkAll(o, runDeps(sandbox, cloud), plan, ccmCalls).finally(unsubscribe);
@@ -153,12 +157,13 @@ async function checkAll(o: ConformanceOptions, deps: RunDeps, plan: Step, ccmCal
 
 async function checkOne(o: ConformanceOptions, deps: RunDeps, c: Capability, required: boolean): Promise<CapabilityResult> {
   const involved: InvolvedObject[] = [];
+  const writes: CapabilityResult['writes'] = [];
   const ctx: ConformanceContext = {
-    ...deps, namespace: 'default', timeoutMs: o.timeoutMs, required,
+    ...deps, namespace: 'default', timeoutMs: o.timeoutMs, required, writes, ...(o.upgradeFrom ? { upgradeFrom: o.upgradeFrom } : {}),
     involve: (x) => { if (!involved.some((y) => y.kind === x.kind && y.name === x.name)) involved.push(x); },
   };
   const ccmLogFile = deps.sandbox.state.logs.ccm;
-  const result = { capability: c, durationMs: 0, cloudCalls: 0, events: [], ccmLog: [] };
+  const result = { capability: c, durationMs: 0, cloudCalls: 0, events: [], ccmLog: [], writes };
   try {
     return { ...result, verdict: Verdict.pass, message: await CHECKS[c](ctx) };
   } catch (err) {

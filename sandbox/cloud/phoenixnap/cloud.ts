@@ -12,7 +12,7 @@ import { defineCloud, type CloudLoadBalancerView, type CloudReadContext } from '
 import { PHOENIXNAP_CCM_BINARY, phoenixnapAccessToken, phoenixnapCcmCommand, phoenixnapCcmEnv, phoenixnapUrl } from './env.ts';
 import { PhoenixnapMachines } from './machines.ts';
 
-const IpBlocks = z.array(z.object({
+const IpBlocks = z.array(z.looseObject({
   id: z.string(), cidr: z.string(), cidrBlockSize: z.string(), location: z.string(), status: z.string(),
   assignedResourceId: z.string().optional(), assignedResourceType: z.string().optional(), tags: z.array(z.object({ name: z.string(), value: z.string().optional() })).optional(),
 }));
@@ -32,9 +32,9 @@ async function findBlock(ctx: CloudReadContext, vip: string): Promise<PnapBlock 
 async function readLoadBalancer(ctx: CloudReadContext, vip: string): Promise<CloudLoadBalancerView | undefined> {
   const block = await findBlock(ctx, vip);
   if (block === undefined) return undefined;
-  if (block.assignedResourceType !== 'load-balancer' || block.assignedResourceId === undefined) return { id: block.id, ports: [], serverIds: [] };
+  if (block.assignedResourceType !== 'load-balancer' || block.assignedResourceId === undefined) return { id: block.id, ports: [], serverIds: [], raw: block };
   const { load_balancer: lb } = await ctx.api.call('conformance.loadBalancers.get', LbAnswer, { method: 'GET', path: `/v1/load_balancers/${simIdOf('lb', block.assignedResourceId)}` });
-  return { id: block.id, ports: lb.services.map((s) => s.listen_port), serverIds: lb.resolved_targets.flatMap((t) => (t.server_id === null ? [] : [t.server_id])) };
+  return { id: block.id, ports: lb.services.map((s) => s.listen_port), serverIds: lb.resolved_targets.flatMap((t) => (t.server_id === null ? [] : [t.server_id])), raw: { ...block, load_balancer: lb } };
 }
 
 /** What phoenixNAP's IP API shows of the Service's block: a /29 in the location, tagged by the CCM, the address its third. */
