@@ -9,8 +9,8 @@ import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { SANDBOX_LABELS } from '../../cloud/sandbox-cloud.ts';
 import { PooledKubeConfig } from '../../kube/pooled-kubeconfig.ts';
 import { createThrowawaySandbox } from '../../throwaway.ts';
-import { check, type ConformanceContext } from '../context.ts';
-import { cloudLb } from './load-balancers.ts';
+import { check, until, type ConformanceContext } from '../context.ts';
+import { cloudLb, ingressNow } from './load-balancers.ts';
 import { createLbService, deleteServices, judge, lbReady, readCloudState, settle, stateChanges, WriteLedger, type CloudState } from './continuity.ts';
 
 const NAME = 'neighbour-web';
@@ -79,17 +79,35 @@ async function sideBySide(ctx: ConformanceContext, other: ConformanceContext['sa
     await other.up();
     const theirs = neighbourContext(ctx, other);
     await createLbService(theirs, NAME, true, annotations);
-    const theirVip = await lbReady(theirs, NAME);
+    const theirVip = await theirIngress(theirs, Object.keys(annotations).length > 0);
     await settle(ctx, ledger, Date.now());
-    const [mine, their] = [await cloudLb(ctx, vip), await cloudLb(theirs, theirVip)];
-    check(theirVip !== vip && mine?.id !== their?.id, `the second cluster's Service ${NAME} got the first one's ${ctx.cloud.title} load balancer ${mine?.id} at ${vip}`);
+    const [mine, their] = [await cloudLb(ctx, vip), theirVip.vip ? await cloudLb(theirs, theirVip.vip) : undefined];
+    check(theirVip.vip !== vip && mine?.id !== their?.id, `the second cluster's Service ${NAME} got the first one's ${ctx.cloud.title} load balancer ${mine?.id} at ${vip}`);
     judgeUntouched(ctx, before, await readCloudState(ctx, [NAME]), 'made');
-    await deleteServices(theirs, [NAME], [theirVip]);
+    await deleteServices(theirs, [NAME], theirVip.vip ? [theirVip.vip] : []);
     judgeUntouched(ctx, before, await readCloudState(ctx, [NAME]), 'deleted');
-    return `each Service has its own load balancer (${mine?.id} at ${vip}, ${their?.id} at ${theirVip}); the first cluster's load balancer, routes and the resources made by hand untouched while the second made and deleted its own`;
+    const second = theirVip.vip ? `its own load balancer (${their?.id} at ${theirVip.vip})` : `no load balancer: the name its annotation asks for is taken (${theirVip.refused})`;
+    return `the first Service kept its load balancer ${mine?.id} at ${vip}, the second got ${second}; the first cluster's load balancer, routes and the resources made by hand untouched while the second made and deleted its Service`;
   } finally {
     ledger.stop();
   }
+}
+
+/** How long the second Service may go without an ingress before a refusal Event counts as the CCM's answer. */
+const REFUSAL_WINDOW_MS = 30_000;
+
+/**
+ * The second Service's ingress; or, where the cloud's name annotation gave both Services one load balancer
+ * name and the cloud's names are unique, the Warning Event refusing it (taking the first one's is the bug).
+ */
+async function theirIngress(theirs: ConformanceContext, named: boolean): Promise<{ vip?: string; refused?: string }> {
+  if (!named) return { vip: await lbReady(theirs, NAME) };
+  const vip = await until(theirs, 'an ingress', () => ingressNow(theirs, NAME), REFUSAL_WINDOW_MS).catch(() => undefined);
+  if (vip !== undefined) return { vip: await lbReady(theirs, NAME) };
+  const events = await theirs.core.listNamespacedEvent({ namespace: theirs.namespace, fieldSelector: `involvedObject.kind=Service,involvedObject.name=${NAME},type=Warning` });
+  const refused = events.items[0];
+  check(refused !== undefined, `the second cluster's Service ${NAME} has no ingress after ${REFUSAL_WINDOW_MS / 1000} s and no Warning Event saying why`);
+  return { refused: `${refused.reason ?? ''}: ${(refused.message ?? '').slice(0, 200)}` };
 }
 
 /** Fails when anything the first cluster (or a hand) had changed once the second cluster `what` its Service. */
