@@ -249,14 +249,14 @@ export const QUIET_MS = 5000;
 export const SETTLE_MIN_MS = 12_000;
 
 /**
- * Waits until the CCM has called the cloud since `since` and made no write for QUIET_MS, at least
- * SETTLE_MIN_MS after `since`; a CCM that never pauses is judged on the state at the timeout.
+ * Waits until the CCM has made no write for QUIET_MS, at least SETTLE_MIN_MS after `since` and, after its
+ * start (`started`), once it has called the cloud at all; a CCM that never pauses is judged on the state at the timeout.
  */
-export async function settle(ctx: Pick<ConformanceContext, 'timeoutMs'>, ledger: WriteLedger, since: number): Promise<void> {
+export async function settle(ctx: Pick<ConformanceContext, 'timeoutMs'>, ledger: WriteLedger, since: number, started = false): Promise<void> {
   await until(ctx, 'the CCM to settle', () => {
     const now = Date.now();
     const lastWrite = ledger.lastCcmCall(since, true) ?? since;
-    return Promise.resolve(now - since >= SETTLE_MIN_MS && ledger.lastCcmCall(since) !== undefined && now - lastWrite >= QUIET_MS);
+    return Promise.resolve(now - since >= SETTLE_MIN_MS && (!started || ledger.lastCcmCall(since) !== undefined) && now - lastWrite >= QUIET_MS);
   }).catch(() => undefined);
 }
 
@@ -284,7 +284,7 @@ export async function acrossCcmStart(ctx: ConformanceContext, services: readonly
     const started = Date.now();
     ledger.from(started);
     await start();
-    await settle(ctx, ledger, started);
+    await settle(ctx, ledger, started, true);
     const after = await readCloudState(ctx, services);
     ctx.writes.push(...ledger.writes());
     return { before, after };
