@@ -11,6 +11,7 @@ import { validCcm, validCloud, validInt, validKubeconfig } from '../cli/args.ts'
 import type { CloudKind } from '../cloud/registry.ts';
 import type { RuntimeName } from '../runtimes/runtime.ts';
 import { CAPABILITIES, isCapability, type Capability } from './capabilities.ts';
+import { PROFILES, type Profile } from './context.ts';
 
 export interface ConformanceArgs {
   readonly cloud: CloudKind;
@@ -25,6 +26,8 @@ export interface ConformanceArgs {
   readonly faults: RunFaults | undefined;
   /** `--upgrade-from`: the command line of the CCM the upgrade check starts from. */
   readonly upgradeFrom: string | undefined;
+  /** `--profile`: what Kubernetes requires (default) or also what the cloud's own CCM adds. */
+  readonly profile: Profile;
   readonly help: boolean;
 }
 
@@ -37,6 +40,7 @@ export const USAGE = `npm run conformance -- [--cloud simcloud|hcloud|linode|dig
                        [--runtime local|kind|existing] [--kubeconfig PATH] [--junit FILE] [--json FILE] [--only CAP,...] [--timeout SECONDS]
                        [--faults FILE (JSON {"faults": [rule, ...]}, each rule as simcloud's POST /_sim/faults takes it)]
                        [--upgrade-from CMD (the previous CCM's command line, for --only upgrade)]
+                       [--profile kubernetes|cloud (kubernetes: what Kubernetes and upstream's controllers require; cloud: also the cloud CCM's own labels)]
 capabilities: ${CAPABILITIES.join(', ')} (restart, upgrade, down-delete and neighbours only when --only names them)
 exit 0 when every capability attempted passed (not offered counts as passed unless named by --only), 1 otherwise, 2 on a usage error`;
 
@@ -60,6 +64,7 @@ export function parseConformanceArgs(argv: readonly string[], cwd = process.env.
         timeout: { type: 'string', default: '60' },
         faults: { type: 'string' },
         'upgrade-from': { type: 'string' },
+        profile: { type: 'string', default: 'kubernetes' },
         help: { type: 'boolean', default: false },
       },
     }));
@@ -83,6 +88,7 @@ export function parseConformanceArgs(argv: readonly string[], cwd = process.env.
     timeoutMs: validInt('--timeout', values.timeout, 5, 3600) * 1000,
     faults: validFaults(inCwd(values.faults)),
     upgradeFrom: validUpgradeFrom(values['upgrade-from'], only),
+    profile: validProfile(values.profile),
     help: values.help,
   };
 }
@@ -101,6 +107,12 @@ function validUpgradeFrom(value: string | undefined, only: readonly Capability[]
   if (upgrading && command === undefined) throw new UsageError('--only upgrade needs --upgrade-from "<command line of the previous CCM>"');
   if (command !== undefined && !upgrading) throw new UsageError('--upgrade-from applies to --only upgrade: name upgrade in --only');
   return command;
+}
+
+function validProfile(value: string): Profile {
+  const profile = PROFILES.find((p) => p === value);
+  if (profile === undefined) throw new UsageError(`--profile "${value}" is invalid: use ${PROFILES.join(' or ')}`);
+  return profile;
 }
 
 function validFaults(file: string | undefined): RunFaults | undefined {

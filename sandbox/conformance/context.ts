@@ -40,6 +40,19 @@ export interface RunMemory {
   initialisedAt?: number;
 }
 
+/**
+ * What a run checks (`--profile`): `kubernetes` what upstream's controllers and Kubernetes itself need of a
+ * CCM (providerID, the well-known labels and addresses InstanceMetadata gives, the taints), `cloud` that and
+ * what the cloud's own CCM adds (its own Node labels, e.g. hcloud's instance.hetzner.cloud/provided-by).
+ */
+export const PROFILES = ['kubernetes', 'cloud'] as const;
+export type Profile = (typeof PROFILES)[number];
+
+/** Who asks for what a check found missing: Kubernetes (every CCM) or the cloud's own CCM (`--profile cloud`). */
+export function requiredBy(origin: Profile, cloud: Pick<CloudDescriptor, 'kind'>): string {
+  return origin === 'kubernetes' ? 'required by Kubernetes' : `added by ${cloud.kind}'s own CCM, checked with --profile cloud`;
+}
+
 export interface ConformanceContext {
   readonly sandbox: Sandbox;
   readonly cloud: CloudDescriptor;
@@ -58,6 +71,8 @@ export interface ConformanceContext {
   readonly upgradeFrom?: string;
   /** The CCM's cloud writes a continuity check lists in its result. */
   readonly writes: CloudWrite[];
+  /** What the run checks; absent means `kubernetes`. */
+  readonly profile?: Profile;
   involve(object: InvolvedObject): void;
 }
 
