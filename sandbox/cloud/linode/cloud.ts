@@ -7,8 +7,8 @@ import { defineCloud, type CloudLoadBalancerView, type CloudReadContext } from '
 import { LINODE_API_PREFIX, LINODE_CCM_BINARY, linodeCcmCommand, linodeCcmEnv, linodeUrl } from './env.ts';
 import { LinodeMachines } from './machines.ts';
 
-const NodeBalancers = z.object({ data: z.array(z.object({ id: z.number(), ipv4: z.string(), client_conn_throttle: z.number(), tags: z.array(z.string()) })) });
-const Config = z.object({
+const NodeBalancers = z.object({ data: z.array(z.looseObject({ id: z.number(), ipv4: z.string(), client_conn_throttle: z.number(), tags: z.array(z.string()) })) });
+const Config = z.looseObject({
   id: z.number(), port: z.number(), protocol: z.string(), proxy_protocol: z.string(), algorithm: z.string(), check: z.string(), check_path: z.string(),
   check_interval: z.number(), check_timeout: z.number(), check_attempts: z.number(),
 });
@@ -36,7 +36,7 @@ async function readLoadBalancer(ctx: CloudReadContext, vip: string): Promise<Clo
   // (the private IPv4, or the VPC address a CCM in VPC mode gives).
   const holds = (ip: string): boolean => addresses.has(presentPrivateIp(ip)) || addresses.has(presentPrivateIp(ip, ip, 'vpc'));
   const serverIds = ctx.servers.filter((s) => s.private_ipv4 !== null && holds(s.private_ipv4)).map((s) => s.id);
-  return { id: String(nb.id), ports: configs.map((c) => c.port), serverIds };
+  return { id: String(nb.id), ports: configs.map((c) => c.port), serverIds, raw: { ...nb, configs } };
 }
 
 /** The settings traffic cannot show, as Linode's API shows them on the NodeBalancer and its config. */

@@ -21,13 +21,16 @@ export async function readService(ctx: ConformanceContext, name: string): Promis
   return ctx.core.readNamespacedService({ name, namespace: ctx.namespace });
 }
 
-/** The Service's ingress address, once the CCM wrote one (a hostname resolved through the cloud's API, where its CCM writes only hostnames). */
+/** The Service's ingress address now, if the CCM wrote one (a hostname resolved through the cloud's API, where its CCM writes only hostnames). */
+export async function ingressNow(ctx: ConformanceContext, name: string): Promise<string | undefined> {
+  const ingress = (await readService(ctx, name)).status?.loadBalancer?.ingress?.[0];
+  const profile = ctx.cloud.conformance;
+  return ingress?.ip ?? (ingress?.hostname === undefined || profile.resolveHostname === undefined ? undefined : profile.resolveHostname(await cloudRead(ctx), { hostname: ingress.hostname, namespace: ctx.namespace, service: name }));
+}
+
+/** The Service's ingress address, once the CCM wrote one. */
 export async function ingressOf(ctx: ConformanceContext, name: string): Promise<string> {
-  return until(ctx, `an ingress IP on Service ${ctx.namespace}/${name}`, async () => {
-    const ingress = (await readService(ctx, name)).status?.loadBalancer?.ingress?.[0];
-    const profile = ctx.cloud.conformance;
-    return ingress?.ip ?? (ingress?.hostname === undefined || profile.resolveHostname === undefined ? undefined : profile.resolveHostname(await cloudRead(ctx), { hostname: ingress.hostname, namespace: ctx.namespace, service: name }));
-  });
+  return until(ctx, `an ingress IP on Service ${ctx.namespace}/${name}`, () => ingressNow(ctx, name));
 }
 
 /** The cloud's view of the load balancer at `vip`, through its own API. */
@@ -103,7 +106,7 @@ export async function lbBasic(ctx: ConformanceContext): Promise<string> {
  * that sync and is retried with backoff, or caches instances (Linode's, 15 s). A CCM that instead drops the node
  * and never syncs again fails here: no later node event brings it back (the informer's resync is ignored).
  */
-const NODE_SYNC_MS = 110_000;
+export const NODE_SYNC_MS = 110_000;
 
 async function joinNode(ctx: ConformanceContext, vip: string, ports: readonly number[]): Promise<string> {
   const joined = await ctx.sandbox.addWorker();
