@@ -11,6 +11,7 @@ import { validCcm, validCloud, validInt, validKubeconfig } from '../cli/args.ts'
 import type { CloudKind } from '../cloud/registry.ts';
 import type { RuntimeName } from '../runtimes/runtime.ts';
 import { CAPABILITIES, isCapability, type Capability } from './capabilities.ts';
+import { DEFAULT_ADVERSITY_WINDOWS, type AdversityWindows } from './context.ts';
 
 export interface ConformanceArgs {
   readonly cloud: CloudKind;
@@ -23,6 +24,8 @@ export interface ConformanceArgs {
   readonly timeoutMs: number;
   /** Fault rules simcloud holds from its start (`--faults FILE`), read and checked here. */
   readonly faults: RunFaults | undefined;
+  /** The adversity checks' windows and idle budget (`--fault-window`, `--idle-window` in seconds, `--idle-budget` calls/s). */
+  readonly windows: AdversityWindows;
   readonly help: boolean;
 }
 
@@ -34,6 +37,7 @@ export interface RunFaults {
 export const USAGE = `npm run conformance -- [--cloud simcloud|hcloud|linode|digitalocean|phoenixnap|brightbox] [--ccm builtin|upstream|command] [--ccm-command CMD]
                        [--runtime local|kind|existing] [--kubeconfig PATH] [--junit FILE] [--json FILE] [--only CAP,...] [--timeout SECONDS]
                        [--faults FILE (JSON {"faults": [rule, ...]}, each rule as simcloud's POST /_sim/faults takes it)]
+                       [--fault-window SECONDS (each api-faults fault, default 10)] [--idle-window SECONDS (default 60)] [--idle-budget CALLS_PER_SECOND (per endpoint, default 1)]
 capabilities: ${CAPABILITIES.join(', ')}
 exit 0 when every capability attempted passed (not offered counts as passed unless named by --only), 1 otherwise, 2 on a usage error`;
 
@@ -56,6 +60,9 @@ export function parseConformanceArgs(argv: readonly string[], cwd = process.env.
         only: { type: 'string' },
         timeout: { type: 'string', default: '60' },
         faults: { type: 'string' },
+        'fault-window': { type: 'string', default: String(DEFAULT_ADVERSITY_WINDOWS.faultMs / 1000) },
+        'idle-window': { type: 'string', default: String(DEFAULT_ADVERSITY_WINDOWS.idleMs / 1000) },
+        'idle-budget': { type: 'string', default: String(DEFAULT_ADVERSITY_WINDOWS.idleBudgetPerSecond) },
         help: { type: 'boolean', default: false },
       },
     }));
@@ -77,6 +84,11 @@ export function parseConformanceArgs(argv: readonly string[], cwd = process.env.
     only: values.only === undefined ? undefined : validOnly(values.only),
     timeoutMs: validInt('--timeout', values.timeout, 5, 3600) * 1000,
     faults: validFaults(inCwd(values.faults)),
+    windows: {
+      faultMs: validInt('--fault-window', values['fault-window'], 1, 600) * 1000,
+      idleMs: validInt('--idle-window', values['idle-window'], 1, 3600) * 1000,
+      idleBudgetPerSecond: validRate(values['idle-budget']),
+    },
     help: values.help,
   };
 }
@@ -86,6 +98,12 @@ function validOnly(value: string): Capability[] {
   const bad = names.find((n) => !isCapability(n));
   if (bad !== undefined || names.length === 0) throw new UsageError(`--only "${bad ?? value}" is invalid: use a comma-separated list of ${CAPABILITIES.join(', ')}`);
   return names.filter(isCapability);
+}
+
+function validRate(value: string): number {
+  const n = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || n <= 0 || n > 1000) throw new UsageError(`--idle-budget "${value}" is invalid: use calls per second above 0 and at most 1000, e.g. 1 or 0.5`);
+  return n;
 }
 
 function validFaults(file: string | undefined): RunFaults | undefined {

@@ -5,6 +5,7 @@
 import { connect } from 'node:net';
 import type { AppsV1Api, CoreV1Api, V1Node } from '@kubernetes/client-node';
 import type { Requester } from '../../simulator/api/client/requester.ts';
+import type { ApiCallEvent, SimEvent } from '../../simulator/api/schema/events.ts';
 import type { Server } from '../../simulator/api/schema/servers.ts';
 import type { CloudDescriptor, CloudReadContext } from '../cloud/descriptor.ts';
 import { SANDBOX_LABELS } from '../cloud/sandbox-cloud.ts';
@@ -38,6 +39,21 @@ export interface RunMemory {
   initialisedAt?: number;
 }
 
+/** How long the adversity checks hold a condition, and the idle budget (`--fault-window`, `--idle-window`, `--idle-budget`). */
+export interface AdversityWindows {
+  /** How long each injected fault (api-faults) or rate limit (rate-limit) lasts. */
+  readonly faultMs: number;
+  /** How long idle-budget counts a settled CCM's calls. */
+  readonly idleMs: number;
+  /** Calls per second on any one endpoint above which idle-budget fails. */
+  readonly idleBudgetPerSecond: number;
+}
+
+export const DEFAULT_ADVERSITY_WINDOWS: AdversityWindows = { faultMs: 10_000, idleMs: 60_000, idleBudgetPerSecond: 1 };
+
+/** The sandbox's own callers (its harness, status, console, this run) are not the CCM. */
+export const isCcmCall = (e: SimEvent): e is ApiCallEvent => e.type === 'api_call' && !(e.caller ?? '').startsWith('ccm-sandbox');
+
 export interface ConformanceContext {
   readonly sandbox: Sandbox;
   readonly cloud: CloudDescriptor;
@@ -52,6 +68,7 @@ export interface ConformanceContext {
   /** Whether the run must see this capability (`--only`): then showing no sign of it is a failure. */
   readonly required: boolean;
   readonly memory: RunMemory;
+  readonly windows: AdversityWindows;
   involve(object: InvolvedObject): void;
 }
 

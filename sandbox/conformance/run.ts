@@ -5,7 +5,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { AppsV1Api, CoreV1Api, type CoreV1Event } from '@kubernetes/client-node';
 import { buildRequester } from '../../simulator/api/client/client.ts';
-import type { SimEvent } from '../../simulator/api/schema/events.ts';
 import { PooledKubeConfig } from '../kube/pooled-kubeconfig.ts';
 import type { CcmChoice } from '../ccm/slot.ts';
 import type { RunFaults } from './args.ts';
@@ -17,7 +16,11 @@ import { nodeInit, lifecycle } from './checks/nodes.ts';
 import { lbBasic, lbDelete, lbUpdate } from './checks/load-balancers.ts';
 import { lbAnnotations } from './checks/annotations.ts';
 import { leak, routes } from './checks/routes.ts';
-import { CapabilityFailure, NotOffered, type ConformanceContext, type InvolvedObject, type RunMemory } from './context.ts';
+import { apiFaultsCheck } from './checks/api-faults.ts';
+import { idleBudget } from './checks/idle-budget.ts';
+import {
+  CapabilityFailure, DEFAULT_ADVERSITY_WINDOWS, isCcmCall, NotOffered, type AdversityWindows, type ConformanceContext, type InvolvedObject, type RunMemory,
+} from './context.ts';
 import { Verdict, type CapabilityResult, type ConformanceReport } from './report.ts';
 
 /** Short controller periods for the CCMs the sandbox starts itself (ours, upstream's); a command CCM runs as given. */
@@ -30,20 +33,23 @@ export interface ConformanceOptions {
   readonly kubeconfig?: string;
   /** Check only these (and what they need); each of them must be offered. */
   readonly only?: readonly Capability[];
+  /** Leave these out of a run without `only` (a suite that checks the others elsewhere). */
+  readonly exclude?: readonly Capability[];
   /** How long one condition may take. */
   readonly timeoutMs: number;
   /** Fault rules simcloud holds from its start, so the CCM meets them from its first call. */
   readonly faults?: RunFaults;
+  /** The adversity checks' windows and idle budget (defaults: DEFAULT_ADVERSITY_WINDOWS). */
+  readonly windows?: Partial<AdversityWindows>;
   readonly progress?: (line: string) => void;
 }
 
 const CHECKS: Readonly<Record<Capability, (ctx: ConformanceContext) => Promise<string>>> = {
   'node-init': nodeInit, 'lb-basic': lbBasic, 'lb-update': lbUpdate, 'lb-annotations': lbAnnotations, 'lb-delete': lbDelete, lifecycle, routes, leak,
+  'idle-budget': idleBudget, 'api-faults': apiFaultsCheck,
 };
 
 const CCM_LOG_LINES = 25;
-/** The sandbox's own callers (its harness, status, console, this run) are not the CCM. */
-const isCcmCall = (e: SimEvent): boolean => e.type === 'api_call' && !(e.caller ?? '').startsWith('ccm-sandbox');
 
 function tail(file: string | undefined, lines: number): string[] {
   if (!file || !existsSync(file)) return [];
@@ -90,7 +96,7 @@ function runSandbox(o: ConformanceOptions): ReturnType<typeof createThrowawaySan
 export async function runConformance(o: ConformanceOptions): Promise<ConformanceReport> {
   const started = Date.now();
   const cloud = cloudOf(o.cloud);
-  const plan: Step = { run: o.only?.length ? withNeeds(o.only) : [...CAPABILITIES], required: new Set(o.only ?? []) };
+  const plan: Step = { run: o.only?.length ? withNeeds(o.only) : CAPABILITIES.filter((c) => !o.exclude?.includes(c)), required: new Set(o.only ?? []) };
   const { sandbox, stop } = runSandbox(o);
   const base = { cloud: o.cloud, ccm: o.ccm.kind, command: o.ccm.kind === 'command' ? o.ccm.command : null, runtime: o.runtime,
     faults: o.faults ? { file: o.faults.file, rules: [...o.faults.rules] } : null, startedAt: new Date(started).toISOString() };
@@ -154,7 +160,7 @@ async function checkAll(o: ConformanceOptions, deps: RunDeps, plan: Step, ccmCal
 async function checkOne(o: ConformanceOptions, deps: RunDeps, c: Capability, required: boolean): Promise<CapabilityResult> {
   const involved: InvolvedObject[] = [];
   const ctx: ConformanceContext = {
-    ...deps, namespace: 'default', timeoutMs: o.timeoutMs, required,
+    ...deps, namespace: 'default', timeoutMs: o.timeoutMs, required, windows: { ...DEFAULT_ADVERSITY_WINDOWS, ...o.windows },
     involve: (x) => { if (!involved.some((y) => y.kind === x.kind && y.name === x.name)) involved.push(x); },
   };
   const ccmLogFile = deps.sandbox.state.logs.ccm;
