@@ -2,22 +2,23 @@
 // variants of its provider switched on (CCM_SANDBOX_FAULTY_VARIANTS, go/provider/simcloud), each failing the
 // capability it exists for with its cause in the message. One run holds them all: each variant touches what
 // only its capability checks (a failed lookup read as "not found" deletes a NotReady Node; a 100 ms poller
-// lists the servers; an early retry after 429), and conformance.test.ts passes the same capabilities on the
-// correct provider. The correct CCMs' passes are there too (projects e2e, e2e-upstream and e2e-hcloud).
+// lists the servers; no rate gate and retries at once after a 429), and conformance.test.ts passes the same
+// capabilities on the correct provider. The correct CCMs' passes are there too (projects e2e, e2e-upstream and e2e-hcloud).
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADVERSITY_CAPABILITIES } from '../../sandbox/conformance/capabilities.ts';
 import { ConformanceReport, renderTable, Verdict } from '../../sandbox/conformance/report.ts';
 import { runConformance } from '../../sandbox/conformance/run.ts';
 import { CI_ADVERSITY_WINDOWS } from '../helpers/adversity.ts';
 
-/** go/provider/simcloud's variant names (VariantLookupErrorNotFound, VariantPoll100ms). */
-const VARIANTS = { 'api-faults': 'lookup-error-not-found', 'idle-budget': 'poll-100ms' } as const;
+/** go/provider/simcloud's variant names (VariantLookupErrorNotFound, VariantPoll100ms, VariantIgnore429). */
+const VARIANTS = { 'api-faults': 'lookup-error-not-found', 'idle-budget': 'poll-100ms', 'rate-limit': 'ignore-429' } as const;
 const ENV = 'CCM_SANDBOX_FAULTY_VARIANTS';
 
-/** What each failure must say: the Node the CCM deleted while its server ran, the endpoint polled ten times a second. */
+/** What each failure must say: the Node deleted while its server ran, the endpoint polled ten times a second, the early requests. */
 const CAUSES = {
-  'api-faults': /Node \S+ deleted during 500 server_error .* while every server kept running/,
+  'api-faults': /Node \S+ deleted during 500 server_error.* while every server kept running/,
   'idle-budget': /GET \/v1\/servers \d+\.\d+\/s above the budget of 1\/s per endpoint/,
+  'rate-limit': /\d+ requests before the announced time: the first 429 at/,
 } as const;
 
 const RUN_TIMEOUT_MS = 300_000;

@@ -3,6 +3,7 @@ package simcloud
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"time"
 
 	cloudprovider "k8s.io/cloud-provider"
@@ -24,7 +25,7 @@ func init() { providerkit.Register(ProviderName, LoadConfig, NewCloud) }
 func NewCloud(ctx context.Context, cfg Config) (*providerkit.Cloud, error) {
 	opts := []client.Option{client.WithTimeout(cfg.RequestTimeout), client.WithUserAgent("ccm-sandbox-upstream-ccm"), client.WithObserver(observeCall)}
 	if faultyVariant(VariantIgnore429) {
-		opts = append(opts, client.WithRetryPolicy(ignore429Policy))
+		opts = append(opts, client.WithHTTPClient(&http.Client{Timeout: cfg.RequestTimeout}), client.WithRetryPolicy(ignore429Policy))
 	}
 	c, err := client.New(cfg.Endpoint, cfg.Token, opts...)
 	if err != nil {
@@ -74,8 +75,8 @@ func pollServers(c *client.Client, interval time.Duration, stop <-chan struct{})
 	}
 }
 
-// VariantIgnore429 retries a rate-limited call at once, whatever Retry-After says: every retry comes before
-// the announced time, as a client that reads 429 as any other error does.
+// VariantIgnore429 has no rate gate (go/internal/rategate) and retries a rate-limited call at once, whatever
+// Retry-After says: its calls come before the announced time, as a client that reads 429 as any other error.
 const VariantIgnore429 = "ignore-429"
 
 // ignore429Policy caps Retry-After at nothing and retries without a pause.

@@ -40,7 +40,7 @@ export function apiFaults(ctx: Pick<ConformanceContext, 'cloud'>, windowMs: numb
 }
 
 /** The worker whose kubelet is held silent: the last Ready, initialised worker by name. */
-async function pickWorker(ctx: ConformanceContext): Promise<string> {
+export async function pickWorker(ctx: ConformanceContext): Promise<string> {
   const workers = (await listNodes(ctx))
     .filter((n) => n.metadata?.labels?.[CONTROL_PLANE_LABEL] === undefined && readyOf(n) === 'True' && !hasTaint(n, UNINITIALIZED_TAINT) && n.spec?.providerID)
     .map((n) => n.metadata?.name ?? '')
@@ -91,8 +91,8 @@ function hitsOf(ctx: ConformanceContext, windows: readonly FaultWindow[], calls:
 }
 
 /** Every Node Ready, initialised and untainted: the count, or the error saying which are not. */
-async function converge(ctx: ConformanceContext): Promise<number | Error> {
-  return until(ctx, 'every Node back Ready and initialised, none tainted as shut down, after the faults', async () => {
+export async function converge(ctx: ConformanceContext): Promise<number | Error> {
+  return until(ctx, 'every Node back Ready and initialised, none tainted as shut down', async () => {
     const nodes = await listNodes(ctx);
     const bad = nodes.filter((n) => readyOf(n) !== 'True' || hasTaint(n, UNINITIALIZED_TAINT) || hasTaint(n, SHUTDOWN_TAINT) || !n.spec?.providerID);
     if (bad.length) throw new Error(`not converged: ${bad.map((n) => n.metadata?.name).join(', ')}`);
@@ -100,19 +100,29 @@ async function converge(ctx: ConformanceContext): Promise<number | Error> {
   }).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
 }
 
-/** The worker held NotReady (its server running) through every fault, then released. */
-async function underFaults(ctx: ConformanceContext, worker: string, setPhase: (p: string) => void): Promise<FaultWindow[]> {
+/**
+ * Runs `fn` with `worker` held NotReady (its kubelet silent, its server running), so the CCM keeps asking
+ * the cloud about it every node-monitor period; the kubelet is released whatever happens.
+ */
+export async function whileNotReady<T>(ctx: ConformanceContext, worker: string, fn: () => Promise<T>): Promise<T> {
   const runtime = ctx.sandbox.runtime;
   check(runtime?.silenceKubelet !== undefined, `the ${ctx.sandbox.options.runtime} runtime cannot hold a kubelet silent while its machine runs`);
   try {
     await runtime.silenceKubelet(worker, true);
     await until(ctx, `Node ${worker} to go NotReady once its kubelet is silent`, async () => readyOf(await ctx.core.readNode({ name: worker })) !== 'True');
-    const windows = await runFaults(ctx, setPhase);
-    setPhase('after the faults');
-    return windows;
+    return await fn();
   } finally {
     await runtime.silenceKubelet(worker, false);
   }
+}
+
+/** The worker held NotReady through every fault. */
+async function underFaults(ctx: ConformanceContext, worker: string, setPhase: (p: string) => void): Promise<FaultWindow[]> {
+  return whileNotReady(ctx, worker, async () => {
+    const windows = await runFaults(ctx, setPhase);
+    setPhase('after the faults');
+    return windows;
+  });
 }
 
 export async function apiFaultsCheck(ctx: ConformanceContext): Promise<string> {
