@@ -2,7 +2,7 @@
 // one builds on what the earlier ones left (the LB Service, a joined node, a deleted one), so no second
 // sandbox is needed.
 export const CAPABILITIES = [
-  'node-init', 'lb-basic', 'lb-update', 'lb-annotations', 'idle-budget', 'api-faults', 'rate-limit', 'lb-delete', 'lifecycle', 'routes', 'leak',
+  'node-init', 'lb-basic', 'lb-update', 'lb-annotations', 'idle-budget', 'api-faults', 'rate-limit', 'node-churn', 'lb-delete', 'lifecycle', 'routes', 'leak',
 ] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
@@ -20,6 +20,7 @@ export const CAPABILITY_INFO: Readonly<Record<Capability, CapabilityInfo>> = {
   'idle-budget': { title: "idle budget: a settled CCM's calls per endpoint over a quiet window, within the budget", needs: 'node-init' },
   'api-faults': { title: 'API faults: lookups failing (500, 503, 403, timeout, secondary call) delete no Node and taint none; converges after', needs: 'node-init' },
   'rate-limit': { title: "rate limit: 429s with the provider's own headers for a window; no request before the announced time, converges after", needs: 'node-init' },
+  'node-churn': { title: 'node churn: five nodes joining at once all targeted, an excluded node and a deleted server dropped, the LB consistent', needs: 'lb-basic' },
   'lb-delete': { title: 'LB delete: finalizer gone, cloud LB gone', needs: 'lb-basic' },
   lifecycle: { title: "node lifecycle: shutdown taint on power-off, cleared on power-on, a vanished server's Node deleted", needs: 'node-init' },
   routes: { title: 'routes: one per podCIDR via the node, NetworkUnavailable=False, stale routes removed', needs: 'node-init' },
@@ -44,4 +45,4 @@ export function withNeeds(only: readonly Capability[]): Capability[] {
 }
 
 /** The adversity capabilities (issue 46): they hold windows of time, so suites that check the others leave them out. */
-export const ADVERSITY_CAPABILITIES: readonly Capability[] = ['idle-budget', 'api-faults', 'rate-limit'];
+export const ADVERSITY_CAPABILITIES: readonly Capability[] = ['idle-budget', 'api-faults', 'rate-limit', 'node-churn'];

@@ -19,6 +19,7 @@ import { leak, routes } from './checks/routes.ts';
 import { apiFaultsCheck } from './checks/api-faults.ts';
 import { idleBudget } from './checks/idle-budget.ts';
 import { rateLimit } from './checks/rate-limit.ts';
+import { nodeChurn } from './checks/node-churn.ts';
 import {
   CapabilityFailure, DEFAULT_ADVERSITY_WINDOWS, isCcmCall, NotOffered, type AdversityWindows, type ConformanceContext, type InvolvedObject, type RunMemory,
 } from './context.ts';
@@ -47,7 +48,7 @@ export interface ConformanceOptions {
 
 const CHECKS: Readonly<Record<Capability, (ctx: ConformanceContext) => Promise<string>>> = {
   'node-init': nodeInit, 'lb-basic': lbBasic, 'lb-update': lbUpdate, 'lb-annotations': lbAnnotations, 'lb-delete': lbDelete, lifecycle, routes, leak,
-  'idle-budget': idleBudget, 'api-faults': apiFaultsCheck, 'rate-limit': rateLimit,
+  'idle-budget': idleBudget, 'api-faults': apiFaultsCheck, 'rate-limit': rateLimit, 'node-churn': nodeChurn,
 };
 
 const CCM_LOG_LINES = 25;

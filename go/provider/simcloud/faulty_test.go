@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
+
 	"ccm-sandbox/go/internal/simcloudtest"
 	"ccm-sandbox/go/provider/simcloud/client"
 )
@@ -81,5 +83,34 @@ func TestIgnore429VariantRetriesBeforeRetryAfter(t *testing.T) {
 	// Honouring Retry-After, the first retry would wait 30 s; the variant sends every retry at once.
 	if !client.HasCode(err, client.CodeRateLimitExceeded) || fired() != client.DefaultRetryPolicy.MaxRetries+1 {
 		t.Errorf("InstanceExists error %v after %d attempts; want rate_limit_exceeded after %d", err, fired(), client.DefaultRetryPolicy.MaxRetries+1)
+	}
+}
+
+func TestKeepExcludedNodesVariantLeavesANodeThatLeftTheSetATarget(t *testing.T) {
+	cases := []struct {
+		variants string
+		members  int
+	}{
+		{"", 1},
+		{VariantKeepExcludedNodes, 2},
+	}
+	for _, c := range cases {
+		t.Setenv(EnvFaultyVariants, c.variants)
+		lbs, _ := newTestCloud(t, "").LoadBalancer()
+		a := sim.CreateServer(t, unique("keep-a"), simcloudtest.ServerOpts{})
+		b := sim.CreateServer(t, unique("keep-b"), simcloudtest.ServerOpts{})
+		nodes := []*v1.Node{node(a["name"].(string), "simcloud://"+a["id"].(string)), node(b["name"].(string), "simcloud://"+b["id"].(string))}
+		svc := lbService(unique("keep"), nil)
+		if _, err := lbs.EnsureLoadBalancer(context.Background(), "test-cluster", svc, nodes); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = lbs.EnsureLoadBalancerDeleted(context.Background(), "test-cluster", svc) })
+		// The second node was excluded: the service controller passes the first only.
+		if err := lbs.UpdateLoadBalancer(context.Background(), "test-cluster", svc, nodes[:1]); err != nil {
+			t.Fatal(err)
+		}
+		if got := owned[client.ServerGroup](t, "server_groups", svc)[0].Servers; len(got) != c.members {
+			t.Errorf("variants %q: members %v, want %d", c.variants, got, c.members)
+		}
 	}
 }

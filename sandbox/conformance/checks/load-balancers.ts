@@ -68,7 +68,7 @@ async function podAnswers(ctx: ConformanceContext, vip: string, port: number): P
 }
 
 /** Waits until the cloud's LB at `vip` listens on `ports` and targets every LB-eligible node. */
-async function cloudLbCovers(ctx: ConformanceContext, vip: string, ports: readonly number[], timeoutMs = ctx.timeoutMs): Promise<CloudLoadBalancerView> {
+export async function cloudLbCovers(ctx: ConformanceContext, vip: string, ports: readonly number[], timeoutMs = ctx.timeoutMs): Promise<CloudLoadBalancerView> {
   return until(ctx, `the cloud's load balancer at ${vip}, read through the ${ctx.cloud.title} API, to listen on ${ports.join(', ')} and target every worker node`, async () => {
     const view = await cloudLb(ctx, vip);
     if (view === undefined) throw new Error(`the ${ctx.cloud.title} API shows no load balancer at ${vip}`);
@@ -99,7 +99,7 @@ export async function lbBasic(ctx: ConformanceContext): Promise<string> {
  * that sync and is retried with backoff, or caches instances (Linode's, 15 s). A CCM that instead drops the node
  * and never syncs again fails here: no later node event brings it back (the informer's resync is ignored).
  */
-const NODE_SYNC_MS = 110_000;
+export const NODE_SYNC_MS = 110_000;
 
 async function joinNode(ctx: ConformanceContext, vip: string, ports: readonly number[]): Promise<string> {
   const joined = await ctx.sandbox.addWorker();

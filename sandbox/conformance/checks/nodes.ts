@@ -60,6 +60,17 @@ export async function nodeInit(ctx: ConformanceContext): Promise<string> {
   return `${nodes.length} nodes: ${ctx.cloud.providerId(servers[0]?.id ?? 'srv-0').replace(/\d+$/, '…')}`;
 }
 
+/**
+ * Deletes a server as the cloud's user deletes it (through the persona where that does more, e.g. Linode's
+ * drops the instance's VPC ip_ranges), else through /v1.
+ */
+export async function deleteAsUser(ctx: ConformanceContext, serverId: string): Promise<void> {
+  const sim = ctx.sandbox.state.simcloud;
+  const machines = sim && ctx.cloud.machines?.({ endpoint: sim.url, token: sim.token });
+  if (machines?.deleteMachine) await machines.deleteMachine(serverId);
+  else await ctx.sandbox.client.servers.delete(serverId);
+}
+
 export async function lifecycle(ctx: ConformanceContext): Promise<string> {
   const nodes = lbNodes(await listNodes(ctx)).map((n) => n.metadata?.name ?? '');
   const servers = await clusterServers(ctx);
@@ -79,12 +90,7 @@ export async function lifecycle(ctx: ConformanceContext): Promise<string> {
     const n = await node();
     return readyOf(n) === 'True' && !hasTaint(n, SHUTDOWN_TAINT);
   });
-  // Deleted as the cloud's user deletes it (through the persona where that does more, e.g. Linode's drops
-  // the instance's VPC ip_ranges), else through /v1.
-  const sim = ctx.sandbox.state.simcloud;
-  const machines = sim && ctx.cloud.machines?.({ endpoint: sim.url, token: sim.token });
-  if (machines?.deleteMachine) await machines.deleteMachine(victim.id);
-  else await client.servers.delete(victim.id);
+  await deleteAsUser(ctx, victim.id);
   await until(ctx, `Node ${victim.name} deleted after its server was deleted`, async () => !(await listNodes(ctx)).some((n) => n.metadata?.name === victim.name), Math.max(ctx.timeoutMs, 90_000));
   return `${victim.name}: tainted while off, cleared when on, deleted with its server`;
 }
