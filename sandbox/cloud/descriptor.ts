@@ -77,8 +77,21 @@ export interface CloudReadContext {
   readonly simcloud: { readonly url: string; readonly token: string };
 }
 
+/** A call the cloud's CCM makes besides the server lookup itself while it looks up an instance. */
+export interface LookupSecondaryCall {
+  /** A path glob in the cloud's API (`*` one segment, `**` any), as simcloud's fault rules take it. */
+  readonly path: string;
+  /** What the call is, in a few words, with the CCM code that makes it. */
+  readonly what: string;
+}
+
 /** The per-cloud half of the conformance run (sandbox/conformance/). */
 export interface ConformanceProfile {
+  /**
+   * The network, VPC or interface call the cloud's CCM makes while it looks up an instance (api-faults fails
+   * it for a window), or why there is none: the server record already carries what the CCM needs.
+   */
+  readonly lookupSecondary: LookupSecondaryCall | { readonly none: string };
   /** Node labels this cloud's CCM sets besides the well-known ones. */
   readonly nodeLabels: Readonly<Record<string, string>>;
   /** Whether the cloud has zones (its CCM sets topology.kubernetes.io/zone) or regions only. */

@@ -52,4 +52,11 @@ describe('npm run conformance arguments', () => {
     expect(() => parseConformanceArgs(argv, '/here')).toThrow(UsageError);
     expect(() => parseConformanceArgs(argv, '/here')).toThrow(message);
   });
+
+  it('takes the adversity windows in seconds and the idle budget in calls per second, with one line for a bad value', () => {
+    expect(parseConformanceArgs([], '/here').windows).toEqual({ faultMs: 10_000, idleMs: 60_000, idleBudgetPerSecond: 1 });
+    expect(parseConformanceArgs(['--fault-window', '3', '--idle-window', '15', '--idle-budget', '0.5'], '/here').windows).toEqual({ faultMs: 3000, idleMs: 15_000, idleBudgetPerSecond: 0.5 });
+    expect(() => parseConformanceArgs(['--idle-budget', '0'], '/here')).toThrow(/--idle-budget "0" is invalid: use calls per second above 0/);
+    expect(() => parseConformanceArgs(['--idle-window', '1m'], '/here')).toThrow(/--idle-window "1m" is invalid: use a whole number from 1 to 3600/);
+  });
 });

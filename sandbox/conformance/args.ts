@@ -12,6 +12,7 @@ import type { CloudKind } from '../cloud/registry.ts';
 import type { RuntimeName } from '../runtimes/runtime.ts';
 import { CAPABILITIES, isCapability, type Capability } from './capabilities.ts';
 import { PROFILES, type Profile } from './context.ts';
+import { DEFAULT_ADVERSITY_WINDOWS, type AdversityWindows } from './context.ts';
 
 export interface ConformanceArgs {
   readonly cloud: CloudKind;
@@ -28,6 +29,8 @@ export interface ConformanceArgs {
   readonly upgradeFrom: string | undefined;
   /** `--profile`: what Kubernetes requires (default) or also what the cloud's own CCM adds. */
   readonly profile: Profile;
+  /** The adversity checks' windows and idle budget (`--fault-window`, `--idle-window` in seconds, `--idle-budget` calls/s). */
+  readonly windows: AdversityWindows;
   readonly help: boolean;
 }
 
@@ -41,6 +44,7 @@ export const USAGE = `npm run conformance -- [--cloud simcloud|hcloud|linode|dig
                        [--faults FILE (JSON {"faults": [rule, ...]}, each rule as simcloud's POST /_sim/faults takes it)]
                        [--upgrade-from CMD (the previous CCM's command line, for --only upgrade)]
                        [--profile kubernetes|cloud (kubernetes: what Kubernetes and upstream's controllers require; cloud: also the cloud CCM's own labels)]
+                       [--fault-window SECONDS (each api-faults fault, default 10)] [--idle-window SECONDS (default 60)] [--idle-budget CALLS_PER_SECOND (per endpoint, default 1)]
 capabilities: ${CAPABILITIES.join(', ')} (restart, upgrade, down-delete and neighbours only when --only names them)
 exit 0 when every capability attempted passed (not offered counts as passed unless named by --only), 1 otherwise, 2 on a usage error`;
 
@@ -65,6 +69,9 @@ export function parseConformanceArgs(argv: readonly string[], cwd = process.env.
         faults: { type: 'string' },
         'upgrade-from': { type: 'string' },
         profile: { type: 'string', default: 'kubernetes' },
+        'fault-window': { type: 'string', default: String(DEFAULT_ADVERSITY_WINDOWS.faultMs / 1000) },
+        'idle-window': { type: 'string', default: String(DEFAULT_ADVERSITY_WINDOWS.idleMs / 1000) },
+        'idle-budget': { type: 'string', default: String(DEFAULT_ADVERSITY_WINDOWS.idleBudgetPerSecond) },
         help: { type: 'boolean', default: false },
       },
     }));
@@ -89,6 +96,11 @@ export function parseConformanceArgs(argv: readonly string[], cwd = process.env.
     faults: validFaults(inCwd(values.faults)),
     upgradeFrom: validUpgradeFrom(values['upgrade-from'], only),
     profile: validProfile(values.profile),
+    windows: {
+      faultMs: validInt('--fault-window', values['fault-window'], 1, 600) * 1000,
+      idleMs: validInt('--idle-window', values['idle-window'], 1, 3600) * 1000,
+      idleBudgetPerSecond: validRate(values['idle-budget']),
+    },
     help: values.help,
   };
 }
@@ -113,6 +125,12 @@ function validProfile(value: string): Profile {
   const profile = PROFILES.find((p) => p === value);
   if (profile === undefined) throw new UsageError(`--profile "${value}" is invalid: use ${PROFILES.join(' or ')}`);
   return profile;
+}
+
+function validRate(value: string): number {
+  const n = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || n <= 0 || n > 1000) throw new UsageError(`--idle-budget "${value}" is invalid: use calls per second above 0 and at most 1000, e.g. 1 or 0.5`);
+  return n;
 }
 
 function validFaults(file: string | undefined): RunFaults | undefined {

@@ -1,7 +1,10 @@
 // The capabilities the conformance run checks, in the order it checks them on one sandbox: each later
 // one builds on what the earlier ones left (the LB Service, a joined node, a deleted one), so no second
 // sandbox is needed.
-export const CAPABILITIES = ['node-init', 'lb-basic', 'lb-update', 'lb-annotations', 'lb-delete', 'lifecycle', 'routes', 'restart', 'upgrade', 'down-delete', 'neighbours', 'leak'] as const;
+export const CAPABILITIES = [
+  'node-init', 'lb-basic', 'lb-update', 'lb-annotations', 'idle-budget', 'api-faults', 'rate-limit', 'node-churn', 'lb-delete', 'lifecycle', 'routes',
+  'restart', 'upgrade', 'down-delete', 'neighbours', 'leak',
+] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
 export interface CapabilityInfo {
@@ -17,6 +20,10 @@ export const CAPABILITY_INFO: Readonly<Record<Capability, CapabilityInfo>> = {
   'lb-basic': { title: 'LoadBalancer Service: ingress, a pod answers through the VIP, the cloud LB targets the nodes', needs: 'node-init' },
   'lb-update': { title: 'LB update: a second port, a node joining', needs: 'lb-basic' },
   'lb-annotations': { title: "LB annotations: PROXY protocol, HTTP health check, the cloud's own settings", needs: 'lb-basic' },
+  'idle-budget': { title: "idle budget: a settled CCM's calls per endpoint over a quiet window, within the budget", needs: 'node-init' },
+  'api-faults': { title: 'API faults: lookups failing (500, 503, 403, timeout, secondary call) delete no Node and taint none; converges after', needs: 'node-init' },
+  'rate-limit': { title: "rate limit: 429s with the provider's own headers for a window; no request before the announced time, converges after", needs: 'node-init' },
+  'node-churn': { title: 'node churn: five nodes joining at once all targeted, an excluded node and a deleted server dropped, the LB consistent', needs: 'lb-basic' },
   'lb-delete': { title: 'LB delete: finalizer gone, cloud LB gone', needs: 'lb-basic' },
   lifecycle: { title: "node lifecycle: shutdown taint on power-off, cleared on power-on, a vanished server's Node deleted", needs: 'node-init' },
   routes: { title: 'routes: one per podCIDR via the node, NetworkUnavailable=False, stale routes removed', needs: 'node-init' },
@@ -46,3 +53,6 @@ export function withNeeds(only: readonly Capability[]): Capability[] {
   only.forEach(add);
   return CAPABILITIES.filter((c) => wanted.has(c));
 }
+
+/** The adversity capabilities (issue 46): they hold windows of time, so suites that check the others leave them out. */
+export const ADVERSITY_CAPABILITIES: readonly Capability[] = ['idle-budget', 'api-faults', 'rate-limit', 'node-churn'];

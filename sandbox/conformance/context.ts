@@ -5,7 +5,7 @@
 import { connect } from 'node:net';
 import type { AppsV1Api, CoreV1Api, V1Node } from '@kubernetes/client-node';
 import type { Requester } from '../../simulator/api/client/requester.ts';
-import type { SimEvent } from '../../simulator/api/schema/events.ts';
+import type { ApiCallEvent, SimEvent } from '../../simulator/api/schema/events.ts';
 import type { Server } from '../../simulator/api/schema/servers.ts';
 import type { CloudDescriptor, CloudReadContext } from '../cloud/descriptor.ts';
 import { SANDBOX_LABELS } from '../cloud/sandbox-cloud.ts';
@@ -53,6 +53,21 @@ export function requiredBy(origin: Profile, cloud: Pick<CloudDescriptor, 'kind'>
   return origin === 'kubernetes' ? 'required by Kubernetes' : `added by ${cloud.kind}'s own CCM, checked with --profile cloud`;
 }
 
+/** How long the adversity checks hold a condition, and the idle budget (`--fault-window`, `--idle-window`, `--idle-budget`). */
+export interface AdversityWindows {
+  /** How long each injected fault (api-faults) or rate limit (rate-limit) lasts. */
+  readonly faultMs: number;
+  /** How long idle-budget counts a settled CCM's calls. */
+  readonly idleMs: number;
+  /** Calls per second on any one endpoint above which idle-budget fails. */
+  readonly idleBudgetPerSecond: number;
+}
+
+export const DEFAULT_ADVERSITY_WINDOWS: AdversityWindows = { faultMs: 10_000, idleMs: 60_000, idleBudgetPerSecond: 1 };
+
+/** The sandbox's own callers (its harness, status, console, this run) are not the CCM. */
+export const isCcmCall = (e: SimEvent): e is ApiCallEvent => e.type === 'api_call' && !(e.caller ?? '').startsWith('ccm-sandbox');
+
 export interface ConformanceContext {
   readonly sandbox: Sandbox;
   readonly cloud: CloudDescriptor;
@@ -73,11 +88,9 @@ export interface ConformanceContext {
   readonly writes: CloudWrite[];
   /** What the run checks; absent means `kubernetes`. */
   readonly profile?: Profile;
+  readonly windows: AdversityWindows;
   involve(object: InvolvedObject): void;
 }
-
-/** The sandbox's own callers (its harness, status, console, this run) are not the CCM. */
-export const isCcmCall = (e: SimEvent): boolean => e.type === 'api_call' && !(e.caller ?? '').startsWith('ccm-sandbox');
 
 /** Waits for `condition`; on timeout the check fails with `description` and the last observation. */
 export async function until<T>(ctx: Pick<ConformanceContext, 'timeoutMs'>, description: string, condition: () => Promise<T | undefined | false>, timeoutMs = ctx.timeoutMs): Promise<T> {

@@ -36,5 +36,17 @@ export function conformanceDoc(header: string): string {
     row(['---', '---', '---', '---', '---', '---', '---']),
     ...clouds,
     '',
+    '## The secondary lookup call (`api-faults`)',
+    '',
+    'The network, VPC or interface call the cloud\'s own CCM makes while it looks up an instance, which `api-faults` fails',
+    'for one window (a path glob in the cloud\'s API), or why there is none.',
+    '',
+    row(['Cloud', 'Secondary call']),
+    row(['---', '---']),
+    ...CLOUD_DESCRIPTORS.map((d) => {
+      const s = d.conformance.lookupSecondary;
+      return row([`\`${d.kind}\``, 'path' in s ? `\`GET ${s.path}\`: ${s.what}` : `none: ${s.none}`]);
+    }),
+    '',
   ].join('\n');
 }

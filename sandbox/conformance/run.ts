@@ -22,7 +22,13 @@ import { restart } from './checks/restart.ts';
 import { upgrade } from './checks/upgrade.ts';
 import { downDelete } from './checks/down-delete.ts';
 import { neighbours } from './checks/neighbours.ts';
-import { CapabilityFailure, isCcmCall, NotOffered, type ConformanceContext, type InvolvedObject, type Profile, type RunMemory } from './context.ts';
+import { apiFaultsCheck } from './checks/api-faults.ts';
+import { idleBudget } from './checks/idle-budget.ts';
+import { rateLimit } from './checks/rate-limit.ts';
+import { nodeChurn } from './checks/node-churn.ts';
+import {
+  CapabilityFailure, DEFAULT_ADVERSITY_WINDOWS, isCcmCall, NotOffered, type AdversityWindows, type ConformanceContext, type InvolvedObject, type Profile, type RunMemory,
+} from './context.ts';
 import { Verdict, type CapabilityResult, type ConformanceReport } from './report.ts';
 
 /** Short controller periods for the CCMs the sandbox starts itself (ours, upstream's); a command CCM runs as given. */
@@ -35,12 +41,16 @@ export interface ConformanceOptions {
   readonly kubeconfig?: string;
   /** Check only these (and what they need); each of them must be offered. */
   readonly only?: readonly Capability[];
+  /** Leave these out of a run without `only` (a suite that checks the others elsewhere). */
+  readonly exclude?: readonly Capability[];
   /** How long one condition may take. */
   readonly timeoutMs: number;
   /** Fault rules simcloud holds from its start, so the CCM meets them from its first call. */
   readonly faults?: RunFaults;
   /** What the run checks (context.ts `Profile`); default `kubernetes`. */
   readonly profile?: Profile;
+  /** The adversity checks' windows and idle budget (defaults: DEFAULT_ADVERSITY_WINDOWS). */
+  readonly windows?: Partial<AdversityWindows>;
   readonly progress?: (line: string) => void;
   /** `--upgrade-from`: the command line of the CCM the upgrade check starts from. */
   readonly upgradeFrom?: string;
@@ -49,6 +59,7 @@ export interface ConformanceOptions {
 const CHECKS: Readonly<Record<Capability, (ctx: ConformanceContext) => Promise<string>>> = {
   'node-init': nodeInit, 'lb-basic': lbBasic, 'lb-update': lbUpdate, 'lb-annotations': lbAnnotations, 'lb-delete': lbDelete, lifecycle, routes, leak,
   restart, upgrade, 'down-delete': downDelete, neighbours,
+  'idle-budget': idleBudget, 'api-faults': apiFaultsCheck, 'rate-limit': rateLimit, 'node-churn': nodeChurn,
 };
 
 const CCM_LOG_LINES = 25;
@@ -107,7 +118,7 @@ function reportBase(o: ConformanceOptions, started: number): Omit<ConformanceRep
 export async function runConformance(o: ConformanceOptions): Promise<ConformanceReport> {
   const started = Date.now();
   const cloud = cloudOf(o.cloud);
-  const plan: Step = { run: o.only?.length ? withNeeds(o.only) : [...DEFAULT_CAPABILITIES], required: new Set(o.only ?? []) };
+  const plan: Step = { run: o.only?.length ? withNeeds(o.only) : DEFAULT_CAPABILITIES.filter((c) => !o.exclude?.includes(c)), required: new Set(o.only ?? []) };
   const { sandbox, stop } = runSandbox(o);
   const base = reportBase(o, started);
   try {
@@ -175,7 +186,8 @@ async function checkOne(o: ConformanceOptions, deps: RunDeps, c: Capability, req
   const involved: InvolvedObject[] = [];
   const writes: CapabilityResult['writes'] = [];
   const ctx: ConformanceContext = {
-    ...deps, namespace: 'default', timeoutMs: o.timeoutMs, required, profile: o.profile ?? 'kubernetes', writes, ...(o.upgradeFrom ? { upgradeFrom: o.upgradeFrom } : {}),
+    ...deps, namespace: 'default', timeoutMs: o.timeoutMs, required, profile: o.profile ?? 'kubernetes', writes, windows: { ...DEFAULT_ADVERSITY_WINDOWS, ...o.windows },
+    ...(o.upgradeFrom ? { upgradeFrom: o.upgradeFrom } : {}),
     involve: (x) => { if (!involved.some((y) => y.kind === x.kind && y.name === x.name)) involved.push(x); },
   };
   const ccmLogFile = deps.sandbox.state.logs.ccm;

@@ -65,6 +65,8 @@ export class KubeletFleet {
   readonly #chains = new Map<string, Promise<void>>();
   readonly #startSlots: Semaphore;
   #syncing: Promise<void> = Promise.resolve();
+  /** Nodes whose kubelet is held silent while their machine runs (a hung kubelet, a partitioned node). */
+  readonly #silenced = new Set<string>();
   #renewTimer: NodeJS.Timeout | undefined;
   readonly #pods: PodRunner | undefined;
 
@@ -103,6 +105,17 @@ export class KubeletFleet {
       this.#kubelets.delete(name);
       this.#opts.onChange?.();
     }
+  }
+
+  /**
+   * Holds a node's kubelet silent while its server keeps running (`silent`), or lets it follow its server
+   * again: the Node goes NotReady with its machine up, as after a kubelet hang or a network partition.
+   */
+  silence(nodeName: string, silent: boolean): Promise<void> {
+    if (silent) this.#silenced.add(nodeName);
+    else this.#silenced.delete(nodeName);
+    const entry = this.#kubelets.get(nodeName);
+    return entry ? this.#chain(nodeName, () => this.#syncOne(entry.server)) : Promise.resolve();
   }
 
   /** Number of kubelets (running or silent). */
@@ -170,7 +183,7 @@ export class KubeletFleet {
   }
 
   async #syncOne(server: FleetServer): Promise<void> {
-    const up = UP_STATES.has(server.status);
+    const up = UP_STATES.has(server.status) && !this.#silenced.has(server.name);
     let entry = this.#kubelets.get(server.name);
     if (!entry) {
       if (!up) return;

@@ -166,6 +166,10 @@ export class LocalRuntime implements PrestartingRuntime {
     return server;
   }
 
+  async silenceKubelet(nodeName: string, silent: boolean): Promise<void> {
+    await this.#fleet?.silence(nodeName, silent);
+  }
+
   async down(ctx: RuntimeBaseContext): Promise<void> {
     this.#unsubscribe();
     for (const t of this.#timers) clearInterval(t);

@@ -100,6 +100,8 @@ export interface Runtime {
   collectLogs(ctx: RuntimeContext, dir: string): Promise<void>;
   /** Adds one worker machine (registered with the cloud) and returns it. */
   addWorker?(ctx: RuntimeContext): Promise<RegisteredServer>;
+  /** Holds a node's kubelet silent while its machine keeps running (`silent`), or releases it. */
+  silenceKubelet?(nodeName: string, silent: boolean): Promise<void>;
   /**
    * Where the machines' real addresses live (kind's docker network, Vagrant's host-only network), known
    * before up(): simcloud's cluster network must have this range (registerServer passes the real private

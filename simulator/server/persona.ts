@@ -73,6 +73,8 @@ export interface Persona {
   readonly routes: readonly RouteDef[];
   readonly errors: PersonaErrors;
   readonly rateLimitReset: RateLimitReset;
+  /** What its rate-limit headers are called: `RateLimit-*` (most), `X-RateLimit-*` (Linode's). */
+  readonly rateLimitHeaders?: 'RateLimit' | 'X-RateLimit';
   readonly paths: PersonaPaths;
   /** The schema of its slice of `dialect_attrs`, per collection it keeps attributes on. */
   readonly attrs: Readonly<Partial<Record<AttrsCollection, z.ZodType>>>;

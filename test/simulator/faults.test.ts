@@ -65,6 +65,22 @@ describe('faults', () => {
     await sc.client.catalogue.zones(); // other tokens are unaffected
   });
 
+  it.each([
+    ['/hcloud/v1/servers', 'ratelimit'],
+    ['/v4/linode/instances', 'x-ratelimit'],
+    ['/v2/droplets', 'ratelimit'],
+  ] as const)("a 429 on %s carries that provider's rate-limit headers (%s-*, reset a Unix time)", async (path, name) => {
+    await sc.admin.addFault({ kind: 'rate_limit', limit: 1, window_seconds: 60, match: { path } });
+    const get = (): Promise<Response> => fetch(`${sc.url}${path}`, { headers: { authorization: `Bearer ${sc.token}` } });
+    await get();
+    const res = await get();
+    expect(res.status).toBe(429);
+    expect(res.headers.get(`${name}-limit`)).toBe('1');
+    expect(res.headers.get(`${name}-remaining`)).toBe('0');
+    expect(Number(res.headers.get(`${name}-reset`))).toBeGreaterThan(Date.now() / 1000);
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+
   it('a configured default budget (--rate-limit) limits every token and sends RateLimit headers', async () => {
     const limited = await startContractProcess(['--rate-limit', '2/60', '--no-destructive']);
     try {

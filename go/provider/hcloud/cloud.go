@@ -9,6 +9,7 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 
 	"ccm-sandbox/go/internal/providerkit"
+	"ccm-sandbox/go/internal/rategate"
 )
 
 // ProviderName is the name passed to --cloud-provider and the scheme of every providerID.
@@ -29,7 +30,7 @@ func NewCloud(ctx context.Context, cfg Config) (_ *providerkit.Cloud, err error)
 		hcloud.WithEndpoint(cfg.Endpoint),
 		hcloud.WithToken(cfg.Token),
 		hcloud.WithApplication("ccm-sandbox-upstream-ccm", ""),
-		hcloud.WithHTTPClient(&http.Client{Timeout: providerkit.RequestTimeout, Transport: callerTransport{next: http.DefaultTransport}}),
+		hcloud.WithHTTPClient(&http.Client{Timeout: providerkit.RequestTimeout, Transport: callerTransport{next: rategate.New(nil)}}),
 		// Actions in a sandbox take milliseconds: poll often at first, back off to Hetzner's usual pace.
 		hcloud.WithPollOpts(hcloud.PollOpts{BackoffFunc: hcloud.ExponentialBackoffWithOpts(hcloud.ExponentialBackoffOpts{
 			Base: 50 * time.Millisecond, Multiplier: 2, Cap: 2 * time.Second,

@@ -3,6 +3,10 @@ package simcloud
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"time"
+
+	cloudprovider "k8s.io/cloud-provider"
 
 	"ccm-sandbox/go/internal/providerkit"
 	"ccm-sandbox/go/provider/simcloud/client"
@@ -19,7 +23,11 @@ func init() { providerkit.Register(ProviderName, LoadConfig, NewCloud) }
 // as our TypeScript CCM prints it. Load balancers and routes can be switched off (routes need a network);
 // every resource carries the --cluster-name it was created for.
 func NewCloud(ctx context.Context, cfg Config) (*providerkit.Cloud, error) {
-	c, err := client.New(cfg.Endpoint, cfg.Token, client.WithTimeout(cfg.RequestTimeout), client.WithUserAgent("ccm-sandbox-upstream-ccm"), client.WithObserver(observeCall))
+	opts := []client.Option{client.WithTimeout(cfg.RequestTimeout), client.WithUserAgent("ccm-sandbox-upstream-ccm"), client.WithObserver(observeCall)}
+	if faultyVariant(VariantIgnore429) {
+		opts = append(opts, client.WithHTTPClient(&http.Client{Timeout: cfg.RequestTimeout}), client.WithRetryPolicy(ignore429Policy))
+	}
+	c, err := client.New(cfg.Endpoint, cfg.Token, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("%s/%s: %w", EnvEndpoint, EnvToken, err)
 	}
@@ -32,6 +40,11 @@ func NewCloud(ctx context.Context, cfg Config) (*providerkit.Cloud, error) {
 		return nil, err
 	}
 	caps := providerkit.Capabilities{InstancesV2: newInstances(c), ClusterID: true}
+	if faultyVariant(VariantPoll100ms) {
+		caps.Initialize = func(_ cloudprovider.ControllerClientBuilder, stop <-chan struct{}) {
+			go pollServers(c, pollInterval100ms, stop)
+		}
+	}
 	if cfg.LoadBalancersEnabled {
 		caps.LoadBalancer = newLoadBalancers(c, cfg.LoadBalancerStrategy)
 	}
@@ -39,4 +52,34 @@ func NewCloud(ctx context.Context, cfg Config) (*providerkit.Cloud, error) {
 		caps.Routes = &routes{client: c, network: cfg.Network}
 	}
 	return providerkit.NewCloud(ProviderName, caps), nil
+}
+
+// VariantPoll100ms lists every server ten times a second for as long as the CCM runs, as a CCM polling one
+// endpoint far above any budget does (hcloud-cloud-controller-manager #661).
+const VariantPoll100ms = "poll-100ms"
+
+const pollInterval100ms = 100 * time.Millisecond
+
+// pollServers lists the servers every interval until stop closes; answers and errors are dropped.
+func pollServers(c *client.Client, interval time.Duration, stop <-chan struct{}) {
+	ctx := client.WithCaller(context.Background(), client.Caller{Controller: "faulty-poller", Key: VariantPoll100ms, Method: "ListServers"})
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			_, _, _ = c.ListServers(ctx, client.ListOpts{PerPage: 50})
+		}
+	}
+}
+
+// VariantIgnore429 has no rate gate (go/internal/rategate) and retries a rate-limited call at once, whatever
+// Retry-After says: its calls come before the announced time, as a client that reads 429 as any other error.
+const VariantIgnore429 = "ignore-429"
+
+// ignore429Policy caps Retry-After at nothing and retries without a pause.
+var ignore429Policy = client.RetryPolicy{
+	MaxRetries: client.DefaultRetryPolicy.MaxRetries, BaseDelay: client.DefaultRetryPolicy.BaseDelay, MaxDelay: client.DefaultRetryPolicy.MaxDelay, MaxRetryAfter: 0,
 }

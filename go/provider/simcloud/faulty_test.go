@@ -118,3 +118,88 @@ func TestAdoptByNameTakesTheLoadBalancerOfAnotherClustersServiceOfTheSameName(t 
 		}
 	}
 }
+
+func TestLookupErrorNotFoundVariantReadsAServerErrorAsAMissingServer(t *testing.T) {
+	cases := []struct {
+		variants   string
+		wantExists bool
+		wantErr    bool
+	}{
+		{"", false, true},
+		{VariantLookupErrorNotFound, false, false},
+	}
+	for _, c := range cases {
+		t.Setenv(EnvFaultyVariants, c.variants)
+		instances, _ := newTestCloud(t, "").InstancesV2()
+		s := sim.CreateServer(t, unique("failing"), simcloudtest.ServerOpts{})
+		sim.AddFault(t, map[string]any{"kind": "error", "status": 500, "code": "server_error", "match": map[string]any{"method": "GET", "path": "/v1/servers/" + s["id"].(string)}})
+		exists, err := instances.InstanceExists(context.Background(), node("n", "simcloud://"+s["id"].(string)))
+		if exists != c.wantExists || (err != nil) != c.wantErr {
+			t.Errorf("variants %q: InstanceExists = %v, %v; want %v with an error %v", c.variants, exists, err, c.wantExists, c.wantErr)
+		}
+	}
+}
+
+func TestPoll100msVariantListsServersTenTimesASecondUntilStopped(t *testing.T) {
+	cases := []struct {
+		variants string
+		polls    bool
+	}{
+		{"", false},
+		{VariantPoll100ms, true},
+	}
+	for _, c := range cases {
+		t.Setenv(EnvFaultyVariants, c.variants)
+		cloud := newTestCloud(t, "")
+		fired := sim.AddFault(t, map[string]any{"kind": "latency", "latency_ms": 0, "match": map[string]any{"method": "GET", "path": "/v1/servers"}})
+		stop := make(chan struct{})
+		cloud.Initialize(nil, stop)
+		time.Sleep(time.Second)
+		close(stop)
+		// A second at 100 ms is ten lists; a loaded machine may delay some, never make them none.
+		if n := fired(); (n >= 3) != c.polls {
+			t.Errorf("variants %q: %d lists of the servers in a second", c.variants, n)
+		}
+	}
+}
+
+func TestIgnore429VariantRetriesBeforeRetryAfter(t *testing.T) {
+	t.Setenv(EnvFaultyVariants, VariantIgnore429)
+	instances, _ := newTestCloud(t, "").InstancesV2()
+	s := sim.CreateServer(t, unique("limited"), simcloudtest.ServerOpts{})
+	fired := sim.AddFault(t, map[string]any{"kind": "error", "status": 429, "code": "rate_limit_exceeded", "retry_after_seconds": 30, "match": map[string]any{"method": "GET", "path": "/v1/servers/" + s["id"].(string)}})
+	_, err := instances.InstanceExists(context.Background(), node("n", "simcloud://"+s["id"].(string)))
+	// Honouring Retry-After, the first retry would wait 30 s; the variant sends every retry at once.
+	if !client.HasCode(err, client.CodeRateLimitExceeded) || fired() != client.DefaultRetryPolicy.MaxRetries+1 {
+		t.Errorf("InstanceExists error %v after %d attempts; want rate_limit_exceeded after %d", err, fired(), client.DefaultRetryPolicy.MaxRetries+1)
+	}
+}
+
+func TestKeepExcludedNodesVariantLeavesANodeThatLeftTheSetATarget(t *testing.T) {
+	cases := []struct {
+		variants string
+		members  int
+	}{
+		{"", 1},
+		{VariantKeepExcludedNodes, 2},
+	}
+	for _, c := range cases {
+		t.Setenv(EnvFaultyVariants, c.variants)
+		lbs, _ := newTestCloud(t, "").LoadBalancer()
+		a := sim.CreateServer(t, unique("keep-a"), simcloudtest.ServerOpts{})
+		b := sim.CreateServer(t, unique("keep-b"), simcloudtest.ServerOpts{})
+		nodes := []*v1.Node{node(a["name"].(string), "simcloud://"+a["id"].(string)), node(b["name"].(string), "simcloud://"+b["id"].(string))}
+		svc := lbService(unique("keep"), nil)
+		if _, err := lbs.EnsureLoadBalancer(context.Background(), "test-cluster", svc, nodes); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = lbs.EnsureLoadBalancerDeleted(context.Background(), "test-cluster", svc) })
+		// The second node was excluded: the service controller passes the first only.
+		if err := lbs.UpdateLoadBalancer(context.Background(), "test-cluster", svc, nodes[:1]); err != nil {
+			t.Fatal(err)
+		}
+		if got := owned[client.ServerGroup](t, "server_groups", svc)[0].Servers; len(got) != c.members {
+			t.Errorf("variants %q: members %v, want %d", c.variants, got, c.members)
+		}
+	}
+}

@@ -34,10 +34,22 @@ func newInstances(c *client.Client) *providerkit.Instances[client.Server] {
 		},
 		ByProviderID: i.byProviderID,
 		ByName:       i.client.ServerByName,
-		Missing:      client.IsNotFound,
+		Missing:      missing,
 		Off:          func(server *client.Server) bool { return server.Status == client.ServerOff },
 		Metadata:     metadata,
 	}
+}
+
+// VariantLookupErrorNotFound reads any failed lookup as "the server does not exist" (Linode's CCM PRs #99
+// and #570, kubernetes #71562): the node-lifecycle controller then deletes a NotReady Node on a 500.
+const VariantLookupErrorNotFound = "lookup-error-not-found"
+
+// missing says a lookup's error means the server is gone: simcloud's not_found only.
+func missing(err error) bool {
+	if faultyVariant(VariantLookupErrorNotFound) {
+		return err != nil
+	}
+	return client.IsNotFound(err)
 }
 
 // serverIDFromProviderID returns the server id of "simcloud://<id>".

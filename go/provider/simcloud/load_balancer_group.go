@@ -130,9 +130,17 @@ func (op lbCall) ensureServerGroup(serverIDs []string) (*client.ServerGroup, err
 	return group, err
 }
 
+// VariantKeepExcludedNodes never takes a node out of the targets once it was one: a node labelled
+// node.kubernetes.io/exclude-from-external-load-balancers (which the service controller leaves out of the
+// set it passes) stays a target, as when a CCM ignores the label (cloud-provider #76, kubernetes #133052).
+const VariantKeepExcludedNodes = "keep-excluded-nodes"
+
 // reconcileMembers sends only the difference: additions first, so a node swap never shrinks the targets.
 func (op lbCall) reconcileMembers(group *client.ServerGroup, want []string) (*client.ServerGroup, error) {
 	add, remove := diffIDs(group.Servers, want)
+	if faultyVariant(VariantKeepExcludedNodes) {
+		remove = nil
+	}
 	var err error
 	for _, ids := range chunk(add, client.MaxServersPerRequest) {
 		if group, err = op.c.AddServers(op.ctx, group.ID, ids); err != nil {

@@ -92,6 +92,7 @@ export const brightboxCloud = defineCloud({
   machines: (o) => new BrightboxMachines({ ...o, providerId: (id) => `brightbox://${bbIdOf(id)}` }),
   conformance: {
     nodeLabels: {},
+    lookupSecondary: { none: "Brightbox's CCM reads addresses from the server's interfaces and cloud IPs embedded in GET /servers/{id} (brightbox/util.go nodeAddressesFromServer)" },
     zones: true,
     zoneLabel: (server) => zoneHandle(server.zone),
     // Brightbox's CCM does not read loadBalancerSourceRanges.

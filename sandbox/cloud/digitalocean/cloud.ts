@@ -72,6 +72,7 @@ export const digitaloceanCloud = defineCloud({
   machines: (o) => new DigitalOceanMachines(o),
   conformance: {
     nodeLabels: {},
+    lookupSecondary: { none: "DigitalOcean's CCM reads addresses from the droplet's networks (cloud-controller-manager/do/droplets.go)" },
     zones: false,
     sourceRanges: false,
     // DigitalOcean's shortest check interval is 3 s and its thresholds start at 2. Its CCM checks kube-proxy's

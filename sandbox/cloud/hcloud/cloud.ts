@@ -87,6 +87,7 @@ export const hcloudCloud = defineCloud({
   machines: (o) => new HcloudMachines(o),
   conformance: {
     nodeLabels: { 'instance.hetzner.cloud/provided-by': 'cloud' },
+    lookupSecondary: { none: "Hetzner's CCM reads private addresses from the server's private_net (hcloud/instances.go); its network GET happens once at start" },
     zones: true,
     // Hetzner's CCM (since v1.35) writes an older location's legacy datacenter name, else the location itself:
     // the region for simcloud's locations, not the datacenter (sim-1a) the persona shows.

@@ -92,6 +92,7 @@ export const linodeCloud = defineCloud({
   machines: (o) => new LinodeMachines(o),
   conformance: {
     nodeLabels: {},
+    lookupSecondary: { path: '/v4/vpcs/**', what: "the cluster VPC's addresses, GET /v4/vpcs/{id}/ips, on each instance-cache refresh with --vpc-names (cloud/linode/services/instances.go refreshInstances)" },
     zones: false,
     sourceRanges: false,
     // Linode's minimum check interval is 2 s; the timeout must stay below it.

@@ -84,6 +84,7 @@ export const phoenixnapCloud = defineCloud({
   machines: (o) => new PhoenixnapMachines(o),
   conformance: {
     nodeLabels: {},
+    lookupSecondary: { none: "phoenixNAP's CCM reads addresses from the server record (phoenixnap/instances.go)" },
     zones: false,
     sourceRanges: false,
     // phoenixNAP's CCM has one annotation (phoenixnap.com/ip-location) and no load balancer; the block's traffic is

@@ -31,6 +31,7 @@ export const simcloudCloud = defineCloud({
   builtinCcm: true,
   conformance: {
     nodeLabels: {},
+    lookupSecondary: { none: 'our CCMs read addresses from the server record (src/simcloud/client.ts, go/provider/simcloud/instances.go)' },
     zones: true,
     sourceRanges: true,
     annotations: {

@@ -74,7 +74,7 @@ async function podAnswers(ctx: ConformanceContext, vip: string, port: number): P
 }
 
 /** Waits until the cloud's LB at `vip` listens on `ports` and targets every LB-eligible node. */
-async function cloudLbCovers(ctx: ConformanceContext, vip: string, ports: readonly number[], timeoutMs = ctx.timeoutMs): Promise<CloudLoadBalancerView> {
+export async function cloudLbCovers(ctx: ConformanceContext, vip: string, ports: readonly number[], timeoutMs = ctx.timeoutMs): Promise<CloudLoadBalancerView> {
   return until(ctx, `the cloud's load balancer at ${vip}, read through the ${ctx.cloud.title} API, to listen on ${ports.join(', ')} and target every worker node`, async () => {
     const view = await cloudLb(ctx, vip);
     if (view === undefined) throw new Error(`the ${ctx.cloud.title} API shows no load balancer at ${vip}`);

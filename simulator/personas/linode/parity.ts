@@ -79,7 +79,7 @@ const FIXED = (paths: readonly string[]): Record<string, ParityEntry> => each(pa
 /** Request and response headers, and what they carry: the one table not made from a response schema. */
 const HEADERS: readonly FieldParity[] = [
   { field: 'X-Filter', ...diff('field equality (list fields: contains), +and, +or, +eq, +neq, +contains, +gt, +gte, +lt, +lte, +order_by, +order over the returned JSON') },
-  { field: 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset', ...diff('named RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset (a Unix time); Retry-After on 429, which linodego honours') },
+  { field: 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset', ...diff('only while a rate limit is configured (serve --rate-limit) or injected as a fault; Reset a Unix time; Retry-After on 429, which linodego honours') },
 ];
 
 /** How the fields of the objects the persona returns differ; every field of their schemas is a row. */

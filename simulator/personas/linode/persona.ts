@@ -24,6 +24,7 @@ export const linode: Persona = {
   name: NAME, prefix: PREFIX, aliases: [BETA_PREFIX], routes: LINODE_ROUTES,
   errors: { status: linodeErrorStatus, body: linodeErrorBody },
   rateLimitReset: 'epoch',
+  rateLimitHeaders: 'X-RateLimit',
   paths: { collections: COLLECTIONS },
   attrs: { load_balancers: LinodeLbAttrs, firewall_policies: LinodeFirewallAttrs },
   catalogue: { region: regionView, serverType: typeView },

@@ -1,7 +1,7 @@
 /**
  * Per-token request budgets: the configured default (fixed window) and rate_limit fault rules. When
- * a budget applies, responses carry RateLimit-Limit/Remaining/Reset (Reset as the persona serving the path
- * writes it); over budget, 429 with Retry-After.
+ * a budget applies, responses carry RateLimit-Limit/Remaining/Reset (named and with Reset written as the
+ * persona serving the path does: Linode's X-RateLimit-*); over budget, 429 with Retry-After.
  */
 import type { RequestHandler } from 'express';
 import type { Caller, Sim } from '../context.ts';
@@ -28,8 +28,9 @@ export function rateLimit(sim: Sim): RequestHandler {
     const facts = { method: req.method, path: req.path, resourceType: resourceTypeOfPath(sim.personas.canonicalPath(req.path)), tokenId: caller.tokenId, labels: () => undefined };
     const budget = tighter(base, sim.faults.size === 0 ? null : sim.faults.consumeBudget(facts));
     if (budget === null) return next();
+    const name = (sim.personas.of(req.path)?.rateLimitHeaders ?? 'RateLimit').toLowerCase();
     const headers = {
-      'ratelimit-limit': String(budget.limit), 'ratelimit-remaining': String(Math.max(0, budget.remaining)), 'ratelimit-reset': resetHeader(sim, req.path, budget.resetSeconds),
+      [`${name}-limit`]: String(budget.limit), [`${name}-remaining`]: String(Math.max(0, budget.remaining)), [`${name}-reset`]: resetHeader(sim, req.path, budget.resetSeconds),
     };
     if (budget.remaining < 0) {
       sim.metrics.faults.inc({ kind: 'rate_limit' });

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"ccm-sandbox/go/internal/providerkit/poll"
+	"ccm-sandbox/go/internal/rategate"
 )
 
 // Headers the client sends so simcloud can attribute each call.
@@ -63,7 +64,8 @@ func WithObserver(observe Observer) Option { return func(c *Client) { c.observe 
 // Option configures a Client.
 type Option func(*Client)
 
-// WithHTTPClient replaces the HTTP client (default: one with a 30 s timeout).
+// WithHTTPClient replaces the HTTP client (default: one with a 30 s timeout whose transport holds every
+// request back after a 429 until the announced time, go/internal/rategate).
 func WithHTTPClient(h *http.Client) Option { return func(c *Client) { c.http = h } }
 
 // WithTimeout sets the timeout of one HTTP exchange.
@@ -94,7 +96,7 @@ func New(endpoint, token string, opts ...Option) (*Client, error) {
 	c := &Client{
 		endpoint:   u,
 		token:      token,
-		http:       &http.Client{Timeout: 30 * time.Second},
+		http:       &http.Client{Timeout: 30 * time.Second, Transport: rategate.New(nil)},
 		userAgent:  "ccm-sandbox-upstream-ccm",
 		retry:      DefaultRetryPolicy,
 		sleep:      poll.Sleep,
