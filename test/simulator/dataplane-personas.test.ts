@@ -134,6 +134,19 @@ beforeAll(async () => {
   server = await issueServerCertificate(ca, 'CN=lb.test', ['lb.test']);
 });
 
+/** A Brightbox OAuth2 token for the project's API client (client credentials). */
+function brightboxToken(): Promise<string> {
+  return fetch(`${sc.url}/brightbox/token/`, {
+    method: 'POST', body: 'grant_type=client_credentials',
+    headers: { authorization: `Basic ${Buffer.from(`${clientIdOf(sc.token)}:${sc.token}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+  }).then(async (r) => String(((await r.json()) as Json).access_token));
+}
+
+/** The /v1 VIP of a load balancer made through another API, found by its name. */
+function vipNamed(name: unknown): Promise<string> {
+  return waitFor(async () => (await sc.client.loadBalancers.list()).load_balancers.find((l) => l.name === name)?.public_ipv4, { timeoutMs: 10_000, description: `load balancer ${String(name)} in /v1` });
+}
+
 const listenPorts = (): { http: number; udp: number } => ({ http: randomInt(20_000, 25_000), udp: randomInt(25_000, 30_000) });
 
 describe('the data plane through every persona, to pods that answer as their images do', () => {
@@ -209,10 +222,7 @@ describe('the data plane through every persona, to pods that answer as their ima
   });
 
   it('Brightbox: HTTP through a load balancer made through its API; a udp listener is refused in its error body', async () => {
-    const token = await fetch(`${sc.url}/brightbox/token/`, {
-      method: 'POST', body: 'grant_type=client_credentials',
-      headers: { authorization: `Basic ${Buffer.from(`${clientIdOf(sc.token)}:${sc.token}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
-    }).then(async (r) => String(((await r.json()) as Json).access_token));
+    const token = await brightboxToken();
     const ports = listenPorts();
     const body = (protocol: string, listen: number, out: number) => ({
       name: unique('bb'), nodes: servers.map((s) => ({ node: s.id })), listeners: [{ protocol, in: listen, out }], healthcheck: { type: 'tcp', port: out },
@@ -222,12 +232,7 @@ describe('the data plane through every persona, to pods that answer as their ima
     expect(typeof refused.body.error_name).toBe('string');
     const created = await call({ prefix: '/brightbox/1.0', token: token }, 'POST', '/load_balancers', body('tcp', ports.http, HTTP_NODE_PORT));
     expect(created.status).toBe(202);
-    const lb = await sc.client.loadBalancers.get(`lb-${String(created.body.id).replace(/^lba-/, '')}`).catch(() => undefined);
-    const vip = lb?.public_ipv4 ?? (await waitFor(async () => {
-      const all = await sc.client.loadBalancers.list();
-      return all.load_balancers.find((l) => l.name === created.body.name)?.public_ipv4;
-    }, { timeoutMs: 10_000, description: 'the Brightbox load balancer in /v1' }));
-    expect(WEB_PODS).toContain(await podName(vip, ports.http));
+    expect(WEB_PODS).toContain(await podName(await vipNamed(created.body.name), ports.http));
   });
 
   it('simcloud /v1: terminates TLS on the VIP with the service\'s certificate, redirects http to https, and never answers the key', async () => {
@@ -269,5 +274,25 @@ describe('the data plane through every persona, to pods that answer as their ima
     expect(config).toMatchObject({ protocol: 'https', ssl_commonname: 'lb.test', ssl_cert: '<REDACTED>', ssl_key: '<REDACTED>', ssl_fingerprint: expect.stringMatching(/^[0-9A-F]{2}(:[0-9A-F]{2}){31}$/) as unknown });
     const answer = await waitFor(() => httpsGet(String(created.body.ipv4), port, ca.cert).catch(() => undefined), { timeoutMs: 15_000, description: 'an HTTPS answer' });
     expect(WEB_PODS).toContain((JSON.parse(answer.body) as { podName: string }).podName);
+  });
+
+  it('Brightbox: an uploaded certificate terminates TLS on the https listener, and https_redirect sends http there', async () => {
+    const token = await brightboxToken();
+    const [httpPort, tlsPort] = [randomInt(30_000, 30_500), randomInt(30_500, 31_000)];
+    const created = await call({ prefix: '/brightbox/1.0', token }, 'POST', '/load_balancers', {
+      name: unique('bb'), nodes: servers.map((s) => ({ node: s.id })), healthcheck: { type: 'tcp', port: HTTP_NODE_PORT }, https_redirect: true,
+      listeners: [{ protocol: 'http', in: httpPort, out: HTTP_NODE_PORT }, { protocol: 'https', in: tlsPort, out: HTTP_NODE_PORT }],
+      certificate_pem: server.cert, certificate_private_key: server.key,
+    });
+    expect(created.status).toBe(202);
+    expect(created.body.certificate).toMatchObject({ subject: 'CN=lb.test', issuer: 'CN=dataplane-test-ca', sslv3: false });
+    const vip = await vipNamed(created.body.name);
+    const answer = await waitFor(() => httpsGet(vip, tlsPort, ca.cert).catch(() => undefined), { timeoutMs: 15_000, description: 'an HTTPS answer' });
+    expect(WEB_PODS).toContain((JSON.parse(answer.body) as { podName: string }).podName);
+    expect(await plainGet(vip, httpPort, '/x')).toEqual({ status: 301, location: `https://lb.test:${tlsPort}/x` });
+    const wrongKey = await call({ prefix: '/brightbox/1.0', token }, 'POST', '/load_balancers', {
+      name: unique('bb'), listeners: [{ protocol: 'https', in: tlsPort + 1, out: HTTP_NODE_PORT }], certificate_pem: server.cert, certificate_private_key: ca.key,
+    });
+    expect(wrongKey.status).toBe(400);
   });
 });
