@@ -11,7 +11,7 @@ import { checkCloudAndCcm, defaultCcmFor, LB_STRATEGIES, SandboxOptionsError, ty
 
 export { UsageError };
 
-export const COMMANDS = ['up', 'down', 'status', 'logs', 'reset', 'daemon'] as const;
+export const COMMANDS = ['up', 'down', 'status', 'logs', 'reset', 'env', 'daemon'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 export interface CliOptions {
@@ -35,6 +35,8 @@ export interface CliOptions {
 }
 
 const NAME = /^[a-z]([-a-z0-9]{0,30}[a-z0-9])?$/;
+/** The sandbox `--name` names when none is given. */
+export const DEFAULT_NAME = 'ccm-sandbox';
 
 export function parseCli(argv: readonly string[]): CliOptions {
   let parsed;
@@ -44,7 +46,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
       allowPositionals: true,
       strict: true,
       options: {
-        name: { type: 'string', default: 'ccm-sandbox' },
+        name: { type: 'string', default: DEFAULT_NAME },
         runtime: { type: 'string', default: 'auto' },
         workers: { type: 'string', default: '2' },
         'lb-strategy': { type: 'string', default: 'lb' },
@@ -64,7 +66,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
   }
   const { values, positionals } = parsed;
   const [command, component] = positionals;
-  if (!command || !(COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command "${command ?? ''}": use one of up, down, status, logs, reset`);
+  if (!command || !(COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command "${command ?? ''}": use one of up, down, status, logs, reset, env`);
   const ccm = validCcm(values.ccm, values['ccm-command'], values.cloud);
   return {
     command: command as Command,

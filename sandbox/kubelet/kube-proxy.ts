@@ -11,6 +11,7 @@ import type { SharedInformer } from '../../src/kube/shared-informer.ts';
 import { SupervisedInformer } from '../../src/kube/informer.ts';
 import { ImageReplies, loadImageTable } from './images/replies.ts';
 import { NodePortStandIns, type StandInNode } from './nodeport-standins.ts';
+import { withAnnounced } from './kube-vip.ts';
 import { buildProxyTable } from './proxy-table.ts';
 
 /** Where Services and EndpointSlices come from: the apiserver's watches, or in-memory informers in tests. */
@@ -32,6 +33,8 @@ export type KubeProxyStandInOptions = {
   readonly proxierHealthPort?: number;
   /** A table of the user's own images (YAML or JSON) ahead of the built-in one; a bad file throws ImageTableError. */
   readonly imageTableFile?: string;
+  /** Run the kube-vip stand-in too (kube-vip.ts): a node announces each Service's loadBalancerIP. */
+  readonly kubeVip?: boolean;
 } & ({ readonly kubeConfig: KubeConfig } | { readonly sources: ProxySources });
 
 export class KubeProxyStandIn {
@@ -104,7 +107,9 @@ export class KubeProxyStandIn {
     while (this.#dirty && !this.#stop.signal.aborted) {
       this.#dirty = false;
       try {
-        await this.#listeners.apply(this.#opts.nodes(), buildProxyTable(this.#sources.services.list(), this.#sources.slices.list()));
+        const services = this.#sources.services.list();
+        const nodes = this.#opts.kubeVip === true ? withAnnounced(this.#opts.nodes(), services) : this.#opts.nodes();
+        await this.#listeners.apply(nodes, buildProxyTable(services, this.#sources.slices.list()));
       } catch (err) {
         this.#opts.onError?.(`kube-proxy stand-in: ${err instanceof Error ? err.message : String(err)}`);
       }

@@ -313,7 +313,8 @@ function addRoute(wanted: Map<string, Wanted>, ip: string, { port, transport, ro
   const key = transport === 'udp' ? `${ip}:${port}/udp` : `${ip}:${port}`;
   const w = wanted.get(key) ?? { ip, port, transport, routes: { ingress: new Map<string, Route>(), local: undefined } };
   wanted.set(key, w);
-  if (from === null) w.routes.local ??= route;
+  // A node holding the ingress IP itself (kube-vip announced it there, kube-vip.ts) takes it from any client.
+  if (from === null || from === ip) w.routes.local ??= route;
   else w.routes.ingress.set(from, route);
 }
 
