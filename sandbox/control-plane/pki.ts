@@ -145,9 +145,24 @@ export async function generatePki(options: PkiOptions): Promise<ControlPlanePki>
   };
 }
 
-/** A client certificate signed by an existing CA (e.g. for a CCM or kubelet identity). */
-export async function issueClientCertificate(ca: PemPair, subject: string): Promise<PemPair> {
+async function issuerOf(ca: PemPair): Promise<Issuer> {
   const caCert = new x509.X509Certificate(ca.cert);
   const caKey = await crypto.subtle.importKey('pkcs8', x509.PemConverter.decodeFirst(ca.key), ALG, true, ['sign']);
-  return issue({ cert: caCert, keys: { privateKey: caKey, publicKey: await caCert.publicKey.export(ALG, ['verify']) } }, { subject, usage: 'client' });
+  return { cert: caCert, keys: { privateKey: caKey, publicKey: await caCert.publicKey.export(ALG, ['verify']) } };
+}
+
+/** A client certificate signed by an existing CA (e.g. for a CCM or kubelet identity). */
+export async function issueClientCertificate(ca: PemPair, subject: string): Promise<PemPair> {
+  return issue(await issuerOf(ca), { subject, usage: 'client' });
+}
+
+/** A CA of its own, as PEM (e.g. the one a test's TLS Secret is signed by). */
+export async function generateCa(name: string): Promise<PemPair> {
+  const ca = await createCa(name);
+  return { cert: ca.cert.toString('pem'), key: await privatePem(ca.keys.privateKey) };
+}
+
+/** A serving certificate for `dnsNames` signed by an existing CA. */
+export async function issueServerCertificate(ca: PemPair, subject: string, dnsNames: readonly string[]): Promise<PemPair> {
+  return issue(await issuerOf(ca), { subject, usage: 'server', dnsNames });
 }

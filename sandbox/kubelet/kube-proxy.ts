@@ -31,10 +31,10 @@ export type KubeProxyStandInOptions = {
   readonly clock?: Clock;
   /** Where kube-proxy's own health server answers on every node (default 10256). */
   readonly proxierHealthPort?: number;
-  /** Run the kube-vip stand-in too (kube-vip.ts): a node announces each Service's loadBalancerIP. */
-  readonly kubeVip?: boolean;
   /** A table of the user's own images (YAML or JSON) ahead of the built-in one; a bad file throws ImageTableError. */
   readonly imageTableFile?: string;
+  /** Run the kube-vip stand-in too (kube-vip.ts): a node announces each Service's loadBalancerIP. */
+  readonly kubeVip?: boolean;
 } & ({ readonly kubeConfig: KubeConfig } | { readonly sources: ProxySources });
 
 export class KubeProxyStandIn {

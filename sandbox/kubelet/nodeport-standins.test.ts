@@ -4,10 +4,10 @@ import type { V1Container, V1EndpointSlice, V1LoadBalancerIngress, V1Pod, V1Serv
 import { FakeClock } from '../../src/kube/clock.ts';
 import { endpointSlice, nodePortService } from '../../test/helpers/endpoint-slices.ts';
 import { freePort } from '../ports.ts';
-import { withAnnounced } from './kube-vip.ts';
-import { NodePortStandIns, type HealthCheckReply, type StandInNode, type StandInReply } from './nodeport-standins.ts';
 import { udpClient } from '../../simulator/server/dataplane/test-support/harness.ts';
 import { ImageReplies, loadImageTable } from './images/replies.ts';
+import { withAnnounced } from './kube-vip.ts';
+import { NodePortStandIns, type HealthCheckReply, type StandInNode, type StandInReply } from './nodeport-standins.ts';
 import type { ProxierHealthReply } from './proxier-health.ts';
 import { buildProxyTable } from './proxy-table.ts';
 

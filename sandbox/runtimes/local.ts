@@ -228,8 +228,8 @@ export class LocalRuntime implements PrestartingRuntime {
     this.#kubeProxy = new KubeProxyStandIn({
       kubeConfig,
       nodes: () => fleet?.runningNodes() ?? [],
-      ...(this.#opts.kubeVip === true ? { kubeVip: true } : {}),
       ...(imageTable ? { imageTableFile: imageTable } : {}),
+      ...(this.#opts.kubeVip === true ? { kubeVip: true } : {}),
       ...(this.#opts.onError ? { onError: this.#opts.onError } : {}),
     });
     await this.#kubeProxy.start();

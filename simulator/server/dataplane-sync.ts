@@ -26,6 +26,8 @@ function toListener(s: LoadBalancerService): DataPlaneListener {
       intervalMs: Math.round(s.health_check.interval_seconds * 1000), timeoutMs: Math.round(s.health_check.timeout_seconds * 1000),
       retries: s.health_check.retries,
     },
+    tls: s.tls ? { cert: s.tls.certificate, key: s.tls.private_key } : null,
+    redirectHttpsPort: s.redirect_https_port ?? null,
   };
 }
 

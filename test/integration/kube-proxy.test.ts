@@ -117,4 +117,23 @@ describe('kube-proxy stand-in with the real control plane', () => {
     expect(await httpGet(ip1, port, '/', '127.0.0.1').then((r) => r.status, () => 0)).toBe(0);
     expect(errors).toEqual([]);
   });
+
+  it('answers for a pod as its image does, from the pods the apiserver has (the image table), and follows a changed annotation', async () => {
+    const { nodePort } = await service('img', {});
+    await cluster.core.createNamespacedPod({
+      namespace: ns,
+      body: {
+        metadata: { name: 'img-0' },
+        spec: { nodeName: 'n1', containers: [{ name: 'echo', image: 'hashicorp/http-echo:1.0', args: ['-text=from the table'], ports: [{ containerPort: 8080 }] }] },
+      },
+    });
+    await putSlice(endpointSlice(ns, 'img', [{ pod: 'img-0', node: 'n1', ip: '10.244.1.9' }]));
+    const body = async (): Promise<string | undefined> => (await httpGet(ip1, nodePort, '/').catch(() => undefined))?.body;
+    await until(async () => (await body()) === 'from the table\n', 'http-echo\'s -text through the NodePort');
+    await cluster.core.patchNamespacedPod(
+      { name: 'img-0', namespace: ns, body: { metadata: { annotations: { 'ccm-sandbox.dev/replies': JSON.stringify({ http: [{ path: '/*', reply: { text: 'pod {{pod.name}} in {{pod.namespace}}' } }] }) } } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    await until(async () => (await body()) === `pod img-0 in ${ns}`, 'the annotation\'s reply');
+  });
 });

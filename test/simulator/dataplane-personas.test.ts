@@ -3,9 +3,14 @@
 // their addresses for pods that answer as their images do (appscode/test-server over HTTP, agnhost netexec
 // over UDP), and a load balancer made through each cloud's own API carries an HTTP request and a UDP
 // datagram through its VIP to them. Clouds whose load balancers carry no UDP refuse it with their error.
+// TLS: a certificate made here (signed by a CA made here) terminates on the VIP, verified against that CA.
 import { randomInt } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import type { V1Container, V1EndpointSlice, V1Pod, V1Service } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateCa, issueServerCertificate, type PemPair } from '../../sandbox/control-plane/pki.ts';
 import { ImageReplies, loadImageTable } from '../../sandbox/kubelet/images/replies.ts';
 import { NodePortStandIns, type StandInNode } from '../../sandbox/kubelet/nodeport-standins.ts';
 import { buildProxyTable, SERVICE_NAME_LABEL } from '../../sandbox/kubelet/proxy-table.ts';
@@ -97,6 +102,51 @@ async function udpHostname(vip: string, port: number): Promise<string> {
   }
 }
 
+/** An HTTPS GET through vip:port as `lb.test`, the server's certificate verified against `ca`: the status, the body and the certificate's subject CN. */
+function httpsGet(vip: string, port: number, ca: string, path = '/'): Promise<{ status: number; body: string; cn: string }> {
+  return new Promise((resolve, reject) => {
+    const req = https.request({ host: vip, port, path, servername: 'lb.test', ca, agent: false, headers: { host: 'lb.test' } }, (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, cn: String((res.socket as TLSSocket).getPeerCertificate().subject.CN) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** A raw HTTP GET as `lb.test`: the status line and the location header. */
+function plainGet(vip: string, port: number, path: string): Promise<{ status: number; location: string | null }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: vip, port, path, agent: false, headers: { host: 'lb.test' } }, (res) => {
+      res.resume();
+      resolve({ status: res.statusCode ?? 0, location: res.headers.location ?? null });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+let ca: PemPair;
+let server: PemPair;
+beforeAll(async () => {
+  ca = await generateCa('dataplane-test-ca');
+  server = await issueServerCertificate(ca, 'CN=lb.test', ['lb.test']);
+});
+
+/** A Brightbox OAuth2 token for the project's API client (client credentials). */
+function brightboxToken(): Promise<string> {
+  return fetch(`${sc.url}/brightbox/token/`, {
+    method: 'POST', body: 'grant_type=client_credentials',
+    headers: { authorization: `Basic ${Buffer.from(`${clientIdOf(sc.token)}:${sc.token}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+  }).then(async (r) => String(((await r.json()) as Json).access_token));
+}
+
+/** The /v1 VIP of a load balancer made through another API, found by its name. */
+function vipNamed(name: unknown): Promise<string> {
+  return waitFor(async () => (await sc.client.loadBalancers.list()).load_balancers.find((l) => l.name === name)?.public_ipv4, { timeoutMs: 10_000, description: `load balancer ${String(name)} in /v1` });
+}
+
 const listenPorts = (): { http: number; udp: number } => ({ http: randomInt(20_000, 25_000), udp: randomInt(25_000, 30_000) });
 
 describe('the data plane through every persona, to pods that answer as their images do', () => {
@@ -172,10 +222,7 @@ describe('the data plane through every persona, to pods that answer as their ima
   });
 
   it('Brightbox: HTTP through a load balancer made through its API; a udp listener is refused in its error body', async () => {
-    const token = await fetch(`${sc.url}/brightbox/token/`, {
-      method: 'POST', body: 'grant_type=client_credentials',
-      headers: { authorization: `Basic ${Buffer.from(`${clientIdOf(sc.token)}:${sc.token}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
-    }).then(async (r) => String(((await r.json()) as Json).access_token));
+    const token = await brightboxToken();
     const ports = listenPorts();
     const body = (protocol: string, listen: number, out: number) => ({
       name: unique('bb'), nodes: servers.map((s) => ({ node: s.id })), listeners: [{ protocol, in: listen, out }], healthcheck: { type: 'tcp', port: out },
@@ -185,11 +232,67 @@ describe('the data plane through every persona, to pods that answer as their ima
     expect(typeof refused.body.error_name).toBe('string');
     const created = await call({ prefix: '/brightbox/1.0', token: token }, 'POST', '/load_balancers', body('tcp', ports.http, HTTP_NODE_PORT));
     expect(created.status).toBe(202);
-    const lb = await sc.client.loadBalancers.get(`lb-${String(created.body.id).replace(/^lba-/, '')}`).catch(() => undefined);
-    const vip = lb?.public_ipv4 ?? (await waitFor(async () => {
-      const all = await sc.client.loadBalancers.list();
-      return all.load_balancers.find((l) => l.name === created.body.name)?.public_ipv4;
-    }, { timeoutMs: 10_000, description: 'the Brightbox load balancer in /v1' }));
-    expect(WEB_PODS).toContain(await podName(vip, ports.http));
+    expect(WEB_PODS).toContain(await podName(await vipNamed(created.body.name), ports.http));
+  });
+
+  it('simcloud /v1: terminates TLS on the VIP with the service\'s certificate, redirects http to https, and never answers the key', async () => {
+    const [tlsPort, redirectPort] = [randomInt(30_000, 30_500), randomInt(30_500, 31_000)];
+    const healthCheck = { protocol: 'tcp' as const, port: null, path: '/', interval_seconds: 0.5, timeout_seconds: 1, retries: 1 };
+    const { load_balancer: lb, action } = await sc.client.loadBalancers.create({
+      name: unique('lb'), targets: servers.map((s) => ({ kind: 'server' as const, server_id: s.id })),
+      services: [
+        { protocol: 'https', listen_port: tlsPort, destination_port: HTTP_NODE_PORT, proxy_protocol: 'none', health_check: healthCheck, tls: { certificate: server.cert, private_key: server.key } },
+        { protocol: 'http', listen_port: redirectPort, destination_port: HTTP_NODE_PORT, proxy_protocol: 'none', health_check: healthCheck, redirect_https_port: tlsPort },
+      ],
+    });
+    await sc.client.waitForAction(action.id);
+    expect(lb.services[0]!.tls).toEqual({ certificate: server.cert, private_key: '<redacted>' });
+    const answer = await waitFor(() => httpsGet(lb.public_ipv4, tlsPort, ca.cert).catch(() => undefined), { timeoutMs: 15_000, description: 'an HTTPS answer' });
+    expect(answer.cn).toBe('lb.test');
+    expect(WEB_PODS).toContain((JSON.parse(answer.body) as { podName: string }).podName);
+    await expect(httpsGet(lb.public_ipv4, tlsPort, (await generateCa('another-ca')).cert)).rejects.toThrow(/self-signed|unable to verify|certificate/);
+    expect(await plainGet(lb.public_ipv4, redirectPort, '/a/b?c=1')).toEqual({ status: 301, location: `https://lb.test:${tlsPort}/a/b?c=1` });
+    // Sent back as answered (key redacted), the service keeps its key; a key of another certificate is refused.
+    const again = await sc.client.loadBalancers.update(lb.id, { services: (await sc.client.loadBalancers.get(lb.id)).services });
+    expect(again.services[0]!.tls?.private_key).toBe('<redacted>');
+    expect((await httpsGet(lb.public_ipv4, tlsPort, ca.cert)).cn).toBe('lb.test');
+    const other = await issueServerCertificate(ca, 'CN=other.test', ['other.test']);
+    await expect(sc.client.loadBalancers.update(lb.id, { services: [{ ...again.services[0]!, tls: { certificate: server.cert, private_key: other.key } }] }))
+      .rejects.toMatchObject({ status: 400, fields: [{ name: 'services.0.tls.private_key', messages: ['is not the key of the certificate'] }] });
+  });
+
+  it('Linode: an https config with ssl_cert and ssl_key terminates TLS on the VIP, shown with its common name and redacted PEMs', async () => {
+    const port = randomInt(30_000, 31_000);
+    const nodes = servers.map((s) => ({ address: `${s.public_ipv4}:${HTTP_NODE_PORT}`, label: s.name }));
+    const missing = await call({ prefix: '/v4', token: sc.token }, 'POST', '/nodebalancers', { region: 'sim-1', configs: [{ port, protocol: 'https', nodes }] });
+    expect(missing.body).toEqual({ errors: [{ field: 'ssl_cert', reason: 'an https config needs ssl_cert and ssl_key' }] });
+    const created = await call({ prefix: '/v4', token: sc.token }, 'POST', '/nodebalancers', {
+      region: 'sim-1', label: unique('nb'), configs: [{ port, protocol: 'https', ssl_cert: server.cert, ssl_key: server.key, check: 'connection', nodes }],
+    });
+    expect(created.status).toBe(200);
+    const [config] = (await call({ prefix: '/v4', token: sc.token }, 'GET', `/nodebalancers/${String(created.body.id)}/configs`)).body.data as Json[];
+    expect(config).toMatchObject({ protocol: 'https', ssl_commonname: 'lb.test', ssl_cert: '<REDACTED>', ssl_key: '<REDACTED>', ssl_fingerprint: expect.stringMatching(/^[0-9A-F]{2}(:[0-9A-F]{2}){31}$/) as unknown });
+    const answer = await waitFor(() => httpsGet(String(created.body.ipv4), port, ca.cert).catch(() => undefined), { timeoutMs: 15_000, description: 'an HTTPS answer' });
+    expect(WEB_PODS).toContain((JSON.parse(answer.body) as { podName: string }).podName);
+  });
+
+  it('Brightbox: an uploaded certificate terminates TLS on the https listener, and https_redirect sends http there', async () => {
+    const token = await brightboxToken();
+    const [httpPort, tlsPort] = [randomInt(30_000, 30_500), randomInt(30_500, 31_000)];
+    const created = await call({ prefix: '/brightbox/1.0', token }, 'POST', '/load_balancers', {
+      name: unique('bb'), nodes: servers.map((s) => ({ node: s.id })), healthcheck: { type: 'tcp', port: HTTP_NODE_PORT }, https_redirect: true,
+      listeners: [{ protocol: 'http', in: httpPort, out: HTTP_NODE_PORT }, { protocol: 'https', in: tlsPort, out: HTTP_NODE_PORT }],
+      certificate_pem: server.cert, certificate_private_key: server.key,
+    });
+    expect(created.status).toBe(202);
+    expect(created.body.certificate).toMatchObject({ subject: 'CN=lb.test', issuer: 'CN=dataplane-test-ca', sslv3: false });
+    const vip = await vipNamed(created.body.name);
+    const answer = await waitFor(() => httpsGet(vip, tlsPort, ca.cert).catch(() => undefined), { timeoutMs: 15_000, description: 'an HTTPS answer' });
+    expect(WEB_PODS).toContain((JSON.parse(answer.body) as { podName: string }).podName);
+    expect(await plainGet(vip, httpPort, '/x')).toEqual({ status: 301, location: `https://lb.test:${tlsPort}/x` });
+    const wrongKey = await call({ prefix: '/brightbox/1.0', token }, 'POST', '/load_balancers', {
+      name: unique('bb'), listeners: [{ protocol: 'https', in: tlsPort + 1, out: HTTP_NODE_PORT }], certificate_pem: server.cert, certificate_private_key: ca.key,
+    });
+    expect(wrongKey.status).toBe(400);
   });
 });

@@ -68,6 +68,19 @@ export const HealthCheck = z.strictObject({
 });
 export type HealthCheck = z.infer<typeof HealthCheck>;
 
+/** What a private key reads as in every answer: it is write-only. Sent back unchanged, it keeps the stored key. */
+export const REDACTED_KEY = '<redacted>';
+
+/**
+ * TLS termination on an https listener: the certificate chain (PEM, the server's first) and its private key
+ * (PEM; answered as REDACTED_KEY). The client's TLS ends at the VIP and the target gets plain HTTP.
+ */
+export const ServiceTls = z.strictObject({
+  certificate: z.string().min(1).max(65_536).includes('-----BEGIN CERTIFICATE-----', { message: 'must be a PEM certificate chain' }),
+  private_key: z.string().min(1).max(16_384),
+});
+export type ServiceTls = z.infer<typeof ServiceTls>;
+
 export const LoadBalancerService = z
   .strictObject({
     protocol: z.enum(ListenerProtocol),
@@ -75,8 +88,14 @@ export const LoadBalancerService = z
     destination_port: Port,
     proxy_protocol: z.enum(ProxyProtocol),
     health_check: HealthCheck,
+    /** https only: terminate TLS with this certificate (absent or null: https is passed through as TCP). */
+    tls: ServiceTls.nullable().optional(),
+    /** http only: answer every request with a 301 to https on this port of the same host (absent or null: forward). */
+    redirect_https_port: Port.nullable().optional(),
   })
-  .refine((s) => s.protocol !== 'udp' || s.proxy_protocol === 'none', { message: 'PROXY protocol is not sent over udp', path: ['proxy_protocol'] });
+  .refine((s) => s.protocol !== 'udp' || s.proxy_protocol === 'none', { message: 'PROXY protocol is not sent over udp', path: ['proxy_protocol'] })
+  .refine((s) => s.tls == null || s.protocol === 'https', { message: 'only an https service terminates TLS', path: ['tls'] })
+  .refine((s) => s.redirect_https_port == null || s.protocol === 'http', { message: 'only an http service redirects to https', path: ['redirect_https_port'] });
 export type LoadBalancerService = z.infer<typeof LoadBalancerService>;
 
 export const LoadBalancerTarget = z.discriminatedUnion('kind', [

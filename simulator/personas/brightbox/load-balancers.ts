@@ -17,7 +17,7 @@ import * as lbs from '../../server/resources/load-balancers/service.ts';
 import type { IpBlockRec, LoadBalancerRec } from '../../server/store/state.ts';
 import { lbAttrsOf } from './attrs.ts';
 import { API, IdParams, NAME, ownedBy } from './common.ts';
-import { attrsFor, balancing, DEFAULT_ATTRS, LbBody, lbView, servicesFor, targetsFor } from './lb-model.ts';
+import { attrsFor, balancing, certificateFor, DEFAULT_ATTRS, LbBody, lbView, servicesFor, targetsFor } from './lb-model.ts';
 import { CloudIp, LoadBalancer } from './responses.ts';
 import { cloudIpView, type CloudIpTarget } from './views.ts';
 
@@ -30,7 +30,7 @@ async function create(sim: Sim, caller: Caller, body: LbBody): Promise<LoadBalan
   if (body.name === undefined) throw invalidField('name', 'a load balancer needs a name here (simcloud names every load balancer)');
   const attrs = attrsFor(body, DEFAULT_ATTRS);
   const { load_balancer: lb } = await lbs.createLoadBalancer(sim, caller, {
-    name: body.name, location: REGIONS[0]!.id, services: servicesFor(body.listeners ?? [], attrs), targets: targetsFor(nodeIds(sim, caller, body.nodes) ?? []),
+    name: body.name, location: REGIONS[0]!.id, services: servicesFor(body.listeners ?? [], attrs, certificateFor(body, [])), targets: targetsFor(nodeIds(sim, caller, body.nodes) ?? []),
     ...balancing(attrs.policy),
   }, { dialect_attrs: { [NAME]: attrs } });
   return lbOut(sim, caller, findOwned(sim, caller, 'load_balancers', lb.id)!);
@@ -42,7 +42,7 @@ async function update(sim: Sim, caller: Caller, lb: LoadBalancerRec, body: LbBod
   const listeners = body.listeners ?? lb.services.map((s, i) => ({ protocol: tcpView(s.protocol), in: s.listen_port, out: s.destination_port, ...(attrs.listeners[i]?.proxy_protocol ? { proxy_protocol: attrs.listeners[i].proxy_protocol } : {}) }));
   const targets = nodeIds(sim, caller, body.nodes);
   const fields = {
-    ...(body.name === undefined ? {} : { name: body.name }), services: servicesFor(listeners, attrs), ...(targets === undefined ? {} : { targets: targetsFor(targets) }),
+    ...(body.name === undefined ? {} : { name: body.name }), services: servicesFor(listeners, attrs, certificateFor(body, lb.services)), ...(targets === undefined ? {} : { targets: targetsFor(targets) }),
     ...balancing(attrs.policy),
   };
   await commitPlans(sim, [lbs.planLoadBalancerUpdate(sim, caller, lb.id, { fields, attrs: { [NAME]: attrs } })]);

@@ -62,7 +62,7 @@ export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
   'brightbox.firewall_rules.create': diff('kept as given; simcloud\'s rules are derived: inbound when a source is set, one per destination port entry, CIDR sources only (server and group sources match nothing)'),
   'brightbox.firewall_rules.get': ok, 'brightbox.firewall_rules.update': diff('as create; a rule cannot move to another policy'), 'brightbox.firewall_rules.delete': ok,
   'brightbox.load_balancers.list': ok, 'brightbox.load_balancers.get': ok,
-  'brightbox.load_balancers.create': diff(`${ASYNC} (creating, then active); ${NAMES}; listeners are forwarded at TCP level; certificates and ACME domains are refused; buffer size, TLS settings and listener timeouts are kept without effect`),
+  'brightbox.load_balancers.create': diff(`${ASYNC} (creating, then active); ${NAMES}; listeners are forwarded at TCP level, https ones after terminating TLS with certificate_pem and certificate_private_key (checked, sent together); ACME domains are refused; buffer size, ssl_minimum_version and listener timeouts are kept without effect`),
   'brightbox.load_balancers.update': diff('replaces what the request gives, at once'),
   'brightbox.load_balancers.delete': diff(`${ASYNC}; its cloud IPs are unmapped`),
   'brightbox.cloud_ips.list': diff('every IP block of the project is a cloud IP (its first usable address)'), 'brightbox.cloud_ips.get': ok,
@@ -106,7 +106,8 @@ export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = { ...fie
     listeners: diff('simcloud\'s services; timeout and the v2-ssl proxy spellings are kept without effect'),
     healthcheck: diff('one check for every service, as given; milliseconds become simcloud\'s seconds; threshold_up kept without effect'),
     cloud_ips: diff('IP blocks assigned to it'), policy: diff('least_connections, round_robin, or round_robin with source-IP affinity'),
-    ...each(['buffer_size', 'https_redirect', 'ssl_minimum_version'], diff('kept without effect')), ...each(['certificate', 'acme'], none('always null')),
+    ...each(['buffer_size', 'ssl_minimum_version'], diff('kept without effect')), https_redirect: diff('http listeners answer 301 to the first https listener\'s port'),
+    certificate: diff('the uploaded certificate\'s dates, issuer and subject (sslv3 false); null without one'), acme: none('always null'),
     locked: diff('always false'), account: REF, deleted_at: none('always null'),
   }],
   cloud_ip: [S.CloudIp, {

@@ -76,7 +76,8 @@ export const Healthcheck = z.strictObject({
 export const LoadBalancer = z.strictObject({
   ...NamedRef, status: z.enum(['creating', 'active', 'deleting', 'deleted', 'failing', 'failed']), locked: z.boolean(), https_redirect: z.boolean(),
   ssl_minimum_version: z.string(), buffer_size: z.number().int(), policy: z.enum(['least-connections', 'round-robin', 'source-address']),
-  listeners: z.array(Listener), healthcheck: Healthcheck, certificate: z.null(), acme: z.null(), created_at: Time, deleted_at: Time.nullable(),
+  listeners: z.array(Listener), healthcheck: Healthcheck,
+  certificate: z.strictObject({ expires_at: Time, valid_from: Time, sslv3: z.boolean(), issuer: z.string(), subject: z.string() }).nullable(), acme: z.null(), created_at: Time, deleted_at: Time.nullable(),
   account: AccountRef, nodes: z.array(ServerRef), cloud_ips: z.array(CloudIpRef),
 });
 export type LoadBalancer = z.infer<typeof LoadBalancer>;

@@ -12,7 +12,7 @@ import type { LoadBalancerRec } from '../../server/store/state.ts';
 import { NumericPathId } from '../numeric-ids.ts';
 import { ListQuery, PREFIX, owned, pageOf } from './common.ts';
 import { loopbackNode, presentedOf } from './addresses.ts';
-import { attrsOf, checkConfig, commitConfigs, configsOf, newConfig, newNode, type Config } from './nb-model.ts';
+import { attrsOf, checkConfig, commitConfigs, configsOf, newConfig, newNode, tlsFor, type Config } from './nb-model.ts';
 import { ConfigBody, ConfigUpdateBody, NodeBody, NodeUpdateBody, RebuildBody } from './nb-schemas.ts';
 import { configView, nodeView, nodeViews } from './nb-view.ts';
 import { Empty, NodeBalancerConfig, NodeBalancerNode, page } from './responses.ts';
@@ -59,7 +59,8 @@ function updated(current: Config, body: z.infer<typeof ConfigUpdateBody>): Confi
   const defined = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Partial<Config>;
   // A config turned to udp takes Linode's UDP defaults for what the body leaves out.
   const udpDefaults = body.protocol === 'udp' && current.protocol !== 'udp' ? { stickiness: 'session' as const, udp_check_port: current.udp_check_port ?? 80 } : {};
-  return checkConfig({ ...current, ...udpDefaults, ...defined });
+  const protocol = body.protocol ?? current.protocol;
+  return checkConfig({ ...current, ...udpDefaults, ...defined, tls: tlsFor(protocol, body, current.tls) });
 }
 
 /** Rebuild: the config's settings as given; nodes with an id are updated, without one created, the rest removed. */

@@ -6,7 +6,8 @@
  * `dialect_attrs.linode`. An LB made through /v1 shows its services as configs with ids equal to their
  * ports and its resolved targets as nodes.
  */
-import type { LoadBalancerService, LoadBalancerTarget, UpdateLoadBalancerRequest } from '../../api/schema/load-balancers.ts';
+import type { LoadBalancerService, LoadBalancerTarget, ServiceTls, UpdateLoadBalancerRequest } from '../../api/schema/load-balancers.ts';
+import { tlsProblem } from '../../server/resources/load-balancers/tls.ts';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField } from '../../server/errors.ts';
 import { commitPlans } from '../../server/resources/common.ts';
@@ -24,6 +25,8 @@ export interface Config extends LinodeConfigAttrs {
   check_timeout: number;
   check_attempts: number;
   check_path: string;
+  /** An https config's certificate and key (ssl_cert, ssl_key): the VIP terminates TLS with them. */
+  tls: ServiceTls | null;
 }
 
 /** Config and node ids made here start above every port, so they never meet a /v1 LB's derived ids. */
@@ -48,10 +51,10 @@ function derived(sim: Sim, lb: LoadBalancerRec, s: LoadBalancerService): Config 
   };
 }
 
-function fromService(s: LoadBalancerService): Pick<Config, 'protocol' | 'proxy_protocol' | 'check_interval' | 'check_timeout' | 'check_attempts' | 'check_path'> {
+function fromService(s: LoadBalancerService): Pick<Config, 'protocol' | 'proxy_protocol' | 'check_interval' | 'check_timeout' | 'check_attempts' | 'check_path' | 'tls'> {
   const hc = s.health_check;
   return {
-    protocol: s.protocol, proxy_protocol: s.proxy_protocol, check_interval: Math.max(2, Math.round(hc.interval_seconds)),
+    tls: s.tls ?? null, protocol: s.protocol, proxy_protocol: s.proxy_protocol, check_interval: Math.max(2, Math.round(hc.interval_seconds)),
     check_timeout: Math.max(1, Math.round(hc.timeout_seconds)), check_attempts: Math.max(1, hc.retries), check_path: hc.protocol === 'http' ? hc.path : '',
   };
 }
@@ -74,7 +77,10 @@ const portOf = (address: string): number => Number(address.slice(address.lastInd
 function toService(c: Config, field: string): LoadBalancerService {
   const ports = [...new Set(c.nodes.filter(serving).map((n) => portOf(n.address)))];
   if (ports.length > 1) throw invalidField(`${field}nodes`, `simcloud forwards a config to one port; these nodes use ${ports.join(', ')}`);
-  return { protocol: c.protocol, listen_port: c.port, destination_port: ports[0] ?? c.port, proxy_protocol: c.proxy_protocol, health_check: healthCheckOf(c) };
+  return {
+    protocol: c.protocol, listen_port: c.port, destination_port: ports[0] ?? c.port, proxy_protocol: c.proxy_protocol, health_check: healthCheckOf(c),
+    ...(c.protocol === 'https' && c.tls ? { tls: c.tls } : {}),
+  };
 }
 
 /** A config's active check; a UDP config checks nothing with check none, else over TCP or HTTP on its udp_check_port. */
@@ -111,12 +117,29 @@ export const newNode = (id: number, b: NodeBody & Pick<LinodeNode, 'presented'>)
 });
 
 const CONFIG_DEFAULTS = {
+  tls: null,
   protocol: 'http', proxy_protocol: 'none', algorithm: 'roundrobin', stickiness: 'none', check: 'none', check_interval: 5, check_timeout: 3,
   check_attempts: 3, check_path: '', check_body: '', check_passive: true, cipher_suite: 'recommended',
-} as const satisfies Omit<Config, 'id' | 'port' | 'nodes'>;
+} as const satisfies Omit<Config, 'id' | 'port' | 'nodes' | 'tls'> & { tls: null };
 
 /** What a UDP config starts with where the body says nothing (Linode's UDP defaults). */
 const UDP_DEFAULTS = { stickiness: 'session', check_passive: false, udp_check_port: UDP_CHECK_PORT } as const satisfies Partial<Config>;
+
+/**
+ * The certificate of a config as it will be: ssl_cert and ssl_key given together (checked), else the one it
+ * has; an https config must have one, as Linode requires.
+ */
+export function tlsFor(protocol: Config['protocol'], body: Pick<ConfigBody, 'ssl_cert' | 'ssl_key'>, current: ServiceTls | null): ServiceTls | null {
+  if (protocol !== 'https') return null;
+  const { ssl_cert: cert, ssl_key: key } = body;
+  if (cert === undefined && key === undefined && current !== null) return current;
+  if (!cert) throw invalidField('ssl_cert', 'an https config needs ssl_cert and ssl_key');
+  if (!key) throw invalidField('ssl_key', 'an https config needs ssl_cert and ssl_key');
+  const tls = { certificate: cert, private_key: key };
+  const problem = tlsProblem(tls);
+  if (problem !== null) throw invalidField(problem.field === 'certificate' ? 'ssl_cert' : 'ssl_key', problem.message);
+  return tls;
+}
 
 /** The settings Linode allows only on some protocols, checked on the config as it will be. */
 export function checkConfig(c: Config): Config {
@@ -130,11 +153,12 @@ export function checkConfig(c: Config): Config {
 
 /** A config from a create body (its nodes numbered from `attrs.next_id`, which advances). */
 export function newConfig(attrs: LinodeLbAttrs, b: Omit<ConfigBody, 'nodes'>, nodes: readonly (NodeBody & Pick<LinodeNode, 'presented'>)[]): Config {
-  const { ssl_cert: _cert, ssl_key: _key, protocol, ...settings } = b;
+  const { ssl_cert: _cert, ssl_key: _key, protocol = CONFIG_DEFAULTS.protocol, ...settings } = b;
   const given = Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined)) as Partial<Config>;
+  const tls = tlsFor(protocol, b, null);
   const id = attrs.next_id++;
   const defaults = protocol === 'udp' ? { ...CONFIG_DEFAULTS, ...UDP_DEFAULTS } : CONFIG_DEFAULTS;
-  return checkConfig({ ...defaults, ...given, protocol: protocol ?? CONFIG_DEFAULTS.protocol, id, port: b.port, nodes: nodes.map((n) => newNode(attrs.next_id++, n)) });
+  return checkConfig({ ...defaults, ...given, protocol, tls, id, port: b.port, nodes: nodes.map((n) => newNode(attrs.next_id++, n)) });
 }
 
 export const toAttrs = (c: Config): LinodeConfigAttrs => ({

@@ -2,6 +2,7 @@
 import type { LinodeNode } from './attrs.ts';
 import type { Sim } from '../../server/context.ts';
 import { toLoadBalancer } from '../../server/resources/load-balancers/service.ts';
+import { leafCertificate } from '../../server/resources/load-balancers/tls.ts';
 import type { LoadBalancerRec } from '../../server/store/state.ts';
 import { numericIdOf } from '../numeric-ids.ts';
 import { presentedOf } from './addresses.ts';
@@ -42,12 +43,20 @@ export function nodeViews(sim: Sim, lb: LoadBalancerRec, c: Config): NodeBalance
   return c.nodes.map((n) => nodeView(lb, c, { ...n, address: presented.hostPort(n.address, n.presented) }, s.get(n.id) ?? 'unknown'));
 }
 
+/** What Linode shows of an https config's certificate: its common name and fingerprint; the PEMs themselves redacted. */
+function sslView(c: Config): Pick<NodeBalancerConfig, 'ssl_commonname' | 'ssl_fingerprint' | 'ssl_cert' | 'ssl_key'> {
+  if (c.tls === null) return { ssl_commonname: '', ssl_fingerprint: '', ssl_cert: null, ssl_key: null };
+  const cert = leafCertificate(c.tls.certificate);
+  const cn = /(?:^|\n)CN=([^\n]*)/.exec(cert.subject)?.[1] ?? '';
+  return { ssl_commonname: cn, ssl_fingerprint: cert.fingerprint256, ssl_cert: '<REDACTED>', ssl_key: '<REDACTED>' };
+}
+
 export function configView(sim: Sim, lb: LoadBalancerRec, c: Config): NodeBalancerConfig {
   const s = [...statuses(sim, lb, c).values()];
   return {
     id: c.id, port: c.port, protocol: c.protocol, proxy_protocol: c.proxy_protocol, algorithm: c.algorithm, stickiness: c.stickiness, check: c.check,
     check_interval: c.check_interval, check_attempts: c.check_attempts, check_path: c.check_path, check_body: c.check_body, check_passive: c.check_passive,
     check_timeout: c.check_timeout, udp_check_port: c.udp_check_port ?? 80, udp_session_timeout: 16, cipher_suite: c.cipher_suite, nodebalancer_id: numericIdOf(lb.id),
-    ssl_commonname: '', ssl_fingerprint: '', ssl_cert: null, ssl_key: null, nodes_status: { up: s.filter((x) => x === 'UP').length, down: s.filter((x) => x !== 'UP').length },
+    ...sslView(c), nodes_status: { up: s.filter((x) => x === 'UP').length, down: s.filter((x) => x !== 'UP').length },
   };
 }

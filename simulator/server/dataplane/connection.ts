@@ -2,12 +2,13 @@
 // symmetric teardown. Half-closes pass through (both sockets allow half-open); an error or reset on
 // one side resets the other; a clean close lets the other side flush what it still has to write.
 import type net from 'node:net';
+import { TLSSocket } from 'node:tls';
 import type { TargetCounters } from './types.ts';
 
-/** Reset (RST) a connected socket; plain destroy for one still connecting or without a handle. */
+/** Reset (RST) a connected socket; plain destroy for one still connecting, or a TLS one (its TCP socket is reset apart). */
 export function abort(socket: net.Socket): void {
   if (socket.destroyed) return;
-  if (socket.connecting) socket.destroy();
+  if (socket.connecting || socket instanceof TLSSocket) socket.destroy();
   else socket.resetAndDestroy();
 }
 

@@ -7,10 +7,10 @@
 // Calls are serialised. Bind failures and invalid input are reported in ApplyResult.errors, never
 // thrown; a listener that failed to bind is retried by the next apply().
 //
-// Scope: everything is L4. `http` and `https` listeners are forwarded at TCP level like `tcp` (https
-// is TLS passthrough); only their health check protocol differs. `udp` listeners forward datagrams per
-// client flow (udp-listener.ts). L7 features (TLS termination,
-// X-Forwarded-For, redirects, path routing, sticky cookies) are out of scope. Health checks are sent
+// Scope: `http` and `https` listeners are forwarded at TCP level like `tcp`, an https one with a
+// certificate after terminating TLS, an http one with a redirect port answering a 301 itself; `udp`
+// listeners forward datagrams per client flow (udp-listener.ts). Other L7 features (X-Forwarded-For,
+// path routing, sticky cookies) are out of scope. Health checks are sent
 // without a PROXY header. Connections to a target removed from an LB are left to finish.
 import type { Logger } from 'pino';
 import { compileSourceFilter } from './firewall.ts';
@@ -109,14 +109,14 @@ export class DataPlane {
 
   /** Closes listeners of removed LBs, removed listeners and listeners whose VIP changed. */
   async #closeUnwanted(wanted: Map<string, DataPlaneLoadBalancer>, keep: Set<string>, planned: Planned[]): Promise<void> {
-    // A listener is rebound when its VIP changes, or its transport (TCP or UDP).
-    const bindingOf = (vip: string, protocol: string): string => `${vip} ${protocol === 'udp' ? 'udp' : 'tcp'}`;
-    const wantedBinding = new Map(planned.map((p) => [`${p.lb.id}\u0000${p.listener.listenPort}`, bindingOf(p.config.vip, p.listener.protocol)]));
+    // A listener is rebound when its VIP changes, or its transport (TCP, TLS or UDP).
+    const bindingOf = (vip: string, l: DataPlaneListener): string => `${vip} ${l.protocol === 'udp' ? 'udp' : l.tls ? 'tls' : 'tcp'}`;
+    const wantedBinding = new Map(planned.map((p) => [`${p.lb.id}\u0000${p.listener.listenPort}`, bindingOf(p.config.vip, p.listener)]));
     const closing: Promise<void>[] = [];
     for (const [id, rt] of this.#lbs) {
       for (const [port, l] of rt.listeners) {
         const key = `${id}\u0000${port}`;
-        if (keep.has(key) && wantedBinding.get(key) === bindingOf(l.server.config.vip, l.server.config.listener.protocol)) continue;
+        if (keep.has(key) && wantedBinding.get(key) === bindingOf(l.server.config.vip, l.server.config.listener)) continue;
         rt.listeners.delete(port);
         closing.push(this.#stopListener(l));
       }

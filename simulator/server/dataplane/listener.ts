@@ -1,9 +1,12 @@
 // One VIP:port TCP server of a load balancer. On accept: firewall check (refused with a reset and
 // counted as denied), target choice among eligible targets (none -> reset, counted), then a spliced
 // connection to target:destinationPort (from the VIP's own address when `passthrough`: see
-// DataPlaneLoadBalancer.forwarding). update() swaps targets, policy, filter, PROXY and forwarding
-// settings in place: established connections are never touched by it; close() ends them all.
+// DataPlaneLoadBalancer.forwarding). An https listener with a certificate terminates TLS first (the
+// target gets the plaintext); an http listener with `redirectHttpsPort` answers every request itself with
+// a 301 to https. update() swaps targets, policy, filter, PROXY, forwarding and the certificate in place:
+// established connections are never touched by it; close() ends them all.
 import net from 'node:net';
+import tls from 'node:tls';
 import type { Logger } from 'pino';
 import { abort, splice } from './connection.ts';
 import { Balancer, type BalancerPolicy, type Candidate } from './balancer.ts';
@@ -44,7 +47,16 @@ export class VipListener {
     this.#config = config;
     this.#hooks = hooks;
     this.#balancer = new Balancer(config.policy);
-    this.#server = net.createServer({ allowHalfOpen: true, noDelay: true }, (s) => this.#onConnection(s));
+    const cert = config.listener.tls;
+    if (cert) {
+      const server = tls.createServer({ cert: cert.cert, key: cert.key, allowHalfOpen: true, noDelay: true }, (s) => this.#onSecure(s));
+      // The firewall acts on the TCP connection, before any handshake.
+      server.on('connection', (raw: net.Socket) => this.#admit(raw));
+      server.on('tlsClientError', () => undefined);
+      this.#server = server;
+    } else {
+      this.#server = net.createServer({ allowHalfOpen: true, noDelay: true }, (s) => this.#onConnection(s));
+    }
   }
 
   /** Binds vip:listenPort; rejects when the address cannot be bound. */
@@ -76,6 +88,8 @@ export class VipListener {
   }
 
   update(config: ListenerConfig): void {
+    const cert = config.listener.tls;
+    if (cert && this.#server instanceof tls.Server) this.#server.setSecureContext({ cert: cert.cert, key: cert.key });
     this.#config = config;
     this.#balancer.setPolicy(config.policy);
   }
@@ -85,14 +99,31 @@ export class VipListener {
     socket.once('close', () => this.#sockets.delete(socket));
   }
 
-  #onConnection(client: net.Socket): void {
+  /** Tracks a new connection and applies the firewall; false when it was refused. */
+  #admit(client: net.Socket): boolean {
     this.#track(client);
     client.on('error', () => undefined);
-    if (!this.#config.filter.allows(client.remoteAddress)) {
-      this.#hooks.onDenied();
-      abort(client);
-      return;
-    }
+    if (this.#config.filter.allows(client.remoteAddress)) return true;
+    this.#hooks.onDenied();
+    abort(client);
+    return false;
+  }
+
+  #onConnection(client: net.Socket): void {
+    if (!this.#admit(client)) return;
+    const redirect = this.#config.listener.redirectHttpsPort;
+    if (redirect != null) return redirectToHttps(client, redirect);
+    this.#balance(client);
+  }
+
+  /** A TLS connection whose handshake is done: balanced like a plain one, the plaintext forwarded. */
+  #onSecure(client: tls.TLSSocket): void {
+    this.#track(client);
+    client.on('error', () => undefined);
+    this.#balance(client);
+  }
+
+  #balance(client: net.Socket): void {
     const target = this.#choose(client.remoteAddress ?? '');
     if (target === undefined) {
       this.#hooks.onNoTarget();
@@ -130,4 +161,22 @@ export class VipListener {
       for (const s of this.#sockets) abort(s);
     });
   }
+}
+
+/** Bytes of a request head read before answering a redirect anyway. */
+const MAX_HEAD_BYTES = 16 * 1024;
+
+/** Answers an HTTP request with a 301 to the same host and path over https on `port`. */
+function redirectToHttps(client: net.Socket, port: number): void {
+  let head = '';
+  client.setEncoding('latin1');
+  client.on('data', (chunk: string) => {
+    if (client.writableEnded) return;
+    head += chunk;
+    if (!head.includes('\r\n\r\n') && head.length < MAX_HEAD_BYTES) return;
+    const target = /^[A-Z]+ (\S+) HTTP\/1\.[01]\r\n/.exec(head)?.[1] ?? '/';
+    const host = (/\r\nhost:[ \t]*([^\r\n]*)/i.exec(head)?.[1] ?? '').trim().replace(/:\d+$/, '');
+    const location = `https://${host}${port === 443 ? '' : `:${port}`}${target.startsWith('/') ? target : '/'}`;
+    client.end(`HTTP/1.1 301 Moved Permanently\r\nlocation: ${location}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`);
+  });
 }

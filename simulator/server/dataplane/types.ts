@@ -20,6 +20,10 @@ export interface DataPlaneListener {
   destinationPort: number;
   proxyProtocol: 'none' | 'v1' | 'v2';
   healthCheck: DataPlaneHealthCheck;
+  /** An https listener that terminates TLS with this certificate chain and key (PEM); the target gets the plaintext. */
+  tls?: { cert: string; key: string } | null;
+  /** An http listener that answers every request with a 301 to https on this port. */
+  redirectHttpsPort?: number | null;
 }
 
 export interface DataPlaneTarget {

@@ -10,11 +10,12 @@ import {
   commitPlans, ensureUnlocked, getOwned, listOwned, owned, parseSelectorParam, publicView, startAction, withAttrs, type AttrSlices, type ListQuery, type Plan,
 } from '../common.ts';
 import { privateAddress } from '../servers/service.ts';
+import { redacted, withTls } from './tls.ts';
 
 /** A load balancer's public fields without `resolved_targets` (the list's `resolved_targets=false`). */
 export function toLoadBalancerSummary(lb: LoadBalancerRec): LoadBalancerSummary {
   const { dialect_attrs: _dialects, ...rest } = publicView(lb);
-  return rest;
+  return { ...rest, services: redacted(rest.services) };
 }
 
 export function toLoadBalancer(sim: Sim, lb: LoadBalancerRec): LoadBalancer {
@@ -103,7 +104,7 @@ export async function createLoadBalancer(
   const id = ids[0]!;
   const lb: LoadBalancerRec = {
     id, project_id: caller.projectId, name: body.name, labels: body.labels ?? {}, ...where, status: 'provisioning', ...settings(body),
-    services: body.services ?? [], targets: body.targets ?? [], ...addresses, source_ranges: body.source_ranges ?? [], locked: true,
+    services: withTls(body.services ?? [], []), targets: body.targets ?? [], ...addresses, source_ranges: body.source_ranges ?? [], locked: true,
     created: nowIso(sim), ...attrs,
   };
   const extra: Change[] = [change];
@@ -133,6 +134,7 @@ export function planLoadBalancerUpdate(sim: Sim, caller: Caller, id: string, { f
   checkTargets(sim, caller, fields.targets);
   const doc: LoadBalancerRec = withAttrs({ ...lb }, attrs);
   for (const [k, v] of Object.entries(fields)) if (v !== undefined) (doc as Record<string, unknown>)[k] = v;
+  if (fields.services !== undefined) doc.services = withTls(fields.services, lb.services);
   return { doc, changes: [{ op: 'put', coll: 'load_balancers', doc }] };
 }
 
