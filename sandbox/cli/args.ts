@@ -35,6 +35,8 @@ export interface CliOptions {
 }
 
 const NAME = /^[a-z]([-a-z0-9]{0,30}[a-z0-9])?$/;
+/** The sandbox `--name` names when none is given. */
+export const DEFAULT_NAME = 'ccm-sandbox';
 
 export function parseCli(argv: readonly string[]): CliOptions {
   let parsed;
@@ -44,7 +46,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
       allowPositionals: true,
       strict: true,
       options: {
-        name: { type: 'string', default: 'ccm-sandbox' },
+        name: { type: 'string', default: DEFAULT_NAME },
         runtime: { type: 'string', default: 'auto' },
         workers: { type: 'string', default: '2' },
         'lb-strategy': { type: 'string', default: 'lb' },

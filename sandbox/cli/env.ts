@@ -6,11 +6,12 @@ import { shellQuote } from '../exec.ts';
 import { cloudCcmEnv } from '../ccm/launch.ts';
 import { processAlive, readState, stateDir, type SandboxState } from '../state.ts';
 import { UsageError, type CliOptions } from './args.ts';
+import { commandHint } from './hint.ts';
 
 /** The state of the running sandbox `name`; a usage error naming how to start it otherwise. */
 export function runningState(name: string): SandboxState {
   const state = readState(stateDir(name));
-  if (!state || !processAlive(state.pid)) throw new UsageError(`sandbox "${name}" is not running: start it with \`npm run sandbox:up\``);
+  if (!state || !processAlive(state.pid)) throw new UsageError(`sandbox "${name}" is not running: start it with \`${commandHint('sandbox:up')}\``);
   return state;
 }
 

@@ -12,7 +12,8 @@ import { resolveRuntime } from '../runtimes/factory.ts';
 import type { Sandbox } from '../sandbox.ts';
 import { registerCleanup } from '../shutdown.ts';
 import { privateDir, processAlive, readState, SandboxStatus, stateDir } from '../state.ts';
-import { daemonArgs, type CliOptions } from './args.ts';
+import { daemonArgs, DEFAULT_NAME, type CliOptions } from './args.ts';
+import { commandHint } from './hint.ts';
 import { renderSummary } from './summary.ts';
 
 const CLI = fileURLToPath(new URL('./main.ts', import.meta.url));
@@ -21,7 +22,7 @@ export async function up(o: CliOptions): Promise<number> {
   const dir = stateDir(o.name);
   const existing = readState(dir);
   if (existing && processAlive(existing.pid) && existing.status !== SandboxStatus.stopped) {
-    console.log(`sandbox "${o.name}" is already running (pid ${existing.pid}); \`npm run sandbox:down\` stops it\n`);
+    console.log(`sandbox "${o.name}" is already running (pid ${existing.pid}); \`${commandHint('sandbox:down', o.name === 'ccm-sandbox' ? '' : `--name ${o.name}`)}\` stops it\n`);
     console.log(renderSummary(existing));
     return 0;
   }
@@ -80,9 +81,15 @@ function relay(log: string, printed: number): number {
   return complete.length;
 }
 
-/** Loaded here, not at the top: the `up` that only follows its daemon never needs the sandbox's machinery. */
+/**
+ * Loaded here, not at the top: the `up` that only follows its daemon never needs the sandbox's machinery.
+ * The default sandbox keeps simcloud's own pools (the addresses the README shows); a named one claims a
+ * loopback plan of its own for as long as this process lives, so `--name a` and `--name b` side by side
+ * never hand out the same node address or VIP (nor bind the same address:port).
+ */
 async function sandboxFor(o: CliOptions, runtime: string): Promise<Sandbox> {
-  const { Sandbox } = await import('../sandbox.ts');
+  const [{ Sandbox }, { claimLoopbackAddressPlan }] = await Promise.all([import('../sandbox.ts'), import('../cloud/address-plan.ts')]);
+  const addressPlan = o.name === DEFAULT_NAME ? undefined : claimLoopbackAddressPlan().plan;
   return new Sandbox({
     name: o.name,
     runtime: runtime as 'local',
@@ -93,6 +100,7 @@ async function sandboxFor(o: CliOptions, runtime: string): Promise<Sandbox> {
     allowedHosts: o.allowedHosts,
     ccm: o.ccm,
     cloud: o.cloud,
+    ...(addressPlan ? { addressPlan } : {}),
     progress: (m) => console.log(`  ${m}`),
   });
 }

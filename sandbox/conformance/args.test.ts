@@ -6,8 +6,13 @@ import { UsageError } from '../../lib/usage-error.ts';
 import { parseConformanceArgs } from './args.ts';
 
 describe('npm run conformance arguments', () => {
-  it('defaults to our CCM on simcloud, the local runtime and 60 s a condition', () => {
-    expect(parseConformanceArgs([], '/here')).toMatchObject({ cloud: 'simcloud', ccm: { kind: 'builtin' }, runtime: 'local', timeoutMs: 60_000, only: undefined, junit: undefined });
+  it('defaults to our CCM on simcloud, the local runtime, 60 s a condition and what Kubernetes requires', () => {
+    expect(parseConformanceArgs([], '/here')).toMatchObject({ cloud: 'simcloud', ccm: { kind: 'builtin' }, runtime: 'local', timeoutMs: 60_000, only: undefined, junit: undefined, profile: 'kubernetes' });
+  });
+
+  it('takes --profile cloud to check the cloud CCM\'s own labels too, and refuses any other profile', () => {
+    expect(parseConformanceArgs(['--profile', 'cloud'], '/here').profile).toBe('cloud');
+    expect(() => parseConformanceArgs(['--profile', 'hetzner'], '/here')).toThrow('--profile "hetzner" is invalid: use kubernetes or cloud');
   });
 
   it("runs the upstream Go CCM's provider for a persona without --ccm, and takes report paths from where npm was run", () => {

@@ -11,6 +11,7 @@ import { validCcm, validCloud, validInt, validKubeconfig } from '../cli/args.ts'
 import type { CloudKind } from '../cloud/registry.ts';
 import type { RuntimeName } from '../runtimes/runtime.ts';
 import { CAPABILITIES, isCapability, type Capability } from './capabilities.ts';
+import { PROFILES, type Profile } from './context.ts';
 
 export interface ConformanceArgs {
   readonly cloud: CloudKind;
@@ -23,6 +24,8 @@ export interface ConformanceArgs {
   readonly timeoutMs: number;
   /** Fault rules simcloud holds from its start (`--faults FILE`), read and checked here. */
   readonly faults: RunFaults | undefined;
+  /** `--profile`: what Kubernetes requires (default) or also what the cloud's own CCM adds. */
+  readonly profile: Profile;
   readonly help: boolean;
 }
 
@@ -34,6 +37,7 @@ export interface RunFaults {
 export const USAGE = `npm run conformance -- [--cloud simcloud|hcloud|linode|digitalocean|phoenixnap|brightbox] [--ccm builtin|upstream|command] [--ccm-command CMD]
                        [--runtime local|kind|existing] [--kubeconfig PATH] [--junit FILE] [--json FILE] [--only CAP,...] [--timeout SECONDS]
                        [--faults FILE (JSON {"faults": [rule, ...]}, each rule as simcloud's POST /_sim/faults takes it)]
+                       [--profile kubernetes|cloud (kubernetes: what Kubernetes and upstream's controllers require; cloud: also the cloud CCM's own labels)]
 capabilities: ${CAPABILITIES.join(', ')}
 exit 0 when every capability attempted passed (not offered counts as passed unless named by --only), 1 otherwise, 2 on a usage error`;
 
@@ -56,6 +60,7 @@ export function parseConformanceArgs(argv: readonly string[], cwd = process.env.
         only: { type: 'string' },
         timeout: { type: 'string', default: '60' },
         faults: { type: 'string' },
+        profile: { type: 'string', default: 'kubernetes' },
         help: { type: 'boolean', default: false },
       },
     }));
@@ -77,6 +82,7 @@ export function parseConformanceArgs(argv: readonly string[], cwd = process.env.
     only: values.only === undefined ? undefined : validOnly(values.only),
     timeoutMs: validInt('--timeout', values.timeout, 5, 3600) * 1000,
     faults: validFaults(inCwd(values.faults)),
+    profile: validProfile(values.profile),
     help: values.help,
   };
 }
@@ -86,6 +92,12 @@ function validOnly(value: string): Capability[] {
   const bad = names.find((n) => !isCapability(n));
   if (bad !== undefined || names.length === 0) throw new UsageError(`--only "${bad ?? value}" is invalid: use a comma-separated list of ${CAPABILITIES.join(', ')}`);
   return names.filter(isCapability);
+}
+
+function validProfile(value: string): Profile {
+  const profile = PROFILES.find((p) => p === value);
+  if (profile === undefined) throw new UsageError(`--profile "${value}" is invalid: use ${PROFILES.join(' or ')}`);
+  return profile;
 }
 
 function validFaults(file: string | undefined): RunFaults | undefined {

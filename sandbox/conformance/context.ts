@@ -38,6 +38,19 @@ export interface RunMemory {
   initialisedAt?: number;
 }
 
+/**
+ * What a run checks (`--profile`): `kubernetes` what upstream's controllers and Kubernetes itself need of a
+ * CCM (providerID, the well-known labels and addresses InstanceMetadata gives, the taints), `cloud` that and
+ * what the cloud's own CCM adds (its own Node labels, e.g. hcloud's instance.hetzner.cloud/provided-by).
+ */
+export const PROFILES = ['kubernetes', 'cloud'] as const;
+export type Profile = (typeof PROFILES)[number];
+
+/** Who asks for what a check found missing: Kubernetes (every CCM) or the cloud's own CCM (`--profile cloud`). */
+export function requiredBy(origin: Profile, cloud: Pick<CloudDescriptor, 'kind'>): string {
+  return origin === 'kubernetes' ? 'required by Kubernetes' : `added by ${cloud.kind}'s own CCM, checked with --profile cloud`;
+}
+
 export interface ConformanceContext {
   readonly sandbox: Sandbox;
   readonly cloud: CloudDescriptor;
@@ -52,6 +65,8 @@ export interface ConformanceContext {
   /** Whether the run must see this capability (`--only`): then showing no sign of it is a failure. */
   readonly required: boolean;
   readonly memory: RunMemory;
+  /** What the run checks; absent means `kubernetes`. */
+  readonly profile?: Profile;
   involve(object: InvolvedObject): void;
 }
 

@@ -16,9 +16,9 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  console.log(`ccm-sandbox conformance: the ${a.ccm.kind} CCM on ${a.cloud} (${a.runtime} runtime)`);
+  console.log(`ccm-sandbox conformance: the ${a.ccm.kind} CCM on ${a.cloud} (${a.runtime} runtime), profile ${a.profile}`);
   const report = await runConformance({
-    cloud: a.cloud, ccm: a.ccm, runtime: a.runtime, timeoutMs: a.timeoutMs, progress: (l) => console.log(`  ${l}`),
+    cloud: a.cloud, ccm: a.ccm, runtime: a.runtime, timeoutMs: a.timeoutMs, profile: a.profile, progress: (l) => console.log(`  ${l}`),
     ...(a.kubeconfig ? { kubeconfig: a.kubeconfig } : {}), ...(a.only ? { only: a.only } : {}), ...(a.faults ? { faults: a.faults } : {}),
   });
   console.log(`\n${renderTable(report)}`);

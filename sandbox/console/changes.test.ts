@@ -69,6 +69,12 @@ describe('explainResourceChange and explainTargetHealth, on what simcloud sends'
     expect(titled(`server ${scenario.serverName} deleted`)).toBeDefined();
   });
 
+  it('explains a new server starting as its first boot, not as lifting a shutdown taint it never had', () => {
+    const boot = titled(`server ${scenario.serverName}: initializing → starting`);
+    expect(boot!.sentence).toContain('for the first time');
+    expect(boot!.sentence).not.toContain('shutdown taint');
+  });
+
   it('groups a load balancer under the Service of its owner label and reports it active with its VIP', () => {
     const active = steps.find((s) => s.title.startsWith(`load balancer ${scenario.loadBalancerId}:`) && s.title.endsWith('→ active'));
     expect(active).toMatchObject({ group: 'Service/default/web', controller: 'service-lb-controller' });
@@ -118,12 +124,19 @@ describe('diffNode', () => {
     expect(taint).toMatchObject({ title: `taint ${SHUTDOWN_TAINT}:NoSchedule added`, controller: 'cloud-node-lifecycle-controller', method: 'InstanceShutdown' });
   });
 
-  it('reports initialisation: providerID set, uninitialized taint removed, podCIDR and route', () => {
+  it('reports initialisation cause first: providerID set, then the uninitialized taint removed, then podCIDR and route', () => {
     const steps = diffNode(node({ taints: [UNINITIALIZED_TAINT] }), node({ providerID: 'simcloud://srv-1', podCIDR: '10.244.1.0/24', net: 'False' }));
     expect(steps.map((s) => s.title)).toEqual([
-      `taint ${UNINITIALIZED_TAINT}:NoSchedule removed`, 'providerID simcloud://srv-1', 'podCIDR 10.244.1.0/24', 'NetworkUnavailable=False (RouteCreated)',
+      'providerID simcloud://srv-1', `taint ${UNINITIALIZED_TAINT}:NoSchedule removed`, 'podCIDR 10.244.1.0/24', 'NetworkUnavailable=False (RouteCreated)',
     ]);
-    expect(steps[0]!.method).toBe('InstanceMetadata');
+    expect(steps.slice(0, 2).map((s) => s.method)).toEqual(['InstanceMetadata', 'InstanceMetadata']);
+  });
+
+  it('lists added taints and Ready changes before what the CCM set', () => {
+    const steps = diffNode(node({ taints: [UNINITIALIZED_TAINT] }), node({ ready: 'Unknown', taints: ['node.kubernetes.io/unreachable'], providerID: 'simcloud://srv-1' }));
+    expect(steps.map((s) => s.title)).toEqual([
+      'Node w1 NotReady (Ready True → Unknown)', 'taint node.kubernetes.io/unreachable:NoSchedule added', 'providerID simcloud://srv-1', `taint ${UNINITIALIZED_TAINT}:NoSchedule removed`,
+    ]);
   });
 
   it('reports a Node registered and a Node deleted', () => {

@@ -48,12 +48,19 @@ type RecordOf<T extends ResourceChangeEvent['resource_type']> = NonNullable<Chan
 
 const SERVER_STATUS: Record<ServerRecord['status'], string> = {
   initializing: 'is being created',
-  starting: 'is starting: its kubelet will post Ready again, and the lifecycle controller will lift the shutdown taint',
+  starting: 'is starting: its kubelet will post Ready again, and the lifecycle controller will lift the shutdown taint if the Node has it',
   running: 'is running: its kubelet posts status, so the Node is (or soon becomes) Ready',
   stopping: 'is powering off',
   off: 'is off: its kubelet goes silent, so kube-controller-manager soon marks the Node NotReady, and then the CCM\'s lifecycle controller asks the cloud InstanceExists and InstanceShutdown',
   deleting: 'is being deleted',
 };
+
+const FIRST_BOOT = 'is booting for the first time: its kubelet will register a Node with the uninitialized taint, which the CCM then initialises';
+
+/** A server booting for the first time has no Node yet, let alone a shutdown taint: only one that was off comes back. */
+function statusSentence(status: ServerRecord['status'], was: ServerRecord['status'] | undefined): string {
+  return status === 'starting' && (was === undefined || was === 'initializing') ? FIRST_BOOT : SERVER_STATUS[status];
+}
 
 function serverStep(c: ChangeOf<'server'>, before: ServerRecord | undefined): ChangeStep {
   const name = c.resource?.name ?? before?.name ?? c.resource_id;
@@ -68,7 +75,7 @@ function serverStep(c: ChangeOf<'server'>, before: ServerRecord | undefined): Ch
   }
   const was = before?.status;
   const title = was !== undefined && was !== status ? `server ${name}: ${was} → ${status}` : `server ${name} updated (${status})`;
-  return { ...base, title, sentence: `Server ${name} ${SERVER_STATUS[status]}.` };
+  return { ...base, title, sentence: `Server ${name} ${statusSentence(status, was)}.` };
 }
 
 function lbUpdateStep(name: string, lb: LoadBalancerRecord, before: LoadBalancerRecord | undefined): Omit<ChangeStep, 'group' | 'method'> {
@@ -247,7 +254,13 @@ export function diffNode(before: V1Node | undefined, after: V1Node | undefined):
   const group = `Node/${name}`;
   if (!before) return after ? [{ group, title: `Node ${name} registered`, sentence: `The kubelet of ${name} registered its Node (with the uninitialized taint, as kubelets with --cloud-provider=external do).`, controller: 'kubelet', method: null }] : [];
   if (!after) return [{ group, title: `Node ${name} deleted`, sentence: `Node ${name} is gone: cloud-node-lifecycle-controller deleted it because InstanceExists said its server no longer exists.`, controller: Controller.lifecycle, method: CloudMethod.instanceExists }];
-  return [...readySteps(name, before, after), ...taintSteps(name, before, after), ...fieldSteps(name, before, after)];
+  // Cause before effect: the CCM sets providerID (and the labels) and in the same update removes the uninitialized
+  // taint, so a poll that sees both lists providerID first; Ready changes and added taints come first.
+  const taints = taintSteps(name, before, after);
+  const removed = taints.filter((t) => t.title.endsWith(' removed'));
+  const fields = fieldSteps(name, before, after);
+  const providerId = fields.filter((f) => f.title.startsWith('providerID '));
+  return [...readySteps(name, before, after), ...taints.filter((t) => !removed.includes(t)), ...providerId, ...removed, ...fields.filter((f) => !providerId.includes(f))];
 }
 
 const ingressOf = (s: V1Service | undefined): string => (s?.status?.loadBalancer?.ingress ?? []).map((i) => i.ip ?? i.hostname ?? '').join(', ');

@@ -140,6 +140,12 @@ describe('explainKubeEvent', () => {
     expect(explainKubeEvent({ ...base, reason: 'NodeNotReady' })).toContain('NotReady');
   });
 
+  it('calls a Pod marked not ready by NodeNotReady a Pod, not a Node', () => {
+    const sentence = explainKubeEvent({ ...base, kind: 'Pod', name: 'demo-pinned-7c9-x2', reason: 'NodeNotReady' });
+    expect(sentence).toBe("kube-controller-manager's node-lifecycle marked Pod demo-pinned-7c9-x2 not ready: the Node it runs on is NotReady.");
+    expect(sentence).not.toContain('Node demo-pinned');
+  });
+
   it('falls back to the component, reason and message for unknown reasons', () => {
     expect(explainKubeEvent({ ...base, type: 'Warning', reason: 'Odd' })).toBe('Warning from c about Node w1: Odd (m).');
   });

@@ -299,7 +299,10 @@ const EVENT_WHY: Record<string, (e: KubeEventInput) => string> = {
   UpdatedLoadBalancer: (e) => `The set of ready nodes changed, so service-lb-controller updated the targets of Service ${e.name} (UpdateLoadBalancer).`,
   UpdateLoadBalancerFailed: (e) => `UpdateLoadBalancer failed for Service ${e.name} (${e.message}); the node sync retries.`,
   FailedToCreateRoute: (e) => `node-route-controller could not create the route for Node ${e.name} (CreateRoute: ${e.message}); it retries on its next pass.`,
-  NodeNotReady: (e) => `kube-controller-manager's node-lifecycle marked Node ${e.name} NotReady: its kubelet stopped posting status (its server is off, rebooting or gone).`,
+  // kube-controller-manager records NodeNotReady on the Node and on each of its Pods (marked not ready with it).
+  NodeNotReady: (e) => e.kind === 'Pod'
+    ? `kube-controller-manager's node-lifecycle marked Pod ${e.name} not ready: the Node it runs on is NotReady.`
+    : `kube-controller-manager's node-lifecycle marked Node ${e.name} NotReady: its kubelet stopped posting status (its server is off, rebooting or gone).`,
   NodeReady: (e) => `Node ${e.name} is Ready again: its kubelet posts status.`,
   RegisteredNode: (e) => `kube-controller-manager noticed the new Node ${e.name} registered by its kubelet.`,
   RemovingNode: (e) => `kube-controller-manager forgets Node ${e.name}: the Node object was deleted.`,

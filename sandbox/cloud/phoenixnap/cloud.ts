@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { buildRequester } from '../../../simulator/api/client/client.ts';
 import { LoadBalancer } from '../../../simulator/api/schema/load-balancers.ts';
-import { cidrContains, nthAddress } from '../../../lib/ipv4.ts';
+import { cidrContains, nthAddress } from '../../../lib/ip.ts';
 import { IPS, pnapIdOf, simIdOf } from '../../../simulator/personas/phoenixnap/common.ts';
 import { simcloudCloud } from '../simcloud/cloud.ts';
 import { defineCloud, type CloudLoadBalancerView, type CloudReadContext } from '../descriptor.ts';
