@@ -64,7 +64,7 @@ export default defineConfig({
         // The same conformance run on the upstream Go CCM (k8s.io/cloud-provider's controllers) in the sandbox's CCM slot.
         test: {
           name: 'e2e-upstream',
-          include: ['test/e2e/conformance.test.ts', 'test/e2e/kube-proxy.test.ts'],
+          include: ['test/e2e/conformance.test.ts', 'test/e2e/kube-proxy.test.ts', 'test/e2e/conformance-continuity.test.ts'],
           env: { SANDBOX_CCM: 'upstream' },
           globalSetup: ['test/helpers/control-plane-binaries.setup.ts', 'test/helpers/upstream-ccm-binary.setup.ts'],
           ...slow,
@@ -88,7 +88,7 @@ export default defineConfig({
         // The conformance run on the Hetzner persona: cluster made through /hcloud/v1, the upstream Go CCM's hcloud provider.
         test: {
           name: 'e2e-hcloud',
-          include: ['test/e2e/conformance.test.ts'],
+          include: ['test/e2e/conformance.test.ts', 'test/e2e/conformance-continuity.test.ts'],
           env: { SANDBOX_CCM: 'upstream', SANDBOX_CLOUD: 'hcloud' },
           globalSetup: ['test/helpers/control-plane-binaries.setup.ts'],
           ...slow,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  bigIntToIpv6, canonicalIpv6, contains6, enclosingRange6, formatCidr6, ipv6ToBigInt, isIPv4Cidr, parseCidr6, rangeSize6,
+  bigIntToIpv6, canonicalIpv6, contains6, enclosingRange6, formatCidr6, ipv6ToBigInt, isIPv4Cidr, parseCidr6, rangeSize6, subtractCidrs,
   blockOf, cidrContains, contains, formatCidr, hasHostBits, intToIp, ipToInt, isIPv4, nthAddress, overlaps, parseCidr, rangeContains, translateAddress, translateCidr,
 } from './ip.ts';
 
@@ -60,6 +60,17 @@ describe('ipv4', () => {
     expect(translateCidr('127.0.0.0/8', loop, shown)).toBeUndefined();
     expect(translateCidr('127.19.0.0/16', parseCidr('127.19.0.0/16'), parseCidr('10.0.0.0/16'))).toBe('10.0.0.0/16');
     expect(blockOf('127.19.3.7', 16)).toEqual(parseCidr('127.19.0.0/16'));
+  });
+
+  it('subtracts CIDR lists into the fewest CIDRs, covering exactly what is left', () => {
+    const rest = subtractCidrs(['0.0.0.0/0'], ['8.8.8.8/32']);
+    expect(rest).toHaveLength(32);
+    expect(rest.some((c) => cidrContains(c, '8.8.8.8'))).toBe(false);
+    for (const ip of ['0.0.0.0', '8.8.8.7', '8.8.8.9', '127.0.0.1', '255.255.255.255']) expect(rest.some((c) => cidrContains(c, ip))).toBe(true);
+    expect(subtractCidrs(['127.0.0.0/8'], ['127.0.0.0/9', '127.128.0.0/9'])).toEqual([]);
+    expect(subtractCidrs(['10.0.0.0/24'], [])).toEqual(['10.0.0.0/24']);
+    expect(subtractCidrs(['10.0.0.0/30', '10.0.0.4/30'], ['10.0.0.2/31'])).toEqual(['10.0.0.0/31', '10.0.0.4/30']);
+    expect(subtractCidrs(['8.8.8.8/32'], ['8.8.8.0/24'])).toEqual([]);
   });
 });
 

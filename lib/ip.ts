@@ -107,6 +107,48 @@ export function blockOf(ip: string, prefix: number): Range {
   return { base: Math.floor(ipToInt(ip) / size) * size, prefix };
 }
 
+/** Inclusive address intervals [first, last], sorted and merged: what set arithmetic on CIDR lists works on. */
+type Interval = readonly [number, number];
+
+function intervalsOf(cidrs: readonly string[]): Interval[] {
+  const sorted = cidrs.map(parseCidr).map((r): Interval => [r.base, r.base + rangeSize(r) - 1]).sort((a, b) => a[0] - b[0]);
+  const out: [number, number][] = [];
+  for (const [s, e] of sorted) {
+    const last = out.at(-1);
+    if (last !== undefined && s <= last[1] + 1) last[1] = Math.max(last[1], e);
+    else out.push([s, e]);
+  }
+  return out;
+}
+
+/** The fewest CIDRs covering exactly an interval: the largest aligned block at each step. */
+function cidrsOfInterval([first, last]: Interval): string[] {
+  const out: string[] = [];
+  for (let at = first; at <= last;) {
+    let prefix = 32;
+    while (prefix > 0 && at % 2 ** (33 - prefix) === 0 && at + 2 ** (33 - prefix) - 1 <= last) prefix--;
+    out.push(formatCidr({ base: at, prefix }));
+    at += 2 ** (32 - prefix);
+  }
+  return out;
+}
+
+/** The addresses of `from` that are in none of `minus`, as the fewest CIDRs (a deny list inside an allow-all, say). */
+export function subtractCidrs(from: readonly string[], minus: readonly string[]): string[] {
+  const cut = intervalsOf(minus);
+  const out: string[] = [];
+  for (const [s, e] of intervalsOf(from)) {
+    let at = s;
+    for (const [cs, ce] of cut) {
+      if (ce < at || cs > e) continue;
+      if (cs > at) out.push(...cidrsOfInterval([at, cs - 1]));
+      at = ce + 1;
+    }
+    if (at <= e) out.push(...cidrsOfInterval([at, e]));
+  }
+  return out;
+}
+
 const BITS = 128n;
 
 export function ipv6ToBigInt(ip: string): bigint {

@@ -52,6 +52,18 @@ export interface SandboxOptions {
   readonly ccm?: CcmChoice;
   /** The API the cluster is made through and the CCM is given (cloud/registry.ts); default simcloud. */
   readonly cloud?: CloudKind;
+  /**
+   * A running simcloud to join instead of starting one: a second cluster on the same cloud account (the
+   * conformance run's neighbours). It is left running when this sandbox goes down.
+   */
+  readonly joinSimcloud?: JoinedSimcloud;
+}
+
+/** What a sandbox needs of a simcloud it joins: where it is, the account's token, the admin token for its events. */
+export interface JoinedSimcloud {
+  readonly url: string;
+  readonly token: string;
+  readonly adminToken: string;
 }
 
 export class Sandbox {
@@ -60,7 +72,10 @@ export class Sandbox {
   readonly #events = new Set<(e: SimEvent) => void>();
   readonly #abort = new AbortController();
   #state: SandboxState;
-  #simcloud: SimcloudProcess | undefined;
+  #simcloud: JoinedSimcloud | undefined;
+  /** simcloud's process, when this sandbox started it (not when it joined one). */
+  #simcloudProcess: SimcloudProcess['process'] | undefined;
+  #ccmChoice: CcmChoice | undefined;
   #ccm: CcmSlot | undefined;
   #runtime: Runtime | undefined;
   #cloud: SimcloudSandboxCloud | undefined;
@@ -157,9 +172,10 @@ export class Sandbox {
     else if (this.#runtime && prestarts(this.#runtime)) await this.#runtime.down(this.#baseContext());
     this.#abort.abort();
     await this.#stopIntercept();
-    await this.#simcloud?.process.stop();
+    await this.#simcloudProcess?.stop();
     this.#ccm = undefined;
     this.#simcloud = undefined;
+    this.#simcloudProcess = undefined;
     this.#state = { ...this.#state, status: SandboxStatus.stopped };
     this.#save();
   }
@@ -172,7 +188,19 @@ export class Sandbox {
 
   /** Restarts the CCM process (a crash or an upgrade, as far as the cluster can tell). */
   async restartCcm(): Promise<void> {
+    await this.stopCcm();
+    await this.startCcm();
+  }
+
+  /** Stops the CCM: the slot stays empty (a CCM that is down) until startCcm. */
+  async stopCcm(): Promise<void> {
     await this.#ccm?.stop();
+    this.#ccm = undefined;
+  }
+
+  /** Starts the slot's CCM again, or from now on `choice` instead (an upgrade, a downgrade). */
+  async startCcm(choice?: CcmChoice): Promise<void> {
+    if (choice) this.#ccmChoice = choice;
     await this.#startCcm();
     this.#save();
   }
@@ -200,18 +228,28 @@ export class Sandbox {
   }
 
   async #startSimcloud(): Promise<string> {
+    const joined = this.options.joinSimcloud;
+    if (joined) return this.#followSimcloud(joined);
     const token = `sbx-${randomBytes(16).toString('hex')}`;
     const adminToken = `sbx-admin-${randomBytes(16).toString('hex')}`;
     // A runtime whose VIPs must live on its machines' network (kind on Linux) gets simcloud's VIP pool there.
     const vipPool = this.#runtime?.cloudNetwork?.()?.vipPool;
     const plan = this.options.addressPlan;
     const extraArgs = [...(plan?.simcloudArgs ?? []), ...(vipPool ? [`--pool=lb_vip=${vipPool}`] : []), ...this.#allowedHostArgs(), ...(this.options.simcloudArgs ?? [])];
-    this.#simcloud = await startSimcloudProcess({ exec: this.exec, stateDir: this.options.stateDir, token, adminToken, extraArgs });
-    const s = this.#simcloud;
+    const s = await startSimcloudProcess({ exec: this.exec, stateDir: this.options.stateDir, token, adminToken, extraArgs });
+    this.#simcloudProcess = s.process;
+    this.#state = { ...this.#state, logs: { ...this.#state.logs, simcloud: s.process.logFile } };
+    return this.#followSimcloud(s);
+  }
+
+  /** Follows simcloud's events and makes the sandbox's side of the cloud; a joined simcloud has no process of ours to stop. */
+  async #followSimcloud(s: JoinedSimcloud): Promise<string> {
+    this.#simcloud = s;
+    const { token, adminToken } = s;
     void followSimEvents({ endpoint: s.url, adminToken, signal: this.#abort.signal, onEvent: (e) => this.#events.forEach((h) => h(e)) });
     this.#cloud = this.#sandboxCloud(s.url, token);
     this.subscribe((e) => this.#cloud?.handleSimEvent(e));
-    this.#state = { ...this.#state, simcloud: { url: s.url, token, adminToken, pid: s.process.pid }, logs: { ...this.#state.logs, simcloud: s.process.logFile } };
+    this.#state = { ...this.#state, simcloud: { url: s.url, token, adminToken, pid: this.#simcloudProcess?.pid ?? null } };
     // The personas' real hostnames, reached through the proxy by tools with compiled-in URLs (sandbox/intercept/).
     const { startSandboxIntercept } = await import('./intercept/sandbox.ts');
     const intercept = await startSandboxIntercept({ stateDir: this.options.stateDir, simcloudUrl: s.url, allowedHosts: this.options.allowedHosts ?? [] });
@@ -246,7 +284,7 @@ export class Sandbox {
   }
 
   get ccmChoice(): CcmChoice {
-    return this.options.ccm ?? DEFAULT_CCM;
+    return this.#ccmChoice ?? this.options.ccm ?? DEFAULT_CCM;
   }
 
   async #startCcm(cluster: ClusterAccess | undefined = this.#cluster): Promise<string> {

@@ -49,7 +49,7 @@ export const SandboxState = z.object({
   cloud: z.custom<CloudKind>((v) => typeof v === 'string' && isCloudKind(v), { message: `must be one of ${CLOUDS.join(', ')}` }).default(DEFAULT_CLOUD),
   kubeconfig: z.string().nullable(),
   clusterCidr: z.string().nullable(),
-  simcloud: z.object({ url: z.string(), token: z.string(), adminToken: z.string(), pid: z.number().int() }).nullable(),
+  simcloud: z.object({ url: z.string(), token: z.string(), adminToken: z.string(), pid: z.number().int().nullable() }).nullable(),
   /** The HTTPS interception proxy for the personas' real hostnames (sandbox/intercept/) and its CA's certificate file. */
   intercept: z.object({ url: z.string(), caFile: z.string() }).nullable().default(null),
   /** The CCM slot (sandbox/ccm/slot.ts); files from before the slot read as `builtin`. */

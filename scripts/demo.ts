@@ -11,6 +11,7 @@ import { SimcloudClient } from '../simulator/api/client/index.ts';
 import { DEFAULT_NAME } from '../sandbox/cli/args.ts';
 import { followSimEvents } from '../sandbox/cloud/events.ts';
 import { SimcloudSandboxCloud } from '../sandbox/cloud/sandbox-cloud.ts';
+import { REPLIES_ANNOTATION, STAND_IN_REPLIES } from '../sandbox/kubelet/images/schema.ts';
 import { UNINITIALIZED_TAINT } from '../sandbox/kubelet/node-object.ts';
 import { commandHint } from '../sandbox/cli/hint.ts';
 import { processAlive, readState, stateDir, type SandboxState } from '../sandbox/state.ts';
@@ -132,7 +133,7 @@ async function loadBalancer(demo: Demo, service: string): Promise<string[]> {
   const labels = { app: service };
   await demo.apps.createNamespacedDeployment({
     namespace: 'default',
-    body: { metadata: { name: service, labels }, spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'echo', image: 'nginx', ports: [{ containerPort: 8080 }] }] } } } },
+    body: { metadata: { name: service, labels }, spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels, annotations: { [REPLIES_ANNOTATION]: STAND_IN_REPLIES } }, spec: { containers: [{ name: 'echo', image: 'nginx', ports: [{ containerPort: 8080 }] }] } } } },
   });
   await demo.core.createNamespacedService({ namespace: 'default', body: { metadata: { name: service }, spec: { type: 'LoadBalancer', selector: labels, ports: [{ port: 80, targetPort: 8080 }] } } });
   const svc = await waitFor(async () => {

@@ -77,6 +77,19 @@ export function upstreamArgsFor(ctx: Pick<CcmContext, 'stateDir' | 'clusterName'
 }
 
 /**
+ * The upstream Go CCM for `cloud` as a `--ccm command` line (the previous CCM of an upgrade, say): its flags
+ * from the environment the slot gives a command (commandCcmEnv), serving nothing.
+ */
+export function upstreamCcmCommand(binary: string, cloud: CloudKind = DEFAULT_CLOUD): string {
+  const { upstream } = cloudOf(cloud);
+  const args = upstreamCcmArgs({
+    cloudProvider: upstream.provider, providerArgs: upstream.extraArgs, kubeconfig: '"$KUBECONFIG"', clusterName: '"$CCM_SANDBOX_CLUSTER_NAME"',
+    clusterCidr: '"$CCM_SANDBOX_CLUSTER_CIDR"', configureCloudRoutes: upstream.routes, securePort: 0, certDir: '"$CCM_SANDBOX_CCM_DIR/certs"',
+  });
+  return [binary, ...args].join(' ');
+}
+
+/**
  * The cloud's part of a CCM's environment: SIMCLOUD_* for /v1, the persona's own variables for a persona, and for
  * a cloud with real API hostnames the interception proxy's (HTTPS_PROXY, SSL_CERT_FILE, NO_PROXY).
  */

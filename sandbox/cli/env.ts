@@ -16,7 +16,7 @@ export function runningState(name: string): SandboxState {
 }
 
 export function envLines(state: SandboxState, cloud: CliOptions['cloud']): string[] {
-  if (!state.simcloud) throw new UsageError(`sandbox "${state.name}" has no simcloud yet: wait for \`npm run sandbox:up\` to finish`);
+  if (!state.simcloud) throw new UsageError(`sandbox "${state.name}" has no simcloud yet: wait for \`${commandHint('sandbox:up')}\` to finish`);
   const lbStrategy = state.lbStrategy === 'ip-block' ? 'ip-block' : 'lb';
   const env = cloudCcmEnv({ simcloud: state.simcloud, intercept: state.intercept, network: state.name, lbStrategy, cloud });
   return Object.entries(env).map(([k, v]) => `export ${k}=${shellQuote(v)}`);

@@ -5,8 +5,8 @@
 //      [--foreground] [--dry-run]
 //      [--allowed-host NAME[:PORT]]...
 //   down | status [--json] | logs [COMPONENT] [--lines N] | reset      (all take --name NAME)
-//   env --cloud CLOUD [--name NAME]: export lines pointing any program at the sandbox as that cloud
 //   --version: this sandbox's version and the Kubernetes release of its control plane
+//   env --cloud CLOUD [--name NAME]: export lines pointing any program at the sandbox as that cloud
 // Exit codes: 0 success, 1 failure (message and the log to read), 2 usage error (one line: what to fix).
 import { enableCompileCache } from 'node:module';
 import { join } from 'node:path';

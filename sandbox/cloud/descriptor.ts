@@ -62,6 +62,8 @@ export interface CloudLoadBalancerView {
   readonly ports: readonly number[];
   /** simcloud ids of the servers it sends traffic to. */
   readonly serverIds: readonly string[];
+  /** The whole object the cloud's API returned for it (a Linode NodeBalancer with its configs), for the continuity checks' settings diff. */
+  readonly raw?: Readonly<Record<string, unknown>>;
   /** An address a node announces (kube-vip on phoenixNAP): the cloud shows no ports or targets to compare. */
   readonly announced?: boolean;
 }

@@ -20,6 +20,10 @@ describe('npm run conformance arguments', () => {
     expect(a).toMatchObject({ cloud: 'hcloud', ccm: { kind: 'upstream' }, junit: '/author/repo/out/c.xml', json: '/abs/c.json', only: ['lb-basic', 'routes'], timeoutMs: 20_000 });
   });
 
+  it('takes the previous CCM of an upgrade as a command line', () => {
+    expect(parseConformanceArgs(['--only', 'upgrade,restart', '--upgrade-from', ' old-ccm --v=2 '], '/here')).toMatchObject({ only: ['upgrade', 'restart'], upgradeFrom: 'old-ccm --v=2' });
+  });
+
   const dir = mkdtempSync(join(tmpdir(), 'conformance-args-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -42,6 +46,8 @@ describe('npm run conformance arguments', () => {
     [['--only', ','], /--only "," is invalid/],
     [['--timeout', '2'], /--timeout "2" is invalid: use a whole number from 5 to 3600/],
     [['--bogus'], /Unknown option '--bogus'/],
+    [['--only', 'restart,upgrade'], /--only upgrade needs --upgrade-from "<command line of the previous CCM>"/],
+    [['--upgrade-from', 'old-ccm --v=2'], /--upgrade-from applies to --only upgrade/],
   ])('refuses %j with one line saying what to fix', (argv, message) => {
     expect(() => parseConformanceArgs(argv, '/here')).toThrow(UsageError);
     expect(() => parseConformanceArgs(argv, '/here')).toThrow(message);

@@ -24,6 +24,8 @@ export interface ConformanceArgs {
   readonly timeoutMs: number;
   /** Fault rules simcloud holds from its start (`--faults FILE`), read and checked here. */
   readonly faults: RunFaults | undefined;
+  /** `--upgrade-from`: the command line of the CCM the upgrade check starts from. */
+  readonly upgradeFrom: string | undefined;
   /** `--profile`: what Kubernetes requires (default) or also what the cloud's own CCM adds. */
   readonly profile: Profile;
   readonly help: boolean;
@@ -37,8 +39,9 @@ export interface RunFaults {
 export const USAGE = `npm run conformance -- [--cloud simcloud|hcloud|linode|digitalocean|phoenixnap|brightbox] [--ccm builtin|upstream|command] [--ccm-command CMD]
                        [--runtime local|kind|existing] [--kubeconfig PATH] [--junit FILE] [--json FILE] [--only CAP,...] [--timeout SECONDS]
                        [--faults FILE (JSON {"faults": [rule, ...]}, each rule as simcloud's POST /_sim/faults takes it)]
+                       [--upgrade-from CMD (the previous CCM's command line, for --only upgrade)]
                        [--profile kubernetes|cloud (kubernetes: what Kubernetes and upstream's controllers require; cloud: also the cloud CCM's own labels)]
-capabilities: ${CAPABILITIES.join(', ')}
+capabilities: ${CAPABILITIES.join(', ')} (restart, upgrade, down-delete and neighbours only when --only names them)
 exit 0 when every capability attempted passed (not offered counts as passed unless named by --only), 1 otherwise, 2 on a usage error`;
 
 const RUNTIMES = ['local', 'kind', 'existing'] as const;
@@ -60,6 +63,7 @@ export function parseConformanceArgs(argv: readonly string[], cwd = process.env.
         only: { type: 'string' },
         timeout: { type: 'string', default: '60' },
         faults: { type: 'string' },
+        'upgrade-from': { type: 'string' },
         profile: { type: 'string', default: 'kubernetes' },
         help: { type: 'boolean', default: false },
       },
@@ -72,6 +76,7 @@ export function parseConformanceArgs(argv: readonly string[], cwd = process.env.
   const ccm = validCcm(values.ccm, values['ccm-command'], values.cloud);
   if (ccm.kind === 'none') throw new UsageError('--ccm none leaves nothing to check: use builtin, upstream or command');
   const inCwd = (p: string | undefined): string | undefined => (p === undefined ? undefined : resolve(cwd, p));
+  const only = values.only === undefined ? undefined : validOnly(values.only);
   return {
     cloud: validCloud(values.cloud, ccm, runtime),
     ccm,
@@ -79,9 +84,10 @@ export function parseConformanceArgs(argv: readonly string[], cwd = process.env.
     kubeconfig: validKubeconfig(inCwd(values.kubeconfig), runtime),
     junit: inCwd(values.junit),
     json: inCwd(values.json),
-    only: values.only === undefined ? undefined : validOnly(values.only),
+    only,
     timeoutMs: validInt('--timeout', values.timeout, 5, 3600) * 1000,
     faults: validFaults(inCwd(values.faults)),
+    upgradeFrom: validUpgradeFrom(values['upgrade-from'], only),
     profile: validProfile(values.profile),
     help: values.help,
   };
@@ -92,6 +98,15 @@ function validOnly(value: string): Capability[] {
   const bad = names.find((n) => !isCapability(n));
   if (bad !== undefined || names.length === 0) throw new UsageError(`--only "${bad ?? value}" is invalid: use a comma-separated list of ${CAPABILITIES.join(', ')}`);
   return names.filter(isCapability);
+}
+
+/** `--upgrade-from` goes with `--only upgrade`, and the one needs the other. */
+function validUpgradeFrom(value: string | undefined, only: readonly Capability[] | undefined): string | undefined {
+  const command = value?.trim() || undefined;
+  const upgrading = only?.includes('upgrade') ?? false;
+  if (upgrading && command === undefined) throw new UsageError('--only upgrade needs --upgrade-from "<command line of the previous CCM>"');
+  if (command !== undefined && !upgrading) throw new UsageError('--upgrade-from applies to --only upgrade: name upgrade in --only');
+  return command;
 }
 
 function validProfile(value: string): Profile {

@@ -1,13 +1,15 @@
 // The capabilities the conformance run checks, in the order it checks them on one sandbox: each later
 // one builds on what the earlier ones left (the LB Service, a joined node, a deleted one), so no second
 // sandbox is needed.
-export const CAPABILITIES = ['node-init', 'lb-basic', 'lb-update', 'lb-annotations', 'lb-delete', 'lifecycle', 'routes', 'leak'] as const;
+export const CAPABILITIES = ['node-init', 'lb-basic', 'lb-update', 'lb-annotations', 'lb-delete', 'lifecycle', 'routes', 'restart', 'upgrade', 'down-delete', 'neighbours', 'leak'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
 export interface CapabilityInfo {
   readonly title: string;
   /** What must have passed first; when it did not, this one is skipped (or not offered, with it). */
   readonly needs: Capability | null;
+  /** Checked only when `--only` names it: it stops and starts the CCM, or brings up a second cluster. */
+  readonly optIn?: true;
 }
 
 export const CAPABILITY_INFO: Readonly<Record<Capability, CapabilityInfo>> = {
@@ -18,8 +20,15 @@ export const CAPABILITY_INFO: Readonly<Record<Capability, CapabilityInfo>> = {
   'lb-delete': { title: 'LB delete: finalizer gone, cloud LB gone', needs: 'lb-basic' },
   lifecycle: { title: "node lifecycle: shutdown taint on power-off, cleared on power-on, a vanished server's Node deleted", needs: 'node-init' },
   routes: { title: 'routes: one per podCIDR via the node, NetworkUnavailable=False, stale routes removed', needs: 'node-init' },
+  restart: { title: 'CCM restart: every load balancer, target, firewall and route keeps its identity and settings; writes listed with their effect', needs: 'node-init', optIn: true },
+  upgrade: { title: 'CCM upgrade from --upgrade-from: nothing the previous CCM built is recreated or renamed; then an LB update', needs: 'node-init', optIn: true },
+  'down-delete': { title: 'CCM down: a Service deleted, a server deleted and a node joined meanwhile are handled once it is back', needs: 'node-init', optIn: true },
+  neighbours: { title: "two clusters on one cloud account: neither CCM touches the other's load balancers or routes, nor resources made by hand", needs: 'node-init', optIn: true },
   leak: { title: 'leak check: no cloud resource left that no Service or Node explains', needs: null },
 };
+
+/** What a run without `--only` checks: every capability but the opt-in ones. */
+export const DEFAULT_CAPABILITIES: readonly Capability[] = CAPABILITIES.filter((c) => !CAPABILITY_INFO[c].optIn);
 
 export function isCapability(value: string): value is Capability {
   return (CAPABILITIES as readonly string[]).includes(value);

@@ -5,11 +5,13 @@
 import { connect } from 'node:net';
 import type { AppsV1Api, CoreV1Api, V1Node } from '@kubernetes/client-node';
 import type { Requester } from '../../simulator/api/client/requester.ts';
+import type { SimEvent } from '../../simulator/api/schema/events.ts';
 import type { Server } from '../../simulator/api/schema/servers.ts';
 import type { CloudDescriptor, CloudReadContext } from '../cloud/descriptor.ts';
 import { SANDBOX_LABELS } from '../cloud/sandbox-cloud.ts';
 import type { Sandbox } from '../sandbox.ts';
 import { waitFor, WaitTimeoutError } from '../wait.ts';
+import type { CloudWrite } from './report.ts';
 
 export class CapabilityFailure extends Error {
   override name = 'CapabilityFailure';
@@ -65,10 +67,17 @@ export interface ConformanceContext {
   /** Whether the run must see this capability (`--only`): then showing no sign of it is a failure. */
   readonly required: boolean;
   readonly memory: RunMemory;
+  /** `--upgrade-from`: the command line of the CCM the upgrade check starts from. */
+  readonly upgradeFrom?: string;
+  /** The CCM's cloud writes a continuity check lists in its result. */
+  readonly writes: CloudWrite[];
   /** What the run checks; absent means `kubernetes`. */
   readonly profile?: Profile;
   involve(object: InvolvedObject): void;
 }
+
+/** The sandbox's own callers (its harness, status, console, this run) are not the CCM. */
+export const isCcmCall = (e: SimEvent): boolean => e.type === 'api_call' && !(e.caller ?? '').startsWith('ccm-sandbox');
 
 /** Waits for `condition`; on timeout the check fails with `description` and the last observation. */
 export async function until<T>(ctx: Pick<ConformanceContext, 'timeoutMs'>, description: string, condition: () => Promise<T | undefined | false>, timeoutMs = ctx.timeoutMs): Promise<T> {

@@ -25,7 +25,7 @@ export function conformanceDoc(header: string): string {
     '',
     row(['Capability', 'What passes', 'Needs']),
     row(['---', '---', '---']),
-    ...CAPABILITIES.map((c) => row([`\`${c}\``, CAPABILITY_INFO[c].title, CAPABILITY_INFO[c].needs ? `\`${CAPABILITY_INFO[c].needs}\`` : '-'])),
+    ...CAPABILITIES.map((c) => row([`\`${c}\``, CAPABILITY_INFO[c].title, `${CAPABILITY_INFO[c].needs ? `\`${CAPABILITY_INFO[c].needs}\`` : '-'}${CAPABILITY_INFO[c].optIn ? '; checked only when `--only` names it' : ''}`])),
     '',
     '## Per cloud',
     '',

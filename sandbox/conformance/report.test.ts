@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConformanceReport, passed, renderJunit, renderTable, Verdict, type CapabilityResult } from './report.ts';
 
 const row = (capability: CapabilityResult['capability'], verdict: CapabilityResult['verdict'], extra: Partial<CapabilityResult> = {}): CapabilityResult => ({
-  capability, verdict, message: '', durationMs: 1500, cloudCalls: 3, events: [], ccmLog: [], ...extra,
+  capability, verdict, message: '', durationMs: 1500, cloudCalls: 3, events: [], ccmLog: [], writes: [], ...extra,
 });
 const report = (results: CapabilityResult[], error: string | null = null): ConformanceReport => ConformanceReport.parse({
   cloud: 'hcloud', ccm: 'command', command: 'my-ccm --v=2', runtime: 'local', sandboxVersion: '0.1.0', kubernetesVersion: 'v1.37.1', startedAt: '2026-11-25T00:00:00.000Z', durationMs: 61_000, error, results,

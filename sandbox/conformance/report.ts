@@ -9,6 +9,21 @@ import { PROFILES } from './context.ts';
 export const Verdict = { pass: 'pass', fail: 'fail', skipped: 'skipped', notOffered: 'not offered' } as const;
 export type Verdict = (typeof Verdict)[keyof typeof Verdict];
 
+/** What a CCM's cloud write did to the store: re-applied what was there, changed a setting, or an identity (created, deleted, renamed). */
+export const CloudWriteEffect = { none: 'none', setting: 'setting changed', identity: 'identity changed' } as const;
+export type CloudWriteEffect = (typeof CloudWriteEffect)[keyof typeof CloudWriteEffect];
+
+/** One cloud write the CCM made during a continuity check (after a restart, an upgrade). */
+export const CloudWrite = z.object({
+  method: z.string(),
+  path: z.string(),
+  status: z.number().int(),
+  effect: z.enum(CloudWriteEffect),
+  /** What it changed, one phrase per change (empty for none). */
+  changes: z.array(z.string()),
+});
+export type CloudWrite = z.infer<typeof CloudWrite>;
+
 export const CapabilityResult = z.object({
   capability: z.enum(CAPABILITIES),
   verdict: z.enum(Verdict),
@@ -21,6 +36,8 @@ export const CapabilityResult = z.object({
   events: z.array(z.string()),
   /** On failure: the CCM's last log lines. */
   ccmLog: z.array(z.string()),
+  /** The continuity checks (restart, upgrade): every cloud write the CCM made after its start, with its effect. */
+  writes: z.array(CloudWrite).default([]),
 });
 export type CapabilityResult = z.infer<typeof CapabilityResult>;
 
@@ -62,15 +79,20 @@ export function renderTable(report: ConformanceReport): string {
     ...(r.events.length ? ['  Events:', ...r.events.map((e) => `    ${e}`)] : ['  Events: none']),
     ...(r.ccmLog.length ? ['  CCM log (last lines):', ...r.ccmLog.map((l) => `    ${l}`)] : []),
   ]);
+  const writes = report.results.filter((r) => r.writes.length > 0).flatMap((r) => ['', `${r.capability}: the CCM's cloud writes after its start`, ...r.writes.map((w) => `  ${writeLine(w)}`)]);
   return [
     head,
     ...(report.faults ? [`  under ${report.faults.rules.length} fault rule(s) from ${report.faults.file}: ${report.faults.rules.map(faultLine).join('; ')}`] : []),
     ...(report.error ? [`  the sandbox did not come up: ${report.error.split('\n').join('\n    ')}`] : []),
     `  ${'capability'.padEnd(16)}${'verdict'.padEnd(13)}${'time'.padStart(8)}${'cloud calls'.padStart(13)}   note`,
     ...rows,
+    ...writes,
     ...details,
   ].join('\n');
 }
+
+/** `PUT /hcloud/v1/load_balancers/3/actions/update_service 201: none`, with what changed. */
+const writeLine = (w: CloudWrite): string => `${w.method} ${w.path} ${w.status}: ${w.effect}${w.changes.length ? ` (${w.changes.join('; ')})` : ''}`;
 
 /** One rule in a few words: `latency 500 ms on PUT /v2/load_balancers/*`. */
 function faultLine(r: FaultRuleInput): string {
@@ -88,7 +110,8 @@ const xml = (s: string): string => s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\
 
 function junitCase(report: ConformanceReport, r: CapabilityResult): string {
   const open = `    <testcase classname="ccm-conformance.${xml(report.cloud)}" name="${r.capability}: ${xml(CAPABILITY_INFO[r.capability].title)}" time="${(r.durationMs / 1000).toFixed(3)}">`;
-  const out = `      <system-out>${xml(`cloud calls: ${r.cloudCalls}${r.message ? `\n${r.message}` : ''}`)}</system-out>`;
+  const writes = r.writes.length ? `\ncloud writes after the CCM's start:\n${r.writes.map(writeLine).join('\n')}` : '';
+  const out = `      <system-out>${xml(`cloud calls: ${r.cloudCalls}${r.message ? `\n${r.message}` : ''}${writes}`)}</system-out>`;
   if (r.verdict === Verdict.pass) return [open, out, '    </testcase>'].join('\n');
   if (r.verdict !== Verdict.fail) return [open, `      <skipped message="${xml(`${r.verdict}: ${firstLine(r.message)}`)}"/>`, out, '    </testcase>'].join('\n');
   const body = [r.message, '', 'Events:', ...(r.events.length ? r.events : ['none']), '', 'CCM log (last lines):', ...r.ccmLog].join('\n');

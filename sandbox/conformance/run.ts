@@ -5,7 +5,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { AppsV1Api, CoreV1Api, VersionApi, type CoreV1Event } from '@kubernetes/client-node';
 import { buildRequester } from '../../simulator/api/client/client.ts';
-import type { SimEvent } from '../../simulator/api/schema/events.ts';
 import { PooledKubeConfig } from '../kube/pooled-kubeconfig.ts';
 import type { CcmChoice } from '../ccm/slot.ts';
 import type { RunFaults } from './args.ts';
@@ -14,12 +13,16 @@ import type { RuntimeName } from '../runtimes/runtime.ts';
 import { createThrowawaySandbox } from '../throwaway.ts';
 import { pinnedVersions } from '../control-plane/binaries.ts';
 import { SANDBOX_VERSION } from '../version.ts';
-import { CAPABILITIES, CAPABILITY_INFO, withNeeds, type Capability } from './capabilities.ts';
+import { CAPABILITY_INFO, DEFAULT_CAPABILITIES, withNeeds, type Capability } from './capabilities.ts';
 import { nodeInit, lifecycle } from './checks/nodes.ts';
 import { lbBasic, lbDelete, lbUpdate } from './checks/load-balancers.ts';
 import { lbAnnotations } from './checks/annotations.ts';
 import { leak, routes } from './checks/routes.ts';
-import { CapabilityFailure, NotOffered, type ConformanceContext, type InvolvedObject, type Profile, type RunMemory } from './context.ts';
+import { restart } from './checks/restart.ts';
+import { upgrade } from './checks/upgrade.ts';
+import { downDelete } from './checks/down-delete.ts';
+import { neighbours } from './checks/neighbours.ts';
+import { CapabilityFailure, isCcmCall, NotOffered, type ConformanceContext, type InvolvedObject, type Profile, type RunMemory } from './context.ts';
 import { Verdict, type CapabilityResult, type ConformanceReport } from './report.ts';
 
 /** Short controller periods for the CCMs the sandbox starts itself (ours, upstream's); a command CCM runs as given. */
@@ -39,15 +42,16 @@ export interface ConformanceOptions {
   /** What the run checks (context.ts `Profile`); default `kubernetes`. */
   readonly profile?: Profile;
   readonly progress?: (line: string) => void;
+  /** `--upgrade-from`: the command line of the CCM the upgrade check starts from. */
+  readonly upgradeFrom?: string;
 }
 
 const CHECKS: Readonly<Record<Capability, (ctx: ConformanceContext) => Promise<string>>> = {
   'node-init': nodeInit, 'lb-basic': lbBasic, 'lb-update': lbUpdate, 'lb-annotations': lbAnnotations, 'lb-delete': lbDelete, lifecycle, routes, leak,
+  restart, upgrade, 'down-delete': downDelete, neighbours,
 };
 
 const CCM_LOG_LINES = 25;
-/** The sandbox's own callers (its harness, status, console, this run) are not the CCM. */
-const isCcmCall = (e: SimEvent): boolean => e.type === 'api_call' && !(e.caller ?? '').startsWith('ccm-sandbox');
 
 function tail(file: string | undefined, lines: number): string[] {
   if (!file || !existsSync(file)) return [];
@@ -78,7 +82,7 @@ function blocked(c: Capability, results: readonly CapabilityResult[]): Capabilit
   const prior = need ? results.find((r) => r.capability === need) : undefined;
   if (!prior || prior.verdict === Verdict.pass) return undefined;
   const verdict = prior.verdict === Verdict.notOffered ? Verdict.notOffered : Verdict.skipped;
-  return { capability: c, verdict, message: `needs ${need}, which is ${prior.verdict}`, durationMs: 0, cloudCalls: 0, events: [], ccmLog: [] };
+  return { capability: c, verdict, message: `needs ${need}, which is ${prior.verdict}`, durationMs: 0, cloudCalls: 0, events: [], ccmLog: [], writes: [] };
 }
 
 /** The run's sandbox: the nodes are not waited for (initialising them is the first capability). */
@@ -103,7 +107,7 @@ function reportBase(o: ConformanceOptions, started: number): Omit<ConformanceRep
 export async function runConformance(o: ConformanceOptions): Promise<ConformanceReport> {
   const started = Date.now();
   const cloud = cloudOf(o.cloud);
-  const plan: Step = { run: o.only?.length ? withNeeds(o.only) : [...CAPABILITIES], required: new Set(o.only ?? []) };
+  const plan: Step = { run: o.only?.length ? withNeeds(o.only) : [...DEFAULT_CAPABILITIES], required: new Set(o.only ?? []) };
   const { sandbox, stop } = runSandbox(o);
   const base = reportBase(o, started);
   try {
@@ -116,7 +120,7 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
       unsubscribe();
       const ccmLog = tail(sandbox.state.logs.ccm, CCM_LOG_LINES);
       const error = [err instanceof Error ? err.message : String(err), ...(ccmLog.length ? ['CCM log (last lines):', ...ccmLog] : [])].join('\n');
-      const results = plan.run.map((c): CapabilityResult => ({ capability: c, verdict: Verdict.fail, message: 'not checked: the sandbox did not come up', durationMs: 0, cloudCalls: 0, events: [], ccmLog: [] }));
+      const results = plan.run.map((c): CapabilityResult => ({ capability: c, verdict: Verdict.fail, message: 'not checked: the sandbox did not come up', durationMs: 0, cloudCalls: 0, events: [], ccmLog: [], writes: [] }));
       return { ...base, durationMs: Date.now() - started, error, results };
     }
     const deps = runDeps(sandbox, cloud);
@@ -169,12 +173,13 @@ async function checkAll(o: ConformanceOptions, deps: RunDeps, plan: Step, ccmCal
 
 async function checkOne(o: ConformanceOptions, deps: RunDeps, c: Capability, required: boolean): Promise<CapabilityResult> {
   const involved: InvolvedObject[] = [];
+  const writes: CapabilityResult['writes'] = [];
   const ctx: ConformanceContext = {
-    ...deps, namespace: 'default', timeoutMs: o.timeoutMs, required, profile: o.profile ?? 'kubernetes',
+    ...deps, namespace: 'default', timeoutMs: o.timeoutMs, required, profile: o.profile ?? 'kubernetes', writes, ...(o.upgradeFrom ? { upgradeFrom: o.upgradeFrom } : {}),
     involve: (x) => { if (!involved.some((y) => y.kind === x.kind && y.name === x.name)) involved.push(x); },
   };
   const ccmLogFile = deps.sandbox.state.logs.ccm;
-  const result = { capability: c, durationMs: 0, cloudCalls: 0, events: [], ccmLog: [] };
+  const result = { capability: c, durationMs: 0, cloudCalls: 0, events: [], ccmLog: [], writes };
   try {
     return { ...result, verdict: Verdict.pass, message: await CHECKS[c](ctx) };
   } catch (err) {

@@ -1,12 +1,15 @@
 // The kube-proxy stand-in of the `local` runtime: watches Services and EndpointSlices with the
 // project's supervised informers and keeps the node-address listeners (nodeport-standins.ts) in line
 // with them and with the running nodes. Every change (a Service, a slice, a node starting or stopping)
-// schedules one apply; changes arriving during an apply are coalesced into the next one.
-import { CoreV1Api, DiscoveryV1Api, makeInformer, type KubeConfig, type V1EndpointSlice, type V1Service } from '@kubernetes/client-node';
+// schedules one apply; changes arriving during an apply are coalesced into the next one. With a pod
+// source, an endpoint's pod answers as its image does (images/replies.ts); pods are looked up per
+// connection and schedule nothing.
+import { CoreV1Api, DiscoveryV1Api, makeInformer, type KubeConfig, type V1EndpointSlice, type V1Pod, type V1Service } from '@kubernetes/client-node';
 import { createLogger, type Logger } from '../../src/telemetry/logger.ts';
 import type { Clock } from '../../src/kube/clock.ts';
 import type { SharedInformer } from '../../src/kube/shared-informer.ts';
 import { SupervisedInformer } from '../../src/kube/informer.ts';
+import { ImageReplies, loadImageTable } from './images/replies.ts';
 import { NodePortStandIns, type StandInNode } from './nodeport-standins.ts';
 import { withAnnounced } from './kube-vip.ts';
 import { buildProxyTable } from './proxy-table.ts';
@@ -15,6 +18,8 @@ import { buildProxyTable } from './proxy-table.ts';
 export interface ProxySources {
   readonly services: SharedInformer<V1Service>;
   readonly slices: SharedInformer<V1EndpointSlice>;
+  /** The pods behind endpoints, for their image's replies; without it every endpoint gets the stand-in's reply. */
+  readonly pods?: SharedInformer<V1Pod>;
   /** Runs the watches until the signal aborts; absent for sources that need no running. */
   readonly run?: (signal: AbortSignal) => Promise<void>[];
 }
@@ -28,6 +33,8 @@ export type KubeProxyStandInOptions = {
   readonly proxierHealthPort?: number;
   /** Run the kube-vip stand-in too (kube-vip.ts): a node announces each Service's loadBalancerIP. */
   readonly kubeVip?: boolean;
+  /** A table of the user's own images (YAML or JSON) ahead of the built-in one; a bad file throws ImageTableError. */
+  readonly imageTableFile?: string;
 } & ({ readonly kubeConfig: KubeConfig } | { readonly sources: ProxySources });
 
 export class KubeProxyStandIn {
@@ -43,8 +50,10 @@ export class KubeProxyStandIn {
     this.#opts = options;
     const clock = options.clock;
     this.#sources = 'sources' in options ? options.sources : apiSources(options.kubeConfig, warningsTo(options.onError), clock);
+    const pods = this.#sources.pods;
+    const images = pods ? { pods: (ns: string, name: string) => pods.get(`${ns}/${name}`), images: new ImageReplies(loadImageTable(options.imageTableFile), options.onError) } : {};
     this.#listeners = new NodePortStandIns({
-      ...(options.onError ? { onError: options.onError } : {}), ...(clock ? { clock } : {}),
+      ...(options.onError ? { onError: options.onError } : {}), ...(clock ? { clock } : {}), ...images,
       ...(options.proxierHealthPort !== undefined ? { proxierHealthPort: options.proxierHealthPort } : {}),
     });
     const changed = { onAdd: () => this.#schedule(), onUpdate: () => this.#schedule(), onDelete: () => this.#schedule() };
@@ -54,9 +63,9 @@ export class KubeProxyStandIn {
 
   /** Starts watching; resolves once both caches are synced and the first apply is done. */
   async start(): Promise<void> {
-    const { services, slices, run } = this.#sources;
+    const { services, slices, pods, run } = this.#sources;
     this.#runs = run?.(this.#stop.signal) ?? [];
-    await Promise.all([services.waitForSync(this.#stop.signal), slices.waitForSync(this.#stop.signal)]);
+    await Promise.all([services, slices, ...(pods ? [pods] : [])].map((i) => i.waitForSync(this.#stop.signal)));
     this.#schedule();
     await this.settled();
   }
@@ -108,7 +117,7 @@ export class KubeProxyStandIn {
   }
 }
 
-/** Supervised informers over the apiserver's Services and EndpointSlices (all namespaces). */
+/** Supervised informers over the apiserver's Services, EndpointSlices and Pods (all namespaces). */
 function apiSources(kubeConfig: KubeConfig, logger: Logger, clock: Clock | undefined): ProxySources {
   const timing = clock ? { clock } : {};
   const core = kubeConfig.makeApiClient(CoreV1Api);
@@ -125,7 +134,13 @@ function apiSources(kubeConfig: KubeConfig, logger: Logger, clock: Clock | undef
     logger,
     ...timing,
   });
-  return { services, slices, run: (signal) => [services.run(signal), slices.run(signal)] };
+  const pods = new SupervisedInformer<V1Pod>({
+    name: 'pods',
+    makeListWatch: () => makeInformer<V1Pod>(kubeConfig, '/api/v1/pods', () => core.listPodForAllNamespaces()),
+    logger,
+    ...timing,
+  });
+  return { services, slices, pods, run: (signal) => [services.run(signal), slices.run(signal), pods.run(signal)] };
 }
 
 /** A logger whose warnings and errors reach `onError` as one line each (informer restarts, mostly). */

@@ -1,11 +1,13 @@
 import { connect, createServer } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { V1EndpointSlice, V1LoadBalancerIngress, V1Service } from '@kubernetes/client-node';
+import type { V1Container, V1EndpointSlice, V1LoadBalancerIngress, V1Pod, V1Service } from '@kubernetes/client-node';
 import { FakeClock } from '../../src/kube/clock.ts';
 import { endpointSlice, nodePortService } from '../../test/helpers/endpoint-slices.ts';
 import { freePort } from '../ports.ts';
 import { withAnnounced } from './kube-vip.ts';
 import { NodePortStandIns, type HealthCheckReply, type StandInNode, type StandInReply } from './nodeport-standins.ts';
+import { udpClient } from '../../simulator/server/dataplane/test-support/harness.ts';
+import { ImageReplies, loadImageTable } from './images/replies.ts';
 import type { ProxierHealthReply } from './proxier-health.ts';
 import { buildProxyTable } from './proxy-table.ts';
 
@@ -196,5 +198,57 @@ describe('kube-proxy stand-in listeners', () => {
     await apply([withIngress], [endpointSlice('d', 'loc', [pod('loc-a', 'n1', 2)])]);
     expect(parseJson(await get('127.0.0.1', port, '/', '127.0.0.77')).pod).toBe('loc-a');
     await expect(get('127.0.0.2', port, '/', '127.0.0.77')).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  describe('with pods that answer as their image does', () => {
+    const pods = new Map<string, V1Pod>();
+    let imaged: NodePortStandIns;
+    beforeAll(() => {
+      imaged = new NodePortStandIns({ clock, proxierHealthPort: proxier, pods: (ns, name) => pods.get(`${ns}/${name}`), images: new ImageReplies(loadImageTable()) });
+    });
+    afterEach(() => imaged.close());
+    const running = (name: string, container: V1Container): void => {
+      pods.set(`d/${name}`, { metadata: { name, namespace: 'd' }, spec: { containers: [container] }, status: { podIP: '10.244.1.2' } });
+    };
+
+    it('answers HTTP and TCP lines as the image, and as the stand-in for an image not in the table', async () => {
+      const port = await portFreeOnBoth();
+      running('ts-a', { name: 't', image: 'appscode/test-server:2.3', env: [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }] });
+      running('echo-b', { name: 'e', image: 'hashicorp/http-echo', args: ['-text=hi from b'] });
+      running('app-c', { name: 'c', image: 'example.com/app:1' });
+      await imaged.apply([N1], buildProxyTable([nodePortService('d', 'web', { nodePort: port })], [endpointSlice('d', 'web', [pod('ts-a', 'n1', 2), pod('echo-b', 'n1', 3), pod('app-c', 'n1', 4)])]));
+      const a = await get('127.0.0.1', port, '/x?y=1');
+      expect(a).toMatch(/^HTTP\/1\.1 200 OK\r\ncontent-type: application\/json/);
+      expect(parseJson<{ podName: string; path: string; host: string }>(a)).toMatchObject({ podName: 'ts-a', path: '/x', host: 'x' });
+      expect((await get('127.0.0.1', port)).split('\r\n\r\n')[1]).toBe('hi from b\n');
+      expect(parseJson(await get('127.0.0.1', port)).pod).toBe('app-c');
+      // A plain TCP client: test-server's line, http-echo's 400 (an HTTP server), the stand-in's JSON.
+      expect(JSON.parse(await exchange('127.0.0.1', port, 'hello\n'))).toMatchObject({ type: 'tcp', podName: 'ts-a' });
+      expect(await exchange('127.0.0.1', port, 'hello\n')).toMatch(/^HTTP\/1\.1 400 Bad Request/);
+      expect(JSON.parse(await exchange('127.0.0.1', port, 'hello\n'))).toMatchObject({ pod: 'app-c', path: null });
+    });
+
+    it('answers a UDP NodePort per flow as the image does, and with the stand-in JSON for an unknown image', async () => {
+      const port = await portFreeOnBoth();
+      running('net-a', { name: 'n', image: 'registry.k8s.io/e2e-test-images/agnhost:2.52', args: ['netexec', '--udp-port=8081'] });
+      running('app-b', { name: 'b', image: 'example.com/app:1' });
+      const udpSvc = (name: string, nodePort: number): V1Service => ({ metadata: { namespace: 'd', name }, spec: { type: 'NodePort', ports: [{ name: 'dns', port: 53, protocol: 'UDP', nodePort }] } });
+      const udpSlice = (name: string, pods: ReturnType<typeof pod>[]): V1EndpointSlice => {
+        const slice = endpointSlice('d', name, pods, { port: { name: 'dns', port: 8081 } });
+        return { ...slice, ports: [{ name: 'dns', port: 8081, protocol: 'UDP' }] };
+      };
+      const other = await portFreeOnBoth();
+      await imaged.apply([N1], buildProxyTable([udpSvc('net', port), udpSvc('app', other)], [udpSlice('net', [pod('net-a', 'n1', 2)]), udpSlice('app', [pod('app-b', 'n1', 3)])]));
+      expect(imaged.listening()).toEqual(expect.arrayContaining([`127.0.0.1:${port}/udp`, `127.0.0.1:${other}/udp`]));
+      expect(imaged.listening()).not.toContain(`127.0.0.1:${port}`);
+      const client = await udpClient();
+      try {
+        expect(await client.ask('127.0.0.1', port, 'hostname')).toBe('net-a');
+        expect(await client.ask('127.0.0.1', port, 'echo over udp')).toBe('over udp');
+        expect(JSON.parse((await client.ask('127.0.0.1', other, 'x'))!)).toMatchObject({ service: 'd/app', pod: 'app-b', nodePort: other, path: null });
+      } finally {
+        client.close();
+      }
+    });
   });
 });

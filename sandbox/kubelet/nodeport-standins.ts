@@ -8,7 +8,9 @@
 // the same JSON as one line. Paths under /unhealthy answer 503 (the "application" failing its check),
 // so a test or demo can show the health-check path annotation is used. Each node also serves a Local
 // Service's healthCheckNodePort with kube-proxy's contract: any path, 200 with the node's local
-// endpoint count, 503 when it has none; and kube-proxy's own health server on port 10256.
+// endpoint count, 503 when it has none; and kube-proxy's own health server on port 10256. A UDP Service
+// port is served the same way on a UDP socket (udp-standin.ts): a flow keeps its endpoint as conntrack
+// does, and each datagram gets the pod's image's UDP answer (or the stand-in's JSON).
 //
 // LoadBalancer ingress IPs: kube-proxy makes every node accept traffic addressed to a Service's ingress
 // IP on the Service's port, which is how a network load balancer that keeps the destination address
@@ -18,11 +20,15 @@
 // Service ports of LoadBalancer Services with an ingress IP, and takes a connection coming from an
 // ingress IP as addressed to it (where kube-proxy reads the destination). A connection from anywhere
 // else to such a port, with no NodePort there, is reset.
+import { STATUS_CODES } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
+import type { V1Pod } from '@kubernetes/client-node';
 import { isProxyHeaderStart, parseProxyHeader, type ParsedProxyHeader } from '../../simulator/api/proxy-protocol.ts';
 import { realClock, type Clock } from '../../src/kube/clock.ts';
 import { EndpointPicker } from './endpoint-picker.ts';
 import { KUBE_PROXY_HEALTH_PORT, proxierHealthReply, type StandInHttpReply } from './proxier-health.ts';
+import { answerHttp, answerMessage, type ImageReplies, type PodBehaviour } from './images/replies.ts';
+import { UdpStandIn, type FlowOpener } from './udp-standin.ts';
 import { endpointsOn, localEndpointCount, type ProxiedPort, type ProxiedService, type ProxyEndpoint } from './proxy-table.ts';
 
 export interface StandInNode {
@@ -84,14 +90,32 @@ interface Listener {
 interface Wanted {
   readonly ip: string;
   readonly port: number;
+  readonly transport: Transport;
   readonly routes: Routes;
 }
+
+/** A Service port's transport; SCTP ports are not served. */
+type Transport = 'tcp' | 'udp';
 
 /** One route of a node: its port, and the ingress IP it answers for (null: any client). */
 interface PortRoute {
   readonly port: number;
+  readonly transport: Transport;
   readonly route: Route;
   readonly from: string | null;
+}
+
+/** A pod by namespace and name, from the stand-in's cache. */
+export type PodLookup = (namespace: string, name: string) => V1Pod | undefined;
+
+export interface NodePortStandInsOptions {
+  readonly onError?: (message: string) => void;
+  readonly clock?: Pick<Clock, 'now'>;
+  /** Where kube-proxy's own health server answers (10256; tests pick a free one). */
+  readonly proxierHealthPort?: number;
+  /** With `images`: an endpoint's pod answers as its image does (images/replies.ts). */
+  readonly pods?: PodLookup;
+  readonly images?: ImageReplies;
 }
 
 /** How long a connection may stay silent before we speak first (plain TCP clients wait for us). */
@@ -101,15 +125,21 @@ const MAX_REQUEST_BYTES = 16 * 1024;
 
 export class NodePortStandIns {
   readonly #listeners = new Map<string, Listener>();
+  readonly #udp = new Map<string, UdpStandIn>();
+  /** The usable endpoints (`address:port`) of every served Service port, by picker key: what keeps a UDP flow alive. */
+  #usable = new Map<string, Set<string>>();
   readonly #onError: (message: string) => void;
   readonly #picker: EndpointPicker;
   readonly #clock: Pick<Clock, 'now'>;
   readonly #proxierPort: number;
+  readonly #pods: PodLookup | undefined;
+  readonly #images: ImageReplies | undefined;
   #lastSynced = 0;
 
-  /** `proxierHealthPort`: where kube-proxy's own health server answers (10256; tests pick a free one). */
-  constructor(options: { onError?: (message: string) => void; clock?: Pick<Clock, 'now'>; proxierHealthPort?: number } = {}) {
+  constructor(options: NodePortStandInsOptions = {}) {
     this.#onError = options.onError ?? (() => undefined);
+    this.#pods = options.pods;
+    this.#images = options.images;
     this.#clock = options.clock ?? realClock;
     this.#picker = new EndpointPicker(this.#clock);
     this.#proxierPort = options.proxierHealthPort ?? KUBE_PROXY_HEALTH_PORT;
@@ -127,19 +157,52 @@ export class NodePortStandIns {
     for (const node of nodes) {
       for (const r of routesOn(node.name, services, this.#proxierPort)) for (const ip of node.ips) addRoute(wanted, ip, r);
     }
-    const served = [...wanted.values()].flatMap(({ routes }) => [routes.local, ...routes.ingress.values()]);
-    this.#picker.retain(new Set(served.flatMap((route) => (route?.kind === 'service' ? [pickerKey(route)] : []))));
-    await Promise.all([...this.#listeners.keys()].filter((k) => !wanted.has(k)).map((k) => this.#close(k)));
-    await Promise.all([...wanted].map(([key, w]) => this.#ensure(key, w)));
+    const served = [...wanted.values()].flatMap(({ routes }) => [routes.local, ...routes.ingress.values()]).flatMap((r) => (r?.kind === 'service' ? [r] : []));
+    this.#picker.retain(new Set(served.map(pickerKey)));
+    this.#usable = new Map(served.map((r) => [pickerKey(r), new Set(endpointsOn(r.service, r.port, r.node).map((e) => `${e.address}:${e.port}`))]));
+    await Promise.all([...this.#listeners.keys(), ...this.#udp.keys()].filter((k) => !wanted.has(k)).map((k) => this.#close(k)));
+    await Promise.all([...wanted].map(([key, w]) => (w.transport === 'udp' ? this.#ensureUdp(key, w) : this.#ensure(key, w))));
   }
 
-  /** Addresses currently served, as "ip:port". */
+  /** Addresses currently served, as "ip:port" (TCP) and "ip:port/udp". */
   listening(): string[] {
-    return [...this.#listeners.keys()].sort();
+    return [...this.#listeners.keys(), ...this.#udp.keys()].sort();
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.#listeners.keys()].map((k) => this.#close(k)));
+    await Promise.all([...this.#listeners.keys(), ...this.#udp.keys()].map((k) => this.#close(k)));
+  }
+
+  async #ensureUdp(key: string, w: Wanted): Promise<void> {
+    const existing = this.#udp.get(key);
+    if (existing) {
+      existing.open = this.#flowOpener(w.routes);
+      return;
+    }
+    try {
+      this.#udp.set(key, await UdpStandIn.listen(w.ip, w.port, this.#flowOpener(w.routes), this.#clock));
+    } catch (err) {
+      this.#onError(`cannot listen on ${key} for ${describe(w.routes)}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /** A UDP flow from a client: an endpoint as for a TCP connection, answered as its pod's image does (or the stand-in's JSON). */
+  #flowOpener(routes: Routes): FlowOpener {
+    return (client) => {
+      const route = routes.ingress.get(client.ip) ?? routes.local;
+      if (route?.kind !== 'service') return undefined;
+      const key = pickerKey(route);
+      const endpoint = this.#picker.pick(key, endpointsOn(route.service, route.port, route.node), client.ip, route.service.affinityTimeoutMs);
+      if (!endpoint) return undefined;
+      const image = this.#imageOf(route, endpoint);
+      const peer = `${client.ip}:${client.port}`;
+      return {
+        alive: () => this.#usable.get(key)?.has(`${endpoint.address}:${endpoint.port}`) ?? false,
+        answer: (payload) => image
+          ? answerMessage(image, 'udp', { payload: payload.toString('latin1'), client, now: new Date(this.#clock.now()) })
+          : JSON.stringify({ ...served(route, endpoint), peer, proxy: null, path: null } satisfies StandInReply),
+      };
+    };
   }
 
   async #ensure(key: string, w: Wanted): Promise<void> {
@@ -174,11 +237,11 @@ export class NodePortStandIns {
       return;
     }
     if (route.kind === 'proxier') {
-      serve(socket, (path) => proxierHealthReply(path, this.#clock.now(), this.#lastSynced));
+      serve(socket, (req) => standIn(proxierHealthReply(req.http?.uri ?? null, this.#clock.now(), this.#lastSynced), req));
       return;
     }
     if (route.kind === 'health') {
-      serve(socket, () => healthResponse(route.service, route.node));
+      serve(socket, (req) => standIn(healthResponse(route.service, route.node), req));
       return;
     }
     const endpoint = this.#picker.pick(pickerKey(route), endpointsOn(route.service, route.port, route.node), socket.remoteAddress ?? '', route.service.affinityTimeoutMs);
@@ -187,11 +250,33 @@ export class NodePortStandIns {
       socket.resetAndDestroy();
       return;
     }
-    const peer = `${socket.remoteAddress ?? ''}:${socket.remotePort ?? 0}`;
-    serve(socket, (path, proxy) => json(path?.startsWith('/unhealthy') ? 503 : 200, { ...served(route, endpoint), peer, proxy, path } satisfies StandInReply));
+    this.#answer(socket, route, endpoint);
+  }
+
+  /** Answers for the endpoint: as its pod's image does, else with the stand-in's JSON. */
+  #answer(socket: Socket, route: ServedRoute, endpoint: ProxyEndpoint): void {
+    const client = { ip: socket.remoteAddress ?? '', port: socket.remotePort ?? 0 };
+    const image = this.#imageOf(route, endpoint);
+    if (image) return serve(socket, (req) => imageAnswer(image, req, client, new Date(this.#clock.now())));
+    const peer = `${client.ip}:${client.port}`;
+    serve(socket, (req) => {
+      const path = req.http?.uri ?? null;
+      return standIn(json(path?.startsWith('/unhealthy') ? 503 : 200, { ...served(route, endpoint), peer, proxy: req.proxy, path } satisfies StandInReply), req);
+    });
+  }
+
+  /** The behaviour of the endpoint's pod, by its image or annotation; null keeps the stand-in's own reply. */
+  #imageOf(route: ServedRoute, endpoint: ProxyEndpoint): PodBehaviour | null {
+    const pod = endpoint.pod === null ? undefined : this.#pods?.(route.service.namespace, endpoint.pod);
+    return pod && this.#images ? this.#images.of(pod, endpoint.port, endpoint.address) : null;
   }
 
   async #close(key: string): Promise<void> {
+    const udp = this.#udp.get(key);
+    if (udp) {
+      this.#udp.delete(key);
+      await udp.close();
+    }
     const listener = this.#listeners.get(key);
     if (!listener) return;
     this.#listeners.delete(key);
@@ -202,23 +287,31 @@ export class NodePortStandIns {
 
 /** What one node listens on for these Services, port by port, and kube-proxy's health port. */
 function routesOn(node: string, services: readonly ProxiedService[], proxierPort: number): PortRoute[] {
-  const servedPorts = (service: ProxiedService): ProxiedPort[] => service.ports.filter((port) => endpointsOn(service, port, node).length > 0);
+  const servedPorts = (service: ProxiedService): ProxiedPort[] =>
+    service.ports.filter((port) => transportOf(port) !== null && endpointsOn(service, port, node).length > 0);
+  const tcp = 'tcp' as const;
   return [
-    { port: proxierPort, route: { kind: 'proxier', node }, from: null },
+    { port: proxierPort, transport: tcp, route: { kind: 'proxier', node }, from: null },
     ...services.flatMap((service): PortRoute[] => [
-      ...servedPorts(service).filter((port) => port.nodePort > 0).map((port) => ({ port: port.nodePort, route: { kind: 'service', node, service, port, ingress: null } as const, from: null })),
+      ...servedPorts(service).filter((port) => port.nodePort > 0).map((port) => ({
+        port: port.nodePort, transport: transportOf(port)!, route: { kind: 'service', node, service, port, ingress: null } as const, from: null,
+      })),
       ...servedPorts(service).flatMap((port) =>
-        service.ingressIps.map((ip) => ({ port: port.port, route: { kind: 'service', node, service, port, ingress: `${ip}:${port.port}` } as const, from: ip })),
+        service.ingressIps.map((ip) => ({ port: port.port, transport: transportOf(port)!, route: { kind: 'service', node, service, port, ingress: `${ip}:${port.port}` } as const, from: ip })),
       ),
-      ...(service.healthCheckNodePort === null ? [] : [{ port: service.healthCheckNodePort, route: { kind: 'health', node, service } as const, from: null }]),
+      ...(service.healthCheckNodePort === null ? [] : [{ port: service.healthCheckNodePort, transport: tcp, route: { kind: 'health', node, service } as const, from: null }]),
     ]),
   ];
 }
 
+function transportOf(port: ProxiedPort): Transport | null {
+  return port.protocol === 'TCP' ? 'tcp' : port.protocol === 'UDP' ? 'udp' : null;
+}
+
 /** Adds a route at `ip` (a node's address): one per ingress IP, and the first for any other client. */
-function addRoute(wanted: Map<string, Wanted>, ip: string, { port, route, from }: PortRoute): void {
-  const key = `${ip}:${port}`;
-  const w = wanted.get(key) ?? { ip, port, routes: { ingress: new Map<string, Route>(), local: undefined } };
+function addRoute(wanted: Map<string, Wanted>, ip: string, { port, transport, route, from }: PortRoute): void {
+  const key = transport === 'udp' ? `${ip}:${port}/udp` : `${ip}:${port}`;
+  const w = wanted.get(key) ?? { ip, port, transport, routes: { ingress: new Map<string, Route>(), local: undefined } };
   wanted.set(key, w);
   // A node holding the ingress IP itself (kube-vip announced it there, kube-vip.ts) takes it from any client.
   if (from === null || from === ip) w.routes.local ??= route;
@@ -259,19 +352,48 @@ function json(status: 200 | 503, body: unknown): StandInHttpReply {
   return { status, payload: `${JSON.stringify(body)}\n`, contentType: 'application/json' };
 }
 
-/** Reads a request (an optional PROXY header, then an HTTP request line or any line) and answers it. */
-function serve(socket: Socket, respond: (path: string | null, proxy: Omit<ParsedProxyHeader, 'length'> | null) => StandInHttpReply): void {
+/** What a client sent: its PROXY header, its HTTP request head if it sent one, else its first line ('' when silent). */
+interface Incoming {
+  readonly proxy: Omit<ParsedProxyHeader, 'length'> | null;
+  readonly http: HttpHead | null;
+  readonly line: string;
+}
+
+interface HttpHead {
+  readonly method: string;
+  readonly uri: string;
+  /** Names lower-cased; a repeated header keeps its first value. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** What goes back: an HTTP response, raw bytes (a line protocol), or nothing (the connection just ends). */
+type Outgoing = { readonly status: number; readonly headers: Readonly<Record<string, string>>; readonly body: string } | { readonly raw: string } | null;
+
+function parseHead(text: string): HttpHead | null {
+  const [requestLine = '', ...lines] = text.split('\r\n\r\n')[0]!.split(/\r?\n/);
+  const m = /^([A-Z]+) (\S+) HTTP\/1\.[01]$/.exec(requestLine.trimEnd());
+  if (!m) return null;
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] ??= line.slice(colon + 1).trim();
+  }
+  return { method: m[1]!, uri: m[2]!, headers };
+}
+
+/** Reads a request (an optional PROXY header, then an HTTP request head or any line) and answers it. */
+function serve(socket: Socket, respond: (req: Incoming) => Outgoing): void {
   let buffered = Buffer.alloc(0);
   let proxy: ParsedProxyHeader | null = null;
-  const reply = (path: string | null, http: boolean): void => finish(socket, respond(path, proxy && stripLength(proxy)), http);
-  const timer = setTimeout(() => reply(null, false), SILENT_CLIENT_MS);
+  const reply = (http: HttpHead | null, line: string): void => finish(socket, respond({ proxy: proxy && stripLength(proxy), http, line }));
+  const timer = setTimeout(() => reply(null, ''), SILENT_CLIENT_MS);
   socket.on('error', () => clearTimeout(timer));
   socket.on('data', (chunk: Buffer) => {
     if (socket.writableEnded) return; // answered: what a client still sends is dropped, not buffered
     buffered = Buffer.concat([buffered, chunk]);
     if (buffered.length > MAX_REQUEST_BYTES) {
       clearTimeout(timer);
-      return reply(null, false);
+      return reply(null, buffered.toString('latin1'));
     }
     if (!proxy && isProxyHeaderStart(buffered)) {
       proxy = safeParse(buffered);
@@ -279,10 +401,10 @@ function serve(socket: Socket, respond: (path: string | null, proxy: Omit<Parsed
       buffered = buffered.subarray(proxy.length);
     }
     const text = buffered.toString('latin1');
-    if (!text.includes('\r\n\r\n') && !text.includes('\n')) return;
+    const isHttp = /^[A-Z]+ \S+ HTTP\/1\.[01]\r?\n/.test(text);
+    if (isHttp ? !/\r?\n\r?\n/.test(text) : !text.includes('\n')) return;
     clearTimeout(timer);
-    const path = /^[A-Z]+ (\S+) HTTP\/1\.[01]/.exec(text)?.[1] ?? null;
-    reply(path, path !== null);
+    reply(isHttp ? parseHead(text) : null, text.split('\n')[0]!);
   });
 }
 
@@ -299,11 +421,31 @@ function stripLength(p: ParsedProxyHeader): Omit<ParsedProxyHeader, 'length'> {
   return rest;
 }
 
-const STATUS_TEXT = { 200: 'OK', 404: 'Not Found', 503: 'Service Unavailable' } as const;
+/**
+ * A pod's answer: an HTTP request gets its image's HTTP reply (a server with no HTTP takes the request line
+ * as a TCP line); a line, or silence, gets its TCP reply as one line; an HTTP-only server answers a line
+ * that is not HTTP with 400, as Go's and nginx's do, and a silent client with nothing.
+ */
+function imageAnswer(image: PodBehaviour, req: Incoming, client: { ip: string; port: number }, now: Date): Outgoing {
+  if (req.http) {
+    const http = answerHttp(image, { ...req.http, client, now });
+    if (http) return http;
+  }
+  const line = answerMessage(image, 'tcp', { payload: req.line, client, now });
+  if (line !== null) return { raw: line.endsWith('\n') ? line : `${line}\n` };
+  return image.behaviour.http && req.line !== '' ? { raw: 'HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n\r\n400 Bad Request' } : null;
+}
 
-function finish(socket: Socket, reply: StandInHttpReply, http: boolean): void {
+/** A stand-in reply as sent: an HTTP response to an HTTP request, the bare payload to any other client. */
+function standIn(reply: StandInHttpReply, req: Incoming): Outgoing {
+  return req.http ? { status: reply.status, headers: { 'content-type': reply.contentType, 'x-content-type-options': 'nosniff' }, body: reply.payload } : { raw: reply.payload };
+}
+
+function finish(socket: Socket, out: Outgoing): void {
   if (socket.destroyed) return;
-  const body = reply.payload;
-  const head = `HTTP/1.1 ${reply.status} ${STATUS_TEXT[reply.status]}\r\ncontent-type: ${reply.contentType}\r\nx-content-type-options: nosniff\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n`;
-  socket.end(http ? `${head}${body}` : body);
+  if (out === null) return void socket.end();
+  if ('raw' in out) return void socket.end(out.raw);
+  const headers = { ...out.headers, 'content-length': String(Buffer.byteLength(out.body)), connection: 'close' };
+  const head = [`HTTP/1.1 ${out.status} ${STATUS_CODES[out.status] ?? ''}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)].join('\r\n');
+  socket.end(`${head}\r\n\r\n${out.body}`);
 }

@@ -54,6 +54,9 @@ interface ControlPlaneBoot {
   readonly ready: Promise<ControlPlane>;
 }
 
+/** A file of the user's own image replies (sandbox/kubelet/images), ahead of the built-in table. */
+export const IMAGE_TABLE_ENV = 'CCM_SANDBOX_IMAGE_TABLE';
+
 /** Safety net for missed events: a full resync of servers and Services this often. */
 const RESYNC_MS = 5000;
 
@@ -217,10 +220,12 @@ export class LocalRuntime implements PrestartingRuntime {
     if (this.#opts.nodePortStandIns === false) return;
     const fleet = this.#fleet;
     const { KubeProxyStandIn } = await import('../kubelet/kube-proxy.ts');
+    const imageTable = process.env[IMAGE_TABLE_ENV];
     this.#kubeProxy = new KubeProxyStandIn({
       kubeConfig,
       nodes: () => fleet?.runningNodes() ?? [],
       ...(this.#opts.kubeVip === true ? { kubeVip: true } : {}),
+      ...(imageTable ? { imageTableFile: imageTable } : {}),
       ...(this.#opts.onError ? { onError: this.#opts.onError } : {}),
     });
     await this.#kubeProxy.start();

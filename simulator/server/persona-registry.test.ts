@@ -30,6 +30,14 @@ describe('PersonaRegistry', () => {
     expect(reg.routes().map((r) => r.operation)).toEqual(['acme.machines.list']);
   });
 
+  it('serves every route at an alias too, and reads a path under it as the persona\'s', () => {
+    const reg = new PersonaRegistry([persona({ aliases: ['/acme/v3beta'] })]);
+    expect(reg.routes().map((r) => r.path)).toEqual(['/acme/v3/machines', '/acme/v3beta/machines']);
+    expect(reg.of('/acme/v3beta/machines')?.name).toBe('acme');
+    expect(reg.canonicalPath('/acme/v3beta/machines/42')).toBe('/v1/servers/srv-00000042');
+    expect(reg.isApiPath('/acme/v3beta/machines')).toBe(true);
+  });
+
   it('with no persona, knows /v1 alone', () => {
     const reg = new PersonaRegistry([]);
     expect(reg.isApiPath('/v1/servers')).toBe(true);
@@ -41,6 +49,8 @@ describe('PersonaRegistry', () => {
     ['a second persona of the same name', [persona(), persona({ prefix: '/other' })], /two personas are named acme/],
     ['a prefix inside another', [persona(), persona({ name: 'beta', prefix: '/acme/v3/beta' })], /overlaps \/acme\/v3/],
     ['a prefix on simcloud\'s own paths', [persona({ prefix: '/v1/acme' })], /overlaps \/v1/],
+    ['an alias on another persona\'s prefix', [persona(), persona({ name: 'beta', prefix: '/beta', aliases: ['/acme/v3'] })], /prefix \/acme\/v3 overlaps \/acme\/v3/],
+    ['an alias on simcloud\'s own paths', [persona({ aliases: ['/_sim/acme'] })], /overlaps \/_sim/],
     ['a malformed prefix', [persona({ prefix: 'acme/' })], /must be \/segment/],
     ['a name unfit for a record key', [persona({ name: 'Acme Cloud' })], /must match/],
     ['a route outside the prefix', [persona({ routes: [{ method: 'get', path: '/v9/x', operation: 'x', summary: 'x', handle: () => ({}) }] })], /GET \/v9\/x is outside/],

@@ -19,12 +19,18 @@ const NAME = /^[a-z][a-z0-9_]*$/;
 const under = (path: string, prefix: string): boolean => path.startsWith(`${prefix}/`);
 const overlaps = (a: string, b: string): boolean => a === b || under(a, b) || under(b, a);
 
+/** A persona's prefix and its aliases: every mount point it serves its routes at. */
+const mounts = (p: Persona): string[] => [p.prefix, ...(p.aliases ?? [])];
+
 function check(p: Persona, others: readonly Persona[]): void {
   if (!NAME.test(p.name)) throw new Error(`persona name ${p.name} must match ${NAME.source}`);
   if (others.some((o) => o.name === p.name)) throw new Error(`two personas are named ${p.name}`);
-  if (!PREFIX.test(p.prefix)) throw new Error(`persona ${p.name}: prefix ${p.prefix} must be /segment[/segment...]`);
-  const clash = [...RESERVED, ...others.map((o) => o.prefix)].find((q) => overlaps(p.prefix, q));
-  if (clash !== undefined) throw new Error(`persona ${p.name}: prefix ${p.prefix} overlaps ${clash}`);
+  const taken = [...RESERVED, ...others.flatMap(mounts)];
+  for (const [i, m] of mounts(p).entries()) {
+    if (!PREFIX.test(m)) throw new Error(`persona ${p.name}: prefix ${m} must be /segment[/segment...]`);
+    const clash = [...taken, ...mounts(p).slice(0, i)].find((q) => overlaps(m, q));
+    if (clash !== undefined) throw new Error(`persona ${p.name}: prefix ${m} overlaps ${clash}`);
+  }
   const stray = p.routes.find((r) => !under(r.path, p.prefix));
   if (stray !== undefined) throw new Error(`persona ${p.name}: route ${stray.method.toUpperCase()} ${stray.path} is outside ${p.prefix}`);
 }
@@ -55,14 +61,14 @@ export class PersonaRegistry {
     };
   }
 
-  /** Every persona's routes, persona by persona in list order. */
+  /** Every persona's routes, persona by persona in list order, each also at the persona's aliases. */
   routes(): RouteDef[] {
-    return this.all.flatMap((p) => p.routes);
+    return this.all.flatMap((p) => mounts(p).flatMap((m) => (m === p.prefix ? p.routes : p.routes.map((r) => ({ ...r, path: `${m}${r.path.slice(p.prefix.length)}` })))));
   }
 
-  /** The persona whose prefix the path is under. */
+  /** The persona whose prefix (or an alias of it) the path is under. */
   of(path: string): Persona | undefined {
-    return this.all.find((p) => under(path, p.prefix));
+    return this.all.find((p) => mounts(p).some((m) => under(path, m)));
   }
 
   /** Whether the path is an API call (simcloud's /v1 or a persona's) that auth, rate limits and faults govern. */
@@ -73,7 +79,8 @@ export class PersonaRegistry {
   /** `/hcloud/v1/servers/42/actions/poweron` -> `/v1/servers/srv-00000042/actions/poweron`; other paths unchanged. */
   canonicalPath(path: string): string {
     const p = this.of(path);
-    return p === undefined ? path : canonical(p, path.slice(p.prefix.length + 1));
+    const m = p === undefined ? undefined : mounts(p).find((x) => under(path, x));
+    return p === undefined || m === undefined ? path : canonical(p, path.slice(m.length + 1));
   }
 
   /** The schema of `dialect_attrs` on records of `coll`, composed from every persona's slice. */

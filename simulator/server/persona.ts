@@ -64,6 +64,11 @@ export interface Persona {
   readonly name: string;
   /** Mount point, e.g. `/hcloud/v1`; every route's path starts with it. */
   readonly prefix: string;
+  /**
+   * Other mount points that serve every route as the prefix does (Linode's `/v4beta`: the same API, which
+   * its beta endpoints are also reached through). Checked like the prefix; a path under one is the persona's.
+   */
+  readonly aliases?: readonly string[];
   /** Its routes, in match order, with their request and response schemas (every persona route declares its response). */
   readonly routes: readonly RouteDef[];
   readonly errors: PersonaErrors;

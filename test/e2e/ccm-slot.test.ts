@@ -53,7 +53,7 @@ describe('a CCM of your own in the slot', () => {
     const { sandbox, stop } = await createE2eSandbox({ name: 'slot-bad', workers: 1, ccm: { kind: 'command', command: 'ccm-sandbox-no-such-ccm --v=2' } });
     await expect(sandbox.up()).rejects.toThrow(/^the CCM command `ccm-sandbox-no-such-ccm --v=2` exited during start-up \(exit code 127\); last lines of \S+ccm\.log:\n.*ccm-sandbox-no-such-ccm: not found/);
     expect(sandbox.state).toMatchObject({ status: 'failed' });
-    const simcloud = sandbox.state.simcloud!.pid;
+    const simcloud = sandbox.state.simcloud!.pid!;
     await stop();
     expect(processAlive(simcloud)).toBe(false);
     expect(processesMentioning(sandbox.options.stateDir)).toEqual([]);

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { cloudOf } from '../../sandbox/cloud/registry.ts';
 import { isRuntimeChoice } from '../../sandbox/runtimes/factory.ts';
-import { CAPABILITIES, type Capability } from '../../sandbox/conformance/capabilities.ts';
+import { DEFAULT_CAPABILITIES as CAPABILITIES, type Capability } from '../../sandbox/conformance/capabilities.ts';
 import { ConformanceReport, passed, renderTable, Verdict } from '../../sandbox/conformance/report.ts';
 import { runConformance } from '../../sandbox/conformance/run.ts';
 import { e2eCcm, e2eCloud } from '../helpers/sandbox.ts';

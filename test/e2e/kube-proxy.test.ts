@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppsV1Api, PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
 import type { HealthCheckReply, StandInReply } from '../../sandbox/kubelet/nodeport-standins.ts';
+import { REPLIES_ANNOTATION, STAND_IN_REPLIES } from '../../sandbox/kubelet/images/schema.ts';
 import { waitFor } from '../../sandbox/wait.ts';
 import { e2eCcm, httpGet, startE2eSandbox, waitForIngress, type E2eSandbox } from '../helpers/sandbox.ts';
 
@@ -37,7 +38,7 @@ describe(`kube-proxy semantics through the load balancer of the ${e2eCcm().kind}
         spec: {
           replicas,
           selector: { matchLabels: { app: name } },
-          template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'nginx', image: 'nginx' }]} },
+          template: { metadata: { labels: { app: name }, annotations: { [REPLIES_ANNOTATION]: STAND_IN_REPLIES } }, spec: { containers: [{ name: 'nginx', image: 'nginx' }]} },
         },
       },
     });

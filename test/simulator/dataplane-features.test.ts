@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../../sandbox/wait.ts';
 import { DataPlane } from '../../simulator/server/dataplane/data-plane.ts';
 import {
-  freeVip, hold, request, rnd, startBackend, startBackends, type Backend,
+  dataPlaneFor, freeVip, hold, request, rnd, startBackend, startBackends, type Backend,
 } from '../../simulator/server/dataplane/test-support/harness.ts';
 import { parseProxyHeader } from '../../simulator/api/proxy-protocol.ts';
 import type { DataPlaneLoadBalancer } from '../../simulator/server/dataplane/types.ts';
@@ -18,19 +18,10 @@ afterEach(async () => {
 async function setup(count: number, over: Partial<DataPlaneLoadBalancer> = {}, proxyProtocol: 'none' | 'v1' | 'v2' = 'none') {
   const backends = await startBackends(count);
   cleanups.push(() => Promise.all(backends.map((b) => b.stop())).then(() => undefined));
-  const { vip, port } = await freeVip();
-  const dp = new DataPlane({ onHealthChange: () => undefined });
+  const healthCheck = { protocol: 'tcp' as const, port: null, path: '/', intervalMs: 100, timeoutMs: 1000, retries: 2 };
+  const { vip, port, dp, lb, errors } = await dataPlaneFor(backends, { protocol: 'tcp', proxyProtocol, healthCheck }, over);
   cleanups.push(() => dp.close());
-  const lb: DataPlaneLoadBalancer = {
-    id: `lb-${vip}`, vip, algorithm: 'round_robin', sessionAffinity: 'none', allowedSourceCidrs: null,
-    listeners: [{
-      protocol: 'tcp', listenPort: port, destinationPort: backends[0]!.port, proxyProtocol,
-      healthCheck: { protocol: 'tcp', port: null, path: '/', intervalMs: 100, timeoutMs: 1000, retries: 2 },
-    }],
-    targets: backends.map((b) => ({ id: b.name, ip: b.ip })),
-    ...over,
-  };
-  expect(await dp.apply([lb])).toEqual({ errors: [] });
+  expect(errors).toEqual([]);
   return { backends, vip, port, dp, lb };
 }
 

@@ -68,7 +68,7 @@ describe('DigitalOcean persona over the one store', () => {
     expect(missing.status).toBe(404);
     expect(missing.body).toMatchObject({ id: 'not_found' });
     expect(missing.body.request_id).not.toBe('');
-    const bad = await digitalocean<{ id: string; message: string }>('POST', '/load_balancers', { region: 'sim-1', forwarding_rules: [{ entry_protocol: 'udp', entry_port: 53, target_protocol: 'udp', target_port: 53 }] });
+    const bad = await digitalocean<{ id: string; message: string }>('POST', '/load_balancers', { region: 'sim-1', forwarding_rules: [{ entry_protocol: 'http3', entry_port: 443, target_protocol: 'http', target_port: 80 }] });
     expect(bad.status).toBe(422);
     expect(bad.body.id).toBe('unprocessable_entity');
     expect(bad.body.message).toMatch(/^forwarding_rules\.0\.entry_protocol: /);

@@ -78,10 +78,13 @@ func TestFirewallRefusesWhatItCannotEnforceNamingTheField(t *testing.T) {
 		opts  linodego.FirewallCreateOptions
 		field string
 	}{
-		{"a deny list", linodego.FirewallCreateOptions{Label: "deny-list", Rules: linodego.FirewallRulesCreateOptions{
-			Inbound:       []linodego.FirewallRuleInbound{{Action: "DROP", Protocol: linodego.TCP, Addresses: linodego.NetworkAddresses{IPv4: []string{"10.0.0.0/8"}}}},
+		{"an ACCEPT rule after a DROP rule", linodego.FirewallCreateOptions{Label: "mixed-list", Rules: linodego.FirewallRulesCreateOptions{
+			Inbound: []linodego.FirewallRuleInbound{
+				{Action: "DROP", Protocol: linodego.TCP, Addresses: linodego.NetworkAddresses{IPv4: []string{"10.0.0.0/8"}}},
+				{Action: "ACCEPT", Protocol: linodego.TCP, Addresses: linodego.NetworkAddresses{IPv4: []string{"10.1.0.0/16"}}},
+			},
 			InboundPolicy: "ACCEPT", OutboundPolicy: "ACCEPT",
-		}}, "[rules.inbound.0.action]"},
+		}}, "[rules.inbound.1.action]"},
 		{"a linode device", linodego.FirewallCreateOptions{Label: "linode-dev", Rules: linodego.FirewallRulesCreateOptions{InboundPolicy: "ACCEPT", OutboundPolicy: "ACCEPT"},
 			Devices: linodego.DevicesCreationOptions{Linodes: []int{1}}}, "[devices.linodes]"},
 		{"a missing nodebalancer", linodego.FirewallCreateOptions{Label: "no-nb", Rules: linodego.FirewallRulesCreateOptions{InboundPolicy: "ACCEPT", OutboundPolicy: "ACCEPT"},

@@ -138,7 +138,8 @@ func lbCaller(ctx context.Context, svc *v1.Service, method string) context.Conte
 	return withCaller(ctx, names.ServiceLBController, svc.Namespace+"/"+svc.Name, method)
 }
 
-// find is the load balancer labelled with the Service's UID, else the one with its name, else nil.
+// find is the load balancer labelled with the Service's UID, else the one with its name unless another
+// Service's label is on it, else nil.
 func (l *loadBalancers) find(ctx context.Context, svc *v1.Service, o lbOptions) (*hcloud.LoadBalancer, error) {
 	selector := fmt.Sprintf("%s=%s", labelServiceUID, svc.UID)
 	owned, err := l.client.LoadBalancer.AllWithOpts(ctx, hcloud.LoadBalancerListOpts{ListOpts: hcloud.ListOpts{LabelSelector: selector}})
@@ -153,6 +154,12 @@ func (l *loadBalancers) find(ctx context.Context, svc *v1.Service, o lbOptions) 
 		return nil, fmt.Errorf("%d load balancers carry the label %s; delete all but one", len(owned), selector)
 	}
 	lb, _, err := l.client.LoadBalancer.GetByName(ctx, loadBalancerName(svc, o))
+	// A name finds a load balancer made by hand or before the UID label, which Hetzner's CCM imports. One
+	// labelled for another Service is that Service's (a second cluster's with the same name annotation):
+	// it is not this one's, to find, update or delete, and creating this one's fails on the name.
+	if lb != nil && lb.Labels[labelServiceUID] != "" && lb.Labels[labelServiceUID] != string(svc.UID) {
+		return nil, err
+	}
 	return lb, err
 }
 

@@ -185,3 +185,27 @@ func TestPrivateTargetsNeedTheNetwork(t *testing.T) {
 		t.Fatalf("error %v does not say to set %s", err, EnvNetwork)
 	}
 }
+
+func TestANamedLoadBalancerOfAnotherServiceIsNotAdopted(t *testing.T) {
+	ctx := context.Background()
+	cloud := newTestCloud(t, nil)
+	lbs, _ := cloud.LoadBalancer()
+	name := unique("same-name")
+	mine, theirs := lbService(map[string]string{AnnotationName: name}), lbService(map[string]string{AnnotationName: name})
+	if _, err := lbs.EnsureLoadBalancer(ctx, "a", mine, nil); err != nil {
+		t.Fatal(err)
+	}
+	made := owned(t, mine)
+	if _, err := lbs.EnsureLoadBalancer(ctx, "b", theirs, nil); err == nil || !strings.Contains(err.Error(), "uniqueness_error") {
+		t.Fatalf("the second Service of the same name: %v, want the name refused", err)
+	}
+	if err := lbs.EnsureLoadBalancerDeleted(ctx, "b", theirs); err != nil {
+		t.Fatal(err)
+	}
+	if after := owned(t, mine); after == nil || after.ID != made.ID || after.Labels[labelServiceUID] != string(mine.UID) {
+		t.Fatalf("the first Service's load balancer %d after the second one's sync and delete: %+v", made.ID, after)
+	}
+	if err := lbs.EnsureLoadBalancerDeleted(ctx, "a", mine); err != nil {
+		t.Fatal(err)
+	}
+}

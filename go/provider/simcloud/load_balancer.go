@@ -3,6 +3,9 @@ package simcloud
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"sync"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	cloudprovider "k8s.io/cloud-provider"
@@ -22,6 +25,7 @@ var _ cloudprovider.LoadBalancer = (*loadBalancers)(nil)
 type loadBalancers struct {
 	client   *client.Client
 	strategy strategy
+	faults   *faultyLBs
 }
 
 // strategy is what differs between "lb" (load_balancer_group.go) and "ip-block" (load_balancer_ip_block.go).
@@ -47,10 +51,11 @@ type wanted struct {
 }
 
 func newLoadBalancers(c *client.Client, strategyName string) *loadBalancers {
+	faults := newFaultyLBs(time.Now())
 	if strategyName == strategyIPBlock {
-		return &loadBalancers{client: c, strategy: &ipBlockStrategy{blocks: map[string]string{}}}
+		return &loadBalancers{client: c, strategy: &ipBlockStrategy{blocks: map[string]string{}}, faults: faults}
 	}
-	return &loadBalancers{client: c, strategy: groupStrategy{}}
+	return &loadBalancers{client: c, strategy: groupStrategy{}, faults: faults}
 }
 
 // lbCall is what every step needs: the client, the cluster name and a context carrying the caller.
@@ -59,11 +64,62 @@ type lbCall struct {
 	c       *client.Client
 	cluster string
 	svc     *v1.Service
+	faults  *faultyLBs
 }
 
 func (l *loadBalancers) call(ctx context.Context, method, cluster string, svc *v1.Service) lbCall {
 	ctx = client.WithCaller(ctx, client.Caller{Controller: names.ServiceLBController, Key: serviceKey(svc), Method: method})
-	return lbCall{ctx: ctx, c: l.client, cluster: cluster, svc: svc}
+	return lbCall{ctx: ctx, c: l.client, cluster: cluster, svc: svc, faults: l.faults}
+}
+
+// The faulty variants of the load balancer capability (faulty.go): each a bug CCM users have filed, played
+// only when CCM_SANDBOX_FAULTY_VARIANTS names it, for the conformance capability that must catch it.
+const (
+	// variantRenameOnStart names load balancers after the process's start (as a CCM deriving the name from
+	// something a restart or an upgrade changes), and renames the ones it finds: restart and upgrade fail.
+	variantRenameOnStart = "rename-on-start"
+	// variantForgetDeletes releases the finalizer of a Service this process never saw alive without deleting
+	// its load balancer (a deletion made while the CCM was down is lost): down-delete fails.
+	variantForgetDeletes = "forget-deletes-on-restart"
+	// variantAdoptByName names a load balancer "<namespace>-<name>" and finds it by that name alone, with no
+	// owner check: a second cluster's Service of the same name takes the first one's: neighbours fails.
+	variantAdoptByName = "adopt-by-name"
+)
+
+// faultyLBs is what the variants need to know about this process: when it started, which Services it saw.
+type faultyLBs struct {
+	stamp string
+	mu    sync.Mutex
+	seen  map[string]bool
+}
+
+func newFaultyLBs(started time.Time) *faultyLBs {
+	return &faultyLBs{stamp: strconv.FormatInt(started.UnixMilli()%1_000_000, 10), seen: map[string]bool{}}
+}
+
+// saw records a Service this process reconciled.
+func (f *faultyLBs) saw(svc *v1.Service) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.seen[string(svc.UID)] = true
+}
+
+// forgets reports whether variantForgetDeletes drops the deletion of svc.
+func (f *faultyLBs) forgets(svc *v1.Service) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return faultyVariant(variantForgetDeletes) && !f.seen[string(svc.UID)]
+}
+
+// lbName is the load balancer's name: resourceName, unless a variant names it otherwise.
+func (op lbCall) lbName() string {
+	switch {
+	case faultyVariant(variantAdoptByName):
+		return fit(op.svc.Namespace+"-"+op.svc.Name, 63)
+	case faultyVariant(variantRenameOnStart):
+		return fit(resourceName(op.cluster, op.svc), 55) + "-" + op.faults.stamp
+	}
+	return resourceName(op.cluster, op.svc)
 }
 
 // lenientConfig is the annotations for read-only and delete paths: invalid values fall back to defaults.
@@ -108,6 +164,7 @@ func (l *loadBalancers) EnsureLoadBalancer(ctx context.Context, clusterName stri
 		return nil, err
 	}
 	op := l.call(ctx, "EnsureLoadBalancer", clusterName, svc)
+	l.faults.saw(svc)
 	serverIDs, err := op.serverIDs(nodes)
 	if err != nil {
 		return nil, err
@@ -122,6 +179,7 @@ func (l *loadBalancers) EnsureLoadBalancer(ctx context.Context, clusterName stri
 // UpdateLoadBalancer makes the load balancer send traffic to exactly the given nodes.
 func (l *loadBalancers) UpdateLoadBalancer(ctx context.Context, clusterName string, svc *v1.Service, nodes []*v1.Node) error {
 	op := l.call(ctx, "UpdateLoadBalancer", clusterName, svc)
+	l.faults.saw(svc)
 	serverIDs, err := op.serverIDs(nodes)
 	if err != nil {
 		return err
@@ -141,6 +199,9 @@ func (l *loadBalancers) EnsureLoadBalancerDeleted(ctx context.Context, clusterNa
 		if cfg.preserve {
 			return nil
 		}
+	}
+	if l.faults.forgets(svc) {
+		return nil
 	}
 	op := l.call(ctx, "EnsureLoadBalancerDeleted", clusterName, svc)
 	lb, err := op.findLoadBalancer(l.strategy.adoptID(lenientConfig(svc)))
@@ -176,6 +237,9 @@ func (op lbCall) findLoadBalancer(adoptID string) (*client.LoadBalancer, error) 
 		}
 		return lb, err
 	}
+	if faultyVariant(variantAdoptByName) {
+		return findNamed(op, op.c.ListLoadBalancers, func(lb *client.LoadBalancer) string { return lb.Name }, op.lbName())
+	}
 	return findOwned(op, op.c.ListLoadBalancers, func(lb *client.LoadBalancer) string { return lb.Name })
 }
 
@@ -186,6 +250,12 @@ func (op lbCall) reconcileLoadBalancer(existing *client.LoadBalancer, spec lbSpe
 			existing.ID, serviceKey(op.svc), existing.PublicIPv4, vip)
 	}
 	body := loadBalancerUpdate(existing, spec, ownerLabels(op.cluster, op.svc))
+	if name := op.lbName(); faultyVariant(variantRenameOnStart) && existing.Name != name {
+		if body == nil {
+			body = &client.UpdateLoadBalancerRequest{}
+		}
+		body.Name = name
+	}
 	if body == nil {
 		return existing, nil
 	}
@@ -195,7 +265,7 @@ func (op lbCall) reconcileLoadBalancer(existing *client.LoadBalancer, spec lbSpe
 // createLoadBalancer creates the load balancer (its VIP from ipBlockID when set) and waits for the action.
 func (op lbCall) createLoadBalancer(spec lbSpec, ipBlockID, location string) (*client.LoadBalancer, error) {
 	lb, action, err := op.c.CreateLoadBalancer(op.ctx, client.CreateLoadBalancerRequest{
-		Name: resourceName(op.cluster, op.svc), Labels: ownerLabels(op.cluster, op.svc), Algorithm: spec.algorithm,
+		Name: op.lbName(), Labels: ownerLabels(op.cluster, op.svc), Algorithm: spec.algorithm,
 		SessionAffinity: spec.sessionAffinity, Services: spec.services, Targets: spec.targets, SourceRanges: spec.sourceRanges,
 		IPBlockID: ipBlockID, Location: location,
 	})

@@ -88,7 +88,11 @@ func findOwned[T any](op lbCall, list func(context.Context, client.ListOpts) ([]
 	if len(owned) > 0 {
 		return &owned[0], nil
 	}
-	name := resourceName(op.cluster, op.svc)
+	return findNamed(op, list, nameOf, resourceName(op.cluster, op.svc))
+}
+
+// findNamed returns the resource called name; nil when there is none.
+func findNamed[T any](op lbCall, list func(context.Context, client.ListOpts) ([]T, client.Meta, error), nameOf func(*T) string, name string) (*T, error) {
 	named, _, err := list(op.ctx, client.ListOpts{Name: name})
 	for i := range named {
 		if nameOf(&named[i]) == name {

@@ -14,7 +14,7 @@ import { BrightboxMachines } from './machines.ts';
 const CloudIps = z.array(z.object({
   id: z.string(), name: z.string(), public_ip: z.string(), reverse_dns: z.string(), fqdn: z.string(), status: z.string(), load_balancer: z.object({ id: z.string() }).nullable(),
 }));
-const Lb = z.object({
+const Lb = z.looseObject({
   id: z.string(), policy: z.string(), nodes: z.array(z.object({ id: z.string() })),
   listeners: z.array(z.object({ protocol: z.string(), in: z.number(), out: z.number(), timeout: z.number(), proxy_protocol: z.string().nullable() })),
   healthcheck: z.object({ type: z.string(), request: z.string(), interval: z.number(), timeout: z.number(), threshold_up: z.number(), threshold_down: z.number() }),
@@ -36,7 +36,7 @@ async function lbAt(ctx: CloudReadContext, vip: string): Promise<Lb | undefined>
 
 async function readLoadBalancer(ctx: CloudReadContext, vip: string): Promise<CloudLoadBalancerView | undefined> {
   const lb = await lbAt(ctx, vip);
-  return lb === undefined ? undefined : { id: lb.id, ports: lb.listeners.map((l) => l.in), serverIds: lb.nodes.map((n) => simIdOf('srv', n.id)) };
+  return lb === undefined ? undefined : { id: lb.id, ports: lb.listeners.map((l) => l.in), serverIds: lb.nodes.map((n) => simIdOf('srv', n.id)), raw: lb };
 }
 
 /** The annotations' settings as Brightbox's API shows the load balancer. */

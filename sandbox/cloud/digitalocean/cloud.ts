@@ -12,7 +12,7 @@ const HealthCheck = z.object({
   protocol: z.string(), path: z.string(), check_interval_seconds: z.number(), response_timeout_seconds: z.number(), unhealthy_threshold: z.number(), healthy_threshold: z.number(),
 });
 const LoadBalancers = z.object({
-  load_balancers: z.array(z.object({
+  load_balancers: z.array(z.looseObject({
     id: z.string(), ip: z.string(), status: z.string(), enable_proxy_protocol: z.boolean(), algorithm: z.string(), size_unit: z.number(),
     forwarding_rules: z.array(z.object({ entry_protocol: z.string(), entry_port: z.number(), target_protocol: z.string() })),
     health_check: HealthCheck,
@@ -29,7 +29,7 @@ async function find(ctx: CloudReadContext, vip: string): Promise<DoLoadBalancer 
 async function readLoadBalancer(ctx: CloudReadContext, vip: string): Promise<CloudLoadBalancerView | undefined> {
   const lb = await find(ctx, vip);
   if (lb === undefined) return undefined;
-  return { id: lb.id, ports: lb.forwarding_rules.map((r) => r.entry_port), serverIds: lb.droplet_ids.map((n) => simcloudId('srv', n)) };
+  return { id: lb.id, ports: lb.forwarding_rules.map((r) => r.entry_port), serverIds: lb.droplet_ids.map((n) => simcloudId('srv', n)), raw: lb };
 }
 
 /** The settings traffic cannot show, as DigitalOcean's API shows them on the load balancer. */

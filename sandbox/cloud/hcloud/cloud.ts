@@ -12,7 +12,7 @@ const ServerRef = z.object({ type: z.literal('server'), server: z.object({ id: z
 const Target = z.union([ServerRef, z.object({ type: z.literal('label_selector'), targets: z.array(ServerRef).nullish() }), z.object({ type: z.string() })]);
 const HealthCheck = z.object({ protocol: z.string(), interval: z.number(), timeout: z.number(), retries: z.number(), http: z.object({ path: z.string() }).nullish() });
 const Address = z.object({ ip: z.string().nullable(), dns_ptr: z.string().nullable() });
-const LoadBalancer = z.object({
+const LoadBalancer = z.looseObject({
   id: z.number(),
   public_net: z.object({ ipv4: Address, ipv6: Address }),
   services: z.array(z.object({ listen_port: z.number(), proxyprotocol: z.boolean(), health_check: HealthCheck })),
@@ -37,7 +37,7 @@ async function loadBalancer(ctx: CloudReadContext, vip: string): Promise<z.infer
 async function readLoadBalancer(ctx: CloudReadContext, vip: string): Promise<CloudLoadBalancerView | undefined> {
   const lb = await loadBalancer(ctx, vip);
   if (lb === undefined) return undefined;
-  return { id: String(lb.id), ports: lb.services.map((s) => s.listen_port), serverIds: lb.targets.flatMap(serversOf).map((n) => simcloudId('srv', n)) };
+  return { id: String(lb.id), ports: lb.services.map((s) => s.listen_port), serverIds: lb.targets.flatMap(serversOf).map((n) => simcloudId('srv', n)), raw: lb };
 }
 
 /** The annotated load balancer's reverse DNS names: Hetzner's CCM sends each with its address to change_dns_ptr. */

@@ -7,8 +7,8 @@ import { defineCloud, type CloudLoadBalancerView, type CloudReadContext } from '
 import { LINODE_API_PREFIX, LINODE_CCM_BINARY, linodeCcmCommand, linodeCcmEnv, linodeUrl } from './env.ts';
 import { LinodeMachines } from './machines.ts';
 
-const NodeBalancers = z.object({ data: z.array(z.object({ id: z.number(), ipv4: z.string(), client_conn_throttle: z.number(), tags: z.array(z.string()) })) });
-const Config = z.object({
+const NodeBalancers = z.object({ data: z.array(z.looseObject({ id: z.number(), ipv4: z.string(), client_conn_throttle: z.number(), tags: z.array(z.string()) })) });
+const Config = z.looseObject({
   id: z.number(), port: z.number(), protocol: z.string(), proxy_protocol: z.string(), algorithm: z.string(), check: z.string(), check_path: z.string(),
   check_interval: z.number(), check_timeout: z.number(), check_attempts: z.number(),
 });
@@ -36,7 +36,7 @@ async function readLoadBalancer(ctx: CloudReadContext, vip: string): Promise<Clo
   // (the private IPv4, or the VPC address a CCM in VPC mode gives).
   const holds = (ip: string): boolean => addresses.has(presentPrivateIp(ip)) || addresses.has(presentPrivateIp(ip, ip, 'vpc'));
   const serverIds = ctx.servers.filter((s) => s.private_ipv4 !== null && holds(s.private_ipv4)).map((s) => s.id);
-  return { id: String(nb.id), ports: configs.map((c) => c.port), serverIds };
+  return { id: String(nb.id), ports: configs.map((c) => c.port), serverIds, raw: { ...nb, configs } };
 }
 
 /** The settings traffic cannot show, as Linode's API shows them on the NodeBalancer and its config. */
@@ -52,6 +52,21 @@ async function checkAnnotated(ctx: CloudReadContext, vip: string): Promise<strin
   }
   return problems;
 }
+
+/**
+ * What Linode's own manifests (its helm chart's ClusterRole, deploy/chart/templates/clusterrole-rbac.yaml, and
+ * deploy/ccm-linode-template.yaml) grant its CCM beyond upstream's role: Secrets to read a Service's TLS
+ * certificate, endpoints, cluster-wide leases and persistent volumes, and read verbs on what upstream lets it write.
+ */
+const LINODE_CCM_RBAC = [
+  { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
+  { apiGroups: [''], resources: ['endpoints'], verbs: ['get', 'watch', 'list', 'update', 'create'] },
+  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'watch', 'list', 'update', 'create'] },
+  { apiGroups: [''], resources: ['persistentvolumes'], verbs: ['get', 'watch', 'list', 'update'] },
+  { apiGroups: [''], resources: ['nodes/status', 'services/status'], verbs: ['get', 'watch', 'list'] },
+  { apiGroups: [''], resources: ['nodes/status'], verbs: ['delete'] },
+  { apiGroups: [''], resources: ['events'], verbs: ['get', 'watch', 'list'] },
+] as const;
 
 export const linodeCloud = defineCloud({
   kind: 'linode',
@@ -73,6 +88,7 @@ export const linodeCloud = defineCloud({
     command: linodeCcmCommand,
     note: 'the slot passes the LINODE_* variables above, its kubeconfig and the cluster name and CIDR; its route controller runs on the cluster\'s VPC',
   },
+  ccmRbacRules: LINODE_CCM_RBAC,
   machines: (o) => new LinodeMachines(o),
   conformance: {
     nodeLabels: {},

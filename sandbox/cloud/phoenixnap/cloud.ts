@@ -13,7 +13,7 @@ import { PHOENIXNAP_CCM_BINARY, phoenixnapAccessToken, phoenixnapCcmCommand, pho
 import { preparePhoenixnapCcm } from './ccm-config.ts';
 import { PhoenixnapMachines } from './machines.ts';
 
-const IpBlocks = z.array(z.object({
+const IpBlocks = z.array(z.looseObject({
   id: z.string(), cidr: z.string(), cidrBlockSize: z.string(), location: z.string(), status: z.string(),
   assignedResourceId: z.string().optional(), assignedResourceType: z.string().optional(), tags: z.array(z.object({ name: z.string(), value: z.string().optional() })).optional(),
 }));
@@ -35,9 +35,9 @@ async function readLoadBalancer(ctx: CloudReadContext, vip: string): Promise<Clo
   if (block === undefined) return undefined;
   // phoenixNAP's own CCM: the block on the cluster's public network, its address announced by a node (kube-vip).
   if (block.assignedResourceType === 'PUBLIC_NETWORK') return { id: block.id, ports: [], serverIds: [], announced: true };
-  if (block.assignedResourceType !== 'load-balancer' || block.assignedResourceId === undefined) return { id: block.id, ports: [], serverIds: [] };
+  if (block.assignedResourceType !== 'load-balancer' || block.assignedResourceId === undefined) return { id: block.id, ports: [], serverIds: [], raw: block };
   const { load_balancer: lb } = await ctx.api.call('conformance.loadBalancers.get', LbAnswer, { method: 'GET', path: `/v1/load_balancers/${simIdOf('lb', block.assignedResourceId)}` });
-  return { id: block.id, ports: lb.services.map((s) => s.listen_port), serverIds: lb.resolved_targets.flatMap((t) => (t.server_id === null ? [] : [t.server_id])) };
+  return { id: block.id, ports: lb.services.map((s) => s.listen_port), serverIds: lb.resolved_targets.flatMap((t) => (t.server_id === null ? [] : [t.server_id])), raw: { ...block, load_balancer: lb } };
 }
 
 /** What phoenixNAP's IP API shows of the Service's block: a /29 in the location, tagged by the CCM, the address its third. */

@@ -15,6 +15,7 @@ async function readLoadBalancer(ctx: CloudReadContext, vip: string): Promise<Clo
     id: lb.id,
     ports: lb.services.map((s) => s.listen_port),
     serverIds: lb.resolved_targets.flatMap((t) => (t.server_id === null ? [] : [t.server_id])),
+    raw: lb,
   };
 }
 

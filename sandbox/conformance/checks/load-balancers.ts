@@ -4,6 +4,7 @@
 // the cloud load balancers.
 import type { V1Service } from '@kubernetes/client-node';
 import type { CloudLoadBalancerView } from '../../cloud/descriptor.ts';
+import { REPLIES_ANNOTATION, STAND_IN_REPLIES } from '../../kubelet/images/schema.ts';
 import {
   check, cloudRead, clusterServers, hasTaint, httpGet, lbNodes, listNodes, NotOffered, standInReply, UNINITIALIZED_TAINT, until, type ConformanceContext,
 } from '../context.ts';
@@ -11,6 +12,8 @@ import {
 export const WEB = 'conformance-web';
 export const ANNOTATED = 'conformance-annotated';
 const LB_FINALIZER = 'service.kubernetes.io/load-balancer-cleanup';
+/** The local runtime's pods answer with the stand-in's JSON (node, pod, PROXY header) rather than as nginx does. */
+const STAND_IN = { [REPLIES_ANNOTATION]: STAND_IN_REPLIES };
 /** How long a CCM may take to show it handles LoadBalancer Services at all. */
 const OFFER_WINDOW_MS = 20_000;
 
@@ -18,13 +21,16 @@ export async function readService(ctx: ConformanceContext, name: string): Promis
   return ctx.core.readNamespacedService({ name, namespace: ctx.namespace });
 }
 
-/** The Service's ingress address, once the CCM wrote one (a hostname resolved through the cloud's API, where its CCM writes only hostnames). */
+/** The Service's ingress address now, if the CCM wrote one (a hostname resolved through the cloud's API, where its CCM writes only hostnames). */
+export async function ingressNow(ctx: ConformanceContext, name: string): Promise<string | undefined> {
+  const ingress = (await readService(ctx, name)).status?.loadBalancer?.ingress?.[0];
+  const profile = ctx.cloud.conformance;
+  return ingress?.ip ?? (ingress?.hostname === undefined || profile.resolveHostname === undefined ? undefined : profile.resolveHostname(await cloudRead(ctx), { hostname: ingress.hostname, namespace: ctx.namespace, service: name }));
+}
+
+/** The Service's ingress address, once the CCM wrote one. */
 export async function ingressOf(ctx: ConformanceContext, name: string): Promise<string> {
-  return until(ctx, `an ingress IP on Service ${ctx.namespace}/${name}`, async () => {
-    const ingress = (await readService(ctx, name)).status?.loadBalancer?.ingress?.[0];
-    const profile = ctx.cloud.conformance;
-    return ingress?.ip ?? (ingress?.hostname === undefined || profile.resolveHostname === undefined ? undefined : profile.resolveHostname(await cloudRead(ctx), { hostname: ingress.hostname, namespace: ctx.namespace, service: name }));
-  });
+  return until(ctx, `an ingress IP on Service ${ctx.namespace}/${name}`, () => ingressNow(ctx, name));
 }
 
 /** The cloud's view of the load balancer at `vip`, through its own API. */
@@ -38,7 +44,7 @@ async function createWorkload(ctx: ConformanceContext): Promise<void> {
     namespace: ctx.namespace,
     body: {
       metadata: { name: WEB, labels },
-      spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'nginx', ports: [{ containerPort: 80 }] }] } } },
+      spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels, annotations: STAND_IN }, spec: { containers: [{ name: 'web', image: 'nginx', ports: [{ containerPort: 80 }] }] } } },
     },
   });
   await ctx.core.createNamespacedService({
@@ -100,7 +106,7 @@ export async function lbBasic(ctx: ConformanceContext): Promise<string> {
  * that sync and is retried with backoff, or caches instances (Linode's, 15 s). A CCM that instead drops the node
  * and never syncs again fails here: no later node event brings it back (the informer's resync is ignored).
  */
-const NODE_SYNC_MS = 110_000;
+export const NODE_SYNC_MS = 110_000;
 
 async function joinNode(ctx: ConformanceContext, vip: string, ports: readonly number[]): Promise<string> {
   const joined = await ctx.sandbox.addWorker();

@@ -87,6 +87,20 @@ export async function nodeInit(ctx: ConformanceContext): Promise<string> {
   return `${outcome.nodes.length} nodes: ${ctx.cloud.providerId(servers[0]?.id ?? 'srv-0').replace(/\d+$/, '…')}${note}`;
 }
 
+/**
+ * Deletes a server as the cloud's user deletes it (through the persona where that does more, e.g. Linode's
+ * drops the instance's VPC ip_ranges), else through /v1.
+ */
+export async function deleteServer(ctx: Pick<ConformanceContext, 'sandbox' | 'cloud'>, serverId: string): Promise<void> {
+  const sim = ctx.sandbox.state.simcloud;
+  const machines = sim && ctx.cloud.machines?.({ endpoint: sim.url, token: sim.token });
+  if (machines?.deleteMachine) await machines.deleteMachine(serverId);
+  else await ctx.sandbox.client.servers.delete(serverId);
+}
+
+/** How long a vanished server's Node may take to go: the node lifecycle controller's period plus its retries. */
+export const VANISHED_NODE_MS = 90_000;
+
 export async function lifecycle(ctx: ConformanceContext): Promise<string> {
   const nodes = lbNodes(await listNodes(ctx)).map((n) => n.metadata?.name ?? '');
   const servers = await clusterServers(ctx);
@@ -106,12 +120,7 @@ export async function lifecycle(ctx: ConformanceContext): Promise<string> {
     const n = await node();
     return readyOf(n) === 'True' && !hasTaint(n, SHUTDOWN_TAINT);
   });
-  // Deleted as the cloud's user deletes it (through the persona where that does more, e.g. Linode's drops
-  // the instance's VPC ip_ranges), else through /v1.
-  const sim = ctx.sandbox.state.simcloud;
-  const machines = sim && ctx.cloud.machines?.({ endpoint: sim.url, token: sim.token });
-  if (machines?.deleteMachine) await machines.deleteMachine(victim.id);
-  else await client.servers.delete(victim.id);
-  await until(ctx, `Node ${victim.name} deleted after its server was deleted`, async () => !(await listNodes(ctx)).some((n) => n.metadata?.name === victim.name), Math.max(ctx.timeoutMs, 90_000));
+  await deleteServer(ctx, victim.id);
+  await until(ctx, `Node ${victim.name} deleted after its server was deleted`, async () => !(await listNodes(ctx)).some((n) => n.metadata?.name === victim.name), Math.max(ctx.timeoutMs, VANISHED_NODE_MS));
   return `${victim.name}: tainted while off, cleared when on, deleted with its server`;
 }

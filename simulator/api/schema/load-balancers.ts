@@ -13,11 +13,18 @@ export type Algorithm = (typeof Algorithm)[keyof typeof Algorithm];
 export const SessionAffinity = { none: 'none', source_ip: 'source_ip' } as const;
 export type SessionAffinity = (typeof SessionAffinity)[keyof typeof SessionAffinity];
 
-export const ListenerProtocol = { tcp: 'tcp', http: 'http', https: 'https' } as const;
+/** `udp`: datagrams, balanced per client flow (no PROXY protocol over UDP). */
+export const ListenerProtocol = { tcp: 'tcp', http: 'http', https: 'https', udp: 'udp' } as const;
 export type ListenerProtocol = (typeof ListenerProtocol)[keyof typeof ListenerProtocol];
 
-export const HealthCheckProtocol = { tcp: 'tcp', http: 'http' } as const;
+/** A service's protocol as a cloud without UDP load balancing shows one made through /v1 (udp as tcp). */
+export const tcpView = (p: ListenerProtocol): Exclude<ListenerProtocol, 'udp'> => (p === 'udp' ? 'tcp' : p);
+
+/** `none`: no active check, every target healthy (what a provider that checks nothing on UDP does). */
+export const HealthCheckProtocol = { tcp: 'tcp', http: 'http', none: 'none' } as const;
 export type HealthCheckProtocol = (typeof HealthCheckProtocol)[keyof typeof HealthCheckProtocol];
+/** A check as a cloud that always checks shows one that is `none` (as tcp). */
+export const activeCheckView = (p: HealthCheckProtocol): Exclude<HealthCheckProtocol, 'none'> => (p === 'none' ? 'tcp' : p);
 
 export const ProxyProtocol = { none: 'none', v1: 'v1', v2: 'v2' } as const;
 export type ProxyProtocol = (typeof ProxyProtocol)[keyof typeof ProxyProtocol];
@@ -61,13 +68,15 @@ export const HealthCheck = z.strictObject({
 });
 export type HealthCheck = z.infer<typeof HealthCheck>;
 
-export const LoadBalancerService = z.strictObject({
-  protocol: z.enum(ListenerProtocol),
-  listen_port: Port,
-  destination_port: Port,
-  proxy_protocol: z.enum(ProxyProtocol),
-  health_check: HealthCheck,
-});
+export const LoadBalancerService = z
+  .strictObject({
+    protocol: z.enum(ListenerProtocol),
+    listen_port: Port,
+    destination_port: Port,
+    proxy_protocol: z.enum(ProxyProtocol),
+    health_check: HealthCheck,
+  })
+  .refine((s) => s.protocol !== 'udp' || s.proxy_protocol === 'none', { message: 'PROXY protocol is not sent over udp', path: ['proxy_protocol'] });
 export type LoadBalancerService = z.infer<typeof LoadBalancerService>;
 
 export const LoadBalancerTarget = z.discriminatedUnion('kind', [

@@ -4,7 +4,7 @@
  * service carries the same check. Brightbox's milliseconds are simcloud's seconds.
  */
 import { z } from 'zod';
-import type { Algorithm, LoadBalancerService, LoadBalancerTarget, SessionAffinity } from '../../api/schema/load-balancers.ts';
+import { tcpView, type Algorithm, type LoadBalancerService, type LoadBalancerTarget, type SessionAffinity } from '../../api/schema/load-balancers.ts';
 import type { IpBlockRec, LoadBalancerRec, ServerRec } from '../../server/store/state.ts';
 import { lbAttrsOf, type BbLbAttrs } from './attrs.ts';
 import { bbIdOf, bbTime, urlOf } from './common.ts';
@@ -85,7 +85,7 @@ export function lbView(lb: LoadBalancerRec, servers: readonly ServerRec[], block
     id, resource_type: 'load_balancer', url: urlOf('load_balancers', id), name: lb.name, status: STATUS[lb.status], locked: false,
     https_redirect: a.https_redirect, ssl_minimum_version: a.ssl_minimum_version, buffer_size: a.buffer_size, policy: a.policy,
     listeners: lb.services.map((s, i) => ({
-      protocol: s.protocol, in: s.listen_port, out: s.destination_port, timeout: a.listeners[i]?.timeout ?? 50_000,
+      protocol: tcpView(s.protocol), in: s.listen_port, out: s.destination_port, timeout: a.listeners[i]?.timeout ?? 50_000,
       proxy_protocol: a.listeners[i]?.proxy_protocol ?? (s.proxy_protocol === 'none' ? null : s.proxy_protocol),
     })),
     healthcheck: a.healthcheck, certificate: null, acme: null, created_at: bbTime(lb.created), deleted_at: null, account: accountRef(lb.project_id), nodes,

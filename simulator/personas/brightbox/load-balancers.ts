@@ -6,6 +6,7 @@
  * (the data plane then serves it there); unmapping gives the load balancer a pool VIP again.
  */
 import { z } from 'zod';
+import { tcpView } from '../../api/schema/load-balancers.ts';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField } from '../../server/errors.ts';
 import { defineRoute, type RouteDef } from '../../server/http.ts';
@@ -38,7 +39,7 @@ async function create(sim: Sim, caller: Caller, body: LbBody): Promise<LoadBalan
 /** Replaces what the request gives, in one commit; the listeners' services take the (new) health check. */
 async function update(sim: Sim, caller: Caller, lb: LoadBalancerRec, body: LbBody): Promise<LoadBalancer> {
   const attrs = attrsFor(body, lbAttrsOf(lb) ?? DEFAULT_ATTRS);
-  const listeners = body.listeners ?? lb.services.map((s, i) => ({ protocol: s.protocol, in: s.listen_port, out: s.destination_port, ...(attrs.listeners[i]?.proxy_protocol ? { proxy_protocol: attrs.listeners[i].proxy_protocol } : {}) }));
+  const listeners = body.listeners ?? lb.services.map((s, i) => ({ protocol: tcpView(s.protocol), in: s.listen_port, out: s.destination_port, ...(attrs.listeners[i]?.proxy_protocol ? { proxy_protocol: attrs.listeners[i].proxy_protocol } : {}) }));
   const targets = nodeIds(sim, caller, body.nodes);
   const fields = {
     ...(body.name === undefined ? {} : { name: body.name }), services: servicesFor(listeners, attrs), ...(targets === undefined ? {} : { targets: targetsFor(targets) }),

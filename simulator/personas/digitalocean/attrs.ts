@@ -10,7 +10,7 @@ const Int = z.number().int().min(0);
 
 /** A DigitalOcean forwarding rule's settings beyond simcloud's service (keyed by its entry port). */
 export const DoRuleAttrs = z.object({
-  entry_port: Int, target_protocol: z.enum(['tcp', 'http', 'https']), certificate_id: z.string(), tls_passthrough: z.boolean(),
+  entry_port: Int, target_protocol: z.enum(['tcp', 'http', 'https', 'udp']), certificate_id: z.string(), tls_passthrough: z.boolean(),
 });
 export type DoRuleAttrs = z.infer<typeof DoRuleAttrs>;
 

@@ -19,8 +19,8 @@ import { NAME, defined, dropletSid, ownedDroplet, selectorOf } from './common.ts
 import type { ForwardingRuleBody, HealthCheckBody, LbType, LoadBalancerBody, NetworkStack } from './lb-schemas.ts';
 import { digitaloceanAddresses } from './addresses.ts';
 
-type Carried = 'tcp' | 'http' | 'https';
-const CARRIED: readonly string[] = ['tcp', 'http', 'https'];
+type Carried = 'tcp' | 'http' | 'https' | 'udp';
+const CARRIED: readonly string[] = ['tcp', 'http', 'https', 'udp'];
 
 export const DEFAULT_ATTRS: DoLbAttrs = {
   size_slug: 'lb-small', size_unit: 1, tag: '', health_check_protocol: 'http', healthy_threshold: 5,
@@ -54,7 +54,7 @@ function kind(b: LoadBalancerBody, current: LoadBalancerRec | undefined): LbKind
 }
 
 function carried(p: string, field: string): Carried {
-  if (!CARRIED.includes(p)) throw invalidField(field, `${p} is not emulated: simcloud load balancers carry tcp, http and https`);
+  if (!CARRIED.includes(p)) throw invalidField(field, `${p} is not emulated: simcloud load balancers carry tcp, http, https and udp`);
   return p as Carried;
 }
 
@@ -63,7 +63,7 @@ const HC_DEFAULTS = {
 } as const satisfies HealthCheckBody;
 
 /** DigitalOcean's default health check (http on port 80, path /) with the given fields over it. */
-function healthCheck(b: HealthCheckBody | undefined): { hc: HealthCheck; protocol: Carried; healthy: number } {
+function healthCheck(b: HealthCheckBody | undefined): { hc: HealthCheck; protocol: Exclude<Carried, 'udp'>; healthy: number } {
   const h = { ...HC_DEFAULTS, ...defined(b) };
   if (h.protocol !== 'tcp' && !h.path.startsWith('/')) throw invalidField('health_check.path', 'must start with /');
   return {
@@ -82,17 +82,25 @@ interface RuleContext {
   type: LbType;
 }
 
-function service(r: ForwardingRuleBody, i: number, { hc, proxy, type }: RuleContext): { service: LoadBalancerService; rule: DoRuleAttrs } {
-  const field = `forwarding_rules.${i}`;
+/** What a rule's protocols may be: a network load balancer forwards TCP and UDP as they are; UDP goes to UDP only. */
+function checkProtocols(r: ForwardingRuleBody, field: string, type: LbType): void {
   // A network load balancer forwards TCP and UDP, not HTTP (simcloud carries the TCP).
   if (type === 'REGIONAL_NETWORK' && r.entry_protocol !== r.target_protocol) throw invalidField(`${field}.target_protocol`, 'must equal entry_protocol on a REGIONAL_NETWORK load balancer');
   if (type === 'REGIONAL_NETWORK' && r.entry_protocol !== 'tcp' && r.entry_protocol !== 'udp') {
     throw invalidField(`${field}.entry_protocol`, `${r.entry_protocol} is not forwarded by a REGIONAL_NETWORK load balancer: tcp or udp`);
   }
+  // UDP is forwarded as UDP only, and a UDP rule takes no PROXY header.
+  if ((r.entry_protocol === 'udp') !== (r.target_protocol === 'udp')) throw invalidField(`${field}.target_protocol`, 'a udp rule forwards to udp, and only a udp rule does');
+}
+
+function service(r: ForwardingRuleBody, i: number, { hc, proxy, type }: RuleContext): { service: LoadBalancerService; rule: DoRuleAttrs } {
+  const field = `forwarding_rules.${i}`;
+  checkProtocols(r, field, type);
+  const udp = r.entry_protocol === 'udp';
   return {
     service: {
       protocol: carried(r.entry_protocol, `${field}.entry_protocol`), listen_port: r.entry_port, destination_port: r.target_port,
-      proxy_protocol: proxy ? 'v1' : 'none', health_check: hc,
+      proxy_protocol: proxy && !udp ? 'v1' : 'none', health_check: hc,
     },
     rule: {
       entry_port: r.entry_port, target_protocol: carried(r.target_protocol, `${field}.target_protocol`), certificate_id: r.certificate_id ?? '',

@@ -3,7 +3,7 @@
  * on (protocol, ports, PROXY protocol, health check); the Hetzner-only settings go to the LB's attributes
  * (lb-attrs.ts) and come back unchanged in the view. `proxyprotocol: true` is PROXY protocol v1.
  */
-import type { LoadBalancerService, LoadBalancerTarget } from '../../api/schema/load-balancers.ts';
+import { activeCheckView, tcpView, type LoadBalancerService, type LoadBalancerTarget } from '../../api/schema/load-balancers.ts';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField } from '../../server/errors.ts';
 import type { ServiceAttrs } from './lb-attrs.ts';
@@ -57,7 +57,7 @@ export function toSimService(b: ServiceBody, field = ''): { service: LoadBalance
 
 function healthView(s: LoadBalancerService, attrs: ServiceAttrs | undefined): LbService['health_check'] {
   const hc = s.health_check;
-  const protocol = attrs?.health_check_protocol ?? hc.protocol;
+  const protocol = attrs?.health_check_protocol ?? activeCheckView(hc.protocol);
   const http = attrs?.health_check_http ?? (protocol === 'tcp' ? null : { domain: null, path: hc.path, response: null, status_codes: ['2??', '3??'], tls: false });
   return {
     protocol, port: hc.port ?? s.destination_port, interval: Math.round(hc.interval_seconds), timeout: Math.round(hc.timeout_seconds),
@@ -68,8 +68,8 @@ function healthView(s: LoadBalancerService, attrs: ServiceAttrs | undefined): Lb
 /** The Hetzner service of a simcloud one (attrs absent for services made through /v1). */
 export function serviceView(s: LoadBalancerService, attrs: ServiceAttrs | undefined): LbService {
   return {
-    protocol: s.protocol, listen_port: s.listen_port, destination_port: s.destination_port, proxyprotocol: s.proxy_protocol !== 'none',
-    http: s.protocol === 'tcp' ? null : { ...HTTP_DEFAULTS, ...(attrs?.http ?? {}) }, health_check: healthView(s, attrs),
+    protocol: tcpView(s.protocol), listen_port: s.listen_port, destination_port: s.destination_port, proxyprotocol: s.proxy_protocol !== 'none',
+    http: tcpView(s.protocol) === 'tcp' ? null : { ...HTTP_DEFAULTS, ...(attrs?.http ?? {}) }, health_check: healthView(s, attrs),
   };
 }
 

@@ -1,5 +1,5 @@
 /** update_service: the stored service in Hetzner's terms with the request's fields laid over it. */
-import type { LoadBalancerService } from '../../api/schema/load-balancers.ts';
+import { activeCheckView, tcpView, type LoadBalancerService } from '../../api/schema/load-balancers.ts';
 import type { ServiceAttrs } from './lb-attrs.ts';
 import type { HealthCheck, ServiceBody, UpdateServiceBody } from './lb-schemas.ts';
 
@@ -12,7 +12,7 @@ function currentHealthCheck(s: LoadBalancerService, attrs: ServiceAttrs | undefi
   const hc = s.health_check;
   const http = attrs?.health_check_http;
   return {
-    protocol: attrs?.health_check_protocol ?? hc.protocol, ...(hc.port === null ? {} : { port: hc.port }),
+    protocol: attrs?.health_check_protocol ?? activeCheckView(hc.protocol), ...(hc.port === null ? {} : { port: hc.port }),
     interval: Math.max(1, Math.round(hc.interval_seconds)), timeout: Math.max(1, Math.round(hc.timeout_seconds)), retries: Math.min(5, hc.retries),
     ...(hc.protocol === 'tcp' && http == null ? {} : { http: { ...defined(http ?? undefined), path: hc.path } }),
   };
@@ -26,7 +26,7 @@ function mergeHealthCheck(hc: HealthCheck, patch: UpdateServiceBody['health_chec
 export function mergeService(s: LoadBalancerService, attrs: ServiceAttrs | undefined, patch: UpdateServiceBody): ServiceBody {
   const http = attrs?.http ?? undefined;
   return {
-    protocol: patch.protocol ?? s.protocol, listen_port: s.listen_port, destination_port: patch.destination_port ?? s.destination_port,
+    protocol: patch.protocol ?? tcpView(s.protocol), listen_port: s.listen_port, destination_port: patch.destination_port ?? s.destination_port,
     proxyprotocol: patch.proxyprotocol ?? s.proxy_protocol !== 'none', health_check: mergeHealthCheck(currentHealthCheck(s, attrs), patch.health_check),
     ...(http === undefined && patch.http === undefined ? {} : { http: { ...defined(http), ...defined(patch.http) } }),
   };

@@ -84,7 +84,7 @@ export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = { ...fie
     id: ID, 'public_net.ipv4': diff('the VIP, a loopback address; dns_ptr as set by change_dns_ptr'),
     'public_net.ipv6': diff('one address of 2001:db8:2::/64 (documentation prefix; data only: the data plane serves IPv4 loopback only); dns_ptr as set by change_dns_ptr, else generated'),
     private_net: diff('at most one network; ip in 10.0.0.0/16 as a server\'s'),
-    'services[].protocol': diff('http and https are forwarded at TCP level'), 'services[].proxyprotocol': diff('PROXY protocol v1'),
+    'services[].protocol': diff('http and https are forwarded at TCP level; a udp service made through /v1 shows as tcp'), 'services[].proxyprotocol': diff('PROXY protocol v1'),
     'services[].http': diff('kept and returned (Hetzner\'s defaults for a service made through /v1); sticky sessions, redirects and timeouts are not applied'),
     'services[].health_check': diff('tcp and http checks run; https is checked as http; http.domain, response and status_codes are kept, not checked'),
     'targets[].health_status': diff('from the data plane; unknown while it does not run'),

@@ -25,6 +25,8 @@ export const LinodeConfigAttrs = z.object({
   stickiness: z.enum(['none', 'session', 'table', 'http_cookie', 'source_ip']),
   check: z.enum(['none', 'connection', 'http', 'http_body']),
   check_body: z.string(), check_passive: z.boolean(), cipher_suite: z.enum(['recommended', 'legacy', 'none']),
+  /** A UDP config's health-check port (Linode's default 80); absent on configs stored before UDP was carried. */
+  udp_check_port: z.number().int().min(1).max(65535).optional(),
   nodes: z.array(LinodeNode),
 });
 export type LinodeConfigAttrs = z.infer<typeof LinodeConfigAttrs>;
@@ -36,14 +38,28 @@ export const LinodeLbAttrs = z.object({
   configs: z.array(LinodeConfigAttrs),
   /** The Linode firewall (a simcloud firewall policy's number) whose rules set this LB's source ranges. */
   firewall_id: Int.nullable().optional(),
+  /** Its plan: what the CCM asked for, shown back (the data plane serves every plan alike). */
+  type: z.enum(['common', 'premium', 'premium_40gb']).optional(),
+  /** The VPC subnet of its backend address (the LB is on that subnet's network, with an address there). */
+  backend_subnet_id: Int.optional(),
 });
 export type LinodeLbAttrs = z.infer<typeof LinodeLbAttrs>;
 
-/** A Linode firewall's policies and status (its ACCEPT rules are the firewall policy's own rules). */
+/**
+ * A Linode DROP rule, which simcloud's rules (all of them allow rules) cannot hold: its label, protocol, ports
+ * and its addresses as loopback CIDRs.
+ */
+export const LinodeDropRule = z.object({
+  direction: z.enum(['inbound', 'outbound']), label: z.string(), protocol: z.enum(['TCP', 'UDP', 'ICMP', 'IPENCAP']), ports: z.string(), cidrs: z.array(z.string()),
+});
+export type LinodeDropRule = z.infer<typeof LinodeDropRule>;
+
+/** A Linode firewall's policies, status and DROP rules (its ACCEPT rules are the firewall policy's own rules). */
 export const LinodeFirewallAttrs = z.object({
   inbound_policy: z.enum(['ACCEPT', 'DROP']),
   outbound_policy: z.enum(['ACCEPT', 'DROP']),
   status: z.enum(['enabled', 'disabled']),
+  drop_rules: z.array(LinodeDropRule).optional(),
 });
 export type LinodeFirewallAttrs = z.infer<typeof LinodeFirewallAttrs>;
 

@@ -14,6 +14,9 @@ import { applyFilter, FilterHeader } from './filter.ts';
 /** linodego's UseURL keeps only scheme, host and version, so LINODE_URL=http://127.0.0.1:<port>/v4 reaches this. */
 export const PREFIX = '/v4';
 
+/** Linode's beta mount: the same API with its beta endpoints; the persona serves every route there too. */
+export const BETA_PREFIX = '/v4beta';
+
 /** The persona's name: its key in a record's `dialect_attrs`. */
 export const NAME = 'linode';
 
@@ -22,6 +25,7 @@ export const COLLECTIONS = {
   nodebalancers: { coll: 'load_balancers', idPrefix: 'lb' },
   'networking/firewalls': { coll: 'firewall_policies', idPrefix: 'fwp' },
   vpcs: { coll: 'networks', idPrefix: 'net' },
+  'networking/reserved/ips': { coll: 'ip_blocks', idPrefix: 'ipb' },
 } as const;
 
 type Mapped = keyof typeof COLLECTIONS;

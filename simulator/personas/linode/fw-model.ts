@@ -1,9 +1,10 @@
 /**
- * A Linode firewall is a simcloud firewall policy: its inbound ACCEPT rules (under inbound_policy DROP) are
- * the policy's inbound rules, one per port or range, the rule's label as description; outbound ACCEPT rules
- * are kept the same way. The policies and status live in `dialect_attrs.linode`. A NodeBalancer device is
- * enforced through the load balancer's source ranges, which the data plane applies on the VIP: the CIDRs of
- * the inbound rules covering TCP.
+ * A Linode firewall is a simcloud firewall policy: its ACCEPT rules are the policy's rules, one per port or
+ * range, the rule's label as description (simcloud rules allow); its DROP rules (a deny list, as the Linode
+ * CCM's ACL annotation builds under inbound_policy ACCEPT) and its policies and status live in
+ * `dialect_attrs.linode`. A NodeBalancer device is enforced through the load balancer's source ranges, which
+ * the data plane applies on the VIP: the addresses its inbound TCP rules and policy let in, rules read first
+ * match first (ACCEPT rules, then DROP rules), so a deny list becomes every address outside it.
  */
 import { z } from 'zod';
 import type { FirewallRule, FirewallRuleInput } from '../../api/schema/firewall-policies.ts';
@@ -12,10 +13,10 @@ import { invalidField } from '../../server/errors.ts';
 import { commitPlans, ownedRecords, type Plan } from '../../server/resources/common.ts';
 import * as lbs from '../../server/resources/load-balancers/service.ts';
 import type { FirewallPolicyRec, LoadBalancerRec } from '../../server/store/state.ts';
-import { isIPv4 } from '../../../lib/ip.ts';
+import { isIPv4, subtractCidrs } from '../../../lib/ip.ts';
 import { numericIdOf } from '../numeric-ids.ts';
 import type { Loopback, Presented } from './addresses.ts';
-import { firewallAttrs, type LinodeFirewallAttrs } from './attrs.ts';
+import { firewallAttrs, type LinodeDropRule, type LinodeFirewallAttrs } from './attrs.ts';
 import { NAME } from './common.ts';
 import { attrsOf } from './nb-model.ts';
 import type { FirewallRules } from './responses.ts';
@@ -44,15 +45,33 @@ const cidr = (a: string, back: Loopback): string => back.cidr(a.includes('/') ? 
 const SIM_CIDRS = 64;
 const chunks = <T>(xs: readonly T[]): T[][] => (xs.length === 0 ? [[]] : Array.from({ length: Math.ceil(xs.length / SIM_CIDRS) }, (_, i) => xs.slice(i * SIM_CIDRS, (i + 1) * SIM_CIDRS)));
 
-function toSimRules(direction: 'inbound' | 'outbound', rules: readonly Rule[], o: { policy: string; back: Loopback }): FirewallRuleInput[] {
+type Direction = 'inbound' | 'outbound';
+
+/** A rule's IPv4 addresses as loopback CIDRs, each checked (`at` is the rule's field path). */
+function cidrsOf(r: Rule, at: string, back: Loopback): string[] {
+  return (r.addresses?.ipv4 ?? []).map((a, k) => {
+    if (!isIPv4(a.split('/')[0] ?? '')) throw invalidField(`${at}.addresses.ipv4.${k}`, `${a} is not an IPv4 address or range`);
+    return cidr(a, back);
+  });
+}
+
+/** Linode's rules must follow their ACCEPT rules with their DROP rules: the one order simcloud's rules and the attributes keep. */
+function checkOrder(direction: Direction, rules: readonly Rule[]): void {
+  const i = rules.findIndex((r, k) => r.action === 'ACCEPT' && rules.slice(0, k).some((x) => x.action === 'DROP'));
+  if (i >= 0) throw invalidField(`rules.${direction}.${i}.action`, 'an ACCEPT rule after a DROP rule is not emulated: list the ACCEPT rules first');
+}
+
+function toDropRules(direction: Direction, rules: readonly Rule[], back: Loopback): LinodeDropRule[] {
+  return rules.flatMap((r, i) => (r.action === 'DROP'
+    ? [{ direction, label: r.label ?? '', protocol: r.protocol, ports: r.ports ?? '', cidrs: cidrsOf(r, `rules.${direction}.${i}`, back) }]
+    : []));
+}
+
+function toSimRules(direction: Direction, rules: readonly Rule[], back: Loopback): FirewallRuleInput[] {
+  checkOrder(direction, rules);
   return rules.flatMap((r, i) => {
-    if (r.action !== 'ACCEPT' || o.policy !== 'DROP') {
-      throw invalidField(`rules.${direction}.${i}.action`, `only ACCEPT rules under ${direction}_policy DROP are emulated`);
-    }
-    const all = (r.addresses?.ipv4 ?? []).map((a, k) => {
-      if (!isIPv4(a.split('/')[0] ?? '')) throw invalidField(`rules.${direction}.${i}.addresses.ipv4.${k}`, `${a} is not an IPv4 address or range`);
-      return cidr(a, o.back);
-    });
+    if (r.action !== 'ACCEPT') return [];
+    const all = cidrsOf(r, `rules.${direction}.${i}`, back);
     return chunks(all).flatMap((cidrs) => {
       const where = direction === 'inbound' ? { source_cidrs: cidrs } : { destination_cidrs: cidrs };
       return (r.ports?.split(',') ?? [null]).map((ports) => ({ direction, protocol: PROTOCOLS[r.protocol], ports, description: r.label ?? '', ...where }));
@@ -61,12 +80,15 @@ function toSimRules(direction: 'inbound' | 'outbound', rules: readonly Rule[], o
 }
 
 /** The simcloud rules and Linode attributes of a rules body (IPv6 addresses are dropped: the VIPs are IPv4). */
-export function simRules(body: RulesBody, back: Loopback): { rules: FirewallRuleInput[]; policies: Pick<LinodeFirewallAttrs, 'inbound_policy' | 'outbound_policy'> } {
+export function simRules(body: RulesBody, back: Loopback): { rules: FirewallRuleInput[]; policies: Pick<LinodeFirewallAttrs, 'inbound_policy' | 'outbound_policy' | 'drop_rules'> } {
+  const inbound = body.inbound ?? [];
+  const outbound = body.outbound ?? [];
   return {
-    rules: [
-      ...toSimRules('inbound', body.inbound ?? [], { policy: body.inbound_policy, back }), ...toSimRules('outbound', body.outbound ?? [], { policy: body.outbound_policy, back }),
-    ],
-    policies: { inbound_policy: body.inbound_policy, outbound_policy: body.outbound_policy },
+    rules: [...toSimRules('inbound', inbound, back), ...toSimRules('outbound', outbound, back)],
+    policies: {
+      inbound_policy: body.inbound_policy, outbound_policy: body.outbound_policy,
+      drop_rules: [...toDropRules('inbound', inbound, back), ...toDropRules('outbound', outbound, back)],
+    },
   };
 }
 
@@ -108,21 +130,36 @@ function linodeRules(rules: readonly FirewallRule[], direction: 'inbound' | 'out
 export const fwAttrsOf = (p: FirewallPolicyRec): LinodeFirewallAttrs =>
   firewallAttrs(p) ?? { inbound_policy: 'DROP', outbound_policy: 'ACCEPT', status: 'enabled' };
 
+function dropRulesView(a: LinodeFirewallAttrs, direction: Direction, shown: Presented): FirewallRules['inbound'] {
+  return (a.drop_rules ?? []).filter((r) => r.direction === direction).map((r) => ({
+    action: 'DROP', label: r.label, description: '', protocol: r.protocol, ports: r.ports, addresses: { ipv4: r.cidrs.map((c) => shown.cidr(c)), ipv6: [] },
+  }));
+}
+
 export function rulesView(p: FirewallPolicyRec, shown: Presented): FirewallRules {
   const a = fwAttrsOf(p);
   return {
-    inbound: linodeRules(p.rules, 'inbound', shown), inbound_policy: a.inbound_policy, outbound: linodeRules(p.rules, 'outbound', shown),
-    outbound_policy: a.outbound_policy, version: 1, fingerprint: '',
+    inbound: [...linodeRules(p.rules, 'inbound', shown), ...dropRulesView(a, 'inbound', shown)], inbound_policy: a.inbound_policy,
+    outbound: [...linodeRules(p.rules, 'outbound', shown), ...dropRulesView(a, 'outbound', shown)], outbound_policy: a.outbound_policy, version: 1, fingerprint: '',
   };
 }
 
-/** The VIP's allowed sources under this firewall: all for ACCEPT or disabled, else its TCP rules' CIDRs. */
+const ALL = '0.0.0.0/0';
+
+/**
+ * The VIP's allowed sources under this firewall ([] is simcloud's "all"): nothing filtered when disabled; else
+ * the inbound TCP rules first match first, ACCEPT rules before DROP rules, then the policy.
+ */
 function allowedSources(p: FirewallPolicyRec): string[] {
   const a = fwAttrsOf(p);
-  if (a.status === 'disabled' || a.inbound_policy === 'ACCEPT') return [];
-  const cidrs = [...new Set(p.rules.filter((r) => r.direction === 'inbound' && (r.protocol === 'tcp' || r.protocol === 'any')).flatMap((r) => r.source_cidrs))];
+  if (a.status === 'disabled') return [];
+  const accepted = [...new Set(p.rules.filter((r) => r.direction === 'inbound' && (r.protocol === 'tcp' || r.protocol === 'any')).flatMap((r) => r.source_cidrs))];
+  const dropped = (a.drop_rules ?? []).filter((r) => r.direction === 'inbound' && (r.protocol === 'TCP' || r.protocol === 'IPENCAP')).flatMap((r) => r.cidrs);
+  const refused = subtractCidrs(dropped, accepted);
+  if (a.inbound_policy === 'ACCEPT' && refused.length === 0) return [];
+  const allowed = a.inbound_policy === 'DROP' ? accepted : subtractCidrs([ALL], refused);
   // Empty source ranges mean "allow all" to simcloud; 0.0.0.0/32 is no client's address, so nothing passes.
-  return cidrs.length === 0 ? ['0.0.0.0/32'] : cidrs;
+  return allowed.length === 0 ? ['0.0.0.0/32'] : allowed;
 }
 
 /** The NodeBalancers (LBs) a firewall is attached to. */

@@ -12,7 +12,7 @@ import type { LoadBalancerRec } from '../../server/store/state.ts';
 import { NumericPathId } from '../numeric-ids.ts';
 import { ListQuery, PREFIX, owned, pageOf } from './common.ts';
 import { loopbackNode, presentedOf } from './addresses.ts';
-import { attrsOf, commitConfigs, configsOf, newConfig, newNode, type Config } from './nb-model.ts';
+import { attrsOf, checkConfig, commitConfigs, configsOf, newConfig, newNode, type Config } from './nb-model.ts';
 import { ConfigBody, ConfigUpdateBody, NodeBody, NodeUpdateBody, RebuildBody } from './nb-schemas.ts';
 import { configView, nodeView, nodeViews } from './nb-view.ts';
 import { Empty, NodeBalancerConfig, NodeBalancerNode, page } from './responses.ts';
@@ -55,10 +55,11 @@ async function save(c: Ctx, next: Config): Promise<{ lb: LoadBalancerRec; config
 }
 
 function updated(current: Config, body: z.infer<typeof ConfigUpdateBody>): Config {
-  if (body.protocol === 'udp') throw invalidField('protocol', 'udp is not emulated: simcloud load balancers carry tcp, http and https');
-  const { ssl_cert: _cert, ssl_key: _key, udp_check_port: _udp, ...rest } = body;
+  const { ssl_cert: _cert, ssl_key: _key, ...rest } = body;
   const defined = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Partial<Config>;
-  return { ...current, ...defined };
+  // A config turned to udp takes Linode's UDP defaults for what the body leaves out.
+  const udpDefaults = body.protocol === 'udp' && current.protocol !== 'udp' ? { stickiness: 'session' as const, udp_check_port: current.udp_check_port ?? 80 } : {};
+  return checkConfig({ ...current, ...udpDefaults, ...defined });
 }
 
 /** Rebuild: the config's settings as given; nodes with an id are updated, without one created, the rest removed. */

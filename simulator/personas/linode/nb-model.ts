@@ -18,7 +18,7 @@ import type { ConfigBody, NodeBody } from './nb-schemas.ts';
 
 /** The whole of a config, as its view shows it and requests change it. */
 export interface Config extends LinodeConfigAttrs {
-  protocol: 'http' | 'https' | 'tcp';
+  protocol: 'http' | 'https' | 'tcp' | 'udp';
   proxy_protocol: LoadBalancerService['proxy_protocol'];
   check_interval: number;
   check_timeout: number;
@@ -31,14 +31,20 @@ const FIRST_ID = 100_000;
 
 export const emptyAttrs = (): LinodeLbAttrs => ({ next_id: FIRST_ID, client_conn_throttle: 0, configs: [] });
 
+/** Linode's check type of a simcloud health check (a /v1 LB's service). */
+const CHECK_OF = { http: 'http', tcp: 'connection', none: 'none' } as const;
+/** Linode's default health-check port of a UDP config. */
+const UDP_CHECK_PORT = 80;
+
 function derived(sim: Sim, lb: LoadBalancerRec, s: LoadBalancerService): Config {
   const nodes: LinodeNode[] = sim.targets.resolve(lb).flatMap((t, i) => (t.ip === null ? [] : [{
     id: s.listen_port * 1000 + i + 1, address: `${t.ip}:${s.destination_port}`, label: t.id, weight: 100, mode: 'accept' as const,
   }]));
   return {
     id: s.listen_port, port: s.listen_port, algorithm: lb.algorithm === 'least_connections' ? 'leastconn' : 'roundrobin',
-    stickiness: lb.session_affinity === 'source_ip' ? 'source_ip' : 'none', check: s.health_check.protocol === 'http' ? 'http' : 'connection',
-    check_body: '', check_passive: true, cipher_suite: 'recommended', nodes, ...fromService(s),
+    stickiness: lb.session_affinity === 'source_ip' ? 'source_ip' : s.protocol === 'udp' ? 'session' : 'none', check: CHECK_OF[s.health_check.protocol],
+    check_body: '', check_passive: s.protocol !== 'udp', cipher_suite: 'recommended', nodes, ...fromService(s),
+    ...(s.protocol === 'udp' ? { udp_check_port: s.health_check.port ?? UDP_CHECK_PORT } : {}),
   };
 }
 
@@ -68,13 +74,17 @@ const portOf = (address: string): number => Number(address.slice(address.lastInd
 function toService(c: Config, field: string): LoadBalancerService {
   const ports = [...new Set(c.nodes.filter(serving).map((n) => portOf(n.address)))];
   if (ports.length > 1) throw invalidField(`${field}nodes`, `simcloud forwards a config to one port; these nodes use ${ports.join(', ')}`);
+  return { protocol: c.protocol, listen_port: c.port, destination_port: ports[0] ?? c.port, proxy_protocol: c.proxy_protocol, health_check: healthCheckOf(c) };
+}
+
+/** A config's active check; a UDP config checks nothing with check none, else over TCP or HTTP on its udp_check_port. */
+function healthCheckOf(c: Config): LoadBalancerService['health_check'] {
   const http = c.check === 'http' || c.check === 'http_body';
+  const udp = c.protocol === 'udp';
   return {
-    protocol: c.protocol, listen_port: c.port, destination_port: ports[0] ?? c.port, proxy_protocol: c.proxy_protocol,
-    health_check: {
-      protocol: http ? 'http' : 'tcp', port: null, path: http && c.check_path.startsWith('/') ? c.check_path : '/',
-      interval_seconds: c.check_interval, timeout_seconds: c.check_timeout, retries: Math.min(10, c.check_attempts),
-    },
+    protocol: http ? 'http' : udp && c.check === 'none' ? 'none' : 'tcp', port: udp ? (c.udp_check_port ?? UDP_CHECK_PORT) : null,
+    path: http && c.check_path.startsWith('/') ? c.check_path : '/', interval_seconds: c.check_interval, timeout_seconds: c.check_timeout,
+    retries: Math.min(10, c.check_attempts),
   };
 }
 
@@ -91,7 +101,7 @@ export function simFields(configs: readonly Config[]): Required<Pick<UpdateLoadB
   const first = configs[0];
   return {
     services, targets, algorithm: first?.algorithm === 'leastconn' ? 'least_connections' : 'round_robin',
-    session_affinity: first !== undefined && (first.algorithm === 'source' || ['table', 'source_ip'].includes(first.stickiness)) ? 'source_ip' : 'none',
+    session_affinity: first !== undefined && (['source', 'ring_hash'].includes(first.algorithm) || ['table', 'source_ip'].includes(first.stickiness)) ? 'source_ip' : 'none',
   };
 }
 
@@ -105,18 +115,31 @@ const CONFIG_DEFAULTS = {
   check_attempts: 3, check_path: '', check_body: '', check_passive: true, cipher_suite: 'recommended',
 } as const satisfies Omit<Config, 'id' | 'port' | 'nodes'>;
 
+/** What a UDP config starts with where the body says nothing (Linode's UDP defaults). */
+const UDP_DEFAULTS = { stickiness: 'session', check_passive: false, udp_check_port: UDP_CHECK_PORT } as const satisfies Partial<Config>;
+
+/** The settings Linode allows only on some protocols, checked on the config as it will be. */
+export function checkConfig(c: Config): Config {
+  if (c.protocol === 'udp') {
+    if (c.proxy_protocol !== 'none') throw invalidField('proxy_protocol', 'must be none on a udp config');
+    if (!['roundrobin', 'leastconn', 'ring_hash'].includes(c.algorithm)) throw invalidField('algorithm', 'must be roundrobin, leastconn or ring_hash on a udp config');
+    if (!['none', 'session', 'source_ip'].includes(c.stickiness)) throw invalidField('stickiness', 'must be none, session or source_ip on a udp config');
+  }
+  return c;
+}
+
 /** A config from a create body (its nodes numbered from `attrs.next_id`, which advances). */
 export function newConfig(attrs: LinodeLbAttrs, b: Omit<ConfigBody, 'nodes'>, nodes: readonly (NodeBody & Pick<LinodeNode, 'presented'>)[]): Config {
-  if (b.protocol === 'udp') throw invalidField('protocol', 'udp is not emulated: simcloud load balancers carry tcp, http and https');
-  const { ssl_cert: _cert, ssl_key: _key, udp_check_port: _udp, protocol, ...settings } = b;
+  const { ssl_cert: _cert, ssl_key: _key, protocol, ...settings } = b;
   const given = Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined)) as Partial<Config>;
   const id = attrs.next_id++;
-  return { ...CONFIG_DEFAULTS, ...given, protocol: protocol ?? CONFIG_DEFAULTS.protocol, id, port: b.port, nodes: nodes.map((n) => newNode(attrs.next_id++, n)) };
+  const defaults = protocol === 'udp' ? { ...CONFIG_DEFAULTS, ...UDP_DEFAULTS } : CONFIG_DEFAULTS;
+  return checkConfig({ ...defaults, ...given, protocol: protocol ?? CONFIG_DEFAULTS.protocol, id, port: b.port, nodes: nodes.map((n) => newNode(attrs.next_id++, n)) });
 }
 
 export const toAttrs = (c: Config): LinodeConfigAttrs => ({
   id: c.id, port: c.port, algorithm: c.algorithm, stickiness: c.stickiness, check: c.check, check_body: c.check_body, check_passive: c.check_passive,
-  cipher_suite: c.cipher_suite, nodes: c.nodes,
+  cipher_suite: c.cipher_suite, ...(c.udp_check_port === undefined ? {} : { udp_check_port: c.udp_check_port }), nodes: c.nodes,
 });
 
 /** An LB about to change: its record and a copy of its Linode attributes (whose ids advance). */

@@ -57,8 +57,9 @@ export const CreateNodeBalancerBody = z.strictObject({
   configs: z.array(ConfigBody).max(32).optional(),
   tags: Tags.nullable().optional(),
   firewall_id: z.number().int().optional(),
-  type: z.enum(['common', 'premium']).optional(),
-  vpcs: z.array(z.unknown()).max(0, 'VPC NodeBalancers are not emulated').optional(),
+  type: z.enum(['common', 'premium', 'premium_40gb']).optional(),
+  /** `vpcs` is the older name of `backend_vpcs` (Linode's /v4beta still takes it; the e2e scripts send it). */
+  vpcs: z.array(BackendVPC).max(1).optional(),
   /** Sent by Linode's CCM in VPC mode: the subnet its backends are in (nodes then give their VPC addresses). */
   backend_vpcs: z.array(BackendVPC).max(1).optional(),
   frontend_vpcs: z.array(z.unknown()).max(0, 'a VPC frontend is not emulated: the VIP is public').optional(),

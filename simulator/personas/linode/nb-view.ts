@@ -15,7 +15,7 @@ export function nodeBalancerView(lb: LoadBalancerRec): NodeBalancer {
   return {
     id: numericIdOf(lb.id), label: lb.name, region: lb.location, hostname: `nb-${lb.public_ipv4.replace(/\./g, '-')}.${lb.location}.nodebalancer.sim`,
     ipv4: lb.public_ipv4, ipv6: null, client_conn_throttle: attrsOf(lb).client_conn_throttle, client_udp_sess_throttle: 0,
-    transfer: { total: null, out: null, in: null }, type: 'common', tags: tagsOf(lb.labels), lke_cluster: null, locks: [], created, updated: created,
+    transfer: { total: null, out: null, in: null }, type: attrsOf(lb).type ?? 'common', tags: tagsOf(lb.labels), lke_cluster: null, locks: [], created, updated: created,
     frontend_address_type: 'public', frontend_vpc_subnet_id: null,
   };
 }
@@ -47,7 +47,7 @@ export function configView(sim: Sim, lb: LoadBalancerRec, c: Config): NodeBalanc
   return {
     id: c.id, port: c.port, protocol: c.protocol, proxy_protocol: c.proxy_protocol, algorithm: c.algorithm, stickiness: c.stickiness, check: c.check,
     check_interval: c.check_interval, check_attempts: c.check_attempts, check_path: c.check_path, check_body: c.check_body, check_passive: c.check_passive,
-    check_timeout: c.check_timeout, udp_check_port: 80, udp_session_timeout: 16, cipher_suite: c.cipher_suite, nodebalancer_id: numericIdOf(lb.id),
+    check_timeout: c.check_timeout, udp_check_port: c.udp_check_port ?? 80, udp_session_timeout: 16, cipher_suite: c.cipher_suite, nodebalancer_id: numericIdOf(lb.id),
     ssl_commonname: '', ssl_fingerprint: '', ssl_cert: null, ssl_key: null, nodes_status: { up: s.filter((x) => x === 'UP').length, down: s.filter((x) => x !== 'UP').length },
   };
 }

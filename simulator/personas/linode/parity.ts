@@ -11,7 +11,8 @@ import * as R from './responses.ts';
 const STATIC = 'a fixed list: simcloud\'s catalogue';
 const SYNC = 'applied at once; the data plane follows within one sync';
 const VPC = 'a simcloud network seen as a VPC: description empty, no IPv6';
-const FW_RULES = 'ACCEPT rules under a DROP policy (an allow list) or no rules under ACCEPT; DROP rules are refused with 400 naming the rule; IPv6 addresses are dropped';
+const FW_RULES = 'ACCEPT rules (an allow list under inbound_policy DROP) and DROP rules (a deny list under ACCEPT) are kept and enforced; an ACCEPT rule after a DROP rule is refused with 400 naming its action; IPv6 addresses are dropped';
+const RESERVED = 'a reserved address is a simcloud IP block of one address (/32)';
 
 /** Served endpoints, by route operation. */
 export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
@@ -25,12 +26,20 @@ export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
   'linode.instances.ips': diff('public: the server\'s public address; private: its network addresses presented in 192.168.128.0/17 (ADR 0013); no IPv6, shared, reserved or VPC addresses'),
   'linode.instances.boot': diff('config_id ignored'), 'linode.instances.shutdown': ok, 'linode.instances.reboot': diff('config_id ignored'),
   'linode.nodebalancers.list': ok,
-  'linode.nodebalancers.create': diff('ipv4 (reserved addresses), vpcs and frontend_vpcs are refused with 400; backend_vpcs (one, as Linode\'s CCM sends in VPC mode) must name a subnet of the caller\'s and is otherwise not kept, since nodes give their VPC addresses; type is accepted and ignored; a duplicate label is 409'),
+  'linode.nodebalancers.create': diff('ipv4 must be a reserved address of the caller\'s, unassigned, in the region (else 400: "IPv4 address is not reserved" or "Invalid IPv4 address" without a field, as Linode answers; ipv4 named otherwise); backend_vpcs or vpcs (its older name, one entry) puts the load balancer on the subnet\'s network with an address there; frontend_vpcs is refused with 400; type is kept and shown, every plan served alike; a duplicate label is 409; also served at /v4beta, as every route'),
   'linode.nodebalancers.get': ok, 'linode.nodebalancers.update': diff('client_udp_sess_throttle ignored'),
   'linode.nodebalancers.delete': diff('gone from reads at once; the VIP closes when simcloud\'s delete action finishes'),
   'linode.nodebalancers.firewalls': ok,
+  'linode.nodebalancers.vpcs': diff('the backend VPC config it was created with (id = the subnet\'s), ipv4_range its address on the network as a /32; no frontend configs'),
+  'linode.nodebalancers.vpc': diff('as in the list'),
+  'linode.reservedIps.list': diff(`${RESERVED}; every such block of the caller's, however made`),
+  'linode.reservedIps.create': diff(`${RESERVED} from the IP block pool (a loopback address that carries traffic); tags as the block's tags`),
+  'linode.reservedIps.get': ok, 'linode.reservedIps.update': diff('tags only'),
+  'linode.reservedIps.delete': diff('releases the block; a NodeBalancer on it keeps the address, no longer reserved'),
+  'linode.ips.get': diff('the caller\'s reserved addresses, NodeBalancer VIPs and instance public addresses'),
+  'linode.ips.update': diff('reserved: true reserves a NodeBalancer\'s VIP in place (the block outlives the NodeBalancer), false gives a reservation up; rdns is refused with 400'),
   'linode.nodebalancers.configs.list': ok,
-  'linode.nodebalancers.configs.create': diff(`${SYNC}; udp refused with 400; all serving nodes of a config must share one port`),
+  'linode.nodebalancers.configs.create': diff(`${SYNC}; a udp config with PROXY protocol, an algorithm other than roundrobin, leastconn or ring_hash, or stickiness other than none, session or source_ip is refused with 400; all serving nodes of a config must share one port`),
   'linode.nodebalancers.configs.get': ok, 'linode.nodebalancers.configs.update': diff(`${SYNC}; ssl_cert and ssl_key accepted and dropped`),
   'linode.nodebalancers.configs.rebuild': diff(`${SYNC}; a node id not in the config is refused with 400`),
   'linode.nodebalancers.configs.delete': ok,
@@ -56,9 +65,9 @@ export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
 export const NOT_SERVED: readonly (readonly [string, string])[] = [
   ['/networking/firewalls/settings, /networking/firewalls/templates, /networking/firewalls/{id}/history, /linode/instances/{id}/firewalls', 'firewall settings, templates, history and instance devices'],
   ['PUT/DELETE /vpcs/{id}, /vpcs/{id}/subnets (create, update, delete), /vpcs/ips, /linode/instances/{id}/configs (create, get, update, delete), config interface create/delete, /linode/instances/{id}/interfaces', 'VPCs are made by POST /vpcs or as /v1 networks; instances join one at create; Linode interfaces (the newer kind) are not emulated'],
-  ['/networking/ips, /networking/reserved/ips, POST /linode/instances/{id}/ips, /networking/ips/share', 'no IP reservation or sharing'],
+  ['GET /networking/ips, POST /networking/ips, POST /linode/instances/{id}/ips, /networking/ips/share, /networking/ips/assign', 'no address allocation to instances or sharing'],
   ['/linode/instances/{id}/disks, volumes, backups, stats, resize, migrate, rebuild, rescue, clone, mutate', 'instance internals a CCM does not call'],
-  ['/nodebalancers/{id}/stats, /nodebalancers/types, /nodebalancers/{id}/vpcs', 'see simcloud\'s /v1/load_balancers/{id}/metrics'],
+  ['/nodebalancers/{id}/stats, /nodebalancers/types', 'see simcloud\'s /v1/load_balancers/{id}/metrics'],
   ['/account, /lke, /domains, /images, /object-storage, /volumes, /databases, /monitor', 'resources outside the CCM subset'],
 ];
 
@@ -83,6 +92,12 @@ export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = { ...fie
     ...each(['hypervisor', 'watchdog_enabled', 'maintenance_policy', 'interface_generation', 'disk_encryption'], diff('fixed values')),
     ...FIXED(['group', 'alerts', 'backups', 'placement_group', 'lke_cluster_id', 'capabilities', 'locks', 'host_uuid', 'has_user_data']),
   }],
+  'IP address': [R.InstanceIP, {
+    address: diff('a loopback address'), ...each(['gateway', 'vpc_nat_1_1', 'interface_id'], none('null')), ...each(['prefix', 'subnet_mask'], diff('24 and 255.255.255.0 for a public address')),
+    rdns: diff('generated'), reserved: diff('true for an IP block of one address'), tags: diff('the block\'s tags'),
+    assigned_entity: diff('the NodeBalancer on the address, or the instance'), linode_id: diff('the instance holding it, else null'),
+  }],
+  'nodebalancer VPC config': [R.NodeBalancerVPCConfig, { ipv6_range: none('null'), purpose: diff('always backend'), id: diff('the subnet\'s id') }],
   'instance IPs': [R.InstanceIPs, {
     'ipv4.public': diff('the server\'s public address: address, prefix, subnet_mask, public, linode_id, region, rdns (generated); gateway null'),
     'ipv4.private': diff('its network addresses; gateway and rdns null'),
@@ -90,17 +105,18 @@ export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = { ...fie
   }],
   nodebalancer: [R.NodeBalancer, {
     id: ID, ipv4: diff('the VIP, a loopback address'), ipv6: none('always null'), hostname: diff('nb-<ip>.<region>.nodebalancer.sim'),
-    client_conn_throttle: diff('kept, not enforced'), tags: LABELS, ...TIMES, type: diff('always common'), frontend_address_type: diff('always public'),
+    client_conn_throttle: diff('kept, not enforced'), tags: LABELS, ...TIMES, type: diff('as created (common by default); every plan is served alike'), frontend_address_type: diff('always public'),
     ...FIXED(['transfer', 'client_udp_sess_throttle', 'lke_cluster', 'locks', 'frontend_vpc_subnet_id']),
   }],
   'nodebalancer config': [R.NodeBalancerConfig, {
     id: diff('unique within its NodeBalancer, not globally; a /v1 service shows its port as id'),
-    protocol: diff('tcp, http and https, all forwarded at TCP level (no TLS termination); udp refused'), proxy_protocol: diff('v1 and v2 headers sent by the data plane'),
-    algorithm: diff('the first config\'s decides for the whole NodeBalancer: leastconn is least connections, the rest round robin; source means source-IP affinity'),
-    stickiness: diff('kept; table and source_ip mean source-IP affinity for the whole NodeBalancer, others are not applied'),
-    ...each(['check', 'check_interval', 'check_timeout', 'check_attempts', 'check_path'], diff('connection and none are TCP checks, http and http_body HTTP checks of check_path; attempts above 10 count as 10')),
+    protocol: diff('tcp, http and https forwarded at TCP level (no TLS termination); udp forwarded per client flow'), proxy_protocol: diff('v1 and v2 headers sent by the data plane'),
+    algorithm: diff('the first config\'s decides for the whole NodeBalancer: leastconn is least connections, the rest round robin; source and ring_hash mean source-IP affinity'),
+    stickiness: diff('kept (a udp config defaults to session); table and source_ip mean source-IP affinity for the whole NodeBalancer; a udp flow always stays on its node (session); others are not applied'),
+    ...each(['check', 'check_interval', 'check_timeout', 'check_attempts', 'check_path'], diff('connection and none are TCP checks, http and http_body HTTP checks of check_path; on a udp config none checks nothing and the others check udp_check_port; attempts above 10 count as 10')),
+    udp_check_port: diff('kept (default 80); a udp config\'s active checks go to it'),
     ...each(['check_body', 'check_passive', 'cipher_suite'], diff('kept, not applied')), nodes_status: diff('from the data plane\'s health of each node\'s address'),
-    ...FIXED(['ssl_cert', 'ssl_key', 'ssl_commonname', 'ssl_fingerprint', 'udp_check_port', 'udp_session_timeout']),
+    ...FIXED(['ssl_cert', 'ssl_key', 'ssl_commonname', 'ssl_fingerprint', 'udp_session_timeout']),
   }],
   'nodebalancer node': [R.NodeBalancerNode, {
     id: diff('unique within its NodeBalancer'), address: diff('ip:port; an IPv4 address, which the data plane dials as is'),
@@ -112,8 +128,8 @@ export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = { ...fie
     entities: diff('NodeBalancers only'), ...TIMES,
   }],
   'firewall rules': [R.FirewallRules, {
-    'inbound[].action': diff('always ACCEPT; a rule is regrouped from simcloud rules of one label, protocol and addresses'), 'inbound[].description': none('empty'),
-    'inbound[].addresses.ipv4': diff('enforced on the VIPs of its NodeBalancers as their source ranges (TCP and IPENCAP rules); a bare address reads back as /32'),
+    'inbound[].action': diff('ACCEPT rules (regrouped from simcloud rules of one label, protocol and addresses) listed before DROP rules (kept as sent)'), 'inbound[].description': none('empty'),
+    'inbound[].addresses.ipv4': diff('enforced on the VIPs of its NodeBalancers as their source ranges (TCP and IPENCAP rules, first match first, then the policy: a deny list becomes every address outside it); a bare address reads back as /32'),
     'inbound[].ports': diff('not enforced per port: the VIP filter is per NodeBalancer'), 'inbound[].addresses.ipv6': none('dropped'),
     outbound: diff('kept, not enforced'), ...each(['version', 'fingerprint'], none('1 and empty')),
   }],
@@ -145,7 +161,7 @@ export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = { ...fie
   profile: [R.Profile, { username: diff('the token\'s project'), email: diff('<project>@simcloud.invalid'), ...FIXED(['uid', 'timezone', 'email_notifications', 'ip_whitelist_enabled', 'lish_auth_method', 'authorized_keys', 'two_factor_auth', 'restricted', 'authentication_type', 'verified_phone_number', 'referrals']) }],
   errors: [R.ErrorBody, {
     'errors[].reason': diff('"Not found", "Invalid Token" and "Linode busy." (400, which linodego retries) as Linode words them; other reasons are simcloud\'s messages with numeric ids'),
-    'errors[].field': diff('the request field at fault, dotted for nested ones (configs.0.nodes.1.address); X-Filter for a bad filter'),
+    'errors[].field': diff('the request field at fault, dotted for nested ones (configs.0.nodes.1.address); X-Filter for a bad filter; none for a NodeBalancer\'s ipv4 that is malformed or not reserved, as Linode answers'),
   }],
   paging: [R.page(R.Instance), { page: diff('page_size 25-500 (default 100)') }],
 }), headers: HEADERS };

@@ -55,10 +55,13 @@ export const Instance = z.strictObject({
 });
 export type Instance = z.infer<typeof Instance>;
 
-/** An address of an instance (GET /linode/instances/{id}/ips): private ones have no gateway or reverse DNS. */
+/**
+ * An address of an instance (GET /linode/instances/{id}/ips: private ones have no gateway or reverse DNS), or
+ * any address (/networking/ips, /networking/reserved/ips: `linode_id` null when no instance holds it).
+ */
 export const InstanceIP = z.strictObject({
   address: z.string(), gateway: z.string().nullable(), subnet_mask: z.string(), prefix: Int, type: z.enum(['ipv4', 'ipv6', 'ipv6/pool', 'ipv6/range']),
-  public: z.boolean(), rdns: z.string().nullable(), linode_id: Int, interface_id: Int.nullable(), region: z.string(),
+  public: z.boolean(), rdns: z.string().nullable(), linode_id: Int.nullable(), interface_id: Int.nullable(), region: z.string(),
   vpc_nat_1_1: z.strictObject({ address: z.string(), subnet_id: Int, vpc_id: Int }).nullable(), reserved: z.boolean(), tags: Tags, assigned_entity: EntityRef.nullable(),
 });
 export type InstanceIP = z.infer<typeof InstanceIP>;
@@ -87,6 +90,12 @@ export const NodeBalancer = z.strictObject({
   frontend_address_type: z.enum(['public', 'vpc']), frontend_vpc_subnet_id: Int.nullable(),
 });
 export type NodeBalancer = z.infer<typeof NodeBalancer>;
+
+/** A NodeBalancer's VPC config (GET /nodebalancers/{id}/vpcs): the subnet it reaches its backends in and its range there. */
+export const NodeBalancerVPCConfig = z.strictObject({
+  id: Int, ipv4_range: z.string(), ipv6_range: z.string().nullable(), nodebalancer_id: Int, subnet_id: Int, vpc_id: Int, purpose: z.enum(['backend', 'frontend']),
+});
+export type NodeBalancerVPCConfig = z.infer<typeof NodeBalancerVPCConfig>;
 
 export const NodeBalancerNode = z.strictObject({
   id: Int, address: z.string(), label: z.string(), status: z.enum(['UP', 'DOWN', 'unknown']), weight: Int, mode: z.enum(['accept', 'reject', 'drain', 'backup']),

@@ -65,10 +65,13 @@ export function instanceView(s: Server, p: Presented): Instance {
   };
 }
 
+/** The reverse DNS name every public address has here. */
+export const rdnsOf = (address: string): string => `sim-${address.replace(/\./g, '-')}.ip.linodeusercontent.sim`;
+
 function ip(s: Server, address: string, isPublic: boolean): InstanceIP {
   return {
     address, gateway: null, subnet_mask: isPublic ? '255.255.255.0' : '255.255.128.0', prefix: isPublic ? 24 : 17,
-    type: 'ipv4', public: isPublic, rdns: isPublic ? `sim-${address.replace(/\./g, '-')}.ip.linodeusercontent.sim` : null,
+    type: 'ipv4', public: isPublic, rdns: isPublic ? rdnsOf(address) : null,
     linode_id: numericIdOf(s.id), interface_id: null, region: s.region, vpc_nat_1_1: null, reserved: false, tags: [], assigned_entity: null,
   };
 }

@@ -8,13 +8,15 @@
 // thrown; a listener that failed to bind is retried by the next apply().
 //
 // Scope: everything is L4. `http` and `https` listeners are forwarded at TCP level like `tcp` (https
-// is TLS passthrough); only their health check protocol differs. L7 features (TLS termination,
+// is TLS passthrough); only their health check protocol differs. `udp` listeners forward datagrams per
+// client flow (udp-listener.ts). L7 features (TLS termination,
 // X-Forwarded-For, redirects, path routing, sticky cookies) are out of scope. Health checks are sent
 // without a PROXY header. Connections to a target removed from an LB are left to finish.
 import type { Logger } from 'pino';
 import { compileSourceFilter } from './firewall.ts';
 import { HealthMonitor, type Scheduler } from './health-checker.ts';
 import { VipListener, type ListenerConfig, type ListenerHooks } from './listener.ts';
+import { UdpVipListener } from './udp-listener.ts';
 import { validateLoadBalancer } from './validate.ts';
 import type {
   ApplyResult, DataPlaneLoadBalancer, DataPlaneListener, DataPlaneOptions, TargetCounters, TargetHealthChange,
@@ -38,7 +40,7 @@ export interface DataPlaneExtraOptions {
 }
 
 interface ListenerRuntime {
-  server: VipListener;
+  server: VipListener | UdpVipListener;
   monitor: HealthMonitor;
 }
 
@@ -107,12 +109,14 @@ export class DataPlane {
 
   /** Closes listeners of removed LBs, removed listeners and listeners whose VIP changed. */
   async #closeUnwanted(wanted: Map<string, DataPlaneLoadBalancer>, keep: Set<string>, planned: Planned[]): Promise<void> {
-    const vipOf = new Map(planned.map((p) => [`${p.lb.id}\u0000${p.listener.listenPort}`, p.config.vip]));
+    // A listener is rebound when its VIP changes, or its transport (TCP or UDP).
+    const bindingOf = (vip: string, protocol: string): string => `${vip} ${protocol === 'udp' ? 'udp' : 'tcp'}`;
+    const wantedBinding = new Map(planned.map((p) => [`${p.lb.id}\u0000${p.listener.listenPort}`, bindingOf(p.config.vip, p.listener.protocol)]));
     const closing: Promise<void>[] = [];
     for (const [id, rt] of this.#lbs) {
       for (const [port, l] of rt.listeners) {
         const key = `${id}\u0000${port}`;
-        if (keep.has(key) && vipOf.get(key) === l.server.config.vip) continue;
+        if (keep.has(key) && wantedBinding.get(key) === bindingOf(l.server.config.vip, l.server.config.listener.protocol)) continue;
         rt.listeners.delete(port);
         closing.push(this.#stopListener(l));
       }
@@ -150,7 +154,8 @@ export class DataPlane {
     }
     const monitor = this.#newMonitor(p.lb.id, listener.listenPort);
     try {
-      const server = await VipListener.open(config, this.#hooks(rt, monitor));
+      const hooks = this.#hooks(rt, monitor);
+      const server = listener.protocol === 'udp' ? await UdpVipListener.open(config, hooks) : await VipListener.open(config, hooks);
       rt.listeners.set(listener.listenPort, { server, monitor });
       monitor.sync(config.targets, listener.healthCheck, listener.destinationPort);
     } catch (err) {

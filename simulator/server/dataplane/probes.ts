@@ -1,4 +1,4 @@
-// Health probes over real sockets: a TCP connect, or an HTTP GET whose 2xx/3xx status means up.
+// Health probes over real sockets: a TCP connect, or an HTTP GET whose 2xx/3xx status means up (or none at all).
 // They resolve false on any error and stop as soon as `signal` aborts (the caller owns the timeout).
 // Sockets are unref'd so an in-flight probe never keeps the process alive.
 import http from 'node:http';
@@ -51,6 +51,9 @@ export const httpProbe: Probe = (target, check, signal) =>
     req.end();
   });
 
+/** No active check (a UDP listener whose provider checks nothing): the target is up. */
+export const noProbe: Probe = () => Promise.resolve(true);
+
 export function probeFor(check: DataPlaneHealthCheck): Probe {
-  return check.protocol === 'http' ? httpProbe : tcpProbe;
+  return check.protocol === 'http' ? httpProbe : check.protocol === 'none' ? noProbe : tcpProbe;
 }

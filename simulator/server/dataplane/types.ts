@@ -3,7 +3,8 @@
 import type { Logger } from 'pino';
 
 export interface DataPlaneHealthCheck {
-  protocol: 'tcp' | 'http';
+  /** `none`: no active check; every target counts as healthy once synced. */
+  protocol: 'tcp' | 'http' | 'none';
   /** null = destination port */
   port: number | null;
   path: string;
@@ -13,7 +14,8 @@ export interface DataPlaneHealthCheck {
 }
 
 export interface DataPlaneListener {
-  protocol: 'tcp' | 'http' | 'https';
+  /** `udp`: datagrams, forwarded per flow (udp-listener.ts); the others are TCP. */
+  protocol: 'tcp' | 'http' | 'https' | 'udp';
   listenPort: number;
   destinationPort: number;
   proxyProtocol: 'none' | 'v1' | 'v2';

@@ -78,6 +78,7 @@ type CreateLoadBalancerRequest struct {
 
 // UpdateLoadBalancerRequest replaces each field that is set (lists as a whole).
 type UpdateLoadBalancerRequest struct {
+	Name            string                 `json:"name,omitempty"`
 	Labels          map[string]string      `json:"labels,omitempty"`
 	Algorithm       string                 `json:"algorithm,omitempty"`
 	SessionAffinity string                 `json:"session_affinity,omitempty"`

@@ -1,8 +1,11 @@
 // Test-only helpers for the data plane: loopback backends that share one port on several 127.x
 // addresses (targets share the listener's destination port), free VIPs, a one-shot TCP client and
 // a poller. Everything stays on 127.0.0.0/8.
+import dgram from 'node:dgram';
 import http from 'node:http';
 import net from 'node:net';
+import { DataPlane } from '../data-plane.ts';
+import type { ApplyResult, DataPlaneListener, DataPlaneLoadBalancer } from '../types.ts';
 
 export const rnd = (lo: number, hi: number): number => lo + Math.floor(Math.random() * (hi - lo + 1));
 
@@ -134,3 +137,91 @@ export function hold(host: string, port: number): Promise<net.Socket> {
   });
 }
 
+
+/** A UDP backend: answers every datagram with `<name>:<payload>` and records who sent it. */
+export interface UdpBackend {
+  readonly name: string;
+  readonly ip: string;
+  readonly port: number;
+  /** Sender addresses of the datagrams received, as `ip:port`. */
+  readonly senders: string[];
+  stop(): Promise<void>;
+}
+
+function bindUdp(ip: string, port: number): Promise<dgram.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = dgram.createSocket('udp4');
+    socket.once('error', reject);
+    socket.bind({ address: ip, port, exclusive: true }, () => {
+      socket.off('error', reject);
+      resolve(socket);
+    });
+  });
+}
+
+export async function startUdpBackend(name: string, ip: string, port: number): Promise<UdpBackend> {
+  const socket = await bindUdp(ip, port);
+  const senders: string[] = [];
+  socket.on('message', (msg, from) => {
+    senders.push(`${from.address}:${from.port}`);
+    socket.send(Buffer.concat([Buffer.from(`${name}:`), msg]), from.port, from.address);
+  });
+  return { name, ip, port: socket.address().port, senders, stop: () => new Promise((r) => socket.close(() => r())) };
+}
+
+/** `count` UDP backends on 127.3.x.1.. sharing one port. */
+export async function startUdpBackends(count: number): Promise<UdpBackend[]> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const net3 = `127.3.${rnd(0, 255)}`;
+    const first = await startUdpBackend('u0', `${net3}.1`, 0);
+    const rest: UdpBackend[] = [];
+    try {
+      for (let i = 1; i < count; i++) rest.push(await startUdpBackend(`u${i}`, `${net3}.${i + 1}`, first.port));
+      return [first, ...rest];
+    } catch {
+      await Promise.all([first, ...rest].map((b) => b.stop()));
+    }
+  }
+  throw new Error('no free UDP backend port');
+}
+
+/** A UDP client socket (bound to `localAddress` when given) that sends datagrams and waits for one answer each. */
+export async function udpClient(localAddress?: string): Promise<{ ask(host: string, port: number, payload: string, timeoutMs?: number): Promise<string | null>; close(): void }> {
+  const socket = await bindUdp(localAddress ?? '127.0.0.1', 0);
+  let waiting: ((answer: string | null) => void) | undefined;
+  socket.on('message', (msg) => waiting?.(msg.toString()));
+  return {
+    ask: (host, port, payload, timeoutMs = 1000) => new Promise((resolve) => {
+      const timer = setTimeout(() => done(null), timeoutMs);
+      const done = (answer: string | null): void => {
+        clearTimeout(timer);
+        waiting = undefined;
+        resolve(answer);
+      };
+      waiting = done;
+      socket.send(payload, port, host);
+    }),
+    close: () => socket.close(),
+  };
+}
+
+/**
+ * A data plane with one load balancer on a free VIP and port in front of `backends` (which share one port),
+ * applied; `close` is the caller's to register. `listener` sets the protocol, PROXY setting and health check.
+ */
+export async function dataPlaneFor(
+  backends: readonly { readonly name: string; readonly ip: string; readonly port: number }[],
+  listener: Pick<DataPlaneListener, 'protocol' | 'proxyProtocol' | 'healthCheck'>,
+  over: Partial<DataPlaneLoadBalancer> = {},
+): Promise<{ vip: string; port: number; dp: DataPlane; lb: DataPlaneLoadBalancer; errors: ApplyResult['errors'] }> {
+  const { vip, port } = await freeVip();
+  const dp = new DataPlane({ onHealthChange: () => undefined });
+  const lb: DataPlaneLoadBalancer = {
+    id: `lb-${vip}`, vip, algorithm: 'round_robin', sessionAffinity: 'none', allowedSourceCidrs: null,
+    listeners: [{ ...listener, listenPort: port, destinationPort: backends[0]!.port }],
+    targets: backends.map((b) => ({ id: b.name, ip: b.ip })),
+    ...over,
+  };
+  const { errors } = await dp.apply([lb]);
+  return { vip, port, dp, lb, errors };
+}

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { CloudWriteEffect } from '../report.ts';
+import { CapabilityFailure } from '../context.ts';
+import { describeChange, judge, lbChanges, storeChanges, worst, writesSummary, type LbState, type StoreState } from './continuity.ts';
+
+const lb = { id: 'lb-1', name: 'web', status: 'active', public_ipv4: '127.17.0.2', algorithm: 'round_robin', targets: [{ kind: 'server_group', server_group_id: 'grp-1' }], labels: { a: '1' } };
+
+describe('a stored resource change', () => {
+  it('is none when only what moves on its own moved', () => {
+    expect(describeChange('load_balancer', 'lb-1', lb, { ...lb, status: 'provisioning', targets: [...lb.targets] })).toEqual([]);
+  });
+
+  it('is an identity change when the resource is created, deleted, renamed or a target is removed', () => {
+    expect(describeChange('load_balancer', 'lb-1', undefined, lb)).toEqual([{ effect: CloudWriteEffect.identity, what: 'load balancer lb-1 (web) created' }]);
+    expect(describeChange('load_balancer', 'lb-1', lb, undefined)).toEqual([{ effect: CloudWriteEffect.identity, what: 'load balancer lb-1 (web) deleted' }]);
+    expect(describeChange('load_balancer', 'lb-1', lb, { ...lb, name: 'web-2' })).toEqual([{ effect: CloudWriteEffect.identity, what: 'load balancer lb-1 (web): name "web" → "web-2"' }]);
+    expect(worst(describeChange('load_balancer', 'lb-1', lb, { ...lb, targets: [] }))).toBe(CloudWriteEffect.identity);
+  });
+
+  it('is a setting change for a changed setting or an added member, naming the field', () => {
+    const changes = describeChange('load_balancer', 'lb-1', lb, { ...lb, algorithm: 'least_connections', labels: { a: '2' }, targets: [...lb.targets, { kind: 'ip', ip: '127.0.0.9' }] });
+    expect(changes.map((c) => c.what)).toEqual([
+      'load balancer lb-1 (web): algorithm "round_robin" → "least_connections"',
+      'load balancer lb-1 (web): targets member {"kind":"ip","ip":"127.0.0.9"} added',
+      'load balancer lb-1 (web): labels.a "1" → "2"',
+    ]);
+    expect(worst(changes)).toBe(CloudWriteEffect.setting);
+  });
+
+  it('of a network: a route removed is an identity change', () => {
+    const net = { id: 'net-1', name: 'c', routes: [{ destination: '10.244.1.0/24', gateway: '127.19.0.3' }] };
+    expect(describeChange('network', 'net-1', net, { ...net, routes: [] })[0]?.effect).toBe(CloudWriteEffect.identity);
+  });
+});
+
+describe('two states of the store', () => {
+  const before: StoreState = new Map([['lb-1', { type: 'load_balancer', record: lb }]]);
+  const after: StoreState = new Map([['lb-1', { type: 'load_balancer', record: lb }], ['lb-2', { type: 'load_balancer', record: { ...lb, id: 'lb-2', name: 'theirs' } }]]);
+
+  it('differ by what was created, unless only what existed before is judged (a neighbour makes its own)', () => {
+    expect(storeChanges(before, after).map((c) => c.what)).toEqual(['load balancer lb-2 (theirs) created']);
+    expect(storeChanges(before, after, 'existing')).toEqual([]);
+  });
+});
+
+describe("a load balancer through the cloud's API", () => {
+  const view: LbState = { service: 'web', vip: '127.17.0.2', id: '7', name: 'web', ports: [80], serverIds: ['srv-1', 'srv-2'], settings: new Map([['algorithm.type', '"round_robin"']]) };
+
+  it('keeps its identity when only a target is added; loses it when recreated, renamed or gone', () => {
+    expect(lbChanges([view], [{ ...view, serverIds: ['srv-1', 'srv-2', 'srv-3'] }], 'Hetzner Cloud').map((c) => c.effect)).toEqual([CloudWriteEffect.setting]);
+    expect(lbChanges([view], [{ ...view, id: '8' }], 'Hetzner Cloud').map((c) => c.what)).toEqual(['the Hetzner Cloud load balancer 7 (web) of Service web: id "7" → "8"']);
+    expect(lbChanges([view], [{ ...view, id: undefined, vip: undefined }], 'Hetzner Cloud').map((c) => c.what)).toEqual(['the Hetzner Cloud load balancer 7 (web) of Service web is gone and the Service has no ingress']);
+    expect(lbChanges([view], [{ ...view, settings: new Map([['algorithm.type', '"least_connections"']]) }], 'Hetzner Cloud')[0]?.what).toContain('algorithm.type "round_robin" → "least_connections"');
+  });
+});
+
+describe('the verdict on a start', () => {
+  const write = (effect: CloudWriteEffect, changes: string[] = []): { method: string; path: string; status: number; effect: CloudWriteEffect; changes: string[] } => ({ method: 'PUT', path: '/x', status: 200, effect, changes });
+
+  it('passes re-applies, fails an identity change naming the write once, and fails a setting change unless settings may change', () => {
+    expect(() => judge([], [write(CloudWriteEffect.none)], false)).not.toThrow();
+    const renamed = { effect: CloudWriteEffect.identity, what: 'load balancer lb-1 (web): name "web" → "web-2"' };
+    expect(() => judge([renamed], [write(CloudWriteEffect.identity, [renamed.what])], false)).toThrow(new CapabilityFailure(`PUT /x identity changed: ${renamed.what}`));
+    const setting = { effect: CloudWriteEffect.setting, what: 'algorithm changed' };
+    expect(() => judge([setting], [], false)).toThrow('algorithm changed');
+    expect(judge([setting], [], true)).toEqual([setting]);
+  });
+
+  it('sums the writes up by effect', () => {
+    expect(writesSummary([])).toBe('no writes');
+    expect(writesSummary([write(CloudWriteEffect.none), write(CloudWriteEffect.none), write(CloudWriteEffect.setting)])).toBe('3 writes (2 re-applied, no effect, 1 setting changed)');
+  });
+});

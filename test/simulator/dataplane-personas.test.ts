@@ -1,0 +1,195 @@
+// Conformance-style checks of the data plane through every persona, with real traffic on loopback: two
+// simcloud servers are the nodes, the local runtime's kube-proxy stand-in serves a TCP and a UDP NodePort on
+// their addresses for pods that answer as their images do (appscode/test-server over HTTP, agnhost netexec
+// over UDP), and a load balancer made through each cloud's own API carries an HTTP request and a UDP
+// datagram through its VIP to them. Clouds whose load balancers carry no UDP refuse it with their error.
+import { randomInt } from 'node:crypto';
+import type { V1Container, V1EndpointSlice, V1Pod, V1Service } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ImageReplies, loadImageTable } from '../../sandbox/kubelet/images/replies.ts';
+import { NodePortStandIns, type StandInNode } from '../../sandbox/kubelet/nodeport-standins.ts';
+import { buildProxyTable, SERVICE_NAME_LABEL } from '../../sandbox/kubelet/proxy-table.ts';
+import { waitFor } from '../../sandbox/wait.ts';
+import { clientIdOf } from '../../simulator/personas/brightbox/auth.ts';
+import { udpClient } from '../../simulator/server/dataplane/test-support/harness.ts';
+import type { Server } from '../../simulator/api/schema/servers.ts';
+import { startSimcloudOnOwnPlan, type InProcessSimcloud } from '../helpers/simcloud.ts';
+import { serverBody, tcpService, unique } from './support.ts';
+
+let sc: InProcessSimcloud;
+let standIns: NodePortStandIns;
+const servers: Server[] = [];
+/** The NodePorts: HTTP (test-server pods) and UDP (netexec pods). */
+const HTTP_NODE_PORT = randomInt(31_000, 31_500);
+const UDP_NODE_PORT = randomInt(31_500, 32_000);
+const WEB_PODS = ['web-0', 'web-1'];
+const NET_PODS = ['net-0', 'net-1'];
+
+type Json = Record<string, unknown>;
+/** A call to one persona's API (`api`: its path prefix and bearer token). */
+async function call(api: { prefix: string; token: string }, method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
+  const { prefix, token } = api;
+  const r = await fetch(`${sc.url}${prefix}${path}`, {
+    method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await r.text();
+  return { status: r.status, body: (text === '' ? {} : JSON.parse(text)) as Json };
+}
+
+function pod(name: string, node: string, container: V1Container): V1Pod {
+  return { metadata: { name, namespace: 'app' }, spec: { nodeName: node, containers: [container] }, status: { podIP: `10.244.0.${WEB_PODS.length + NET_PODS.indexOf(name) + 2}` } };
+}
+
+function service(name: string, protocol: 'TCP' | 'UDP', nodePort: number): V1Service {
+  return { metadata: { namespace: 'app', name }, spec: { type: 'NodePort', ports: [{ name: 'p', port: 80, protocol, nodePort }] } };
+}
+
+function slice(svc: string, protocol: 'TCP' | 'UDP', port: number, { pods, nodes }: { pods: readonly string[]; nodes: readonly StandInNode[] }): V1EndpointSlice {
+  return {
+    metadata: { namespace: 'app', name: `${svc}-x`, labels: { [SERVICE_NAME_LABEL]: svc } }, addressType: 'IPv4', ports: [{ name: 'p', port, protocol }],
+    endpoints: pods.map((p, i) => ({ addresses: [`10.244.${i}.2`], nodeName: nodes[i % nodes.length]!.name, targetRef: { kind: 'Pod', namespace: 'app', name: p }, conditions: { ready: true } })),
+  };
+}
+
+beforeAll(async () => {
+  sc = await startSimcloudOnOwnPlan({ clientOptions: { retry: { maxRetries: 0 } } });
+  for (const i of [0, 1]) {
+    const { server, action } = await sc.client.servers.create(serverBody({ name: unique(`node${i}`) }));
+    await sc.client.waitForAction(action.id);
+    servers.push(server);
+  }
+  const nodes: StandInNode[] = servers.map((s) => ({ name: s.name, ips: [s.public_ipv4!] }));
+  const pods = new Map<string, V1Pod>([
+    ...WEB_PODS.map((n, i): [string, V1Pod] => [`app/${n}`, pod(n, nodes[i]!.name, {
+      name: 'web', image: 'appscode/test-server:2.3', env: [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+    })]),
+    ...NET_PODS.map((n, i): [string, V1Pod] => [`app/${n}`, pod(n, nodes[i]!.name, { name: 'net', image: 'registry.k8s.io/e2e-test-images/agnhost:2.52', args: ['netexec', '--udp-port=8081'] })]),
+  ]);
+  standIns = new NodePortStandIns({ proxierHealthPort: randomInt(32_000, 32_700), pods: (ns, name) => pods.get(`${ns}/${name}`), images: new ImageReplies(loadImageTable()) });
+  await standIns.apply(nodes, buildProxyTable(
+    [service('web', 'TCP', HTTP_NODE_PORT), service('net', 'UDP', UDP_NODE_PORT)],
+    [slice('web', 'TCP', 8080, { pods: WEB_PODS, nodes }), slice('net', 'UDP', 8081, { pods: NET_PODS, nodes })],
+  ));
+  expect(standIns.listening()).toEqual(expect.arrayContaining(nodes.flatMap((n) => [`${n.ips[0]}:${HTTP_NODE_PORT}`, `${n.ips[0]}:${UDP_NODE_PORT}/udp`])));
+});
+
+afterAll(async () => {
+  await standIns?.close();
+  await sc?.stop();
+});
+
+/** An HTTP GET through vip:port answered by a test-server pod: its .podName. */
+async function podName(vip: string, port: number): Promise<string> {
+  return waitFor(async () => {
+    const r = await fetch(`http://${vip}:${port}/`).catch(() => undefined);
+    if (r?.status !== 200) return undefined;
+    return ((await r.json()) as { podName?: string }).podName;
+  }, { timeoutMs: 15_000, intervalMs: 100, description: `an HTTP answer through ${vip}:${port}` });
+}
+
+/** A UDP datagram `hostname` through vip:port answered by a netexec pod: its name. */
+async function udpHostname(vip: string, port: number): Promise<string> {
+  const client = await udpClient();
+  try {
+    return await waitFor(async () => (await client.ask(vip, port, 'hostname', 500)) ?? undefined, { timeoutMs: 15_000, intervalMs: 50, description: `a UDP answer through ${vip}:${port}` });
+  } finally {
+    client.close();
+  }
+}
+
+const listenPorts = (): { http: number; udp: number } => ({ http: randomInt(20_000, 25_000), udp: randomInt(25_000, 30_000) });
+
+describe('the data plane through every persona, to pods that answer as their images do', () => {
+  it('simcloud /v1: HTTP and UDP through the VIP', async () => {
+    const ports = listenPorts();
+    const { load_balancer: lb, action } = await sc.client.loadBalancers.create({
+      name: unique('lb'), targets: servers.map((s) => ({ kind: 'server' as const, server_id: s.id })),
+      services: [
+        tcpService(ports.http, HTTP_NODE_PORT),
+        tcpService(ports.udp, UDP_NODE_PORT, { protocol: 'udp', health_check: { protocol: 'none', port: null, path: '/', interval_seconds: 1, timeout_seconds: 1, retries: 1 } }),
+      ],
+    });
+    await sc.client.waitForAction(action.id);
+    expect(WEB_PODS).toContain(await podName(lb.public_ipv4, ports.http));
+    expect(NET_PODS).toContain(await udpHostname(lb.public_ipv4, ports.udp));
+  });
+
+  it('Linode: a NodeBalancer with a tcp and a udp config (udp_check_port, session stickiness) carries both', async () => {
+    const ports = listenPorts();
+    const nodes = (port: number) => servers.map((s) => ({ address: `${s.public_ipv4}:${port}`, label: s.name }));
+    const created = await call({ prefix: '/v4', token: sc.token }, 'POST', '/nodebalancers', {
+      region: 'sim-1', label: unique('nb'),
+      configs: [
+        { port: ports.http, protocol: 'tcp', check: 'connection', check_interval: 2, check_timeout: 1, check_attempts: 1, nodes: nodes(HTTP_NODE_PORT) },
+        { port: ports.udp, protocol: 'udp', check: 'none', udp_check_port: 8080, nodes: nodes(UDP_NODE_PORT) },
+      ],
+    });
+    expect(created.status).toBe(200);
+    const vip = String(created.body.ipv4);
+    const configs = (await call({ prefix: '/v4', token: sc.token }, 'GET', `/nodebalancers/${String(created.body.id)}/configs`)).body.data as Json[];
+    expect(configs.find((c) => c.protocol === 'udp')).toMatchObject({ port: ports.udp, stickiness: 'session', check: 'none', udp_check_port: 8080, check_passive: false });
+    expect(WEB_PODS).toContain(await podName(vip, ports.http));
+    expect(NET_PODS).toContain(await udpHostname(vip, ports.udp));
+    const bad = await call({ prefix: '/v4', token: sc.token }, 'POST', `/nodebalancers/${String(created.body.id)}/configs`, { port: randomInt(30_000, 31_000), protocol: 'udp', proxy_protocol: 'v1' });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ errors: [{ field: 'proxy_protocol', reason: 'must be none on a udp config' }] });
+  });
+
+  it('DigitalOcean: a load balancer with tcp and udp forwarding rules carries both', async () => {
+    const ports = listenPorts();
+    const created = await call({ prefix: '/v2', token: sc.token }, 'POST', '/load_balancers', {
+      name: unique('do'), region: 'sim-1', droplet_ids: servers.map((s) => Number(s.id.replace(/^srv-0*/, ''))),
+      health_check: { protocol: 'tcp', port: HTTP_NODE_PORT, check_interval_seconds: 3, response_timeout_seconds: 3 },
+      forwarding_rules: [
+        { entry_protocol: 'tcp', entry_port: ports.http, target_protocol: 'tcp', target_port: HTTP_NODE_PORT },
+        { entry_protocol: 'udp', entry_port: ports.udp, target_protocol: 'udp', target_port: UDP_NODE_PORT },
+      ],
+    });
+    expect(created.status).toBe(202);
+    const id = String((created.body.load_balancer as Json).id);
+    const vip = await waitFor(async () => String(((await call({ prefix: '/v2', token: sc.token }, 'GET', `/load_balancers/${id}`)).body.load_balancer as Json).ip) || undefined, {
+      timeoutMs: 15_000, description: 'the load balancer active with an IP',
+    });
+    expect(WEB_PODS).toContain(await podName(vip, ports.http));
+    expect(NET_PODS).toContain(await udpHostname(vip, ports.udp));
+    const mixed = await call({ prefix: '/v2', token: sc.token }, 'POST', '/load_balancers', { name: unique('do'), region: 'sim-1', forwarding_rules: [{ entry_protocol: 'udp', entry_port: 53, target_protocol: 'tcp', target_port: 53 }] });
+    expect(mixed.status).toBe(422);
+  });
+
+  it('Hetzner: HTTP through a load balancer made through its API; a udp service is refused as Hetzner refuses it', async () => {
+    const ports = listenPorts();
+    const service = (protocol: string, listen: number, destination: number) => ({ protocol, listen_port: listen, destination_port: destination, health_check: { protocol: 'tcp', port: destination, interval: 1, timeout: 1, retries: 1 } });
+    const refused = await call({ prefix: '/hcloud/v1', token: sc.token }, 'POST', '/load_balancers', { name: unique('h'), load_balancer_type: 'lb11', location: 'sim-1', services: [service('udp', ports.udp, UDP_NODE_PORT)] });
+    expect(refused.status).toBe(400);
+    expect((refused.body.error as Json).code).toBe('invalid_input');
+    const created = await call({ prefix: '/hcloud/v1', token: sc.token }, 'POST', '/load_balancers', {
+      name: unique('h'), load_balancer_type: 'lb11', location: 'sim-1', services: [service('tcp', ports.http, HTTP_NODE_PORT)],
+      targets: servers.map((s) => ({ type: 'server', server: { id: Number(s.id.replace(/^srv-0*/, '')) } })),
+    });
+    expect(created.status).toBe(201);
+    const vip = String((((created.body.load_balancer as Json).public_net as Json).ipv4 as Json).ip);
+    expect(WEB_PODS).toContain(await podName(vip, ports.http));
+  });
+
+  it('Brightbox: HTTP through a load balancer made through its API; a udp listener is refused in its error body', async () => {
+    const token = await fetch(`${sc.url}/brightbox/token/`, {
+      method: 'POST', body: 'grant_type=client_credentials',
+      headers: { authorization: `Basic ${Buffer.from(`${clientIdOf(sc.token)}:${sc.token}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+    }).then(async (r) => String(((await r.json()) as Json).access_token));
+    const ports = listenPorts();
+    const body = (protocol: string, listen: number, out: number) => ({
+      name: unique('bb'), nodes: servers.map((s) => ({ node: s.id })), listeners: [{ protocol, in: listen, out }], healthcheck: { type: 'tcp', port: out },
+    });
+    const refused = await call({ prefix: '/brightbox/1.0', token: token }, 'POST', '/load_balancers', body('udp', ports.udp, UDP_NODE_PORT));
+    expect(refused.status).toBe(400);
+    expect(typeof refused.body.error_name).toBe('string');
+    const created = await call({ prefix: '/brightbox/1.0', token: token }, 'POST', '/load_balancers', body('tcp', ports.http, HTTP_NODE_PORT));
+    expect(created.status).toBe(202);
+    const lb = await sc.client.loadBalancers.get(`lb-${String(created.body.id).replace(/^lba-/, '')}`).catch(() => undefined);
+    const vip = lb?.public_ipv4 ?? (await waitFor(async () => {
+      const all = await sc.client.loadBalancers.list();
+      return all.load_balancers.find((l) => l.name === created.body.name)?.public_ipv4;
+    }, { timeoutMs: 10_000, description: 'the Brightbox load balancer in /v1' }));
+    expect(WEB_PODS).toContain(await podName(vip, ports.http));
+  });
+});
