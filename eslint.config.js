@@ -59,18 +59,18 @@ export default tseslint.config(
   {
     // Comments stand on their own: they explain, they do not send the reader to documents outside the
     // repository.
-    files: ['src/**', 'sandbox/**', 'simulator/**', 'scripts/**', 'test/**', 'lib/**', '*.js'],
+    files: ['src/**', 'sandbox/**', 'simulator/**', 'scripts/**', 'test/**', 'lib/**', 'bin/**', '*.js'],
     rules: {
       'no-warning-comments': ['error', { terms: ['ccm-semantics', 'style guide', 'style-guide', 'prior-art', 'control-plane.md', 'shared/reference'], location: 'anywhere' }],
     },
   },
   {
-    files: ['sandbox/console/static/**/*.js', '*.js', 'scripts/**/*.mjs'],
+    files: ['sandbox/console/static/**/*.js', '*.js', 'scripts/**/*.mjs', 'bin/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
   },
   {
     // Plain JavaScript runs in Node or the browser; TypeScript's checker, not no-undef, knows the globals.
-    files: ['sandbox/console/static/**/*.js', '*.js', 'scripts/**/*.mjs'],
+    files: ['sandbox/console/static/**/*.js', '*.js', 'scripts/**/*.mjs', 'bin/*.mjs'],
     rules: { 'no-undef': 'off', '@typescript-eslint/explicit-function-return-type': 'off' },
   },
 );

@@ -12,6 +12,10 @@
  * key the schema does not name), and it runs zod's own check objects (formats, bounds, refinements) on a
  * reused scratch payload, so a check means what it means in zod. A schema with anything that changes a value
  * (transform, default, coercion, catch, readonly, pipe, lazy) gets no predicate: zod alone parses it.
+ *
+ * It reads zod's internals (`_zod`), which zod may change in any release, so package.json pins zod exactly.
+ * Before moving the pin: this file's tests check the contract on the new zod, and
+ * simulator/api/client/fast-path.test.ts fails when any answer the client reads leaves the fast path.
  */
 import type { z } from 'zod';
 

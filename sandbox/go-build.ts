@@ -6,10 +6,13 @@ import { accessSync, constants, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Exec } from './exec.ts';
 
-/** `go` environment of every build: the installed toolchain only, static binaries, go.mod may be updated. */
+/**
+ * `go` environment of every build: the installed toolchain only, static binaries, go.mod may be updated, and
+ * no workspace: an installed package sits below the user's project, whose go.work must not take it over.
+ */
 export function goEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const defined = Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined);
-  return { ...Object.fromEntries(defined), GOTOOLCHAIN: 'local', CGO_ENABLED: '0', GOFLAGS: '-mod=mod' };
+  return { ...Object.fromEntries(defined), GOTOOLCHAIN: 'local', CGO_ENABLED: '0', GOFLAGS: '-mod=mod', GOWORK: 'off' };
 }
 
 export async function goAvailable(exec: Exec): Promise<boolean> {

@@ -11,13 +11,14 @@ import { SimcloudAdminClient, SimcloudClient } from '../simulator/api/client/ind
 import type { SimEvent } from '../simulator/api/schema/events.ts';
 import type { AddressPlan } from './cloud/address-plan.ts';
 import { followSimEvents } from './cloud/events.ts';
-import { SimcloudSandboxCloud } from './cloud/sandbox-cloud.ts';
+import { SANDBOX_DEFAULTS, SimcloudSandboxCloud } from './cloud/sandbox-cloud.ts';
 import { cloudOf, DEFAULT_CLOUD, type CloudKind } from './cloud/registry.ts';
 import type { ConsoleServer } from './console/server.ts';
 import { createExec, type Exec } from './exec.ts';
 import { startSimcloudProcess, type SimcloudProcess } from './processes.ts';
 import type { CcmSlot } from './ccm/runner.ts';
 import { DEFAULT_CCM, EARLY_CCM_KINDS, type CcmChoice } from './ccm/slot.ts';
+import type { InterceptProxy } from './intercept/proxy.ts';
 import { createRuntime } from './runtimes/factory.ts';
 import { prestarts, type ClusterAccess, type ClusterInfo, type Runtime, type RuntimeBaseContext, type RuntimeContext, type RuntimeName } from './runtimes/runtime.ts';
 import { settleAll, startInOrder, timed } from './startup.ts';
@@ -68,6 +69,7 @@ export class Sandbox {
   #cluster: ClusterInfo | undefined;
   #stopping: Promise<void> | undefined;
   #console: ConsoleServer | undefined;
+  #intercept: InterceptProxy | undefined;
 
   constructor(options: SandboxOptions) {
     checkCloudAndCcm(options.cloud ?? DEFAULT_CLOUD, options.ccm ?? DEFAULT_CCM);
@@ -109,11 +111,12 @@ export class Sandbox {
   async up(): Promise<void> {
     // A new run is a new world, as with kind: a fresh cloud and fresh logs (the previous run's logs were
     // collected into artifacts/ by down()).
-    for (const sub of ['logs', 'artifacts', 'simcloud']) rmSync(join(this.options.stateDir, sub), { recursive: true, force: true });
+    for (const sub of ['logs', 'artifacts', 'simcloud', 'intercept']) rmSync(join(this.options.stateDir, sub), { recursive: true, force: true });
     privateDir(join(privateDir(this.options.stateDir), 'logs'));
     this.#save();
     try {
-      const runtime = await createRuntime(this.options.runtime, { cloud: () => this.#requireCloud(), subscribe: (h) => this.subscribe(h), progress: this.options.progress });
+      const kubeVip = cloudOf(this.options.cloud ?? DEFAULT_CLOUD).kubeVip === true;
+      const runtime = await createRuntime(this.options.runtime, { cloud: () => this.#requireCloud(), subscribe: (h) => this.subscribe(h), progress: this.options.progress, kubeVip });
       this.#runtime = runtime;
       // Side by side where nothing orders them: local's control plane boots while simcloud starts, the CCM
       // starts while the machines are created and their kubelets register (docs/performance.md).
@@ -156,11 +159,18 @@ export class Sandbox {
     if (this.#runtime && ctx) await this.#runtime.down(ctx);
     else if (this.#runtime && prestarts(this.#runtime)) await this.#runtime.down(this.#baseContext());
     this.#abort.abort();
+    await this.#stopIntercept();
     await this.#simcloud?.process.stop();
     this.#ccm = undefined;
     this.#simcloud = undefined;
     this.#state = { ...this.#state, status: SandboxStatus.stopped };
     this.#save();
+  }
+
+  async #stopIntercept(): Promise<void> {
+    const proxy = this.#intercept;
+    this.#intercept = undefined;
+    if (proxy) await proxy.close();
   }
 
   /** Restarts the CCM process (a crash or an upgrade, as far as the cluster can tell). */
@@ -219,6 +229,11 @@ export class Sandbox {
     this.#cloud = this.#sandboxCloud(s.url, token);
     this.subscribe((e) => this.#cloud?.handleSimEvent(e));
     this.#state = { ...this.#state, simcloud: { url: s.url, token, adminToken, pid: s.process.pid }, logs: { ...this.#state.logs, simcloud: s.process.logFile } };
+    // The personas' real hostnames, reached through the proxy by tools with compiled-in URLs (sandbox/intercept/).
+    const { startSandboxIntercept } = await import('./intercept/sandbox.ts');
+    const intercept = await startSandboxIntercept({ stateDir: this.options.stateDir, simcloudUrl: s.url, allowedHosts: this.options.allowedHosts ?? [] });
+    this.#intercept = intercept.proxy;
+    this.#state = { ...this.#state, intercept: intercept.info, logs: { ...this.#state.logs, intercept: join(this.options.stateDir, 'logs', 'intercept.log') } };
     return s.url;
   }
 
@@ -256,6 +271,7 @@ export class Sandbox {
     if (!s || !cluster) throw new Error('simcloud and the cluster must run before the CCM');
     this.#state = { ...this.#state, kubeconfig: cluster.kubeconfigPath, clusterCidr: cluster.clusterCidr };
     const { startCcmSlot } = await import('./ccm/runner.ts');
+    await this.#prepareCcm(s);
     this.#ccm = await startCcmSlot({
       choice: this.ccmChoice,
       exec: this.exec,
@@ -264,6 +280,7 @@ export class Sandbox {
       clusterName: this.options.name,
       clusterCidr: cluster.clusterCidr,
       simcloud: s,
+      intercept: this.#state.intercept,
       network: this.options.name,
       lbStrategy: this.options.lbStrategy,
       cloud: this.options.cloud ?? DEFAULT_CLOUD,
@@ -278,6 +295,14 @@ export class Sandbox {
     const { state, logFile } = this.#ccm;
     this.#state = { ...this.#state, ccm: state, logs: { ...this.#state.logs, ...(logFile ? { ccm: logFile } : {}) } };
     return state.pid === null ? 'nothing started: the slot is yours' : `pid ${state.pid}${state.url ? ` ${state.url}` : ''}`;
+  }
+
+  /** What the cloud's own CCM needs before it starts (its descriptor's prepareCcm), made for any CCM in the slot. */
+  async #prepareCcm(s: { url: string; token: string }): Promise<void> {
+    const prepare = cloudOf(this.options.cloud ?? DEFAULT_CLOUD).prepareCcm;
+    if (prepare === undefined) return;
+    const { ccmDir } = await import('./ccm/launch.ts');
+    await prepare({ endpoint: s.url, token: s.token, network: this.options.name, zone: SANDBOX_DEFAULTS.zone, ccmDir: privateDir(ccmDir(this.options.stateDir)) });
   }
 
   async #startConsole(): Promise<string> {
@@ -356,6 +381,7 @@ function initialState(o: SandboxOptions): SandboxState {
     kubeconfig: null,
     clusterCidr: null,
     simcloud: null,
+    intercept: null,
     ccm: null,
     consoleUrl: null,
     consoleToken: null,

@@ -1,19 +1,24 @@
 // The sandbox's state directory and state file. One directory per sandbox name holds everything a run
 // produces: state.json (what runs where), the kubeconfig, simcloud's data file, every process log, and
-// the artifacts collected by `down`. Default: <repo>/.sandbox/<name> (git-ignored); CCM_SANDBOX_STATE_DIR
-// moves the root elsewhere. The directory is 0700 and state.json 0600: it holds the simcloud and console
-// tokens while a sandbox runs.
+// the artifacts collected by `down`. The root: CCM_SANDBOX_STATE_DIR; else, run from a git checkout of
+// ccm-sandbox, <checkout>/.sandbox (git-ignored); else, run from an installed package,
+// $XDG_STATE_HOME/ccm-sandbox (~/.local/state/ccm-sandbox), never the package's own directory. The
+// directory is 0700 and state.json 0600: it holds the simcloud and console tokens while a sandbox runs.
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { CcmStateField } from './ccm/slot.ts';
 import { CLOUDS, DEFAULT_CLOUD, isCloudKind, type CloudKind } from './cloud/registry.ts';
 
+/** Where this code lives: a git checkout of ccm-sandbox or the installed npm package. */
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-export function stateRoot(env: NodeJS.ProcessEnv = process.env): string {
-  return env.CCM_SANDBOX_STATE_DIR ?? join(REPO_ROOT, '.sandbox');
+export function stateRoot(env: NodeJS.ProcessEnv = process.env, root = REPO_ROOT): string {
+  if (env.CCM_SANDBOX_STATE_DIR) return env.CCM_SANDBOX_STATE_DIR;
+  if (existsSync(join(root, '.git'))) return join(root, '.sandbox');
+  return join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'ccm-sandbox');
 }
 
 export function stateDir(name: string, env: NodeJS.ProcessEnv = process.env): string {
@@ -45,6 +50,8 @@ export const SandboxState = z.object({
   kubeconfig: z.string().nullable(),
   clusterCidr: z.string().nullable(),
   simcloud: z.object({ url: z.string(), token: z.string(), adminToken: z.string(), pid: z.number().int() }).nullable(),
+  /** The HTTPS interception proxy for the personas' real hostnames (sandbox/intercept/) and its CA's certificate file. */
+  intercept: z.object({ url: z.string(), caFile: z.string() }).nullable().default(null),
   /** The CCM slot (sandbox/ccm/slot.ts); files from before the slot read as `builtin`. */
   ccm: CcmStateField.nullable(),
   consoleUrl: z.string().nullable(),

@@ -12,6 +12,7 @@ import { DEFAULT_NAME } from '../sandbox/cli/args.ts';
 import { followSimEvents } from '../sandbox/cloud/events.ts';
 import { SimcloudSandboxCloud } from '../sandbox/cloud/sandbox-cloud.ts';
 import { UNINITIALIZED_TAINT } from '../sandbox/kubelet/node-object.ts';
+import { commandHint } from '../sandbox/cli/hint.ts';
 import { processAlive, readState, stateDir, type SandboxState } from '../sandbox/state.ts';
 import { createThrowawaySandbox } from '../sandbox/throwaway.ts';
 import { waitFor } from '../sandbox/wait.ts';
@@ -230,7 +231,7 @@ function connect(state: SandboxState): Demo {
 async function sandboxFor(name: string): Promise<{ state: SandboxState; stop: () => Promise<void> }> {
   const state = readState(stateDir(name));
   if (state && processAlive(state.pid) && state.status === 'ready') return { state, stop: () => Promise.resolve() };
-  say(`no sandbox "${name}" is running: starting a throwaway one for this demo, removed at its end (to keep one: npm run sandbox:up -- --name ${name}, then npm run demo -- --name ${name})`);
+  say(`no sandbox "${name}" is running: starting a throwaway one for this demo, removed at its end (to keep one: ${commandHint('sandbox:up', `--name ${name}`)}, then ${commandHint('demo', `--name ${name}`)})`);
   const throwaway = createThrowawaySandbox({ name: 'demo', runtime: 'local', workers: 2, lbStrategy: 'lb', progress: (m) => say(`  ${m}`) }, 'ccm-sandbox-demo-');
   try {
     await throwaway.sandbox.up();

@@ -32,4 +32,10 @@ describe('selfSignedServingCertificate', () => {
     expect(other.serialNumber).not.toBe(x.serialNumber);
     expect(other.fingerprint256).not.toBe(x.fingerprint256);
   });
+
+  it('refuses an empty subject-alternative-name list and a malformed address instead of making an invalid certificate', () => {
+    const base = { commonName: 'c', validFrom, validUntil: new Date('2027-01-01Z') };
+    expect(() => selfSignedServingCertificate({ ...base, dnsNames: [], ipv4: [] })).toThrow('needs at least one DNS name or IPv4 address');
+    expect(() => selfSignedServingCertificate({ ...base, dnsNames: [], ipv4: ['300.0.0.1'] })).toThrow('not an IPv4 address: "300.0.0.1"');
+  });
 });

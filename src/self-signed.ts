@@ -5,6 +5,7 @@
  * CCM about 9 MB of resident memory for this one call (docs/adr/0004).
  */
 import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
+import { isIPv4 } from 'node:net';
 
 /** DER: tag, definite length, content. */
 function tlv(tag: number, content: Buffer): Buffer {
@@ -69,8 +70,12 @@ export interface SelfSignedOptions {
   readonly validUntil: Date;
 }
 
-/** A self-signed serving certificate and its key, both PEM. */
+/** A self-signed serving certificate and its key, both PEM. Throws on an empty or malformed subject-alternative-name list. */
 export function selfSignedServingCertificate(o: SelfSignedOptions): { cert: string; key: string } {
+  // RFC 5280 4.2.1.6: a subjectAltName extension must hold at least one name, and TLS clients match only SANs.
+  if (o.dnsNames.length + o.ipv4.length === 0) throw new Error('a serving certificate needs at least one DNS name or IPv4 address');
+  const badIp = o.ipv4.find((ip) => !isIPv4(ip));
+  if (badIp !== undefined) throw new Error(`not an IPv4 address: ${JSON.stringify(badIp)}`);
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const name = seq(set(seq(oid(OID.commonName), utf8(o.commonName))));
   const algorithm = seq(oid(OID.ecdsaWithSha256));

@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { cloudOf, DEFAULT_CLOUD, type CloudKind } from '../cloud/registry.ts';
 import { SANDBOX_DEFAULTS } from '../cloud/sandbox-cloud.ts';
+import { interceptEnv, type InterceptInfo } from '../intercept/sandbox.ts';
 import type { Exec } from '../exec.ts';
 import { freePort } from '../ports.ts';
 import { launchProcess, startCcmProcess } from '../processes.ts';
@@ -18,6 +19,8 @@ export interface CcmContext {
   readonly clusterName: string;
   readonly clusterCidr: string;
   readonly simcloud: { readonly url: string; readonly token: string };
+  /** The sandbox's interception proxy (sandbox/intercept/), for a cloud whose CCM has its API hostnames compiled in. */
+  readonly intercept?: InterceptInfo | null;
   /** The simcloud network holding the nodes (routes); the cluster's name. */
   readonly network: string;
   readonly lbStrategy: 'lb' | 'ip-block';
@@ -73,11 +76,16 @@ export function upstreamArgsFor(ctx: Pick<CcmContext, 'stateDir' | 'clusterName'
   });
 }
 
-/** The cloud's part of a CCM's environment: SIMCLOUD_* for /v1, the persona's own variables for a persona. */
-export function cloudCcmEnv(ctx: Pick<CcmContext, 'simcloud' | 'network' | 'lbStrategy' | 'cloud'>): Record<string, string> {
-  return cloudOf(ctx.cloud ?? DEFAULT_CLOUD).ccmEnv({
-    simcloudUrl: ctx.simcloud.url, token: ctx.simcloud.token, network: ctx.network, lbStrategy: ctx.lbStrategy, zone: SANDBOX_DEFAULTS.zone,
-  });
+/**
+ * The cloud's part of a CCM's environment: SIMCLOUD_* for /v1, the persona's own variables for a persona, and for
+ * a cloud with real API hostnames the interception proxy's (HTTPS_PROXY, SSL_CERT_FILE, NO_PROXY).
+ */
+export function cloudCcmEnv(ctx: Pick<CcmContext, 'simcloud' | 'network' | 'lbStrategy' | 'cloud' | 'intercept'>): Record<string, string> {
+  const cloud = cloudOf(ctx.cloud ?? DEFAULT_CLOUD);
+  return {
+    ...cloud.ccmEnv({ simcloudUrl: ctx.simcloud.url, token: ctx.simcloud.token, network: ctx.network, lbStrategy: ctx.lbStrategy, zone: SANDBOX_DEFAULTS.zone }),
+    ...(ctx.intercept && (cloud.realHosts ?? []).length > 0 ? interceptEnv(ctx.intercept) : {}),
+  };
 }
 
 export async function launchUpstreamCcm(ctx: CcmContext, binary: string, kubeconfig: string): Promise<LaunchedCcm> {

@@ -76,16 +76,22 @@ describe('the cache key', () => {
   writeFileSync(join(mod, 'cmd', 'x', 'main.go'), 'package main\n');
   writeFileSync(join(mod, 'a.go'), 'package a\n');
   writeFileSync(join(mod, 'README.md'), 'docs\n');
+  writeFileSync(join(mod, 'a_test.go'), 'package a\n');
+  mkdirSync(join(mod, 'contract', 'sdk'), { recursive: true });
+  writeFileSync(join(mod, 'contract', 'sdk', 'go.mod'), 'module sdk\n');
+  writeFileSync(join(mod, 'contract', 'sdk', 'client.go'), 'package sdk\n');
 
-  it('lists every .go file below the module, sorted', () => {
+  it('lists every .go file below the module but tests and nested modules, sorted', () => {
     expect(goFiles(mod)).toEqual(['a.go', 'cmd/x/main.go']);
     expect(goFiles(GO_MODULE_DIR)).toContain('cmd/upstream-ccm/main.go');
+    expect(goFiles(GO_MODULE_DIR).filter((f) => f.startsWith('contract/') || f.endsWith('_test.go'))).toEqual([]);
   });
 
-  it('changes with any .go file, the toolchain and the target, and with nothing else', () => {
+  it('changes with any source .go file, the toolchain and the target, and with nothing else (tests included)', () => {
     const key = upstreamCcmKey(mod, toolchain);
     expect(key).toMatch(/^upstream-ccm-v0\.37\.1-go1\.26\.8-linux-amd64-[0-9a-f]{12}$/);
     writeFileSync(join(mod, 'README.md'), 'other docs\n');
+    writeFileSync(join(mod, 'a_test.go'), 'package a\n\nfunc TestA() {}\n');
     expect(upstreamCcmKey(mod, toolchain)).toBe(key);
     expect(upstreamCcmKey(mod, { ...toolchain, version: 'go1.26.9' })).not.toBe(key);
     expect(upstreamCcmKey(mod, { ...toolchain, goarch: 'arm64' })).not.toBe(key);

@@ -3,7 +3,7 @@
 // line the sandbox starts it with. Lookup order:
 //   1. $UPSTREAM_CCM_BINARY (an existing build, e.g. one under a debugger's control);
 //   2. the cache: $CCM_SANDBOX_CACHE (default ~/.cache/ccm-sandbox)/go/<key>/upstream-ccm, where the key hashes
-//      go.mod, go.sum, every .go file of the module, the Go version and GOOS/GOARCH;
+//      go.mod, go.sum, every non-test .go file of the module, the Go version and GOOS/GOARCH;
 //   3. `go build` of the module into the cache, under a lock, with progress lines.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -36,12 +36,18 @@ export function kubernetesVersionOf(stagingVersion: string): string {
   return stagingVersion.replace(/^v0\./, 'v1.');
 }
 
-/** Every .go file below `dir`, as paths relative to it, sorted. */
+/**
+ * The module's sources the binary is built from, as paths relative to `dir`, sorted: every .go file but
+ * tests (_test.go) and nested modules (a directory with its own go.mod, go/contract/<sdk>). The npm
+ * package carries exactly these, so a checkout and an installed package share one cached binary.
+ */
 export function goFiles(dir: string): string[] {
   const entries = readdirSync(dir, { recursive: true, withFileTypes: true });
+  const nested = entries.filter((e) => e.isFile() && e.name === 'go.mod' && e.parentPath !== dir).map((e) => `${relative(dir, e.parentPath)}/`);
   return entries
-    .filter((e) => e.isFile() && e.name.endsWith('.go'))
+    .filter((e) => e.isFile() && e.name.endsWith('.go') && !e.name.endsWith('_test.go'))
     .map((e) => relative(dir, join(e.parentPath, e.name)))
+    .filter((file) => !nested.some((n) => file.startsWith(n)))
     .sort();
 }
 

@@ -11,7 +11,7 @@ import { checkCloudAndCcm, defaultCcmFor, LB_STRATEGIES, SandboxOptionsError, ty
 
 export { UsageError };
 
-export const COMMANDS = ['up', 'down', 'status', 'logs', 'reset', 'daemon'] as const;
+export const COMMANDS = ['up', 'down', 'status', 'logs', 'reset', 'env', 'daemon'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 export interface CliOptions {
@@ -66,7 +66,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
   }
   const { values, positionals } = parsed;
   const [command, component] = positionals;
-  if (!command || !(COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command "${command ?? ''}": use one of up, down, status, logs, reset`);
+  if (!command || !(COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command "${command ?? ''}": use one of up, down, status, logs, reset, env`);
   const ccm = validCcm(values.ccm, values['ccm-command'], values.cloud);
   return {
     command: command as Command,

@@ -5,6 +5,8 @@
 //      [--foreground] [--dry-run]
 //      [--allowed-host NAME[:PORT]]...
 //   down | status [--json] | logs [COMPONENT] [--lines N] | reset      (all take --name NAME)
+//   --version: this sandbox's version and the Kubernetes release of its control plane
+//   env --cloud CLOUD [--name NAME]: export lines pointing any program at the sandbox as that cloud
 // Exit codes: 0 success, 1 failure (message and the log to read), 2 usage error (one line: what to fix).
 import { enableCompileCache } from 'node:module';
 import { join } from 'node:path';
@@ -34,6 +36,8 @@ async function run(o: CliOptions): Promise<number> {
       return (await import('./status.ts')).logs(o);
     case 'reset':
       return (await import('./status.ts')).reset(o);
+    case 'env':
+      return (await import('./env.ts')).env(o);
   }
 }
 
@@ -41,6 +45,10 @@ async function main(argv: string[]): Promise<void> {
   // Everything a sandbox writes (state.json, kubeconfigs, keys, logs, simcloud's data) and everything its
   // processes write inherit this: readable by the user alone.
   process.umask(0o077);
+  if (argv[0] === '--version' || argv[0] === 'version') {
+    console.log((await import('../version.ts')).versionLine());
+    process.exit(0);
+  }
   const { parseCli, UsageError } = await import('./args.ts');
   try {
     process.exit(await run(parseCli(argv)));

@@ -12,7 +12,7 @@ import { upstreamCertDir } from '../ccm/launch.ts';
 import { commandLine, type CcmState } from '../ccm/slot.ts';
 import { tail } from '../processes.ts';
 import { resetSandbox, waitForLoadBalancerCleanup } from '../reset.ts';
-import { processAlive, readState, stateDir, type SandboxState } from '../state.ts';
+import { processAlive, stateDir, type SandboxState } from '../state.ts';
 import { cloudOf, DEFAULT_CLOUD } from '../cloud/registry.ts';
 import { inCloudWords } from '../cloud/descriptor.ts';
 import { ownsLoadBalancer } from '../console/links.ts';
@@ -22,11 +22,10 @@ import type { LoadBalancer } from '../../simulator/api/schema/load-balancers.ts'
 import type { ServerGroup } from '../../simulator/api/schema/server-groups.ts';
 import type { Server } from '../../simulator/api/schema/servers.ts';
 import { UsageError, type CliOptions } from './args.ts';
+import { runningState } from './env.ts';
 
 function requireState(o: CliOptions): SandboxState {
-  const state = readState(stateDir(o.name));
-  if (!state || !processAlive(state.pid)) throw new UsageError(`sandbox "${o.name}" is not running: start it with \`npm run sandbox:up\``);
-  return state;
+  return runningState(o.name);
 }
 
 function core(state: SandboxState): CoreV1Api {

@@ -2,11 +2,11 @@
 // for an empty CCM slot (`--ccm none`) exactly how to run a CCM of one's own against this sandbox.
 import { dirname } from 'node:path';
 import { shellQuote } from '../exec.ts';
-import { commandCcmEnv, upstreamArgsFor } from '../ccm/launch.ts';
+import { cloudCcmEnv, commandCcmEnv, upstreamArgsFor } from '../ccm/launch.ts';
 import { cloudOf, DEFAULT_CLOUD, isCloudKind } from '../cloud/registry.ts';
 import type { CloudDescriptor } from '../cloud/descriptor.ts';
-import { SANDBOX_DEFAULTS } from '../cloud/sandbox-cloud.ts';
 import { commandLine } from '../ccm/slot.ts';
+import { commandHint } from './hint.ts';
 import type { SandboxState, StepRecord } from '../state.ts';
 import { spanMs } from '../startup.ts';
 
@@ -44,6 +44,7 @@ export function ownCcmLines(state: SandboxState): string[] {
     clusterName: state.name,
     clusterCidr: state.clusterCidr,
     simcloud: sim,
+    intercept: state.intercept,
     network: state.name,
     lbStrategy: state.lbStrategy === 'ip-block' ? ('ip-block' as const) : ('lb' as const),
     cloud: state.cloud,
@@ -64,16 +65,16 @@ export function personaLines(state: SandboxState): string[] {
   const sim = state.simcloud;
   const persona = personaOf(state);
   if (!persona || !sim) return [];
-  const nameFlag = state.name === 'ccm-sandbox' ? '' : ` --name ${state.name}`;
-  const env = persona.ccmEnv({ simcloudUrl: sim.url, token: sim.token, network: state.name, lbStrategy: 'lb', zone: SANDBOX_DEFAULTS.zone });
+  const nameFlag = state.name === 'ccm-sandbox' ? '' : `--name ${state.name} `;
+  const env = cloudCcmEnv({ simcloud: sim, intercept: state.intercept, network: state.name, lbStrategy: 'lb', cloud: state.cloud });
   const own = persona.ownCcm;
   return [
     `${persona.title} persona: the machines were made through its API; ${persona.clients} works against it with:`,
     `  export ${Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`).join(' ')}`,
     ...(own ? [
       `${persona.title}'s own CCM in the slot (${own.binary} on your PATH; ${own.note}):`,
-      `  npm run sandbox:up --${nameFlag} --cloud ${persona.kind} --ccm command --ccm-command ${shellQuote(own.command())}`,
-      `and its conformance run: npm run conformance -- --cloud ${persona.kind} --ccm command --ccm-command ${shellQuote(own.command())}`,
+      `  ${commandHint('sandbox:up', `${nameFlag}--cloud ${persona.kind} --ccm command --ccm-command ${shellQuote(own.command())}`)}`,
+      `and its conformance run: ${commandHint('conformance', `--cloud ${persona.kind} --ccm command --ccm-command ${shellQuote(own.command())}`)}`,
     ] : []),
   ];
 }
@@ -86,8 +87,8 @@ function tryLines(state: SandboxState): string[] {
     "  kubectl get nodes -o custom-columns='NAME:.metadata.name,PROVIDER-ID:.spec.providerID,TYPE:.metadata.labels.node\\.kubernetes\\.io/instance-type,ZONE:.metadata.labels.topology\\.kubernetes\\.io/zone,TAINTS:.spec.taints[*].key'",
     '  kubectl create deployment web --image=nginx --replicas=2 && kubectl get pods -o wide',
     '  kubectl expose deployment web --type=LoadBalancer --port=80 && kubectl get service web -w',
-    '  npm run sandbox:status',
-    ...(sim ? [`  export SIMCLOUD_URL=${sim.url} SIMCLOUD_TOKEN=${sim.token}`, '  npm run simcloud -- server list'] : []),
+    `  ${commandHint('sandbox:status')}`,
+    ...(sim ? [`  export SIMCLOUD_URL=${sim.url} SIMCLOUD_TOKEN=${sim.token}`, `  ${commandHint('simcloud', 'server list')}`] : []),
   ];
 }
 
@@ -119,7 +120,7 @@ function readyAfterMs(state: SandboxState): number {
 
 export function renderSummary(state: SandboxState): string {
   const kc = state.kubeconfig ?? '(none)';
-  const nameFlag = state.name === 'ccm-sandbox' ? '' : ` -- --name ${state.name}`;
+  const nameFlag = state.name === 'ccm-sandbox' ? '' : `--name ${state.name}`;
   return [
     `ccm-sandbox "${state.name}" is ${state.status} (${state.runtime} runtime, ${state.cloud !== DEFAULT_CLOUD ? `${state.cloud} persona` : `lb strategy ${state.lbStrategy}`}) after ${seconds(readyAfterMs(state))} s`,
     ...stepLines(state),
@@ -134,8 +135,8 @@ export function renderSummary(state: SandboxState): string {
     ...(state.ccm?.kind === 'none' ? [...ownCcmLines(state), ''] : []),
     ...(personaOf(state) ? [...personaLines(state), ''] : []),
     'Next: open the console, curl the EXTERNAL-IP of web (the reply names the pod that served); then power a',
-    'worker off (`npm run simcloud -- server poweroff <id>` or the console) and watch the node go NotReady, get',
+    `worker off (\`${commandHint('simcloud', 'server poweroff <id>')}\` or the console) and watch the node go NotReady, get`,
     'the shutdown taint, and its pods move to the other nodes.',
-    `Logs: npm run sandbox:logs -- [ccm|simcloud|kube-apiserver|...]    Stop: npm run sandbox:down${nameFlag}`,
+    `Logs: ${commandHint('sandbox:logs', '[ccm|simcloud|kube-apiserver|...]')}    Stop: ${commandHint('sandbox:down', nameFlag)}`,
   ].join('\n');
 }

@@ -13,6 +13,7 @@ import type { Sandbox } from '../sandbox.ts';
 import { registerCleanup } from '../shutdown.ts';
 import { privateDir, processAlive, readState, SandboxStatus, stateDir } from '../state.ts';
 import { daemonArgs, DEFAULT_NAME, type CliOptions } from './args.ts';
+import { commandHint } from './hint.ts';
 import { renderSummary } from './summary.ts';
 
 const CLI = fileURLToPath(new URL('./main.ts', import.meta.url));
@@ -21,7 +22,7 @@ export async function up(o: CliOptions): Promise<number> {
   const dir = stateDir(o.name);
   const existing = readState(dir);
   if (existing && processAlive(existing.pid) && existing.status !== SandboxStatus.stopped) {
-    console.log(`sandbox "${o.name}" is already running (pid ${existing.pid}); \`npm run sandbox:down\` stops it\n`);
+    console.log(`sandbox "${o.name}" is already running (pid ${existing.pid}); \`${commandHint('sandbox:down', o.name === 'ccm-sandbox' ? '' : `--name ${o.name}`)}\` stops it\n`);
     console.log(renderSummary(existing));
     return 0;
   }

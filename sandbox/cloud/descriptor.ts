@@ -6,6 +6,7 @@
 // reads a load balancer back through the cloud's API.
 import type { Requester } from '../../simulator/api/client/requester.ts';
 import type { Server } from '../../simulator/api/schema/servers.ts';
+import type { RealHost } from '../intercept/proxy.ts';
 
 /** What a CCM's environment is built from. */
 export interface CcmEnvInput {
@@ -61,6 +62,8 @@ export interface CloudLoadBalancerView {
   readonly ports: readonly number[];
   /** simcloud ids of the servers it sends traffic to. */
   readonly serverIds: readonly string[];
+  /** An address a node announces (kube-vip on phoenixNAP): the cloud shows no ports or targets to compare. */
+  readonly announced?: boolean;
 }
 
 /** Reads through a cloud's API with the sandbox's token. */
@@ -116,6 +119,11 @@ export interface CloudDescriptor<K extends string = string> {
   apiUrl(simcloudUrl: string): string;
   /** The environment variable a CCM reads its token from. */
   readonly tokenVariable: string;
+  /**
+   * The cloud's real API hostnames, where the persona serves each one's paths: the interception proxy
+   * (sandbox/intercept/) tunnels to these names only, so a tool with compiled-in URLs reaches the persona.
+   */
+  readonly realHosts?: readonly RealHost[];
   /** The SDK-based programs that work against the cloud (for the summary). */
   readonly clients: string;
   /** The providerID the cloud's CCM gives the Node of simcloud server `serverId`. */
@@ -149,6 +157,14 @@ export interface CloudDescriptor<K extends string = string> {
    * reading Secrets for TLS certificates: the sandbox's CCM identity gets these too, as one ClusterRole.
    */
   readonly ccmRbacRules?: readonly CcmRbacRule[];
+  /**
+   * Makes what the cloud's own CCM needs before it starts, through the cloud's API and in `ccmDir` (the directory
+   * the CCM slot names in CCM_SANDBOX_CCM_DIR): phoenixNAP's the cluster's public network and a cloud config
+   * naming it.
+   */
+  /** The cloud's load balancers are addresses a node announces with kube-vip (phoenixNAP's model): the local runtime stands in for it. */
+  readonly kubeVip?: boolean;
+  readonly prepareCcm?: (o: { readonly endpoint: string; readonly token: string; readonly network: string; readonly zone: string; readonly ccmDir: string }) => Promise<void>;
   /** How machines are made through the persona; absent: through /v1 (and then any runtime works). */
   machines?(o: { readonly endpoint: string; readonly token: string }): PersonaMachines;
   readonly conformance: ConformanceProfile;

@@ -1,6 +1,7 @@
 // The clouds a sandbox can present (`--cloud`), one descriptor each (sandbox/cloud/<kind>/cloud.ts). Adding
 // a persona to the sandbox is its folder and one line here.
 import { brightboxCloud } from './brightbox/cloud.ts';
+import type { RealHost } from '../intercept/proxy.ts';
 import type { CloudDescriptor } from './descriptor.ts';
 import { digitaloceanCloud } from './digitalocean/cloud.ts';
 import { hcloudCloud } from './hcloud/cloud.ts';
@@ -23,3 +24,6 @@ export function cloudOf(kind: CloudKind): CloudDescriptor<CloudKind> {
   if (d === undefined) throw new Error(`no cloud ${kind}`);
   return d;
 }
+
+/** Every persona's real API hostnames: what the interception proxy tunnels to (sandbox/intercept/). */
+export const REAL_HOSTS: readonly RealHost[] = CLOUD_DESCRIPTORS.flatMap((d: CloudDescriptor) => d.realHosts ?? []);

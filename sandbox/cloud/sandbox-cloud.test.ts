@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordSimEvents, type SimEventRecorder } from '../../test/helpers/sim-events.ts';
 import { startSimcloudInProcess, type InProcessSimcloud } from '../../test/helpers/simcloud.ts';
 import type { PowerEvent } from '../runtimes/runtime.ts';
-import { parseSseMessage } from '../../lib/sse.ts';
 import { HcloudMachines } from './hcloud/machines.ts';
 import { LinodeMachines } from './linode/machines.ts';
 import { DigitalOceanMachines } from './digitalocean/machines.ts';
@@ -57,13 +56,6 @@ describe('power actions from server status transitions', () => {
       { serverId: mine, name: 'c1-w1', action: 'poweroff' },
       { serverId: mine, name: 'c1-w1', action: 'delete' },
     ]);
-  });
-});
-
-describe('server-sent events', () => {
-  it('parses id and multi-line data, and ignores comments', () => {
-    expect(parseSseMessage('id: 42\ndata: {"a":\ndata: 1}')).toEqual({ id: '42', data: '{"a":\n1}' });
-    expect(parseSseMessage(': keep-alive')).toBeUndefined();
   });
 });
 

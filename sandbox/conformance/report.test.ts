@@ -5,7 +5,7 @@ const row = (capability: CapabilityResult['capability'], verdict: CapabilityResu
   capability, verdict, message: '', durationMs: 1500, cloudCalls: 3, events: [], ccmLog: [], ...extra,
 });
 const report = (results: CapabilityResult[], error: string | null = null): ConformanceReport => ConformanceReport.parse({
-  cloud: 'hcloud', ccm: 'command', command: 'my-ccm --v=2', runtime: 'local', startedAt: '2026-11-25T00:00:00.000Z', durationMs: 61_000, error, results,
+  cloud: 'hcloud', ccm: 'command', command: 'my-ccm --v=2', runtime: 'local', sandboxVersion: '0.1.0', kubernetesVersion: 'v1.37.1', startedAt: '2026-11-25T00:00:00.000Z', durationMs: 61_000, error, results,
 });
 
 describe('the conformance report', () => {
@@ -50,5 +50,13 @@ describe('the conformance report', () => {
     expect(renderTable(r)).toContain('under 2 fault rule(s) from /ci/slow-lb.json: latency 500 ms on PUT /v2/load_balancers/*; rate limit 10/1 s');
     expect(renderJunit(r)).toContain('<property name="faults" value="/ci/slow-lb.json"/>');
     expect(report([]).faults).toBeNull();
+  });
+
+  it('says which sandbox and which Kubernetes the CCM ran against, in the table and the JUnit properties; older reports read as unknown', () => {
+    const r = report([row('node-init', Verdict.pass)]);
+    expect(renderTable(r)).toMatch(/^conformance of the command CCM on hcloud \(local runtime\): PASS in 61\.0 s, ccm-sandbox 0\.1\.0, Kubernetes v1\.37\.1\n/);
+    expect(renderJunit(r)).toContain('<property name="ccm-sandbox-version" value="0.1.0"/>\n      <property name="kubernetes-version" value="v1.37.1"/>');
+    const { sandboxVersion: _s, kubernetesVersion: _k, ...older } = r;
+    expect(ConformanceReport.parse(older)).toMatchObject({ sandboxVersion: 'unknown', kubernetesVersion: 'unknown' });
   });
 });

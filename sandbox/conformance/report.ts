@@ -32,6 +32,10 @@ export const ConformanceReport = z.object({
   /** The CCM command line, for --ccm command. */
   command: z.string().nullable(),
   runtime: z.string(),
+  /** The ccm-sandbox that ran the check (sandbox/version.ts); reports from before it read as unknown. */
+  sandboxVersion: z.string().default('unknown'),
+  /** The Kubernetes version of the control plane the CCM ran against. */
+  kubernetesVersion: z.string().default('unknown'),
   /** The fault rules simcloud held for the whole run (`--faults`), or null for none. */
   faults: z.strictObject({ file: z.string(), rules: z.array(FaultRuleInput) }).nullable().default(null),
   startedAt: z.string(),
@@ -50,7 +54,7 @@ export function passed(report: ConformanceReport): boolean {
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
 export function renderTable(report: ConformanceReport): string {
-  const head = `conformance of the ${report.ccm} CCM on ${report.cloud} (${report.runtime} runtime${report.profile === 'cloud' ? ', profile cloud' : ''}): ${passed(report) ? 'PASS' : 'FAIL'} in ${seconds(report.durationMs)}`;
+  const head = `conformance of the ${report.ccm} CCM on ${report.cloud} (${report.runtime} runtime${report.profile === 'cloud' ? ', profile cloud' : ''}): ${passed(report) ? 'PASS' : 'FAIL'} in ${seconds(report.durationMs)}, ccm-sandbox ${report.sandboxVersion}, Kubernetes ${report.kubernetesVersion}`;
   const rows = report.results.map((r) => `  ${r.capability.padEnd(16)}${r.verdict.padEnd(13)}${seconds(r.durationMs).padStart(8)}${String(r.cloudCalls).padStart(13)}   ${r.verdict === Verdict.pass ? r.message : firstLine(r.message)}`);
   const details = report.results.filter((r) => r.verdict === Verdict.fail && report.error === null).flatMap((r) => [
     '',
@@ -96,7 +100,7 @@ export function renderJunit(report: ConformanceReport): string {
   const failures = report.results.filter((r) => r.verdict === Verdict.fail).length + (report.error ? 1 : 0);
   const skipped = report.results.filter((r) => r.verdict === Verdict.skipped || r.verdict === Verdict.notOffered).length;
   const counts = `tests="${report.results.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${(report.durationMs / 1000).toFixed(3)}"`;
-  const props = [['cloud', report.cloud], ['ccm', report.ccm], ['runtime', report.runtime], ...(report.command ? [['ccm-command', report.command]] : []), ...(report.faults ? [['faults', report.faults.file]] : [])];
+  const props = [['cloud', report.cloud], ['ccm', report.ccm], ['runtime', report.runtime], ['ccm-sandbox-version', report.sandboxVersion], ['kubernetes-version', report.kubernetesVersion], ...(report.command ? [['ccm-command', report.command]] : []), ...(report.faults ? [['faults', report.faults.file]] : [])];
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="ccm-sandbox conformance" ${counts}>`,

@@ -3,7 +3,7 @@
 // it looked at and the CCM's last log lines), then everything torn down. `npm run conformance` and the e2e
 // suites both run this.
 import { existsSync, readFileSync } from 'node:fs';
-import { AppsV1Api, CoreV1Api, type CoreV1Event } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, VersionApi, type CoreV1Event } from '@kubernetes/client-node';
 import { buildRequester } from '../../simulator/api/client/client.ts';
 import type { SimEvent } from '../../simulator/api/schema/events.ts';
 import { PooledKubeConfig } from '../kube/pooled-kubeconfig.ts';
@@ -12,6 +12,8 @@ import type { RunFaults } from './args.ts';
 import { cloudOf, type CloudKind } from '../cloud/registry.ts';
 import type { RuntimeName } from '../runtimes/runtime.ts';
 import { createThrowawaySandbox } from '../throwaway.ts';
+import { pinnedVersions } from '../control-plane/binaries.ts';
+import { SANDBOX_VERSION } from '../version.ts';
 import { CAPABILITIES, CAPABILITY_INFO, withNeeds, type Capability } from './capabilities.ts';
 import { nodeInit, lifecycle } from './checks/nodes.ts';
 import { lbBasic, lbDelete, lbUpdate } from './checks/load-balancers.ts';
@@ -89,13 +91,21 @@ function runSandbox(o: ConformanceOptions): ReturnType<typeof createThrowawaySan
   }, 'ccm-sandbox-conformance-');
 }
 
+/** What the report says of the run itself, before any capability is checked. */
+function reportBase(o: ConformanceOptions, started: number): Omit<ConformanceReport, 'durationMs' | 'error' | 'results'> {
+  return {
+    cloud: o.cloud, ccm: o.ccm.kind, profile: o.profile ?? 'kubernetes', command: o.ccm.kind === 'command' ? o.ccm.command : null, runtime: o.runtime,
+    sandboxVersion: SANDBOX_VERSION, kubernetesVersion: o.runtime === 'local' ? pinnedVersions().kubernetes : 'unknown',
+    faults: o.faults ? { file: o.faults.file, rules: [...o.faults.rules] } : null, startedAt: new Date(started).toISOString(),
+  };
+}
+
 export async function runConformance(o: ConformanceOptions): Promise<ConformanceReport> {
   const started = Date.now();
   const cloud = cloudOf(o.cloud);
   const plan: Step = { run: o.only?.length ? withNeeds(o.only) : [...CAPABILITIES], required: new Set(o.only ?? []) };
   const { sandbox, stop } = runSandbox(o);
-  const base = { cloud: o.cloud, ccm: o.ccm.kind, profile: o.profile ?? 'kubernetes', command: o.ccm.kind === 'command' ? o.ccm.command : null, runtime: o.runtime,
-    faults: o.faults ? { file: o.faults.file, rules: [...o.faults.rules] } : null, startedAt: new Date(started).toISOString() };
+  const base = reportBase(o, started);
   try {
     // The CCM's calls are recorded from the start: node initialisation happens while the sandbox comes up.
     const ccmCalls: number[] = [];
@@ -109,8 +119,10 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
       const results = plan.run.map((c): CapabilityResult => ({ capability: c, verdict: Verdict.fail, message: 'not checked: the sandbox did not come up', durationMs: 0, cloudCalls: 0, events: [], ccmLog: [] }));
       return { ...base, durationMs: Date.now() - started, error, results };
     }
-    const results = await checkAll(o, runDeps(sandbox, cloud), plan, ccmCalls).finally(unsubscribe);
-    return { ...base, durationMs: Date.now() - started, error: null, results };
+    const deps = runDeps(sandbox, cloud);
+    const kubernetesVersion = await deps.version.getCode().then((v) => v.gitVersion, () => base.kubernetesVersion);
+    const results = await checkAll(o, deps, plan, ccmCalls).finally(unsubscribe);
+    return { ...base, kubernetesVersion, durationMs: Date.now() - started, error: null, results };
   } finally {
     await stop();
   }
@@ -121,6 +133,8 @@ interface RunDeps {
   readonly cloud: ConformanceContext['cloud'];
   readonly core: CoreV1Api;
   readonly apps: AppsV1Api;
+  /** The API server's /version: the Kubernetes the CCM runs against, whatever the runtime. */
+  readonly version: VersionApi;
   readonly api: ConformanceContext['api'];
   readonly memory: RunMemory;
 }
@@ -130,7 +144,7 @@ function runDeps(sandbox: ConformanceContext['sandbox'], cloud: ConformanceConte
   kc.loadFromFile(sandbox.cluster?.kubeconfigPath ?? '');
   const sim = sandbox.state.simcloud;
   const api = buildRequester({ endpoint: sim?.url ?? '', token: sim?.token ?? '', caller: 'ccm-sandbox conformance' });
-  return { sandbox, cloud, core: kc.makeApiClient(CoreV1Api), apps: kc.makeApiClient(AppsV1Api), api, memory: {} };
+  return { sandbox, cloud, core: kc.makeApiClient(CoreV1Api), apps: kc.makeApiClient(AppsV1Api), version: kc.makeApiClient(VersionApi), api, memory: {} };
 }
 
 /** When the CCM was started: node initialisation is timed from there. */

@@ -46,7 +46,7 @@ function pem(label: string, der: ArrayBuffer): string {
   return x509.PemConverter.encode(der, label);
 }
 
-async function privatePem(key: CryptoKey): Promise<string> {
+export async function privatePem(key: CryptoKey): Promise<string> {
   return pem('PRIVATE KEY', await crypto.subtle.exportKey('pkcs8', key));
 }
 
@@ -54,12 +54,13 @@ function serial(): string {
   return Buffer.from(crypto.getRandomValues(new Uint8Array(8))).toString('hex').replace(/^[89a-f]/, '1');
 }
 
-interface Issuer {
+export interface Issuer {
   readonly cert: x509.X509Certificate;
   readonly keys: CryptoKeyPair;
 }
 
-async function createCa(name = 'ccm-sandbox-ca'): Promise<Issuer> {
+/** A CA; `extensions` adds to its own (e.g. name constraints). */
+export async function createCa(name = 'ccm-sandbox-ca', extensions: readonly x509.Extension[] = []): Promise<Issuer> {
   const keys = await keyPair();
   const now = Date.now();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
@@ -73,12 +74,13 @@ async function createCa(name = 'ccm-sandbox-ca'): Promise<Issuer> {
       new x509.BasicConstraintsExtension(true, 0, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature, true),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+      ...extensions,
     ],
   });
   return { cert, keys };
 }
 
-interface LeafSpec {
+export interface LeafSpec {
   readonly subject: string;
   /** `peer`: both, as an etcd member is server and client to the others. */
   readonly usage: 'server' | 'client' | 'peer';
@@ -86,7 +88,7 @@ interface LeafSpec {
   readonly ips?: readonly string[];
 }
 
-async function issue(ca: Issuer, spec: LeafSpec): Promise<PemPair> {
+export async function issue(ca: Issuer, spec: LeafSpec): Promise<PemPair> {
   const keys = await keyPair();
   const now = Date.now();
   const names = [...(spec.dnsNames ?? []).map((value) => ({ type: 'dns' as const, value })), ...(spec.ips ?? []).map((value) => ({ type: 'ip' as const, value }))];

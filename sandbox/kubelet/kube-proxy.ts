@@ -8,6 +8,7 @@ import type { Clock } from '../../src/kube/clock.ts';
 import type { SharedInformer } from '../../src/kube/shared-informer.ts';
 import { SupervisedInformer } from '../../src/kube/informer.ts';
 import { NodePortStandIns, type StandInNode } from './nodeport-standins.ts';
+import { withAnnounced } from './kube-vip.ts';
 import { buildProxyTable } from './proxy-table.ts';
 
 /** Where Services and EndpointSlices come from: the apiserver's watches, or in-memory informers in tests. */
@@ -25,6 +26,8 @@ export type KubeProxyStandInOptions = {
   readonly clock?: Clock;
   /** Where kube-proxy's own health server answers on every node (default 10256). */
   readonly proxierHealthPort?: number;
+  /** Run the kube-vip stand-in too (kube-vip.ts): a node announces each Service's loadBalancerIP. */
+  readonly kubeVip?: boolean;
 } & ({ readonly kubeConfig: KubeConfig } | { readonly sources: ProxySources });
 
 export class KubeProxyStandIn {
@@ -95,7 +98,9 @@ export class KubeProxyStandIn {
     while (this.#dirty && !this.#stop.signal.aborted) {
       this.#dirty = false;
       try {
-        await this.#listeners.apply(this.#opts.nodes(), buildProxyTable(this.#sources.services.list(), this.#sources.slices.list()));
+        const services = this.#sources.services.list();
+        const nodes = this.#opts.kubeVip === true ? withAnnounced(this.#opts.nodes(), services) : this.#opts.nodes();
+        await this.#listeners.apply(nodes, buildProxyTable(services, this.#sources.slices.list()));
       } catch (err) {
         this.#opts.onError?.(`kube-proxy stand-in: ${err instanceof Error ? err.message : String(err)}`);
       }

@@ -4,7 +4,8 @@ import type { V1EndpointSlice, V1LoadBalancerIngress, V1Service } from '@kuberne
 import { FakeClock } from '../../src/kube/clock.ts';
 import { endpointSlice, nodePortService } from '../../test/helpers/endpoint-slices.ts';
 import { freePort } from '../ports.ts';
-import { NodePortStandIns, type HealthCheckReply, type StandInReply } from './nodeport-standins.ts';
+import { withAnnounced } from './kube-vip.ts';
+import { NodePortStandIns, type HealthCheckReply, type StandInNode, type StandInReply } from './nodeport-standins.ts';
 import type { ProxierHealthReply } from './proxier-health.ts';
 import { buildProxyTable } from './proxy-table.ts';
 
@@ -53,7 +54,7 @@ describe('kube-proxy stand-in listeners', () => {
     standIns = new NodePortStandIns({ clock, proxierHealthPort: proxier });
   });
   afterEach(() => standIns.close());
-  const apply = (services: V1Service[], slices: V1EndpointSlice[], nodes = [N1, N2]) => standIns.apply(nodes, buildProxyTable(services, slices));
+  const apply = (services: V1Service[], slices: V1EndpointSlice[], nodes: readonly StandInNode[] = [N1, N2]) => standIns.apply(nodes, buildProxyTable(services, slices));
   /** What is listened on besides kube-proxy's health port. */
   const listening = (): string[] => standIns.listening().filter((k) => !k.endsWith(`:${proxier}`));
 
@@ -150,6 +151,21 @@ describe('kube-proxy stand-in listeners', () => {
     expect(await get('127.0.0.1', proxier, '/metrics')).toMatch(/^HTTP\/1\.1 404 Not Found\r\ncontent-type: text\/plain; charset=utf-8\r\n[^]*\r\n\r\n404 page not found\n$/);
     await apply([], [], [N1]);
     await expect(get('127.0.0.2', proxier, '/healthz')).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  it('serves an address kube-vip announced on its leader node to any client, and stops when the Service goes', async () => {
+    const [np, vip] = [await portFreeOnBoth(), '127.2.0.18'];
+    const svc = nodePortService('d', 'pnap', { nodePort: np });
+    const announced: V1Service = { ...svc, spec: { ...svc.spec, loadBalancerIP: vip }, status: { loadBalancer: { ingress: [{ ip: vip }] } } };
+    const slices = [endpointSlice('d', 'pnap', [pod('p-1', 'n2', 4)])];
+    // The CCM wrote loadBalancerIP before the ingress: kube-vip announces nothing yet.
+    expect(withAnnounced([N1, N2], [{ ...announced, status: {} }])).toEqual([N1, N2]);
+    await apply([announced], slices, withAnnounced([N2, N1], [announced]));
+    expect(listening()).toContain(`${vip}:80`);
+    expect(parseJson(await get(vip, 80, '/conformance', '127.0.0.1'))).toMatchObject({ node: 'n1', service: 'd/pnap', pod: 'p-1', ingress: `${vip}:80` });
+    await apply([], [], withAnnounced([N1, N2], []));
+    expect(listening()).toEqual([]);
+    await expect(get(vip, 80)).rejects.toThrow(/ECONNREFUSED/);
   });
 
   it('answers for a LoadBalancer ingress IP on the Service port on every node, telling two Services on one port apart by it', async () => {

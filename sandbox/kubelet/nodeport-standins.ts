@@ -220,7 +220,8 @@ function addRoute(wanted: Map<string, Wanted>, ip: string, { port, route, from }
   const key = `${ip}:${port}`;
   const w = wanted.get(key) ?? { ip, port, routes: { ingress: new Map<string, Route>(), local: undefined } };
   wanted.set(key, w);
-  if (from === null) w.routes.local ??= route;
+  // A node holding the ingress IP itself (kube-vip announced it there, kube-vip.ts) takes it from any client.
+  if (from === null || from === ip) w.routes.local ??= route;
   else w.routes.ingress.set(from, route);
 }
 

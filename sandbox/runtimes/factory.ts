@@ -12,6 +12,8 @@ export interface RuntimeDeps {
   readonly cloud: () => SimcloudSandboxCloud;
   readonly subscribe: (handler: (event: SimEvent) => void) => () => void;
   readonly progress?: ((message: string) => void) | undefined;
+  /** The cloud's load balancers are addresses a node announces (kube-vip): the local runtime stands in for it. */
+  readonly kubeVip?: boolean;
 }
 
 export async function resolveRuntime(choice: RuntimeChoice, exec: Exec): Promise<RuntimeName> {
@@ -26,7 +28,7 @@ export async function createRuntime(name: RuntimeName, deps: RuntimeDeps): Promi
     case 'local': {
       // Loaded on demand like the others: the CLI resolves a runtime without loading the control plane.
       const { LocalRuntime } = await import('./local.ts');
-      return new LocalRuntime({ cloud: deps.cloud, subscribe: deps.subscribe, onError });
+      return new LocalRuntime({ cloud: deps.cloud, subscribe: deps.subscribe, onError, ...(deps.kubeVip === true ? { kubeVip: true } : {}) });
     }
     case 'kind':
       return (await import('./kind.ts')).createKindRuntime();

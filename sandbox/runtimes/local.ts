@@ -25,6 +25,8 @@ export interface LocalRuntimeOptions {
   readonly kubeletRenewIntervalMs?: number;
   /** Run the kube-proxy stand-in on the node addresses (off for benchmarks with thousands of nodes). */
   readonly nodePortStandIns?: boolean;
+  /** Run the kube-vip stand-in beside it (the cloud's load balancers are addresses a node announces). */
+  readonly kubeVip?: boolean;
   /**
    * Scale options (benchmarks): apply each server change from the event stream directly instead of
    * relisting every server, bound concurrent registrations, and renew Leases from one fleet-wide timer.
@@ -218,6 +220,7 @@ export class LocalRuntime implements PrestartingRuntime {
     this.#kubeProxy = new KubeProxyStandIn({
       kubeConfig,
       nodes: () => fleet?.runningNodes() ?? [],
+      ...(this.#opts.kubeVip === true ? { kubeVip: true } : {}),
       ...(this.#opts.onError ? { onError: this.#opts.onError } : {}),
     });
     await this.#kubeProxy.start();

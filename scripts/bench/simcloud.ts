@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { intToIp, parseCidr } from '../../lib/ipv4.ts';
+import { intToIp, parseCidr } from '../../lib/ip.ts';
 import { createExec } from '../../sandbox/exec.ts';
 import { startSimcloudProcess } from '../../sandbox/processes.ts';
 import { nthV6 } from '../../simulator/server/ipam.ts';

@@ -2,10 +2,10 @@
  * One presented private block (ADR 0013): the store's loopback addresses at the start of the /16 holding
  * simcloud's private-network pool (every loopback plan's pool is a /16, handed out from its start), shown at
  * the same offset in a cloud's RFC 1918 block, and taken back. Each persona's addresses module names its
- * blocks; the arithmetic is lib/ipv4.ts's. Anything outside a block (public addresses, IPv6, pod CIDRs) is
+ * blocks; the arithmetic is lib/ip.ts's. Anything outside a block (public addresses, IPv6, pod CIDRs) is
  * shown and taken as it is.
  */
-import { blockOf, contains, isIPv4, parseCidr, translateAddress, translateCidr, type Range } from '../../lib/ipv4.ts';
+import { blockOf, contains, isIPv4, parseCidr, translateAddress, translateCidr, type Range } from '../../lib/ip.ts';
 import type { Sim } from '../server/context.ts';
 
 /** One direction of a block: addresses, CIDRs and `ip:port` inside `from` moved to `to`, anything else as it is. */

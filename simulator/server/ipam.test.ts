@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCidr, parseCidr } from '../../lib/ipv4.ts';
+import { formatCidr, parseCidr } from '../../lib/ip.ts';
 import { firstFree, firstFreeRange, firstFreeV6, isLocalAddress } from './ipam.ts';
 
 describe('ipam', () => {

@@ -1,6 +1,5 @@
 /** Allocation from the address pools: the first free host of a range, the first free sub-range, local addresses. */
-import { contains, intToIp, overlaps, parseCidr, rangeSize, type Range } from '../../lib/ipv4.ts';
-import { bigIntToIpv6, parseCidr6, rangeSize6 } from '../../lib/ipv6.ts';
+import { bigIntToIpv6, contains, intToIp, overlaps, parseCidr, parseCidr6, rangeSize, rangeSize6, type Range } from '../../lib/ip.ts';
 
 /**
  * First free host address of `cidr` (skipping the network address, the first host when

@@ -86,14 +86,42 @@ describe('loadKubeEndpoint', () => {
     });
   });
 
-  it('falls back to the first existing $KUBECONFIG file, then ~/.kube/config', () => {
+  it('skips $KUBECONFIG files that do not exist, and reads ~/.kube/config only when KUBECONFIG is unset', () => {
     const dir = tempDir();
     const noPod = { env: {}, tokenFile: join(dir, 'none'), caFile: join(dir, 'none') };
     writeFileSync(join(dir, 'b'), config({ token: 'from-b' }));
-    expect(loadKubeEndpoint('', { inCluster: noPod, env: { KUBECONFIG: `${join(dir, 'a')}:${join(dir, 'b')}` }, home: dir }).credentials).toEqual({ kind: 'token', token: { data: 'from-b' } });
     mkdirSync(join(dir, '.kube'));
     writeFileSync(join(dir, '.kube', 'config'), config({ token: 'from-home' }));
+    expect(loadKubeEndpoint('', { inCluster: noPod, env: { KUBECONFIG: `${join(dir, 'a')}:${join(dir, 'b')}` }, home: dir }).credentials).toEqual({ kind: 'token', token: { data: 'from-b' } });
     expect(loadKubeEndpoint('', { inCluster: noPod, env: {}, home: dir }).credentials).toEqual({ kind: 'token', token: { data: 'from-home' } });
+    expect(() => loadKubeEndpoint('', { inCluster: noPod, env: { KUBECONFIG: join(dir, 'a') }, home: dir })).toThrow('no kubeconfig');
+  });
+
+  it('merges the files of $KUBECONFIG as client-go does: the first to name an entry or the current context wins', () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'one'));
+    mkdirSync(join(dir, 'two'));
+    const noPod = { env: {}, tokenFile: join(dir, 'none'), caFile: join(dir, 'none') };
+    // The first file holds the current context and a user; the second the cluster (with a relative CA path),
+    // a user of the same name that must lose, and a current-context that must lose.
+    writeFileSync(join(dir, 'one', 'config'), dump({
+      users: [{ name: 'u', user: { tokenFile: 'token' } }],
+      contexts: [{ name: 'ctx', context: { cluster: 'c', user: 'u' } }],
+      'current-context': 'ctx',
+    }));
+    writeFileSync(join(dir, 'two', 'config'), dump({
+      clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.2:6443', 'certificate-authority': 'ca.crt' } }],
+      users: [{ name: 'u', user: { token: 'from-two' } }],
+      contexts: [{ name: 'other', context: { cluster: 'c', user: 'u' } }],
+      'current-context': 'other',
+    }));
+    const endpoint = loadKubeEndpoint('', { inCluster: noPod, env: { KUBECONFIG: `${join(dir, 'one', 'config')}:${join(dir, 'two', 'config')}` }, home: dir });
+    expect(endpoint).toMatchObject({
+      server: 'https://127.0.0.2:6443',
+      ca: { file: join(dir, 'two', 'ca.crt') },
+      credentials: { kind: 'token', token: { file: join(dir, 'one', 'token') } },
+    });
+    expect(endpoint.source).toContain(join(dir, 'two', 'config'));
   });
 
   it('says what to do when there is nothing to load, and names a missing --kubeconfig', () => {

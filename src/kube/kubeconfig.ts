@@ -1,7 +1,8 @@
 /**
  * Where the CCM finds its apiserver and credentials: a kubeconfig file (`--kubeconfig`), else the
- * in-cluster service account, else `$KUBECONFIG` or `~/.kube/config`, resolved the way client-go's
- * clientcmd resolves them (current context, relative paths against the file's directory, `*-data`
+ * in-cluster service account, else the files of `$KUBECONFIG` merged, or `~/.kube/config`, resolved the
+ * way client-go's clientcmd resolves them (the first file to name a cluster, user, context or the
+ * current context wins; relative paths against the directory of the file an entry came from; `*-data`
  * before file paths). Every field read is checked here, so a bad kubeconfig fails at start with a
  * `KubeConfigError` naming the field, never at the first request.
  *
@@ -113,6 +114,11 @@ const where = (path: readonly PropertyKey[]): string => path.map((p) => (typeof 
 
 /** Parses kubeconfig text (YAML or JSON) and resolves its current context. `file` names it in errors and anchors relative paths. */
 export function parseKubeConfig(text: string, file: string): KubeEndpoint {
+  return resolveContext(single(parseFile(text, file), file), file);
+}
+
+/** Validated kubeconfig text. */
+function parseFile(text: string, file: string): KubeConfigFile {
   let doc: unknown;
   try {
     doc = load(text);
@@ -124,7 +130,42 @@ export function parseKubeConfig(text: string, file: string): KubeEndpoint {
     const issue = parsed.error.issues[0];
     throw new KubeConfigError(`${file}: ${issue ? `${where(issue.path)}: ${issue.message}` : 'invalid kubeconfig'}`);
   }
-  return resolveContext(parsed.data, file);
+  return parsed.data;
+}
+
+/** A kubeconfig with the directory each cluster and user entry came from (its relative paths' anchor). */
+interface Merged {
+  readonly cfg: KubeConfigFile;
+  readonly baseOf: { readonly clusters: ReadonlyMap<string, string>; readonly users: ReadonlyMap<string, string> };
+}
+
+const single = (cfg: KubeConfigFile, file: string): Merged => merge([{ cfg, file }]);
+
+/**
+ * clientcmd's merge of several files: for clusters, users and contexts the first file to define a name
+ * wins, and so does the first file to set `current-context`.
+ */
+function merge(files: readonly { readonly cfg: KubeConfigFile; readonly file: string }[]): Merged {
+  const firstByName = <T extends { readonly name: string }>(key: 'clusters' | 'users' | 'contexts'): { entries: T[]; base: Map<string, string> } => {
+    const entries: T[] = [];
+    const base = new Map<string, string>();
+    for (const { cfg, file } of files) {
+      for (const e of (cfg[key] ?? []) as T[]) {
+        if (base.has(e.name)) continue;
+        base.set(e.name, dirname(resolve(file)));
+        entries.push(e);
+      }
+    }
+    return { entries, base };
+  };
+  const clusters = firstByName<NonNullable<KubeConfigFile['clusters']>[number]>('clusters');
+  const users = firstByName<NonNullable<KubeConfigFile['users']>[number]>('users');
+  const contexts = firstByName<NonNullable<KubeConfigFile['contexts']>[number]>('contexts');
+  const current = files.map((f) => f.cfg['current-context']).find((c) => c !== undefined && c !== '');
+  return {
+    cfg: { clusters: clusters.entries, users: users.entries, contexts: contexts.entries, ...(current === undefined ? {} : { 'current-context': current }) },
+    baseOf: { clusters: clusters.base, users: users.base },
+  };
 }
 
 type ClusterEntry = z.infer<typeof Cluster>;
@@ -137,24 +178,25 @@ function named<T>(list: ReadonlyArray<{ readonly name: string } & T> | null | un
   return found;
 }
 
-/** The current context's cluster and user entries. */
-function currentEntries(cfg: KubeConfigFile, file: string): { cluster: ClusterEntry; user: UserEntry; userName: string } {
+/** The current context's cluster and user entries, with their names. */
+function currentEntries(cfg: KubeConfigFile, file: string): { cluster: ClusterEntry; clusterName: string; user: UserEntry; userName: string } {
   const current = cfg['current-context'];
   if (!current) throw new KubeConfigError(`${file}: current-context is not set`);
   const context = cfg.contexts?.find((c) => c.name === current)?.context;
   if (!context) throw new KubeConfigError(`${file}: current-context "${current}" is not among contexts[].name`);
-  const { cluster } = named(cfg.clusters, context.cluster, `${file}: context "${current}" names cluster`);
-  if (context.user === undefined) return { cluster, user: {}, userName: '' };
+  const clusterName = context.cluster;
+  const { cluster } = named(cfg.clusters, clusterName, `${file}: context "${current}" names cluster`);
+  if (context.user === undefined) return { cluster, clusterName, user: {}, userName: '' };
   const { user } = named(cfg.users, context.user, `${file}: context "${current}" names user`);
-  return { cluster, user: user ?? {}, userName: context.user };
+  return { cluster, clusterName, user: user ?? {}, userName: context.user };
 }
 
-function resolveContext(cfg: KubeConfigFile, file: string): KubeEndpoint {
-  const { cluster, user, userName } = currentEntries(cfg, file);
-  const base = dirname(resolve(file));
-  const material = (data: string | undefined, filePath: string | undefined): Material | undefined => {
+function resolveContext({ cfg, baseOf }: Merged, file: string): KubeEndpoint {
+  const { cluster, clusterName, user, userName } = currentEntries(cfg, file);
+  const base = baseOf.users.get(userName) ?? dirname(resolve(file));
+  const material = (data: string | undefined, filePath: string | undefined, anchor = base): Material | undefined => {
     if (data) return { data: Buffer.from(data, 'base64').toString('utf8') };
-    return filePath ? { file: isAbsolute(filePath) ? filePath : join(base, filePath) } : undefined;
+    return filePath ? { file: isAbsolute(filePath) ? filePath : join(anchor, filePath) } : undefined;
   };
   const at = `${file}: users[${userName}].user`;
   if (user['auth-provider'] !== undefined) throw new KubeConfigError(`${at}.auth-provider: auth-provider plugins are not supported; use a token, a client certificate or an exec plugin`);
@@ -164,7 +206,7 @@ function resolveContext(cfg: KubeConfigFile, file: string): KubeEndpoint {
   return {
     server: cluster.server.replace(/\/+$/, ''),
     source: file,
-    ...optional('ca', material(cluster['certificate-authority-data'], cluster['certificate-authority'])),
+    ...optional('ca', material(cluster['certificate-authority-data'], cluster['certificate-authority'], baseOf.clusters.get(clusterName))),
     ...optional('clientCert', clientCert),
     ...optional('clientKey', clientKey),
     insecureSkipTlsVerify: cluster['insecure-skip-tls-verify'] ?? false,
@@ -209,17 +251,26 @@ export interface DefaultChain {
   readonly home?: string;
 }
 
+/** The files clientcmd would load: `$KUBECONFIG`'s that exist (each once), or `~/.kube/config` when it is unset or empty. */
+function kubeconfigFiles(chain: DefaultChain): string[] {
+  const listed = ((chain.env ?? process.env).KUBECONFIG ?? '').split(delimiter).filter((p) => p !== '');
+  const candidates = listed.length > 0 ? listed : [join(chain.home ?? homedir(), '.kube', 'config')];
+  return [...new Set(candidates)].filter((p) => existsSync(p));
+}
+
 /**
- * The endpoint for `--kubeconfig path`; with an empty path the in-cluster service account, else the first
- * existing file of `$KUBECONFIG`, else `~/.kube/config`.
+ * The endpoint for `--kubeconfig path`; with an empty path the in-cluster service account, else the files of
+ * `$KUBECONFIG` that exist, merged as clientcmd merges them, else (KUBECONFIG unset or empty) `~/.kube/config`.
  */
 export function loadKubeEndpoint(path = '', chain: DefaultChain = {}): KubeEndpoint {
   if (path !== '') return readKubeConfigFile(path);
   const inCluster = inClusterEndpoint(chain.inCluster);
   if (inCluster) return inCluster;
-  const env = chain.env ?? process.env;
-  const candidates = [...(env.KUBECONFIG ?? '').split(delimiter).filter((p) => p !== ''), join(chain.home ?? homedir(), '.kube', 'config')];
-  const found = candidates.find((p) => existsSync(p));
-  if (found) return readKubeConfigFile(found);
+  const found = kubeconfigFiles(chain);
+  if (found.length === 1) return readKubeConfigFile(found[0]!);
+  if (found.length > 1) {
+    const label = `$KUBECONFIG (${found.join(delimiter)})`;
+    return resolveContext(merge(found.map((file) => ({ cfg: parseFile(readFileSync(file, 'utf8'), file), file }))), label);
+  }
   throw new KubeConfigError('no kubeconfig: pass --kubeconfig, set KUBECONFIG, or run in a Pod with a service account');
 }

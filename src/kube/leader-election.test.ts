@@ -32,6 +32,17 @@ class MemoryLease implements LeaseClient {
   }
 }
 
+/** A lease whose writes, once `hang` is set, never answer until their signal aborts them. */
+class HangingLease extends MemoryLease {
+  hang = false;
+  readonly hung: AbortSignal[] = [];
+  override update(lease: V1Lease, signal?: AbortSignal): Promise<V1Lease> {
+    if (!this.hang) return super.update(lease);
+    if (signal) this.hung.push(signal);
+    return new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
+  }
+}
+
 function elector(lease: MemoryLease, clock: FakeClock, identity: string, log: string[]): LeaderElector {
   return new LeaderElector({
     lease,
@@ -138,6 +149,23 @@ describe('LeaderElector', () => {
     await running;
     expect(log).toEqual(['a started', 'a stopped']);
     expect(a.isLeader()).toBe(false);
+  });
+
+  it('aborts a lease write that outlives its deadline, so its late answer cannot land', async () => {
+    const clock = new FakeClock();
+    const lease = new HangingLease();
+    const log: string[] = [];
+    const a = elector(lease, clock, 'a', log);
+    const running = a.run(new AbortController().signal);
+    await flushMicrotasks();
+    lease.hang = true;
+    // A renewal at 2 s hangs until its deadline (12 s), then the loop's retry wait ends past it.
+    await clock.advance(16_000);
+    await running;
+    expect(log).toEqual(['a started', 'a stopped']);
+    // Every write that hung was cancelled when its attempt timed out: none is left in flight.
+    expect(lease.hung.length).toBeGreaterThan(0);
+    expect(lease.hung.every((s) => s.aborted)).toBe(true);
   });
 
   it('healthCheck reports a leader that has not renewed within lease duration + tolerance', async () => {

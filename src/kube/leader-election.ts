@@ -25,11 +25,12 @@ import type { Logger } from './logger.ts';
 /** What leader election needs from the API (one Lease). */
 export interface LeaseClient {
   readonly description: string;
+  // `signal` aborts a request that outlived its deadline, so a late answer cannot land after the elector gave up on it.
   /** The Lease, or `undefined` when it does not exist. */
-  get(): Promise<V1Lease | undefined>;
-  create(lease: V1Lease): Promise<V1Lease>;
+  get(signal?: AbortSignal): Promise<V1Lease | undefined>;
+  create(lease: V1Lease, signal?: AbortSignal): Promise<V1Lease>;
   /** PUT with `metadata.resourceVersion` (409 on a concurrent write). */
-  update(lease: V1Lease): Promise<V1Lease>;
+  update(lease: V1Lease, signal?: AbortSignal): Promise<V1Lease>;
 }
 
 export interface LeaderElectionConfig {
@@ -84,16 +85,16 @@ export function coordinationLeaseClient(client: KubeClient, namespace: string = 
   const collection = `/apis/coordination.k8s.io/v1/namespaces/${seg(namespace)}/leases`;
   return {
     description: `${namespace}/${name}`,
-    get: async () => {
+    get: async (signal) => {
       try {
-        return await client.object<V1Lease>('GET', `${collection}/${seg(name)}`);
+        return await client.object<V1Lease>('GET', `${collection}/${seg(name)}`, signal ? { signal } : {});
       } catch (err) {
         if (isNotFound(err)) return undefined;
         throw err;
       }
     },
-    create: (lease) => client.object<V1Lease>('POST', collection, { body: { ...lease, metadata: { ...lease.metadata, name, namespace } } }),
-    update: (lease) => client.object<V1Lease>('PUT', `${collection}/${seg(name)}`, { body: lease }),
+    create: (lease, signal) => client.object<V1Lease>('POST', collection, { body: { ...lease, metadata: { ...lease.metadata, name, namespace } }, ...(signal ? { signal } : {}) }),
+    update: (lease, signal) => client.object<V1Lease>('PUT', `${collection}/${seg(name)}`, { body: lease, ...(signal ? { signal } : {}) }),
   };
 }
 
@@ -171,19 +172,19 @@ export class LeaderElector {
   async release(): Promise<boolean> {
     if (this.observedHolder !== this.identity) return false;
     try {
-      return await this.withTimeout(this.giveUp(), this.renewDeadlineMs);
+      return await this.withTimeout((signal) => this.giveUp(signal), this.renewDeadlineMs);
     } catch (err) {
       this.config.logger.info({ err, lease: this.config.lease.description }, 'failed to release lease');
       return false;
     }
   }
 
-  private async giveUp(): Promise<boolean> {
-    const existing = await this.config.lease.get();
+  private async giveUp(signal: AbortSignal): Promise<boolean> {
+    const existing = await this.config.lease.get(signal);
     if (!existing || existing.spec?.holderIdentity !== this.identity) return false;
     const now = new MicroTime(this.clock.now());
     const spec = { holderIdentity: '', leaseDurationSeconds: 1, acquireTime: now, renewTime: now, leaseTransitions: existing.spec.leaseTransitions ?? 0 };
-    await this.config.lease.update({ ...existing, spec });
+    await this.config.lease.update({ ...existing, spec }, signal);
     this.observe('', 'released');
     this.config.logger.info({ lease: this.config.lease.description }, 'released lease');
     return true;
@@ -220,19 +221,20 @@ export class LeaderElector {
   /** One attempt, bounded by `timeoutMs`; false on any error or when another holder is valid. */
   private async tryAcquireOrRenew(timeoutMs: number): Promise<boolean> {
     try {
-      return await this.withTimeout(this.attempt(), timeoutMs);
+      return await this.withTimeout((signal) => this.attempt(signal), timeoutMs);
     } catch (err) {
       this.config.logger.debug({ err, lease: this.config.lease.description }, 'error acquiring or renewing lease');
       return false;
     }
   }
 
-  private async attempt(): Promise<boolean> {
+  private async attempt(signal: AbortSignal): Promise<boolean> {
     const now = new MicroTime(this.clock.now());
-    if (await this.renewOptimistically(now)) return true;
-    const existing = await this.config.lease.get();
+    if (await this.renewOptimistically(now, signal)) return true;
+    signal.throwIfAborted();
+    const existing = await this.config.lease.get(signal);
     if (!existing) {
-      this.lastWritten = await this.config.lease.create(this.newLease(undefined, now));
+      this.lastWritten = await this.config.lease.create(this.newLease(undefined, now), signal);
       this.observe(this.identity, 'created');
       return true;
     }
@@ -240,7 +242,7 @@ export class LeaderElector {
     const holder = existing.spec?.holderIdentity ?? '';
     const expired = this.observedTime + this.leaseDurationMs <= this.clock.now();
     if (holder !== '' && holder !== this.identity && !expired) return false;
-    const updated = await this.config.lease.update(this.newLease(existing, now));
+    const updated = await this.config.lease.update(this.newLease(existing, now), signal);
     this.lastWritten = updated;
     this.observe(this.identity, JSON.stringify(updated.spec ?? {}));
     return true;
@@ -251,11 +253,11 @@ export class LeaderElector {
    * reading it first, one request per renewal instead of two; a conflict (someone else wrote it) or any
    * other error falls back to reading it.
    */
-  private async renewOptimistically(now: Date): Promise<boolean> {
+  private async renewOptimistically(now: Date, signal: AbortSignal): Promise<boolean> {
     const last = this.lastWritten;
     if (!this.leading || !last || this.observedTime + this.leaseDurationMs <= this.clock.now()) return false;
     try {
-      const updated = await this.config.lease.update(this.newLease(last, now));
+      const updated = await this.config.lease.update(this.newLease(last, now), signal);
       this.lastWritten = updated;
       this.observe(this.identity, JSON.stringify(updated.spec ?? {}));
       return true;
@@ -294,10 +296,16 @@ export class LeaderElector {
     this.observedTime = this.clock.now();
   }
 
-  private withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
+  /** Runs `work` with a signal that aborts its requests when `timeoutMs` passes first (client-go cancels its context). */
+  private withTimeout<T>(work: (signal: AbortSignal) => Promise<T>, timeoutMs: number): Promise<T> {
+    const controller = new AbortController();
     return new Promise<T>((resolve, reject) => {
-      const timer = this.clock.setTimeout(() => reject(new Error('lease request timed out')), Math.max(0, timeoutMs));
-      promise.then(
+      const timer = this.clock.setTimeout(() => {
+        const err = new Error('lease request timed out');
+        controller.abort(err);
+        reject(err);
+      }, Math.max(0, timeoutMs));
+      work(controller.signal).then(
         (v) => {
           this.clock.clearTimeout(timer);
           resolve(v);

@@ -4,8 +4,10 @@
 // gateways and whose load balancers are given them), every TCP connection the sandbox's processes (this
 // process and everything it started: simcloud, etcd, kube-apiserver, the CCM, ...) hold is sampled from
 // /proc; every peer must be in 127.0.0.0/8 (or ::1). With <CLOUD>_CCM_BINARY set (HCLOUD_CCM_BINARY,
-// LINODE_CCM_BINARY, DIGITALOCEAN_CCM_BINARY: the cloud's own CCM, built by hand, as CI cannot build it),
-// that cloud's run uses the binary with the command line sandbox:up prints.
+// LINODE_CCM_BINARY, DIGITALOCEAN_CCM_BINARY, PHOENIXNAP_CCM_BINARY: the cloud's own CCM, built by hand, as CI
+// cannot build it), that cloud's run uses the binary with the command line sandbox:up prints; phoenixNAP's has
+// its API hostnames compiled in, so its run goes through the sandbox's interception proxy (sandbox/intercept/):
+// the proxy's own connections are sampled too (it runs in this process) and dial simcloud alone.
 import { basename } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CcmChoice } from '../../sandbox/ccm/slot.ts';
@@ -23,7 +25,7 @@ function ccmOf(cloud: CloudKind): { ccm: CcmChoice; comm: string } {
   return { ccm: { kind: 'command', command: own.command(binary) }, comm: basename(binary).slice(0, 15) };
 }
 
-const CLOUDS: readonly CloudKind[] = ['hcloud', 'linode', 'digitalocean'];
+const CLOUDS: readonly CloudKind[] = ['hcloud', 'linode', 'digitalocean', 'phoenixnap'];
 
 describe.each(CLOUDS)('a %s conformance run', (cloud) => {
   const { ccm, comm } = ccmOf(cloud);

@@ -4,7 +4,7 @@
 // so taint-eviction evicts them and the ReplicaSet replaces them elsewhere, as on a real cluster.
 import { AppsV1Api, BatchV1Api, DiscoveryV1Api, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contains, parseCidr } from '../../lib/ipv4.ts';
+import { contains, parseCidr } from '../../lib/ip.ts';
 import { PodRunner } from '../../sandbox/kubelet/pod-runner.ts';
 import { VirtualKubelet } from '../../sandbox/kubelet/virtual-kubelet.ts';
 import { waitFor } from '../../sandbox/wait.ts';

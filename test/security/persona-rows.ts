@@ -287,6 +287,7 @@ const PNAP = '/pnap';
 const BMC = `${PNAP}/bmc/v1`;
 const IPS = `${PNAP}/ips/v1`;
 const NETS = `${PNAP}/networks/v1`;
+const PUBNETS = `${NETS}/public-networks`;
 /** phoenixNAP's id of a store number: a1 and 22 digits. */
 const pnapId = (n: number): string => `a1${String(n).padStart(22, '0')}`;
 const PNAP_NET = `${BMC}/servers/:id/network-configuration/private-network-configuration/private-networks`;
@@ -296,6 +297,7 @@ function pnapParams(path: string, o: Owned): Record<string, string> {
   if (path.startsWith(`${BMC}/servers/`)) return fill(path, { id: pnapId(o.server), sub: pnapId(path.startsWith(PNAP_IPB) ? o.extra.ipblock! : o.network) });
   if (path.startsWith(`${IPS}/ip-blocks/`)) return fill(path, { id: pnapId(o.extra.ipblock!) });
   if (path.startsWith(`${NETS}/private-networks/`)) return fill(path, { id: pnapId(o.network) });
+  if (path.startsWith(`${PUBNETS}/`)) return fill(path, { id: pnapId(o.extra.pubnet!), blockId: pnapId(o.extra.ipblock!) });
   return fill(path, {});
 }
 
@@ -307,6 +309,7 @@ const pnapBodies = (s: Owned): Record<string, unknown> => ({
   [`patch ${IPS}/ip-blocks/:id`]: { description: 'stolen' },
   [`put ${IPS}/ip-blocks/:id/tags`]: [{ name: 'stolen' }],
   [`put ${NETS}/private-networks/:id`]: { name: `${s.tag}-renamed`, locationDefault: false },
+  [`post ${PUBNETS}/:id/ip-blocks`]: { id: pnapId(s.extra.ipblock!) },
 });
 
 const pnapServer = (hostname: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({ hostname, os: 'ubuntu-24.04', type: 'sc-small', location: 'sim-1', ...extra });
@@ -314,7 +317,7 @@ const pnapServer = (hostname: string, extra: Record<string, unknown> = {}): Reco
 const phoenixnap: PersonaRow = {
   name: 'phoenixnap', prefix: PNAP, routes: PHOENIXNAP_ROUTES,
   bearer: phoenixnapAccessToken,
-  setup: (o) => [['ipblock', `${IPS}/ip-blocks`, { location: 'sim-1', tags: [{ name: 'owner', value: o.tag }] }]],
+  setup: (o) => [['ipblock', `${IPS}/ip-blocks`, { location: 'sim-1', tags: [{ name: 'owner', value: o.tag }] }], ['pubnet', PUBNETS, { name: `${o.tag}-pub`, location: 'sim-1' }]],
   madeId: (answer) => Number((answer as { id: string }).id.slice(2)),
   catalogue: /^$/,
   params: pnapParams,
@@ -323,8 +326,10 @@ const phoenixnap: PersonaRow = {
     ['POST', `${BMC}/servers`, pnapServer('steal', { networkConfiguration: { privateNetworkConfiguration: { configurationType: 'USER_DEFINED', privateNetworks: [{ id: pnapId(o.network) }] } } })],
     ['POST', PNAP_IPB.replace(':id', pnapId(s.server)), { id: pnapId(o.extra.ipblock!) }],
     ['POST', PNAP_NET.replace(':id', pnapId(s.server)), { id: pnapId(o.network) }],
+    ['POST', `${PUBNETS}/${pnapId(s.extra.pubnet!)}/ip-blocks`, { id: pnapId(o.extra.ipblock!) }],
+    ['POST', PUBNETS, { name: 'steal-pub', location: 'sim-1', ipBlocks: [{ id: pnapId(o.extra.ipblock!) }] }],
   ],
-  lists: (o) => [`${BMC}/servers`, `${IPS}/ip-blocks`, `${NETS}/private-networks`, `${BMC}/servers?tag=role.${o.tag}`, `${IPS}/ip-blocks?tag=owner.${o.tag}`],
+  lists: (o) => [`${BMC}/servers`, `${IPS}/ip-blocks`, `${NETS}/private-networks`, PUBNETS, `${PNAP}/tag-manager/v1/tags`, `${BMC}/servers?tag=role.${o.tag}`, `${IPS}/ip-blocks?tag=owner.${o.tag}`],
   create: {
     path: `${BMC}/servers`,
     body: (s) => pnapServer(`${s.tag}-new`),

@@ -6,8 +6,6 @@ package phoenixnap
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"net/http"
 	"time"
 
@@ -29,10 +27,7 @@ const (
 )
 
 // ClientID is the client id that goes with a client secret (a project token): the persona's rule.
-func ClientID(secret string) string {
-	sum := sha256.Sum256([]byte("phoenixnap-client:" + secret))
-	return "simcloud-" + hex.EncodeToString(sum[:])[:20]
-}
+func ClientID(secret string) string { return simcloudtest.PhoenixnapClientID(secret) }
 
 // Clients are the three SDK clients sharing one client-credentials token source.
 type Clients struct {

@@ -39,10 +39,15 @@ type Server struct {
 	// Token is the project token for /v1; AdminToken is for /_sim.
 	Token      string
 	AdminToken string
-	cmd        *exec.Cmd
-	exited     chan struct{}
-	mu         sync.Mutex
-	output     bytes.Buffer
+	*process
+}
+
+// process is a Node process of the repository's, its stderr kept.
+type process struct {
+	cmd    *exec.Cmd
+	exited chan struct{}
+	mu     sync.Mutex
+	output bytes.Buffer
 }
 
 var listening = regexp.MustCompile(`simcloud listening on (http://127\.0\.0\.1:\d+)`)
@@ -73,90 +78,106 @@ func secret(prefix string) string {
 
 // Start runs `simcloud serve` and waits until it listens (at most 60 s).
 func Start(extraArgs ...string) (*Server, error) {
-	root, err := RepoRoot()
-	if err != nil {
-		return nil, err
-	}
-	node := filepath.Join(root, "node_modules", ".bin", "node")
-	if _, err := os.Stat(node); err != nil {
-		return nil, fmt.Errorf("%s is missing: run `node scripts/bootstrap.mjs` in %s first", node, root)
-	}
-	s := &Server{Token: secret("go-test-token"), AdminToken: secret("go-test-admin"), exited: make(chan struct{})}
+	s := &Server{Token: secret("go-test-token"), AdminToken: secret("go-test-admin")}
 	args := append([]string{
-		filepath.Join(root, "simulator", "cli", "main.ts"), "serve", "--host=127.0.0.1", "--port=0",
+		"simulator/cli/main.ts", "serve", "--host=127.0.0.1", "--port=0",
 		"--token=" + s.Token, "--admin-token=" + s.AdminToken, "--no-dataplane", "--quiet", "--delay-ms=20",
 	}, extraArgs...)
-	s.cmd = exec.Command(node, args...)
-	s.cmd.Dir = root
 	// Every answer is checked against its route's response schema: one that does not match is a 500 naming the
 	// field (simulator/server/response-check.ts), so the SDK call that read it fails the test.
-	s.cmd.Env = append(os.Environ(), "NO_COLOR=1", "SIMCLOUD_VALIDATE_RESPONSES=1")
-	s.cmd.SysProcAttr = dieWithParent()
-	stdout, err := s.cmd.StdoutPipe()
+	p, lines, err := startNode(args, []string{"SIMCLOUD_VALIDATE_RESPONSES=1"}, listening)
 	if err != nil {
 		return nil, err
 	}
-	s.cmd.Stderr = &lockedWriter{s: s}
-	if err := s.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting simcloud: %w", err)
-	}
-	go func() { _ = s.cmd.Wait(); close(s.exited) }()
-	url, err := s.waitForURL(stdout)
-	if err != nil {
-		s.Stop()
-		return nil, err
-	}
-	s.URL = url
+	s.process, s.URL = p, lines[0][1]
 	return s, nil
 }
 
-type lockedWriter struct{ s *Server }
+// startNode runs a script of the repository's with the pinned Node and waits (at most 60 s) until its stdout has
+// printed a line matching each of want, in order; it returns each line's submatches.
+func startNode(args, env []string, want ...*regexp.Regexp) (*process, [][]string, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, nil, err
+	}
+	node := filepath.Join(root, "node_modules", ".bin", "node")
+	if _, err := os.Stat(node); err != nil {
+		return nil, nil, fmt.Errorf("%s is missing: run `node scripts/bootstrap.mjs` in %s first", node, root)
+	}
+	p := &process{exited: make(chan struct{})}
+	p.cmd = exec.Command(node, args...)
+	p.cmd.Dir = root
+	p.cmd.Env = append(append(os.Environ(), "NO_COLOR=1"), env...)
+	p.cmd.SysProcAttr = dieWithParent()
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	p.cmd.Stderr = &lockedWriter{p: p}
+	if err := p.cmd.Start(); err != nil {
+		return nil, nil, fmt.Errorf("starting %s: %w", args[0], err)
+	}
+	go func() { _ = p.cmd.Wait(); close(p.exited) }()
+	lines, err := p.waitForLines(args[0], stdout, want)
+	if err != nil {
+		p.Stop()
+		return nil, nil, err
+	}
+	return p, lines, nil
+}
+
+type lockedWriter struct{ p *process }
 
 // Write appends to the output buffer under its lock (stderr is copied from another goroutine).
-func (w *lockedWriter) Write(p []byte) (int, error) {
-	w.s.mu.Lock()
-	defer w.s.mu.Unlock()
-	return w.s.output.Write(p)
+func (w *lockedWriter) Write(b []byte) (int, error) {
+	w.p.mu.Lock()
+	defer w.p.mu.Unlock()
+	return w.p.output.Write(b)
 }
 
 // Output is what the process wrote to stderr so far.
-func (s *Server) Output() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.output.String()
+func (p *process) Output() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.output.String()
 }
 
-func (s *Server) waitForURL(stdout io.Reader) (string, error) {
-	found := make(chan string, 1)
+func (p *process) waitForLines(name string, stdout io.Reader, want []*regexp.Regexp) ([][]string, error) {
+	found := make(chan [][]string, 1)
 	go func() {
+		var got [][]string
 		scanner := bufio.NewScanner(stdout)
 		for scanner.Scan() {
-			if m := listening.FindStringSubmatch(scanner.Text()); m != nil {
-				found <- m[1]
+			if len(got) < len(want) {
+				if m := want[len(got)].FindStringSubmatch(scanner.Text()); m != nil {
+					if got = append(got, m); len(got) == len(want) {
+						found <- got
+					}
+				}
 			}
 		}
 	}()
 	select {
-	case url := <-found:
-		return url, nil
-	case <-s.exited:
-		return "", fmt.Errorf("simcloud exited before listening:\n%s", s.Output())
+	case lines := <-found:
+		return lines, nil
+	case <-p.exited:
+		return nil, fmt.Errorf("%s exited before it was ready:\n%s", name, p.Output())
 	case <-time.After(60 * time.Second):
-		return "", fmt.Errorf("simcloud did not listen within 60 s:\n%s", s.Output())
+		return nil, fmt.Errorf("%s was not ready within 60 s:\n%s", name, p.Output())
 	}
 }
 
 // Stop ends the process (SIGTERM, then SIGKILL after 5 s) and waits for it.
-func (s *Server) Stop() {
-	if s.cmd.Process == nil {
+func (p *process) Stop() {
+	if p.cmd.Process == nil {
 		return
 	}
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
 	select {
-	case <-s.exited:
+	case <-p.exited:
 	case <-time.After(5 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-s.exited
+		_ = p.cmd.Process.Kill()
+		<-p.exited
 	}
 }
 

@@ -71,6 +71,7 @@ export const brightboxCloud = defineCloud({
   title: 'Brightbox',
   apiUrl: (simcloudUrl) => `${brightboxUrl(simcloudUrl)}1.0`,
   tokenVariable: 'BRIGHTBOX_CLIENT_SECRET',
+  realHosts: [{ name: 'api.gb1.brightbox.com', mount: '/brightbox', paths: ['/1.0', '/token'] }],
   clients: 'any gobrightbox program with an API client (BRIGHTBOX_API_URL, BRIGHTBOX_CLIENT, BRIGHTBOX_CLIENT_SECRET)',
   // Brightbox's CCM writes brightbox://<server id>.
   providerId: (serverId) => `brightbox://${bbIdOf(serverId)}`,

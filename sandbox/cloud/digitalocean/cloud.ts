@@ -53,6 +53,7 @@ export const digitaloceanCloud = defineCloud({
   title: 'DigitalOcean',
   apiUrl: (simcloudUrl) => `${digitaloceanUrl(simcloudUrl)}v2`,
   tokenVariable: 'DO_ACCESS_TOKEN',
+  realHosts: [{ name: 'api.digitalocean.com', mount: '', paths: ['/v2'] }],
   clients: "any godo program (doctl, DigitalOcean's CCM)",
   providerId: (serverId) => `digitalocean://${numericIdOf(serverId)}`,
   lbNameAnnotation: 'service.beta.kubernetes.io/do-loadbalancer-name',

@@ -69,6 +69,7 @@ export const hcloudCloud = defineCloud({
   title: 'Hetzner Cloud',
   apiUrl: hcloudEndpoint,
   tokenVariable: 'HCLOUD_TOKEN',
+  realHosts: [{ name: 'api.hetzner.cloud', mount: '/hcloud', paths: ['/v1'] }],
   clients: "any hcloud-go program (the hcloud CLI, Hetzner's CCM)",
   providerId: (serverId) => `hcloud://${numericIdOf(serverId)}`,
   lbNameAnnotation: 'load-balancer.hetzner.cloud/name',

@@ -58,6 +58,7 @@ export const linodeCloud = defineCloud({
   title: 'Linode',
   apiUrl: linodeUrl,
   tokenVariable: 'LINODE_API_TOKEN',
+  realHosts: [{ name: 'api.linode.com', mount: '', paths: ['/v4'] }],
   clients: "any linodego program (linode-cli, Linode's CCM)",
   providerId: (serverId) => `linode://${numericIdOf(serverId)}`,
   nouns: { srv: 'Linode', lb: 'NodeBalancer', net: 'VPC' },

@@ -5,11 +5,12 @@
 import { z } from 'zod';
 import { buildRequester } from '../../../simulator/api/client/client.ts';
 import { LoadBalancer } from '../../../simulator/api/schema/load-balancers.ts';
-import { cidrContains, nthAddress } from '../../../lib/ipv4.ts';
+import { cidrContains, nthAddress } from '../../../lib/ip.ts';
 import { IPS, pnapIdOf, simIdOf } from '../../../simulator/personas/phoenixnap/common.ts';
 import { simcloudCloud } from '../simcloud/cloud.ts';
 import { defineCloud, type CloudLoadBalancerView, type CloudReadContext } from '../descriptor.ts';
 import { PHOENIXNAP_CCM_BINARY, phoenixnapAccessToken, phoenixnapCcmCommand, phoenixnapCcmEnv, phoenixnapUrl } from './env.ts';
+import { preparePhoenixnapCcm } from './ccm-config.ts';
 import { PhoenixnapMachines } from './machines.ts';
 
 const IpBlocks = z.array(z.object({
@@ -32,6 +33,8 @@ async function findBlock(ctx: CloudReadContext, vip: string): Promise<PnapBlock 
 async function readLoadBalancer(ctx: CloudReadContext, vip: string): Promise<CloudLoadBalancerView | undefined> {
   const block = await findBlock(ctx, vip);
   if (block === undefined) return undefined;
+  // phoenixNAP's own CCM: the block on the cluster's public network, its address announced by a node (kube-vip).
+  if (block.assignedResourceType === 'PUBLIC_NETWORK') return { id: block.id, ports: [], serverIds: [], announced: true };
   if (block.assignedResourceType !== 'load-balancer' || block.assignedResourceId === undefined) return { id: block.id, ports: [], serverIds: [] };
   const { load_balancer: lb } = await ctx.api.call('conformance.loadBalancers.get', LbAnswer, { method: 'GET', path: `/v1/load_balancers/${simIdOf('lb', block.assignedResourceId)}` });
   return { id: block.id, ports: lb.services.map((s) => s.listen_port), serverIds: lb.resolved_targets.flatMap((t) => (t.server_id === null ? [] : [t.server_id])) };
@@ -54,6 +57,11 @@ export const phoenixnapCloud = defineCloud({
   title: 'phoenixNAP',
   apiUrl: (simcloudUrl) => `${phoenixnapUrl(simcloudUrl)}/bmc/v1`,
   tokenVariable: 'PNAP_CLIENT_SECRET',
+  // phoenixNAP's APIs on one host, its identity service (Keycloak) on another.
+  realHosts: [
+    { name: 'api.phoenixnap.com', mount: '/pnap', paths: ['/bmc/v1', '/ips/v1', '/networks/v1', '/tag-manager/v1'] },
+    { name: 'auth.phoenixnap.com', mount: '/pnap', paths: ['/auth/realms/BMC'] },
+  ],
   clients: 'any go-sdk-bmc program with an OAuth2 client-credentials client (PNAP_CLIENT_ID, PNAP_CLIENT_SECRET, PNAP_TOKEN_URL)',
   // phoenixNAP's CCM writes phoenixnap://<server id>.
   providerId: (serverId) => `phoenixnap://${pnapIdOf(serverId)}`,
@@ -67,8 +75,12 @@ export const phoenixnapCloud = defineCloud({
   ownCcm: {
     binary: PHOENIXNAP_CCM_BINARY,
     command: phoenixnapCcmCommand,
-    note: "its token URL and API URLs are compiled in (auth.phoenixnap.com, api.phoenixnap.com): it reaches the sandbox only when rebuilt with PNAP_TOKEN_URL's and the *_API_URL values (docs/personas.md)",
+    note: 'it reaches auth.phoenixnap.com and api.phoenixnap.com, compiled in, through the sandbox\'s interception proxy (HTTPS_PROXY, SSL_CERT_FILE); its load balancers are kube-vip\'s model on the cluster\'s public network',
   },
+  // Its load balancers read the kube-system namespace's UID (the cluster id in its tags); it exits without.
+  ccmRbacRules: [{ apiGroups: [''], resources: ['namespaces'], verbs: ['get'] }],
+  prepareCcm: async (o) => void await preparePhoenixnapCcm(o),
+  kubeVip: true,
   machines: (o) => new PhoenixnapMachines(o),
   conformance: {
     nodeLabels: {},

@@ -32,9 +32,12 @@ export function phoenixnapCcmEnv(i: Pick<CcmEnvInput, 'simcloudUrl' | 'token' | 
 /** phoenixNAP's CCM binary (github.com/phoenixnap/k8s-cloud-provider-bmc). */
 export const PHOENIXNAP_CCM_BINARY = 'k8s-cloud-provider-bmc';
 
-/** The `--ccm-command` that runs phoenixNAP's CCM in the slot: loopback only, no routes (it has no route controller). */
+/**
+ * The `--ccm-command` that runs phoenixNAP's CCM in the slot: loopback only, no routes (it has no route
+ * controller), and the cloud config the sandbox writes into the CCM directory (ccm-config.ts).
+ */
 export function phoenixnapCcmCommand(binary = PHOENIXNAP_CCM_BINARY): string {
-  return routelessCcmCommand(binary, 'phoenixnap');
+  return `${routelessCcmCommand(binary, 'phoenixnap')} --cloud-config="$CCM_SANDBOX_CCM_DIR/cloud-config.json"`;
 }
 
 const TokenAnswer = z.object({ access_token: z.string().min(1) });

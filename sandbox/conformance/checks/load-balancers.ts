@@ -72,6 +72,7 @@ async function cloudLbCovers(ctx: ConformanceContext, vip: string, ports: readon
   return until(ctx, `the cloud's load balancer at ${vip}, read through the ${ctx.cloud.title} API, to listen on ${ports.join(', ')} and target every worker node`, async () => {
     const view = await cloudLb(ctx, vip);
     if (view === undefined) throw new Error(`the ${ctx.cloud.title} API shows no load balancer at ${vip}`);
+    if (view.announced === true) return view;
     const servers = await clusterServers(ctx);
     const wanted = lbNodes(await listNodes(ctx)).map((n) => servers.find((s) => s.name === n.metadata?.name)).filter((s) => s !== undefined);
     const missing = wanted.filter((s) => !view.serverIds.includes(s.id)).map((s) => s.name);

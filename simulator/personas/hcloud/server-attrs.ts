@@ -4,7 +4,7 @@
  */
 import { isIPv6 } from 'node:net';
 import { z } from 'zod';
-import { canonicalIpv6, contains6, enclosingRange6 } from '../../../lib/ipv6.ts';
+import { canonicalIpv6, contains6, enclosingRange6 } from '../../../lib/ip.ts';
 import type { ServerRec } from '../../server/store/state.ts';
 import { SERVER_IPV6_PREFIX } from '../../server/store/state.ts';
 import { invalidField } from '../../server/errors.ts';

@@ -4,7 +4,7 @@
  * store; the load balancer view is in lb-view.ts.
  */
 import { isIPv6 } from 'node:net';
-import { canonicalIpv6, enclosingRange6, formatCidr6 } from '../../../lib/ipv6.ts';
+import { canonicalIpv6, enclosingRange6, formatCidr6 } from '../../../lib/ip.ts';
 import type { Action } from '../../api/schema/actions.ts';
 import type { Server } from '../../api/schema/servers.ts';
 import type { Network } from '../../api/schema/networks.ts';

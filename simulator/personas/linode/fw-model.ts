@@ -12,7 +12,7 @@ import { invalidField } from '../../server/errors.ts';
 import { commitPlans, ownedRecords, type Plan } from '../../server/resources/common.ts';
 import * as lbs from '../../server/resources/load-balancers/service.ts';
 import type { FirewallPolicyRec, LoadBalancerRec } from '../../server/store/state.ts';
-import { isIPv4 } from '../../../lib/ipv4.ts';
+import { isIPv4 } from '../../../lib/ip.ts';
 import { numericIdOf } from '../numeric-ids.ts';
 import type { Loopback, Presented } from './addresses.ts';
 import { firewallAttrs, type LinodeFirewallAttrs } from './attrs.ts';

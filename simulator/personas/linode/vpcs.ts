@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { Cidr } from '../../api/schema/common.ts';
-import { contains, parseCidr } from '../../../lib/ipv4.ts';
+import { contains, parseCidr } from '../../../lib/ip.ts';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField, notFound } from '../../server/errors.ts';
 import { defineRoute, type RouteDef } from '../../server/http.ts';

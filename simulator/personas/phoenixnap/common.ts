@@ -18,6 +18,10 @@ export const PREFIX = '/pnap';
 export const BMC = `${PREFIX}/bmc/v1`;
 export const IPS = `${PREFIX}/ips/v1`;
 export const NETWORKS = `${PREFIX}/networks/v1`;
+/** phoenixNAP's tag API: tags are resources of their own there. */
+export const TAG_MANAGER = `${PREFIX}/tag-manager/v1`;
+/** The label that makes a simcloud network one of phoenixNAP's public networks (public-networks.ts). */
+export const PUBLIC_NETWORK_LABEL = 'phoenixnap-public-network';
 /** The realm path phoenixNAP's Keycloak serves its token endpoint at. */
 export const TOKEN_PATH = `${PREFIX}/auth/realms/BMC/protocol/openid-connect/token`;
 
@@ -25,6 +29,7 @@ export const COLLECTIONS = {
   'bmc/v1/servers': { coll: 'servers', idPrefix: 'srv' },
   'ips/v1/ip-blocks': { coll: 'ip_blocks', idPrefix: 'ipb' },
   'networks/v1/private-networks': { coll: 'networks', idPrefix: 'net' },
+  'networks/v1/public-networks': { coll: 'networks', idPrefix: 'net' },
 } as const;
 
 /** phoenixNAP ids are 24 hex digits; the persona's are `a1` and the store number in 22 decimal digits. */
@@ -78,7 +83,7 @@ export function labelsOf(tags: readonly TagRequest[], field = 'tags'): Record<st
 }
 
 /** A tag's id: phoenixNAP's tags are resources of their own; the persona spells one from the name. */
-const tagId = (name: string): string => createHash('sha256').update(`tag:${name}`).digest('hex').slice(0, 24);
+export const tagId = (name: string): string => createHash('sha256').update(`tag:${name}`).digest('hex').slice(0, 24);
 
 export const tagsOf = (labels: Record<string, string>): TagAssignment[] =>
   Object.entries(labels).map(([name, value]) => ({ id: tagId(name), name, ...(value === '' ? {} : { value }), isBillingTag: false, createdBy: 'USER' }));

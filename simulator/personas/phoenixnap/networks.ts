@@ -10,6 +10,7 @@ import { ownedRecords } from '../../server/resources/common.ts';
 import * as svc from '../../server/resources/networks/service.ts';
 import type { NetworkRec } from '../../server/store/state.ts';
 import { IdParams, NETWORKS, ownedBy, pnapIdOf, zoneOf } from './common.ts';
+import { isPublicNetwork } from './public-networks.ts';
 import { PrivateNetwork } from './schemas.ts';
 import { privateNetworkView } from './views.ts';
 
@@ -29,7 +30,7 @@ export const networkRoutes: RouteDef[] = [
     query: z.strictObject({ location: z.string().max(63).optional() }), response: z.array(PrivateNetwork),
     handle: (sim, { caller, query }) => {
       const servers = ownedRecords(sim, caller, 'servers');
-      return ownedRecords(sim, caller, 'networks').map((n) => privateNetworkView(n, servers)).filter((n) => query.location === undefined || n.location === query.location);
+      return ownedRecords(sim, caller, 'networks').filter((n) => !isPublicNetwork(n)).map((n) => privateNetworkView(n, servers)).filter((n) => query.location === undefined || n.location === query.location);
     },
   }),
   defineRoute({

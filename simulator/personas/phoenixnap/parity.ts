@@ -39,14 +39,22 @@ export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
   'phoenixnap.private-networks.get': ok,
   'phoenixnap.private-networks.modify': diff('name is used; description and locationDefault are accepted without effect'),
   'phoenixnap.private-networks.delete': diff('refused with 409 while servers are members'),
+  'phoenixnap.public-networks.list': diff('location filter; no paging'),
+  'phoenixnap.public-networks.create': diff('name, location and ipBlocks are used (a simcloud network labelled phoenixnap-public-network, spaces in the name become dashes); description is accepted without effect'),
+  'phoenixnap.public-networks.get': ok,
+  'phoenixnap.public-networks.delete': diff('refused with 409 while IP blocks are on it'),
+  'phoenixnap.public-networks.ip-blocks.add': diff('assigns the block to the network (simcloud\'s `assigned_to: network`) at once; 409 when the block is assigned elsewhere'),
+  'phoenixnap.public-networks.ip-blocks.remove': diff('unassigns the block at once (never `unassigning`); the answer is a JSON string'),
+  'phoenixnap.tags.list': diff('the names in use on the caller\'s servers (labels) and IP blocks (tags), with their values and resources; name filter'),
+  'phoenixnap.tags.create': diff('answers the tag; 409 when a resource already carries the name; a tag no resource carries is not kept, so it is not listed until one does'),
 };
 
 /** Endpoints of the same APIs that the persona does not serve (404). */
 export const NOT_SERVED: readonly (readonly [string, string])[] = [
   ['POST /servers/{id}/actions/reset, /actions/reserve', 'no reimaging or reservations in simcloud'],
-  ['POST, DELETE /servers/{id}/network-configuration/public-network-configuration/public-networks', 'public networks are not emulated'],
-  ['/public-networks (networks API), /ssh-keys, /quotas (BMC API)', 'resources outside the CCM subset'],
-  ['/tags (tag API), /locations, /products, /invoicing, /audit', 'other phoenixNAP APIs: tags are created with the resource that carries them'],
+  ['POST, DELETE /servers/{id}/network-configuration/public-network-configuration/public-networks', 'servers are not members of public networks'],
+  ['PATCH /public-networks/{id} (networks API), /ssh-keys, /quotas (BMC API)', 'resources outside the CCM subset'],
+  ['GET, PATCH, DELETE /tags/{id} (tag API), /locations, /products, /invoicing, /audit', 'other phoenixNAP APIs'],
 ];
 
 const ID = diff('24 digits: a1 and the number in simcloud\'s id (srv-00000042 is a10000000000000000000042)');
@@ -78,12 +86,20 @@ export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = { ...fie
   }],
   ip_block: [S.IpBlock, {
     id: ID, location: diff('simcloud\'s region'), cidr: diff('a loopback range'), status: diff('assigned or unassigned; never assigning or unassigning'),
-    ...each(['assignedResourceId', 'assignedResourceType'], diff('server; private-network and load-balancer for blocks assigned through /v1')),
+    ...each(['assignedResourceId', 'assignedResourceType'], diff('server or PUBLIC_NETWORK (any simcloud network); load-balancer for blocks assigned through /v1')),
     tags: TAGS, isBringYourOwn: diff('always false'),
   }],
   private_network: [S.PrivateNetwork, {
     id: ID, type: diff('always PRIVATE'), vlanId: diff('fixed per network, 10 to 4009'), location: diff('the region of the network\'s first subnet'),
     locationDefault: diff('always false'), ...each(['servers', 'memberships'], diff('the servers on the network with their address')), description: none('absent'),
+  }],
+  public_network: [S.PublicNetwork, {
+    id: ID, vlanId: diff('fixed per network, 10 to 4009'), location: diff('simcloud\'s region, as given at create'), memberships: none('always empty: servers do not join public networks'),
+    ipBlocks: diff('the blocks assigned to the network'), description: none('absent'),
+  }],
+  tag: [S.Tag, {
+    id: diff('24 hex digits spelled from the name'), values: diff('the values in use'), description: none('absent'), isBillingTag: diff('always false'),
+    resourceAssignments: diff('/bmc/servers/{id} and /ips/ip-blocks/{id} carrying it'), createdBy: diff('always USER'),
   }],
   'access token': [TokenResponse, {
     access_token: diff('an HS256 JWT signed per project token, checked and not stored'), expires_in: diff('3600 s of simcloud\'s clock'),

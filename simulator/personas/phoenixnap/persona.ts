@@ -1,6 +1,6 @@
 /**
  * The phoenixNAP persona under /pnap: the BMC API (/pnap/bmc/v1), the IP API (/pnap/ips/v1), the networks API
- * (/pnap/networks/v1) and the OAuth2 token endpoint the SDK's clients use (/pnap/auth/realms/BMC/...), as one
+ * (/pnap/networks/v1: private and public networks), the tag API (/pnap/tag-manager/v1) and the OAuth2 token endpoint the SDK's clients use (/pnap/auth/realms/BMC/...), as one
  * value for the registration list (../registry.ts). It authenticates its own paths (auth.ts): client
  * credentials for an access token, then that token, as phoenixNAP does.
  */
@@ -11,10 +11,12 @@ import { COLLECTIONS, NAME, PREFIX, numberOfPnapId } from './common.ts';
 import { pnapErrorBody, pnapStatus } from './errors.ts';
 import { ipBlockRoutes } from './ip-blocks.ts';
 import { networkRoutes } from './networks.ts';
+import { publicNetworkRoutes } from './public-networks.ts';
 import { serverRoutes } from './servers.ts';
+import { tagRoutes } from './tags.ts';
 import { locationView, serverTypeView } from './views.ts';
 
-export const PHOENIXNAP_ROUTES: readonly RouteDef[] = [...authRoutes, ...serverRoutes, ...ipBlockRoutes, ...networkRoutes];
+export const PHOENIXNAP_ROUTES: readonly RouteDef[] = [...authRoutes, ...serverRoutes, ...ipBlockRoutes, ...networkRoutes, ...publicNetworkRoutes, ...tagRoutes];
 
 export const phoenixnap: Persona = {
   name: NAME, prefix: PREFIX, routes: PHOENIXNAP_ROUTES,

@@ -45,3 +45,17 @@ export const PrivateNetwork = z.object({
   createdOn: z.string(),
 });
 export type PrivateNetwork = z.infer<typeof PrivateNetwork>;
+
+export const PublicNetworkIpBlock = z.object({ id: z.string() });
+export const PublicNetwork = z.object({
+  id: z.string(), vlanId: z.number().int(), memberships: z.array(Membership), name: z.string(), location: z.string(), description: z.string().optional(),
+  createdOn: z.string(), ipBlocks: z.array(PublicNetworkIpBlock),
+});
+export type PublicNetwork = z.infer<typeof PublicNetwork>;
+
+/** tagapi v1.1.3's Tag. */
+export const Tag = z.object({
+  id: z.string(), name: z.string(), values: z.array(z.string()).optional(), description: z.string().optional(), isBillingTag: z.boolean(),
+  resourceAssignments: z.array(z.object({ resourceName: z.string(), value: z.string().optional() })).optional(), createdBy: z.string().optional(),
+});
+export type Tag = z.infer<typeof Tag>;

@@ -7,8 +7,8 @@ import type { Region, ServerType } from '../../api/schema/catalogue.ts';
 import type { ServerStatus } from '../../api/schema/servers.ts';
 import { SERVER_TYPES } from '../../server/resources/catalogue/data.ts';
 import type { IpBlockRec, NetworkRec, ServerRec } from '../../server/store/state.ts';
-import { pnapIdOf, pnapTime, regionOfZone, tagsOf } from './common.ts';
-import type { IpBlock, PrivateNetwork, Server } from './schemas.ts';
+import { pnapIdOf, pnapTime, PUBLIC_NETWORK_LABEL, regionOfZone, tagsOf } from './common.ts';
+import type { IpBlock, PrivateNetwork, PublicNetwork, Server } from './schemas.ts';
 
 const STATUS: Record<ServerStatus, string> = {
   initializing: 'creating', starting: 'powered-off', running: 'powered-on', stopping: 'powered-on', off: 'powered-off', deleting: 'deleting',
@@ -37,7 +37,9 @@ export function serverView(s: ServerRec, blocks: readonly IpBlockRec[]): Server 
   };
 }
 
-const RESOURCE_TYPE = { server: 'server', network: 'private-network', load_balancer: 'load-balancer' } as const;
+// phoenixNAP assigns IP blocks to servers and public networks only: a block on a simcloud network is on a public
+// network (public-networks.ts), spelled as phoenixNAP's CCM compares it (it also accepts `public network`).
+const RESOURCE_TYPE = { server: 'server', network: 'PUBLIC_NETWORK', load_balancer: 'load-balancer' } as const;
 
 export function ipBlockView(b: IpBlockRec): IpBlock {
   const a = b.assigned_to;
@@ -55,6 +57,14 @@ export function privateNetworkView(n: NetworkRec, servers: readonly ServerRec[])
     id: pnapIdOf(n.id), name: n.name, vlanId: vlanOf(n.id), type: 'PRIVATE', location: zone === undefined ? regionOfZone('') : regionOfZone(zone),
     locationDefault: false, cidr: n.ip_range, servers: members, memberships: members.map((m) => ({ resourceId: m.id, resourceType: 'server', ips: m.ips })),
     createdOn: pnapTime(n.created),
+  };
+}
+
+/** A public network: a labelled simcloud network; its IP blocks are the blocks assigned to it, no servers are members. */
+export function publicNetworkView(n: NetworkRec, blocks: readonly IpBlockRec[]): PublicNetwork {
+  return {
+    id: pnapIdOf(n.id), vlanId: vlanOf(n.id), memberships: [], name: n.name, location: n.labels[PUBLIC_NETWORK_LABEL] ?? regionOfZone(''),
+    createdOn: pnapTime(n.created), ipBlocks: blocks.filter((b) => b.assigned_to?.kind === 'network' && b.assigned_to.id === n.id).map((b) => ({ id: pnapIdOf(b.id) })),
   };
 }
 

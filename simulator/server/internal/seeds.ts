@@ -6,7 +6,7 @@
  *   ip-pool-nearly-exhausted  an IP-block pool of four /29s with three allocated: one allocation left
  */
 import type { SeedName } from '../../api/schema/internal.ts';
-import { intToIp, parseCidr } from '../../../lib/ipv4.ts';
+import { intToIp, parseCidr } from '../../../lib/ip.ts';
 import { nthV6 } from '../ipam.ts';
 import { IPV6_RANGES, SERVER_IPV6_PREFIX, emptyState, type IpBlockRec, type NetworkRec, type ServerRec, type StateDoc } from '../store/state.ts';
 

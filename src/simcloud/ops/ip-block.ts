@@ -6,7 +6,7 @@
 import type { V1Service } from '@kubernetes/client-node';
 import type { IpBlock } from '../../../simulator/api/schema/index.ts';
 import { callOptions, deleteIgnoringNotFound, unlessNotFound } from '../client.ts';
-import { cidrContains, nthAddress } from '../../../lib/ipv4.ts';
+import { cidrContains, nthAddress } from '../../../lib/ip.ts';
 import type { OpsContext, Reconciled } from './load-balancer.ts';
 import { IP_BLOCK_USAGE, ipBlockTags, serviceKey, serviceUid } from './naming.ts';
 

@@ -6,7 +6,7 @@
 import type { AllocateIpBlockRequest, AssignmentKind, IpBlock, IpBlockListParams, UpdateIpBlockRequest } from '../../../api/schema/ip-blocks.ts';
 import { newIds, nowIso, type Caller, type Sim } from '../../context.ts';
 import { conflict } from '../../errors.ts';
-import { formatCidr, intToIp, parseCidr, rangeSize } from '../../../../lib/ipv4.ts';
+import { formatCidr, intToIp, parseCidr, rangeSize } from '../../../../lib/ip.ts';
 import { firstFreeRange } from '../../ipam.ts';
 import type { Change, IpBlockRec } from '../../store/state.ts';
 import { regionById } from '../catalogue/data.ts';

@@ -2,7 +2,7 @@
 import type { CreateNetworkRequest, CreateRouteRequest, Network, Route, UpdateNetworkRequest } from '../../../api/schema/networks.ts';
 import { newIds, nowIso, type Caller, type Sim } from '../../context.ts';
 import { SimcloudError, conflict, invalidField, notFound } from '../../errors.ts';
-import { contains, formatCidr, hasHostBits, intToIp, overlaps, parseCidr, rangeContains, type Range } from '../../../../lib/ipv4.ts';
+import { contains, formatCidr, hasHostBits, intToIp, overlaps, parseCidr, rangeContains, type Range } from '../../../../lib/ip.ts';
 import { firstFreeRange } from '../../ipam.ts';
 import type { ActionRec, NetworkRec } from '../../store/state.ts';
 import { zoneById } from '../catalogue/data.ts';

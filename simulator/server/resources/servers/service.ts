@@ -3,7 +3,7 @@ import type { ActionCommand } from '../../../api/schema/actions.ts';
 import type { CreateServerRequest, Server, ServerActionName, UpdateServerRequest } from '../../../api/schema/servers.ts';
 import { newIds, nowIso, type Caller, type Sim } from '../../context.ts';
 import { conflict, invalidField } from '../../errors.ts';
-import { contains, parseCidr } from '../../../../lib/ipv4.ts';
+import { contains, parseCidr } from '../../../../lib/ip.ts';
 import { IPV6_RANGES, SERVER_IPV6_PREFIX, type ActionRec, type Change, type NetworkRec, type ServerRec } from '../../store/state.ts';
 import { IMAGES, SERVER_TYPES, zoneById } from '../catalogue/data.ts';
 import { ensureUnlocked, getOwned, listOwned, publicView, startAction, withAttrs, type AttrSlices, type ListQuery } from '../common.ts';

@@ -1,16 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import {
+  bigIntToIpv6, canonicalIpv6, contains6, enclosingRange6, formatCidr6, ipv6ToBigInt, isIPv4Cidr, parseCidr6, rangeSize6,
   blockOf, cidrContains, contains, formatCidr, hasHostBits, intToIp, ipToInt, isIPv4, nthAddress, overlaps, parseCidr, rangeContains, translateAddress, translateCidr,
-} from './ipv4.ts';
+} from './ip.ts';
 
 describe('ipv4', () => {
+  it.each(['10.0.0.0/8', '0.0.0.0/0', '127.0.0.1/32'])('takes the CIDR %j', (cidr) => {
+    expect(isIPv4Cidr(cidr)).toBe(true);
+  });
+
+  it.each(['300.0.0.0/8', '10.0.0.0/33', '0x0a.0.0.0/8', '10.1/16', '10.0.0.0/'])('refuses the CIDR %j without throwing', (cidr) => {
+    expect(isIPv4Cidr(cidr)).toBe(false);
+  });
+
   it('converts addresses both ways, unsigned', () => {
     expect(intToIp(ipToInt('255.1.2.3'))).toBe('255.1.2.3');
     expect(ipToInt('255.255.255.255')).toBe(2 ** 32 - 1);
     expect(intToIp(ipToInt('127.0.200.8'))).toBe('127.0.200.8');
   });
 
-  it.each(['1.2.3', '1.2.3.4.5', '256.1.1.1', '01.2.3.4', '1.2.3.-4', 'a.b.c.d', ''])('rejects the address %j', (ip) => {
+  it.each(['1.2.3', '1.2.3.4.5', '256.1.1.1', '01.2.3.4', '1.2.3.-4', 'a.b.c.d', '', '0x7f.0.0.1', '127.1'])('rejects the address %j', (ip) => {
     expect(isIPv4(ip)).toBe(false);
     expect(() => ipToInt(ip)).toThrow('not an IPv4 address');
   });
@@ -51,5 +60,33 @@ describe('ipv4', () => {
     expect(translateCidr('127.0.0.0/8', loop, shown)).toBeUndefined();
     expect(translateCidr('127.19.0.0/16', parseCidr('127.19.0.0/16'), parseCidr('10.0.0.0/16'))).toBe('10.0.0.0/16');
     expect(blockOf('127.19.3.7', 16)).toEqual(parseCidr('127.19.0.0/16'));
+  });
+});
+
+
+describe('ipv6', () => {
+  it('converts addresses both ways in the canonical form (RFC 5952)', () => {
+    expect(bigIntToIpv6(ipv6ToBigInt('2001:0DB8:0000:0000:0000:0000:0000:0001'))).toBe('2001:db8::1');
+    expect(canonicalIpv6('2001:db8:0:0:1:0:0:1')).toBe('2001:db8::1:0:0:1');
+    expect(canonicalIpv6('2001:db8:0:1:1:1:1:1')).toBe('2001:db8:0:1:1:1:1:1');
+    expect(canonicalIpv6('::')).toBe('::');
+    expect(canonicalIpv6('::ffff:127.0.0.1')).toBe('::ffff:7f00:1');
+    expect(ipv6ToBigInt('ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff')).toBe((1n << 128n) - 1n);
+  });
+
+  it.each(['2001:db8::1::2', '127.0.0.1', '2001:db8:::1', 'g::1', '', 'fe80::1%eth0'])('rejects the address %j', (ip) => {
+    expect(() => ipv6ToBigInt(ip)).toThrow('not an IPv6 address');
+  });
+
+  it.each(['2001:db8::/129', '2001:db8::', '2001:db8::/64/1', '2001:db8::/x'])('rejects the CIDR %j', (cidr) => {
+    expect(() => parseCidr6(cidr)).toThrow();
+  });
+
+  it('handles ranges', () => {
+    expect(formatCidr6(parseCidr6('2001:db8:1:5::1/64'))).toBe('2001:db8:1:5::/64');
+    expect(formatCidr6(enclosingRange6('2001:db8:1:5::1', 64))).toBe('2001:db8:1:5::/64');
+    expect(rangeSize6(parseCidr6('2001:db8::/120'))).toBe(256n);
+    expect(contains6(parseCidr6('2001:db8:1::/48'), '2001:db8:1:ffff::9')).toBe(true);
+    expect(contains6(parseCidr6('2001:db8:1::/48'), '2001:db8:2::')).toBe(false);
   });
 });
