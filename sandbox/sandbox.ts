@@ -25,6 +25,7 @@ import { settleAll, startInOrder, timed } from './startup.ts';
 import { privateDir, SandboxStatus, writeState, type SandboxState, type StepRecord } from './state.ts';
 import { waitFor } from './wait.ts';
 import { checkCloudAndCcm, type LbStrategy } from './options.ts';
+import { CcmHold } from './ccm/hold.ts';
 
 // What the CLI checks before any of this loads lives in options.ts, kept light; re-exported for callers.
 export { checkCloudAndCcm, defaultCcmFor, LB_STRATEGIES, SandboxOptionsError, type LbStrategy } from './options.ts';
@@ -77,6 +78,7 @@ export class Sandbox {
   #simcloudProcess: SimcloudProcess['process'] | undefined;
   #ccmChoice: CcmChoice | undefined;
   #ccm: CcmSlot | undefined;
+  readonly #hold = new CcmHold();
   #runtime: Runtime | undefined;
   #cloud: SimcloudSandboxCloud | undefined;
   #cluster: ClusterInfo | undefined;
@@ -166,6 +168,7 @@ export class Sandbox {
     const ctx = this.#runtimeContext();
     if (this.#runtime && ctx) await this.#runtime.collectLogs(ctx, join(this.options.stateDir, 'artifacts', 'cluster')).catch(() => undefined);
     cpSync(join(this.options.stateDir, 'logs'), join(this.options.stateDir, 'artifacts', 'logs'), { recursive: true, force: true });
+    this.#hold.release();
     await this.#ccm?.stop();
     // A prestarted part (local: the control plane) is stopped even when simcloud never came up.
     if (this.#runtime && ctx) await this.#runtime.down(ctx);
@@ -203,6 +206,20 @@ export class Sandbox {
     if (choice) this.#ccmChoice = choice;
     await this.#startCcm();
     this.#save();
+  }
+
+  /** Whether the CCM is held (stopped) by holdCcm. */
+  get ccmHeld(): boolean {
+    return this.#hold.held;
+  }
+
+  /** Stops (`hold`) or continues the CCM process, for the console's node tour (ccm/hold.ts); the new state. */
+  holdCcm(hold: boolean): boolean {
+    const pid = this.#ccm?.state.pid;
+    if (!hold) this.#hold.release();
+    else if (pid === null || pid === undefined) throw new Error('no CCM process runs in the slot to hold');
+    else this.#hold.hold(pid);
+    return this.#hold.held;
   }
 
   async addWorker(): Promise<string> {

@@ -1,8 +1,9 @@
 // The console's actions, each with a zod schema for its body: power a server off or on, reboot or delete
 // it; add a worker; create or delete an example LoadBalancer Service with annotations from the provider's
 // registry (src/simcloud/annotations.ts, each value checked by the registry's own parser); add and clear
-// fault rules (latency, error rate, rate limit) on the CCM's API paths; reset to a clean cluster.
-import type { CoreV1Api } from '@kubernetes/client-node';
+// fault rules (latency, error rate, rate limit) on the CCM's API paths; reset to a clean cluster; create and
+// delete example pods (a Deployment, optionally pinned to a Node); hold the CCM and let it go (the node tour).
+import type { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { z } from 'zod';
 import type { FaultRuleInput } from '../../simulator/api/schema/internal.ts';
 import { annotationDefinitions, ANNOTATION_PREFIX, loadBalancerAnnotations, type AnnotationDefinition } from '../../src/simcloud/annotations.ts';
@@ -44,6 +45,17 @@ export const DeleteServiceBody = z.strictObject({
   name: z.string().min(1).max(63).regex(DNS_LABEL, 'must be a DNS label'),
   namespace: z.string().min(1).max(63).regex(DNS_LABEL, 'must be a DNS label').default('default'),
 });
+
+export const HoldCcmBody = z.strictObject({ hold: z.boolean() });
+
+/** Example pods: a Deployment `name` (label app=<name>, port 8080, what a console Service selects), optionally pinned to a Node. */
+export const CreatePodsBody = z.strictObject({
+  name: z.string().min(1).max(40).regex(DNS_LABEL, 'must be a DNS label: lower-case letters, digits and dashes'),
+  replicas: z.number().int().min(1).max(5).default(2),
+  node: z.string().min(1).max(63).regex(DNS_LABEL, 'must be a Node name').optional(),
+});
+
+export const DeletePodsBody = z.strictObject({ name: z.string().min(1).max(40).regex(DNS_LABEL, 'must be a DNS label') });
 
 export const FAULT_SCOPES = { all: '/v1/**', servers: '/v1/servers/**', loadBalancers: '/v1/load_balancers/**', networks: '/v1/networks/**' } as const;
 
@@ -88,6 +100,19 @@ export async function createService(core: CoreV1Api, b: z.infer<typeof CreateSer
     },
   });
   return `Service default/${b.name} created`;
+}
+
+export async function createPods(apps: AppsV1Api, b: z.infer<typeof CreatePodsBody>): Promise<string> {
+  const labels = { app: b.name, [CREATED_BY_LABEL]: 'ccm-sandbox-console' };
+  const pin = b.node ? { nodeSelector: { 'kubernetes.io/hostname': b.node } } : {};
+  await apps.createNamespacedDeployment({
+    namespace: 'default',
+    body: {
+      metadata: { name: b.name, labels },
+      spec: { replicas: b.replicas, selector: { matchLabels: { app: b.name } }, template: { metadata: { labels }, spec: { ...pin, containers: [{ name: 'web', image: 'nginx', ports: [{ containerPort: 8080 }] }] } } },
+    },
+  });
+  return `Deployment default/${b.name}: ${b.replicas} pod(s)${b.node ? ` pinned to Node ${b.node}` : ''}`;
 }
 
 /** Clears faults, deletes every LoadBalancer Service (the CCM cleans up the cloud) and powers servers on. */

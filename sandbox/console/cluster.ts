@@ -3,10 +3,10 @@
 // condensed snapshot for the UI (pods per Node, endpoints per Service: workloads.ts), and reports
 // what changed between two polls (diffNode/diffService) and every new or repeated Event. A failed poll
 // keeps the last snapshot and marks it unreachable, so the UI can say so instead of going blank.
-import { CoreV1Api, DiscoveryV1Api, type CoreV1Event, type V1Node, type V1Service } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, DiscoveryV1Api, type CoreV1Event, type V1Node, type V1Service } from '@kubernetes/client-node';
 import { PooledKubeConfig } from '../kube/pooled-kubeconfig.ts';
 import { diffNode, diffService, readyOf, type ChangeStep } from './changes.ts';
-import { endpointsByService, podsByNode, type EndpointView, type PodView } from './workloads.ts';
+import { endpointsByService, pendingPods, podsByNode, type EndpointView, type PendingPodView, type PodView } from './workloads.ts';
 
 export interface NodeView {
   readonly name: string;
@@ -54,6 +54,8 @@ export interface ClusterSnapshot {
   readonly error: string | null;
   readonly nodes: NodeView[];
   readonly services: ServiceView[];
+  /** Pods waiting for a Node (e.g. for one the CCM has not initialised yet). */
+  readonly pending: PendingPodView[];
   readonly updatedAt: string | null;
 }
 
@@ -147,11 +149,11 @@ export interface ClusterWatcherOptions {
 
 export class ClusterWatcher {
   readonly #o: ClusterWatcherOptions;
-  #clients: { core: CoreV1Api; discovery: DiscoveryV1Api } | undefined;
+  #clients: { core: CoreV1Api; apps: AppsV1Api; discovery: DiscoveryV1Api } | undefined;
   #nodes = new Map<string, V1Node>();
   #services = new Map<string, V1Service>();
   readonly #eventCounts = new Map<string, number>();
-  #snapshot: ClusterSnapshot = { ok: false, error: 'not polled yet', nodes: [], services: [], updatedAt: null };
+  #snapshot: ClusterSnapshot = { ok: false, error: 'not polled yet', nodes: [], services: [], pending: [], updatedAt: null };
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
 
@@ -165,6 +167,10 @@ export class ClusterWatcher {
 
   get core(): CoreV1Api | undefined {
     return this.#client()?.core;
+  }
+
+  get apps(): AppsV1Api | undefined {
+    return this.#client()?.apps;
   }
 
   start(): void {
@@ -193,7 +199,7 @@ export class ClusterWatcher {
         ]),
         5000,
       );
-      this.#apply(nodes.items, services.items.filter(isLoadBalancer), { pods: podsByNode(pods.items), endpoints: endpointsByService(slices.items) });
+      this.#apply(nodes.items, services.items.filter(isLoadBalancer), { pods: podsByNode(pods.items), pending: pendingPods(pods.items), endpoints: endpointsByService(slices.items) });
       this.#events(events.items);
     } catch (err) {
       const error = err instanceof Error ? err.message : String(err);
@@ -202,17 +208,17 @@ export class ClusterWatcher {
     }
   }
 
-  #client(): { core: CoreV1Api; discovery: DiscoveryV1Api } | undefined {
+  #client(): { core: CoreV1Api; apps: AppsV1Api; discovery: DiscoveryV1Api } | undefined {
     if (this.#clients) return this.#clients;
     const path = this.#o.kubeconfigPath();
     if (!path) return undefined;
     const kc = new PooledKubeConfig();
     kc.loadFromFile(path);
-    this.#clients = { core: kc.makeApiClient(CoreV1Api), discovery: kc.makeApiClient(DiscoveryV1Api) };
+    this.#clients = { core: kc.makeApiClient(CoreV1Api), apps: kc.makeApiClient(AppsV1Api), discovery: kc.makeApiClient(DiscoveryV1Api) };
     return this.#clients;
   }
 
-  #apply(nodes: V1Node[], services: V1Service[], workloads: { pods: Map<string, PodView[]>; endpoints: Map<string, EndpointView[]> }): void {
+  #apply(nodes: V1Node[], services: V1Service[], workloads: { pods: Map<string, PodView[]>; pending: PendingPodView[]; endpoints: Map<string, EndpointView[]> }): void {
     const time = new Date().toISOString();
     const nextNodes = new Map(nodes.map((n) => [n.metadata?.name ?? '', n]));
     const nextServices = new Map(services.map((s) => [serviceKey(s), s]));
@@ -228,7 +234,7 @@ export class ClusterWatcher {
     const sortBy = <T extends { name: string }>(xs: T[]): T[] => xs.sort((a, b) => a.name.localeCompare(b.name));
     const nodeViews = nodes.map((n) => nodeView(n, workloads.pods.get(n.metadata?.name ?? '') ?? []));
     const serviceViews = services.map((s) => serviceView(s, workloads.endpoints.get(serviceKey(s)) ?? []));
-    this.#snapshot = { ok: true, error: null, nodes: sortBy(nodeViews), services: sortBy(serviceViews), updatedAt: time };
+    this.#snapshot = { ok: true, error: null, nodes: sortBy(nodeViews), services: sortBy(serviceViews), pending: workloads.pending, updatedAt: time };
     this.#o.onSnapshot(this.#snapshot);
   }
 

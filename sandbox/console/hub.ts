@@ -23,11 +23,14 @@ export interface ConsoleSandbox {
   /** `ccm` absent: our TypeScript CCM (the slot's default). */
   readonly options: { name: string; runtime: string; lbStrategy: string; ccm?: { kind: CcmKind }; cloud?: CloudKind };
   addWorker(): Promise<string>;
+  /** Stops or continues the CCM process (the node tour holds it to show a Node waiting for it). */
+  holdCcm?(hold: boolean): boolean;
+  readonly ccmHeld?: boolean;
 }
 
 export interface ConsoleState {
   /** `ccm`: which CCM fills the sandbox's slot, so the UI can say whose calls the timeline explains. */
-  readonly sandbox: { name: string; runtime: string; lbStrategy: string; ccm: CcmKind };
+  readonly sandbox: { name: string; runtime: string; lbStrategy: string; ccm: CcmKind; ccmHeld: boolean };
   readonly cloud: CloudSnapshot;
   readonly cluster: ClusterSnapshot;
   readonly links: Links;
@@ -102,7 +105,7 @@ export class ConsoleHub {
     const cluster = this.cluster.snapshot;
     const cloud = cloudOf(this.#sandbox.options.cloud ?? DEFAULT_CLOUD);
     const persona = cloud.personaId ? (id: string) => inCloudWords(cloud, id) : undefined;
-    return { sandbox: { name, runtime, lbStrategy, ccm: (ccm ?? DEFAULT_CCM).kind }, cloud: this.#cloud, cluster, links: computeLinks(cluster, this.#cloud, persona) };
+    return { sandbox: { name, runtime, lbStrategy, ccm: (ccm ?? DEFAULT_CCM).kind, ccmHeld: this.#sandbox.ccmHeld ?? false }, cloud: this.#cloud, cluster, links: computeLinks(cluster, this.#cloud, persona) };
   }
 
   onState(fn: (s: ConsoleState) => void): () => void {
@@ -143,7 +146,7 @@ export class ConsoleHub {
       this.#notifyTimer = undefined;
       const s = this.state();
       // The pollers report every period; only a real change goes out to the browsers.
-      const key = JSON.stringify([{ ...s.cloud, updatedAt: null }, { ...s.cluster, updatedAt: null }]);
+      const key = JSON.stringify([s.sandbox.ccmHeld, { ...s.cloud, updatedAt: null }, { ...s.cluster, updatedAt: null }]);
       if (key === this.#lastStateKey) return;
       this.#lastStateKey = key;
       for (const l of this.#stateListeners) l(s);

@@ -14,7 +14,8 @@ import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { z } from 'zod';
 import {
-  annotationChoices, CreateServiceBody, createService, DeleteServiceBody, FaultBody, faultRule, resetAction, ServerActionBody, serverAction,
+  annotationChoices, CreatePodsBody, createPods, CreateServiceBody, createService, DeletePodsBody, DeleteServiceBody, FaultBody, faultRule, HoldCcmBody, resetAction,
+  ServerActionBody, serverAction,
 } from './actions.ts';
 import { CONSOLE_CALLER } from './cloud.ts';
 import { consoleHostGuard, consoleWriteGuard, newConsoleToken, type GuardOptions } from './guard.ts';
@@ -109,6 +110,23 @@ function actionRoutes(sandbox: ConsoleSandbox, hub: ConsoleHub): express.Router 
     const b = parse(DeleteServiceBody, req.body);
     await core().deleteNamespacedService({ name: b.name, namespace: b.namespace });
     return `Service ${b.namespace}/${b.name} deleted: the CCM now runs EnsureLoadBalancerDeleted`;
+  }));
+  r.post('/pods', action(async (req) => {
+    const apps = hub.cluster.apps;
+    if (!apps) throw new Error('the cluster is not running');
+    return createPods(apps, parse(CreatePodsBody, req.body));
+  }));
+  r.post('/pods/delete', action(async (req) => {
+    const b = parse(DeletePodsBody, req.body);
+    await hub.cluster.apps?.deleteNamespacedDeployment({ name: b.name, namespace: 'default' });
+    return `Deployment default/${b.name} deleted`;
+  }));
+  r.post('/ccm', action(async (req) => {
+    const b = parse(HoldCcmBody, req.body);
+    if (!sandbox.holdCcm) throw new Error('this sandbox cannot hold its CCM');
+    const held = sandbox.holdCcm(b.hold);
+    await hub.refreshCloud();
+    return held ? 'the CCM is held (its process is stopped): nothing initialises new Nodes until you let it go' : 'the CCM runs again';
   }));
   r.post('/fault', action(async (req) => {
     const rule = await sandbox.admin.addFault(faultRule(parse(FaultBody, req.body)), { caller: CONSOLE_CALLER });

@@ -32,6 +32,19 @@ export function podView(p: V1Pod): PodView {
   return { namespace, name, phase, ready: conditions.some((c) => c.type === 'Ready' && c.status === 'True'), ip: podIP };
 }
 
+/** A pod no Node has taken yet, with the scheduler's reason (its PodScheduled=False message). */
+export interface PendingPodView extends PodView {
+  readonly reason: string | null;
+}
+
+/** Pods not bound to any Node (waiting for the scheduler), sorted by name. */
+export function pendingPods(pods: readonly V1Pod[]): PendingPodView[] {
+  return pods
+    .filter((p) => !p.spec?.nodeName && !p.metadata?.deletionTimestamp)
+    .map((p) => ({ ...podView(p), reason: p.status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False')?.message ?? null }))
+    .sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
+}
+
 /** Pods by the Node they are bound to (pending pods without a Node are left out), sorted by name. */
 export function podsByNode(pods: readonly V1Pod[]): Map<string, PodView[]> {
   const out = new Map<string, PodView[]>();

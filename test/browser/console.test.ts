@@ -349,18 +349,42 @@ describe('teaching console', () => {
       await byId(page, 'tour-panel').waitFor({ state: 'hidden' });
     };
 
-    it('node initialisation: a new worker, its Node, providerID, labels and the taint removed, highlighted on both sides', async () => {
-      await startTour('node-init');
+    // A failed assertion mid-tour must not leave the next tests without a CCM.
+    afterEach(() => { h.e2e.sandbox.holdCcm(false); });
+
+    it('node initialisation: holds the CCM so the new Node shows the uninitialized taint and its pod Pending, then lets it go', async () => {
+      await byId(page, 'tab-tours').click();
+      await byId(page, 'tour-start-node-init').click();
+      await byId(page, 'tour-panel').waitFor();
+      // The tour shows the view it talks about.
+      expect(await byId(page, 'tab-cluster').getAttribute('aria-selected')).toBe('true');
+      await runTourStep(page, 30_000);
+      await page.locator('[data-testid="status-ccm"][data-held="true"]').waitFor();
+      await byId(page, 'tour-next').click();
       await runTourStep(page, 90_000);
+      // While the CCM is held: the Node carries the taint and its pod waits, both on screen.
+      const taint = page.locator('[data-testid$="-taint-node-cloudprovider-kubernetes-io-uninitialized"]');
+      const pending = page.locator('[data-testid^="pending-pod-tour-pinned-"]');
+      await expect.poll(() => taint.count()).toBe(1);
+      expect(await taint.isVisible()).toBe(true);
+      expect(await pending.first().isVisible()).toBe(true);
+      expect(await pending.first().textContent()).toMatch(/Pending.*untolerated taint/s);
+      await screenshot(page, 'tour-node-init-held');
+      await byId(page, 'tour-next').click();
+      expect(await byId(page, 'tour-code').textContent()).toContain('CloudNodeController.syncNode');
+      await runTourStep(page, 90_000);
+      expect(await taint.count()).toBe(0);
       expect(await page.locator('#view-cloud .tour-done').count()).toBeGreaterThan(0);
       expect(await page.locator('#view-cluster .tour-done').count()).toBeGreaterThan(0);
       await screenshot(page, 'tour-node-init');
       await finish();
-    });
+      await page.locator('[data-testid="status-ccm"][data-held="false"]').waitFor();
+    }, 240_000);
 
-    it('load balancer: create the Service, watch the cloud resources and the ingress, delete it again', async () => {
+    it('load balancer: pods behind the Service, the cloud resources and the ingress, deleted again', async () => {
       await startTour('load-balancer');
       await runTourStep(page, 60_000);
+      expect(await page.locator('[data-testid^="service-default-tour-lb-"][data-testid$="-endpoints"] li').count()).toBe(2);
       await screenshot(page, 'tour-load-balancer');
       await byId(page, 'tour-next').click();
       await runTourStep(page, 60_000);

@@ -8,7 +8,7 @@ import { clusterHtml } from './cluster-view.js';
 import { closest, esc, find, flash, render } from './dom.js';
 import { connect, entryList, loadAnnotations, onChange, store } from './store.js';
 import { ccmText, timelineControlsHtml, timelineFilters, timelineHtml } from './timeline-view.js';
-import { refreshTour, tourClick, toursHtml } from './tour-panel.js';
+import { onTourView, refreshTour, tourClick, toursHtml } from './tour-panel.js';
 
 const TABS = [
   { id: 'both', label: 'Cloud + Cluster', panels: ['cloud', 'cluster'] },
@@ -58,7 +58,8 @@ function statusHtml(s) {
   const name = state ? `${state.sandbox.name} · ${state.sandbox.runtime} · lb strategy ${state.sandbox.lbStrategy}` : '';
   /** @type {(label: string, value: string, testid: string) => string} */
   const dot = (label, value, testid) => `<span class="pill pill-${esc(value)}" data-testid="${testid}" data-state="${esc(value)}">${esc(label)}: ${esc(value)}</span>`;
-  const ccm = state ? `<span class="pill" data-testid="status-ccm" data-state="${esc(state.sandbox.ccm)}" title="${esc(ccmText(state.sandbox.ccm))}">CCM: ${esc(state.sandbox.ccm)}</span>` : '';
+  const held = state?.sandbox.ccmHeld ? ' (held)' : '';
+  const ccm = state ? `<span class="pill" data-testid="status-ccm" data-state="${esc(state.sandbox.ccm)}" data-held="${Boolean(held)}" title="${esc(ccmText(state.sandbox.ccm))}">CCM: ${esc(state.sandbox.ccm)}${held}</span>` : '';
   return `<span class="muted">${esc(name)}</span>${ccm}${dot('stream', s.connection, 'status-stream')}${dot('simcloud', cloud, 'status-cloud')}${dot('cluster', cluster, 'status-cluster')}`;
 }
 
@@ -176,6 +177,7 @@ function boot() {
   document.addEventListener('input', onInput);
   document.addEventListener('change', onInput);
   showTab(location.hash.slice(1) || 'both');
+  onTourView(showTab);
   onChange(renderAll);
   connect();
   void loadAnnotations();

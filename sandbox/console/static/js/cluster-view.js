@@ -133,10 +133,23 @@ function services(cluster, links) {
   return section('LoadBalancer Services', 'cluster-services', `<div class="scroll"><table><thead>${head}</thead><tbody>${cluster.services.map((s) => serviceRow(s, links)).join('')}</tbody></table></div>`, cluster.services.length);
 }
 
+/**
+ * Pods no Node has taken: the scheduler's reason says what they wait for (e.g. the uninitialized taint).
+ * @param {ClusterSnapshot} cluster
+ */
+function pending(cluster) {
+  const list = cluster.pending ?? [];
+  if (list.length === 0) return '';
+  const rows = list.map((p) => `<tr id="cluster-pending-${esc(slug(`${p.namespace}/${p.name}`))}" data-testid="pending-pod-${esc(slug(p.name))}">
+    <th scope="row" class="mono">${esc(`${p.namespace}/${p.name}`)}</th><td>${badge(p.phase, 'warn')}</td><td>${esc(p.reason ?? 'not scheduled yet')}</td></tr>`).join('');
+  const head = '<tr><th scope="col">Pod</th><th scope="col">Phase</th><th scope="col">Why it waits (the scheduler)</th></tr>';
+  return section('Pending pods', 'cluster-pending', `<div class="scroll"><table><thead>${head}</thead><tbody>${rows}</tbody></table></div>`, list.length);
+}
+
 /** @param {import('./types').ConsoleState} state */
 export function clusterHtml(state) {
   const { cluster, links } = state;
   const error = cluster.ok ? '' : `<div class="error" role="alert" data-testid="cluster-error"><strong>The cluster is unreachable.</strong> ${esc(cluster.error)}${cluster.updatedAt ? ' Showing the last state seen.' : ''}</div>`;
   if (!cluster.ok && !cluster.updatedAt) return `${error}<p class="empty" data-testid="cluster-unknown">Nothing to show until the Kubernetes API answers; this view fills in by itself when it does.</p>`;
-  return error + nodes(cluster, links) + services(cluster, links);
+  return error + nodes(cluster, links) + pending(cluster) + services(cluster, links);
 }

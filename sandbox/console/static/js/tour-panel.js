@@ -2,14 +2,28 @@
 // The tour panel: lists the tours, runs the active one step by step, ticks expectations off live and
 // highlights the matching rows and cards in the Cloud and Cluster views (pending: amber, done: green).
 import { closest, esc, find, render } from './dom.js';
-import { entryList, store } from './store.js';
+import { entryList, postAction, store } from './store.js';
 import { TOURS } from './tours.js';
 
 /** @typedef {import('./types').Tour} Tour */
 /** @typedef {Omit<import('./types').Expectation, 'done'> & { done: boolean, text: string }} Check */
 
-/** @type {{ tour: Tour | null, step: number, ctx: import('./types').TourContext, running: boolean, message: string }} */
-const active = { tour: null, step: 0, ctx: { stepStart: 0 }, running: false, message: '' };
+/** @type {{ tour: Tour | null, step: number, ctx: import('./types').TourContext, running: boolean, message: string, scrolledTo: string }} */
+const active = { tour: null, step: 0, ctx: { stepStart: 0 }, running: false, message: '', scrolledTo: '' };
+
+/** Shows a tab (set by app.js): a step switches to the view it talks about. */
+let showView = /** @type {(id: string) => void} */ (() => undefined);
+/** @param {(id: string) => void} fn */
+export function onTourView(fn) {
+  showView = fn;
+}
+
+/** Shows the active step's view; its first highlighted element is scrolled to as soon as it exists. */
+function enterStep() {
+  const step = active.tour?.steps[active.step];
+  active.scrolledTo = '';
+  if (step) showView(step.view);
+}
 
 export function toursHtml() {
   return `<p class="muted">Each tour runs real actions on this sandbox and checks, live, what the CCM does on both sides.</p><div class="cards">${TOURS.map((t) => `
@@ -28,6 +42,7 @@ export function startTour(id) {
   if (!tour || !store.state) return;
   Object.assign(active, { tour, step: 0, ctx: { stepStart: lastId() }, running: false, message: '' });
   tour.setup?.(active.ctx, store.state);
+  enterStep();
   refreshTour();
   find(document, '[data-testid="tour-panel"]', HTMLElement).focus();
 }
@@ -68,6 +83,22 @@ function highlight(list, state) {
     const ids = state ? safely(() => x.highlight(active.ctx, state), /** @type {string[]} */ ([])) : [];
     for (const id of ids) document.getElementById(id)?.classList.add(x.done ? 'tour-done' : 'tour-pending');
   }
+  scrollToChange();
+}
+
+/** Scrolls to the change to look at: the first element still waiting, else the first one met; once each. */
+function scrollToChange() {
+  const change = document.querySelector('.tour-pending') ?? document.querySelector('.tour-done');
+  if (!change || change.id === active.scrolledTo) return;
+  active.scrolledTo = change.id;
+  change.scrollIntoView({ block: 'center', behavior: 'smooth' });
+}
+
+/** @param {import('./types').TourStep} step */
+function codeHtml(step) {
+  if (step.code.length === 0) return '';
+  const items = step.code.map((c) => (c.href ? `<li><a href="${esc(c.href)}" target="_blank" rel="noopener noreferrer">${esc(c.label)}</a></li>` : `<li class="mono">${esc(c.label)}</li>`));
+  return `<div class="tour-code" data-testid="tour-code"><span class="muted">The code that does it:</span><ul class="plain">${items.join('')}</ul></div>`;
 }
 
 /**
@@ -85,7 +116,7 @@ function panelHtml(tour, list) {
     ? `<button type="button" data-tour-next data-testid="tour-next"${allDone ? '' : ' class="secondary"'}>Next step</button>`
     : `<button type="button" data-tour-end data-testid="tour-finish">${allDone ? 'Finish' : 'End tour'}</button>`;
   return `<div class="tour-text"><h2 id="tour-title">${esc(tour.title)} <span class="muted">step ${i + 1} of ${tour.steps.length}</span></h2>
-    <h3 data-testid="tour-step-title">${esc(step.title)}</h3><p>${esc(step.text)}</p>${action}
+    <h3 data-testid="tour-step-title">${esc(step.title)}</h3><p>${esc(step.text)}</p>${codeHtml(step)}${action}
     <p class="muted" data-testid="tour-message">${esc(active.message)}</p></div>
     <div class="tour-checks"><ul class="expect" aria-live="polite">${items}</ul>
     <p data-testid="tour-status" data-complete="${allDone}">${allDone ? 'All done: every change happened on both sides.' : 'Waiting for the changes above…'}</p>
@@ -126,6 +157,16 @@ function move(delta) {
   active.step = Math.max(0, Math.min(active.tour.steps.length - 1, active.step + delta));
   active.ctx.stepStart = lastId();
   active.message = '';
+  enterStep();
+  refreshTour();
+}
+
+/** Ends the tour: the step's own clean-up, and a held CCM is never left held. */
+function endTour() {
+  const tour = active.tour;
+  if (tour && store.state) tour.steps[active.step]?.after?.(active.ctx, store.state);
+  if (store.state?.sandbox.ccmHeld) void postAction('ccm', { hold: false });
+  active.tour = null;
   refreshTour();
 }
 
@@ -140,10 +181,6 @@ export function tourClick(target) {
   if (target.closest('[data-tour-action]')) return void runStepAction(), true;
   if (target.closest('[data-tour-next]')) return move(1), true;
   if (target.closest('[data-tour-back]')) return move(-1), true;
-  if (target.closest('[data-tour-end]')) {
-    active.tour = null;
-    refreshTour();
-    return true;
-  }
+  if (target.closest('[data-tour-end]')) return endTour(), true;
   return false;
 }

@@ -10,6 +10,7 @@ export type { ConsoleState } from '../../hub.ts';
 export type { TimelineEntry } from '../../timeline.ts';
 export type { CloudSnapshot } from '../../cloud.ts';
 export type { ClusterSnapshot, NodeView, ServiceView } from '../../cluster.ts';
+export type { PendingPodView, PodView } from '../../workloads.ts';
 export type { Links } from '../../links.ts';
 export type { Server } from '../../../../simulator/api/schema/servers.ts';
 export type { LoadBalancerService, LoadBalancerTarget, ResolvedTarget } from '../../../../simulator/api/schema/load-balancers.ts';
@@ -40,6 +41,8 @@ export interface TourContext {
   lbIds?: string[];
   /** The podCIDR of the tour's Node, remembered before it is deleted. */
   podCIDR?: string;
+  /** The Deployment of pods the tour made (the node tour's pinned pod). */
+  pods?: string;
   /** Whether step N's action succeeded. */
   [ran: `ran${number}`]: boolean | undefined;
 }
@@ -54,6 +57,10 @@ export interface Expectation {
 export interface TourStep {
   title: string;
   text: string;
+  /** The tab the step is about: the tour shows it and scrolls to the first highlighted element. */
+  view: 'both' | 'cloud' | 'cluster' | 'timeline';
+  /** Where the step's work is done: a file of our CCM (href null) or an upstream function. */
+  code: { label: string; href: string | null }[];
   action?: { label: string; run(ctx: TourContext, state: ConsoleState): Promise<ActionResult> };
   expect: Expectation[];
   after?(ctx: TourContext, state: ConsoleState): void;
