@@ -27,6 +27,8 @@ export interface FuzzApi {
   invalid(r: RawResponse, e: ErrorReading): boolean;
   /** The path parameters naming the project's resources (undefined: the API's ids are unknown here). */
   params(path: string, o: Owned): Record<string, string> | undefined;
+  /** Requests that put the project's resources in the state the riskiest writes need (a Brightbox cloud IP mapped, so unmap commits). */
+  prepare(o: Owned): readonly (readonly [method: string, path: string, body: unknown])[];
   /** The collections it lists, each with the number of records its answer says the project has. */
   readonly lists: Readonly<Partial<Record<Listed, (json: unknown) => number>>>;
   /** List paths, by collection (with paging wide enough to count). */
@@ -60,7 +62,7 @@ const length = (json: unknown): number => (json as unknown[]).length;
 
 const V1: FuzzApi = {
   name: 'v1', prefix: '/v1', routes: API_ROUTES, row: undefined, read: readV1,
-  invalid: (_r, e) => e.code === 'invalid_input', params: v1Params,
+  invalid: (_r, e) => e.code === 'invalid_input', params: v1Params, prepare: () => [],
   lists: { servers: total(paged), load_balancers: total(paged), networks: total(paged), ip_blocks: total(paged) },
   listPaths: { servers: '/v1/servers', load_balancers: '/v1/load_balancers', networks: '/v1/networks', ip_blocks: '/v1/ip_blocks' },
 };
@@ -111,6 +113,13 @@ function personaApi(p: (typeof PERSONAS)[number]): FuzzApi {
       }
     },
     lists: LISTS[p.name]?.lists ?? {}, listPaths: LISTS[p.name]?.listPaths ?? {},
+    prepare: (o) => {
+      const cip = row === undefined ? undefined : p.routes.find((r) => r.operation === 'brightbox.cloud_ips.map');
+      if (row === undefined || cip === undefined || o.extra.cip === undefined) return [];
+      const ids = (path: string): Record<string, string> => row.params(path, o);
+      const lb = p.routes.find((r) => r.operation === 'brightbox.load_balancers.get');
+      return lb === undefined ? [] : [['POST', cip.path.replace(':id', ids(cip.path).id!), { destination: ids(lb.path).id }]];
+    },
   };
 }
 

@@ -5,6 +5,7 @@
 // against: a "valid" value is only the starting point.
 import fc from 'fast-check';
 import type { z } from 'zod';
+import { IMAGES, REGIONS, SERVER_TYPES, ZONES } from '../../../simulator/server/resources/catalogue/data.ts';
 import { JUNK } from '../invalid-input.gen.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -22,6 +23,35 @@ export const HOSTILE_IDS: readonly string[] = [
 const JUNK_VALUES: readonly Json[] = [
   ...JUNK, '300.0.0.0/8', '10.0.0.0/33', 'x', '::1', '::ffff:127.0.0.1', '0.0.0.0/0', -0, 2 ** 31, 2 ** 53 + 1, Number.MAX_VALUE, -Number.MAX_VALUE, 1e-300,
   ...PROTO_KEYS, '%E0%A4%A', '\u0000', '\ud800', 'a'.repeat(70_000),
+];
+
+/** Strings an API takes as they are: the catalogue's names (a request naming them gets past the lookups to the rest). */
+const KNOWN_STRINGS: readonly string[] = [
+  ...REGIONS.map((r) => r.id), ...ZONES.map((z) => z.id), ...SERVER_TYPES.map((t) => t.id), ...IMAGES.map((i) => i.id), 'sim-1-a', 'lb11', 'tcp', 'http', 'TCP',
+  '10.20.0.0/24', '127.0.0.1', 'USER_DEFINED', 'round_robin',
+];
+
+/**
+ * A placeholder for one of the project's own resource ids, as the API spells them (run.ts puts them in at send
+ * time, since they change as the run deletes and makes resources).
+ */
+export const OWN_ID = /"@own:(\d+)"/g;
+const ownId: fc.Arbitrary<Json> = fc.nat(15).map((i) => `@own:${i}`);
+
+/** Junk for a field that holds an address or a CIDR (found by its name: the schema may not say). */
+const ADDRESS_JUNK: readonly Json[] = ['300.0.0.0/8', '10.0.0.0/33', 'x', '1.2.3.4/', '10.0.0.0/-1', '::1/64', '999.1.1.1', '10.0.0.256', '', ' 10.0.0.1'];
+const ADDRESS_FIELD = /cidr|^ips?$|address|gateway|range|destination|source|^ip_/i;
+
+/**
+ * Fields whose name says what they hold: an id (the project's own, most of the time), or a catalogue name. A
+ * request that names real things gets past the lookups to the code behind them, where the faults hide.
+ */
+const NAMED_FIELDS: readonly [RegExp, fc.Arbitrary<Json>][] = [
+  [/^id$|_id$|Id$|^(server|network|node|destination|firewall_policy|server_group)$/, ownId],
+  [/^(location|region)$/, fc.constantFrom(...REGIONS.map((r) => r.id))],
+  [/zone/, fc.constantFrom(...ZONES.map((z) => z.id), 'sim-1-a')],
+  [/^(type|size|server_type|plan)$/, fc.constantFrom(...SERVER_TYPES.map((t) => t.id))],
+  [/^(os|image)$/, fc.constantFrom(...IMAGES.map((i) => i.id))],
 ];
 
 /** An object with an own `__proto__` key (a literal would set the prototype instead). */
@@ -96,7 +126,10 @@ function stringArb(d: Def): fc.Arbitrary<Json> {
   const sized = lengths.map((n) => fc.constant('a'.repeat(Math.min(n, 100_000))));
   const pattern = b.patterns[0];
   const matches = pattern === undefined ? [] : [safeMatching(pattern)].filter((a): a is fc.Arbitrary<string> => a !== undefined);
-  return fc.oneof(...matches.map((arbitrary) => ({ weight: 6, arbitrary })), { weight: 2, arbitrary: fc.string({ maxLength: b.max ?? 20 }) }, ...sized.map((arbitrary) => ({ weight: 1, arbitrary })));
+  return fc.oneof(
+    ...matches.map((arbitrary) => ({ weight: 6, arbitrary })), { weight: 2, arbitrary: fc.string({ maxLength: b.max ?? 20 }) }, ...sized.map((arbitrary) => ({ weight: 1, arbitrary })),
+    { weight: 3, arbitrary: fc.constantFrom(...KNOWN_STRINGS) }, { weight: 2, arbitrary: ownId },
+  );
 }
 
 /** Strings matching a pattern, built once per pattern (building one costs milliseconds; many fields share theirs). */
@@ -162,11 +195,24 @@ function recordArb(d: Def, next: (s: z.ZodType) => fc.Arbitrary<Json>): fc.Arbit
 /** Every field of the shape, each optional one present or not, and sometimes a prototype key beside them. */
 function objectArb(d: Def, next: (s: z.ZodType) => fc.Arbitrary<Json>): fc.Arbitrary<Json> {
   const fields = Object.entries(d.shape ?? {});
-  const record = Object.fromEntries(fields.map(([k, s]) => [k, next(s)]));
+  const record = Object.fromEntries(fields.map(([k, s]) => [k, fieldArb(k, next(s))]));
   const base = fields.length === 0 ? fc.constant({}) : fc.record(record, { requiredKeys: fields.filter(([, s]) => !isOptional(s)).map(([k]) => k) });
-  const extra = fc.option(fc.tuple(fc.constantFrom(...PROTO_KEYS, 'unknown_field'), fc.oneof(pollution, hostileValue)), { freq: 6 });
+  const extra = fc.oneof(
+    { weight: 6, arbitrary: fc.constant(null) },
+    { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...PROTO_KEYS, 'unknown_field'), fc.oneof(pollution, hostileValue)) },
+  );
   return fc.tuple(base, extra).map(([o, e]) => (e === null ? (o as Record<string, Json>) : withOwnKey(o as Record<string, Json>, e[0], e[1])));
 }
+
+function fieldArb(key: string, own: fc.Arbitrary<Json>): fc.Arbitrary<Json> {
+  const named = NAMED_FIELDS.find(([re]) => re.test(key))?.[1];
+  const shaped = named === undefined ? own : fc.oneof({ weight: 2, arbitrary: named }, { weight: 1, arbitrary: own });
+  return ADDRESS_FIELD.test(key) ? addressField(shaped) : shaped;
+}
+
+/** An address field: its own shape, or junk that looks like an address (at any depth, in a list or alone). */
+const addressField = (own: fc.Arbitrary<Json>): fc.Arbitrary<Json> =>
+  fc.oneof({ weight: 2, arbitrary: own }, { weight: 1, arbitrary: fc.constantFrom(...ADDRESS_JUNK) }, { weight: 1, arbitrary: fc.constantFrom(...ADDRESS_JUNK).map((j) => [j]) });
 
 const isOptional = (s: z.ZodType): boolean => ['optional', 'default', 'prefault'].includes(defOf(s).type) || (s as { isOptional?: () => boolean }).isOptional?.() === true;
 
@@ -197,12 +243,13 @@ function queryValue(schema: z.ZodType): fc.Arbitrary<string> {
   return fc.oneof(
     // Kept under Node's 16 KiB request head, which Node itself refuses (431) before any API sees the request.
     { weight: 3, arbitrary: fromSchema(schema, 1).map((v) => (typeof v === 'string' ? v : JSON.stringify(v) ?? '').slice(0, 2000)) },
-    { weight: 2, arbitrary: fc.constantFrom(...PROTO_KEYS, ...PROTO_KEYS.map((k) => `${k}.x`), '%E0%A4%A', '0', '-1', '99999999999', '', 'a in (', '=') },
+    { weight: 2, arbitrary: fc.constantFrom(...PROTO_KEYS) },
+    { weight: 1, arbitrary: fc.constantFrom(...PROTO_KEYS.map((k) => `${k}.x`), '%E0%A4%A', '0', '-1', '99999999999', '', 'a in (', '=') },
   );
 }
 
 /** Encodes a query part, except a malformed %-escape stays raw (as a hostile client sends it). */
-const escapeSome = (s: string): string => (s.includes('%E0%A4%A') ? s : encodeURIComponent(s));
+const escapeSome = (s: string): string => s.split('%E0%A4%A').map(encodeURIComponent).join('%E0%A4%A');
 
 /** A linode X-Filter header: JSON filters with prototype keys, operators and nesting. */
 export const filterHeader: fc.Arbitrary<string> = fc.oneof(

@@ -9,9 +9,9 @@ const CASES: readonly { fault: PlantedFault; api: string; reported: RegExp }[] =
   { fault: PlantedFault.uriDecode, api: 'v1', reported: /^5xx: \w+ \/v1\/.*%/m },
   { fault: PlantedFault.tagLookup, api: 'phoenixnap', reported: /list filtered by .* shows a resource without that tag/ },
   { fault: PlantedFault.jwtClaimsFirst, api: 'phoenixnap', reported: /^5xx: /m },
-  { fault: PlantedFault.cidrSchema, api: 'phoenixnap', reported: /^5xx: POST \/pnap\/networks\/v1\/private-networks /m },
+  { fault: PlantedFault.cidrSchema, api: 'phoenixnap', reported: /^5xx: POST \/pnap\/networks\/v1\/private-networks[ ?]/m },
   { fault: PlantedFault.ipsSchema, api: 'phoenixnap', reported: /^5xx: POST \/pnap\/bmc\/v1\/servers/m },
-  { fault: PlantedFault.writeReadback, api: 'brightbox', reported: /^5xx: POST \/brightbox\/1\.0\/cloud_ips\/[^/]+\/unmap /m },
+  { fault: PlantedFault.writeReadback, api: 'brightbox', reported: /^5xx: POST \/brightbox\/1\.0\/cloud_ips\/[^/]+\/unmap[ ?]/m },
 ];
 
 describe('the fuzz suite against planted faults', () => {

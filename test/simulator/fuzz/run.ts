@@ -20,7 +20,7 @@ import { startSimcloudInProcess, type InProcessSimcloud } from '../../helpers/si
 import type { Owned } from '../../security/persona-rows.ts';
 import type { RawResponse } from '../../security/support.ts';
 import { FUZZ_APIS, type FuzzApi, type Listed } from './apis.ts';
-import { HOSTILE_IDS, PROTO_KEYS, filterHeader, fromSchema, queryArb, type Json } from './arbitraries.ts';
+import { HOSTILE_IDS, OWN_ID, PROTO_KEYS, filterHeader, fromSchema, queryArb, type Json } from './arbitraries.ts';
 
 /** The CI budget: a fixed seed, so a run is the same sequence of batches (how far it gets depends on the machine). */
 export const CI_SEED = 48;
@@ -76,7 +76,7 @@ const RAW_BODY: fc.Arbitrary<{ text: string }> = fc.oneof(
 function requestArb(apiIndex: number, api: FuzzApi, routeIndex: number, real: fc.Arbitrary<boolean>): fc.Arbitrary<FuzzRequest> {
   const route = api.routes[routeIndex]!;
   const names = paramNames(route.path);
-  const id = fc.oneof({ weight: 3, arbitrary: real.map((r) => (r ? null : HOSTILE_IDS[0]!)) }, { weight: 2, arbitrary: fc.constantFrom<string | null>(...HOSTILE_IDS) });
+  const id = fc.oneof({ weight: 4, arbitrary: real.map((r) => (r ? null : HOSTILE_IDS[0]!)) }, { weight: 1, arbitrary: fc.constantFrom<string | null>(...HOSTILE_IDS) });
   const body = route.body === undefined
     ? fc.constant(null)
     : fc.oneof({ weight: 10, arbitrary: fromSchema(route.body).map((json) => ({ json })) }, { weight: 1, arbitrary: RAW_BODY });
@@ -103,7 +103,7 @@ function deleteFor(api: FuzzApi, route: RouteDef): number {
 function batchArb(apis: readonly FuzzApi[]): fc.Arbitrary<FuzzRequest[]> {
   const perApi = apis.map((api, a) => {
     // Built once per route: building a schema's arbitrary costs far more than drawing from it.
-    const requests = api.routes.map((_r, i) => requestArb(a, api, i, fc.boolean()));
+    const requests = api.routes.map((_r, i) => requestArb(a, api, i, fc.nat(4).map((n) => n > 0)));
     const anyRequest = fc.oneof(...requests);
     const writes = api.routes.flatMap((r, i) => (r.method !== 'get' && deleteFor(api, r) >= 0 ? [i] : []));
     const valid = <T extends FuzzRequest>(r: T): T => ({ ...r, auth: 'valid', contentType: 'application/json', query: '', ids: r.ids.map(() => null) });
@@ -155,6 +155,8 @@ class Fuzzer {
   #tokens!: Tokens;
   #netSeq = 0;
   #sinceRefresh = 0;
+  /** Per API, every id of the project's resources as it spells them (cleared when they are made again). */
+  readonly #ownIds = new Map<FuzzApi, string[]>();
   readonly #agent = new Agent({ keepAlive: true, maxSockets: 16 });
   readonly #protoBefore = [Object.getOwnPropertyNames(Object.prototype).join(), Object.getOwnPropertyNames(Array.prototype).join()];
 
@@ -193,6 +195,7 @@ class Fuzzer {
     if (!gone && ++this.#sinceRefresh < 64) return;
     this.#sinceRefresh = 0;
     this.#owned = await this.makeOwned();
+    this.#ownIds.clear();
   }
 
   async makeOwned(): Promise<Owned> {
@@ -227,6 +230,9 @@ class Fuzzer {
       const r = await this.send('POST', path, { 'content-type': 'application/json', authorization: `Bearer ${this.#tokens.valid[a]}` }, JSON.stringify(made));
       if (r.status < 300) extra[name] = row.madeId?.(r.json()) ?? (r.json() as { id: number }).id;
     }
+    for (const [method, path, body] of api.prepare({ ...base, extra })) {
+      await this.send(method, path, { 'content-type': 'application/json', authorization: `Bearer ${this.#tokens.valid[a]}` }, JSON.stringify(body));
+    }
   }
 
   send(method: string, target: string, headers: Record<string, string>, body?: string): Promise<RawResponse> {
@@ -253,10 +259,20 @@ class Fuzzer {
     if (auth !== undefined) headers.authorization = auth;
     if (r.contentType !== '') headers['content-type'] = r.contentType;
     if (r.filter !== null) headers['x-filter'] = r.filter;
-    const body = r.body === null ? undefined : 'json' in r.body ? JSON.stringify(r.body.json) : r.body.text;
+    const body = r.body === null ? undefined : 'json' in r.body ? this.withOwnIds(api, JSON.stringify(r.body.json)) : r.body.text;
     this.requests[api.name]!++;
     const res = await this.send(route.method.toUpperCase(), target, headers, body);
     return this.judge(api, route, target, res);
+  }
+
+  /** The body with each placeholder (arbitraries.ts's OWN_ID) replaced by one of the project's ids as the API spells them. */
+  withOwnIds(api: FuzzApi, json: string): string {
+    let ids = this.#ownIds.get(api);
+    if (ids === undefined) {
+      ids = [...new Set(api.routes.flatMap((r) => Object.values(api.params(r.path, { ...this.#owned, token: '' }) ?? {})))];
+      this.#ownIds.set(api, ids);
+    }
+    return ids.length === 0 ? json : json.replace(OWN_ID, (_m, i: string) => JSON.stringify(ids[Number(i) % ids.length]));
   }
 
   /** What is wrong with an answer, if anything. */
