@@ -248,13 +248,13 @@ function queryValue(schema: z.ZodType): fc.Arbitrary<string> {
   );
 }
 
-/** Encodes a query part, except a malformed %-escape stays raw (as a hostile client sends it). */
-const escapeSome = (s: string): string => s.split('%E0%A4%A').map(encodeURIComponent).join('%E0%A4%A');
+/** Encodes a query part (a lone surrogate as U+FFFD), except a malformed %-escape stays raw (as a hostile client sends it). */
+const escapeSome = (s: string): string => s.split('%E0%A4%A').map((p) => encodeURIComponent(p.replace(/\p{Cs}/gu, '\ufffd'))).join('%E0%A4%A');
 
-/** A linode X-Filter header: JSON filters with prototype keys, operators and nesting. */
+/** A linode X-Filter header: JSON filters with prototype keys, operators and nesting (under Node's 16 KiB request head). */
 export const filterHeader: fc.Arbitrary<string> = fc.oneof(
   fc.tuple(fc.constantFrom(...PROTO_KEYS, 'label', 'tags', 'id', 'region', '+or', '+and', '+order_by'), fromSchema({ _zod: { def: { type: 'unknown' } } } as unknown as z.ZodType))
     .map(([k, v]) => JSON.stringify(withOwnKey({}, k, v))),
   fc.constantFrom('{', '[]', 'null', '{"label":{"+contains":{}}}', '{"+or":[{"__proto__":{"x":1}}]}', '{"constructor":"Object"}', '{"tags":"toString"}'),
-  fc.integer({ min: 100, max: 5000 }).map((d) => `${'{"a":'.repeat(d)}1${'}'.repeat(d)}`),
-);
+  fc.integer({ min: 100, max: 1500 }).map((d) => `${'{"a":'.repeat(d)}1${'}'.repeat(d)}`),
+).map((h) => h.slice(0, 12_000));
