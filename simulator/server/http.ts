@@ -7,6 +7,7 @@
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import type { Caller, Sim } from './context.ts';
+import { protoKeyPath } from '../../lib/keyed.ts';
 import { SimcloudError, fieldsFromZod, invalidInput } from './errors.ts';
 import { responseMismatch, routeName, validateResponsesFromEnv } from './response-check.ts';
 
@@ -48,6 +49,9 @@ export const idParams = IdParam;
 
 function parsePart<T>(schema: z.ZodType<T> | undefined, value: unknown, part: 'params' | 'query' | 'body'): T {
   if (schema === undefined) return undefined as T;
+  // zod drops a `__proto__` key without a word: refuse it, naming where it was, rather than answer as if it were absent.
+  const proto = part === 'params' ? undefined : protoKeyPath(value);
+  if (proto !== undefined) throw invalidInput(`invalid ${part === 'body' ? 'request body' : 'query parameters'}`, [{ name: proto, messages: ['__proto__ is not a valid key'] }]);
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   const fields = fieldsFromZod(r.error, part === 'body' ? '' : part === 'query' ? '' : '');

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import type { FirewallRuleInput } from '../../api/schema/firewall-policies.ts';
+import type { ServerGroup as SimServerGroup } from '../../api/schema/server-groups.ts';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField, notFound } from '../../server/errors.ts';
 import { defineRoute, type RouteDef } from '../../server/http.ts';
@@ -18,6 +19,9 @@ import { policyAttrsOf, type BbPolicyAttrs, type BbRule } from './attrs.ts';
 import { API, bbTime, IdParams, NAME, numberOfBbId, ownedBy, simIdOf } from './common.ts';
 import { FirewallPolicy, FirewallRule, ServerGroup } from './responses.ts';
 import { groupView, policyView, ruleView } from './views.ts';
+
+/** A group as a write committed it (the service's answer), for answers that must not read it back. */
+const committedGroup = (caller: Caller, { firewall_policy_id: _p, ...g }: SimServerGroup): ServerGroupRec => ({ ...g, project_id: caller.projectId });
 
 const groupOut = (sim: Sim, caller: Caller, g: ServerGroupRec): ServerGroup =>
   groupView(g, ownedRecords(sim, caller, 'servers'), ownedRecords(sim, caller, 'firewall_policies').find((p) => p.server_group_id === g.id));
@@ -46,7 +50,7 @@ const groupRoutes: RouteDef[] = [
     method: 'post', path: `${API}/server_groups`, operation: 'brightbox.server_groups.create', summary: 'Create a server group', body: GroupBody, response: ServerGroup, status: 202,
     handle: async (sim, { caller, body }) => {
       const g = await groups.createServerGroup(sim, caller, { name: body.name, ...(body.description === undefined ? {} : { description: body.description }) });
-      return groupOut(sim, caller, findOwned(sim, caller, 'server_groups', g.id)!);
+      return groupOut(sim, caller, committedGroup(caller, g));
     },
   }),
   defineRoute({
@@ -58,8 +62,7 @@ const groupRoutes: RouteDef[] = [
     body: Members, response: ServerGroup, status: 202,
     handle: async (sim, { caller, params, body }) => {
       const g = ownedBy(sim, caller, 'server_groups', params.id);
-      await groups.addServerGroupServers(sim, caller, g.id, memberIds(sim, caller, body));
-      return groupOut(sim, caller, ownedBy(sim, caller, 'server_groups', params.id));
+      return groupOut(sim, caller, committedGroup(caller, await groups.addServerGroupServers(sim, caller, g.id, memberIds(sim, caller, body))));
     },
   }),
   defineRoute({
@@ -68,8 +71,7 @@ const groupRoutes: RouteDef[] = [
     handle: async (sim, { caller, params, body }) => {
       const g = ownedBy(sim, caller, 'server_groups', params.id);
       const ids = body.servers.map((m) => simIdOf('srv', m.server));
-      await groups.removeServerGroupServers(sim, caller, g.id, ids);
-      return groupOut(sim, caller, ownedBy(sim, caller, 'server_groups', params.id));
+      return groupOut(sim, caller, committedGroup(caller, await groups.removeServerGroupServers(sim, caller, g.id, ids)));
     },
   }),
   defineRoute({
@@ -116,10 +118,12 @@ function bbRule(n: number, body: RuleFields, created: string): BbRule {
   };
 }
 
-/** The policy's rules replaced by `rules` (Brightbox's on the slice, simcloud's derived), in one commit. */
-async function saveRules(sim: Sim, caller: Caller, p: FirewallPolicyRec, slice: BbPolicyAttrs): Promise<void> {
+/** The policy's rules replaced by `rules` (Brightbox's on the slice, simcloud's derived), in one commit; the policy as committed. */
+async function saveRules(sim: Sim, caller: Caller, p: FirewallPolicyRec, slice: BbPolicyAttrs): Promise<FirewallPolicyRec> {
   const fields = { rules: slice.rules.flatMap(simRules) };
-  await commitPlans(sim, [fw.planFirewallPolicyUpdate(sim, caller, p.id, { fields, attrs: { [NAME]: slice } })]);
+  const plan = fw.planFirewallPolicyUpdate(sim, caller, p.id, { fields, attrs: { [NAME]: slice } });
+  await commitPlans(sim, [plan]);
+  return plan.doc;
 }
 
 /** The policy and rule serial behind a rule id (`fwr-` + five digits of the policy + the serial). */
@@ -132,10 +136,8 @@ function ruleOf(sim: Sim, caller: Caller, id: string): { p: FirewallPolicyRec; s
   return { p, slice, index };
 }
 
-const ruleOut = (sim: Sim, caller: Caller, policyId: string, n: number): FirewallRule => {
-  const p = findOwned(sim, caller, 'firewall_policies', policyId)!;
-  return ruleView(p, policyAttrsOf(p)!.rules.find((r) => r.n === n)!);
-};
+/** Rule `n` of the policy as a write committed it. */
+const ruleOut = (p: FirewallPolicyRec, n: number): FirewallRule => ruleView(p, policyAttrsOf(p)!.rules.find((r) => r.n === n)!);
 
 const policyRoutes: RouteDef[] = [
   defineRoute({
@@ -147,10 +149,11 @@ const policyRoutes: RouteDef[] = [
     body: PolicyBody, response: FirewallPolicy, status: 202,
     handle: async (sim, { caller, body }) => {
       const group = body.server_group === undefined ? undefined : ownedBy(sim, caller, 'server_groups', { id: body.server_group, field: 'server_group' });
-      const p = await fw.createFirewallPolicy(sim, caller, {
+      const plan = fw.planFirewallPolicyCreate(sim, caller, {
         name: body.name, ...(body.description === undefined ? {} : { description: body.description }), ...(group === undefined ? {} : { server_group_id: group.id }),
       }, { dialect_attrs: { [NAME]: { rules: [], next: 1 } } });
-      return policyOut(sim, caller, findOwned(sim, caller, 'firewall_policies', p.id)!);
+      await commitPlans(sim, [plan]);
+      return policyOut(sim, caller, plan.doc);
     },
   }),
   defineRoute({
@@ -174,8 +177,7 @@ const policyRoutes: RouteDef[] = [
       const p = ownedBy(sim, caller, 'firewall_policies', { id: body.firewall_policy, field: 'firewall_policy' });
       const slice = policyAttrsOf(p) ?? { rules: [], next: 1 };
       const { firewall_policy: _p, ...fields } = body;
-      await saveRules(sim, caller, p, { rules: [...slice.rules, bbRule(slice.next, fields, bbTime(nowIso(sim)))], next: slice.next + 1 });
-      return ruleOut(sim, caller, p.id, slice.next);
+      return ruleOut(await saveRules(sim, caller, p, { rules: [...slice.rules, bbRule(slice.next, fields, bbTime(nowIso(sim)))], next: slice.next + 1 }), slice.next);
     },
   }),
   defineRoute({
@@ -194,8 +196,7 @@ const policyRoutes: RouteDef[] = [
       if (policy !== undefined && numberOfBbId(policy) !== numberOfBbId(`fwp-${params.id.slice(4, 9)}`)) throw invalidField('firewall_policy', 'a rule cannot move to another policy');
       const old = slice.rules[index]!;
       const rules = slice.rules.map((r, i) => (i === index ? bbRule(old.n, { ...old, ...fields }, old.created_at) : r));
-      await saveRules(sim, caller, p, { ...slice, rules });
-      return ruleOut(sim, caller, p.id, old.n);
+      return ruleOut(await saveRules(sim, caller, p, { ...slice, rules }), old.n);
     },
   }),
   defineRoute({

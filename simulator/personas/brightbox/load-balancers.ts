@@ -9,11 +9,13 @@ import { z } from 'zod';
 import { tcpView } from '../../api/schema/load-balancers.ts';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField } from '../../server/errors.ts';
+import { PlantedFault, isPlanted } from '../../server/planted.ts';
 import { defineRoute, type RouteDef } from '../../server/http.ts';
 import { REGIONS } from '../../server/resources/catalogue/data.ts';
 import { commitPlans, findOwned, ownedRecords } from '../../server/resources/common.ts';
 import * as ipb from '../../server/resources/ip-blocks/service.ts';
 import * as lbs from '../../server/resources/load-balancers/service.ts';
+import type { IpBlock } from '../../api/schema/ip-blocks.ts';
 import type { IpBlockRec, LoadBalancerRec } from '../../server/store/state.ts';
 import { lbAttrsOf } from './attrs.ts';
 import { API, IdParams, NAME, ownedBy } from './common.ts';
@@ -45,8 +47,9 @@ async function update(sim: Sim, caller: Caller, lb: LoadBalancerRec, body: LbBod
     ...(body.name === undefined ? {} : { name: body.name }), services: servicesFor(listeners, attrs, certificateFor(body, lb.services)), ...(targets === undefined ? {} : { targets: targetsFor(targets) }),
     ...balancing(attrs.policy),
   };
-  await commitPlans(sim, [lbs.planLoadBalancerUpdate(sim, caller, lb.id, { fields, attrs: { [NAME]: attrs } })]);
-  return lbOut(sim, caller, findOwned(sim, caller, 'load_balancers', lb.id)!);
+  const plan = lbs.planLoadBalancerUpdate(sim, caller, lb.id, { fields, attrs: { [NAME]: attrs } });
+  await commitPlans(sim, [plan]);
+  return lbOut(sim, caller, plan.doc);
 }
 
 const lbRoutes: RouteDef[] = [
@@ -85,8 +88,9 @@ function targetOf(sim: Sim, caller: Caller, b: IpBlockRec): CloudIpTarget {
   if (to?.kind === 'load_balancer') return { lb: findOwned(sim, caller, 'load_balancers', to.id) };
   return to?.kind === 'server' ? { server: findOwned(sim, caller, 'servers', to.id) } : {};
 }
-const cipOut = (sim: Sim, caller: Caller, id: string): CloudIp => {
-  const b = findOwned(sim, caller, 'ip_blocks', id)!;
+/** A cloud IP as a write committed it (the service's answer): never read back, as a DELETE may land meanwhile. */
+const cipOut = (sim: Sim, caller: Caller, committed: IpBlock): CloudIp => {
+  const b: IpBlockRec = { ...committed, project_id: caller.projectId };
   return cloudIpView(b, targetOf(sim, caller, b));
 };
 
@@ -97,12 +101,19 @@ const CipBody = z.strictObject({
 });
 const MapBody = z.strictObject({ destination: z.string().min(1).max(64) });
 
-async function map(sim: Sim, caller: Caller, b: IpBlockRec, destination: string): Promise<void> {
+async function map(sim: Sim, caller: Caller, b: IpBlockRec, destination: string): Promise<IpBlock> {
   const ref = { id: destination, field: 'destination' };
   const target = destination.startsWith('lba-')
     ? { kind: 'load_balancer' as const, id: ownedBy(sim, caller, 'load_balancers', ref).id }
     : { kind: 'server' as const, id: ownedBy(sim, caller, 'servers', ref).id };
-  await ipb.assignIpBlock(sim, caller, b.id, target);
+  return ipb.assignIpBlock(sim, caller, b.id, target);
+}
+
+/** The fault the fuzz suite must find (planted.ts): the unmap's answer read back after its commit. */
+async function readBack(sim: Sim, caller: Caller, b: IpBlockRec): Promise<CloudIp> {
+  if (b.assigned_to !== null) await ipb.unassignIpBlock(sim, caller, b.id);
+  const after = findOwned(sim, caller, 'ip_blocks', b.id)!;
+  return cloudIpView(after, targetOf(sim, caller, after));
 }
 
 const cipRoutes: RouteDef[] = [
@@ -114,21 +125,18 @@ const cipRoutes: RouteDef[] = [
     method: 'post', path: `${API}/cloud_ips`, operation: 'brightbox.cloud_ips.create', summary: 'Create a cloud IP (a /30 IP block)', body: CipBody, response: CloudIp,
     status: 201,
     handle: async (sim, { caller, body }) => {
-      const b = await ipb.allocateIpBlock(sim, caller, { location: REGIONS[0]!.id, size: 30, description: body.name ?? '' });
-      return cipOut(sim, caller, b.id);
+      return cipOut(sim, caller, await ipb.allocateIpBlock(sim, caller, { location: REGIONS[0]!.id, size: 30, description: body.name ?? '' }));
     },
   }),
   defineRoute({
     method: 'get', path: `${API}/cloud_ips/:id`, operation: 'brightbox.cloud_ips.get', summary: 'Get a cloud IP', params: IdParams, response: CloudIp,
-    handle: (sim, { caller, params }) => cipOut(sim, caller, ownedBy(sim, caller, 'ip_blocks', params.id).id),
+    handle: (sim, { caller, params }) => cipOut(sim, caller, ownedBy(sim, caller, 'ip_blocks', params.id)),
   }),
   defineRoute({
     method: 'post', path: `${API}/cloud_ips/:id/map`, operation: 'brightbox.cloud_ips.map', summary: 'Map a cloud IP to a load balancer or server', params: IdParams,
     body: MapBody, response: CloudIp, status: 202,
     handle: async (sim, { caller, params, body }) => {
-      const b = ownedBy(sim, caller, 'ip_blocks', params.id);
-      await map(sim, caller, b, body.destination);
-      return cipOut(sim, caller, b.id);
+      return cipOut(sim, caller, await map(sim, caller, ownedBy(sim, caller, 'ip_blocks', params.id), body.destination));
     },
   }),
   defineRoute({
@@ -136,8 +144,8 @@ const cipRoutes: RouteDef[] = [
     body: z.strictObject({}).optional(), response: CloudIp, status: 202,
     handle: async (sim, { caller, params }) => {
       const b = ownedBy(sim, caller, 'ip_blocks', params.id);
-      if (b.assigned_to !== null) await ipb.unassignIpBlock(sim, caller, b.id);
-      return cipOut(sim, caller, b.id);
+      if (isPlanted(PlantedFault.writeReadback)) return readBack(sim, caller, b);
+      return cipOut(sim, caller, b.assigned_to === null ? b : await ipb.unassignIpBlock(sim, caller, b.id));
     },
   }),
   defineRoute({

@@ -5,7 +5,9 @@
  * `links.pages` and `meta.total`).
  */
 import { z } from 'zod';
+import { isLabelKey } from '../../api/schema/common.ts';
 import type { Caller, Sim } from '../../server/context.ts';
+import { dict, hasOwnKey } from '../../../lib/keyed.ts';
 import { invalidField, notFound } from '../../server/errors.ts';
 import { findOwned, getOwned } from '../../server/resources/common.ts';
 import type { LoadBalancerRec, ServerRec } from '../../server/store/state.ts';
@@ -58,16 +60,17 @@ export const UuidParams = z.object({ id: z.string().min(1).max(64) });
 
 /** DigitalOcean tags are plain strings; `key:value` becomes the label key=value, any other tag a key with an empty value. */
 export function labelsOf(tags: readonly string[], field = 'tags'): Record<string, string> {
-  const labels: Record<string, string> = {};
+  const labels = dict<string>();
   tags.forEach((t, i) => {
     if (!/^[A-Za-z0-9:_.-]{1,255}$/.test(t)) throw invalidField(`${field}.${i}`, 'must be letters, digits, colons, dashes, dots or underscores');
     const colon = t.indexOf(':');
     const [key, value] = colon < 0 ? [t, ''] : [t.slice(0, colon), t.slice(colon + 1)];
+    if (!isLabelKey(key)) throw invalidField(`${field}.${i}`, 'the part before \':\' must start and end with a letter or digit');
     // One label per key: `k8s` and `k8s:x` would be the same label.
-    if (key in labels) throw invalidField(`${field}.${i}`, `another tag already uses ${key}; simcloud keeps one tag per part before ':'`);
+    if (hasOwnKey(labels, key)) throw invalidField(`${field}.${i}`, `another tag already uses ${key}; simcloud keeps one tag per part before ':'`);
     labels[key] = value;
   });
-  return labels;
+  return { ...labels };
 }
 
 export const tagsOf = (labels: Record<string, string>): string[] => Object.entries(labels).map(([k, v]) => (v === '' ? k : `${k}:${v}`));

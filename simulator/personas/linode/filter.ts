@@ -4,6 +4,7 @@
  * `+lt`, `+lte` on one field, and `+order_by`/`+order` to sort. Evaluated over the persona's JSON views.
  */
 import { z } from 'zod';
+import { own, protoKeyPath } from '../../../lib/keyed.ts';
 import { invalidField } from '../../server/errors.ts';
 
 type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
@@ -15,11 +16,12 @@ const FIELD = 'X-Filter';
 export const FilterHeader = z.string().max(8192).transform((s, ctx): Filter => {
   try {
     const v = JSON.parse(s) as unknown;
-    if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v as Filter;
+    // Field and operator names are looked up as own keys; a `__proto__` one is refused outright, as in a body.
+    if (typeof v === 'object' && v !== null && !Array.isArray(v) && protoKeyPath(v) === undefined) return v as Filter;
   } catch {
     // reported below
   }
-  ctx.addIssue({ code: 'custom', message: 'must be a JSON object' });
+  ctx.addIssue({ code: 'custom', message: 'must be a JSON object without __proto__ keys' });
   return z.NEVER;
 });
 
@@ -52,14 +54,14 @@ const OPERATORS: Record<string, (actual: unknown, want: Json) => boolean> = {
 };
 
 function compare(op: string, actual: unknown, want: Json): boolean {
-  const f = OPERATORS[op];
+  const f = own(OPERATORS, op);
   if (f === undefined) throw invalidField(FIELD, `unknown operator ${op}`);
   return f(actual, want);
 }
 
 function fieldMatches(row: Row, key: string, cond: Json): boolean {
-  if (typeof cond !== 'object' || cond === null || Array.isArray(cond)) return compare('+eq', row[key], cond);
-  return Object.entries(cond).every(([op, want]) => compare(op, row[key], want));
+  if (typeof cond !== 'object' || cond === null || Array.isArray(cond)) return compare('+eq', own(row, key), cond);
+  return Object.entries(cond).every(([op, want]) => compare(op, own(row, key), want));
 }
 
 function nested(v: Json, op: string): Filter[] {
@@ -83,7 +85,7 @@ function sorted<T extends Row>(rows: T[], f: Filter): T[] {
   if (typeof by !== 'string') throw invalidField(FIELD, '+order_by must be a field name');
   const dir = f['+order'] === 'desc' ? -1 : 1;
   const key = (r: T): string | number => {
-    const v = scalar(r[by]);
+    const v = scalar(own(r, by));
     return typeof v === 'number' ? v : String(v ?? '');
   };
   return rows.sort((a, b) => (key(a) < key(b) ? -dir : key(a) > key(b) ? dir : 0));

@@ -14,9 +14,11 @@
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
+import { Id } from '../../api/schema/common.ts';
 import type { Caller, Sim } from '../../server/context.ts';
 import { defineRoute, type RouteDef } from '../../server/http.ts';
 import type { PersonaAuth } from '../../server/persona.ts';
+import { PlantedFault, isPlanted } from '../../server/planted.ts';
 import { findRecord } from '../../server/resources/common.ts';
 import { clientCredentials } from '../oauth2.ts';
 import { PREFIX, TOKEN_PATH } from './common.ts';
@@ -32,30 +34,59 @@ const b64 = (s: string | Buffer): string => Buffer.from(s).toString('base64url')
 const keyOf = (secret: string): Buffer => createHmac('sha256', secret).update('phoenixnap-access-token').digest();
 const sign = (secret: string, data: string): string => createHmac('sha256', keyOf(secret)).update(data).digest('base64url');
 
-const Claims = z.object({ sub: z.string(), exp: z.number(), iat: z.number(), azp: z.string(), scope: z.string(), iss: z.string() });
+/** The subject is the id of the project token the access token was issued for, and nothing else. */
+const Claims = z.object({ sub: Id, exp: z.number(), iat: z.number(), azp: z.string(), scope: z.string(), iss: z.string() });
+
+/** The one header this persona issues: a token with any other is not one of its own. */
+const HEADER = b64(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
+/** header.claims.signature, each base64url; the signature is an HMAC-SHA256 (43 characters). */
+const JWT = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{1,2048})\.([A-Za-z0-9_-]{43})$/;
 
 function accessToken(secret: string, claims: z.infer<typeof Claims>): string {
-  const data = `${b64(JSON.stringify({ alg: 'HS256', typ: 'JWT' }))}.${b64(JSON.stringify(claims))}`;
+  const data = `${HEADER}.${b64(JSON.stringify(claims))}`;
   return `${data}.${sign(secret, data)}`;
 }
 
-/** The caller behind an access token this persona issued, if it is genuine and not expired. */
-function bearerCaller(sim: Sim, bearer: string): Caller | undefined {
-  const [head, body, sig] = bearer.split('.');
-  if (head === undefined || body === undefined || sig === undefined) return undefined;
-  let claims;
+function claimsOf(body: string): z.infer<typeof Claims> | undefined {
   try {
-    claims = Claims.safeParse(JSON.parse(Buffer.from(body, 'base64url').toString('utf8')));
+    const r = Claims.safeParse(JSON.parse(Buffer.from(body, 'base64url').toString('utf8')));
+    return r.success ? r.data : undefined;
   } catch {
     return undefined;
   }
-  if (!claims.success) return undefined;
-  const token = findRecord(sim, 'tokens', claims.data.sub);
-  if (token === undefined) return undefined;
-  const want = Buffer.from(sign(token.secret, `${head}.${body}`));
-  const got = Buffer.from(sig);
+}
+
+/**
+ * The caller behind an access token this persona issued, if it is genuine and not expired. The key is the
+ * subject's, so the subject is read first, but only as a well-formed token id through an own-key lookup; the
+ * signature is checked before any other claim is believed (the expiry) and before the token's project is.
+ */
+function bearerCaller(sim: Sim, bearer: string): Caller | undefined {
+  if (isPlanted(PlantedFault.jwtClaimsFirst)) return claimsFirst(sim, bearer);
+  const m = JWT.exec(bearer);
+  if (m === null || m[1] !== HEADER) return undefined;
+  const claims = claimsOf(m[2]!);
+  const token = claims === undefined ? undefined : findRecord(sim, 'tokens', claims.sub);
+  if (claims === undefined || token === undefined) return undefined;
+  const want = Buffer.from(sign(token.secret, `${m[1]}.${m[2]}`));
+  const got = Buffer.from(m[3]!);
   if (want.length !== got.length || !timingSafeEqual(want, got)) return undefined;
-  if (claims.data.exp * 1000 <= sim.clock.now()) return undefined;
+  if (claims.exp * 1000 <= sim.clock.now()) return undefined;
+  return { projectId: token.project_id, tokenId: token.id };
+}
+
+/** The fault the fuzz suite must find (planted.ts): the subject looked up unchecked, on a plain object, before the signature. */
+function claimsFirst(sim: Sim, bearer: string): Caller | undefined {
+  const [head, body, sig = ''] = bearer.split('.');
+  let sub: unknown;
+  try {
+    sub = (JSON.parse(Buffer.from(body ?? '', 'base64url').toString('utf8')) as { sub?: unknown }).sub;
+  } catch {
+    return undefined;
+  }
+  if (typeof sub !== 'string') return undefined;
+  const token = sim.store.state.tokens[sub];
+  if (token === undefined || sign(token.secret, `${head}.${body}`) !== sig) return undefined;
   return { projectId: token.project_id, tokenId: token.id };
 }
 

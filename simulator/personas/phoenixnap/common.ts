@@ -6,8 +6,11 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { isLabelKey } from '../../api/schema/common.ts';
 import { REGIONS, ZONES } from '../../server/resources/catalogue/data.ts';
+import { dict, hasOwnKey, own } from '../../../lib/keyed.ts';
 import { invalidField } from '../../server/errors.ts';
+import { PlantedFault, isPlanted } from '../../server/planted.ts';
 import { numericIdOf, simcloudId } from '../numeric-ids.ts';
 import { ownedResolver } from '../owned.ts';
 
@@ -61,7 +64,7 @@ export const IdParams = z.object({ id: z.string().min(1).max(64) });
 
 /** A tag as phoenixNAP's API takes it; the name must also be a simcloud label key, the value a label value. */
 export const TagRequest = z.strictObject({
-  name: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be 1-63 letters, digits, dashes or underscores'),
+  name: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be 1-63 letters, digits, dashes or underscores').refine(isLabelKey, 'must start and end with a letter or digit'),
   value: z.string().regex(/^[A-Za-z0-9_.-]{0,63}$/, 'must be at most 63 letters, digits, dots, dashes or underscores').nullish(),
 });
 export type TagRequest = z.infer<typeof TagRequest>;
@@ -74,12 +77,12 @@ export type TagAssignment = z.infer<typeof TagAssignment>;
 
 /** Tags as labels: one label per tag name (a second tag of one name is a 400 naming it). */
 export function labelsOf(tags: readonly TagRequest[], field = 'tags'): Record<string, string> {
-  const labels: Record<string, string> = {};
+  const labels = dict<string>();
   tags.forEach((t, i) => {
-    if (t.name in labels) throw invalidField(`${field}[${i}].name`, `tag ${t.name} is given twice`);
+    if (hasOwnKey(labels, t.name)) throw invalidField(`${field}[${i}].name`, `tag ${t.name} is given twice`);
     labels[t.name] = t.value ?? '';
   });
-  return labels;
+  return { ...labels };
 }
 
 /** A tag's id: phoenixNAP's tags are resources of their own; the persona spells one from the name. */
@@ -96,7 +99,7 @@ export function tagFilter(q: string | readonly string[] | undefined): (labels: R
     const dot = t.indexOf('.');
     return dot < 0 ? { name: t, value: undefined } : { name: t.slice(0, dot), value: t.slice(dot + 1) };
   });
-  return (labels) => wanted.every((w) => w.name in labels && (w.value === undefined || labels[w.name] === w.value));
+  return (labels) => wanted.every((w) => (isPlanted(PlantedFault.tagLookup) ? w.name in labels : hasOwnKey(labels, w.name)) && (w.value === undefined || own(labels, w.name) === w.value));
 }
 
 /** A location is a simcloud region (sim-1, sim-2); its servers land in its first zone. */

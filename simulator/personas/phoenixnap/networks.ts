@@ -4,8 +4,10 @@
  * zone; members are the servers on the network.
  */
 import { z } from 'zod';
+import { Cidr } from '../../api/schema/common.ts';
 import type { Caller, Sim } from '../../server/context.ts';
 import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { PlantedFault, unlessPlanted } from '../../server/planted.ts';
 import { ownedRecords } from '../../server/resources/common.ts';
 import * as svc from '../../server/resources/networks/service.ts';
 import type { NetworkRec } from '../../server/store/state.ts';
@@ -15,10 +17,9 @@ import { PrivateNetwork } from './schemas.ts';
 import { privateNetworkView } from './views.ts';
 
 const NetName = z.string().min(1).max(63).regex(/^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$/, 'must be letters, digits, dots, dashes or underscores');
-const Cidr = z.string().max(18).regex(/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/, 'must be a CIDR');
 
 const CreateBody = z.strictObject({
-  name: NetName, description: z.string().max(250).optional(), location: z.string().min(1).max(63), locationDefault: z.boolean().optional(), cidr: Cidr,
+  name: NetName, description: z.string().max(250).optional(), location: z.string().min(1).max(63), locationDefault: z.boolean().optional(), cidr: unlessPlanted(PlantedFault.cidrSchema, Cidr),
 });
 const ModifyBody = z.strictObject({ name: NetName, description: z.string().max(250).optional(), locationDefault: z.boolean() });
 

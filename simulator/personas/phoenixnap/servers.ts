@@ -4,10 +4,12 @@
  * networks (join, leave), over simcloud's servers, IP blocks and networks.
  */
 import { z } from 'zod';
+import { Ipv4 } from '../../api/schema/common.ts';
 import type { ServerActionName } from '../../api/schema/servers.ts';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField } from '../../server/errors.ts';
 import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { PlantedFault, unlessPlanted } from '../../server/planted.ts';
 import { IMAGES, SERVER_TYPES } from '../../server/resources/catalogue/data.ts';
 import { getOwned, ownedRecords } from '../../server/resources/common.ts';
 import * as ipb from '../../server/resources/ip-blocks/service.ts';
@@ -18,7 +20,7 @@ import { ActionResult, DeleteResult, Server, ServerIpBlock, ServerPrivateNetwork
 import { serverView } from './views.ts';
 
 const PrivateNetworkRef = z.strictObject({
-  id: z.string().min(1).max(64), ips: z.array(z.string().max(64)).max(1).nullish(), dhcp: z.boolean().optional(), statusDescription: z.string().optional(),
+  id: z.string().min(1).max(64), ips: z.array(unlessPlanted(PlantedFault.ipsSchema, Ipv4)).max(1).nullish(), dhcp: z.boolean().optional(), statusDescription: z.string().optional(),
 });
 
 /** Every field bmcapi's ServerCreate has; what simcloud cannot act on is refused or accepted without effect (parity.ts). */

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CreateTokenRequest, CreatedToken, Project, Token } from '../../api/schema/projects.ts';
 import type { SeedName, SetTimeRequest, Snapshot, TimeState } from '../../api/schema/internal.ts';
+import { own } from '../../../lib/keyed.ts';
 import { newIds, nowIso, type Sim } from '../context.ts';
 import { SimcloudError, conflict, fieldsFromZod, forbidden, invalidInput, notFound } from '../errors.ts';
 import { AttrsCollection } from '../persona.ts';
@@ -67,7 +68,7 @@ export function defaultProjectId(sim: Sim): string {
 export async function seed(sim: Sim, name: SeedName, projectId: string | undefined): Promise<{ project_id: string; seed: string }> {
   destructive(sim);
   const pid = projectId ?? defaultProjectId(sim);
-  if (sim.store.state.projects[pid] === undefined) throw notFound('project', pid, 'project_id');
+  if (own(sim.store.state.projects, pid) === undefined) throw notFound('project', pid, 'project_id');
   sim.faults.clear();
   await replaceState(sim, SEEDS[name]({ current: sim.store.state, projectId: pid, now: nowIso(sim) }));
   return { project_id: pid, seed: name };
@@ -100,7 +101,7 @@ export async function createProject(sim: Sim, name: string): Promise<Project> {
 
 /** Deletes the project with its tokens and every resource it owns. */
 export async function deleteProject(sim: Sim, id: string): Promise<void> {
-  if (sim.store.state.projects[id] === undefined) throw notFound('project', id);
+  if (own(sim.store.state.projects, id) === undefined) throw notFound('project', id);
   const changes: Change[] = [{ op: 'del', coll: 'projects', id }];
   for (const coll of COLLECTIONS) {
     for (const doc of sim.store.all(coll) as { id: string; project_id?: string }[]) {
@@ -113,12 +114,12 @@ export async function deleteProject(sim: Sim, id: string): Promise<void> {
 const toToken = (t: { id: string; project_id: string; name: string; created: string }): Token => ({ id: t.id, project_id: t.project_id, name: t.name, created: t.created });
 
 export function listTokens(sim: Sim, projectId: string): Token[] {
-  if (sim.store.state.projects[projectId] === undefined) throw notFound('project', projectId);
+  if (own(sim.store.state.projects, projectId) === undefined) throw notFound('project', projectId);
   return sim.store.all('tokens').filter((t) => t.project_id === projectId).map(toToken);
 }
 
 export async function createToken(sim: Sim, projectId: string, body: CreateTokenRequest): Promise<CreatedToken> {
-  if (sim.store.state.projects[projectId] === undefined) throw notFound('project', projectId);
+  if (own(sim.store.state.projects, projectId) === undefined) throw notFound('project', projectId);
   const secret = body.token ?? `sct_${randomBytes(24).toString('base64url')}`;
   if (secret === sim.config.adminToken || sim.store.all('tokens').some((t) => t.secret === secret)) throw conflict('this token value is taken', 'token');
   const { ids, change } = newIds(sim, 'tok');
@@ -128,6 +129,6 @@ export async function createToken(sim: Sim, projectId: string, body: CreateToken
 }
 
 export async function deleteToken(sim: Sim, id: string): Promise<void> {
-  if (sim.store.state.tokens[id] === undefined) throw notFound('token', id);
+  if (own(sim.store.state.tokens, id) === undefined) throw notFound('token', id);
   await sim.store.commit([{ op: 'del', coll: 'tokens', id }]);
 }

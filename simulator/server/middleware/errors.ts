@@ -5,9 +5,15 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Sim } from '../context.ts';
 import { SimcloudError, notFound } from '../errors.ts';
+import { PlantedFault, isPlanted } from '../planted.ts';
 
-function bodyParserError(err: unknown): SimcloudError | undefined {
+/** A client error the framework raised before any route ran: an unreadable body, or a path whose %-escapes do not decode. */
+function clientError(err: unknown): SimcloudError | undefined {
   const e = err as { type?: string; status?: number; message?: string };
+  if (err instanceof URIError && e.status === 400 && !isPlanted(PlantedFault.uriDecode)) {
+    const message = 'the path has a malformed %-escape';
+    return new SimcloudError('invalid_input', message, { fields: [{ name: '(path)', messages: [message] }] });
+  }
   if (typeof e.type !== 'string' || typeof e.status !== 'number' || e.status >= 500) return undefined;
   const message = e.type === 'entity.too.large' ? 'request body too large' : `unreadable request body: ${e.message ?? e.type}`;
   return new SimcloudError('invalid_input', message, { fields: [{ name: '(body)', messages: [message] }] });
@@ -21,7 +27,7 @@ export function notFoundRoute(): RequestHandler {
 
 export function errorRenderer(sim: Sim): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
-    let e = err instanceof SimcloudError ? err : bodyParserError(err);
+    let e = err instanceof SimcloudError ? err : clientError(err);
     if (e === undefined) {
       sim.logger.error({ err, requestId: res.locals.requestId as string }, 'unhandled error');
       e = new SimcloudError('server_error', 'internal error');

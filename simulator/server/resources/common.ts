@@ -1,4 +1,5 @@
 /** Service helpers shared by every resource: ownership lookups, list filtering/sorting/paging, actions. */
+import { own } from '../../../lib/keyed.ts';
 import type { ActionCommand } from '../../api/schema/actions.ts';
 import { PER_PAGE_DEFAULT, type ListMeta, type ResourceType } from '../../api/schema/common.ts';
 import { SelectorSyntaxError, matchesSelector, parseSelector, type Requirement } from '../../api/schema/label-selector.ts';
@@ -36,7 +37,7 @@ export type Owner = Pick<Caller, 'projectId'>;
 
 /** The record `id` of `coll`, whichever project it belongs to (for a record another record points at). */
 export function findRecord<C extends CollectionName>(sim: Sim, coll: C, id: string): Collections[C] | undefined {
-  return sim.store.state[coll][id] as Collections[C] | undefined;
+  return own(sim.store.state[coll] as Record<string, Collections[C]>, id);
 }
 
 /** The record `id` of `coll` if it belongs to the owner's project, else undefined. */

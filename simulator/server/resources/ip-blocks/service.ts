@@ -8,6 +8,7 @@
 import type { AllocateIpBlockRequest, AssignmentKind, IpBlock, IpBlockListParams, UpdateIpBlockRequest } from '../../../api/schema/ip-blocks.ts';
 import { newIds, nowIso, type Caller, type Sim } from '../../context.ts';
 import { conflict } from '../../errors.ts';
+import { own } from '../../../../lib/keyed.ts';
 import { formatCidr, intToIp, parseCidr, rangeSize } from '../../../../lib/ip.ts';
 import { firstFreeRange } from '../../ipam.ts';
 import type { Change, IpBlockRec } from '../../store/state.ts';
@@ -82,7 +83,7 @@ export async function unreserveAddress(sim: Sim, caller: Caller, id: string): Pr
 function tagFilter(tags: string | undefined): (b: IpBlockRec) => boolean {
   if (tags === undefined) return () => true;
   const pairs = tags.split(',').map((p) => p.split('=') as [string, string]);
-  return (b) => pairs.every(([k, v]) => b.tags[k] === v);
+  return (b) => pairs.every(([k, v]) => own(b.tags, k) === v);
 }
 
 export function listIpBlocks(sim: Sim, caller: Caller, q: IpBlockListParams): { ip_blocks: IpBlock[]; meta: unknown } {
