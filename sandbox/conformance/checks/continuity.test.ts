@@ -7,7 +7,7 @@ const lb = { id: 'lb-1', name: 'web', status: 'active', public_ipv4: '127.17.0.2
 
 describe('a stored resource change', () => {
   it('is none when only what moves on its own moved', () => {
-    expect(describeChange('load_balancer', 'lb-1', lb, { ...lb, status: 'provisioning', targets: [...lb.targets] })).toEqual([]);
+    expect(describeChange('load_balancer', 'lb-1', lb, { ...lb, status: 'provisioning', locked: true, targets: [...lb.targets] })).toEqual([]);
   });
 
   it('is an identity change when the resource is created, deleted, renamed or a target is removed', () => {

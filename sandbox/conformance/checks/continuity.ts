@@ -26,8 +26,8 @@ interface Stored {
 
 const StoreDoc = z.looseObject(Object.fromEntries(Object.values(COLLECTIONS).map((c) => [c, z.record(z.string(), z.record(z.string(), z.unknown())).default({})])));
 
-/** Fields that move on their own (a status, a timestamp): never a change a CCM made. */
-const VOLATILE = new Set(['status', 'updated', 'updated_at', 'project_id']);
+/** Fields that move on their own (a status, a timestamp, the lock an action holds while it runs): never a change a CCM made. */
+const VOLATILE = new Set(['status', 'updated', 'updated_at', 'project_id', 'locked']);
 /** Fields that are a resource's identity: changing one is as bad as recreating it. */
 const IDENTITY = new Set(['id', 'name', 'public_ipv4', 'public_ipv6', 'ip_range', 'cidr', 'label', 'ipv4', 'ip']);
 /** Lists compared as sets: removing a member is an identity change (a target, a route deleted), adding one a setting change. */

@@ -61,13 +61,17 @@ export async function neighbours(ctx: ConformanceContext): Promise<string> {
     name: `${o.name}-neighbour`, runtime: 'local', workers: 1, lbStrategy: o.lbStrategy, ccm: ctx.sandbox.ccmChoice,
     joinSimcloud: { url: sim.url, token: sim.token, adminToken: sim.adminToken }, ...(o.cloud ? { cloud: o.cloud } : {}), ...(o.ccmArgs ? { ccmArgs: o.ccmArgs } : {}),
   }, 'ccm-sandbox-neighbour-');
+  let verdict: string | undefined;
   try {
-    return await sideBySide(ctx, other, vip, annotations);
+    verdict = await sideBySide(ctx, other, vip, annotations);
   } finally {
     await stop();
     await forgetCluster(ctx, other.options.name);
-    await deleteServices(ctx, [NAME], [vip]).finally(() => removeByHand(ctx, byHand));
+    // A cleanup that fails after the check failed must not hide why it failed.
+    const cleanup = deleteServices(ctx, [NAME], [vip]).finally(() => removeByHand(ctx, byHand));
+    await (verdict === undefined ? cleanup.catch(() => undefined) : cleanup);
   }
+  return verdict;
 }
 
 /** Brings the second cluster up, makes and deletes its Service, and judges the first cluster's state each time. */
