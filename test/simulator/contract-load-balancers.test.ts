@@ -82,6 +82,14 @@ describe('load balancers', () => {
     expect((await sc.client.loadBalancers.get(lb.id)).private_ipv4).toBeNull();
   });
 
+  it('drops a deleted server from its server targets, as Hetzner and DigitalOcean do', async () => {
+    const [kept, gone] = await Promise.all([runningServer(), runningServer()]);
+    const { load_balancer: lb, action } = await sc.client.loadBalancers.create(lbBody({ targets: [{ kind: 'server', server_id: kept.id }, { kind: 'server', server_id: gone.id }] }));
+    await sc.client.waitForAction(action.id);
+    await sc.client.waitForAction((await sc.client.servers.delete(gone.id)).id);
+    expect((await sc.client.loadBalancers.get(lb.id)).targets).toEqual([{ kind: 'server', server_id: kept.id }]);
+  });
+
   it('takes its VIP from an IP block and frees the block on delete', async () => {
     const block = await sc.client.ipBlocks.allocate({ location: 'sim-1', tags: { use: 'vip' } });
     const { load_balancer: lb, action } = await sc.client.loadBalancers.create(lbBody({ ip_block_id: block.id }));

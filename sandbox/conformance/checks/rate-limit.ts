@@ -48,8 +48,12 @@ export async function rateLimit(ctx: ConformanceContext): Promise<string> {
     if (e.type === 'api_call') calls.push(e);
   });
   try {
-    const held = await whileNotReady(ctx, worker, () => limitFor(ctx, seconds));
-    await until(ctx, 'a CCM call answered again after the limit', () => Promise.resolve(calls.some((c) => isCcmCall(c) && receivedAt(c) > held.to && c.status < 400)));
+    // The worker stays NotReady until the CCM is answered again: a settled CCM may otherwise call nothing at all.
+    const held = await whileNotReady(ctx, worker, async () => {
+      const w = await limitFor(ctx, seconds);
+      await until(ctx, 'a CCM call answered again after the limit', () => Promise.resolve(calls.some((c) => isCcmCall(c) && receivedAt(c) > w.to && c.status < 400)));
+      return w;
+    });
     const converged = await converge(ctx);
     const w = windowOf(calls, held, seconds);
     const ccm = calls.filter((c) => isCcmCall(c) && receivedAt(c) >= w.from && receivedAt(c) < w.to);

@@ -145,10 +145,14 @@ export async function deleteServer(sim: Sim, caller: Caller, id: string): Promis
   const groups: Change[] = sim.store.all('server_groups')
     .filter((g) => g.servers.includes(id))
     .map((g) => ({ op: 'put', coll: 'server_groups', doc: { ...g, servers: g.servers.filter((s) => s !== id) } }));
+  // Leave every load balancer's server targets too, as Hetzner and DigitalOcean drop a deleted server from them.
+  const lbs: Change[] = sim.store.all('load_balancers')
+    .filter((lb) => lb.targets.some((t) => t.kind === 'server' && t.server_id === id))
+    .map((lb) => ({ op: 'put', coll: 'load_balancers', doc: { ...lb, targets: lb.targets.filter((t) => !(t.kind === 'server' && t.server_id === id)) } }));
   // Its IP blocks stay, unassigned.
   const blocks: Change[] = sim.store.all('ip_blocks').filter((b) => b.assigned_to?.kind === 'server' && b.assigned_to.id === id)
     .map((b) => ({ op: 'put', coll: 'ip_blocks', doc: { ...b, status: 'unassigned', assigned_to: null } }));
-  return startAction(sim, caller, { command: 'delete_server', coll: 'servers', doc: server, extra: [...groups, ...blocks] });
+  return startAction(sim, caller, { command: 'delete_server', coll: 'servers', doc: server, extra: [...groups, ...lbs, ...blocks] });
 }
 
 const POWER: Record<ServerActionName, { command: ActionCommand; allowed: readonly string[] }> = {
