@@ -366,8 +366,14 @@ describe('teaching console', () => {
       const taint = page.locator('[data-testid$="-taint-node-cloudprovider-kubernetes-io-uninitialized"]');
       const pending = page.locator('[data-testid^="pending-pod-tour-pinned-"]');
       await expect.poll(() => taint.count()).toBe(1);
-      expect(await taint.isVisible()).toBe(true);
-      expect(await pending.first().isVisible()).toBe(true);
+      // On screen: inside the viewport and not under the tour panel (the element at its centre is itself).
+      const onScreen = (l: typeof taint): Promise<boolean> => l.evaluate((el) => {
+        const r = el.getBoundingClientRect();
+        const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        return hit !== null && (el === hit || el.contains(hit));
+      });
+      await expect.poll(() => onScreen(taint)).toBe(true);
+      await expect.poll(() => onScreen(pending.first())).toBe(true);
       expect(await pending.first().textContent()).toMatch(/Pending.*untolerated taint/s);
       await screenshot(page, 'tour-node-init-held');
       await byId(page, 'tour-next').click();

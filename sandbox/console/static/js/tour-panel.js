@@ -86,9 +86,11 @@ function highlight(list, state) {
   scrollToChange();
 }
 
-/** Scrolls to the change to look at: the first element still waiting, else the first one met; once each. */
+/** Scrolls to the change to look at, in the views shown: the first element still waiting, else the last one met; once each. */
 function scrollToChange() {
-  const change = document.querySelector('.tour-pending') ?? document.querySelector('.tour-done');
+  /** @type {(sel: string) => Element[]} */
+  const shown = (sel) => [...document.querySelectorAll(sel)].filter((el) => el.getClientRects().length > 0);
+  const change = shown('.tour-pending')[0] ?? shown('.tour-done').at(-1);
   if (!change || change.id === active.scrolledTo) return;
   active.scrolledTo = change.id;
   change.scrollIntoView({ block: 'center', behavior: 'smooth' });
