@@ -16,7 +16,7 @@ import { ConformanceReport } from '../../sandbox/conformance/report.ts';
 const dir = mkdtempSync(join(tmpdir(), 'ccm-conformance-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** A whole run: sandbox up, eight capabilities (a joining node may wait for a 100 s resync, a vanished one 90 s), teardown. */
+/** A whole run: sandbox up, twelve capabilities (a joining node may wait for a 100 s resync, a vanished one 90 s), teardown. */
 const RUN_TIMEOUT_MS = 600_000;
 
 describe('npm run conformance on a CCM whose load balancers all fail', () => {
@@ -28,12 +28,13 @@ describe('npm run conformance on a CCM whose load balancers all fail', () => {
     const junit = join(dir, 'junit.xml');
     const json = join(dir, 'report.json');
     const res = await exec.run(process.execPath, [
-      join(REPO_ROOT, 'sandbox/conformance/main.ts'), '--cloud', 'hcloud', '--ccm', 'command', '--ccm-command', command, '--timeout', '20', '--junit', 'junit.xml', '--json', 'report.json',
+      join(REPO_ROOT, 'sandbox/conformance/main.ts'), '--cloud', 'hcloud', '--ccm', 'command', '--ccm-command', command, '--timeout', '20', '--idle-window', '15', '--fault-window', '4', '--junit', 'junit.xml', '--json', 'report.json',
     ], { cwd: REPO_ROOT, env: { ...process.env, INIT_CWD: dir }, allowFailure: true, timeoutMs: 300_000 });
     expect(res.exitCode, res.stdout + res.stderr).toBe(1);
     const report = ConformanceReport.parse(JSON.parse(readFileSync(json, 'utf8')));
     expect(Object.fromEntries(report.results.map((r) => [r.capability, r.verdict])), res.stdout).toEqual({
-      'node-init': 'pass', 'lb-basic': 'fail', 'lb-update': 'skipped', 'lb-annotations': 'skipped', 'lb-delete': 'skipped', lifecycle: 'pass', routes: 'pass', leak: 'pass',
+      'node-init': 'pass', 'lb-basic': 'fail', 'lb-update': 'skipped', 'lb-annotations': 'skipped', 'idle-budget': 'pass', 'api-faults': 'pass', 'rate-limit': 'pass',
+      'node-churn': 'skipped', 'lb-delete': 'skipped', lifecycle: 'pass', routes: 'pass', leak: 'pass',
     });
     const failed = report.results.find((r) => r.capability === 'lb-basic')!;
     expect(failed.message).toContain('an ingress IP on Service default/conformance-web');
@@ -42,8 +43,8 @@ describe('npm run conformance on a CCM whose load balancers all fail', () => {
     expect(res.stdout).toContain('lb-basic failed: ');
     expect(res.stdout).toMatch(/lb-basic\s+fail/);
     const xml = readFileSync(junit, 'utf8');
-    expect(xml).toMatch(/<testsuites name="ccm-sandbox conformance" tests="8" failures="1" errors="0" skipped="3"/);
+    expect(xml).toMatch(/<testsuites name="ccm-sandbox conformance" tests="12" failures="1" errors="0" skipped="4"/);
     expect(xml).toMatch(/<testcase classname="ccm-conformance.hcloud" name="lb-basic: [^"]*" time="[\d.]+">\s*<failure message="[^"]*" type="CapabilityFailure">[^<]*SyncLoadBalancerFailed/);
-    expect(xml.match(/<testcase /g)).toHaveLength(8);
+    expect(xml.match(/<testcase /g)).toHaveLength(12);
   }, RUN_TIMEOUT_MS);
 });

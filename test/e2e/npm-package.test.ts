@@ -66,6 +66,7 @@ describe('the npm package, installed from its tarball alone', () => {
     expect(files).toContain('sandbox/control-plane/gomod/go.mod');
     expect(files).toContain('sandbox/console/static/index.html');
     expect(files).toContain('deploy/rbac.yaml');
+    expect(files).toContain('sandbox/kubelet/images/builtin.yaml');
     expect(files.filter((f) => /\.test\.ts$|_test\.go$|^test\/|^docs\/|^scripts\/bench|test-support/.test(f))).toEqual([]);
   });
 
