@@ -162,7 +162,7 @@ const RULES = { inbound_policy: 'DROP', outbound_policy: 'ACCEPT', inbound: [{ a
 
 function linodeParams(path: string, o: Owned): Record<string, string> {
   // A NodeBalancer made through /v1 shows its service on port 80 as config 80 and its first target as node 80001.
-  if (path.startsWith(`${LINODE}/nodebalancers/`)) return fill(path, { id: o.lb, cid: 80, nid: 80_001 });
+  if (path.startsWith(`${LINODE}/nodebalancers/`)) return fill(path, { id: o.lb, cid: 80, nid: 80_001, configId: 80 });
   // The server is on the network, so its one config (the server's number) has an interface named by the VPC's.
   if (path.startsWith(`${LINODE}/linode/instances/`)) return fill(path, { id: o.server, cid: o.server, iid: o.network });
   // A VPC's subnets are numbered from its own number (times 100, plus the position).
