@@ -32,7 +32,8 @@ export interface FuzzApi {
   /** The collections it lists, each with the number of records its answer says the project has. */
   readonly lists: Readonly<Partial<Record<Listed, (json: unknown) => number>>>;
   /** List paths, by collection (with paging wide enough to count). */
-  readonly listPaths: Readonly<Partial<Record<Listed, string>>>;
+  /** Where each collection is listed; several paths add up (phoenixNAP lists private and public networks apart). */
+  readonly listPaths: Readonly<Partial<Record<Listed, string | readonly string[]>>>;
 }
 
 export type Listed = 'servers' | 'load_balancers' | 'networks' | 'ip_blocks';
@@ -83,7 +84,7 @@ const LISTS: Readonly<Record<string, Pick<FuzzApi, 'lists' | 'listPaths'>>> = {
   },
   phoenixnap: {
     lists: { servers: length, ip_blocks: length, networks: length },
-    listPaths: { servers: '/pnap/bmc/v1/servers', ip_blocks: '/pnap/ips/v1/ip-blocks', networks: '/pnap/networks/v1/private-networks' },
+    listPaths: { servers: '/pnap/bmc/v1/servers', ip_blocks: '/pnap/ips/v1/ip-blocks', networks: ['/pnap/networks/v1/private-networks', '/pnap/networks/v1/public-networks'] },
   },
   brightbox: {
     lists: { servers: length, load_balancers: length, ip_blocks: length },

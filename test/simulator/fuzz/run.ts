@@ -324,8 +324,13 @@ class Fuzzer {
       if (path === undefined || read === undefined) return undefined;
       const a = FUZZ_APIS.indexOf(api);
       const token = a === 0 ? this.sc.token : await this.bearer(api);
-      const r = await this.send('GET', path, { authorization: `Bearer ${token}` });
-      return r.status === 200 ? read(r.json()) : -r.status;
+      let total = 0;
+      for (const one of typeof path === 'string' ? [path] : path) {
+        const r = await this.send('GET', one, { authorization: `Bearer ${token}` });
+        if (r.status !== 200) return -r.status;
+        total += read(r.json());
+      }
+      return total;
     };
     const wrong: string[] = [];
     for (const coll of ['servers', 'load_balancers', 'networks', 'ip_blocks'] as const) {
