@@ -202,7 +202,7 @@ func TestRefusedSettingsNameTheirField(t *testing.T) {
 		edit  func(r *godo.LoadBalancerRequest)
 		field string
 	}{
-		{"udp", func(r *godo.LoadBalancerRequest) { r.ForwardingRules[0].EntryProtocol = "udp" }, "forwarding_rules.0.entry_protocol"},
+		{"udp to tcp", func(r *godo.LoadBalancerRequest) { r.ForwardingRules[0].EntryProtocol = "udp" }, "forwarding_rules.0.target_protocol"},
 		{"region", func(r *godo.LoadBalancerRequest) { r.Region = "nyc3" }, "region"},
 		{"deny", func(r *godo.LoadBalancerRequest) { r.Firewall.Deny = []string{"ip:127.0.0.9"} }, "firewall.deny"},
 		{"tag and droplets", func(r *godo.LoadBalancerRequest) { r.Tag, r.DropletIDs = "x", []int{1} }, "tag"},

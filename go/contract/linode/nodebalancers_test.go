@@ -199,7 +199,6 @@ func TestNodeBalancerErrorsNameTheField(t *testing.T) {
 	}{
 		{"unknown region", linodego.NodeBalancerCreateOptions{Region: "nowhere-1"}, "[region]"},
 		{"short label", linodego.NodeBalancerCreateOptions{Region: region(t), Label: ptr("x")}, "[label]"},
-		{"udp config", linodego.NodeBalancerCreateOptions{Region: region(t), Configs: []linodego.NodeBalancerConfigCreateOptions{{Port: 53, Protocol: linodego.ProtocolUDP}}}, "[protocol]"},
 		{"node without port", linodego.NodeBalancerCreateOptions{Region: region(t), Configs: []linodego.NodeBalancerConfigCreateOptions{{
 			Port: 80, Nodes: []linodego.NodeBalancerNodeCreateOptions{node("10.0.0.1", "n1")},
 		}}}, "[configs.0.nodes.0.address]"},
