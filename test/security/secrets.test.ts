@@ -14,7 +14,7 @@ import { httpGet, startE2eSandbox, waitForIngress, type E2eSandbox } from '../he
 import { raw } from './support.ts';
 
 /** Files whose job is to hold a secret (they must be 0600): the only places a secret may be. */
-const SECRET_STORES = [/^state\.json$/, /(^|\/)[\w-]*kubeconfig$/, /^control-plane\/pki\//, /^control-plane\/etcd\//, /^simcloud\/db\.json/];
+const SECRET_STORES = [/^state\.json$/, /^intercept\/[\w.-]*key\.pem$/, /(^|\/)[\w-]*kubeconfig$/, /^control-plane\/pki\//, /^control-plane\/etcd\//, /^simcloud\/db\.json/];
 
 function walk(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
