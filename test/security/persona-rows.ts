@@ -6,6 +6,7 @@
 import type { RouteDef } from '../../simulator/server/http.ts';
 import { HCLOUD_ROUTES } from '../../simulator/personas/hcloud/persona.ts';
 import { LINODE_ROUTES } from '../../simulator/personas/linode/persona.ts';
+import { intToIp, ipToInt } from '../../lib/ip.ts';
 import { DIGITALOCEAN_ROUTES } from '../../simulator/personas/digitalocean/persona.ts';
 import { PHOENIXNAP_ROUTES } from '../../simulator/personas/phoenixnap/persona.ts';
 import { phoenixnapAccessToken } from '../../sandbox/cloud/phoenixnap/env.ts';
@@ -161,8 +162,12 @@ const FW = `${LINODE}/networking/firewalls`;
 const RULES = { inbound_policy: 'DROP', outbound_policy: 'ACCEPT', inbound: [{ action: 'ACCEPT', protocol: 'TCP', ports: '80', addresses: { ipv4: ['127.0.0.0/8'] } }] };
 
 function linodeParams(path: string, o: Owned): Record<string, string> {
+  // The setup's NodeBalancer in the VPC has one backend config, numbered as its subnet.
+  if (path.startsWith(`${LINODE}/nodebalancers/:id/vpcs`)) return fill(path, { id: o.extra.nbvpc, configId: o.network * 100 + 1 });
   // A NodeBalancer made through /v1 shows its service on port 80 as config 80 and its first target as node 80001.
-  if (path.startsWith(`${LINODE}/nodebalancers/`)) return fill(path, { id: o.lb, cid: 80, nid: 80_001, configId: 80 });
+  if (path.startsWith(`${LINODE}/nodebalancers/`)) return fill(path, { id: o.lb, cid: 80, nid: 80_001 });
+  // The setup's reserved address, kept as its number.
+  if (path.startsWith(`${LINODE}/networking/reserved/ips/`) || path.startsWith(`${LINODE}/networking/ips/`)) return fill(path, { address: intToIp(o.extra.reserved ?? 0) });
   // The server is on the network, so its one config (the server's number) has an interface named by the VPC's.
   if (path.startsWith(`${LINODE}/linode/instances/`)) return fill(path, { id: o.server, cid: o.server, iid: o.network });
   // A VPC's subnets are numbered from its own number (times 100, plus the position).
@@ -185,12 +190,23 @@ function linodeBodies(s: Owned): Record<string, unknown> {
     [`put ${FW}/:id`]: { label: `${s.tag}-fw2` },
     [`put ${FW}/:id/rules`]: RULES,
     [`post ${FW}/:id/devices`]: { id: s.lb, type: 'nodebalancer' },
+    [`put ${LINODE}/networking/reserved/ips/:address`]: { tags: ['owner'] },
+    [`put ${LINODE}/networking/ips/:address`]: { reserved: true },
   };
 }
 
 const linode: PersonaRow = {
   name: 'linode', prefix: LINODE, routes: LINODE_ROUTES,
-  setup: (o) => [['firewall', FW, { label: `${o.tag}-fw`, rules: RULES, devices: { nodebalancers: [o.lb] } }]],
+  setup: (o) => [
+    ['firewall', FW, { label: `${o.tag}-fw`, rules: RULES, devices: { nodebalancers: [o.lb] } }],
+    ['nbvpc', `${LINODE}/nodebalancers`, { region: 'sim-1', label: `${o.tag}-nbv`, vpcs: [{ subnet_id: o.network * 100 + 1 }] }],
+    ['reserved', `${LINODE}/networking/reserved/ips`, { region: 'sim-1' }],
+  ],
+  // A reserved address is named by itself, not a number: kept as its 32-bit value.
+  madeId: (answer) => {
+    const a = answer as { id?: unknown; address?: unknown };
+    return typeof a.id === 'number' ? a.id : ipToInt(String(a.address));
+  },
   catalogue: /^\/v4\/(regions|linode\/types)\//,
   params: linodeParams,
   body: (key, self) => linodeBodies(self)[key] ?? (key.startsWith('post ') || key.startsWith('put ') ? {} : undefined),
