@@ -24,7 +24,7 @@ import type { SimConfig } from './config.ts';
 import type { DataplanePort, Sim } from './context.ts';
 import { EventBus, type SimEventInput } from './events.ts';
 import { FaultEngine } from './faults.ts';
-import { mountRoutes, type RouteDef } from './http.ts';
+import { mountRoutes, type RouteDef } from './route-definitions.ts';
 import { internalRoutes, mountEvents } from './internal/routes.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { accessLog } from './middleware/access-log.ts';
