@@ -41,11 +41,11 @@ export interface KubeRequest {
   readonly contentType?: string;
   readonly userAgent?: string;
   readonly signal?: AbortSignal;
-  /** Socket inactivity limit (default 60 s, the apiserver's own request timeout). */
-  readonly idleTimeoutMs?: number;
+  /** The request fails when nothing arrives for this long (default 60 s, the apiserver's own request timeout). */
+  readonly inactivityTimeoutMs?: number;
 }
 
-const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+const DEFAULT_INACTIVITY_TIMEOUT_MS = 60_000;
 /** client-go re-reads a token file at most once a minute. */
 const TOKEN_FILE_TTL_MS = 60_000;
 
@@ -205,7 +205,7 @@ export class KubeTransport {
         method: req.method,
         path: this.#prefix + req.path + queryString(req.query),
         headers: requestHeaders(req, body, this.#authorization(exec)),
-        timeoutMs: req.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+        timeoutMs: req.inactivityTimeoutMs ?? DEFAULT_INACTIVITY_TIMEOUT_MS,
         ...(body === undefined ? {} : { body }),
         ...(req.signal ? { signal: req.signal } : {}),
       }, sink);
