@@ -6,17 +6,17 @@
 import { DEFAULT_RETRY, SimcloudClient, http1Exchange, isApiError, type CallOptions, type Middleware, type RetryPolicy } from '../../simulator/api/client/index.ts';
 import type { Action, Server } from '../../simulator/api/schema/index.ts';
 import type { CallContext } from '../cloud/provider.ts';
+import type { CloudCallObserver } from '../cloud/registry.ts';
 import type { CloudServer, ServerLookup } from './instances.ts';
 import { realClock, sleep, type Clock } from '../kube/clock.ts';
 import { rateBudgetGate } from './rate-budget.ts';
 
-/** Observes every HTTP exchange with simcloud (one per attempt): operation, HTTP status (0 = none), seconds. */
-export type CloudCallObserver = (operation: string, status: number, seconds: number) => void;
 
 export interface ClientOptions {
   readonly endpoint: string;
   readonly token: string;
   readonly requestTimeoutMs: number;
+  /** Observes every HTTP exchange with simcloud (one per attempt). */
   readonly onCall?: CloudCallObserver;
   /** Default `X-Simcloud-Caller` when a call has no context (default `simcloud-ccm`). */
   readonly caller?: string;
