@@ -3,6 +3,8 @@
  * ahead and fires every timer that falls due, in order. Timers are set in simulated milliseconds.
  * Everything time-dependent in the server (actions, lifecycles, fault windows) uses this clock.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 export interface Clock {
   now(): number;
   /** Runs `fn` once simulated time reaches `at`. */
@@ -68,7 +70,9 @@ export class SimClock implements Clock {
 
   setTimer(at: number, fn: () => void): number {
     const id = this.#nextId++;
-    const timer = { id, at, fn };
+    // The callback runs in the async context it was set in, not in whichever one last armed the real timer:
+    // work a request started (an action finishing) stays that request's (its resource_change events name it).
+    const timer = { id, at, fn: AsyncLocalStorage.bind(fn) };
     const i = this.#timers.findIndex((t) => t.at > at);
     if (i < 0) this.#timers.push(timer);
     else this.#timers.splice(i, 0, timer);
