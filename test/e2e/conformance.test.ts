@@ -23,14 +23,9 @@ const runtime = process.env.SANDBOX_RUNTIME ?? 'local';
 /** What our CCMs offer: everything, but Routes where the provider has none (Linode's, DigitalOcean's). */
 const offers = (c: Capability): boolean => c !== 'routes' || ccm.kind === 'builtin' || cloud.upstream.routes;
 
-/**
- * The adversity capabilities run where acceptance asks for them: our CCM, and upstream's on simcloud and hcloud.
- * Not node-churn on hcloud until an e2e run confirms it: its one run found simcloud keeping a deleted server as
- * a load balancer's target (Hetzner drops it with the server; removing it answered not_found), which simcloud
- * now drops on delete (servers/service.ts).
- */
+/** The adversity capabilities run where acceptance asks for them: our CCM, and upstream's on simcloud and hcloud. */
 const adversity = ccm.kind === 'builtin' || cloud.kind === 'simcloud' || cloud.kind === 'hcloud';
-const exclude = adversity ? ADVERSITY_CAPABILITIES.filter((c) => c === 'node-churn' && cloud.kind === 'hcloud') : ADVERSITY_CAPABILITIES;
+const exclude = adversity ? [] : ADVERSITY_CAPABILITIES;
 const checked = CAPABILITIES.filter((c) => !exclude.includes(c));
 
 /** A whole run: sandbox up, eight capabilities (a joining node may wait for a 100 s resync, a vanished one 90 s), teardown. */
