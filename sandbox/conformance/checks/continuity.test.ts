@@ -43,6 +43,13 @@ describe('two states of the store', () => {
     expect(storeChanges(before, after).map((c) => c.what)).toEqual(['load balancer lb-2 (theirs) created']);
     expect(storeChanges(before, after, 'existing')).toEqual([]);
   });
+
+  it('count a record being deleted as gone: a deletion the API accepted is no leak, and is a deletion', () => {
+    const deleting = (id: string, name: string) => ({ type: 'load_balancer' as const, record: { ...lb, id, name, status: 'deleting' } });
+    const theirsDeleting: StoreState = new Map([['lb-1', { type: 'load_balancer', record: lb }], ['lb-2', deleting('lb-2', 'theirs')]]);
+    expect(storeChanges(before, theirsDeleting)).toEqual([]);
+    expect(storeChanges(before, new Map([['lb-1', deleting('lb-1', 'web')]]) as StoreState).map((c) => c.what)).toEqual(['load balancer lb-1 (web) deleted']);
+  });
 });
 
 describe("a load balancer through the cloud's API", () => {

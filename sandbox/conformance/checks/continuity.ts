@@ -107,10 +107,17 @@ export async function readStore(ctx: Pick<ConformanceContext, 'sandbox'>): Promi
 export function storeChanges(before: StoreState, after: StoreState, only: 'all' | 'existing' = 'all'): Change[] {
   const ids = only === 'all' ? new Set([...before.keys(), ...after.keys()]) : new Set(before.keys());
   return [...ids].flatMap((id) => {
-    const s = before.get(id) ?? after.get(id);
-    return s ? describeChange(s.type, id, before.get(id)?.record, after.get(id)?.record) : [];
+    const [b, a] = [live(before.get(id)), live(after.get(id))];
+    const s = b ?? a;
+    return s ? describeChange(s.type, id, b?.record, a?.record) : [];
   });
 }
+
+/**
+ * A record whose deletion was accepted is gone: the clouds' APIs (and the personas, e.g. Linode's and
+ * DigitalOcean's `visible`) stop showing it at once, while simcloud keeps it `deleting` until its action ends.
+ */
+const live = (s: Stored | undefined): Stored | undefined => (s?.record.status === 'deleting' ? undefined : s);
 
 /** One load balancer as the cloud's own API shows it. */
 export interface LbState {
