@@ -7,6 +7,8 @@
 import type { Requester } from '../../simulator/api/client/requester.ts';
 import type { Server } from '../../simulator/api/schema/servers.ts';
 import type { RealHost } from '../intercept/proxy.ts';
+import type { CcmKind } from '../ccm/slot.ts';
+import type { Capability } from '../conformance/capabilities.ts';
 
 /** What a CCM's environment is built from. */
 export interface CcmEnvInput {
@@ -97,8 +99,19 @@ export interface LookupSecondaryCall {
   readonly what: string;
 }
 
+/** A capability a CCM of these kinds cannot offer on this cloud, and why (the cloud has nothing to do it with). */
+export interface CloudNotOffered {
+  readonly ccms: readonly CcmKind[];
+  readonly reason: string;
+}
+
 /** The per-cloud half of the conformance run (sandbox/conformance/). */
 export interface ConformanceProfile {
+  /**
+   * Capabilities the cloud gives a CCM nothing to offer with (no route API, no load-balancer settings): the run
+   * reports them not offered with the reason, without checking. `command` is the cloud's own CCM's slot.
+   */
+  readonly notOffered?: { readonly [C in Capability]?: CloudNotOffered };
   /**
    * The network, VPC or interface call the cloud's CCM makes while it looks up an instance (api-faults fails
    * it for a window), or why there is none: the server record already carries what the CCM needs.

@@ -93,6 +93,8 @@ export interface InProcessOptions {
   /** Server configuration; defaults here: no data plane, short transition delays, no access log. */
   config?: SimConfigInput;
   clientOptions?: Partial<SimcloudClientOptions>;
+  /** The wall clock OAuth2 access tokens expire on (simcloud's time control leaves it alone). */
+  wallNow?: () => number;
 }
 
 export interface InProcessSimcloud extends SimcloudHandle {
@@ -129,7 +131,7 @@ export async function startSimcloudInProcess(opts: InProcessOptions = {}): Promi
   const adminToken = secret('test-admin');
   const pino = (await import('pino')).default;
   const running = await startSimcloud({
-    port: 0, dataPath: opts.dataPath, seed: opts.seed, logger: pino({ level: process.env.SIMCLOUD_LOG_LEVEL ?? 'silent' }), personas: PERSONAS,
+    port: 0, dataPath: opts.dataPath, seed: opts.seed, ...(opts.wallNow ? { wallNow: opts.wallNow } : {}), logger: pino({ level: process.env.SIMCLOUD_LOG_LEVEL ?? 'silent' }), personas: PERSONAS,
     config: { dataplane: false, accessLog: false, delays: FAST_DELAYS, ...opts.config, adminToken, bootstrap: { token } },
   });
   return { url: running.url, token, adminToken, sim: running.sim, ...clients(running.url, token, adminToken, opts.clientOptions), stop: () => running.close() };
