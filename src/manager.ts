@@ -233,7 +233,7 @@ export class Manager {
     const provider = options.provider ?? simcloudProvider(config, metrics);
     const abort = new AbortController();
     // The kubeconfig first: a local file that is wrong should be named before the cloud is probed.
-    const transport = new KubeTransport(options.kube ?? loadKubeEndpoint(config.kubeconfig));
+    const transport = new KubeTransport(options.kube ?? loadKubeEndpoint(config.kubeconfig), config.httpTransport);
     await provider.initialize?.(abort.signal);
     logger.info({ endpoint: config.endpoint }, 'simcloud probe succeeded');
     const enabled = plannedControllers(config, provider, logger);
@@ -263,6 +263,7 @@ function simcloudProvider(config: CcmConfig, metrics: CcmMetrics): SimcloudProvi
     endpoint: config.endpoint,
     token: config.token,
     requestTimeoutMs: config.requestTimeout,
+    httpTransport: config.httpTransport,
     loadBalancersEnabled: config.loadBalancersEnabled,
     loadBalancerStrategy: config.loadBalancerStrategy,
     routesEnabled: config.routesEnabled,
