@@ -75,7 +75,11 @@ export class Http2Pool implements HttpPool {
         fail(sinkFailure(err));
       }
     });
-    stream.on('error', (err: NodeJS.ErrnoException) => (failure ??= new Http1Error('network', err.message, { cause: err, ...(err.code ? { code: err.code } : {}) })));
+    stream.on('error', (streamErr: NodeJS.ErrnoException) => {
+      // A session that failed (a refused connection, a TLS error) cancels its streams with that error as the cause.
+      const err = streamErr.code === 'ERR_HTTP2_STREAM_CANCEL' && streamErr.cause instanceof Error ? (streamErr.cause as NodeJS.ErrnoException) : streamErr;
+      failure ??= new Http1Error('network', err.message, { cause: err, ...(err.code ? { code: err.code } : {}) });
+    });
     stream.on('close', () => {
       req.signal?.removeEventListener('abort', onAbort);
       this.#count(s.session, -1);

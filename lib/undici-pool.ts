@@ -1,5 +1,5 @@
 /**
- * undici's `Pool` behind lib/http-pool's seam (`httpTransport: undici`), driven through `dispatch`: the answer
+ * undici's `Pool` (HTTP/1.1) behind lib/http-pool's seam (`httpTransport: undici`), driven through `dispatch`: the answer
  * is collected from its handler callbacks, with no body stream per response. Its `headersTimeout` and
  * `bodyTimeout` both take the request's `timeoutMs`, so it fails, as lib/http1 does, when no byte of the
  * answer arrives for that long.
@@ -40,6 +40,8 @@ export class UndiciPool implements HttpPool {
   constructor(origin: Http1Origin) {
     const servername = serverName(origin);
     this.#pool = new Pool(authority(origin), {
+      // undici 8 offers h2 by ALPN: pinned to HTTP/1.1, so this measures its HTTP/1.1 client (h2 is lib/http2-pool's).
+      allowH2: false,
       keepAliveTimeout: IDLE_MS,
       keepAliveMaxTimeout: IDLE_MS,
       ...(origin.tls ? { connect: { ...origin.tls, ...(servername ? { servername } : {}) } } : {}),

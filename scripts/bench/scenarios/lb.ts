@@ -2,7 +2,7 @@
 // workers' concurrency bound) and S12 the CCM's memory with N nodes and 1000 Services.
 import { isLeaseOperation } from '../api-audit.ts';
 import { controllerOf, countBy, operationOf } from '../calls.ts';
-import { deployedCcm, idleRssMb } from '../deployed-ccm.ts';
+import { idleRssMb } from '../deployed-ccm.ts';
 import type { BenchEnv, CcmEntry } from '../env.ts';
 import { ensureNodes, ensureServices } from '../resident.ts';
 import type { Scenario, ScenarioContext, ScenarioOutput } from '../scenario.ts';
@@ -200,7 +200,7 @@ export const S12: Scenario = {
     const what = `${ctx.opts.nodes} nodes + ${services} Services (restart, full resync)`;
     if (env.ccmKind === 'upstream') return upstreamS12(ctx, env, what);
     const pods = await daemonSetPhase(env, ctx.progress);
-    const deployed = await deployedCcm(env.options.stateDir);
+    const deployed = await env.deployedEntry();
     // The floor of S12: the bundle as deployed (flags, environment, code cache) once loaded, a `--help` run.
     const idleMb = Math.round(await idleRssMb(deployed));
     // Three restarts of the deployed form (its peak moves by ~10 MB between runs); judged on the highest.
