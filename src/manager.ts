@@ -238,7 +238,7 @@ export class Manager {
     const provider = factory({ config, onCall: (operation, status, seconds) => metrics.observeCloudCall(operation, status, seconds) });
     const abort = new AbortController();
     // The kubeconfig first: a local file that is wrong should be named before the cloud is probed.
-    const transport = new KubeTransport(options.kube ?? loadKubeEndpoint(config.kubeconfig));
+    const transport = new KubeTransport(options.kube ?? loadKubeEndpoint(config.kubeconfig), config.httpTransport);
     await provider.initialize?.(abort.signal);
     logger.info({ endpoint: config.endpoint }, `${config.cloudProvider} probe succeeded`);
     const enabled = plannedControllers(config, provider, logger);

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { BearerToken } from '../../simulator/api/schema/projects.ts';
+import { HttpTransports } from '../../lib/http-pool.ts';
 import { ENV } from './env.ts';
 import { field, type Field } from './fields.ts';
 
@@ -64,6 +65,7 @@ export const settings = {
   routesEnabled: s({ ...field.bool(), env: ENV.routesEnabled, file: 'routes.enabled', default: 'true', description: 'Offer the Routes capability (also needs a network).' }),
   loadBalancersEnabled: s({ ...field.bool(), env: ENV.loadBalancersEnabled, file: 'loadBalancer.enabled', default: 'true', description: 'Offer the LoadBalancer capability.' }),
   loadBalancerStrategy: s({ ...field.oneOf(['lb', 'ip-block']), env: ENV.loadBalancerStrategy, file: 'loadBalancer.strategy', default: 'lb', description: '`lb`: one load balancer + server group + firewall policy per Service; `ip-block`: one /29 IP block per Service.' }),
+  httpTransport: s({ ...field.oneOf(HttpTransports), env: ENV.httpTransport, default: 'http1', extension: true, description: 'The HTTP client of both API clients: `http1` (our own, lib/http1.ts), `undici` (its `Pool`; needs the JIT: not under `--jitless`) or `http2` (`node:http2` to an https apiserver, undici to simcloud). Measured in docs/adr/0015.' }),
   logFormat: s({ ...field.oneOf(['json', 'pretty']), env: ENV.logFormat, default: 'json', extension: true, description: '`json` or `pretty`.' }),
 } as const;
 

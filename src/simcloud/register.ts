@@ -10,6 +10,7 @@ registerCloudProvider(PROVIDER_NAME, ({ config, onCall }) => new SimcloudProvide
   endpoint: config.endpoint,
   token: config.token,
   requestTimeoutMs: config.requestTimeout,
+  httpTransport: config.httpTransport,
   loadBalancersEnabled: config.loadBalancersEnabled,
   loadBalancerStrategy: config.loadBalancerStrategy,
   routesEnabled: config.routesEnabled,
