@@ -68,6 +68,18 @@ export interface CloudLoadBalancerView {
   readonly raw?: Readonly<Record<string, unknown>>;
   /** An address a node announces (kube-vip on phoenixNAP): the cloud shows no ports or targets to compare. */
   readonly announced?: boolean;
+  /** Each listener's health check, where the cloud's API shows one (traffic-policy reads it). */
+  readonly healthChecks?: readonly LbHealthCheck[];
+}
+
+/** A listener's health check as the cloud's API shows it: the port and protocol it probes the nodes on. */
+export interface LbHealthCheck {
+  /** The listener's port (the Service port). */
+  readonly listenPort: number;
+  /** The node port it probes (the listener's destination port where the API leaves it unset). */
+  readonly port: number;
+  /** `http`, `tcp`, ... as the API spells it, lower case. */
+  readonly protocol: string;
 }
 
 /** Reads through a cloud's API with the sandbox's token. */
@@ -118,6 +130,17 @@ export interface ConformanceProfile {
    * `healthPathKey` failing fast (the run sets that path to /unhealthy, then /healthz).
    */
   readonly annotations: { readonly prefix: string; readonly values: Readonly<Record<string, string>>; readonly healthPathKey: string };
+  /**
+   * traffic-policy: the annotations (full keys) that make the load balancer's health checks fast without choosing
+   * their port, protocol or path, so the CCM is free to point them at healthCheckNodePort; or why its load
+   * balancers have no health check a CCM could point there (the capability is then not offered).
+   */
+  readonly healthChecks: { readonly fast: Readonly<Record<string, string>> } | { readonly none: string };
+  /**
+   * in-cluster: the annotations (full keys) that turn the PROXY protocol (v1) on for a load balancer, or why the
+   * cloud's CCM has none (the capability is then not offered).
+   */
+  readonly proxyProtocol: { readonly annotations: Readonly<Record<string, string>> } | { readonly none: string };
   /** The load balancer whose address is `vip`, read through the cloud's API; undefined when there is none. */
   readLoadBalancer(ctx: CloudReadContext, vip: string): Promise<CloudLoadBalancerView | undefined>;
   /** What the annotations set that traffic cannot show, read back through the cloud's API: each mismatch a sentence. */

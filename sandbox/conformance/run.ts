@@ -27,6 +27,8 @@ import { apiFaultsCheck } from './checks/api-faults.ts';
 import { idleBudget } from './checks/idle-budget.ts';
 import { rateLimit } from './checks/rate-limit.ts';
 import { nodeChurn } from './checks/node-churn.ts';
+import { trafficPolicy } from './checks/traffic-policy.ts';
+import { inCluster } from './checks/in-cluster.ts';
 import {
   CapabilityFailure, DEFAULT_ADVERSITY_WINDOWS, isCcmCall, NotOffered, type AdversityWindows, type ConformanceContext, type InvolvedObject, type Profile, type RunMemory,
 } from './context.ts';
@@ -61,6 +63,7 @@ const CHECKS: Readonly<Record<Capability, (ctx: ConformanceContext) => Promise<s
   'node-init': nodeInit, 'lb-basic': lbBasic, 'lb-update': lbUpdate, 'lb-annotations': lbAnnotations, 'lb-delete': lbDelete, lifecycle, routes, leak,
   restart, upgrade, 'down-delete': downDelete, neighbours,
   'idle-budget': idleBudget, 'api-faults': apiFaultsCheck, 'rate-limit': rateLimit, 'node-churn': nodeChurn,
+  'traffic-policy': trafficPolicy, 'in-cluster': inCluster,
 };
 
 const CCM_LOG_LINES = 25;

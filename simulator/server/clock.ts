@@ -5,6 +5,8 @@
  * the wall clock beside it, which time control never moves: what clients outside simcloud compute with (an OAuth2
  * client's token expiry), injectable for tests.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 export interface Clock {
   now(): number;
   /** Runs `fn` once simulated time reaches `at`. */
@@ -79,7 +81,9 @@ export class SimClock implements Clock {
 
   setTimer(at: number, fn: () => void): number {
     const id = this.#nextId++;
-    const timer = { id, at, fn };
+    // The callback runs in the async context it was set in, not in whichever one last armed the real timer:
+    // work a request started (an action finishing) stays that request's (its resource_change events name it).
+    const timer = { id, at, fn: AsyncLocalStorage.bind(fn) };
     const i = this.#timers.findIndex((t) => t.at > at);
     if (i < 0) this.#timers.push(timer);
     else this.#timers.splice(i, 0, timer);

@@ -137,11 +137,14 @@ export async function startSimcloudInProcess(opts: InProcessOptions = {}): Promi
   return { url: running.url, token, adminToken, sim: running.sim, ...clients(running.url, token, adminToken, opts.clientOptions), stop: () => running.close() };
 }
 
-/** Running servers named `names` (sc-small in sim-1a), each with the Node that would register for it (providerID set). */
-export async function runningServersAsNodes(client: SimcloudClient, names: readonly string[]): Promise<{ servers: Server[]; nodes: V1Node[] }> {
+/**
+ * Running servers named `names` (sc-small in sim-1a, attached to `networks`), each with the Node that would
+ * register for it (providerID set).
+ */
+export async function runningServersAsNodes(client: SimcloudClient, names: readonly string[], opts: { networks?: string[] } = {}): Promise<{ servers: Server[]; nodes: V1Node[] }> {
   const servers: Server[] = [];
   for (const name of names) {
-    const { server, action } = await client.servers.create({ name, server_type: 'sc-small', image: 'ubuntu-24.04', zone: 'sim-1a' });
+    const { server, action } = await client.servers.create({ name, server_type: 'sc-small', image: 'ubuntu-24.04', zone: 'sim-1a', ...(opts.networks ? { networks: opts.networks } : {}) });
     await client.waitForAction(action.id);
     servers.push(server);
   }

@@ -92,6 +92,8 @@ export const phoenixnapCloud = defineCloud({
     lookupSecondary: { none: "phoenixNAP's CCM reads addresses from the server record (phoenixnap/instances.go)" },
     zones: false,
     sourceRanges: false,
+    healthChecks: { none: "phoenixNAP has no load balancer: its CCM assigns an IP block whose address a node announces (kube-vip), with no health check" },
+    proxyProtocol: { none: "phoenixNAP has no load balancer: its CCM assigns an IP block whose address a node announces (kube-vip), and nothing in between sends a PROXY header" },
     // phoenixNAP's CCM has one annotation (phoenixnap.com/ip-location) and no load balancer; the block's traffic is
     // carried by simcloud's load balancer on it, whose settings are simcloud's own annotations.
     annotations: simcloudCloud.conformance.annotations,

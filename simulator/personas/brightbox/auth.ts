@@ -15,7 +15,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { Caller, Sim } from '../../server/context.ts';
-import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { defineRoute, type RouteDef } from '../../server/route-definitions.ts';
 import type { PersonaAuth } from '../../server/persona.ts';
 import { findRecord } from '../../server/resources/common.ts';
 import { clientCredentials } from '../oauth2.ts';

@@ -19,7 +19,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { Id } from '../../api/schema/common.ts';
 import type { Caller, Sim } from '../../server/context.ts';
-import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { defineRoute, type RouteDef } from '../../server/route-definitions.ts';
 import type { PersonaAuth } from '../../server/persona.ts';
 import { PlantedFault, isPlanted } from '../../server/planted.ts';
 import { findRecord } from '../../server/resources/common.ts';

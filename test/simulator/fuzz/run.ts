@@ -14,7 +14,7 @@ import fc from 'fast-check';
 import { numericIdOf } from '../../../simulator/personas/numeric-ids.ts';
 import { TOKEN_PATH as BB_TOKEN_PATH } from '../../../simulator/personas/brightbox/common.ts';
 import { TOKEN_PATH as PNAP_TOKEN_PATH } from '../../../simulator/personas/phoenixnap/common.ts';
-import type { RouteDef } from '../../../simulator/server/http.ts';
+import type { RouteDef } from '../../../simulator/server/route-definitions.ts';
 import { waitFor } from '../../../sandbox/wait.ts';
 import { startSimcloudInProcess, type InProcessSimcloud } from '../../helpers/simcloud.ts';
 import type { Owned } from '../../security/persona-rows.ts';
