@@ -8,7 +8,7 @@
 // runs the pods bound to nodes whose kubelet is up.
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '../../src/kube/logger.ts';
-import { mapWithConcurrency } from '../../lib/pool.ts';
+import { mapWithConcurrency } from '../../lib/concurrency.ts';
 import { Semaphore } from '../../lib/semaphore.ts';
 import { PodRunner } from './pod-runner.ts';
 import type { KubeletIdentity } from './node-object.ts';

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { LinodeLbAttrs, LinodeNode } from './attrs.ts';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField, notFound } from '../../server/errors.ts';
-import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { defineRoute, type RouteDef } from '../../server/route-definitions.ts';
 import type { LoadBalancerRec } from '../../server/store/state.ts';
 import { NumericPathId } from '../numeric-ids.ts';
 import { ListQuery, PREFIX, owned, pageOf } from './common.ts';
