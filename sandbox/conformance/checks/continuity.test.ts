@@ -27,6 +27,18 @@ describe('a stored resource change', () => {
     expect(worst(changes)).toBe(CloudWriteEffect.setting);
   });
 
+  it('keys a nested list of objects with ids by id: the same members in another order are no change', () => {
+    const nodes = [{ id: 100001, address: '127.23.0.3:31961' }, { id: 100002, address: '127.23.0.4:31961' }];
+    const nb = (n: readonly object[]) => ({ ...lb, dialect_attrs: { linode: { configs: [{ id: 100000, nodes: n }] } } });
+    expect(describeChange('load_balancer', 'lb-1', nb(nodes), nb([...nodes].reverse()))).toEqual([]);
+    expect(describeChange('load_balancer', 'lb-1', nb(nodes), nb([nodes[0]!, { id: 100003, address: '127.23.0.4:31961' }])).map((c) => c.what)).toEqual([
+      'load balancer lb-1 (web): dialect_attrs.linode.configs[id=100000].nodes[id=100002].id 100002 → unset',
+      'load balancer lb-1 (web): dialect_attrs.linode.configs[id=100000].nodes[id=100002].address "127.23.0.4:31961" → unset',
+      'load balancer lb-1 (web): dialect_attrs.linode.configs[id=100000].nodes[id=100003].id unset → 100003',
+      'load balancer lb-1 (web): dialect_attrs.linode.configs[id=100000].nodes[id=100003].address unset → "127.23.0.4:31961"',
+    ]);
+  });
+
   it('of a network: a route removed is an identity change', () => {
     const net = { id: 'net-1', name: 'c', routes: [{ destination: '10.244.1.0/24', gateway: '127.19.0.3' }] };
     expect(describeChange('network', 'net-1', net, { ...net, routes: [] })[0]?.effect).toBe(CloudWriteEffect.identity);
