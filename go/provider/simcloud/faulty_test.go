@@ -203,3 +203,38 @@ func TestKeepExcludedNodesVariantLeavesANodeThatLeftTheSetATarget(t *testing.T) 
 		}
 	}
 }
+
+func TestKeepOldHealthCheckPortLeavesTheCheckOnTheNodePortWhenThePolicyBecomesLocal(t *testing.T) {
+	server := sim.CreateServer(t, unique("hcport"), simcloudtest.ServerOpts{})
+	nodes := []*v1.Node{node(server["name"].(string), "simcloud://"+server["id"].(string))}
+	for _, c := range []struct {
+		variants string
+		want     int
+	}{{"", 32000}, {VariantKeepOldHealthCheckPort, 30080}} {
+		t.Setenv(EnvFaultyVariants, c.variants)
+		svc := lbService(unique("hcport"), nil)
+		l := loadBalancersOf(t)
+		ensureOne(t, l, "test-cluster", svc, nodes)
+		svc.Spec.ExternalTrafficPolicy, svc.Spec.HealthCheckNodePort = v1.ServiceExternalTrafficPolicyLocal, 32000
+		lb := ensureOne(t, l, "test-cluster", svc, nodes)
+		if hc := lb.Services[0].HealthCheck; hc.Port == nil || *hc.Port != c.want {
+			t.Errorf("variants %q: the check of %s probes %v, want port %d", c.variants, lb.ID, hc.Port, c.want)
+		}
+		if err := l.EnsureLoadBalancerDeleted(context.Background(), "test-cluster", svc); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestIgnoreIPModeWritesVIPForAProxyProtocolLoadBalancer(t *testing.T) {
+	lb := &client.LoadBalancer{PublicIPv4: "127.1.0.2", Services: []client.LoadBalancerService{{ListenPort: 80, ProxyProtocol: "v1"}}}
+	for _, c := range []struct {
+		variants string
+		want     v1.LoadBalancerIPMode
+	}{{"", v1.LoadBalancerIPModeProxy}, {VariantIgnoreIPMode, v1.LoadBalancerIPModeVIP}} {
+		t.Setenv(EnvFaultyVariants, c.variants)
+		if got := *ingressStatus(lb, defaultLBConfig()).Ingress[0].IPMode; got != c.want {
+			t.Errorf("variants %q: ipMode %s, want %s", c.variants, got, c.want)
+		}
+	}
+}

@@ -122,6 +122,31 @@ func (op lbCall) lbName() string {
 	return resourceName(op.cluster, op.svc)
 }
 
+// VariantKeepOldHealthCheckPort keeps the port each listener's health check had when the load balancer already
+// had that listener: an externalTrafficPolicy change (and the healthCheckNodePort that comes and goes with
+// Local) never reaches the check, the bug of hcloud-cloud-controller-manager #161: traffic-policy fails.
+const VariantKeepOldHealthCheckPort = "keep-old-hc-port"
+
+// keepOldHealthCheckPorts is spec with existing's health check ports where VariantKeepOldHealthCheckPort is on.
+func keepOldHealthCheckPorts(existing *client.LoadBalancer, spec lbSpec) lbSpec {
+	if !faultyVariant(VariantKeepOldHealthCheckPort) {
+		return spec
+	}
+	old := map[int]*int{}
+	for _, s := range existing.Services {
+		old[s.ListenPort] = s.HealthCheck.Port
+	}
+	services := make([]client.LoadBalancerService, 0, len(spec.services))
+	for _, s := range spec.services {
+		if port, ok := old[s.ListenPort]; ok {
+			s.HealthCheck.Port = port
+		}
+		services = append(services, s)
+	}
+	spec.services = services
+	return spec
+}
+
 // lenientConfig is the annotations for read-only and delete paths: invalid values fall back to defaults.
 func lenientConfig(svc *v1.Service) lbConfig {
 	cfg, err := parseAnnotations(svc.Annotations)
@@ -249,7 +274,7 @@ func (op lbCall) reconcileLoadBalancer(existing *client.LoadBalancer, spec lbSpe
 		return nil, fmt.Errorf("load balancer %s of %s has VIP %s, not %s; a VIP cannot change in place: delete and recreate the Service",
 			existing.ID, serviceKey(op.svc), existing.PublicIPv4, vip)
 	}
-	body := loadBalancerUpdate(existing, spec, ownerLabels(op.cluster, op.svc))
+	body := loadBalancerUpdate(existing, keepOldHealthCheckPorts(existing, spec), ownerLabels(op.cluster, op.svc))
 	if name := op.lbName(); faultyVariant(variantRenameOnStart) && existing.Name != name {
 		if body == nil {
 			body = &client.UpdateLoadBalancerRequest{}
