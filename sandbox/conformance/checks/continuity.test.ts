@@ -118,6 +118,16 @@ describe('the ledger of a CCM\'s writes', () => {
     ]);
   });
 
+  it('counts no OAuth2 token grant as a write (Brightbox\'s CCM logs in again after a restart)', async () => {
+    let feed: (e: SimEvent) => void = () => undefined;
+    const sandbox = { subscribe: (h: (e: SimEvent) => void) => ((feed = h), () => undefined), admin: { snapshot: () => Promise.resolve({ load_balancers: {} }) } };
+    const ledger = await WriteLedger.start({ sandbox } as unknown as Pick<ConformanceContext, 'sandbox'>);
+    ledger.from(0);
+    for (const path of ['/brightbox/token/', '/brightbox/token', '/pnap/auth/realms/BMC/protocol/openid-connect/token']) feed({ ...call(1, 'req-t', 'lb-1'), method: 'POST', path } as SimEvent);
+    feed(call(2, 'req-a', 'lb-1'));
+    expect(ledger.writes().map((w) => w.path)).toEqual(['/v1/load_balancers/lb-1']);
+  });
+
   it('blames no write for a change no request made', async () => {
     let feed: (e: SimEvent) => void = () => undefined;
     const sandbox = { subscribe: (h: (e: SimEvent) => void) => ((feed = h), () => undefined), admin: { snapshot: () => Promise.resolve({ load_balancers: { 'lb-1': { ...lb, id: 'lb-1', name: 'lb-1' } } }) } };

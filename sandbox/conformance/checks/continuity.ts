@@ -263,7 +263,9 @@ function recordChange(e: Extract<SimEvent, { type: 'resource_change' }>, records
   else records.delete(e.resource_id);
 }
 
-const isWrite = (e: SimEvent): e is Extract<SimEvent, { type: 'api_call' }> => e.type === 'api_call' && !['GET', 'HEAD', 'OPTIONS'].includes(e.method);
+/** An OAuth2 token grant (Brightbox's `/token`, phoenixNAP's `…/openid-connect/token`): a login, not a write to the cloud. */
+const TOKEN_GRANT = /\/token\/?$/;
+const isWrite = (e: SimEvent): e is Extract<SimEvent, { type: 'api_call' }> => e.type === 'api_call' && !['GET', 'HEAD', 'OPTIONS'].includes(e.method) && !TOKEN_GRANT.test(e.path);
 
 /** How long a CCM's cloud writes must pause before its state counts as settled, and the least time given after a start. */
 export const QUIET_MS = 5000;
