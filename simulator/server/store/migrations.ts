@@ -53,6 +53,8 @@ const MIGRATIONS: Record<number, (doc: Doc) => Doc> = {
   // v6 → v7: the document is unchanged, but its journals may hold `put_tail` records (journal.ts). A simcloud
   // of v6 would replay them as no change and lose the routes they add; at v7 it refuses the files instead.
   7: (doc) => ({ ...doc, schema_version: 7 }),
+  // v7 → v8: certificates got their own collection (filled empty); a v7 simcloud would drop it, so it refuses v8.
+  8: (doc) => ({ ...doc, certificates: doc.certificates ?? {}, schema_version: 8 }),
 };
 
 export class MigrationError extends Error {}

@@ -3,11 +3,11 @@
  * the wire objects with their owning `project_id` (and without fields the server derives on output).
  */
 import type {
-  ActionRecord, FirewallPolicyRecord, IpBlockRecord, LoadBalancerRecord, NetworkRecord, ServerGroupRecord, ServerRecord,
+  ActionRecord, CertificateRecord, FirewallPolicyRecord, IpBlockRecord, LoadBalancerRecord, NetworkRecord, ServerGroupRecord, ServerRecord,
 } from '../../api/schema/events.ts';
 import type { Project } from '../../api/schema/projects.ts';
 
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 export type ProjectRec = Project;
 export type TokenRec = {
@@ -25,6 +25,7 @@ export type ServerGroupRec = ServerGroupRecord;
 export type FirewallPolicyRec = FirewallPolicyRecord;
 export type IpBlockRec = IpBlockRecord;
 export type ActionRec = ActionRecord;
+export type CertificateRec = CertificateRecord;
 
 /** Address pools (CIDRs). All default to loopback ranges so real traffic never leaves the host. */
 export interface Pools {
@@ -46,10 +47,11 @@ export interface Collections {
   firewall_policies: FirewallPolicyRec;
   ip_blocks: IpBlockRec;
   actions: ActionRec;
+  certificates: CertificateRec;
 }
 export type CollectionName = keyof Collections;
 export const COLLECTIONS: readonly CollectionName[] = [
-  'projects', 'tokens', 'servers', 'networks', 'load_balancers', 'server_groups', 'firewall_policies', 'ip_blocks', 'actions',
+  'projects', 'tokens', 'servers', 'networks', 'load_balancers', 'server_groups', 'firewall_policies', 'ip_blocks', 'actions', 'certificates',
 ];
 
 export type StateDoc = {
@@ -81,7 +83,7 @@ export const SERVER_IPV6_PREFIX = 64;
 export function emptyState(pools: Pools = DEFAULT_POOLS): StateDoc {
   return {
     schema_version: SCHEMA_VERSION, seq: 0, next_id: 1, pools: { ...pools },
-    projects: {}, tokens: {}, servers: {}, networks: {}, load_balancers: {}, server_groups: {}, firewall_policies: {}, ip_blocks: {}, actions: {},
+    projects: {}, tokens: {}, servers: {}, networks: {}, load_balancers: {}, server_groups: {}, firewall_policies: {}, ip_blocks: {}, actions: {}, certificates: {},
   };
 }
 
