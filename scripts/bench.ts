@@ -20,7 +20,7 @@ function progress(message: string): void {
 }
 
 function what(opts: BenchOptions): string {
-  if (opts.compare) return 'ours and upstream side by side (parity for both, tuned for ours)';
+  if (opts.compare) return `ours over http1, undici and http2, each before upstream, at parity${opts.rounds > 1 ? `, ${opts.rounds} rounds` : ''}${opts.tuned ? ', then ours tuned' : ''}`;
   return `${opts.ccm === 'upstream' ? 'the upstream Go CCM, ' : ''}profile ${opts.profile}`;
 }
 

@@ -17,7 +17,7 @@ import { BRIGHTBOX_ROUTES } from '../simulator/personas/brightbox/persona.ts';
 import * as brightbox from '../simulator/personas/brightbox/parity.ts';
 import { PHOENIXNAP_ROUTES } from '../simulator/personas/phoenixnap/persona.ts';
 import * as phoenixnap from '../simulator/personas/phoenixnap/parity.ts';
-import type { RouteDef } from '../simulator/server/http.ts';
+import type { RouteDef } from '../simulator/server/route-definitions.ts';
 import { conformanceDoc } from '../sandbox/conformance/reference.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');

@@ -7,6 +7,8 @@ import { KubeConfigError } from './kube/kubeconfig.ts';
 import { UsageError } from '../lib/usage-error.ts';
 import { ConfigError, loadConfig, parseFlags, redactedConfig, usage } from './config/load.ts';
 import { Manager } from './manager.ts';
+// The providers this CCM ships register themselves (upstream's main imports its providers the same way).
+import './simcloud/register.ts';
 import { createLogger, redactSecret } from './telemetry/logger.ts';
 
 function fail(message: string, code: number): number {
@@ -40,8 +42,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     manager = await Manager.start({ config, logger });
   } catch (err) {
-    // A kubeconfig the CCM cannot use is bad input, like a bad flag: exit 2.
-    return fail(redactSecret(err instanceof Error ? err.message : String(err), config.token), err instanceof KubeConfigError ? 2 : 1);
+    // A kubeconfig the CCM cannot use, or an unknown --cloud-provider, is bad input, like a bad flag: exit 2.
+    return fail(redactSecret(err instanceof Error ? err.message : String(err), config.token), err instanceof KubeConfigError || err instanceof UsageError ? 2 : 1);
   }
   const onSignal = (signal: NodeJS.Signals): void => {
     logger.info({ signal }, 'shutting down');

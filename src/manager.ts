@@ -14,6 +14,7 @@
  */
 import { hostname } from 'node:os';
 import type { CloudProvider } from './cloud/provider.ts';
+import { cloudProviders, type CloudProviderRegistry, type ProviderFactory } from './cloud/registry.ts';
 import { ControllerNames, enabledControllers, type ControllerName } from './config/controllers.ts';
 import { redactedConfig } from './config/load.ts';
 import type { CcmConfig } from './config/schema.ts';
@@ -30,7 +31,6 @@ import { nodeInformer, serviceInformer, type SupervisedInformer } from './kube/i
 import { LeaderElector, coordinationLeaseClient } from './kube/leader-election.ts';
 import type { Logger } from './kube/logger.ts';
 import { startServing, type HealthCheck, type RunningServer } from './serving.ts';
-import { SimcloudProvider } from './simcloud/provider.ts';
 import { CcmMetrics } from './telemetry/metrics.ts';
 import { KubeTransport } from './kube/transport.ts';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
@@ -40,8 +40,10 @@ export interface ManagerOptions {
   readonly logger: Logger;
   /** Overrides the apiserver endpoint from `--kubeconfig` (tests). */
   readonly kube?: KubeEndpoint;
-  /** Overrides the simcloud provider (tests with another cloud). */
+  /** Overrides the provider `--cloud-provider` names (tests with another cloud). */
   readonly provider?: CloudProvider;
+  /** Where `--cloud-provider` is looked up (default the process's registry, filled by the imported registration modules). */
+  readonly registry?: CloudProviderRegistry;
 }
 
 /** A misconfiguration found at start (upstream: fatal, exit 1). */
@@ -229,13 +231,16 @@ export class Manager {
   /** Probes the cloud, starts serving and campaigns for leadership (or runs directly without election). */
   static async start(options: ManagerOptions): Promise<Manager> {
     const { config, logger } = options;
-    const metrics = new CcmMetrics({ provider: 'simcloud', defaultMetrics: true });
-    const provider = options.provider ?? simcloudProvider(config, metrics);
+    // An unknown --cloud-provider fails first, before anything is built.
+    const given = options.provider;
+    const factory: ProviderFactory = given ? () => given : (options.registry ?? cloudProviders).factory(config.cloudProvider);
+    const metrics = new CcmMetrics({ provider: config.cloudProvider, defaultMetrics: true });
+    const provider = factory({ config, onCall: (operation, status, seconds) => metrics.observeCloudCall(operation, status, seconds) });
     const abort = new AbortController();
     // The kubeconfig first: a local file that is wrong should be named before the cloud is probed.
-    const transport = new KubeTransport(options.kube ?? loadKubeEndpoint(config.kubeconfig));
+    const transport = new KubeTransport(options.kube ?? loadKubeEndpoint(config.kubeconfig), config.httpTransport);
     await provider.initialize?.(abort.signal);
-    logger.info({ endpoint: config.endpoint }, 'simcloud probe succeeded');
+    logger.info({ endpoint: config.endpoint }, `${config.cloudProvider} probe succeeded`);
     const enabled = plannedControllers(config, provider, logger);
     const client = new KubeClient(transport, apiTokenBucket({ qps: config.kubeApiQps, burst: config.kubeApiBurst }));
     const crashes = new Crashes(() => abort.abort());
@@ -256,19 +261,6 @@ export class Manager {
     this.#abort.abort();
     return this.done;
   }
-}
-
-function simcloudProvider(config: CcmConfig, metrics: CcmMetrics): SimcloudProvider {
-  return new SimcloudProvider({
-    endpoint: config.endpoint,
-    token: config.token,
-    requestTimeoutMs: config.requestTimeout,
-    loadBalancersEnabled: config.loadBalancersEnabled,
-    loadBalancerStrategy: config.loadBalancerStrategy,
-    routesEnabled: config.routesEnabled,
-    network: config.network,
-    onCall: (operation, status, seconds) => metrics.observeCloudCall(operation, status, seconds),
-  });
 }
 
 /** One check per controller (failing once it crashed) and the leader-election watchdog. */

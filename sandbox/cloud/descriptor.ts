@@ -7,6 +7,8 @@
 import type { Requester } from '../../simulator/api/client/requester.ts';
 import type { Server } from '../../simulator/api/schema/servers.ts';
 import type { RealHost } from '../intercept/proxy.ts';
+import type { CcmKind } from '../ccm/slot.ts';
+import type { Capability } from '../conformance/capabilities.ts';
 
 /** What a CCM's environment is built from. */
 export interface CcmEnvInput {
@@ -66,6 +68,18 @@ export interface CloudLoadBalancerView {
   readonly raw?: Readonly<Record<string, unknown>>;
   /** An address a node announces (kube-vip on phoenixNAP): the cloud shows no ports or targets to compare. */
   readonly announced?: boolean;
+  /** Each listener's health check, where the cloud's API shows one (traffic-policy reads it). */
+  readonly healthChecks?: readonly LbHealthCheck[];
+}
+
+/** A listener's health check as the cloud's API shows it: the port and protocol it probes the nodes on. */
+export interface LbHealthCheck {
+  /** The listener's port (the Service port). */
+  readonly listenPort: number;
+  /** The node port it probes (the listener's destination port where the API leaves it unset). */
+  readonly port: number;
+  /** `http`, `tcp`, ... as the API spells it, lower case. */
+  readonly protocol: string;
 }
 
 /** Reads through a cloud's API with the sandbox's token. */
@@ -85,8 +99,19 @@ export interface LookupSecondaryCall {
   readonly what: string;
 }
 
+/** A capability a CCM of these kinds cannot offer on this cloud, and why (the cloud has nothing to do it with). */
+export interface CloudNotOffered {
+  readonly ccms: readonly CcmKind[];
+  readonly reason: string;
+}
+
 /** The per-cloud half of the conformance run (sandbox/conformance/). */
 export interface ConformanceProfile {
+  /**
+   * Capabilities the cloud gives a CCM nothing to offer with (no route API, no load-balancer settings): the run
+   * reports them not offered with the reason, without checking. `command` is the cloud's own CCM's slot.
+   */
+  readonly notOffered?: { readonly [C in Capability]?: CloudNotOffered };
   /**
    * The network, VPC or interface call the cloud's CCM makes while it looks up an instance (api-faults fails
    * it for a window), or why there is none: the server record already carries what the CCM needs.
@@ -105,6 +130,17 @@ export interface ConformanceProfile {
    * `healthPathKey` failing fast (the run sets that path to /unhealthy, then /healthz).
    */
   readonly annotations: { readonly prefix: string; readonly values: Readonly<Record<string, string>>; readonly healthPathKey: string };
+  /**
+   * traffic-policy: the annotations (full keys) that make the load balancer's health checks fast without choosing
+   * their port, protocol or path, so the CCM is free to point them at healthCheckNodePort; or why its load
+   * balancers have no health check a CCM could point there (the capability is then not offered).
+   */
+  readonly healthChecks: { readonly fast: Readonly<Record<string, string>> } | { readonly none: string };
+  /**
+   * in-cluster: the annotations (full keys) that turn the PROXY protocol (v1) on for a load balancer, or why the
+   * cloud's CCM has none (the capability is then not offered).
+   */
+  readonly proxyProtocol: { readonly annotations: Readonly<Record<string, string>> } | { readonly none: string };
   /** The load balancer whose address is `vip`, read through the cloud's API; undefined when there is none. */
   readLoadBalancer(ctx: CloudReadContext, vip: string): Promise<CloudLoadBalancerView | undefined>;
   /** What the annotations set that traffic cannot show, read back through the cloud's API: each mismatch a sentence. */

@@ -2,7 +2,7 @@
 // one builds on what the earlier ones left (the LB Service, a joined node, a deleted one), so no second
 // sandbox is needed.
 export const CAPABILITIES = [
-  'node-init', 'lb-basic', 'lb-update', 'lb-annotations', 'idle-budget', 'api-faults', 'rate-limit', 'node-churn', 'lb-delete', 'lifecycle', 'routes',
+  'node-init', 'lb-basic', 'lb-update', 'lb-annotations', 'traffic-policy', 'in-cluster', 'idle-budget', 'api-faults', 'rate-limit', 'node-churn', 'lb-delete', 'lifecycle', 'routes',
   'restart', 'upgrade', 'down-delete', 'neighbours', 'leak',
 ] as const;
 export type Capability = (typeof CAPABILITIES)[number];
@@ -20,6 +20,8 @@ export const CAPABILITY_INFO: Readonly<Record<Capability, CapabilityInfo>> = {
   'lb-basic': { title: 'LoadBalancer Service: ingress, a pod answers through the VIP, the cloud LB targets the nodes', needs: 'node-init' },
   'lb-update': { title: 'LB update: a second port, a node joining', needs: 'lb-basic' },
   'lb-annotations': { title: "LB annotations: PROXY protocol, HTTP health check, the cloud's own settings", needs: 'lb-basic' },
+  'traffic-policy': { title: 'traffic policy: Cluster → Local → Cluster on a live Service; health checks follow healthCheckNodePort, under Local only the pod\'s node takes traffic, the VIP kept', needs: 'lb-basic' },
+  'in-cluster': { title: 'in-cluster clients: a node reaches a PROXY-protocol LB\'s address and the backend gets its header (ipMode Proxy, KEP-1860)', needs: 'lb-basic' },
   'idle-budget': { title: "idle budget: a settled CCM's calls per endpoint over a quiet window, within the budget", needs: 'node-init' },
   'api-faults': { title: 'API faults: lookups failing (500, 503, 403, timeout, secondary call) delete no Node and taint none; converges after', needs: 'node-init' },
   'rate-limit': { title: "rate limit: 429s with the provider's own headers for a window; no request before the announced time, converges after", needs: 'node-init' },
@@ -55,4 +57,4 @@ export function withNeeds(only: readonly Capability[]): Capability[] {
 }
 
 /** The adversity capabilities (issue 46): they hold windows of time, so suites that check the others leave them out. */
-export const ADVERSITY_CAPABILITIES: readonly Capability[] = ['idle-budget', 'api-faults', 'rate-limit', 'node-churn'];
+export const ADVERSITY_CAPABILITIES: readonly Capability[] = ['traffic-policy', 'in-cluster', 'idle-budget', 'api-faults', 'rate-limit', 'node-churn'];

@@ -34,6 +34,8 @@ export interface RunMemory {
   vip?: string;
   /** The annotated LB Service's ingress address. */
   annotatedVip?: string;
+  /** The load balancers of traffic-policy and in-cluster, by Service name: lb-delete removes them too. */
+  moreLbs?: Record<string, string>;
   /** The node the update check joined. */
   joined?: string;
   /** When every node was first seen initialised. */

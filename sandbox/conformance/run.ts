@@ -7,6 +7,7 @@ import { AppsV1Api, CoreV1Api, VersionApi, type CoreV1Event } from '@kubernetes/
 import { buildRequester } from '../../simulator/api/client/client.ts';
 import { PooledKubeConfig } from '../kube/pooled-kubeconfig.ts';
 import type { CcmChoice } from '../ccm/slot.ts';
+import type { CloudDescriptor } from '../cloud/descriptor.ts';
 import type { RunFaults } from './args.ts';
 import { cloudOf, type CloudKind } from '../cloud/registry.ts';
 import type { RuntimeName } from '../runtimes/runtime.ts';
@@ -26,6 +27,8 @@ import { apiFaultsCheck } from './checks/api-faults.ts';
 import { idleBudget } from './checks/idle-budget.ts';
 import { rateLimit } from './checks/rate-limit.ts';
 import { nodeChurn } from './checks/node-churn.ts';
+import { trafficPolicy } from './checks/traffic-policy.ts';
+import { inCluster } from './checks/in-cluster.ts';
 import {
   CapabilityFailure, DEFAULT_ADVERSITY_WINDOWS, isCcmCall, NotOffered, type AdversityWindows, type ConformanceContext, type InvolvedObject, type Profile, type RunMemory,
 } from './context.ts';
@@ -60,6 +63,7 @@ const CHECKS: Readonly<Record<Capability, (ctx: ConformanceContext) => Promise<s
   'node-init': nodeInit, 'lb-basic': lbBasic, 'lb-update': lbUpdate, 'lb-annotations': lbAnnotations, 'lb-delete': lbDelete, lifecycle, routes, leak,
   restart, upgrade, 'down-delete': downDelete, neighbours,
   'idle-budget': idleBudget, 'api-faults': apiFaultsCheck, 'rate-limit': rateLimit, 'node-churn': nodeChurn,
+  'traffic-policy': trafficPolicy, 'in-cluster': inCluster,
 };
 
 const CCM_LOG_LINES = 25;
@@ -94,6 +98,17 @@ function blocked(c: Capability, results: readonly CapabilityResult[]): Capabilit
   if (!prior || prior.verdict === Verdict.pass) return undefined;
   const verdict = prior.verdict === Verdict.notOffered ? Verdict.notOffered : Verdict.skipped;
   return { capability: c, verdict, message: `needs ${need}, which is ${prior.verdict}`, durationMs: 0, cloudCalls: 0, events: [], ccmLog: [], writes: [] };
+}
+
+/**
+ * Not offered because the cloud's descriptor says a CCM of this kind cannot offer it there (nothing in the cloud
+ * to do it with), or because our Go CCM's provider for the cloud has no Routes.
+ */
+export function declaredNotOffered(cloud: CloudDescriptor, ccm: CcmChoice['kind'], c: Capability): CapabilityResult | undefined {
+  const declared = cloud.conformance.notOffered?.[c];
+  const reason = declared?.ccms.includes(ccm) ? declared.reason
+    : c === 'routes' && ccm === 'upstream' && !cloud.upstream.routes ? `our Go CCM's ${cloud.upstream.provider} provider has no Routes` : undefined;
+  return reason === undefined ? undefined : { capability: c, verdict: Verdict.notOffered, message: reason, durationMs: 0, cloudCalls: 0, events: [], ccmLog: [], writes: [] };
 }
 
 /** The run's sandbox: the nodes are not waited for (initialising them is the first capability). */
@@ -173,7 +188,7 @@ async function checkAll(o: ConformanceOptions, deps: RunDeps, plan: Step, ccmCal
   for (const c of plan.run) {
     const t0 = c === 'node-init' ? ccmStartedAt(deps.sandbox) : Date.now();
     o.progress?.(`${c} ...`);
-    const result = blocked(c, results) ?? (await checkOne(o, deps, c, plan.required.has(c)));
+    const result = declaredNotOffered(deps.cloud, o.ccm.kind, c) ?? blocked(c, results) ?? (await checkOne(o, deps, c, plan.required.has(c)));
     const t1 = Date.now();
     const done = { ...result, durationMs: t1 - t0, cloudCalls: ccmCalls.filter((t) => t >= t0 && t <= t1).length };
     o.progress?.(`${c}: ${done.verdict} in ${(done.durationMs / 1000).toFixed(1)} s`);

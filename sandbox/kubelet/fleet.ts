@@ -1,12 +1,14 @@
 // The virtual kubelets of the `local` runtime, driven by simcloud servers (level-triggered): every server
-// carrying the cluster's label has a kubelet whose Node has the server's name. A running server's kubelet
+// carrying the cluster's label has a kubelet whose Node has the server's name when the kubelet first
+// registered (a machine's hostname: renaming the server through a cloud API later, as Linode's e2e suite
+// does, leaves the Node's name as it is, as on a real cloud). A running server's kubelet
 // heartbeats; an off, stopping or deleted server's kubelet is silent (the node-lifecycle controller marks
 // the Node NotReady, the CCM then taints or deletes it); powering on brings it back. A server created later
 // with the cluster label joins as a new Node, as a VM booting with a kubelet would. The fleet's PodRunner
 // runs the pods bound to nodes whose kubelet is up.
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '../../src/kube/logger.ts';
-import { mapWithConcurrency } from '../../lib/pool.ts';
+import { mapWithConcurrency } from '../../lib/concurrency.ts';
 import { Semaphore } from '../../lib/semaphore.ts';
 import { PodRunner } from './pod-runner.ts';
 import type { KubeletIdentity } from './node-object.ts';
@@ -58,10 +60,11 @@ const UP_STATES = new Set(['running']);
 
 export class KubeletFleet {
   readonly #opts: KubeletFleetOptions;
+  /** By server id: the Node's name is the kubelet's, fixed when it was made. */
   readonly #kubelets = new Map<string, { kubelet: VirtualKubelet; server: FleetServer; slice: number }>();
   /** The renewal slice the next new kubelet joins (round robin, so the slices stay even). */
   #nextSlice = 0;
-  /** One promise chain per server name, so a kubelet is never started twice by concurrent updates. */
+  /** One promise chain per server id, so a kubelet is never started twice by concurrent updates. */
   readonly #chains = new Map<string, Promise<void>>();
   readonly #startSlots: Semaphore;
   #syncing: Promise<void> = Promise.resolve();
@@ -82,7 +85,12 @@ export class KubeletFleet {
 
   /** Whether the node's kubelet is up (its server is running). */
   isRunning(nodeName: string): boolean {
-    return this.#kubelets.get(nodeName)?.kubelet.running ?? false;
+    return this.#entryOf(nodeName)?.kubelet.running ?? false;
+  }
+
+  #entryOf(nodeName: string): { kubelet: VirtualKubelet; server: FleetServer; slice: number } | undefined {
+    for (const entry of this.#kubelets.values()) if (entry.kubelet.nodeName === nodeName) return entry;
+    return undefined;
   }
 
   /** The fleet's pod runner (absent with runPods: false). */
@@ -94,17 +102,16 @@ export class KubeletFleet {
   upsert(server: FleetServer): Promise<void> {
     const { key, value } = this.#opts.clusterLabel;
     if (server.labels[key] !== value) return Promise.resolve();
-    return this.#chain(server.name, () => this.#syncOne(server));
+    return this.#chain(server.id, () => this.#syncOne(server));
   }
 
   /** The server with this id is gone: its kubelet stops for good (the Node stays). */
   remove(serverId: string): void {
-    for (const [name, entry] of this.#kubelets) {
-      if (entry.server.id !== serverId) continue;
-      entry.kubelet.close();
-      this.#kubelets.delete(name);
-      this.#opts.onChange?.();
-    }
+    const entry = this.#kubelets.get(serverId);
+    if (entry === undefined) return;
+    entry.kubelet.close();
+    this.#kubelets.delete(serverId);
+    this.#opts.onChange?.();
   }
 
   /**
@@ -114,8 +121,8 @@ export class KubeletFleet {
   silence(nodeName: string, silent: boolean): Promise<void> {
     if (silent) this.#silenced.add(nodeName);
     else this.#silenced.delete(nodeName);
-    const entry = this.#kubelets.get(nodeName);
-    return entry ? this.#chain(nodeName, () => this.#syncOne(entry.server)) : Promise.resolve();
+    const entry = this.#entryOf(nodeName);
+    return entry ? this.#chain(entry.server.id, () => this.#syncOne(entry.server)) : Promise.resolve();
   }
 
   /** Number of kubelets (running or silent). */
@@ -133,7 +140,7 @@ export class KubeletFleet {
   runningNodes(): { name: string; ips: string[] }[] {
     return [...this.#kubelets.values()]
       .filter(({ kubelet }) => kubelet.running)
-      .map(({ server }) => ({ name: server.name, ips: [server.private_ipv4, server.public_ipv4].filter((ip): ip is string => ip !== null) }));
+      .map(({ kubelet, server }) => ({ name: kubelet.nodeName, ips: [server.private_ipv4, server.public_ipv4].filter((ip): ip is string => ip !== null) }));
   }
 
   close(): void {
@@ -147,22 +154,22 @@ export class KubeletFleet {
   async #sync(servers: readonly FleetServer[]): Promise<void> {
     const { key, value } = this.#opts.clusterLabel;
     const mine = servers.filter((s) => s.labels[key] === value);
-    const seen = new Set(mine.map((s) => s.name));
-    for (const [name, entry] of this.#kubelets) {
-      if (seen.has(name)) continue;
+    const seen = new Set(mine.map((s) => s.id));
+    for (const [id, entry] of this.#kubelets) {
+      if (seen.has(id)) continue;
       // The server is gone: the machine is gone, so is its kubelet. The Node stays until the CCM deletes it.
       entry.kubelet.close();
-      this.#kubelets.delete(name);
+      this.#kubelets.delete(id);
       this.#opts.onChange?.();
     }
-    await Promise.all(mine.map((server) => this.#chain(server.name, () => this.#syncOne(server))));
+    await Promise.all(mine.map((server) => this.#chain(server.id, () => this.#syncOne(server))));
   }
 
-  #chain(name: string, fn: () => Promise<void>): Promise<void> {
-    const next = (this.#chains.get(name) ?? Promise.resolve()).then(fn);
-    this.#chains.set(name, next);
+  #chain(serverId: string, fn: () => Promise<void>): Promise<void> {
+    const next = (this.#chains.get(serverId) ?? Promise.resolve()).then(fn);
+    this.#chains.set(serverId, next);
     void next.finally(() => {
-      if (this.#chains.get(name) === next) this.#chains.delete(name);
+      if (this.#chains.get(serverId) === next) this.#chains.delete(serverId);
     });
     return next;
   }
@@ -179,31 +186,32 @@ export class KubeletFleet {
   async #renewSlice(slice: number): Promise<void> {
     const running = [...this.#kubelets.values()].filter((entry) => entry.slice === slice && entry.kubelet.running);
     const limit = Math.max(1, this.#opts.sharedHeartbeat?.concurrency ?? 16);
-    await mapWithConcurrency(running, limit, (entry) => entry.kubelet.renewLease().catch((err: unknown) => this.#opts.onError?.(err, entry.server.name)));
+    await mapWithConcurrency(running, limit, (entry) => entry.kubelet.renewLease().catch((err: unknown) => this.#opts.onError?.(err, entry.kubelet.nodeName)));
   }
 
   async #syncOne(server: FleetServer): Promise<void> {
-    const up = UP_STATES.has(server.status) && !this.#silenced.has(server.name);
-    let entry = this.#kubelets.get(server.name);
+    let entry = this.#kubelets.get(server.id);
+    const nodeName = entry?.kubelet.nodeName ?? server.name;
+    const up = UP_STATES.has(server.status) && !this.#silenced.has(nodeName);
     if (!entry) {
       if (!up) return;
       const kubelet = new VirtualKubelet({
         kubeConfig: this.#opts.kubeConfig,
-        nodeName: server.name,
+        nodeName,
         ...this.#opts.registration?.(server),
         renewIntervalMs: this.#opts.renewIntervalMs ?? 2000,
         externalHeartbeat: this.#opts.sharedHeartbeat !== undefined,
-        onError: (err) => this.#opts.onError?.(err, server.name),
+        onError: (err) => this.#opts.onError?.(err, nodeName),
       });
       entry = { kubelet, server, slice: this.#nextSlice };
       this.#nextSlice = (this.#nextSlice + 1) % RENEWAL_SLICES;
-      this.#kubelets.set(server.name, entry);
+      this.#kubelets.set(server.id, entry);
     }
     entry.server = server;
     try {
       await this.#apply(entry.kubelet, up);
     } catch (err) {
-      this.#opts.onError?.(err, server.name);
+      this.#opts.onError?.(err, nodeName);
     }
   }
 

@@ -6,6 +6,7 @@ import { endpointSlice, nodePortService } from '../../test/helpers/endpoint-slic
 import { freePort } from '../ports.ts';
 import { udpClient } from '../../simulator/server/dataplane/test-support/harness.ts';
 import { ImageReplies, loadImageTable } from './images/replies.ts';
+import { REPLIES_ANNOTATION } from './images/schema.ts';
 import { withAnnounced } from './kube-vip.ts';
 import { NodePortStandIns, type HealthCheckReply, type StandInNode, type StandInReply } from './nodeport-standins.ts';
 import type { ProxierHealthReply } from './proxier-health.ts';
@@ -226,6 +227,16 @@ describe('kube-proxy stand-in listeners', () => {
       expect(JSON.parse(await exchange('127.0.0.1', port, 'hello\n'))).toMatchObject({ type: 'tcp', podName: 'ts-a' });
       expect(await exchange('127.0.0.1', port, 'hello\n')).toMatch(/^HTTP\/1\.1 400 Bad Request/);
       expect(JSON.parse(await exchange('127.0.0.1', port, 'hello\n'))).toMatchObject({ pod: 'app-c', path: null });
+    });
+
+    it('closes a connection without a PROXY header unanswered when the pod requires one, and names the header\'s client when it comes', async () => {
+      const port = await portFreeOnBoth();
+      const behaviour = { proxyProtocol: 'required', http: [{ path: '/*', reply: { json: { pod: '{{pod.name}}', proxied: '{{proxy.source}}' } } }] };
+      pods.set('d/pp-a', { metadata: { name: 'pp-a', namespace: 'd', annotations: { [REPLIES_ANNOTATION]: JSON.stringify(behaviour) } }, spec: { containers: [{ name: 'n', image: 'nginx' }] } });
+      await imaged.apply([N1], buildProxyTable([nodePortService('d', 'pp', { nodePort: port })], [endpointSlice('d', 'pp', [pod('pp-a', 'n1', 2)])]));
+      expect(await get('127.0.0.1', port)).toBe('');
+      const res = await exchange('127.0.0.1', port, `PROXY TCP4 127.9.9.9 127.1.0.1 40000 80\r\nGET / HTTP/1.1\r\nhost: x\r\n\r\n`);
+      expect(parseJson(res)).toEqual({ pod: 'pp-a', proxied: '127.9.9.9:40000' });
     });
 
     it('answers a UDP NodePort per flow as the image does, and with the stand-in JSON for an unknown image', async () => {

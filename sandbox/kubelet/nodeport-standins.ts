@@ -427,11 +427,13 @@ function stripLength(p: ParsedProxyHeader): Omit<ParsedProxyHeader, 'length'> {
  * that is not HTTP with 400, as Go's and nginx's do, and a silent client with nothing.
  */
 function imageAnswer(image: PodBehaviour, req: Incoming, client: { ip: string; port: number }, now: Date): Outgoing {
+  if (image.behaviour.proxyProtocol === 'required' && req.proxy === null) return null;
+  const proxySource = req.proxy ? `${req.proxy.srcAddress}:${req.proxy.srcPort}` : '';
   if (req.http) {
-    const http = answerHttp(image, { ...req.http, client, now });
+    const http = answerHttp(image, { ...req.http, client, now, proxySource });
     if (http) return http;
   }
-  const line = answerMessage(image, 'tcp', { payload: req.line, client, now });
+  const line = answerMessage(image, 'tcp', { payload: req.line, client, now, proxySource });
   if (line !== null) return { raw: line.endsWith('\n') ? line : `${line}\n` };
   return image.behaviour.http && req.line !== '' ? { raw: 'HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n\r\n400 Bad Request' } : null;
 }

@@ -1,11 +1,11 @@
 // `npm run bench [scenario...] [--nodes N] [--profile parity|tuned] [--runs N] [--out FILE]
-//                [--rest-minutes M] [--smoke] [--logs DIR] [--ccm-v N] [--ccm builtin|deployed|upstream] [--compare] [--cpu-prof DIR]`
+//                [--rest-minutes M] [--smoke] [--logs DIR] [--ccm-v N] [--ccm builtin|deployed|upstream] [--compare [--rounds N] [--no-tuned]] [--cpu-prof DIR]`
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { UsageError } from '../../lib/usage-error.ts';
 import { BENCH_CCMS, COMPARE_SCENARIOS, PROFILES, SCENARIOS, type BenchCcm, type BenchOptions, type ProfileName, type ScenarioId } from './types.ts';
 
-export const USAGE = `usage: npm run bench -- [S1 S2 ... S15] [--nodes N] [--profile parity|tuned] [--runs N] [--out FILE] [--rest-minutes M] [--smoke] [--logs DIR] [--ccm-v N] [--ccm builtin|deployed|upstream] [--compare] [--cpu-prof DIR]
+export const USAGE = `usage: npm run bench -- [S1 S2 ... S15] [--nodes N] [--profile parity|tuned] [--runs N] [--out FILE] [--rest-minutes M] [--smoke] [--logs DIR] [--ccm-v N] [--ccm builtin|deployed|upstream] [--compare [--rounds N] [--no-tuned]] [--cpu-prof DIR]
   scenarios   ${SCENARIOS.join(' ')} (default: all; S3 and S8 are measured on the S1/S2 runs)
   --nodes     fleet size (default 1000)
   --profile   parity = upstream defaults (QPS 20/30, 1 worker); tuned = QPS 100/150, 8 node / 5 service workers (default tuned)
@@ -18,8 +18,11 @@ export const USAGE = `usage: npm run bench -- [S1 S2 ... S15] [--nodes N] [--pro
   --ccm       builtin = our CCM as the sandbox runs it (default); deployed = our CCM as deploy/ ships it (the bundle, its
               code cache, the image's Node flags, the Deployment's env); upstream = the Go CCM on k8s.io/cloud-provider
   --cpu-prof  DIR: our CCM writes a V8 CPU profile of each run there (node --cpu-prof; open it in Chrome DevTools)
-  --compare   side by side on one fleet: ${COMPARE_SCENARIOS.join(' ')} for ours and upstream at the parity profile, then ours tuned;
-              each figure as a ratio ours / upstream (no --profile or --ccm; scenarios limited to those)`;
+  --compare   side by side on one fleet: ${COMPARE_SCENARIOS.join(' ')} at the parity profile for ours over each HTTP client
+              (http1 as deployed, undici and http2 with the JIT on), each followed by upstream, then ours tuned; each figure
+              as a ratio ours / upstream, judged against the parity limits (no --profile or --ccm; scenarios limited to those)
+  --rounds    with --compare: run the parity passes N times, alternating (default 1)
+  --no-tuned  with --compare: skip the ours-tuned pass`;
 
 const SMOKE_SCENARIOS: readonly ScenarioId[] = ['S1', 'S2', 'S3', 'S8', 'S4', 'S5', 'S12', 'S6', 'S7'];
 
@@ -55,6 +58,8 @@ const BENCH_OPTIONS = {
   'ccm-v': { type: 'string' },
   ccm: { type: 'string' },
   compare: { type: 'boolean', default: false },
+  rounds: { type: 'string' },
+  'no-tuned': { type: 'boolean', default: false },
   'cpu-prof': { type: 'string' },
 } as const;
 
@@ -125,5 +130,7 @@ export function parseBenchArgs(argv: readonly string[], now = new Date()): Bench
     ccmVerbosity: verbosity(values['ccm-v']),
     ccm,
     compare,
+    rounds: Math.round(positive('rounds', values.rounds, 1)),
+    tuned: values['no-tuned'] !== true,
   };
 }

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { loadAll } from 'js-yaml';
 import { z } from 'zod';
+import type { HttpTransport } from '../../lib/http-pool.ts';
 import { buildCcmBundle } from '../build.ts';
 import type { CcmEntry } from './env.ts';
 
@@ -67,17 +68,20 @@ export async function idleRssMb(entry: CcmEntry & { readonly main: string }): Pr
 /**
  * Builds the bundle into `dir` and returns how to start it as the image and the Deployment do. When the
  * image sets NODE_COMPILE_CACHE, the cache is made the same way (a `--help` run of the bundle where it
- * runs, by the user who runs it) in `dir/compile-cache`.
+ * runs, by the user who runs it) in `dir/compile-cache`. With another `transport` than lib/http1 the CCM
+ * gets `CCM_HTTP_TRANSPORT` and runs without `--jitless` (undici needs WebAssembly), its cache made under
+ * those flags in `dir/compile-cache-<transport>`.
  */
-export async function deployedCcm(dir: string): Promise<CcmEntry & { readonly main: string; readonly label: string }> {
+export async function deployedCcm(dir: string, transport: HttpTransport = 'http1'): Promise<CcmEntry & { readonly main: string; readonly label: string }> {
   const main = join(dir, 'ccm.mjs');
   await buildCcmBundle(main);
   const dockerfile = readFileSync(DOCKERFILE, 'utf8');
-  const nodeArgs = entrypointNodeFlags(dockerfile);
-  const env = deploymentEnv(readFileSync(DEPLOYMENT_MANIFEST, 'utf8'));
+  const shipped = entrypointNodeFlags(dockerfile);
+  const nodeArgs = transport === 'http1' ? shipped : shipped.filter((f) => f !== '--jitless');
+  const env = { ...deploymentEnv(readFileSync(DEPLOYMENT_MANIFEST, 'utf8')), ...(transport === 'http1' ? {} : { CCM_HTTP_TRANSPORT: transport }) };
   const label = `bundle, node ${[...nodeArgs, 'ccm.mjs'].join(' ')}, ${Object.entries(env).map(([k, v]) => `${k}="${v}"`).join(' ')}`;
   if (imageEnv(dockerfile).NODE_COMPILE_CACHE === undefined) return { main, nodeArgs, env, label };
-  const cache = join(dir, 'compile-cache');
+  const cache = join(dir, transport === 'http1' ? 'compile-cache' : `compile-cache-${transport}`);
   mkdirSync(cache, { recursive: true });
   await execa(process.execPath, [...nodeArgs, main, '--help'], { env: { NODE_COMPILE_CACHE: cache } });
   return { main, nodeArgs, env: { ...env, NODE_COMPILE_CACHE: cache }, label: `${label}, compile cache` };

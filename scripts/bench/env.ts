@@ -25,6 +25,7 @@ import { deployedCcm } from './deployed-ccm.ts';
 import { NodeTracker } from './nodes.ts';
 import { ProcSampler } from './procstat.ts';
 import { ServiceTracker } from './services.ts';
+import type { HttpTransport } from '../../lib/http-pool.ts';
 import type { BenchCcm, Profile } from './types.ts';
 
 /** How the CCM is started: which entry point, with which Node flags and extra environment (defaults: `src/main.ts`, none). */
@@ -42,6 +43,8 @@ export interface EnvOptions {
   readonly ccm?: BenchCcm;
   /** Our CCM writes a V8 CPU profile of each run here (`--cpu-prof`). */
   readonly cpuProfDir?: string;
+  /** Our CCM's HTTP client as deployed (`CCM_HTTP_TRANSPORT`; default lib/http1). */
+  readonly transport?: HttpTransport;
 }
 
 export const CLUSTER = 'bench';
@@ -125,18 +128,22 @@ export class BenchEnv {
 
   /** How our CCM starts when a scenario does not say: as the sandbox runs it, or as deployed (`--ccm deployed`). */
   ccmEntry: CcmEntry = {};
-  #deployed: (CcmEntry & { readonly label: string }) | undefined;
+  readonly #deployed = new Map<HttpTransport, CcmEntry & { readonly main: string; readonly label: string }>();
 
   async #entryFor(ccm: BenchCcm): Promise<void> {
-    if (ccm !== 'deployed') {
-      this.ccmEntry = {};
-      return;
+    this.ccmEntry = ccm === 'deployed' ? await this.deployedEntry() : {};
+  }
+
+  /** Ours as deployed over the current HTTP client: built once per client and kept for the session. */
+  async deployedEntry(): Promise<CcmEntry & { readonly main: string; readonly label: string }> {
+    const transport = this.options.transport ?? 'http1';
+    let entry = this.#deployed.get(transport);
+    if (entry === undefined) {
+      entry = await deployedCcm(join(this.options.stateDir, 'deployed'), transport);
+      this.#deployed.set(transport, entry);
+      this.options.progress(`ours runs as deployed: ${entry.label}`);
     }
-    if (this.#deployed === undefined) {
-      this.#deployed = await deployedCcm(join(this.options.stateDir, 'deployed'));
-      this.options.progress(`ours runs as deployed: ${this.#deployed.label}`);
-    }
-    this.ccmEntry = this.#deployed;
+    return entry;
   }
 
   get ccmKind(): BenchCcm {
@@ -170,10 +177,10 @@ export class BenchEnv {
     return this.options.cpuProfDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${this.options.cpuProfDir}`];
   }
 
-  /** Another CCM or profile on the same fleet: stops the running CCM (and its Lease) and starts that one. */
-  async useCcm(ccm: BenchCcm, profile: Profile): Promise<void> {
+  /** Another CCM, profile or HTTP client on the same fleet: stops the running CCM (and its Lease) and starts that one. */
+  async useCcm(ccm: BenchCcm, profile: Profile, transport?: HttpTransport): Promise<void> {
     await this.stopCcm();
-    this.options = { ...this.options, ccm, profile };
+    this.options = { ...this.options, ccm, profile, ...(transport ? { transport } : {}) };
     await this.#entryFor(ccm);
     await this.startCcm();
   }

@@ -6,7 +6,7 @@ import { SANDBOX_LABELS } from '../../sandbox/cloud/sandbox-cloud.ts';
 import { UNINITIALIZED_TAINT } from '../../sandbox/kubelet/node-object.ts';
 import type { BenchEnv } from './env.ts';
 import { CLUSTER } from './env.ts';
-import { mapAtRate, mapWithConcurrency } from '../../lib/pool.ts';
+import { mapAtRate, mapWithConcurrency } from '../../lib/concurrency.ts';
 import { waitFor } from '../../sandbox/wait.ts';
 import { startWatch } from './watch.ts';
 

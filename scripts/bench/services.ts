@@ -2,7 +2,7 @@
 // created and deleted in bulk in the `bench` namespace.
 import { CoreV1Api, type KubeConfig, type V1Service } from '@kubernetes/client-node';
 import type { BenchEnv } from './env.ts';
-import { mapAtRate, mapWithConcurrency } from '../../lib/pool.ts';
+import { mapAtRate, mapWithConcurrency } from '../../lib/concurrency.ts';
 import { waitFor } from '../../sandbox/wait.ts';
 import { startWatch } from './watch.ts';
 

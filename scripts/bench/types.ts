@@ -46,6 +46,10 @@ export interface BenchOptions {
   readonly ccm: BenchCcm;
   /** Side by side (`--compare`): the scenarios for both CCMs on one fleet, ours / upstream per figure. */
   readonly compare: boolean;
+  /** `--compare`: how many times its parity passes run, alternating (`--rounds`, default 1). */
+  readonly rounds: number;
+  /** `--compare`: ours tuned runs after the parity passes (default; `--no-tuned` skips it). */
+  readonly tuned: boolean;
 }
 
 /** How a figure is judged against its target: lower is better (latency, calls) or higher (ratios). */

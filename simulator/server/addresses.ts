@@ -5,8 +5,14 @@
  * network), `prj:<id>` (a server's private address given without a network, e.g. a kind container's IP) and
  * `blk` (the usable addresses of IP blocks: held for their owner whether or not anything uses them now, so a
  * pool never hands out an address someone reserved, such as a load balancer's VIP kept after it was deleted).
+ *
+ * Public addresses (`pub`) and IP blocks rotate through their pools (next-fit from the last one handed out),
+ * as a cloud's large public pool does: an address just released is not the next caller's, so a client
+ * still holding it (a stale Service status, a second DELETE of a reserved address) does not meet someone
+ * else's new resource. The cursor lives in memory: a restarted simcloud starts again from the pool's start.
  */
-import { firstFree, firstFreeV6 } from './ipam.ts';
+import { ipToInt, parseCidr, type Range } from '../../lib/ip.ts';
+import { firstFree, firstFreeRange, firstFreeV6 } from './ipam.ts';
 import type { AppliedChange, IpBlockRec, LoadBalancerRec, ServerRec } from './store/state.ts';
 import type { Store } from './store/store.ts';
 
@@ -33,6 +39,8 @@ const INDEXED = new Set(['servers', 'load_balancers', 'ip_blocks']);
 
 export class AddressIndex {
   readonly #used = new Map<string, string>();
+  /** Per rotating pool: where the next search starts (an offset into the range, or a block pool's address). */
+  readonly #next = new Map<string, number>();
 
   constructor(store: Store) {
     this.#rebuild(store);
@@ -44,9 +52,21 @@ export class AddressIndex {
     return this.#used.get(`${scope}|${ip}`);
   }
 
-  /** Lowest free host address of `cidr` in `scope` that no IP block holds. */
+  /** A free host address of `cidr` in `scope` that no IP block holds: the lowest, or in `pub` the next after the last one handed out. */
   allocate(scope: string, cidr: string, reserveGateway = false): string | null {
-    return firstFree(cidr, (ip) => this.#used.has(`${scope}|${ip}`) || this.#used.has(`blk|${ip}`), reserveGateway);
+    const key = `${scope}|${cidr}`;
+    const rotating = scope === 'pub';
+    const ip = firstFree(cidr, (a) => this.#used.has(`${scope}|${a}`) || this.#used.has(`blk|${a}`), reserveGateway, rotating ? this.#next.get(key) : undefined);
+    if (ip !== null && rotating) this.#next.set(key, ipToInt(ip) - parseCidr(cidr).base + 1);
+    return ip;
+  }
+
+  /** A free `/prefix` of the IP block pool `pool`, overlapping none of `taken`: the next after the last one handed out. */
+  allocateRange(pool: string, prefix: number, taken: readonly Range[]): Range | null {
+    const key = `blocks|${pool}`;
+    const range = firstFreeRange(pool, prefix, taken, this.#next.get(key));
+    if (range !== null) this.#next.set(key, range.base + 2 ** (32 - prefix));
+    return range;
   }
 
   /** First free IPv6 allocation of `cidr` in `scope`: the `::1` of each `/stepPrefix` (see firstFreeV6). */

@@ -24,7 +24,7 @@ import type { SimConfig } from './config.ts';
 import type { DataplanePort, Sim } from './context.ts';
 import { EventBus, type SimEventInput } from './events.ts';
 import { FaultEngine } from './faults.ts';
-import { mountRoutes, type RouteDef } from './http.ts';
+import { mountRoutes, type RouteDef } from './route-definitions.ts';
 import { internalRoutes, mountEvents } from './internal/routes.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { accessLog } from './middleware/access-log.ts';
@@ -34,7 +34,7 @@ import { faults } from './middleware/faults.ts';
 import { hostGuard } from './middleware/host-check.ts';
 import { idempotency } from './middleware/idempotency.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
-import { requestId } from './middleware/request-id.ts';
+import { currentRequestId, requestId } from './middleware/request-id.ts';
 import { buildOpenApi } from './openapi.ts';
 import { actionRoutes } from './resources/actions/routes.ts';
 import { catalogueRoutes } from './resources/catalogue/routes.ts';
@@ -112,7 +112,8 @@ function changeEvent(c: AppliedChange, resourceType: ResourceChangeEvent['resour
   const doc = (c.after ?? c.before) as { project_id?: string } | undefined;
   return {
     type: 'resource_change', change: changeKind(c), resource_type: resourceType, resource_id: c.id,
-    project_id: doc?.project_id ?? null, resource: c.coll === 'certificates' && c.after !== undefined ? { ...c.after, private_key: REDACTED_KEY } : c.after ?? null,
+    project_id: doc?.project_id ?? null, request_id: currentRequestId() ?? null,
+    resource: c.coll === 'certificates' && c.after !== undefined ? { ...c.after, private_key: REDACTED_KEY } : c.after ?? null,
   } as SimEventInput;
 }
 

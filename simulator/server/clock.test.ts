@@ -20,6 +20,17 @@ describe('SimClock', () => {
     clock.stop();
   });
 
+  it('leaves the wall clock alone when simulated time is advanced or sped up', () => {
+    let wall = 7_000;
+    const clock = new SimClock({ realNow: () => 0, wallNow: () => wall, start: 0 });
+    clock.fastForward(3_600_000);
+    clock.setSpeed(60);
+    expect(clock.wallNow()).toBe(7_000);
+    wall += 5;
+    expect(clock.wallNow()).toBe(7_005);
+    clock.stop();
+  });
+
   it('cancels timers', () => {
     const clock = new SimClock({ realNow: () => 0, start: 0 });
     const fired: number[] = [];

@@ -1,8 +1,12 @@
 /**
  * Simulated time. `now()` runs at `speed` times real time from an anchor; `fastForward(ms)` jumps
  * ahead and fires every timer that falls due, in order. Timers are set in simulated milliseconds.
- * Everything time-dependent in the server (actions, lifecycles, fault windows) uses this clock.
+ * Everything time-dependent in the server (actions, lifecycles, fault windows) uses this clock. `wallNow()` is
+ * the wall clock beside it, which time control never moves: what clients outside simcloud compute with (an OAuth2
+ * client's token expiry), injectable for tests.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 export interface Clock {
   now(): number;
   /** Runs `fn` once simulated time reaches `at`. */
@@ -18,6 +22,8 @@ interface Timer {
 
 export interface SimClockOptions {
   realNow?: () => number;
+  /** The wall clock (default Date.now); apart from realNow so a test can move it without moving simulated time. */
+  wallNow?: () => number;
   speed?: number;
   /** Simulated start time (default: real now). */
   start?: number;
@@ -25,6 +31,7 @@ export interface SimClockOptions {
 
 export class SimClock implements Clock {
   readonly #realNow: () => number;
+  readonly #wallNow: () => number;
   #anchorReal: number;
   #anchorSim: number;
   #speed: number;
@@ -35,6 +42,7 @@ export class SimClock implements Clock {
 
   constructor(opts: SimClockOptions = {}) {
     this.#realNow = opts.realNow ?? Date.now;
+    this.#wallNow = opts.wallNow ?? Date.now;
     this.#anchorReal = this.#realNow();
     this.#anchorSim = opts.start ?? this.#anchorReal;
     this.#speed = opts.speed ?? 1;
@@ -42,6 +50,11 @@ export class SimClock implements Clock {
 
   now(): number {
     return this.#anchorSim + (this.#realNow() - this.#anchorReal) * this.#speed;
+  }
+
+  /** The wall clock: fast-forwards and speed leave it alone. */
+  wallNow(): number {
+    return this.#wallNow();
   }
 
   get speed(): number {
@@ -68,7 +81,9 @@ export class SimClock implements Clock {
 
   setTimer(at: number, fn: () => void): number {
     const id = this.#nextId++;
-    const timer = { id, at, fn };
+    // The callback runs in the async context it was set in, not in whichever one last armed the real timer:
+    // work a request started (an action finishing) stays that request's (its resource_change events name it).
+    const timer = { id, at, fn: AsyncLocalStorage.bind(fn) };
     const i = this.#timers.findIndex((t) => t.at > at);
     if (i < 0) this.#timers.push(timer);
     else this.#timers.splice(i, 0, timer);

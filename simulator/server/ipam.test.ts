@@ -9,6 +9,15 @@ describe('ipam', () => {
     expect(firstFree('10.0.0.0/30', (ip) => ip === '10.0.0.2', true)).toBeNull();
   });
 
+  it('starts the search at `from` and wraps around (next-fit)', () => {
+    expect(firstFree('10.0.0.0/29', () => false, false, 3)).toBe('10.0.0.3');
+    expect(firstFree('10.0.0.0/29', (ip) => ip >= '10.0.0.3', false, 3)).toBe('10.0.0.1');
+    expect(firstFree('10.0.0.0/29', () => false, false, 7)).toBe('10.0.0.1');
+    const taken = [parseCidr('127.2.0.0/29')];
+    expect(formatCidr(firstFreeRange('127.2.0.0/27', 29, taken, parseCidr('127.2.0.16/32').base)!)).toBe('127.2.0.16/29');
+    expect(formatCidr(firstFreeRange('127.2.0.0/27', 29, [...taken, parseCidr('127.2.0.24/29')], parseCidr('127.2.0.24/32').base)!)).toBe('127.2.0.8/29');
+  });
+
   it('hands out IPv6 as one /64 per holder or one address each, from ::1', () => {
     const used = new Set(['2001:db8:1::1', '2001:db8:1:1::1']);
     expect(firstFreeV6('2001:db8:1::/48', 64, (ip) => used.has(ip))).toBe('2001:db8:1:2::1');

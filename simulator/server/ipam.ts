@@ -3,26 +3,34 @@ import { bigIntToIpv6, contains, intToIp, overlaps, parseCidr, parseCidr6, range
 
 /**
  * First free host address of `cidr` (skipping the network address, the first host when
- * `reserveGateway`, and the broadcast address for ranges larger than /31), or null.
+ * `reserveGateway`, and the broadcast address for ranges larger than /31), or null. With `from` (an offset
+ * into the range), the search starts there and wraps around: next-fit, for pools that rotate.
  */
-export function firstFree(cidr: string, isUsed: (ip: string) => boolean, reserveGateway = false): string | null {
+export function firstFree(cidr: string, isUsed: (ip: string) => boolean, reserveGateway = false, from = 0): string | null {
   const r = parseCidr(cidr);
   const size = rangeSize(r);
   const start = r.prefix >= 31 ? 0 : reserveGateway ? 2 : 1;
   const end = r.prefix >= 31 ? size : size - 1;
-  for (let i = start; i < end; i++) {
-    const ip = intToIp(r.base + i);
+  const count = end - start;
+  const first = Math.min(Math.max(from - start, 0), count);
+  for (let k = 0; k < count; k++) {
+    const ip = intToIp(r.base + start + ((first + k) % count));
     if (!isUsed(ip)) return ip;
   }
   return null;
 }
 
-/** First sub-range of `size` prefix inside `pool` that overlaps none of `taken`, or null. */
-export function firstFreeRange(pool: string, prefix: number, taken: readonly Range[]): Range | null {
+/**
+ * First sub-range of `size` prefix inside `pool` that overlaps none of `taken`, or null. With `from` (an
+ * address of the pool), the search starts at the sub-range holding it and wraps around.
+ */
+export function firstFreeRange(pool: string, prefix: number, taken: readonly Range[], from?: number): Range | null {
   const p = parseCidr(pool);
   const step = 2 ** (32 - prefix);
-  for (let base = p.base; base + step <= p.base + rangeSize(p); base += step) {
-    const candidate = { base, prefix };
+  const count = Math.floor(rangeSize(p) / step);
+  const first = from !== undefined && from >= p.base && from < p.base + count * step ? Math.floor((from - p.base) / step) : 0;
+  for (let k = 0; k < count; k++) {
+    const candidate = { base: p.base + ((first + k) % count) * step, prefix };
     if (!taken.some((t) => overlaps(t, candidate))) return candidate;
   }
   return null;

@@ -1,7 +1,7 @@
 /** The OpenAPI 3.1 document, generated from the route table and the zod wire schemas. */
 import { z } from 'zod';
 import { ErrorEnvelope } from '../api/schema/errors.ts';
-import type { RouteDef } from './http.ts';
+import type { RouteDef } from './route-definitions.ts';
 
 type Json = Record<string, unknown>;
 

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { sequentialId } from './context.ts';
-import type { RouteDef } from './http.ts';
+import type { RouteDef } from './route-definitions.ts';
 import { AttrsCollection, type Persona } from './persona.ts';
 
 /** Paths simcloud serves itself; no persona may mount on, under or above them. */

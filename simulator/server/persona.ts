@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import type { Region, ServerType } from '../api/schema/catalogue.ts';
 import type { Caller, Sim } from './context.ts';
 import type { SimcloudError } from './errors.ts';
-import type { RouteDef } from './http.ts';
+import type { RouteDef } from './route-definitions.ts';
 import type { CollectionName } from './store/state.ts';
 
 /** How a persona writes `RateLimit-Reset`: seconds until the window resets, or the Unix time it resets at. */

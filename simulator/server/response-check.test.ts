@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import type { Sim } from './context.ts';
 import { SimcloudError } from './errors.ts';
-import { defineRoute, mountRoutes, type RouteDef } from './http.ts';
+import { defineRoute, mountRoutes, type RouteDef } from './route-definitions.ts';
 import { responseMismatch, validateResponsesFromEnv } from './response-check.ts';
 
 const Lb = z.strictObject({

@@ -8,7 +8,7 @@
  * fails the test that reads it. /v1's typed client parses the same schemas on its side.
  */
 import type { z } from 'zod';
-import type { RouteDef } from './http.ts';
+import type { RouteDef } from './route-definitions.ts';
 
 export const VALIDATE_RESPONSES_ENV = 'SIMCLOUD_VALIDATE_RESPONSES';
 

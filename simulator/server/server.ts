@@ -31,6 +31,8 @@ export interface StartOptions {
   logger?: Logger;
   /** The personas to serve besides /v1 (the entry point passes the registration list); none when absent. */
   personas?: readonly Persona[];
+  /** The wall clock (SimClock's wallNow), for tests that move it; Date.now when absent. */
+  wallNow?: () => number;
 }
 
 export interface RunningSimcloud {
@@ -75,7 +77,7 @@ async function build(opts: StartOptions): Promise<{ sim: Sim; app: SimApp['app']
   let sync: DataplaneSync | undefined;
   const makeSync = ({ targets, events }: { targets: TargetView; events: EventBus }): DataplaneSync => (sync = new DataplaneSync({ store, targets, events, logger }));
   const { app, sim } = createApp({
-    store, clock: new SimClock({ speed: config.speed }), config, logger, personas: opts.personas ?? [], dataplane: config.dataplane ? makeSync : undefined,
+    store, clock: new SimClock({ speed: config.speed, ...(opts.wallNow ? { wallNow: opts.wallNow } : {}) }), config, logger, personas: opts.personas ?? [], dataplane: config.dataplane ? makeSync : undefined,
   });
   return { app, sim, sync };
 }

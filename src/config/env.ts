@@ -25,5 +25,7 @@ export const ENV = {
   logFormat: 'CCM_LOG_FORMAT',
   /** Extra Host names the /healthz and /metrics server accepts (same as `--allowed-host`). */
   allowedHosts: 'CCM_ALLOWED_HOSTS',
+  /** The HTTP client under both API clients: `http1`, `undici` or `http2`. */
+  httpTransport: 'CCM_HTTP_TRANSPORT',
 } as const;
 export type EnvName = (typeof ENV)[keyof typeof ENV];

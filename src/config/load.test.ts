@@ -105,7 +105,7 @@ describe('loadConfig', () => {
     let error: unknown;
     try {
       loadConfig({
-        argv: ['--secure-port=99999', '--leader-elect-lease-duration=soon', '--cloud-provider=aws'],
+        argv: ['--secure-port=99999', '--leader-elect-lease-duration=soon', '--cloud-provider='],
         env: { SIMCLOUD_ENDPOINT: 'ftp://x', SIMCLOUD_LOAD_BALANCER_STRATEGY: 'magic' },
       });
     } catch (err) {
@@ -115,7 +115,7 @@ describe('loadConfig', () => {
     const problems = (error as ConfigError).problems.join('\n');
     expect(problems).toContain('--secure-port:');
     expect(problems).toContain('--leader-elect-lease-duration: must be a duration');
-    expect(problems).toContain('--cloud-provider: must be simcloud');
+    expect(problems).toContain('--cloud-provider: cannot be empty');
     expect(problems).toContain('SIMCLOUD_ENDPOINT: must be an http(s) URL');
     expect(problems).toContain('SIMCLOUD_LOAD_BALANCER_STRATEGY: must be one of: lb, ip-block');
     expect(problems).toMatch(/SIMCLOUD_TOKEN \/ cloud-config token: is required/);

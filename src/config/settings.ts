@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { BearerToken } from '../../simulator/api/schema/projects.ts';
+import { HttpTransports } from '../../lib/http-pool.ts';
 import { ENV } from './env.ts';
 import { field, type Field } from './fields.ts';
 
@@ -31,7 +32,7 @@ export interface SettingDefinition<S extends z.ZodType = z.ZodType> extends Fiel
 const s = <S extends z.ZodType>(def: SettingDefinition<S>): SettingDefinition<S> => def;
 
 export const settings = {
-  cloudProvider: s({ ...field.textWith(z.string().refine((v) => v === 'simcloud', { message: 'must be simcloud (--cloud-provider cannot be empty)' })), flag: 'cloud-provider', default: 'simcloud', description: 'The provider; only `simcloud` is served. Upstream has no default and rejects an empty value.' }),
+  cloudProvider: s({ ...field.textWith(z.string().min(1, 'cannot be empty')), flag: 'cloud-provider', default: 'simcloud', description: 'The provider, by its registered name; `simcloud` is the one registered. An unknown name exits 2 naming the registered ones. Upstream has no default and rejects an empty value.' }),
   cloudConfig: s({ ...field.text(), flag: 'cloud-config', env: ENV.cloudConfig, default: '', description: 'Path of the cloud-config file (JSON or YAML).' }),
   kubeconfig: s({ ...field.text(), flag: 'kubeconfig', default: '', description: 'Path of a kubeconfig; empty = the in-cluster service account, else the files of `$KUBECONFIG` merged as client-go merges them, else `~/.kube/config`. Tokens, token files, client certificates, basic auth and exec plugins work; auth-provider plugins do not.' }),
   clusterName: s({ ...field.textWith(z.string().regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'must be a DNS label (a-z, 0-9, -), at most 63 characters')), flag: 'cluster-name', env: ENV.clusterName, file: 'clusterName', default: 'kubernetes', description: 'Cluster name; part of every cloud resource name and label.' }),
@@ -64,6 +65,7 @@ export const settings = {
   routesEnabled: s({ ...field.bool(), env: ENV.routesEnabled, file: 'routes.enabled', default: 'true', description: 'Offer the Routes capability (also needs a network).' }),
   loadBalancersEnabled: s({ ...field.bool(), env: ENV.loadBalancersEnabled, file: 'loadBalancer.enabled', default: 'true', description: 'Offer the LoadBalancer capability.' }),
   loadBalancerStrategy: s({ ...field.oneOf(['lb', 'ip-block']), env: ENV.loadBalancerStrategy, file: 'loadBalancer.strategy', default: 'lb', description: '`lb`: one load balancer + server group + firewall policy per Service; `ip-block`: one /29 IP block per Service.' }),
+  httpTransport: s({ ...field.oneOf(HttpTransports), env: ENV.httpTransport, default: 'http1', extension: true, description: 'The HTTP client of both API clients: `http1` (our own, lib/http1.ts), `undici` (its `Pool`; needs the JIT: not under `--jitless`) or `http2` (`node:http2` to an https apiserver, undici to simcloud). Measured in docs/adr/0015.' }),
   logFormat: s({ ...field.oneOf(['json', 'pretty']), env: ENV.logFormat, default: 'json', extension: true, description: '`json` or `pretty`.' }),
 } as const;
 

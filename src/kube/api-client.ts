@@ -90,9 +90,9 @@ export class KubeClient {
 
   /** A watch stream; waits for a token like any request (client-go's watch goes through the limiter too). */
   async watch(request: WatchRequest, onValue: (value: unknown) => void): Promise<void> {
-    const { path, query, signal, idleTimeoutMs } = request;
+    const { path, query, signal, maxSilenceMs } = request;
     await this.#bucket?.acquire(signal);
-    await this.transport.stream({ method: 'GET', path, query: { ...query, watch: 'true' }, userAgent: this.userAgent, signal, idleTimeoutMs }, onValue);
+    await this.transport.stream({ method: 'GET', path, query: { ...query, watch: 'true' }, userAgent: this.userAgent, signal, inactivityTimeoutMs: maxSilenceMs }, onValue);
   }
 }
 
@@ -100,8 +100,8 @@ export interface WatchRequest {
   readonly path: string;
   readonly query: Readonly<Record<string, string>>;
   readonly signal: AbortSignal;
-  /** Ends the stream when nothing arrives this long (a dead connection). */
-  readonly idleTimeoutMs: number;
+  /** The longest the stream may stay silent: it is taken for a dead connection and ended after that. */
+  readonly maxSilenceMs: number;
 }
 
 /** A token bucket for the API limiter. */

@@ -106,7 +106,7 @@ export class ListWatch<T extends KubernetesObject> {
       try {
         let connected = false;
         const query = { resourceVersion: this.#resourceVersion, allowWatchBookmarks: 'true', timeoutSeconds: String(timeout) };
-        await watchClient.watch({ path, query, signal, idleTimeoutMs: (timeout + 60) * 1000 }, (value) => {
+        await watchClient.watch({ path, query, signal, maxSilenceMs: (timeout + 60) * 1000 }, (value) => {
           if (!connected) {
             connected = true;
             this.#emitSignal('connect');

@@ -1,5 +1,5 @@
 /**
- * KubeTransport: the CCM's HTTP(S) to one apiserver. One keep-alive connection pool (lib/http1) per endpoint
+ * KubeTransport: the CCM's HTTP(S) to one apiserver. One keep-alive connection pool (lib/http-pool) per endpoint
  * and credentials, shared by every client of the process (client-go shares one transport per rest config);
  * the endpoint's credentials on every request; JSON in and out; a `KubeApiError` for every failure,
  * carrying the HTTP status and the apiserver's Status reason.
@@ -11,7 +11,8 @@
 import { execFile } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { z } from 'zod';
-import { Http1Pool, originOf, type BodySink, type Http1Origin, type Http1Response } from '../../lib/http1.ts';
+import { originOf, type BodySink, type Http1Origin, type Http1Response } from '../../lib/http1.ts';
+import { createHttpPool, type HttpPool, type HttpTransport } from '../../lib/http-pool.ts';
 import type { Credentials, ExecPlugin, KubeEndpoint, Material } from './kubeconfig.ts';
 
 /** A failed Kubernetes API call: `code` is the HTTP status, 0 when no response came (connection, TLS, timeout). */
@@ -41,11 +42,11 @@ export interface KubeRequest {
   readonly contentType?: string;
   readonly userAgent?: string;
   readonly signal?: AbortSignal;
-  /** Socket inactivity limit (default 60 s, the apiserver's own request timeout). */
-  readonly idleTimeoutMs?: number;
+  /** The request fails when nothing arrives for this long (default 60 s, the apiserver's own request timeout). */
+  readonly inactivityTimeoutMs?: number;
 }
 
-const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+const DEFAULT_INACTIVITY_TIMEOUT_MS = 60_000;
 /** client-go re-reads a token file at most once a minute. */
 const TOKEN_FILE_TTL_MS = 60_000;
 
@@ -63,7 +64,7 @@ const ExecCredential = z.object({
 
 interface Pool {
   readonly key: string;
-  readonly http: Http1Pool;
+  readonly http: HttpPool;
 }
 
 interface ExecResult {
@@ -119,9 +120,12 @@ export class KubeTransport {
   #exec: ExecResult | undefined;
   #execRunning: Promise<ExecResult> | undefined;
   #closed = false;
+  readonly #transport: HttpTransport;
 
-  constructor(endpoint: KubeEndpoint) {
+  /** `transport`: the HTTP client under the pool (the `httpTransport` setting; default lib/http1). */
+  constructor(endpoint: KubeEndpoint, transport: HttpTransport = 'http1') {
     this.endpoint = endpoint;
+    this.#transport = transport;
     this.#server = new URL(endpoint.server);
     this.#prefix = this.#server.pathname.replace(/\/+$/, '');
   }
@@ -205,7 +209,7 @@ export class KubeTransport {
         method: req.method,
         path: this.#prefix + req.path + queryString(req.query),
         headers: requestHeaders(req, body, this.#authorization(exec)),
-        timeoutMs: req.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+        timeoutMs: req.inactivityTimeoutMs ?? DEFAULT_INACTIVITY_TIMEOUT_MS,
         ...(body === undefined ? {} : { body }),
         ...(req.signal ? { signal: req.signal } : {}),
       }, sink);
@@ -233,7 +237,7 @@ export class KubeTransport {
     const key = [materialStamp(e.ca), materialStamp(e.clientCert), materialStamp(e.clientKey), exec?.cert ?? '', exec?.key ?? ''].join('\n');
     if (this.#pool?.key === key) return this.#pool;
     const tls = this.#server.protocol === 'https:' ? tlsOptions(e, exec) : undefined;
-    const http = new Http1Pool(originOf(this.#server, tls));
+    const http = createHttpPool(originOf(this.#server, tls), this.#transport);
     this.#pool?.http.close();
     this.#pool = { key, http };
     return this.#pool;

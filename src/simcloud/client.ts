@@ -3,27 +3,30 @@
  * the rate budget, a metrics hook on every HTTP exchange, all waits on the injected clock), per-call options from the contract's `CallContext`, not_found handling, action waits, and the
  * conversion of wire servers into the provider's view. The only module that constructs a `SimcloudClient`.
  */
-import { DEFAULT_RETRY, SimcloudClient, http1Exchange, isApiError, type CallOptions, type Middleware, type RetryPolicy } from '../../simulator/api/client/index.ts';
+import { DEFAULT_RETRY, SimcloudClient, poolExchange, isApiError, type CallOptions, type Middleware, type RetryPolicy } from '../../simulator/api/client/index.ts';
 import type { Action, Server } from '../../simulator/api/schema/index.ts';
 import type { CallContext } from '../cloud/provider.ts';
+import type { CloudCallObserver } from '../cloud/registry.ts';
 import type { CloudServer, ServerLookup } from './instances.ts';
+import type { HttpTransport } from '../../lib/http-pool.ts';
 import { realClock, sleep, type Clock } from '../kube/clock.ts';
 import { rateBudgetGate } from './rate-budget.ts';
 
-/** Observes every HTTP exchange with simcloud (one per attempt): operation, HTTP status (0 = none), seconds. */
-export type CloudCallObserver = (operation: string, status: number, seconds: number) => void;
 
 export interface ClientOptions {
   readonly endpoint: string;
   readonly token: string;
   readonly requestTimeoutMs: number;
+  /** Observes every HTTP exchange with simcloud (one per attempt). */
   readonly onCall?: CloudCallObserver;
   /** Default `X-Simcloud-Caller` when a call has no context (default `simcloud-ccm`). */
   readonly caller?: string;
   /** Every wait (retry backoff, rate budget, action polls) is on this clock (default the wall clock). */
   readonly clock?: Clock;
-  /** Sends over this fetch instead of lib/http1 (no undici, a third of node:http's CPU): tests pass one that records. */
+  /** Sends over this fetch instead of the CCM's pool: tests pass one that records. */
   readonly fetch?: typeof globalThis.fetch;
+  /** The HTTP client under the pool (the `httpTransport` setting; default lib/http1). */
+  readonly httpTransport?: HttpTransport;
 }
 
 function observe(onCall: CloudCallObserver): Middleware {
@@ -60,7 +63,7 @@ export function createClient(options: ClientOptions): SimcloudClient {
     now: () => clock.now(),
     gate: rateBudgetGate(clock),
     attemptMiddlewares: options.onCall ? [observe(options.onCall)] : [],
-    ...(options.fetch ? { fetch: options.fetch } : { exchange: http1Exchange() }),
+    ...(options.fetch ? { fetch: options.fetch } : { exchange: poolExchange(options.httpTransport) }),
   });
 }
 

@@ -10,8 +10,10 @@ import type { LoadBalancer } from '../cloud/load-balancer.ts';
 import { CloudMethod, type CloudProvider } from '../cloud/provider.ts';
 import type { Routes } from '../cloud/routes.ts';
 import type { Clock } from '../kube/clock.ts';
-import { createClient, serverLookup, type CloudCallObserver } from './client.ts';
+import type { CloudCallObserver } from '../cloud/registry.ts';
+import { createClient, serverLookup } from './client.ts';
 import { SimcloudInstances } from './instances.ts';
+import type { HttpTransport } from '../../lib/http-pool.ts';
 import { SimcloudLoadBalancers, type LoadBalancerStrategy } from './load-balancers.ts';
 import { PROVIDER_NAME } from './provider-id.ts';
 import { SimcloudRoutes } from './routes.ts';
@@ -21,6 +23,8 @@ export interface SimcloudProviderOptions {
   readonly endpoint: string;
   readonly token: string;
   readonly requestTimeoutMs: number;
+  /** The HTTP client to simcloud (the `httpTransport` setting; default lib/http1). */
+  readonly httpTransport?: HttpTransport;
   readonly loadBalancersEnabled: boolean;
   readonly loadBalancerStrategy: LoadBalancerStrategy;
   readonly routesEnabled: boolean;
@@ -53,7 +57,7 @@ export class SimcloudProvider implements CloudProvider {
 
   constructor(options: SimcloudProviderOptions) {
     this.#endpoint = options.endpoint;
-    this.client = createClient({ endpoint: options.endpoint, token: options.token, requestTimeoutMs: options.requestTimeoutMs, onCall: options.onCall, clock: options.clock });
+    this.client = createClient({ endpoint: options.endpoint, token: options.token, requestTimeoutMs: options.requestTimeoutMs, httpTransport: options.httpTransport, onCall: options.onCall, clock: options.clock });
     // One server list cache for InstanceMetadata and route listing (benchmark S3: ~0 calls per node).
     const servers = new ServerCache({ lister: serverLister(this.client), ...(options.clock ? { clock: options.clock } : {}) });
     // Existence and power state from a list at most 2 s old (shared by a lifecycle pass), metadata <= 30 s.

@@ -3,7 +3,8 @@
 // capability it exists for with its cause in the message. One run holds them all: each variant touches what
 // only its capability checks (a failed lookup read as "not found" deletes a NotReady Node; a 100 ms poller
 // lists the servers; no rate gate and retries at once after a 429; a node that left the target set stays in
-// it), and conformance.test.ts passes the same capabilities on the correct provider. A condition that must
+// it; a health check keeps its port when the traffic policy changes; a PROXY-protocol load balancer's ingress
+// stays at ipMode VIP), and conformance.test.ts passes the same capabilities on the correct provider. A condition that must
 // fail waits 30 s here, not the minute a passing run may need. The correct CCMs' passes are there too (projects e2e, e2e-upstream and e2e-hcloud).
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADVERSITY_CAPABILITIES } from '../../sandbox/conformance/capabilities.ts';
@@ -11,12 +12,19 @@ import { ConformanceReport, renderTable, Verdict } from '../../sandbox/conforman
 import { runConformance } from '../../sandbox/conformance/run.ts';
 import { CI_ADVERSITY_WINDOWS } from '../helpers/adversity.ts';
 
-/** go/provider/simcloud's variant names (VariantLookupErrorNotFound, VariantPoll100ms, VariantIgnore429, VariantKeepExcludedNodes). */
-const VARIANTS = { 'api-faults': 'lookup-error-not-found', 'idle-budget': 'poll-100ms', 'rate-limit': 'ignore-429', 'node-churn': 'keep-excluded-nodes' } as const;
+/** go/provider/simcloud's variant names (VariantLookupErrorNotFound, VariantPoll100ms, VariantIgnore429, VariantKeepExcludedNodes, VariantKeepOldHealthCheckPort, VariantIgnoreIPMode). */
+const VARIANTS = {
+  'traffic-policy': 'keep-old-hc-port', 'in-cluster': 'ignore-ipmode', 'api-faults': 'lookup-error-not-found', 'idle-budget': 'poll-100ms', 'rate-limit': 'ignore-429', 'node-churn': 'keep-excluded-nodes',
+} as const;
 const ENV = 'CCM_SANDBOX_FAULTY_VARIANTS';
 
-/** What each failure must say: the Node deleted while its server ran, the endpoint polled ten times a second, the early requests. */
+/**
+ * What each failure must say: the load balancer whose check stayed on the node port, the ingress left at ipMode VIP,
+ * the Node deleted while its server ran, the endpoint polled ten times a second, the early requests, the excluded node.
+ */
 const CAUSES = {
+  'traffic-policy': /health checks of the simcloud load balancer lb-\d+ at [\d.]+, read through its API, to probe healthCheckNodePort \d+ over http under policy Local: .*listener 8083: http on port \d+/,
+  'in-cluster': /^Service default\/conformance-in-cluster's ingress [\d.]+ \(ipMode VIP\) leaves kube-proxy to capture the address although its load balancer sends the PROXY protocol/,
   'api-faults': /Node \S+ deleted during 500 server_error.* while every server kept running/,
   'idle-budget': /GET \/v1\/servers \d+\.\d+\/s above the budget of 1\/s per endpoint/,
   'rate-limit': /\d+ requests before the announced time: the first 429 at/,

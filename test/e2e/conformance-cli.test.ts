@@ -16,7 +16,7 @@ import { ConformanceReport } from '../../sandbox/conformance/report.ts';
 const dir = mkdtempSync(join(tmpdir(), 'ccm-conformance-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** A whole run: sandbox up, twelve capabilities (a joining node may wait for a 100 s resync, a vanished one 90 s), teardown. */
+/** A whole run: sandbox up, fourteen capabilities (a joining node may wait for a 100 s resync, a vanished one 90 s), teardown. */
 const RUN_TIMEOUT_MS = 600_000;
 
 describe('npm run conformance on a CCM whose load balancers all fail', () => {
@@ -33,7 +33,7 @@ describe('npm run conformance on a CCM whose load balancers all fail', () => {
     expect(res.exitCode, res.stdout + res.stderr).toBe(1);
     const report = ConformanceReport.parse(JSON.parse(readFileSync(json, 'utf8')));
     expect(Object.fromEntries(report.results.map((r) => [r.capability, r.verdict])), res.stdout).toEqual({
-      'node-init': 'pass', 'lb-basic': 'fail', 'lb-update': 'skipped', 'lb-annotations': 'skipped', 'idle-budget': 'pass', 'api-faults': 'pass', 'rate-limit': 'pass',
+      'node-init': 'pass', 'lb-basic': 'fail', 'lb-update': 'skipped', 'lb-annotations': 'skipped', 'traffic-policy': 'skipped', 'in-cluster': 'skipped', 'idle-budget': 'pass', 'api-faults': 'pass', 'rate-limit': 'pass',
       'node-churn': 'skipped', 'lb-delete': 'skipped', lifecycle: 'pass', routes: 'pass', leak: 'pass',
     });
     const failed = report.results.find((r) => r.capability === 'lb-basic')!;
@@ -43,8 +43,8 @@ describe('npm run conformance on a CCM whose load balancers all fail', () => {
     expect(res.stdout).toContain('lb-basic failed: ');
     expect(res.stdout).toMatch(/lb-basic\s+fail/);
     const xml = readFileSync(junit, 'utf8');
-    expect(xml).toMatch(/<testsuites name="ccm-sandbox conformance" tests="12" failures="1" errors="0" skipped="4"/);
+    expect(xml).toMatch(/<testsuites name="ccm-sandbox conformance" tests="14" failures="1" errors="0" skipped="6"/);
     expect(xml).toMatch(/<testcase classname="ccm-conformance.hcloud" name="lb-basic: [^"]*" time="[\d.]+">\s*<failure message="[^"]*" type="CapabilityFailure">[^<]*SyncLoadBalancerFailed/);
-    expect(xml.match(/<testcase /g)).toHaveLength(12);
+    expect(xml.match(/<testcase /g)).toHaveLength(14);
   }, RUN_TIMEOUT_MS);
 });

@@ -11,9 +11,9 @@ import { runConformance } from '../../sandbox/conformance/run.ts';
 const VARIANTS = 'CCM_SANDBOX_FAULTY_VARIANTS';
 const RUN_TIMEOUT_MS = 600_000;
 
-async function runWith(variants: string, only: readonly Capability[]): Promise<{ results: Record<string, CapabilityResult>; table: string }> {
+async function runWith(variants: string, only: readonly Capability[], upgradeFrom?: string): Promise<{ results: Record<string, CapabilityResult>; table: string }> {
   process.env[VARIANTS] = variants;
-  const report = await runConformance({ cloud: 'simcloud', ccm: { kind: 'upstream' }, runtime: 'local', timeoutMs: 30_000, only });
+  const report = await runConformance({ cloud: 'simcloud', ccm: { kind: 'upstream' }, runtime: 'local', timeoutMs: 30_000, only, ...(upgradeFrom ? { upgradeFrom } : {}) });
   return { results: Object.fromEntries(report.results.map((r) => [r.capability, r])), table: renderTable(ConformanceReport.parse(report)) };
 }
 
@@ -34,5 +34,11 @@ describe('the upstream Go CCM with faulty variants', () => {
     const { results, table } = await runWith('adopt-by-name', ['neighbours']);
     expect(results.neighbours?.verdict, table).toBe('fail');
     expect(results.neighbours?.message, table).toMatch(/^the second cluster's Service neighbour-web got the first one's simcloud load balancer lb-\d+ at [\d.]+/);
+  }, RUN_TIMEOUT_MS);
+
+  it('a previous CCM that cannot start fails upgrade alone: the CCM under test is back in the slot for down-delete', async () => {
+    const { results, table } = await runWith('', ['upgrade', 'down-delete'], 'false');
+    expect(Object.fromEntries(Object.entries(results).map(([c, r]) => [c, r.verdict])), table).toEqual({ 'node-init': 'pass', upgrade: 'fail', 'down-delete': 'pass' });
+    expect(results.upgrade?.message, table).toMatch(/^the CCM command `false` exited during start-up \(exit code 1\)/);
   }, RUN_TIMEOUT_MS);
 });

@@ -118,3 +118,8 @@ export function startSampling(root: number, intervalMs = 25): { observed: Observ
   const timer = setInterval(() => sample(root, observed), intervalMs);
   return { observed, stop: () => clearInterval(timer) };
 }
+
+/** The sampled connections whose peer is off loopback (`command -> peer`); empty when all stayed on it. */
+export function offLoopback(observed: Observed): string[] {
+  return [...observed.connections].filter((c) => !isLoopbackPeer(c.slice(c.indexOf(' -> ') + 4)));
+}

@@ -93,6 +93,8 @@ export interface InProcessOptions {
   /** Server configuration; defaults here: no data plane, short transition delays, no access log. */
   config?: SimConfigInput;
   clientOptions?: Partial<SimcloudClientOptions>;
+  /** The wall clock OAuth2 access tokens expire on (simcloud's time control leaves it alone). */
+  wallNow?: () => number;
 }
 
 export interface InProcessSimcloud extends SimcloudHandle {
@@ -129,17 +131,20 @@ export async function startSimcloudInProcess(opts: InProcessOptions = {}): Promi
   const adminToken = secret('test-admin');
   const pino = (await import('pino')).default;
   const running = await startSimcloud({
-    port: 0, dataPath: opts.dataPath, seed: opts.seed, logger: pino({ level: process.env.SIMCLOUD_LOG_LEVEL ?? 'silent' }), personas: PERSONAS,
+    port: 0, dataPath: opts.dataPath, seed: opts.seed, ...(opts.wallNow ? { wallNow: opts.wallNow } : {}), logger: pino({ level: process.env.SIMCLOUD_LOG_LEVEL ?? 'silent' }), personas: PERSONAS,
     config: { dataplane: false, accessLog: false, delays: FAST_DELAYS, ...opts.config, adminToken, bootstrap: { token } },
   });
   return { url: running.url, token, adminToken, sim: running.sim, ...clients(running.url, token, adminToken, opts.clientOptions), stop: () => running.close() };
 }
 
-/** Running servers named `names` (sc-small in sim-1a), each with the Node that would register for it (providerID set). */
-export async function runningServersAsNodes(client: SimcloudClient, names: readonly string[]): Promise<{ servers: Server[]; nodes: V1Node[] }> {
+/**
+ * Running servers named `names` (sc-small in sim-1a, attached to `networks`), each with the Node that would
+ * register for it (providerID set).
+ */
+export async function runningServersAsNodes(client: SimcloudClient, names: readonly string[], opts: { networks?: string[] } = {}): Promise<{ servers: Server[]; nodes: V1Node[] }> {
   const servers: Server[] = [];
   for (const name of names) {
-    const { server, action } = await client.servers.create({ name, server_type: 'sc-small', image: 'ubuntu-24.04', zone: 'sim-1a' });
+    const { server, action } = await client.servers.create({ name, server_type: 'sc-small', image: 'ubuntu-24.04', zone: 'sim-1a', ...(opts.networks ? { networks: opts.networks } : {}) });
     await client.waitForAction(action.id);
     servers.push(server);
   }

@@ -19,6 +19,7 @@ import { launchProcess, SPAWNED } from '../../sandbox/processes.ts';
 import { waitFor } from '../../sandbox/wait.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { Manager } from '../../src/manager.ts';
+import '../../src/simcloud/register.ts';
 import { sharedControlPlane, uniqueName, type TestCluster } from '../helpers/control-plane.ts';
 import { startSimcloudProcess, type SimcloudProcess } from '../helpers/simcloud.ts';
 

@@ -1,5 +1,6 @@
-// The kubelet fleet's shared heartbeat (the benchmarks' scale option) against the real control plane:
-// each running kubelet's Lease is renewed once per interval, and the renewals are spread over it.
+// The kubelet fleet against the real control plane: the shared heartbeat (the benchmarks' scale option)
+// renews each running kubelet's Lease once per interval, spread over it; a server renamed through the cloud
+// keeps its Node (a machine's hostname does not follow the cloud's label).
 import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeletFleet } from '../../sandbox/kubelet/fleet.ts';
@@ -7,7 +8,7 @@ import { NODE_LEASE_NAMESPACE } from '../../sandbox/kubelet/node-object.ts';
 import { waitFor } from '../../sandbox/wait.ts';
 import { sharedControlPlane, uniqueName, type TestCluster } from '../helpers/control-plane.ts';
 
-describe('a kubelet fleet with a shared heartbeat', () => {
+describe('a kubelet fleet', () => {
   let cluster: TestCluster;
   const fleets: KubeletFleet[] = [];
   const nodes: string[] = [];
@@ -54,5 +55,27 @@ describe('a kubelet fleet with a shared heartbeat', () => {
     // One burst would put the 20 renewals within a few milliseconds of each other.
     expect(Math.max(...times) - Math.min(...times)).toBeGreaterThanOrEqual(intervalMs / 2);
     expect(Math.max(...times) - Math.min(...registered.values())).toBeLessThan(2 * intervalMs + 1000);
+  });
+
+  it('keeps a renamed server\'s Node under its first name, running, and registers no Node for the new name', async () => {
+    const prefix = uniqueName('rn');
+    const fleet = new KubeletFleet({ kubeConfig: cluster.kubeConfig, clusterLabel: { key: 'fleet', value: prefix }, renewIntervalMs: 200, runPods: false });
+    fleets.push(fleet);
+    const name = `${prefix}-0`;
+    nodes.push(name, `${name}-test`);
+    const server = { id: `${prefix}-srv`, name, status: 'running', public_ipv4: null, private_ipv4: '127.0.0.9', labels: { fleet: prefix } };
+    await fleet.upsert(server);
+    await fleet.upsert({ ...server, name: `${name}-test` });
+    await fleet.sync([{ ...server, name: `${name}-test` }]);
+
+    expect(fleet.size).toBe(1);
+    expect(fleet.isRunning(name)).toBe(true);
+    expect(fleet.runningNodes()).toEqual([{ name, ips: ['127.0.0.9'] }]);
+    const core = cluster.kubeConfig.makeApiClient(CoreV1Api);
+    const leases = cluster.kubeConfig.makeApiClient(CoordinationV1Api);
+    const renewed = async (): Promise<number> => new Date((await leases.readNamespacedLease({ name, namespace: NODE_LEASE_NAMESPACE })).spec?.renewTime ?? 0).getTime();
+    const first = await renewed();
+    await waitFor(async () => (await renewed()) > first, { timeoutMs: 5000, intervalMs: 50, description: `the Lease of ${name} renewed after the rename` });
+    await expect(core.readNode({ name: `${name}-test` })).rejects.toMatchObject({ code: 404 });
   });
 });

@@ -3,7 +3,7 @@
 // requests that smuggle another project's ids in a body, and how to read its error envelope. A persona
 // added later is covered by adding its row here; the suite fails for a route of a row that it cannot
 // aim at a resource, so a new route cannot slip past unattacked.
-import type { RouteDef } from '../../simulator/server/http.ts';
+import type { RouteDef } from '../../simulator/server/route-definitions.ts';
 import { HCLOUD_ROUTES } from '../../simulator/personas/hcloud/persona.ts';
 import { LINODE_ROUTES } from '../../simulator/personas/linode/persona.ts';
 import { intToIp, ipToInt } from '../../lib/ip.ts';

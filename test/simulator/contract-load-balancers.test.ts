@@ -1,7 +1,7 @@
 // Load balancers, server groups and firewall policies through the typed client against a real process.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimcloudProcess } from '../helpers/simcloud.ts';
-import { mapWithConcurrency as pool } from '../../lib/pool.ts';
+import { mapWithConcurrency as pool } from '../../lib/concurrency.ts';
 import { apiError, lbBody, serverBody, startContractProcess, tcpService, unique } from './support.ts';
 
 let sc: SimcloudProcess;

@@ -178,6 +178,10 @@ describe('the data plane through every persona, to pods that answer as their ima
     const vip = String(created.body.ipv4);
     const configs = (await call({ prefix: '/v4', token: sc.token }, 'GET', `/nodebalancers/${String(created.body.id)}/configs`)).body.data as Json[];
     expect(configs.find((c) => c.protocol === 'udp')).toMatchObject({ port: ports.udp, stickiness: 'session', check: 'none', udp_check_port: 8080, check_passive: false });
+    // Nodes sent without a mode read `none` on the udp config (as Linode shows them) and `accept` on the tcp one; both serve.
+    const modes = async (protocol: string) => ((await call({ prefix: '/v4', token: sc.token }, 'GET', `/nodebalancers/${String(created.body.id)}/configs/${String(configs.find((c) => c.protocol === protocol)!.id)}/nodes`)).body.data as Json[]).map((n) => n.mode);
+    expect(await modes('udp')).toEqual(servers.map(() => 'none'));
+    expect(await modes('tcp')).toEqual(servers.map(() => 'accept'));
     expect(WEB_PODS).toContain(await podName(vip, ports.http));
     expect(NET_PODS).toContain(await udpHostname(vip, ports.udp));
     const bad = await call({ prefix: '/v4', token: sc.token }, 'POST', `/nodebalancers/${String(created.body.id)}/configs`, { port: randomInt(30_000, 31_000), protocol: 'udp', proxy_protocol: 'v1' });

@@ -60,6 +60,17 @@ describe('/_sim/events from a real simcloud process', () => {
     expect(routes).toEqual(expect.arrayContaining([0, 1]));
   });
 
+  it('names the request that made each change, or started the action that made it', () => {
+    const created = changesOf(scenario.serverId).find((e) => e.change === 'created');
+    const call = rec.events.find((e) => e.type === 'api_call' && e.method === 'POST' && e.path === '/v1/servers');
+    expect(created?.request_id).toMatch(/^req-/);
+    expect(call?.type === 'api_call' ? call.request_id : undefined).toBe(created?.request_id);
+    // The server goes from initializing to running when its create action finishes on simcloud's clock, after
+    // other requests have come and gone: the change is still the create's.
+    const running = changesOf(scenario.serverId).find((e) => e.resource_type === 'server' && e.resource?.status === 'running');
+    expect(running?.request_id).toBe(created?.request_id);
+  });
+
   it('reports target health as target_health events, never as a load balancer change', () => {
     const health = rec.events.filter((e) => e.type === 'target_health');
     expect(health.map((e) => [e.load_balancer_id, e.target_id, e.listen_port, e.status])).toEqual(expect.arrayContaining([

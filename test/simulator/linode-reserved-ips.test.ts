@@ -78,6 +78,24 @@ describe('Linode reserved IPv4 addresses', () => {
     expect((await beta<Address>('GET', `/networking/ips/${ip}`)).body).toMatchObject({ reserved: false, assigned_entity: { id: second.body.id } });
   });
 
+  it('hands a released reserved address or a deleted NodeBalancer\'s VIP to nobody next: a second DELETE of it stays a 404', async () => {
+    const first = (await beta<Address>('POST', '/networking/reserved/ips', { region: 'sim-1' })).body.address;
+    expect((await beta('DELETE', `/networking/reserved/ips/${first}`)).status).toBe(200);
+    const second = await beta<Address>('POST', '/networking/reserved/ips', { region: 'sim-1' });
+    expect(second.body.address).not.toBe(first);
+    // A client's second release of the address it held does not take the new reservation away.
+    expect((await beta('DELETE', `/networking/reserved/ips/${first}`)).status).toBe(404);
+    expect((await beta<Address>('GET', `/networking/reserved/ips/${second.body.address}`)).status).toBe(200);
+
+    const nb = (await v4<Nb>('POST', '/nodebalancers', { region: 'sim-1', label: unique('nb') })).body;
+    expect((await v4('DELETE', `/nodebalancers/${nb.id}`)).status).toBe(200);
+    const next = (await v4<Nb>('POST', '/nodebalancers', { region: 'sim-1', label: unique('nb') })).body;
+    expect(next.ipv4).not.toBe(nb.ipv4);
+    expect((await v4<{ data: Nb[] }>('GET', '/nodebalancers')).body.data.filter((n) => n.ipv4 === nb.ipv4)).toEqual([]);
+    await v4('DELETE', `/nodebalancers/${next.id}`);
+    await beta('DELETE', `/networking/reserved/ips/${second.body.address}`);
+  });
+
   it('refuses an address that is not reserved, a malformed one and one already in use, in Linode\'s envelope', async () => {
     const pool = await beta<Nb>('POST', '/nodebalancers', { region: 'sim-1', label: unique('nbx') });
     const unreserved = await beta('POST', '/nodebalancers', { region: 'sim-1', label: unique('nbx'), ipv4: '127.250.1.1' });

@@ -1,7 +1,7 @@
 // The phoenixNAP persona (/pnap) is a view over the one store: a server, IP block or private network made
 // through it is the same server, IP block or network through /v1 (and the reverse); it authenticates with
 // OAuth2 client credentials and expiring tokens of its own; errors come in phoenixNAP's body.
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientIdOf } from '../../simulator/personas/phoenixnap/auth.ts';
 import { startSimcloudInProcess, type InProcessSimcloud } from '../helpers/simcloud.ts';
@@ -11,10 +11,12 @@ import { PhoenixnapMachines } from '../../sandbox/cloud/phoenixnap/machines.ts';
 import { serverBody, tcpService, unique } from './support.ts';
 
 let sc: InProcessSimcloud;
+/** How far this simcloud's wall clock runs ahead of the real one. */
+let wallSkewMs = 0;
 beforeAll(async () => {
   // Every answer is checked against its route's response schema.
   process.env.SIMCLOUD_VALIDATE_RESPONSES = '1';
-  sc = await startSimcloudInProcess({ clientOptions: { retry: { maxRetries: 0 } } });
+  sc = await startSimcloudInProcess({ clientOptions: { retry: { maxRetries: 0 } }, wallNow: () => Date.now() + wallSkewMs });
 });
 afterAll(async () => {
   await sc?.stop();
@@ -76,12 +78,36 @@ describe('phoenixNAP persona: OAuth2 client credentials', () => {
     expect(await bad.json()).toMatchObject({ error: 'unsupported_grant_type' });
   });
 
-  it('lets a token expire on simcloud\'s clock', async () => {
+  it('lets a token expire on the wall clock, which a time advance leaves alone', async () => {
     const old = String((await tokenFor(sc.token)).body.access_token);
+    const servers = (): Promise<number> => fetch(`${sc.url}/pnap/bmc/v1/servers`, { headers: { authorization: `Bearer ${old}` } }).then((r) => r.status);
     await sc.admin.fastForward(3601 * 1000);
-    const r = await fetch(`${sc.url}/pnap/bmc/v1/servers`, { headers: { authorization: `Bearer ${old}` } });
-    expect(r.status).toBe(401);
+    expect(await servers()).toBe(200);
+    wallSkewMs += 3601 * 1000;
+    expect(await servers()).toBe(401);
     bearer = String((await tokenFor(sc.token)).body.access_token);
+  });
+
+  it('checks the signature with the realm key before the subject: a token signed with its project token\'s secret is refused', async () => {
+    const good = String((await tokenFor(sc.token)).body.access_token);
+    const [head, body] = good.split('.') as [string, string];
+    const projectToken = sc.sim.store.all('tokens')[0]!;
+    const perTokenKey = createHmac('sha256', projectToken.secret).update('phoenixnap-access-token').digest();
+    const forged = `${head}.${body}.${createHmac('sha256', perTokenKey).update(`${head}.${body}`).digest('base64url')}`;
+    for (const bad of [forged, `${head}.${body}.${'A'.repeat(43)}`]) {
+      expect((await fetch(`${sc.url}/pnap/bmc/v1/servers`, { headers: { authorization: `Bearer ${bad}` } })).status).toBe(401);
+    }
+    expect((await fetch(`${sc.url}/pnap/bmc/v1/servers`, { headers: { authorization: `Bearer ${good}` } })).status).toBe(200);
+  });
+
+  it('revokes its access tokens with the project token they were issued for', async () => {
+    const project = (await sc.admin.listProjects())[0]!;
+    const made = await sc.admin.createToken(project.id, { name: unique('revoke') });
+    const access = String((await tokenFor(made.token)).body.access_token);
+    const servers = (): Promise<number> => fetch(`${sc.url}/pnap/bmc/v1/servers`, { headers: { authorization: `Bearer ${access}` } }).then((r) => r.status);
+    expect(await servers()).toBe(200);
+    await sc.admin.deleteToken(made.id);
+    expect(await servers()).toBe(401);
   });
 });
 

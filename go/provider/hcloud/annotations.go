@@ -68,6 +68,9 @@ type healthCheck struct {
 	retries    int
 	httpPath   string
 	httpDomain string
+	// explicit: the Service chose the check's protocol, port or path; otherwise a Local Service's
+	// healthCheckNodePort takes over (wantedServices).
+	explicit bool
 }
 
 // parseAnnotations reads a Service's annotations over the defaults; every invalid value is reported,
@@ -99,12 +102,22 @@ func parseAnnotations(annotations map[string]string, d LoadBalancerDefaults) (lb
 		retries:    a.Int(AnnotationHealthCheckRetries, d.HealthCheckRetries, 0, 5),
 		httpPath:   a.String(AnnotationHealthCheckHTTPPath, "/"),
 		httpDomain: a.String(AnnotationHealthCheckHTTPDomain, ""),
+		explicit:   hasAny(annotations, AnnotationHealthCheckProtocol, AnnotationHealthCheckPort, AnnotationHealthCheckHTTPPath),
 	}
 	validate(a, annotations, o)
 	if err := a.Err("invalid load balancer annotations"); err != nil {
 		return lbOptions{}, err
 	}
 	return o, nil
+}
+
+func hasAny(annotations map[string]string, keys ...string) bool {
+	for _, k := range keys {
+		if _, ok := annotations[k]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // optionalString is the annotation's value, nil when it is not set.

@@ -26,6 +26,17 @@ func tcpService(listen, dest int, hcPort int) hcloud.LoadBalancerService {
 	}
 }
 
+// local is svc under externalTrafficPolicy Local with the health check node port the API server gave it.
+func local(svc *v1.Service, healthCheckNodePort int32) *v1.Service {
+	svc.Spec.ExternalTrafficPolicy, svc.Spec.HealthCheckNodePort = v1.ServiceExternalTrafficPolicyLocal, healthCheckNodePort
+	return svc
+}
+
+func withCheck(s hcloud.LoadBalancerService, protocol hcloud.LoadBalancerServiceProtocol, port int, path string) hcloud.LoadBalancerService {
+	s.HealthCheck.Protocol, s.HealthCheck.Port, s.HealthCheck.HTTP = protocol, port, &hcloud.LoadBalancerServiceHealthCheckHTTP{Path: path}
+	return s
+}
+
 func TestWantedServices(t *testing.T) {
 	d := defaults(t)
 	cases := []struct {
@@ -43,6 +54,10 @@ func TestWantedServices(t *testing.T) {
 			HealthCheck: hcloud.LoadBalancerServiceHealthCheck{Protocol: hcloud.LoadBalancerServiceProtocolHTTP, Port: 31000, Interval: 15 * time.Second, Timeout: 10 * time.Second, Retries: 1,
 				HTTP: &hcloud.LoadBalancerServiceHealthCheckHTTP{Path: "/healthz"}},
 		}}},
+		{name: "policy Local checks kube-proxy's healthCheckNodePort over http", svc: local(service(map[string]string{AnnotationHealthCheckRetries: "3"}, v1.ServicePort{Port: 80, NodePort: 30080}), 32000),
+			want: []hcloud.LoadBalancerService{withCheck(tcpService(80, 30080, 0), hcloud.LoadBalancerServiceProtocolHTTP, 32000, "/healthz")}},
+		{name: "under policy Local an annotated check port stays", svc: local(service(map[string]string{AnnotationHealthCheckPort: "31000"}, v1.ServicePort{Port: 80, NodePort: 30080}), 32000),
+			want: []hcloud.LoadBalancerService{tcpService(80, 30080, 31000)}},
 		{name: "UDP is refused", svc: service(nil, v1.ServicePort{Port: 53, NodePort: 30053, Protocol: v1.ProtocolUDP}), wantErr: true},
 		{name: "a port without a node port is refused", svc: service(nil, v1.ServicePort{Port: 80}), wantErr: true},
 	}

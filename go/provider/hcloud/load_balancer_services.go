@@ -7,10 +7,14 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	v1 "k8s.io/api/core/v1"
+	servicehelpers "k8s.io/cloud-provider/service/helpers"
 )
 
 // wantedServices are the load balancer services for a Service (pure): one per port, listening on the
 // port and forwarding to its node port, with the annotations' protocol, proxy protocol and health check.
+// Under externalTrafficPolicy Local the check is kube-proxy's, as upstream's providers do it: http on the
+// Service's healthCheckNodePort, which answers 200 only on nodes with a ready local endpoint, unless the
+// annotations chose the check's protocol, port or path. Hetzner's own CCM keeps the node port there.
 func wantedServices(svc *v1.Service, o lbOptions) ([]hcloud.LoadBalancerService, error) {
 	out := make([]hcloud.LoadBalancerService, 0, len(svc.Spec.Ports))
 	for _, p := range svc.Spec.Ports {
@@ -27,7 +31,11 @@ func wantedServices(svc *v1.Service, o lbOptions) ([]hcloud.LoadBalancerService,
 		if o.healthCheck.port != 0 {
 			hc.Port = o.healthCheck.port
 		}
-		if hc.Protocol == hcloud.LoadBalancerServiceProtocolHTTP {
+		switch {
+		case servicehelpers.NeedsHealthCheck(svc) && svc.Spec.HealthCheckNodePort != 0 && !o.healthCheck.explicit:
+			hc.Protocol, hc.Port = hcloud.LoadBalancerServiceProtocolHTTP, int(svc.Spec.HealthCheckNodePort)
+			hc.HTTP = &hcloud.LoadBalancerServiceHealthCheckHTTP{Path: "/healthz"}
+		case hc.Protocol == hcloud.LoadBalancerServiceProtocolHTTP:
 			hc.HTTP = &hcloud.LoadBalancerServiceHealthCheckHTTP{Path: o.healthCheck.httpPath, Domain: o.healthCheck.httpDomain}
 		}
 		out = append(out, hcloud.LoadBalancerService{

@@ -255,6 +255,11 @@ func listenerFor(svc *v1.Service, port v1.ServicePort, cfg lbConfig) client.Load
 	return listener
 }
 
+// VariantIgnoreIPMode writes ipMode VIP whatever the listeners send, so kube-proxy captures the address of a
+// PROXY-protocol load balancer and in-cluster clients reach a backend that expects a header they never send
+// (hcloud-cloud-controller-manager #727, DigitalOcean's #811): in-cluster fails.
+const VariantIgnoreIPMode = "ignore-ipmode"
+
 // ingressStatus is the Service's status: the VIP (ipMode Proxy when a listener sends the PROXY protocol),
 // or only a hostname derived from the VIP and location when asked (simcloud has no DNS of its own).
 func ingressStatus(lb *client.LoadBalancer, cfg lbConfig) *v1.LoadBalancerStatus {
@@ -264,7 +269,7 @@ func ingressStatus(lb *client.LoadBalancer, cfg lbConfig) *v1.LoadBalancerStatus
 	}
 	mode := v1.LoadBalancerIPModeVIP
 	for _, s := range lb.Services {
-		if s.ProxyProtocol != "none" {
+		if s.ProxyProtocol != "none" && !faultyVariant(VariantIgnoreIPMode) {
 			mode = v1.LoadBalancerIPModeProxy
 		}
 	}

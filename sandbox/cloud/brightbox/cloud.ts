@@ -17,7 +17,7 @@ const CloudIps = z.array(z.object({
 const Lb = z.looseObject({
   id: z.string(), policy: z.string(), nodes: z.array(z.object({ id: z.string() })),
   listeners: z.array(z.object({ protocol: z.string(), in: z.number(), out: z.number(), timeout: z.number(), proxy_protocol: z.string().nullable() })),
-  healthcheck: z.object({ type: z.string(), request: z.string(), interval: z.number(), timeout: z.number(), threshold_up: z.number(), threshold_down: z.number() }),
+  healthcheck: z.object({ type: z.string(), port: z.number(), request: z.string(), interval: z.number(), timeout: z.number(), threshold_up: z.number(), threshold_down: z.number() }),
 });
 type Lb = z.infer<typeof Lb>;
 
@@ -36,7 +36,10 @@ async function lbAt(ctx: CloudReadContext, vip: string): Promise<Lb | undefined>
 
 async function readLoadBalancer(ctx: CloudReadContext, vip: string): Promise<CloudLoadBalancerView | undefined> {
   const lb = await lbAt(ctx, vip);
-  return lb === undefined ? undefined : { id: lb.id, ports: lb.listeners.map((l) => l.in), serverIds: lb.nodes.map((n) => simIdOf('srv', n.id)), raw: lb };
+  if (lb === undefined) return undefined;
+  // One health check for the whole load balancer, the same for every listener.
+  const healthChecks = lb.listeners.map((l) => ({ listenPort: l.in, port: lb.healthcheck.port, protocol: lb.healthcheck.type }));
+  return { id: lb.id, ports: lb.listeners.map((l) => l.in), serverIds: lb.nodes.map((n) => simIdOf('srv', n.id)), raw: lb, healthChecks };
 }
 
 /** The annotations' settings as Brightbox's API shows the load balancer. */
@@ -97,6 +100,13 @@ export const brightboxCloud = defineCloud({
     zoneLabel: (server) => zoneHandle(server.zone),
     // Brightbox's CCM does not read loadBalancerSourceRanges.
     sourceRanges: false,
+    healthChecks: {
+      fast: {
+        'service.beta.kubernetes.io/aws-load-balancer-healthcheck-interval': '1000', 'service.beta.kubernetes.io/brightbox-load-balancer-healthcheck-timeout': '1000',
+        'service.beta.kubernetes.io/brightbox-load-balancer-healthcheck-unhealthy-threshold': '2', 'service.beta.kubernetes.io/brightbox-load-balancer-healthcheck-healthy-threshold': '2',
+      },
+    },
+    proxyProtocol: { annotations: { 'service.beta.kubernetes.io/brightbox-load-balancer-listener-proxy-protocol': 'v1' } },
     // Its health-check interval annotation is under aws-load-balancer-, hence the short prefix. Milliseconds.
     annotations: {
       prefix: 'service.beta.kubernetes.io/',

@@ -9,7 +9,7 @@ import { DIGITALOCEAN_CCM_BINARY, digitaloceanCcmCommand, digitaloceanCcmEnv, di
 import { DigitalOceanMachines } from './machines.ts';
 
 const HealthCheck = z.object({
-  protocol: z.string(), path: z.string(), check_interval_seconds: z.number(), response_timeout_seconds: z.number(), unhealthy_threshold: z.number(), healthy_threshold: z.number(),
+  protocol: z.string(), port: z.number(), path: z.string(), check_interval_seconds: z.number(), response_timeout_seconds: z.number(), unhealthy_threshold: z.number(), healthy_threshold: z.number(),
 });
 const LoadBalancers = z.object({
   load_balancers: z.array(z.looseObject({
@@ -29,7 +29,11 @@ async function find(ctx: CloudReadContext, vip: string): Promise<DoLoadBalancer 
 async function readLoadBalancer(ctx: CloudReadContext, vip: string): Promise<CloudLoadBalancerView | undefined> {
   const lb = await find(ctx, vip);
   if (lb === undefined) return undefined;
-  return { id: lb.id, ports: lb.forwarding_rules.map((r) => r.entry_port), serverIds: lb.droplet_ids.map((n) => simcloudId('srv', n)), raw: lb };
+  return {
+    id: lb.id, ports: lb.forwarding_rules.map((r) => r.entry_port), serverIds: lb.droplet_ids.map((n) => simcloudId('srv', n)), raw: lb,
+    // One health check for the whole load balancer, the same for every forwarding rule.
+    healthChecks: lb.forwarding_rules.map((r) => ({ listenPort: r.entry_port, port: lb.health_check.port, protocol: lb.health_check.protocol })),
+  };
 }
 
 /** The settings traffic cannot show, as DigitalOcean's API shows them on the load balancer. */
@@ -75,6 +79,10 @@ export const digitaloceanCloud = defineCloud({
     lookupSecondary: { none: "DigitalOcean's CCM reads addresses from the droplet's networks (cloud-controller-manager/do/droplets.go)" },
     zones: false,
     sourceRanges: false,
+    healthChecks: {
+      fast: Object.fromEntries(Object.entries({ 'check-interval-seconds': '3', 'response-timeout-seconds': '3', 'unhealthy-threshold': '2', 'healthy-threshold': '2' }).map(([k, v]) => [`service.beta.kubernetes.io/do-loadbalancer-healthcheck-${k}`, v])),
+    },
+    proxyProtocol: { annotations: { 'service.beta.kubernetes.io/do-loadbalancer-enable-proxy-protocol': 'true' } },
     // DigitalOcean's shortest check interval is 3 s and its thresholds start at 2. Its CCM checks kube-proxy's
     // :10256/healthz (or a Local Service's health check node port) and reads the health check's protocol, port
     // and path annotations only beside override-health-check (present, whatever its value).

@@ -10,7 +10,7 @@ import { HcloudMachines } from './machines.ts';
 
 const ServerRef = z.object({ type: z.literal('server'), server: z.object({ id: z.number() }) });
 const Target = z.union([ServerRef, z.object({ type: z.literal('label_selector'), targets: z.array(ServerRef).nullish() }), z.object({ type: z.string() })]);
-const HealthCheck = z.object({ protocol: z.string(), interval: z.number(), timeout: z.number(), retries: z.number(), http: z.object({ path: z.string() }).nullish() });
+const HealthCheck = z.object({ protocol: z.string(), port: z.number(), interval: z.number(), timeout: z.number(), retries: z.number(), http: z.object({ path: z.string() }).nullish() });
 const Address = z.object({ ip: z.string().nullable(), dns_ptr: z.string().nullable() });
 const LoadBalancer = z.looseObject({
   id: z.number(),
@@ -37,7 +37,10 @@ async function loadBalancer(ctx: CloudReadContext, vip: string): Promise<z.infer
 async function readLoadBalancer(ctx: CloudReadContext, vip: string): Promise<CloudLoadBalancerView | undefined> {
   const lb = await loadBalancer(ctx, vip);
   if (lb === undefined) return undefined;
-  return { id: String(lb.id), ports: lb.services.map((s) => s.listen_port), serverIds: lb.targets.flatMap(serversOf).map((n) => simcloudId('srv', n)), raw: lb };
+  return {
+    id: String(lb.id), ports: lb.services.map((s) => s.listen_port), serverIds: lb.targets.flatMap(serversOf).map((n) => simcloudId('srv', n)), raw: lb,
+    healthChecks: lb.services.map((s) => ({ listenPort: s.listen_port, port: s.health_check.port, protocol: s.health_check.protocol })),
+  };
 }
 
 /** The annotated load balancer's reverse DNS names: Hetzner's CCM sends each with its address to change_dns_ptr. */
@@ -93,6 +96,8 @@ export const hcloudCloud = defineCloud({
     // the region for simcloud's locations, not the datacenter (sim-1a) the persona shows.
     zoneLabel: (server) => server.region,
     sourceRanges: false,
+    healthChecks: { fast: { 'load-balancer.hetzner.cloud/health-check-interval': '1s', 'load-balancer.hetzner.cloud/health-check-timeout': '1s', 'load-balancer.hetzner.cloud/health-check-retries': '1' } },
+    proxyProtocol: { annotations: { 'load-balancer.hetzner.cloud/uses-proxyprotocol': 'true' } },
     annotations: {
       prefix: 'load-balancer.hetzner.cloud/',
       values: {

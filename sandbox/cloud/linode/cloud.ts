@@ -95,6 +95,8 @@ export const linodeCloud = defineCloud({
     lookupSecondary: { path: '/v4/vpcs/**', what: "the cluster VPC's addresses, GET /v4/vpcs/{id}/ips, on each instance-cache refresh with --vpc-names (cloud/linode/services/instances.go refreshInstances)" },
     zones: false,
     sourceRanges: false,
+    healthChecks: { none: "a NodeBalancer config checks each node on the port it forwards to (the node port): Linode's API has no health-check port of its own to point at healthCheckNodePort" },
+    proxyProtocol: { annotations: { 'service.beta.kubernetes.io/linode-loadbalancer-default-proxy-protocol': 'v1' } },
     // Linode's minimum check interval is 2 s; the timeout must stay below it.
     annotations: {
       prefix: 'service.beta.kubernetes.io/linode-loadbalancer-',

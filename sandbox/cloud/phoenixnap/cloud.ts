@@ -83,10 +83,17 @@ export const phoenixnapCloud = defineCloud({
   kubeVip: true,
   machines: (o) => new PhoenixnapMachines(o),
   conformance: {
+    notOffered: {
+      // Our provider offers simcloud's annotations on the simcloud load balancer it puts on the block (below).
+      'lb-annotations': { ccms: ['command'], reason: "phoenixNAP has no load balancer to configure: its own CCM's one annotation is phoenixnap.com/ip-location, and kube-vip announces the address" },
+      routes: { ccms: ['command', 'upstream'], reason: "phoenixNAP's networks API has no routes, and its own CCM no route controller" },
+    },
     nodeLabels: {},
     lookupSecondary: { none: "phoenixNAP's CCM reads addresses from the server record (phoenixnap/instances.go)" },
     zones: false,
     sourceRanges: false,
+    healthChecks: { none: "phoenixNAP has no load balancer: its CCM assigns an IP block whose address a node announces (kube-vip), with no health check" },
+    proxyProtocol: { none: "phoenixNAP has no load balancer: its CCM assigns an IP block whose address a node announces (kube-vip), and nothing in between sends a PROXY header" },
     // phoenixNAP's CCM has one annotation (phoenixnap.com/ip-location) and no load balancer; the block's traffic is
     // carried by simcloud's load balancer on it, whose settings are simcloud's own annotations.
     annotations: simcloudCloud.conformance.annotations,

@@ -16,6 +16,7 @@ async function readLoadBalancer(ctx: CloudReadContext, vip: string): Promise<Clo
     ports: lb.services.map((s) => s.listen_port),
     serverIds: lb.resolved_targets.flatMap((t) => (t.server_id === null ? [] : [t.server_id])),
     raw: lb,
+    healthChecks: lb.services.map((s) => ({ listenPort: s.listen_port, port: s.health_check.port ?? s.destination_port, protocol: s.health_check.protocol })),
   };
 }
 
@@ -34,6 +35,8 @@ export const simcloudCloud = defineCloud({
     lookupSecondary: { none: 'our CCMs read addresses from the server record (src/simcloud/client.ts, go/provider/simcloud/instances.go)' },
     zones: true,
     sourceRanges: true,
+    healthChecks: { fast: { 'loadbalancer.simcloud.dev/health-check-interval': '1', 'loadbalancer.simcloud.dev/health-check-timeout': '1', 'loadbalancer.simcloud.dev/health-check-retries': '1' } },
+    proxyProtocol: { annotations: { 'loadbalancer.simcloud.dev/proxy-protocol': 'v1' } },
     annotations: {
       prefix: 'loadbalancer.simcloud.dev/',
       values: { 'proxy-protocol': 'v1', 'health-check-protocol': 'http', 'health-check-path': '/unhealthy', 'health-check-interval': '1', 'health-check-retries': '1' },

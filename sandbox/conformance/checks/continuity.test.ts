@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { CloudWriteEffect } from '../report.ts';
 import { CapabilityFailure } from '../context.ts';
-import { describeChange, judge, lbChanges, storeChanges, worst, writesSummary, type LbState, type StoreState } from './continuity.ts';
+import type { SimEvent } from '../../../simulator/api/schema/events.ts';
+import type { ConformanceContext } from '../context.ts';
+import { describeChange, judge, lbChanges, storeChanges, worst, writesSummary, WriteLedger, type LbState, type StoreState } from './continuity.ts';
 
 const lb = { id: 'lb-1', name: 'web', status: 'active', public_ipv4: '127.17.0.2', algorithm: 'round_robin', targets: [{ kind: 'server_group', server_group_id: 'grp-1' }], labels: { a: '1' } };
 
@@ -41,6 +43,13 @@ describe('two states of the store', () => {
     expect(storeChanges(before, after).map((c) => c.what)).toEqual(['load balancer lb-2 (theirs) created']);
     expect(storeChanges(before, after, 'existing')).toEqual([]);
   });
+
+  it('count a record being deleted as gone: a deletion the API accepted is no leak, and is a deletion', () => {
+    const deleting = (id: string, name: string) => ({ type: 'load_balancer' as const, record: { ...lb, id, name, status: 'deleting' } });
+    const theirsDeleting: StoreState = new Map([['lb-1', { type: 'load_balancer', record: lb }], ['lb-2', deleting('lb-2', 'theirs')]]);
+    expect(storeChanges(before, theirsDeleting)).toEqual([]);
+    expect(storeChanges(before, new Map([['lb-1', deleting('lb-1', 'web')]]) as StoreState).map((c) => c.what)).toEqual(['load balancer lb-1 (web) deleted']);
+  });
 });
 
 describe("a load balancer through the cloud's API", () => {
@@ -69,5 +78,40 @@ describe('the verdict on a start', () => {
   it('sums the writes up by effect', () => {
     expect(writesSummary([])).toBe('no writes');
     expect(writesSummary([write(CloudWriteEffect.none), write(CloudWriteEffect.none), write(CloudWriteEffect.setting)])).toBe('3 writes (2 re-applied, no effect, 1 setting changed)');
+  });
+});
+
+describe('the ledger of a CCM\'s writes', () => {
+  const at = (seq: number): { seq: number; time: string } => ({ seq, time: new Date(Date.UTC(2026, 10, 28, 0, 0, seq)).toISOString() });
+  const call = (seq: number, id: string, lbId: string): SimEvent => ({
+    type: 'api_call', ...at(seq), method: 'PATCH', path: `/v1/load_balancers/${lbId}`, status: 200, latency_ms: 1, project_id: 'prj-1', request_id: id,
+    caller: 'simcloud-ccm service-lb-controller', upstream_method: 'EnsureLoadBalancer', error_code: null,
+  });
+  const renamed = (seq: number, id: string | null, lbId: string): SimEvent => ({
+    type: 'resource_change', ...at(seq), change: 'updated', resource_type: 'load_balancer', resource_id: lbId, project_id: 'prj-1', request_id: id,
+    resource: { ...lb, id: lbId, name: `${lbId}-renamed` },
+  } as unknown as SimEvent);
+
+  it('gives each of two overlapping writes the changes its own request made, whatever order they answer in', async () => {
+    let feed: (e: SimEvent) => void = () => undefined;
+    const base = { load_balancers: { 'lb-1': { ...lb, id: 'lb-1', name: 'lb-1' }, 'lb-2': { ...lb, id: 'lb-2', name: 'lb-2' } } };
+    const sandbox = { subscribe: (h: (e: SimEvent) => void) => ((feed = h), () => undefined), admin: { snapshot: () => Promise.resolve(base) } };
+    const ledger = await WriteLedger.start({ sandbox } as unknown as Pick<ConformanceContext, 'sandbox'>);
+    ledger.from(0);
+    // Both commits land before either answer is sent, and the second request answers first; a GET answers in between.
+    for (const e of [renamed(1, 'req-a', 'lb-1'), renamed(2, 'req-b', 'lb-2'), { ...call(3, 'req-g', 'lb-1'), method: 'GET' }, call(4, 'req-b', 'lb-2'), call(5, 'req-a', 'lb-1')] as SimEvent[]) feed(e);
+    expect(ledger.writes().map((w) => [w.path, w.effect, w.changes])).toEqual([
+      ['/v1/load_balancers/lb-2', CloudWriteEffect.identity, ['load balancer lb-2 (lb-2): name "lb-2" → "lb-2-renamed"']],
+      ['/v1/load_balancers/lb-1', CloudWriteEffect.identity, ['load balancer lb-1 (lb-1): name "lb-1" → "lb-1-renamed"']],
+    ]);
+  });
+
+  it('blames no write for a change no request made', async () => {
+    let feed: (e: SimEvent) => void = () => undefined;
+    const sandbox = { subscribe: (h: (e: SimEvent) => void) => ((feed = h), () => undefined), admin: { snapshot: () => Promise.resolve({ load_balancers: { 'lb-1': { ...lb, id: 'lb-1', name: 'lb-1' } } }) } };
+    const ledger = await WriteLedger.start({ sandbox } as unknown as Pick<ConformanceContext, 'sandbox'>);
+    ledger.from(0);
+    for (const e of [renamed(1, null, 'lb-1'), call(2, 'req-a', 'lb-1')]) feed(e);
+    expect(ledger.writes().map((w) => w.effect)).toEqual([CloudWriteEffect.none]);
   });
 });

@@ -107,10 +107,17 @@ export async function readStore(ctx: Pick<ConformanceContext, 'sandbox'>): Promi
 export function storeChanges(before: StoreState, after: StoreState, only: 'all' | 'existing' = 'all'): Change[] {
   const ids = only === 'all' ? new Set([...before.keys(), ...after.keys()]) : new Set(before.keys());
   return [...ids].flatMap((id) => {
-    const s = before.get(id) ?? after.get(id);
-    return s ? describeChange(s.type, id, before.get(id)?.record, after.get(id)?.record) : [];
+    const [b, a] = [live(before.get(id)), live(after.get(id))];
+    const s = b ?? a;
+    return s ? describeChange(s.type, id, b?.record, a?.record) : [];
   });
 }
+
+/**
+ * A record whose deletion was accepted is gone: the clouds' APIs (and the personas, e.g. Linode's and
+ * DigitalOcean's `visible`) stop showing it at once, while simcloud keeps it `deleting` until its action ends.
+ */
+const live = (s: Stored | undefined): Stored | undefined => (s?.record.status === 'deleting' ? undefined : s);
 
 /** One load balancer as the cloud's own API shows it. */
 export interface LbState {
@@ -185,8 +192,8 @@ export function stateChanges(before: CloudState, after: CloudState, ctx: Pick<Co
 }
 
 /**
- * The CCM's cloud writes from its start, each with what it changed in the store. simcloud publishes a call's
- * event when its answer is sent, after the changes it made: the changes since the previous call are this one's.
+ * The CCM's cloud writes from its start, each with what it changed in the store: simcloud names the request
+ * that made each change (`request_id`), so overlapping writes each get their own changes.
  */
 export class WriteLedger {
   readonly #events: SimEvent[] = [];
@@ -223,23 +230,27 @@ export class WriteLedger {
   /** The CCM's writes since `from`, in order, each with its effect on the store. */
   writes(): CloudWrite[] {
     const records = new Map([...this.#base].map(([id, s]) => [id, s.record]));
+    const made = new Map<string, Change[]>();
     const out: CloudWrite[] = [];
-    let pending: Change[] = [];
     for (const e of [...this.#events].sort((a, b) => a.seq - b.seq)) {
-      if (e.type === 'resource_change' && isJudged(e.resource_type)) {
-        const after = (e.resource ?? undefined) as StoredRecord | undefined;
-        pending.push(...describeChange(e.resource_type, e.resource_id, records.get(e.resource_id), after));
-        if (after) records.set(e.resource_id, after);
-        else records.delete(e.resource_id);
+      if (e.type === 'resource_change') recordChange(e, records, made);
+      if (isWrite(e) && isCcmCall(e) && Date.parse(e.time) >= this.#from) {
+        const changes = made.get(e.request_id) ?? [];
+        out.push({ method: e.method, path: e.path, status: e.status, effect: worst(changes), changes: changes.filter((c) => c.effect !== CloudWriteEffect.none).map((c) => c.what) });
       }
-      if (e.type !== 'api_call') continue;
-      if (isCcmCall(e) && isWrite(e) && Date.parse(e.time) >= this.#from) {
-        out.push({ method: e.method, path: e.path, status: e.status, effect: worst(pending), changes: pending.filter((c) => c.effect !== CloudWriteEffect.none).map((c) => c.what) });
-      }
-      pending = [];
     }
     return out;
   }
+}
+
+/** Applies one change event to `records` and files what it changed under the request that made it. */
+function recordChange(e: Extract<SimEvent, { type: 'resource_change' }>, records: Map<string, StoredRecord>, made: Map<string, Change[]>): void {
+  if (!isJudged(e.resource_type)) return;
+  const after = (e.resource ?? undefined) as StoredRecord | undefined;
+  const changes = describeChange(e.resource_type, e.resource_id, records.get(e.resource_id), after);
+  if (e.request_id !== null) made.set(e.request_id, [...(made.get(e.request_id) ?? []), ...changes]);
+  if (after) records.set(e.resource_id, after);
+  else records.delete(e.resource_id);
 }
 
 const isWrite = (e: SimEvent): e is Extract<SimEvent, { type: 'api_call' }> => e.type === 'api_call' && !['GET', 'HEAD', 'OPTIONS'].includes(e.method);

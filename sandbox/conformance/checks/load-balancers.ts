@@ -12,8 +12,6 @@ import {
 export const WEB = 'conformance-web';
 export const ANNOTATED = 'conformance-annotated';
 const LB_FINALIZER = 'service.kubernetes.io/load-balancer-cleanup';
-/** The local runtime's pods answer with the stand-in's JSON (node, pod, PROXY header) rather than as nginx does. */
-const STAND_IN = { [REPLIES_ANNOTATION]: STAND_IN_REPLIES };
 /** How long a CCM may take to show it handles LoadBalancer Services at all. */
 const OFFER_WINDOW_MS = 20_000;
 
@@ -38,15 +36,22 @@ export async function cloudLb(ctx: ConformanceContext, vip: string): Promise<Clo
   return ctx.cloud.conformance.readLoadBalancer(await cloudRead(ctx), vip);
 }
 
-async function createWorkload(ctx: ConformanceContext): Promise<void> {
-  const labels = { app: WEB };
+/** A Deployment of `replicas` nginx pods labelled app=`name` on port 80, answering as `replies` says (default: the stand-in's JSON). */
+export async function createBackend(ctx: ConformanceContext, name: string, replicas: number, replies: string = STAND_IN_REPLIES): Promise<void> {
+  const labels = { app: name };
+  const annotations = { [REPLIES_ANNOTATION]: replies };
   await ctx.apps.createNamespacedDeployment({
     namespace: ctx.namespace,
     body: {
-      metadata: { name: WEB, labels },
-      spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels, annotations: STAND_IN }, spec: { containers: [{ name: 'web', image: 'nginx', ports: [{ containerPort: 80 }] }] } } },
+      metadata: { name, labels },
+      spec: { replicas, selector: { matchLabels: labels }, template: { metadata: { labels, annotations }, spec: { containers: [{ name: 'web', image: 'nginx', ports: [{ containerPort: 80 }] }] } } },
     },
   });
+}
+
+async function createWorkload(ctx: ConformanceContext): Promise<void> {
+  const labels = { app: WEB };
+  await createBackend(ctx, WEB, 2);
   await ctx.core.createNamespacedService({
     namespace: ctx.namespace,
     body: { metadata: { name: WEB }, spec: { type: 'LoadBalancer', selector: labels, ports: [{ name: 'http', port: 80, targetPort: 80 }] } },
@@ -135,8 +140,9 @@ export async function lbUpdate(ctx: ConformanceContext): Promise<string> {
 }
 
 export async function lbDelete(ctx: ConformanceContext): Promise<string> {
-  const vips = [ctx.memory.vip, ctx.memory.annotatedVip].filter((v) => v !== undefined);
-  const names = [WEB, ANNOTATED];
+  const more = ctx.memory.moreLbs ?? {};
+  const vips = [ctx.memory.vip, ctx.memory.annotatedVip, ...Object.values(more)].filter((v) => v !== undefined);
+  const names = [WEB, ANNOTATED, ...Object.keys(more)];
   for (const name of names) {
     ctx.involve({ kind: 'Service', namespace: ctx.namespace, name });
     await ctx.core.deleteNamespacedService({ name, namespace: ctx.namespace }).catch(() => undefined);

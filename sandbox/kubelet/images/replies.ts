@@ -176,6 +176,8 @@ export interface HttpRequestFacts {
   readonly headers: Readonly<Record<string, string>>;
   readonly client: { readonly ip: string; readonly port: number };
   readonly now: Date;
+  /** The original client a PROXY protocol header named (`ip:port`), if the connection began with one. */
+  readonly proxySource?: string;
 }
 
 export interface ImageHttpReply {
@@ -212,8 +214,8 @@ function routeMatches(route: HttpRoute, method: string, path: string): boolean {
   return route.path.endsWith('*') ? path.startsWith(route.path.slice(0, -1)) : path === route.path;
 }
 
-function baseValues(facts: PodFacts, client: { ip: string; port: number }, now: Date): Record<string, string> {
-  return { ...facts.vars, 'client.ip': client.ip, 'client.port': String(client.port), now: now.toISOString() };
+function baseValues(facts: PodFacts, client: { ip: string; port: number }, now: Date, proxySource = ''): Record<string, string> {
+  return { ...facts.vars, 'client.ip': client.ip, 'client.port': String(client.port), now: now.toISOString(), 'proxy.source': proxySource };
 }
 
 /** The answer to an HTTP request; null when the behaviour has no HTTP (the caller answers 400 as a non-HTTP server would not: it closes). */
@@ -222,7 +224,7 @@ export function answerHttp(b: PodBehaviour, req: HttpRequestFacts): ImageHttpRep
   if (routes === undefined) return null;
   const url = new URL(req.uri, 'http://request.invalid');
   const values: Record<string, string | Record<string, string>> = {
-    ...baseValues(b.facts, req.client, req.now), 'request.method': req.method, 'request.path': url.pathname, 'request.uri': req.uri,
+    ...baseValues(b.facts, req.client, req.now, req.proxySource), 'request.method': req.method, 'request.path': url.pathname, 'request.uri': req.uri,
     'request.host': req.headers.host ?? '', 'request.headers': { ...req.headers },
   };
   for (const [k, v] of url.searchParams) values[`request.query.${k}`] ??= v;
@@ -244,14 +246,16 @@ export interface MessageFacts {
   readonly payload: string;
   readonly client: { readonly ip: string; readonly port: number };
   readonly now: Date;
+  /** As for HTTP: the PROXY header's client, if any. */
+  readonly proxySource?: string;
 }
 
 /** The answer to a TCP line or a UDP datagram, or null when no rule takes it (nothing is sent back). */
-export function answerMessage(b: PodBehaviour, protocol: 'tcp' | 'udp', { payload, client, now }: MessageFacts): string | null {
+export function answerMessage(b: PodBehaviour, protocol: 'tcp' | 'udp', { payload, client, now, proxySource }: MessageFacts): string | null {
   const rules: readonly MessageRule[] | undefined = b.behaviour[protocol];
   const text = payload.replace(/\r?\n$/, '');
   const rule = rules?.find((r) => r.when === undefined || text.startsWith(r.when));
   if (rule === undefined) return null;
   const rest = rule.when === undefined ? text : text.slice(rule.when.length);
-  return render(rule.reply, { ...baseValues(b.facts, client, now), 'request.payload': text, 'request.rest': rest });
+  return render(rule.reply, { ...baseValues(b.facts, client, now, proxySource), 'request.payload': text, 'request.rest': rest });
 }

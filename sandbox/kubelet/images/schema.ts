@@ -33,8 +33,13 @@ export type HttpRoute = z.infer<typeof HttpRoute>;
 export const MessageRule = z.strictObject({ when: z.string().max(1024).optional(), reply: Template });
 export type MessageRule = z.infer<typeof MessageRule>;
 
-/** What a pod answers; a protocol left out answers nothing (an HTTP server given a non-HTTP line: 400). */
+/**
+ * What a pod answers; a protocol left out answers nothing (an HTTP server given a non-HTTP line: 400).
+ * `proxyProtocol: required`: the server expects a PROXY protocol header first (nginx's `listen ... proxy_protocol`)
+ * and closes a TCP connection that starts without one, unanswered.
+ */
 export const Behaviour = z.strictObject({
+  proxyProtocol: z.literal('required').optional(),
   http: z.array(HttpRoute).max(64).optional(),
   tcp: z.array(MessageRule).max(64).optional(),
   udp: z.array(MessageRule).max(64).optional(),

@@ -5,7 +5,7 @@ import { createServers, nodeName, removeMachines, waitForNodes, type CreatedServ
 import { ensureNodes, ensureServices } from '../resident.ts';
 import type { Scenario, ScenarioContext } from '../scenario.ts';
 import { figure } from '../stats.ts';
-import { mapWithConcurrency } from '../../../lib/pool.ts';
+import { mapWithConcurrency } from '../../../lib/concurrency.ts';
 import { waitFor } from '../../../sandbox/wait.ts';
 
 export const S4: Scenario = {

@@ -31,7 +31,7 @@ export interface SimcloudClientOptions {
   /** Per-attempt timeout (default 10 s). */
   timeoutMs?: number;
   retry?: Partial<RetryPolicy>;
-  /** How requests are sent (default: over `fetch`); the CCM passes `http1Exchange()`. */
+  /** How requests are sent (default: over `fetch`); the CCM passes `poolExchange()`. */
   exchange?: HttpExchange;
   /** The fetch of the default exchange (default: the global one). */
   fetch?: typeof globalThis.fetch;

@@ -1,7 +1,7 @@
 /** Shared plumbing of the resource clients: one call = one operation name, a request and a response schema. */
 import type { z } from 'zod';
 import type { ListMeta } from '../schema/common.ts';
-import { mapWithConcurrency } from '../../../lib/pool.ts';
+import { mapWithConcurrency } from '../../../lib/concurrency.ts';
 import { parseChecked } from '../../../lib/zod-guard.ts';
 import { SimcloudApiError } from './errors.ts';
 import type { Handler, TransportRequest } from './transport.ts';

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SimcloudClient } from './client.ts';
 import { isApiError, SimcloudApiError } from './errors.ts';
-import { DEFAULT_RETRY, backoffDelay, http1Exchange, mayRepeat, parseRetryAfter, type HttpExchange, type TransportRequest } from './transport.ts';
+import { DEFAULT_RETRY, backoffDelay, poolExchange, mayRepeat, parseRetryAfter, type HttpExchange, type TransportRequest } from './transport.ts';
 import type { Action } from '../schema/actions.ts';
 
 type Reply = (req: IncomingMessage, res: ServerResponse) => void;
@@ -44,8 +44,8 @@ function client(url: string, slept: number[] = [], over = {}): SimcloudClient {
   });
 }
 
-// Every behaviour holds over both exchanges: fetch (the SDK's default) and lib/http1 (the CCM's).
-describe.each([['fetch', undefined], ['http1', http1Exchange]] as const)('transport over %s', (_name, make) => {
+// Every behaviour holds over every exchange: fetch (the SDK's default) and the CCM's pools (lib/http-pool).
+describe.each([['fetch', undefined], ['http1', () => poolExchange('http1')], ['undici', () => poolExchange('undici')]] as const)('transport over %s', (_name, make) => {
   beforeEach(() => {
     exchange = make;
   });

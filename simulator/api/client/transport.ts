@@ -10,7 +10,8 @@
  * Waiting between attempts goes through the injected `Sleep`, so tests drive it without real time.
  */
 import { randomUUID } from 'node:crypto';
-import { Http1Error, Http1Pool, originOf } from '../../../lib/http1.ts';
+import { Http1Error, originOf } from '../../../lib/http1.ts';
+import { createHttpPool, type HttpPool, type HttpTransport } from '../../../lib/http-pool.ts';
 import { ERROR_STATUS, ErrorEnvelope, type ErrorCode } from '../schema/errors.ts';
 import { SimcloudApiError, type ApiErrorCode } from './errors.ts';
 
@@ -242,15 +243,15 @@ export function fetchExchange(doFetch: typeof globalThis.fetch = globalThis.fetc
 }
 
 /**
- * An exchange over lib/http1 (a keep-alive pool per origin, no undici): a third of node:http's CPU per
- * request. Its timeout is for silence: the answer fails when no byte of it arrives for `timeoutMs`.
+ * An exchange over a keep-alive pool per origin (lib/http-pool: lib/http1 by default, a third of node:http's
+ * CPU per request). Its timeout is for silence: the answer fails when no byte of it arrives for `timeoutMs`.
  */
-export function http1Exchange(): HttpExchange {
-  const pools = new Map<string, Http1Pool>();
+export function poolExchange(transport: HttpTransport = 'http1'): HttpExchange {
+  const pools = new Map<string, HttpPool>();
   return async (req) => {
     let pool = pools.get(req.url.origin);
     if (pool === undefined) {
-      pool = new Http1Pool(originOf(req.url));
+      pool = createHttpPool(originOf(req.url), transport);
       pools.set(req.url.origin, pool);
     }
     const res = await pool.request({ method: req.method, path: req.url.pathname + req.url.search, headers: req.headers, timeoutMs: req.timeoutMs, ...(req.body === undefined ? {} : { body: req.body }), ...(req.signal ? { signal: req.signal } : {}) });

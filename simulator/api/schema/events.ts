@@ -88,6 +88,8 @@ function changeOf<const T extends string, R extends z.ZodType>(resourceType: T, 
     resource_type: z.literal(resourceType),
     resource_id: z.string(),
     project_id: z.string().nullable(),
+    /** The API call that made the change, or started the work that made it (an action finishing later): its `request_id`; null when none did. */
+    request_id: z.string().nullable(),
     /** The record after the change; null on delete. */
     resource: record.nullable(),
   });

@@ -7,13 +7,15 @@
  * nothing is stored for them, and deleting the token revokes the client.
  *
  * Access tokens: `<token id>.<expiry>.<HMAC>` with a key derived from the project token's secret, expiring after
- * TOKEN_LIFETIME_S seconds of simcloud's clock (time control makes them expire). They are checked, not stored, so
- * they survive a restart; the project token itself is refused as a bearer, as Brightbox takes only its own tokens.
+ * TOKEN_LIFETIME_S seconds of the wall clock, not simcloud's: the client (golang.org/x/oauth2) computes the expiry
+ * on its own clock and does not recover from a 401, so a `simcloud time advance` must not end them. They are
+ * checked, not stored, so they survive a restart; the project token itself is refused as a bearer, as Brightbox
+ * takes only its own tokens.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { Caller, Sim } from '../../server/context.ts';
-import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { defineRoute, type RouteDef } from '../../server/route-definitions.ts';
 import type { PersonaAuth } from '../../server/persona.ts';
 import { findRecord } from '../../server/resources/common.ts';
 import { clientCredentials } from '../oauth2.ts';
@@ -38,7 +40,7 @@ function bearerCaller(sim: Sim, bearer: string): Caller | undefined {
   if (token === undefined) return undefined;
   const want = Buffer.from(mac(token.secret, `${m[1]}.${m[2]}`));
   const got = Buffer.from(m[3]!);
-  if (want.length !== got.length || !timingSafeEqual(want, got) || Number(m[2]) * 1000 <= sim.clock.now()) return undefined;
+  if (want.length !== got.length || !timingSafeEqual(want, got) || Number(m[2]) * 1000 <= sim.clock.wallNow()) return undefined;
   return { projectId: token.project_id, tokenId: token.id };
 }
 
@@ -66,7 +68,7 @@ export const authRoutes: RouteDef[] = [
       if (body.scope !== undefined && (typeof body.scope !== 'string' || body.scope.length > 256)) throw oauthError('invalid_scope', 'The scope is invalid');
       const token = findRecord(sim, 'tokens', caller.tokenId);
       if (token === undefined) throw oauthError('invalid_client', 'The client credentials are invalid');
-      const exp = Math.floor(sim.clock.now() / 1000) + TOKEN_LIFETIME_S;
+      const exp = Math.floor(sim.clock.wallNow() / 1000) + TOKEN_LIFETIME_S;
       const scope = typeof body.scope === 'string' && body.scope !== '' ? body.scope : 'infrastructure';
       return { access_token: issue(token.id, token.secret, exp), token_type: 'Bearer' as const, expires_in: TOKEN_LIFETIME_S, scope };
     },

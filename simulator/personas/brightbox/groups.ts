@@ -9,7 +9,7 @@ import type { FirewallRuleInput } from '../../api/schema/firewall-policies.ts';
 import type { ServerGroup as SimServerGroup } from '../../api/schema/server-groups.ts';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField, notFound } from '../../server/errors.ts';
-import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { defineRoute, type RouteDef } from '../../server/route-definitions.ts';
 import { nowIso } from '../../server/context.ts';
 import { commitPlans, findOwned, ownedRecords } from '../../server/resources/common.ts';
 import * as fw from '../../server/resources/firewall-policies/service.ts';

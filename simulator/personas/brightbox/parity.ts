@@ -46,7 +46,7 @@ const NAMES = 'names must be unique per project (simcloud\'s rule), as the CCM\'
 
 /** Served endpoints, by route operation. */
 export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
-  'brightbox.auth.token': diff('client_credentials only; the secret is a simcloud project token and the client id is derived from it (`cli-` + 5 base-36 digits); 7200 s on simcloud\'s clock; scope echoed, not enforced'),
+  'brightbox.auth.token': diff('client_credentials only; the secret is a simcloud project token and the client id is derived from it (`cli-` + 5 base-36 digits); 7200 s of the wall clock (time control leaves it alone); scope echoed, not enforced'),
   'brightbox.accounts.list': diff('one account: the project'),
   'brightbox.zones.list': diff('simcloud\'s zones as `<region>-<letter>` handles'),
   'brightbox.server_types.list': diff('simcloud\'s server types'), 'brightbox.server_types.get': diff('by id or handle'),
@@ -125,5 +125,5 @@ export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = { ...fie
   image: [S.Image, { id: diff('`img-` and its position'), ...each(['username', 'description', 'source', 'owner', 'created_at'], diff('fixed')), ...each(['virtual_size', 'disk_size'], none('always 0')) }],
   zone: [S.Zone, { id: diff('`zon-` and its position'), handle: diff('`<region>-<letter>`: sim-1a is sim-1-a') }],
   account: [S.Account, { id: ID, name: diff('the project id'), ...each(['ram_limit', 'cloud_ips_limit', 'load_balancers_limit'], diff('fixed, not enforced')), zones: REF }],
-  'access token': [TokenResponse, { access_token: diff('HMAC-signed per project token, checked and not stored'), expires_in: diff('7200 s of simcloud\'s clock'), scope: diff('echoed') }],
+  'access token': [TokenResponse, { access_token: diff('HMAC-signed per project token, checked and not stored'), expires_in: diff('7200 s of the wall clock, which time control leaves alone'), scope: diff('echoed') }],
 }), 'errors, auth and rate limits': ERRORS };

@@ -3,7 +3,7 @@
  * gobrightbox uses (/brightbox/token), as one value for the registration list (../registry.ts). It authenticates
  * its own paths (auth.ts): an API client's credentials for an access token, then that token, as Brightbox does.
  */
-import type { RouteDef } from '../../server/http.ts';
+import type { RouteDef } from '../../server/route-definitions.ts';
 import type { Persona } from '../../server/persona.ts';
 import { BbLbAttrs, BbPolicyAttrs } from './attrs.ts';
 import { authRoutes, brightboxAuth } from './auth.ts';

@@ -1,5 +1,5 @@
 /** DigitalOcean persona: regions, sizes and the account (a token check), read-only. */
-import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { defineRoute, type RouteDef } from '../../server/route-definitions.ts';
 import { REGIONS, SERVER_TYPES } from '../../server/resources/catalogue/data.ts';
 import { ListQuery, PREFIX, pageOf } from './common.ts';
 import { Account, Region, Size, list, one } from './responses.ts';

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import type { Caller, Sim } from '../../server/context.ts';
 import { SimcloudError, invalidField, notFound } from '../../server/errors.ts';
-import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { defineRoute, type RouteDef } from '../../server/route-definitions.ts';
 import { findOwned, ownedRecords } from '../../server/resources/common.ts';
 import * as certs from '../../server/resources/certificates/service.ts';
 import type { CertificateRec } from '../../server/store/state.ts';

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { ServerActionName } from '../../api/schema/servers.ts';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField, notFound } from '../../server/errors.ts';
-import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { defineRoute, type RouteDef } from '../../server/route-definitions.ts';
 import { IMAGES, SERVER_TYPES, ZONES } from '../../server/resources/catalogue/data.ts';
 import { findOwned, findRecord, getOwned, ownedRecords } from '../../server/resources/common.ts';
 import * as svc from '../../server/resources/servers/service.ts';

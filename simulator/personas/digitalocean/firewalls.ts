@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { FirewallRule, FirewallRuleInput } from '../../api/schema/firewall-policies.ts';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField, notFound } from '../../server/errors.ts';
-import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { defineRoute, type RouteDef } from '../../server/route-definitions.ts';
 import { commitPlans, findOwned, ownedRecords } from '../../server/resources/common.ts';
 import * as svc from '../../server/resources/firewall-policies/service.ts';
 import type { FirewallPolicyRec } from '../../server/store/state.ts';

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField } from '../../server/errors.ts';
-import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { defineRoute, type RouteDef } from '../../server/route-definitions.ts';
 import { REGIONS } from '../../server/resources/catalogue/data.ts';
 import { getOwned, ownedRecords } from '../../server/resources/common.ts';
 import * as svc from '../../server/resources/load-balancers/service.ts';

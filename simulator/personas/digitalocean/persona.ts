@@ -3,7 +3,7 @@
  * DigitalOcean CCM hands godo): its routes and everything else the server asks of it, as one value for the
  * registration list (../registry.ts).
  */
-import type { RouteDef } from '../../server/http.ts';
+import type { RouteDef } from '../../server/route-definitions.ts';
 import type { Persona } from '../../server/persona.ts';
 import { DoFirewallAttrs, DoLbAttrs } from './attrs.ts';
 import { catalogueRoutes } from './catalogue.ts';

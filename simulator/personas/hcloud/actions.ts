@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField, notFound } from '../../server/errors.ts';
-import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { defineRoute, type RouteDef } from '../../server/route-definitions.ts';
 import { ownedRecords } from '../../server/resources/common.ts';
 import type { ActionRec } from '../../server/store/state.ts';
 import type { ListMeta } from '../../api/schema/common.ts';

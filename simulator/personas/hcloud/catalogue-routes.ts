@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { notFound } from '../../server/errors.ts';
-import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { defineRoute, type RouteDef } from '../../server/route-definitions.ts';
 import { IMAGES, REGIONS, SERVER_TYPES, ZONES } from '../../server/resources/catalogue/data.ts';
 import { NumericIdParams } from '../numeric-ids.ts';
 import { LOAD_BALANCER_TYPES, datacenterView, imageView, loadBalancerTypeView, locationView, serverTypeView } from './catalogue.ts';

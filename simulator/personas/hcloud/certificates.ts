@@ -10,7 +10,7 @@ import { Labels, Name } from '../../api/schema/common.ts';
 import { CertificatePem, PrivateKeyPem } from '../../api/schema/certificates.ts';
 import type { Caller, Sim } from '../../server/context.ts';
 import { SimcloudError, invalidField } from '../../server/errors.ts';
-import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { defineRoute, type RouteDef } from '../../server/route-definitions.ts';
 import * as certs from '../../server/resources/certificates/service.ts';
 import { listOwned } from '../../server/resources/common.ts';
 import type { CertificateRec } from '../../server/store/state.ts';

@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import type { UpdateLoadBalancerRequest } from '../../api/schema/load-balancers.ts';
 import type { Caller, Sim } from '../../server/context.ts';
 import { conflict, invalidField, notFound } from '../../server/errors.ts';
-import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { defineRoute, type RouteDef } from '../../server/route-definitions.ts';
 import { ensureUnlocked } from '../../server/resources/common.ts';
 import * as svc from '../../server/resources/load-balancers/service.ts';
 import type { ActionRec, LoadBalancerRec } from '../../server/store/state.ts';

@@ -1,7 +1,7 @@
 /** Hetzner persona: load balancers (create, get, list, update, delete) and load balancer types, over simcloud's LBs. */
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField } from '../../server/errors.ts';
-import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { defineRoute, type RouteDef } from '../../server/route-definitions.ts';
 import { REGIONS } from '../../server/resources/catalogue/data.ts';
 import { commitPlans, getOwned, listOwned } from '../../server/resources/common.ts';
 import * as svc from '../../server/resources/load-balancers/service.ts';

@@ -7,7 +7,7 @@
 import type { z } from 'zod';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField, notFound } from '../../server/errors.ts';
-import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { defineRoute, type RouteDef } from '../../server/route-definitions.ts';
 import * as svc from '../../server/resources/networks/service.ts';
 import { NumericIdParams } from '../numeric-ids.ts';
 import { firstZoneOf, regionOfLocation } from './catalogue.ts';

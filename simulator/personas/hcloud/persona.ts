@@ -2,7 +2,7 @@
  * The Hetzner Cloud persona under /hcloud/v1 (HCLOUD_ENDPOINT=http://127.0.0.1:<port>/hcloud/v1): its routes
  * and everything else the server asks of it, as one value for the registration list (../registry.ts).
  */
-import type { RouteDef } from '../../server/http.ts';
+import type { RouteDef } from '../../server/route-definitions.ts';
 import type { Persona } from '../../server/persona.ts';
 import { actionRoutes } from './actions.ts';
 import { locationView, serverTypeView } from './catalogue.ts';

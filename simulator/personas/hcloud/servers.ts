@@ -2,7 +2,7 @@
 import type { z } from 'zod';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField } from '../../server/errors.ts';
-import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { defineRoute, type RouteDef } from '../../server/route-definitions.ts';
 import { listOwned } from '../../server/resources/common.ts';
 import * as svc from '../../server/resources/servers/service.ts';
 import { IMAGES, REGIONS, SERVER_TYPES, ZONES } from '../../server/resources/catalogue/data.ts';

@@ -9,11 +9,18 @@ import { NAME } from './common.ts';
 const Int = z.number().int().min(0);
 
 /**
+ * A node's mode: what a request may set, and `none`, which Linode shows for a node of a udp config made
+ * without a mode (its CCM sends none for udp backends); it serves like `accept`.
+ */
+export const NODE_MODES = ['accept', 'reject', 'drain', 'backup'] as const;
+export const NodeMode = z.enum([...NODE_MODES, 'none']);
+
+/**
  * A Linode NodeBalancer node: its backend `address` is `ip:port` (loopback), `presented` how the client gave
  * it (a private IPv4 or a VPC address, addresses.ts), which is how the node shows it back.
  */
 export const LinodeNode = z.object({
-  id: Int, address: z.string(), label: z.string(), weight: Int, mode: z.enum(['accept', 'reject', 'drain', 'backup']),
+  id: Int, address: z.string(), label: z.string(), weight: Int, mode: NodeMode,
   presented: z.enum(['private', 'vpc']).optional(),
 });
 export type LinodeNode = z.infer<typeof LinodeNode>;

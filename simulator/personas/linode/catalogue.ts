@@ -1,6 +1,6 @@
 /** Linode persona: regions, linode types and the profile (the Linode CCM's token check), read-only. */
 import { notFound } from '../../server/errors.ts';
-import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { defineRoute, type RouteDef } from '../../server/route-definitions.ts';
 import { REGIONS, SERVER_TYPES } from '../../server/resources/catalogue/data.ts';
 import { z } from 'zod';
 import { ListQuery, PREFIX, pageOf } from './common.ts';

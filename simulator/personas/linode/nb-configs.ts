@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { LinodeLbAttrs, LinodeNode } from './attrs.ts';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField, notFound } from '../../server/errors.ts';
-import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { defineRoute, type RouteDef } from '../../server/route-definitions.ts';
 import type { LoadBalancerRec } from '../../server/store/state.ts';
 import { NumericPathId } from '../numeric-ids.ts';
 import { ListQuery, PREFIX, owned, pageOf } from './common.ts';
@@ -69,9 +69,9 @@ function rebuilt(c: Ctx, current: Config, body: z.infer<typeof RebuildBody>): Co
   const next = updated(current, settings);
   next.nodes = nodes.map((n, i) => {
     const { id, ...fields } = n;
-    if (id === undefined) return newNode(c.attrs.next_id++, loopbackNode(c.sim, fields));
+    if (id === undefined) return newNode(c.attrs.next_id++, loopbackNode(c.sim, fields), next.protocol);
     if (!current.nodes.some((x) => x.id === id)) throw invalidField(`nodes.${i}.id`, `node ${id} is not in config ${current.id}`);
-    return newNode(id, loopbackNode(c.sim, fields));
+    return newNode(id, loopbackNode(c.sim, fields), next.protocol);
   });
   return next;
 }
@@ -146,7 +146,7 @@ const nodeRoutes: RouteDef[] = [
     response: NodeBalancerNode, handle: async (sim, { caller, params, body }) => {
       const c = ctx(sim, caller, params.id);
       const config = configOf(c, params.cid);
-      const node = newNode(c.attrs.next_id++, loopbackNode(sim, body));
+      const node = newNode(c.attrs.next_id++, loopbackNode(sim, body), config.protocol);
       const saved = await save(c, { ...config, nodes: [...config.nodes, node] });
       return nodeView(saved.lb, saved.config, { ...node, address: presentedOf(sim).hostPort(node.address, node.presented) }, 'unknown');
     },

@@ -39,9 +39,12 @@ const CHECK_OF = { http: 'http', tcp: 'connection', none: 'none' } as const;
 /** Linode's default health-check port of a UDP config. */
 const UDP_CHECK_PORT = 80;
 
+/** The mode of a node made without one: `none` on a udp config, as Linode shows it, else `accept`. */
+const defaultMode = (protocol: Config['protocol']): LinodeNode['mode'] => (protocol === 'udp' ? 'none' : 'accept');
+
 function derived(sim: Sim, lb: LoadBalancerRec, s: LoadBalancerService): Config {
   const nodes: LinodeNode[] = sim.targets.resolve(lb).flatMap((t, i) => (t.ip === null ? [] : [{
-    id: s.listen_port * 1000 + i + 1, address: `${t.ip}:${s.destination_port}`, label: t.id, weight: 100, mode: 'accept' as const,
+    id: s.listen_port * 1000 + i + 1, address: `${t.ip}:${s.destination_port}`, label: t.id, weight: 100, mode: defaultMode(s.protocol),
   }]));
   return {
     id: s.listen_port, port: s.listen_port, algorithm: lb.algorithm === 'least_connections' ? 'leastconn' : 'roundrobin',
@@ -70,7 +73,7 @@ export function configsOf(sim: Sim, lb: LoadBalancerRec): Config[] {
   });
 }
 
-const serving = (n: LinodeNode): boolean => n.mode === 'accept' || n.mode === 'backup';
+const serving = (n: LinodeNode): boolean => n.mode === 'accept' || n.mode === 'backup' || n.mode === 'none';
 const ipOf = (address: string): string => address.slice(0, address.lastIndexOf(':'));
 const portOf = (address: string): number => Number(address.slice(address.lastIndexOf(':') + 1));
 
@@ -111,9 +114,9 @@ export function simFields(configs: readonly Config[]): Required<Pick<UpdateLoadB
   };
 }
 
-/** A new node's settings with Linode's defaults. */
-export const newNode = (id: number, b: NodeBody & Pick<LinodeNode, 'presented'>): LinodeNode => ({
-  id, address: b.address, label: b.label, weight: b.weight ?? 100, mode: b.mode ?? 'accept', ...(b.presented === undefined ? {} : { presented: b.presented }),
+/** A new node of a config on `protocol`, with Linode's defaults. */
+export const newNode = (id: number, b: NodeBody & Pick<LinodeNode, 'presented'>, protocol: Config['protocol']): LinodeNode => ({
+  id, address: b.address, label: b.label, weight: b.weight ?? 100, mode: b.mode ?? defaultMode(protocol), ...(b.presented === undefined ? {} : { presented: b.presented }),
 });
 
 const CONFIG_DEFAULTS = {
@@ -158,7 +161,7 @@ export function newConfig(attrs: LinodeLbAttrs, b: Omit<ConfigBody, 'nodes'>, no
   const tls = tlsFor(protocol, b, null);
   const id = attrs.next_id++;
   const defaults = protocol === 'udp' ? { ...CONFIG_DEFAULTS, ...UDP_DEFAULTS } : CONFIG_DEFAULTS;
-  return checkConfig({ ...defaults, ...given, protocol, tls, id, port: b.port, nodes: nodes.map((n) => newNode(attrs.next_id++, n)) });
+  return checkConfig({ ...defaults, ...given, protocol, tls, id, port: b.port, nodes: nodes.map((n) => newNode(attrs.next_id++, n, protocol)) });
 }
 
 export const toAttrs = (c: Config): LinodeConfigAttrs => ({

@@ -1,5 +1,6 @@
 /** Request bodies of the Linode NodeBalancer endpoints (the fields linodego sends; unknown fields rejected). */
 import { z } from 'zod';
+import { NODE_MODES } from './attrs.ts';
 
 const Label = z.string().min(3).max(32).regex(/^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$/, 'must be 3-32 letters, digits, dots, dashes or underscores');
 const Tags = z.array(z.string().min(1).max(50)).max(50);
@@ -9,7 +10,7 @@ export const NodeBody = z.strictObject({
   address: Address,
   label: z.string().min(3).max(32),
   weight: z.number().int().min(1).max(255).optional(),
-  mode: z.enum(['accept', 'reject', 'drain', 'backup']).optional(),
+  mode: z.enum(NODE_MODES).optional(),
   subnet_id: z.number().int().optional(),
 });
 export type NodeBody = z.infer<typeof NodeBody>;

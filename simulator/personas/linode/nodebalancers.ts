@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField, invalidInput, notFound } from '../../server/errors.ts';
-import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { defineRoute, type RouteDef } from '../../server/route-definitions.ts';
 import { commitPlans, findOwned, getOwned, ownedRecords } from '../../server/resources/common.ts';
 import { blockOfAddress } from '../../server/resources/ip-blocks/service.ts';
 import * as svc from '../../server/resources/load-balancers/service.ts';

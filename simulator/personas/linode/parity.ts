@@ -123,7 +123,7 @@ export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = { ...fie
   'nodebalancer node': [R.NodeBalancerNode, {
     id: diff('unique within its NodeBalancer'), address: diff('ip:port; an IPv4 address, which the data plane dials as is'),
     status: diff('UP, DOWN or unknown from the data plane'), weight: diff('kept, not applied'),
-    mode: diff('accept and backup both serve (backup is not held in reserve); reject and drain are taken out of the NodeBalancer'), vpc_config_id: none('always 0'),
+    mode: diff('a node made without one reads accept, or none on a udp config (as Linode shows the udp nodes its CCM sends without a mode); accept, none and backup serve (backup is not held in reserve); reject and drain are taken out of the NodeBalancer'), vpc_config_id: none('always 0'),
   }],
   firewall: [R.Firewall, {
     id: diff('the number in simcloud\'s firewall policy id'), status: diff('enabled or disabled'), tags: LABELS, rules: diff('as GET .../rules, below'),

@@ -4,7 +4,7 @@
  * (../registry.ts). Every route is served at /v4beta too, as Linode serves its v4 API there with the beta
  * endpoints (reserved IPs, NodeBalancer VPC configs) that scripts call by that path.
  */
-import type { RouteDef } from '../../server/http.ts';
+import type { RouteDef } from '../../server/route-definitions.ts';
 import type { Persona } from '../../server/persona.ts';
 import { LinodeFirewallAttrs, LinodeLbAttrs } from './attrs.ts';
 import { catalogueRoutes } from './catalogue.ts';

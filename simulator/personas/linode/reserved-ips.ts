@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { IpBlockRec, LoadBalancerRec, ServerRec } from '../../server/store/state.ts';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField, notFound } from '../../server/errors.ts';
-import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { defineRoute, type RouteDef } from '../../server/route-definitions.ts';
 import { getOwned, ownedRecords } from '../../server/resources/common.ts';
 import * as blocks from '../../server/resources/ip-blocks/service.ts';
 import { isIPv4 } from '../../../lib/ip.ts';

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { Int } from '../responses.ts';
+import { NodeMode } from './attrs.ts';
 
 /** Linode's timestamps: UTC without zone or fraction, the only form linodego parses. */
 const Time = z.string().regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/, 'a Linode timestamp (YYYY-MM-DDTHH:MM:SS)');
@@ -98,7 +99,7 @@ export const NodeBalancerVPCConfig = z.strictObject({
 export type NodeBalancerVPCConfig = z.infer<typeof NodeBalancerVPCConfig>;
 
 export const NodeBalancerNode = z.strictObject({
-  id: Int, address: z.string(), label: z.string(), status: z.enum(['UP', 'DOWN', 'unknown']), weight: Int, mode: z.enum(['accept', 'reject', 'drain', 'backup']),
+  id: Int, address: z.string(), label: z.string(), status: z.enum(['UP', 'DOWN', 'unknown']), weight: Int, mode: NodeMode,
   config_id: Int, nodebalancer_id: Int, vpc_config_id: Int.nullable(),
 });
 export type NodeBalancerNode = z.infer<typeof NodeBalancerNode>;

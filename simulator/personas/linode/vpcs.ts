@@ -10,7 +10,7 @@ import { Cidr } from '../../api/schema/common.ts';
 import { contains, parseCidr } from '../../../lib/ip.ts';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField, notFound } from '../../server/errors.ts';
-import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { defineRoute, type RouteDef } from '../../server/route-definitions.ts';
 import { ZONES } from '../../server/resources/catalogue/data.ts';
 import { findOwned, findRecord, getOwned, ownedRecords } from '../../server/resources/common.ts';
 import * as nets from '../../server/resources/networks/service.ts';

@@ -4,7 +4,7 @@
  * another size is asked for; it stays public (unassigned) until assigned to a server through the BMC API.
  */
 import { z } from 'zod';
-import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { defineRoute, type RouteDef } from '../../server/route-definitions.ts';
 import { ownedRecords } from '../../server/resources/common.ts';
 import * as svc from '../../server/resources/ip-blocks/service.ts';
 import { IPS, IdParams, TagQuery, TagRequests, labelsOf, ownedBy, pnapIdOf, tagFilter, zoneOf } from './common.ts';

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { Cidr } from '../../api/schema/common.ts';
 import type { Caller, Sim } from '../../server/context.ts';
-import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { defineRoute, type RouteDef } from '../../server/route-definitions.ts';
 import { PlantedFault, unlessPlanted } from '../../server/planted.ts';
 import { ownedRecords } from '../../server/resources/common.ts';
 import * as svc from '../../server/resources/networks/service.ts';

@@ -14,7 +14,7 @@ const ASYNC = 'answers at once; the server\'s status follows simcloud\'s action'
 
 /** Served endpoints, by route operation. */
 export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
-  'phoenixnap.auth.token': diff('client_credentials only; the client secret is a simcloud project token and its client id is derived from it (`simcloud-` + 20 hex digits); HS256 JWTs signed per project token, 3600 s on simcloud\'s clock, no refresh tokens; scopes are echoed, not enforced'),
+  'phoenixnap.auth.token': diff('client_credentials only; the client secret is a simcloud project token and its client id is derived from it (`simcloud-` + 20 hex digits); HS256 JWTs signed with the state\'s realm key, 3600 s of the wall clock (time control leaves it alone), no refresh tokens; scopes are echoed, not enforced'),
   'phoenixnap.servers.list': diff('`tag=name.value` and `tag=name` filters (all must match); no paging, as phoenixNAP\'s list has none'),
   'phoenixnap.servers.create': diff('hostname, os, type, location, tags, networkType and USER_DEFINED private networks (ids, one IP each) are used; description, SSH keys, reservation and OS configuration are accepted without effect; USE_OR_CREATE_DEFAULT joins no network; IP blocks at create (PURCHASE_NEW, USER_DEFINED) and public networks are refused with 400; os and type are simcloud\'s images and server types'),
   'phoenixnap.servers.get': ok,
@@ -102,7 +102,7 @@ export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = { ...fie
     resourceAssignments: diff('/bmc/servers/{id} and /ips/ip-blocks/{id} carrying it'), createdBy: diff('always USER'),
   }],
   'access token': [TokenResponse, {
-    access_token: diff('an HS256 JWT signed per project token, checked and not stored'), expires_in: diff('3600 s of simcloud\'s clock'),
+    access_token: diff('an HS256 JWT signed with the state\'s realm key, checked and not stored'), expires_in: diff('3600 s of the wall clock, which time control leaves alone'),
     refresh_expires_in: diff('always 0: no refresh tokens'), scope: diff('echoed, not enforced'),
   }],
 }), 'errors, auth and rate limits': ERRORS };

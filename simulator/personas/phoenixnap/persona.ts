@@ -4,7 +4,7 @@
  * value for the registration list (../registry.ts). It authenticates its own paths (auth.ts): client
  * credentials for an access token, then that token, as phoenixNAP does.
  */
-import type { RouteDef } from '../../server/http.ts';
+import type { RouteDef } from '../../server/route-definitions.ts';
 import type { Persona } from '../../server/persona.ts';
 import { authRoutes, phoenixnapAuth } from './auth.ts';
 import { COLLECTIONS, NAME, PREFIX, numberOfPnapId } from './common.ts';

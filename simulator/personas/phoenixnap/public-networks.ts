@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import type { Caller, Sim } from '../../server/context.ts';
 import { notFound } from '../../server/errors.ts';
-import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { defineRoute, type RouteDef } from '../../server/route-definitions.ts';
 import { ownedRecords } from '../../server/resources/common.ts';
 import * as ipb from '../../server/resources/ip-blocks/service.ts';
 import * as svc from '../../server/resources/networks/service.ts';

@@ -8,7 +8,7 @@ import { Ipv4 } from '../../api/schema/common.ts';
 import type { ServerActionName } from '../../api/schema/servers.ts';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField } from '../../server/errors.ts';
-import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { defineRoute, type RouteDef } from '../../server/route-definitions.ts';
 import { PlantedFault, unlessPlanted } from '../../server/planted.ts';
 import { IMAGES, SERVER_TYPES } from '../../server/resources/catalogue/data.ts';
 import { getOwned, ownedRecords } from '../../server/resources/common.ts';

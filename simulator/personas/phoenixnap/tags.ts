@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { Caller, Sim } from '../../server/context.ts';
 import { conflict } from '../../server/errors.ts';
-import { defineRoute, type RouteDef } from '../../server/http.ts';
+import { defineRoute, type RouteDef } from '../../server/route-definitions.ts';
 import { ownedRecords } from '../../server/resources/common.ts';
 import { pnapIdOf, TAG_MANAGER, tagId, TagRequest } from './common.ts';
 import { Tag } from './schemas.ts';

@@ -9,7 +9,7 @@ import { labelSelectorError } from '../../api/faults-file.ts';
 import { CreateProjectRequest, CreateTokenRequest, ProjectListResponse, ProjectResponse, TokenListResponse, TokenResponse } from '../../api/schema/projects.ts';
 import type { Sim } from '../context.ts';
 import { invalidField, notFound } from '../errors.ts';
-import { defineRoute, idParams, type RouteDef } from '../http.ts';
+import { defineRoute, idParams, type RouteDef } from '../route-definitions.ts';
 import { SCHEMA_VERSION } from '../store/state.ts';
 import * as svc from './service.ts';
 import { streamEvents } from './sse.ts';

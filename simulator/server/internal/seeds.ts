@@ -21,6 +21,7 @@ function base(ctx: SeedContext): StateDoc {
   doc.projects = ctx.current.projects;
   doc.tokens = ctx.current.tokens;
   doc.next_id = ctx.current.next_id;
+  doc.signing_key = ctx.current.signing_key;
   return doc;
 }
 

@@ -25,7 +25,7 @@ export async function reset(sim: Sim): Promise<void> {
   destructive(sim);
   const cur = sim.store.state;
   const doc = emptyState(cur.pools);
-  Object.assign(doc, { projects: cur.projects, tokens: cur.tokens, next_id: cur.next_id });
+  Object.assign(doc, { projects: cur.projects, tokens: cur.tokens, next_id: cur.next_id, signing_key: cur.signing_key });
   sim.faults.clear();
   await replaceState(sim, doc);
 }
@@ -38,7 +38,7 @@ export async function loadSnapshot(sim: Sim, body: Snapshot): Promise<void> {
   try {
     doc = migrate(structuredClone(body));
   } catch (err) {
-    if (err instanceof MigrationError) throw invalidInput(err.message, [{ name: 'schema_version', messages: [err.message] }]);
+    if (err instanceof MigrationError) throw invalidInput(err.message, [{ name: err.field, messages: [err.message] }]);
     throw err;
   }
   for (const c of COLLECTIONS) {

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -52,6 +52,25 @@ describe('migrations', () => {
     const doc = migrate({ schema_version: 5, seq: 0, next_id: 2, load_balancers: { 'lb-00000001': { ...v3Lb('lb-00000001'), public_interface: true, public_ipv6: '2001:db8:2::1' } } });
     expect(doc.schema_version).toBe(SCHEMA_VERSION);
     expect(doc.load_balancers['lb-00000001']!.forwarding).toBe('proxy');
+  });
+
+  it('v8 gives a document without one a realm signing key, keeps a valid one and refuses a malformed one', async () => {
+    const fresh = migrate({ schema_version: 7, seq: 0, next_id: 1 });
+    expect(fresh.signing_key).toMatch(/^[0-9a-f]{64}$/);
+    expect(migrate({ schema_version: 7, seq: 0, next_id: 1 }).signing_key).not.toBe(fresh.signing_key);
+    expect(migrate({ ...fresh }).signing_key).toBe(fresh.signing_key);
+    expect(() => migrate({ ...fresh, signing_key: 'short' })).toThrow(/signing_key must be 64 hex digits/);
+    const d = await mkdtemp(join(tmpdir(), 'simcloud-migrate-'));
+    dirs.push(d);
+    const path = join(d, 'state.json');
+    await writeFile(path, JSON.stringify({ schema_version: 7, seq: 0, next_id: 1 }));
+    const store = await LowdbStore.open({ location: { kind: 'file', path } });
+    const key = store.state.signing_key;
+    await store.close();
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    const reopened = await LowdbStore.open({ location: { kind: 'file', path } });
+    expect(reopened.state.signing_key).toBe(key);
+    await reopened.close();
   });
 
   it('apply to records replayed from the journal of an older document too', async () => {

@@ -4,7 +4,7 @@
  * N-1 and returns version N. Version 1 predates address pools in the document.
  */
 import { firstFreeV6 } from '../ipam.ts';
-import { DEFAULT_POOLS, IPV6_RANGES, SCHEMA_VERSION, SERVER_IPV6_PREFIX, emptyState, type StateDoc } from './state.ts';
+import { DEFAULT_POOLS, IPV6_RANGES, SCHEMA_VERSION, SERVER_IPV6_PREFIX, SigningKey, emptyState, newSigningKey, type StateDoc } from './state.ts';
 
 type Doc = Record<string, unknown>;
 
@@ -53,11 +53,22 @@ const MIGRATIONS: Record<number, (doc: Doc) => Doc> = {
   // v6 → v7: the document is unchanged, but its journals may hold `put_tail` records (journal.ts). A simcloud
   // of v6 would replay them as no change and lose the routes they add; at v7 it refuses the files instead.
   7: (doc) => ({ ...doc, schema_version: 7 }),
-  // v7 → v8: certificates got their own collection (filled empty); a v7 simcloud would drop it, so it refuses v8.
-  8: (doc) => ({ ...doc, certificates: doc.certificates ?? {}, schema_version: 8 }),
+  // v7 → v8: a realm signing key for access tokens (state.ts); a v7 document's tokens were signed per project
+  // token, so the access tokens issued before it are refused and their clients fetch new ones.
+  8: (doc) => ({ ...doc, signing_key: doc.signing_key ?? newSigningKey(), schema_version: 8 }),
+  // v8 → v9: certificates got their own collection (filled empty); a v8 simcloud would drop it, so it refuses v9.
+  9: (doc) => ({ ...doc, certificates: doc.certificates ?? {}, schema_version: 9 }),
 };
 
-export class MigrationError extends Error {}
+export class MigrationError extends Error {
+  /** The document field at fault. */
+  readonly field: string;
+
+  constructor(message: string, field = 'schema_version') {
+    super(message);
+    this.field = field;
+  }
+}
 
 /** Brings any stored document up to SCHEMA_VERSION; fills missing collections. */
 export function migrate(input: unknown): StateDoc {
@@ -69,5 +80,7 @@ export function migrate(input: unknown): StateDoc {
     version++;
     doc = MIGRATIONS[version]!(doc);
   }
+  const key = SigningKey.safeParse(doc.signing_key);
+  if (!key.success) throw new MigrationError(`state signing_key ${key.error.issues[0]?.message ?? 'is invalid'}`, 'signing_key');
   return { ...emptyState(), ...doc };
 }

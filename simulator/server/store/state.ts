@@ -1,13 +1,21 @@
 /**
  * The state document: every collection keyed by id, plus counters and address pools. Records are
- * the wire objects with their owning `project_id` (and without fields the server derives on output).
+ * the wire objects with their owning `project_id` (and without fields the server derives on output), plus the
+ * realm signing key: the secret the personas that issue their own access tokens sign them with, so a token's
+ * signature is checked before anything it names is looked up. The state file is 0600 (lowdb-store.ts).
  */
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
 import type {
   ActionRecord, CertificateRecord, FirewallPolicyRecord, IpBlockRecord, LoadBalancerRecord, NetworkRecord, ServerGroupRecord, ServerRecord,
 } from '../../api/schema/events.ts';
 import type { Project } from '../../api/schema/projects.ts';
 
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 9;
+
+/** The realm signing key: 32 random bytes, hex. */
+export const SigningKey = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 hex digits (32 bytes)');
+export const newSigningKey = (): string => randomBytes(32).toString('hex');
 
 export type ProjectRec = Project;
 export type TokenRec = {
@@ -60,6 +68,8 @@ export type StateDoc = {
   seq: number;
   next_id: number;
   pools: Pools;
+  /** The realm signing key (SigningKey); kept by reset and seeds, so access tokens outlive them. */
+  signing_key: string;
 } & { [C in CollectionName]: Record<string, Collections[C]> };
 
 export const DEFAULT_POOLS: Pools = {
@@ -82,7 +92,7 @@ export const SERVER_IPV6_PREFIX = 64;
 
 export function emptyState(pools: Pools = DEFAULT_POOLS): StateDoc {
   return {
-    schema_version: SCHEMA_VERSION, seq: 0, next_id: 1, pools: { ...pools },
+    schema_version: SCHEMA_VERSION, seq: 0, next_id: 1, pools: { ...pools }, signing_key: newSigningKey(),
     projects: {}, tokens: {}, servers: {}, networks: {}, load_balancers: {}, server_groups: {}, firewall_policies: {}, ip_blocks: {}, actions: {}, certificates: {},
   };
 }

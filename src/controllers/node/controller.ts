@@ -22,7 +22,7 @@ import type { SharedInformer } from '../../kube/shared-informer.ts';
 import { WorkQueue } from '../../kube/workqueue/queue.ts';
 import { defaultControllerRateLimiter } from '../../kube/workqueue/rate-limiter.ts';
 import { ControllerName } from '../names.ts';
-import { mapWithConcurrency } from '../../../lib/pool.ts';
+import { mapWithConcurrency } from '../../../lib/concurrency.ts';
 import { syncNode, updateNodeStatusFor, type NodeSyncDeps } from './sync.ts';
 
 export const CloudNodeControllerName = ControllerName.CloudNode;

@@ -9,7 +9,7 @@ import { errorMessage, isImplementedElsewhere } from '../../cloud/errors.ts';
 import type { Clock } from '../../kube/clock.ts';
 import { EventType, objectReference, Reason } from '../../kube/events.ts';
 import { objectKey } from '../../kube/keys.ts';
-import { mapWithConcurrency } from '../../../lib/pool.ts';
+import { mapWithConcurrency } from '../../../lib/concurrency.ts';
 import { wantsLoadBalancer } from './needs-update.ts';
 import { loggableNodeNames, nodeSetChanges, nodesSufficientlyEqual, respectsStablePredicates, stableLoadBalancerNodeSet } from './node-set.ts';
 import { callerFor, rememberNodeSet, type ServiceSyncDeps } from './sync.ts';

@@ -6,7 +6,7 @@
 import { numericIdOf } from '../../../simulator/personas/numeric-ids.ts';
 import { PERSONAS } from '../../../simulator/personas/registry.ts';
 import { API_ROUTES } from '../../../simulator/server/app.ts';
-import type { RouteDef } from '../../../simulator/server/http.ts';
+import type { RouteDef } from '../../../simulator/server/route-definitions.ts';
 import { PERSONA_ROWS, type Owned, type PersonaRow } from '../../security/persona-rows.ts';
 import type { RawResponse } from '../../security/support.ts';
 

@@ -1,6 +1,6 @@
 /** Action routes: `GET /v1/actions/{id}`. */
 import { ActionResponse } from '../../../api/schema/actions.ts';
-import { defineRoute, idParams, type RouteDef } from '../../http.ts';
+import { defineRoute, idParams, type RouteDef } from '../../route-definitions.ts';
 import { getOwned, publicView } from '../common.ts';
 
 export const actionRoutes: RouteDef[] = [

@@ -1,6 +1,6 @@
 /** Catalogue routes: regions, zones, server types, images. */
 import { ImageListResponse, RegionListResponse, ServerTypeListResponse, ZoneListResponse } from '../../../api/schema/catalogue.ts';
-import { defineRoute, type RouteDef } from '../../http.ts';
+import { defineRoute, type RouteDef } from '../../route-definitions.ts';
 import { IMAGES, REGIONS, SERVER_TYPES, ZONES } from './data.ts';
 
 export const catalogueRoutes: RouteDef[] = [

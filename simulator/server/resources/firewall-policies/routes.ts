@@ -5,7 +5,7 @@ import {
   ApplyFirewallPolicyRequest, CreateFirewallPolicyRequest, FirewallPolicyListResponse, FirewallPolicyResponse, SetFirewallRulesRequest,
   UpdateFirewallPolicyRequest,
 } from '../../../api/schema/firewall-policies.ts';
-import { defineRoute, idParams, type RouteDef } from '../../http.ts';
+import { defineRoute, idParams, type RouteDef } from '../../route-definitions.ts';
 import * as svc from './service.ts';
 
 const base = '/v1/firewall_policies';

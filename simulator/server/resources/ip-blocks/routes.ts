@@ -3,7 +3,7 @@ import { z } from 'zod';
 import {
   AllocateIpBlockRequest, AssignIpBlockRequest, IpBlockListParams, IpBlockListResponse, IpBlockResponse, UpdateIpBlockRequest,
 } from '../../../api/schema/ip-blocks.ts';
-import { defineRoute, idParams, type RouteDef } from '../../http.ts';
+import { defineRoute, idParams, type RouteDef } from '../../route-definitions.ts';
 import * as svc from './service.ts';
 
 const base = '/v1/ip_blocks';

@@ -10,7 +10,6 @@ import { newIds, nowIso, type Caller, type Sim } from '../../context.ts';
 import { conflict } from '../../errors.ts';
 import { own } from '../../../../lib/keyed.ts';
 import { formatCidr, intToIp, parseCidr, rangeSize } from '../../../../lib/ip.ts';
-import { firstFreeRange } from '../../ipam.ts';
 import type { Change, IpBlockRec } from '../../store/state.ts';
 import { regionById } from '../catalogue/data.ts';
 import { getOwned, owned, paginate, publicView } from '../common.ts';
@@ -43,7 +42,7 @@ export async function allocateIpBlock(sim: Sim, caller: Caller, body: Omit<Alloc
   if (regionById(body.location) === undefined) throw invalidField('location', `unknown location ${body.location}`);
   const size = body.size ?? sim.store.state.pools.ip_block_size;
   const taken = sim.store.all('ip_blocks').map((b) => parseCidr(b.cidr));
-  const range = firstFreeRange(sim.store.state.pools.ip_block, size, taken);
+  const range = sim.addresses.allocateRange(sim.store.state.pools.ip_block, size, taken);
   if (range === null) throw conflict(`no free /${size} block left in the IP block pool`, 'size');
   const { doc, change } = newBlock(sim, caller, { cidr: formatCidr(range), body });
   await sim.store.commit([change, { op: 'put', coll: 'ip_blocks', doc }]);

@@ -6,7 +6,7 @@ import {
   AttachLoadBalancerToNetworkRequest, CreateLoadBalancerRequest, LoadBalancerCreateResponse, LoadBalancerListAnswer, LoadBalancerListParams,
   LoadBalancerMetricsResponse, LoadBalancerResponse, UpdateLoadBalancerRequest,
 } from '../../../api/schema/load-balancers.ts';
-import { defineRoute, idParams, type RouteDef } from '../../http.ts';
+import { defineRoute, idParams, type RouteDef } from '../../route-definitions.ts';
 import * as svc from './service.ts';
 
 const base = '/v1/load_balancers';

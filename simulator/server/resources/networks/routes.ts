@@ -6,7 +6,7 @@ import { publicView, withPublicAction } from '../common.ts';
 import {
   CreateNetworkRequest, CreateRouteRequest, NetworkListResponse, NetworkResponse, RouteCreateResponse, RouteListResponse, UpdateNetworkRequest,
 } from '../../../api/schema/networks.ts';
-import { defineRoute, idParams, type RouteDef } from '../../http.ts';
+import { defineRoute, idParams, type RouteDef } from '../../route-definitions.ts';
 import * as svc from './service.ts';
 
 const RouteParams = z.object({ id: z.string(), routeId: z.string() });

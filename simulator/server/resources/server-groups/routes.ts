@@ -3,7 +3,7 @@ import { ListParams } from '../../../api/schema/common.ts';
 import {
   CreateServerGroupRequest, ServerGroupListResponse, ServerGroupMembersRequest, ServerGroupResponse, SetServerGroupServersRequest, UpdateServerGroupRequest,
 } from '../../../api/schema/server-groups.ts';
-import { defineRoute, idParams, type RouteDef } from '../../http.ts';
+import { defineRoute, idParams, type RouteDef } from '../../route-definitions.ts';
 import * as svc from './service.ts';
 
 const base = '/v1/server_groups';

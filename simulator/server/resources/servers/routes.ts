@@ -7,7 +7,7 @@ import {
   AttachServerToNetworkRequest, CreateServerRequest, DetachServerFromNetworkRequest, ServerCreateResponse, ServerListResponse,
   ServerResponse, ServerStatus, UpdateServerRequest, type ServerActionName,
 } from '../../../api/schema/servers.ts';
-import { defineRoute, idParams, type RouteDef } from '../../http.ts';
+import { defineRoute, idParams, type RouteDef } from '../../route-definitions.ts';
 import * as svc from './service.ts';
 
 const ServerListParams = ListParams.extend({ status: z.enum(ServerStatus).optional() });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { mapAtRate, mapWithConcurrency } from './pool.ts';
+import { mapAtRate, mapWithConcurrency } from './concurrency.ts';
 
 describe('mapWithConcurrency', () => {
   it('keeps at most `limit` in flight and the results in the items order', async () => {

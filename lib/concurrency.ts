@@ -1,7 +1,8 @@
 /**
- * A concurrency pool (upstream's `workqueue.ParallelizeUntil`): `fn` runs over `items` with at most `limit`
- * in flight, each worker taking the next item when it is done; results keep the items' order. A rejection
- * stops the pool's workers from taking new items and is rethrown.
+ * How many run at once, or when each starts: `mapWithConcurrency` is a concurrency limit (upstream's
+ * `workqueue.ParallelizeUntil`): `fn` runs over `items` with at most `limit` in flight, each worker taking the
+ * next item when it is done; results keep the items' order. A rejection stops the workers from taking new
+ * items and is rethrown.
  */
 export async function mapWithConcurrency<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array<R>(items.length);

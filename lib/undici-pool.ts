@@ -1,0 +1,93 @@
+/**
+ * undici's `Pool` (HTTP/1.1) behind lib/http-pool's seam (`httpTransport: undici`), driven through `dispatch`: the answer
+ * is collected from its handler callbacks, with no body stream per response. Its `headersTimeout` and
+ * `bodyTimeout` both take the request's `timeoutMs`, so it fails, as lib/http1 does, when no byte of the
+ * answer arrives for that long.
+ */
+import { Pool, type Dispatcher } from 'undici';
+import { Answer, authority, IDLE_MS, serverName, sinkFailure } from './http-answer.ts';
+import { Http1Error, type BodySink, type Http1Origin, type Http1Request, type Http1Response } from './http1.ts';
+import type { HttpPool } from './http-pool.ts';
+
+const KINDS: Readonly<Record<string, Http1Error['kind']>> = {
+  UND_ERR_HEADERS_TIMEOUT: 'timeout',
+  UND_ERR_BODY_TIMEOUT: 'timeout',
+  UND_ERR_CONNECT_TIMEOUT: 'timeout',
+  UND_ERR_ABORTED: 'aborted',
+  UND_ERR_CLOSED: 'closed',
+  UND_ERR_DESTROYED: 'closed',
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'protocol',
+};
+
+function kindOf(code: string): Http1Error['kind'] {
+  return KINDS[code] ?? (code.startsWith('HPE_') ? 'protocol' : 'network');
+}
+
+/** An undici or socket error as an `Http1Error` (one that is one already passes through). */
+function fromUndici(err: unknown): Http1Error {
+  if (err instanceof Http1Error) return err;
+  const e = err as { code?: unknown; message?: unknown; cause?: { code?: unknown } };
+  const code = typeof e.code === 'string' ? e.code : '';
+  const causeCode = typeof e.cause?.code === 'string' ? e.cause.code : undefined;
+  const socketCode = causeCode ?? (code.startsWith('E') ? code : undefined);
+  return new Http1Error(kindOf(code), typeof e.message === 'string' ? e.message : String(err), { cause: err, ...(socketCode ? { code: socketCode } : {}) });
+}
+
+export class UndiciPool implements HttpPool {
+  readonly #pool: Pool;
+  #closed = false;
+
+  constructor(origin: Http1Origin) {
+    const servername = serverName(origin);
+    this.#pool = new Pool(authority(origin), {
+      // undici 8 offers h2 by ALPN: pinned to HTTP/1.1, so this measures its HTTP/1.1 client (h2 is lib/http2-pool's).
+      allowH2: false,
+      keepAliveTimeout: IDLE_MS,
+      keepAliveMaxTimeout: IDLE_MS,
+      ...(origin.tls ? { connect: { ...origin.tls, ...(servername ? { servername } : {}) } } : {}),
+    });
+  }
+
+  request(req: Http1Request, sink?: BodySink): Promise<Http1Response> {
+    if (this.#closed) return Promise.reject(new Http1Error('closed', 'the connection pool is closed'));
+    if (req.signal?.aborted) return Promise.reject(new Http1Error('aborted', 'the request was aborted', { cause: req.signal.reason }));
+    return new Promise<Http1Response>((resolve, reject) => {
+      const answer = new Answer(sink);
+      let controller: Dispatcher.DispatchController | undefined;
+      const onAbort = (): void => controller?.abort(new Http1Error('aborted', 'the request was aborted', { cause: req.signal?.reason }));
+      const done = (): void => req.signal?.removeEventListener('abort', onAbort);
+      req.signal?.addEventListener('abort', onAbort, { once: true });
+      const options = { path: req.path, method: req.method, headers: req.headers ?? {}, body: req.body ?? null, headersTimeout: req.timeoutMs, bodyTimeout: req.timeoutMs };
+      this.#pool.dispatch(options, {
+        onRequestStart: (c) => {
+          controller = c;
+          if (req.signal?.aborted) onAbort();
+        },
+        // 1xx heads come here too: only a final answer starts the response.
+        onResponseStart: (_c, status, headers, statusText) => {
+          if (status >= 200) answer.start(status, statusText ?? '', Object.entries(headers));
+        },
+        onResponseData: (c, chunk) => {
+          try {
+            answer.data(chunk);
+          } catch (err) {
+            c.abort(sinkFailure(err));
+          }
+        },
+        onResponseEnd: () => {
+          done();
+          resolve(answer.response());
+        },
+        onResponseError: (_c, err) => {
+          done();
+          reject(fromUndici(err));
+        },
+      });
+    });
+  }
+
+  close(): void {
+    this.#closed = true;
+    void this.#pool.close().catch(() => undefined);
+  }
+}
