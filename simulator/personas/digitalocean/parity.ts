@@ -115,7 +115,7 @@ export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = { ...fie
   size: [R.Size, { slug: diff('simcloud\'s server type'), ...FIXED(['transfer', 'price_monthly', 'price_hourly', 'regions', 'available', 'description']) }],
   account: [R.Account, { ...each(['email', 'uuid'], diff('the token\'s project')), ...FIXED(['droplet_limit', 'floating_ip_limit', 'volume_limit', 'email_verified', 'status', 'status_message']) }],
   errors: [R.ErrorBody, {
-    id: diff('not_found, Unauthorized, unprocessable_entity (bad fields, unknown ids in a body, a busy droplet), bad_request (unreadable body), forbidden, conflict, too_many_requests, service_unavailable, server_error'),
+    id: diff('not_found, Unauthorized, unprocessable_entity (bad fields, unknown ids in a body, a busy droplet, a certificate in use), bad_request (unreadable body), forbidden, conflict, too_many_requests, service_unavailable, server_error'),
     message: diff('names each field at fault (`size: unknown size x`), with numeric ids'), request_id: diff('also sent as x-request-id'),
   }],
   paging: [R.list('droplets', R.Droplet), { 'links.pages': diff('paths under /v2, not absolute URLs; links is {} on a single page') }],

@@ -118,7 +118,7 @@ export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = { ...fie
     status: none('null, as for every uploaded certificate'), used_by: diff('the load balancers with a service terminating TLS with it'),
   }],
   errors: [R.ErrorBody, {
-    'error.code': diff('not_found, invalid_input, uniqueness_error, locked, conflict, rate_limit_exceeded, unauthorized, forbidden, json_error, ip_not_available, unavailable, server_error and the LB codes source_port_already_used, target_already_defined, load_balancer_already_attached, load_balancer_not_attached_to_network, server_not_attached_to_network, resource_limit_exceeded'),
+    'error.code': diff('not_found, invalid_input, uniqueness_error, locked, conflict, rate_limit_exceeded, unauthorized, forbidden, json_error, ip_not_available, unavailable, server_error and the LB codes source_port_already_used, target_already_defined, load_balancer_already_attached, load_balancer_not_attached_to_network, server_not_attached_to_network, resource_limit_exceeded, and service_error for a certificate in use'),
     'error.message': diff('simcloud\'s wording with numeric ids'), 'error.details': diff('fields for invalid_input and for any refusal naming a field; {} otherwise'),
   }],
   meta: [R.Meta],
