@@ -6,7 +6,7 @@ import { CoreV1Api, type V1Node, type V1Service } from '@kubernetes/client-node'
 import { PooledKubeConfig } from '../kube/pooled-kubeconfig.ts';
 import { SimcloudAdminClient, SimcloudClient } from '../../simulator/api/client/index.ts';
 import { UNINITIALIZED_TAINT } from '../kubelet/node-object.ts';
-import { readyOf } from '../console/changes.ts';
+import { readyOf } from '../console/node-changes.ts';
 import { getUpstreamCcm } from '../ccm/upstream.ts';
 import { upstreamCertDir } from '../ccm/launch.ts';
 import { commandLine, type CcmState } from '../ccm/slot.ts';

@@ -110,7 +110,7 @@ export function check(ok: boolean, message: string): asserts ok {
 }
 
 export { UNINITIALIZED_TAINT } from '../kubelet/node-object.ts';
-export { readyOf } from '../console/changes.ts';
+export { readyOf } from '../console/node-changes.ts';
 export { hasTaintKey as hasTaint } from '../../src/kube/taints.ts';
 export const SHUTDOWN_TAINT = 'node.cloudprovider.kubernetes.io/shutdown';
 export const CONTROL_PLANE_LABEL = 'node-role.kubernetes.io/control-plane';

@@ -6,7 +6,8 @@ import type { V1Node, V1Service } from '@kubernetes/client-node';
 import type { ResourceChangeEvent } from '../../simulator/api/schema/events.ts';
 import { recordSimEvents, runCloudScenario, type CloudScenario, type SimEventRecorder } from '../../test/helpers/sim-events.ts';
 import { startSimcloudInProcess, type InProcessSimcloud } from '../../test/helpers/simcloud.ts';
-import { diffNode, diffService, explainResourceChange, explainTargetHealth, LB_FINALIZER, SHUTDOWN_TAINT, UNINITIALIZED_TAINT, type ChangeStep } from './changes.ts';
+import { diffService, explainResourceChange, explainTargetHealth, LB_FINALIZER, SHUTDOWN_TAINT, UNINITIALIZED_TAINT, type ChangeStep } from './changes.ts';
+import { diffNode } from './node-changes.ts';
 
 const groupOf = (type: string, id: string): string => (type === 'gateway' ? `Node/gw-${id}` : `Cloud/${id}`);
 

@@ -5,7 +5,8 @@
 // keeps the last snapshot and marks it unreachable, so the UI can say so instead of going blank.
 import { AppsV1Api, CoreV1Api, DiscoveryV1Api, type CoreV1Event, type V1Node, type V1Service } from '@kubernetes/client-node';
 import { PooledKubeConfig } from '../kube/pooled-kubeconfig.ts';
-import { diffNode, diffService, readyOf, type ChangeStep } from './changes.ts';
+import { diffService, type ChangeStep } from './changes.ts';
+import { diffNode, readyOf } from './node-changes.ts';
 import { endpointsByService, pendingPods, podsByNode, type EndpointView, type PendingPodView, type PodView } from './workloads.ts';
 
 export interface NodeView {
