@@ -9,6 +9,7 @@ import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { load } from 'js-yaml';
 import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { z } from 'zod';
 import { waitFor } from '../../sandbox/wait.ts';
 import { httpGet, startE2eSandbox, waitForIngress, type E2eSandbox } from '../helpers/sandbox.ts';
 import { raw } from './support.ts';
@@ -95,6 +96,8 @@ describe('secrets of a whole sandbox run', () => {
     for (const name of ['ca.key', 'sa.key', 'apiserver.key', 'etcd.key', 'etcd-client.key']) {
       for (const f of keyFingerprints(readFileSync(join(stateDir, 'control-plane', 'pki', name), 'utf8'))) secrets.set(`${name} (${f.slice(0, 8)}…)`, f);
     }
+    // simcloud's realm signing key (the personas' access tokens), kept in its state file only.
+    secrets.set('realm signing key', z.object({ signing_key: z.string().min(64) }).parse(JSON.parse(readFileSync(join(stateDir, 'simcloud', 'db.json'), 'utf8'))).signing_key);
     await e.sandbox.down();
   }, 300_000);
 
