@@ -149,7 +149,7 @@ export interface ConformanceProfile {
    * The address behind a hostname ingress, for a CCM that writes only hostnames (Brightbox's), found through the
    * cloud's API from the hostname and the Service it is the ingress of.
    */
-  resolveHostname?(ctx: CloudReadContext, ingress: { readonly hostname: string; readonly namespace: string; readonly service: string }): Promise<string | undefined>;
+  resolveHostname?(ctx: CloudReadContext, ingress: { readonly hostname: string; readonly namespace: string; readonly service: string; readonly cluster: string }): Promise<string | undefined>;
 }
 
 /** The cloud's own CCM (built from its public source, run in the slot with `--ccm command`). */

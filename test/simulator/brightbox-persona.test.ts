@@ -146,7 +146,11 @@ describe('Brightbox persona: the sandbox\'s side', () => {
     const ctx = { api: buildRequester({ endpoint: sc.url, token: sc.token }), servers: [], simcloud: { url: sc.url, token: sc.token } };
     expect(await brightboxCloud.conformance.readLoadBalancer(ctx, cip.public_ip)).toMatchObject({ id: lb.id, ports: [80], serverIds: [simId('srv', server.id)] });
     expect(await brightboxCloud.conformance.readLoadBalancer(ctx, '127.254.254.254')).toBeUndefined();
-    const ingress = { hostname: 'localhost', namespace: 'default', service: name.split('.')[0]! };
+    const ingress = { hostname: 'localhost', namespace: 'default', service: name.split('.')[0]!, cluster: 'kubernetes' };
     expect(await brightboxCloud.conformance.resolveHostname!(ctx, ingress)).toBe(cip.public_ip);
+    // A second cluster on the account with a Service of the same name: each cluster's hostname resolves to its own cloud IP.
+    const theirs = (await bb('POST', '/cloud_ips', { name: `${ingress.service}.default.neighbour` })).body;
+    expect(await brightboxCloud.conformance.resolveHostname!(ctx, ingress)).toBe(cip.public_ip);
+    expect(await brightboxCloud.conformance.resolveHostname!(ctx, { ...ingress, cluster: 'neighbour' })).toBe(theirs.public_ip);
   });
 });

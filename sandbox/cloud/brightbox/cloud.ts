@@ -63,9 +63,10 @@ async function checkAnnotated(ctx: CloudReadContext, vip: string): Promise<strin
  * API: the CCM names the cloud IP as its load balancer, `<service>.<namespace>.<cluster>`. Every cloud IP's names
  * are `localhost` here (the persona's views.ts says why), so the hostname alone does not tell them apart.
  */
-async function resolveHostname(ctx: CloudReadContext, ingress: { hostname: string; namespace: string; service: string }): Promise<string | undefined> {
+async function resolveHostname(ctx: CloudReadContext, ingress: { hostname: string; namespace: string; service: string; cluster: string }): Promise<string | undefined> {
+  // The CCM names a Service's cloud IP `name.namespace.cluster-name`: a second cluster's Service of the same name has its own.
   const mine = (await cloudIps(await api(ctx)))
-    .filter((c) => (c.reverse_dns === ingress.hostname || c.fqdn === ingress.hostname) && c.name.startsWith(`${ingress.service}.${ingress.namespace}.`));
+    .filter((c) => (c.reverse_dns === ingress.hostname || c.fqdn === ingress.hostname) && c.name === `${ingress.service}.${ingress.namespace}.${ingress.cluster}`);
   return mine.length === 1 ? mine[0]!.public_ip : undefined;
 }
 

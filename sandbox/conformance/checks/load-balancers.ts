@@ -23,7 +23,7 @@ export async function readService(ctx: ConformanceContext, name: string): Promis
 export async function ingressNow(ctx: ConformanceContext, name: string): Promise<string | undefined> {
   const ingress = (await readService(ctx, name)).status?.loadBalancer?.ingress?.[0];
   const profile = ctx.cloud.conformance;
-  return ingress?.ip ?? (ingress?.hostname === undefined || profile.resolveHostname === undefined ? undefined : profile.resolveHostname(await cloudRead(ctx), { hostname: ingress.hostname, namespace: ctx.namespace, service: name }));
+  return ingress?.ip ?? (ingress?.hostname === undefined || profile.resolveHostname === undefined ? undefined : profile.resolveHostname(await cloudRead(ctx), { hostname: ingress.hostname, namespace: ctx.namespace, service: name, cluster: ctx.sandbox.options.name }));
 }
 
 /** The Service's ingress address, once the CCM wrote one. */
