@@ -40,4 +40,10 @@ describe('bench arguments', () => {
     expect(() => parseBenchArgs(['--compare', '--profile', 'tuned'], now)).toThrow(/drop --profile/);
     expect(() => parseBenchArgs(['--compare', 'S4'], now)).toThrow(new UsageError('--compare runs S1 S2 S3 S5 S12 only, not S4'));
   });
+
+  it('--compare runs its parity passes once and ours tuned by default; --rounds N and --no-tuned change that', () => {
+    expect(parseBenchArgs(['--compare'], now)).toMatchObject({ rounds: 1, tuned: true });
+    expect(parseBenchArgs(['--compare', '--rounds', '3', '--no-tuned'], now)).toMatchObject({ rounds: 3, tuned: false });
+    expect(() => parseBenchArgs(['--compare', '--rounds', '0'], now)).toThrow(new UsageError('--rounds must be a positive number, got "0"'));
+  });
 });
