@@ -45,6 +45,10 @@ export async function buildCcmBundle(outFile = CCM_BUNDLE): Promise<number> {
     // single such character makes V8 hold the whole 3 MB source as a two-byte string (+3 MB of heap).
     legalComments: 'external',
     plugins: [builtinsViaRequire],
+    // The CCM ships speaking HTTP/1.1 through lib/http1.ts (ADR 0015). undici is a candidate the compare bench
+    // measures (CCM_HTTP_TRANSPORT=undici|http2, loaded only when chosen): it stays out of the bundle and is
+    // resolved from node_modules where one is beside it, as in the bench.
+    external: ['undici'],
     // CommonJS dependencies call require(); an ES module has none of its own.
     banner: { js: "import { createRequire as __ccmRequire } from 'node:module'; const require = __ccmRequire(import.meta.url);" },
   });
