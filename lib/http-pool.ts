@@ -25,7 +25,7 @@ export interface HttpPool {
 export function createHttpPool(origin: Http1Origin, transport: HttpTransport = 'http1'): HttpPool {
   if (transport === 'http1') return new Http1Pool(origin);
   if (transport === 'http2' && origin.protocol === 'https:') return new LazyPool(import('./http2-pool.ts').then((m) => new m.Http2Pool(origin)));
-  return new LazyPool(import('./undici-pool.ts').then((m) => new m.UndiciPool(origin)));
+  return new LazyPool(Promise.all([import('undici'), import('./undici-pool.ts')]).then(([u, m]) => new m.UndiciPool(origin, u.Pool)));
 }
 
 /** A pool whose module is still loading: requests wait for it. */

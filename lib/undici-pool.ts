@@ -2,9 +2,10 @@
  * undici's `Pool` (HTTP/1.1) behind lib/http-pool's seam (`httpTransport: undici`), driven through `dispatch`: the answer
  * is collected from its handler callbacks, with no body stream per response. Its `headersTimeout` and
  * `bodyTimeout` both take the request's `timeoutMs`, so it fails, as lib/http1 does, when no byte of the
- * answer arrives for that long.
+ * answer arrives for that long. undici itself comes in by a dynamic import (lib/http-pool.ts) and only types are
+ * imported here, so the CCM bundle, which leaves undici out, loads without it.
  */
-import { Pool, type Dispatcher } from 'undici';
+import type { Dispatcher, Pool } from 'undici';
 import { Answer, authority, IDLE_MS, serverName, sinkFailure } from './http-answer.ts';
 import { Http1Error, type BodySink, type Http1Origin, type Http1Request, type Http1Response } from './http1.ts';
 import type { HttpPool } from './http-pool.ts';
@@ -37,9 +38,9 @@ export class UndiciPool implements HttpPool {
   readonly #pool: Pool;
   #closed = false;
 
-  constructor(origin: Http1Origin) {
+  constructor(origin: Http1Origin, PoolClass: typeof Pool) {
     const servername = serverName(origin);
-    this.#pool = new Pool(authority(origin), {
+    this.#pool = new PoolClass(authority(origin), {
       // undici 8 offers h2 by ALPN: pinned to HTTP/1.1, so this measures its HTTP/1.1 client (h2 is lib/http2-pool's).
       allowH2: false,
       keepAliveTimeout: IDLE_MS,
