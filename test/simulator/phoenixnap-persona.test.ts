@@ -181,6 +181,53 @@ describe('phoenixNAP persona over the one store', () => {
   });
 });
 
+describe('phoenixNAP persona: servers on public networks', () => {
+  interface PubNet { id: string; memberships: { resourceId: string; resourceType: string; ips: string[] }[]; ipBlocks: { id: string }[] }
+  interface WithPublic { networkConfiguration: { publicNetworkConfiguration: { publicNetworks: { id: string; ips: string[]; statusDescription?: string }[] } } }
+  const joinPath = (serverId: string): string => `/bmc/v1/servers/${serverId}/network-configuration/public-network-configuration/public-networks`;
+
+  it('adds a server to a public network with an address of its block; both read the membership back, and leaving clears it', async () => {
+    const { server, action } = await sc.client.servers.create(serverBody());
+    await sc.client.waitForAction(action.id);
+    const block = await pnap<PnapBlock>('POST', '/ips/v1/ip-blocks', { location: 'sim-1' });
+    const net = await pnap<PubNet>('POST', '/networks/v1/public-networks', { name: unique('pub'), location: 'sim-1', ipBlocks: [{ id: block.body.id }] });
+    const ip = (await sc.client.ipBlocks.get(sid('ipb', block.body.id))).usable_addresses[1]!;
+    const join = await pnap('POST', joinPath(pid(server.id)), { id: net.body.id, ips: [ip] });
+    expect(join).toEqual({ status: 202, body: { id: net.body.id, ips: [ip], statusDescription: 'assigning' } });
+    await expect.poll(async () => (await pnap<WithPublic>('GET', `/bmc/v1/servers/${pid(server.id)}`)).body.networkConfiguration.publicNetworkConfiguration.publicNetworks)
+      .toEqual([{ id: net.body.id, ips: [ip], statusDescription: 'assigned' }]);
+    expect((await pnap<PubNet>('GET', `/networks/v1/public-networks/${net.body.id}`)).body.memberships).toEqual([{ resourceId: pid(server.id), resourceType: 'server', ips: [ip] }]);
+    // The membership pins the network and the block whose address it holds.
+    const netDelete = await pnap<{ message: string }>('DELETE', `/networks/v1/public-networks/${net.body.id}`);
+    expect([netDelete.status, netDelete.body.message]).toEqual([409, `public network ${net.body.id} still has member servers; remove them first`]);
+    const blockRemove = await pnap<{ message: string }>('DELETE', `/networks/v1/public-networks/${net.body.id}/ip-blocks/${block.body.id}`);
+    expect(blockRemove.status).toBe(409);
+    expect(blockRemove.body.message).toContain(`servers ${pid(server.id)} hold addresses of IP block ${block.body.id}`);
+    await expect.poll(async () => (await pnap('DELETE', `${joinPath(pid(server.id))}/${net.body.id}`)).status).toBe(202);
+    await expect.poll(async () => (await pnap<PubNet>('GET', `/networks/v1/public-networks/${net.body.id}`)).body.memberships).toEqual([]);
+    expect((await pnap<WithPublic>('GET', `/bmc/v1/servers/${pid(server.id)}`)).body.networkConfiguration.publicNetworkConfiguration.publicNetworks).toEqual([]);
+  });
+
+  it('refuses an address outside the network\'s blocks, a second join, a private network and a stranger\'s leave, naming the field', async () => {
+    const { server, action } = await sc.client.servers.create(serverBody());
+    await sc.client.waitForAction(action.id);
+    const net = await pnap<PubNet>('POST', '/networks/v1/public-networks', { name: unique('pub'), location: 'sim-1' });
+    const outside = await pnap<{ validationErrors: string[] }>('POST', joinPath(pid(server.id)), { id: net.body.id, ips: ['127.2.255.250'] });
+    expect(outside.status).toBe(400);
+    expect(outside.body.validationErrors).toEqual([`ips.0: 127.2.255.250 is not a usable address of an IP block on public network ${net.body.id}`]);
+    const priv = await sc.client.networks.create({ name: unique('pn'), ip_range: '10.81.0.0/24' });
+    expect(await pnap('POST', joinPath(pid(server.id)), { id: pid(priv.id) })).toEqual({
+      status: 404, body: { message: `public network ${pid(priv.id)} not found`, validationErrors: [`id: public network ${pid(priv.id)} not found`] },
+    });
+    expect((await pnap('POST', joinPath(pid(server.id)), { id: '__proto__' })).status).toBe(404);
+    const leave = await pnap<{ validationErrors: string[] }>('DELETE', `${joinPath(pid(server.id))}/${net.body.id}`);
+    expect(leave.status).toBe(400);
+    expect(leave.body.validationErrors).toEqual([`publicNetworkId: server ${pid(server.id)} is not a member of public network ${net.body.id}`]);
+    expect((await pnap('POST', joinPath(pid(server.id)), { id: net.body.id, ips: [] })).status).toBe(202);
+    await expect.poll(async () => (await pnap('POST', joinPath(pid(server.id)), { id: net.body.id })).status).toBe(409);
+  });
+});
+
 describe('phoenixNAP persona as the sandbox uses it', () => {
   it('makes a machine through the BMC API on the cluster network, and reads an IP block strategy LB back', async () => {
     const net = await sc.client.networks.create({ name: unique('cl'), ip_range: '10.79.0.0/24' });
