@@ -2,12 +2,17 @@
 // through it is the same server, IP block or network through /v1 (and the reverse); it authenticates with
 // OAuth2 client credentials and expiring tokens of its own; errors come in phoenixNAP's body.
 import { createHash, createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientIdOf } from '../../simulator/personas/phoenixnap/auth.ts';
 import { startSimcloudInProcess, type InProcessSimcloud } from '../helpers/simcloud.ts';
 import { phoenixnapCloud } from '../../sandbox/cloud/phoenixnap/cloud.ts';
 import { buildRequester } from '../../simulator/api/client/client.ts';
 import { PhoenixnapMachines } from '../../sandbox/cloud/phoenixnap/machines.ts';
+import { preparePhoenixnapCcm } from '../../sandbox/cloud/phoenixnap/ccm-config.ts';
+import type { MachineCreateSpec } from '../../sandbox/cloud/descriptor.ts';
 import { serverBody, tcpService, unique } from './support.ts';
 
 let sc: InProcessSimcloud;
@@ -236,6 +241,8 @@ describe('phoenixNAP persona as the sandbox uses it', () => {
     expect(await machines.createMachine({ name, zone: 'sim-1a', serverType: 'sc-small', image: 'ubuntu-24.04', labels: {}, network: net.name })).toEqual({ joinedNetwork: true, labelled: false });
     const server = (await sc.client.servers.list({})).servers.find((x) => x.name === name)!;
     expect(server).toMatchObject({ status: 'running', private_networks: [{ network_id: net.id }] });
+    const publicNets = (await pnap<{ id: string; name: string; memberships: { resourceId: string }[] }[]>('GET', '/networks/v1/public-networks')).body.filter((n) => n.name === `${net.name}-public`);
+    expect(publicNets.map((n) => n.memberships)).toEqual([[{ resourceId: pid(server.id), resourceType: 'server', ips: [] }]]);
     const block = await sc.client.ipBlocks.allocate({ location: 'sim-1', size: 29, tags: { usage: 'cloud-provider-phoenixnap-auto' } });
     const { load_balancer: lb } = await sc.client.loadBalancers.create({
       name: unique('lb'), ip_block_id: block.id, services: [tcpService(80, 30080)], targets: [{ kind: 'server', server_id: server.id }],
@@ -244,6 +251,25 @@ describe('phoenixNAP persona as the sandbox uses it', () => {
     expect(await phoenixnapCloud.conformance.readLoadBalancer(ctx, lb.public_ipv4)).toMatchObject({ id: pid(block.id), ports: [80], serverIds: [server.id] });
     expect(await phoenixnapCloud.conformance.checkAnnotated?.(ctx, lb.public_ipv4)).toEqual([]);
     expect(await phoenixnapCloud.conformance.readLoadBalancer(ctx, '127.254.254.254')).toBeUndefined();
+  });
+});
+
+describe('phoenixNAP persona: the sandbox\'s machines on the cluster\'s public network', () => {
+  it('puts machines made at once, and the CCM\'s preparation, on one public network', async () => {
+    const net = await sc.client.networks.create({ name: unique('cl'), ip_range: '10.82.0.0/24' });
+    const machines = new PhoenixnapMachines({ endpoint: sc.url, token: sc.token });
+    const spec = (name: string): MachineCreateSpec => ({ name, zone: 'sim-1a', serverType: 'sc-small', image: 'ubuntu-24.04', labels: {}, network: net.name });
+    const names = [unique('node'), unique('node')];
+    const ccmDir = mkdtempSync(join(tmpdir(), 'pnap-ccm-'));
+    try {
+      const [prepared] = await Promise.all([preparePhoenixnapCcm({ endpoint: sc.url, token: sc.token, network: net.name, zone: 'sim-1a', ccmDir }), ...names.map((n) => machines.createMachine(spec(n)))]);
+      const publicNets = (await pnap<{ id: string; name: string; memberships: { resourceId: string }[] }[]>('GET', '/networks/v1/public-networks')).body.filter((n) => n.name === `${net.name}-public`);
+      expect(publicNets.map((n) => n.id)).toEqual([prepared]);
+      const ids = (await sc.client.servers.list({})).servers.filter((x) => names.includes(x.name)).map((x) => pid(x.id));
+      expect(publicNets[0]!.memberships.map((m) => m.resourceId).sort()).toEqual(ids.sort());
+    } finally {
+      rmSync(ccmDir, { recursive: true, force: true });
+    }
   });
 });
 
