@@ -273,6 +273,33 @@ describe('phoenixNAP persona: the sandbox\'s machines on the cluster\'s public n
   });
 });
 
+describe('phoenixNAP persona: tags', () => {
+  interface PnapTag { id: string; name: string; values?: string[]; resourceAssignments?: { resourceName: string; value?: string }[] }
+
+  it('lists a tag a server carries, with the id the server shows and the resource carrying it', async () => {
+    const name = unique('tg').replaceAll('.', '-');
+    const { server, action } = await sc.client.servers.create({ ...serverBody(), labels: { [name]: 'v1' } });
+    await sc.client.waitForAction(action.id);
+    const onServer = (await pnap<{ tags: { id: string; name: string; value?: string; isBillingTag: boolean; createdBy?: string }[] }>('GET', `/bmc/v1/servers/${pid(server.id)}`)).body.tags;
+    expect(onServer).toEqual([{ id: expect.stringMatching(/^[0-9a-f]{24}$/) as unknown, name, value: 'v1', isBillingTag: false, createdBy: 'USER' }]);
+    const listed = await pnap<PnapTag[]>('GET', `/tag-manager/v1/tags?name=${name}`);
+    expect(listed.body).toEqual([expect.objectContaining({ id: onServer[0]!.id, name, values: ['v1'], resourceAssignments: [{ resourceName: `/bmc/servers/${pid(server.id)}`, value: 'v1' }] })]);
+    expect((await pnap('POST', '/tag-manager/v1/tags', { name, isBillingTag: false })).status).toBe(409);
+  });
+
+  it('refuses a bad tag name, __proto__ among them, naming the field in phoenixNAP\'s body', async () => {
+    for (const name of ['__proto__', 'has space', '']) {
+      const r = await pnap<{ message: string; validationErrors: string[] }>('POST', '/tag-manager/v1/tags', { name, isBillingTag: false });
+      expect(r.status, name).toBe(400);
+      expect(r.body.validationErrors.some((e) => e.startsWith('name: ')), name).toBe(true);
+    }
+    const missing = await pnap<{ validationErrors: string[] }>('POST', '/tag-manager/v1/tags', { name: 'ok-name' });
+    expect(missing.status).toBe(400);
+    expect(missing.body.validationErrors.some((e) => e.startsWith('isBillingTag: '))).toBe(true);
+    expect((await pnap<PnapTag[]>('GET', '/tag-manager/v1/tags?name=__proto__')).body).toEqual([]);
+  });
+});
+
 describe('phoenixNAP persona: bodies as go-sdk-bmc sends them', () => {
   it('reads a JSON null (an unset optional body) as none, and still refuses a body that is not JSON', async () => {
     const { server, action } = await sc.client.servers.create(serverBody());
