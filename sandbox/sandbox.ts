@@ -9,10 +9,9 @@ import { cpSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { SimcloudAdminClient, SimcloudClient } from '../simulator/api/client/index.ts';
 import type { SimEvent } from '../simulator/api/schema/events.ts';
-import type { AddressPlan } from './cloud/address-plan.ts';
 import { followSimEvents } from './cloud/events.ts';
 import { SANDBOX_DEFAULTS, SimcloudSandboxCloud } from './cloud/sandbox-cloud.ts';
-import { cloudOf, DEFAULT_CLOUD, type CloudKind } from './cloud/registry.ts';
+import { cloudOf, DEFAULT_CLOUD } from './cloud/registry.ts';
 import type { ConsoleServer } from './console/server.ts';
 import { createExec, type Exec } from './exec.ts';
 import { startSimcloudProcess, type SimcloudProcess } from './processes.ts';
@@ -20,52 +19,15 @@ import type { CcmSlot } from './ccm/runner.ts';
 import { DEFAULT_CCM, EARLY_CCM_KINDS, type CcmChoice } from './ccm/slot.ts';
 import type { InterceptProxy } from './intercept/proxy.ts';
 import { createRuntime } from './runtimes/factory.ts';
-import { prestarts, type ClusterAccess, type ClusterInfo, type Runtime, type RuntimeBaseContext, type RuntimeContext, type RuntimeName } from './runtimes/runtime.ts';
+import { prestarts, type ClusterAccess, type ClusterInfo, type Runtime, type RuntimeBaseContext, type RuntimeContext } from './runtimes/runtime.ts';
 import { settleAll, startInOrder, timed } from './startup.ts';
 import { privateDir, SandboxStatus, writeState, type SandboxState, type StepRecord } from './state.ts';
 import { waitFor } from './wait.ts';
-import { checkCloudAndCcm, type LbStrategy } from './options.ts';
+import { checkCloudAndCcm, type JoinedSimcloud, type SandboxOptions } from './options.ts';
 import { CcmHold } from './ccm/hold.ts';
 
 // What the CLI checks before any of this loads lives in options.ts, kept light; re-exported for callers.
-export { checkCloudAndCcm, defaultCcmFor, LB_STRATEGIES, SandboxOptionsError, type LbStrategy } from './options.ts';
-
-export interface SandboxOptions {
-  readonly name: string;
-  readonly runtime: RuntimeName;
-  readonly workers: number;
-  readonly lbStrategy: LbStrategy;
-  readonly stateDir: string;
-  readonly kubeconfig?: string;
-  readonly exec?: Exec;
-  readonly progress?: (message: string) => void;
-  /** Extra CCM flags (benchmarks, tests). */
-  readonly ccmArgs?: readonly string[];
-  /** Extra `simcloud serve` flags. */
-  readonly simcloudArgs?: readonly string[];
-  /** Loopback pools of this sandbox's own (see cloud/address-plan.ts); default: simcloud's defaults. */
-  readonly addressPlan?: AddressPlan;
-  /** Wait for every node to be initialised before up() resolves (default true). */
-  readonly waitForNodes?: boolean;
-  /** Host names the console, simcloud and the CCM accept besides loopback (`--allowed-host`). */
-  readonly allowedHosts?: readonly string[];
-  /** Which CCM fills the slot (sandbox/ccm/slot.ts); default our TypeScript CCM. */
-  readonly ccm?: CcmChoice;
-  /** The API the cluster is made through and the CCM is given (cloud/registry.ts); default simcloud. */
-  readonly cloud?: CloudKind;
-  /**
-   * A running simcloud to join instead of starting one: a second cluster on the same cloud account (the
-   * conformance run's neighbours). It is left running when this sandbox goes down.
-   */
-  readonly joinSimcloud?: JoinedSimcloud;
-}
-
-/** What a sandbox needs of a simcloud it joins: where it is, the account's token, the admin token for its events. */
-export interface JoinedSimcloud {
-  readonly url: string;
-  readonly token: string;
-  readonly adminToken: string;
-}
+export { checkCloudAndCcm, defaultCcmFor, LB_STRATEGIES, SandboxOptionsError, type JoinedSimcloud, type LbStrategy, type SandboxOptions } from './options.ts';
 
 export class Sandbox {
   readonly options: SandboxOptions;

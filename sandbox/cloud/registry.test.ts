@@ -62,7 +62,7 @@ describe('the clouds a sandbox presents', () => {
     expect(brightboxClientIdOf('tok')).toMatch(/^cli-[0-9a-z]{5}$/);
     const command = brightboxCcmCommand();
     expect(command.startsWith('brightbox-cloud-controller-manager --cloud-provider=brightbox ')).toBe(true);
-    for (const flag of ['--configure-cloud-routes=false', '--bind-address=127.0.0.1', '--secure-port=0', '--webhook-secure-port=0']) expect(command).toContain(flag);
+    for (const flag of ['--configure-cloud-routes=false', '--bind-address=127.0.0.1', '--secure-port=0', '--webhook-secure-port=0', '--cluster-name="$CCM_SANDBOX_CLUSTER_NAME"']) expect(command).toContain(flag);
     expect(defaultCcmFor('brightbox')).toEqual({ kind: 'upstream' });
   });
 

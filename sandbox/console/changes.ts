@@ -130,12 +130,13 @@ function networkSteps(c: ChangeOf<'network'>, before: NetworkRecord | undefined,
   return [...added, ...removed];
 }
 
-type Owned = ChangeOf<'server_group'> | ChangeOf<'firewall_policy'> | ChangeOf<'ip_block'>;
+type Owned = ChangeOf<'server_group'> | ChangeOf<'firewall_policy'> | ChangeOf<'ip_block'> | ChangeOf<'certificate'>;
 
 const KIND_TEXT: Record<Owned['resource_type'], string> = {
   server_group: 'server group (the load balancer\'s target: the Service\'s nodes)',
   firewall_policy: 'firewall policy (opens the node ports to the allowed sources)',
   ip_block: 'IP block (gives the VIP)',
+  certificate: 'certificate (TLS on the VIP)',
 };
 
 function ownedStep(c: Owned, before: RecordOf<Owned['resource_type']> | undefined): ChangeStep {
@@ -177,8 +178,9 @@ export function explainResourceChange(c: ResourceChangeEvent, before: ResourceCh
     case 'server_group':
     case 'firewall_policy':
     case 'ip_block':
+    case 'certificate':
       return [ownedStep(c, priorOf(c, before))];
-    case 'project':
+    default: // a project
       return [];
   }
 }

@@ -47,6 +47,7 @@ import { serverRoutes } from './resources/servers/routes.ts';
 import type { AppliedChange, CollectionName } from './store/state.ts';
 import type { Store } from './store/store.ts';
 import type { ChangeKind, ResourceChangeEvent } from '../api/schema/events.ts';
+import { REDACTED_KEY } from '../api/schema/load-balancers.ts';
 import { ListCache } from './resources/list-cache.ts';
 import { TargetView } from './targets.ts';
 import type { Persona } from './persona.ts';
@@ -95,7 +96,7 @@ function buildSim(deps: AppDeps): Sim {
 /** The event type of each published collection (token secrets never leave, so tokens have none). */
 const TYPE_OF = {
   projects: 'project', servers: 'server', networks: 'network', load_balancers: 'load_balancer',
-  server_groups: 'server_group', firewall_policies: 'firewall_policy', ip_blocks: 'ip_block', actions: 'action',
+  server_groups: 'server_group', firewall_policies: 'firewall_policy', ip_blocks: 'ip_block', actions: 'action', certificates: 'certificate',
 } as const satisfies Record<Exclude<CollectionName, 'tokens'>, ResourceChangeEvent['resource_type']>;
 
 function changeKind(c: AppliedChange): ChangeKind {
@@ -111,7 +112,8 @@ function changeEvent(c: AppliedChange, resourceType: ResourceChangeEvent['resour
   const doc = (c.after ?? c.before) as { project_id?: string } | undefined;
   return {
     type: 'resource_change', change: changeKind(c), resource_type: resourceType, resource_id: c.id,
-    project_id: doc?.project_id ?? null, request_id: currentRequestId() ?? null, resource: c.after ?? null,
+    project_id: doc?.project_id ?? null, request_id: currentRequestId() ?? null,
+    resource: c.coll === 'certificates' && c.after !== undefined ? { ...c.after, private_key: REDACTED_KEY } : c.after ?? null,
   } as SimEventInput;
 }
 

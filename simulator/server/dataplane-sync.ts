@@ -5,6 +5,7 @@
  * plane are kept here and shown as per-target health in the API.
  */
 import type { Logger } from 'pino';
+import { own } from '../../lib/keyed.ts';
 import type { LoadBalancerService } from '../api/schema/load-balancers.ts';
 import type { DataplanePort } from './context.ts';
 import { DataPlane } from './dataplane/data-plane.ts';
@@ -15,10 +16,11 @@ import type { LoadBalancerRec } from './store/state.ts';
 import type { Store } from './store/store.ts';
 import type { TargetView } from './targets.ts';
 
-const RELEVANT = new Set(['servers', 'load_balancers', 'server_groups', 'firewall_policies', 'networks', 'ip_blocks']);
+const RELEVANT = new Set(['servers', 'load_balancers', 'server_groups', 'firewall_policies', 'networks', 'ip_blocks', 'certificates']);
 const SERVING = new Set(['active', 'updating']);
 
-function toListener(s: LoadBalancerService): DataPlaneListener {
+/** A service's listener; `certificate` resolves a service's certificate_id to the stored chain and key. */
+function toListener(s: LoadBalancerService, certificate: (id: string) => { cert: string; key: string } | null): DataPlaneListener {
   return {
     protocol: s.protocol, listenPort: s.listen_port, destinationPort: s.destination_port, proxyProtocol: s.proxy_protocol,
     healthCheck: {
@@ -26,7 +28,7 @@ function toListener(s: LoadBalancerService): DataPlaneListener {
       intervalMs: Math.round(s.health_check.interval_seconds * 1000), timeoutMs: Math.round(s.health_check.timeout_seconds * 1000),
       retries: s.health_check.retries,
     },
-    tls: s.tls ? { cert: s.tls.certificate, key: s.tls.private_key } : null,
+    tls: s.tls ? { cert: s.tls.certificate, key: s.tls.private_key } : s.certificate_id != null ? certificate(s.certificate_id) : null,
     redirectHttpsPort: s.redirect_https_port ?? null,
   };
 }
@@ -69,9 +71,15 @@ export class DataplaneSync implements DataplanePort {
     return {
       id: lb.id, vip: lb.public_ipv4, algorithm: lb.algorithm, sessionAffinity: lb.session_affinity,
       // An LB with its public interface disabled serves nothing on its VIP.
-      listeners: lb.public_interface ? lb.services.map(toListener) : [], targets, allowedSourceCidrs: this.#opts.targets.allowedSources(lb),
+      listeners: lb.public_interface ? lb.services.map((s) => toListener(s, (id) => this.#certificate(lb, id))) : [], targets, allowedSourceCidrs: this.#opts.targets.allowedSources(lb),
       forwarding: lb.forwarding,
     };
+  }
+
+  /** The stored certificate `id` of the LB's project (a service naming another project's or none terminates nothing). */
+  #certificate(lb: LoadBalancerRec, id: string): { cert: string; key: string } | null {
+    const c = own(this.#opts.store.state.certificates, id);
+    return c === undefined || c.project_id !== lb.project_id ? null : { cert: c.certificate, key: c.private_key };
   }
 
   schedule(): void {

@@ -25,7 +25,7 @@ export interface Budget {
 
 const COLLECTION_TYPES: Record<string, ResourceType> = {
   servers: 'server', networks: 'network', load_balancers: 'load_balancer', server_groups: 'server_group',
-  firewall_policies: 'firewall_policy', ip_blocks: 'ip_block', actions: 'action',
+  firewall_policies: 'firewall_policy', ip_blocks: 'ip_block', actions: 'action', certificates: 'certificate',
 };
 
 export function resourceTypeOfPath(path: string): ResourceType | undefined {

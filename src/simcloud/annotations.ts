@@ -160,7 +160,7 @@ export const loadBalancerAnnotations = {
     name: 'protocol',
     values: LISTENER_PROTOCOLS,
     default: 'tcp',
-    description: 'Protocol of every listener (overridable per port).',
+    description: 'Protocol of the listener of every TCP port (overridable per port). A UDP Service port is always a udp listener, without a PROXY header, checked only through `spec.healthCheckNodePort` (else not at all), its node port opened over UDP.',
   }),
   proxyProtocol: enumAnnotation({
     name: 'proxy-protocol',

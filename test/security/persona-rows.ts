@@ -12,6 +12,7 @@ import { PHOENIXNAP_ROUTES } from '../../simulator/personas/phoenixnap/persona.t
 import { phoenixnapAccessToken } from '../../sandbox/cloud/phoenixnap/env.ts';
 import { BRIGHTBOX_ROUTES } from '../../simulator/personas/brightbox/persona.ts';
 import { brightboxAccessToken } from '../../sandbox/cloud/brightbox/env.ts';
+import { selfSignedServingCertificate } from '../../src/self-signed.ts';
 import type { RawResponse } from './support.ts';
 
 /** One project's resources as numbers (every persona shows a simcloud id's number), made through /v1. */
@@ -87,6 +88,7 @@ const HCLOUD_ID: Record<HcloudKind, 'server' | 'network' | 'lb'> = { servers: 's
 function hcloudParams(path: string, o: Owned): Record<string, string> {
   const [kind = '', second] = path.slice(HCLOUD.length + 1).split('/');
   if (kind === 'actions') return fill(path, { id: o.actions.servers });
+  if (kind === 'certificates') return fill(path, { id: o.extra.certificate });
   if (!(kind in HCLOUD_ID)) return fill(path, {});
   const k = kind as HcloudKind;
   // /servers/actions/:id is an action of that type; /servers/:id/actions/:action one of that resource.
@@ -99,6 +101,7 @@ function hcloudBodies(s: Owned): Record<string, unknown> {
     [`put ${HCLOUD}/servers/:id`]: { labels: { stolen: 'yes' } },
     [`put ${HCLOUD}/networks/:id`]: { name: `${s.tag}-renamed` },
     [`put ${HCLOUD}/load_balancers/:id`]: { name: `${s.tag}-renamed` },
+    [`put ${HCLOUD}/certificates/:id`]: { name: `${s.tag}-renamed-cert` },
     [`post ${HCLOUD}/servers/:id/actions/attach_to_network`]: { network: s.network },
     [`post ${HCLOUD}/servers/:id/actions/change_dns_ptr`]: { ip: '127.0.0.1', dns_ptr: 'stolen.example' },
     [`post ${HCLOUD}/servers/:id/actions/detach_from_network`]: { network: s.network },
@@ -121,7 +124,9 @@ const hcloudLb = (name: string, extra: Record<string, unknown>): Record<string, 
 
 const hcloud: PersonaRow = {
   name: 'hcloud', prefix: HCLOUD, routes: HCLOUD_ROUTES,
-  catalogue: /^\/hcloud\/v1\/(server_types|images|locations|datacenters|load_balancer_types|certificates)\//,
+  setup: (o) => [['certificate', `${HCLOUD}/certificates`, { name: `${o.tag}-cert`, certificate: PEM.cert, private_key: PEM.key }]],
+  madeId: (answer) => (answer as { certificate: { id: number } }).certificate.id,
+  catalogue: /^\/hcloud\/v1\/(server_types|images|locations|datacenters|load_balancer_types)\//,
   params: hcloudParams,
   body: (key, self) => hcloudBodies(self)[key] ?? (key.startsWith('post ') || key.startsWith('put ') ? {} : undefined),
   foreignRefs: (s, o) => [
@@ -135,13 +140,15 @@ const hcloud: PersonaRow = {
     ['POST', `${HCLOUD}/servers/${s.server}/actions/detach_from_network`, { network: o.network }],
     ['GET', `${HCLOUD}/servers/${s.server}/actions/${o.actions.servers}`, undefined],
     ['GET', `${HCLOUD}/load_balancers/${s.lb}/actions/${o.actions.load_balancers}`, undefined],
+    ['POST', `${HCLOUD}/load_balancers`, hcloudLb('steal-cert', { services: [{ protocol: 'https', listen_port: 443, destination_port: 8443, http: { certificates: [o.extra.certificate] } }] })],
+    ['POST', `${HCLOUD}/load_balancers/${s.lb}/actions/add_service`, { protocol: 'https', listen_port: 443, destination_port: 8443, http: { certificates: [o.extra.certificate] } }],
   ],
   selector: (s, o) => ({
     request: ['POST', `${HCLOUD}/load_balancers/${s.lb}/actions/add_target`, { type: 'label_selector', label_selector: { selector: `role=${o.tag}` } }],
     show: `${HCLOUD}/load_balancers/${s.lb}`,
   }),
   lists: (o) => [
-    `${HCLOUD}/servers`, `${HCLOUD}/networks`, `${HCLOUD}/load_balancers`, `${HCLOUD}/servers?label_selector=role%3D${o.tag}`,
+    `${HCLOUD}/servers`, `${HCLOUD}/networks`, `${HCLOUD}/load_balancers`, `${HCLOUD}/certificates`, `${HCLOUD}/servers?label_selector=role%3D${o.tag}`,
     `${HCLOUD}/actions?id=${o.actions.servers}&id=${o.actions.networks}&id=${o.actions.load_balancers}`,
     `${HCLOUD}/servers/actions?id=${o.actions.servers}`, `${HCLOUD}/load_balancers/actions?id=${o.actions.load_balancers}`,
   ],
@@ -242,7 +249,12 @@ const doFirewall = (name: string, droplets: readonly number[]): Record<string, u
   inbound_rules: [{ protocol: 'tcp', ports: '30000-32767', sources: { addresses: ['0.0.0.0/0', '::/0'] } }],
 });
 
+/** A certificate and its key for the personas' certificate routes (what they check on upload). */
+const PEM = selfSignedServingCertificate({ commonName: 'rows.test', dnsNames: ['rows.test'], ipv4: [], validFrom: new Date('2026-01-01Z'), validUntil: new Date('2036-01-01Z') });
+const doTlsRule = (certificateId: string): Record<string, unknown> => ({ entry_protocol: 'https', entry_port: 443, target_protocol: 'http', target_port: 8443, certificate_id: certificateId });
+
 function doParams(path: string, o: Owned): Record<string, string> {
+  if (path.startsWith(`${DO}/certificates/`)) return fill(path, { id: doUuid(o.extra.certificate!) });
   if (path.startsWith(`${DO}/load_balancers/`)) return fill(path, { id: doUuid(o.lb) });
   if (path.startsWith(`${DO}/droplets/`)) return fill(path, { id: o.server, action: o.actions.servers });
   if (path.startsWith(`${DO}/actions/`)) return fill(path, { id: o.actions.servers });
@@ -266,8 +278,14 @@ function doBodies(s: Owned): Record<string, unknown> {
 
 const digitalocean: PersonaRow = {
   name: 'digitalocean', prefix: DO, routes: DIGITALOCEAN_ROUTES,
-  setup: (o) => [['firewall', `${DO}/firewalls`, doFirewall(`${o.tag}-fw`, [o.server])]],
-  madeId: (answer) => Number((answer as { firewall: { id: string } }).firewall.id.slice(-12)),
+  setup: (o) => [
+    ['firewall', `${DO}/firewalls`, doFirewall(`${o.tag}-fw`, [o.server])],
+    ['certificate', `${DO}/certificates`, { name: `${o.tag}-cert`, type: 'custom', leaf_certificate: PEM.cert, private_key: PEM.key }],
+  ],
+  madeId: (answer) => {
+    const a = answer as { firewall?: { id: string }; certificate?: { id: string } };
+    return Number((a.firewall ?? a.certificate)!.id.slice(-12));
+  },
   catalogue: /^\/v2\/(regions|sizes)\//,
   params: doParams,
   body: (key, self) => doBodies(self)[key] ?? (key.startsWith('post ') || key.startsWith('put ') ? {} : undefined),
@@ -278,13 +296,15 @@ const digitalocean: PersonaRow = {
     ['POST', `${DO}/firewalls`, doFirewall('steal-fw', [o.server])],
     ['PUT', `${DO}/firewalls/${doUuid(s.extra.firewall!)}`, doFirewall('own-fw', [o.server])],
     ['GET', `${DO}/droplets/${s.server}/actions/${o.actions.servers}`, undefined],
+    ['POST', `${DO}/load_balancers`, { name: 'steal-cert', region: 'sim-1', forwarding_rules: [doTlsRule(doUuid(o.extra.certificate!))] }],
+    ['POST', `${DO}/load_balancers/${doUuid(s.lb)}/forwarding_rules`, { forwarding_rules: [doTlsRule(doUuid(o.extra.certificate!))] }],
   ],
   selector: (s, o) => ({
     request: ['PUT', `${DO}/load_balancers/${doUuid(s.lb)}`, { name: 'own-lb', region: 'sim-1', forwarding_rules: [DO_RULE(80)], tag: `role:${o.tag}` }],
     show: `${DO}/load_balancers/${doUuid(s.lb)}`,
   }),
   lists: (o) => [
-    `${DO}/droplets`, `${DO}/load_balancers`, `${DO}/firewalls`, `${DO}/actions?per_page=200`, `${DO}/droplets?tag_name=role:${o.tag}`, `${DO}/droplets?name=${o.tag}-srv`,
+    `${DO}/droplets`, `${DO}/load_balancers`, `${DO}/firewalls`, `${DO}/certificates`, `${DO}/actions?per_page=200`, `${DO}/droplets?tag_name=role:${o.tag}`, `${DO}/droplets?name=${o.tag}-srv`,
   ],
   create: {
     path: `${DO}/droplets`,

@@ -280,6 +280,92 @@ describe('the data plane through every persona, to pods that answer as their ima
     expect(WEB_PODS).toContain((JSON.parse(answer.body) as { podName: string }).podName);
   });
 
+  it('DigitalOcean: an uploaded certificate terminates TLS on an https rule, redirect_http_to_https sends http there, and the certificate in use stays', async () => {
+    const api = { prefix: '/v2', token: sc.token };
+    const name = unique('do-cert');
+    const wrongKey = await call(api, 'POST', '/certificates', { name, type: 'custom', leaf_certificate: server.cert, private_key: ca.key });
+    expect(wrongKey).toMatchObject({ status: 422, body: { id: 'unprocessable_entity', message: 'private_key: is not the key of the certificate' } });
+    const acme = await call(api, 'POST', '/certificates', { name, type: 'lets_encrypt', dns_names: ['lb.test'] });
+    expect(acme).toMatchObject({ status: 422, body: { message: expect.stringMatching(/^type: lets_encrypt is not emulated/) as unknown } });
+    const made = await call(api, 'POST', '/certificates', { name, type: 'custom', leaf_certificate: server.cert, certificate_chain: ca.cert, private_key: server.key });
+    expect(made.status).toBe(201);
+    const cert = made.body.certificate as Json;
+    expect(cert).toMatchObject({ name, type: 'custom', state: 'verified', dns_names: ['lb.test'], sha1_fingerprint: expect.stringMatching(/^[0-9a-f]{40}$/) as unknown });
+    expect((await call(api, 'GET', `/certificates?name=${name}`)).body).toMatchObject({ certificates: [cert], meta: { total: 1 } });
+    const [httpPort, tlsPort] = [randomInt(30_000, 30_500), randomInt(30_500, 31_000)];
+    const rules = (certificateId: string) => [
+      { entry_protocol: 'http', entry_port: httpPort, target_protocol: 'http', target_port: HTTP_NODE_PORT },
+      { entry_protocol: 'https', entry_port: tlsPort, target_protocol: 'http', target_port: HTTP_NODE_PORT, certificate_id: certificateId },
+    ];
+    const body = (certificateId: string) => ({
+      name: unique('do'), region: 'sim-1', droplet_ids: servers.map((s) => Number(s.id.replace(/^srv-0*/, ''))), redirect_http_to_https: true,
+      health_check: { protocol: 'tcp', port: HTTP_NODE_PORT, check_interval_seconds: 3, response_timeout_seconds: 3 }, forwarding_rules: rules(certificateId),
+    });
+    const unknown = await call(api, 'POST', '/load_balancers', body('00000000-0000-4000-8000-999999999999'));
+    expect(unknown).toMatchObject({ status: 422, body: { message: 'forwarding_rules.1.certificate_id: no certificate 00000000-0000-4000-8000-999999999999' } });
+    const created = await call(api, 'POST', '/load_balancers', body(String(cert.id)));
+    expect(created.status).toBe(202);
+    const id = String((created.body.load_balancer as Json).id);
+    const lb = await waitFor(async () => {
+      const got = (await call(api, 'GET', `/load_balancers/${id}`)).body.load_balancer as Json;
+      return got.ip === '' ? undefined : got;
+    }, { timeoutMs: 15_000, description: 'the load balancer active with an IP' });
+    expect(lb.forwarding_rules).toEqual([
+      { entry_protocol: 'http', entry_port: httpPort, target_protocol: 'http', target_port: HTTP_NODE_PORT, certificate_id: '', tls_passthrough: false },
+      { entry_protocol: 'https', entry_port: tlsPort, target_protocol: 'http', target_port: HTTP_NODE_PORT, certificate_id: cert.id, tls_passthrough: false },
+    ]);
+    const vip = String(lb.ip);
+    const answer = await waitFor(() => httpsGet(vip, tlsPort, ca.cert).catch(() => undefined), { timeoutMs: 15_000, description: 'an HTTPS answer' });
+    expect(answer.cn).toBe('lb.test');
+    expect(WEB_PODS).toContain((JSON.parse(answer.body) as { podName: string }).podName);
+    expect(await plainGet(vip, httpPort, '/x')).toEqual({ status: 301, location: `https://lb.test:${tlsPort}/x` });
+    const inUse = await call(api, 'DELETE', `/certificates/${String(cert.id)}`);
+    expect(inUse).toMatchObject({ status: 422, body: { id: 'unprocessable_entity', message: expect.stringMatching(/in use by a load balancer/) as unknown } });
+    expect((await call(api, 'DELETE', `/load_balancers/${id}`)).status).toBe(204);
+    await waitFor(async () => ((await call(api, 'DELETE', `/certificates/${String(cert.id)}`)).status === 204 ? true : undefined), { timeoutMs: 15_000, description: 'the certificate deleted once its load balancer is gone' });
+    expect((await call(api, 'GET', `/certificates/${String(cert.id)}`)).status).toBe(404);
+  });
+
+  it('Hetzner: an uploaded certificate terminates TLS on an https service, redirect_http answers on port 80, and the certificate in use stays', async () => {
+    const api = { prefix: '/hcloud/v1', token: sc.token };
+    const name = unique('h-cert');
+    const wrongKey = await call(api, 'POST', '/certificates', { name, type: 'uploaded', certificate: server.cert, private_key: ca.key });
+    expect(wrongKey).toMatchObject({ status: 400, body: { error: { code: 'invalid_input', details: { fields: [{ name: 'private_key', messages: ['is not the key of the certificate'] }] } } } });
+    const managed = await call(api, 'POST', '/certificates', { name, type: 'managed', domain_names: ['lb.test'] });
+    expect(managed).toMatchObject({ status: 400, body: { error: { code: 'invalid_input', details: { fields: [{ name: 'type' }] } } } });
+    const made = await call(api, 'POST', '/certificates', { name, type: 'uploaded', certificate: `${server.cert}${ca.cert}`, private_key: server.key, labels: { app: 'web' } });
+    expect(made.status).toBe(201);
+    const cert = made.body.certificate as Json;
+    expect(cert).toMatchObject({ name, type: 'uploaded', domain_names: ['lb.test'], status: null, used_by: [], fingerprint: expect.stringMatching(/^[0-9a-f]{2}(:[0-9a-f]{2}){31}$/) as unknown });
+    expect((await call(api, 'GET', `/certificates?label_selector=app=web&name=${name}`)).body.certificates).toEqual([cert]);
+    const tlsPort = randomInt(30_500, 31_000);
+    const https = (certificates: number[]) => ({
+      protocol: 'https', listen_port: tlsPort, destination_port: HTTP_NODE_PORT, http: { certificates, redirect_http: true },
+      health_check: { protocol: 'tcp', port: HTTP_NODE_PORT, interval: 1, timeout: 1, retries: 1 },
+    });
+    const body = (certificates: number[]) => ({
+      name: unique('h'), load_balancer_type: 'lb11', location: 'sim-1', services: [https(certificates)],
+      targets: servers.map((s) => ({ type: 'server', server: { id: Number(s.id.replace(/^srv-0*/, '')) } })),
+    });
+    const unknown = await call(api, 'POST', '/load_balancers', body([999_999]));
+    expect(unknown).toMatchObject({ status: 404, body: { error: { details: { fields: [{ name: 'services.0.http.certificates.0' }] } } } });
+    const created = await call(api, 'POST', '/load_balancers', body([Number(cert.id)]));
+    expect(created.status).toBe(201);
+    const lb = created.body.load_balancer as Json;
+    expect(lb.services).toMatchObject([{ protocol: 'https', listen_port: tlsPort, http: { certificates: [cert.id], redirect_http: true } }]);
+    expect(((await call(api, 'GET', `/certificates/${String(cert.id)}`)).body.certificate as Json).used_by).toEqual([{ id: lb.id, type: 'load_balancer' }]);
+    const vip = String(((lb.public_net as Json).ipv4 as Json).ip);
+    const answer = await waitFor(() => httpsGet(vip, tlsPort, ca.cert).catch(() => undefined), { timeoutMs: 15_000, description: 'an HTTPS answer' });
+    expect(answer.cn).toBe('lb.test');
+    expect(WEB_PODS).toContain((JSON.parse(answer.body) as { podName: string }).podName);
+    // Hetzner's redirect listens on port 80 (binding it needs root or net.ipv4.ip_unprivileged_port_start <= 80).
+    expect(await plainGet(vip, 80, '/x')).toEqual({ status: 301, location: `https://lb.test:${tlsPort}/x` });
+    const inUse = await call(api, 'DELETE', `/certificates/${String(cert.id)}`);
+    expect(inUse).toMatchObject({ status: 409, body: { error: { code: 'service_error' } } });
+    expect((await call(api, 'DELETE', `/load_balancers/${String(lb.id)}`)).status).toBe(200);
+    await waitFor(async () => ((await call(api, 'DELETE', `/certificates/${String(cert.id)}`)).status === 204 ? true : undefined), { timeoutMs: 15_000, description: 'the certificate deleted once its load balancer is gone' });
+  });
+
   it('Brightbox: an uploaded certificate terminates TLS on the https listener, and https_redirect sends http there', async () => {
     const token = await brightboxToken();
     const [httpPort, tlsPort] = [randomInt(30_000, 30_500), randomInt(30_500, 31_000)];

@@ -116,7 +116,7 @@ describe('DigitalOcean persona over the one store', () => {
       const call = callerOf(first.url, first.token);
       const lb = await call<{ load_balancer: Lb }>('POST', '/load_balancers', {
         name: unique('do-lb'), region: 'sim-1', size_unit: 3, sticky_sessions: { type: 'cookies', cookie_name: 'c', cookie_ttl_seconds: 60 },
-        forwarding_rules: [{ entry_protocol: 'https', entry_port: 443, target_protocol: 'http', target_port: 30080, tls_passthrough: false, certificate_id: 'cert-1' }],
+        forwarding_rules: [{ entry_protocol: 'http2', entry_port: 443, target_protocol: 'http2', target_port: 30080, tls_passthrough: true }],
       });
       const fw = await call<{ firewall: { id: string } }>('POST', '/firewalls', {
         name: unique('do-fw'), tags: ['k8s:c1'], inbound_rules: [{ protocol: 'tcp', ports: '30080', sources: { addresses: ['0.0.0.0/0', '::/0'] } }],
@@ -127,7 +127,7 @@ describe('DigitalOcean persona over the one store', () => {
       expect((await again('GET', `/load_balancers/${lb.body.load_balancer.id}`)).body).toMatchObject({
         load_balancer: {
           size_unit: 3, sticky_sessions: { type: 'cookies', cookie_name: 'c', cookie_ttl_seconds: 60 },
-          forwarding_rules: [{ entry_protocol: 'https', target_protocol: 'http', certificate_id: 'cert-1' }],
+          forwarding_rules: [{ entry_protocol: 'http2', target_protocol: 'http2', certificate_id: '', tls_passthrough: true }],
         },
       });
       expect((await again('GET', `/firewalls/${fw.body.firewall.id}`)).body).toMatchObject({

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"ccm-sandbox/go/internal/simcloudtest"
@@ -69,26 +70,28 @@ func TestRenameOnStartRenamesTheLoadBalancerAStartedProcessFinds(t *testing.T) {
 	}
 }
 
-func TestForgetDeletesDropsTheDeletionOfAServiceTheProcessNeverSaw(t *testing.T) {
+func TestForgetDeletesDropsTheDeletionOfAServiceDeletedBeforeTheProcessStarted(t *testing.T) {
 	t.Setenv(EnvFaultyVariants, variantForgetDeletes)
 	server := sim.CreateServer(t, unique("forget"), simcloudtest.ServerOpts{})
 	nodes := []*v1.Node{node(server["name"].(string), "simcloud://"+server["id"].(string))}
-	seen, unseen := lbService(unique("seen"), nil), lbService(unique("unseen"), nil)
-	before := loadBalancersOf(t)
-	ensureOne(t, before, "test-cluster", seen, nodes)
-	ensureOne(t, before, "test-cluster", unseen, nodes)
+	before, after := lbService(unique("before"), nil), lbService(unique("after"), nil)
+	first := loadBalancersOf(t)
+	ensureOne(t, first, "test-cluster", before, nodes)
+	ensureOne(t, first, "test-cluster", after, nodes)
 	restarted := loadBalancersOf(t)
-	ensureOne(t, restarted, "test-cluster", seen, nodes)
-	for _, svc := range []*v1.Service{seen, unseen} {
+	restarted.faults = newFaultyLBs(time.UnixMilli(2_000_000))
+	before.DeletionTimestamp = &metav1.Time{Time: time.UnixMilli(1_000_000)}
+	after.DeletionTimestamp = &metav1.Time{Time: time.UnixMilli(3_000_000)}
+	for _, svc := range []*v1.Service{before, after} {
 		if err := restarted.EnsureLoadBalancerDeleted(context.Background(), "test-cluster", svc); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if n := len(owned[client.LoadBalancer](t, "load_balancers", seen)); n != 0 {
-		t.Fatalf("%d load balancers left for the Service the process saw, want 0", n)
+	if n := len(owned[client.LoadBalancer](t, "load_balancers", after)); n != 0 {
+		t.Fatalf("%d load balancers left for the Service deleted while the process ran, want 0", n)
 	}
-	if n := len(owned[client.LoadBalancer](t, "load_balancers", unseen)); n != 1 {
-		t.Fatalf("%d load balancers left for the Service deleted unseen, want the 1 the variant forgets", n)
+	if n := len(owned[client.LoadBalancer](t, "load_balancers", before)); n != 1 {
+		t.Fatalf("%d load balancers left for the Service deleted before the process started, want the 1 the variant forgets", n)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -78,37 +77,30 @@ const (
 	// variantRenameOnStart names load balancers after the process's start (as a CCM deriving the name from
 	// something a restart or an upgrade changes), and renames the ones it finds: restart and upgrade fail.
 	variantRenameOnStart = "rename-on-start"
-	// variantForgetDeletes releases the finalizer of a Service this process never saw alive without deleting
-	// its load balancer (a deletion made while the CCM was down is lost): down-delete fails.
+	// variantForgetDeletes releases the finalizer of a Service deleted before this process started without
+	// deleting its load balancer (a deletion made while the CCM was down is lost): down-delete fails.
 	variantForgetDeletes = "forget-deletes-on-restart"
 	// variantAdoptByName names a load balancer "<namespace>-<name>" and finds it by that name alone, with no
 	// owner check: a second cluster's Service of the same name takes the first one's: neighbours fails.
 	variantAdoptByName = "adopt-by-name"
 )
 
-// faultyLBs is what the variants need to know about this process: when it started, which Services it saw.
+// faultyLBs is what the variants need to know about this process: when it started.
 type faultyLBs struct {
-	stamp string
-	mu    sync.Mutex
-	seen  map[string]bool
+	started time.Time
+	stamp   string
 }
 
 func newFaultyLBs(started time.Time) *faultyLBs {
-	return &faultyLBs{stamp: strconv.FormatInt(started.UnixMilli()%1_000_000, 10), seen: map[string]bool{}}
+	return &faultyLBs{started: started, stamp: strconv.FormatInt(started.UnixMilli()%1_000_000, 10)}
 }
 
-// saw records a Service this process reconciled.
-func (f *faultyLBs) saw(svc *v1.Service) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.seen[string(svc.UID)] = true
-}
-
-// forgets reports whether variantForgetDeletes drops the deletion of svc.
+// forgets reports whether variantForgetDeletes drops the deletion of svc: it was deleted before this process
+// started. Judged by the deletion's time, not by what the process happened to reconcile first, so the variant
+// fails down-delete whatever order the controllers' first syncs take.
 func (f *faultyLBs) forgets(svc *v1.Service) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return faultyVariant(variantForgetDeletes) && !f.seen[string(svc.UID)]
+	deleted := svc.DeletionTimestamp
+	return faultyVariant(variantForgetDeletes) && deleted != nil && deleted.Time.Before(f.started)
 }
 
 // lbName is the load balancer's name: resourceName, unless a variant names it otherwise.
@@ -189,7 +181,6 @@ func (l *loadBalancers) EnsureLoadBalancer(ctx context.Context, clusterName stri
 		return nil, err
 	}
 	op := l.call(ctx, "EnsureLoadBalancer", clusterName, svc)
-	l.faults.saw(svc)
 	serverIDs, err := op.serverIDs(nodes)
 	if err != nil {
 		return nil, err
@@ -204,7 +195,6 @@ func (l *loadBalancers) EnsureLoadBalancer(ctx context.Context, clusterName stri
 // UpdateLoadBalancer makes the load balancer send traffic to exactly the given nodes.
 func (l *loadBalancers) UpdateLoadBalancer(ctx context.Context, clusterName string, svc *v1.Service, nodes []*v1.Node) error {
 	op := l.call(ctx, "UpdateLoadBalancer", clusterName, svc)
-	l.faults.saw(svc)
 	serverIDs, err := op.serverIDs(nodes)
 	if err != nil {
 		return err

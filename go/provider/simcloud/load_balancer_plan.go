@@ -109,30 +109,44 @@ func planLoadBalancer(svc *v1.Service, cfg lbConfig) (lbPlan, error) {
 	if svc.Spec.SessionAffinity == v1.ServiceAffinityClientIP {
 		plan.sessionAffinity = "source_ip"
 	}
-	rulePorts := map[int]bool{}
+	rulePorts := map[rulePort]bool{}
 	for _, port := range svc.Spec.Ports {
 		listener := listenerFor(svc, port, cfg)
 		plan.services = append(plan.services, listener)
-		rulePorts[listener.DestinationPort] = true
-		rulePorts[*listener.HealthCheck.Port] = true
+		nodePort := rulePort{protocol: "tcp", port: listener.DestinationPort}
+		if listener.Protocol == "udp" {
+			nodePort.protocol = "udp"
+		}
+		rulePorts[nodePort] = true
+		if listener.HealthCheck.Protocol != "none" {
+			rulePorts[rulePort{protocol: "tcp", port: *listener.HealthCheck.Port}] = true
+		}
 	}
 	sort.Slice(plan.services, func(a, b int) bool { return plan.services[a].ListenPort < plan.services[b].ListenPort })
-	for _, port := range sortedPorts(rulePorts) {
-		ports := strconv.Itoa(port)
+	for _, rp := range sortedRulePorts(rulePorts) {
+		ports := strconv.Itoa(rp.port)
 		plan.rules = append(plan.rules, client.FirewallRule{
-			Direction: "inbound", Protocol: "tcp", Ports: &ports, SourceCIDRs: sources, DestinationCIDRs: []string{},
-			Description: fmt.Sprintf("%s node port %d", serviceKey(svc), port),
+			Direction: "inbound", Protocol: rp.protocol, Ports: &ports, SourceCIDRs: sources, DestinationCIDRs: []string{},
+			Description: fmt.Sprintf("%s node port %d", serviceKey(svc), rp.port),
 		})
 	}
 	return plan, nil
 }
 
-func sortedPorts(set map[int]bool) []int {
-	ports := make([]int, 0, len(set))
+// rulePort is a node port the firewall opens, over tcp or udp.
+type rulePort struct {
+	protocol string
+	port     int
+}
+
+func sortedRulePorts(set map[rulePort]bool) []rulePort {
+	ports := make([]rulePort, 0, len(set))
 	for p := range set {
 		ports = append(ports, p)
 	}
-	sort.Ints(ports)
+	sort.Slice(ports, func(a, b int) bool {
+		return cmp.Or(cmp.Compare(ports[a].port, ports[b].port), cmp.Compare(ports[a].protocol, ports[b].protocol)) < 0
+	})
 	return ports
 }
 
@@ -164,10 +178,14 @@ func portProblems(svc *v1.Service, cfg lbConfig) []string {
 	var problems []string
 	present := map[int32]bool{}
 	for _, port := range svc.Spec.Ports {
-		present[port.Port] = true
 		label := fmt.Sprintf("spec.ports[%s]", cmp.Or(port.Name, strconv.Itoa(int(port.Port))))
-		if port.Protocol != "" && port.Protocol != v1.ProtocolTCP {
-			problems = append(problems, fmt.Sprintf("%s protocol %s is not supported; allowed: TCP", label, port.Protocol))
+		// A simcloud load balancer has one listener per port: 53/TCP and 53/UDP cannot share it.
+		if present[port.Port] {
+			problems = append(problems, fmt.Sprintf("%s: port %d is listed twice (one listener per port on a simcloud load balancer)", label, port.Port))
+		}
+		present[port.Port] = true
+		if port.Protocol != "" && port.Protocol != v1.ProtocolTCP && port.Protocol != v1.ProtocolUDP {
+			problems = append(problems, fmt.Sprintf("%s protocol %s is not supported; allowed: TCP, UDP", label, port.Protocol))
 		} else if port.NodePort == 0 {
 			problems = append(problems, label+" has no nodePort (allocateLoadBalancerNodePorts=false is not supported)")
 		}
@@ -223,6 +241,14 @@ func listenerFor(svc *v1.Service, port v1.ServicePort, cfg lbConfig) client.Load
 	}
 	if o.HealthCheckPath != nil {
 		hc.Path = *o.HealthCheckPath
+	}
+	if port.Protocol == v1.ProtocolUDP {
+		// A UDP port is a udp listener whatever the protocol annotations say, with no PROXY header; a TCP connect
+		// to its node port tells nothing, so it is checked only through the health-check node port.
+		listener.Protocol, listener.ProxyProtocol = "udp", "none"
+		if !(needsHealthCheckNodePort(svc) && !explicitHealthCheck(svc) && !overridden) {
+			hc.Protocol, hc.Path, hcPort = "none", "/", int(port.NodePort)
+		}
 	}
 	hc.Port = &hcPort
 	listener.HealthCheck = hc

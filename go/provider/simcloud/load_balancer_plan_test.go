@@ -16,6 +16,10 @@ func TestPlanListenersAndHealthChecks(t *testing.T) {
 		svc.Spec.HealthCheckNodePort = 32000
 		return svc
 	}
+	udp := func(svc *v1.Service) *v1.Service {
+		svc.Spec.Ports[0].Protocol = v1.ProtocolUDP
+		return svc
+	}
 	cases := []struct {
 		name      string
 		svc       *v1.Service
@@ -24,17 +28,19 @@ func TestPlanListenersAndHealthChecks(t *testing.T) {
 		hc        string // protocol port path
 		rulePorts []string
 	}{
-		{name: "defaults", svc: lbService("a", nil), protocol: "tcp", proxy: "none", hc: "tcp 30080 /", rulePorts: []string{"30080"}},
+		{name: "defaults", svc: lbService("a", nil), protocol: "tcp", proxy: "none", hc: "tcp 30080 /", rulePorts: []string{"tcp/30080"}},
+		{name: "a UDP port is a udp listener checked by nothing", svc: udp(lbService("u", map[string]string{AnnotationProtocol: "http", AnnotationProxyProtocol: "v1"})), protocol: "udp", proxy: "none", hc: "none 30080 /", rulePorts: []string{"udp/30080"}},
+		{name: "a UDP port with Local checks the health check node port", svc: local(udp(lbService("v", nil))), protocol: "udp", proxy: "none", hc: "http 32000 /healthz", rulePorts: []string{"udp/30080", "tcp/32000"}},
 		{
 			name: "service-wide annotations", svc: lbService("b", map[string]string{AnnotationProtocol: "http", AnnotationProxyProtocol: "v2", AnnotationHealthCheckPort: "31000"}),
-			protocol: "http", proxy: "v2", hc: "tcp 31000 /", rulePorts: []string{"30080", "31000"},
+			protocol: "http", proxy: "v2", hc: "tcp 31000 /", rulePorts: []string{"tcp/30080", "tcp/31000"},
 		},
 		{
 			name: "per-port override wins", svc: lbService("c", map[string]string{AnnotationProtocol: "http", AnnotationPortPrefix + "80": `{"protocol":"https","health-check-path":"/ok","health-check-protocol":"http"}`}),
-			protocol: "https", proxy: "none", hc: "http 30080 /ok", rulePorts: []string{"30080"},
+			protocol: "https", proxy: "none", hc: "http 30080 /ok", rulePorts: []string{"tcp/30080"},
 		},
-		{name: "externalTrafficPolicy Local checks the health check node port", svc: local(lbService("d", nil)), protocol: "tcp", proxy: "none", hc: "http 32000 /healthz", rulePorts: []string{"30080", "32000"}},
-		{name: "an explicit health check wins over Local", svc: local(lbService("e", map[string]string{AnnotationHealthCheckPath: "/x"})), protocol: "tcp", proxy: "none", hc: "tcp 30080 /x", rulePorts: []string{"30080"}},
+		{name: "externalTrafficPolicy Local checks the health check node port", svc: local(lbService("d", nil)), protocol: "tcp", proxy: "none", hc: "http 32000 /healthz", rulePorts: []string{"tcp/30080", "tcp/32000"}},
+		{name: "an explicit health check wins over Local", svc: local(lbService("e", map[string]string{AnnotationHealthCheckPath: "/x"})), protocol: "tcp", proxy: "none", hc: "tcp 30080 /x", rulePorts: []string{"tcp/30080"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -53,7 +59,7 @@ func TestPlanListenersAndHealthChecks(t *testing.T) {
 			}
 			var ports []string
 			for _, r := range plan.rules {
-				ports = append(ports, *r.Ports)
+				ports = append(ports, r.Protocol+"/"+*r.Ports)
 			}
 			if strings.Join(ports, ",") != strings.Join(tc.rulePorts, ",") {
 				t.Errorf("firewall rule ports %v, want %v", ports, tc.rulePorts)

@@ -120,8 +120,8 @@ func TestEnsureLoadBalancerCreatesGroupPolicyAndLoadBalancer(t *testing.T) {
 func TestInvalidServicesAreRefusedBeforeAnyCloudCall(t *testing.T) {
 	cloud := newTestCloud(t, "")
 	lbs, _ := cloud.LoadBalancer()
-	udp := lbService(unique("udp"), nil)
-	udp.Spec.Ports[0].Protocol = v1.ProtocolUDP
+	sctp := lbService(unique("sctp"), nil)
+	sctp.Spec.Ports[0].Protocol = v1.ProtocolSCTP
 	cases := []struct {
 		name string
 		svc  *v1.Service
@@ -129,7 +129,7 @@ func TestInvalidServicesAreRefusedBeforeAnyCloudCall(t *testing.T) {
 	}{
 		{"bad enum", lbService(unique("bad"), map[string]string{AnnotationProtocol: "udp"}), `annotation loadbalancer.simcloud.dev/protocol="udp" must be one of: tcp, http, https`},
 		{"unknown key", lbService(unique("typo"), map[string]string{AnnotationPrefix + "protocoll": "tcp"}), "annotation loadbalancer.simcloud.dev/protocoll is not known"},
-		{"UDP port", udp, "spec.ports[http] protocol UDP is not supported; allowed: TCP"},
+		{"SCTP port", sctp, "spec.ports[http] protocol SCTP is not supported; allowed: TCP, UDP"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -219,5 +219,29 @@ func TestAnInvalidPreserveValueStopsDeletion(t *testing.T) {
 	svc.Annotations = nil
 	if err := lbs.EnsureLoadBalancerDeleted(context.Background(), "test-cluster", svc); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A UDP Service port reaches simcloud as a udp listener that checks nothing, behind a udp firewall rule.
+func TestAUDPServiceGetsAUDPListenerAndAUDPFirewallRule(t *testing.T) {
+	cloud := newTestCloud(t, "")
+	lbs, _ := cloud.LoadBalancer()
+	server := sim.CreateServer(t, unique("udp-a"), simcloudtest.ServerOpts{})
+	svc := lbService(unique("dns"), nil)
+	svc.Spec.Ports = []v1.ServicePort{{Name: "dns", Port: 53, NodePort: 30053, Protocol: v1.ProtocolUDP}}
+	if _, err := lbs.EnsureLoadBalancer(context.Background(), "test-cluster", svc, []*v1.Node{node(server["name"].(string), "simcloud://"+server["id"].(string))}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = lbs.EnsureLoadBalancerDeleted(context.Background(), "test-cluster", svc) })
+	lb := owned[client.LoadBalancer](t, "load_balancers", svc)
+	if len(lb) != 1 || len(lb[0].Services) != 1 {
+		t.Fatalf("load balancers %+v", lb)
+	}
+	if s := lb[0].Services[0]; s.Protocol != "udp" || s.ProxyProtocol != "none" || s.HealthCheck.Protocol != "none" || s.ListenPort != 53 || s.DestinationPort != 30053 {
+		t.Errorf("service %+v", s)
+	}
+	policies := owned[client.FirewallPolicy](t, "firewall_policies", svc)
+	if len(policies) != 1 || len(policies[0].Rules) != 1 || policies[0].Rules[0].Protocol != "udp" || *policies[0].Rules[0].Ports != "30053" {
+		t.Errorf("firewall policies %+v", policies)
 	}
 }

@@ -19,9 +19,14 @@ export function brightboxCcmEnv(i: Pick<CcmEnvInput, 'simcloudUrl' | 'token'>): 
 /** Brightbox's CCM binary (github.com/brightbox/brightbox-cloud-controller-manager). */
 export const BRIGHTBOX_CCM_BINARY = 'brightbox-cloud-controller-manager';
 
-/** The `--ccm-command` that runs Brightbox's CCM in the slot: loopback only (its webhook port off), no routes (it has no route controller). */
+/**
+ * The `--ccm-command` that runs Brightbox's CCM in the slot: loopback only (its webhook port off), no routes (it
+ * has no route controller), and the sandbox's cluster name, as its manifest passes one: it names a Service's load
+ * balancer `name.namespace.cluster-name`, so with the default (`kubernetes`) a second cluster on the account would
+ * take the first one's load balancers by name.
+ */
 export function brightboxCcmCommand(binary = BRIGHTBOX_CCM_BINARY): string {
-  return `${routelessCcmCommand(binary, 'brightbox')} --webhook-secure-port=0 --webhook-bind-address=127.0.0.1`;
+  return `${routelessCcmCommand(binary, 'brightbox')} --webhook-secure-port=0 --webhook-bind-address=127.0.0.1 --cluster-name="$CCM_SANDBOX_CLUSTER_NAME"`;
 }
 
 const TokenAnswer = z.object({ access_token: z.string().min(1) });

@@ -29,6 +29,18 @@ describe('a stored resource change', () => {
     expect(worst(changes)).toBe(CloudWriteEffect.setting);
   });
 
+  it('keys a nested list of objects with ids by id: the same members in another order are no change', () => {
+    const nodes = [{ id: 100001, address: '127.23.0.3:31961' }, { id: 100002, address: '127.23.0.4:31961' }];
+    const nb = (n: readonly object[]) => ({ ...lb, dialect_attrs: { linode: { configs: [{ id: 100000, nodes: n }] } } });
+    expect(describeChange('load_balancer', 'lb-1', nb(nodes), nb([...nodes].reverse()))).toEqual([]);
+    expect(describeChange('load_balancer', 'lb-1', nb(nodes), nb([nodes[0]!, { id: 100003, address: '127.23.0.4:31961' }])).map((c) => c.what)).toEqual([
+      'load balancer lb-1 (web): dialect_attrs.linode.configs[id=100000].nodes[id=100002].id 100002 → unset',
+      'load balancer lb-1 (web): dialect_attrs.linode.configs[id=100000].nodes[id=100002].address "127.23.0.4:31961" → unset',
+      'load balancer lb-1 (web): dialect_attrs.linode.configs[id=100000].nodes[id=100003].id unset → 100003',
+      'load balancer lb-1 (web): dialect_attrs.linode.configs[id=100000].nodes[id=100003].address unset → "127.23.0.4:31961"',
+    ]);
+  });
+
   it('of a network: a route removed is an identity change', () => {
     const net = { id: 'net-1', name: 'c', routes: [{ destination: '10.244.1.0/24', gateway: '127.19.0.3' }] };
     expect(describeChange('network', 'net-1', net, { ...net, routes: [] })[0]?.effect).toBe(CloudWriteEffect.identity);
@@ -104,6 +116,16 @@ describe('the ledger of a CCM\'s writes', () => {
       ['/v1/load_balancers/lb-2', CloudWriteEffect.identity, ['load balancer lb-2 (lb-2): name "lb-2" → "lb-2-renamed"']],
       ['/v1/load_balancers/lb-1', CloudWriteEffect.identity, ['load balancer lb-1 (lb-1): name "lb-1" → "lb-1-renamed"']],
     ]);
+  });
+
+  it('counts no OAuth2 token grant as a write (Brightbox\'s CCM logs in again after a restart)', async () => {
+    let feed: (e: SimEvent) => void = () => undefined;
+    const sandbox = { subscribe: (h: (e: SimEvent) => void) => ((feed = h), () => undefined), admin: { snapshot: () => Promise.resolve({ load_balancers: {} }) } };
+    const ledger = await WriteLedger.start({ sandbox } as unknown as Pick<ConformanceContext, 'sandbox'>);
+    ledger.from(0);
+    for (const path of ['/brightbox/token/', '/brightbox/token', '/pnap/auth/realms/BMC/protocol/openid-connect/token']) feed({ ...call(1, 'req-t', 'lb-1'), method: 'POST', path } as SimEvent);
+    feed(call(2, 'req-a', 'lb-1'));
+    expect(ledger.writes().map((w) => w.path)).toEqual(['/v1/load_balancers/lb-1']);
   });
 
   it('blames no write for a change no request made', async () => {

@@ -38,15 +38,25 @@ const VIEW_VOLATILE = /^(status|updated|created|transfer|.*traffic.*|health_stat
 const show = (v: unknown): string => JSON.stringify(v) ?? 'undefined';
 const labelOf = (type: string, id: string, r: StoredRecord | undefined): string => `${type.replace(/_/g, ' ')} ${id}${typeof r?.name === 'string' ? ` (${r.name})` : ''}`;
 
-/** Path → JSON of every leaf, skipping keys `skip` names. */
+/** The ids of a list whose members each carry a distinct `id` (a set of identified objects), else undefined. */
+function memberIds(list: readonly unknown[]): string[] | undefined {
+  const ids = list.map((m) => (m !== null && typeof m === 'object' && 'id' in m && (typeof m.id === 'string' || typeof m.id === 'number') ? String(m.id) : undefined));
+  return ids.every((id) => id !== undefined) && new Set(ids).size === ids.length ? ids : undefined;
+}
+
+/**
+ * Path → JSON of every leaf, skipping keys `skip` names. A list of objects with distinct ids (a NodeBalancer
+ * config's nodes) is keyed by id, not position: the same members in another order are no change.
+ */
 export function flatten(value: unknown, skip: (key: string) => boolean, prefix = '', out = new Map<string, string>()): Map<string, string> {
   if (value === null || typeof value !== 'object') {
     out.set(prefix, show(value));
     return out;
   }
-  for (const [k, v] of Object.entries(value)) {
-    if (skip(k)) continue;
-    flatten(v, skip, prefix === '' ? k : Array.isArray(value) ? `${prefix}[${k}]` : `${prefix}.${k}`, out);
+  const ids = Array.isArray(value) ? memberIds(value) : undefined;
+  const step = (k: string, i: number): string => (Array.isArray(value) ? `${prefix}[${ids ? `id=${ids[i]}` : k}]` : `${prefix}.${k}`);
+  for (const [i, [k, v]] of Object.entries(value).entries()) {
+    if (!skip(k)) flatten(v, skip, prefix === '' ? k : step(k, i), out);
   }
   return out;
 }
@@ -253,7 +263,9 @@ function recordChange(e: Extract<SimEvent, { type: 'resource_change' }>, records
   else records.delete(e.resource_id);
 }
 
-const isWrite = (e: SimEvent): e is Extract<SimEvent, { type: 'api_call' }> => e.type === 'api_call' && !['GET', 'HEAD', 'OPTIONS'].includes(e.method);
+/** An OAuth2 token grant (Brightbox's `/token`, phoenixNAP's `…/openid-connect/token`): a login, not a write to the cloud. */
+const TOKEN_GRANT = /\/token\/?$/;
+const isWrite = (e: SimEvent): e is Extract<SimEvent, { type: 'api_call' }> => e.type === 'api_call' && !['GET', 'HEAD', 'OPTIONS'].includes(e.method) && !TOKEN_GRANT.test(e.path);
 
 /** How long a CCM's cloud writes must pause before its state counts as settled, and the least time given after a start. */
 export const QUIET_MS = 5000;

@@ -72,6 +72,7 @@ export const ResourceType = {
   project: 'project',
   token: 'token',
   action: 'action',
+  certificate: 'certificate',
 } as const;
 export type ResourceType = (typeof ResourceType)[keyof typeof ResourceType];
 export const ResourceTypeSchema = z.enum(ResourceType);

@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { Action } from './actions.ts';
+import { Certificate } from './certificates.ts';
 import { Id, Timestamp } from './common.ts';
 import { FirewallPolicy } from './firewall-policies.ts';
 import { IpBlock } from './ip-blocks.ts';
@@ -51,6 +52,9 @@ export const IpBlockRecord = IpBlock.extend(owned);
 export type IpBlockRecord = z.infer<typeof IpBlockRecord>;
 export const ActionRecord = Action.extend(owned);
 export type ActionRecord = z.infer<typeof ActionRecord>;
+/** A certificate with its owner and persona attributes (its private key is redacted in events). */
+export const CertificateRecord = Certificate.extend({ ...owned, dialect_attrs: PersonaAttrs.optional() });
+export type CertificateRecord = z.infer<typeof CertificateRecord>;
 
 export const ApiCallEvent = z.object({
   type: z.literal(SimEventType.api_call),
@@ -99,6 +103,7 @@ export const ResourceChangeEvent = z.discriminatedUnion('resource_type', [
   changeOf('firewall_policy', FirewallPolicyRecord),
   changeOf('ip_block', IpBlockRecord),
   changeOf('action', ActionRecord),
+  changeOf('certificate', CertificateRecord),
   changeOf('project', Project),
 ]);
 export type ResourceChangeEvent = z.infer<typeof ResourceChangeEvent>;

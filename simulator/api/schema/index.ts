@@ -11,5 +11,6 @@ export * from './load-balancers.ts';
 export * from './server-groups.ts';
 export * from './firewall-policies.ts';
 export * from './ip-blocks.ts';
+export * from './certificates.ts';
 export * from './events.ts';
 export * from './internal.ts';

@@ -90,11 +90,15 @@ export const LoadBalancerService = z
     health_check: HealthCheck,
     /** https only: terminate TLS with this certificate (absent or null: https is passed through as TCP). */
     tls: ServiceTls.nullable().optional(),
+    /** https only: terminate TLS with this stored certificate (a certificates record of the project), instead of `tls`. */
+    certificate_id: Id.nullable().optional(),
     /** http only: answer every request with a 301 to https on this port of the same host (absent or null: forward). */
     redirect_https_port: Port.nullable().optional(),
   })
   .refine((s) => s.protocol !== 'udp' || s.proxy_protocol === 'none', { message: 'PROXY protocol is not sent over udp', path: ['proxy_protocol'] })
   .refine((s) => s.tls == null || s.protocol === 'https', { message: 'only an https service terminates TLS', path: ['tls'] })
+  .refine((s) => s.certificate_id == null || s.protocol === 'https', { message: 'only an https service terminates TLS', path: ['certificate_id'] })
+  .refine((s) => s.certificate_id == null || s.tls == null, { message: 'give tls or certificate_id, not both', path: ['certificate_id'] })
   .refine((s) => s.redirect_https_port == null || s.protocol === 'http', { message: 'only an http service redirects to https', path: ['redirect_https_port'] });
 export type LoadBalancerService = z.infer<typeof LoadBalancerService>;
 

@@ -10,7 +10,11 @@ const Int = z.number().int().min(0);
 
 /** A DigitalOcean forwarding rule's settings beyond simcloud's service (keyed by its entry port). */
 export const DoRuleAttrs = z.object({
-  entry_port: Int, target_protocol: z.enum(['tcp', 'http', 'https', 'udp']), certificate_id: z.string(), tls_passthrough: z.boolean(),
+  entry_port: Int, target_protocol: z.enum(['tcp', 'http', 'https', 'http2', 'udp']), tls_passthrough: z.boolean(),
+  /** http2 when the rule asked for it (simcloud's service is https); absent: the service's protocol. */
+  entry_protocol: z.literal('http2').optional(),
+  /** Unused since the certificate is simcloud's service `certificate_id`; kept in records written before. */
+  certificate_id: z.string().optional(),
 });
 export type DoRuleAttrs = z.infer<typeof DoRuleAttrs>;
 

@@ -24,6 +24,7 @@ export const COLLECTIONS = {
   load_balancers: { coll: 'load_balancers', idPrefix: 'lb' },
   actions: { coll: 'actions', idPrefix: 'act' },
   firewalls: { coll: 'firewall_policies', idPrefix: 'fwp' },
+  certificates: { coll: 'certificates', idPrefix: 'crt' },
 } as const;
 
 const UUID_HEAD = '00000000-0000-4000-8000-';

@@ -4,8 +4,10 @@
  * the data plane acts on); droplet_ids are server targets and `tag` one label_selector target; the firewall's
  * allow rules are the VIP's source ranges. The type is simcloud's forwarding mode: REGIONAL a proxy,
  * REGIONAL_NETWORK passthrough (the droplets serve the VIP's traffic on the target port themselves, as a
- * Kubernetes node does for a Service's ingress IP). What simcloud has no place for (size, sticky sessions,
- * target protocols, certificates, thresholds, keepalive, the network stack) is kept in the record's
+ * Kubernetes node does for a Service's ingress IP). An https or http2 rule with a certificate is an https service
+ * terminating TLS with that stored certificate (`certificate_id`), one with tls_passthrough an https service
+ * forwarded at TCP level; redirect_http_to_https makes the http rules answer 301 to the https one. What
+ * simcloud has no place for (size, sticky sessions, target protocols, thresholds, keepalive, the network stack) is kept in the record's
  * `dialect_attrs.digitalocean`. Type and network stack are fixed at creation, as on DigitalOcean.
  */
 import type { HealthCheck, LoadBalancerService, LoadBalancerTarget, UpdateLoadBalancerRequest } from '../../api/schema/load-balancers.ts';
@@ -18,6 +20,7 @@ import { lbAttrs, type DoLbAttrs, type DoRuleAttrs } from './attrs.ts';
 import { NAME, defined, dropletSid, ownedDroplet, selectorOf } from './common.ts';
 import type { ForwardingRuleBody, HealthCheckBody, LbType, LoadBalancerBody, NetworkStack } from './lb-schemas.ts';
 import { digitaloceanAddresses } from './addresses.ts';
+import { findCertificate } from './certificates.ts';
 
 type Carried = 'tcp' | 'http' | 'https' | 'udp';
 const CARRIED: readonly string[] = ['tcp', 'http', 'https', 'udp'];
@@ -93,20 +96,70 @@ function checkProtocols(r: ForwardingRuleBody, field: string, type: LbType): voi
   if ((r.entry_protocol === 'udp') !== (r.target_protocol === 'udp')) throw invalidField(`${field}.target_protocol`, 'a udp rule forwards to udp, and only a udp rule does');
 }
 
-function service(r: ForwardingRuleBody, i: number, { hc, proxy, type }: RuleContext): { service: LoadBalancerService; rule: DoRuleAttrs } {
+/**
+ * The TLS of an https or http2 rule: terminated on the VIP with its certificate (the droplets get plain http), or
+ * passed through to https droplets; one of the two, as DigitalOcean requires. Other rules take neither.
+ */
+function ruleTls({ sim, caller }: Asker, r: ForwardingRuleBody, field: string): { certificate_id: string | null } {
+  const cert = r.certificate_id ?? '';
+  const passthrough = r.tls_passthrough === true;
+  if (r.entry_protocol !== 'https' && r.entry_protocol !== 'http2') {
+    if (cert !== '' || passthrough) throw invalidField(`${field}.${cert !== '' ? 'certificate_id' : 'tls_passthrough'}`, 'only an https or http2 rule has TLS');
+    return { certificate_id: null };
+  }
+  if (passthrough) {
+    if (cert !== '') throw invalidField(`${field}.tls_passthrough`, 'give certificate_id or tls_passthrough, not both');
+    if (r.target_protocol !== r.entry_protocol) throw invalidField(`${field}.target_protocol`, `must equal entry_protocol (${r.entry_protocol}) with tls_passthrough`);
+    return { certificate_id: null };
+  }
+  return { certificate_id: terminating({ sim, caller }, r, field) };
+}
+
+/** The certificate a terminating https or http2 rule names (the caller's), its target plain http. */
+function terminating({ sim, caller }: Asker, r: ForwardingRuleBody, field: string): string {
+  const cert = r.certificate_id ?? '';
+  if (cert === '') throw invalidField(`${field}.certificate_id`, `an ${r.entry_protocol} rule needs certificate_id (TLS terminated on the load balancer) or tls_passthrough`);
+  const found = findCertificate(sim, caller, cert);
+  if (found === null) throw invalidField(`${field}.certificate_id`, `no certificate ${cert}`);
+  if (r.target_protocol !== 'http') throw invalidField(`${field}.target_protocol`, 'http: simcloud terminates TLS on the VIP and forwards plain http (re-encrypting to the droplets is not emulated)');
+  return found.id;
+}
+
+/** Who asks: the certificates a rule names must be the caller's. */
+interface Asker {
+  sim: Sim;
+  caller: Caller;
+}
+
+function service(asker: Asker, r: ForwardingRuleBody, i: number, { hc, proxy, type }: RuleContext): { service: LoadBalancerService; rule: DoRuleAttrs } {
   const field = `forwarding_rules.${i}`;
   checkProtocols(r, field, type);
   const udp = r.entry_protocol === 'udp';
+  const { certificate_id } = ruleTls(asker, r, field);
+  const http2 = r.entry_protocol === 'http2';
   return {
     service: {
-      protocol: carried(r.entry_protocol, `${field}.entry_protocol`), listen_port: r.entry_port, destination_port: r.target_port,
-      proxy_protocol: proxy && !udp ? 'v1' : 'none', health_check: hc,
+      protocol: http2 ? 'https' : carried(r.entry_protocol, `${field}.entry_protocol`), listen_port: r.entry_port, destination_port: r.target_port,
+      proxy_protocol: proxy && !udp ? 'v1' : 'none', health_check: hc, ...(certificate_id === null ? {} : { certificate_id }),
     },
     rule: {
-      entry_port: r.entry_port, target_protocol: carried(r.target_protocol, `${field}.target_protocol`), certificate_id: r.certificate_id ?? '',
-      tls_passthrough: r.tls_passthrough ?? false,
+      entry_port: r.entry_port, target_protocol: http2 ? (r.target_protocol === 'http' ? 'http' : 'http2') : carried(r.target_protocol, `${field}.target_protocol`), tls_passthrough: r.tls_passthrough ?? false,
+      ...(http2 ? { entry_protocol: 'http2' as const } : {}),
     },
   };
+}
+
+/**
+ * With redirect_http_to_https, every http rule answers a 301 to the first https (or http2) rule's port; without,
+ * none does. Applied whenever the rules or the switch change, so the redirect follows the rules.
+ */
+export function withRedirects(services: readonly LoadBalancerService[], redirect: boolean): LoadBalancerService[] {
+  const https = services.find((s) => s.protocol === 'https')?.listen_port;
+  return services.map((s) => {
+    if (s.protocol !== 'http') return s;
+    const { redirect_https_port: _was, ...rest } = s;
+    return redirect && https !== undefined ? { ...rest, redirect_https_port: https } : rest;
+  });
 }
 
 function targets(sim: Sim, caller: Caller, b: LoadBalancerBody): LoadBalancerTarget[] {
@@ -132,13 +185,13 @@ export function fromBody(sim: Sim, caller: Caller, b: LoadBalancerBody, current?
   const made = (b.forwarding_rules ?? []).map((r, i) => {
     if (ports.has(r.entry_port)) throw invalidField(`forwarding_rules.${i}.entry_port`, `entry port ${r.entry_port} is used by another rule`);
     ports.add(r.entry_port);
-    return service(r, i, { hc, proxy: b.enable_proxy_protocol ?? false, type });
+    return service({ sim, caller }, r, i, { hc, proxy: b.enable_proxy_protocol ?? false, type });
   });
   const { size, size_unit, tag, redirect_http_to_https, enable_backend_keepalive, http_idle_timeout_seconds, disable_lets_encrypt_dns_records } = b;
   const given = defined({ size_slug: size, size_unit, tag, redirect_http_to_https, enable_backend_keepalive, http_idle_timeout_seconds, disable_lets_encrypt_dns_records });
   return {
     fields: {
-      services: made.map((m) => m.service), targets: targets(sim, caller, b), algorithm: b.algorithm ?? 'round_robin', source_ranges: sourceRanges(sim, b.firewall),
+      services: withRedirects(made.map((m) => m.service), b.redirect_http_to_https ?? false), targets: targets(sim, caller, b), algorithm: b.algorithm ?? 'round_robin', source_ranges: sourceRanges(sim, b.firewall),
       forwarding: type === 'REGIONAL_NETWORK' ? 'passthrough' : 'proxy',
     },
     attrs: {
@@ -150,18 +203,19 @@ export function fromBody(sim: Sim, caller: Caller, b: LoadBalancerBody, current?
 
 /** Commits simcloud's fields and the DigitalOcean attributes together through simcloud's LB service (its checks). */
 export async function commit(sim: Sim, caller: Caller, lb: LoadBalancerRec, { fields, attrs }: { fields: UpdateLoadBalancerRequest; attrs: DoLbAttrs }): Promise<LoadBalancerRec> {
-  const plan = svc.planLoadBalancerUpdate(sim, caller, lb.id, { fields, attrs: { [NAME]: attrs } });
+  const services = fields.services === undefined ? undefined : withRedirects(fields.services, attrs.redirect_http_to_https);
+  const plan = svc.planLoadBalancerUpdate(sim, caller, lb.id, { fields: { ...fields, services }, attrs: { [NAME]: attrs } });
   await commitPlans(sim, [plan]);
   return plan.doc;
 }
 
 /** The LB's rules with `add` added (an entry port already used is refused) and the health check and proxy setting it has. */
-export function withRules(lb: LoadBalancerRec, add: readonly ForwardingRuleBody[]): { services: LoadBalancerService[]; rules: DoRuleAttrs[] } {
+export function withRules(sim: Sim, caller: Caller, lb: LoadBalancerRec, add: readonly ForwardingRuleBody[]): { services: LoadBalancerService[]; rules: DoRuleAttrs[] } {
   const first = lb.services[0];
   const hc = first?.health_check ?? healthCheck(undefined).hc;
   const made = add.map((r, i) => {
     if (lb.services.some((s) => s.listen_port === r.entry_port)) throw invalidField(`forwarding_rules.${i}.entry_port`, `entry port ${r.entry_port} is already forwarded`);
-    return service(r, i, { hc, proxy: first?.proxy_protocol === 'v1', type: kindOf(lb).type });
+    return service({ sim, caller }, r, i, { hc, proxy: first?.proxy_protocol === 'v1', type: kindOf(lb).type });
   });
   return { services: [...lb.services, ...made.map((m) => m.service)], rules: [...attrsOf(lb).rules, ...made.map((m) => m.rule)] };
 }

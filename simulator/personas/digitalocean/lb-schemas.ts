@@ -1,7 +1,7 @@
 /**
  * Request bodies of DigitalOcean's load balancer calls, as godo sends them (every field omitted when empty).
  * A field outside this list is refused naming it (DigitalOcean ignores it), as is what simcloud cannot carry
- * (udp, http2, http3, deny rules); tags, project and VPC are accepted and have no effect.
+ * (http3, deny rules: lb-model.ts); tags, project and VPC are accepted and have no effect.
  */
 import { z } from 'zod';
 

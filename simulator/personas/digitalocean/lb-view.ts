@@ -41,8 +41,8 @@ export function loadBalancerView(sim: Sim, lb: LoadBalancerRec): LoadBalancer {
     forwarding_rules: lb.services.map((s) => {
       const r = a.rules.find((x) => x.entry_port === s.listen_port);
       return {
-        entry_protocol: s.protocol, entry_port: s.listen_port, target_protocol: r?.target_protocol ?? s.protocol, target_port: s.destination_port,
-        certificate_id: r?.certificate_id ?? '', tls_passthrough: r?.tls_passthrough ?? false,
+        entry_protocol: r?.entry_protocol ?? s.protocol, entry_port: s.listen_port, target_protocol: r?.target_protocol ?? (s.certificate_id == null ? s.protocol : 'http'),
+        target_port: s.destination_port, certificate_id: s.certificate_id == null ? '' : uuidOf(s.certificate_id), tls_passthrough: r?.tls_passthrough ?? false,
       };
     }),
     health_check: healthCheckView(lb), sticky_sessions: a.sticky_sessions, region: regionView(region),

@@ -82,7 +82,7 @@ export const loadBalancerRoutes: RouteDef[] = [
         const lb = ownedLb(sim, caller, params.id);
         const attrs = attrsOf(lb);
         if (method === 'post') {
-          const { services, rules } = withRules(lb, body.forwarding_rules);
+          const { services, rules } = withRules(sim, caller, lb, body.forwarding_rules);
           await commit(sim, caller, lb, { fields: { services }, attrs: { ...attrs, rules } });
           return;
         }

@@ -25,7 +25,7 @@ export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
   'digitalocean.actions.list': diff('every action of the project, newest first, load balancer actions included'),
   'digitalocean.actions.get': ok,
   'digitalocean.load_balancers.list': diff('links are paths, not absolute URLs'),
-  'digitalocean.load_balancers.create': diff('http2 and http3 rules, a udp rule to a non-udp target (or the reverse), firewall deny rules, GLOBAL and INTERNAL load balancers, domains, GLB settings and target load balancers are refused with 422 naming the field, as are http and https rules on a REGIONAL_NETWORK one; type (default REGIONAL) and network_stack (default IPV4) are kept; vpc_uuid, project_id, tags and tls_cipher_policy are accepted without effect'),
+  'digitalocean.load_balancers.create': diff('an https or http2 rule terminates TLS on the VIP with its certificate_id (a certificate of the project, else 422 naming the field; target_protocol http) or passes TLS through (tls_passthrough, target_protocol as entry_protocol), one of the two; redirect_http_to_https makes every http rule answer 301 to the first https rule\'s port; http3 rules, a udp rule to a non-udp target (or the reverse), firewall deny rules, GLOBAL and INTERNAL load balancers, domains, GLB settings and target load balancers are refused with 422 naming the field, as are http and https rules on a REGIONAL_NETWORK one; type (default REGIONAL) and network_stack (default IPV4) are kept; vpc_uuid, project_id, tags and tls_cipher_policy are accepted without effect'),
   'digitalocean.load_balancers.get': ok,
   'digitalocean.load_balancers.update': diff('the whole object as on create; a region, type or network_stack change is refused with 422 (type and network_stack may be repeated or left out)'),
   'digitalocean.load_balancers.delete': diff('gone from reads at once; its VIP is released when simcloud\'s delete action finishes'),
@@ -38,6 +38,10 @@ export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
   'digitalocean.firewalls.get': ok,
   'digitalocean.firewalls.update': diff('the whole object as on create'),
   'digitalocean.firewalls.delete': ok,
+  'digitalocean.certificates.list': diff('the name filter; links are paths, not absolute URLs'),
+  'digitalocean.certificates.create': diff('custom only: leaf_certificate (with certificate_chain appended) and private_key are checked (PEM, the key the leaf\'s) with 422 naming the field; the name is unique in the project (409 otherwise); lets_encrypt is refused with 422 naming type (issuing needs DigitalOcean DNS and an ACME server, off loopback); dns_names are read from the certificate'),
+  'digitalocean.certificates.get': ok,
+  'digitalocean.certificates.delete': diff('a certificate a load balancer\'s rule uses is refused with 422 until the rule or the load balancer is gone'),
 };
 
 /** Endpoints of the same resources that the persona does not serve (404 not_found). */
@@ -45,7 +49,7 @@ export const NOT_SERVED: readonly (readonly [string, string])[] = [
   ['GET /droplets/{id}/neighbors, /kernels, /snapshots, /backups, DELETE /droplets?tag_name=', 'droplet extras a CCM does not call'],
   ['POST /droplets/actions?tag_name= (actions by tag)', 'power calls go one droplet at a time'],
   ['POST, DELETE /firewalls/{id}/droplets, /tags, /rules', 'the DigitalOcean CCM replaces its firewall whole (PUT)'],
-  ['/certificates, /vpcs, /kubernetes/clusters, /tags, /volumes, /floating_ips, /reserved_ips, /domains, /projects', 'resources outside the CCM subset (a certificate-id annotation cannot be checked)'],
+  ['/vpcs, /kubernetes/clusters, /tags, /volumes, /floating_ips, /reserved_ips, /domains, /projects', 'resources outside the CCM subset'],
   ['POST /load_balancers/{id}/cache, GET /load_balancers/{id}/metrics', 'no CDN cache or DigitalOcean metrics'],
 ];
 
@@ -77,14 +81,16 @@ export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = { ...fie
     status: diff('new while simcloud provisions, active once serving (also while simcloud updates it), errored on failure'),
     algorithm: diff('kept and applied by the data plane (DigitalOcean deprecated it)'), ...each(['size', 'size_unit'], diff('kept; no capacity limits')),
     type: diff('REGIONAL is simcloud\'s proxy forwarding, REGIONAL_NETWORK its passthrough: the droplets are reached on the target port from the VIP, and must answer for the VIP themselves (the local runtime\'s kube-proxy stand-in does for a Service\'s ingress IP); fixed at creation'),
-    ...each(['forwarding_rules[].entry_protocol', 'forwarding_rules[].entry_port', 'forwarding_rules[].target_port'], diff('tcp, http, https and udp; http and https are forwarded at TCP level, udp per client flow (no PROXY header)')),
-    ...each(['forwarding_rules[].target_protocol', 'forwarding_rules[].certificate_id', 'forwarding_rules[].tls_passthrough'], diff('kept and returned; no TLS termination')),
+    ...each(['forwarding_rules[].entry_protocol', 'forwarding_rules[].entry_port', 'forwarding_rules[].target_port'], diff('tcp, http, https, http2 and udp; http is forwarded at TCP level, https and http2 after terminating TLS with the rule\'s certificate (HTTP/1.1: no ALPN) or at TCP level with tls_passthrough, udp per client flow (no PROXY header)')),
+    'forwarding_rules[].certificate_id': diff('the UUID of simcloud\'s certificate the rule\'s service terminates TLS with; empty without one'),
+    ...each(['forwarding_rules[].target_protocol', 'forwarding_rules[].tls_passthrough'], diff('kept and returned; a terminating rule forwards plain http')),
     health_check: diff('one check on every rule; tcp and http run, https is checked as http; healthy_threshold kept, not applied; default http on port 80, path /'),
     sticky_sessions: diff('kept and returned; cookies are not set or honoured'),
     droplet_ids: diff('the droplets simcloud\'s targets resolve to (for a tag: the tagged droplets)'), tag: diff('a label selector target over the tag as a label'),
     enable_proxy_protocol: diff('PROXY protocol v1 on every rule'),
     'firewall.allow': diff('the VIP\'s source ranges (ip: as /32)'), 'firewall.deny': none('refused when not empty'),
-    ...each(['redirect_http_to_https', 'enable_backend_keepalive', 'http_idle_timeout_seconds', 'disable_lets_encrypt_dns_records'], diff(KEPT)),
+    redirect_http_to_https: diff('http rules answer 301 to https://<host>:<first https rule\'s port><path> (without an https rule: kept, no effect)'),
+    ...each(['enable_backend_keepalive', 'http_idle_timeout_seconds', 'disable_lets_encrypt_dns_records'], diff(KEPT)),
     vpc_uuid: diff('the UUID of simcloud\'s network the LB is attached to, else empty'),
     network_stack: diff('kept as created (default IPV4); fixed at creation'),
     ...FIXED(['network', 'tls_cipher_policy', 'project_id'], 'always EXTERNAL, DEFAULT and empty'),
@@ -93,6 +99,11 @@ export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = { ...fie
     id: diff('a UUID spelled from the number in simcloud\'s firewall policy id'), status: diff('always succeeded'), pending_changes: none('always empty'),
     ...each(['inbound_rules', 'outbound_rules'], diff('one simcloud rule each: protocol, ports ("0" for all), IPv4 addresses and load balancers\' VIPs enforced where simcloud enforces policies, IPv6 addresses and load_balancer_uids kept and returned as written')),
     ...each(['droplet_ids', 'tags'], diff('kept and returned, not enforced on servers')),
+  }],
+  certificate: [R.Certificate, {
+    id: diff('a UUID spelled from the number in simcloud\'s certificate id'),
+    ...each(['not_after', 'sha1_fingerprint', 'dns_names'], diff('read from the uploaded leaf certificate (dns_names: its DNS alternative names, else its common name)')),
+    state: diff('always verified'), type: diff('always custom (lets_encrypt is refused)'),
   }],
   action: [R.Action, {
     id: diff('the number in simcloud\'s id; an action may share its number with the resource it creates'),
@@ -104,7 +115,7 @@ export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = { ...fie
   size: [R.Size, { slug: diff('simcloud\'s server type'), ...FIXED(['transfer', 'price_monthly', 'price_hourly', 'regions', 'available', 'description']) }],
   account: [R.Account, { ...each(['email', 'uuid'], diff('the token\'s project')), ...FIXED(['droplet_limit', 'floating_ip_limit', 'volume_limit', 'email_verified', 'status', 'status_message']) }],
   errors: [R.ErrorBody, {
-    id: diff('not_found, Unauthorized, unprocessable_entity (bad fields, unknown ids in a body, a busy droplet), bad_request (unreadable body), forbidden, conflict, too_many_requests, service_unavailable, server_error'),
+    id: diff('not_found, Unauthorized, unprocessable_entity (bad fields, unknown ids in a body, a busy droplet, a certificate in use), bad_request (unreadable body), forbidden, conflict, too_many_requests, service_unavailable, server_error'),
     message: diff('names each field at fault (`size: unknown size x`), with numeric ids'), request_id: diff('also sent as x-request-id'),
   }],
   paging: [R.list('droplets', R.Droplet), { 'links.pages': diff('paths under /v2, not absolute URLs; links is {} on a single page') }],

@@ -7,6 +7,7 @@ import type { RouteDef } from '../../server/route-definitions.ts';
 import type { Persona } from '../../server/persona.ts';
 import { DoFirewallAttrs, DoLbAttrs } from './attrs.ts';
 import { catalogueRoutes } from './catalogue.ts';
+import { certificateRoutes } from './certificates.ts';
 import { COLLECTIONS, NAME, PREFIX, numberOfUuid } from './common.ts';
 import { dropletRoutes } from './droplets.ts';
 import { doErrorBody, doStatus } from './errors.ts';
@@ -14,7 +15,7 @@ import { firewallRoutes } from './firewalls.ts';
 import { loadBalancerRoutes } from './load-balancers.ts';
 import { regionView, sizeView } from './views.ts';
 
-export const DIGITALOCEAN_ROUTES: readonly RouteDef[] = [...catalogueRoutes, ...dropletRoutes, ...loadBalancerRoutes, ...firewallRoutes];
+export const DIGITALOCEAN_ROUTES: readonly RouteDef[] = [...catalogueRoutes, ...dropletRoutes, ...loadBalancerRoutes, ...firewallRoutes, ...certificateRoutes];
 
 export const digitalocean: Persona = {
   name: NAME, prefix: PREFIX, routes: DIGITALOCEAN_ROUTES,

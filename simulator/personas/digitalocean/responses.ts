@@ -71,6 +71,12 @@ export const LoadBalancer = z.strictObject({
 });
 export type LoadBalancer = z.infer<typeof LoadBalancer>;
 
+export const Certificate = z.strictObject({
+  id: z.uuid(), name: z.string(), not_after: Time, sha1_fingerprint: z.string(), created_at: Time, dns_names: z.array(z.string()),
+  state: z.enum(['pending', 'verified', 'error']), type: z.enum(['custom', 'lets_encrypt']),
+});
+export type Certificate = z.infer<typeof Certificate>;
+
 const RuleTarget = z.strictObject({
   addresses: z.array(z.string()).optional(), droplet_ids: z.array(Int).optional(), load_balancer_uids: z.array(z.string()).optional(),
   kubernetes_ids: z.array(z.string()).optional(), tags: z.array(z.string()).optional(),

@@ -109,5 +109,6 @@ export const actionRoutes: RouteDef[] = [
     method: 'get', path: `${PREFIX}/actions/:id`, operation: 'hcloud.actions.get', summary: 'Get an action', params: NumericIdParams,
     response: ActionAnswer, handle: (sim, { caller, params }) => ({ action: actionView(owned(sim, caller, 'actions', params.id)) }),
   }),
-  ...(Object.keys(COLLECTIONS).filter((k) => k !== 'actions') as ('servers' | 'networks' | 'load_balancers')[]).flatMap(resourceActions),
+  // Uploaded certificates (the only kind here) have no actions.
+  ...(Object.keys(COLLECTIONS).filter((k) => k !== 'actions' && k !== 'certificates') as ('servers' | 'networks' | 'load_balancers')[]).flatMap(resourceActions),
 ];

@@ -1,6 +1,6 @@
 /**
  * Hetzner persona: the read-only catalogue (locations, datacenters, server types, images, load balancer
- * types) and certificates. simcloud has no certificates, so their list is empty and every id is not_found.
+ * types). Certificates are a resource of their own (certificates.ts).
  */
 import { z } from 'zod';
 import { notFound } from '../../server/errors.ts';
@@ -9,8 +9,8 @@ import { IMAGES, REGIONS, SERVER_TYPES, ZONES } from '../../server/resources/cat
 import { NumericIdParams } from '../numeric-ids.ts';
 import { LOAD_BALANCER_TYPES, datacenterView, imageView, loadBalancerTypeView, locationView, serverTypeView } from './catalogue.ts';
 import { PREFIX, pageOf } from './common.ts';
-import { Certificate, Datacenter, Image, Location, LoadBalancerType, ServerType, list as listOf, one } from './responses.ts';
-import { ListQuery, NameQuery } from './schemas.ts';
+import { Datacenter, Image, Location, LoadBalancerType, ServerType, list as listOf, one } from './responses.ts';
+import { NameQuery } from './schemas.ts';
 
 interface Entry { name: string }
 
@@ -47,8 +47,6 @@ function readOnly<T extends Entry, V>(
   ];
 }
 
-const CertificateQuery = ListQuery.extend({ type: z.enum(['uploaded', 'managed']).optional() });
-
 /** hcloud-go's image filters; simcloud's images are all available x86 system images without labels. */
 const Many = z.union([z.string(), z.array(z.string())]).transform((v) => (Array.isArray(v) ? v : [v]));
 const ImageQuery = NameQuery.extend({
@@ -72,14 +70,4 @@ export const catalogueRoutes: RouteDef[] = [
   ...readOnly('server_types', SERVER_TYPES, { view: serverTypeView, schema: ServerType }),
   ...readOnly('images', IMAGES, { view: imageView, schema: Image }, imageFilter),
   ...readOnly('load_balancer_types', LOAD_BALANCER_TYPES, { view: loadBalancerTypeView, schema: LoadBalancerType }),
-  defineRoute({
-    method: 'get', path: `${PREFIX}/certificates`, operation: 'hcloud.certificates.list', summary: 'List certificates (always none)', query: CertificateQuery,
-    response: listOf('certificates', Certificate), handle: (_sim, { query }) => ({ certificates: [], meta: pageOf([], query).meta }),
-  }),
-  defineRoute({
-    method: 'get', path: `${PREFIX}/certificates/:id`, operation: 'hcloud.certificates.get', summary: 'Get a certificate (none exist)', params: NumericIdParams,
-    response: one('certificate', Certificate), handle: (_sim, { params }) => {
-      throw notFound('certificate', String(params.id));
-    },
-  }),
 ];

@@ -18,6 +18,7 @@ export const COLLECTIONS = {
   networks: { coll: 'networks', idPrefix: 'net' },
   load_balancers: { coll: 'load_balancers', idPrefix: 'lb' },
   actions: { coll: 'actions', idPrefix: 'act' },
+  certificates: { coll: 'certificates', idPrefix: 'crt' },
 } as const;
 
 type Mapped = keyof typeof COLLECTIONS;

@@ -16,7 +16,7 @@ import { NumericIdParams } from '../numeric-ids.ts';
 import { NAME, PREFIX, owned } from './common.ts';
 import { HcloudError } from './errors.ts';
 import { attrsOf, type HcloudLbAttrs } from './lb-attrs.ts';
-import { sameTarget, targetKey, toSimService, toSimTarget } from './lb-convert.ts';
+import { sameTarget, targetKey, toSimService, toSimTarget, withHttpRedirects } from './lb-convert.ts';
 import { mergeService } from './lb-merge.ts';
 import { checkLimits, checkPrivateTargets } from './lb-rules.ts';
 import {
@@ -48,6 +48,7 @@ async function change<B>(c: { sim: Sim; caller: Caller; n: number }, body: B, mu
   ensureUnlocked(lb, 'load balancer');
   if (lb.status === 'deleting') throw conflict(`load balancer ${n} is being deleted`);
   const next = mutate({ sim, caller, lb, attrs: structuredClone(attrsOf(lb)) }, body);
+  if (next.patch.services !== undefined) next.patch.services = withHttpRedirects(next.patch.services, next.attrs);
   checkLimits({ services: next.patch.services ?? lb.services, targets: next.patch.targets ?? lb.targets }, next.attrs);
   return svc.updateLoadBalancerByAction(sim, caller, lb.id, { fields: next.patch, attrs: { [NAME]: next.attrs } });
 }
@@ -62,8 +63,8 @@ function lbAction<B>(name: string, body: z.ZodType<B>, mutate: Mutate<B>): Route
   });
 }
 
-const addService: Mutate<z.infer<typeof ServiceBody>> = ({ lb, attrs }, body) => {
-  const { service, attrs: serviceAttrs } = toSimService(body);
+const addService: Mutate<z.infer<typeof ServiceBody>> = ({ sim, caller, lb, attrs }, body) => {
+  const { service, attrs: serviceAttrs } = toSimService({ sim, caller }, body);
   if (lb.services.some((s) => s.listen_port === service.listen_port)) {
     throw new HcloudError('source_port_already_used', 'conflict', `listen port ${service.listen_port} is in use`, 'listen_port');
   }
@@ -71,10 +72,10 @@ const addService: Mutate<z.infer<typeof ServiceBody>> = ({ lb, attrs }, body) =>
   return { patch: { services: [...lb.services, service] }, attrs };
 };
 
-const updateService: Mutate<z.infer<typeof UpdateServiceBody>> = ({ lb, attrs }, body) => {
+const updateService: Mutate<z.infer<typeof UpdateServiceBody>> = ({ sim, caller, lb, attrs }, body) => {
   const existing = lb.services.find((s) => s.listen_port === body.listen_port);
   if (existing === undefined) throw notFound('service on port', String(body.listen_port), 'listen_port');
-  const { service, attrs: serviceAttrs } = toSimService(mergeService(existing, attrs.services[String(body.listen_port)], body));
+  const { service, attrs: serviceAttrs } = toSimService({ sim, caller }, mergeService(existing, attrs.services[String(body.listen_port)], body));
   attrs.services[String(body.listen_port)] = serviceAttrs;
   return { patch: { services: lb.services.map((s) => (s.listen_port === body.listen_port ? service : s)) }, attrs };
 };

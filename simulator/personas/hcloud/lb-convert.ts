@@ -1,12 +1,16 @@
 /**
  * Hetzner load balancer services and targets to simcloud's and back. simcloud keeps what the data plane acts
- * on (protocol, ports, PROXY protocol, health check); the Hetzner-only settings go to the LB's attributes
- * (lb-attrs.ts) and come back unchanged in the view. `proxyprotocol: true` is PROXY protocol v1.
+ * on (protocol, ports, PROXY protocol, health check, the certificate an https service terminates TLS with);
+ * the Hetzner-only settings go to the LB's attributes (lb-attrs.ts) and come back unchanged in the view.
+ * `proxyprotocol: true` is PROXY protocol v1; an https service's redirect_http is an http service on port 80
+ * answering 301 (withHttpRedirects), which the view leaves out.
  */
 import { activeCheckView, tcpView, type LoadBalancerService, type LoadBalancerTarget } from '../../api/schema/load-balancers.ts';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField } from '../../server/errors.ts';
-import type { ServiceAttrs } from './lb-attrs.ts';
+import type { HcloudLbAttrs, ServiceAttrs } from './lb-attrs.ts';
+import { HcloudError } from './errors.ts';
+import { numericIdOf } from '../numeric-ids.ts';
 import type { HealthCheck, RemoveTargetBody, ServiceBody, TargetBody } from './lb-schemas.ts';
 import { owned } from './common.ts';
 import type { LbService } from './responses.ts';
@@ -42,18 +46,67 @@ function simHealthCheck(hc: HealthCheck): LoadBalancerService['health_check'] {
   };
 }
 
+/** Who asks: the certificates a service names must be the caller's. */
+export interface Asker {
+  sim: Sim;
+  caller: Caller;
+}
+
+/**
+ * The certificate an https service terminates TLS with: its one `http.certificates` entry (the caller's, else
+ * not_found naming it); none leaves https forwarded at TCP level. simcloud serves one certificate per service.
+ */
+function certificateOf({ sim, caller }: Asker, b: ServiceBody, field: string): string | null {
+  const ids = b.http?.certificates ?? [];
+  if (ids.length === 0) return null;
+  if (b.protocol !== 'https') throw invalidField(`${field}http.certificates`, 'only an https service has certificates');
+  if (ids.length > 1) throw invalidField(`${field}http.certificates`, 'simcloud terminates TLS with one certificate per service (no choice among several by SNI)');
+  return owned(sim, caller, 'certificates', { n: ids[0]!, field: `${field}http.certificates.0` }).id;
+}
+
 /** A Hetzner service (add_service, create) as simcloud's, with its Hetzner-only settings. */
-export function toSimService(b: ServiceBody, field = ''): { service: LoadBalancerService; attrs: ServiceAttrs } {
+export function toSimService(asker: Asker, b: ServiceBody, field = ''): { service: LoadBalancerService; attrs: ServiceAttrs } {
   const { listen, destination } = ports(b, field);
   const hc = b.health_check ?? defaultHealthCheck(b.protocol);
+  if (b.http?.redirect_http === true && b.protocol !== 'https') throw invalidField(`${field}http.redirect_http`, 'only an https service redirects http');
+  const certificate_id = certificateOf(asker, b, field);
   const service: LoadBalancerService = {
     protocol: b.protocol, listen_port: listen, destination_port: destination, proxy_protocol: b.proxyprotocol === true ? 'v1' : 'none',
-    health_check: simHealthCheck(hc),
+    health_check: simHealthCheck(hc), ...(certificate_id === null ? {} : { certificate_id }),
   };
+  // The certificates are simcloud's service certificate_id, not a copy in the attributes.
   const { certificates: _none, ...defaults } = HTTP_DEFAULTS;
-  const http = b.protocol === 'tcp' ? null : { ...defaults, ...b.http };
+  const { certificates: _given, ...given } = b.http ?? {};
+  const http = b.protocol === 'tcp' ? null : { ...defaults, ...given };
   return { service, attrs: { http, ...healthAttrs(hc) } };
 }
+
+/** The port Hetzner's redirect_http listens on. */
+const REDIRECT_PORT = 80;
+
+/** A service this persona added for an https service's redirect_http: an http one on port 80 with no Hetzner settings of its own. */
+const isRedirect = (s: LoadBalancerService, attrs: HcloudLbAttrs): boolean =>
+  s.protocol === 'http' && s.redirect_https_port != null && attrs.services[String(s.listen_port)] === undefined;
+
+/**
+ * The services with the redirects redirect_http asks for: an http service on port 80 answering 301 to the first
+ * https service that has it (recomputed whenever the services change; port 80 taken by another service is refused).
+ */
+export function withHttpRedirects(services: readonly LoadBalancerService[], attrs: HcloudLbAttrs): LoadBalancerService[] {
+  const own = services.filter((s) => !isRedirect(s, attrs));
+  const https = own.find((s) => s.protocol === 'https' && attrs.services[String(s.listen_port)]?.http?.redirect_http === true);
+  if (https === undefined) return own;
+  if (own.some((s) => s.listen_port === REDIRECT_PORT)) {
+    throw new HcloudError('source_port_already_used', 'conflict', `redirect_http needs port ${REDIRECT_PORT}, which another service uses`, 'http.redirect_http');
+  }
+  return [...own, {
+    protocol: 'http', listen_port: REDIRECT_PORT, destination_port: https.destination_port, proxy_protocol: 'none', health_check: https.health_check,
+    redirect_https_port: https.listen_port,
+  }];
+}
+
+/** The services Hetzner shows: those it was given (a redirect's port 80 service is the https service's redirect_http). */
+export const shownServices = (services: readonly LoadBalancerService[], attrs: HcloudLbAttrs): LoadBalancerService[] => services.filter((s) => !isRedirect(s, attrs));
 
 function healthView(s: LoadBalancerService, attrs: ServiceAttrs | undefined): LbService['health_check'] {
   const hc = s.health_check;
@@ -69,7 +122,8 @@ function healthView(s: LoadBalancerService, attrs: ServiceAttrs | undefined): Lb
 export function serviceView(s: LoadBalancerService, attrs: ServiceAttrs | undefined): LbService {
   return {
     protocol: tcpView(s.protocol), listen_port: s.listen_port, destination_port: s.destination_port, proxyprotocol: s.proxy_protocol !== 'none',
-    http: tcpView(s.protocol) === 'tcp' ? null : { ...HTTP_DEFAULTS, ...(attrs?.http ?? {}) }, health_check: healthView(s, attrs),
+    http: tcpView(s.protocol) === 'tcp' ? null : { ...HTTP_DEFAULTS, ...(attrs?.http ?? {}), certificates: s.certificate_id == null ? [] : [numericIdOf(s.certificate_id)] },
+    health_check: healthView(s, attrs),
   };
 }
 

@@ -1,5 +1,6 @@
 /** update_service: the stored service in Hetzner's terms with the request's fields laid over it. */
 import { activeCheckView, tcpView, type LoadBalancerService } from '../../api/schema/load-balancers.ts';
+import { numericIdOf } from '../numeric-ids.ts';
 import type { ServiceAttrs } from './lb-attrs.ts';
 import type { HealthCheck, ServiceBody, UpdateServiceBody } from './lb-schemas.ts';
 
@@ -23,11 +24,14 @@ function mergeHealthCheck(hc: HealthCheck, patch: UpdateServiceBody['health_chec
   return { ...hc, ...defined(patch), protocol: patch?.protocol ?? hc.protocol, ...http };
 }
 
+/** The stored certificate as Hetzner's `http.certificates`. */
+const certificates = (s: LoadBalancerService): { certificates?: number[] } => (s.certificate_id == null ? {} : { certificates: [numericIdOf(s.certificate_id)] });
+
 export function mergeService(s: LoadBalancerService, attrs: ServiceAttrs | undefined, patch: UpdateServiceBody): ServiceBody {
   const http = attrs?.http ?? undefined;
   return {
     protocol: patch.protocol ?? tcpView(s.protocol), listen_port: s.listen_port, destination_port: patch.destination_port ?? s.destination_port,
     proxyprotocol: patch.proxyprotocol ?? s.proxy_protocol !== 'none', health_check: mergeHealthCheck(currentHealthCheck(s, attrs), patch.health_check),
-    ...(http === undefined && patch.http === undefined ? {} : { http: { ...defined(http), ...defined(patch.http) } }),
+    ...(http === undefined && patch.http === undefined ? {} : { http: { ...defined(http), ...certificates(s), ...defined(patch.http) } }),
   };
 }

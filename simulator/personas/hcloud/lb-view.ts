@@ -7,7 +7,7 @@ import type { LoadBalancerRec } from '../../server/store/state.ts';
 import { numericIdOf } from '../numeric-ids.ts';
 import { LOAD_BALANCER_TYPES, loadBalancerTypeView, locationView } from './catalogue.ts';
 import { attrsOf, type HcloudLbAttrs } from './lb-attrs.ts';
-import { serviceView } from './lb-convert.ts';
+import { serviceView, shownServices } from './lb-convert.ts';
 import type * as R from './responses.ts';
 import { generatedDnsPtr } from './views.ts';
 import { hcloudAddresses } from './addresses.ts';
@@ -55,7 +55,7 @@ export function loadBalancerView(sim: Sim, lb: LoadBalancerRec): R.LoadBalancer 
     location: locationView(region),
     load_balancer_type: loadBalancerTypeView(type),
     protection: { delete: false },
-    services: lb.services.map((s) => serviceView(s, attrs.services[String(s.listen_port)])),
+    services: shownServices(lb.services, attrs).map((s) => serviceView(s, attrs.services[String(s.listen_port)])),
     targets: lb.targets.map((t) => targetView(t, view.resolved_targets, attrs, { onNetwork: lb.network_id !== null, showIp: shown.ip })).filter((t) => t !== null),
     algorithm: { type: lb.algorithm },
     included_traffic: 0, outgoing_traffic: null, ingoing_traffic: null,

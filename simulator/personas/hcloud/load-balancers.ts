@@ -10,7 +10,7 @@ import { NumericIdParams } from '../numeric-ids.ts';
 import { LOAD_BALANCER_TYPES, byIdOrName, regionOfLocation } from './catalogue.ts';
 import { NAME, PREFIX, owned, sid, simListQuery } from './common.ts';
 import { defaultAttrs, type HcloudLbAttrs } from './lb-attrs.ts';
-import { targetKey, toSimService, toSimTarget } from './lb-convert.ts';
+import { targetKey, toSimService, toSimTarget, withHttpRedirects } from './lb-convert.ts';
 import { CreateLoadBalancerBody } from './lb-schemas.ts';
 import { loadBalancerView } from './lb-view.ts';
 import { checkPrivateTargets } from './lb-rules.ts';
@@ -37,7 +37,7 @@ function locationOf(body: CreateLoadBalancerBody): string {
 async function create(sim: Sim, caller: Caller, body: CreateLoadBalancerBody): Promise<z.infer<typeof LoadBalancerCreated>> {
   const attrs: HcloudLbAttrs = defaultAttrs(lbType(body.load_balancer_type));
   const services = (body.services ?? []).map((b, i) => {
-    const { service, attrs: serviceAttrs } = toSimService(b, `services.${i}.`);
+    const { service, attrs: serviceAttrs } = toSimService({ sim, caller }, b, `services.${i}.`);
     attrs.services[String(service.listen_port)] = serviceAttrs;
     return service;
   });
@@ -49,7 +49,7 @@ async function create(sim: Sim, caller: Caller, body: CreateLoadBalancerBody): P
   const network = body.network === undefined ? undefined : owned(sim, caller, 'networks', { n: body.network, field: 'network' });
   checkPrivateTargets(sim, network?.id ?? null, sent);
   const { load_balancer, action } = await svc.createLoadBalancer(sim, caller, {
-    name: body.name, location: locationOf(body), algorithm: body.algorithm?.type, services, targets, labels: body.labels, network_id: network?.id,
+    name: body.name, location: locationOf(body), algorithm: body.algorithm?.type, services: withHttpRedirects(services, attrs), targets, labels: body.labels, network_id: network?.id,
     public_interface: body.public_interface ?? true,
   }, { dialect_attrs: { [NAME]: attrs } });
   return { load_balancer: loadBalancerView(sim, getOwned(sim, caller, 'load_balancers', load_balancer.id)), action: actionView(action) };

@@ -7,6 +7,7 @@ import type { Persona } from '../../server/persona.ts';
 import { actionRoutes } from './actions.ts';
 import { locationView, serverTypeView } from './catalogue.ts';
 import { catalogueRoutes } from './catalogue-routes.ts';
+import { certificateRoutes } from './certificates.ts';
 import { COLLECTIONS, NAME, PREFIX } from './common.ts';
 import { hcloudError } from './errors.ts';
 import { loadBalancerActionRoutes } from './lb-actions.ts';
@@ -18,7 +19,7 @@ import { serverRoutes } from './servers.ts';
 
 /** Action routes come first: `/servers/actions` must not be taken for the server with id `actions`. */
 export const HCLOUD_ROUTES: readonly RouteDef[] = [
-  ...actionRoutes, ...catalogueRoutes, ...serverRoutes, ...networkRoutes, ...loadBalancerRoutes, ...loadBalancerActionRoutes,
+  ...actionRoutes, ...catalogueRoutes, ...serverRoutes, ...networkRoutes, ...loadBalancerRoutes, ...loadBalancerActionRoutes, ...certificateRoutes,
 ];
 
 export const hcloud: Persona = {

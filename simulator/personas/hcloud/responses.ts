@@ -125,6 +125,7 @@ export const Certificate = z.strictObject({
   status: z.strictObject({ issuance: z.string(), renewal: z.string(), error: z.strictObject({ code: z.string(), message: z.string() }).nullable() }).nullable(),
   used_by: z.array(z.strictObject({ id: Int, type: z.string() })),
 });
+export type Certificate = z.infer<typeof Certificate>;
 
 /** Hetzner's `meta` of a list. */
 export const Meta = z.strictObject({

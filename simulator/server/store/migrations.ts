@@ -56,6 +56,8 @@ const MIGRATIONS: Record<number, (doc: Doc) => Doc> = {
   // v7 → v8: a realm signing key for access tokens (state.ts); a v7 document's tokens were signed per project
   // token, so the access tokens issued before it are refused and their clients fetch new ones.
   8: (doc) => ({ ...doc, signing_key: doc.signing_key ?? newSigningKey(), schema_version: 8 }),
+  // v8 → v9: certificates got their own collection (filled empty); a v8 simcloud would drop it, so it refuses v9.
+  9: (doc) => ({ ...doc, certificates: doc.certificates ?? {}, schema_version: 9 }),
 };
 
 export class MigrationError extends Error {

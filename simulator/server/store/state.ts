@@ -7,11 +7,11 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type {
-  ActionRecord, FirewallPolicyRecord, IpBlockRecord, LoadBalancerRecord, NetworkRecord, ServerGroupRecord, ServerRecord,
+  ActionRecord, CertificateRecord, FirewallPolicyRecord, IpBlockRecord, LoadBalancerRecord, NetworkRecord, ServerGroupRecord, ServerRecord,
 } from '../../api/schema/events.ts';
 import type { Project } from '../../api/schema/projects.ts';
 
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 9;
 
 /** The realm signing key: 32 random bytes, hex. */
 export const SigningKey = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 hex digits (32 bytes)');
@@ -33,6 +33,7 @@ export type ServerGroupRec = ServerGroupRecord;
 export type FirewallPolicyRec = FirewallPolicyRecord;
 export type IpBlockRec = IpBlockRecord;
 export type ActionRec = ActionRecord;
+export type CertificateRec = CertificateRecord;
 
 /** Address pools (CIDRs). All default to loopback ranges so real traffic never leaves the host. */
 export interface Pools {
@@ -54,10 +55,11 @@ export interface Collections {
   firewall_policies: FirewallPolicyRec;
   ip_blocks: IpBlockRec;
   actions: ActionRec;
+  certificates: CertificateRec;
 }
 export type CollectionName = keyof Collections;
 export const COLLECTIONS: readonly CollectionName[] = [
-  'projects', 'tokens', 'servers', 'networks', 'load_balancers', 'server_groups', 'firewall_policies', 'ip_blocks', 'actions',
+  'projects', 'tokens', 'servers', 'networks', 'load_balancers', 'server_groups', 'firewall_policies', 'ip_blocks', 'actions', 'certificates',
 ];
 
 export type StateDoc = {
@@ -91,7 +93,7 @@ export const SERVER_IPV6_PREFIX = 64;
 export function emptyState(pools: Pools = DEFAULT_POOLS): StateDoc {
   return {
     schema_version: SCHEMA_VERSION, seq: 0, next_id: 1, pools: { ...pools }, signing_key: newSigningKey(),
-    projects: {}, tokens: {}, servers: {}, networks: {}, load_balancers: {}, server_groups: {}, firewall_policies: {}, ip_blocks: {}, actions: {},
+    projects: {}, tokens: {}, servers: {}, networks: {}, load_balancers: {}, server_groups: {}, firewall_policies: {}, ip_blocks: {}, actions: {}, certificates: {},
   };
 }
 

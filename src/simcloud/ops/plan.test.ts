@@ -68,13 +68,23 @@ describe('planLoadBalancer', () => {
     expect(p.firewallRules.map((r) => r.port)).toEqual([30080, 30443, 32000]);
   });
 
-  it('rejects UDP ports, bad source ranges and overrides for unknown ports before any cloud call', () => {
+  it('makes a UDP port a udp listener without PROXY protocol, checked only through a health-check node port, opened over UDP', () => {
+    const udp = { name: 'dns', port: 53, protocol: 'UDP', nodePort: 30053 };
+    const p = plan(service({ annotations: { [`${ANNOTATION_PREFIX}proxy-protocol`]: 'v1', [`${ANNOTATION_PREFIX}protocol`]: 'http' }, spec: { ports: [{ name: 'http', port: 80, protocol: 'TCP', nodePort: 30080 }, udp] } }));
+    expect(p.listeners[1]).toEqual({ protocol: 'udp', listenPort: 53, destinationPort: 30053, proxyProtocol: 'none', healthCheck: { protocol: 'none', port: 30053, path: '/', intervalSeconds: 10, timeoutSeconds: 5, retries: 3 } });
+    expect(p.firewallRules).toEqual([{ protocol: 'udp', port: 30053, sourceCidrs: ['0.0.0.0/0'] }, { protocol: 'tcp', port: 30080, sourceCidrs: ['0.0.0.0/0'] }]);
+    const local = plan(service({ spec: { ports: [udp], externalTrafficPolicy: 'Local', healthCheckNodePort: 32000 } }));
+    expect(local.listeners[0]?.healthCheck).toMatchObject({ protocol: 'http', port: 32000, path: '/healthz' });
+    expect(local.firewallRules.map((r) => `${r.protocol}/${r.port}`)).toEqual(['udp/30053', 'tcp/32000']);
+  });
+
+  it('rejects SCTP ports, a port listed for two protocols, bad source ranges and overrides for unknown ports before any cloud call', () => {
     const svc = service({
       annotations: { [`${ANNOTATION_PREFIX}port-8080`]: '{}' },
-      spec: { ports: [{ port: 53, protocol: 'UDP', nodePort: 30053 }], loadBalancerSourceRanges: ['10.0.0.0/33'] },
+      spec: { ports: [{ port: 9, protocol: 'SCTP', nodePort: 30009 }, { port: 53, protocol: 'UDP', nodePort: 30053 }, { port: 53, protocol: 'TCP', nodePort: 30054 }], loadBalancerSourceRanges: ['10.0.0.0/33'] },
     });
     expect(() => plan(svc)).toThrow(InvalidServiceError);
-    expect(() => plan(svc)).toThrow(/protocol UDP is not supported.*port-8080 names no port.*"10.0.0.0\/33" must be an IPv4 CIDR/);
+    expect(() => plan(svc)).toThrow(/protocol SCTP is not supported; allowed: TCP, UDP.*port 53 is listed twice.*port-8080 names no port.*"10.0.0.0\/33" must be an IPv4 CIDR/);
   });
 });
 

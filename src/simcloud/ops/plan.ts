@@ -19,7 +19,8 @@ import {
 import { compareStrings } from '../../util/order.ts';
 
 export interface HealthCheckPlan {
-  readonly protocol: HealthCheckProtocol;
+  /** `none` on a UDP port without a health-check node port: simcloud checks nothing there and keeps every target. */
+  readonly protocol: HealthCheckProtocol | 'none';
   readonly port: number;
   readonly path: string;
   readonly intervalSeconds: number;
@@ -28,7 +29,8 @@ export interface HealthCheckPlan {
 }
 
 export interface ListenerPlan {
-  readonly protocol: ListenerProtocol;
+  /** A UDP Service port is a `udp` listener whatever the protocol annotations say (they choose among TCP ones). */
+  readonly protocol: ListenerProtocol | 'udp';
   readonly listenPort: number;
   readonly destinationPort: number;
   readonly proxyProtocol: ProxyProtocol;
@@ -36,7 +38,7 @@ export interface ListenerPlan {
 }
 
 export interface FirewallRulePlan {
-  readonly protocol: 'tcp';
+  readonly protocol: 'tcp' | 'udp';
   readonly port: number;
   readonly sourceCidrs: readonly string[];
 }
@@ -99,6 +101,8 @@ function healthCheckFor(service: V1Service, port: V1ServicePort, config: LoadBal
   if (needsHealthCheckNodePort(service) && !hasExplicitHealthCheck(service) && !config.portOverrides.has(port.port)) {
     return { protocol: 'http', port: service.spec?.healthCheckNodePort ?? 0, path: '/healthz', ...timing };
   }
+  // A TCP connect to a UDP node port tells nothing: without the health-check node port, nothing is checked.
+  if (port.protocol === 'UDP') return { protocol: 'none', port: port.nodePort ?? 0, path: '/', ...timing };
   return { ...explicitHealthCheck(port, override, config), ...timing };
 }
 
@@ -114,8 +118,8 @@ function explicitHealthCheck(port: V1ServicePort, override: PortOverride, config
 function portIssue(port: V1ServicePort): AnnotationIssue | undefined {
   const label = `spec.ports[${port.name ?? port.port}]`;
   const protocol = port.protocol ?? 'TCP';
-  if (protocol !== 'TCP') {
-    return { annotation: label, value: protocol, allowed: 'TCP', message: `${label} protocol ${protocol} is not supported; allowed: TCP` };
+  if (protocol !== 'TCP' && protocol !== 'UDP') {
+    return { annotation: label, value: protocol, allowed: 'TCP, UDP', message: `${label} protocol ${protocol} is not supported; allowed: TCP, UDP` };
   }
   if (!port.nodePort) {
     return { annotation: label, value: '', allowed: 'a node port', message: `${label} has no nodePort (allocateLoadBalancerNodePorts=false is not supported)` };
@@ -126,6 +130,9 @@ function portIssue(port: V1ServicePort): AnnotationIssue | undefined {
 function portIssues(service: V1Service): AnnotationIssue[] {
   const ports = service.spec?.ports ?? [];
   const issues = ports.map(portIssue).filter((i) => i !== undefined);
+  // A simcloud load balancer has one listener per port: 53/TCP and 53/UDP cannot share it.
+  const twice = ports.filter((p, i) => ports.findIndex((q) => q.port === p.port) !== i);
+  for (const p of twice) issues.push({ annotation: `spec.ports[${p.name ?? p.port}]`, value: String(p.port), allowed: 'one protocol per port', message: `port ${p.port} is listed twice (one listener per port on a simcloud load balancer)` });
   for (const port of overriddenPorts(service)) {
     if (ports.some((p) => p.port === port)) continue;
     const key = `${ANNOTATION_PREFIX}port-${port}`;
@@ -149,23 +156,35 @@ export function planLoadBalancer(service: V1Service, config: LoadBalancerAnnotat
   const ports = service.spec?.ports ?? [];
   const listeners = ports.map((port): ListenerPlan => {
     const override = config.portOverrides.get(port.port);
+    const udp = port.protocol === 'UDP';
     return {
-      protocol: override?.protocol ?? config.protocol,
+      protocol: udp ? 'udp' : override?.protocol ?? config.protocol,
       listenPort: port.port,
       destinationPort: port.nodePort ?? 0,
-      proxyProtocol: override?.['proxy-protocol'] ?? config.proxyProtocol,
+      // No PROXY header goes over UDP.
+      proxyProtocol: udp ? 'none' : override?.['proxy-protocol'] ?? config.proxyProtocol,
       healthCheck: healthCheckFor(service, port, config),
     };
   });
-  const rulePorts = new Set([...listeners.map((l) => l.destinationPort), ...listeners.map((l) => l.healthCheck.port)]);
   return {
     algorithm: config.algorithm,
     sessionAffinity: service.spec?.sessionAffinity === 'ClientIP' ? 'source_ip' : 'none',
     listeners,
-    firewallRules: [...rulePorts].sort((a, b) => a - b).map((port) => ({ protocol: 'tcp', port, sourceCidrs: sources.cidrs })),
+    firewallRules: firewallRulesOf(listeners, sources.cidrs),
     sourceCidrs: sources.cidrs,
     requestedIp: service.spec?.loadBalancerIP || undefined,
   };
+}
+
+/** One rule per node port the load balancer reaches (UDP ones over UDP) and per checked health-check port, by port. */
+function firewallRulesOf(listeners: readonly ListenerPlan[], sourceCidrs: readonly string[]): FirewallRulePlan[] {
+  const rules = new Map<string, FirewallRulePlan>();
+  const add = (protocol: 'tcp' | 'udp', port: number): void => void rules.set(`${protocol}/${port}`, { protocol, port, sourceCidrs });
+  for (const l of listeners) {
+    add(l.protocol === 'udp' ? 'udp' : 'tcp', l.destinationPort);
+    if (l.healthCheck.protocol !== 'none') add('tcp', l.healthCheck.port);
+  }
+  return [...rules.values()].sort((a, b) => a.port - b.port || compareStrings(a.protocol, b.protocol));
 }
 
 export interface Diff<T> {

@@ -8,7 +8,7 @@ import (
 
 // HealthCheck is a listener's backend health check.
 type HealthCheck struct {
-	// Protocol is "tcp" or "http".
+	// Protocol is "tcp", "http" or "none" (nothing checked: a udp listener without a health-check node port).
 	Protocol string `json:"protocol"`
 	// Port is nil for the listener's destination port.
 	Port            *int    `json:"port"`
@@ -20,7 +20,7 @@ type HealthCheck struct {
 
 // LoadBalancerService is one listener: a VIP port forwarded to a port on every target.
 type LoadBalancerService struct {
-	// Protocol is "tcp", "http" or "https".
+	// Protocol is "tcp", "http", "https" or "udp".
 	Protocol        string `json:"protocol"`
 	ListenPort      int    `json:"listen_port"`
 	DestinationPort int    `json:"destination_port"`

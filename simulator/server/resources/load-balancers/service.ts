@@ -1,6 +1,6 @@
 /** Load-balancer rules: targets must exist in the project, VIP from the pool or an IP block, network attachment. */
 import type {
-  AttachLoadBalancerToNetworkRequest, CreateLoadBalancerRequest, LoadBalancer, LoadBalancerSummary, LoadBalancerTarget, TargetCounters, UpdateLoadBalancerRequest,
+  AttachLoadBalancerToNetworkRequest, CreateLoadBalancerRequest, LoadBalancer, LoadBalancerService, LoadBalancerSummary, LoadBalancerTarget, TargetCounters, UpdateLoadBalancerRequest,
 } from '../../../api/schema/load-balancers.ts';
 import { newIds, nowIso, type Caller, type DataplanePort, type Sim } from '../../context.ts';
 import { conflict, invalidField } from '../../errors.ts';
@@ -35,6 +35,13 @@ function checkTargets(sim: Sim, caller: Caller, targets: LoadBalancerTarget[] | 
     if (t.kind === 'server') getOwned(sim, caller, 'servers', { id: t.server_id, field: `targets.${i}.server_id` });
     else if (t.kind === 'server_group') getOwned(sim, caller, 'server_groups', { id: t.server_group_id, field: `targets.${i}.server_group_id` });
     else if (t.kind === 'label_selector') parseSelectorParam(t.label_selector, `targets.${i}.label_selector`);
+  });
+}
+
+/** A service's certificate_id names a certificate of the caller's project. */
+function checkCertificates(sim: Sim, caller: Caller, services: readonly LoadBalancerService[] | undefined): void {
+  (services ?? []).forEach((s, i) => {
+    if (s.certificate_id != null) getOwned(sim, caller, 'certificates', { id: s.certificate_id, field: `services.${i}.certificate_id` });
   });
 }
 
@@ -99,6 +106,7 @@ export async function createLoadBalancer(
   checkName(sim, caller, body.name);
   const where = location(body);
   checkTargets(sim, caller, body.targets);
+  checkCertificates(sim, caller, body.services);
   const { block, ...addresses } = addressing(sim, caller, body, where.zone);
   const { ids, change } = newIds(sim, 'lb');
   const id = ids[0]!;
@@ -132,6 +140,7 @@ export function planLoadBalancerUpdate(sim: Sim, caller: Caller, id: string, { f
   if (lb.status === 'deleting') throw conflict(`load balancer ${id} is being deleted`);
   if (fields.name !== undefined) checkName(sim, caller, fields.name, id);
   checkTargets(sim, caller, fields.targets);
+  checkCertificates(sim, caller, fields.services);
   const doc: LoadBalancerRec = withAttrs({ ...lb }, attrs);
   for (const [k, v] of Object.entries(fields)) if (v !== undefined) (doc as Record<string, unknown>)[k] = v;
   if (fields.services !== undefined) doc.services = withTls(fields.services, lb.services);
