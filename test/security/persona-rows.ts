@@ -328,9 +328,10 @@ const PUBNETS = `${NETS}/public-networks`;
 const pnapId = (n: number): string => `a1${String(n).padStart(22, '0')}`;
 const PNAP_NET = `${BMC}/servers/:id/network-configuration/private-network-configuration/private-networks`;
 const PNAP_IPB = `${BMC}/servers/:id/network-configuration/ip-block-configurations/ip-blocks`;
+const PNAP_PUB = `${BMC}/servers/:id/network-configuration/public-network-configuration/public-networks`;
 
 function pnapParams(path: string, o: Owned): Record<string, string> {
-  if (path.startsWith(`${BMC}/servers/`)) return fill(path, { id: pnapId(o.server), sub: pnapId(path.startsWith(PNAP_IPB) ? o.extra.ipblock! : o.network) });
+  if (path.startsWith(`${BMC}/servers/`)) return fill(path, { id: pnapId(o.server), sub: pnapId(path.startsWith(PNAP_IPB) ? o.extra.ipblock! : path.startsWith(PNAP_PUB) ? o.extra.pubnet! : o.network) });
   if (path.startsWith(`${IPS}/ip-blocks/`)) return fill(path, { id: pnapId(o.extra.ipblock!) });
   if (path.startsWith(`${NETS}/private-networks/`)) return fill(path, { id: pnapId(o.network) });
   if (path.startsWith(`${PUBNETS}/`)) return fill(path, { id: pnapId(o.extra.pubnet!), blockId: pnapId(o.extra.ipblock!) });
@@ -342,6 +343,7 @@ const pnapBodies = (s: Owned): Record<string, unknown> => ({
   [`patch ${BMC}/servers/:id`]: { hostname: `${s.tag}-renamed` },
   [`post ${PNAP_IPB}`]: { id: pnapId(s.extra.ipblock!) },
   [`post ${PNAP_NET}`]: { id: pnapId(s.network) },
+  [`post ${PNAP_PUB}`]: { id: pnapId(s.extra.pubnet!) },
   [`patch ${IPS}/ip-blocks/:id`]: { description: 'stolen' },
   [`put ${IPS}/ip-blocks/:id/tags`]: [{ name: 'stolen' }],
   [`put ${NETS}/private-networks/:id`]: { name: `${s.tag}-renamed`, locationDefault: false },

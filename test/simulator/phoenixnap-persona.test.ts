@@ -2,12 +2,17 @@
 // through it is the same server, IP block or network through /v1 (and the reverse); it authenticates with
 // OAuth2 client credentials and expiring tokens of its own; errors come in phoenixNAP's body.
 import { createHash, createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientIdOf } from '../../simulator/personas/phoenixnap/auth.ts';
 import { startSimcloudInProcess, type InProcessSimcloud } from '../helpers/simcloud.ts';
 import { phoenixnapCloud } from '../../sandbox/cloud/phoenixnap/cloud.ts';
 import { buildRequester } from '../../simulator/api/client/client.ts';
 import { PhoenixnapMachines } from '../../sandbox/cloud/phoenixnap/machines.ts';
+import { preparePhoenixnapCcm } from '../../sandbox/cloud/phoenixnap/ccm-config.ts';
+import type { MachineCreateSpec } from '../../sandbox/cloud/descriptor.ts';
 import { serverBody, tcpService, unique } from './support.ts';
 
 let sc: InProcessSimcloud;
@@ -181,6 +186,53 @@ describe('phoenixNAP persona over the one store', () => {
   });
 });
 
+describe('phoenixNAP persona: servers on public networks', () => {
+  interface PubNet { id: string; memberships: { resourceId: string; resourceType: string; ips: string[] }[]; ipBlocks: { id: string }[] }
+  interface WithPublic { networkConfiguration: { publicNetworkConfiguration: { publicNetworks: { id: string; ips: string[]; statusDescription?: string }[] } } }
+  const joinPath = (serverId: string): string => `/bmc/v1/servers/${serverId}/network-configuration/public-network-configuration/public-networks`;
+
+  it('adds a server to a public network with an address of its block; both read the membership back, and leaving clears it', async () => {
+    const { server, action } = await sc.client.servers.create(serverBody());
+    await sc.client.waitForAction(action.id);
+    const block = await pnap<PnapBlock>('POST', '/ips/v1/ip-blocks', { location: 'sim-1' });
+    const net = await pnap<PubNet>('POST', '/networks/v1/public-networks', { name: unique('pub'), location: 'sim-1', ipBlocks: [{ id: block.body.id }] });
+    const ip = (await sc.client.ipBlocks.get(sid('ipb', block.body.id))).usable_addresses[1]!;
+    const join = await pnap('POST', joinPath(pid(server.id)), { id: net.body.id, ips: [ip] });
+    expect(join).toEqual({ status: 202, body: { id: net.body.id, ips: [ip], statusDescription: 'assigning' } });
+    await expect.poll(async () => (await pnap<WithPublic>('GET', `/bmc/v1/servers/${pid(server.id)}`)).body.networkConfiguration.publicNetworkConfiguration.publicNetworks)
+      .toEqual([{ id: net.body.id, ips: [ip], statusDescription: 'assigned' }]);
+    expect((await pnap<PubNet>('GET', `/networks/v1/public-networks/${net.body.id}`)).body.memberships).toEqual([{ resourceId: pid(server.id), resourceType: 'server', ips: [ip] }]);
+    // The membership pins the network and the block whose address it holds.
+    const netDelete = await pnap<{ message: string }>('DELETE', `/networks/v1/public-networks/${net.body.id}`);
+    expect([netDelete.status, netDelete.body.message]).toEqual([409, `public network ${net.body.id} still has member servers; remove them first`]);
+    const blockRemove = await pnap<{ message: string }>('DELETE', `/networks/v1/public-networks/${net.body.id}/ip-blocks/${block.body.id}`);
+    expect(blockRemove.status).toBe(409);
+    expect(blockRemove.body.message).toContain(`servers ${pid(server.id)} hold addresses of IP block ${block.body.id}`);
+    await expect.poll(async () => (await pnap('DELETE', `${joinPath(pid(server.id))}/${net.body.id}`)).status).toBe(202);
+    await expect.poll(async () => (await pnap<PubNet>('GET', `/networks/v1/public-networks/${net.body.id}`)).body.memberships).toEqual([]);
+    expect((await pnap<WithPublic>('GET', `/bmc/v1/servers/${pid(server.id)}`)).body.networkConfiguration.publicNetworkConfiguration.publicNetworks).toEqual([]);
+  });
+
+  it('refuses an address outside the network\'s blocks, a second join, a private network and a stranger\'s leave, naming the field', async () => {
+    const { server, action } = await sc.client.servers.create(serverBody());
+    await sc.client.waitForAction(action.id);
+    const net = await pnap<PubNet>('POST', '/networks/v1/public-networks', { name: unique('pub'), location: 'sim-1' });
+    const outside = await pnap<{ validationErrors: string[] }>('POST', joinPath(pid(server.id)), { id: net.body.id, ips: ['127.2.255.250'] });
+    expect(outside.status).toBe(400);
+    expect(outside.body.validationErrors).toEqual([`ips.0: 127.2.255.250 is not a usable address of an IP block on public network ${net.body.id}`]);
+    const priv = await sc.client.networks.create({ name: unique('pn'), ip_range: '10.81.0.0/24' });
+    expect(await pnap('POST', joinPath(pid(server.id)), { id: pid(priv.id) })).toEqual({
+      status: 404, body: { message: `public network ${pid(priv.id)} not found`, validationErrors: [`id: public network ${pid(priv.id)} not found`] },
+    });
+    expect((await pnap('POST', joinPath(pid(server.id)), { id: '__proto__' })).status).toBe(404);
+    const leave = await pnap<{ validationErrors: string[] }>('DELETE', `${joinPath(pid(server.id))}/${net.body.id}`);
+    expect(leave.status).toBe(400);
+    expect(leave.body.validationErrors).toEqual([`publicNetworkId: server ${pid(server.id)} is not a member of public network ${net.body.id}`]);
+    expect((await pnap('POST', joinPath(pid(server.id)), { id: net.body.id, ips: [] })).status).toBe(202);
+    await expect.poll(async () => (await pnap('POST', joinPath(pid(server.id)), { id: net.body.id })).status).toBe(409);
+  });
+});
+
 describe('phoenixNAP persona as the sandbox uses it', () => {
   it('makes a machine through the BMC API on the cluster network, and reads an IP block strategy LB back', async () => {
     const net = await sc.client.networks.create({ name: unique('cl'), ip_range: '10.79.0.0/24' });
@@ -189,6 +241,8 @@ describe('phoenixNAP persona as the sandbox uses it', () => {
     expect(await machines.createMachine({ name, zone: 'sim-1a', serverType: 'sc-small', image: 'ubuntu-24.04', labels: {}, network: net.name })).toEqual({ joinedNetwork: true, labelled: false });
     const server = (await sc.client.servers.list({})).servers.find((x) => x.name === name)!;
     expect(server).toMatchObject({ status: 'running', private_networks: [{ network_id: net.id }] });
+    const publicNets = (await pnap<{ id: string; name: string; memberships: { resourceId: string }[] }[]>('GET', '/networks/v1/public-networks')).body.filter((n) => n.name === `${net.name}-public`);
+    expect(publicNets.map((n) => n.memberships)).toEqual([[{ resourceId: pid(server.id), resourceType: 'server', ips: [] }]]);
     const block = await sc.client.ipBlocks.allocate({ location: 'sim-1', size: 29, tags: { usage: 'cloud-provider-phoenixnap-auto' } });
     const { load_balancer: lb } = await sc.client.loadBalancers.create({
       name: unique('lb'), ip_block_id: block.id, services: [tcpService(80, 30080)], targets: [{ kind: 'server', server_id: server.id }],
@@ -197,6 +251,52 @@ describe('phoenixNAP persona as the sandbox uses it', () => {
     expect(await phoenixnapCloud.conformance.readLoadBalancer(ctx, lb.public_ipv4)).toMatchObject({ id: pid(block.id), ports: [80], serverIds: [server.id] });
     expect(await phoenixnapCloud.conformance.checkAnnotated?.(ctx, lb.public_ipv4)).toEqual([]);
     expect(await phoenixnapCloud.conformance.readLoadBalancer(ctx, '127.254.254.254')).toBeUndefined();
+  });
+});
+
+describe('phoenixNAP persona: the sandbox\'s machines on the cluster\'s public network', () => {
+  it('puts machines made at once, and the CCM\'s preparation, on one public network', async () => {
+    const net = await sc.client.networks.create({ name: unique('cl'), ip_range: '10.82.0.0/24' });
+    const machines = new PhoenixnapMachines({ endpoint: sc.url, token: sc.token });
+    const spec = (name: string): MachineCreateSpec => ({ name, zone: 'sim-1a', serverType: 'sc-small', image: 'ubuntu-24.04', labels: {}, network: net.name });
+    const names = [unique('node'), unique('node')];
+    const ccmDir = mkdtempSync(join(tmpdir(), 'pnap-ccm-'));
+    try {
+      const [prepared] = await Promise.all([preparePhoenixnapCcm({ endpoint: sc.url, token: sc.token, network: net.name, zone: 'sim-1a', ccmDir }), ...names.map((n) => machines.createMachine(spec(n)))]);
+      const publicNets = (await pnap<{ id: string; name: string; memberships: { resourceId: string }[] }[]>('GET', '/networks/v1/public-networks')).body.filter((n) => n.name === `${net.name}-public`);
+      expect(publicNets.map((n) => n.id)).toEqual([prepared]);
+      const ids = (await sc.client.servers.list({})).servers.filter((x) => names.includes(x.name)).map((x) => pid(x.id));
+      expect(publicNets[0]!.memberships.map((m) => m.resourceId).sort()).toEqual(ids.sort());
+    } finally {
+      rmSync(ccmDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('phoenixNAP persona: tags', () => {
+  interface PnapTag { id: string; name: string; values?: string[]; resourceAssignments?: { resourceName: string; value?: string }[] }
+
+  it('lists a tag a server carries, with the id the server shows and the resource carrying it', async () => {
+    const name = unique('tg').replaceAll('.', '-');
+    const { server, action } = await sc.client.servers.create({ ...serverBody(), labels: { [name]: 'v1' } });
+    await sc.client.waitForAction(action.id);
+    const onServer = (await pnap<{ tags: { id: string; name: string; value?: string; isBillingTag: boolean; createdBy?: string }[] }>('GET', `/bmc/v1/servers/${pid(server.id)}`)).body.tags;
+    expect(onServer).toEqual([{ id: expect.stringMatching(/^[0-9a-f]{24}$/) as unknown, name, value: 'v1', isBillingTag: false, createdBy: 'USER' }]);
+    const listed = await pnap<PnapTag[]>('GET', `/tag-manager/v1/tags?name=${name}`);
+    expect(listed.body).toEqual([expect.objectContaining({ id: onServer[0]!.id, name, values: ['v1'], resourceAssignments: [{ resourceName: `/bmc/servers/${pid(server.id)}`, value: 'v1' }] })]);
+    expect((await pnap('POST', '/tag-manager/v1/tags', { name, isBillingTag: false })).status).toBe(409);
+  });
+
+  it('refuses a bad tag name, __proto__ among them, naming the field in phoenixNAP\'s body', async () => {
+    for (const name of ['__proto__', 'has space', '']) {
+      const r = await pnap<{ message: string; validationErrors: string[] }>('POST', '/tag-manager/v1/tags', { name, isBillingTag: false });
+      expect(r.status, name).toBe(400);
+      expect(r.body.validationErrors.some((e) => e.startsWith('name: ')), name).toBe(true);
+    }
+    const missing = await pnap<{ validationErrors: string[] }>('POST', '/tag-manager/v1/tags', { name: 'ok-name' });
+    expect(missing.status).toBe(400);
+    expect(missing.body.validationErrors.some((e) => e.startsWith('isBillingTag: '))).toBe(true);
+    expect((await pnap<PnapTag[]>('GET', '/tag-manager/v1/tags?name=__proto__')).body).toEqual([]);
   });
 });
 

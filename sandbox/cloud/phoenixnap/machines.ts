@@ -1,17 +1,19 @@
 // Creates a `--cloud phoenixnap` sandbox's machines through simcloud's phoenixNAP persona (the BMC API under
 // /pnap/bmc/v1), as a phoenixNAP user would: an access token for the client credentials, then a server on the
-// cluster's private network (USER_DEFINED), waited on until powered-on. Servers are simcloud servers (one store),
-// so the rest of the sandbox reads them back through /v1.
+// cluster's private network (USER_DEFINED), waited on until powered-on, then added to the cluster's public network.
+// Servers are simcloud servers (one store), so the rest of the sandbox reads them back through /v1.
 import { z } from 'zod';
 import { buildRequester } from '../../../simulator/api/client/client.ts';
 import type { Requester } from '../../../simulator/api/client/requester.ts';
 import { BMC, NETWORKS } from '../../../simulator/personas/phoenixnap/common.ts';
 import { waitFor } from '../../wait.ts';
 import type { MachineCreated, MachineCreateSpec, PersonaMachines } from '../descriptor.ts';
+import { ensurePublicNetwork } from './ccm-config.ts';
 import { phoenixnapAccessToken, phoenixnapLocationOf } from './env.ts';
 
 const Server = z.object({ id: z.string().min(1), hostname: z.string(), status: z.string() });
 const Networks = z.array(z.object({ id: z.string(), name: z.string() }));
+const PublicNetworkMember = z.object({ id: z.string(), ips: z.array(z.string()) });
 
 export class PhoenixnapMachines implements PersonaMachines {
   readonly #o: { endpoint: string; token: string; caller: string };
@@ -31,7 +33,8 @@ export class PhoenixnapMachines implements PersonaMachines {
   }
 
   /**
-   * Creates a server on the cluster's private network and waits until it is powered on. No tags: a phoenixNAP
+   * Creates a server on the cluster's private network, waits until it is powered on and adds it to the cluster's
+   * public network (made here when the CCM's preparation has not made it yet). No tags: a phoenixNAP
    * tag cannot hold the `/` of the sandbox's label keys, so the sandbox labels it through /v1.
    */
   async createMachine(spec: MachineCreateSpec): Promise<MachineCreated> {
@@ -51,6 +54,12 @@ export class PhoenixnapMachines implements PersonaMachines {
       },
       { timeoutMs: this.#bootTimeoutMs, intervalMs: 50, description: `server ${server.id} to be powered-on` },
     );
+    // As on phoenixNAP, where kube-vip announces a Service's address from a node: the node is a member of the
+    // cluster's public network. It holds no address yet (the network gets its blocks as Services come).
+    const publicNetwork = await ensurePublicNetwork(r, spec.network, body.location);
+    await r.call('phoenixnap.servers.publicNetworks.add', PublicNetworkMember, {
+      method: 'POST', path: `${BMC}/servers/${server.id}/network-configuration/public-network-configuration/public-networks`, body: { id: publicNetwork, ips: [] },
+    });
     return { joinedNetwork: true, labelled: false };
   }
 }

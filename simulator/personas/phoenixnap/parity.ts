@@ -28,6 +28,8 @@ export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
   'phoenixnap.servers.ip-blocks.remove': diff('unassigns the block; deleteIpBlocks: true is refused with 400; the answer is a JSON string'),
   'phoenixnap.servers.private-networks.add': diff('one IP (or the next free one) per network; DHCP is not emulated'),
   'phoenixnap.servers.private-networks.remove': diff('the answer is a JSON string'),
+  'phoenixnap.servers.public-networks.add': diff('kept on the server record at once (statusDescription assigning in the answer, assigned after); ips must be usable addresses of IP blocks on the network, held by no other member (409); ips may be empty, a membership with no address; no address is configured on the server'),
+  'phoenixnap.servers.public-networks.remove': diff('the answer is a JSON string'),
   'phoenixnap.ip-blocks.list': diff('`tag` filters as for servers; no paging'),
   'phoenixnap.ip-blocks.create': diff('/24 to /30 from simcloud\'s IP-block pool (loopback); /29 when cidrBlockSize is absent; /31 is refused (a simcloud block keeps a gateway)'),
   'phoenixnap.ip-blocks.get': ok,
@@ -42,9 +44,9 @@ export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
   'phoenixnap.public-networks.list': diff('location filter; no paging'),
   'phoenixnap.public-networks.create': diff('name, location and ipBlocks are used (a simcloud network labelled phoenixnap-public-network, spaces in the name become dashes); description is accepted without effect'),
   'phoenixnap.public-networks.get': ok,
-  'phoenixnap.public-networks.delete': diff('refused with 409 while IP blocks are on it'),
+  'phoenixnap.public-networks.delete': diff('refused with 409 while IP blocks are on it or servers are members'),
   'phoenixnap.public-networks.ip-blocks.add': diff('assigns the block to the network (simcloud\'s `assigned_to: network`) at once; 409 when the block is assigned elsewhere'),
-  'phoenixnap.public-networks.ip-blocks.remove': diff('unassigns the block at once (never `unassigning`); the answer is a JSON string'),
+  'phoenixnap.public-networks.ip-blocks.remove': diff('unassigns the block at once (never `unassigning`); refused with 409 while a member server holds one of its addresses; the answer is a JSON string'),
   'phoenixnap.tags.list': diff('the names in use on the caller\'s servers (labels) and IP blocks (tags), with their values and resources; name filter'),
   'phoenixnap.tags.create': diff('answers the tag; 409 when a resource already carries the name; a tag no resource carries is not kept, so it is not listed until one does'),
 };
@@ -52,7 +54,6 @@ export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
 /** Endpoints of the same APIs that the persona does not serve (404). */
 export const NOT_SERVED: readonly (readonly [string, string])[] = [
   ['POST /servers/{id}/actions/reset, /actions/reserve', 'no reimaging or reservations in simcloud'],
-  ['POST, DELETE /servers/{id}/network-configuration/public-network-configuration/public-networks', 'servers are not members of public networks'],
   ['PATCH /public-networks/{id} (networks API), /ssh-keys, /quotas (BMC API)', 'resources outside the CCM subset'],
   ['GET, PATCH, DELETE /tags/{id} (tag API), /locations, /products, /invoicing, /audit', 'other phoenixNAP APIs'],
 ];
@@ -82,7 +83,7 @@ export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = { ...fie
     'networkConfiguration.gatewayAddress': none('absent'),
     'networkConfiguration.privateNetworkConfiguration': diff('USER_DEFINED, one entry per simcloud network'),
     'networkConfiguration.ipBlocksConfiguration': diff('the IP blocks assigned to the server; vlanId absent'),
-    'networkConfiguration.publicNetworkConfiguration': none('always empty'),
+    'networkConfiguration.publicNetworkConfiguration': diff('the public networks the server joined, with the addresses it holds there; statusDescription always assigned'),
   }],
   ip_block: [S.IpBlock, {
     id: ID, location: diff('simcloud\'s region'), cidr: diff('a loopback range'), status: diff('assigned or unassigned; never assigning or unassigning'),
@@ -94,7 +95,7 @@ export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = { ...fie
     locationDefault: diff('always false'), ...each(['servers', 'memberships'], diff('the servers on the network with their address')), description: none('absent'),
   }],
   public_network: [S.PublicNetwork, {
-    id: ID, vlanId: diff('fixed per network, 10 to 4009'), location: diff('simcloud\'s region, as given at create'), memberships: none('always empty: servers do not join public networks'),
+    id: ID, vlanId: diff('fixed per network, 10 to 4009'), location: diff('simcloud\'s region, as given at create'), memberships: diff('the servers that joined it (resourceType server) with the addresses they hold'),
     ipBlocks: diff('the blocks assigned to the network'), description: none('absent'),
   }],
   tag: [S.Tag, {

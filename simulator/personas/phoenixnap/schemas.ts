@@ -9,6 +9,8 @@ import { TagAssignment } from './common.ts';
 export const ServerPrivateNetwork = z.object({
   id: z.string(), ips: z.array(z.string()).optional(), dhcp: z.boolean().optional(), statusDescription: z.string().optional(),
 });
+/** bmcapi's ServerPublicNetwork. */
+export const ServerPublicNetwork = z.object({ id: z.string(), ips: z.array(z.string()), statusDescription: z.string().optional() });
 export const ServerIpBlock = z.object({ id: z.string(), vlanId: z.number().int().optional() });
 
 export const Server = z.object({
@@ -20,7 +22,7 @@ export const Server = z.object({
     gatewayAddress: z.string().optional(),
     privateNetworkConfiguration: z.object({ configurationType: z.string(), privateNetworks: z.array(ServerPrivateNetwork) }),
     ipBlocksConfiguration: z.object({ configurationType: z.string(), ipBlocks: z.array(ServerIpBlock) }),
-    publicNetworkConfiguration: z.object({ publicNetworks: z.array(z.unknown()) }),
+    publicNetworkConfiguration: z.object({ publicNetworks: z.array(ServerPublicNetwork) }),
   }),
 });
 export type Server = z.infer<typeof Server>;

@@ -1,13 +1,14 @@
 /**
  * phoenixNAP persona, BMC API (/bmc/v1): servers (list by tag, create, get, rename, delete and deprovision),
- * their power actions (power-on, power-off, reboot, shutdown), tags, IP blocks (assign, remove) and private
- * networks (join, leave), over simcloud's servers, IP blocks and networks.
+ * their power actions (power-on, power-off, reboot, shutdown), tags, IP blocks (assign, remove), private
+ * networks (join, leave) and public networks (join with addresses of the network's IP blocks, leave), over
+ * simcloud's servers, IP blocks and networks.
  */
 import { z } from 'zod';
 import { Ipv4 } from '../../api/schema/common.ts';
 import type { ServerActionName } from '../../api/schema/servers.ts';
 import type { Caller, Sim } from '../../server/context.ts';
-import { invalidField } from '../../server/errors.ts';
+import { conflict, invalidField } from '../../server/errors.ts';
 import { defineRoute, type RouteDef } from '../../server/route-definitions.ts';
 import { PlantedFault, unlessPlanted } from '../../server/planted.ts';
 import { IMAGES, SERVER_TYPES } from '../../server/resources/catalogue/data.ts';
@@ -15,8 +16,10 @@ import { getOwned, ownedRecords } from '../../server/resources/common.ts';
 import * as ipb from '../../server/resources/ip-blocks/service.ts';
 import * as svc from '../../server/resources/servers/service.ts';
 import type { IpBlockRec, ServerRec } from '../../server/store/state.ts';
-import { BMC, IdParams, ownedBy, TagQuery, TagRequests, labelsOf, pnapIdOf, tagFilter, zoneOf } from './common.ts';
-import { ActionResult, DeleteResult, Server, ServerIpBlock, ServerPrivateNetwork, TextResult } from './schemas.ts';
+import { BMC, IdParams, NAME, ownedBy, TagQuery, TagRequests, labelsOf, pnapIdOf, tagFilter, zoneOf } from './common.ts';
+import { ownedPublic } from './public-networks.ts';
+import { ActionResult, DeleteResult, Server, ServerIpBlock, ServerPrivateNetwork, ServerPublicNetwork, TextResult } from './schemas.ts';
+import { membersOf, serverAttrsOf } from './server-attrs.ts';
 import { serverView } from './views.ts';
 
 const PrivateNetworkRef = z.strictObject({
@@ -90,6 +93,29 @@ async function remove(sim: Sim, caller: Caller, id: string): Promise<ServerRec> 
 
 const IPB_PATH = `${BMC}/servers/:id/network-configuration/ip-block-configurations/ip-blocks`;
 const NET_PATH = `${BMC}/servers/:id/network-configuration/private-network-configuration/private-networks`;
+const PUB_PATH = `${BMC}/servers/:id/network-configuration/public-network-configuration/public-networks`;
+
+/** bmcapi's ServerPublicNetwork as a request: the addresses come from the IP blocks on the network. */
+const PublicNetworkRef = z.strictObject({
+  id: z.string().min(1).max(64), ips: z.array(Ipv4).max(64).optional(), statusDescription: z.string().max(64).optional(),
+});
+
+/** The server's membership of a public network: `ips` must be usable addresses of blocks on it, held by no other member. */
+async function joinPublic(sim: Sim, caller: Caller, id: string, body: z.infer<typeof PublicNetworkRef>): Promise<z.infer<typeof ServerPublicNetwork>> {
+  const s = ownedServer(sim, caller, id);
+  const net = ownedPublic(sim, caller, body.id, 'id');
+  const attrs = serverAttrsOf(s);
+  if (attrs.public_networks.some((m) => m.network_id === net.id)) throw conflict(`server ${id} is already a member of public network ${body.id}`, 'id');
+  const usable = new Set(blocksOf(sim, caller).filter((b) => b.assigned_to?.kind === 'network' && b.assigned_to.id === net.id).flatMap((b) => b.usable_addresses));
+  const held = new Set(membersOf(ownedRecords(sim, caller, 'servers'), net.id).flatMap(({ membership }) => membership.ips));
+  const ips = body.ips ?? [];
+  ips.forEach((ip, i) => {
+    if (!usable.has(ip)) throw invalidField(`ips.${i}`, `${ip} is not a usable address of an IP block on public network ${body.id}`);
+    if (held.has(ip) || ips.indexOf(ip) !== i) throw conflict(`${ip} is already held on public network ${body.id}`, `ips.${i}`);
+  });
+  await svc.updateServerAttrsByAction(sim, caller, s.id, { [NAME]: { ...attrs, public_networks: [...attrs.public_networks, { network_id: net.id, ips }] } });
+  return { id: body.id, ips, statusDescription: 'assigning' };
+}
 
 const networkRoutes: RouteDef[] = [
   defineRoute({
@@ -130,6 +156,23 @@ const networkRoutes: RouteDef[] = [
     handle: async (sim, { caller, params }) => {
       await svc.detachServer(sim, caller, ownedServer(sim, caller, params.id).id, ownedBy(sim, caller, 'networks', params.sub).id);
       return 'Server removed from the private network.';
+    },
+  }),
+  defineRoute({
+    method: 'post', path: PUB_PATH, operation: 'phoenixnap.servers.public-networks.add', summary: 'Add the server to a public network', params: IdParams,
+    body: PublicNetworkRef, response: ServerPublicNetwork, status: 202,
+    handle: (sim, { caller, params, body }) => joinPublic(sim, caller, params.id, body),
+  }),
+  defineRoute({
+    method: 'delete', path: `${PUB_PATH}/:sub`, operation: 'phoenixnap.servers.public-networks.remove', summary: 'Remove the server from a public network',
+    params: SubParams, response: TextResult, status: 202,
+    handle: async (sim, { caller, params }) => {
+      const s = ownedServer(sim, caller, params.id);
+      const net = ownedPublic(sim, caller, params.sub, 'publicNetworkId');
+      const attrs = serverAttrsOf(s);
+      if (!attrs.public_networks.some((m) => m.network_id === net.id)) throw invalidField('publicNetworkId', `server ${params.id} is not a member of public network ${params.sub}`);
+      await svc.updateServerAttrsByAction(sim, caller, s.id, { [NAME]: { ...attrs, public_networks: attrs.public_networks.filter((m) => m.network_id !== net.id) } });
+      return 'Server removed from the public network.';
     },
   }),
 ];

@@ -9,6 +9,7 @@ import { SERVER_TYPES } from '../../server/resources/catalogue/data.ts';
 import type { IpBlockRec, NetworkRec, ServerRec } from '../../server/store/state.ts';
 import { pnapIdOf, pnapTime, PUBLIC_NETWORK_LABEL, regionOfZone, tagsOf } from './common.ts';
 import type { IpBlock, PrivateNetwork, PublicNetwork, Server } from './schemas.ts';
+import { membersOf, serverAttrsOf } from './server-attrs.ts';
 
 const STATUS: Record<ServerStatus, string> = {
   initializing: 'creating', starting: 'powered-off', running: 'powered-on', stopping: 'powered-on', off: 'powered-off', deleting: 'deleting',
@@ -32,7 +33,9 @@ export function serverView(s: ServerRec, blocks: readonly IpBlockRec[]): Server 
         privateNetworks: s.private_networks.map((n) => ({ id: pnapIdOf(n.network_id), ips: [n.ip], dhcp: false, statusDescription: 'assigned' })),
       },
       ipBlocksConfiguration: { configurationType: mine.length === 0 ? 'NONE' : 'USER_DEFINED', ipBlocks: mine.map((b) => ({ id: pnapIdOf(b.id) })) },
-      publicNetworkConfiguration: { publicNetworks: [] },
+      publicNetworkConfiguration: {
+        publicNetworks: serverAttrsOf(s).public_networks.map((m) => ({ id: pnapIdOf(m.network_id), ips: m.ips, statusDescription: 'assigned' })),
+      },
     },
   };
 }
@@ -60,10 +63,11 @@ export function privateNetworkView(n: NetworkRec, servers: readonly ServerRec[])
   };
 }
 
-/** A public network: a labelled simcloud network; its IP blocks are the blocks assigned to it, no servers are members. */
-export function publicNetworkView(n: NetworkRec, blocks: readonly IpBlockRec[]): PublicNetwork {
+/** A public network: a labelled simcloud network; its IP blocks are the blocks assigned to it, its members the servers that joined it. */
+export function publicNetworkView(n: NetworkRec, blocks: readonly IpBlockRec[], servers: readonly ServerRec[]): PublicNetwork {
+  const memberships = membersOf(servers, n.id).map(({ server, membership }) => ({ resourceId: pnapIdOf(server.id), resourceType: 'server', ips: membership.ips }));
   return {
-    id: pnapIdOf(n.id), vlanId: vlanOf(n.id), memberships: [], name: n.name, location: n.labels[PUBLIC_NETWORK_LABEL] ?? regionOfZone(''),
+    id: pnapIdOf(n.id), vlanId: vlanOf(n.id), memberships, name: n.name, location: n.labels[PUBLIC_NETWORK_LABEL] ?? regionOfZone(''),
     createdOn: pnapTime(n.created), ipBlocks: blocks.filter((b) => b.assigned_to?.kind === 'network' && b.assigned_to.id === n.id).map((b) => ({ id: pnapIdOf(b.id) })),
   };
 }
