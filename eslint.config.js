@@ -30,20 +30,33 @@ export default tseslint.config(
     // simcloud's wire package (simulator/api) stays free of the server, the CCM and the sandbox.
     files: ['src/controllers/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/simcloud/**', '**/simulator/**'], message: 'controllers talk only to src/cloud and src/kube' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/simcloud/**', '**/simulator/**'], message: 'controllers talk only to src/cloud and src/kube' }] },
+      ],
     },
   },
   {
     // lib/: helpers shared by the CCM, simcloud, the sandbox and the scripts; they depend on nothing of ours.
     files: ['lib/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/src/**', '**/simulator/**', '**/sandbox/**', '**/scripts/**', '**/test/**'], message: 'lib/ depends only on node built-ins' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/src/**', '**/simulator/**', '**/sandbox/**', '**/scripts/**', '**/test/**'], message: 'lib/ depends only on node built-ins' },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['simulator/api/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/server/**', '**/src/**', '**/sandbox/**'], message: 'simulator/api depends only on zod and node built-ins' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/server/**', '**/src/**', '**/sandbox/**'], message: 'simulator/api depends only on zod and node built-ins' }] },
+      ],
     },
   },
   {
@@ -61,7 +74,10 @@ export default tseslint.config(
     // repository.
     files: ['src/**', 'sandbox/**', 'simulator/**', 'scripts/**', 'test/**', 'lib/**', 'bin/**', '*.js'],
     rules: {
-      'no-warning-comments': ['error', { terms: ['ccm-semantics', 'style guide', 'style-guide', 'prior-art', 'control-plane.md', 'shared/reference'], location: 'anywhere' }],
+      'no-warning-comments': [
+        'error',
+        { terms: ['ccm-semantics', 'style guide', 'style-guide', 'prior-art', 'control-plane.md', 'shared/reference'], location: 'anywhere' },
+      ],
     },
   },
   {

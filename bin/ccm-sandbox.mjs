@@ -36,7 +36,9 @@ function pinnedNode() {
 
 const node = pinnedNode();
 if (node === null) {
-  console.error(`ccm-sandbox: needs Node >= 24 and found ${process.version}; the package's \`node\` dependency installs one: reinstall without --ignore-scripts, or run on Node 24`);
+  console.error(
+    `ccm-sandbox: needs Node >= 24 and found ${process.version}; the package's \`node\` dependency installs one: reinstall without --ignore-scripts, or run on Node 24`,
+  );
   process.exit(2);
 }
 const argv = process.argv.slice(2);

@@ -96,10 +96,12 @@ export function hostHeader(origin: Http1Origin): string {
 }
 
 export function requestHead(req: Http1Request, host: string, bodyBytes: number | undefined): string {
-  if (FORBIDDEN_IN_HEADER.test(req.path) || req.path.includes(' ')) throw new Http1Error('protocol', `the request target ${JSON.stringify(req.path)} has a space or a line break`);
+  if (FORBIDDEN_IN_HEADER.test(req.path) || req.path.includes(' '))
+    throw new Http1Error('protocol', `the request target ${JSON.stringify(req.path)} has a space or a line break`);
   let head = `${req.method} ${req.path} HTTP/1.1\r\nHost: ${host}\r\n`;
   for (const [name, value] of Object.entries(req.headers ?? {})) {
-    if (FORBIDDEN_IN_HEADER.test(name) || FORBIDDEN_IN_HEADER.test(value)) throw new Http1Error('protocol', `the header ${JSON.stringify(name)} has a line break`);
+    if (FORBIDDEN_IN_HEADER.test(name) || FORBIDDEN_IN_HEADER.test(value))
+      throw new Http1Error('protocol', `the header ${JSON.stringify(name)} has a line break`);
     // The body's length is the pool's to state: a second Content-Length would make the request invalid.
     if (name.length === 14 && name.toLowerCase() === 'content-length') continue;
     head += `${name}: ${value}\r\n`;

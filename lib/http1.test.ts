@@ -10,10 +10,15 @@ afterEach(async () => {
   for (const p of pools.splice(0)) p.destroy();
   for (const s of sockets) s.destroy();
   sockets.clear();
-  await Promise.all(servers.splice(0).map((s) => new Promise<void>((resolve) => {
-    if ('closeAllConnections' in s) s.closeAllConnections();
-    s.close(() => resolve());
-  })));
+  await Promise.all(
+    servers.splice(0).map(
+      (s) =>
+        new Promise<void>((resolve) => {
+          if ('closeAllConnections' in s) s.closeAllConnections();
+          s.close(() => resolve());
+        }),
+    ),
+  );
 });
 
 function pool(port: number, idleTimeoutMs?: number): Http1Pool {
@@ -25,7 +30,9 @@ function pool(port: number, idleTimeoutMs?: number): Http1Pool {
 const get = (path: string, extra: Partial<Http1Request> = {}): Http1Request => ({ method: 'GET', path, timeoutMs: 5_000, ...extra });
 
 /** A node:http server; counts the connections it accepted. */
-async function httpServer(handler: (req: IncomingMessage, body: string) => { status: number; headers?: Record<string, string>; body?: string | string[] }): Promise<{ port: number; connections: () => number; seen: Array<{ method: string; url: string; headers: IncomingMessage['headers']; body: string }> }> {
+async function httpServer(
+  handler: (req: IncomingMessage, body: string) => { status: number; headers?: Record<string, string>; body?: string | string[] },
+): Promise<{ port: number; connections: () => number; seen: Array<{ method: string; url: string; headers: IncomingMessage['headers']; body: string }> }> {
   let connections = 0;
   const seen: Array<{ method: string; url: string; headers: IncomingMessage['headers']; body: string }> = [];
   const s = createHttpServer((req, res) => {
@@ -76,13 +83,26 @@ async function rawServer(onRequest: (head: string, socket: Socket, n: number) =>
 
 describe('Http1Pool', () => {
   it('sends the method, target, Host, headers and a UTF-8 body with its byte length, and returns status, headers and body', async () => {
-    const api = await httpServer((req, body) => ({ status: 201, headers: { 'content-type': 'application/json', 'x-request-id': 'r1' }, body: JSON.stringify({ body, method: req.method }) }));
-    const res = await pool(api.port).request({ method: 'POST', path: '/v1/servers?x=1', headers: { authorization: 'Bearer t' }, body: '{"name":"näme"}', timeoutMs: 5_000 });
+    const api = await httpServer((req, body) => ({
+      status: 201,
+      headers: { 'content-type': 'application/json', 'x-request-id': 'r1' },
+      body: JSON.stringify({ body, method: req.method }),
+    }));
+    const res = await pool(api.port).request({
+      method: 'POST',
+      path: '/v1/servers?x=1',
+      headers: { authorization: 'Bearer t' },
+      body: '{"name":"näme"}',
+      timeoutMs: 5_000,
+    });
     expect(res.status).toBe(201);
     expect(res.statusText).toBe('Created');
     expect(res.headers.get('X-Request-Id')).toBe('r1');
     expect(JSON.parse(res.body.toString())).toEqual({ body: '{"name":"näme"}', method: 'POST' });
-    expect(api.seen[0]).toMatchObject({ url: '/v1/servers?x=1', headers: { host: `127.0.0.1:${api.port}`, authorization: 'Bearer t', 'content-length': String(Buffer.byteLength('{"name":"näme"}')) } });
+    expect(api.seen[0]).toMatchObject({
+      url: '/v1/servers?x=1',
+      headers: { host: `127.0.0.1:${api.port}`, authorization: 'Bearer t', 'content-length': String(Buffer.byteLength('{"name":"näme"}')) },
+    });
   });
 
   it('reuses one connection for sequential requests and opens more only for concurrent ones', async () => {
@@ -100,8 +120,12 @@ describe('Http1Pool', () => {
     const bytes = Buffer.from(body);
     const wire = Buffer.concat([
       Buffer.from('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n'),
-      Buffer.from(`5;ext=1\r\n`), bytes.subarray(0, 5), Buffer.from('\r\n'),
-      Buffer.from(`${(bytes.length - 5).toString(16)}\r\n`), bytes.subarray(5), Buffer.from('\r\n'),
+      Buffer.from(`5;ext=1\r\n`),
+      bytes.subarray(0, 5),
+      Buffer.from('\r\n'),
+      Buffer.from(`${(bytes.length - 5).toString(16)}\r\n`),
+      bytes.subarray(5),
+      Buffer.from('\r\n'),
       Buffer.from('0\r\nX-Trailer: t\r\n\r\n'),
     ]);
     const api = await rawServer((_head, socket) => {
@@ -136,7 +160,9 @@ describe('Http1Pool', () => {
   });
 
   it('answers 204, 304 and HEAD without waiting for a body', async () => {
-    const api = await httpServer((req) => (req.url === '/204' ? { status: 204 } : req.url === '/304' ? { status: 304 } : { status: 200, headers: { 'content-length': '10' } }));
+    const api = await httpServer((req) =>
+      req.url === '/204' ? { status: 204 } : req.url === '/304' ? { status: 304 } : { status: 200, headers: { 'content-length': '10' } },
+    );
     const p = pool(api.port);
     expect((await p.request({ method: 'DELETE', path: '/204', timeoutMs: 5_000 })).status).toBe(204);
     expect((await p.request(get('/304'))).status).toBe(304);
@@ -187,7 +213,9 @@ describe('Http1Pool', () => {
 
   it('fails with kind timeout when the server sends nothing within the timeout', async () => {
     const api = await rawServer(() => undefined);
-    const err = await pool(api.port).request(get('/', { timeoutMs: 100 })).catch((e: unknown) => e);
+    const err = await pool(api.port)
+      .request(get('/', { timeoutMs: 100 }))
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Http1Error);
     expect((err as Http1Error).kind).toBe('timeout');
   });
@@ -208,7 +236,9 @@ describe('Http1Pool', () => {
     const api = await rawServer(() => undefined);
     const port = api.port;
     await new Promise<void>((resolve) => (servers.pop() as NetServer).close(() => resolve()));
-    const err = await pool(port).request(get('/')).catch((e: unknown) => e);
+    const err = await pool(port)
+      .request(get('/'))
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ kind: 'network', code: 'ECONNREFUSED' });
   });
 

@@ -15,12 +15,33 @@
 import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect, createSecureContext, type ConnectionOptions, type SecureContext, type TLSSocket } from 'node:tls';
 import {
-  bodyLength, framingOf, hostHeader, Http1Error, parseHead, replayable, requestHead,
-  type BodySink, type Http1Head, type Http1Origin, type Http1Request, type Http1Response, type ParsedHead,
+  bodyLength,
+  framingOf,
+  hostHeader,
+  Http1Error,
+  parseHead,
+  replayable,
+  requestHead,
+  type BodySink,
+  type Http1Head,
+  type Http1Origin,
+  type Http1Request,
+  type Http1Response,
+  type ParsedHead,
 } from './http1-message.ts';
 
 // The message types and the error are the pool's API: callers import them from here.
-export { Http1Error, Http1ErrorKinds, Http1Headers, type BodySink, type Http1ErrorKind, type Http1Head, type Http1Origin, type Http1Request, type Http1Response } from './http1-message.ts';
+export {
+  Http1Error,
+  Http1ErrorKinds,
+  Http1Headers,
+  type BodySink,
+  type Http1ErrorKind,
+  type Http1Head,
+  type Http1Origin,
+  type Http1Request,
+  type Http1Response,
+} from './http1-message.ts';
 
 export interface Http1PoolOptions {
   /** How long an idle connection is kept when the server advertises no keep-alive timeout (default 90 s, Go's). */
@@ -77,7 +98,9 @@ class Connection {
     this.idleTimeoutMs = idleTimeoutMs;
     socket.setNoDelay(true);
     socket.on('data', (data: Buffer) => this.#feed(data));
-    socket.on('error', (err: NodeJS.ErrnoException) => this.#die(new Http1Error('network', err.message, { cause: err, ...(err.code ? { code: err.code } : {}) })));
+    socket.on('error', (err: NodeJS.ErrnoException) =>
+      this.#die(new Http1Error('network', err.message, { cause: err, ...(err.code ? { code: err.code } : {}) })),
+    );
     socket.on('close', () => this.#closed());
     socket.on('timeout', () => {
       if (this.#ex) this.#die(new Http1Error('timeout', `no data for ${Math.round(this.#ex.req.timeoutMs / 1000)} s`));
@@ -116,7 +139,11 @@ class Connection {
       try {
         buf = this.#step(ex, buf);
       } catch (err) {
-        this.#die(err instanceof Http1Error ? err : new Http1Error('protocol', `the body sink failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
+        this.#die(
+          err instanceof Http1Error
+            ? err
+            : new Http1Error('protocol', `the body sink failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err }),
+        );
         return;
       }
     }
@@ -315,9 +342,11 @@ export class Http1Pool {
     } catch (err) {
       if (!(err instanceof StaleConnection)) throw err;
       if (!replayable(req) || this.#closed) throw err.failure;
-      return this.#open().exchange(req, sink, head).catch((again: unknown) => {
-        throw again instanceof StaleConnection ? again.failure : again;
-      });
+      return this.#open()
+        .exchange(req, sink, head)
+        .catch((again: unknown) => {
+          throw again instanceof StaleConnection ? again.failure : again;
+        });
     }
   }
 
@@ -357,7 +386,13 @@ export class Http1Pool {
   /** A TLS connection: the pool's one secure context, the server name, and the last session to resume. */
   #tlsConnect(host: string, port: number, tls: Http1Origin['tls'] = {}): TLSSocket {
     this.#secureContext ??= createSecureContext({ ca: tls.ca, cert: tls.cert, key: tls.key });
-    const options: ConnectionOptions = { host, port, ALPNProtocols: ['http/1.1'], secureContext: this.#secureContext, rejectUnauthorized: tls.rejectUnauthorized !== false };
+    const options: ConnectionOptions = {
+      host,
+      port,
+      ALPNProtocols: ['http/1.1'],
+      secureContext: this.#secureContext,
+      rejectUnauthorized: tls.rejectUnauthorized !== false,
+    };
     const servername = tls.servername ?? (isIP(host) === 0 ? host : undefined);
     if (servername !== undefined) options.servername = servername;
     const socket = tlsConnect(this.#session ? { ...options, session: this.#session } : options);

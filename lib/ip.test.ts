@@ -1,7 +1,29 @@
 import { describe, expect, it } from 'vitest';
 import {
-  bigIntToIpv6, canonicalIpv6, contains6, enclosingRange6, formatCidr6, ipv6ToBigInt, isIPv4Cidr, parseCidr6, rangeSize6, subtractCidrs,
-  blockOf, cidrContains, contains, formatCidr, hasHostBits, intToIp, ipToInt, isIPv4, nthAddress, overlaps, parseCidr, rangeContains, translateAddress, translateCidr,
+  bigIntToIpv6,
+  canonicalIpv6,
+  contains6,
+  enclosingRange6,
+  formatCidr6,
+  ipv6ToBigInt,
+  isIPv4Cidr,
+  parseCidr6,
+  rangeSize6,
+  subtractCidrs,
+  blockOf,
+  cidrContains,
+  contains,
+  formatCidr,
+  hasHostBits,
+  intToIp,
+  ipToInt,
+  isIPv4,
+  nthAddress,
+  overlaps,
+  parseCidr,
+  rangeContains,
+  translateAddress,
+  translateCidr,
 } from './ip.ts';
 
 describe('ipv4', () => {
@@ -73,7 +95,6 @@ describe('ipv4', () => {
     expect(subtractCidrs(['8.8.8.8/32'], ['8.8.8.0/24'])).toEqual([]);
   });
 });
-
 
 describe('ipv6', () => {
   it('converts addresses both ways in the canonical form (RFC 5952)', () => {

@@ -37,7 +37,9 @@ export function isIPv4Cidr(cidr: string): boolean {
 
 export function ipToInt(ip: string): number {
   if (!isIPv4(ip)) throw new Error(`not an IPv4 address: ${ip}`);
-  return ipaddr.IPv4.parse(ip).toByteArray().reduce((acc, b) => acc * 256 + b, 0);
+  return ipaddr.IPv4.parse(ip)
+    .toByteArray()
+    .reduce((acc, b) => acc * 256 + b, 0);
 }
 
 export function intToIp(n: number): string {
@@ -111,7 +113,10 @@ export function blockOf(ip: string, prefix: number): Range {
 type Interval = readonly [number, number];
 
 function intervalsOf(cidrs: readonly string[]): Interval[] {
-  const sorted = cidrs.map(parseCidr).map((r): Interval => [r.base, r.base + rangeSize(r) - 1]).sort((a, b) => a[0] - b[0]);
+  const sorted = cidrs
+    .map(parseCidr)
+    .map((r): Interval => [r.base, r.base + rangeSize(r) - 1])
+    .sort((a, b) => a[0] - b[0]);
   const out: [number, number][] = [];
   for (const [s, e] of sorted) {
     const last = out.at(-1);
@@ -153,7 +158,9 @@ const BITS = 128n;
 
 export function ipv6ToBigInt(ip: string): bigint {
   if (!isIPv6(ip)) throw new Error(`not an IPv6 address: ${ip}`);
-  return ipaddr.IPv6.parse(ip).toByteArray().reduce((acc, b) => (acc << 8n) | BigInt(b), 0n);
+  return ipaddr.IPv6.parse(ip)
+    .toByteArray()
+    .reduce((acc, b) => (acc << 8n) | BigInt(b), 0n);
 }
 
 /** The canonical text of the address `n` (RFC 5952: lowercase, the longest run of zero groups compressed). */

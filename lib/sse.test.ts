@@ -25,7 +25,10 @@ describe('readSse', () => {
     ['LF', '\n'],
   ])('yields every message of a stream whose lines end in %s', async (_name, eol) => {
     const stream = `id: 1${eol}data: one${eol}${eol}id: 2${eol}data: two${eol}${eol}`;
-    expect(await all(chunks(stream))).toEqual([{ id: '1', data: 'one' }, { id: '2', data: 'two' }]);
+    expect(await all(chunks(stream))).toEqual([
+      { id: '1', data: 'one' },
+      { id: '2', data: 'two' },
+    ]);
   });
 
   it('joins a message split across chunks, a CRLF and a multi-byte character included', async () => {

@@ -58,7 +58,14 @@ export class UndiciPool implements HttpPool {
       const onAbort = (): void => controller?.abort(new Http1Error('aborted', 'the request was aborted', { cause: req.signal?.reason }));
       const done = (): void => req.signal?.removeEventListener('abort', onAbort);
       req.signal?.addEventListener('abort', onAbort, { once: true });
-      const options = { path: req.path, method: req.method, headers: req.headers ?? {}, body: req.body ?? null, headersTimeout: req.timeoutMs, bodyTimeout: req.timeoutMs };
+      const options = {
+        path: req.path,
+        method: req.method,
+        headers: req.headers ?? {},
+        body: req.body ?? null,
+        headersTimeout: req.timeoutMs,
+        bodyTimeout: req.timeoutMs,
+      };
       this.#pool.dispatch(options, {
         onRequestStart: (c) => {
           controller = c;

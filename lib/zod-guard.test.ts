@@ -37,7 +37,10 @@ const valid = {
   v6: '2001:db8::1',
   created: '2026-01-01T00:00:00Z',
   cidrs: ['10.0.0.0/8'],
-  targets: [{ kind: 'server', server_id: 'srv-1' }, { kind: 'ip', ip: '10.1.2.3' }],
+  targets: [
+    { kind: 'server', server_id: 'srv-1' },
+    { kind: 'ip', ip: '10.1.2.3' },
+  ],
   flag: true,
   mixed: 3,
   anything: { x: [1] },
@@ -58,9 +61,39 @@ function prng(seed: number): () => number {
 }
 
 const POOL: unknown[] = [
-  null, 0, 1, -1, 1.5, 2, 65536, Number.NaN, Number.POSITIVE_INFINITY, '', 'a', 'srv-2', 'srv-!', 'error', '10.0.0.1', '10.0.0.256',
-  '::1', '::@1\\', '10.0.0.0/8', '10.0.0.0/33', '2026-01-01T00:00:00Z', '2026-13-01T00:00:00Z', 'a-very-long-name', true, false, [], {},
-  { kind: 'server', server_id: 'srv-2' }, { kind: 'ip', ip: '1.2.3.4' }, { kind: 'ip', ip: '1.2.3' }, { kind: 'x' }, { c: 1 }, { c: 2 },
+  null,
+  0,
+  1,
+  -1,
+  1.5,
+  2,
+  65536,
+  Number.NaN,
+  Number.POSITIVE_INFINITY,
+  '',
+  'a',
+  'srv-2',
+  'srv-!',
+  'error',
+  '10.0.0.1',
+  '10.0.0.256',
+  '::1',
+  '::@1\\',
+  '10.0.0.0/8',
+  '10.0.0.0/33',
+  '2026-01-01T00:00:00Z',
+  '2026-13-01T00:00:00Z',
+  'a-very-long-name',
+  true,
+  false,
+  [],
+  {},
+  { kind: 'server', server_id: 'srv-2' },
+  { kind: 'ip', ip: '1.2.3.4' },
+  { kind: 'ip', ip: '1.2.3' },
+  { kind: 'x' },
+  { c: 1 },
+  { c: 2 },
 ];
 
 type Container = Record<string, unknown> | unknown[];
@@ -99,7 +132,8 @@ function mutateObject(target: Record<string, unknown>, rnd: () => number, pick: 
   if (op < 0.6 && key !== undefined) target[key] = pick();
   else if (op < 0.75 && key !== undefined) delete target[key];
   // An own `__proto__` key, as JSON.parse makes one (an assignment would set the prototype).
-  else if (op < 0.9) Object.defineProperty(target, rnd() < 0.5 ? 'extra' : '__proto__', { value: pick(), enumerable: true, writable: true, configurable: true });
+  else if (op < 0.9)
+    Object.defineProperty(target, rnd() < 0.5 ? 'extra' : '__proto__', { value: pick(), enumerable: true, writable: true, configurable: true });
   else {
     const entries = Object.entries(target).reverse();
     for (const k of keys) delete target[k];
@@ -155,7 +189,13 @@ describe('zod-guard', () => {
   it('runs zod’s own checks: formats beyond their pattern, bounds, refinements', () => {
     const guard = guardOf(Thing)!;
     const at = (patch: Partial<Record<keyof typeof valid, unknown>>): boolean => guard({ ...structuredClone(valid), ...patch });
-    expect([at({ v6: '::@1\\' }), at({ port: 65536 }), at({ port: 1.5 }), at({ even: 3 }), at({ cidrs: ['1.0.0.0/8', '1.0.0.0/8', '1.0.0.0/8', '1.0.0.0/8'] })]).toEqual([false, false, false, false, false]);
+    expect([
+      at({ v6: '::@1\\' }),
+      at({ port: 65536 }),
+      at({ port: 1.5 }),
+      at({ even: 3 }),
+      at({ cidrs: ['1.0.0.0/8', '1.0.0.0/8', '1.0.0.0/8', '1.0.0.0/8'] }),
+    ]).toEqual([false, false, false, false, false]);
     const failed = parseChecked(Thing, { ...structuredClone(valid), even: 3 });
     expect(failed.success).toBe(false);
     expect(failed.error?.issues[0]?.path).toEqual(['even']);

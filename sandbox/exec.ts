@@ -223,10 +223,18 @@ class GroupHandle extends ChildProcessHandle {
   constructor(id: { name: string; pid: number; logFile: string }, sub: Subprocess) {
     const { name, pid } = id;
     reaper().track(-pid);
-    super(id, (signal) => signalGroup(pid, signal), sub, async () => {
-      if (signalGroup(pid, 'SIGTERM')) await waitFor(() => !signalGroup(pid, 0), { timeoutMs: 5000, description: `the rest of ${name}'s process group to exit` }).catch(() => signalGroup(pid, 'SIGKILL'));
-      reaper().untrack(-pid);
-    });
+    super(
+      id,
+      (signal) => signalGroup(pid, signal),
+      sub,
+      async () => {
+        if (signalGroup(pid, 'SIGTERM'))
+          await waitFor(() => !signalGroup(pid, 0), { timeoutMs: 5000, description: `the rest of ${name}'s process group to exit` }).catch(() =>
+            signalGroup(pid, 'SIGKILL'),
+          );
+        reaper().untrack(-pid);
+      },
+    );
   }
 }
 

@@ -55,7 +55,8 @@ export class SandboxOptionsError extends Error {
 /** Our TypeScript CCM speaks simcloud's /v1 only: a persona needs another CCM in the slot. */
 export function checkCloudAndCcm(cloud: CloudKind, ccm: CcmChoice): void {
   const unavailable = cloudOf(cloud).upstream.unavailable;
-  if (unavailable !== undefined && ccm.kind === 'upstream') throw new SandboxOptionsError(`--cloud ${cloud} cannot use --ccm upstream: ${unavailable}; use --ccm command or none`);
+  if (unavailable !== undefined && ccm.kind === 'upstream')
+    throw new SandboxOptionsError(`--cloud ${cloud} cannot use --ccm upstream: ${unavailable}; use --ccm command or none`);
   if (!cloudOf(cloud).builtinCcm && ccm.kind === 'builtin') {
     throw new SandboxOptionsError(`--cloud ${cloud} needs --ccm upstream, command or none: the builtin CCM speaks simcloud's /v1 API only`);
   }
@@ -65,7 +66,9 @@ export function checkCloudAndCcm(cloud: CloudKind, ccm: CcmChoice): void {
 export function defaultCcmFor(cloud: CloudKind): CcmChoice {
   const { ownCcm, upstream } = cloudOf(cloud);
   if (!cloudOf(cloud).builtinCcm && upstream.unavailable !== undefined) {
-    throw new SandboxOptionsError(`--cloud ${cloud} has no default CCM (${upstream.unavailable}): give --ccm command --ccm-command '${ownCcm?.command() ?? '<command>'}' or --ccm none`);
+    throw new SandboxOptionsError(
+      `--cloud ${cloud} has no default CCM (${upstream.unavailable}): give --ccm command --ccm-command '${ownCcm?.command() ?? '<command>'}' or --ccm none`,
+    );
   }
   return cloudOf(cloud).builtinCcm ? { kind: 'builtin' } : { kind: 'upstream' };
 }

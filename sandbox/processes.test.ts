@@ -14,8 +14,14 @@ describe('launchProcess', () => {
   it('resolves with the probe value once the process is ready, and stop ends it', async () => {
     const logFile = join(dir, 'ready.log');
     const { process: proc, ready } = await launchProcess({
-      exec, name: 'ready', command: 'sh', args: ['-c', 'echo "listening on 4242"; exec sleep 60'], env: {}, logFile,
-      ready: () => /listening on (\d+)/.exec(readLog(logFile))?.[1], readyDescription: 'the port line',
+      exec,
+      name: 'ready',
+      command: 'sh',
+      args: ['-c', 'echo "listening on 4242"; exec sleep 60'],
+      env: {},
+      logFile,
+      ready: () => /listening on (\d+)/.exec(readLog(logFile))?.[1],
+      readyDescription: 'the port line',
     });
     expect(ready).toBe('4242');
     expect(proc.isRunning()).toBe(true);
@@ -26,8 +32,15 @@ describe('launchProcess', () => {
   it('reports a process that exits during start-up with its exit and the last lines of its log', async () => {
     const logFile = join(dir, 'bad.log');
     const start = launchProcess({
-      exec, name: 'bad', describe: 'the CCM command `nope`', command: 'sh', args: ['-c', 'echo first; echo "nope: not found" >&2; exit 127'], env: {}, logFile,
-      ready: () => false, readyDescription: 'never',
+      exec,
+      name: 'bad',
+      describe: 'the CCM command `nope`',
+      command: 'sh',
+      args: ['-c', 'echo first; echo "nope: not found" >&2; exit 127'],
+      env: {},
+      logFile,
+      ready: () => false,
+      readyDescription: 'never',
     });
     await expect(start).rejects.toThrow(LaunchError);
     await expect(start).rejects.toThrow(/^the CCM command `nope` exited during start-up \(exit code 127\); last lines of .*bad\.log:\nfirst\nnope: not found$/);
@@ -37,8 +50,18 @@ describe('launchProcess', () => {
     const logFile = join(dir, 'slow.log');
     let pid = 0;
     const start = launchProcess({
-      exec, name: 'slow', command: 'sh', args: ['-c', 'echo $$ starting; exec sleep 60'], env: {}, logFile, timeoutMs: 300,
-      ready: () => { pid = Number(readLog(logFile).split(' ')[0]); return false; }, readyDescription: 'a readiness that never comes',
+      exec,
+      name: 'slow',
+      command: 'sh',
+      args: ['-c', 'echo $$ starting; exec sleep 60'],
+      env: {},
+      logFile,
+      timeoutMs: 300,
+      ready: () => {
+        pid = Number(readLog(logFile).split(' ')[0]);
+        return false;
+      },
+      readyDescription: 'a readiness that never comes',
     });
     await expect(start).rejects.toThrow(/^slow did not start: timed out after 300 ms waiting for a readiness that never comes/);
     expect(pid).toBeGreaterThan(0);
@@ -48,8 +71,15 @@ describe('launchProcess', () => {
   it('stops the whole process group of a shell command line, children included', async () => {
     const logFile = join(dir, 'group.log');
     const { process: proc } = await launchProcess({
-      exec, name: 'group', command: 'sh', args: ['-c', 'sleep 60 & echo child $!; sleep 60'], env: {}, logFile, group: true,
-      ready: () => /child (\d+)/.exec(readLog(logFile))?.[1], readyDescription: 'the child pid',
+      exec,
+      name: 'group',
+      command: 'sh',
+      args: ['-c', 'sleep 60 & echo child $!; sleep 60'],
+      env: {},
+      logFile,
+      group: true,
+      ready: () => /child (\d+)/.exec(readLog(logFile))?.[1],
+      readyDescription: 'the child pid',
     });
     const child = Number(/child (\d+)/.exec(readLog(logFile))?.[1]);
     expect(processAlive(child)).toBe(true);

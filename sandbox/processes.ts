@@ -58,7 +58,12 @@ export async function launchProcess<T>(launch: ProcessLaunch<T>): Promise<Launch
   launch.onSpawned?.(proc);
   const signal = exitSignal(proc, () => `${what} exited`);
   try {
-    const ready = await waitFor(launch.ready, { timeoutMs: launch.timeoutMs ?? 30_000, ...(launch.intervalMs ? { intervalMs: launch.intervalMs } : {}), description: launch.readyDescription, signal });
+    const ready = await waitFor(launch.ready, {
+      timeoutMs: launch.timeoutMs ?? 30_000,
+      ...(launch.intervalMs ? { intervalMs: launch.intervalMs } : {}),
+      description: launch.readyDescription,
+      signal,
+    });
     return { process: proc, ready };
   } catch (err) {
     const exitedEarly = signal.aborted;
@@ -108,7 +113,8 @@ export async function startSimcloudProcess(launch: SimcloudLaunch): Promise<Simc
   const dataPath = launch.dataPath === undefined ? join(launch.stateDir, 'simcloud', 'db.json') : launch.dataPath;
   const args = [SIMCLOUD_CLI, 'serve', '--host=127.0.0.1', '--port=0', ...(dataPath === null ? [] : [`--data=${dataPath}`]), ...(launch.extraArgs ?? [])];
   const logFile = join(launch.stateDir, 'logs', 'simcloud.log');
-  const healthy = async (url: string): Promise<boolean> => (await fetch(`${url}/_sim/health`, { headers: { authorization: `Bearer ${launch.adminToken}` } })).ok;
+  const healthy = async (url: string): Promise<boolean> =>
+    (await fetch(`${url}/_sim/health`, { headers: { authorization: `Bearer ${launch.adminToken}` } })).ok;
   const { process: proc, ready: url } = await launchProcess({
     exec: launch.exec,
     name: 'simcloud',

@@ -61,10 +61,13 @@ async function deleteLoadBalancerServices(core: CoreV1Api): Promise<number> {
 async function serversAtRest(t: ResetTargets): Promise<Server[]> {
   const list = (): Promise<Server[]> => t.client.servers.listAll({}, t.callOptions);
   try {
-    return await waitFor(async () => {
-      const servers = await list();
-      return !servers.some((s) => s.status === 'stopping') && servers;
-    }, { timeoutMs: STOPPING_WAIT_MS, intervalMs: 250, description: 'servers to finish powering off' });
+    return await waitFor(
+      async () => {
+        const servers = await list();
+        return !servers.some((s) => s.status === 'stopping') && servers;
+      },
+      { timeoutMs: STOPPING_WAIT_MS, intervalMs: 250, description: 'servers to finish powering off' },
+    );
   } catch (err) {
     if (!(err instanceof WaitTimeoutError)) throw err;
     return list();

@@ -93,20 +93,62 @@ export class Sandbox {
     this.#save();
     try {
       const kubeVip = cloudOf(this.options.cloud ?? DEFAULT_CLOUD).kubeVip === true;
-      const runtime = await createRuntime(this.options.runtime, { cloud: () => this.#requireCloud(), subscribe: (h) => this.subscribe(h), progress: this.options.progress, kubeVip });
+      const runtime = await createRuntime(this.options.runtime, {
+        cloud: () => this.#requireCloud(),
+        subscribe: (h) => this.subscribe(h),
+        progress: this.options.progress,
+        kubeVip,
+      });
       this.#runtime = runtime;
       // Side by side where nothing orders them: local's control plane boots while simcloud starts, the CCM
       // starts while the machines are created and their kubelets register (docs/performance.md).
       await startInOrder<ClusterAccess>({
-        ...(prestarts(runtime) ? { prestart: () => this.#step(`control plane (${runtime.name})`, () => runtime.prestart(this.#baseContext()), () => 'API ready') } : {}),
-        simcloud: () => this.#step('simcloud', () => this.#startSimcloud(), (url) => url),
-        cluster: () => this.#step(`cluster (${this.options.runtime})`, () => this.#startCluster(), (c) => `${c.machines.length} machines`),
-        ccm: (access) => this.#step(`ccm (${this.ccmChoice.kind})`, () => this.#startCcm(access), (d) => d),
+        ...(prestarts(runtime)
+          ? {
+              prestart: () =>
+                this.#step(
+                  `control plane (${runtime.name})`,
+                  () => runtime.prestart(this.#baseContext()),
+                  () => 'API ready',
+                ),
+            }
+          : {}),
+        simcloud: () =>
+          this.#step(
+            'simcloud',
+            () => this.#startSimcloud(),
+            (url) => url,
+          ),
+        cluster: () =>
+          this.#step(
+            `cluster (${this.options.runtime})`,
+            () => this.#startCluster(),
+            (c) => `${c.machines.length} machines`,
+          ),
+        ccm: (access) =>
+          this.#step(
+            `ccm (${this.ccmChoice.kind})`,
+            () => this.#startCcm(access),
+            (d) => d,
+          ),
         ccmNeedsCluster: !EARLY_CCM_KINDS.has(this.ccmChoice.kind),
       });
       // An empty slot leaves the nodes tainted until the user's own CCM runs.
       const nodes = this.options.waitForNodes !== false && this.ccmChoice.kind !== 'none';
-      await settleAll([nodes ? this.#step('nodes initialized', () => this.#waitForNodes(), (d) => d) : Promise.resolve(undefined), this.#step('console', () => this.#startConsole(), (url) => url)]);
+      await settleAll([
+        nodes
+          ? this.#step(
+              'nodes initialized',
+              () => this.#waitForNodes(),
+              (d) => d,
+            )
+          : Promise.resolve(undefined),
+        this.#step(
+          'console',
+          () => this.#startConsole(),
+          (url) => url,
+        ),
+      ]);
       this.#state = { ...this.#state, status: SandboxStatus.ready, readyAt: new Date().toISOString() };
     } catch (err) {
       this.#state = { ...this.#state, status: SandboxStatus.failed, error: err instanceof Error ? err.message : String(err) };
@@ -193,11 +235,16 @@ export class Sandbox {
   /** Runs one step of up(): a progress line when it starts and when it is done, its record in state.json. */
   async #step<T>(name: string, fn: () => Promise<T>, detail: (value: T) => string | undefined): Promise<T> {
     this.options.progress?.(`${name} ...`);
-    return timed(name, fn, (record) => {
-      this.#state = { ...this.#state, steps: [...this.#state.steps, record] };
-      this.options.progress?.(`${name} done in ${(record.durationMs / 1000).toFixed(1)} s${record.detail ? ` (${record.detail})` : ''}`);
-      this.#save();
-    }, { detail });
+    return timed(
+      name,
+      fn,
+      (record) => {
+        this.#state = { ...this.#state, steps: [...this.#state.steps, record] };
+        this.options.progress?.(`${name} done in ${(record.durationMs / 1000).toFixed(1)} s${record.detail ? ` (${record.detail})` : ''}`);
+        this.#save();
+      },
+      { detail },
+    );
   }
 
   /** A phase inside a step (etcd, machines created, ...): recorded, no progress line. */
@@ -214,7 +261,12 @@ export class Sandbox {
     // A runtime whose VIPs must live on its machines' network (kind on Linux) gets simcloud's VIP pool there.
     const vipPool = this.#runtime?.cloudNetwork?.()?.vipPool;
     const plan = this.options.addressPlan;
-    const extraArgs = [...(plan?.simcloudArgs ?? []), ...(vipPool ? [`--pool=lb_vip=${vipPool}`] : []), ...this.#allowedHostArgs(), ...(this.options.simcloudArgs ?? [])];
+    const extraArgs = [
+      ...(plan?.simcloudArgs ?? []),
+      ...(vipPool ? [`--pool=lb_vip=${vipPool}`] : []),
+      ...this.#allowedHostArgs(),
+      ...(this.options.simcloudArgs ?? []),
+    ];
     const s = await startSimcloudProcess({ exec: this.exec, stateDir: this.options.stateDir, token, adminToken, extraArgs });
     this.#simcloudProcess = s.process;
     this.#state = { ...this.#state, logs: { ...this.#state.logs, simcloud: s.process.logFile } };
@@ -243,7 +295,9 @@ export class Sandbox {
     const cloud = cloudOf(this.options.cloud ?? DEFAULT_CLOUD);
     const machines = cloud.machines?.({ endpoint: url, token });
     return new SimcloudSandboxCloud({
-      client: this.client, clusterName: this.options.name, ...(plan ? { networkRange: plan.networkRange } : {}),
+      client: this.client,
+      clusterName: this.options.name,
+      ...(plan ? { networkRange: plan.networkRange } : {}),
       ...(machines ? { persona: { kind: cloud.kind, machines } } : {}),
     });
   }
@@ -302,7 +356,13 @@ export class Sandbox {
     const prepare = cloudOf(this.options.cloud ?? DEFAULT_CLOUD).prepareCcm;
     if (prepare === undefined) return;
     const { ccmDir } = await import('./ccm/launch.ts');
-    await prepare({ endpoint: s.url, token: s.token, network: this.options.name, zone: SANDBOX_DEFAULTS.zone, ccmDir: privateDir(ccmDir(this.options.stateDir)) });
+    await prepare({
+      endpoint: s.url,
+      token: s.token,
+      network: this.options.name,
+      zone: SANDBOX_DEFAULTS.zone,
+      ccmDir: privateDir(ccmDir(this.options.stateDir)),
+    });
   }
 
   async #startConsole(): Promise<string> {
@@ -315,7 +375,11 @@ export class Sandbox {
   async #waitForNodes(): Promise<string> {
     const cluster = this.#cluster;
     if (!cluster) throw new Error('no cluster');
-    const [{ CoreV1Api }, { PooledKubeConfig }, { UNINITIALIZED_TAINT }] = await Promise.all([import('@kubernetes/client-node'), import('./kube/pooled-kubeconfig.ts'), import('./kubelet/node-object.ts')]);
+    const [{ CoreV1Api }, { PooledKubeConfig }, { UNINITIALIZED_TAINT }] = await Promise.all([
+      import('@kubernetes/client-node'),
+      import('./kube/pooled-kubeconfig.ts'),
+      import('./kubelet/node-object.ts'),
+    ]);
     const kc = new PooledKubeConfig();
     kc.loadFromFile(cluster.kubeconfigPath);
     const core = kc.makeApiClient(CoreV1Api);

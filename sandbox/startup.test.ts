@@ -23,17 +23,28 @@ describe('timed', () => {
   it('records the name, the start on its clock, the duration and the detail of what the step returned', async () => {
     const clock = new FakeClock(Date.parse('2026-01-01T00:00:00.000Z'));
     const records: StepRecord[] = [];
-    const value = await timed('etcd', async () => {
-      await clock.advance(1500);
-      return 3;
-    }, (r) => records.push(r), { clock, detail: (n) => `${n} nodes` });
+    const value = await timed(
+      'etcd',
+      async () => {
+        await clock.advance(1500);
+        return 3;
+      },
+      (r) => records.push(r),
+      { clock, detail: (n) => `${n} nodes` },
+    );
     expect(value).toBe(3);
     expect(records).toEqual([{ name: 'etcd', startedAt: '2026-01-01T00:00:00.000Z', durationMs: 1500, detail: '3 nodes' }]);
   });
 
   it('records nothing for a step that fails, and passes the failure on', async () => {
     const records: StepRecord[] = [];
-    await expect(timed('simcloud', () => Promise.reject(new Error('no port')), (r) => records.push(r))).rejects.toThrow('no port');
+    await expect(
+      timed(
+        'simcloud',
+        () => Promise.reject(new Error('no port')),
+        (r) => records.push(r),
+      ),
+    ).rejects.toThrow('no port');
     expect(records).toEqual([]);
   });
 });
@@ -59,15 +70,22 @@ describe('settleAll', () => {
 
 describe('spanMs', () => {
   it('counts overlapping records once: first start to last end', () => {
-    expect(spanMs([
-      { name: 'a', startedAt: '2026-01-01T00:00:00.000Z', durationMs: 3000 },
-      { name: 'b', startedAt: '2026-01-01T00:00:00.500Z', durationMs: 1000 },
-      { name: 'c', startedAt: '2026-01-01T00:00:02.000Z', durationMs: 2000 },
-    ])).toBe(4000);
+    expect(
+      spanMs([
+        { name: 'a', startedAt: '2026-01-01T00:00:00.000Z', durationMs: 3000 },
+        { name: 'b', startedAt: '2026-01-01T00:00:00.500Z', durationMs: 1000 },
+        { name: 'c', startedAt: '2026-01-01T00:00:02.000Z', durationMs: 2000 },
+      ]),
+    ).toBe(4000);
   });
 
   it('sums records without a start (state files from before steps overlapped)', () => {
-    expect(spanMs([{ name: 'a', durationMs: 500 }, { name: 'b', durationMs: 700 }])).toBe(1200);
+    expect(
+      spanMs([
+        { name: 'a', durationMs: 500 },
+        { name: 'b', durationMs: 700 },
+      ]),
+    ).toBe(1200);
   });
 });
 
@@ -76,10 +94,12 @@ describe('startInOrder', () => {
   function steps(withPrestart: boolean, ccmNeedsCluster = false) {
     const started: string[] = [];
     const g = { prestart: gate<Access>(), simcloud: gate<void>(), cluster: gate<Access>(), ccm: gate<void>() };
-    const step = <T>(name: keyof typeof g, p: Promise<T>) => () => {
-      started.push(name);
-      return p;
-    };
+    const step =
+      <T>(name: keyof typeof g, p: Promise<T>) =>
+      () => {
+        started.push(name);
+        return p;
+      };
     const run = startInOrder<Access>({
       ...(withPrestart ? { prestart: step('prestart', g.prestart.promise) } : {}),
       simcloud: step('simcloud', g.simcloud.promise),

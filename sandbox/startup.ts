@@ -16,7 +16,12 @@ const SYSTEM_CLOCK: NowClock = { now: () => Date.now() };
  * Runs `fn` and hands `sink` its record, with `detail(value)` when given. A failure is not recorded: the
  * error says what went wrong, and a duration up to a failure means little.
  */
-export async function timed<T>(name: string, fn: () => Promise<T>, sink: RecordSink, options: { readonly clock?: NowClock; readonly detail?: (value: T) => string | undefined } = {}): Promise<T> {
+export async function timed<T>(
+  name: string,
+  fn: () => Promise<T>,
+  sink: RecordSink,
+  options: { readonly clock?: NowClock; readonly detail?: (value: T) => string | undefined } = {},
+): Promise<T> {
   const clock = options.clock ?? SYSTEM_CLOCK;
   const started = clock.now();
   const value = await fn();

@@ -20,7 +20,8 @@ function progress(message: string): void {
 }
 
 function what(opts: BenchOptions): string {
-  if (opts.compare) return `ours over http1, undici and http2, each before upstream, at parity${opts.rounds > 1 ? `, ${opts.rounds} rounds` : ''}${opts.tuned ? ', then ours tuned' : ''}`;
+  if (opts.compare)
+    return `ours over http1, undici and http2, each before upstream, at parity${opts.rounds > 1 ? `, ${opts.rounds} rounds` : ''}${opts.tuned ? ', then ours tuned' : ''}`;
   return `${opts.ccm === 'upstream' ? 'the upstream Go CCM, ' : ''}profile ${opts.profile}`;
 }
 
@@ -30,8 +31,11 @@ async function main(): Promise<void> {
     return;
   }
   const opts = parseBenchArgs(process.argv.slice(2));
-  progress(`bench: ${opts.scenarios.join(' ')} at ${opts.nodes} nodes, ${what(opts)}, ${opts.runs} run(s)${opts.heavyRuns !== opts.runs ? ` (${opts.heavyRuns} for S1, S2, S7 and the big/slow LB bursts at this fleet size; --runs to override)` : ''}${opts.smoke ? ', smoke' : ''}`);
-  if (opts.scenarios.includes('S4') && opts.restMinutes < 10) progress(`note: S4 rest window shortened to ${opts.restMinutes} min (--rest-minutes); the target is for 10 min`);
+  progress(
+    `bench: ${opts.scenarios.join(' ')} at ${opts.nodes} nodes, ${what(opts)}, ${opts.runs} run(s)${opts.heavyRuns !== opts.runs ? ` (${opts.heavyRuns} for S1, S2, S7 and the big/slow LB bursts at this fleet size; --runs to override)` : ''}${opts.smoke ? ', smoke' : ''}`,
+  );
+  if (opts.scenarios.includes('S4') && opts.restMinutes < 10)
+    progress(`note: S4 rest window shortened to ${opts.restMinutes} min (--rest-minutes); the target is for 10 min`);
   const report = await (opts.compare ? runCompare : runBench)(opts, progress);
   process.stdout.write(`\n${report.table}\n\nresults: ${report.file}${warnings ? ` (${warnings} kubelet/runtime warnings)` : ''}\n`);
 }
@@ -39,7 +43,9 @@ async function main(): Promise<void> {
 main().then(
   () => process.exit(0),
   (err: unknown) => {
-    process.stderr.write(err instanceof UsageError ? `${err.message}\n${USAGE}\n` : `bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.stderr.write(
+      err instanceof UsageError ? `${err.message}\n${USAGE}\n` : `bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
     process.exit(err instanceof UsageError ? 2 : 1);
   },
 );

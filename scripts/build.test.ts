@@ -24,7 +24,11 @@ describe('the CCM bundle (npm run build)', () => {
     expect(bad.stderr.trim().split('\n')).toEqual(['simcloud-ccm: unknown flag --no-such-flag; see --help']);
     // A kubeconfig it cannot use is named before the cloud is probed (nothing listens on port 9), in one line, exit 2.
     const missing = join(dir, 'no-such-kubeconfig');
-    const badKube = await execa(process.execPath, [out, '--kubeconfig', missing], { cwd: dir, reject: false, env: { SIMCLOUD_ENDPOINT: 'http://127.0.0.1:9', SIMCLOUD_TOKEN: 'sc-test-token' } });
+    const badKube = await execa(process.execPath, [out, '--kubeconfig', missing], {
+      cwd: dir,
+      reject: false,
+      env: { SIMCLOUD_ENDPOINT: 'http://127.0.0.1:9', SIMCLOUD_TOKEN: 'sc-test-token' },
+    });
     expect(badKube.exitCode).toBe(2);
     expect(badKube.stderr.trim().split('\n')).toEqual([`simcloud-ccm: --kubeconfig ${missing}: no such file`]);
   }, 60_000);

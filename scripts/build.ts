@@ -23,7 +23,9 @@ const BUILTIN = new RegExp(`^(node:)?(${builtinModules.map((m) => m.replace(/[/.
 const builtinsViaRequire: Plugin = {
   name: 'builtins-via-require',
   setup(b) {
-    b.onResolve({ filter: BUILTIN }, (args) => (args.namespace === 'node-builtin' ? { path: args.path, external: true } : { path: args.path, namespace: 'node-builtin' }));
+    b.onResolve({ filter: BUILTIN }, (args) =>
+      args.namespace === 'node-builtin' ? { path: args.path, external: true } : { path: args.path, namespace: 'node-builtin' },
+    );
     b.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
   },
 };

@@ -22,7 +22,9 @@ describe('the demo attributes each CCM call to its interface method', () => {
       "meanwhile, not this step's: Routes.CreateRoute x1",
     ]);
     expect(ledger.count('CreateRoute')).toBe(1);
-    expect(stepCallLines(ledger.calls, ['ListRoutes', 'CreateRoute', 'DeleteRoute'])[0]).toBe('cloud calls for Routes.ListRoutes / Routes.CreateRoute / Routes.DeleteRoute: 1');
+    expect(stepCallLines(ledger.calls, ['ListRoutes', 'CreateRoute', 'DeleteRoute'])[0]).toBe(
+      'cloud calls for Routes.ListRoutes / Routes.CreateRoute / Routes.DeleteRoute: 1',
+    );
   });
 
   it('never lists a method no call was seen for', () => {

@@ -9,9 +9,16 @@ import type { CloudMethod } from '../src/cloud/provider.ts';
 /** The interface of `k8s.io/cloud-provider` each method belongs to, for `InstancesV2.InstanceMetadata`. */
 const INTERFACE: Readonly<Record<CloudMethod, string>> = {
   Initialize: 'Interface',
-  InstanceExists: 'InstancesV2', InstanceShutdown: 'InstancesV2', InstanceMetadata: 'InstancesV2',
-  GetLoadBalancer: 'LoadBalancer', EnsureLoadBalancer: 'LoadBalancer', UpdateLoadBalancer: 'LoadBalancer', EnsureLoadBalancerDeleted: 'LoadBalancer',
-  ListRoutes: 'Routes', CreateRoute: 'Routes', DeleteRoute: 'Routes',
+  InstanceExists: 'InstancesV2',
+  InstanceShutdown: 'InstancesV2',
+  InstanceMetadata: 'InstancesV2',
+  GetLoadBalancer: 'LoadBalancer',
+  EnsureLoadBalancer: 'LoadBalancer',
+  UpdateLoadBalancer: 'LoadBalancer',
+  EnsureLoadBalancerDeleted: 'LoadBalancer',
+  ListRoutes: 'Routes',
+  CreateRoute: 'Routes',
+  DeleteRoute: 'Routes',
 };
 
 export const qualified = (m: CloudMethod): string => `${INTERFACE[m]}.${m}`;

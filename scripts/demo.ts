@@ -43,7 +43,11 @@ function say(text: string): void {
 async function flush(demo: Demo): Promise<void> {
   const marker = `demo-flush-${demo.ledger.step}-${Date.now().toString(36)}`;
   await demo.client.servers.listAll({ name: marker });
-  await waitFor(() => [...demo.ledger.own].some((p) => p.includes(marker)), { timeoutMs: 10_000, intervalMs: 20, description: "simcloud's event stream to catch up" });
+  await waitFor(() => [...demo.ledger.own].some((p) => p.includes(marker)), {
+    timeoutMs: 10_000,
+    intervalMs: 20,
+    description: "simcloud's event stream to catch up",
+  });
 }
 
 interface StepText {
@@ -77,15 +81,23 @@ async function schedulingFailures(demo: Demo, app: string): Promise<string[]> {
 }
 
 /** Polls a Node until `done`, remembering whether it was ever seen with the uninitialized taint and NotReady. */
-async function watchNode(demo: Demo, name: string, done: (n: V1Node | undefined) => boolean, description: string): Promise<{ node: V1Node | undefined; sawTaint: boolean; sawNotReady: boolean }> {
+async function watchNode(
+  demo: Demo,
+  name: string,
+  done: (n: V1Node | undefined) => boolean,
+  description: string,
+): Promise<{ node: V1Node | undefined; sawTaint: boolean; sawNotReady: boolean }> {
   let sawTaint = false;
   let sawNotReady = false;
-  const node = await waitFor(async () => {
-    const n = await readNode(demo, name);
-    sawTaint ||= tainted(n, UNINITIALIZED_TAINT);
-    sawNotReady ||= n !== undefined && ready(n) !== 'True';
-    return done(n) ? { n } : undefined;
-  }, { timeoutMs: 90_000, intervalMs: 100, description });
+  const node = await waitFor(
+    async () => {
+      const n = await readNode(demo, name);
+      sawTaint ||= tainted(n, UNINITIALIZED_TAINT);
+      sawNotReady ||= n !== undefined && ready(n) !== 'True';
+      return done(n) ? { n } : undefined;
+    },
+    { timeoutMs: 90_000, intervalMs: 100, description },
+  );
   return { node: node.n, sawTaint, sawNotReady };
 }
 
@@ -105,19 +117,39 @@ async function nodeInit(demo: Demo, name: string, app: string): Promise<string[]
   const labels = { app };
   await demo.apps.createNamespacedDeployment({
     namespace: 'default',
-    body: { metadata: { name: app, labels }, spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { nodeSelector: { 'kubernetes.io/hostname': name }, containers: [{ name: 'web', image: 'nginx' }] } } } },
+    body: {
+      metadata: { name: app, labels },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: labels },
+        template: { metadata: { labels }, spec: { nodeSelector: { 'kubernetes.io/hostname': name }, containers: [{ name: 'web', image: 'nginx' }] } },
+      },
+    },
   });
-  const [pendingBecause] = await waitFor(async () => {
-    const messages = await schedulingFailures(demo, app);
-    return messages.length > 0 ? messages : undefined;
-  }, { timeoutMs: 60_000, intervalMs: 200, description: 'FailedScheduling for the pinned pods' });
+  const [pendingBecause] = await waitFor(
+    async () => {
+      const messages = await schedulingFailures(demo, app);
+      return messages.length > 0 ? messages : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 200, description: 'FailedScheduling for the pinned pods' },
+  );
   const server = await demo.cloud.registerServer({ name, role: 'worker' });
-  const { node, sawTaint } = await watchNode(demo, name, (n) => n !== undefined && !tainted(n, UNINITIALIZED_TAINT) && (n.status?.addresses ?? []).length > 0, `${name} to be initialised`);
+  const { node, sawTaint } = await watchNode(
+    demo,
+    name,
+    (n) => n !== undefined && !tainted(n, UNINITIALIZED_TAINT) && (n.status?.addresses ?? []).length > 0,
+    `${name} to be initialised`,
+  );
   const initialisedAt = Date.now();
-  const pods = await waitFor(async () => {
-    const list = (await demo.core.listNamespacedPod({ namespace: 'default', labelSelector: `app=${app}` })).items.filter((p) => p.status?.phase === 'Running' && !p.metadata?.deletionTimestamp);
-    return list.length === 2 ? list : undefined;
-  }, { timeoutMs: 60_000, intervalMs: 100, description: 'the pinned pods Running' });
+  const pods = await waitFor(
+    async () => {
+      const list = (await demo.core.listNamespacedPod({ namespace: 'default', labelSelector: `app=${app}` })).items.filter(
+        (p) => p.status?.phase === 'Running' && !p.metadata?.deletionTimestamp,
+      );
+      return list.length === 2 ? list : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 100, description: 'the pinned pods Running' },
+  );
   const later = (await schedulingFailures(demo, app)).filter((m) => m !== pendingBecause);
   const seen = sawTaint ? ` and the demo saw it carry ${UNINITIALIZED_TAINT}` : ' (already initialised when the demo first read it)';
   return [
@@ -133,24 +165,43 @@ async function loadBalancer(demo: Demo, service: string): Promise<string[]> {
   const labels = { app: service };
   await demo.apps.createNamespacedDeployment({
     namespace: 'default',
-    body: { metadata: { name: service, labels }, spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels, annotations: { [REPLIES_ANNOTATION]: STAND_IN_REPLIES } }, spec: { containers: [{ name: 'echo', image: 'nginx', ports: [{ containerPort: 8080 }] }] } } } },
+    body: {
+      metadata: { name: service, labels },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: labels },
+        template: {
+          metadata: { labels, annotations: { [REPLIES_ANNOTATION]: STAND_IN_REPLIES } },
+          spec: { containers: [{ name: 'echo', image: 'nginx', ports: [{ containerPort: 8080 }] }] },
+        },
+      },
+    },
   });
-  await demo.core.createNamespacedService({ namespace: 'default', body: { metadata: { name: service }, spec: { type: 'LoadBalancer', selector: labels, ports: [{ port: 80, targetPort: 8080 }] } } });
-  const svc = await waitFor(async () => {
-    const s = await demo.core.readNamespacedService({ name: service, namespace: 'default' });
-    return s.status?.loadBalancer?.ingress?.[0]?.ip ? s : undefined;
-  }, { timeoutMs: 60_000, intervalMs: 200, description: 'an ingress IP' });
+  await demo.core.createNamespacedService({
+    namespace: 'default',
+    body: { metadata: { name: service }, spec: { type: 'LoadBalancer', selector: labels, ports: [{ port: 80, targetPort: 8080 }] } },
+  });
+  const svc = await waitFor(
+    async () => {
+      const s = await demo.core.readNamespacedService({ name: service, namespace: 'default' });
+      return s.status?.loadBalancer?.ingress?.[0]?.ip ? s : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 200, description: 'an ingress IP' },
+  );
   const vip = svc.status?.loadBalancer?.ingress?.[0]?.ip ?? '';
   const finalizers = svc.metadata?.finalizers ?? [];
   const nodes = new Set<string>();
   const pods = new Set<string>();
-  await waitFor(async () => {
-    const res = await fetch(`http://${vip}/`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
-    const reply = res?.ok ? ((await res.json()) as { node: string; pod: string | null }) : undefined;
-    if (reply) nodes.add(reply.node);
-    if (reply?.pod) pods.add(reply.pod);
-    return nodes.size >= 2 && pods.size >= 2;
-  }, { timeoutMs: 60_000, intervalMs: 100, description: 'traffic through the VIP to both pods' });
+  await waitFor(
+    async () => {
+      const res = await fetch(`http://${vip}/`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
+      const reply = res?.ok ? ((await res.json()) as { node: string; pod: string | null }) : undefined;
+      if (reply) nodes.add(reply.node);
+      if (reply?.pod) pods.add(reply.pod);
+      return nodes.size >= 2 && pods.size >= 2;
+    },
+    { timeoutMs: 60_000, intervalMs: 100, description: 'traffic through the VIP to both pods' },
+  );
   const lbs = await demo.client.loadBalancers.listAll();
   const lb = lbs.find((l) => l.public_ipv4 === vip);
   return [
@@ -180,7 +231,9 @@ async function deletion(demo: Demo, name: string, service: string): Promise<stri
   await demo.client.servers.delete(server.id);
   const { sawNotReady } = await watchNode(demo, name, (n) => n === undefined, `Node ${name} deleted`);
   const exists = demo.ledger.calls.filter((c) => c.step === demo.ledger.step && c.method === CloudMethod.instanceExists);
-  const lines = [`server ${name} deleted; the demo saw Node ${name} ${sawNotReady ? 'go NotReady, then' : ''} disappear${exists.some((c) => c.call.status === 404) ? ' after InstanceExists got not found from the cloud' : ''}`];
+  const lines = [
+    `server ${name} deleted; the demo saw Node ${name} ${sawNotReady ? 'go NotReady, then' : ''} disappear${exists.some((c) => c.call.status === 404) ? ' after InstanceExists got not found from the cloud' : ''}`,
+  ];
   // The service controller's node sync updates the targets (UpdateLoadBalancer) on its own period: say so only if seen.
   const updates = demo.ledger.count(CloudMethod.updateLoadBalancer, demo.ledger.step);
   if (updates > 0) lines.push(`the targets of Service ${service}'s load balancer were updated (UpdateLoadBalancer, ${updates} call(s))`);
@@ -191,11 +244,17 @@ async function routes(demo: Demo): Promise<string[]> {
   const network = (await demo.client.networks.listAll({ name: demo.state.name }))[0];
   if (!network) return ['no cluster network'];
   // The route controller works on a period: wait until the routes match the nodes' podCIDRs exactly.
-  const list = await waitFor(async () => {
-    const cidrs = (await demo.core.listNode()).items.map((n) => n.spec?.podCIDR).filter(Boolean).sort();
-    const current = await demo.client.networks.listRoutes(network.id);
-    return JSON.stringify(current.map((r) => r.destination).sort()) === JSON.stringify(cidrs) ? current : undefined;
-  }, { timeoutMs: 60_000, intervalMs: 500, description: 'one route per node podCIDR' });
+  const list = await waitFor(
+    async () => {
+      const cidrs = (await demo.core.listNode()).items
+        .map((n) => n.spec?.podCIDR)
+        .filter(Boolean)
+        .sort();
+      const current = await demo.client.networks.listRoutes(network.id);
+      return JSON.stringify(current.map((r) => r.destination).sort()) === JSON.stringify(cidrs) ? current : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 500, description: 'one route per node podCIDR' },
+  );
   // Routes follow the nodes: the calls came while the node joined and left, in the earlier steps.
   const made = [CloudMethod.createRoute, CloudMethod.deleteRoute].map((m) => {
     const steps = [...new Set(demo.ledger.calls.filter((c) => c.method === m).map((c) => c.step + 1))];
@@ -210,10 +269,14 @@ async function cleanup(demo: Demo, service: string, app: string): Promise<string
   await demo.core.deleteNamespacedService({ name: service, namespace: 'default' });
   // The finalizer comes off only after EnsureLoadBalancerDeleted succeeded, so a vanished Service means a clean cloud.
   await waitFor(async () => !(await demo.core.listNamespacedService({ namespace: 'default' })).items.some((s) => s.metadata?.name === service), {
-    timeoutMs: 60_000, intervalMs: 250, description: 'the Service and its cloud resources to be gone',
+    timeoutMs: 60_000,
+    intervalMs: 250,
+    description: 'the Service and its cloud resources to be gone',
   });
   const left = await demo.client.loadBalancers.listAll();
-  return [`Deployments ${app} and ${service} and Service ${service} deleted; the Service is gone (its finalizer came off); load balancers left in the cloud: ${left.length}`];
+  return [
+    `Deployments ${app} and ${service} and Service ${service} deleted; the Service is gone (its finalizer came off); load balancers left in the cloud: ${left.length}`,
+  ];
 }
 
 function connect(state: SandboxState): Demo {
@@ -224,16 +287,35 @@ function connect(state: SandboxState): Demo {
   const ledger = new CallLedger();
   const abort = new AbortController();
   process.once('exit', () => abort.abort());
-  void followSimEvents({ endpoint: state.simcloud.url, adminToken: state.simcloud.adminToken, signal: abort.signal, onEvent: (e) => { if (e.type === 'api_call') ledger.add(e); } });
-  return { state, core: kc.makeApiClient(CoreV1Api), apps: kc.makeApiClient(AppsV1Api), client, cloud: new SimcloudSandboxCloud({ client, clusterName: state.name }), ledger };
+  void followSimEvents({
+    endpoint: state.simcloud.url,
+    adminToken: state.simcloud.adminToken,
+    signal: abort.signal,
+    onEvent: (e) => {
+      if (e.type === 'api_call') ledger.add(e);
+    },
+  });
+  return {
+    state,
+    core: kc.makeApiClient(CoreV1Api),
+    apps: kc.makeApiClient(AppsV1Api),
+    client,
+    cloud: new SimcloudSandboxCloud({ client, clusterName: state.name }),
+    ledger,
+  };
 }
 
 /** The running sandbox called `name`, or a throwaway one started for the demo (removed at its end). */
 async function sandboxFor(name: string): Promise<{ state: SandboxState; stop: () => Promise<void> }> {
   const state = readState(stateDir(name));
   if (state && processAlive(state.pid) && state.status === 'ready') return { state, stop: () => Promise.resolve() };
-  say(`no sandbox "${name}" is running: starting a throwaway one for this demo, removed at its end (to keep one: ${commandHint('sandbox:up', `--name ${name}`)}, then ${commandHint('demo', `--name ${name}`)})`);
-  const throwaway = createThrowawaySandbox({ name: 'demo', runtime: 'local', workers: 2, lbStrategy: 'lb', progress: (m) => say(`  ${m}`) }, 'ccm-sandbox-demo-');
+  say(
+    `no sandbox "${name}" is running: starting a throwaway one for this demo, removed at its end (to keep one: ${commandHint('sandbox:up', `--name ${name}`)}, then ${commandHint('demo', `--name ${name}`)})`,
+  );
+  const throwaway = createThrowawaySandbox(
+    { name: 'demo', runtime: 'local', workers: 2, lbStrategy: 'lb', progress: (m) => say(`  ${m}`) },
+    'ccm-sandbox-demo-',
+  );
   try {
     await throwaway.sandbox.up();
   } catch (err) {
@@ -258,14 +340,61 @@ async function walkThrough(demo: Demo): Promise<void> {
   const worker = `${demo.state.name}-demo-${Date.now().toString(36)}`;
   const service = 'demo-echo';
   const app = 'demo-pinned';
-  const { instanceMetadata, instanceShutdown, instanceExists, getLoadBalancer, ensureLoadBalancer, updateLoadBalancer, ensureLoadBalancerDeleted, listRoutes, createRoute, deleteRoute } = CloudMethod;
+  const {
+    instanceMetadata,
+    instanceShutdown,
+    instanceExists,
+    getLoadBalancer,
+    ensureLoadBalancer,
+    updateLoadBalancer,
+    ensureLoadBalancerDeleted,
+    listRoutes,
+    createRoute,
+    deleteRoute,
+  } = CloudMethod;
   say(`ccm-sandbox demo on "${demo.state.name}" (${demo.state.runtime} runtime)`);
-  await step(demo, { title: '1. Node initialisation', explain: 'Pods wait for a machine; it boots, its kubelet (--cloud-provider=external) registers a Node the CCM must initialise, and only then do the pods run.', methods: [instanceMetadata] }, () => nodeInit(demo, worker, app));
-  await step(demo, { title: '2. Load balancer', explain: 'A Deployment behind a Service of type LoadBalancer: the CCM builds the cloud load balancer and reports its VIP; the nodes pass traffic to the pods.', methods: [getLoadBalancer, ensureLoadBalancer] }, () => loadBalancer(demo, service));
-  await step(demo, { title: '3. Node shutdown', explain: 'The machine is powered off, then on again.', methods: [instanceExists, instanceShutdown] }, () => shutdown(demo, worker));
-  await step(demo, { title: '4. Node deletion', explain: 'The machine is deleted in the cloud; the load balancer\'s targets follow the nodes.', methods: [instanceExists, updateLoadBalancer] }, () => deletion(demo, worker, service));
-  await step(demo, { title: '5. Routes', explain: 'Every node podCIDR is routed to the node in the cluster network.', methods: [listRoutes, createRoute, deleteRoute] }, () => routes(demo));
-  await step(demo, { title: '6. Clean up', explain: 'The Deployments and the Service are deleted; nothing is left in the cloud.', methods: [ensureLoadBalancerDeleted] }, () => cleanup(demo, service, app));
+  await step(
+    demo,
+    {
+      title: '1. Node initialisation',
+      explain:
+        'Pods wait for a machine; it boots, its kubelet (--cloud-provider=external) registers a Node the CCM must initialise, and only then do the pods run.',
+      methods: [instanceMetadata],
+    },
+    () => nodeInit(demo, worker, app),
+  );
+  await step(
+    demo,
+    {
+      title: '2. Load balancer',
+      explain:
+        'A Deployment behind a Service of type LoadBalancer: the CCM builds the cloud load balancer and reports its VIP; the nodes pass traffic to the pods.',
+      methods: [getLoadBalancer, ensureLoadBalancer],
+    },
+    () => loadBalancer(demo, service),
+  );
+  await step(demo, { title: '3. Node shutdown', explain: 'The machine is powered off, then on again.', methods: [instanceExists, instanceShutdown] }, () =>
+    shutdown(demo, worker),
+  );
+  await step(
+    demo,
+    {
+      title: '4. Node deletion',
+      explain: "The machine is deleted in the cloud; the load balancer's targets follow the nodes.",
+      methods: [instanceExists, updateLoadBalancer],
+    },
+    () => deletion(demo, worker, service),
+  );
+  await step(
+    demo,
+    { title: '5. Routes', explain: 'Every node podCIDR is routed to the node in the cluster network.', methods: [listRoutes, createRoute, deleteRoute] },
+    () => routes(demo),
+  );
+  await step(
+    demo,
+    { title: '6. Clean up', explain: 'The Deployments and the Service are deleted; nothing is left in the cloud.', methods: [ensureLoadBalancerDeleted] },
+    () => cleanup(demo, service, app),
+  );
   say('\ndone: the sandbox is back where it started');
 }
 

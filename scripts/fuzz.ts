@@ -14,7 +14,10 @@ function usage(message: string): never {
 
 let values;
 try {
-  ({ values } = parseArgs({ options: { minutes: { type: 'string', default: '5' }, seed: { type: 'string' }, api: { type: 'string', multiple: true } }, strict: true }));
+  ({ values } = parseArgs({
+    options: { minutes: { type: 'string', default: '5' }, seed: { type: 'string' }, api: { type: 'string', multiple: true } },
+    strict: true,
+  }));
 } catch (err) {
   usage((err as Error).message);
 }

@@ -47,10 +47,10 @@ export function annotationsDoc(): string {
     'Also read:',
     '',
     `- \`spec.loadBalancerSourceRanges\` (else the upstream annotation ${code(SOURCE_RANGES_ANNOTATION)}, else`,
-    '  `0.0.0.0/0`): the allowed client CIDRs, as the firewall policy\'s source CIDRs (strategy `lb`) or the load',
-    '  balancer\'s source ranges (strategy `ip-block`);',
+    "  `0.0.0.0/0`): the allowed client CIDRs, as the firewall policy's source CIDRs (strategy `lb`) or the load",
+    "  balancer's source ranges (strategy `ip-block`);",
     '- `spec.loadBalancerIP`: the VIP; it must be the third address of an existing IP block of the project, which',
-    '  is then used (and, in strategy `ip-block`, tagged as the Service\'s block);',
+    "  is then used (and, in strategy `ip-block`, tagged as the Service's block);",
     '- `spec.sessionAffinity: ClientIP`: source-IP affinity;',
     '- `spec.externalTrafficPolicy: Local`: without health-check annotations, an http check of `/healthz` on',
     '  `spec.healthCheckNodePort`, as upstream.',
@@ -104,30 +104,69 @@ interface ParitySpec {
 }
 
 const HCLOUD: ParitySpec = {
-  title: 'Hetzner Cloud dialect: parity', prefix: '/hcloud/v1', routes: HCLOUD_ROUTES, endpoints: ENDPOINTS, notServed: NOT_SERVED, fields: FIELDS,
-  intro: ['What simcloud\'s `/hcloud/v1` serves of the Hetzner Cloud API (see docs/personas.md). The contract tests in', '`go/contract/hcloud` exercise every served endpoint through hcloud-go/v2.'],
+  title: 'Hetzner Cloud dialect: parity',
+  prefix: '/hcloud/v1',
+  routes: HCLOUD_ROUTES,
+  endpoints: ENDPOINTS,
+  notServed: NOT_SERVED,
+  fields: FIELDS,
+  intro: [
+    "What simcloud's `/hcloud/v1` serves of the Hetzner Cloud API (see docs/personas.md). The contract tests in",
+    '`go/contract/hcloud` exercise every served endpoint through hcloud-go/v2.',
+  ],
 };
 
 const LINODE: ParitySpec = {
-  title: 'Linode dialect: parity', prefix: '/v4', routes: LINODE_ROUTES, endpoints: linode.ENDPOINTS, notServed: linode.NOT_SERVED, fields: linode.FIELDS,
-  intro: ['What simcloud\'s `/v4` serves of Linode API v4 (see docs/personas.md). The contract tests in `go/contract/linode`', 'exercise every served endpoint through linodego, configured as the Linode CCM configures it.'],
+  title: 'Linode dialect: parity',
+  prefix: '/v4',
+  routes: LINODE_ROUTES,
+  endpoints: linode.ENDPOINTS,
+  notServed: linode.NOT_SERVED,
+  fields: linode.FIELDS,
+  intro: [
+    "What simcloud's `/v4` serves of Linode API v4 (see docs/personas.md). The contract tests in `go/contract/linode`",
+    'exercise every served endpoint through linodego, configured as the Linode CCM configures it.',
+  ],
 };
 
 const DIGITALOCEAN: ParitySpec = {
-  title: 'DigitalOcean dialect: parity', prefix: '/v2', routes: DIGITALOCEAN_ROUTES, endpoints: digitalocean.ENDPOINTS, notServed: digitalocean.NOT_SERVED,
+  title: 'DigitalOcean dialect: parity',
+  prefix: '/v2',
+  routes: DIGITALOCEAN_ROUTES,
+  endpoints: digitalocean.ENDPOINTS,
+  notServed: digitalocean.NOT_SERVED,
   fields: digitalocean.FIELDS,
-  intro: ['What simcloud\'s `/v2` serves of DigitalOcean API v2 (see docs/personas.md). The contract tests in `go/contract/digitalocean`', 'exercise every served endpoint through godo, configured as the DigitalOcean CCM configures it.'],
+  intro: [
+    "What simcloud's `/v2` serves of DigitalOcean API v2 (see docs/personas.md). The contract tests in `go/contract/digitalocean`",
+    'exercise every served endpoint through godo, configured as the DigitalOcean CCM configures it.',
+  ],
 };
 
 const PHOENIXNAP: ParitySpec = {
-  title: 'phoenixNAP dialect: parity', prefix: '/pnap', routes: PHOENIXNAP_ROUTES, endpoints: phoenixnap.ENDPOINTS, notServed: phoenixnap.NOT_SERVED, fields: phoenixnap.FIELDS,
-  intro: ['What simcloud\'s `/pnap` serves of phoenixNAP\'s BMC, IP and networks APIs and its token endpoint (see docs/personas.md). The contract', 'tests in `go/contract/phoenixnap` exercise every served endpoint through go-sdk-bmc with an OAuth2 client-credentials client.'],
+  title: 'phoenixNAP dialect: parity',
+  prefix: '/pnap',
+  routes: PHOENIXNAP_ROUTES,
+  endpoints: phoenixnap.ENDPOINTS,
+  notServed: phoenixnap.NOT_SERVED,
+  fields: phoenixnap.FIELDS,
+  intro: [
+    "What simcloud's `/pnap` serves of phoenixNAP's BMC, IP and networks APIs and its token endpoint (see docs/personas.md). The contract",
+    'tests in `go/contract/phoenixnap` exercise every served endpoint through go-sdk-bmc with an OAuth2 client-credentials client.',
+  ],
 };
 
 const BRIGHTBOX: ParitySpec = {
-  title: 'Brightbox dialect: parity', prefix: '/brightbox', routes: BRIGHTBOX_ROUTES, endpoints: brightbox.ENDPOINTS, notServed: brightbox.NOT_SERVED, fields: brightbox.FIELDS,
-  intro: ['What simcloud\'s `/brightbox` serves of Brightbox\'s API v1.0 and its token endpoint (see docs/personas.md): what Brightbox\'s own CCM', 'calls (`simulator/personas/brightbox/parity.ts` lists each call with its file and line), verified by running that CCM in the conformance run.',
-    'The contract tests in `go/contract/brightbox` exercise every served endpoint through gobrightbox, connected by k8ssdk as that CCM connects.'],
+  title: 'Brightbox dialect: parity',
+  prefix: '/brightbox',
+  routes: BRIGHTBOX_ROUTES,
+  endpoints: brightbox.ENDPOINTS,
+  notServed: brightbox.NOT_SERVED,
+  fields: brightbox.FIELDS,
+  intro: [
+    "What simcloud's `/brightbox` serves of Brightbox's API v1.0 and its token endpoint (see docs/personas.md): what Brightbox's own CCM",
+    'calls (`simulator/personas/brightbox/parity.ts` lists each call with its file and line), verified by running that CCM in the conformance run.',
+    'The contract tests in `go/contract/brightbox` exercise every served endpoint through gobrightbox, connected by k8ssdk as that CCM connects.',
+  ],
 };
 
 /** How many endpoints and fields are emulated, emulated with a difference, or not emulated. */
@@ -136,19 +175,32 @@ export function parityCounts(spec: ParitySpec = HCLOUD): { endpoints: Record<Par
     Object.fromEntries(Object.values(Parity).map((p) => [p, statuses.filter((s) => s === p).length])) as Record<Parity, number>;
   return {
     endpoints: count([...Object.values(spec.endpoints).map((e) => e.status), ...spec.notServed.map(() => Parity.none)]),
-    fields: count(Object.values(spec.fields).flat().map((e) => e.status)),
+    fields: count(
+      Object.values(spec.fields)
+        .flat()
+        .map((e) => e.status),
+    ),
   };
 }
 
 function parityDoc(spec: ParitySpec): string {
   const counts = parityCounts(spec);
-  const summary = (c: Record<Parity, number>): string => Object.entries(c).map(([k, n]) => `${n} ${k}`).join(', ');
+  const summary = (c: Record<Parity, number>): string =>
+    Object.entries(c)
+      .map(([k, n]) => `${n} ${k}`)
+      .join(', ');
   const endpoints = spec.routes.map((r) => {
     const e = spec.endpoints[r.operation];
     return [code(`${r.method.toUpperCase()} ${r.path.replace(spec.prefix, '').replace(/:(\w+)/g, '{$1}')}`), e?.status ?? 'missing', e?.note ?? ''];
   });
   const fields = Object.entries(spec.fields).flatMap(([object, list]) => [
-    `## ${object}`, '', table(['Field', 'Status', 'Difference'], list.map((x) => [code(x.field), x.status, x.note ?? ''])), '',
+    `## ${object}`,
+    '',
+    table(
+      ['Field', 'Status', 'Difference'],
+      list.map((x) => [code(x.field), x.status, x.note ?? '']),
+    ),
+    '',
   ]);
   return [
     HEADER,

@@ -43,7 +43,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     manager = await Manager.start({ config, logger });
   } catch (err) {
     // A kubeconfig the CCM cannot use, or an unknown --cloud-provider, is bad input, like a bad flag: exit 2.
-    return fail(redactSecret(err instanceof Error ? err.message : String(err), config.token), err instanceof KubeConfigError || err instanceof UsageError ? 2 : 1);
+    return fail(
+      redactSecret(err instanceof Error ? err.message : String(err), config.token),
+      err instanceof KubeConfigError || err instanceof UsageError ? 2 : 1,
+    );
   }
   const onSignal = (signal: NodeJS.Signals): void => {
     logger.info({ signal }, 'shutting down');

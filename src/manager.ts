@@ -162,7 +162,9 @@ function serviceAndRouteControllers(w: Wiring, informers: Informers, kubeFor: Ku
     const kit = controllerKit(w, kube, ControllerNames.service, EventSource.Service);
     const loadBalancerClass = config.loadBalancerClass === '' ? undefined : config.loadBalancerClass;
     const tuning = { clusterName: config.clusterName, loadBalancerClass, workers: config.concurrentServiceSyncs };
-    built.push(new ServiceController({ nodes: informers.nodes, services: informers.services, kube, balancer, metrics, queueMetrics: metrics, ...kit, ...tuning }));
+    built.push(
+      new ServiceController({ nodes: informers.nodes, services: informers.services, kube, balancer, metrics, queueMetrics: metrics, ...kit, ...tuning }),
+    );
   }
   if (routes && enabled.has(ControllerNames.route)) {
     const kube = kubeFor(ControllerNames.route);
@@ -247,12 +249,22 @@ export class Manager {
     const wiring: Wiring = { config, logger, provider, enabled, transport, client, metrics, crashes };
     const election = config.leaderElect ? new Election(wiring) : undefined;
     const checks = healthChecks(enabled, crashes, election?.elector);
-    const server = await startServing({ bindAddress: config.bindAddress, port: config.securePort, tls: !config.insecureHttp, checks: () => checks, metrics: () => metrics.render(), configz: () => redactedConfig(config), allowedHosts: config.allowedHosts });
-    logger.info({ url: server.url, port: server.port }, `serving /healthz and /metrics on ${server.url}`);
-    const done = run(wiring, election, abort.signal).then((code) => (crashes.first() === undefined ? code : 1)).finally(async () => {
-      await server.close();
-      transport.close();
+    const server = await startServing({
+      bindAddress: config.bindAddress,
+      port: config.securePort,
+      tls: !config.insecureHttp,
+      checks: () => checks,
+      metrics: () => metrics.render(),
+      configz: () => redactedConfig(config),
+      allowedHosts: config.allowedHosts,
     });
+    logger.info({ url: server.url, port: server.port }, `serving /healthz and /metrics on ${server.url}`);
+    const done = run(wiring, election, abort.signal)
+      .then((code) => (crashes.first() === undefined ? code : 1))
+      .finally(async () => {
+        await server.close();
+        transport.close();
+      });
     return new Manager(server, done, abort, wiring);
   }
 

@@ -4,7 +4,13 @@ import { selfSignedServingCertificate } from './self-signed.ts';
 
 describe('selfSignedServingCertificate', () => {
   const validFrom = new Date('2026-11-25T10:00:00Z');
-  const { cert, key } = selfSignedServingCertificate({ commonName: 'cloud-controller-manager', dnsNames: ['localhost'], ipv4: ['127.0.0.1'], validFrom, validUntil: new Date('2051-01-02T03:04:05Z') });
+  const { cert, key } = selfSignedServingCertificate({
+    commonName: 'cloud-controller-manager',
+    dnsNames: ['localhost'],
+    ipv4: ['127.0.0.1'],
+    validFrom,
+    validUntil: new Date('2051-01-02T03:04:05Z'),
+  });
   const x = new X509Certificate(cert);
 
   it('is a self-signed leaf that OpenSSL parses and verifies with its own key', () => {
@@ -28,7 +34,9 @@ describe('selfSignedServingCertificate', () => {
   });
 
   it('uses a fresh key and serial each time', () => {
-    const other = new X509Certificate(selfSignedServingCertificate({ commonName: 'c', dnsNames: [], ipv4: ['127.0.0.1'], validFrom, validUntil: new Date('2027-01-01Z') }).cert);
+    const other = new X509Certificate(
+      selfSignedServingCertificate({ commonName: 'c', dnsNames: [], ipv4: ['127.0.0.1'], validFrom, validUntil: new Date('2027-01-01Z') }).cert,
+    );
     expect(other.serialNumber).not.toBe(x.serialNumber);
     expect(other.fingerprint256).not.toBe(x.fingerprint256);
   });

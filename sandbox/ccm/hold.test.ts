@@ -34,7 +34,10 @@ describe('holding the CCM', () => {
     child = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
     const pid = child.pid!;
     const timers: Array<{ fn: () => void; ms: number }> = [];
-    const hold = new CcmHold((fn, ms) => { timers.push({ fn, ms }); return () => undefined; });
+    const hold = new CcmHold((fn, ms) => {
+      timers.push({ fn, ms });
+      return () => undefined;
+    });
     hold.hold(pid);
     await becomes(pid, 'T');
     expect(timers.map((t) => t.ms)).toEqual([HOLD_MAX_MS]);

@@ -7,7 +7,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CoreV1Api, KubernetesObjectApi, PatchStrategy, type KubeConfig, type KubernetesObject, type V1ClusterRole, type V1ClusterRoleBinding } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  KubernetesObjectApi,
+  PatchStrategy,
+  type KubeConfig,
+  type KubernetesObject,
+  type V1ClusterRole,
+  type V1ClusterRoleBinding,
+} from '@kubernetes/client-node';
 import type { CcmRbacRule } from '../cloud/descriptor.ts';
 import { loadAll } from 'js-yaml';
 import { z } from 'zod';
@@ -20,11 +28,13 @@ export const CCM_USER = `system:serviceaccount:${CCM_SERVICE_ACCOUNT.namespace}:
 /** A sandbox outlives a working day; the token must too (the kube-apiserver may shorten it). */
 const TOKEN_SECONDS = 30 * 24 * 3600;
 
-const ManifestObject = z.object({
-  apiVersion: z.string(),
-  kind: z.string(),
-  metadata: z.object({ name: z.string(), namespace: z.string().optional() }).loose(),
-}).loose();
+const ManifestObject = z
+  .object({
+    apiVersion: z.string(),
+    kind: z.string(),
+    metadata: z.object({ name: z.string(), namespace: z.string().optional() }).loose(),
+  })
+  .loose();
 
 /** The auth-delegator binding: TokenReviews and SubjectAccessReviews for a CCM's /metrics and friends. */
 const AUTH_DELEGATOR: V1ClusterRoleBinding = {

@@ -62,7 +62,11 @@ export async function launchBuiltinCcm(ctx: CcmContext, kubeconfig: string, allo
 }
 
 /** Upstream's command line for this sandbox; `securePort` 10258 is upstream's default, for a printed example. */
-export function upstreamArgsFor(ctx: Pick<CcmContext, 'stateDir' | 'clusterName' | 'clusterCidr' | 'network' | 'cloud'>, kubeconfig: string, securePort: number): string[] {
+export function upstreamArgsFor(
+  ctx: Pick<CcmContext, 'stateDir' | 'clusterName' | 'clusterCidr' | 'network' | 'cloud'>,
+  kubeconfig: string,
+  securePort: number,
+): string[] {
   const { upstream } = cloudOf(ctx.cloud ?? DEFAULT_CLOUD);
   return upstreamCcmArgs({
     cloudProvider: upstream.provider,
@@ -83,8 +87,14 @@ export function upstreamArgsFor(ctx: Pick<CcmContext, 'stateDir' | 'clusterName'
 export function upstreamCcmCommand(binary: string, cloud: CloudKind = DEFAULT_CLOUD): string {
   const { upstream } = cloudOf(cloud);
   const args = upstreamCcmArgs({
-    cloudProvider: upstream.provider, providerArgs: upstream.extraArgs, kubeconfig: '"$KUBECONFIG"', clusterName: '"$CCM_SANDBOX_CLUSTER_NAME"',
-    clusterCidr: '"$CCM_SANDBOX_CLUSTER_CIDR"', configureCloudRoutes: upstream.routes, securePort: 0, certDir: '"$CCM_SANDBOX_CCM_DIR/certs"',
+    cloudProvider: upstream.provider,
+    providerArgs: upstream.extraArgs,
+    kubeconfig: '"$KUBECONFIG"',
+    clusterName: '"$CCM_SANDBOX_CLUSTER_NAME"',
+    clusterCidr: '"$CCM_SANDBOX_CLUSTER_CIDR"',
+    configureCloudRoutes: upstream.routes,
+    securePort: 0,
+    certDir: '"$CCM_SANDBOX_CCM_DIR/certs"',
   });
   return [binary, ...args].join(' ');
 }
@@ -96,7 +106,13 @@ export function upstreamCcmCommand(binary: string, cloud: CloudKind = DEFAULT_CL
 export function cloudCcmEnv(ctx: Pick<CcmContext, 'simcloud' | 'network' | 'lbStrategy' | 'cloud' | 'intercept'>): Record<string, string> {
   const cloud = cloudOf(ctx.cloud ?? DEFAULT_CLOUD);
   return {
-    ...cloud.ccmEnv({ simcloudUrl: ctx.simcloud.url, token: ctx.simcloud.token, network: ctx.network, lbStrategy: ctx.lbStrategy, zone: SANDBOX_DEFAULTS.zone }),
+    ...cloud.ccmEnv({
+      simcloudUrl: ctx.simcloud.url,
+      token: ctx.simcloud.token,
+      network: ctx.network,
+      lbStrategy: ctx.lbStrategy,
+      zone: SANDBOX_DEFAULTS.zone,
+    }),
     ...(ctx.intercept && (cloud.realHosts ?? []).length > 0 ? interceptEnv(ctx.intercept) : {}),
   };
 }

@@ -5,9 +5,21 @@ import { ccmRbacObjects, cloudRbacObjects, CLOUD_ROLE_NAME } from './identity.ts
 import { ccmChoiceArgs, ccmChoiceFrom, CcmStateField, commandLine } from './slot.ts';
 
 const base = {
-  name: 'demo', runtime: 'local', status: 'ready', pid: 1, startedAt: 't', readyAt: 't', error: null, steps: [], workers: 2, lbStrategy: 'lb',
-  kubeconfig: '/s/demo/kubeconfig', clusterCidr: '10.244.0.0/16', simcloud: { url: 'http://127.0.0.1:4600', token: 'tok', adminToken: 'adm', pid: 2 },
-  consoleUrl: null, logs: {},
+  name: 'demo',
+  runtime: 'local',
+  status: 'ready',
+  pid: 1,
+  startedAt: 't',
+  readyAt: 't',
+  error: null,
+  steps: [],
+  workers: 2,
+  lbStrategy: 'lb',
+  kubeconfig: '/s/demo/kubeconfig',
+  clusterCidr: '10.244.0.0/16',
+  simcloud: { url: 'http://127.0.0.1:4600', token: 'tok', adminToken: 'adm', pid: 2 },
+  consoleUrl: null,
+  logs: {},
 };
 
 describe('the CCM choice', () => {
@@ -25,7 +37,14 @@ describe('the CCM choice', () => {
 
 describe("state.json's ccm", () => {
   it('reads a state file from before the slot as our CCM', () => {
-    expect(CcmStateField.parse({ url: 'http://127.0.0.1:1', pid: 7 })).toEqual({ kind: 'builtin', url: 'http://127.0.0.1:1', pid: 7, restarts: 0, lastExit: null, kubeconfig: null });
+    expect(CcmStateField.parse({ url: 'http://127.0.0.1:1', pid: 7 })).toEqual({
+      kind: 'builtin',
+      url: 'http://127.0.0.1:1',
+      pid: 7,
+      restarts: 0,
+      lastExit: null,
+      kubeconfig: null,
+    });
     expect(SandboxState.parse({ ...base, ccm: { url: 'http://127.0.0.1:1', pid: 7 } }).ccm?.kind).toBe('builtin');
   });
 
@@ -50,7 +69,8 @@ describe('the summary of an empty slot', () => {
       '    --kubeconfig=/s/demo/ccm/kubeconfig \\',
       '    --cluster-name=demo \\',
       '    --cert-dir=/s/demo/ccm/certs \\',
-    ]) expect(text).toContain(line);
+    ])
+      expect(text).toContain(line);
   });
 });
 
@@ -68,9 +88,14 @@ describe("the CCM identity's RBAC", () => {
   it("adds one ClusterRole bound to the ServiceAccount for what a cloud's own manifests grant, and nothing without rules", () => {
     expect(cloudRbacObjects([])).toEqual([]);
     const [role, binding] = cloudRbacObjects([{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }]);
-    expect(role).toMatchObject({ kind: 'ClusterRole', metadata: { name: CLOUD_ROLE_NAME }, rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }] });
+    expect(role).toMatchObject({
+      kind: 'ClusterRole',
+      metadata: { name: CLOUD_ROLE_NAME },
+      rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }],
+    });
     expect(binding).toMatchObject({
-      kind: 'ClusterRoleBinding', roleRef: { kind: 'ClusterRole', name: CLOUD_ROLE_NAME },
+      kind: 'ClusterRoleBinding',
+      roleRef: { kind: 'ClusterRole', name: CLOUD_ROLE_NAME },
       subjects: [{ kind: 'ServiceAccount', namespace: 'kube-system', name: 'cloud-controller-manager' }],
     });
   });

@@ -69,4 +69,7 @@ export type CcmState = z.infer<typeof CcmState>;
 /** state.json written before the slot existed: `{ url, pid }` of our CCM. */
 const LegacyCcmState = z.object({ url: z.string(), pid: z.number().int() }).strict();
 
-export const CcmStateField = z.union([CcmState, LegacyCcmState.transform((old): CcmState => ({ kind: 'builtin', ...old, restarts: 0, lastExit: null, kubeconfig: null }))]);
+export const CcmStateField = z.union([
+  CcmState,
+  LegacyCcmState.transform((old): CcmState => ({ kind: 'builtin', ...old, restarts: 0, lastExit: null, kubeconfig: null })),
+]);

@@ -14,10 +14,21 @@ const exec = createExec();
 const backoff = { initialMs: 1000, maxMs: 8000, resetAfterMs: 60_000 };
 
 /** A real process running `script`; ready at once, or (ready: false) only by exiting during start-up. */
-const launcher = (script: () => string, ready = () => true) => async () => {
-  const { process } = await launchProcess({ exec, name: 'ccm', command: 'sh', args: ['-c', script()], env: {}, logFile: join(dir, 'ccm.log'), ready, readyDescription: 'start' });
-  return { process, url: null };
-};
+const launcher =
+  (script: () => string, ready = () => true) =>
+  async () => {
+    const { process } = await launchProcess({
+      exec,
+      name: 'ccm',
+      command: 'sh',
+      args: ['-c', script()],
+      env: {},
+      logFile: join(dir, 'ccm.log'),
+      ready,
+      readyDescription: 'start',
+    });
+    return { process, url: null };
+  };
 
 describe('restartDelay', () => {
   it('doubles from the initial delay up to the maximum', () => {
@@ -30,9 +41,16 @@ describe('CcmSupervisor', () => {
     const clock = new FakeClock();
     const changes: SupervisedCcm[] = [];
     const logs: string[] = [];
-    const supervisor = await CcmSupervisor.start({ launch: launcher(() => 'exit 3'), clock, backoff, onChange: (s) => changes.push(s), log: (m) => logs.push(m) });
+    const supervisor = await CcmSupervisor.start({
+      launch: launcher(() => 'exit 3'),
+      clock,
+      backoff,
+      onChange: (s) => changes.push(s),
+      log: (m) => logs.push(m),
+    });
     // The restart timer is set with the exit's log line.
-    const exited = (n: number) => waitFor(() => logs.filter((l) => l.startsWith('the CCM exited')).length >= n, { timeoutMs: 10_000, description: `${n} exits` });
+    const exited = (n: number) =>
+      waitFor(() => logs.filter((l) => l.startsWith('the CCM exited')).length >= n, { timeoutMs: 10_000, description: `${n} exits` });
     await exited(1);
     expect(supervisor.state).toMatchObject({ restarts: 0, lastExit: { code: 3, signal: null } });
     await clock.advance(999);
@@ -67,7 +85,10 @@ describe('CcmSupervisor', () => {
     const clock = new FakeClock();
     let attempt = 0;
     const logs: string[] = [];
-    const launch = launcher(() => (attempt++ === 0 ? 'exec sleep 60' : 'echo broken; exit 1'), () => attempt === 1);
+    const launch = launcher(
+      () => (attempt++ === 0 ? 'exec sleep 60' : 'echo broken; exit 1'),
+      () => attempt === 1,
+    );
     const supervisor = await CcmSupervisor.start({ launch, clock, backoff, log: (m) => logs.push(m) });
     process.kill(supervisor.process!.pid, 'SIGTERM');
     await waitFor(() => logs.length === 1, { timeoutMs: 10_000, description: 'the first exit' });

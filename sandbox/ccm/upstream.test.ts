@@ -3,7 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createExec, type CommandRecord } from '../exec.ts';
-import { cloudProviderVersion, ensureUpstreamCcmBinary, GO_MODULE_DIR, goFiles, kubernetesVersionOf, pruneOldBuilds, upstreamCcmArgs, upstreamCcmKey } from './upstream.ts';
+import {
+  cloudProviderVersion,
+  ensureUpstreamCcmBinary,
+  GO_MODULE_DIR,
+  goFiles,
+  kubernetesVersionOf,
+  pruneOldBuilds,
+  upstreamCcmArgs,
+  upstreamCcmKey,
+} from './upstream.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'upstream-ccm-unit-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -54,8 +63,26 @@ describe('upstreamCcmArgs', () => {
   });
 
   it("defaults to upstream's lease name, timings and periods, and every controller", () => {
-    const args = upstreamCcmArgs({ kubeconfig: 'k', clusterName: 'c', clusterCidr: '10.0.0.0/16', configureCloudRoutes: false, securePort: 0, certDir: 'd', leaderElect: false });
-    expect(args).toEqual(expect.arrayContaining(['--configure-cloud-routes=false', '--leader-elect=false', '--leader-elect-resource-name=cloud-controller-manager', '--leader-elect-lease-duration=15s', '--node-monitor-period=5s', '--route-reconciliation-period=10s', '--v=2']));
+    const args = upstreamCcmArgs({
+      kubeconfig: 'k',
+      clusterName: 'c',
+      clusterCidr: '10.0.0.0/16',
+      configureCloudRoutes: false,
+      securePort: 0,
+      certDir: 'd',
+      leaderElect: false,
+    });
+    expect(args).toEqual(
+      expect.arrayContaining([
+        '--configure-cloud-routes=false',
+        '--leader-elect=false',
+        '--leader-elect-resource-name=cloud-controller-manager',
+        '--leader-elect-lease-duration=15s',
+        '--node-monitor-period=5s',
+        '--route-reconciliation-period=10s',
+        '--v=2',
+      ]),
+    );
     expect(args.some((a) => a.startsWith('--controllers'))).toBe(false);
   });
 });
@@ -141,10 +168,11 @@ describe('ensureUpstreamCcmBinary', () => {
 
   it('says to install Go when there is neither a binary nor Go', async () => {
     const noGo = createExec({ dryRun: true, responder: () => ({ exitCode: 127 }) });
-    await expect(ensureUpstreamCcmBinary({ exec: noGo, env: { ...process.env, CCM_SANDBOX_CACHE: join(dir, 'empty') } })).rejects.toThrow(/Go is not installed: install Go >= 1\.26, or set UPSTREAM_CCM_BINARY/);
+    await expect(ensureUpstreamCcmBinary({ exec: noGo, env: { ...process.env, CCM_SANDBOX_CACHE: join(dir, 'empty') } })).rejects.toThrow(
+      /Go is not installed: install Go >= 1\.26, or set UPSTREAM_CCM_BINARY/,
+    );
   });
 });
-
 
 describe('pruneOldBuilds', () => {
   it('keeps the most recent builds and never touches staging dirs or locks', () => {

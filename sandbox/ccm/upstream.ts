@@ -62,7 +62,10 @@ export interface GoToolchain {
 export function upstreamCcmKey(moduleDir: string, toolchain: GoToolchain): string {
   const hash = createHash('sha256');
   for (const file of ['go.mod', 'go.sum', ...goFiles(moduleDir)]) {
-    hash.update(`${file}\0`).update(readFileSync(join(moduleDir, file))).update('\0');
+    hash
+      .update(`${file}\0`)
+      .update(readFileSync(join(moduleDir, file)))
+      .update('\0');
   }
   const cloudProvider = cloudProviderVersion(readFileSync(join(moduleDir, 'go.mod'), 'utf8'));
   return `upstream-ccm-${cloudProvider}-${toolchain.version}-${toolchain.goos}-${toolchain.goarch}-${hash.digest('hex').slice(0, 12)}`;
@@ -70,7 +73,10 @@ export function upstreamCcmKey(moduleDir: string, toolchain: GoToolchain): strin
 
 async function toolchain(exec: Exec, env: NodeJS.ProcessEnv): Promise<GoToolchain> {
   const r = await exec.run('go', ['env', 'GOVERSION', 'GOOS', 'GOARCH'], { env: goEnv(env) });
-  const [version = '', goos = '', goarch = ''] = r.stdout.trim().split('\n').map((l) => l.trim());
+  const [version = '', goos = '', goarch = ''] = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => l.trim());
   return { version, goos, goarch };
 }
 
@@ -92,7 +98,9 @@ export async function ensureUpstreamCcmBinary(options: EnsureUpstreamCcmOptions)
     return override;
   }
   if (!(await goAvailable(options.exec))) {
-    throw new UpstreamCcmError(`the upstream CCM is built from ${GO_MODULE_DIR} and Go is not installed: install Go >= 1.26, or set ${UPSTREAM_CCM_BINARY_ENV} to an upstream-ccm binary`);
+    throw new UpstreamCcmError(
+      `the upstream CCM is built from ${GO_MODULE_DIR} and Go is not installed: install Go >= 1.26, or set ${UPSTREAM_CCM_BINARY_ENV} to an upstream-ccm binary`,
+    );
   }
   const key = upstreamCcmKey(GO_MODULE_DIR, await toolchain(options.exec, env));
   const cacheDir = join(cacheBase(env), 'go', key);
@@ -111,13 +119,18 @@ async function buildUpstreamCcm(options: EnsureUpstreamCcmOptions, target: { key
   const progress = options.onProgress ?? (() => undefined);
   const env = goEnv({ ...process.env, ...options.env });
   const version = kubernetesVersionOf(cloudProviderVersion(readFileSync(join(GO_MODULE_DIR, 'go.mod'), 'utf8')));
-  progress(`building upstream-ccm (k8s.io/cloud-provider for Kubernetes ${version}) from ${GO_MODULE_DIR}: seconds once the control plane is built (the Go build cache holds nearly all its packages), about 5 minutes from nothing`);
+  progress(
+    `building upstream-ccm (k8s.io/cloud-provider for Kubernetes ${version}) from ${GO_MODULE_DIR}: seconds once the control plane is built (the Go build cache holds nearly all its packages), about 5 minutes from nothing`,
+  );
   const started = Date.now();
   await fillCacheDir(target.cacheDir, async (staging) => {
     await options.exec.run('go', ['mod', 'download'], { cwd: GO_MODULE_DIR, env });
     const args = ['build', '-v', '-trimpath', '-ldflags', kubernetesLdflags(version), '-o', join(staging, 'upstream-ccm'), UPSTREAM_CCM_PACKAGE];
     await options.exec.run('go', args, { cwd: GO_MODULE_DIR, env, onLine: compileProgress(progress, started, 50) });
-    writeFileSync(join(staging, 'build.json'), `${JSON.stringify({ key: target.key, kubernetes: version, seconds: secondsSince(started), builtAt: new Date().toISOString() }, null, 2)}\n`);
+    writeFileSync(
+      join(staging, 'build.json'),
+      `${JSON.stringify({ key: target.key, kubernetes: version, seconds: secondsSince(started), builtAt: new Date().toISOString() }, null, 2)}\n`,
+    );
   });
   progress(`built upstream-ccm into ${target.cacheDir} in ${secondsSince(started)} s`);
   pruneOldBuilds(join(target.cacheDir, '..'));

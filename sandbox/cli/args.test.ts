@@ -3,7 +3,15 @@ import { daemonArgs, parseCli, UsageError } from './args.ts';
 
 describe('ccm-sandbox arguments', () => {
   it('applies the documented defaults', () => {
-    expect(parseCli(['up'])).toMatchObject({ command: 'up', name: 'ccm-sandbox', runtime: 'auto', workers: 2, lbStrategy: 'lb', foreground: false, dryRun: false });
+    expect(parseCli(['up'])).toMatchObject({
+      command: 'up',
+      name: 'ccm-sandbox',
+      runtime: 'auto',
+      workers: 2,
+      lbStrategy: 'lb',
+      foreground: false,
+      dryRun: false,
+    });
   });
 
   it.each([
@@ -25,7 +33,10 @@ describe('ccm-sandbox arguments', () => {
     [['up', '--ccm-command', './my-ccm'], /--ccm-command applies to --ccm command only \(got --ccm builtin\)/],
     [['up', '--ccm', 'none', '--ccm-command', './my-ccm'], /--ccm-command applies to --ccm command only \(got --ccm none\)/],
     [['up', '--cloud', 'aws'], /--cloud "aws" is invalid: use simcloud or hcloud or linode or digitalocean/],
-    [['up', '--cloud', 'digitalocean', '--ccm', 'builtin'], /--cloud digitalocean needs --ccm upstream, command or none: the builtin CCM speaks simcloud's \/v1 API only/],
+    [
+      ['up', '--cloud', 'digitalocean', '--ccm', 'builtin'],
+      /--cloud digitalocean needs --ccm upstream, command or none: the builtin CCM speaks simcloud's \/v1 API only/,
+    ],
     [['up', '--cloud', 'digitalocean', '--ccm', 'upstream', '--runtime', 'kind'], /--cloud digitalocean runs on --runtime local, not kind/],
     [['up', '--cloud', 'linode', '--ccm', 'builtin'], /--cloud linode needs --ccm upstream, command or none: the builtin CCM speaks simcloud's \/v1 API only/],
     [['up', '--cloud', 'linode', '--ccm', 'upstream', '--runtime', 'vagrant'], /--cloud linode runs on --runtime local, not vagrant/],
@@ -44,7 +55,17 @@ describe('ccm-sandbox arguments', () => {
   it('passes --allowed-host names (repeatable, comma lists) to the daemon', () => {
     const o = parseCli(['up', '--allowed-host', 'VM.test', '--allowed-host', 'a.test:8080,b.test']);
     expect(o.allowedHosts).toEqual(['vm.test', 'a.test:8080', 'b.test']);
-    expect(daemonArgs(o, 'local')).toEqual(['daemon', '--name=ccm-sandbox', '--runtime=local', '--workers=2', '--lb-strategy=lb', '--allowed-host=vm.test', '--allowed-host=a.test:8080', '--allowed-host=b.test', '--ccm=builtin']);
+    expect(daemonArgs(o, 'local')).toEqual([
+      'daemon',
+      '--name=ccm-sandbox',
+      '--runtime=local',
+      '--workers=2',
+      '--lb-strategy=lb',
+      '--allowed-host=vm.test',
+      '--allowed-host=a.test:8080',
+      '--allowed-host=b.test',
+      '--ccm=builtin',
+    ]);
   });
 
   it('defaults the CCM slot to builtin and hands the daemon the chosen CCM and its command line as one argument', () => {
@@ -59,7 +80,9 @@ describe('ccm-sandbox arguments', () => {
 
   it("runs the upstream Go CCM's provider for a persona when no --ccm is given", () => {
     for (const cloud of ['hcloud', 'linode', 'digitalocean']) expect(parseCli(['up', '--cloud', cloud]).ccm).toEqual({ kind: 'upstream' });
-    expect(() => parseCli(['up', '--cloud', 'hcloud', '--ccm-command', './my-ccm'])).toThrow('--ccm-command applies to --ccm command only (got --ccm upstream)');
+    expect(() => parseCli(['up', '--cloud', 'hcloud', '--ccm-command', './my-ccm'])).toThrow(
+      '--ccm-command applies to --ccm command only (got --ccm upstream)',
+    );
   });
 
   it('defaults the cloud to simcloud and hands the daemon --cloud hcloud with its CCM', () => {

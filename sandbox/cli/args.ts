@@ -66,7 +66,8 @@ export function parseCli(argv: readonly string[]): CliOptions {
   }
   const { values, positionals } = parsed;
   const [command, component] = positionals;
-  if (!command || !(COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command "${command ?? ''}": use one of up, down, status, logs, reset, env`);
+  if (!command || !(COMMANDS as readonly string[]).includes(command))
+    throw new UsageError(`unknown command "${command ?? ''}": use one of up, down, status, logs, reset, env`);
   const ccm = validCcm(values.ccm, values['ccm-command'], values.cloud);
   return {
     command: command as Command,

@@ -51,7 +51,10 @@ async function ccmHealth(name: string, ccm: CcmState): Promise<string> {
   if (!ccm.url) return ccm.pid !== null && processAlive(ccm.pid) ? 'running' : 'not running';
   if (!ccm.url.startsWith('https:')) return health(`${ccm.url}/healthz`);
   const port = Number(new URL(ccm.url).port);
-  return getUpstreamCcm(port, upstreamCertDir(stateDir(name))).then((r) => (r.status === 200 ? 'ok' : `unhealthy (HTTP ${r.status})`), (err: unknown) => `unreachable (${String(err)})`);
+  return getUpstreamCcm(port, upstreamCertDir(stateDir(name))).then(
+    (r) => (r.status === 200 ? 'ok' : `unhealthy (HTTP ${r.status})`),
+    (err: unknown) => `unreachable (${String(err)})`,
+  );
 }
 
 /** The slot's kind, the process, its health and how often it was restarted (upstream serves HTTPS with its own certificate). */
@@ -99,7 +102,22 @@ export async function status(o: CliOptions): Promise<number> {
   ]);
   const lbServices = services.items.filter((s) => s.spec?.type === 'LoadBalancer');
   if (o.json) {
-    console.log(JSON.stringify({ state, nodes: nodes.items.map((n) => n.metadata?.name), services: lbServices.map((s) => s.metadata?.name), servers, loadBalancers: lbs, ipBlocks: blocks, serverGroups: groups, firewallPolicies: policies }, null, 2));
+    console.log(
+      JSON.stringify(
+        {
+          state,
+          nodes: nodes.items.map((n) => n.metadata?.name),
+          services: lbServices.map((s) => s.metadata?.name),
+          servers,
+          loadBalancers: lbs,
+          ipBlocks: blocks,
+          serverGroups: groups,
+          firewallPolicies: policies,
+        },
+        null,
+        2,
+      ),
+    );
     return 0;
   }
   const processes = [
@@ -109,9 +127,12 @@ export async function status(o: CliOptions): Promise<number> {
   ];
   const out = [
     `sandbox "${state.name}": ${state.status} (${state.runtime}), kubeconfig ${state.kubeconfig}`,
-    'Processes:', ...processes,
-    `Nodes (${nodes.items.length}):`, ...nodes.items.map(nodeLine),
-    `LoadBalancer Services (${lbServices.length}):`, ...lbServices.map(serviceLine),
+    'Processes:',
+    ...processes,
+    `Nodes (${nodes.items.length}):`,
+    ...nodes.items.map(nodeLine),
+    `LoadBalancer Services (${lbServices.length}):`,
+    ...lbServices.map(serviceLine),
     ...cloudLines(state, { servers, lbs, blocks, groups, policies }, lbServices),
   ];
   console.log(out.join('\n'));
@@ -136,10 +157,20 @@ export interface CloudListing {
 export function cloudLines(state: SandboxState, cloud: CloudListing, services: readonly V1Service[]): string[] {
   const { servers, lbs, blocks, groups, policies } = cloud;
   const owner = (lb: LoadBalancer): string => {
-    const s = services.find((x) => ownsLoadBalancer({ uid: x.metadata?.uid ?? '', ingress: (x.status?.loadBalancer?.ingress ?? []).flatMap((i) => (i.ip ? [i.ip] : [])), annotations: x.metadata?.annotations ?? {} }, lb));
+    const s = services.find((x) =>
+      ownsLoadBalancer(
+        {
+          uid: x.metadata?.uid ?? '',
+          ingress: (x.status?.loadBalancer?.ingress ?? []).flatMap((i) => (i.ip ? [i.ip] : [])),
+          annotations: x.metadata?.annotations ?? {},
+        },
+        lb,
+      ),
+    );
     return s ? `Service ${s.metadata?.namespace}/${s.metadata?.name}` : 'no Service';
   };
-  const row = (kind: string, [name, what]: readonly [string, string], id: string, rest = ''): string => `  ${kind.padEnd(15)} ${name.padEnd(28)} ${what.padEnd(10)} ${ids(state, id)}${rest}`;
+  const row = (kind: string, [name, what]: readonly [string, string], id: string, rest = ''): string =>
+    `  ${kind.padEnd(15)} ${name.padEnd(28)} ${what.padEnd(10)} ${ids(state, id)}${rest}`;
   return [
     `Cloud: ${servers.length} servers, ${lbs.length} load balancers, ${groups.length} server groups, ${policies.length} firewall policies, ${blocks.length} IP blocks`,
     ...servers.map((s) => row('server', [s.name, s.status], s.id)),
@@ -154,13 +185,27 @@ export function logs(o: CliOptions): number {
   const dir = stateDir(o.name);
   const files = [join(dir, 'daemon.log'), ...listLogs(join(dir, 'logs')), ...listLogs(join(dir, 'control-plane', 'logs'))];
   const wanted = o.component ? files.filter((f) => f.endsWith(`/${o.component}.log`)) : files;
-  if (wanted.length === 0) throw new UsageError(`no log named "${o.component ?? ''}" in ${dir}: choose from ${files.map((f) => f.split('/').pop()?.replace(/\.log$/, '')).join(', ')}`);
+  if (wanted.length === 0)
+    throw new UsageError(
+      `no log named "${o.component ?? ''}" in ${dir}: choose from ${files
+        .map((f) =>
+          f
+            .split('/')
+            .pop()
+            ?.replace(/\.log$/, ''),
+        )
+        .join(', ')}`,
+    );
   for (const f of wanted.filter(existsSync)) console.log(`==> ${f} <==\n${tail(f, o.lines)}\n`);
   return 0;
 }
 
 function listLogs(dir: string): string[] {
-  return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.log')).map((f) => join(dir, f)) : [];
+  return existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.endsWith('.log'))
+        .map((f) => join(dir, f))
+    : [];
 }
 
 /** Clears faults, deletes every LoadBalancer Service (waiting for the CCM to remove their cloud resources) and powers every server on. */

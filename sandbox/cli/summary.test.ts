@@ -3,8 +3,19 @@ import { SandboxState } from '../state.ts';
 import { renderSummary, stepLines } from './summary.ts';
 
 const base = {
-  name: 'demo', runtime: 'local', status: 'ready', pid: 1, error: null, workers: 2, lbStrategy: 'lb',
-  kubeconfig: '/s/demo/kubeconfig', clusterCidr: '10.244.0.0/16', simcloud: null, ccm: null, consoleUrl: null, logs: {},
+  name: 'demo',
+  runtime: 'local',
+  status: 'ready',
+  pid: 1,
+  error: null,
+  workers: 2,
+  lbStrategy: 'lb',
+  kubeconfig: '/s/demo/kubeconfig',
+  clusterCidr: '10.244.0.0/16',
+  simcloud: null,
+  ccm: null,
+  consoleUrl: null,
+  logs: {},
 };
 const at = (s: number): string => new Date(Date.parse('2026-01-01T00:00:00.000Z') + s * 1000).toISOString();
 
@@ -41,7 +52,15 @@ describe('the steps in the summary', () => {
   });
 
   it('sums the steps of a state file from before steps had start times', () => {
-    const old = SandboxState.parse({ ...base, startedAt: 't', readyAt: 't', steps: [{ name: 'simcloud', durationMs: 500 }, { name: 'cluster (local)', durationMs: 9500 }] });
+    const old = SandboxState.parse({
+      ...base,
+      startedAt: 't',
+      readyAt: 't',
+      steps: [
+        { name: 'simcloud', durationMs: 500 },
+        { name: 'cluster (local)', durationMs: 9500 },
+      ],
+    });
     expect(renderSummary(old).split('\n')[0]).toMatch(/ after 10\.0 s$/);
     expect(stepLines(old)).toEqual(['  simcloud                        0.5 s', '  cluster (local)                 9.5 s']);
   });

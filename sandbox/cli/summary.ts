@@ -53,7 +53,7 @@ export function ownCcmLines(state: SandboxState): string[] {
   const flags = upstreamArgsFor(ctx, kubeconfig, 10258).map((a) => `    ${shellQuote(a)}`);
   return [
     'Run your own CCM: its environment (KUBECONFIG is its own identity, the ServiceAccount',
-    'kube-system/cloud-controller-manager with a deployed CCM\'s RBAC, not the admin):',
+    "kube-system/cloud-controller-manager with a deployed CCM's RBAC, not the admin):",
     ...env,
     'and, for the upstream CCM (`npm run go:build` prints its path), these flags:',
     `  upstream-ccm \\\n${flags.join(' \\\n')}`,
@@ -70,12 +70,16 @@ export function personaLines(state: SandboxState): string[] {
   const own = persona.ownCcm;
   return [
     `${persona.title} persona: the machines were made through its API; ${persona.clients} works against it with:`,
-    `  export ${Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`).join(' ')}`,
-    ...(own ? [
-      `${persona.title}'s own CCM in the slot (${own.binary} on your PATH; ${own.note}):`,
-      `  ${commandHint('sandbox:up', `${nameFlag}--cloud ${persona.kind} --ccm command --ccm-command ${shellQuote(own.command())}`)}`,
-      `and its conformance run: ${commandHint('conformance', `--cloud ${persona.kind} --ccm command --ccm-command ${shellQuote(own.command())}`)}`,
-    ] : []),
+    `  export ${Object.entries(env)
+      .map(([k, v]) => `${k}=${shellQuote(v)}`)
+      .join(' ')}`,
+    ...(own
+      ? [
+          `${persona.title}'s own CCM in the slot (${own.binary} on your PATH; ${own.note}):`,
+          `  ${commandHint('sandbox:up', `${nameFlag}--cloud ${persona.kind} --ccm command --ccm-command ${shellQuote(own.command())}`)}`,
+          `and its conformance run: ${commandHint('conformance', `--cloud ${persona.kind} --ccm command --ccm-command ${shellQuote(own.command())}`)}`,
+        ]
+      : []),
   ];
 }
 

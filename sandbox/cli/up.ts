@@ -22,7 +22,9 @@ export async function up(o: CliOptions): Promise<number> {
   const dir = stateDir(o.name);
   const existing = readState(dir);
   if (existing && processAlive(existing.pid) && existing.status !== SandboxStatus.stopped) {
-    console.log(`sandbox "${o.name}" is already running (pid ${existing.pid}); \`${commandHint('sandbox:down', o.name === 'ccm-sandbox' ? '' : `--name ${o.name}`)}\` stops it\n`);
+    console.log(
+      `sandbox "${o.name}" is already running (pid ${existing.pid}); \`${commandHint('sandbox:down', o.name === 'ccm-sandbox' ? '' : `--name ${o.name}`)}\` stops it\n`,
+    );
     console.log(renderSummary(existing));
     return 0;
   }
@@ -141,4 +143,3 @@ async function dryRun(o: CliOptions): Promise<number> {
   console.log(await renderDryRun(o.runtime, { name: o.name, workers: o.workers, stateDir: stateDir(o.name) }));
   return 0;
 }
-

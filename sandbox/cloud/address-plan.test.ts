@@ -8,7 +8,12 @@ describe('loopback address plans', () => {
   it('gives each pool its own /16 of loopback starting at the base', () => {
     expect(loopbackAddressPlan(200)).toEqual({
       pools: { server_public: '127.200.0.0/18', lb_vip: '127.201.0.0/16', ip_block: '127.202.0.0/16', private_networks: '127.203.0.0/16' },
-      simcloudArgs: ['--pool=server_public=127.200.0.0/18', '--pool=lb_vip=127.201.0.0/16', '--pool=ip_block=127.202.0.0/16', '--pool=private_networks=127.203.0.0/16'],
+      simcloudArgs: [
+        '--pool=server_public=127.200.0.0/18',
+        '--pool=lb_vip=127.201.0.0/16',
+        '--pool=ip_block=127.202.0.0/16',
+        '--pool=private_networks=127.203.0.0/16',
+      ],
       networkRange: '127.203.0.0/16',
     });
   });

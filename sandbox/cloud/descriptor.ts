@@ -149,7 +149,10 @@ export interface ConformanceProfile {
    * The address behind a hostname ingress, for a CCM that writes only hostnames (Brightbox's), found through the
    * cloud's API from the hostname and the Service it is the ingress of.
    */
-  resolveHostname?(ctx: CloudReadContext, ingress: { readonly hostname: string; readonly namespace: string; readonly service: string; readonly cluster: string }): Promise<string | undefined>;
+  resolveHostname?(
+    ctx: CloudReadContext,
+    ingress: { readonly hostname: string; readonly namespace: string; readonly service: string; readonly cluster: string },
+  ): Promise<string | undefined>;
 }
 
 /** The cloud's own CCM (built from its public source, run in the slot with `--ccm command`). */
@@ -183,7 +186,9 @@ export interface CloudDescriptor<K extends string = string> {
   ccmEnv(input: CcmEnvInput): Record<string, string>;
   /** The upstream Go CCM's provider for this cloud (go/provider/<name>) and whether it offers Routes. */
   readonly upstream: {
-    readonly provider: string; readonly routes: boolean; readonly extraArgs: readonly string[];
+    readonly provider: string;
+    readonly routes: boolean;
+    readonly extraArgs: readonly string[];
     /** Why the upstream Go CCM cannot run this cloud yet; then `--ccm upstream` is refused and there is no default CCM. */
     readonly unavailable?: string;
   };
@@ -215,7 +220,13 @@ export interface CloudDescriptor<K extends string = string> {
    */
   /** The cloud's load balancers are addresses a node announces with kube-vip (phoenixNAP's model): the local runtime stands in for it. */
   readonly kubeVip?: boolean;
-  readonly prepareCcm?: (o: { readonly endpoint: string; readonly token: string; readonly network: string; readonly zone: string; readonly ccmDir: string }) => Promise<void>;
+  readonly prepareCcm?: (o: {
+    readonly endpoint: string;
+    readonly token: string;
+    readonly network: string;
+    readonly zone: string;
+    readonly ccmDir: string;
+  }) => Promise<void>;
   /** How machines are made through the persona; absent: through /v1 (and then any runtime works). */
   machines?(o: { readonly endpoint: string; readonly token: string }): PersonaMachines;
   readonly conformance: ConformanceProfile;

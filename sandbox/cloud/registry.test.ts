@@ -22,14 +22,24 @@ describe('the clouds a sandbox presents', () => {
 
   it("gives each persona's Node the providerID its own CCM writes, and simcloud's its simcloud id", () => {
     expect(Object.fromEntries(CLOUD_DESCRIPTORS.map((d) => [d.kind, d.providerId('srv-00000042')]))).toEqual({
-      simcloud: 'simcloud://srv-00000042', hcloud: 'hcloud://42', linode: 'linode://42', digitalocean: 'digitalocean://42',
-      phoenixnap: 'phoenixnap://a10000000000000000000042', brightbox: 'brightbox://srv-00016',
+      simcloud: 'simcloud://srv-00000042',
+      hcloud: 'hcloud://42',
+      linode: 'linode://42',
+      digitalocean: 'digitalocean://42',
+      phoenixnap: 'phoenixnap://a10000000000000000000042',
+      brightbox: 'brightbox://srv-00016',
     });
   });
 
   it('makes machines through every persona but not through simcloud, where any runtime works', () => {
     const token = { endpoint: 'http://127.0.0.1:1', token: 't' };
-    expect(CLOUD_DESCRIPTORS.filter((d) => d.machines?.(token) !== undefined).map((d) => d.kind)).toEqual(['hcloud', 'linode', 'digitalocean', 'phoenixnap', 'brightbox']);
+    expect(CLOUD_DESCRIPTORS.filter((d) => d.machines?.(token) !== undefined).map((d) => d.kind)).toEqual([
+      'hcloud',
+      'linode',
+      'digitalocean',
+      'phoenixnap',
+      'brightbox',
+    ]);
   });
 
   it("gives a DigitalOcean CCM DigitalOcean's variables (the bare simcloud URL, the token, the zone's region) and no routes", () => {
@@ -46,10 +56,15 @@ describe('the clouds a sandbox presents', () => {
   it("gives a phoenixNAP CCM client credentials (the token as secret, its derived client id), the location and the persona's URLs", () => {
     const env = cloudCcmEnv({ ...ctx, cloud: 'phoenixnap' });
     expect(env).toEqual({
-      PNAP_CLIENT_ID: clientIdOf('tok'), PNAP_CLIENT_SECRET: 'tok', PNAP_LOCATION: 'sim-1',
-      PNAP_TOKEN_URL: 'http://127.0.0.1:4600/pnap/auth/realms/BMC/protocol/openid-connect/token', PNAP_BMC_API_URL: 'http://127.0.0.1:4600/pnap/bmc/v1',
-      PNAP_IP_API_URL: 'http://127.0.0.1:4600/pnap/ips/v1', PNAP_NETWORK_API_URL: 'http://127.0.0.1:4600/pnap/networks/v1',
-      SIMCLOUD_ENDPOINT: 'http://127.0.0.1:4600', SIMCLOUD_TOKEN: 'tok',
+      PNAP_CLIENT_ID: clientIdOf('tok'),
+      PNAP_CLIENT_SECRET: 'tok',
+      PNAP_LOCATION: 'sim-1',
+      PNAP_TOKEN_URL: 'http://127.0.0.1:4600/pnap/auth/realms/BMC/protocol/openid-connect/token',
+      PNAP_BMC_API_URL: 'http://127.0.0.1:4600/pnap/bmc/v1',
+      PNAP_IP_API_URL: 'http://127.0.0.1:4600/pnap/ips/v1',
+      PNAP_NETWORK_API_URL: 'http://127.0.0.1:4600/pnap/networks/v1',
+      SIMCLOUD_ENDPOINT: 'http://127.0.0.1:4600',
+      SIMCLOUD_TOKEN: 'tok',
     });
     expect(upstreamArgsFor({ ...ctx, cloud: 'phoenixnap' }, '/k', 10258)).toContain('--configure-cloud-routes=false');
     expect(phoenixnapCcmCommand().startsWith('k8s-cloud-provider-bmc --cloud-provider=phoenixnap ')).toBe(true);
@@ -57,19 +72,34 @@ describe('the clouds a sandbox presents', () => {
 
   it("gives Brightbox's CCM an API client (the token as secret, its derived client id) and the persona's base URL; the upstream Go CCM is its default", () => {
     expect(cloudCcmEnv({ ...ctx, cloud: 'brightbox' })).toEqual({
-      BRIGHTBOX_API_URL: 'http://127.0.0.1:4600/brightbox/', BRIGHTBOX_CLIENT: brightboxClientIdOf('tok'), BRIGHTBOX_CLIENT_SECRET: 'tok',
+      BRIGHTBOX_API_URL: 'http://127.0.0.1:4600/brightbox/',
+      BRIGHTBOX_CLIENT: brightboxClientIdOf('tok'),
+      BRIGHTBOX_CLIENT_SECRET: 'tok',
     });
     expect(brightboxClientIdOf('tok')).toMatch(/^cli-[0-9a-z]{5}$/);
     const command = brightboxCcmCommand();
     expect(command.startsWith('brightbox-cloud-controller-manager --cloud-provider=brightbox ')).toBe(true);
-    for (const flag of ['--configure-cloud-routes=false', '--bind-address=127.0.0.1', '--secure-port=0', '--webhook-secure-port=0', '--cluster-name="$CCM_SANDBOX_CLUSTER_NAME"']) expect(command).toContain(flag);
+    for (const flag of [
+      '--configure-cloud-routes=false',
+      '--bind-address=127.0.0.1',
+      '--secure-port=0',
+      '--webhook-secure-port=0',
+      '--cluster-name="$CCM_SANDBOX_CLUSTER_NAME"',
+    ])
+      expect(command).toContain(flag);
     expect(defaultCcmFor('brightbox')).toEqual({ kind: 'upstream' });
   });
 
   it("runs DigitalOcean's CCM from the slot's environment, serving on loopback only, without routes", () => {
     const command = digitaloceanCcmCommand();
     expect(command.startsWith('digitalocean-cloud-controller-manager --cloud-provider=digitalocean ')).toBe(true);
-    for (const flag of ['--kubeconfig="$KUBECONFIG"', '--configure-cloud-routes=false', '--leader-elect=false', '--bind-address=127.0.0.1', '--secure-port=0']) {
+    for (const flag of [
+      '--kubeconfig="$KUBECONFIG"',
+      '--configure-cloud-routes=false',
+      '--leader-elect=false',
+      '--bind-address=127.0.0.1',
+      '--secure-port=0',
+    ]) {
       expect(command).toContain(flag);
     }
   });
@@ -88,8 +118,15 @@ describe('the clouds a sandbox presents', () => {
     const command = linodeCcmCommand();
     expect(command.startsWith('linode-cloud-controller-manager --cloud-provider=linode ')).toBe(true);
     for (const flag of [
-      '--kubeconfig="$KUBECONFIG"', '--configure-cloud-routes=true', '--cluster-cidr="$CCM_SANDBOX_CLUSTER_CIDR"', '--enable-route-controller',
-      '--vpc-names="$CCM_SANDBOX_CLUSTER_NAME"', '--cluster-name="$CCM_SANDBOX_CLUSTER_NAME"', '--leader-elect=false', '--bind-address=127.0.0.1', '--secure-port=0',
+      '--kubeconfig="$KUBECONFIG"',
+      '--configure-cloud-routes=true',
+      '--cluster-cidr="$CCM_SANDBOX_CLUSTER_CIDR"',
+      '--enable-route-controller',
+      '--vpc-names="$CCM_SANDBOX_CLUSTER_NAME"',
+      '--cluster-name="$CCM_SANDBOX_CLUSTER_NAME"',
+      '--leader-elect=false',
+      '--bind-address=127.0.0.1',
+      '--secure-port=0',
     ]) {
       expect(command).toContain(flag);
     }
@@ -104,10 +141,18 @@ describe('the clouds a sandbox presents', () => {
 
   it("gives a Hetzner CCM Hetzner's variables, keeping it off the metadata service and off non-loopback ports", () => {
     expect(hcloudCcmEnv({ simcloudUrl: sim.url, token: 'tok', network: 'demo', zone: 'sim-1a' })).toEqual({
-      HCLOUD_ENDPOINT: 'http://127.0.0.1:4600/hcloud/v1', HCLOUD_TOKEN: 'tok', HCLOUD_NETWORK: 'demo', HCLOUD_LOAD_BALANCERS_LOCATION: 'sim-1',
-      HCLOUD_LOAD_BALANCERS_TYPE: 'lb11', HCLOUD_NETWORK_DISABLE_ATTACHED_CHECK: 'true', HCLOUD_METRICS_ENABLED: 'false',
+      HCLOUD_ENDPOINT: 'http://127.0.0.1:4600/hcloud/v1',
+      HCLOUD_TOKEN: 'tok',
+      HCLOUD_NETWORK: 'demo',
+      HCLOUD_LOAD_BALANCERS_LOCATION: 'sim-1',
+      HCLOUD_LOAD_BALANCERS_TYPE: 'lb11',
+      HCLOUD_NETWORK_DISABLE_ATTACHED_CHECK: 'true',
+      HCLOUD_METRICS_ENABLED: 'false',
     });
-    expect(cloudCcmEnv({ ...ctx, cloud: 'hcloud' })).toMatchObject({ HCLOUD_ENDPOINT: 'http://127.0.0.1:4600/hcloud/v1', HCLOUD_LOAD_BALANCERS_LOCATION: 'sim-1' });
+    expect(cloudCcmEnv({ ...ctx, cloud: 'hcloud' })).toMatchObject({
+      HCLOUD_ENDPOINT: 'http://127.0.0.1:4600/hcloud/v1',
+      HCLOUD_LOAD_BALANCERS_LOCATION: 'sim-1',
+    });
     expect(cloudCcmEnv(ctx)).toMatchObject({ SIMCLOUD_ENDPOINT: sim.url, SIMCLOUD_TOKEN: 'tok' });
     expect(Object.keys(commandCcmEnv({ ...ctx, cloud: 'hcloud' }, '/k'))).not.toContain('SIMCLOUD_TOKEN');
   });
@@ -123,9 +168,14 @@ describe('the clouds a sandbox presents', () => {
     const command = hcloudCcmCommand();
     expect(command.startsWith('hcloud-cloud-controller-manager --cloud-provider=hcloud --allow-untagged-cloud ')).toBe(true);
     const flags = [
-      '--kubeconfig="$KUBECONFIG"', '--cluster-cidr="$CCM_SANDBOX_CLUSTER_CIDR"', '--bind-address=127.0.0.1', '--secure-port=0', '--webhook-secure-port=0',
+      '--kubeconfig="$KUBECONFIG"',
+      '--cluster-cidr="$CCM_SANDBOX_CLUSTER_CIDR"',
+      '--bind-address=127.0.0.1',
+      '--secure-port=0',
+      '--webhook-secure-port=0',
       // as Hetzner's manifests: routes follow Node changes, so a Node is not left NetworkUnavailable for a period
-      '--feature-gates=CloudControllerManagerWatchBasedRoutesReconciliation=true', '--route-reconciliation-period=30s',
+      '--feature-gates=CloudControllerManagerWatchBasedRoutesReconciliation=true',
+      '--route-reconciliation-period=30s',
     ];
     for (const flag of flags) {
       expect(command).toContain(flag);
@@ -135,8 +185,21 @@ describe('the clouds a sandbox presents', () => {
 
 describe('the summary of an hcloud sandbox', () => {
   const base = {
-    name: 'demo', runtime: 'local', status: 'ready', pid: 1, startedAt: 't', readyAt: 't', error: null, steps: [], workers: 2, lbStrategy: 'lb',
-    kubeconfig: '/s/demo/kubeconfig', clusterCidr: '10.244.0.0/16', simcloud: { ...sim, adminToken: 'adm', pid: 2 }, consoleUrl: null, logs: {},
+    name: 'demo',
+    runtime: 'local',
+    status: 'ready',
+    pid: 1,
+    startedAt: 't',
+    readyAt: 't',
+    error: null,
+    steps: [],
+    workers: 2,
+    lbStrategy: 'lb',
+    kubeconfig: '/s/demo/kubeconfig',
+    clusterCidr: '10.244.0.0/16',
+    simcloud: { ...sim, adminToken: 'adm', pid: 2 },
+    consoleUrl: null,
+    logs: {},
     ccm: { kind: 'upstream', url: 'https://127.0.0.1:1', pid: 3 },
   };
 
@@ -144,7 +207,9 @@ describe('the summary of an hcloud sandbox', () => {
     const text = renderSummary(SandboxState.parse({ ...base, name: 'demo', cloud: 'hcloud' }));
     expect(text).toContain('ccm-sandbox "demo" is ready (local runtime, hcloud persona)');
     expect(text).toContain('  Hetzner Cloud API http://127.0.0.1:4600/hcloud/v1  (HCLOUD_TOKEN=tok)');
-    expect(text).toContain('  export HCLOUD_ENDPOINT=http://127.0.0.1:4600/hcloud/v1 HCLOUD_TOKEN=tok HCLOUD_NETWORK=demo HCLOUD_LOAD_BALANCERS_LOCATION=sim-1');
+    expect(text).toContain(
+      '  export HCLOUD_ENDPOINT=http://127.0.0.1:4600/hcloud/v1 HCLOUD_TOKEN=tok HCLOUD_NETWORK=demo HCLOUD_LOAD_BALANCERS_LOCATION=sim-1',
+    );
     expect(text).toContain(`  npm run sandbox:up -- --name demo --cloud hcloud --ccm command --ccm-command '${hcloudCcmCommand()}'`);
   });
 

@@ -21,7 +21,13 @@ afterAll(async () => {
 /** Creates a server labelled for `cluster`, powers it off and deletes it; resolves when simcloud said it is gone. */
 async function serverLifecycle(name: string, cluster: string): Promise<string> {
   const c = sc.client;
-  const { server, action } = await c.servers.create({ name, server_type: 'sc-small', image: 'ubuntu-24.04', zone: 'sim-1a', labels: { [SANDBOX_LABELS.cluster]: cluster } });
+  const { server, action } = await c.servers.create({
+    name,
+    server_type: 'sc-small',
+    image: 'ubuntu-24.04',
+    zone: 'sim-1a',
+    labels: { [SANDBOX_LABELS.cluster]: cluster },
+  });
   await c.waitForAction(action.id);
   await c.waitForAction((await c.servers.poweroff(server.id)).id);
   await c.waitForAction((await c.servers.delete(server.id)).id);
@@ -45,7 +51,7 @@ describe('power actions from server status transitions', () => {
     expect(powerAction(before, after)).toBe(action);
   });
 
-  it('reports power events for the cluster\'s servers only, from the events simcloud sends', async () => {
+  it("reports power events for the cluster's servers only, from the events simcloud sends", async () => {
     const mine = await serverLifecycle('c1-w1', 'c1');
     await serverLifecycle('other-w1', 'other');
     const cloud = new SimcloudSandboxCloud({ client: sc.client, clusterName: 'c1' });
@@ -60,7 +66,12 @@ describe('power actions from server status transitions', () => {
 });
 
 const cloudFor = (clusterName: string): SimcloudSandboxCloud =>
-  new SimcloudSandboxCloud({ client: sc.client, clusterName, networkRange: '127.40.0.0/16', persona: { kind: 'hcloud', machines: new HcloudMachines({ endpoint: sc.url, token: sc.token }) } });
+  new SimcloudSandboxCloud({
+    client: sc.client,
+    clusterName,
+    networkRange: '127.40.0.0/16',
+    persona: { kind: 'hcloud', machines: new HcloudMachines({ endpoint: sc.url, token: sc.token }) },
+  });
 
 describe('a --cloud hcloud sandbox cloud', () => {
   it('creates the network and the servers through /hcloud/v1 and reads them back through /v1 (one store)', async () => {
@@ -79,7 +90,7 @@ describe('a --cloud hcloud sandbox cloud', () => {
     expect(creates.map((e) => (e.type === 'api_call' ? e.path : ''))).toEqual(['/hcloud/v1/networks', '/hcloud/v1/servers']);
   });
 
-  it('refuses a machine with addresses of its own: Hetzner picks a server\'s addresses', async () => {
+  it("refuses a machine with addresses of its own: Hetzner picks a server's addresses", async () => {
     await expect(cloudFor('hc2').registerServer({ name: 'hc2-worker-1', role: 'worker', privateIPv4: '127.40.9.9' })).rejects.toThrow(
       '--cloud hcloud cannot register hc2-worker-1 at its own addresses: use --runtime local',
     );
@@ -89,14 +100,26 @@ describe('a --cloud hcloud sandbox cloud', () => {
 
 describe('a --cloud linode sandbox cloud', () => {
   const linodeCloud = (clusterName: string): SimcloudSandboxCloud =>
-    new SimcloudSandboxCloud({ client: sc.client, clusterName, networkRange: '127.41.0.0/16', persona: { kind: 'linode', machines: new LinodeMachines({ endpoint: sc.url, token: sc.token }) } });
+    new SimcloudSandboxCloud({
+      client: sc.client,
+      clusterName,
+      networkRange: '127.41.0.0/16',
+      persona: { kind: 'linode', machines: new LinodeMachines({ endpoint: sc.url, token: sc.token }) },
+    });
 
   it('creates each machine as an instance through /v4 with the cluster tags, on the cluster network, read back through /v1', async () => {
     const cloud = linodeCloud('li1');
     const registered = await cloud.registerServer({ name: 'li1-worker-1', role: 'worker' });
     expect(registered.privateIPv4).toMatch(/^127\.41\./);
     const [server] = await cloud.servers();
-    expect(server).toMatchObject({ id: registered.id, name: 'li1-worker-1', status: 'running', zone: 'sim-1a', server_type: 'sc-medium', private_ipv4: registered.privateIPv4 });
+    expect(server).toMatchObject({
+      id: registered.id,
+      name: 'li1-worker-1',
+      status: 'running',
+      zone: 'sim-1a',
+      server_type: 'sc-medium',
+      private_ipv4: registered.privateIPv4,
+    });
     expect(server?.labels).toEqual({ [SANDBOX_LABELS.cluster]: 'li1', [SANDBOX_LABELS.role]: 'worker' });
     expect((await cloud.registerServer({ name: 'li1-worker-1', role: 'worker' })).id).toBe(registered.id);
     expect(await cloud.servers()).toHaveLength(1);
@@ -114,14 +137,26 @@ describe('a --cloud linode sandbox cloud', () => {
 
 describe('a --cloud digitalocean sandbox cloud', () => {
   const doCloud = (clusterName: string): SimcloudSandboxCloud =>
-    new SimcloudSandboxCloud({ client: sc.client, clusterName, networkRange: '127.42.0.0/16', persona: { kind: 'digitalocean', machines: new DigitalOceanMachines({ endpoint: sc.url, token: sc.token }) } });
+    new SimcloudSandboxCloud({
+      client: sc.client,
+      clusterName,
+      networkRange: '127.42.0.0/16',
+      persona: { kind: 'digitalocean', machines: new DigitalOceanMachines({ endpoint: sc.url, token: sc.token }) },
+    });
 
   it('creates each machine as a droplet through /v2, labelled and on the cluster network through /v1', async () => {
     const cloud = doCloud('do1');
     const registered = await cloud.registerServer({ name: 'do1-worker-1', role: 'worker' });
     expect(registered.privateIPv4).toMatch(/^127\.42\./);
     const [server] = await cloud.servers();
-    expect(server).toMatchObject({ id: registered.id, name: 'do1-worker-1', status: 'running', zone: 'sim-1a', server_type: 'sc-medium', private_ipv4: registered.privateIPv4 });
+    expect(server).toMatchObject({
+      id: registered.id,
+      name: 'do1-worker-1',
+      status: 'running',
+      zone: 'sim-1a',
+      server_type: 'sc-medium',
+      private_ipv4: registered.privateIPv4,
+    });
     expect(server?.labels).toEqual({ [SANDBOX_LABELS.cluster]: 'do1', [SANDBOX_LABELS.role]: 'worker' });
     expect((await cloud.registerServer({ name: 'do1-worker-1', role: 'worker' })).id).toBe(registered.id);
     expect(await cloud.servers()).toHaveLength(1);

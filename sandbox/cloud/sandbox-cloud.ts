@@ -102,9 +102,14 @@ export class SimcloudSandboxCloud implements SandboxCloud {
     return registered(await client.servers.get(server.id));
   }
 
-  async #registerThroughPersona(persona: NonNullable<SimcloudSandboxCloudOptions['persona']>, machine: MachineSpec, network: Network): Promise<RegisteredServer> {
+  async #registerThroughPersona(
+    persona: NonNullable<SimcloudSandboxCloudOptions['persona']>,
+    machine: MachineSpec,
+    network: Network,
+  ): Promise<RegisteredServer> {
     // A persona's API gives a machine its addresses; it cannot take the ones a kind container or VM has.
-    if (machine.publicIPv4 || machine.privateIPv4) throw new Error(`--cloud ${persona.kind} cannot register ${machine.name} at its own addresses: use --runtime local`);
+    if (machine.publicIPv4 || machine.privateIPv4)
+      throw new Error(`--cloud ${persona.kind} cannot register ${machine.name} at its own addresses: use --runtime local`);
     const labels = { [SANDBOX_LABELS.cluster]: this.#opts.clusterName, [SANDBOX_LABELS.role]: machine.role };
     const done = await persona.machines.createMachine({
       name: machine.name,

@@ -7,30 +7,55 @@ import { parseConformanceArgs } from './args.ts';
 
 describe('npm run conformance arguments', () => {
   it('defaults to our CCM on simcloud, the local runtime, 60 s a condition and what Kubernetes requires', () => {
-    expect(parseConformanceArgs([], '/here')).toMatchObject({ cloud: 'simcloud', ccm: { kind: 'builtin' }, runtime: 'local', timeoutMs: 60_000, only: undefined, junit: undefined, profile: 'kubernetes' });
+    expect(parseConformanceArgs([], '/here')).toMatchObject({
+      cloud: 'simcloud',
+      ccm: { kind: 'builtin' },
+      runtime: 'local',
+      timeoutMs: 60_000,
+      only: undefined,
+      junit: undefined,
+      profile: 'kubernetes',
+    });
   });
 
-  it('takes --profile cloud to check the cloud CCM\'s own labels too, and refuses any other profile', () => {
+  it("takes --profile cloud to check the cloud CCM's own labels too, and refuses any other profile", () => {
     expect(parseConformanceArgs(['--profile', 'cloud'], '/here').profile).toBe('cloud');
     expect(() => parseConformanceArgs(['--profile', 'hetzner'], '/here')).toThrow('--profile "hetzner" is invalid: use kubernetes or cloud');
   });
 
   it("runs the upstream Go CCM's provider for a persona without --ccm, and takes report paths from where npm was run", () => {
-    const a = parseConformanceArgs(['--cloud', 'hcloud', '--junit', 'out/c.xml', '--json', '/abs/c.json', '--only', 'lb-basic, routes', '--timeout', '20'], '/author/repo');
-    expect(a).toMatchObject({ cloud: 'hcloud', ccm: { kind: 'upstream' }, junit: '/author/repo/out/c.xml', json: '/abs/c.json', only: ['lb-basic', 'routes'], timeoutMs: 20_000 });
+    const a = parseConformanceArgs(
+      ['--cloud', 'hcloud', '--junit', 'out/c.xml', '--json', '/abs/c.json', '--only', 'lb-basic, routes', '--timeout', '20'],
+      '/author/repo',
+    );
+    expect(a).toMatchObject({
+      cloud: 'hcloud',
+      ccm: { kind: 'upstream' },
+      junit: '/author/repo/out/c.xml',
+      json: '/abs/c.json',
+      only: ['lb-basic', 'routes'],
+      timeoutMs: 20_000,
+    });
   });
 
   it('takes the previous CCM of an upgrade as a command line', () => {
-    expect(parseConformanceArgs(['--only', 'upgrade,restart', '--upgrade-from', ' old-ccm --v=2 '], '/here')).toMatchObject({ only: ['upgrade', 'restart'], upgradeFrom: 'old-ccm --v=2' });
+    expect(parseConformanceArgs(['--only', 'upgrade,restart', '--upgrade-from', ' old-ccm --v=2 '], '/here')).toMatchObject({
+      only: ['upgrade', 'restart'],
+      upgradeFrom: 'old-ccm --v=2',
+    });
   });
 
   const dir = mkdtempSync(join(tmpdir(), 'conformance-args-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('reads --faults from where npm was run and keeps its rules for the report', () => {
-    writeFileSync(join(dir, 'slow-lb.json'), JSON.stringify({ faults: [{ kind: 'latency', match: { method: 'PUT', path: '/v2/load_balancers/*' }, latency_ms: 500 }] }));
+    writeFileSync(
+      join(dir, 'slow-lb.json'),
+      JSON.stringify({ faults: [{ kind: 'latency', match: { method: 'PUT', path: '/v2/load_balancers/*' }, latency_ms: 500 }] }),
+    );
     expect(parseConformanceArgs(['--faults', 'slow-lb.json'], dir).faults).toEqual({
-      file: join(dir, 'slow-lb.json'), rules: [{ kind: 'latency', match: { method: 'PUT', path: '/v2/load_balancers/*' }, latency_ms: 500 }],
+      file: join(dir, 'slow-lb.json'),
+      rules: [{ kind: 'latency', match: { method: 'PUT', path: '/v2/load_balancers/*' }, latency_ms: 500 }],
     });
   });
 
@@ -55,7 +80,11 @@ describe('npm run conformance arguments', () => {
 
   it('takes the adversity windows in seconds and the idle budget in calls per second, with one line for a bad value', () => {
     expect(parseConformanceArgs([], '/here').windows).toEqual({ faultMs: 10_000, idleMs: 60_000, idleBudgetPerSecond: 1 });
-    expect(parseConformanceArgs(['--fault-window', '3', '--idle-window', '15', '--idle-budget', '0.5'], '/here').windows).toEqual({ faultMs: 3000, idleMs: 15_000, idleBudgetPerSecond: 0.5 });
+    expect(parseConformanceArgs(['--fault-window', '3', '--idle-window', '15', '--idle-budget', '0.5'], '/here').windows).toEqual({
+      faultMs: 3000,
+      idleMs: 15_000,
+      idleBudgetPerSecond: 0.5,
+    });
     expect(() => parseConformanceArgs(['--idle-budget', '0'], '/here')).toThrow(/--idle-budget "0" is invalid: use calls per second above 0/);
     expect(() => parseConformanceArgs(['--idle-window', '1m'], '/here')).toThrow(/--idle-window "1m" is invalid: use a whole number from 1 to 3600/);
   });

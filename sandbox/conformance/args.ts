@@ -106,9 +106,13 @@ export function parseConformanceArgs(argv: readonly string[], cwd = process.env.
 }
 
 function validOnly(value: string): Capability[] {
-  const names = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const names = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   const bad = names.find((n) => !isCapability(n));
-  if (bad !== undefined || names.length === 0) throw new UsageError(`--only "${bad ?? value}" is invalid: use a comma-separated list of ${CAPABILITIES.join(', ')}`);
+  if (bad !== undefined || names.length === 0)
+    throw new UsageError(`--only "${bad ?? value}" is invalid: use a comma-separated list of ${CAPABILITIES.join(', ')}`);
   return names.filter(isCapability);
 }
 
@@ -129,7 +133,8 @@ function validProfile(value: string): Profile {
 
 function validRate(value: string): number {
   const n = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value) || n <= 0 || n > 1000) throw new UsageError(`--idle-budget "${value}" is invalid: use calls per second above 0 and at most 1000, e.g. 1 or 0.5`);
+  if (!/^\d+(\.\d+)?$/.test(value) || n <= 0 || n > 1000)
+    throw new UsageError(`--idle-budget "${value}" is invalid: use calls per second above 0 and at most 1000, e.g. 1 or 0.5`);
   return n;
 }
 

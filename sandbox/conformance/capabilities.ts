@@ -2,8 +2,24 @@
 // one builds on what the earlier ones left (the LB Service, a joined node, a deleted one), so no second
 // sandbox is needed.
 export const CAPABILITIES = [
-  'node-init', 'lb-basic', 'lb-update', 'lb-annotations', 'traffic-policy', 'in-cluster', 'idle-budget', 'api-faults', 'rate-limit', 'node-churn', 'lb-delete', 'lifecycle', 'routes',
-  'restart', 'upgrade', 'down-delete', 'neighbours', 'leak',
+  'node-init',
+  'lb-basic',
+  'lb-update',
+  'lb-annotations',
+  'traffic-policy',
+  'in-cluster',
+  'idle-budget',
+  'api-faults',
+  'rate-limit',
+  'node-churn',
+  'lb-delete',
+  'lifecycle',
+  'routes',
+  'restart',
+  'upgrade',
+  'down-delete',
+  'neighbours',
+  'leak',
 ] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
@@ -20,19 +36,51 @@ export const CAPABILITY_INFO: Readonly<Record<Capability, CapabilityInfo>> = {
   'lb-basic': { title: 'LoadBalancer Service: ingress, a pod answers through the VIP, the cloud LB targets the nodes', needs: 'node-init' },
   'lb-update': { title: 'LB update: a second port, a node joining', needs: 'lb-basic' },
   'lb-annotations': { title: "LB annotations: PROXY protocol, HTTP health check, the cloud's own settings", needs: 'lb-basic' },
-  'traffic-policy': { title: 'traffic policy: Cluster → Local → Cluster on a live Service; health checks follow healthCheckNodePort, under Local only the pod\'s node takes traffic, the VIP kept', needs: 'lb-basic' },
-  'in-cluster': { title: 'in-cluster clients: a node reaches a PROXY-protocol LB\'s address and the backend gets its header (ipMode Proxy, KEP-1860)', needs: 'lb-basic' },
+  'traffic-policy': {
+    title:
+      "traffic policy: Cluster → Local → Cluster on a live Service; health checks follow healthCheckNodePort, under Local only the pod's node takes traffic, the VIP kept",
+    needs: 'lb-basic',
+  },
+  'in-cluster': {
+    title: "in-cluster clients: a node reaches a PROXY-protocol LB's address and the backend gets its header (ipMode Proxy, KEP-1860)",
+    needs: 'lb-basic',
+  },
   'idle-budget': { title: "idle budget: a settled CCM's calls per endpoint over a quiet window, within the budget", needs: 'node-init' },
-  'api-faults': { title: 'API faults: lookups failing (500, 503, 403, timeout, secondary call) delete no Node and taint none; converges after', needs: 'node-init' },
-  'rate-limit': { title: "rate limit: 429s with the provider's own headers for a window; no request before the announced time, converges after", needs: 'node-init' },
-  'node-churn': { title: 'node churn: five nodes joining at once all targeted, an excluded node and a deleted server dropped, the LB consistent', needs: 'lb-basic' },
+  'api-faults': {
+    title: 'API faults: lookups failing (500, 503, 403, timeout, secondary call) delete no Node and taint none; converges after',
+    needs: 'node-init',
+  },
+  'rate-limit': {
+    title: "rate limit: 429s with the provider's own headers for a window; no request before the announced time, converges after",
+    needs: 'node-init',
+  },
+  'node-churn': {
+    title: 'node churn: five nodes joining at once all targeted, an excluded node and a deleted server dropped, the LB consistent',
+    needs: 'lb-basic',
+  },
   'lb-delete': { title: 'LB delete: finalizer gone, cloud LB gone', needs: 'lb-basic' },
   lifecycle: { title: "node lifecycle: shutdown taint on power-off, cleared on power-on, a vanished server's Node deleted", needs: 'node-init' },
   routes: { title: 'routes: one per podCIDR via the node, NetworkUnavailable=False, stale routes removed', needs: 'node-init' },
-  restart: { title: 'CCM restart: every load balancer, target, firewall and route keeps its identity and settings; writes listed with their effect', needs: 'node-init', optIn: true },
-  upgrade: { title: 'CCM upgrade from --upgrade-from: nothing the previous CCM built is recreated or renamed; then an LB update', needs: 'node-init', optIn: true },
-  'down-delete': { title: 'CCM down: a Service deleted, a server deleted and a node joined meanwhile are handled once it is back', needs: 'node-init', optIn: true },
-  neighbours: { title: "two clusters on one cloud account: neither CCM touches the other's load balancers or routes, nor resources made by hand", needs: 'node-init', optIn: true },
+  restart: {
+    title: 'CCM restart: every load balancer, target, firewall and route keeps its identity and settings; writes listed with their effect',
+    needs: 'node-init',
+    optIn: true,
+  },
+  upgrade: {
+    title: 'CCM upgrade from --upgrade-from: nothing the previous CCM built is recreated or renamed; then an LB update',
+    needs: 'node-init',
+    optIn: true,
+  },
+  'down-delete': {
+    title: 'CCM down: a Service deleted, a server deleted and a node joined meanwhile are handled once it is back',
+    needs: 'node-init',
+    optIn: true,
+  },
+  neighbours: {
+    title: "two clusters on one cloud account: neither CCM touches the other's load balancers or routes, nor resources made by hand",
+    needs: 'node-init',
+    optIn: true,
+  },
   leak: { title: 'leak check: no cloud resource left that no Service or Node explains', needs: null },
 };
 

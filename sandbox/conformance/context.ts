@@ -95,7 +95,12 @@ export interface ConformanceContext {
 }
 
 /** Waits for `condition`; on timeout the check fails with `description` and the last observation. */
-export async function until<T>(ctx: Pick<ConformanceContext, 'timeoutMs'>, description: string, condition: () => Promise<T | undefined | false>, timeoutMs = ctx.timeoutMs): Promise<T> {
+export async function until<T>(
+  ctx: Pick<ConformanceContext, 'timeoutMs'>,
+  description: string,
+  condition: () => Promise<T | undefined | false>,
+  timeoutMs = ctx.timeoutMs,
+): Promise<T> {
   try {
     return await waitFor(condition, { timeoutMs, intervalMs: 250, description });
   } catch (err) {

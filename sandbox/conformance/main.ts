@@ -18,8 +18,17 @@ async function main(argv: string[]): Promise<number> {
   }
   console.log(`ccm-sandbox conformance: the ${a.ccm.kind} CCM on ${a.cloud} (${a.runtime} runtime), profile ${a.profile}`);
   const report = await runConformance({
-    cloud: a.cloud, ccm: a.ccm, runtime: a.runtime, timeoutMs: a.timeoutMs, profile: a.profile, windows: a.windows, progress: (l) => console.log(`  ${l}`),
-    ...(a.kubeconfig ? { kubeconfig: a.kubeconfig } : {}), ...(a.only ? { only: a.only } : {}), ...(a.faults ? { faults: a.faults } : {}), ...(a.upgradeFrom ? { upgradeFrom: a.upgradeFrom } : {}),
+    cloud: a.cloud,
+    ccm: a.ccm,
+    runtime: a.runtime,
+    timeoutMs: a.timeoutMs,
+    profile: a.profile,
+    windows: a.windows,
+    progress: (l) => console.log(`  ${l}`),
+    ...(a.kubeconfig ? { kubeconfig: a.kubeconfig } : {}),
+    ...(a.only ? { only: a.only } : {}),
+    ...(a.faults ? { faults: a.faults } : {}),
+    ...(a.upgradeFrom ? { upgradeFrom: a.upgradeFrom } : {}),
   });
   console.log(`\n${renderTable(report)}`);
   if (a.junit) writeFileSync(a.junit, renderJunit(report), { mode: 0o644 });

@@ -18,7 +18,7 @@ describe('capabilities a cloud gives a CCM nothing to offer with', () => {
     expect(declaredNotOffered(cloudOf('phoenixnap'), 'upstream', 'lb-annotations')).toBeUndefined();
   });
 
-  it("takes routes as not offered by our Go CCM where its provider has none, and checks them where it has", () => {
+  it('takes routes as not offered by our Go CCM where its provider has none, and checks them where it has', () => {
     expect(declaredNotOffered(cloudOf('linode'), 'upstream', 'routes')?.message).toBe("our Go CCM's linode provider has no Routes");
     expect(declaredNotOffered(cloudOf('hcloud'), 'upstream', 'routes')).toBeUndefined();
     expect(declaredNotOffered(cloudOf('linode'), 'command', 'routes')).toBeUndefined();

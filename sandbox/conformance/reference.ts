@@ -9,10 +9,18 @@ const row = (cells: readonly string[]): string => `| ${cells.map((c) => c.replac
 export function conformanceDoc(header: string): string {
   const clouds = CLOUD_DESCRIPTORS.map((d) => {
     const p = d.conformance;
-    const annotations = Object.entries(p.annotations.values).map(([k, v]) => `\`${p.annotations.prefix}${k}: ${v}\``).join(', ');
+    const annotations = Object.entries(p.annotations.values)
+      .map(([k, v]) => `\`${p.annotations.prefix}${k}: ${v}\``)
+      .join(', ');
     return row([
-      `\`${d.kind}\``, `\`${d.providerId('srv-00000042')}\``, p.zones ? 'region and zone' : 'region only',
-      Object.keys(p.nodeLabels).map((k) => `\`${k}\``).join(', ') || '-', p.sourceRanges ? 'yes' : 'no', annotations,
+      `\`${d.kind}\``,
+      `\`${d.providerId('srv-00000042')}\``,
+      p.zones ? 'region and zone' : 'region only',
+      Object.keys(p.nodeLabels)
+        .map((k) => `\`${k}\``)
+        .join(', ') || '-',
+      p.sourceRanges ? 'yes' : 'no',
+      annotations,
       p.checkAnnotated ? `read back through the ${d.title} API` : 'checked by traffic',
     ]);
   });
@@ -25,11 +33,17 @@ export function conformanceDoc(header: string): string {
     '',
     row(['Capability', 'What passes', 'Needs']),
     row(['---', '---', '---']),
-    ...CAPABILITIES.map((c) => row([`\`${c}\``, CAPABILITY_INFO[c].title, `${CAPABILITY_INFO[c].needs ? `\`${CAPABILITY_INFO[c].needs}\`` : '-'}${CAPABILITY_INFO[c].optIn ? '; checked only when `--only` names it' : ''}`])),
+    ...CAPABILITIES.map((c) =>
+      row([
+        `\`${c}\``,
+        CAPABILITY_INFO[c].title,
+        `${CAPABILITY_INFO[c].needs ? `\`${CAPABILITY_INFO[c].needs}\`` : '-'}${CAPABILITY_INFO[c].optIn ? '; checked only when `--only` names it' : ''}`,
+      ]),
+    ),
     '',
     '## Per cloud',
     '',
-    'What the cloud\'s CCM must write on the Node of a server (shown for server `srv-00000042`), and the annotated load',
+    "What the cloud's CCM must write on the Node of a server (shown for server `srv-00000042`), and the annotated load",
     'balancer of `lb-annotations` (its health-check path is set to `/unhealthy`, then `/healthz`).',
     '',
     row(['Cloud', 'providerID', 'Topology labels', 'Other labels', 'Source ranges', 'Annotations', 'Settings']),
@@ -38,8 +52,8 @@ export function conformanceDoc(header: string): string {
     '',
     '## The secondary lookup call (`api-faults`)',
     '',
-    'The network, VPC or interface call the cloud\'s own CCM makes while it looks up an instance, which `api-faults` fails',
-    'for one window (a path glob in the cloud\'s API), or why there is none.',
+    "The network, VPC or interface call the cloud's own CCM makes while it looks up an instance, which `api-faults` fails",
+    "for one window (a path glob in the cloud's API), or why there is none.",
     '',
     row(['Cloud', 'Secondary call']),
     row(['---', '---']),

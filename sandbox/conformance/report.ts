@@ -54,7 +54,10 @@ export const ConformanceReport = z.object({
   /** The Kubernetes version of the control plane the CCM ran against. */
   kubernetesVersion: z.string().default('unknown'),
   /** The fault rules simcloud held for the whole run (`--faults`), or null for none. */
-  faults: z.strictObject({ file: z.string(), rules: z.array(FaultRuleInput) }).nullable().default(null),
+  faults: z
+    .strictObject({ file: z.string(), rules: z.array(FaultRuleInput) })
+    .nullable()
+    .default(null),
   startedAt: z.string(),
   durationMs: z.number(),
   /** Why the sandbox could not be brought up, if it could not. */
@@ -72,17 +75,26 @@ const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
 export function renderTable(report: ConformanceReport): string {
   const head = `conformance of the ${report.ccm} CCM on ${report.cloud} (${report.runtime} runtime${report.profile === 'cloud' ? ', profile cloud' : ''}): ${passed(report) ? 'PASS' : 'FAIL'} in ${seconds(report.durationMs)}, ccm-sandbox ${report.sandboxVersion}, Kubernetes ${report.kubernetesVersion}`;
-  const rows = report.results.map((r) => `  ${r.capability.padEnd(16)}${r.verdict.padEnd(13)}${seconds(r.durationMs).padStart(8)}${String(r.cloudCalls).padStart(13)}   ${r.verdict === Verdict.pass ? r.message : firstLine(r.message)}`);
-  const details = report.results.filter((r) => r.verdict === Verdict.fail && report.error === null).flatMap((r) => [
-    '',
-    `${r.capability} failed: ${r.message}`,
-    ...(r.events.length ? ['  Events:', ...r.events.map((e) => `    ${e}`)] : ['  Events: none']),
-    ...(r.ccmLog.length ? ['  CCM log (last lines):', ...r.ccmLog.map((l) => `    ${l}`)] : []),
-  ]);
-  const writes = report.results.filter((r) => r.writes.length > 0).flatMap((r) => ['', `${r.capability}: the CCM's cloud writes after its start`, ...r.writes.map((w) => `  ${writeLine(w)}`)]);
+  const rows = report.results.map(
+    (r) =>
+      `  ${r.capability.padEnd(16)}${r.verdict.padEnd(13)}${seconds(r.durationMs).padStart(8)}${String(r.cloudCalls).padStart(13)}   ${r.verdict === Verdict.pass ? r.message : firstLine(r.message)}`,
+  );
+  const details = report.results
+    .filter((r) => r.verdict === Verdict.fail && report.error === null)
+    .flatMap((r) => [
+      '',
+      `${r.capability} failed: ${r.message}`,
+      ...(r.events.length ? ['  Events:', ...r.events.map((e) => `    ${e}`)] : ['  Events: none']),
+      ...(r.ccmLog.length ? ['  CCM log (last lines):', ...r.ccmLog.map((l) => `    ${l}`)] : []),
+    ]);
+  const writes = report.results
+    .filter((r) => r.writes.length > 0)
+    .flatMap((r) => ['', `${r.capability}: the CCM's cloud writes after its start`, ...r.writes.map((w) => `  ${writeLine(w)}`)]);
   return [
     head,
-    ...(report.faults ? [`  under ${report.faults.rules.length} fault rule(s) from ${report.faults.file}: ${report.faults.rules.map(faultLine).join('; ')}`] : []),
+    ...(report.faults
+      ? [`  under ${report.faults.rules.length} fault rule(s) from ${report.faults.file}: ${report.faults.rules.map(faultLine).join('; ')}`]
+      : []),
     ...(report.error ? [`  the sandbox did not come up: ${report.error.split('\n').join('\n    ')}`] : []),
     `  ${'capability'.padEnd(16)}${'verdict'.padEnd(13)}${'time'.padStart(8)}${'cloud calls'.padStart(13)}   note`,
     ...rows,
@@ -96,7 +108,14 @@ const writeLine = (w: CloudWrite): string => `${w.method} ${w.path} ${w.status}:
 
 /** One rule in a few words: `latency 500 ms on PUT /v2/load_balancers/*`. */
 function faultLine(r: FaultRuleInput): string {
-  const what = r.kind === 'latency' ? `latency ${r.latency_ms} ms` : r.kind === 'error' ? `error ${r.status} ${r.code}` : r.kind === 'rate_limit' ? `rate limit ${r.limit}/${r.window_seconds} s` : r.kind.replace(/_/g, ' ');
+  const what =
+    r.kind === 'latency'
+      ? `latency ${r.latency_ms} ms`
+      : r.kind === 'error'
+        ? `error ${r.status} ${r.code}`
+        : r.kind === 'rate_limit'
+          ? `rate limit ${r.limit}/${r.window_seconds} s`
+          : r.kind.replace(/_/g, ' ');
   const on = [r.match?.method, r.match?.path ?? r.match?.resource_type].filter((x) => x !== undefined).join(' ');
   return `${what}${on ? ` on ${on}` : ''}${r.probability !== undefined ? ` (p ${r.probability})` : ''}`;
 }
@@ -113,7 +132,8 @@ function junitCase(report: ConformanceReport, r: CapabilityResult): string {
   const writes = r.writes.length ? `\ncloud writes after the CCM's start:\n${r.writes.map(writeLine).join('\n')}` : '';
   const out = `      <system-out>${xml(`cloud calls: ${r.cloudCalls}${r.message ? `\n${r.message}` : ''}${writes}`)}</system-out>`;
   if (r.verdict === Verdict.pass) return [open, out, '    </testcase>'].join('\n');
-  if (r.verdict !== Verdict.fail) return [open, `      <skipped message="${xml(`${r.verdict}: ${firstLine(r.message)}`)}"/>`, out, '    </testcase>'].join('\n');
+  if (r.verdict !== Verdict.fail)
+    return [open, `      <skipped message="${xml(`${r.verdict}: ${firstLine(r.message)}`)}"/>`, out, '    </testcase>'].join('\n');
   const body = [r.message, '', 'Events:', ...(r.events.length ? r.events : ['none']), '', 'CCM log (last lines):', ...r.ccmLog].join('\n');
   return [open, `      <failure message="${xml(firstLine(r.message))}" type="CapabilityFailure">${xml(body)}</failure>`, out, '    </testcase>'].join('\n');
 }
@@ -123,7 +143,15 @@ export function renderJunit(report: ConformanceReport): string {
   const failures = report.results.filter((r) => r.verdict === Verdict.fail).length + (report.error ? 1 : 0);
   const skipped = report.results.filter((r) => r.verdict === Verdict.skipped || r.verdict === Verdict.notOffered).length;
   const counts = `tests="${report.results.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${(report.durationMs / 1000).toFixed(3)}"`;
-  const props = [['cloud', report.cloud], ['ccm', report.ccm], ['runtime', report.runtime], ['ccm-sandbox-version', report.sandboxVersion], ['kubernetes-version', report.kubernetesVersion], ...(report.command ? [['ccm-command', report.command]] : []), ...(report.faults ? [['faults', report.faults.file]] : [])];
+  const props = [
+    ['cloud', report.cloud],
+    ['ccm', report.ccm],
+    ['runtime', report.runtime],
+    ['ccm-sandbox-version', report.sandboxVersion],
+    ['kubernetes-version', report.kubernetesVersion],
+    ...(report.command ? [['ccm-command', report.command]] : []),
+    ...(report.faults ? [['faults', report.faults.file]] : []),
+  ];
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="ccm-sandbox conformance" ${counts}>`,

@@ -30,7 +30,15 @@ import { nodeChurn } from './checks/node-churn.ts';
 import { trafficPolicy } from './checks/traffic-policy.ts';
 import { inCluster } from './checks/in-cluster.ts';
 import {
-  CapabilityFailure, DEFAULT_ADVERSITY_WINDOWS, isCcmCall, NotOffered, type AdversityWindows, type ConformanceContext, type InvolvedObject, type Profile, type RunMemory,
+  CapabilityFailure,
+  DEFAULT_ADVERSITY_WINDOWS,
+  isCcmCall,
+  NotOffered,
+  type AdversityWindows,
+  type ConformanceContext,
+  type InvolvedObject,
+  type Profile,
+  type RunMemory,
 } from './context.ts';
 import { Verdict, type CapabilityResult, type ConformanceReport } from './report.ts';
 
@@ -60,17 +68,34 @@ export interface ConformanceOptions {
 }
 
 const CHECKS: Readonly<Record<Capability, (ctx: ConformanceContext) => Promise<string>>> = {
-  'node-init': nodeInit, 'lb-basic': lbBasic, 'lb-update': lbUpdate, 'lb-annotations': lbAnnotations, 'lb-delete': lbDelete, lifecycle, routes, leak,
-  restart, upgrade, 'down-delete': downDelete, neighbours,
-  'idle-budget': idleBudget, 'api-faults': apiFaultsCheck, 'rate-limit': rateLimit, 'node-churn': nodeChurn,
-  'traffic-policy': trafficPolicy, 'in-cluster': inCluster,
+  'node-init': nodeInit,
+  'lb-basic': lbBasic,
+  'lb-update': lbUpdate,
+  'lb-annotations': lbAnnotations,
+  'lb-delete': lbDelete,
+  lifecycle,
+  routes,
+  leak,
+  restart,
+  upgrade,
+  'down-delete': downDelete,
+  neighbours,
+  'idle-budget': idleBudget,
+  'api-faults': apiFaultsCheck,
+  'rate-limit': rateLimit,
+  'node-churn': nodeChurn,
+  'traffic-policy': trafficPolicy,
+  'in-cluster': inCluster,
 };
 
 const CCM_LOG_LINES = 25;
 
 function tail(file: string | undefined, lines: number): string[] {
   if (!file || !existsSync(file)) return [];
-  return readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').slice(-lines);
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .slice(-lines);
 }
 
 const eventLine = (e: CoreV1Event): string =>
@@ -81,7 +106,11 @@ async function eventsOf(core: CoreV1Api, objects: readonly InvolvedObject[]): Pr
   for (const o of objects) {
     const fieldSelector = `involvedObject.kind=${o.kind},involvedObject.name=${o.name}`;
     const list = await core.listEventForAllNamespaces({ fieldSelector }).catch(() => undefined);
-    lines.push(...(list?.items ?? []).sort((a, b) => String(a.lastTimestamp ?? a.eventTime ?? '').localeCompare(String(b.lastTimestamp ?? b.eventTime ?? ''))).map(eventLine));
+    lines.push(
+      ...(list?.items ?? [])
+        .sort((a, b) => String(a.lastTimestamp ?? a.eventTime ?? '').localeCompare(String(b.lastTimestamp ?? b.eventTime ?? '')))
+        .map(eventLine),
+    );
   }
   return lines;
 }
@@ -106,27 +135,49 @@ function blocked(c: Capability, results: readonly CapabilityResult[]): Capabilit
  */
 export function declaredNotOffered(cloud: CloudDescriptor, ccm: CcmChoice['kind'], c: Capability): CapabilityResult | undefined {
   const declared = cloud.conformance.notOffered?.[c];
-  const reason = declared?.ccms.includes(ccm) ? declared.reason
-    : c === 'routes' && ccm === 'upstream' && !cloud.upstream.routes ? `our Go CCM's ${cloud.upstream.provider} provider has no Routes` : undefined;
-  return reason === undefined ? undefined : { capability: c, verdict: Verdict.notOffered, message: reason, durationMs: 0, cloudCalls: 0, events: [], ccmLog: [], writes: [] };
+  const reason = declared?.ccms.includes(ccm)
+    ? declared.reason
+    : c === 'routes' && ccm === 'upstream' && !cloud.upstream.routes
+      ? `our Go CCM's ${cloud.upstream.provider} provider has no Routes`
+      : undefined;
+  return reason === undefined
+    ? undefined
+    : { capability: c, verdict: Verdict.notOffered, message: reason, durationMs: 0, cloudCalls: 0, events: [], ccmLog: [], writes: [] };
 }
 
 /** The run's sandbox: the nodes are not waited for (initialising them is the first capability). */
 function runSandbox(o: ConformanceOptions): ReturnType<typeof createThrowawaySandbox> {
   const ccmArgs = o.ccm.kind === 'command' ? [] : FAST_CCM_ARGS;
-  return createThrowawaySandbox({
-    name: 'conformance', runtime: o.runtime, workers: 2, lbStrategy: 'lb', ccm: o.ccm, cloud: o.cloud, waitForNodes: false, ccmArgs,
-    ...(o.faults ? { simcloudArgs: [`--faults=${o.faults.file}`] } : {}),
-    ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}), ...(o.progress ? { progress: (m: string) => o.progress?.(`  ${m}`) } : {}),
-  }, 'ccm-sandbox-conformance-');
+  return createThrowawaySandbox(
+    {
+      name: 'conformance',
+      runtime: o.runtime,
+      workers: 2,
+      lbStrategy: 'lb',
+      ccm: o.ccm,
+      cloud: o.cloud,
+      waitForNodes: false,
+      ccmArgs,
+      ...(o.faults ? { simcloudArgs: [`--faults=${o.faults.file}`] } : {}),
+      ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}),
+      ...(o.progress ? { progress: (m: string) => o.progress?.(`  ${m}`) } : {}),
+    },
+    'ccm-sandbox-conformance-',
+  );
 }
 
 /** What the report says of the run itself, before any capability is checked. */
 function reportBase(o: ConformanceOptions, started: number): Omit<ConformanceReport, 'durationMs' | 'error' | 'results'> {
   return {
-    cloud: o.cloud, ccm: o.ccm.kind, profile: o.profile ?? 'kubernetes', command: o.ccm.kind === 'command' ? o.ccm.command : null, runtime: o.runtime,
-    sandboxVersion: SANDBOX_VERSION, kubernetesVersion: o.runtime === 'local' ? pinnedVersions().kubernetes : 'unknown',
-    faults: o.faults ? { file: o.faults.file, rules: [...o.faults.rules] } : null, startedAt: new Date(started).toISOString(),
+    cloud: o.cloud,
+    ccm: o.ccm.kind,
+    profile: o.profile ?? 'kubernetes',
+    command: o.ccm.kind === 'command' ? o.ccm.command : null,
+    runtime: o.runtime,
+    sandboxVersion: SANDBOX_VERSION,
+    kubernetesVersion: o.runtime === 'local' ? pinnedVersions().kubernetes : 'unknown',
+    faults: o.faults ? { file: o.faults.file, rules: [...o.faults.rules] } : null,
+    startedAt: new Date(started).toISOString(),
   };
 }
 
@@ -139,18 +190,32 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
   try {
     // The CCM's calls are recorded from the start: node initialisation happens while the sandbox comes up.
     const ccmCalls: number[] = [];
-    const unsubscribe = sandbox.subscribe((e) => { if (isCcmCall(e)) ccmCalls.push(Date.parse(e.time)); });
+    const unsubscribe = sandbox.subscribe((e) => {
+      if (isCcmCall(e)) ccmCalls.push(Date.parse(e.time));
+    });
     try {
       await sandbox.up();
     } catch (err) {
       unsubscribe();
       const ccmLog = tail(sandbox.state.logs.ccm, CCM_LOG_LINES);
       const error = [err instanceof Error ? err.message : String(err), ...(ccmLog.length ? ['CCM log (last lines):', ...ccmLog] : [])].join('\n');
-      const results = plan.run.map((c): CapabilityResult => ({ capability: c, verdict: Verdict.fail, message: 'not checked: the sandbox did not come up', durationMs: 0, cloudCalls: 0, events: [], ccmLog: [], writes: [] }));
+      const results = plan.run.map((c): CapabilityResult => ({
+        capability: c,
+        verdict: Verdict.fail,
+        message: 'not checked: the sandbox did not come up',
+        durationMs: 0,
+        cloudCalls: 0,
+        events: [],
+        ccmLog: [],
+        writes: [],
+      }));
       return { ...base, durationMs: Date.now() - started, error, results };
     }
     const deps = runDeps(sandbox, cloud);
-    const kubernetesVersion = await deps.version.getCode().then((v) => v.gitVersion, () => base.kubernetesVersion);
+    const kubernetesVersion = await deps.version.getCode().then(
+      (v) => v.gitVersion,
+      () => base.kubernetesVersion,
+    );
     const results = await checkAll(o, deps, plan, ccmCalls).finally(unsubscribe);
     return { ...base, kubernetesVersion, durationMs: Date.now() - started, error: null, results };
   } finally {
@@ -201,9 +266,17 @@ async function checkOne(o: ConformanceOptions, deps: RunDeps, c: Capability, req
   const involved: InvolvedObject[] = [];
   const writes: CapabilityResult['writes'] = [];
   const ctx: ConformanceContext = {
-    ...deps, namespace: 'default', timeoutMs: o.timeoutMs, required, profile: o.profile ?? 'kubernetes', writes, windows: { ...DEFAULT_ADVERSITY_WINDOWS, ...o.windows },
+    ...deps,
+    namespace: 'default',
+    timeoutMs: o.timeoutMs,
+    required,
+    profile: o.profile ?? 'kubernetes',
+    writes,
+    windows: { ...DEFAULT_ADVERSITY_WINDOWS, ...o.windows },
     ...(o.upgradeFrom ? { upgradeFrom: o.upgradeFrom } : {}),
-    involve: (x) => { if (!involved.some((y) => y.kind === x.kind && y.name === x.name)) involved.push(x); },
+    involve: (x) => {
+      if (!involved.some((y) => y.kind === x.kind && y.name === x.name)) involved.push(x);
+    },
   };
   const ccmLogFile = deps.sandbox.state.logs.ccm;
   const result = { capability: c, durationMs: 0, cloudCalls: 0, events: [], ccmLog: [], writes };

@@ -26,7 +26,11 @@ function checkAnnotations(annotations: Record<string, string>, ctx: z.Refinement
   for (const [key, value] of Object.entries(annotations)) {
     const def = KNOWN.get(key);
     if (!def) {
-      ctx.addIssue({ code: 'custom', path: ['annotations', key], message: `unknown annotation; known: ${[...KNOWN.keys()].map((k) => k.slice(ANNOTATION_PREFIX.length)).join(', ')}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['annotations', key],
+        message: `unknown annotation; known: ${[...KNOWN.keys()].map((k) => k.slice(ANNOTATION_PREFIX.length)).join(', ')}`,
+      });
       continue;
     }
     const parsed = def.parse(value);
@@ -34,12 +38,14 @@ function checkAnnotations(annotations: Record<string, string>, ctx: z.Refinement
   }
 }
 
-export const CreateServiceBody = z.strictObject({
-  name: z.string().min(1).max(40).regex(DNS_LABEL, 'must be a DNS label: lower-case letters, digits and dashes'),
-  port: z.number().int().min(1).max(65535).default(80),
-  sourceRanges: z.array(z.cidrv4()).max(8).optional(),
-  annotations: z.record(z.string(), z.string().max(256)).default({}),
-}).superRefine((b, ctx) => checkAnnotations(b.annotations, ctx));
+export const CreateServiceBody = z
+  .strictObject({
+    name: z.string().min(1).max(40).regex(DNS_LABEL, 'must be a DNS label: lower-case letters, digits and dashes'),
+    port: z.number().int().min(1).max(65535).default(80),
+    sourceRanges: z.array(z.cidrv4()).max(8).optional(),
+    annotations: z.record(z.string(), z.string().max(256)).default({}),
+  })
+  .superRefine((b, ctx) => checkAnnotations(b.annotations, ctx));
 
 export const DeleteServiceBody = z.strictObject({
   name: z.string().min(1).max(63).regex(DNS_LABEL, 'must be a DNS label'),
@@ -60,9 +66,23 @@ export const DeletePodsBody = z.strictObject({ name: z.string().min(1).max(40).r
 export const FAULT_SCOPES = { all: '/v1/**', servers: '/v1/servers/**', loadBalancers: '/v1/load_balancers/**', networks: '/v1/networks/**' } as const;
 
 export const FaultBody = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('latency'), scope: z.enum(Object.keys(FAULT_SCOPES) as [keyof typeof FAULT_SCOPES]).default('all'), latencyMs: z.number().int().min(1).max(10_000) }),
-  z.strictObject({ kind: z.literal('error'), scope: z.enum(Object.keys(FAULT_SCOPES) as [keyof typeof FAULT_SCOPES]).default('all'), probability: z.number().min(0.01).max(1), status: z.union([z.literal(500), z.literal(503)]).default(503) }),
-  z.strictObject({ kind: z.literal('rate_limit'), scope: z.enum(Object.keys(FAULT_SCOPES) as [keyof typeof FAULT_SCOPES]).default('all'), limit: z.number().int().min(1).max(100_000), windowSeconds: z.number().int().min(1).max(3600) }),
+  z.strictObject({
+    kind: z.literal('latency'),
+    scope: z.enum(Object.keys(FAULT_SCOPES) as [keyof typeof FAULT_SCOPES]).default('all'),
+    latencyMs: z.number().int().min(1).max(10_000),
+  }),
+  z.strictObject({
+    kind: z.literal('error'),
+    scope: z.enum(Object.keys(FAULT_SCOPES) as [keyof typeof FAULT_SCOPES]).default('all'),
+    probability: z.number().min(0.01).max(1),
+    status: z.union([z.literal(500), z.literal(503)]).default(503),
+  }),
+  z.strictObject({
+    kind: z.literal('rate_limit'),
+    scope: z.enum(Object.keys(FAULT_SCOPES) as [keyof typeof FAULT_SCOPES]).default('all'),
+    limit: z.number().int().min(1).max(100_000),
+    windowSeconds: z.number().int().min(1).max(3600),
+  }),
 ]);
 export type FaultBody = z.infer<typeof FaultBody>;
 
@@ -70,7 +90,11 @@ export type FaultBody = z.infer<typeof FaultBody>;
 export function annotationChoices(): { key: string; type: string; allowed: string; values: string[] | null; defaultText: string; description: string }[] {
   const fromRegistry = annotationDefinitions().filter((d) => KNOWN.has(d.key));
   return fromRegistry.map((d) => ({
-    key: d.key, type: d.type, allowed: d.allowed, defaultText: d.defaultText, description: d.description,
+    key: d.key,
+    type: d.type,
+    allowed: d.allowed,
+    defaultText: d.defaultText,
+    description: d.description,
     values: d.type === 'enum' || d.type === 'boolean' ? d.allowed.split(',').map((v) => v.trim()) : null,
   }));
 }
@@ -78,13 +102,26 @@ export function annotationChoices(): { key: string; type: string; allowed: strin
 export function faultRule(b: FaultBody): FaultRuleInput {
   const match = { path: FAULT_SCOPES[b.scope] };
   if (b.kind === 'latency') return { kind: 'latency', match, latency_ms: b.latencyMs };
-  if (b.kind === 'error') return { kind: 'error', match, probability: b.probability, status: b.status, code: b.status === 503 ? 'service_unavailable' : 'server_error', message: 'injected by the console' };
+  if (b.kind === 'error')
+    return {
+      kind: 'error',
+      match,
+      probability: b.probability,
+      status: b.status,
+      code: b.status === 503 ? 'service_unavailable' : 'server_error',
+      message: 'injected by the console',
+    };
   return { kind: 'rate_limit', match, limit: b.limit, window_seconds: b.windowSeconds };
 }
 
 export async function serverAction(sandbox: ConsoleSandbox, b: z.infer<typeof ServerActionBody>): Promise<string> {
   const servers = sandbox.client.servers;
-  const run = { poweroff: () => servers.poweroff(b.serverId, opts), poweron: () => servers.poweron(b.serverId, opts), reboot: () => servers.reboot(b.serverId, opts), delete: () => servers.delete(b.serverId, opts) };
+  const run = {
+    poweroff: () => servers.poweroff(b.serverId, opts),
+    poweron: () => servers.poweron(b.serverId, opts),
+    reboot: () => servers.reboot(b.serverId, opts),
+    delete: () => servers.delete(b.serverId, opts),
+  };
   const action = await run[b.action]();
   return `${b.action} of ${b.serverId} started (action ${action.id})`;
 }
@@ -96,7 +133,12 @@ export async function createService(core: CoreV1Api, b: z.infer<typeof CreateSer
     namespace: 'default',
     body: {
       metadata: { name: b.name, labels: { [CREATED_BY_LABEL]: 'ccm-sandbox-console' }, annotations: b.annotations },
-      spec: { type: 'LoadBalancer', selector: { app: b.name }, ports: [{ name: 'http', port: b.port, targetPort: 8080 }], ...(b.sourceRanges ? { loadBalancerSourceRanges: b.sourceRanges } : {}) },
+      spec: {
+        type: 'LoadBalancer',
+        selector: { app: b.name },
+        ports: [{ name: 'http', port: b.port, targetPort: 8080 }],
+        ...(b.sourceRanges ? { loadBalancerSourceRanges: b.sourceRanges } : {}),
+      },
     },
   });
   return `Service default/${b.name} created`;
@@ -109,7 +151,11 @@ export async function createPods(apps: AppsV1Api, b: z.infer<typeof CreatePodsBo
     namespace: 'default',
     body: {
       metadata: { name: b.name, labels },
-      spec: { replicas: b.replicas, selector: { matchLabels: { app: b.name } }, template: { metadata: { labels }, spec: { ...pin, containers: [{ name: 'web', image: 'nginx', ports: [{ containerPort: 8080 }] }] } } },
+      spec: {
+        replicas: b.replicas,
+        selector: { matchLabels: { app: b.name } },
+        template: { metadata: { labels }, spec: { ...pin, containers: [{ name: 'web', image: 'nginx', ports: [{ containerPort: 8080 }] }] } },
+      },
     },
   });
   return `Deployment default/${b.name}: ${b.replicas} pod(s)${b.node ? ` pinned to Node ${b.node}` : ''}`;

@@ -21,7 +21,12 @@ function node(over: { ready?: string; taints?: string[]; providerID?: string; po
 
 function service(over: { finalizer?: boolean; ip?: string; deleting?: boolean } = {}): V1Service {
   return {
-    metadata: { name: 'web', namespace: 'default', finalizers: over.finalizer ? [LB_FINALIZER] : [], ...(over.deleting ? { deletionTimestamp: new Date() } : {}) },
+    metadata: {
+      name: 'web',
+      namespace: 'default',
+      finalizers: over.finalizer ? [LB_FINALIZER] : [],
+      ...(over.deleting ? { deletionTimestamp: new Date() } : {}),
+    },
     status: { loadBalancer: { ingress: over.ip ? [{ ip: over.ip }] : [] } },
   };
 }
@@ -120,23 +125,39 @@ describe('explainResourceChange and explainTargetHealth, on what simcloud sends'
 
 describe('diffNode', () => {
   it('reports NotReady and then the shutdown taint with the controller and method that caused it', () => {
-    expect(diffNode(node(), node({ ready: 'Unknown' }))[0]).toMatchObject({ title: 'Node w1 NotReady (Ready True → Unknown)', controller: 'kube-controller-manager' });
+    expect(diffNode(node(), node({ ready: 'Unknown' }))[0]).toMatchObject({
+      title: 'Node w1 NotReady (Ready True → Unknown)',
+      controller: 'kube-controller-manager',
+    });
     const [taint] = diffNode(node({ ready: 'Unknown' }), node({ ready: 'Unknown', taints: [SHUTDOWN_TAINT] }));
-    expect(taint).toMatchObject({ title: `taint ${SHUTDOWN_TAINT}:NoSchedule added`, controller: 'cloud-node-lifecycle-controller', method: 'InstanceShutdown' });
+    expect(taint).toMatchObject({
+      title: `taint ${SHUTDOWN_TAINT}:NoSchedule added`,
+      controller: 'cloud-node-lifecycle-controller',
+      method: 'InstanceShutdown',
+    });
   });
 
   it('reports initialisation cause first: providerID set, then the uninitialized taint removed, then podCIDR and route', () => {
     const steps = diffNode(node({ taints: [UNINITIALIZED_TAINT] }), node({ providerID: 'simcloud://srv-1', podCIDR: '10.244.1.0/24', net: 'False' }));
     expect(steps.map((s) => s.title)).toEqual([
-      'providerID simcloud://srv-1', `taint ${UNINITIALIZED_TAINT}:NoSchedule removed`, 'podCIDR 10.244.1.0/24', 'NetworkUnavailable=False (RouteCreated)',
+      'providerID simcloud://srv-1',
+      `taint ${UNINITIALIZED_TAINT}:NoSchedule removed`,
+      'podCIDR 10.244.1.0/24',
+      'NetworkUnavailable=False (RouteCreated)',
     ]);
     expect(steps.slice(0, 2).map((s) => s.method)).toEqual(['InstanceMetadata', 'InstanceMetadata']);
   });
 
   it('lists added taints and Ready changes before what the CCM set', () => {
-    const steps = diffNode(node({ taints: [UNINITIALIZED_TAINT] }), node({ ready: 'Unknown', taints: ['node.kubernetes.io/unreachable'], providerID: 'simcloud://srv-1' }));
+    const steps = diffNode(
+      node({ taints: [UNINITIALIZED_TAINT] }),
+      node({ ready: 'Unknown', taints: ['node.kubernetes.io/unreachable'], providerID: 'simcloud://srv-1' }),
+    );
     expect(steps.map((s) => s.title)).toEqual([
-      'Node w1 NotReady (Ready True → Unknown)', 'taint node.kubernetes.io/unreachable:NoSchedule added', 'providerID simcloud://srv-1', `taint ${UNINITIALIZED_TAINT}:NoSchedule removed`,
+      'Node w1 NotReady (Ready True → Unknown)',
+      'taint node.kubernetes.io/unreachable:NoSchedule added',
+      'providerID simcloud://srv-1',
+      `taint ${UNINITIALIZED_TAINT}:NoSchedule removed`,
     ]);
   });
 

@@ -30,7 +30,17 @@ export interface CloudSnapshot {
 }
 
 export const EMPTY_CLOUD: CloudSnapshot = {
-  ok: false, error: 'not read yet', servers: [], loadBalancers: [], serverGroups: [], firewallPolicies: [], ipBlocks: [], networks: [], faults: [], actions: [], updatedAt: null,
+  ok: false,
+  error: 'not read yet',
+  servers: [],
+  loadBalancers: [],
+  serverGroups: [],
+  firewallPolicies: [],
+  ipBlocks: [],
+  networks: [],
+  faults: [],
+  actions: [],
+  updatedAt: null,
 };
 
 const opts = { caller: CONSOLE_CALLER };
@@ -54,7 +64,16 @@ export async function readCloud(client: SimcloudClient, admin: SimcloudAdminClie
   const loadBalancers = await Promise.all(lbs.map((lb) => withCounters(client, lb)));
   const byName = <T extends { name: string }>(xs: T[]): T[] => xs.sort((a, b) => a.name.localeCompare(b.name));
   return {
-    ok: true, error: null, servers: byName(servers), loadBalancers: byName(loadBalancers), serverGroups: byName(serverGroups),
-    firewallPolicies: byName(firewallPolicies), ipBlocks, networks: byName(networks), faults, actions, updatedAt: new Date().toISOString(),
+    ok: true,
+    error: null,
+    servers: byName(servers),
+    loadBalancers: byName(loadBalancers),
+    serverGroups: byName(serverGroups),
+    firewallPolicies: byName(firewallPolicies),
+    ipBlocks,
+    networks: byName(networks),
+    faults,
+    actions,
+    updatedAt: new Date().toISOString(),
   };
 }

@@ -129,7 +129,8 @@ export function eventView(e: CoreV1Event): KubeEventView {
   };
 }
 
-const isLoadBalancer = (s: V1Service): boolean => s.spec?.type === 'LoadBalancer' || (s.metadata?.finalizers ?? []).includes('service.kubernetes.io/load-balancer-cleanup');
+const isLoadBalancer = (s: V1Service): boolean =>
+  s.spec?.type === 'LoadBalancer' || (s.metadata?.finalizers ?? []).includes('service.kubernetes.io/load-balancer-cleanup');
 const serviceKey = (s: V1Service): string => `${s.metadata?.namespace ?? ''}/${s.metadata?.name ?? ''}`;
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
@@ -195,12 +196,19 @@ export class ClusterWatcher {
       const { core, discovery } = clients;
       const [nodes, services, events, pods, slices] = await withTimeout(
         Promise.all([
-          core.listNode(), core.listServiceForAllNamespaces(), core.listEventForAllNamespaces(), core.listPodForAllNamespaces(),
+          core.listNode(),
+          core.listServiceForAllNamespaces(),
+          core.listEventForAllNamespaces(),
+          core.listPodForAllNamespaces(),
           discovery.listEndpointSliceForAllNamespaces(),
         ]),
         5000,
       );
-      this.#apply(nodes.items, services.items.filter(isLoadBalancer), { pods: podsByNode(pods.items), pending: pendingPods(pods.items), endpoints: endpointsByService(slices.items) });
+      this.#apply(nodes.items, services.items.filter(isLoadBalancer), {
+        pods: podsByNode(pods.items),
+        pending: pendingPods(pods.items),
+        endpoints: endpointsByService(slices.items),
+      });
       this.#events(events.items);
     } catch (err) {
       const error = err instanceof Error ? err.message : String(err);
@@ -219,7 +227,11 @@ export class ClusterWatcher {
     return this.#clients;
   }
 
-  #apply(nodes: V1Node[], services: V1Service[], workloads: { pods: Map<string, PodView[]>; pending: PendingPodView[]; endpoints: Map<string, EndpointView[]> }): void {
+  #apply(
+    nodes: V1Node[],
+    services: V1Service[],
+    workloads: { pods: Map<string, PodView[]>; pending: PendingPodView[]; endpoints: Map<string, EndpointView[]> },
+  ): void {
     const time = new Date().toISOString();
     const nextNodes = new Map(nodes.map((n) => [n.metadata?.name ?? '', n]));
     const nextServices = new Map(services.map((s) => [serviceKey(s), s]));

@@ -12,7 +12,11 @@ const methods = (x: CallExplainer, calls: ApiCall[]): (string | null)[] => calls
 
 describe('parseCaller and resourceOfPath', () => {
   it('splits the caller header into controller and object key', () => {
-    expect(parseCaller('service-lb-controller default/web')).toEqual({ controller: 'service-lb-controller', key: 'default/web', raw: 'service-lb-controller default/web' });
+    expect(parseCaller('service-lb-controller default/web')).toEqual({
+      controller: 'service-lb-controller',
+      key: 'default/web',
+      raw: 'service-lb-controller default/web',
+    });
     expect(parseCaller('ccm-sandbox')).toMatchObject({ controller: null });
     expect(parseCaller(null)).toMatchObject({ controller: null, raw: '' });
   });
@@ -28,24 +32,33 @@ describe('CallExplainer with the method header', () => {
     const x = new CallExplainer();
     const c = 'cloud-node-lifecycle-controller w1';
     // Without the header the first read of a burst would be guessed InstanceExists.
-    expect(x.explain(call(c, 'GET', '/v1/servers/srv-1', { gap: 5000, sent: 'InstanceShutdown' }))).toMatchObject({ method: 'InstanceShutdown', methodSource: 'header' });
+    expect(x.explain(call(c, 'GET', '/v1/servers/srv-1', { gap: 5000, sent: 'InstanceShutdown' }))).toMatchObject({
+      method: 'InstanceShutdown',
+      methodSource: 'header',
+    });
     const lb = 'service-lb-controller default/web';
-    expect(methods(x, [
-      call(lb, 'GET', '/v1/load_balancers?l=1', { gap: 5000, sent: 'EnsureLoadBalancerDeleted' }), call(lb, 'GET', '/v1/server_groups?l=1', { sent: 'UpdateLoadBalancer' }),
-      call(lb, 'GET', '/v1/load_balancers?l=1', { sent: 'GetLoadBalancer' }),
-    ])).toEqual(['EnsureLoadBalancerDeleted', 'UpdateLoadBalancer', 'GetLoadBalancer']);
+    expect(
+      methods(x, [
+        call(lb, 'GET', '/v1/load_balancers?l=1', { gap: 5000, sent: 'EnsureLoadBalancerDeleted' }),
+        call(lb, 'GET', '/v1/server_groups?l=1', { sent: 'UpdateLoadBalancer' }),
+        call(lb, 'GET', '/v1/load_balancers?l=1', { sent: 'GetLoadBalancer' }),
+      ]),
+    ).toEqual(['EnsureLoadBalancerDeleted', 'UpdateLoadBalancer', 'GetLoadBalancer']);
     const sentence = x.explain(call(lb, 'DELETE', '/v1/load_balancers/lb-1', { sent: 'EnsureLoadBalancerDeleted' })).sentence;
     expect(sentence).toContain('deletes the load balancer for Service default/web (EnsureLoadBalancerDeleted)');
   });
 
-  it('explains a CCM call outside the controllers by its method (the upstream CCM\'s start-up probe)', () => {
+  it("explains a CCM call outside the controllers by its method (the upstream CCM's start-up probe)", () => {
     const x = new CallExplainer().explain(call('upstream-ccm startup-probe', 'GET', '/v1/servers?per_page=1', { sent: 'Initialize' }));
     expect(x).toMatchObject({ controller: null, method: 'Initialize', methodSource: 'header', group: 'Caller/upstream-ccm startup-probe' });
     expect(x.sentence).toContain('runs Initialize: the CCM checks at start-up');
   });
 
   it('ignores a header that names no cloud-provider method, and guesses instead', () => {
-    expect(new CallExplainer().explain(call('cloud-node-controller w1', 'GET', '/v1/servers/srv-1', { sent: 'Frobnicate' }))).toMatchObject({ method: 'InstanceMetadata', methodSource: 'inferred' });
+    expect(new CallExplainer().explain(call('cloud-node-controller w1', 'GET', '/v1/servers/srv-1', { sent: 'Frobnicate' }))).toMatchObject({
+      method: 'InstanceMetadata',
+      methodSource: 'inferred',
+    });
   });
 });
 
@@ -59,8 +72,14 @@ describe('CallExplainer without the method header (a CCM that does not send it):
   it('tells InstanceExists from InstanceShutdown: the same GET alternates, and not found ends the pair', () => {
     const x = new CallExplainer();
     const c = 'cloud-node-lifecycle-controller w1';
-    expect(methods(x, [call(c, 'GET', '/v1/servers/srv-1'), call(c, 'GET', '/v1/servers/srv-1'), call(c, 'GET', '/v1/servers/srv-1', { gap: 1000 }), call(c, 'GET', '/v1/servers/srv-1')]))
-      .toEqual(['InstanceExists', 'InstanceShutdown', 'InstanceExists', 'InstanceShutdown']);
+    expect(
+      methods(x, [
+        call(c, 'GET', '/v1/servers/srv-1'),
+        call(c, 'GET', '/v1/servers/srv-1'),
+        call(c, 'GET', '/v1/servers/srv-1', { gap: 1000 }),
+        call(c, 'GET', '/v1/servers/srv-1'),
+      ]),
+    ).toEqual(['InstanceExists', 'InstanceShutdown', 'InstanceExists', 'InstanceShutdown']);
     const gone = x.explain(call(c, 'GET', '/v1/servers/srv-1', { status: 404, gap: 1000 }));
     expect(gone.method).toBe('InstanceExists');
     expect(gone.sentence).toContain('deletes the Node');
@@ -71,8 +90,12 @@ describe('CallExplainer without the method header (a CCM that does not send it):
     const x = new CallExplainer();
     const c = 'service-lb-controller default/web';
     const got = methods(x, [
-      call(c, 'GET', '/v1/server_groups?label_selector=a'), call(c, 'POST', '/v1/server_groups', { status: 201 }), call(c, 'GET', '/v1/firewall_policies?label_selector=a'),
-      call(c, 'GET', '/v1/load_balancers?label_selector=a'), call(c, 'POST', '/v1/load_balancers', { status: 201 }), call(c, 'GET', '/v1/actions/act-1'),
+      call(c, 'GET', '/v1/server_groups?label_selector=a'),
+      call(c, 'POST', '/v1/server_groups', { status: 201 }),
+      call(c, 'GET', '/v1/firewall_policies?label_selector=a'),
+      call(c, 'GET', '/v1/load_balancers?label_selector=a'),
+      call(c, 'POST', '/v1/load_balancers', { status: 201 }),
+      call(c, 'GET', '/v1/actions/act-1'),
     ]);
     expect(new Set(got)).toEqual(new Set(['EnsureLoadBalancer']));
   });
@@ -80,17 +103,27 @@ describe('CallExplainer without the method header (a CCM that does not send it):
   it('reads GetLoadBalancer then EnsureLoadBalancerDeleted when a second LB lookup follows', () => {
     const x = new CallExplainer();
     const c = 'service-lb-controller default/web';
-    expect(methods(x, [
-      call(c, 'GET', '/v1/load_balancers?label_selector=a', { gap: 5000 }), call(c, 'GET', '/v1/load_balancers?label_selector=a'),
-      call(c, 'DELETE', '/v1/load_balancers/lb-1', { status: 202 }), call(c, 'POST', '/v1/firewall_policies/fwp-1/actions/remove'), call(c, 'DELETE', '/v1/server_groups/grp-1', { status: 204 }),
-    ])).toEqual(['GetLoadBalancer', 'EnsureLoadBalancerDeleted', 'EnsureLoadBalancerDeleted', 'EnsureLoadBalancerDeleted', 'EnsureLoadBalancerDeleted']);
+    expect(
+      methods(x, [
+        call(c, 'GET', '/v1/load_balancers?label_selector=a', { gap: 5000 }),
+        call(c, 'GET', '/v1/load_balancers?label_selector=a'),
+        call(c, 'DELETE', '/v1/load_balancers/lb-1', { status: 202 }),
+        call(c, 'POST', '/v1/firewall_policies/fwp-1/actions/remove'),
+        call(c, 'DELETE', '/v1/server_groups/grp-1', { status: 204 }),
+      ]),
+    ).toEqual(['GetLoadBalancer', 'EnsureLoadBalancerDeleted', 'EnsureLoadBalancerDeleted', 'EnsureLoadBalancerDeleted', 'EnsureLoadBalancerDeleted']);
   });
 
   it('reads UpdateLoadBalancer when the node sync updates the group members after GetLoadBalancer', () => {
     const x = new CallExplainer();
     const c = 'service-lb-controller default/web';
-    expect(methods(x, [call(c, 'GET', '/v1/load_balancers?l=1', { gap: 5000 }), call(c, 'GET', '/v1/server_groups?l=1'), call(c, 'PUT', '/v1/server_groups/grp-1/servers')]))
-      .toEqual(['GetLoadBalancer', 'UpdateLoadBalancer', 'UpdateLoadBalancer']);
+    expect(
+      methods(x, [
+        call(c, 'GET', '/v1/load_balancers?l=1', { gap: 5000 }),
+        call(c, 'GET', '/v1/server_groups?l=1'),
+        call(c, 'PUT', '/v1/server_groups/grp-1/servers'),
+      ]),
+    ).toEqual(['GetLoadBalancer', 'UpdateLoadBalancer', 'UpdateLoadBalancer']);
   });
 
   it('explains the member changes of a node sync as adding or removing only the difference', () => {
@@ -124,7 +157,12 @@ describe('CallExplainer without the method header (a CCM that does not send it):
     const x = new CallExplainer();
     expect(x.explain(call('cloud-node-controller w1', 'GET', '/v1/servers/srv-1', { status: 503 })).sentence).toContain('failed (503 x)');
     expect(x.explain(call('cloud-node-controller w1', 'GET', '/v1/servers/srv-1', { status: 429 })).sentence).toContain('rate-limited');
-    expect(x.explain(call('ccm-sandbox console', 'POST', '/v1/servers/srv-1/actions/poweroff', { status: 201 }))).toMatchObject({ controller: null, method: null, methodSource: null, group: 'Caller/ccm-sandbox console' });
+    expect(x.explain(call('ccm-sandbox console', 'POST', '/v1/servers/srv-1/actions/poweroff', { status: 201 }))).toMatchObject({
+      controller: null,
+      method: null,
+      methodSource: null,
+      group: 'Caller/ccm-sandbox console',
+    });
     expect(x.explain(call(null, 'GET', '/v1/servers')).group).toBe('Other');
   });
 });

@@ -93,7 +93,11 @@ function groupFor(controller: Controller, key: string): string {
 
 // ---- service-lb-controller: which method a call belongs to, from the burst so far -----------------
 
-type LbMethod = typeof CloudMethod.ensureLoadBalancer | typeof CloudMethod.updateLoadBalancer | typeof CloudMethod.ensureLoadBalancerDeleted | typeof CloudMethod.getLoadBalancer;
+type LbMethod =
+  | typeof CloudMethod.ensureLoadBalancer
+  | typeof CloudMethod.updateLoadBalancer
+  | typeof CloudMethod.ensureLoadBalancerDeleted
+  | typeof CloudMethod.getLoadBalancer;
 
 function firstLbMethod(call: ApiCall): LbMethod {
   const { collection } = resourceOfPath(call.path);
@@ -116,16 +120,16 @@ export function nextLbMethod(current: LbMethod | undefined, call: ApiCall): LbMe
 }
 
 const LB_STEP: Record<string, string> = {
-  'GET load_balancers': 'looks up the Service\'s load balancer by its owner labels (cluster + Service UID)',
+  'GET load_balancers': "looks up the Service's load balancer by its owner labels (cluster + Service UID)",
   'POST load_balancers': 'creates the load balancer: listeners from the Service ports, targets, VIP',
-  'PATCH load_balancers': 'brings the load balancer\'s listeners, targets or source ranges in line with the Service',
+  'PATCH load_balancers': "brings the load balancer's listeners, targets or source ranges in line with the Service",
   'DELETE load_balancers': 'deletes the load balancer',
-  'GET server_groups': 'looks up the server group holding the Service\'s nodes',
-  'POST server_groups': 'creates the server group that will hold the Service\'s nodes (the LB target)',
-  'PUT server_groups': 'sets the server group\'s members to the servers of the current nodes',
+  'GET server_groups': "looks up the server group holding the Service's nodes",
+  'POST server_groups': "creates the server group that will hold the Service's nodes (the LB target)",
+  'PUT server_groups': "sets the server group's members to the servers of the current nodes",
   'add_servers server_groups': 'adds the servers of nodes that joined to the server group (only the difference is sent)',
   'remove_servers server_groups': 'removes the servers of nodes that left from the server group (only the difference is sent)',
-  'DELETE server_groups': 'deletes the Service\'s server group',
+  'DELETE server_groups': "deletes the Service's server group",
   'GET firewall_policies': 'looks up the firewall policy guarding the node ports',
   'POST firewall_policies': 'creates the firewall policy opening the node ports to the allowed sources',
   'PUT firewall_policies': 'sets the firewall rules (one per node port, from loadBalancerSourceRanges)',
@@ -133,7 +137,7 @@ const LB_STEP: Record<string, string> = {
   'GET ip_blocks': 'looks up the IP block tagged for the Service',
   'POST ip_blocks': 'allocates (or assigns) the IP block that gives the VIP',
   'DELETE ip_blocks': 'releases the IP block',
-  'GET servers': 'lists servers to find the node\'s servers',
+  'GET servers': "lists servers to find the node's servers",
   'GET regions': 'reads the regions to place the IP block',
   'GET actions': 'waits for the cloud action to finish',
 };
@@ -141,7 +145,8 @@ const LB_STEP: Record<string, string> = {
 const LB_METHOD_WHY: Partial<Record<CloudMethod, string>> = {
   EnsureLoadBalancer: 'EnsureLoadBalancer makes the cloud match the Service (create or update), then the controller writes the ingress IP',
   UpdateLoadBalancer: 'UpdateLoadBalancer runs when the set of ready nodes changes and only updates the targets',
-  EnsureLoadBalancerDeleted: 'EnsureLoadBalancerDeleted removes every cloud resource of a deleted (or no longer LoadBalancer) Service before its finalizer is removed',
+  EnsureLoadBalancerDeleted:
+    'EnsureLoadBalancerDeleted removes every cloud resource of a deleted (or no longer LoadBalancer) Service before its finalizer is removed',
   GetLoadBalancer: 'GetLoadBalancer asks whether the Service has a load balancer at all',
 };
 
@@ -166,9 +171,7 @@ function nodeSentence(call: ApiCall, key: string): string {
 
 function lifecycleSentence(call: ApiCall, method: CloudMethod, key: string): string {
   if (method === CloudMethod.instanceExists) {
-    const tail = call.status === 404
-      ? ' The cloud answered not found, so the controller deletes the Node.'
-      : outcome(call);
+    const tail = call.status === 404 ? ' The cloud answered not found, so the controller deletes the Node.' : outcome(call);
     return `Node ${key} is not Ready, so cloud-node-lifecycle-controller asks the cloud whether its server still exists (InstanceExists); if not, it deletes the Node.${tail}`;
   }
   return `The server of Node ${key} exists, so cloud-node-lifecycle-controller asks whether it is shut down (InstanceShutdown); if it is off, the Node gets the node.cloudprovider.kubernetes.io/shutdown taint.${outcome(call)}`;
@@ -182,8 +185,10 @@ function routeMethod(call: ApiCall, key: string, current: CloudMethod | undefine
 }
 
 const ROUTE_WHY: Partial<Record<CloudMethod, string>> = {
-  ListRoutes: 'node-route-controller lists the cloud routes (ListRoutes: the network\'s routes and the servers they point at) to compare them with every Node\'s podCIDR',
-  CreateRoute: 'node-route-controller creates the route sending this Node\'s podCIDR to the Node\'s internal IP (CreateRoute), then sets NetworkUnavailable=False',
+  ListRoutes:
+    "node-route-controller lists the cloud routes (ListRoutes: the network's routes and the servers they point at) to compare them with every Node's podCIDR",
+  CreateRoute:
+    "node-route-controller creates the route sending this Node's podCIDR to the Node's internal IP (CreateRoute), then sets NetworkUnavailable=False",
   DeleteRoute: 'node-route-controller deletes a route whose Node or podCIDR is gone (DeleteRoute)',
 };
 
@@ -229,8 +234,12 @@ export class CallExplainer {
     const method = sent ?? this.#method(controller, { call, key, prev: inBurst ? prev : undefined });
     this.#callers.set(raw, { last: at, method, lastStatus: call.status });
     return {
-      ...base, controller, method, methodSource: sent === undefined ? MethodSource.inferred : MethodSource.header,
-      group: groupFor(controller, key), sentence: this.#sentence(controller, { call, method, key }),
+      ...base,
+      controller,
+      method,
+      methodSource: sent === undefined ? MethodSource.inferred : MethodSource.header,
+      group: groupFor(controller, key),
+      sentence: this.#sentence(controller, { call, method, key }),
     };
   }
 
@@ -285,24 +294,31 @@ export interface KubeEventInput {
 }
 
 const EVENT_WHY: Record<string, (e: KubeEventInput) => string> = {
-  Synced: (e) => `cloud-node-controller finished initialising Node ${e.name}: providerID, labels and addresses come from the cloud (InstanceMetadata) and the uninitialized taint is gone, so pods can be scheduled.`,
-  InvalidProvidedNodeIP: (e) => `The kubelet of Node ${e.name} asked for a node IP the cloud does not know for its server, so cloud-node-controller refuses to initialise it.`,
-  DeletingNode: (e) => `cloud-node-lifecycle-controller deletes Node ${e.name}: it was NotReady and InstanceExists said its server no longer exists in the cloud.`,
+  Synced: (e) =>
+    `cloud-node-controller finished initialising Node ${e.name}: providerID, labels and addresses come from the cloud (InstanceMetadata) and the uninitialized taint is gone, so pods can be scheduled.`,
+  InvalidProvidedNodeIP: (e) =>
+    `The kubelet of Node ${e.name} asked for a node IP the cloud does not know for its server, so cloud-node-controller refuses to initialise it.`,
+  DeletingNode: (e) =>
+    `cloud-node-lifecycle-controller deletes Node ${e.name}: it was NotReady and InstanceExists said its server no longer exists in the cloud.`,
   DeletingNodeFailed: (e) => `cloud-node-lifecycle-controller could not delete Node ${e.name}: ${e.message}.`,
-  EnsuringLoadBalancer: (e) => `service-lb-controller starts EnsureLoadBalancer for Service ${e.name}: it adds the cleanup finalizer first, then makes the cloud match the Service.`,
-  EnsuredLoadBalancer: (e) => `EnsureLoadBalancer succeeded for Service ${e.name}: the cloud matches the Service and the VIP goes into status.loadBalancer.ingress.`,
+  EnsuringLoadBalancer: (e) =>
+    `service-lb-controller starts EnsureLoadBalancer for Service ${e.name}: it adds the cleanup finalizer first, then makes the cloud match the Service.`,
+  EnsuredLoadBalancer: (e) =>
+    `EnsureLoadBalancer succeeded for Service ${e.name}: the cloud matches the Service and the VIP goes into status.loadBalancer.ingress.`,
   SyncLoadBalancerFailed: (e) => `EnsureLoadBalancer failed for Service ${e.name} (${e.message}); the controller retries with exponential backoff.`,
   DeletingLoadBalancer: (e) => `Service ${e.name} was deleted or is no longer type LoadBalancer: service-lb-controller runs EnsureLoadBalancerDeleted.`,
-  DeletedLoadBalancer: (e) => `The cloud resources of Service ${e.name} are gone (EnsureLoadBalancerDeleted) and the cleanup finalizer is removed, so the Service can go.`,
+  DeletedLoadBalancer: (e) =>
+    `The cloud resources of Service ${e.name} are gone (EnsureLoadBalancerDeleted) and the cleanup finalizer is removed, so the Service can go.`,
   DeleteLoadBalancerFailed: (e) => `EnsureLoadBalancerDeleted failed for Service ${e.name} (${e.message}); the finalizer stays until a retry succeeds.`,
   UnAvailableLoadBalancer: (e) => `Service ${e.name} has no ready nodes to send traffic to: the load balancer is created without targets.`,
   UpdatedLoadBalancer: (e) => `The set of ready nodes changed, so service-lb-controller updated the targets of Service ${e.name} (UpdateLoadBalancer).`,
   UpdateLoadBalancerFailed: (e) => `UpdateLoadBalancer failed for Service ${e.name} (${e.message}); the node sync retries.`,
   FailedToCreateRoute: (e) => `node-route-controller could not create the route for Node ${e.name} (CreateRoute: ${e.message}); it retries on its next pass.`,
   // kube-controller-manager records NodeNotReady on the Node and on each of its Pods (marked not ready with it).
-  NodeNotReady: (e) => e.kind === 'Pod'
-    ? `kube-controller-manager's node-lifecycle marked Pod ${e.name} not ready: the Node it runs on is NotReady.`
-    : `kube-controller-manager's node-lifecycle marked Node ${e.name} NotReady: its kubelet stopped posting status (its server is off, rebooting or gone).`,
+  NodeNotReady: (e) =>
+    e.kind === 'Pod'
+      ? `kube-controller-manager's node-lifecycle marked Pod ${e.name} not ready: the Node it runs on is NotReady.`
+      : `kube-controller-manager's node-lifecycle marked Node ${e.name} NotReady: its kubelet stopped posting status (its server is off, rebooting or gone).`,
   NodeReady: (e) => `Node ${e.name} is Ready again: its kubelet posts status.`,
   RegisteredNode: (e) => `kube-controller-manager noticed the new Node ${e.name} registered by its kubelet.`,
   RemovingNode: (e) => `kube-controller-manager forgets Node ${e.name}: the Node object was deleted.`,

@@ -24,16 +24,27 @@ function subscribe(handler: (e: SimEvent) => void): () => void {
 
 beforeAll(async () => {
   sc = await startSimcloudInProcess({ config: { dataplane: true, pools: { lb_vip: `127.${octet}.5.0/24`, server_public: `127.${octet}.6.0/24` } } });
-  hub = new ConsoleHub({
-    client: sc.client, admin: sc.admin, subscribe, cluster: undefined, options: { name: 'hub-test', runtime: 'local', lbStrategy: 'lb' },
-    addWorker: () => Promise.reject(new Error('no workers in this test')),
-  }, { cloudIntervalMs: 60_000 });
+  hub = new ConsoleHub(
+    {
+      client: sc.client,
+      admin: sc.admin,
+      subscribe,
+      cluster: undefined,
+      options: { name: 'hub-test', runtime: 'local', lbStrategy: 'lb' },
+      addWorker: () => Promise.reject(new Error('no workers in this test')),
+    },
+    { cloudIntervalMs: 60_000 },
+  );
   await hub.start();
   rec = await recordSimEvents(sc);
   scenario = await runCloudScenario(sc, rec, {});
   // The hub has seen the whole run once its timeline holds the run's last server change.
   const last = `server ${scenario.serverName} deleted`;
-  await waitFor(() => hub.timeline.list().some((e) => e.title === last), { description: `the hub's timeline to say "${last}"`, timeoutMs: 15_000, intervalMs: 20 });
+  await waitFor(() => hub.timeline.list().some((e) => e.title === last), {
+    description: `the hub's timeline to say "${last}"`,
+    timeoutMs: 15_000,
+    intervalMs: 20,
+  });
 }, 60_000);
 afterAll(async () => {
   hub?.stop();

@@ -105,7 +105,12 @@ export class ConsoleHub {
     const cluster = this.cluster.snapshot;
     const cloud = cloudOf(this.#sandbox.options.cloud ?? DEFAULT_CLOUD);
     const persona = cloud.personaId ? (id: string) => inCloudWords(cloud, id) : undefined;
-    return { sandbox: { name, runtime, lbStrategy, ccm: (ccm ?? DEFAULT_CCM).kind, ccmHeld: this.#sandbox.ccmHeld ?? false }, cloud: this.#cloud, cluster, links: computeLinks(cluster, this.#cloud, persona) };
+    return {
+      sandbox: { name, runtime, lbStrategy, ccm: (ccm ?? DEFAULT_CCM).kind, ccmHeld: this.#sandbox.ccmHeld ?? false },
+      cloud: this.#cloud,
+      cluster,
+      links: computeLinks(cluster, this.#cloud, persona),
+    };
   }
 
   onState(fn: (s: ConsoleState) => void): () => void {
@@ -169,10 +174,18 @@ export class ConsoleHub {
     if (own && e.method === 'GET') return;
     if (e.path.startsWith('/_sim')) return;
     const x = this.#explainer.explain(e);
-    const group = x.controller === null ? this.#groupOfPath(e.path) ?? x.group : x.group;
+    const group = x.controller === null ? (this.#groupOfPath(e.path) ?? x.group) : x.group;
     this.timeline.add({
-      time: e.time, source: EntrySource.cloudCall, group, controller: x.controller ?? e.caller, method: x.method, methodSource: x.methodSource,
-      title: x.title, explanation: x.sentence, severity: severityOf(e.status), foldable: x.read,
+      time: e.time,
+      source: EntrySource.cloudCall,
+      group,
+      controller: x.controller ?? e.caller,
+      method: x.method,
+      methodSource: x.methodSource,
+      title: x.title,
+      explanation: x.sentence,
+      severity: severityOf(e.status),
+      foldable: x.read,
     });
   }
 
@@ -223,8 +236,14 @@ export class ConsoleHub {
   #addSteps(steps: ChangeStep[], at: { time: string; source: EntrySource }): void {
     for (const s of steps) {
       this.timeline.add({
-        time: at.time, source: at.source, group: s.group, controller: s.controller, method: s.method,
-        title: s.title, explanation: s.sentence, severity: Severity.normal,
+        time: at.time,
+        source: at.source,
+        group: s.group,
+        controller: s.controller,
+        method: s.method,
+        title: s.title,
+        explanation: s.sentence,
+        severity: Severity.normal,
       });
     }
   }
@@ -232,9 +251,14 @@ export class ConsoleHub {
   #addKubeEvent(e: KubeEventView): void {
     const group = e.kind === 'Service' ? `Service/${e.namespace}/${e.name}` : `${e.kind}/${e.name}`;
     this.timeline.add({
-      time: e.time, source: EntrySource.kubeEvent, group, controller: e.component || null, method: methodOfReason(e.reason),
+      time: e.time,
+      source: EntrySource.kubeEvent,
+      group,
+      controller: e.component || null,
+      method: methodOfReason(e.reason),
       title: `${e.type} ${e.reason}${e.count > 1 ? ` (×${e.count})` : ''}: ${e.message}`,
-      explanation: explainKubeEvent(e), severity: e.type === 'Warning' ? Severity.warning : Severity.normal,
+      explanation: explainKubeEvent(e),
+      severity: e.type === 'Warning' ? Severity.warning : Severity.normal,
     });
   }
 }

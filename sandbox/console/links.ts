@@ -109,13 +109,26 @@ function linkRoutes(nodes: readonly NodeView[], cloud: CloudLinkInput): Pick<Lin
 
 function personaIds(cloud: CloudLinkInput, persona: PersonaSpelling | undefined): Record<string, string> {
   if (!persona) return {};
-  const ids = [...cloud.servers, ...cloud.loadBalancers, ...cloud.serverGroups, ...cloud.firewallPolicies, ...cloud.ipBlocks, ...cloud.networks].map((r) => r.id);
-  return Object.fromEntries(ids.flatMap((id) => {
-    const spelled = persona(id);
-    return spelled === undefined ? [] : [[id, spelled]];
-  }));
+  const ids = [...cloud.servers, ...cloud.loadBalancers, ...cloud.serverGroups, ...cloud.firewallPolicies, ...cloud.ipBlocks, ...cloud.networks].map(
+    (r) => r.id,
+  );
+  return Object.fromEntries(
+    ids.flatMap((id) => {
+      const spelled = persona(id);
+      return spelled === undefined ? [] : [[id, spelled]];
+    }),
+  );
 }
 
-export function computeLinks(cluster: { nodes: readonly NodeView[]; services: readonly ServiceView[] }, cloud: CloudLinkInput, persona?: PersonaSpelling): Links {
-  return { ...linkNodes(cluster.nodes, cloud), ...linkServices(cluster.services, cloud), ...linkRoutes(cluster.nodes, cloud), personaIds: personaIds(cloud, persona) };
+export function computeLinks(
+  cluster: { nodes: readonly NodeView[]; services: readonly ServiceView[] },
+  cloud: CloudLinkInput,
+  persona?: PersonaSpelling,
+): Links {
+  return {
+    ...linkNodes(cluster.nodes, cloud),
+    ...linkServices(cluster.services, cloud),
+    ...linkRoutes(cluster.nodes, cloud),
+    personaIds: personaIds(cloud, persona),
+  };
 }

@@ -14,8 +14,19 @@ import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { z } from 'zod';
 import {
-  annotationChoices, CreatePodsBody, createPods, CreateServiceBody, createService, DeletePodsBody, DeleteServiceBody, FaultBody, faultRule, HoldCcmBody, resetAction,
-  ServerActionBody, serverAction,
+  annotationChoices,
+  CreatePodsBody,
+  createPods,
+  CreateServiceBody,
+  createService,
+  DeletePodsBody,
+  DeleteServiceBody,
+  FaultBody,
+  faultRule,
+  HoldCcmBody,
+  resetAction,
+  ServerActionBody,
+  serverAction,
 } from './actions.ts';
 import { CONSOLE_CALLER } from './cloud.ts';
 import { consoleHostGuard, consoleWriteGuard, newConsoleToken, type GuardOptions } from './guard.ts';
@@ -100,45 +111,75 @@ function actionRoutes(sandbox: ConsoleSandbox, hub: ConsoleHub): express.Router 
     return c;
   };
   const after = <T>(p: Promise<T>): Promise<T> => p.finally(() => void hub.refreshCloud());
-  r.post('/server', action(async (req) => after(serverAction(sandbox, parse(ServerActionBody, req.body)))));
-  r.post('/worker', action(async () => `worker ${await sandbox.addWorker()} added: its server boots and its kubelet registers the Node`));
-  r.post('/service', action(async (req) => {
-    const body = parse(CreateServiceBody, req.body);
-    return createService(core(), body);
-  }));
-  r.post('/service/delete', action(async (req) => {
-    const b = parse(DeleteServiceBody, req.body);
-    await core().deleteNamespacedService({ name: b.name, namespace: b.namespace });
-    return `Service ${b.namespace}/${b.name} deleted: the CCM now runs EnsureLoadBalancerDeleted`;
-  }));
-  r.post('/pods', action(async (req) => {
-    const apps = hub.cluster.apps;
-    if (!apps) throw new Error('the cluster is not running');
-    return createPods(apps, parse(CreatePodsBody, req.body));
-  }));
-  r.post('/pods/delete', action(async (req) => {
-    const b = parse(DeletePodsBody, req.body);
-    await hub.cluster.apps?.deleteNamespacedDeployment({ name: b.name, namespace: 'default' });
-    return `Deployment default/${b.name} deleted`;
-  }));
-  r.post('/ccm', action(async (req) => {
-    const b = parse(HoldCcmBody, req.body);
-    if (!sandbox.holdCcm) throw new Error('this sandbox cannot hold its CCM');
-    const held = sandbox.holdCcm(b.hold);
-    await hub.refreshCloud();
-    return held ? 'the CCM is held (its process is stopped): nothing initialises new Nodes until you let it go' : 'the CCM runs again';
-  }));
-  r.post('/fault', action(async (req) => {
-    const rule = await sandbox.admin.addFault(faultRule(parse(FaultBody, req.body)), { caller: CONSOLE_CALLER });
-    await hub.refreshCloud();
-    return `fault ${rule.id} (${rule.kind}) added`;
-  }));
-  r.post('/faults/clear', action(async () => {
-    await sandbox.admin.clearFaults({ caller: CONSOLE_CALLER });
-    await hub.refreshCloud();
-    return 'every fault rule cleared';
-  }));
-  r.post('/reset', action(async () => after(resetAction(sandbox, hub.cluster.core))));
+  r.post(
+    '/server',
+    action(async (req) => after(serverAction(sandbox, parse(ServerActionBody, req.body)))),
+  );
+  r.post(
+    '/worker',
+    action(async () => `worker ${await sandbox.addWorker()} added: its server boots and its kubelet registers the Node`),
+  );
+  r.post(
+    '/service',
+    action(async (req) => {
+      const body = parse(CreateServiceBody, req.body);
+      return createService(core(), body);
+    }),
+  );
+  r.post(
+    '/service/delete',
+    action(async (req) => {
+      const b = parse(DeleteServiceBody, req.body);
+      await core().deleteNamespacedService({ name: b.name, namespace: b.namespace });
+      return `Service ${b.namespace}/${b.name} deleted: the CCM now runs EnsureLoadBalancerDeleted`;
+    }),
+  );
+  r.post(
+    '/pods',
+    action(async (req) => {
+      const apps = hub.cluster.apps;
+      if (!apps) throw new Error('the cluster is not running');
+      return createPods(apps, parse(CreatePodsBody, req.body));
+    }),
+  );
+  r.post(
+    '/pods/delete',
+    action(async (req) => {
+      const b = parse(DeletePodsBody, req.body);
+      await hub.cluster.apps?.deleteNamespacedDeployment({ name: b.name, namespace: 'default' });
+      return `Deployment default/${b.name} deleted`;
+    }),
+  );
+  r.post(
+    '/ccm',
+    action(async (req) => {
+      const b = parse(HoldCcmBody, req.body);
+      if (!sandbox.holdCcm) throw new Error('this sandbox cannot hold its CCM');
+      const held = sandbox.holdCcm(b.hold);
+      await hub.refreshCloud();
+      return held ? 'the CCM is held (its process is stopped): nothing initialises new Nodes until you let it go' : 'the CCM runs again';
+    }),
+  );
+  r.post(
+    '/fault',
+    action(async (req) => {
+      const rule = await sandbox.admin.addFault(faultRule(parse(FaultBody, req.body)), { caller: CONSOLE_CALLER });
+      await hub.refreshCloud();
+      return `fault ${rule.id} (${rule.kind}) added`;
+    }),
+  );
+  r.post(
+    '/faults/clear',
+    action(async () => {
+      await sandbox.admin.clearFaults({ caller: CONSOLE_CALLER });
+      await hub.refreshCloud();
+      return 'every fault rule cleared';
+    }),
+  );
+  r.post(
+    '/reset',
+    action(async () => after(resetAction(sandbox, hub.cluster.core))),
+  );
   return r;
 }
 

@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { Timeline } from './timeline.ts';
 
 describe('Timeline', () => {
-  const input = { time: '2026-01-01T00:00:00.000Z', source: 'cloud-call' as const, group: 'Node/w1', controller: 'c', method: 'InstanceExists', title: 'GET x → 200', explanation: 'e', severity: 'normal' as const };
+  const input = {
+    time: '2026-01-01T00:00:00.000Z',
+    source: 'cloud-call' as const,
+    group: 'Node/w1',
+    controller: 'c',
+    method: 'InstanceExists',
+    title: 'GET x → 200',
+    explanation: 'e',
+    severity: 'normal' as const,
+  };
 
   it('folds a repeated read into a recent equal step of its group and tells listeners', () => {
     const t = new Timeline();

@@ -15,7 +15,9 @@ function slice(service: string, endpoints: { ip: string; node?: string; pod?: st
     addressType: 'IPv4',
     metadata: { name: `${service}-${Math.random().toString(36).slice(2, 7)}`, namespace: 'default', labels: { [SERVICE_NAME_LABEL]: service } },
     endpoints: endpoints.map((e) => ({
-      addresses: [e.ip], ...(e.node ? { nodeName: e.node } : {}), ...(e.pod ? { targetRef: { kind: 'Pod', name: e.pod } } : {}),
+      addresses: [e.ip],
+      ...(e.node ? { nodeName: e.node } : {}),
+      ...(e.pod ? { targetRef: { kind: 'Pod', name: e.pod } } : {}),
       ...(e.ready === undefined ? {} : { conditions: { ready: e.ready } }),
     })),
   };
@@ -23,7 +25,12 @@ function slice(service: string, endpoints: { ip: string; node?: string; pod?: st
 
 describe('podsByNode', () => {
   it('groups bound pods by Node, sorted, with phase, readiness and IP; pending pods without a Node are left out', () => {
-    const byNode = podsByNode([pod('web-b', 'w1', { ip: '10.244.1.3' }), pod('web-a', 'w1', { ip: '10.244.1.2' }), pod('db', 'w2', { phase: 'Pending', ready: false }), pod('waiting', undefined)]);
+    const byNode = podsByNode([
+      pod('web-b', 'w1', { ip: '10.244.1.3' }),
+      pod('web-a', 'w1', { ip: '10.244.1.2' }),
+      pod('db', 'w2', { phase: 'Pending', ready: false }),
+      pod('waiting', undefined),
+    ]);
     expect([...byNode.keys()].sort()).toEqual(['w1', 'w2']);
     expect(byNode.get('w1')).toEqual([
       { namespace: 'default', name: 'web-a', phase: 'Running', ready: true, ip: '10.244.1.2' },
@@ -34,7 +41,7 @@ describe('podsByNode', () => {
 });
 
 describe('endpointsByService', () => {
-  it('merges a Service\'s slices in address order, keeps node and pod, and reads an unset ready as ready', () => {
+  it("merges a Service's slices in address order, keeps node and pod, and reads an unset ready as ready", () => {
     const byService = endpointsByService([
       slice('web', [{ ip: '10.244.2.10', node: 'w2', pod: 'web-b' }]),
       slice('web', [{ ip: '10.244.1.9', node: 'w1', pod: 'web-a', ready: false }]),

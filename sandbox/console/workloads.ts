@@ -58,9 +58,14 @@ export function podsByNode(pods: readonly V1Pod[]): Map<string, PodView[]> {
 }
 
 function endpointsOf(slice: V1EndpointSlice): EndpointView[] {
-  return (slice.endpoints ?? []).flatMap((e) => e.addresses.map((ip) => ({
-    ip, node: e.nodeName ?? null, pod: e.targetRef?.kind === 'Pod' ? (e.targetRef.name ?? null) : null, ready: e.conditions?.ready ?? true,
-  })));
+  return (slice.endpoints ?? []).flatMap((e) =>
+    e.addresses.map((ip) => ({
+      ip,
+      node: e.nodeName ?? null,
+      pod: e.targetRef?.kind === 'Pod' ? (e.targetRef.name ?? null) : null,
+      ready: e.conditions?.ready ?? true,
+    })),
+  );
 }
 
 /** Endpoints by Service (`<namespace>/<name>`), merged over the Service's slices and sorted by address. */

@@ -114,7 +114,9 @@ async function buildIntoCache(options: EnsureOptions, versions: PinnedVersions, 
       'etcd, kube-apiserver, kube-controller-manager and kube-scheduler not found and Go is not installed: install Go >= 1.26 and run `npm run controlplane:build`, or set KUBEBUILDER_ASSETS (or TEST_ASSET_ETCD, TEST_ASSET_KUBE_APISERVER, TEST_ASSET_KUBE_CONTROLLER_MANAGER, TEST_ASSET_KUBE_SCHEDULER) to existing binaries',
     );
   }
-  progress(`building Kubernetes ${versions.kubernetes} (kube-apiserver, kube-controller-manager, kube-scheduler) and etcd ${versions.etcd} from Go modules; a cold build takes 10-30 minutes`);
+  progress(
+    `building Kubernetes ${versions.kubernetes} (kube-apiserver, kube-controller-manager, kube-scheduler) and etcd ${versions.etcd} from Go modules; a cold build takes 10-30 minutes`,
+  );
   const started = Date.now();
   await fillCacheDir(cacheDir, async (staging) => {
     await compileInto(staging, options, versions, started);
@@ -135,7 +137,11 @@ async function compileInto(staging: string, options: EnsureOptions, versions: Pi
     [[BUILD_PACKAGES.etcd], join(staging, 'etcd')],
   ];
   for (const [packages, output] of builds) {
-    await options.exec.run('go', ['build', '-v', '-trimpath', '-ldflags', kubernetesLdflags(versions.kubernetes), '-o', output, ...packages], { cwd: GOMOD_DIR, env, onLine });
+    await options.exec.run('go', ['build', '-v', '-trimpath', '-ldflags', kubernetesLdflags(versions.kubernetes), '-o', output, ...packages], {
+      cwd: GOMOD_DIR,
+      env,
+      onLine,
+    });
   }
 }
 

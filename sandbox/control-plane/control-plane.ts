@@ -91,7 +91,9 @@ export class ControlPlane {
   readonly kubeconfigPath: string;
   readonly apiServerUrl: string;
   #ports: ControlPlanePorts;
-  readonly options: Required<Pick<ControlPlaneOptions, 'clusterCidr' | 'serviceCidr' | 'nodeCidrMaskSize' | 'nodeMonitorGracePeriodSeconds' | 'podEvictionTolerationSeconds'>>;
+  readonly options: Required<
+    Pick<ControlPlaneOptions, 'clusterCidr' | 'serviceCidr' | 'nodeCidrMaskSize' | 'nodeMonitorGracePeriodSeconds' | 'podEvictionTolerationSeconds'>
+  >;
   readonly #processes: ManagedProcess[];
   readonly #ownsDir: boolean;
   readonly #pki: ControlPlanePki;
@@ -135,7 +137,8 @@ export class ControlPlane {
     const processes: ManagedProcess[] = [];
     const cp = new ControlPlane(layout, pki, processes, ctx.ownsDir);
     const started = Date.now();
-    const component = (start: ComponentStart): Promise<void> => timed(start.name, () => startComponent(ctx, processes, start), ctx.options.onPhase ?? (() => undefined));
+    const component = (start: ComponentStart): Promise<void> =>
+      timed(start.name, () => startComponent(ctx, processes, start), ctx.options.onPhase ?? (() => undefined));
     let announced = false;
     let announceError: Error | undefined;
     const announce = (): void => {
@@ -151,7 +154,11 @@ export class ControlPlane {
       // kube-apiserver waits for etcd itself (its /readyz includes etcd): booting both at once saves etcd's
       // start-up; etcd keeps a probe of its own so that its failure is reported as etcd's.
       await Promise.all([
-        component({ name: 'etcd', args: etcdArgs(layout), ready: () => httpsOk(`https://127.0.0.1:${layout.ports.etcdClient}/health`, pki.etcdCa, pki.etcdClient) }),
+        component({
+          name: 'etcd',
+          args: etcdArgs(layout),
+          ready: () => httpsOk(`https://127.0.0.1:${layout.ports.etcdClient}/health`, pki.etcdCa, pki.etcdClient),
+        }),
         component({
           name: 'kube-apiserver',
           args: [...apiServerArgs(layout), ...(ctx.options.apiServerExtraArgs ?? [])],
@@ -164,7 +171,11 @@ export class ControlPlane {
       if (announceError !== undefined) throw announceError;
       // Both only talk to the apiserver, with identities RBAC authorises: started once all of /readyz passes.
       await Promise.all([
-        component({ name: 'kube-controller-manager', args: controllerManagerArgs(layout), ready: () => cp.#apiOk('/api/v1/namespaces/default/serviceaccounts/default') }),
+        component({
+          name: 'kube-controller-manager',
+          args: controllerManagerArgs(layout),
+          ready: () => cp.#apiOk('/api/v1/namespaces/default/serviceaccounts/default'),
+        }),
         cp.#startScheduler(ctx, component),
       ]);
     } catch (err) {
@@ -181,7 +192,11 @@ export class ControlPlane {
     for (let attempt = 1; ; attempt++) {
       const layout = { dir: this.dir, ports: this.#ports, network: this.options };
       try {
-        await component({ name: 'kube-scheduler', args: schedulerArgs(layout), ready: () => httpsOk(`https://127.0.0.1:${layout.ports.scheduler}/readyz`, this.#pki.ca.cert, this.#pki.admin) });
+        await component({
+          name: 'kube-scheduler',
+          args: schedulerArgs(layout),
+          ready: () => httpsOk(`https://127.0.0.1:${layout.ports.scheduler}/readyz`, this.#pki.ca.cert, this.#pki.admin),
+        });
         return;
       } catch (err) {
         if (!(err instanceof ControlPlaneStartError && addressInUse(err)) || attempt >= START_ATTEMPTS) throw err;
@@ -293,7 +308,8 @@ async function writePki(layout: ControlPlaneLayout): Promise<ControlPlanePki> {
   };
   for (const [name, content] of Object.entries(files)) writeFileSync(join(layout.dir, 'pki', name), content, { mode: 0o600 });
   const server = `https://127.0.0.1:${layout.ports.apiServer}`;
-  const kubeconfig = (client: typeof pki.admin, userName: string): string => renderKubeconfig({ server, caCert: pki.ca.cert, client, clusterName: 'ccm-sandbox', userName });
+  const kubeconfig = (client: typeof pki.admin, userName: string): string =>
+    renderKubeconfig({ server, caCert: pki.ca.cert, client, clusterName: 'ccm-sandbox', userName });
   writeFileSync(join(layout.dir, 'admin.kubeconfig'), kubeconfig(pki.admin, 'admin'), { mode: 0o600 });
   writeFileSync(join(layout.dir, 'controller-manager.kubeconfig'), kubeconfig(pki.controllerManager, 'kube-controller-manager'), { mode: 0o600 });
   writeFileSync(join(layout.dir, 'scheduler.kubeconfig'), kubeconfig(pki.scheduler, 'kube-scheduler'), { mode: 0o600 });
@@ -312,7 +328,16 @@ async function startComponent(ctx: AttemptContext, processes: ManagedProcess[], 
   try {
     // Tracked from the spawn on: a sibling failing mid-start stops this one too.
     await launchProcess({
-      exec: ctx.exec, name, command: ctx.binaries[name], args, logFile, ready, readyDescription: `${name} to become ready`, timeoutMs, intervalMs: 100, tailLines: 30,
+      exec: ctx.exec,
+      name,
+      command: ctx.binaries[name],
+      args,
+      logFile,
+      ready,
+      readyDescription: `${name} to become ready`,
+      timeoutMs,
+      intervalMs: 100,
+      tailLines: 30,
       onSpawned: (proc) => processes.push(proc),
     });
   } catch (err) {

@@ -5,7 +5,13 @@ import { apiServerArgs, controllerManagerArgs, etcdArgs, schedulerArgs, type Con
 const layout: ControlPlaneLayout = {
   dir: '/cp',
   ports: { etcdClient: 2379, etcdPeer: 2380, apiServer: 6443, scheduler: 10259 },
-  network: { clusterCidr: '10.244.0.0/16', serviceCidr: '10.96.0.0/16', nodeCidrMaskSize: 24, nodeMonitorGracePeriodSeconds: 10, podEvictionTolerationSeconds: 20 },
+  network: {
+    clusterCidr: '10.244.0.0/16',
+    serviceCidr: '10.96.0.0/16',
+    nodeCidrMaskSize: 24,
+    nodeMonitorGracePeriodSeconds: 10,
+    podEvictionTolerationSeconds: 20,
+  },
 };
 
 describe('control-plane flags', () => {

@@ -51,7 +51,9 @@ export async function privatePem(key: CryptoKey): Promise<string> {
 }
 
 function serial(): string {
-  return Buffer.from(crypto.getRandomValues(new Uint8Array(8))).toString('hex').replace(/^[89a-f]/, '1');
+  return Buffer.from(crypto.getRandomValues(new Uint8Array(8)))
+    .toString('hex')
+    .replace(/^[89a-f]/, '1');
 }
 
 export interface Issuer {
@@ -91,8 +93,15 @@ export interface LeafSpec {
 export async function issue(ca: Issuer, spec: LeafSpec): Promise<PemPair> {
   const keys = await keyPair();
   const now = Date.now();
-  const names = [...(spec.dnsNames ?? []).map((value) => ({ type: 'dns' as const, value })), ...(spec.ips ?? []).map((value) => ({ type: 'ip' as const, value }))];
-  const eku = { server: [x509.ExtendedKeyUsage.serverAuth], client: [x509.ExtendedKeyUsage.clientAuth], peer: [x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth] }[spec.usage];
+  const names = [
+    ...(spec.dnsNames ?? []).map((value) => ({ type: 'dns' as const, value })),
+    ...(spec.ips ?? []).map((value) => ({ type: 'ip' as const, value })),
+  ];
+  const eku = {
+    server: [x509.ExtendedKeyUsage.serverAuth],
+    client: [x509.ExtendedKeyUsage.clientAuth],
+    peer: [x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth],
+  }[spec.usage];
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: serial(),
     subject: spec.subject,

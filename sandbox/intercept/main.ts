@@ -11,14 +11,33 @@ import { createInterceptCa } from './ca.ts';
 import { startInterceptProxy } from './proxy.ts';
 
 async function main(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { upstream: { type: 'string' }, dir: { type: 'string' }, port: { type: 'string', default: '0' }, 'log-level': { type: 'string', default: 'info' } }, strict: true });
-  if (values.upstream === undefined || !/^http:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\]):\d+\/?$/.test(values.upstream)) throw new UsageError('--upstream takes simcloud\'s loopback URL, e.g. http://127.0.0.1:8787');
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      upstream: { type: 'string' },
+      dir: { type: 'string' },
+      port: { type: 'string', default: '0' },
+      'log-level': { type: 'string', default: 'info' },
+    },
+    strict: true,
+  });
+  if (values.upstream === undefined || !/^http:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\]):\d+\/?$/.test(values.upstream))
+    throw new UsageError("--upstream takes simcloud's loopback URL, e.g. http://127.0.0.1:8787");
   if (values.dir === undefined) throw new UsageError('--dir takes the directory the CA is written to');
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port takes 0-65535, got ${values.port}`);
   process.umask(0o077);
-  const ca = await createInterceptCa(REAL_HOSTS.map((h) => h.name), values.dir);
-  const proxy = await startInterceptProxy({ upstream: values.upstream, hosts: REAL_HOSTS, ca, port, logger: createSimLogger(values['log-level'], process.stderr) });
+  const ca = await createInterceptCa(
+    REAL_HOSTS.map((h) => h.name),
+    values.dir,
+  );
+  const proxy = await startInterceptProxy({
+    upstream: values.upstream,
+    hosts: REAL_HOSTS,
+    ca,
+    port,
+    logger: createSimLogger(values['log-level'], process.stderr),
+  });
   process.stdout.write(`interception proxy listening on ${proxy.url}\ninterception CA ${ca.certFile}\n`);
   const stop = (): void => void proxy.close().then(() => process.exit(0));
   process.once('SIGTERM', stop);

@@ -7,9 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInterceptCa } from './ca.ts';
 import { startInterceptProxy, type InterceptProxy } from './proxy.ts';
 
-const HOSTS = [{ name: 'api.example-cloud.test', mount: '/persona', paths: ['/v1'] }, { name: 'plain.example-cloud.test', mount: '', paths: ['/v4'] }];
+const HOSTS = [
+  { name: 'api.example-cloud.test', mount: '/persona', paths: ['/v1'] },
+  { name: 'plain.example-cloud.test', mount: '', paths: ['/v4'] },
+];
 
-interface Seen { readonly url: string; readonly headers: IncomingHttpHeaders }
+interface Seen {
+  readonly url: string;
+  readonly headers: IncomingHttpHeaders;
+}
 
 describe('the interception proxy', () => {
   let upstream: Server;
@@ -25,8 +31,18 @@ describe('the interception proxy', () => {
     await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
     const ca = await createInterceptCa(HOSTS.map((h) => h.name));
     caPem = ca.certPem;
-    const sink = new Writable({ write: (chunk: Buffer, _e, done) => { logged.push(chunk.toString()); done(); } });
-    proxy = await startInterceptProxy({ upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, hosts: HOSTS, ca, logger: pino({ level: 'debug' }, sink) });
+    const sink = new Writable({
+      write: (chunk: Buffer, _e, done) => {
+        logged.push(chunk.toString());
+        done();
+      },
+    });
+    proxy = await startInterceptProxy({
+      upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+      hosts: HOSTS,
+      ca,
+      logger: pino({ level: 'debug' }, sink),
+    });
   });
   afterAll(async () => {
     await proxy.close();
@@ -50,7 +66,10 @@ describe('the interception proxy', () => {
     const tls = tlsConnect({ socket, servername: name, ca: caPem });
     await new Promise<void>((r, j) => tls.once('secureConnect', r).once('error', j));
     tls.write(`GET ${path} HTTP/1.1\r\nhost: ${host}\r\nauthorization: Bearer secret-token\r\nconnection: close\r\n\r\n`);
-    const raw = await new Promise<string>((r) => { let out = ''; tls.on('data', (d: Buffer) => (out += d.toString())).on('end', () => r(out)); });
+    const raw = await new Promise<string>((r) => {
+      let out = '';
+      tls.on('data', (d: Buffer) => (out += d.toString())).on('end', () => r(out));
+    });
     return { status: Number(raw.slice(9, 12)), body: raw.slice(raw.indexOf('\r\n\r\n') + 4) };
   }
 
@@ -65,7 +84,13 @@ describe('the interception proxy', () => {
 
   it('refuses a CONNECT to any other host or port with 403 and reaches nothing', async () => {
     const before = seen.length;
-    for (const target of ['example.com:443', 'api.example-cloud.test:80', '127.0.0.1:443', `127.0.0.1:${(upstream.address() as AddressInfo).port}`, 'x.api.example-cloud.test:443']) {
+    for (const target of [
+      'example.com:443',
+      'api.example-cloud.test:80',
+      '127.0.0.1:443',
+      `127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+      'x.api.example-cloud.test:443',
+    ]) {
       const { status, socket } = await connectTo(target).catch(() => ({ status: 403, socket: undefined }));
       socket?.destroy();
       expect(status, target).toBe(403);
@@ -84,10 +109,16 @@ describe('the interception proxy', () => {
     expect((await inTunnel('plain.example-cloud.test', '/v4/linode/instances')).status).toBe(200);
   });
 
-  it("answers anything but CONNECT on its own port with 405, after the Host check", async () => {
-    const get = (host: string): Promise<number> => new Promise((resolve, reject) => {
-      request({ host: '127.0.0.1', port: proxy.port, path: '/', headers: { host } }, (res) => { res.resume(); resolve(res.statusCode ?? 0); }).on('error', reject).end();
-    });
+  it('answers anything but CONNECT on its own port with 405, after the Host check', async () => {
+    const get = (host: string): Promise<number> =>
+      new Promise((resolve, reject) => {
+        request({ host: '127.0.0.1', port: proxy.port, path: '/', headers: { host } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        })
+          .on('error', reject)
+          .end();
+      });
     expect(await get('attacker.example')).toBe(403);
     expect(await get(`127.0.0.1:${proxy.port}`)).toBe(405);
   });

@@ -50,7 +50,18 @@ export interface InterceptProxy {
 }
 
 // Hop-by-hop headers (RFC 9110 7.6.1) and the proxy's own are not forwarded either way.
-const HOP = new Set(['connection', 'keep-alive', 'proxy-authorization', 'proxy-authenticate', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host']);
+const HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+]);
 
 function forwardable(headers: IncomingHttpHeaders): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
@@ -82,23 +93,38 @@ export async function startInterceptProxy(o: InterceptProxyOptions): Promise<Int
     const started = Date.now();
     if (real === undefined) return void json(res, 500, { error: 'internal', message: 'a request outside any tunnel' });
     if (!hostAllowed(req.headers.host, [`${real.name}:443`], 443)) {
-      log.warn({ tunnel: real.name, host: (req.headers.host ?? '').slice(0, 100), method: req.method, path: logPath(req.url), status: 403 }, 'refused: foreign Host inside a tunnel');
-      return void json(res, 403, { error: 'forbidden_host', field: 'host', message: `this tunnel is for ${real.name}; Host "${(req.headers.host ?? '').slice(0, 100)}" is not allowed here` });
+      log.warn(
+        { tunnel: real.name, host: (req.headers.host ?? '').slice(0, 100), method: req.method, path: logPath(req.url), status: 403 },
+        'refused: foreign Host inside a tunnel',
+      );
+      return void json(res, 403, {
+        error: 'forbidden_host',
+        field: 'host',
+        message: `this tunnel is for ${real.name}; Host "${(req.headers.host ?? '').slice(0, 100)}" is not allowed here`,
+      });
     }
-    if (req.url === undefined || !req.url.startsWith('/')) return void json(res, 400, { error: 'bad_request', field: 'path', message: 'a request inside the tunnel names a path (origin form)' });
+    if (req.url === undefined || !req.url.startsWith('/'))
+      return void json(res, 400, { error: 'bad_request', field: 'path', message: 'a request inside the tunnel names a path (origin form)' });
     // Dot segments would climb out of the roots on simcloud's side: refused before the roots are compared.
     if (/(^|\/)(\.|%2e){1,2}(\/|$|\?)/i.test(req.url.split('?')[0]!) || !underRoots(req.url, real.paths)) {
       log.warn({ tunnel: real.name, method: req.method, path: logPath(req.url), status: 404 }, 'refused: not an API path of the host');
       return void json(res, 404, { error: 'not_found', field: 'path', message: `${real.name} serves ${real.paths.join(', ')} here` });
     }
-    const out = request({
-      agent, host: upstream.hostname, port: upstream.port, method: req.method, path: `${real.mount}${req.url}`,
-      headers: { ...forwardable(req.headers), host: upstream.host },
-    }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, forwardable(answer.headers));
-      answer.pipe(res);
-      log.info({ tunnel: real.name, method: req.method, path: logPath(req.url), status: answer.statusCode, ms: Date.now() - started }, 'forwarded');
-    });
+    const out = request(
+      {
+        agent,
+        host: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: `${real.mount}${req.url}`,
+        headers: { ...forwardable(req.headers), host: upstream.host },
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, forwardable(answer.headers));
+        answer.pipe(res);
+        log.info({ tunnel: real.name, method: req.method, path: logPath(req.url), status: answer.statusCode, ms: Date.now() - started }, 'forwarded');
+      },
+    );
     out.on('error', (err) => {
       log.warn({ tunnel: real.name, method: req.method, path: logPath(req.url), err: err.message }, 'simcloud did not answer');
       if (!res.headersSent) json(res, 502, { error: 'bad_gateway', message: `simcloud did not answer: ${err.message}` });
@@ -124,28 +150,37 @@ export async function startInterceptProxy(o: InterceptProxyOptions): Promise<Int
     const real = target === undefined ? undefined : byName.get(target.name);
     if (real === undefined || target?.port !== 443) {
       log.warn({ connect: (req.url ?? '').slice(0, 100), status: 403 }, 'refused: not a persona API host');
-      const body = JSON.stringify({ error: 'forbidden', field: 'host', message: `CONNECT "${(req.url ?? '').slice(0, 100)}" refused: this proxy reaches ${names} on port 443 only` });
+      const body = JSON.stringify({
+        error: 'forbidden',
+        field: 'host',
+        message: `CONNECT "${(req.url ?? '').slice(0, 100)}" refused: this proxy reaches ${names} on port 443 only`,
+      });
       socket.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
       return;
     }
-    void o.ca.servingPair(real.name).then((pair) => {
-      if (socket.destroyed) return;
-      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      if (head.length > 0) socket.unshift(head);
-      const tls = new TLSSocket(socket, { isServer: true, secureContext: createSecureContext(pair), ALPNProtocols: ['http/1.1'] });
-      tls.on('error', (err: Error) => {
-        log.debug({ tunnel: real.name, err: err.message }, 'tunnel TLS error');
-        tls.destroy();
-      });
-      tunnels.set(tls, real);
-      log.debug({ connect: real.name }, 'tunnel open');
-      inner.emit('connection', tls);
-    }, (err: unknown) => {
-      log.error({ connect: real.name, err: err instanceof Error ? err.message : String(err) }, 'no serving certificate');
-      socket.end('HTTP/1.1 502 Bad Gateway\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
-    });
+    void o.ca.servingPair(real.name).then(
+      (pair) => {
+        if (socket.destroyed) return;
+        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        if (head.length > 0) socket.unshift(head);
+        const tls = new TLSSocket(socket, { isServer: true, secureContext: createSecureContext(pair), ALPNProtocols: ['http/1.1'] });
+        tls.on('error', (err: Error) => {
+          log.debug({ tunnel: real.name, err: err.message }, 'tunnel TLS error');
+          tls.destroy();
+        });
+        tunnels.set(tls, real);
+        log.debug({ connect: real.name }, 'tunnel open');
+        inner.emit('connection', tls);
+      },
+      (err: unknown) => {
+        log.error({ connect: real.name, err: err instanceof Error ? err.message : String(err) }, 'no serving certificate');
+        socket.end('HTTP/1.1 502 Bad Gateway\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+      },
+    );
   });
-  server.on('upgrade', (_req: IncomingMessage, socket: Socket) => socket.end('HTTP/1.1 405 Method Not Allowed\r\nconnection: close\r\ncontent-length: 0\r\n\r\n'));
+  server.on('upgrade', (_req: IncomingMessage, socket: Socket) =>
+    socket.end('HTTP/1.1 405 Method Not Allowed\r\nconnection: close\r\ncontent-length: 0\r\n\r\n'),
+  );
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -155,12 +190,14 @@ export async function startInterceptProxy(o: InterceptProxyOptions): Promise<Int
   const url = `http://${o.host ?? '127.0.0.1'}:${port}`;
   log.info({ url, hosts: [...byName.keys()] }, 'interception proxy listening');
   return {
-    url, port,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      for (const s of sockets) s.destroy();
-      inner.close();
-      agent.destroy();
-    }),
+    url,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+        inner.close();
+        agent.destroy();
+      }),
   };
 }

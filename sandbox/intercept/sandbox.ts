@@ -24,8 +24,15 @@ export function interceptEnv(i: InterceptInfo): Record<string, string> {
 }
 
 /** Starts the sandbox's proxy in front of simcloud at `simcloudUrl`, with a new CA. */
-export async function startSandboxIntercept(o: { stateDir: string; simcloudUrl: string; allowedHosts: readonly string[] }): Promise<{ info: InterceptInfo; proxy: InterceptProxy }> {
-  const ca = await createInterceptCa(REAL_HOSTS.map((h) => h.name), join(o.stateDir, 'intercept'));
+export async function startSandboxIntercept(o: {
+  stateDir: string;
+  simcloudUrl: string;
+  allowedHosts: readonly string[];
+}): Promise<{ info: InterceptInfo; proxy: InterceptProxy }> {
+  const ca = await createInterceptCa(
+    REAL_HOSTS.map((h) => h.name),
+    join(o.stateDir, 'intercept'),
+  );
   const logger = createSimLogger('info', pino.destination({ dest: join(o.stateDir, 'logs', 'intercept.log'), mkdir: true, sync: true, mode: 0o600 }));
   const proxy = await startInterceptProxy({ upstream: o.simcloudUrl, hosts: REAL_HOSTS, ca, logger, allowedHosts: o.allowedHosts });
   return { info: { url: proxy.url, caFile: ca.certFile! }, proxy };

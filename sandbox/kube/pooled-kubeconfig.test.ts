@@ -16,7 +16,15 @@ interface FakeApiserver {
 
 const servers: Server[] = [];
 afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => new Promise<void>((resolve) => { s.closeAllConnections(); s.close(() => resolve()); })));
+  await Promise.all(
+    servers.splice(0).map(
+      (s) =>
+        new Promise<void>((resolve) => {
+          s.closeAllConnections();
+          s.close(() => resolve());
+        }),
+    ),
+  );
 });
 
 async function fakeApiserver(): Promise<FakeApiserver> {
@@ -30,7 +38,9 @@ async function fakeApiserver(): Promise<FakeApiserver> {
   server.on('secureConnection', (socket) => {
     accepted += 1;
     open += 1;
-    socket.on('close', () => { open -= 1; });
+    socket.on('close', () => {
+      open -= 1;
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

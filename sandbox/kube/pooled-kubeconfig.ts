@@ -35,7 +35,15 @@ export class PooledKubeConfig extends KubeConfig {
     const user = this.getCurrentUser();
     const c = { server: '', caData: undefined, caFile: undefined, skipTLSVerify: false, tlsServerName: undefined, ...cluster };
     const u = { name: '', certData: undefined, certFile: undefined, keyData: undefined, keyFile: undefined, ...user };
-    const parts = [c.server, c.caData ?? fileStamp(c.caFile), String(c.skipTLSVerify), c.tlsServerName, u.name, u.certData ?? fileStamp(u.certFile), u.keyData ?? fileStamp(u.keyFile)];
+    const parts = [
+      c.server,
+      c.caData ?? fileStamp(c.caFile),
+      String(c.skipTLSVerify),
+      c.tlsServerName,
+      u.name,
+      u.certData ?? fileStamp(u.certFile),
+      u.keyData ?? fileStamp(u.keyFile),
+    ];
     return parts.join('\n');
   }
 

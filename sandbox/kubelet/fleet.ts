@@ -78,7 +78,11 @@ export class KubeletFleet {
     this.#startSlots = new Semaphore(options.startConcurrency ?? Infinity);
     if (options.sharedHeartbeat) this.#scheduleRenewal(options.sharedHeartbeat.intervalMs);
     if (options.runPods !== false) {
-      this.#pods = new PodRunner({ kubeConfig: options.kubeConfig, kubeletRunning: (name) => this.isRunning(name), ...(options.logger ? { logger: options.logger } : {}) });
+      this.#pods = new PodRunner({
+        kubeConfig: options.kubeConfig,
+        kubeletRunning: (name) => this.isRunning(name),
+        ...(options.logger ? { logger: options.logger } : {}),
+      });
       this.#pods.start();
     }
   }

@@ -11,7 +11,12 @@ const withIngress = (ipMode: 'VIP' | 'Proxy' | undefined) => ({
 describe('a node-sourced connection to a load balancer address', () => {
   it('is captured by kube-proxy and handed to the node itself from the ingress IP when ipMode is VIP or unset', () => {
     for (const mode of ['VIP', undefined] as const) {
-      expect(nodeDial(buildProxyTable([withIngress(mode)], []), '127.0.5.1', '127.1.0.2', 80)).toEqual({ host: '127.0.5.1', port: 80, localAddress: '127.1.0.2', capturedBy: 'd/web' });
+      expect(nodeDial(buildProxyTable([withIngress(mode)], []), '127.0.5.1', '127.1.0.2', 80)).toEqual({
+        host: '127.0.5.1',
+        port: 80,
+        localAddress: '127.1.0.2',
+        capturedBy: 'd/web',
+      });
     }
   });
 

@@ -21,7 +21,12 @@ describe('kube-proxy stand-in', () => {
     const standIn = new KubeProxyStandIn({ sources: { services, slices }, nodes: () => nodes, proxierHealthPort: proxier });
     proxy = standIn;
     const listening = (): string[] => standIn.listening().filter((k) => !k.endsWith(`:${proxier}`));
-    return { services, slices, proxy: { start: () => standIn.start(), settled: () => standIn.settled(), nodesChanged: () => standIn.nodesChanged(), listening }, nodes };
+    return {
+      services,
+      slices,
+      proxy: { start: () => standIn.start(), settled: () => standIn.settled(), nodesChanged: () => standIn.nodesChanged(), listening },
+      nodes,
+    };
   };
   const ready = (node = 'n1') => endpointSlice('d', 'web', [{ pod: 'web-0', node, ip: '10.244.1.2' }]);
 

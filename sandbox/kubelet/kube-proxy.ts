@@ -51,9 +51,13 @@ export class KubeProxyStandIn {
     const clock = options.clock;
     this.#sources = 'sources' in options ? options.sources : apiSources(options.kubeConfig, warningsTo(options.onError), clock);
     const pods = this.#sources.pods;
-    const images = pods ? { pods: (ns: string, name: string) => pods.get(`${ns}/${name}`), images: new ImageReplies(loadImageTable(options.imageTableFile), options.onError) } : {};
+    const images = pods
+      ? { pods: (ns: string, name: string) => pods.get(`${ns}/${name}`), images: new ImageReplies(loadImageTable(options.imageTableFile), options.onError) }
+      : {};
     this.#listeners = new NodePortStandIns({
-      ...(options.onError ? { onError: options.onError } : {}), ...(clock ? { clock } : {}), ...images,
+      ...(options.onError ? { onError: options.onError } : {}),
+      ...(clock ? { clock } : {}),
+      ...images,
       ...(options.proxierHealthPort !== undefined ? { proxierHealthPort: options.proxierHealthPort } : {}),
     });
     const changed = { onAdd: () => this.#schedule(), onUpdate: () => this.#schedule(), onDelete: () => this.#schedule() };
@@ -130,7 +134,8 @@ function apiSources(kubeConfig: KubeConfig, logger: Logger, clock: Clock | undef
   });
   const slices = new SupervisedInformer<V1EndpointSlice>({
     name: 'endpointslices',
-    makeListWatch: () => makeInformer<V1EndpointSlice>(kubeConfig, '/apis/discovery.k8s.io/v1/endpointslices', () => discovery.listEndpointSliceForAllNamespaces()),
+    makeListWatch: () =>
+      makeInformer<V1EndpointSlice>(kubeConfig, '/apis/discovery.k8s.io/v1/endpointslices', () => discovery.listEndpointSliceForAllNamespaces()),
     logger,
     ...timing,
   });

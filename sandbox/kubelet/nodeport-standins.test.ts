@@ -57,7 +57,8 @@ describe('kube-proxy stand-in listeners', () => {
     standIns = new NodePortStandIns({ clock, proxierHealthPort: proxier });
   });
   afterEach(() => standIns.close());
-  const apply = (services: V1Service[], slices: V1EndpointSlice[], nodes: readonly StandInNode[] = [N1, N2]) => standIns.apply(nodes, buildProxyTable(services, slices));
+  const apply = (services: V1Service[], slices: V1EndpointSlice[], nodes: readonly StandInNode[] = [N1, N2]) =>
+    standIns.apply(nodes, buildProxyTable(services, slices));
   /** What is listened on besides kube-proxy's health port. */
   const listening = (): string[] => standIns.listening().filter((k) => !k.endsWith(`:${proxier}`));
 
@@ -70,10 +71,21 @@ describe('kube-proxy stand-in listeners', () => {
 
   it('answers on every node for a ready endpoint anywhere, naming the pod, taking turns between pods', async () => {
     const port = await portFreeOnBoth();
-    await apply([nodePortService('d', 'web', { nodePort: port })], [endpointSlice('d', 'web', [pod('web-a', 'n1', 2), pod('web-b', 'n1', 3), pod('web-x', 'n2', 4, false)])]);
+    await apply(
+      [nodePortService('d', 'web', { nodePort: port })],
+      [endpointSlice('d', 'web', [pod('web-a', 'n1', 2), pod('web-b', 'n1', 3), pod('web-x', 'n2', 4, false)])],
+    );
     const first = await get('127.0.0.2', port, '/hello');
     expect(first).toMatch(/^HTTP\/1\.1 200 OK/);
-    expect(parseJson(first)).toMatchObject({ node: 'n2', service: 'd/web', nodePort: port, pod: 'web-a', endpoint: { address: '10.244.1.2', port: 8080, node: 'n1' }, path: '/hello', proxy: null });
+    expect(parseJson(first)).toMatchObject({
+      node: 'n2',
+      service: 'd/web',
+      nodePort: port,
+      pod: 'web-a',
+      endpoint: { address: '10.244.1.2', port: 8080, node: 'n1' },
+      path: '/hello',
+      proxy: null,
+    });
     expect(parseJson(await get('127.0.0.2', port)).pod).toBe('web-b');
     expect(parseJson(await get('127.0.0.2', port)).pod).toBe('web-a');
   });
@@ -148,10 +160,18 @@ describe('kube-proxy stand-in listeners', () => {
     for (const ip of ['127.0.0.1', '127.0.0.2']) {
       const healthz = await get(ip, proxier, '/healthz');
       expect(healthz).toMatch(/^HTTP\/1\.1 200 OK\r\ncontent-type: application\/json\r\n/);
-      expect(parseJson<ProxierHealthReply>(healthz)).toEqual({ lastUpdated: now, currentTime: now, nodeEligible: true, healthy: true, status: { IPv4: { lastUpdated: synced, healthy: true } } });
+      expect(parseJson<ProxierHealthReply>(healthz)).toEqual({
+        lastUpdated: now,
+        currentTime: now,
+        nodeEligible: true,
+        healthy: true,
+        status: { IPv4: { lastUpdated: synced, healthy: true } },
+      });
     }
     expect(Object.keys(parseJson<ProxierHealthReply>(await get('127.0.0.1', proxier, '/livez')))).toEqual(['lastUpdated', 'currentTime', 'healthy', 'status']);
-    expect(await get('127.0.0.1', proxier, '/metrics')).toMatch(/^HTTP\/1\.1 404 Not Found\r\ncontent-type: text\/plain; charset=utf-8\r\n[^]*\r\n\r\n404 page not found\n$/);
+    expect(await get('127.0.0.1', proxier, '/metrics')).toMatch(
+      /^HTTP\/1\.1 404 Not Found\r\ncontent-type: text\/plain; charset=utf-8\r\n[^]*\r\n\r\n404 page not found\n$/,
+    );
     await apply([], [], [N1]);
     await expect(get('127.0.0.2', proxier, '/healthz')).rejects.toThrow(/ECONNREFUSED/);
   });
@@ -175,13 +195,23 @@ describe('kube-proxy stand-in listeners', () => {
     const [port, np1, np2] = [await portFreeOnBoth(), await portFreeOnBoth(), await portFreeOnBoth()];
     const lb = (name: string, nodePort: number, ingress: V1LoadBalancerIngress[]): V1Service => {
       const svc = nodePortService('d', name, { nodePort });
-      return { ...svc, spec: { ...svc.spec, ports: [{ name: 'http', port, targetPort: 8080, protocol: 'TCP', nodePort }] }, status: { loadBalancer: { ingress } } };
+      return {
+        ...svc,
+        spec: { ...svc.spec, ports: [{ name: 'http', port, targetPort: 8080, protocol: 'TCP', nodePort }] },
+        status: { loadBalancer: { ingress } },
+      };
     };
     const [vipA, vipB] = ['127.0.0.77', '127.0.0.78'];
     const services = [lb('a', np1, [{ ip: vipA }, { ip: '2001:db8::1' }]), lb('b', np2, [{ ip: vipB }])];
     const slices = [endpointSlice('d', 'a', [pod('a-1', 'n1', 2)]), endpointSlice('d', 'b', [pod('b-1', 'n2', 3)])];
     await apply(services, slices);
-    expect(parseJson(await get('127.0.0.2', port, '/', vipA))).toMatchObject({ node: 'n2', service: 'd/a', pod: 'a-1', nodePort: np1, ingress: `${vipA}:${port}` });
+    expect(parseJson(await get('127.0.0.2', port, '/', vipA))).toMatchObject({
+      node: 'n2',
+      service: 'd/a',
+      pod: 'a-1',
+      nodePort: np1,
+      ingress: `${vipA}:${port}`,
+    });
     expect(parseJson(await get('127.0.0.1', port, '/', vipB))).toMatchObject({ node: 'n1', service: 'd/b', pod: 'b-1', ingress: `${vipB}:${port}` });
     // Nothing addressed to this port from elsewhere: no ingress IP, no NodePort.
     await expect(get('127.0.0.1', port, '/', '127.0.0.79')).rejects.toThrow(/ECONNRESET|socket hang up/);
@@ -195,7 +225,11 @@ describe('kube-proxy stand-in listeners', () => {
   it('under policy Local answers for an ingress IP only on the nodes with an endpoint of their own', async () => {
     const [port, nodePort] = [await portFreeOnBoth(), await portFreeOnBoth()];
     const svc = nodePortService('d', 'loc', { nodePort, externalTrafficPolicy: 'Local' });
-    const withIngress = { ...svc, spec: { ...svc.spec, ports: [{ name: 'http', port, protocol: 'TCP', nodePort }] }, status: { loadBalancer: { ingress: [{ ip: '127.0.0.77' }] } } };
+    const withIngress = {
+      ...svc,
+      spec: { ...svc.spec, ports: [{ name: 'http', port, protocol: 'TCP', nodePort }] },
+      status: { loadBalancer: { ingress: [{ ip: '127.0.0.77' }] } },
+    };
     await apply([withIngress], [endpointSlice('d', 'loc', [pod('loc-a', 'n1', 2)])]);
     expect(parseJson(await get('127.0.0.1', port, '/', '127.0.0.77')).pod).toBe('loc-a');
     await expect(get('127.0.0.2', port, '/', '127.0.0.77')).rejects.toThrow(/ECONNREFUSED/);
@@ -205,7 +239,12 @@ describe('kube-proxy stand-in listeners', () => {
     const pods = new Map<string, V1Pod>();
     let imaged: NodePortStandIns;
     beforeAll(() => {
-      imaged = new NodePortStandIns({ clock, proxierHealthPort: proxier, pods: (ns, name) => pods.get(`${ns}/${name}`), images: new ImageReplies(loadImageTable()) });
+      imaged = new NodePortStandIns({
+        clock,
+        proxierHealthPort: proxier,
+        pods: (ns, name) => pods.get(`${ns}/${name}`),
+        images: new ImageReplies(loadImageTable()),
+      });
     });
     afterEach(() => imaged.close());
     const running = (name: string, container: V1Container): void => {
@@ -217,7 +256,13 @@ describe('kube-proxy stand-in listeners', () => {
       running('ts-a', { name: 't', image: 'appscode/test-server:2.3', env: [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }] });
       running('echo-b', { name: 'e', image: 'hashicorp/http-echo', args: ['-text=hi from b'] });
       running('app-c', { name: 'c', image: 'example.com/app:1' });
-      await imaged.apply([N1], buildProxyTable([nodePortService('d', 'web', { nodePort: port })], [endpointSlice('d', 'web', [pod('ts-a', 'n1', 2), pod('echo-b', 'n1', 3), pod('app-c', 'n1', 4)])]));
+      await imaged.apply(
+        [N1],
+        buildProxyTable(
+          [nodePortService('d', 'web', { nodePort: port })],
+          [endpointSlice('d', 'web', [pod('ts-a', 'n1', 2), pod('echo-b', 'n1', 3), pod('app-c', 'n1', 4)])],
+        ),
+      );
       const a = await get('127.0.0.1', port, '/x?y=1');
       expect(a).toMatch(/^HTTP\/1\.1 200 OK\r\ncontent-type: application\/json/);
       expect(parseJson<{ podName: string; path: string; host: string }>(a)).toMatchObject({ podName: 'ts-a', path: '/x', host: 'x' });
@@ -229,10 +274,13 @@ describe('kube-proxy stand-in listeners', () => {
       expect(JSON.parse(await exchange('127.0.0.1', port, 'hello\n'))).toMatchObject({ pod: 'app-c', path: null });
     });
 
-    it('closes a connection without a PROXY header unanswered when the pod requires one, and names the header\'s client when it comes', async () => {
+    it("closes a connection without a PROXY header unanswered when the pod requires one, and names the header's client when it comes", async () => {
       const port = await portFreeOnBoth();
       const behaviour = { proxyProtocol: 'required', http: [{ path: '/*', reply: { json: { pod: '{{pod.name}}', proxied: '{{proxy.source}}' } } }] };
-      pods.set('d/pp-a', { metadata: { name: 'pp-a', namespace: 'd', annotations: { [REPLIES_ANNOTATION]: JSON.stringify(behaviour) } }, spec: { containers: [{ name: 'n', image: 'nginx' }] } });
+      pods.set('d/pp-a', {
+        metadata: { name: 'pp-a', namespace: 'd', annotations: { [REPLIES_ANNOTATION]: JSON.stringify(behaviour) } },
+        spec: { containers: [{ name: 'n', image: 'nginx' }] },
+      });
       await imaged.apply([N1], buildProxyTable([nodePortService('d', 'pp', { nodePort: port })], [endpointSlice('d', 'pp', [pod('pp-a', 'n1', 2)])]));
       expect(await get('127.0.0.1', port)).toBe('');
       const res = await exchange('127.0.0.1', port, `PROXY TCP4 127.9.9.9 127.1.0.1 40000 80\r\nGET / HTTP/1.1\r\nhost: x\r\n\r\n`);
@@ -243,13 +291,19 @@ describe('kube-proxy stand-in listeners', () => {
       const port = await portFreeOnBoth();
       running('net-a', { name: 'n', image: 'registry.k8s.io/e2e-test-images/agnhost:2.52', args: ['netexec', '--udp-port=8081'] });
       running('app-b', { name: 'b', image: 'example.com/app:1' });
-      const udpSvc = (name: string, nodePort: number): V1Service => ({ metadata: { namespace: 'd', name }, spec: { type: 'NodePort', ports: [{ name: 'dns', port: 53, protocol: 'UDP', nodePort }] } });
+      const udpSvc = (name: string, nodePort: number): V1Service => ({
+        metadata: { namespace: 'd', name },
+        spec: { type: 'NodePort', ports: [{ name: 'dns', port: 53, protocol: 'UDP', nodePort }] },
+      });
       const udpSlice = (name: string, pods: ReturnType<typeof pod>[]): V1EndpointSlice => {
         const slice = endpointSlice('d', name, pods, { port: { name: 'dns', port: 8081 } });
         return { ...slice, ports: [{ name: 'dns', port: 8081, protocol: 'UDP' }] };
       };
       const other = await portFreeOnBoth();
-      await imaged.apply([N1], buildProxyTable([udpSvc('net', port), udpSvc('app', other)], [udpSlice('net', [pod('net-a', 'n1', 2)]), udpSlice('app', [pod('app-b', 'n1', 3)])]));
+      await imaged.apply(
+        [N1],
+        buildProxyTable([udpSvc('net', port), udpSvc('app', other)], [udpSlice('net', [pod('net-a', 'n1', 2)]), udpSlice('app', [pod('app-b', 'n1', 3)])]),
+      );
       expect(imaged.listening()).toEqual(expect.arrayContaining([`127.0.0.1:${port}/udp`, `127.0.0.1:${other}/udp`]));
       expect(imaged.listening()).not.toContain(`127.0.0.1:${port}`);
       const client = await udpClient();

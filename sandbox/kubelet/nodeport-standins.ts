@@ -198,9 +198,10 @@ export class NodePortStandIns {
       const peer = `${client.ip}:${client.port}`;
       return {
         alive: () => this.#usable.get(key)?.has(`${endpoint.address}:${endpoint.port}`) ?? false,
-        answer: (payload) => image
-          ? answerMessage(image, 'udp', { payload: payload.toString('latin1'), client, now: new Date(this.#clock.now()) })
-          : JSON.stringify({ ...served(route, endpoint), peer, proxy: null, path: null } satisfies StandInReply),
+        answer: (payload) =>
+          image
+            ? answerMessage(image, 'udp', { payload: payload.toString('latin1'), client, now: new Date(this.#clock.now()) })
+            : JSON.stringify({ ...served(route, endpoint), peer, proxy: null, path: null } satisfies StandInReply),
       };
     };
   }
@@ -244,7 +245,12 @@ export class NodePortStandIns {
       serve(socket, (req) => standIn(healthResponse(route.service, route.node), req));
       return;
     }
-    const endpoint = this.#picker.pick(pickerKey(route), endpointsOn(route.service, route.port, route.node), socket.remoteAddress ?? '', route.service.affinityTimeoutMs);
+    const endpoint = this.#picker.pick(
+      pickerKey(route),
+      endpointsOn(route.service, route.port, route.node),
+      socket.remoteAddress ?? '',
+      route.service.affinityTimeoutMs,
+    );
     // The last endpoint left between two apply() calls: what kube-proxy's REJECT rule does to a new flow.
     if (!endpoint) {
       socket.resetAndDestroy();
@@ -261,7 +267,10 @@ export class NodePortStandIns {
     const peer = `${client.ip}:${client.port}`;
     serve(socket, (req) => {
       const path = req.http?.uri ?? null;
-      return standIn(json(path?.startsWith('/unhealthy') ? 503 : 200, { ...served(route, endpoint), peer, proxy: req.proxy, path } satisfies StandInReply), req);
+      return standIn(
+        json(path?.startsWith('/unhealthy') ? 503 : 200, { ...served(route, endpoint), peer, proxy: req.proxy, path } satisfies StandInReply),
+        req,
+      );
     });
   }
 
@@ -293,13 +302,25 @@ function routesOn(node: string, services: readonly ProxiedService[], proxierPort
   return [
     { port: proxierPort, transport: tcp, route: { kind: 'proxier', node }, from: null },
     ...services.flatMap((service): PortRoute[] => [
-      ...servedPorts(service).filter((port) => port.nodePort > 0).map((port) => ({
-        port: port.nodePort, transport: transportOf(port)!, route: { kind: 'service', node, service, port, ingress: null } as const, from: null,
-      })),
+      ...servedPorts(service)
+        .filter((port) => port.nodePort > 0)
+        .map((port) => ({
+          port: port.nodePort,
+          transport: transportOf(port)!,
+          route: { kind: 'service', node, service, port, ingress: null } as const,
+          from: null,
+        })),
       ...servedPorts(service).flatMap((port) =>
-        service.ingressIps.map((ip) => ({ port: port.port, transport: transportOf(port)!, route: { kind: 'service', node, service, port, ingress: `${ip}:${port.port}` } as const, from: ip })),
+        service.ingressIps.map((ip) => ({
+          port: port.port,
+          transport: transportOf(port)!,
+          route: { kind: 'service', node, service, port, ingress: `${ip}:${port.port}` } as const,
+          from: ip,
+        })),
       ),
-      ...(service.healthCheckNodePort === null ? [] : [{ port: service.healthCheckNodePort, transport: tcp, route: { kind: 'health', node, service } as const, from: null }]),
+      ...(service.healthCheckNodePort === null
+        ? []
+        : [{ port: service.healthCheckNodePort, transport: tcp, route: { kind: 'health', node, service } as const, from: null }]),
     ]),
   ];
 }
@@ -435,12 +456,16 @@ function imageAnswer(image: PodBehaviour, req: Incoming, client: { ip: string; p
   }
   const line = answerMessage(image, 'tcp', { payload: req.line, client, now, proxySource });
   if (line !== null) return { raw: line.endsWith('\n') ? line : `${line}\n` };
-  return image.behaviour.http && req.line !== '' ? { raw: 'HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n\r\n400 Bad Request' } : null;
+  return image.behaviour.http && req.line !== ''
+    ? { raw: 'HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n\r\n400 Bad Request' }
+    : null;
 }
 
 /** A stand-in reply as sent: an HTTP response to an HTTP request, the bare payload to any other client. */
 function standIn(reply: StandInHttpReply, req: Incoming): Outgoing {
-  return req.http ? { status: reply.status, headers: { 'content-type': reply.contentType, 'x-content-type-options': 'nosniff' }, body: reply.payload } : { raw: reply.payload };
+  return req.http
+    ? { status: reply.status, headers: { 'content-type': reply.contentType, 'x-content-type-options': 'nosniff' }, body: reply.payload }
+    : { raw: reply.payload };
 }
 
 function finish(socket: Socket, out: Outgoing): void {

@@ -72,7 +72,8 @@ export class PodRunner {
     void (async () => {
       if (!(await this.#pods.waitForSync(signal)) || !(await this.#nodes.waitForSync(signal))) return;
       const sync = (key: string): Promise<void> => this.#sync(key);
-      for (let i = 0; i < (this.#opts.workers ?? 8); i++) void runWorker({ controller: 'virtual-kubelet-pods', queue: this.#queue, sync, clock: realClock, logger: this.#logger });
+      for (let i = 0; i < (this.#opts.workers ?? 8); i++)
+        void runWorker({ controller: 'virtual-kubelet-pods', queue: this.#queue, sync, clock: realClock, logger: this.#logger });
     })();
   }
 
@@ -166,7 +167,12 @@ export class PodRunner {
   async #finishDeletion(pod: V1Pod): Promise<void> {
     const { namespace, name } = splitKey(objectKey(pod));
     try {
-      await this.#core.deleteNamespacedPod({ name, namespace, gracePeriodSeconds: 0, body: { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata?.uid } } });
+      await this.#core.deleteNamespacedPod({
+        name,
+        namespace,
+        gracePeriodSeconds: 0,
+        body: { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata?.uid } },
+      });
     } catch (err) {
       if (!isStatus(err, 404) && !isStatus(err, 409)) throw err;
     }

@@ -36,9 +36,21 @@ describe('virtual kubelet pod steps', () => {
 
   it('reports Running with the pod and host addresses and every container started and ready', () => {
     const status = runningStatus(pod(), '10.244.1.2', '127.0.10.1', now);
-    expect(status).toMatchObject({ phase: 'Running', podIP: '10.244.1.2', podIPs: [{ ip: '10.244.1.2' }], hostIP: '127.0.10.1', hostIPs: [{ ip: '127.0.10.1' }] });
+    expect(status).toMatchObject({
+      phase: 'Running',
+      podIP: '10.244.1.2',
+      podIPs: [{ ip: '10.244.1.2' }],
+      hostIP: '127.0.10.1',
+      hostIPs: [{ ip: '127.0.10.1' }],
+    });
     expect(status.containerStatuses).toEqual([expect.objectContaining({ name: 'nginx', ready: true, started: true, restartCount: 0 })]);
-    expect(status.conditions?.map((c) => `${c.type}=${c.status}`)).toEqual(['PodReadyToStartContainers=True', 'Initialized=True', 'ContainersReady=True', 'Ready=True', 'PodScheduled=True']);
+    expect(status.conditions?.map((c) => `${c.type}=${c.status}`)).toEqual([
+      'PodReadyToStartContainers=True',
+      'Initialized=True',
+      'ContainersReady=True',
+      'Ready=True',
+      'PodScheduled=True',
+    ]);
   });
 
   it('keeps Ready False until every readiness gate is True, then turns it True', () => {
@@ -60,12 +72,22 @@ describe('virtual kubelet pod steps', () => {
 
   it('keeps the transition time of a condition whose status did not change', () => {
     const earlier = new Date('2025-12-31T00:00:00Z');
-    const running = pod({ status: { phase: 'Running', podIP: '10.244.1.2', conditions: [{ type: 'Initialized', status: 'True', lastTransitionTime: earlier }] } });
+    const running = pod({
+      status: { phase: 'Running', podIP: '10.244.1.2', conditions: [{ type: 'Initialized', status: 'True', lastTransitionTime: earlier }] },
+    });
     expect(runningStatus(running, '10.244.1.2', '127.0.10.1', now).conditions?.find((c) => c.type === 'Initialized')?.lastTransitionTime).toEqual(earlier);
   });
 
   it("takes the node's InternalIP and its IPv4 podCIDR", () => {
-    const node: V1Node = { spec: { podCIDR: 'fd00::/64', podCIDRs: ['fd00::/64', '10.244.3.0/24'] }, status: { addresses: [{ type: 'Hostname', address: 'w1' }, { type: 'InternalIP', address: '127.0.10.3' }] } };
+    const node: V1Node = {
+      spec: { podCIDR: 'fd00::/64', podCIDRs: ['fd00::/64', '10.244.3.0/24'] },
+      status: {
+        addresses: [
+          { type: 'Hostname', address: 'w1' },
+          { type: 'InternalIP', address: '127.0.10.3' },
+        ],
+      },
+    };
     expect(nodeFacts(node)).toEqual({ hostIP: '127.0.10.3', podCIDR: '10.244.3.0/24' });
     expect(nodeFacts(undefined)).toEqual({ hostIP: undefined, podCIDR: undefined });
     // Before the CCM sets addresses a kubelet without --node-ip knows only its Hostname: no host IP yet.

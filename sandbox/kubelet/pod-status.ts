@@ -121,7 +121,10 @@ export function succeededStatus(pod: V1Pod, now: Date): V1PodStatus {
   });
   return {
     phase: 'Succeeded',
-    conditions: [condition(pod, { type: 'Ready', status: 'False', reason: 'PodCompleted' }, now), condition(pod, { type: 'ContainersReady', status: 'False', reason: 'PodCompleted' }, now)],
+    conditions: [
+      condition(pod, { type: 'Ready', status: 'False', reason: 'PodCompleted' }, now),
+      condition(pod, { type: 'ContainersReady', status: 'False', reason: 'PodCompleted' }, now),
+    ],
     containerStatuses,
   };
 }

@@ -11,7 +11,10 @@ describe("kube-proxy's health answers", () => {
   it('answers /healthz with nodeEligible, /livez without, a silent client as /healthz, and 404 elsewhere', () => {
     const healthz = JSON.parse(proxierHealthReply('/healthz?verbose', 1_700_000_001_000, 1_700_000_000_500).payload) as Record<string, unknown>;
     expect(healthz).toEqual({
-      lastUpdated: '2023-11-14T22:13:21Z', currentTime: '2023-11-14T22:13:21Z', nodeEligible: true, healthy: true,
+      lastUpdated: '2023-11-14T22:13:21Z',
+      currentTime: '2023-11-14T22:13:21Z',
+      nodeEligible: true,
+      healthy: true,
       status: { IPv4: { lastUpdated: '2023-11-14T22:13:20.5Z', healthy: true } },
     });
     expect(Object.keys(JSON.parse(proxierHealthReply('/livez', 0, 0).payload) as object)).not.toContain('nodeEligible');

@@ -27,7 +27,10 @@ export interface ProxierHealthReply {
 
 /** A time as Go's encoding/json writes a UTC time.Time: RFC 3339 with its fraction's trailing zeros dropped. */
 export function goJsonTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/(\.\d*?)0+Z$/, '$1Z').replace(/\.Z$/, 'Z');
+  return new Date(ms)
+    .toISOString()
+    .replace(/(\.\d*?)0+Z$/, '$1Z')
+    .replace(/\.Z$/, 'Z');
 }
 
 /**
@@ -39,7 +42,10 @@ export function proxierHealthReply(path: string | null, now: number, lastSynced:
   if (route !== '/healthz' && route !== '/livez') return { status: 404, payload: '404 page not found\n', contentType: 'text/plain; charset=utf-8' };
   const current = goJsonTime(now);
   const body: ProxierHealthReply = {
-    lastUpdated: current, currentTime: current, ...(route === '/healthz' ? { nodeEligible: true } : {}), healthy: true,
+    lastUpdated: current,
+    currentTime: current,
+    ...(route === '/healthz' ? { nodeEligible: true } : {}),
+    healthy: true,
     status: { IPv4: { lastUpdated: goJsonTime(lastSynced), healthy: true } },
   };
   return { status: 200, payload: JSON.stringify(body), contentType: 'application/json' };

@@ -22,7 +22,10 @@ describe('proxy table', () => {
   it('falls back to serving terminating endpoints only when none is ready', () => {
     const terminating = { pod: 'web-old', node: 'n1', ip: '10.0.1.9', ready: false, serving: true, terminating: true };
     const table = (extra: boolean) =>
-      buildProxyTable([nodePortService('d', 'web', { nodePort: 30080 })], [endpointSlice('d', 'web', [terminating, ...(extra ? [{ pod: 'web-new', node: 'n2', ip: '10.0.2.9' }] : [])])]);
+      buildProxyTable(
+        [nodePortService('d', 'web', { nodePort: 30080 })],
+        [endpointSlice('d', 'web', [terminating, ...(extra ? [{ pod: 'web-new', node: 'n2', ip: '10.0.2.9' }] : [])])],
+      );
     expect(table(false)[0]!.ports[0]!.endpoints.map((e) => e.pod)).toEqual(pods(['web-old']));
     expect(table(true)[0]!.ports[0]!.endpoints.map((e) => e.pod)).toEqual(pods(['web-new']));
   });
@@ -31,7 +34,10 @@ describe('proxy table', () => {
     const a = endpointSlice('d', 'web', [{ pod: 'web-a', node: 'n1', ip: '10.0.1.2' }], { port: { name: 'http', port: 8080 }, sliceName: 'web-1' });
     const dup = endpointSlice('d', 'web', [{ pod: 'web-a', node: 'n1', ip: '10.0.1.2' }], { port: { name: 'http', port: 8080 }, sliceName: 'web-2' });
     const otherPort = endpointSlice('d', 'web', [{ pod: 'web-m', node: 'n1', ip: '10.0.1.3' }], { port: { name: 'metrics', port: 9090 }, sliceName: 'web-3' });
-    const fqdn = { ...endpointSlice('d', 'web', [{ pod: 'x', node: 'n1', ip: 'web.example' }], { port: { name: 'http', port: 8080 }, sliceName: 'web-4' }), addressType: 'FQDN' };
+    const fqdn = {
+      ...endpointSlice('d', 'web', [{ pod: 'x', node: 'n1', ip: 'web.example' }], { port: { name: 'http', port: 8080 }, sliceName: 'web-4' }),
+      addressType: 'FQDN',
+    };
     const otherNs = endpointSlice('e', 'web', [{ pod: 'web-e', node: 'n1', ip: '10.0.1.4' }]);
     const [svc] = buildProxyTable([nodePortService('d', 'web', { nodePort: 30080 })], [a, dup, otherPort, fqdn, otherNs]);
     expect(svc!.ports[0]!.endpoints.map((e) => e.pod)).toEqual(['web-a']);
@@ -40,7 +46,12 @@ describe('proxy table', () => {
   it('leaves out Services without a NodePort and reads policy, health check port and affinity', () => {
     const clusterIp = { metadata: { namespace: 'd', name: 'internal' }, spec: { type: 'ClusterIP', ports: [{ port: 80 }] } };
     const local = nodePortService('d', 'local', { nodePort: 30081, externalTrafficPolicy: 'Local', healthCheckNodePort: 32000, sessionAffinity: 'ClientIP' });
-    const timed = nodePortService('d', 'timed', { nodePort: 30082, type: 'NodePort', sessionAffinity: 'ClientIP', sessionAffinityConfig: { clientIP: { timeoutSeconds: 30 } } });
+    const timed = nodePortService('d', 'timed', {
+      nodePort: 30082,
+      type: 'NodePort',
+      sessionAffinity: 'ClientIP',
+      sessionAffinityConfig: { clientIP: { timeoutSeconds: 30 } },
+    });
     const table = buildProxyTable([clusterIp, local, timed], []);
     expect(table.map((s) => [s.name, s.externalTrafficPolicy, s.healthCheckNodePort, s.affinityTimeoutMs])).toEqual([
       ['local', 'Local', 32000, 10_800_000],
@@ -50,15 +61,22 @@ describe('proxy table', () => {
 
   it('reads the IPv4 ingress IPs kube-proxy programs, and keeps a LoadBalancer without NodePorts that has one', () => {
     const lb = (name: string, nodePort: number, ingress: object[], type: 'LoadBalancer' | 'NodePort' = 'LoadBalancer') => ({
-      ...nodePortService('d', name, { nodePort, type }), status: { loadBalancer: { ingress } },
+      ...nodePortService('d', name, { nodePort, type }),
+      status: { loadBalancer: { ingress } },
     });
-    const table = buildProxyTable([
-      lb('dual', 30080, [{ ip: '127.1.0.1' }, { ip: '2001:db8::1' }, { hostname: 'lb.example' }]),
-      lb('proxied', 30081, [{ ip: '127.1.0.2', ipMode: 'Proxy' }, { ip: '127.1.0.3', ipMode: 'VIP' }]),
-      lb('nodeport', 30082, [{ ip: '127.1.0.4' }], 'NodePort'),
-      lb('no-node-ports', 0, [{ ip: '127.1.0.5' }]),
-      lb('pending', 0, []),
-    ], []);
+    const table = buildProxyTable(
+      [
+        lb('dual', 30080, [{ ip: '127.1.0.1' }, { ip: '2001:db8::1' }, { hostname: 'lb.example' }]),
+        lb('proxied', 30081, [
+          { ip: '127.1.0.2', ipMode: 'Proxy' },
+          { ip: '127.1.0.3', ipMode: 'VIP' },
+        ]),
+        lb('nodeport', 30082, [{ ip: '127.1.0.4' }], 'NodePort'),
+        lb('no-node-ports', 0, [{ ip: '127.1.0.5' }]),
+        lb('pending', 0, []),
+      ],
+      [],
+    );
     expect(table.map((s) => [s.name, s.ingressIps, s.ports.map((p) => [p.port, p.nodePort])])).toEqual([
       ['dual', ['127.1.0.1'], [[80, 30080]]],
       ['proxied', ['127.1.0.3'], [[80, 30081]]],

@@ -66,20 +66,22 @@ export function buildProxyTable(services: readonly V1Service[], slices: readonly
     const key = `${slice.metadata?.namespace ?? ''}/${svc}`;
     byService.set(key, [...(byService.get(key) ?? []), slice]);
   }
-  return services.filter((svc) => hasNodePorts(svc) || ingressIpsOf(svc).length > 0).map((svc) => {
-    const namespace = svc.metadata?.namespace ?? '';
-    const name = svc.metadata?.name ?? '';
-    const mine = byService.get(`${namespace}/${name}`) ?? [];
-    return {
-      namespace,
-      name,
-      externalTrafficPolicy: svc.spec?.externalTrafficPolicy === 'Local' ? 'Local' : 'Cluster',
-      healthCheckNodePort: healthCheckNodePort(svc),
-      affinityTimeoutMs: affinityTimeoutMs(svc),
-      ingressIps: ingressIpsOf(svc),
-      ports: (svc.spec?.ports ?? []).map((p) => proxiedPort(p, mine)),
-    };
-  });
+  return services
+    .filter((svc) => hasNodePorts(svc) || ingressIpsOf(svc).length > 0)
+    .map((svc) => {
+      const namespace = svc.metadata?.namespace ?? '';
+      const name = svc.metadata?.name ?? '';
+      const mine = byService.get(`${namespace}/${name}`) ?? [];
+      return {
+        namespace,
+        name,
+        externalTrafficPolicy: svc.spec?.externalTrafficPolicy === 'Local' ? 'Local' : 'Cluster',
+        healthCheckNodePort: healthCheckNodePort(svc),
+        affinityTimeoutMs: affinityTimeoutMs(svc),
+        ingressIps: ingressIpsOf(svc),
+        ports: (svc.spec?.ports ?? []).map((p) => proxiedPort(p, mine)),
+      };
+    });
 }
 
 /** The endpoints a connection arriving on `node` may use: all of them, or the node's own under policy Local. */
@@ -125,7 +127,13 @@ function proxiedPort(port: V1ServicePort, slices: readonly V1EndpointSlice[]): P
   const all = [...seen.values()].sort((a, b) => `${a.address}:${a.port}`.localeCompare(`${b.address}:${b.port}`));
   const ready = all.filter((c) => c.ready);
   const usable = ready.length > 0 ? ready : all.filter((c) => c.servingTerminating);
-  return { name, protocol, port: port.port, nodePort: port.nodePort ?? 0, endpoints: usable.map(({ pod, node, address, port: p }) => ({ pod, node, address, port: p })) };
+  return {
+    name,
+    protocol,
+    port: port.port,
+    nodePort: port.nodePort ?? 0,
+    endpoints: usable.map(({ pod, node, address, port: p }) => ({ pod, node, address, port: p })),
+  };
 }
 
 function candidates(slice: V1EndpointSlice, port: number): Candidate[] {

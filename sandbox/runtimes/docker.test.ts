@@ -19,7 +19,8 @@ describe('parseInspect', () => {
   it('reads name, state, labels, addresses per network and published host addresses', () => {
     expect(parseInspect(INSPECT)).toEqual([
       {
-        name: 'ccm-worker2', running: true,
+        name: 'ccm-worker2',
+        running: true,
         labels: { 'io.x-k8s.kind.cluster': 'ccm', 'io.x-k8s.kind.role': 'worker' },
         networks: { 'ccm-sandbox-kind': { ipv4: '172.30.0.4', ipv6: 'fc00:f853:ccd:e793::4' } },
         publishedOn: ['127.10.0.12'],

@@ -82,7 +82,13 @@ export function kindResponder(o: KindFakeOptions): Responder {
     if (line === 'kind get clusters') return { exitCode: 0, stderr: 'No kind clusters found.\n' };
     if (line.startsWith('kind get nodes')) return ok(`${[...nodes].reverse().join('\n')}\n`);
     if (r.command === 'docker' && r.args[0] === 'inspect') {
-      return ok(JSON.stringify(r.args.slice(1).map((c) => inspectEntry(o, c, nodes.indexOf(c))), null, 4));
+      return ok(
+        JSON.stringify(
+          r.args.slice(1).map((c) => inspectEntry(o, c, nodes.indexOf(c))),
+          null,
+          4,
+        ),
+      );
     }
     return ok();
   };
@@ -119,7 +125,12 @@ type Answer = (r: CommandRecord) => Partial<RunResult> | undefined;
 
 function vagrantAnswers(o: VagrantFakeOptions, machines: readonly string[]): Answer[] {
   const ts = 1763769600;
-  const status = machines.flatMap((m) => [`${ts},${m},metadata,provider,${o.provider}`, `${ts},${m},provider-name,${o.provider}`, `${ts},${m},state,running`, `${ts},${m},state-human-short,running`]);
+  const status = machines.flatMap((m) => [
+    `${ts},${m},metadata,provider,${o.provider}`,
+    `${ts},${m},provider-name,${o.provider}`,
+    `${ts},${m},state,running`,
+    `${ts},${m},state-human-short,running`,
+  ]);
   const sshScript = (r: CommandRecord): string => (r.args[0] === 'ssh' && r.args[2] === '-c' ? (r.args[3] ?? '') : '');
   return [
     (r) => (r.command === 'VBoxManage' || r.command === 'virsh' ? toolVersion(o.provider, r.command) : undefined),

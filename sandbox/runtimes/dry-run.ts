@@ -36,7 +36,10 @@ export interface DryRunResult {
 
 const PLACEHOLDER_IMAGE = `kindest/node:${KIND_TARGET_KUBERNETES}`;
 
-function kindSetup(o: DryRunOptions, notes: string[]): { runtime: Runtime & { generatedFiles?: readonly GeneratedFile[] }; responder: ReturnType<typeof kindResponder> } {
+function kindSetup(
+  o: DryRunOptions,
+  notes: string[],
+): { runtime: Runtime & { generatedFiles?: readonly GeneratedFile[] }; responder: ReturnType<typeof kindResponder> } {
   let options = o.kind ?? {};
   if (!options.image && !process.env[KIND_IMAGE_ENV]) {
     notes.push(`${KIND_IMAGE_ENV} is not set: a real run stops before the first command; ${PLACEHOLDER_IMAGE} stands in for the image below`);
@@ -45,10 +48,14 @@ function kindSetup(o: DryRunOptions, notes: string[]): { runtime: Runtime & { ge
   const runtime = createKindRuntime(options);
   const plan = runtime.networkPlan;
   const prefix = plan.subnet.split('.').slice(0, 3).join('.');
-  const published = plan.mode === 'port-mapping'
-    ? { addresses: Array.from({ length: o.workers + 1 }, (_, i) => loopbackNodeAddress(plan, i)), ports: plan.mappedPorts }
-    : undefined;
-  return { runtime, responder: kindResponder({ name: o.name, workers: o.workers, dockerNetwork: plan.dockerNetwork, prefix, ...(published ? { published } : {}) }) };
+  const published =
+    plan.mode === 'port-mapping'
+      ? { addresses: Array.from({ length: o.workers + 1 }, (_, i) => loopbackNodeAddress(plan, i)), ports: plan.mappedPorts }
+      : undefined;
+  return {
+    runtime,
+    responder: kindResponder({ name: o.name, workers: o.workers, dockerNetwork: plan.dockerNetwork, prefix, ...(published ? { published } : {}) }),
+  };
 }
 
 function vagrantSetup(o: DryRunOptions): { runtime: Runtime; responder: ReturnType<typeof vagrantResponder> } {
@@ -66,8 +73,13 @@ export async function runDryRun(runtimeName: 'kind' | 'vagrant', o: DryRunOption
   const cloud = new DryRunCloud();
   const progress: string[] = [];
   const ctx: RuntimeContext = {
-    exec, cloud, stateDir: o.stateDir, name: o.name, workers: o.workers,
-    cloudEndpoint: o.cloudEndpoint ?? 'http://127.0.0.1:8787', progress: (m) => progress.push(m),
+    exec,
+    cloud,
+    stateDir: o.stateDir,
+    name: o.name,
+    workers: o.workers,
+    cloudEndpoint: o.cloudEndpoint ?? 'http://127.0.0.1:8787',
+    progress: (m) => progress.push(m),
   };
   const phases: DryRunPhase[] = [];
   const phase = async (title: string, fn: () => Promise<unknown>): Promise<void> => {
@@ -95,7 +107,9 @@ export function renderRecords(records: readonly CommandRecord[]): string {
   const lines: string[] = [];
   let lastEnv = '';
   for (const r of records) {
-    const env = Object.entries(r.env ?? {}).map(([k, v]) => `${k}=${shellQuote(v)}`).join(' ');
+    const env = Object.entries(r.env ?? {})
+      .map(([k, v]) => `${k}=${shellQuote(v)}`)
+      .join(' ');
     if (env !== lastEnv && env !== '') lines.push(`# env: ${env}`);
     lastEnv = env;
     lines.push(`${r.kind === 'run' ? '$' : '&'} ${r.cwd ? `(cd ${shellQuote(r.cwd)}) ` : ''}${formatCommand(r.command, r.args)}`);
@@ -109,8 +123,16 @@ export function renderDryRunResult(runtimeName: string, result: DryRunResult): s
   for (const p of result.phases) out.push('', `## ${p.title}`, renderRecords(p.records) || '(no commands)');
   for (const f of result.files) out.push('', `## file ${f.path}`, f.content.trimEnd());
   const net = result.cloudNetwork;
-  out.push('', '## simcloud cluster network', net ? `range ${net.range}${net.vipPool ? `, LB VIP pool ${net.vipPool}` : ''}` : 'the sandbox defaults (loopback)');
-  out.push('', '## servers registered with simcloud', ...result.registered.map((m) => `${m.name} ${m.role} private=${m.privateIPv4 ?? '-'} public=${m.publicIPv4 ?? '-'}`));
+  out.push(
+    '',
+    '## simcloud cluster network',
+    net ? `range ${net.range}${net.vipPool ? `, LB VIP pool ${net.vipPool}` : ''}` : 'the sandbox defaults (loopback)',
+  );
+  out.push(
+    '',
+    '## servers registered with simcloud',
+    ...result.registered.map((m) => `${m.name} ${m.role} private=${m.privateIPv4 ?? '-'} public=${m.publicIPv4 ?? '-'}`),
+  );
   out.push('', '## progress', ...result.progress);
   return `${out.join('\n')}\n`;
 }

@@ -16,7 +16,12 @@ const NODE: V1Node = {
   metadata: { name: 'cp-1', labels: { 'node-role.kubernetes.io/control-plane': '' }, annotations: { a: 'b' } },
   spec: { podCIDRs: ['10.244.0.0/24'], taints: [{ key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' }] },
   status: {
-    addresses: [{ type: 'Hostname', address: 'cp-1' }, { type: 'InternalIP', address: 'fd00::5' }, { type: 'InternalIP', address: '192.168.56.10' }, { type: 'ExternalIP', address: '203.0.113.7' }],
+    addresses: [
+      { type: 'Hostname', address: 'cp-1' },
+      { type: 'InternalIP', address: 'fd00::5' },
+      { type: 'InternalIP', address: '192.168.56.10' },
+      { type: 'ExternalIP', address: '203.0.113.7' },
+    ],
     conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' }],
   },
 };

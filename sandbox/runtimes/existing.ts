@@ -8,7 +8,16 @@ import { delimiter, join } from 'node:path';
 import { CoreV1Api, VersionApi, type V1Node } from '@kubernetes/client-node';
 import { PooledKubeConfig } from '../kube/pooled-kubeconfig.ts';
 import ipaddr from 'ipaddr.js';
-import { NODE_ROLES, type Availability, type CloudNetwork, type ClusterInfo, type MachineSpec, type RegisteredServer, type Runtime, type RuntimeContext } from './runtime.ts';
+import {
+  NODE_ROLES,
+  type Availability,
+  type CloudNetwork,
+  type ClusterInfo,
+  type MachineSpec,
+  type RegisteredServer,
+  type Runtime,
+  type RuntimeContext,
+} from './runtime.ts';
 
 export interface ExistingRuntimeOptions {
   /** Default: the context's kubeconfig, else the first $KUBECONFIG entry, else ~/.kube/config. */
@@ -63,10 +72,14 @@ const kv = (o: object | undefined): string[] => Object.entries(o ?? {}).map(([k,
 function statusLines(node: V1Node): string[] {
   const s = node.status;
   return [
-    'Addresses:', ...(s?.addresses ?? []).map((a) => `  ${a.type}: ${a.address}`),
-    'Conditions:', ...(s?.conditions ?? []).map((c) => `  ${c.type}=${c.status} (${c.reason ?? ''}) ${c.message ?? ''}`.trimEnd()),
-    'Capacity:', ...kv(s?.capacity),
-    'System Info:', ...kv(s?.nodeInfo),
+    'Addresses:',
+    ...(s?.addresses ?? []).map((a) => `  ${a.type}: ${a.address}`),
+    'Conditions:',
+    ...(s?.conditions ?? []).map((c) => `  ${c.type}=${c.status} (${c.reason ?? ''}) ${c.message ?? ''}`.trimEnd()),
+    'Capacity:',
+    ...kv(s?.capacity),
+    'System Info:',
+    ...kv(s?.nodeInfo),
   ];
 }
 
@@ -79,9 +92,12 @@ function metaLines(node: V1Node): string[] {
     `ProviderID:   ${spec.providerID ?? '<none>'}`,
     `PodCIDRs:     ${(spec.podCIDRs ?? []).join(', ') || '<none>'}`,
     `Created:      ${m.creationTimestamp?.toISOString() ?? ''}`,
-    'Labels:', ...kv(m.labels),
-    'Annotations:', ...kv(m.annotations),
-    'Taints:', ...taints,
+    'Labels:',
+    ...kv(m.labels),
+    'Annotations:',
+    ...kv(m.annotations),
+    'Taints:',
+    ...taints,
   ];
 }
 
@@ -125,10 +141,14 @@ export class ExistingRuntime implements Runtime {
     const machines: RegisteredServer[] = [];
     for (const node of nodes) {
       const machine = machineForNode(node);
-      machines.push(await ctx.cloud.registerServer(machine).catch((err: unknown) => {
-        const why = err instanceof Error ? err.message : String(err);
-        throw new Error(`simcloud refused a server for node ${machine.name} (InternalIP ${machine.privateIPv4 ?? 'none'}): ${why}; the cluster network must hold every node's InternalIP (existing runtime option networkRange)`);
-      }));
+      machines.push(
+        await ctx.cloud.registerServer(machine).catch((err: unknown) => {
+          const why = err instanceof Error ? err.message : String(err);
+          throw new Error(
+            `simcloud refused a server for node ${machine.name} (InternalIP ${machine.privateIPv4 ?? 'none'}): ${why}; the cluster network must hold every node's InternalIP (existing runtime option networkRange)`,
+          );
+        }),
+      );
       ctx.progress(`server ${machine.name} adopted for node ${machine.name} (${machine.privateIPv4 ?? 'no InternalIP'})`);
     }
     return { kubeconfigPath: path, machines, clusterCidr: this.#clusterCidr(nodes, ctx) };

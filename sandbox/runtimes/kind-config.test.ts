@@ -36,7 +36,12 @@ describe('kubeletPatches', () => {
     expect(init).toEqual({
       apiVersion: 'kubeadm.k8s.io/v1beta4',
       kind: 'InitConfiguration',
-      nodeRegistration: { kubeletExtraArgs: [{ name: 'cloud-provider', value: 'external' }, { name: 'provider-id', value: '' }] },
+      nodeRegistration: {
+        kubeletExtraArgs: [
+          { name: 'cloud-provider', value: 'external' },
+          { name: 'provider-id', value: '' },
+        ],
+      },
     });
     expect(join).toMatchObject({ kind: 'JoinConfiguration', nodeRegistration: (init as { nodeRegistration: unknown }).nodeRegistration });
   });
@@ -66,7 +71,9 @@ describe('kindConfig', () => {
       [{ containerPort: 30080, hostPort: 30080, listenAddress: '127.10.0.10', protocol: 'TCP' }],
       [{ containerPort: 30080, hostPort: 30080, listenAddress: '127.10.0.11', protocol: 'TCP' }],
     ]);
-    expect(() => kindConfig({ workers: 2, image: 'kindest/node:v1.37.0', portMapping: { listenAddresses: ['127.10.0.10'], ports: [30080] } })).toThrow(/3 listen addresses/);
+    expect(() => kindConfig({ workers: 2, image: 'kindest/node:v1.37.0', portMapping: { listenAddresses: ['127.10.0.10'], ports: [30080] } })).toThrow(
+      /3 listen addresses/,
+    );
   });
 
   it('rejects a negative or fractional worker count', () => {

@@ -83,11 +83,16 @@ export function kubeletPatches(image: string, args: Readonly<Record<string, stri
 export function kindConfig(options: KindConfigOptions): Record<string, unknown> {
   if (!Number.isInteger(options.workers) || options.workers < 0) throw new KindConfigError(`workers must be a whole number >= 0, got ${options.workers}`);
   const mapping = options.portMapping;
-  if (mapping && mapping.listenAddresses.length < options.workers + 1) throw new KindConfigError(`port mapping needs ${options.workers + 1} listen addresses, got ${mapping.listenAddresses.length}`);
+  if (mapping && mapping.listenAddresses.length < options.workers + 1)
+    throw new KindConfigError(`port mapping needs ${options.workers + 1} listen addresses, got ${mapping.listenAddresses.length}`);
   const node = (role: 'control-plane' | 'worker', i: number): Record<string, unknown> => ({
     role,
     image: options.image,
-    ...(mapping ? { extraPortMappings: mapping.ports.map((port) => ({ containerPort: port, hostPort: port, listenAddress: mapping.listenAddresses[i], protocol: 'TCP' })) } : {}),
+    ...(mapping
+      ? {
+          extraPortMappings: mapping.ports.map((port) => ({ containerPort: port, hostPort: port, listenAddress: mapping.listenAddresses[i], protocol: 'TCP' })),
+        }
+      : {}),
   });
   return {
     kind: 'Cluster',

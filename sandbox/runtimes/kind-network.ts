@@ -61,7 +61,8 @@ function offset(cidr: string, n: number): string {
 
 function checkedSubnet(subnet: string): [ipaddr.IPv4 | ipaddr.IPv6, number] {
   const [base, prefix] = ipaddr.parseCIDR(subnet);
-  if (base.kind() !== 'ipv4' || prefix > 23) throw new Error(`kind network subnet must be an IPv4 /23 or larger (containers below, VIPs in the top /24), got ${subnet}`);
+  if (base.kind() !== 'ipv4' || prefix > 23)
+    throw new Error(`kind network subnet must be an IPv4 /23 or larger (containers below, VIPs in the top /24), got ${subnet}`);
   return [base, prefix];
 }
 
@@ -114,16 +115,29 @@ export async function ensureDockerNetwork(exec: Exec, plan: KindNetworkPlan): Pr
     const raw = JSON.parse(found.stdout || '[]') as RawNetwork[];
     const subnets = (raw[0]?.IPAM?.Config ?? []).map((c) => c.Subnet).filter((s): s is string => typeof s === 'string');
     if (!exec.dryRun && !subnets.includes(plan.subnet)) {
-      throw new Error(`docker network ${plan.dockerNetwork} exists with subnet(s) ${subnets.join(', ') || 'none'}, not ${plan.subnet}; remove it (docker network rm ${plan.dockerNetwork}) or choose another subnet`);
+      throw new Error(
+        `docker network ${plan.dockerNetwork} exists with subnet(s) ${subnets.join(', ') || 'none'}, not ${plan.subnet}; remove it (docker network rm ${plan.dockerNetwork}) or choose another subnet`,
+      );
     }
     return 'exists';
   }
   await exec.run('docker', [
-    'network', 'create', '--driver', 'bridge',
-    '--subnet', plan.subnet, '--gateway', plan.gateway, '--ip-range', plan.containerRange,
-    '--opt', `com.docker.network.bridge.name=${plan.bridge}`,
-    '--opt', 'com.docker.network.bridge.enable_ip_masquerade=true',
-    '--label', 'ccm-sandbox.dev/network=kind',
+    'network',
+    'create',
+    '--driver',
+    'bridge',
+    '--subnet',
+    plan.subnet,
+    '--gateway',
+    plan.gateway,
+    '--ip-range',
+    plan.containerRange,
+    '--opt',
+    `com.docker.network.bridge.name=${plan.bridge}`,
+    '--opt',
+    'com.docker.network.bridge.enable_ip_masquerade=true',
+    '--label',
+    'ccm-sandbox.dev/network=kind',
     plan.dockerNetwork,
   ]);
   return 'created';

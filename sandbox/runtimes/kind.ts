@@ -11,7 +11,14 @@ import type { Exec } from '../exec.ts';
 import { waitFor } from '../wait.ts';
 import { dockerEngineAvailable, dockerPowerArgs, inspectContainers, KIND_ROLE_LABEL, type ContainerInfo } from './docker.ts';
 import { KindConfigError, KIND_CONFIG_DEFAULTS, renderKindConfig } from './kind-config.ts';
-import { ensureDockerNetwork, kindNetworkPlan, lbHostInstructions, loopbackNodeAddress, type KindNetworkOptions, type KindNetworkPlan } from './kind-network.ts';
+import {
+  ensureDockerNetwork,
+  kindNetworkPlan,
+  lbHostInstructions,
+  loopbackNodeAddress,
+  type KindNetworkOptions,
+  type KindNetworkPlan,
+} from './kind-network.ts';
 import {
   NODE_ROLES,
   type Availability,
@@ -66,7 +73,11 @@ export async function kindAvailable(exec: Exec): Promise<Availability> {
   const docker = await dockerEngineAvailable(exec);
   if (!docker.ok) return docker;
   const kind = await exec.run('kind', ['version'], { allowFailure: true, timeoutMs: 15_000 });
-  if (kind.exitCode !== 0) return { ok: false, reason: 'the kind binary is missing or broken (kind version failed); install it from https://kind.sigs.k8s.io/docs/user/quick-start/#installation' };
+  if (kind.exitCode !== 0)
+    return {
+      ok: false,
+      reason: 'the kind binary is missing or broken (kind version failed); install it from https://kind.sigs.k8s.io/docs/user/quick-start/#installation',
+    };
   return { ok: true };
 }
 
@@ -119,9 +130,10 @@ export class KindRuntime implements Runtime {
     const image = resolveKindImage(this.#opts);
     const plan = this.networkPlan;
     const podSubnet = this.#opts.podSubnet ?? KIND_CONFIG_DEFAULTS.podSubnet;
-    const portMapping = plan.mode === 'port-mapping'
-      ? { listenAddresses: Array.from({ length: ctx.workers + 1 }, (_, i) => loopbackNodeAddress(plan, i)), ports: plan.mappedPorts }
-      : undefined;
+    const portMapping =
+      plan.mode === 'port-mapping'
+        ? { listenAddresses: Array.from({ length: ctx.workers + 1 }, (_, i) => loopbackNodeAddress(plan, i)), ports: plan.mappedPorts }
+        : undefined;
     this.#write(ctx.exec, this.configPath(ctx), renderKindConfig({ workers: ctx.workers, image, podSubnet, ...(portMapping ? { portMapping } : {}) }));
     if (plan.mode === 'bridge') ctx.progress(`docker network ${plan.dockerNetwork} ${await ensureDockerNetwork(ctx.exec, plan)} (${plan.subnet})`);
     await this.#createCluster(ctx, plan);
@@ -138,7 +150,10 @@ export class KindRuntime implements Runtime {
     this.#unsubscribe = () => undefined;
     await this.#queue;
     // `kind delete cluster` succeeds when the cluster does not exist; --kubeconfig keeps ~/.kube/config untouched.
-    const out = await ctx.exec.run('kind', ['delete', 'cluster', '--name', ctx.name, '--kubeconfig', this.kubeconfigPath(ctx)], { allowFailure: true, timeoutMs: 5 * 60_000 });
+    const out = await ctx.exec.run('kind', ['delete', 'cluster', '--name', ctx.name, '--kubeconfig', this.kubeconfigPath(ctx)], {
+      allowFailure: true,
+      timeoutMs: 5 * 60_000,
+    });
     if (out.exitCode !== 0) await this.#checkGone(ctx, out.stderr);
     this.#containers.clear();
     ctx.progress(`kind cluster ${ctx.name} deleted (docker network ${this.networkPlan.dockerNetwork} is kept for the next cluster)`);
@@ -154,7 +169,13 @@ export class KindRuntime implements Runtime {
   async #checkGone(ctx: RuntimeContext, stderr: string): Promise<void> {
     const clusters = await ctx.exec.run('kind', ['get', 'clusters'], { allowFailure: true });
     const why = stderr.trim().split('\n').at(-1) ?? '';
-    if (clusters.exitCode === 0 && clusters.stdout.split('\n').map((l) => l.trim()).includes(ctx.name)) {
+    if (
+      clusters.exitCode === 0 &&
+      clusters.stdout
+        .split('\n')
+        .map((l) => l.trim())
+        .includes(ctx.name)
+    ) {
       throw new Error(`kind delete cluster --name ${ctx.name} failed and the cluster still exists: ${why}`);
     }
     ctx.progress(`warning: kind delete cluster failed (${why}); there is no kind cluster ${ctx.name} left to delete`);
@@ -175,7 +196,12 @@ export class KindRuntime implements Runtime {
   async #createCluster(ctx: RuntimeContext, plan: KindNetworkPlan): Promise<void> {
     const env: Record<string, string> = plan.mode === 'bridge' ? { KIND_EXPERIMENTAL_DOCKER_NETWORK: plan.dockerNetwork } : {};
     const clusters = await ctx.exec.run('kind', ['get', 'clusters']);
-    if (clusters.stdout.split('\n').map((l) => l.trim()).includes(ctx.name)) {
+    if (
+      clusters.stdout
+        .split('\n')
+        .map((l) => l.trim())
+        .includes(ctx.name)
+    ) {
       ctx.progress(`kind cluster ${ctx.name} exists; reusing it`);
       await ctx.exec.run('kind', ['export', 'kubeconfig', '--name', ctx.name, '--kubeconfig', this.kubeconfigPath(ctx)]);
       return;
@@ -185,19 +211,28 @@ export class KindRuntime implements Runtime {
   }
 
   async #nodeContainers(ctx: RuntimeContext): Promise<ContainerInfo[]> {
-    const names = (await ctx.exec.run('kind', ['get', 'nodes', '--name', ctx.name])).stdout.split('\n').map((l) => l.trim()).filter(Boolean);
+    const names = (await ctx.exec.run('kind', ['get', 'nodes', '--name', ctx.name])).stdout
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
     if (names.length === 0) throw new Error(`kind reports no nodes for cluster ${ctx.name}`);
     const infos = await inspectContainers(ctx.exec, names.sort());
     return infos.filter((c) => c.labels[KIND_ROLE_LABEL] !== 'external-load-balancer');
   }
 
   async #register(ctx: RuntimeContext, containers: readonly ContainerInfo[], plan: KindNetworkPlan): Promise<RegisteredServer[]> {
-    const ordered = [...containers].sort((a, b) => Number(roleOf(b) === NODE_ROLES.controlPlane) - Number(roleOf(a) === NODE_ROLES.controlPlane) || a.name.localeCompare(b.name, 'en', { numeric: true }));
+    const ordered = [...containers].sort(
+      (a, b) =>
+        Number(roleOf(b) === NODE_ROLES.controlPlane) - Number(roleOf(a) === NODE_ROLES.controlPlane) || a.name.localeCompare(b.name, 'en', { numeric: true }),
+    );
     const machines: RegisteredServer[] = [];
     for (const c of ordered) {
       // bridge: the container's address on the network; port mapping: the loopback address its ports are published on.
       const ip = plan.mode === 'bridge' ? c.networks[plan.dockerNetwork]?.ipv4 : c.publishedOn[0];
-      if (!ip) throw new Error(`node container ${c.name} has no ${plan.mode === 'bridge' ? `IPv4 address on docker network ${plan.dockerNetwork}` : 'published loopback address'}`);
+      if (!ip)
+        throw new Error(
+          `node container ${c.name} has no ${plan.mode === 'bridge' ? `IPv4 address on docker network ${plan.dockerNetwork}` : 'published loopback address'}`,
+        );
       machines.push(await ctx.cloud.registerServer({ name: c.name, role: roleOf(c), privateIPv4: ip }));
       this.#containers.add(c.name);
       ctx.progress(`server ${c.name} registered (${ip})`);

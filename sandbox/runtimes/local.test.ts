@@ -20,12 +20,18 @@ function fakeStart(dir: string) {
   let stops = 0;
   const kubeconfigPath = join(dir, 'admin.kubeconfig');
   // Nothing listens on port 1: the fleet's clients fail at once and are closed by down().
-  writeFileSync(kubeconfigPath, [
-    'apiVersion: v1', 'kind: Config', 'current-context: demo',
-    'clusters: [{name: demo, cluster: {server: "https://127.0.0.1:1"}}]',
-    'users: [{name: demo, user: {token: t}}]',
-    'contexts: [{name: demo, context: {cluster: demo, user: demo}}]', '',
-  ].join('\n'));
+  writeFileSync(
+    kubeconfigPath,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'current-context: demo',
+      'clusters: [{name: demo, cluster: {server: "https://127.0.0.1:1"}}]',
+      'users: [{name: demo, user: {token: t}}]',
+      'contexts: [{name: demo, context: {cluster: demo, user: demo}}]',
+      '',
+    ].join('\n'),
+  );
   const controlPlane = {
     kubeconfigPath,
     options: { clusterCidr: '10.244.0.0/16' },
@@ -87,7 +93,14 @@ describe('the local runtime start', () => {
       startControlPlane: cp.start,
       nodePortStandIns: false,
     });
-    const base = { exec: createExec({ dryRun: true }), stateDir, name: 'demo', workers: 2, progress: () => undefined, phase: (r: StepRecord) => phases.push(r) };
+    const base = {
+      exec: createExec({ dryRun: true }),
+      stateDir,
+      name: 'demo',
+      workers: 2,
+      progress: () => undefined,
+      phase: (r: StepRecord) => phases.push(r),
+    };
     const ctx: RuntimeContext = { ...base, cloud: cloud.cloud, cloudEndpoint: 'http://127.0.0.1:1' };
     return { cp, cloud, runtime, base, ctx };
   }
@@ -99,7 +112,11 @@ describe('the local runtime start', () => {
     await drain();
     // One control plane for prestart() and up(); the machines do not wait for it.
     expect(cp.calls).toHaveLength(1);
-    expect(cloud.pending.map((p) => `${p.spec.name} ${p.spec.role}`)).toEqual(['demo-control-plane control-plane', 'demo-worker-1 worker', 'demo-worker-2 worker']);
+    expect(cloud.pending.map((p) => `${p.spec.name} ${p.spec.role}`)).toEqual([
+      'demo-control-plane control-plane',
+      'demo-worker-1 worker',
+      'demo-worker-2 worker',
+    ]);
     cp.apiReady();
     await expect(access).resolves.toEqual({ kubeconfigPath: join(stateDir, 'kubeconfig'), clusterCidr: '10.244.0.0/16' });
     expect(readFileSync(join(stateDir, 'kubeconfig'), 'utf8')).toContain('kind: Config');

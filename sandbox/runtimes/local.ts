@@ -12,7 +12,16 @@ import type { KubeletFleet, FleetServer } from '../kubelet/fleet.ts';
 import type { KubeProxyStandIn } from '../kubelet/kube-proxy.ts';
 import { SANDBOX_LABELS, type SimcloudSandboxCloud } from '../cloud/sandbox-cloud.ts';
 import { settleAll, timed } from '../startup.ts';
-import { NODE_ROLES, type Availability, type ClusterAccess, type ClusterInfo, type PrestartingRuntime, type RegisteredServer, type RuntimeBaseContext, type RuntimeContext } from './runtime.ts';
+import {
+  NODE_ROLES,
+  type Availability,
+  type ClusterAccess,
+  type ClusterInfo,
+  type PrestartingRuntime,
+  type RegisteredServer,
+  type RuntimeBaseContext,
+  type RuntimeContext,
+} from './runtime.ts';
 
 export interface LocalRuntimeOptions {
   /** The sandbox's cloud; a getter because the runtime is chosen before simcloud starts. */
@@ -102,7 +111,10 @@ export class LocalRuntime implements PrestartingRuntime {
     // A cloud takes its time to provision a machine (simcloud about 2 s): they are created while the control
     // plane boots, and their kubelets (admin credentials) register as soon as the API serves such clients,
     // while its RBAC bootstrap finishes and the controller-manager and the scheduler start.
-    const [machines, access] = await settleAll([timed('machines created', () => this.#registerMachines(ctx), phase, { detail: (m) => `${m.length} servers` }), boot.access]);
+    const [machines, access] = await settleAll([
+      timed('machines created', () => this.#registerMachines(ctx), phase, { detail: (m) => `${m.length} servers` }),
+      boot.access,
+    ]);
     // Loaded only now, while the control plane boots: they bring the Kubernetes client.
     const [{ PooledKubeConfig }, { KubeletFleet }] = await Promise.all([import('../kube/pooled-kubeconfig.ts'), import('../kubelet/fleet.ts')]);
     const kubeConfig = new PooledKubeConfig();
@@ -113,7 +125,10 @@ export class LocalRuntime implements PrestartingRuntime {
       renewIntervalMs: this.#opts.kubeletRenewIntervalMs ?? 2000,
       registration: (server) => {
         const providerID = this.#opts.cloud().kubeletProviderId(server.id);
-        return { ...(server.labels[SANDBOX_LABELS.role] === NODE_ROLES.controlPlane ? CONTROL_PLANE_NODE : {}), ...(providerID === undefined ? {} : { providerID }) };
+        return {
+          ...(server.labels[SANDBOX_LABELS.role] === NODE_ROLES.controlPlane ? CONTROL_PLANE_NODE : {}),
+          ...(providerID === undefined ? {} : { providerID }),
+        };
       },
       onError: (err, node) => this.#opts.onError?.(`kubelet ${node}: ${err instanceof Error ? err.message : String(err)}`),
       onChange: () => this.#kubeProxy?.nodesChanged(),
@@ -196,11 +211,13 @@ export class LocalRuntime implements PrestartingRuntime {
     this.#workerCount = ctx.workers;
     // All at once: each waits out its own provisioning. The cloud hands out addresses in the order the
     // creates arrive, so which node gets which address may differ from run to run.
-    return Promise.all(names.map(async (name, i) => {
-      const server = await ctx.cloud.registerServer({ name, role: i === 0 ? NODE_ROLES.controlPlane : NODE_ROLES.worker });
-      ctx.progress(`server ${name} registered`);
-      return server;
-    }));
+    return Promise.all(
+      names.map(async (name, i) => {
+        const server = await ctx.cloud.registerServer({ name, role: i === 0 ? NODE_ROLES.controlPlane : NODE_ROLES.worker });
+        ctx.progress(`server ${name} registered`);
+        return server;
+      }),
+    );
   }
 
   async #startDriving(kubeConfig: KubeConfig): Promise<void> {

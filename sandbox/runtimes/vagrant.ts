@@ -9,7 +9,17 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ipaddr from 'ipaddr.js';
 import type { Exec } from '../exec.ts';
-import { NODE_ROLES, POWER_ACTIONS, type Availability, type CloudNetwork, type ClusterInfo, type PowerEvent, type RegisteredServer, type Runtime, type RuntimeContext } from './runtime.ts';
+import {
+  NODE_ROLES,
+  POWER_ACTIONS,
+  type Availability,
+  type CloudNetwork,
+  type ClusterInfo,
+  type PowerEvent,
+  type RegisteredServer,
+  type Runtime,
+  type RuntimeContext,
+} from './runtime.ts';
 
 export const VAGRANT_PROVIDERS = ['virtualbox', 'libvirt'] as const;
 export type VagrantProvider = (typeof VAGRANT_PROVIDERS)[number];
@@ -90,12 +100,15 @@ export async function detectVagrantProvider(exec: Exec, preferred?: string): Pro
 }
 
 export async function vagrantAvailable(exec: Exec, preferred?: VagrantProvider): Promise<Availability> {
-  if (!(await succeeds(exec, 'vagrant', ['--version']))) return { ok: false, reason: 'vagrant is not installed (https://developer.hashicorp.com/vagrant/install, or apt-get install vagrant)' };
+  if (!(await succeeds(exec, 'vagrant', ['--version'])))
+    return { ok: false, reason: 'vagrant is not installed (https://developer.hashicorp.com/vagrant/install, or apt-get install vagrant)' };
   const provider = await detectVagrantProvider(exec, preferred);
   if (provider === 'virtualbox' && (await succeeds(exec, 'VBoxManage', ['--version']))) return { ok: true };
   if (provider === 'libvirt' && (await succeeds(exec, 'virsh', ['--version']))) {
     const plugins = await exec.run('vagrant', ['plugin', 'list'], { allowFailure: true, timeoutMs: 30_000 });
-    return plugins.stdout.includes('vagrant-libvirt') ? { ok: true } : { ok: false, reason: 'libvirt needs the vagrant-libvirt plugin (vagrant plugin install vagrant-libvirt)' };
+    return plugins.stdout.includes('vagrant-libvirt')
+      ? { ok: true }
+      : { ok: false, reason: 'libvirt needs the vagrant-libvirt plugin (vagrant plugin install vagrant-libvirt)' };
   }
   return { ok: false, reason: 'no Vagrant provider: install VirtualBox (VBoxManage) or libvirt (virsh) with the vagrant-libvirt plugin' };
 }
@@ -187,8 +200,13 @@ export class VagrantRuntime implements Runtime {
     if (!ctx.exec.dryRun) mkdirSync(dir, { recursive: true });
     const names = this.#machines.size > 0 ? [...this.#machines.keys()] : vagrantMachineNames(ctx.name, ctx.workers);
     for (const name of names) {
-      const out = await ctx.exec.run('vagrant', ['ssh', name, '-c', 'sudo journalctl -u kubelet --no-pager'], { env: this.vagrantEnv(ctx), allowFailure: true, timeoutMs: 120_000 });
-      if (!ctx.exec.dryRun) writeFileSync(join(dir, `${name}-kubelet.log`), out.exitCode === 0 ? out.stdout : `vagrant ssh failed (${out.exitCode}): ${out.stderr}`);
+      const out = await ctx.exec.run('vagrant', ['ssh', name, '-c', 'sudo journalctl -u kubelet --no-pager'], {
+        env: this.vagrantEnv(ctx),
+        allowFailure: true,
+        timeoutMs: 120_000,
+      });
+      if (!ctx.exec.dryRun)
+        writeFileSync(join(dir, `${name}-kubelet.log`), out.exitCode === 0 ? out.stdout : `vagrant ssh failed (${out.exitCode}): ${out.stderr}`);
     }
   }
 
@@ -198,7 +216,8 @@ export class VagrantRuntime implements Runtime {
 
   async #providerFor(exec: Exec): Promise<VagrantProvider> {
     this.#provider ??= await detectVagrantProvider(exec, this.#opts.provider);
-    if (!this.#provider) throw new Error('no Vagrant provider found: install VirtualBox, or libvirt with the vagrant-libvirt plugin, or set VAGRANT_DEFAULT_PROVIDER');
+    if (!this.#provider)
+      throw new Error('no Vagrant provider found: install VirtualBox, or libvirt with the vagrant-libvirt plugin, or set VAGRANT_DEFAULT_PROVIDER');
     return this.#provider;
   }
 

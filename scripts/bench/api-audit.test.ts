@@ -5,19 +5,37 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ApiAudit, auditArgs, countRequests, parseAuditLine } from './api-audit.ts';
 
 const event = (over: Record<string, unknown>): string =>
-  JSON.stringify({ kind: 'Event', stage: 'ResponseComplete', verb: 'patch', userAgent: 'simcloud-ccm/cloud-node-controller', objectRef: { resource: 'nodes', subresource: 'status' }, requestReceivedTimestamp: '2026-11-25T10:00:00.123456Z', ...over });
+  JSON.stringify({
+    kind: 'Event',
+    stage: 'ResponseComplete',
+    verb: 'patch',
+    userAgent: 'simcloud-ccm/cloud-node-controller',
+    objectRef: { resource: 'nodes', subresource: 'status' },
+    requestReceivedTimestamp: '2026-11-25T10:00:00.123456Z',
+    ...over,
+  });
 
 describe('parseAuditLine', () => {
   it('attributes our requests by the controller in the User-Agent', () => {
-    expect(parseAuditLine(event({}))).toEqual({ at: Date.parse('2026-11-25T10:00:00.123Z'), ccm: 'ours', controller: 'cloud-node-controller', operation: 'patch nodes/status' });
-    expect(parseAuditLine(event({ userAgent: 'simcloud-ccm', verb: 'list', objectRef: { resource: 'services' } }))).toMatchObject({ controller: 'shared', operation: 'list services' });
+    expect(parseAuditLine(event({}))).toEqual({
+      at: Date.parse('2026-11-25T10:00:00.123Z'),
+      ccm: 'ours',
+      controller: 'cloud-node-controller',
+      operation: 'patch nodes/status',
+    });
+    expect(parseAuditLine(event({ userAgent: 'simcloud-ccm', verb: 'list', objectRef: { resource: 'services' } }))).toMatchObject({
+      controller: 'shared',
+      operation: 'list services',
+    });
   });
 
   it("attributes upstream's client-go User-Agent, with or without a controller", () => {
     const ua = 'upstream-ccm/v0.0.0 (linux/amd64) kubernetes/$Format';
     expect(parseAuditLine(event({ userAgent: `${ua}/route-controller` }))).toMatchObject({ ccm: 'upstream', controller: 'route-controller' });
     expect(parseAuditLine(event({ userAgent: ua }))).toMatchObject({ ccm: 'upstream', controller: 'shared' });
-    expect(parseAuditLine(event({ userAgent: 'upstream-ccm-pinned/v1.37.1 (linux/amd64) kubernetes/$Format/node-controller' }))).toMatchObject({ controller: 'node-controller' });
+    expect(parseAuditLine(event({ userAgent: 'upstream-ccm-pinned/v1.37.1 (linux/amd64) kubernetes/$Format/node-controller' }))).toMatchObject({
+      controller: 'node-controller',
+    });
   });
 
   it('skips other clients, other stages and junk; counts a watch once, when it starts', () => {
@@ -42,7 +60,10 @@ describe('ApiAudit', () => {
     appendFileSync(file, `${line}\n${line.slice(0, 20)}`);
     expect(audit.between(0, Infinity)).toHaveLength(1);
     appendFileSync(file, `${line.slice(20)}\n${event({ verb: 'update', objectRef: { resource: 'nodes' } })}\n`);
-    expect(countRequests(audit.between(0, Infinity))).toEqual({ total: 3, byController: { 'cloud-node-controller': { 'patch nodes/status': 2, 'update nodes': 1 } } });
+    expect(countRequests(audit.between(0, Infinity))).toEqual({
+      total: 3,
+      byController: { 'cloud-node-controller': { 'patch nodes/status': 2, 'update nodes': 1 } },
+    });
   });
 
   it("reads the CCM's latest request other than a Lease renewal as its last work", () => {

@@ -28,7 +28,14 @@ rules:
  * nothing.
  */
 export function auditArgs(policyFile: string, logFile: string): string[] {
-  return [`--audit-policy-file=${policyFile}`, `--audit-log-path=${logFile}`, '--audit-log-format=json', '--audit-log-mode=batch', '--audit-log-batch-max-wait=1s', '--audit-log-maxsize=0'];
+  return [
+    `--audit-policy-file=${policyFile}`,
+    `--audit-log-path=${logFile}`,
+    '--audit-log-format=json',
+    '--audit-log-mode=batch',
+    '--audit-log-batch-max-wait=1s',
+    '--audit-log-maxsize=0',
+  ];
 }
 
 export interface ApiRequest {
@@ -84,7 +91,12 @@ export function parseAuditLine(line: string): ApiRequest | undefined {
   const ours = OURS.exec(ev.userAgent);
   const match = ours ?? UPSTREAM.exec(ev.userAgent);
   if (!match) return undefined;
-  return { at: Date.parse(ev.requestReceivedTimestamp), ccm: ours ? 'ours' : 'upstream', controller: match[1] ?? 'shared', operation: operationOf(ev.verb, ev.objectRef) };
+  return {
+    at: Date.parse(ev.requestReceivedTimestamp),
+    ccm: ours ? 'ours' : 'upstream',
+    controller: match[1] ?? 'shared',
+    operation: operationOf(ev.verb, ev.objectRef),
+  };
 }
 
 function operationOf(verb: string, ref: { resource?: string | undefined; subresource?: string | undefined } = {}): string {
@@ -94,7 +106,11 @@ function operationOf(verb: string, ref: { resource?: string | undefined; subreso
 export function countRequests(requests: readonly ApiRequest[]): ApiRequestCounts {
   const byController: Record<string, Record<string, number>> = {};
   for (const [controller, n] of Object.entries(countBy(requests, (r) => r.controller))) {
-    if (n) byController[controller] = countBy(requests.filter((r) => r.controller === controller), (r) => r.operation);
+    if (n)
+      byController[controller] = countBy(
+        requests.filter((r) => r.controller === controller),
+        (r) => r.operation,
+      );
   }
   return { total: requests.length, byController };
 }
@@ -122,7 +138,8 @@ export class ApiAudit {
       // A file shorter than what was read is a new one (rotated or replaced): counting on from the old
       // offset would report too few requests without a word, so the run stops instead.
       const size = fstatSync(fd).size;
-      if (size < this.#offset) throw new Error(`audit log ${this.#file} shrank from ${this.#offset} to ${size} bytes (rotated or replaced): its request counts would be wrong`);
+      if (size < this.#offset)
+        throw new Error(`audit log ${this.#file} shrank from ${this.#offset} to ${size} bytes (rotated or replaced): its request counts would be wrong`);
       const buf = Buffer.alloc(1 << 20);
       for (let n = readSync(fd, buf, 0, buf.length, this.#offset); n > 0; n = readSync(fd, buf, 0, buf.length, this.#offset)) {
         this.#offset += n;

@@ -18,7 +18,8 @@ describe('bench arguments', () => {
   });
 
   it('refuses a verbosity that is not a small integer, naming the flag', () => {
-    for (const bad of ['x', '2.5', '11']) expect(() => parseBenchArgs(['--ccm-v', bad], now)).toThrow(new UsageError(`--ccm-v must be an integer from 0 to 10, got "${bad}"`));
+    for (const bad of ['x', '2.5', '11'])
+      expect(() => parseBenchArgs(['--ccm-v', bad], now)).toThrow(new UsageError(`--ccm-v must be an integer from 0 to 10, got "${bad}"`));
   });
 
   it('turns a flag node:util cannot parse into a usage error', () => {
@@ -27,14 +28,25 @@ describe('bench arguments', () => {
   });
 
   it('runs the upstream Go CCM with --ccm upstream, and names the result file after it', () => {
-    expect(parseBenchArgs(['S2', '--ccm', 'upstream', '--nodes', '50'], now)).toMatchObject({ ccm: 'upstream', compare: false, out: 'bench-results/bench-upstream-tuned-50-2026-11-24T10-00-00-000Z.json' });
+    expect(parseBenchArgs(['S2', '--ccm', 'upstream', '--nodes', '50'], now)).toMatchObject({
+      ccm: 'upstream',
+      compare: false,
+      out: 'bench-results/bench-upstream-tuned-50-2026-11-24T10-00-00-000Z.json',
+    });
     expect(parseBenchArgs([], now).ccm).toBe('builtin');
     expect(() => parseBenchArgs(['--ccm', 'go'], now)).toThrow(new UsageError('--ccm must be builtin, deployed, upstream, got "go"'));
-    expect(parseBenchArgs(['S12', '--ccm', 'deployed', '--profile', 'parity'], now)).toMatchObject({ ccm: 'deployed', out: 'bench-results/bench-deployed-parity-1000-2026-11-24T10-00-00-000Z.json' });
+    expect(parseBenchArgs(['S12', '--ccm', 'deployed', '--profile', 'parity'], now)).toMatchObject({
+      ccm: 'deployed',
+      out: 'bench-results/bench-deployed-parity-1000-2026-11-24T10-00-00-000Z.json',
+    });
   });
 
   it('--compare runs S1 S2 S3 S5 S12 (or a subset) and refuses --ccm, --profile and other scenarios', () => {
-    expect(parseBenchArgs(['--compare', '--nodes', '100'], now)).toMatchObject({ compare: true, scenarios: ['S1', 'S2', 'S3', 'S5', 'S12'], out: 'bench-results/bench-compare-100-2026-11-24T10-00-00-000Z.json' });
+    expect(parseBenchArgs(['--compare', '--nodes', '100'], now)).toMatchObject({
+      compare: true,
+      scenarios: ['S1', 'S2', 'S3', 'S5', 'S12'],
+      out: 'bench-results/bench-compare-100-2026-11-24T10-00-00-000Z.json',
+    });
     expect(parseBenchArgs(['--compare', 'S2', 'S12'], now).scenarios).toEqual(['S2', 'S12']);
     expect(() => parseBenchArgs(['--compare', '--ccm', 'upstream'], now)).toThrow(new UsageError('--compare runs both CCMs: drop --ccm'));
     expect(() => parseBenchArgs(['--compare', '--profile', 'tuned'], now)).toThrow(/drop --profile/);

@@ -31,7 +31,14 @@ export class CallLog {
 
   handle(event: SimEvent): void {
     if (event.type !== 'api_call') return;
-    this.#calls.push({ at: Date.parse(event.time), method: event.method, path: event.path, status: event.status, caller: event.caller ?? '', upstreamMethod: event.upstream_method ?? '' });
+    this.#calls.push({
+      at: Date.parse(event.time),
+      method: event.method,
+      path: event.path,
+      status: event.status,
+      caller: event.caller ?? '',
+      upstreamMethod: event.upstream_method ?? '',
+    });
   }
 
   /** The CCM's calls finished in [from, to). */

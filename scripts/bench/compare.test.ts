@@ -4,14 +4,27 @@ import { figure } from './stats.ts';
 import type { Figure, ScenarioResult } from './types.ts';
 
 const result = (figures: Figure[]): ScenarioResult => ({ id: 'S2', title: 't', runs: 1, durationSeconds: 1, figures, processes: {}, details: {} });
-const f = (name: string, value: number, compareAs?: string, unit = 's'): Figure => ({ ...figure({ scenario: 'S2', name, unit, samples: [value], limitNote: '' }), ...(compareAs ? { compareAs } : {}) });
+const f = (name: string, value: number, compareAs?: string, unit = 's'): Figure => ({
+  ...figure({ scenario: 'S2', name, unit, samples: [value], limitNote: '' }),
+  ...(compareAs ? { compareAs } : {}),
+});
 const [http1, undici, http2] = CANDIDATE_PASSES;
 
 describe('side-by-side ratios', () => {
   it('runs each candidate before an upstream pass, round after round, and ours tuned once at the end', () => {
     expect(comparePlan(2, true).map((p) => `${p.pass.label}#${p.round}`)).toEqual([
-      'ours http1 parity#1', 'upstream parity#1', 'ours undici parity#1', 'upstream parity#1', 'ours http2 parity#1', 'upstream parity#1',
-      'ours http1 parity#2', 'upstream parity#2', 'ours undici parity#2', 'upstream parity#2', 'ours http2 parity#2', 'upstream parity#2',
+      'ours http1 parity#1',
+      'upstream parity#1',
+      'ours undici parity#1',
+      'upstream parity#1',
+      'ours http2 parity#1',
+      'upstream parity#1',
+      'ours http1 parity#2',
+      'upstream parity#2',
+      'ours undici parity#2',
+      'upstream parity#2',
+      'ours http2 parity#2',
+      'upstream parity#2',
       'ours tuned#1',
     ]);
     expect(comparePlan(1, false).at(-1)?.pass).toBe(UPSTREAM_PASS);
@@ -28,14 +41,25 @@ describe('side-by-side ratios', () => {
       { pass: TUNED_PASS, round: 1, results: [result([f('init', 5)])] },
     ];
     const rows = ratios(passes);
-    expect(rows.map((r) => [r.figure, r.upstream, r.candidates['ours http1 parity']?.ratio, r.candidates['ours undici parity']?.ratio, r.candidates['ours tuned']?.ratio])).toEqual([
+    expect(
+      rows.map((r) => [
+        r.figure,
+        r.upstream,
+        r.candidates['ours http1 parity']?.ratio,
+        r.candidates['ours undici parity']?.ratio,
+        r.candidates['ours tuned']?.ratio,
+      ]),
+    ).toEqual([
       ['S2 init', 20, 1, 0.5, 0.25],
       ['S12 CCM peak RSS', 60, 2, null, null],
       ['S2 only ours', null, null, null, null],
     ]);
     expect(rows[0]?.candidates['ours http1 parity']?.perRound).toEqual([1.5, 0.5]);
     expect(ratioTable(rows)).toMatch(/S2 init\s+s\s+<= 1\s+20\.0\s+20\.0\s+1\.00 \(0\.50-1\.50\)\s+20\.0\s+0\.50/);
-    expect(verdicts(rows)).toEqual(['ours http1 parity: misses S12 CCM peak RSS 2.00 > 1.2', 'ours undici parity: keeps every parity limit (time <= 1.0, CPU <= 1.5, peak RSS <= 1.2 x upstream)']);
+    expect(verdicts(rows)).toEqual([
+      'ours http1 parity: misses S12 CCM peak RSS 2.00 > 1.2',
+      'ours undici parity: keeps every parity limit (time <= 1.0, CPU <= 1.5, peak RSS <= 1.2 x upstream)',
+    ]);
   });
 
   it('judges time at 1.0, CPU at 1.5 and peak RSS at 1.2 of upstream, counts and calls not at all', () => {

@@ -86,7 +86,8 @@ function byKey(results: readonly ScenarioResult[]): Map<string, Figure> {
   return new Map(results.flatMap((r) => r.figures).map((f) => [keyOf(f), f]));
 }
 
-const ratio = (a: number | null, b: number | null): number | null => (a === null || b === null || b === 0 || !Number.isFinite(a) || !Number.isFinite(b) ? null : a / b);
+const ratio = (a: number | null, b: number | null): number | null =>
+  a === null || b === null || b === 0 || !Number.isFinite(a) || !Number.isFinite(b) ? null : a / b;
 
 function median(values: readonly number[]): number | null {
   if (values.length === 0) return null;
@@ -95,7 +96,8 @@ function median(values: readonly number[]): number | null {
   return s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 }
 
-const present = (values: readonly (number | null | undefined)[]): number[] => values.filter((v): v is number => v !== null && v !== undefined && Number.isFinite(v));
+const present = (values: readonly (number | null | undefined)[]): number[] =>
+  values.filter((v): v is number => v !== null && v !== undefined && Number.isFinite(v));
 
 /** Each candidate pass paired with the upstream pass of its round (the next upstream pass in the list). */
 function pairs(passes: readonly PassResults[]): { candidate: PassResults; upstream: PassResults }[] {
@@ -110,7 +112,11 @@ function pairs(passes: readonly PassResults[]): { candidate: PassResults; upstre
 
 /** One row per figure of the first candidate pass, matched across passes by `compareAs` or name. */
 export function ratios(passes: readonly PassResults[]): Ratio[] {
-  const matched = pairs(passes).map(({ candidate, upstream }) => ({ label: candidate.pass.label, ours: byKey(candidate.results), upstream: byKey(upstream.results) }));
+  const matched = pairs(passes).map(({ candidate, upstream }) => ({
+    label: candidate.pass.label,
+    ours: byKey(candidate.results),
+    upstream: byKey(upstream.results),
+  }));
   const first = matched[0];
   if (!first) return [];
   const upstreams = passes.filter((p) => p.pass.ccm === 'upstream').map((p) => byKey(p.results));
@@ -136,7 +142,9 @@ const ratioCell = (c: CandidateRatio | undefined): string => {
 export function verdicts(rows: readonly Ratio[]): string[] {
   const labels = [...new Set(rows.flatMap((r) => Object.keys(r.candidates)))].filter((l) => l.includes('parity'));
   return labels.map((label) => {
-    const missed = rows.filter((r) => r.limit !== null && (r.candidates[label]?.ratio ?? null) !== null && Math.round((r.candidates[label]?.ratio ?? 0) * 100) / 100 > r.limit);
+    const missed = rows.filter(
+      (r) => r.limit !== null && (r.candidates[label]?.ratio ?? null) !== null && Math.round((r.candidates[label]?.ratio ?? 0) * 100) / 100 > r.limit,
+    );
     if (missed.length === 0) return `${label}: keeps every parity limit (time <= 1.0, CPU <= 1.5, peak RSS <= 1.2 x upstream)`;
     return `${label}: misses ${missed.map((r) => `${r.figure} ${fmt(r.candidates[label]?.ratio ?? null)} > ${r.limit}`).join('; ')}`;
   });
@@ -145,7 +153,13 @@ export function verdicts(rows: readonly Ratio[]): string[] {
 export function ratioTable(rows: readonly Ratio[]): string {
   const labels = [...new Set(rows.flatMap((r) => Object.keys(r.candidates)))];
   const header = ['figure', 'unit', 'limit', 'upstream', ...labels.flatMap((l) => [l, 'ratio'])];
-  const cells = rows.map((r) => [r.figure, r.unit, r.limit === null ? '-' : `<= ${r.limit}`, fmt(r.upstream), ...labels.flatMap((l) => [fmt(r.candidates[l]?.value ?? null), ratioCell(r.candidates[l])])]);
+  const cells = rows.map((r) => [
+    r.figure,
+    r.unit,
+    r.limit === null ? '-' : `<= ${r.limit}`,
+    fmt(r.upstream),
+    ...labels.flatMap((l) => [fmt(r.candidates[l]?.value ?? null), ratioCell(r.candidates[l])]),
+  ]);
   return `ours / upstream (the judged value of each figure: p99 of latencies, else the highest run; medians over rounds, each round's ratio against the upstream pass after it, range in brackets)\n${table(header, cells)}\n${verdicts(rows).join('\n')}`;
 }
 
@@ -159,7 +173,9 @@ export async function runCompare(opts: BenchOptions, progress: (m: string) => vo
   const passes: PassResults[] = [];
   const save = (): string => {
     const all = passes.flatMap((p) => p.results);
-    return writeResults(opts, all, startedAt, { comparison: { passes: passes.map((p) => ({ ...p.pass, round: p.round, load: p.load, scenarios: p.results.map((r) => r.id) })), ratios: ratios(passes) } });
+    return writeResults(opts, all, startedAt, {
+      comparison: { passes: passes.map((p) => ({ ...p.pass, round: p.round, load: p.load, scenarios: p.results.map((r) => r.id) })), ratios: ratios(passes) },
+    });
   };
   await withSession(opts, progress, async (session) => {
     const env = await session.env();
@@ -178,6 +194,14 @@ export async function runCompare(opts: BenchOptions, progress: (m: string) => vo
     }
   });
   const file = save();
-  const sections = passes.flatMap((p) => [`--- ${p.pass.label}, round ${p.round}, load ${p.load ? `${p.load.start} -> ${p.load.end}` : '-'}`, summaryTable(p.results), '', processTable(p.results), '', apiTable(p.results), '']);
+  const sections = passes.flatMap((p) => [
+    `--- ${p.pass.label}, round ${p.round}, load ${p.load ? `${p.load.start} -> ${p.load.end}` : '-'}`,
+    summaryTable(p.results),
+    '',
+    processTable(p.results),
+    '',
+    apiTable(p.results),
+    '',
+  ]);
   return { results: passes.flatMap((p) => p.results), file, table: [...sections, ratioTable(ratios(passes))].join('\n') };
 }

@@ -21,7 +21,8 @@ ${env}`;
 
 describe('deploymentEnv', () => {
   it('reads the memory variables of the Deployment in a multi-document manifest, and only those', () => {
-    const env = '          env:\n            - name: A\n              value: b\n            - name: NODE_OPTIONS\n              value: --max-old-space-size=96\n            - name: MALLOC_ARENA_MAX\n              value: "2"\n';
+    const env =
+      '          env:\n            - name: A\n              value: b\n            - name: NODE_OPTIONS\n              value: --max-old-space-size=96\n            - name: MALLOC_ARENA_MAX\n              value: "2"\n';
     expect(deploymentEnv(manifest(env))).toEqual({ NODE_OPTIONS: '--max-old-space-size=96', MALLOC_ARENA_MAX: '2' });
   });
 
@@ -44,7 +45,7 @@ describe('the image (deploy/Dockerfile)', () => {
   const dockerfile = readFileSync(DOCKERFILE, 'utf8');
   const finalStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
 
-  it('reads the final stage\'s ENV settings only', () => {
+  it("reads the final stage's ENV settings only", () => {
     expect(imageEnv('FROM a AS b\nENV X=1\nFROM c\nENV Y=2\nENV Z=/app/z\nRUN x\n')).toEqual({ Y: '2', Z: '/app/z' });
   });
 
@@ -64,7 +65,7 @@ describe('the image (deploy/Dockerfile)', () => {
     expect(() => entrypointNodeFlags('FROM x\n')).toThrow('the Dockerfile has no ENTRYPOINT');
   });
 
-  it('ships the licence texts the bundle\'s comments moved to', () => {
+  it("ships the licence texts the bundle's comments moved to", () => {
     expect(finalStage).toMatch(/^COPY .*ccm\.mjs\.LEGAL\.txt/m);
   });
 });

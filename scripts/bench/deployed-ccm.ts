@@ -49,7 +49,10 @@ export function deploymentEnv(manifest: string, names: readonly string[] = MEMOR
 export function entrypointNodeFlags(dockerfile: string): string[] {
   const line = dockerfile.split('\n').findLast((l) => /^ENTRYPOINT\s/i.test(l));
   if (line === undefined) throw new Error('the Dockerfile has no ENTRYPOINT');
-  const argv = z.array(z.string()).min(2).parse(JSON.parse(line.replace(/^ENTRYPOINT\s+/i, '')));
+  const argv = z
+    .array(z.string())
+    .min(2)
+    .parse(JSON.parse(line.replace(/^ENTRYPOINT\s+/i, '')));
   if (argv[0] !== 'node') throw new Error(`the ENTRYPOINT runs ${argv[0]}, not node`);
   return argv.slice(1, -1);
 }
@@ -59,9 +62,14 @@ const RSS_AT_EXIT = `data:text/javascript,${encodeURIComponent("import { readFil
 
 /** The deployed bundle's RSS once loaded, with nothing to do: a `--help` run with the deployed flags, env and cache. */
 export async function idleRssMb(entry: CcmEntry & { readonly main: string }): Promise<number> {
-  const run = await execa(process.execPath, [...(entry.nodeArgs ?? []), '--import', RSS_AT_EXIT, entry.main, '--help'], { env: { ...entry.env }, extendEnv: false, reject: false });
+  const run = await execa(process.execPath, [...(entry.nodeArgs ?? []), '--import', RSS_AT_EXIT, entry.main, '--help'], {
+    env: { ...entry.env },
+    extendEnv: false,
+    reject: false,
+  });
   const kb = Number(/rss-kb=(\d+)/.exec(run.stderr)?.[1]);
-  if (run.exitCode !== 0 || !Number.isFinite(kb) || kb <= 0) throw new Error(`could not read the deployed bundle's idle RSS (exit ${run.exitCode ?? 'none'}): ${run.stderr.trim().split('\n')[0] ?? ''}`);
+  if (run.exitCode !== 0 || !Number.isFinite(kb) || kb <= 0)
+    throw new Error(`could not read the deployed bundle's idle RSS (exit ${run.exitCode ?? 'none'}): ${run.stderr.trim().split('\n')[0] ?? ''}`);
   return kb / 1024;
 }
 
@@ -79,7 +87,9 @@ export async function deployedCcm(dir: string, transport: HttpTransport = 'http1
   const shipped = entrypointNodeFlags(dockerfile);
   const nodeArgs = transport === 'http1' ? shipped : shipped.filter((f) => f !== '--jitless');
   const env = { ...deploymentEnv(readFileSync(DEPLOYMENT_MANIFEST, 'utf8')), ...(transport === 'http1' ? {} : { CCM_HTTP_TRANSPORT: transport }) };
-  const label = `bundle, node ${[...nodeArgs, 'ccm.mjs'].join(' ')}, ${Object.entries(env).map(([k, v]) => `${k}="${v}"`).join(' ')}`;
+  const label = `bundle, node ${[...nodeArgs, 'ccm.mjs'].join(' ')}, ${Object.entries(env)
+    .map(([k, v]) => `${k}="${v}"`)
+    .join(' ')}`;
   if (imageEnv(dockerfile).NODE_COMPILE_CACHE === undefined) return { main, nodeArgs, env, label };
   const cache = join(dir, transport === 'http1' ? 'compile-cache' : `compile-cache-${transport}`);
   mkdirSync(cache, { recursive: true });

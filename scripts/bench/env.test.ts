@@ -9,7 +9,7 @@ describe('benchClusterCidr', () => {
     expect(benchClusterCidr(1000)).toBe('10.0.0.0/12');
   });
 
-  it('stays inside 10.0.0.0/10, clear of the service range, and within node-ipam\'s 16-bit limit', () => {
+  it("stays inside 10.0.0.0/10, clear of the service range, and within node-ipam's 16-bit limit", () => {
     expect(benchClusterCidr(1_000_000)).toBe('10.0.0.0/10');
     expect(benchClusterCidr(1)).toBe('10.0.0.0/16');
   });
@@ -23,6 +23,14 @@ describe('waitIdle', () => {
 
   it('stops at the first failure to read the activity and rethrows it, instead of retrying until the timeout', async () => {
     // Retrying would outlast the test's own timeout (60 s against vitest's 5 s).
-    await expect(waitIdle(() => { throw new Error('audit log shrank'); }, 500, 60_000)).rejects.toThrow('audit log shrank');
+    await expect(
+      waitIdle(
+        () => {
+          throw new Error('audit log shrank');
+        },
+        500,
+        60_000,
+      ),
+    ).rejects.toThrow('audit log shrank');
   });
 });

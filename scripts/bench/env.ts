@@ -66,7 +66,12 @@ export function benchClusterCidr(nodes: number): string {
 }
 
 export function profileArgs(p: Profile): string[] {
-  return [`--kube-api-qps=${p.kubeApiQps}`, `--kube-api-burst=${p.kubeApiBurst}`, `--concurrent-node-syncs=${p.nodeWorkers}`, `--concurrent-service-syncs=${p.serviceWorkers}`];
+  return [
+    `--kube-api-qps=${p.kubeApiQps}`,
+    `--kube-api-burst=${p.kubeApiBurst}`,
+    `--concurrent-node-syncs=${p.nodeWorkers}`,
+    `--concurrent-service-syncs=${p.serviceWorkers}`,
+  ];
 }
 
 export class BenchEnv {
@@ -161,7 +166,15 @@ export class BenchEnv {
     const kind = this.ccmKind;
     if (kind === 'upstream') this.#upstreamBinary ??= await ensureUpstreamCcmBinary({ exec: this.exec, onProgress: this.options.progress });
     const extraArgs = [...profileArgs(this.options.profile), `--v=${this.options.ccmVerbosity ?? 2}`, ...this.ccmExtraArgs];
-    const base = { exec: this.exec, stateDir: this.options.stateDir, clusterName: CLUSTER, clusterCidr: cp.options.clusterCidr, simcloud: { url: this.simcloud.url, token: this.ccmToken.secret }, network: CLUSTER, lbStrategy: 'lb' as const };
+    const base = {
+      exec: this.exec,
+      stateDir: this.options.stateDir,
+      clusterName: CLUSTER,
+      clusterCidr: cp.options.clusterCidr,
+      simcloud: { url: this.simcloud.url, token: this.ccmToken.secret },
+      network: CLUSTER,
+      lbStrategy: 'lb' as const,
+    };
     const kubeconfig = join(this.ctx.stateDir, 'kubeconfig');
     this.ccmStartedAt = Date.now();
     if (this.#upstreamBinary && kind === 'upstream') {
@@ -248,7 +261,12 @@ export class BenchEnv {
         this.#handlers.add(h);
         return () => this.#handlers.delete(h);
       },
-      controlPlane: { nodeMonitorGracePeriodSeconds: hb.graceSeconds, clusterCidr: benchClusterCidr(this.options.nodes), nodeCidrMaskSize: 24, apiServerExtraArgs: auditArgs(policy, auditLog) },
+      controlPlane: {
+        nodeMonitorGracePeriodSeconds: hb.graceSeconds,
+        clusterCidr: benchClusterCidr(this.options.nodes),
+        nodeCidrMaskSize: 24,
+        apiServerExtraArgs: auditArgs(policy, auditLog),
+      },
       nodePortStandIns: false,
       scale: { eventDriven: true, startConcurrency: 32, sharedHeartbeat: { intervalMs: hb.renewMs, concurrency: 16 } },
       onError: (m) => this.options.progress(`warning: ${m}`),
@@ -296,7 +314,11 @@ async function upstreamMetrics(url: string, stateDir: string): Promise<string> {
 }
 
 /** Mean seconds per item of a work queue between two scrapes: waiting in the queue, and being worked on. */
-export function queueMeans(before: Record<string, number>, after: Record<string, number>, queue: string): { waitSeconds: number; workSeconds: number; items: number } {
+export function queueMeans(
+  before: Record<string, number>,
+  after: Record<string, number>,
+  queue: string,
+): { waitSeconds: number; workSeconds: number; items: number } {
   const d = (name: string): number => (after[`${name}{name="${queue}"}`] ?? 0) - (before[`${name}{name="${queue}"}`] ?? 0);
   const items = d('workqueue_queue_duration_seconds_count');
   return {

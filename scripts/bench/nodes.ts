@@ -40,7 +40,10 @@ export class NodeTracker {
   static async start(kc: KubeConfig): Promise<NodeTracker> {
     const t = new NodeTracker();
     const core = kc.makeApiClient(CoreV1Api);
-    t.#stop = await startWatch<V1Node>(kc, '/api/v1/nodes', () => core.listNode(), { onUpsert: (n, at) => t.#upsert(n, at), onDelete: (n, at) => t.#delete(n, at) });
+    t.#stop = await startWatch<V1Node>(kc, '/api/v1/nodes', () => core.listNode(), {
+      onUpsert: (n, at) => t.#upsert(n, at),
+      onDelete: (n, at) => t.#delete(n, at),
+    });
     return t;
   }
 
@@ -132,10 +135,12 @@ async function waitForStaleRoutesGone(env: BenchEnv): Promise<void> {
     return routes.filter((r) => !gateways.has(r.gateway)).length;
   };
   // Three route periods: a pass that lists before the servers went waits for the next one.
-  await waitFor(async () => (await stale()) === 0, { timeoutMs: 30_000, intervalMs: 500, description: 'the CCM to delete the removed servers\' routes' }).catch((err: unknown) => {
-    // A CCM without routes never deletes them: the next scenario runs, and says so.
-    env.options.progress(`stale routes remain: ${err instanceof Error ? err.message : String(err)}`);
-  });
+  await waitFor(async () => (await stale()) === 0, { timeoutMs: 30_000, intervalMs: 500, description: "the CCM to delete the removed servers' routes" }).catch(
+    (err: unknown) => {
+      // A CCM without routes never deletes them: the next scenario runs, and says so.
+      env.options.progress(`stale routes remain: ${err instanceof Error ? err.message : String(err)}`);
+    },
+  );
 }
 
 function noKubelets(env: BenchEnv, servers: readonly CreatedServer[]): boolean {

@@ -26,7 +26,10 @@ export async function daemonSetPhase(env: BenchEnv, progress: (m: string) => voi
   const started = Date.now();
   await apps.createNamespacedDaemonSet({
     namespace: NAMESPACE,
-    body: { metadata: { name: NAME }, spec: { selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'agent', image: 'busybox' }] } } } },
+    body: {
+      metadata: { name: NAME },
+      spec: { selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'agent', image: 'busybox' }] } } },
+    },
   });
   const count = await waitFor(
     async () => {
@@ -49,7 +52,12 @@ export async function daemonSetPhase(env: BenchEnv, progress: (m: string) => voi
     figure({ scenario: 'S12', name: `pods: ${count} DaemonSet pods deleted and gone`, unit: 's', samples: [removed] }),
     figure({ scenario: 'S12', name: `kube-scheduler CPU seconds, ${what}`, unit: 's', samples: [scheduler?.cpuSeconds ?? Number.NaN] }),
     figure({ scenario: 'S12', name: `kube-scheduler peak RSS, ${what}`, unit: 'MB', samples: [scheduler?.peakRssMb ?? Number.NaN] }),
-    figure({ scenario: 'S12', name: `pod simulator (benchmark process: virtual kubelets + pod runner) CPU seconds, ${what}`, unit: 's', samples: [(cpu.user + cpu.system) / 1e6] }),
+    figure({
+      scenario: 'S12',
+      name: `pod simulator (benchmark process: virtual kubelets + pod runner) CPU seconds, ${what}`,
+      unit: 's',
+      samples: [(cpu.user + cpu.system) / 1e6],
+    }),
     figure({ scenario: 'S12', name: `pod simulator (benchmark process) peak RSS, ${what}`, unit: 'MB', samples: [bench?.peakRssMb ?? Number.NaN] }),
   ];
   return { figures, details: { pods: count, runningSeconds: running, removedSeconds: removed, processes: usage } };

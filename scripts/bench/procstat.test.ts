@@ -5,7 +5,10 @@ import { ProcSampler, type ProcSample } from './procstat.ts';
 function table() {
   const pids: Record<string, number> = {};
   const samples = new Map<number, ProcSample>();
-  const sampler = new ProcSampler(() => ({ ...pids }), (pid) => samples.get(pid));
+  const sampler = new ProcSampler(
+    () => ({ ...pids }),
+    (pid) => samples.get(pid),
+  );
   return {
     sampler,
     run(name: string, pid: number, cpuSeconds: number, rssMb: number): void {
@@ -71,7 +74,7 @@ describe('ProcSampler', () => {
     expect(close()).toEqual({ simcloud: { cpuSeconds: 3, peakRssMb: 90 } });
   });
 
-  it("counts the high-water mark of a process started inside the window: a spike between samples", () => {
+  it('counts the high-water mark of a process started inside the window: a spike between samples', () => {
     const t = table();
     const close = t.sampler.window();
     t.run('ccm', 3, 1, 80);

@@ -94,7 +94,12 @@ export class ProcSampler {
   /** Opens a window; the returned function closes it and reports per-process usage. */
   window(): () => Record<string, ProcessUsage> {
     this.sample();
-    const w: WindowState = { startPids: new Map([...this.#last].map(([n, v]) => [n, v.pid])), startCpu: new Map([...this.#last].map(([n, v]) => [n, v.sample.cpuSeconds])), peak: new Map(), doneCpu: new Map() };
+    const w: WindowState = {
+      startPids: new Map([...this.#last].map(([n, v]) => [n, v.pid])),
+      startCpu: new Map([...this.#last].map(([n, v]) => [n, v.sample.cpuSeconds])),
+      peak: new Map(),
+      doneCpu: new Map(),
+    };
     for (const [n, v] of this.#last) w.peak.set(n, v.sample.rssMb);
     this.#windows.add(w);
     return () => {

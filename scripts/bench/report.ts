@@ -23,13 +23,19 @@ function figureRow(f: Figure): string[] {
 }
 
 export function summaryTable(results: readonly ScenarioResult[]): string {
-  const rows = results.flatMap((r) => (r.error ? [[r.id, `FAILED: ${r.error.split('\n')[0] ?? ''}`, '', '', '', '', '', '', 'MISSED']] : r.figures.map(figureRow)));
+  const rows = results.flatMap((r) =>
+    r.error ? [[r.id, `FAILED: ${r.error.split('\n')[0] ?? ''}`, '', '', '', '', '', '', 'MISSED']] : r.figures.map(figureRow),
+  );
   return table(['id', 'figure', 'p50', 'p90', 'p99', 'max', 'target', 'limit', 'verdict'], rows);
 }
 
 export function processTable(results: readonly ScenarioResult[]): string {
   const names = [...new Set(results.flatMap((r) => Object.keys(r.processes)))];
-  const rows = results.map((r) => [r.id, `${r.durationSeconds.toFixed(0)} s`, ...names.map((n) => (r.processes[n] ? `${fmt(r.processes[n].cpuSeconds)} / ${fmt(r.processes[n].peakRssMb)}` : '-'))]);
+  const rows = results.map((r) => [
+    r.id,
+    `${r.durationSeconds.toFixed(0)} s`,
+    ...names.map((n) => (r.processes[n] ? `${fmt(r.processes[n].cpuSeconds)} / ${fmt(r.processes[n].peakRssMb)}` : '-')),
+  ]);
   return `CPU seconds / peak RSS MB per process\n${table(['id', 'wall', ...names], rows)}`;
 }
 

@@ -20,7 +20,11 @@ export async function ensureNodes(ctx: ScenarioContext, env: BenchEnv, count: nu
   // And routed: otherwise the next scenario's window holds the route controller's NetworkUnavailable writes
   // for the resident nodes (in --compare, 100 extra requests in our first pass's S1 only).
   const routed = (n: V1Node): boolean => !n.spec?.podCIDR || (n.status?.conditions ?? []).some((c) => c.type === 'NetworkUnavailable' && c.status === 'False');
-  await waitFor(async () => (await env.core.listNode()).items.every(routed), { timeoutMs: 120_000, intervalMs: 500, description: 'resident nodes with routes' });
+  await waitFor(async () => (await env.core.listNode()).items.every(routed), {
+    timeoutMs: 120_000,
+    intervalMs: 500,
+    description: 'resident nodes with routes',
+  });
 }
 
 /** Ensures `count` resident LoadBalancer Services (extra ones are deleted). */

@@ -47,7 +47,15 @@ export async function withSession<T>(opts: BenchOptions, progress: (m: string) =
   reaper().trackDir(stateDir);
   let env: BenchEnv | undefined;
   const getEnv = async (): Promise<BenchEnv> => {
-    env ??= await BenchEnv.start({ stateDir, profile: PROFILES[opts.profile], nodes: opts.nodes, progress, ccmVerbosity: opts.ccmVerbosity, ccm: opts.ccm, ...(opts.cpuProfDir !== undefined ? { cpuProfDir: opts.cpuProfDir } : {}) });
+    env ??= await BenchEnv.start({
+      stateDir,
+      profile: PROFILES[opts.profile],
+      nodes: opts.nodes,
+      progress,
+      ccmVerbosity: opts.ccmVerbosity,
+      ccm: opts.ccm,
+      ...(opts.cpuProfDir !== undefined ? { cpuProfDir: opts.cpuProfDir } : {}),
+    });
     return env;
   };
   const shared: Shared = { resident: [], residentServices: [] };
@@ -117,14 +125,46 @@ async function runOne(scenario: Scenario, ctx: ScenarioContext, env: BenchEnv | 
 function apiFigure(id: ScenarioId, counts: ApiRequestCounts | undefined): Figure[] {
   if (!counts) return [];
   const n = counts.total;
-  return [{ scenario: id, name: 'Kubernetes API requests by the CCM (apiserver audit log)', unit: 'requests', samples: [n], value: n, p50: n, p90: n, p99: n, max: n, target: null, direction: 'max', limit: null, limitNote: '' }];
+  return [
+    {
+      scenario: id,
+      name: 'Kubernetes API requests by the CCM (apiserver audit log)',
+      unit: 'requests',
+      samples: [n],
+      value: n,
+      p50: n,
+      p90: n,
+      p99: n,
+      max: n,
+      target: null,
+      direction: 'max',
+      limit: null,
+      limitNote: '',
+    },
+  ];
 }
 
 /** The CCM's CPU seconds during the scenario as a figure, so `--compare` prints it as a ratio too. */
 function cpuFigure(id: ScenarioId, processes: Record<string, ProcessUsage>): Figure[] {
   const cpu = processes.ccm?.cpuSeconds;
   if (cpu === undefined) return [];
-  return [{ scenario: id, name: 'CCM CPU seconds (utime + stime, /proc)', unit: 's', samples: [cpu], value: cpu, p50: cpu, p90: cpu, p99: cpu, max: cpu, target: null, direction: 'max', limit: null, limitNote: '' }];
+  return [
+    {
+      scenario: id,
+      name: 'CCM CPU seconds (utime + stime, /proc)',
+      unit: 's',
+      samples: [cpu],
+      value: cpu,
+      p50: cpu,
+      p90: cpu,
+      p99: cpu,
+      max: cpu,
+      target: null,
+      direction: 'max',
+      limit: null,
+      limitNote: '',
+    },
+  ];
 }
 
 function usage(close: (() => Record<string, ProcessUsage>) | undefined): Record<string, ProcessUsage> {

@@ -75,7 +75,10 @@ export async function createServices(env: BenchEnv, names: readonly string[], pe
 }
 
 export async function waitForIngress(env: BenchEnv, names: readonly string[], timeoutMs: number): Promise<void> {
-  await waitFor(() => names.every((n) => env.services.times.get(n)?.ingress !== undefined), { timeoutMs, description: `${names.length} Services with ingress` });
+  await waitFor(() => names.every((n) => env.services.times.get(n)?.ingress !== undefined), {
+    timeoutMs,
+    description: `${names.length} Services with ingress`,
+  });
 }
 
 /** Deletes the Services and waits until they are gone (the CCM removes its finalizer after cleanup). */

@@ -26,7 +26,12 @@ const round = (n: number): number => (Number.isFinite(n) ? Math.round(n * 1000) 
 
 export function figure(input: FigureSpec): Figure {
   const spec = { ...input, samples: input.samples.filter((v) => Number.isFinite(v)) };
-  const stats = { p50: round(percentile(spec.samples, 50)), p90: round(percentile(spec.samples, 90)), p99: round(percentile(spec.samples, 99)), max: round(percentile(spec.samples, 100)) };
+  const stats = {
+    p50: round(percentile(spec.samples, 50)),
+    p90: round(percentile(spec.samples, 90)),
+    p99: round(percentile(spec.samples, 99)),
+    max: round(percentile(spec.samples, 100)),
+  };
   const direction = spec.direction ?? 'max';
   const judged = direction === 'min' ? round(Math.min(...spec.samples)) : stats[spec.judge ?? 'max'];
   return {

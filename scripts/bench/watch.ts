@@ -7,7 +7,12 @@ export interface WatchHandlers<T> {
   readonly onDelete: (obj: T, at: number) => void;
 }
 
-export async function startWatch<T extends KubernetesObject>(kc: KubeConfig, path: string, list: () => Promise<KubernetesListObject<T>>, h: WatchHandlers<T>): Promise<() => void> {
+export async function startWatch<T extends KubernetesObject>(
+  kc: KubeConfig,
+  path: string,
+  list: () => Promise<KubernetesListObject<T>>,
+  h: WatchHandlers<T>,
+): Promise<() => void> {
   const informer = makeInformer<T>(kc, path, list);
   let stopped = false;
   informer.on(ADD, (o) => h.onUpsert(o, Date.now()));
@@ -22,4 +27,3 @@ export async function startWatch<T extends KubernetesObject>(kc: KubeConfig, pat
     void informer.stop();
   };
 }
-

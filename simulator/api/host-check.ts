@@ -39,7 +39,10 @@ export function splitHost(value: string): { name: string; port: number | undefin
  */
 export function parseAllowedHosts(values: readonly string[], flag = '--allowed-host'): string[] {
   const out: string[] = [];
-  for (const raw of values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '')) {
+  for (const raw of values
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '')) {
     const host = splitHost(raw);
     if (host === undefined) throw new AllowedHostError(`${flag} takes a host name or NAME:PORT (no scheme, no wildcard), got "${raw}"`);
     out.push(host.port === undefined ? host.name : `${host.name}:${host.port}`);

@@ -40,14 +40,24 @@ function parseV2(buf: Buffer): ParsedProxyHeader | null {
   const body = buf.subarray(16, 16 + len);
   if (family === 0x11) {
     return {
-      version: 2, protocol: 'TCP4', srcAddress: [...body.subarray(0, 4)].join('.'), dstAddress: [...body.subarray(4, 8)].join('.'),
-      srcPort: body.readUInt16BE(8), dstPort: body.readUInt16BE(10), length: 16 + len,
+      version: 2,
+      protocol: 'TCP4',
+      srcAddress: [...body.subarray(0, 4)].join('.'),
+      dstAddress: [...body.subarray(4, 8)].join('.'),
+      srcPort: body.readUInt16BE(8),
+      dstPort: body.readUInt16BE(10),
+      length: 16 + len,
     };
   }
   if (family === 0x21) {
     return {
-      version: 2, protocol: 'TCP6', srcAddress: ipv6(body.subarray(0, 16)), dstAddress: ipv6(body.subarray(16, 32)),
-      srcPort: body.readUInt16BE(32), dstPort: body.readUInt16BE(34), length: 16 + len,
+      version: 2,
+      protocol: 'TCP6',
+      srcAddress: ipv6(body.subarray(0, 16)),
+      dstAddress: ipv6(body.subarray(16, 32)),
+      srcPort: body.readUInt16BE(32),
+      dstPort: body.readUInt16BE(34),
+      length: 16 + len,
     };
   }
   return { version: 2, protocol: 'UNKNOWN', srcAddress: '', dstAddress: '', srcPort: 0, dstPort: 0, length: 16 + len };

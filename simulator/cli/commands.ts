@@ -8,12 +8,29 @@ import { printJson, printTable } from './output.ts';
 import { UsageError } from '../../lib/usage-error.ts';
 
 const OPTIONS = {
-  url: { type: 'string' }, token: { type: 'string' }, 'admin-token': { type: 'string' }, json: { type: 'boolean', default: false },
-  selector: { type: 'string' }, name: { type: 'string' }, type: { type: 'string' }, image: { type: 'string' }, zone: { type: 'string' },
-  label: { type: 'string', multiple: true }, tag: { type: 'string', multiple: true },
-  kind: { type: 'string' }, method: { type: 'string' }, path: { type: 'string' }, probability: { type: 'string' }, count: { type: 'string' },
-  status: { type: 'string' }, code: { type: 'string' }, 'latency-ms': { type: 'string' }, limit: { type: 'string' }, 'window-seconds': { type: 'string' },
-  'hide-seconds': { type: 'string' }, 'retry-after': { type: 'string' },
+  url: { type: 'string' },
+  token: { type: 'string' },
+  'admin-token': { type: 'string' },
+  json: { type: 'boolean', default: false },
+  selector: { type: 'string' },
+  name: { type: 'string' },
+  type: { type: 'string' },
+  image: { type: 'string' },
+  zone: { type: 'string' },
+  label: { type: 'string', multiple: true },
+  tag: { type: 'string', multiple: true },
+  kind: { type: 'string' },
+  method: { type: 'string' },
+  path: { type: 'string' },
+  probability: { type: 'string' },
+  count: { type: 'string' },
+  status: { type: 'string' },
+  code: { type: 'string' },
+  'latency-ms': { type: 'string' },
+  limit: { type: 'string' },
+  'window-seconds': { type: 'string' },
+  'hide-seconds': { type: 'string' },
+  'retry-after': { type: 'string' },
 } as const;
 
 type Values = ReturnType<typeof parse>['values'];
@@ -76,8 +93,11 @@ async function serverCmd(verb: string | undefined, rest: string[], v: Values): P
   }
   if (verb === 'create') return serverCreate(c, v);
   const ops: Record<string, (id: string) => Promise<Action>> = {
-    poweroff: (id) => c.servers.poweroff(id), shutdown: (id) => c.servers.shutdown(id), poweron: (id) => c.servers.poweron(id),
-    reboot: (id) => c.servers.reboot(id), delete: (id) => c.servers.delete(id),
+    poweroff: (id) => c.servers.poweroff(id),
+    shutdown: (id) => c.servers.shutdown(id),
+    poweron: (id) => c.servers.poweron(id),
+    reboot: (id) => c.servers.reboot(id),
+    delete: (id) => c.servers.delete(id),
   };
   const op = verb === undefined ? undefined : ops[verb];
   if (op === undefined) throw new UsageError(`server: unknown verb "${verb ?? ''}" (list, create, ${Object.keys(ops).join(', ')})`);
@@ -117,9 +137,17 @@ const num = (s: string | undefined): number | undefined => (s === undefined ? un
 function faultRule(v: Values): FaultRuleInput {
   const match = Object.fromEntries(Object.entries({ method: v.method, path: v.path, label: v.label?.[0] }).filter(([, x]) => x !== undefined));
   const raw = {
-    kind: v.kind, probability: num(v.probability), count: num(v.count), ...(Object.keys(match).length > 0 ? { match } : {}),
-    status: num(v.status), code: v.code, latency_ms: num(v['latency-ms']), limit: num(v.limit), window_seconds: num(v['window-seconds']),
-    hide_seconds: num(v['hide-seconds']), retry_after_seconds: num(v['retry-after']),
+    kind: v.kind,
+    probability: num(v.probability),
+    count: num(v.count),
+    ...(Object.keys(match).length > 0 ? { match } : {}),
+    status: num(v.status),
+    code: v.code,
+    latency_ms: num(v['latency-ms']),
+    limit: num(v.limit),
+    window_seconds: num(v['window-seconds']),
+    hide_seconds: num(v['hide-seconds']),
+    retry_after_seconds: num(v['retry-after']),
   };
   const parsed = FaultRuleInput.safeParse(Object.fromEntries(Object.entries(raw).filter(([, x]) => x !== undefined)));
   if (!parsed.success) throw new UsageError(`faults add: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'kind'}: ${i.message}`).join('; ')}`);
@@ -135,7 +163,12 @@ async function faultsCmd(verb: string | undefined, v: Values): Promise<void> {
   if (verb === 'clear') return a.clearFaults();
   if (verb !== 'list') throw new UsageError(`faults: unknown verb "${verb ?? ''}" (add, list, clear)`);
   const faults = await a.listFaults();
-  return out(v, faults, faults.map((f) => ({ ...f, match: f.match ?? null })), ['id', 'kind', 'match', 'probability', 'count', 'fired']);
+  return out(
+    v,
+    faults,
+    faults.map((f) => ({ ...f, match: f.match ?? null })),
+    ['id', 'kind', 'match', 'probability', 'count', 'fired'],
+  );
 }
 
 export async function runCommand(group: string, args: string[]): Promise<void> {

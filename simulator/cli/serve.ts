@@ -69,8 +69,7 @@ function uniformDelays(ms: number): Record<string, { delay_ms: number; jitter_ms
   return Object.fromEntries(['server', 'load_balancer', 'network'].map((t) => [t, { delay_ms: ms, jitter_ms: 0 }]));
 }
 
-const isLoopback = (host: string): boolean =>
-  host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
+const isLoopback = (host: string): boolean => host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
 
 interface Tokens {
   readonly token: string;
@@ -84,7 +83,9 @@ function tokens(host: string, given: { token?: string; adminToken?: string }): T
   const token = given.token ?? process.env.SIMCLOUD_TOKEN;
   const adminToken = given.adminToken ?? process.env.SIMCLOUD_ADMIN_TOKEN;
   if (!isLoopback(host) && (token === undefined || adminToken === undefined)) {
-    throw new UsageError(`--host ${host} is reachable from other machines: pass --token and --admin-token (or SIMCLOUD_TOKEN and SIMCLOUD_ADMIN_TOKEN) to serve beyond loopback`);
+    throw new UsageError(
+      `--host ${host} is reachable from other machines: pass --token and --admin-token (or SIMCLOUD_TOKEN and SIMCLOUD_ADMIN_TOKEN) to serve beyond loopback`,
+    );
   }
   const generated: string[] = [];
   const pick = (value: string | undefined, prefix: string, label: string): string => {
@@ -121,7 +122,12 @@ export async function serve(args: string[]): Promise<void> {
   process.umask(0o077); // the data file, its journals and any log this process creates are the user's alone
   const logger = createSimLogger(process.env.SIMCLOUD_LOG_LEVEL ?? (v.quiet ? 'warn' : 'info'), pino.destination(2));
   const running = await startSimcloud({
-    host: v.host, port: number('port', v.port, 65535), dataPath: v.data, seed: v.seed as SeedName | undefined, logger, personas: PERSONAS,
+    host: v.host,
+    port: number('port', v.port, 65535),
+    dataPath: v.data,
+    seed: v.seed as SeedName | undefined,
+    logger,
+    personas: PERSONAS,
     config: {
       bootstrap: { token: t.token },
       adminToken: t.adminToken,
@@ -139,10 +145,13 @@ export async function serve(args: string[]): Promise<void> {
   process.stdout.write(`simcloud listening on ${running.url}\n${t.generated.map((line) => `${line}\n`).join('')}`);
   const stop = (signal: string): void => {
     logger.info({ signal }, 'stopping simcloud');
-    running.close().then(() => process.exit(0), (err: unknown) => {
-      logger.error({ err }, 'error while stopping');
-      process.exit(1);
-    });
+    running.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'error while stopping');
+        process.exit(1);
+      },
+    );
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));

@@ -39,5 +39,8 @@ export const NumericId = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTE
  * An id in a path: digits only. (NumericId's coercion would also take `0x10`, `1e1` or `10.0` for 16 and 10, so
  * one resource would answer to many spellings.)
  */
-export const NumericPathId = z.string().regex(/^\d{1,15}$/, 'must be a numeric id').transform(Number);
+export const NumericPathId = z
+  .string()
+  .regex(/^\d{1,15}$/, 'must be a numeric id')
+  .transform(Number);
 export const NumericIdParams = z.object({ id: NumericPathId });

@@ -11,7 +11,12 @@ import type { Collections } from '../server/store/state.ts';
 export type OwnedTable = { readonly [C in keyof Collections]?: readonly [prefix: string, what: string] };
 
 /** The caller's record behind an id in a path (or a body's `field`); else 404 naming the id as given. */
-export type OwnedBy<T extends OwnedTable> = <C extends keyof T & keyof Collections>(sim: Sim, caller: Caller, coll: C, ref: string | { id: string; field: string }) => Collections[C];
+export type OwnedBy<T extends OwnedTable> = <C extends keyof T & keyof Collections>(
+  sim: Sim,
+  caller: Caller,
+  coll: C,
+  ref: string | { id: string; field: string },
+) => Collections[C];
 
 export function ownedResolver<T extends OwnedTable>(table: T, simIdOf: (prefix: string, id: string) => string): OwnedBy<T> {
   return (sim, caller, coll, ref) => {

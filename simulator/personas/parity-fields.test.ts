@@ -11,16 +11,34 @@ const Lb = z.strictObject({
 });
 
 describe('parity field rows', () => {
-  it('list a schema\'s fields in order, nested objects as one row unless expanded', () => {
+  it("list a schema's fields in order, nested objects as one row unless expanded", () => {
     expect(schemaFields(Lb, () => false)).toEqual(['id', 'public_net', 'services', 'labels', 'tags']);
     expect(schemaFields(Lb, (p) => p === 'public_net' || p === 'services[]')).toEqual([
-      'id', 'public_net.ipv4', 'public_net.ipv6', 'services[].protocol', 'services[].health_check', 'labels', 'tags',
+      'id',
+      'public_net.ipv4',
+      'public_net.ipv6',
+      'services[].protocol',
+      'services[].health_check',
+      'labels',
+      'tags',
     ]);
   });
 
   it('expand exactly the objects a note reaches into, and default to emulated', () => {
-    const rows = fieldParity(Lb, { 'public_net.ipv6': notEmulated('null'), 'services[].health_check.port': differs('x'), ...each(['labels', 'tags'], differs('y')) });
-    expect(rows.map((r) => r.field)).toEqual(['id', 'public_net.ipv4', 'public_net.ipv6', 'services[].protocol', 'services[].health_check.port', 'labels', 'tags']);
+    const rows = fieldParity(Lb, {
+      'public_net.ipv6': notEmulated('null'),
+      'services[].health_check.port': differs('x'),
+      ...each(['labels', 'tags'], differs('y')),
+    });
+    expect(rows.map((r) => r.field)).toEqual([
+      'id',
+      'public_net.ipv4',
+      'public_net.ipv6',
+      'services[].protocol',
+      'services[].health_check.port',
+      'labels',
+      'tags',
+    ]);
     expect(rows[0]).toEqual({ field: 'id', status: Parity.emulated });
     expect(rows[2]).toEqual({ field: 'public_net.ipv6', status: Parity.none, note: 'null' });
     expect(rows[6]).toEqual({ field: 'tags', status: Parity.difference, note: 'y' });
@@ -31,7 +49,12 @@ describe('parity field rows', () => {
       z.strictObject({ type: z.literal('server'), server: z.strictObject({ id: z.number() }) }),
       z.strictObject({ type: z.literal('ip'), ip: z.strictObject({ ip: z.string() }), health: z.string() }),
     ]);
-    expect(schemaFields(z.strictObject({ targets: z.array(Target) }), (p) => p === 'targets[]')).toEqual(['targets[].type', 'targets[].server', 'targets[].ip', 'targets[].health']);
+    expect(schemaFields(z.strictObject({ targets: z.array(Target) }), (p) => p === 'targets[]')).toEqual([
+      'targets[].type',
+      'targets[].server',
+      'targets[].ip',
+      'targets[].health',
+    ]);
   });
 
   it('refuse a note for a field the schema does not have', () => {

@@ -44,7 +44,7 @@ describe('a presented block (ADR 0013)', () => {
   });
 });
 
-describe('the personas\' blocks', () => {
+describe("the personas' blocks", () => {
   it('shows Hetzner network addresses in 10.0.0.0/16 and DigitalOcean VPC addresses in 10.110.0.0/16', () => {
     expect(presentHcloudPrivateIp('127.23.1.2')).toBe('10.0.1.2');
     expect(presentDigitalOceanPrivateIp('127.23.1.2')).toBe('10.110.1.2');

@@ -36,11 +36,11 @@ export const splitHostPort = (a: string): [string, string] => {
 
 function addressMap(from: Range, to: Range): AddressMap {
   const holds = (a: string): boolean => isIPv4(a) && contains(from, a);
-  const ip = (a: string): string => (holds(a) ? translateAddress(a, from, to) ?? a : a);
+  const ip = (a: string): string => (holds(a) ? (translateAddress(a, from, to) ?? a) : a);
   return {
     ip,
     holds,
-    cidr: (c) => (isCidr4(c) ? translateCidr(c, from, to) ?? c : c),
+    cidr: (c) => (isCidr4(c) ? (translateCidr(c, from, to) ?? c) : c),
     hostPort: (a) => {
       const [host, port] = splitHostPort(a);
       return `${ip(host)}${port}`;

@@ -28,7 +28,10 @@ function serverEntries(s: ServerRec): Entry[] {
 }
 
 function lbEntries(lb: LoadBalancerRec): Entry[] {
-  const out: Entry[] = [['pub', lb.public_ipv4], ['pub6', lb.public_ipv6]];
+  const out: Entry[] = [
+    ['pub', lb.public_ipv4],
+    ['pub6', lb.public_ipv6],
+  ];
   if (lb.network_id !== null && lb.private_ipv4 !== null) out.push([`net:${lb.network_id}`, lb.private_ipv4]);
   return out;
 }
@@ -56,7 +59,12 @@ export class AddressIndex {
   allocate(scope: string, cidr: string, reserveGateway = false): string | null {
     const key = `${scope}|${cidr}`;
     const rotating = scope === 'pub';
-    const ip = firstFree(cidr, (a) => this.#used.has(`${scope}|${a}`) || this.#used.has(`blk|${a}`), reserveGateway, rotating ? this.#next.get(key) : undefined);
+    const ip = firstFree(
+      cidr,
+      (a) => this.#used.has(`${scope}|${a}`) || this.#used.has(`blk|${a}`),
+      reserveGateway,
+      rotating ? this.#next.get(key) : undefined,
+    );
     if (ip !== null && rotating) this.#next.set(key, ipToInt(ip) - parseCidr(cidr).base + 1);
     return ip;
   }

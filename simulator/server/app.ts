@@ -54,7 +54,14 @@ import type { Persona } from './persona.ts';
 import { PersonaRegistry } from './persona-registry.ts';
 
 export const API_ROUTES: readonly RouteDef[] = [
-  ...catalogueRoutes, ...serverRoutes, ...networkRoutes, ...loadBalancerRoutes, ...serverGroupRoutes, ...firewallPolicyRoutes, ...ipBlockRoutes, ...actionRoutes,
+  ...catalogueRoutes,
+  ...serverRoutes,
+  ...networkRoutes,
+  ...loadBalancerRoutes,
+  ...serverGroupRoutes,
+  ...firewallPolicyRoutes,
+  ...ipBlockRoutes,
+  ...actionRoutes,
 ];
 export const ALL_ROUTES: readonly RouteDef[] = [...API_ROUTES, ...internalRoutes];
 
@@ -83,20 +90,44 @@ function buildSim(deps: AppDeps): Sim {
   const faultEngine = new FaultEngine({ now: () => clock.now(), newId: () => `flt-${String(++faultSeq).padStart(6, '0')}` });
   for (const rule of config.faults) faultEngine.add(rule);
   const engine = new ActionEngine({
-    store, clock, faults: faultEngine, metrics, delays: { ...config.delays }, onError: (err) => logger.error({ err }, 'action engine'),
+    store,
+    clock,
+    faults: faultEngine,
+    metrics,
+    delays: { ...config.delays },
+    onError: (err) => logger.error({ err }, 'action engine'),
   });
   const targets = new TargetView(store);
   const dataplane = deps.dataplane?.({ targets, events }) ?? null;
   return {
-    store, clock, config, logger, events, metrics, faults: faultEngine, engine, addresses: new AddressIndex(store), targets, lists: new ListCache(store),
-    dataplane, personas: new PersonaRegistry(deps.personas), startedAt: Date.now(),
+    store,
+    clock,
+    config,
+    logger,
+    events,
+    metrics,
+    faults: faultEngine,
+    engine,
+    addresses: new AddressIndex(store),
+    targets,
+    lists: new ListCache(store),
+    dataplane,
+    personas: new PersonaRegistry(deps.personas),
+    startedAt: Date.now(),
   };
 }
 
 /** The event type of each published collection (token secrets never leave, so tokens have none). */
 const TYPE_OF = {
-  projects: 'project', servers: 'server', networks: 'network', load_balancers: 'load_balancer',
-  server_groups: 'server_group', firewall_policies: 'firewall_policy', ip_blocks: 'ip_block', actions: 'action', certificates: 'certificate',
+  projects: 'project',
+  servers: 'server',
+  networks: 'network',
+  load_balancers: 'load_balancer',
+  server_groups: 'server_group',
+  firewall_policies: 'firewall_policy',
+  ip_blocks: 'ip_block',
+  actions: 'action',
+  certificates: 'certificate',
 } as const satisfies Record<Exclude<CollectionName, 'tokens'>, ResourceChangeEvent['resource_type']>;
 
 function changeKind(c: AppliedChange): ChangeKind {
@@ -111,9 +142,13 @@ function changeKind(c: AppliedChange): ChangeKind {
 function changeEvent(c: AppliedChange, resourceType: ResourceChangeEvent['resource_type']): SimEventInput {
   const doc = (c.after ?? c.before) as { project_id?: string } | undefined;
   return {
-    type: 'resource_change', change: changeKind(c), resource_type: resourceType, resource_id: c.id,
-    project_id: doc?.project_id ?? null, request_id: currentRequestId() ?? null,
-    resource: c.coll === 'certificates' && c.after !== undefined ? { ...c.after, private_key: REDACTED_KEY } : c.after ?? null,
+    type: 'resource_change',
+    change: changeKind(c),
+    resource_type: resourceType,
+    resource_id: c.id,
+    project_id: doc?.project_id ?? null,
+    request_id: currentRequestId() ?? null,
+    resource: c.coll === 'certificates' && c.after !== undefined ? { ...c.after, private_key: REDACTED_KEY } : (c.after ?? null),
   } as SimEventInput;
 }
 
@@ -131,7 +166,8 @@ function mountMeta(router: express.Router, sim: Sim): void {
     const stats = sim.store.stats();
     sim.metrics.storeWrites.set(stats.writes);
     sim.metrics.storeFileWrites.set(stats.file_writes);
-    for (const type of ['servers', 'load_balancers', 'networks', 'ip_blocks'] as const) sim.metrics.resources.set({ type }, Object.keys(sim.store.state[type]).length);
+    for (const type of ['servers', 'load_balancers', 'networks', 'ip_blocks'] as const)
+      sim.metrics.resources.set({ type }, Object.keys(sim.store.state[type]).length);
     res.type(sim.metrics.registry.contentType).send(await sim.metrics.registry.metrics());
   });
 }

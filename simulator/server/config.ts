@@ -8,24 +8,37 @@ import { DEFAULT_POOLS } from './store/state.ts';
 
 export const SimConfig = z.strictObject({
   /** Bearer token for `/_sim/*`; random when not given (a fixed default would be a known password). */
-  adminToken: z.string().min(8).default(() => randomToken('simcloud-admin')),
+  adminToken: z
+    .string()
+    .min(8)
+    .default(() => randomToken('simcloud-admin')),
   /** Project and token created when the store has no project yet. */
-  bootstrap: z.strictObject({
-    project: z.string().default('default'),
-    token: z.string().min(16).default(() => randomToken('simcloud')),
-  }).prefault({}),
-  pools: z.strictObject({
-    server_public: Cidr.default(DEFAULT_POOLS.server_public),
-    lb_vip: Cidr.default(DEFAULT_POOLS.lb_vip),
-    ip_block: Cidr.default(DEFAULT_POOLS.ip_block),
-    private_networks: Cidr.default(DEFAULT_POOLS.private_networks),
-    ip_block_size: z.number().int().min(24).max(30).default(DEFAULT_POOLS.ip_block_size),
-  }).prefault({}),
+  bootstrap: z
+    .strictObject({
+      project: z.string().default('default'),
+      token: z
+        .string()
+        .min(16)
+        .default(() => randomToken('simcloud')),
+    })
+    .prefault({}),
+  pools: z
+    .strictObject({
+      server_public: Cidr.default(DEFAULT_POOLS.server_public),
+      lb_vip: Cidr.default(DEFAULT_POOLS.lb_vip),
+      ip_block: Cidr.default(DEFAULT_POOLS.ip_block),
+      private_networks: Cidr.default(DEFAULT_POOLS.private_networks),
+      ip_block_size: z.number().int().min(24).max(30).default(DEFAULT_POOLS.ip_block_size),
+    })
+    .prefault({}),
   /** Per-resource-type transition delay overrides (see the stage tables). */
   delays: z.record(z.string(), TransitionDelay).default({}),
   speed: z.number().gt(0).max(1000).default(1),
   /** Default per-token budget; null = unlimited (rate_limit fault rules still apply). */
-  rateLimit: z.strictObject({ limit: z.number().int().min(1), windowSeconds: z.number().int().min(1) }).nullable().default(null),
+  rateLimit: z
+    .strictObject({ limit: z.number().int().min(1), windowSeconds: z.number().int().min(1) })
+    .nullable()
+    .default(null),
   /** Run the TCP data plane for load balancers. */
   dataplane: z.boolean().default(true),
   /** Allow reset, snapshot load and seed on `/_sim`. */

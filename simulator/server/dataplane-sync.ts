@@ -22,10 +22,16 @@ const SERVING = new Set(['active', 'updating']);
 /** A service's listener; `certificate` resolves a service's certificate_id to the stored chain and key. */
 function toListener(s: LoadBalancerService, certificate: (id: string) => { cert: string; key: string } | null): DataPlaneListener {
   return {
-    protocol: s.protocol, listenPort: s.listen_port, destinationPort: s.destination_port, proxyProtocol: s.proxy_protocol,
+    protocol: s.protocol,
+    listenPort: s.listen_port,
+    destinationPort: s.destination_port,
+    proxyProtocol: s.proxy_protocol,
     healthCheck: {
-      protocol: s.health_check.protocol, port: s.health_check.port, path: s.health_check.path,
-      intervalMs: Math.round(s.health_check.interval_seconds * 1000), timeoutMs: Math.round(s.health_check.timeout_seconds * 1000),
+      protocol: s.health_check.protocol,
+      port: s.health_check.port,
+      path: s.health_check.path,
+      intervalMs: Math.round(s.health_check.interval_seconds * 1000),
+      timeoutMs: Math.round(s.health_check.timeout_seconds * 1000),
       retries: s.health_check.retries,
     },
     tls: s.tls ? { cert: s.tls.certificate, key: s.tls.private_key } : s.certificate_id != null ? certificate(s.certificate_id) : null,
@@ -69,9 +75,14 @@ export class DataplaneSync implements DataplanePort {
     // Addresses are data and may be anything; traffic only ever goes to loopback or private ranges.
     const targets = this.#opts.targets.resolve(lb).flatMap((t) => (t.ip === null || !isLocalAddress(t.ip) ? [] : [{ id: t.id, ip: t.ip }]));
     return {
-      id: lb.id, vip: lb.public_ipv4, algorithm: lb.algorithm, sessionAffinity: lb.session_affinity,
+      id: lb.id,
+      vip: lb.public_ipv4,
+      algorithm: lb.algorithm,
+      sessionAffinity: lb.session_affinity,
       // An LB with its public interface disabled serves nothing on its VIP.
-      listeners: lb.public_interface ? lb.services.map((s) => toListener(s, (id) => this.#certificate(lb, id))) : [], targets, allowedSourceCidrs: this.#opts.targets.allowedSources(lb),
+      listeners: lb.public_interface ? lb.services.map((s) => toListener(s, (id) => this.#certificate(lb, id))) : [],
+      targets,
+      allowedSourceCidrs: this.#opts.targets.allowedSources(lb),
       forwarding: lb.forwarding,
     };
   }
@@ -112,7 +123,11 @@ export class DataplaneSync implements DataplanePort {
     this.#health.set(`${c.lbId}|${c.targetId}|${c.listenPort}`, c.status);
     const lb = this.#opts.store.state.load_balancers[c.lbId];
     this.#opts.events.publish({
-      type: 'target_health', load_balancer_id: c.lbId, target_id: c.targetId, listen_port: c.listenPort, status: c.status,
+      type: 'target_health',
+      load_balancer_id: c.lbId,
+      target_id: c.targetId,
+      listen_port: c.listenPort,
+      status: c.status,
       project_id: lb?.project_id ?? null,
     });
   }

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { FaultEngine, globToRegExp, resourceTypeOfPath } from './faults.ts';
 
 const facts = (over: Partial<Parameters<FaultEngine['fire']>[1]> = {}) => ({
-  method: 'GET', path: '/v1/servers/srv-1', resourceType: resourceTypeOfPath('/v1/servers/srv-1'), tokenId: 'tok-1', labels: () => ({ chaos: 'true' }), ...over,
+  method: 'GET',
+  path: '/v1/servers/srv-1',
+  resourceType: resourceTypeOfPath('/v1/servers/srv-1'),
+  tokenId: 'tok-1',
+  labels: () => ({ chaos: 'true' }),
+  ...over,
 });
 
 describe('FaultEngine', () => {
@@ -15,7 +20,13 @@ describe('FaultEngine', () => {
   it('fires by method, path, type, token and label, with count and probability', () => {
     let r = 0.9;
     const f = new FaultEngine({ now: () => 0, random: () => r, newId: () => 'flt-1' });
-    f.add({ kind: 'error', status: 503, code: 'service_unavailable', count: 1, match: { method: 'get', path: '/v1/servers/*', resource_type: 'server', token: 'tok-1', label: 'chaos=true' } });
+    f.add({
+      kind: 'error',
+      status: 503,
+      code: 'service_unavailable',
+      count: 1,
+      match: { method: 'get', path: '/v1/servers/*', resource_type: 'server', token: 'tok-1', label: 'chaos=true' },
+    });
     expect(f.fire('error', facts({ tokenId: 'tok-2' }))).toHaveLength(0);
     expect(f.fire('error', facts({ labels: () => ({}) }))).toHaveLength(0);
     expect(f.fire('error', facts())).toHaveLength(1);

@@ -24,8 +24,14 @@ export interface Budget {
 }
 
 const COLLECTION_TYPES: Record<string, ResourceType> = {
-  servers: 'server', networks: 'network', load_balancers: 'load_balancer', server_groups: 'server_group',
-  firewall_policies: 'firewall_policy', ip_blocks: 'ip_block', actions: 'action', certificates: 'certificate',
+  servers: 'server',
+  networks: 'network',
+  load_balancers: 'load_balancer',
+  server_groups: 'server_group',
+  firewall_policies: 'firewall_policy',
+  ip_blocks: 'ip_block',
+  actions: 'action',
+  certificates: 'certificate',
 };
 
 export function resourceTypeOfPath(path: string): ResourceType | undefined {
@@ -35,7 +41,14 @@ export function resourceTypeOfPath(path: string): ResourceType | undefined {
 
 export function globToRegExp(glob: string): RegExp {
   const escaped = glob.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp('^' + escaped.split('**').map((part) => part.replace(/\*/g, '[^/]*')).join('.*') + '/?$');
+  return new RegExp(
+    '^' +
+      escaped
+        .split('**')
+        .map((part) => part.replace(/\*/g, '[^/]*'))
+        .join('.*') +
+      '/?$',
+  );
 }
 
 interface CompiledRule {
@@ -129,9 +142,12 @@ export class FaultEngine {
 
   /** Whether a transition of this resource must wait (a stuck_transition rule matches). */
   isStuck(resourceType: ResourceType, labels: Record<string, string>): boolean {
-    return this.#rules.some(({ rule }) => rule.kind === 'stuck_transition'
-      && (rule.match?.resource_type === undefined || rule.match.resource_type === resourceType)
-      && (rule.match?.label === undefined || matchesSelector(parseSelector(rule.match.label), labels)));
+    return this.#rules.some(
+      ({ rule }) =>
+        rule.kind === 'stuck_transition' &&
+        (rule.match?.resource_type === undefined || rule.match.resource_type === resourceType) &&
+        (rule.match?.label === undefined || matchesSelector(parseSelector(rule.match.label), labels)),
+    );
   }
 
   #consume(ruleId: string, tokenKey: string, rule: Extract<FaultRule, { kind: 'rate_limit' }>): Budget {
@@ -147,9 +163,13 @@ export class FaultEngine {
     const m = c.rule.match;
     if (m === undefined) return true;
     const same = (want: string | undefined, got: string | undefined): boolean => want === undefined || want === got;
-    return same(m.method?.toUpperCase(), facts.method) && (c.path === undefined || c.path.test(facts.path))
-      && same(m.resource_type, facts.resourceType) && same(m.token, facts.tokenId)
-      && (m.label === undefined || this.#labelMatches(m.label, facts));
+    return (
+      same(m.method?.toUpperCase(), facts.method) &&
+      (c.path === undefined || c.path.test(facts.path)) &&
+      same(m.resource_type, facts.resourceType) &&
+      same(m.token, facts.tokenId) &&
+      (m.label === undefined || this.#labelMatches(m.label, facts))
+    );
   }
 
   #labelMatches(selector: string, facts: RequestFacts): boolean {

@@ -7,8 +7,19 @@ import pino, { type DestinationStream, type Logger } from 'pino';
 
 /** Paths whose values never reach a log line. */
 export const SIM_LOG_REDACT = [
-  'token', '*.token', 'secret', '*.secret', 'adminToken', '*.adminToken', 'bootstrap.token', '*.bootstrap.token',
-  'authorization', '*.authorization', 'headers.authorization', '*.headers.authorization', 'req.headers.authorization',
+  'token',
+  '*.token',
+  'secret',
+  '*.secret',
+  'adminToken',
+  '*.adminToken',
+  'bootstrap.token',
+  '*.bootstrap.token',
+  'authorization',
+  '*.authorization',
+  'headers.authorization',
+  '*.headers.authorization',
+  'req.headers.authorization',
 ];
 
 export function createSimLogger(level: string, destination?: DestinationStream): Logger {

@@ -17,9 +17,10 @@ function parameters(def: RouteDef): Json[] {
 
 function operation(def: RouteDef): Json {
   const status = String(def.status ?? 200);
-  const success = def.response === undefined || status === '204'
-    ? { description: 'No content' }
-    : { description: 'Success', content: { 'application/json': { schema: schemaOf(def.response, 'output') } } };
+  const success =
+    def.response === undefined || status === '204'
+      ? { description: 'No content' }
+      : { description: 'Success', content: { 'application/json': { schema: schemaOf(def.response, 'output') } } };
   return {
     operationId: def.operation,
     summary: def.summary,

@@ -40,10 +40,12 @@ function check(p: Persona, others: readonly Persona[]): void {
  * not registered passes as it is, so leaving a persona out of the list never makes its old state unreadable.
  */
 function composeAttrs(list: readonly Persona[], coll: AttrsCollection): z.ZodType<Record<string, unknown>> {
-  const shape = Object.fromEntries(list.flatMap((p) => {
-    const schema = p.attrs[coll];
-    return schema === undefined ? [] : [[p.name, schema.optional()]];
-  }));
+  const shape = Object.fromEntries(
+    list.flatMap((p) => {
+      const schema = p.attrs[coll];
+      return schema === undefined ? [] : [[p.name, schema.optional()]];
+    }),
+  );
   return z.object(shape).catchall(z.unknown());
 }
 
@@ -63,7 +65,9 @@ export class PersonaRegistry {
 
   /** Every persona's routes, persona by persona in list order, each also at the persona's aliases. */
   routes(): RouteDef[] {
-    return this.all.flatMap((p) => mounts(p).flatMap((m) => (m === p.prefix ? p.routes : p.routes.map((r) => ({ ...r, path: `${m}${r.path.slice(p.prefix.length)}` })))));
+    return this.all.flatMap((p) =>
+      mounts(p).flatMap((m) => (m === p.prefix ? p.routes : p.routes.map((r) => ({ ...r, path: `${m}${r.path.slice(p.prefix.length)}` })))),
+    );
   }
 
   /** The persona whose prefix (or an alias of it) the path is under. */
@@ -96,7 +100,16 @@ function canonical(p: Persona, tail: string): string {
   const { collections } = p.paths;
   // Collections of several segments (`linode/instances`) are matched whole before splitting the path.
   const key = Object.keys(collections).find((k) => k.includes('/') && (tail === k || tail.startsWith(`${k}/`)));
-  const [collection = '', id, ...rest] = key === undefined ? tail.split('/') : [key, ...tail.slice(key.length + 1).split('/').filter((x) => x !== '')];
+  const [collection = '', id, ...rest] =
+    key === undefined
+      ? tail.split('/')
+      : [
+          key,
+          ...tail
+            .slice(key.length + 1)
+            .split('/')
+            .filter((x) => x !== ''),
+        ];
   const mapped = collections[collection];
   if (mapped === undefined) return `/v1/${collection}${id === undefined ? '' : `/${[id, ...rest].join('/')}`}`;
   const n = id === undefined ? null : numberIn(p, id);

@@ -33,8 +33,11 @@ export function plantFaults(faults: readonly PlantedFault[]): void {
 
 /** `schema`, or any string while `fault` is planted (the loose check an address field once had). */
 export const unlessPlanted = (fault: PlantedFault, schema: z.ZodType<string>): z.ZodType<string> =>
-  z.string().max(64).superRefine((v, ctx) => {
-    if (isPlanted(fault)) return;
-    const r = schema.safeParse(v);
-    if (!r.success) ctx.addIssue({ code: 'custom', message: r.error.issues[0]?.message ?? 'invalid' });
-  });
+  z
+    .string()
+    .max(64)
+    .superRefine((v, ctx) => {
+      if (isPlanted(fault)) return;
+      const r = schema.safeParse(v);
+      if (!r.success) ctx.addIssue({ code: 'custom', message: r.error.issues[0]?.message ?? 'invalid' });
+    });

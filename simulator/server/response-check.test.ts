@@ -12,9 +12,15 @@ const Lb = z.strictObject({
 });
 
 const LbAnswer = z.strictObject({ load_balancer: Lb });
-const route = (answer: unknown, response: z.ZodType | null = LbAnswer): RouteDef => defineRoute({
-  method: 'get', path: '/acme/v1/load_balancers/:id', operation: 'acme.loadBalancers.get', summary: 'Get', ...(response === null ? {} : { response }), handle: () => answer,
-});
+const route = (answer: unknown, response: z.ZodType | null = LbAnswer): RouteDef =>
+  defineRoute({
+    method: 'get',
+    path: '/acme/v1/load_balancers/:id',
+    operation: 'acme.loadBalancers.get',
+    summary: 'Get',
+    ...(response === null ? {} : { response }),
+    handle: () => answer,
+  });
 
 describe('response validation', () => {
   it('is switched on by SIMCLOUD_VALIDATE_RESPONSES=1 or true', () => {
@@ -27,8 +33,8 @@ describe('response validation', () => {
   it('names the route, the field path and the value found there', () => {
     const answer = { load_balancer: { id: 7, public_net: { ipv4: { ip: '127.1.0.1' }, ipv6: { ip: null } } } };
     expect(responseMismatch(route(answer), answer)).toBe(
-      'response of GET /acme/v1/load_balancers/:id (acme.loadBalancers.get) does not match its schema: '
-      + 'load_balancer.public_net.ipv6.ip: Invalid input: expected string, received null (value: null)',
+      'response of GET /acme/v1/load_balancers/:id (acme.loadBalancers.get) does not match its schema: ' +
+        'load_balancer.public_net.ipv6.ip: Invalid input: expected string, received null (value: null)',
     );
   });
 

@@ -57,5 +57,8 @@ export function responseMismatch(def: Pick<RouteDef, 'method' | 'path' | 'operat
   if (parsed.success) return undefined;
   const issues = parsed.error.issues;
   const more = issues.length > MAX_ISSUES ? `; and ${issues.length - MAX_ISSUES} more` : '';
-  return `response of ${routeName(def)} does not match its schema: ${issues.slice(0, MAX_ISSUES).map((i) => describeIssue(wire, i)).join('; ')}${more}`;
+  return `response of ${routeName(def)} does not match its schema: ${issues
+    .slice(0, MAX_ISSUES)
+    .map((i) => describeIssue(wire, i))
+    .join('; ')}${more}`;
 }

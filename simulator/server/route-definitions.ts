@@ -51,7 +51,8 @@ function parsePart<T>(schema: z.ZodType<T> | undefined, value: unknown, part: 'p
   if (schema === undefined) return undefined as T;
   // zod drops a `__proto__` key without a word: refuse it, naming where it was, rather than answer as if it were absent.
   const proto = part === 'params' ? undefined : protoKeyPath(value);
-  if (proto !== undefined) throw invalidInput(`invalid ${part === 'body' ? 'request body' : 'query parameters'}`, [{ name: proto, messages: ['__proto__ is not a valid key'] }]);
+  if (proto !== undefined)
+    throw invalidInput(`invalid ${part === 'body' ? 'request body' : 'query parameters'}`, [{ name: proto, messages: ['__proto__ is not a valid key'] }]);
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   const fields = fieldsFromZod(r.error, part === 'body' ? '' : part === 'query' ? '' : '');

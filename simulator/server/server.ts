@@ -54,7 +54,9 @@ async function bootstrap(sim: Sim): Promise<void> {
 }
 
 const hasResources = (sim: Sim): boolean =>
-  ['servers', 'networks', 'load_balancers', 'ip_blocks', 'server_groups', 'firewall_policies'].some((c) => Object.keys(sim.store.state[c as 'servers']).length > 0);
+  ['servers', 'networks', 'load_balancers', 'ip_blocks', 'server_groups', 'firewall_policies'].some(
+    (c) => Object.keys(sim.store.state[c as 'servers']).length > 0,
+  );
 
 function listen(app: SimApp['app'], host: string, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
@@ -75,9 +77,15 @@ async function build(opts: StartOptions): Promise<{ sim: Sim; app: SimApp['app']
   const location = opts.dataPath === undefined ? { kind: 'memory' as const } : { kind: 'file' as const, path: opts.dataPath };
   const store = await LowdbStore.open({ location, initial: () => emptyState(config.pools) });
   let sync: DataplaneSync | undefined;
-  const makeSync = ({ targets, events }: { targets: TargetView; events: EventBus }): DataplaneSync => (sync = new DataplaneSync({ store, targets, events, logger }));
+  const makeSync = ({ targets, events }: { targets: TargetView; events: EventBus }): DataplaneSync =>
+    (sync = new DataplaneSync({ store, targets, events, logger }));
   const { app, sim } = createApp({
-    store, clock: new SimClock({ speed: config.speed, ...(opts.wallNow ? { wallNow: opts.wallNow } : {}) }), config, logger, personas: opts.personas ?? [], dataplane: config.dataplane ? makeSync : undefined,
+    store,
+    clock: new SimClock({ speed: config.speed, ...(opts.wallNow ? { wallNow: opts.wallNow } : {}) }),
+    config,
+    logger,
+    personas: opts.personas ?? [],
+    dataplane: config.dataplane ? makeSync : undefined,
   });
   return { app, sim, sync };
 }
@@ -96,15 +104,16 @@ export async function startSimcloud(opts: StartOptions = {}): Promise<RunningSim
   const server = await listen(app, host, opts.port ?? 0);
   const port = (server.address() as AddressInfo).port;
   let closing: Promise<void> | undefined;
-  const close = (): Promise<void> => (closing ??= (async () => {
-    sim.engine.stop();
-    sim.clock.stop();
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
-    await sync?.close();
-    await sim.store.close();
-  })());
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      sim.engine.stop();
+      sim.clock.stop();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await sync?.close();
+      await sim.store.close();
+    })());
   return { url: urlFor(host, port), port, config: sim.config, sim, app, token: sim.config.bootstrap.token, close };
 }

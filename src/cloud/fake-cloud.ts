@@ -172,12 +172,7 @@ export class FakeCloud implements CloudProvider, InstancesV2, LoadBalancer, Rout
     return defaultLoadBalancerName(service);
   }
 
-  async ensureLoadBalancer(
-    _cluster: string,
-    service: V1Service,
-    nodes: readonly V1Node[],
-    ctx?: CallContext,
-  ): Promise<V1LoadBalancerStatus> {
+  async ensureLoadBalancer(_cluster: string, service: V1Service, nodes: readonly V1Node[], ctx?: CallContext): Promise<V1LoadBalancerStatus> {
     this.record('create', ctx);
     const hosts = nodes.map((n) => n.metadata?.name ?? '');
     this.ensureCalls.push({ service, nodes: hosts });
@@ -232,10 +227,7 @@ export class FakeCloud implements CloudProvider, InstancesV2, LoadBalancer, Rout
     this.record('delete-route', ctx);
     if (this.routeErr) throw this.routeErr;
     const entry = [...this.routeMap.entries()].find(
-      ([, r]) =>
-        r.clusterName === clusterName &&
-        r.route.targetNode === route.targetNode &&
-        r.route.destinationCIDR === route.destinationCIDR,
+      ([, r]) => r.clusterName === clusterName && r.route.targetNode === route.targetNode && r.route.destinationCIDR === route.destinationCIDR,
     );
     if (!entry) {
       this.routeErr = new Error(`no such route: ${route.targetNode} ${route.destinationCIDR}`);

@@ -25,22 +25,12 @@ export interface LoadBalancer {
    * Service through `nodes`, and return its status. Idempotent. May throw `ImplementedElsewhereError`
    * (controller then skips the status write) or `RetryError` (requeue after exactly that delay).
    */
-  ensureLoadBalancer(
-    clusterName: string,
-    service: V1Service,
-    nodes: readonly V1Node[],
-    ctx?: CallContext,
-  ): Promise<V1LoadBalancerStatus>;
+  ensureLoadBalancer(clusterName: string, service: V1Service, nodes: readonly V1Node[], ctx?: CallContext): Promise<V1LoadBalancerStatus>;
   /**
    * Upstream `UpdateLoadBalancer(cluster, svc, nodes)`: update only the backend hosts. Called by the
    * node sync, never to create an LB. May throw `ImplementedElsewhereError`.
    */
-  updateLoadBalancer(
-    clusterName: string,
-    service: V1Service,
-    nodes: readonly V1Node[],
-    ctx?: CallContext,
-  ): Promise<void>;
+  updateLoadBalancer(clusterName: string, service: V1Service, nodes: readonly V1Node[], ctx?: CallContext): Promise<void>;
   /**
    * Upstream `EnsureLoadBalancerDeleted(cluster, svc)`: delete everything created for the Service.
    * Must succeed when nothing exists. Must not throw `ImplementedElsewhereError`.

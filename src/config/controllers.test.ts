@@ -3,7 +3,12 @@ import { enabledControllers } from './controllers.ts';
 
 describe('enabledControllers', () => {
   it('enables everything with *', () => {
-    expect([...enabledControllers(['*'])].sort()).toEqual(['cloud-node-controller', 'cloud-node-lifecycle-controller', 'node-route-controller', 'service-lb-controller']);
+    expect([...enabledControllers(['*'])].sort()).toEqual([
+      'cloud-node-controller',
+      'cloud-node-lifecycle-controller',
+      'node-route-controller',
+      'service-lb-controller',
+    ]);
   });
   it('disables with -name and accepts aliases', () => {
     expect([...enabledControllers(['*', '-route', '-cloud-node-lifecycle-controller'])].sort()).toEqual(['cloud-node-controller', 'service-lb-controller']);

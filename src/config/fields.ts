@@ -42,7 +42,13 @@ const fromString =
     typeof v === 'string' ? parse(v) : v;
 
 const textSchema = z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string({ error: 'must be a string' }));
-const splitList = (lower: boolean): ((v: unknown) => unknown) => fromString((raw) => raw.split(',').map((x) => (lower ? x.trim().toLowerCase() : x.trim())).filter((x) => x !== ''));
+const splitList = (lower: boolean): ((v: unknown) => unknown) =>
+  fromString((raw) =>
+    raw
+      .split(',')
+      .map((x) => (lower ? x.trim().toLowerCase() : x.trim()))
+      .filter((x) => x !== ''),
+  );
 
 const CIDR = /^(\d{1,3}\.){3}\d{1,3}\/\d{1,2}$|^[0-9a-fA-F:]+\/\d{1,3}$/;
 
@@ -70,21 +76,33 @@ export const field = {
   }),
   int: (min: number, max: number) => ({
     type: SettingType.Int,
-    schema: z.preprocess(fromString((raw) => (/^\s*-?\d+\s*$/.test(raw) ? Number(raw) : raw)), z.number({ error: 'must be an integer' }).int().min(min).max(max)),
+    schema: z.preprocess(
+      fromString((raw) => (/^\s*-?\d+\s*$/.test(raw) ? Number(raw) : raw)),
+      z.number({ error: 'must be an integer' }).int().min(min).max(max),
+    ),
   }),
   float: (min: number) => ({
     type: SettingType.Float,
-    schema: z.preprocess(fromString((raw) => (Number.isFinite(Number(raw)) && raw.trim() !== '' ? Number(raw) : raw)), z.number({ error: 'must be a number' }).min(min)),
+    schema: z.preprocess(
+      fromString((raw) => (Number.isFinite(Number(raw)) && raw.trim() !== '' ? Number(raw) : raw)),
+      z.number({ error: 'must be a number' }).min(min),
+    ),
   }),
   duration: (minMs: number) => ({
     type: SettingType.Duration,
-    schema: z.preprocess(fromString((raw) => parseDuration(raw) ?? raw), z.number({ error: 'must be a duration like 500ms, 15s, 5m or 1h30m' }).min(minMs)),
+    schema: z.preprocess(
+      fromString((raw) => parseDuration(raw) ?? raw),
+      z.number({ error: 'must be a duration like 500ms, 15s, 5m or 1h30m' }).min(minMs),
+    ),
   }),
   list: () => ({ type: SettingType.List, schema: z.preprocess(splitList(false), z.array(z.string().min(1))) }),
   /** Host names or NAME:PORT, comma-separated, lower-cased. */
   hostList: () => ({
     type: SettingType.List,
-    schema: z.preprocess(splitList(true), z.array(z.string().refine((h) => splitHost(h) !== undefined, 'must be host names or NAME:PORT, comma-separated (no scheme, no wildcard)'))),
+    schema: z.preprocess(
+      splitList(true),
+      z.array(z.string().refine((h) => splitHost(h) !== undefined, 'must be host names or NAME:PORT, comma-separated (no scheme, no wildcard)')),
+    ),
   }),
   /** Empty, a CIDR or a comma list of CIDRs. */
   cidrs: () => ({

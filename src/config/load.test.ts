@@ -6,11 +6,13 @@ import { CloudConfigFileSchema } from './schema.ts';
 import { settings, type SettingDefinition } from './settings.ts';
 
 const env = { SIMCLOUD_ENDPOINT: 'http://127.0.0.1:9000', SIMCLOUD_TOKEN: 'secret' };
-const files = (content: Record<string, string>) => (p: string): string => {
-  const c = content[p];
-  if (c === undefined) throw new Error(`ENOENT: ${p}`);
-  return c;
-};
+const files =
+  (content: Record<string, string>) =>
+  (p: string): string => {
+    const c = content[p];
+    if (c === undefined) throw new Error(`ENOENT: ${p}`);
+    return c;
+  };
 
 describe('parseDuration', () => {
   it.each([
@@ -126,7 +128,9 @@ describe('loadConfig', () => {
   });
 
   it('rejects a renew deadline not shorter than the lease', () => {
-    expect(() => loadConfig({ argv: ['--leader-elect-renew-deadline=20s'], env })).toThrow(/--leader-elect-renew-deadline: must be less than the lease duration/);
+    expect(() => loadConfig({ argv: ['--leader-elect-renew-deadline=20s'], env })).toThrow(
+      /--leader-elect-renew-deadline: must be less than the lease duration/,
+    );
   });
 
   it('rejects unknown and malformed cloud-config files', () => {
@@ -148,7 +152,9 @@ describe('loadConfig', () => {
 
 describe('the settings registry', () => {
   it('gives every setting a default its own schema accepts (the API endpoint and token have none)', () => {
-    const failing = Object.entries(settings).filter(([, def]) => !def.schema.safeParse(def.default).success).map(([key]) => key);
+    const failing = Object.entries(settings)
+      .filter(([, def]) => !def.schema.safeParse(def.default).success)
+      .map(([key]) => key);
     expect(failing).toEqual(['endpoint', 'token']);
   });
 
@@ -158,9 +164,25 @@ describe('the settings registry', () => {
   });
 
   it('accepts every cloud-config key of the registry and nothing else', () => {
-    const doc = { clusterName: 'c', endpoint: 'http://127.0.0.1:1', token: 't', requestTimeout: '5s', routes: { enabled: false, network: 'n' }, loadBalancer: { enabled: true, strategy: 'ip-block' } };
+    const doc = {
+      clusterName: 'c',
+      endpoint: 'http://127.0.0.1:1',
+      token: 't',
+      requestTimeout: '5s',
+      routes: { enabled: false, network: 'n' },
+      loadBalancer: { enabled: true, strategy: 'ip-block' },
+    };
     const fileKeys = Object.values<SettingDefinition>(settings).flatMap((d) => (d.file ? [d.file] : []));
-    expect(fileKeys.sort()).toEqual(['clusterName', 'endpoint', 'loadBalancer.enabled', 'loadBalancer.strategy', 'requestTimeout', 'routes.enabled', 'routes.network', 'token']);
+    expect(fileKeys.sort()).toEqual([
+      'clusterName',
+      'endpoint',
+      'loadBalancer.enabled',
+      'loadBalancer.strategy',
+      'requestTimeout',
+      'routes.enabled',
+      'routes.network',
+      'token',
+    ]);
     expect(CloudConfigFileSchema.safeParse(doc).success).toBe(true);
     expect(CloudConfigFileSchema.safeParse({ ...doc, routes: { networks: 'n' } }).success).toBe(false);
   });

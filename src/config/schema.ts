@@ -7,7 +7,6 @@
 import { z } from 'zod';
 import { settings, type SettingDefinition, type SettingKey } from './settings.ts';
 
-
 type Shape = { readonly [K in SettingKey]: (typeof settings)[K]['schema'] };
 
 function shapeOf(): Shape {

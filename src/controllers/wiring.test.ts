@@ -18,7 +18,10 @@ const tainted = (name: string): V1Node => ({
   spec: { podCIDRs: ['10.244.1.0/24'], taints: [{ key: TaintKey.Uninitialized, value: 'true', effect: 'NoSchedule' }] },
   status: { conditions: [{ type: 'Ready', status: 'False' }] },
 });
-const lbService: V1Service = { metadata: { name: 'web', namespace: 'default', uid: 'u-web' }, spec: { type: 'LoadBalancer', ports: [{ port: 80, nodePort: 30080 }] } };
+const lbService: V1Service = {
+  metadata: { name: 'web', namespace: 'default', uid: 'u-web' },
+  spec: { type: 'LoadBalancer', ports: [{ port: 80, nodePort: 30080 }] },
+};
 
 describe('controller wiring', () => {
   it('cloud-node-controller initialises a node added while running and refreshes addresses every 5 min', async () => {
@@ -44,7 +47,16 @@ describe('controller wiring', () => {
     const kube = new MemoryKube();
     const cloud = new FakeCloud();
     const clock = new FakeClock();
-    const controller = new ServiceController({ services: kube.services, nodes: kube.nodes, kube, balancer: cloud, recorder: new MemoryEventRecorder(), logger, clusterName: 'kubernetes', clock });
+    const controller = new ServiceController({
+      services: kube.services,
+      nodes: kube.nodes,
+      kube,
+      balancer: cloud,
+      recorder: new MemoryEventRecorder(),
+      logger,
+      clusterName: 'kubernetes',
+      clock,
+    });
     const ac = new AbortController();
     const running = controller.run(ac.signal);
     kube.addNode({ metadata: { name: 'n1' }, spec: {} });
@@ -66,7 +78,16 @@ describe('controller wiring', () => {
     const clock = new FakeClock();
     kube.addNode(tainted('n1'));
     const lifecycle = new CloudNodeLifecycleController({ nodes: kube.nodes, kube, instances: cloud, recorder: new MemoryEventRecorder(), logger, clock });
-    const route = new RouteController({ nodes: kube.nodes, kube, routes: cloud, recorder: new MemoryEventRecorder(), logger, clock, clusterName: 'c', clusterCIDRs: '10.244.0.0/16' });
+    const route = new RouteController({
+      nodes: kube.nodes,
+      kube,
+      routes: cloud,
+      recorder: new MemoryEventRecorder(),
+      logger,
+      clock,
+      clusterName: 'c',
+      clusterCIDRs: '10.244.0.0/16',
+    });
     const ac = new AbortController();
     const runs = [lifecycle.run(ac.signal), route.run(ac.signal)];
     await flushMicrotasks();

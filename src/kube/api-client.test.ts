@@ -10,7 +10,15 @@ const servers: Array<ReturnType<typeof createServer>> = [];
 const transports: KubeTransport[] = [];
 afterEach(async () => {
   for (const t of transports.splice(0)) t.close();
-  await Promise.all(servers.splice(0).map((s) => new Promise<void>((resolve) => { s.closeAllConnections(); s.close(() => resolve()); })));
+  await Promise.all(
+    servers.splice(0).map(
+      (s) =>
+        new Promise<void>((resolve) => {
+          s.closeAllConnections();
+          s.close(() => resolve());
+        }),
+    ),
+  );
 });
 
 /** An apiserver stand-in answering every request with an empty NodeList and recording User-Agents. */
@@ -25,7 +33,12 @@ async function recordingApiserver(): Promise<{ transport: KubeTransport; agents:
   });
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const transport = new KubeTransport({ server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, source: 'test', insecureSkipTlsVerify: false, credentials: { kind: 'token', token: { data: 'secret-token' } } });
+  const transport = new KubeTransport({
+    server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    source: 'test',
+    insecureSkipTlsVerify: false,
+    credentials: { kind: 'token', token: { data: 'secret-token' } },
+  });
   transports.push(transport);
   return { transport, agents, auth };
 }

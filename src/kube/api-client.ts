@@ -37,14 +37,22 @@ const ListShape = z.object({ metadata: z.object({ resourceVersion: z.string().op
 /** Checks that `value` is an object with a name and hands it on typed; a `KubeApiError` otherwise. */
 export function asObject<T extends KubernetesObject>(value: unknown, what: string): T {
   const parsed = ObjectShape.safeParse(value);
-  if (!parsed.success) throw new KubeApiError(0, `${what}: the response is not a Kubernetes object (${parsed.error.issues[0]?.message ?? 'invalid'} at ${parsed.error.issues[0]?.path.join('.') ?? ''})`);
+  if (!parsed.success)
+    throw new KubeApiError(
+      0,
+      `${what}: the response is not a Kubernetes object (${parsed.error.issues[0]?.message ?? 'invalid'} at ${parsed.error.issues[0]?.path.join('.') ?? ''})`,
+    );
   return value as T;
 }
 
 /** Checks that `value` is a list of named objects and hands it on typed. */
 export function asList<T extends KubernetesObject>(value: unknown, what: string): KubernetesListObject<T> {
   const parsed = ListShape.safeParse(value);
-  if (!parsed.success) throw new KubeApiError(0, `${what}: the response is not a Kubernetes list (${parsed.error.issues[0]?.message ?? 'invalid'} at ${parsed.error.issues[0]?.path.join('.') ?? ''})`);
+  if (!parsed.success)
+    throw new KubeApiError(
+      0,
+      `${what}: the response is not a Kubernetes list (${parsed.error.issues[0]?.message ?? 'invalid'} at ${parsed.error.issues[0]?.path.join('.') ?? ''})`,
+    );
   return value as KubernetesListObject<T>;
 }
 
@@ -92,7 +100,10 @@ export class KubeClient {
   async watch(request: WatchRequest, onValue: (value: unknown) => void): Promise<void> {
     const { path, query, signal, maxSilenceMs } = request;
     await this.#bucket?.acquire(signal);
-    await this.transport.stream({ method: 'GET', path, query: { ...query, watch: 'true' }, userAgent: this.userAgent, signal, inactivityTimeoutMs: maxSilenceMs }, onValue);
+    await this.transport.stream(
+      { method: 'GET', path, query: { ...query, watch: 'true' }, userAgent: this.userAgent, signal, inactivityTimeoutMs: maxSilenceMs },
+      onValue,
+    );
   }
 }
 

@@ -57,10 +57,13 @@ class RealClock implements Clock {
   }
   setTimeout(fn: () => void, ms: number): TimerHandle {
     const id = this.nextId++;
-    const timer = setTimeout(() => {
-      this.timers.delete(id);
-      fn();
-    }, Math.max(0, ms));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(id);
+        fn();
+      },
+      Math.max(0, ms),
+    );
     this.timers.set(id, timer);
     return { id };
   }

@@ -89,12 +89,15 @@ export class KubeEventRecorder implements EventRecorder {
     // The write starts on a later turn of the event loop, not a microtask: the caller's next API request
     // takes its rate-limiter token first, as it usually does in client-go, whose sink writes from another
     // goroutine (a status patch then goes out before the event that precedes it in the code).
-    this.chain = this.chain.then(nextTurn).then(() => {
-      this.waiting -= 1;
-      return this.write(occurrence);
-    }).catch((err: unknown) => {
-      log.warn({ err, ...fields }, 'failed to record event');
-    });
+    this.chain = this.chain
+      .then(nextTurn)
+      .then(() => {
+        this.waiting -= 1;
+        return this.write(occurrence);
+      })
+      .catch((err: unknown) => {
+        log.warn({ err, ...fields }, 'failed to record event');
+      });
   }
 
   /** Waits until every queued write finished. */

@@ -40,7 +40,10 @@ async function apiserver(handler: Handler): Promise<{ origin: Http1Origin; versi
 const get = (path: string, extra: Partial<Http1Request> = {}): Http1Request => ({ method: 'GET', path, timeoutMs: 5_000, ...extra });
 
 async function failure(p: Promise<unknown>): Promise<Http1Error> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(Http1Error);
   return err as Http1Error;
 }
@@ -60,9 +63,20 @@ describe.each(HttpTransports)('an HTTP pool over %s', (transport) => {
       res.end(JSON.stringify({ kind: 'Node' }));
     });
     const p = pool(server.origin);
-    const res = await p.request({ method: 'PUT', path: '/api/v1/nodes/n1?dryRun=All', headers: { 'Content-Type': 'application/json' }, body: '{"a":1}', timeoutMs: 5_000 });
+    const res = await p.request({
+      method: 'PUT',
+      path: '/api/v1/nodes/n1?dryRun=All',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"a":1}',
+      timeoutMs: 5_000,
+    });
     const again = await p.request(get('/healthz'));
-    expect([res.status, res.headers.get('Content-Type'), res.headers.get('x-seen'), JSON.parse(res.body.toString())]).toEqual([201, 'application/json', '7', { kind: 'Node' }]);
+    expect([res.status, res.headers.get('Content-Type'), res.headers.get('x-seen'), JSON.parse(res.body.toString())]).toEqual([
+      201,
+      'application/json',
+      '7',
+      { kind: 'Node' },
+    ]);
     expect(again.status).toBe(201);
     expect(seen.slice(0, 1)).toEqual([{ method: 'PUT', url: '/api/v1/nodes/n1?dryRun=All', type: 'application/json', body: '{"a":1}' }]);
     // node:http2 speaks h2 to an https origin; lib/http1 and undici HTTP/1.1.
@@ -79,10 +93,14 @@ describe.each(HttpTransports)('an HTTP pool over %s', (transport) => {
     const parts: string[] = [];
     let first: () => void = () => undefined;
     const firstArrived = new Promise<void>((resolve) => (first = resolve));
-    const done = pool(server.origin).request(get('/api/v1/nodes?watch=1'), (head) => (head.status === 200 ? (c) => {
-      parts.push(c.toString());
-      first();
-    } : undefined));
+    const done = pool(server.origin).request(get('/api/v1/nodes?watch=1'), (head) =>
+      head.status === 200
+        ? (c) => {
+            parts.push(c.toString());
+            first();
+          }
+        : undefined,
+    );
     await firstArrived;
     expect(parts.join('')).toBe('{"type":"ADDED"}\n');
     release();

@@ -43,7 +43,12 @@ class FakeListWatch implements ListWatchSource<V1Node> {
 
 const node = (name: string, rv: string): V1Node => ({ metadata: { name, resourceVersion: rv } });
 
-function setup(lists: Array<{ items: V1Node[]; fail?: boolean }>): { informer: SupervisedInformer<V1Node>; clock: FakeClock; sessions: FakeListWatch[]; log: string[] } {
+function setup(lists: Array<{ items: V1Node[]; fail?: boolean }>): {
+  informer: SupervisedInformer<V1Node>;
+  clock: FakeClock;
+  sessions: FakeListWatch[];
+  log: string[];
+} {
   const clock = new FakeClock();
   const sessions: FakeListWatch[] = [];
   const informer = new SupervisedInformer<V1Node>({
@@ -86,7 +91,9 @@ describe('SupervisedInformer', () => {
   });
 
   it('caches and delivers objects without managedFields, as upstream informers trim them', async () => {
-    const withFields = (rv: string): V1Node => ({ metadata: { name: 'a', resourceVersion: rv, managedFields: [{ manager: 'kubelet', operation: 'Update', fieldsV1: { 'f:status': {} } }] } });
+    const withFields = (rv: string): V1Node => ({
+      metadata: { name: 'a', resourceVersion: rv, managedFields: [{ manager: 'kubelet', operation: 'Update', fieldsV1: { 'f:status': {} } }] },
+    });
     const { informer, sessions } = setup([{ items: [withFields('1')] }]);
     const delivered: V1Node[] = [];
     informer.addEventHandler({ onAdd: (n) => delivered.push(n), onUpdate: (_, n) => delivered.push(n) });

@@ -6,15 +6,7 @@
  * Errors: API failures are thrown as `KubeApiError`s (classify with `isConflict` /
  * `isNotFound` from errors.ts), so retry-on-conflict works against both implementations.
  */
-import type {
-  CoreV1Event,
-  V1LoadBalancerStatus,
-  V1Node,
-  V1NodeAddress,
-  V1NodeCondition,
-  V1Service,
-  V1Taint,
-} from '@kubernetes/client-node';
+import type { CoreV1Event, V1LoadBalancerStatus, V1Node, V1NodeAddress, V1NodeCondition, V1Service, V1Taint } from '@kubernetes/client-node';
 
 export interface KubePort {
   /** GET a node. `fromCache` sends `resourceVersion=0` (served from the apiserver cache). */

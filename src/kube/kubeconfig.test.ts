@@ -21,7 +21,10 @@ function config(user: Record<string, unknown>, cluster: Record<string, unknown> 
   return dump({
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name: 'other', cluster: { server: 'https://127.0.0.9:1' } }, { name: 'c', cluster }],
+    clusters: [
+      { name: 'other', cluster: { server: 'https://127.0.0.9:1' } },
+      { name: 'c', cluster },
+    ],
     users: [{ name: 'u', user }],
     contexts: [{ name: 'ctx', context: { cluster: 'c', user: 'u' } }],
     'current-context': 'ctx',
@@ -30,7 +33,13 @@ function config(user: Record<string, unknown>, cluster: Record<string, unknown> 
 
 describe('parseKubeConfig', () => {
   it("resolves the current context's cluster and user, inline data decoded", () => {
-    const e = parseKubeConfig(config({ 'client-certificate-data': b64('CERT'), 'client-key-data': b64('KEY') }, { server: 'https://127.0.0.1:6443/', 'certificate-authority-data': b64('CA'), 'tls-server-name': 'kubernetes' }), '/etc/kc');
+    const e = parseKubeConfig(
+      config(
+        { 'client-certificate-data': b64('CERT'), 'client-key-data': b64('KEY') },
+        { server: 'https://127.0.0.1:6443/', 'certificate-authority-data': b64('CA'), 'tls-server-name': 'kubernetes' },
+      ),
+      '/etc/kc',
+    );
     expect(e).toEqual({
       server: 'https://127.0.0.1:6443',
       source: '/etc/kc',
@@ -44,7 +53,13 @@ describe('parseKubeConfig', () => {
   });
 
   it('resolves relative file paths against the kubeconfig directory, as clientcmd does', () => {
-    const e = parseKubeConfig(config({ 'client-certificate': 'pki/c.crt', 'client-key': '/abs/c.key', tokenFile: 'token' }, { server: 'https://h:1', 'certificate-authority': 'ca.crt' }), '/etc/kube/config');
+    const e = parseKubeConfig(
+      config(
+        { 'client-certificate': 'pki/c.crt', 'client-key': '/abs/c.key', tokenFile: 'token' },
+        { server: 'https://h:1', 'certificate-authority': 'ca.crt' },
+      ),
+      '/etc/kube/config',
+    );
     expect(e.ca).toEqual({ file: '/etc/kube/ca.crt' });
     expect(e.clientCert).toEqual({ file: '/etc/kube/pki/c.crt' });
     expect(e.clientKey).toEqual({ file: '/abs/c.key' });
@@ -54,8 +69,14 @@ describe('parseKubeConfig', () => {
   it('prefers a token over basic auth and reads an exec plugin', () => {
     expect(parseKubeConfig(config({ token: 't', username: 'a', password: 'b' }), 'kc').credentials).toEqual({ kind: 'token', token: { data: 't' } });
     expect(parseKubeConfig(config({ username: 'a', password: 'b' }), 'kc').credentials).toEqual({ kind: 'basic', username: 'a', password: 'b' });
-    const exec = parseKubeConfig(config({ exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'get-token', args: ['--x'], env: [{ name: 'A', value: '1' }] } }), '/k/config').credentials;
-    expect(exec).toEqual({ kind: 'exec', exec: { command: 'get-token', args: ['--x'], env: { A: '1' }, apiVersion: 'client.authentication.k8s.io/v1', cwd: '/k' } });
+    const exec = parseKubeConfig(
+      config({ exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'get-token', args: ['--x'], env: [{ name: 'A', value: '1' }] } }),
+      '/k/config',
+    ).credentials;
+    expect(exec).toEqual({
+      kind: 'exec',
+      exec: { command: 'get-token', args: ['--x'], env: { A: '1' }, apiVersion: 'client.authentication.k8s.io/v1', cwd: '/k' },
+    });
   });
 
   it.each([
@@ -76,7 +97,11 @@ describe('loadKubeEndpoint', () => {
   it('uses the in-cluster service account when there is no --kubeconfig', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'token'), 'sa-token');
-    const inCluster = { env: { KUBERNETES_SERVICE_HOST: 'fd00::1', KUBERNETES_SERVICE_PORT: '443' }, tokenFile: join(dir, 'token'), caFile: join(dir, 'ca.crt') };
+    const inCluster = {
+      env: { KUBERNETES_SERVICE_HOST: 'fd00::1', KUBERNETES_SERVICE_PORT: '443' },
+      tokenFile: join(dir, 'token'),
+      caFile: join(dir, 'ca.crt'),
+    };
     expect(loadKubeEndpoint('', { inCluster, env: {}, home: dir })).toEqual({
       server: 'https://[fd00::1]:443',
       source: 'in-cluster',
@@ -92,7 +117,10 @@ describe('loadKubeEndpoint', () => {
     writeFileSync(join(dir, 'b'), config({ token: 'from-b' }));
     mkdirSync(join(dir, '.kube'));
     writeFileSync(join(dir, '.kube', 'config'), config({ token: 'from-home' }));
-    expect(loadKubeEndpoint('', { inCluster: noPod, env: { KUBECONFIG: `${join(dir, 'a')}:${join(dir, 'b')}` }, home: dir }).credentials).toEqual({ kind: 'token', token: { data: 'from-b' } });
+    expect(loadKubeEndpoint('', { inCluster: noPod, env: { KUBECONFIG: `${join(dir, 'a')}:${join(dir, 'b')}` }, home: dir }).credentials).toEqual({
+      kind: 'token',
+      token: { data: 'from-b' },
+    });
     expect(loadKubeEndpoint('', { inCluster: noPod, env: {}, home: dir }).credentials).toEqual({ kind: 'token', token: { data: 'from-home' } });
     expect(() => loadKubeEndpoint('', { inCluster: noPod, env: { KUBECONFIG: join(dir, 'a') }, home: dir })).toThrow('no kubeconfig');
   });
@@ -104,17 +132,23 @@ describe('loadKubeEndpoint', () => {
     const noPod = { env: {}, tokenFile: join(dir, 'none'), caFile: join(dir, 'none') };
     // The first file holds the current context and a user; the second the cluster (with a relative CA path),
     // a user of the same name that must lose, and a current-context that must lose.
-    writeFileSync(join(dir, 'one', 'config'), dump({
-      users: [{ name: 'u', user: { tokenFile: 'token' } }],
-      contexts: [{ name: 'ctx', context: { cluster: 'c', user: 'u' } }],
-      'current-context': 'ctx',
-    }));
-    writeFileSync(join(dir, 'two', 'config'), dump({
-      clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.2:6443', 'certificate-authority': 'ca.crt' } }],
-      users: [{ name: 'u', user: { token: 'from-two' } }],
-      contexts: [{ name: 'other', context: { cluster: 'c', user: 'u' } }],
-      'current-context': 'other',
-    }));
+    writeFileSync(
+      join(dir, 'one', 'config'),
+      dump({
+        users: [{ name: 'u', user: { tokenFile: 'token' } }],
+        contexts: [{ name: 'ctx', context: { cluster: 'c', user: 'u' } }],
+        'current-context': 'ctx',
+      }),
+    );
+    writeFileSync(
+      join(dir, 'two', 'config'),
+      dump({
+        clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.2:6443', 'certificate-authority': 'ca.crt' } }],
+        users: [{ name: 'u', user: { token: 'from-two' } }],
+        contexts: [{ name: 'other', context: { cluster: 'c', user: 'u' } }],
+        'current-context': 'other',
+      }),
+    );
     const endpoint = loadKubeEndpoint('', { inCluster: noPod, env: { KUBECONFIG: `${join(dir, 'one', 'config')}:${join(dir, 'two', 'config')}` }, home: dir });
     expect(endpoint).toMatchObject({
       server: 'https://127.0.0.2:6443',
@@ -127,7 +161,9 @@ describe('loadKubeEndpoint', () => {
   it('says what to do when there is nothing to load, and names a missing --kubeconfig', () => {
     const dir = tempDir();
     const noPod = { env: {}, tokenFile: join(dir, 'none'), caFile: join(dir, 'none') };
-    expect(() => loadKubeEndpoint('', { inCluster: noPod, env: {}, home: dir })).toThrow('no kubeconfig: pass --kubeconfig, set KUBECONFIG, or run in a Pod with a service account');
+    expect(() => loadKubeEndpoint('', { inCluster: noPod, env: {}, home: dir })).toThrow(
+      'no kubeconfig: pass --kubeconfig, set KUBECONFIG, or run in a Pod with a service account',
+    );
     expect(() => loadKubeEndpoint(join(dir, 'missing'))).toThrow(`--kubeconfig ${join(dir, 'missing')}: no such file`);
   });
 

@@ -110,7 +110,11 @@ export function inClusterEndpoint(source: InClusterSource = podInCluster): KubeE
   };
 }
 
-const where = (path: readonly PropertyKey[]): string => path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+const where = (path: readonly PropertyKey[]): string =>
+  path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+    .join('')
+    .replace(/^\./, '');
 
 /** Parses kubeconfig text (YAML or JSON) and resolves its current context. `file` names it in errors and anchors relative paths. */
 export function parseKubeConfig(text: string, file: string): KubeEndpoint {
@@ -199,10 +203,12 @@ function resolveContext({ cfg, baseOf }: Merged, file: string): KubeEndpoint {
     return filePath ? { file: isAbsolute(filePath) ? filePath : join(anchor, filePath) } : undefined;
   };
   const at = `${file}: users[${userName}].user`;
-  if (user['auth-provider'] !== undefined) throw new KubeConfigError(`${at}.auth-provider: auth-provider plugins are not supported; use a token, a client certificate or an exec plugin`);
+  if (user['auth-provider'] !== undefined)
+    throw new KubeConfigError(`${at}.auth-provider: auth-provider plugins are not supported; use a token, a client certificate or an exec plugin`);
   const clientCert = material(user['client-certificate-data'], user['client-certificate']);
   const clientKey = material(user['client-key-data'], user['client-key']);
-  if ((clientCert === undefined) !== (clientKey === undefined)) throw new KubeConfigError(`${at}: a client certificate needs both client-certificate(-data) and client-key(-data)`);
+  if ((clientCert === undefined) !== (clientKey === undefined))
+    throw new KubeConfigError(`${at}: a client certificate needs both client-certificate(-data) and client-key(-data)`);
   return {
     server: cluster.server.replace(/\/+$/, ''),
     source: file,
@@ -227,7 +233,13 @@ function credentials(user: UserEntry, base: string, at: string): Credentials {
 }
 
 function execPlugin(exec: z.infer<typeof Exec>, cwd: string): ExecPlugin {
-  return { command: exec.command, args: exec.args ?? [], env: Object.fromEntries((exec.env ?? []).map((e) => [e.name, e.value])), apiVersion: exec.apiVersion, cwd };
+  return {
+    command: exec.command,
+    args: exec.args ?? [],
+    env: Object.fromEntries((exec.env ?? []).map((e) => [e.name, e.value])),
+    apiVersion: exec.apiVersion,
+    cwd,
+  };
 }
 
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {

@@ -102,17 +102,29 @@ describe('LeaderElector', () => {
   it('records LeaderElection Events on the Lease when it becomes leader and when it stops leading', async () => {
     const clock = new FakeClock();
     const events: string[] = [];
-    const recorder = { event: (o: { kind?: string; name?: string }, type: string, reason: string, message: string) => events.push(`${o.kind}/${o.name} ${type} ${reason}: ${message}`) };
+    const recorder = {
+      event: (o: { kind?: string; name?: string }, type: string, reason: string, message: string) =>
+        events.push(`${o.kind}/${o.name} ${type} ${reason}: ${message}`),
+    };
     const ac = new AbortController();
     const running = new LeaderElector({
-      lease: new MemoryLease(), identity: 'host-a_1', clock, logger, random: () => 0, onStartedLeading: () => undefined, onStoppedLeading: () => undefined,
+      lease: new MemoryLease(),
+      identity: 'host-a_1',
+      clock,
+      logger,
+      random: () => 0,
+      onStartedLeading: () => undefined,
+      onStoppedLeading: () => undefined,
       events: { recorder, lease: { kind: 'Lease', namespace: 'kube-system', name: 'cloud-controller-manager' } },
     }).run(ac.signal);
     await flushMicrotasks();
     expect(events).toEqual(['Lease/cloud-controller-manager Normal LeaderElection: host-a_1 became leader']);
     ac.abort();
     await running;
-    expect(events).toEqual(['Lease/cloud-controller-manager Normal LeaderElection: host-a_1 became leader', 'Lease/cloud-controller-manager Normal LeaderElection: host-a_1 stopped leading']);
+    expect(events).toEqual([
+      'Lease/cloud-controller-manager Normal LeaderElection: host-a_1 became leader',
+      'Lease/cloud-controller-manager Normal LeaderElection: host-a_1 stopped leading',
+    ]);
   });
 
   it('a standby takes over only after the holder stops renewing for a lease duration', async () => {
@@ -171,7 +183,16 @@ describe('LeaderElector', () => {
   it('healthCheck reports a leader that has not renewed within lease duration + tolerance', async () => {
     const clock = new FakeClock();
     const lease = new MemoryLease();
-    const a = new LeaderElector({ lease, identity: 'a', clock, logger, random: () => 0, renewDeadlineMs: 10_000, onStartedLeading: () => undefined, onStoppedLeading: () => undefined });
+    const a = new LeaderElector({
+      lease,
+      identity: 'a',
+      clock,
+      logger,
+      random: () => 0,
+      renewDeadlineMs: 10_000,
+      onStartedLeading: () => undefined,
+      onStoppedLeading: () => undefined,
+    });
     const ac = new AbortController();
     const running = a.run(ac.signal);
     await flushMicrotasks();

@@ -81,7 +81,11 @@ export function defaultLeaderIdentity(): string {
 }
 
 /** A `LeaseClient` over the coordination.k8s.io/v1 API. */
-export function coordinationLeaseClient(client: KubeClient, namespace: string = LeaderElectionDefaults.namespace, name: string = LeaderElectionDefaults.name): LeaseClient {
+export function coordinationLeaseClient(
+  client: KubeClient,
+  namespace: string = LeaderElectionDefaults.namespace,
+  name: string = LeaderElectionDefaults.name,
+): LeaseClient {
   const collection = `/apis/coordination.k8s.io/v1/namespaces/${seg(namespace)}/leases`;
   return {
     description: `${namespace}/${name}`,
@@ -93,7 +97,8 @@ export function coordinationLeaseClient(client: KubeClient, namespace: string = 
         throw err;
       }
     },
-    create: (lease, signal) => client.object<V1Lease>('POST', collection, { body: { ...lease, metadata: { ...lease.metadata, name, namespace } }, ...(signal ? { signal } : {}) }),
+    create: (lease, signal) =>
+      client.object<V1Lease>('POST', collection, { body: { ...lease, metadata: { ...lease.metadata, name, namespace } }, ...(signal ? { signal } : {}) }),
     update: (lease, signal) => client.object<V1Lease>('PUT', `${collection}/${seg(name)}`, { body: lease, ...(signal ? { signal } : {}) }),
   };
 }
@@ -300,11 +305,14 @@ export class LeaderElector {
   private withTimeout<T>(work: (signal: AbortSignal) => Promise<T>, timeoutMs: number): Promise<T> {
     const controller = new AbortController();
     return new Promise<T>((resolve, reject) => {
-      const timer = this.clock.setTimeout(() => {
-        const err = new Error('lease request timed out');
-        controller.abort(err);
-        reject(err);
-      }, Math.max(0, timeoutMs));
+      const timer = this.clock.setTimeout(
+        () => {
+          const err = new Error('lease request timed out');
+          controller.abort(err);
+          reject(err);
+        },
+        Math.max(0, timeoutMs),
+      );
       work(controller.signal).then(
         (v) => {
           this.clock.clearTimeout(timer);

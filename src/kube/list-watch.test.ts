@@ -22,7 +22,9 @@ const node = (name: string, rv: string): V1Node => ({ metadata: { name, resource
  * then the response ends (or stays open when `hold`).
  */
 async function apiserver(
-  listed: V1Node[], watches: Array<{ lines: unknown[]; hold?: boolean }>, compacted: readonly string[] = [],
+  listed: V1Node[],
+  watches: Array<{ lines: unknown[]; hold?: boolean }>,
+  compacted: readonly string[] = [],
 ): Promise<{ client: KubeClient; watchQueries: URLSearchParams[]; listQueries: URLSearchParams[]; open: ServerResponse[] }> {
   const watchQueries: URLSearchParams[] = [];
   const listQueries: URLSearchParams[] = [];
@@ -49,8 +51,19 @@ async function apiserver(
     else res.end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const transport = new KubeTransport({ server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, source: 'test', insecureSkipTlsVerify: false, credentials: { kind: 'none' } });
-  cleanups.push(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
+  const transport = new KubeTransport({
+    server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    source: 'test',
+    insecureSkipTlsVerify: false,
+    credentials: { kind: 'none' },
+  });
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   cleanups.push(() => transport.close());
   return { client: new KubeClient(transport, undefined), watchQueries, listQueries, open };
 }
@@ -69,7 +82,19 @@ function record(lw: ListWatch<V1Node>): { log: string[]; errors: unknown[] } {
 
 describe('ListWatch', () => {
   it('lists, then watches from the list version with bookmarks, delivering each event', async () => {
-    const { client, watchQueries } = await apiserver([node('a', '5')], [{ lines: [{ type: 'ADDED', object: node('b', '11') }, { type: 'MODIFIED', object: node('a', '12') }, { type: 'DELETED', object: node('b', '13') }], hold: true }]);
+    const { client, watchQueries } = await apiserver(
+      [node('a', '5')],
+      [
+        {
+          lines: [
+            { type: 'ADDED', object: node('b', '11') },
+            { type: 'MODIFIED', object: node('a', '12') },
+            { type: 'DELETED', object: node('b', '13') },
+          ],
+          hold: true,
+        },
+      ],
+    );
     const lw = new ListWatch<V1Node>({ path: '/api/v1/nodes', client, timeoutSeconds: () => 400 });
     const { log } = record(lw);
     await lw.start();
@@ -80,7 +105,18 @@ describe('ListWatch', () => {
   });
 
   it('re-watches from the last version seen (a bookmark counts) when the server ends a watch', async () => {
-    const { client, watchQueries } = await apiserver([], [{ lines: [{ type: 'ADDED', object: node('a', '11') }, { type: 'BOOKMARK', object: { kind: 'Node', metadata: { resourceVersion: '20' } } }] }, { lines: [], hold: true }]);
+    const { client, watchQueries } = await apiserver(
+      [],
+      [
+        {
+          lines: [
+            { type: 'ADDED', object: node('a', '11') },
+            { type: 'BOOKMARK', object: { kind: 'Node', metadata: { resourceVersion: '20' } } },
+          ],
+        },
+        { lines: [], hold: true },
+      ],
+    );
     const lw = new ListWatch<V1Node>({ path: '/api/v1/nodes', client });
     const { errors } = record(lw);
     await lw.start();
@@ -110,7 +146,10 @@ describe('ListWatch', () => {
   });
 
   it('ends the session with an error when the watch cannot resume (410 Gone)', async () => {
-    const { client, watchQueries } = await apiserver([], [{ lines: [{ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 10 (15)' } }], hold: true }]);
+    const { client, watchQueries } = await apiserver(
+      [],
+      [{ lines: [{ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 10 (15)' } }], hold: true }],
+    );
     const lw = new ListWatch<V1Node>({ path: '/api/v1/nodes', client });
     const { errors } = record(lw);
     await lw.start();
@@ -145,7 +184,10 @@ describe('ListWatch', () => {
 describe('nodeInformer', () => {
   it('relists from the version its last session reached, not from a consistent read', async () => {
     const expired = { type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 12 (15)' } };
-    const { client, listQueries } = await apiserver([node('a', '5')], [{ lines: [{ type: 'MODIFIED', object: node('a', '12') }, expired] }, { lines: [], hold: true }]);
+    const { client, listQueries } = await apiserver(
+      [node('a', '5')],
+      [{ lines: [{ type: 'MODIFIED', object: node('a', '12') }, expired] }, { lines: [], hold: true }],
+    );
     const clock = new FakeClock();
     const informer = nodeInformer({ client, logger: pino({ level: 'silent' }), clock });
     const abort = new AbortController();
@@ -155,10 +197,12 @@ describe('nodeInformer', () => {
       await running;
     });
     await expect.poll(() => informer.get('a')?.metadata?.resourceVersion).toBe('12');
-    await expect.poll(async () => {
-      await clock.advance(1_000);
-      return listQueries.length;
-    }).toBe(2);
+    await expect
+      .poll(async () => {
+        await clock.advance(1_000);
+        return listQueries.length;
+      })
+      .toBe(2);
     expect(listQueries.map((q) => q.get('resourceVersion'))).toEqual(['0', '12']);
   });
 });

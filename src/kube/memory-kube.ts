@@ -7,15 +7,7 @@
  * `failures` injects errors: `kube.failures.set('updateNode', apiError(409, 'conflict'))` makes the
  * next call of that method throw (one-shot).
  */
-import type {
-  CoreV1Event,
-  V1LoadBalancerStatus,
-  V1Node,
-  V1NodeAddress,
-  V1NodeCondition,
-  V1Service,
-  V1Taint,
-} from '@kubernetes/client-node';
+import type { CoreV1Event, V1LoadBalancerStatus, V1Node, V1NodeAddress, V1NodeCondition, V1Service, V1Taint } from '@kubernetes/client-node';
 import { apiError } from './errors.ts';
 import { objectKey } from './keys.ts';
 import type { KubePort } from './kube-port.ts';

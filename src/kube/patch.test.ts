@@ -12,8 +12,13 @@ import {
 describe('patch helpers', () => {
   it('use strategic merge for labels, taints (with resourceVersion) and conditions', () => {
     expect(nodeLabelsPatch({ a: 'b' })).toEqual({ contentType: 'application/strategic-merge-patch+json', body: { metadata: { labels: { a: 'b' } } } });
-    expect(nodeTaintsPatch([{ key: 'k', effect: 'NoSchedule' }], '42').body).toEqual({ metadata: { resourceVersion: '42' }, spec: { taints: [{ key: 'k', effect: 'NoSchedule' }] } });
-    expect(nodeConditionPatch({ type: 'NetworkUnavailable', status: 'False' }).body).toEqual({ status: { conditions: [{ type: 'NetworkUnavailable', status: 'False' }] } });
+    expect(nodeTaintsPatch([{ key: 'k', effect: 'NoSchedule' }], '42').body).toEqual({
+      metadata: { resourceVersion: '42' },
+      spec: { taints: [{ key: 'k', effect: 'NoSchedule' }] },
+    });
+    expect(nodeConditionPatch({ type: 'NetworkUnavailable', status: 'False' }).body).toEqual({
+      status: { conditions: [{ type: 'NetworkUnavailable', status: 'False' }] },
+    });
   });
 
   it('replace status.addresses as a whole with a JSON patch', () => {

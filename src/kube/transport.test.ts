@@ -29,7 +29,15 @@ const dirs: string[] = [];
 afterEach(async () => {
   for (const t of transports.splice(0)) t.close();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-  await Promise.all(servers.splice(0).map((s) => new Promise<void>((resolve) => { s.closeAllConnections(); s.close(() => resolve()); })));
+  await Promise.all(
+    servers.splice(0).map(
+      (s) =>
+        new Promise<void>((resolve) => {
+          s.closeAllConnections();
+          s.close(() => resolve());
+        }),
+    ),
+  );
 });
 
 const json = (res: ServerResponse, code: number, value: unknown): void => {
@@ -48,7 +56,13 @@ async function fakeApiserver(handler: Handler = (_q, res) => json(res, 200, { ki
     req.setEncoding('utf8');
     req.on('data', (c: string) => (body += c));
     req.on('end', () => {
-      requests.push({ method: req.method ?? '', url: req.url ?? '', auth: req.headers.authorization ?? '', contentType: req.headers['content-type'] ?? '', body });
+      requests.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        auth: req.headers.authorization ?? '',
+        contentType: req.headers['content-type'] ?? '',
+        body,
+      });
       handler(req, res, body);
     });
   });
@@ -64,7 +78,15 @@ async function fakeApiserver(handler: Handler = (_q, res) => json(res, 200, { ki
 }
 
 function transport(api: FakeApiserver, extra: Partial<KubeEndpoint> = {}, credentials: Credentials = { kind: 'none' }): KubeTransport {
-  const t = new KubeTransport({ server: api.url, source: 'test', ca: { data: api.ca }, insecureSkipTlsVerify: false, tlsServerName: 'localhost', credentials, ...extra });
+  const t = new KubeTransport({
+    server: api.url,
+    source: 'test',
+    ca: { data: api.ca },
+    insecureSkipTlsVerify: false,
+    tlsServerName: 'localhost',
+    credentials,
+    ...extra,
+  });
   transports.push(t);
   return t;
 }
@@ -140,7 +162,9 @@ describe('KubeTransport', () => {
   });
 
   it('turns an error status into a KubeApiError with the Status reason and message', async () => {
-    const api = await fakeApiserver((_q, res) => json(res, 409, { kind: 'Status', status: 'Failure', reason: 'Conflict', code: 409, message: 'the object has been modified' }));
+    const api = await fakeApiserver((_q, res) =>
+      json(res, 409, { kind: 'Status', status: 'Failure', reason: 'Conflict', code: 409, message: 'the object has been modified' }),
+    );
     const t = transport(api, { insecureSkipTlsVerify: true });
     const err = await t.request({ method: 'PUT', path: '/api/v1/nodes/n1', body: { metadata: { name: 'n1' } } }).catch((e: unknown) => e);
     expect(err).toMatchObject({ name: 'KubeApiError', code: 409, reason: 'Conflict' });
@@ -167,7 +191,10 @@ describe('KubeTransport', () => {
     const t = transport(api, { insecureSkipTlsVerify: true });
     const seen: unknown[] = [];
     await t.stream({ method: 'GET', path: '/api/v1/nodes', query: { watch: 'true' } }, (v) => seen.push(v));
-    expect(seen).toEqual([{ type: 'ADDED', object: { a: 1 } }, { type: 'BOOKMARK', object: {} }]);
+    expect(seen).toEqual([
+      { type: 'ADDED', object: { a: 1 } },
+      { type: 'BOOKMARK', object: {} },
+    ]);
     expect(api.requests[0]?.url).toBe('/api/v1/nodes?watch=true');
   });
 
@@ -182,9 +209,16 @@ describe('KubeTransport', () => {
     const plugin = join(dir, 'plugin.sh');
     const counter = join(dir, 'runs');
     writeFileSync(counter, '');
-    writeFileSync(plugin, `#!/bin/sh\necho run >> ${counter}\nn=$(wc -l < ${counter})\necho "{\\"apiVersion\\":\\"client.authentication.k8s.io/v1\\",\\"kind\\":\\"ExecCredential\\",\\"status\\":{\\"token\\":\\"tok-$n\\"}}"\n`);
+    writeFileSync(
+      plugin,
+      `#!/bin/sh\necho run >> ${counter}\nn=$(wc -l < ${counter})\necho "{\\"apiVersion\\":\\"client.authentication.k8s.io/v1\\",\\"kind\\":\\"ExecCredential\\",\\"status\\":{\\"token\\":\\"tok-$n\\"}}"\n`,
+    );
     chmodSync(plugin, 0o755);
-    const t = transport(api, { insecureSkipTlsVerify: true }, { kind: 'exec', exec: { command: plugin, args: [], env: {}, apiVersion: 'client.authentication.k8s.io/v1', cwd: dir } });
+    const t = transport(
+      api,
+      { insecureSkipTlsVerify: true },
+      { kind: 'exec', exec: { command: plugin, args: [], env: {}, apiVersion: 'client.authentication.k8s.io/v1', cwd: dir } },
+    );
     await t.request({ method: 'GET', path: '/api/v1/nodes' });
     await t.request({ method: 'GET', path: '/api/v1/nodes' });
     expect(api.requests.map((r) => r.auth)).toEqual(['Bearer tok-1', 'Bearer tok-1', 'Bearer tok-2']);

@@ -175,7 +175,8 @@ export class KubeTransport {
     } catch (err) {
       const cause = thrown?.error;
       if (cause instanceof KubeApiError) throw cause;
-      if (cause !== undefined) throw new KubeApiError(0, `${req.method} ${req.path}: ${cause instanceof Error ? cause.message : 'the stream handler failed'}`, undefined, { cause });
+      if (cause !== undefined)
+        throw new KubeApiError(0, `${req.method} ${req.path}: ${cause instanceof Error ? cause.message : 'the stream handler failed'}`, undefined, { cause });
       throw err;
     }
     if (res.status >= 400) throw failure(req, res);
@@ -205,14 +206,17 @@ export class KubeTransport {
     const pool = this.#poolFor(exec);
     const body = req.body === undefined ? undefined : JSON.stringify(req.body);
     try {
-      return await pool.http.request({
-        method: req.method,
-        path: this.#prefix + req.path + queryString(req.query),
-        headers: requestHeaders(req, body, this.#authorization(exec)),
-        timeoutMs: req.inactivityTimeoutMs ?? DEFAULT_INACTIVITY_TIMEOUT_MS,
-        ...(body === undefined ? {} : { body }),
-        ...(req.signal ? { signal: req.signal } : {}),
-      }, sink);
+      return await pool.http.request(
+        {
+          method: req.method,
+          path: this.#prefix + req.path + queryString(req.query),
+          headers: requestHeaders(req, body, this.#authorization(exec)),
+          timeoutMs: req.inactivityTimeoutMs ?? DEFAULT_INACTIVITY_TIMEOUT_MS,
+          ...(body === undefined ? {} : { body }),
+          ...(req.signal ? { signal: req.signal } : {}),
+        },
+        sink,
+      );
     } catch (err) {
       throw new KubeApiError(0, `${req.method} ${req.path}: ${err instanceof Error ? err.message : String(err)}`, undefined, { cause: err });
     }
@@ -289,7 +293,11 @@ function runExecPlugin(plugin: ExecPlugin, endpoint: KubeEndpoint): Promise<Exec
   return new Promise<ExecResult>((resolve, reject) => {
     execFile(plugin.command, [...plugin.args], { env, cwd: plugin.cwd, timeout: 60_000, maxBuffer: 1 << 20 }, (err, stdout) => {
       if (err) {
-        reject(new KubeApiError(0, `the exec credential plugin ${plugin.command} for ${endpoint.source} failed: ${err.message.split('\n')[0]}`, undefined, { cause: err }));
+        reject(
+          new KubeApiError(0, `the exec credential plugin ${plugin.command} for ${endpoint.source} failed: ${err.message.split('\n')[0]}`, undefined, {
+            cause: err,
+          }),
+        );
         return;
       }
       let parsed: z.infer<typeof ExecCredential>;

@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ANNOTATION_PREFIX,
-  InvalidAnnotationError,
-  annotationDefinitions,
-  loadBalancerConfigOf,
-  parseLoadBalancerAnnotations,
-} from './annotations.ts';
+import { ANNOTATION_PREFIX, InvalidAnnotationError, annotationDefinitions, loadBalancerConfigOf, parseLoadBalancerAnnotations } from './annotations.ts';
 
 const a = (name: string): string => ANNOTATION_PREFIX + name;
 
@@ -101,9 +95,7 @@ describe('parseLoadBalancerAnnotations', () => {
     });
     expect(result.ok).toBe(false);
     if (result.ok) return;
-    expect(result.errors.map((e) => e.annotation).sort()).toEqual(
-      ['port-0', 'port-80', 'port-81', 'port-82', 'port-abc'].map(a).sort(),
-    );
+    expect(result.errors.map((e) => e.annotation).sort()).toEqual(['port-0', 'port-80', 'port-81', 'port-82', 'port-abc'].map(a).sort());
     expect(result.errors[0]?.allowed).toContain('proxy-protocol (none, v1, v2)');
   });
 

@@ -123,7 +123,10 @@ export const PortOverrideSchema = z.strictObject({
   'proxy-protocol': z.enum(PROXY_PROTOCOLS).optional(),
   'health-check-protocol': z.enum(HEALTH_CHECK_PROTOCOLS).optional(),
   'health-check-port': z.number().int().min(1).max(65535).optional(),
-  'health-check-path': z.string().regex(/^\/\S*$/).optional(),
+  'health-check-path': z
+    .string()
+    .regex(/^\/\S*$/)
+    .optional(),
 });
 export type PortOverride = z.infer<typeof PortOverrideSchema>;
 
@@ -139,7 +142,7 @@ export const portOverrideAnnotation: AnnotationDefinition<PortOverride | undefin
   defaultText: '',
   allowed: PORT_OVERRIDE_ALLOWED,
   description:
-    'Overrides for the listener of Service port <n> (the `port`, not the nodePort), like Linode\'s `port-*`: ' +
+    "Overrides for the listener of Service port <n> (the `port`, not the nodePort), like Linode's `port-*`: " +
     'e.g. `{"protocol":"http","health-check-path":"/ready"}`. Keys not given fall back to the Service-wide annotations.',
   defaultValue: undefined,
   parse: (raw) => {
@@ -160,7 +163,8 @@ export const loadBalancerAnnotations = {
     name: 'protocol',
     values: LISTENER_PROTOCOLS,
     default: 'tcp',
-    description: 'Protocol of the listener of every TCP port (overridable per port). A UDP Service port is always a udp listener, without a PROXY header, checked only through `spec.healthCheckNodePort` (else not at all), its node port opened over UDP.',
+    description:
+      'Protocol of the listener of every TCP port (overridable per port). A UDP Service port is always a udp listener, without a PROXY header, checked only through `spec.healthCheckNodePort` (else not at all), its node port opened over UDP.',
   }),
   proxyProtocol: enumAnnotation({
     name: 'proxy-protocol',
@@ -187,7 +191,7 @@ export const loadBalancerAnnotations = {
     min: 1,
     max: 65535,
     default: undefined,
-    defaultText: 'the listener\'s nodePort',
+    defaultText: "the listener's nodePort",
     description: 'Node port the health check connects to.',
   }),
   healthCheckPath: stringAnnotation({
@@ -221,7 +225,7 @@ export const loadBalancerAnnotations = {
   hostnameOnlyIngress: boolAnnotation({
     name: 'hostname-only-ingress',
     default: false,
-    description: 'Report only the load balancer\'s hostname in `status.loadBalancer.ingress`, no IP.',
+    description: "Report only the load balancer's hostname in `status.loadBalancer.ingress`, no IP.",
   }),
   preserve: boolAnnotation({
     name: 'preserve',
@@ -257,8 +261,7 @@ export interface AnnotationIssue {
 }
 
 export type AnnotationParseResult =
-  | { readonly ok: true; readonly config: LoadBalancerAnnotationConfig }
-  | { readonly ok: false; readonly errors: readonly AnnotationIssue[] };
+  { readonly ok: true; readonly config: LoadBalancerAnnotationConfig } | { readonly ok: false; readonly errors: readonly AnnotationIssue[] };
 
 /** Every definition, in registry order, for docs and error messages. */
 export function annotationDefinitions(): readonly AnnotationDefinition<unknown>[] {

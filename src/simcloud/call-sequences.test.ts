@@ -53,8 +53,14 @@ beforeEach(() => {
 
 function provider(strategy: LoadBalancerStrategy = 'lb'): SimcloudProvider {
   return new SimcloudProvider({
-    endpoint: sc.url, token: sc.token, requestTimeoutMs: 5000, loadBalancersEnabled: true, loadBalancerStrategy: strategy,
-    routesEnabled: true, network: network.name, clock: new SimcloudLinkedClock(),
+    endpoint: sc.url,
+    token: sc.token,
+    requestTimeoutMs: 5000,
+    loadBalancersEnabled: true,
+    loadBalancerStrategy: strategy,
+    routesEnabled: true,
+    network: network.name,
+    clock: new SimcloudLinkedClock(),
   });
 }
 
@@ -74,7 +80,11 @@ async function requestsOf(run: () => Promise<unknown>, svc?: V1Service): Promise
   await run();
   return log.map((c) => {
     let line = `${c.method} ${decodeURIComponent(c.path)}`;
-    if (svc) line = line.replaceAll(ownerSelector(CLUSTER, svc), '{owner}').replaceAll(resourceName(CLUSTER, svc), '{name}').replaceAll(svc.metadata?.uid ?? '{owner}', '{uid}');
+    if (svc)
+      line = line
+        .replaceAll(ownerSelector(CLUSTER, svc), '{owner}')
+        .replaceAll(resourceName(CLUSTER, svc), '{name}')
+        .replaceAll(svc.metadata?.uid ?? '{owner}', '{uid}');
     return line.replace(/\/([a-z]{2,5})-[A-Za-z0-9]+(?=\/|\?|$)/g, '/{$1}');
   });
 }
@@ -94,9 +104,15 @@ describe('LoadBalancer requests, strategy lb', () => {
     const lb = provider().loadBalancer()!;
     const svc = service();
     expect(await requestsOf(() => lb.ensureLoadBalancer(CLUSTER, svc, nodes), svc)).toEqual([
-      ...ownerLookups('server_groups'), byName('server_groups'), 'POST /v1/server_groups',
-      ...ownerLookups('firewall_policies'), byName('firewall_policies'), 'POST /v1/firewall_policies',
-      ...ownerLookups('load_balancers', noTargets), byName('load_balancers', noTargets), 'POST /v1/load_balancers',
+      ...ownerLookups('server_groups'),
+      byName('server_groups'),
+      'POST /v1/server_groups',
+      ...ownerLookups('firewall_policies'),
+      byName('firewall_policies'),
+      'POST /v1/firewall_policies',
+      ...ownerLookups('load_balancers', noTargets),
+      byName('load_balancers', noTargets),
+      'POST /v1/load_balancers',
       'GET /v1/actions/{act}',
     ]);
     expect(methodsSent()).toEqual(new Set(['EnsureLoadBalancer']));
@@ -107,7 +123,9 @@ describe('LoadBalancer requests, strategy lb', () => {
     const svc = service();
     const established = withIngress(svc, await lb.ensureLoadBalancer(CLUSTER, svc, nodes));
     expect(await requestsOf(() => lb.ensureLoadBalancer(CLUSTER, established, nodes), svc)).toEqual([
-      ...ownerLookups('server_groups'), ...ownerLookups('firewall_policies'), ...ownerLookups('load_balancers', noTargets),
+      ...ownerLookups('server_groups'),
+      ...ownerLookups('firewall_policies'),
+      ...ownerLookups('load_balancers', noTargets),
     ]);
   });
 
@@ -118,8 +136,10 @@ describe('LoadBalancer requests, strategy lb', () => {
     const moved = { ...established, spec: service([80, 443]).spec! };
     expect(await requestsOf(() => lb.ensureLoadBalancer(CLUSTER, moved, nodes), svc)).toEqual([
       ...ownerLookups('server_groups'),
-      ...ownerLookups('firewall_policies'), 'PUT /v1/firewall_policies/{fwp}/rules',
-      ...ownerLookups('load_balancers', noTargets), 'PATCH /v1/load_balancers/{lb}',
+      ...ownerLookups('firewall_policies'),
+      'PUT /v1/firewall_policies/{fwp}/rules',
+      ...ownerLookups('load_balancers', noTargets),
+      'PATCH /v1/load_balancers/{lb}',
     ]);
   });
 
@@ -128,10 +148,12 @@ describe('LoadBalancer requests, strategy lb', () => {
     const svc = service();
     const established = withIngress(svc, await lb.ensureLoadBalancer(CLUSTER, svc, nodes));
     expect(await requestsOf(() => lb.updateLoadBalancer(CLUSTER, established, nodes.slice(0, 2)), svc)).toEqual([
-      ...ownerLookups('server_groups'), 'POST /v1/server_groups/{grp}/actions/remove_servers',
+      ...ownerLookups('server_groups'),
+      'POST /v1/server_groups/{grp}/actions/remove_servers',
     ]);
     expect(await requestsOf(() => lb.updateLoadBalancer(CLUSTER, established, nodes), svc)).toEqual([
-      ...ownerLookups('server_groups'), 'POST /v1/server_groups/{grp}/actions/add_servers',
+      ...ownerLookups('server_groups'),
+      'POST /v1/server_groups/{grp}/actions/add_servers',
     ]);
     expect(await requestsOf(() => lb.updateLoadBalancer(CLUSTER, established, nodes), svc)).toEqual(ownerLookups('server_groups'));
     expect(methodsSent()).toEqual(new Set(['UpdateLoadBalancer']));
@@ -142,9 +164,14 @@ describe('LoadBalancer requests, strategy lb', () => {
     const svc = service();
     const established = withIngress(svc, await lb.ensureLoadBalancer(CLUSTER, svc, nodes));
     expect(await requestsOf(() => lb.ensureLoadBalancerDeleted(CLUSTER, established), svc)).toEqual([
-      ...ownerLookups('load_balancers', noTargets), 'DELETE /v1/load_balancers/{lb}', 'GET /v1/actions/{act}',
-      ...ownerLookups('firewall_policies'), 'POST /v1/firewall_policies/{fwp}/actions/remove', 'DELETE /v1/firewall_policies/{fwp}',
-      ...ownerLookups('server_groups'), 'DELETE /v1/server_groups/{grp}',
+      ...ownerLookups('load_balancers', noTargets),
+      'DELETE /v1/load_balancers/{lb}',
+      'GET /v1/actions/{act}',
+      ...ownerLookups('firewall_policies'),
+      'POST /v1/firewall_policies/{fwp}/actions/remove',
+      'DELETE /v1/firewall_policies/{fwp}',
+      ...ownerLookups('server_groups'),
+      'DELETE /v1/server_groups/{grp}',
     ]);
     expect(methodsSent()).toEqual(new Set(['EnsureLoadBalancerDeleted']));
   });
@@ -153,9 +180,12 @@ describe('LoadBalancer requests, strategy lb', () => {
     const lb = provider().loadBalancer()!;
     const svc = service();
     expect(await requestsOf(() => lb.ensureLoadBalancerDeleted(CLUSTER, svc), svc)).toEqual([
-      ...ownerLookups('load_balancers', noTargets), byName('load_balancers', noTargets),
-      ...ownerLookups('firewall_policies'), byName('firewall_policies'),
-      ...ownerLookups('server_groups'), byName('server_groups'),
+      ...ownerLookups('load_balancers', noTargets),
+      byName('load_balancers', noTargets),
+      ...ownerLookups('firewall_policies'),
+      byName('firewall_policies'),
+      ...ownerLookups('server_groups'),
+      byName('server_groups'),
     ]);
   });
 });
@@ -168,21 +198,33 @@ describe('LoadBalancer requests, strategy ip-block', () => {
     const svc = service();
     const created = await requestsOf(() => lb.ensureLoadBalancer(CLUSTER, svc, nodes), svc);
     expect(created).toEqual([
-      blockLookup, 'GET /v1/regions', 'POST /v1/ip_blocks',
-      'GET /v1/load_balancers?label_selector={owner}&sort=created:asc&resolved_targets=false', 'GET /v1/load_balancers?name={name}&resolved_targets=false',
-      'POST /v1/load_balancers', 'GET /v1/actions/{act}',
+      blockLookup,
+      'GET /v1/regions',
+      'POST /v1/ip_blocks',
+      'GET /v1/load_balancers?label_selector={owner}&sort=created:asc&resolved_targets=false',
+      'GET /v1/load_balancers?name={name}&resolved_targets=false',
+      'POST /v1/load_balancers',
+      'GET /v1/actions/{act}',
     ]);
     const established = withIngress(svc, await lb.ensureLoadBalancer(CLUSTER, svc, nodes));
     expect(await requestsOf(() => lb.ensureLoadBalancerDeleted(CLUSTER, established), svc)).toEqual([
-      'GET /v1/load_balancers?label_selector={owner}&sort=created:asc&resolved_targets=false', 'DELETE /v1/load_balancers/{lb}', 'GET /v1/actions/{act}',
-      blockLookup, 'DELETE /v1/ip_blocks/{ipb}',
+      'GET /v1/load_balancers?label_selector={owner}&sort=created:asc&resolved_targets=false',
+      'DELETE /v1/load_balancers/{lb}',
+      'GET /v1/actions/{act}',
+      blockLookup,
+      'DELETE /v1/ip_blocks/{ipb}',
     ]);
   });
 });
 
 describe('Routes requests', () => {
   const route = (node: number, cidr: string): Route => ({
-    name: '', targetNode: servers[node]!.name, targetNodeAddresses: [], destinationCIDR: cidr, blackhole: false, enableNodeAddresses: false,
+    name: '',
+    targetNode: servers[node]!.name,
+    targetNodeAddresses: [],
+    destinationCIDR: cidr,
+    blackhole: false,
+    enableNodeAddresses: false,
   });
   /** The network is configured by name: a provider's first read finds it by name, later ones get it by id. */
   const networkByName = 'GET /v1/networks?name=pods';
@@ -199,7 +241,8 @@ describe('Routes requests', () => {
     const routes = provider().routes()!;
     await routes.listRoutes(CLUSTER);
     expect(await requestsOf(() => routes.createRoute(CLUSTER, randomUUID(), route(0, '10.244.10.0/24')))).toEqual([
-      'POST /v1/networks/{net}/routes', 'GET /v1/actions/{act}',
+      'POST /v1/networks/{net}/routes',
+      'GET /v1/actions/{act}',
     ]);
     expect(methodsSent()).toEqual(new Set(['CreateRoute']));
   });
@@ -207,7 +250,10 @@ describe('Routes requests', () => {
   it('CreateRoute without a listing reads the network and the servers first', async () => {
     const routes = provider().routes()!;
     expect(await requestsOf(() => routes.createRoute(CLUSTER, randomUUID(), route(1, '10.244.11.0/24')))).toEqual([
-      networkByName, serverList, 'POST /v1/networks/{net}/routes', 'GET /v1/actions/{act}',
+      networkByName,
+      serverList,
+      'POST /v1/networks/{net}/routes',
+      'GET /v1/actions/{act}',
     ]);
   });
 

@@ -20,7 +20,10 @@ afterAll(async () => {
 /** Runs `call` while moving `clock` on, so retry waits pass without real time. */
 async function onClock<T>(clock: FakeClock, call: Promise<T>): Promise<T> {
   let settled = false;
-  call.then(() => (settled = true), () => (settled = true));
+  call.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
   while (!settled) await clock.advance(1000);
   return call;
 }
@@ -49,7 +52,12 @@ describe('the CCM simcloud client', () => {
 
   it('does not repeat a request the server refused (4xx)', async () => {
     const clock = new FakeClock();
-    const failed = await onClock(clock, ccmClient(clock).servers.create({ name: 'x', server_type: 'no-such-type', image: 'ubuntu-24.04', zone: 'sim-1a' }).catch((e: unknown) => e));
+    const failed = await onClock(
+      clock,
+      ccmClient(clock)
+        .servers.create({ name: 'x', server_type: 'no-such-type', image: 'ubuntu-24.04', zone: 'sim-1a' })
+        .catch((e: unknown) => e),
+    );
     expect(failed).toMatchObject({ code: 'invalid_input' });
     expect(await sc.client.servers.listAll({ name: 'x' })).toEqual([]);
   });

@@ -3,7 +3,15 @@
  * the rate budget, a metrics hook on every HTTP exchange, all waits on the injected clock), per-call options from the contract's `CallContext`, not_found handling, action waits, and the
  * conversion of wire servers into the provider's view. The only module that constructs a `SimcloudClient`.
  */
-import { DEFAULT_RETRY, SimcloudClient, poolExchange, isApiError, type CallOptions, type Middleware, type RetryPolicy } from '../../simulator/api/client/index.ts';
+import {
+  DEFAULT_RETRY,
+  SimcloudClient,
+  poolExchange,
+  isApiError,
+  type CallOptions,
+  type Middleware,
+  type RetryPolicy,
+} from '../../simulator/api/client/index.ts';
 import type { Action, Server } from '../../simulator/api/schema/index.ts';
 import type { CallContext } from '../cloud/provider.ts';
 import type { CloudCallObserver } from '../cloud/registry.ts';
@@ -11,7 +19,6 @@ import type { CloudServer, ServerLookup } from './instances.ts';
 import type { HttpTransport } from '../../lib/http-pool.ts';
 import { realClock, sleep, type Clock } from '../kube/clock.ts';
 import { rateBudgetGate } from './rate-budget.ts';
-
 
 export interface ClientOptions {
   readonly endpoint: string;

@@ -28,7 +28,6 @@ export interface ServerLookup {
   findServerByName(name: string, ctx?: CallContext): Promise<CloudServer | undefined>;
 }
 
-
 /** InternalIP = private addresses, ExternalIP = public IPv4, Hostname = the server name. */
 export function serverAddresses(server: CloudServer): V1NodeAddress[] {
   return [

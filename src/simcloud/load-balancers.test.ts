@@ -33,7 +33,10 @@ function balancer(strategy: LoadBalancerStrategy): SimcloudLoadBalancers {
     methods.push({ path: new URL(input instanceof Request ? input.url : input).pathname, method: headers.get('x-simcloud-method') });
     return fetch(input, init);
   };
-  return new SimcloudLoadBalancers({ client: createClient({ endpoint: sc.url, token: sc.token, requestTimeoutMs: 5000, fetch: recording, clock: new HurriedClock() }), strategy });
+  return new SimcloudLoadBalancers({
+    client: createClient({ endpoint: sc.url, token: sc.token, requestTimeoutMs: 5000, fetch: recording, clock: new HurriedClock() }),
+    strategy,
+  });
 }
 
 function service(annotations: Record<string, string> = {}, spec: Partial<V1Service['spec']> = {}): V1Service {
@@ -44,7 +47,10 @@ function service(annotations: Record<string, string> = {}, spec: Partial<V1Servi
 }
 
 const a = (name: string): string => ANNOTATION_PREFIX + name;
-const ownedBy = (svc: V1Service) => (r: { labels: Record<string, string> }): boolean => r.labels[LABELS.serviceUid] === svc.metadata?.uid;
+const ownedBy =
+  (svc: V1Service) =>
+  (r: { labels: Record<string, string> }): boolean =>
+    r.labels[LABELS.serviceUid] === svc.metadata?.uid;
 
 /** Everything in the cloud labelled as the Service's. */
 async function cloudOf(svc: V1Service) {
@@ -86,7 +92,15 @@ describe('SimcloudLoadBalancers, strategy lb', () => {
     expect(made.targets).toEqual([{ kind: 'server_group', server_group_id: group.id }]);
     expect([...group.servers].sort()).toEqual(servers.map((s) => s.id).sort());
     expect(policy.rules.map((r) => ({ ports: r.ports, sources: r.source_cidrs }))).toEqual([{ ports: '30080', sources: ['0.0.0.0/0'] }]);
-    expect(made.services).toMatchObject([{ protocol: 'tcp', listen_port: 80, destination_port: 30080, proxy_protocol: 'none', health_check: { protocol: 'tcp', port: 30080, interval_seconds: 10, timeout_seconds: 5, retries: 3 } }]);
+    expect(made.services).toMatchObject([
+      {
+        protocol: 'tcp',
+        listen_port: 80,
+        destination_port: 30080,
+        proxy_protocol: 'none',
+        health_check: { protocol: 'tcp', port: 30080, interval_seconds: 10, timeout_seconds: 5, retries: 3 },
+      },
+    ]);
     expect(made.algorithm).toBe('round_robin');
     expect(made.session_affinity).toBe('none');
     expect(status).toEqual({ ingress: [{ ip: made.public_ipv4, ipMode: 'VIP' }] });
@@ -153,18 +167,33 @@ describe('each annotation changes the load balancer it describes', () => {
   beforeAll(() => {
     lb = balancer('lb');
   });
-  type Case = [name: string, svc: { annotations?: Record<string, string>; spec?: Partial<V1Service['spec']> }, read: (made: LoadBalancer) => unknown, want: unknown];
+  type Case = [
+    name: string,
+    svc: { annotations?: Record<string, string>; spec?: Partial<V1Service['spec']> },
+    read: (made: LoadBalancer) => unknown,
+    want: unknown,
+  ];
   const cases: Case[] = [
     ['protocol', { annotations: { [a('protocol')]: 'http' } }, (m) => m.services[0]?.protocol, 'http'],
     ['proxy-protocol', { annotations: { [a('proxy-protocol')]: 'v2' } }, (m) => m.services[0]?.proxy_protocol, 'v2'],
     ['algorithm', { annotations: { [a('algorithm')]: 'least_connections' } }, (m) => m.algorithm, 'least_connections'],
     ['health-check-protocol', { annotations: { [a('health-check-protocol')]: 'http' } }, (m) => m.services[0]?.health_check.protocol, 'http'],
     ['health-check-port', { annotations: { [a('health-check-port')]: '31999' } }, (m) => m.services[0]?.health_check.port, 31999],
-    ['health-check-path', { annotations: { [a('health-check-protocol')]: 'http', [a('health-check-path')]: '/ready' } }, (m) => m.services[0]?.health_check.path, '/ready'],
+    [
+      'health-check-path',
+      { annotations: { [a('health-check-protocol')]: 'http', [a('health-check-path')]: '/ready' } },
+      (m) => m.services[0]?.health_check.path,
+      '/ready',
+    ],
     ['health-check-interval', { annotations: { [a('health-check-interval')]: '7' } }, (m) => m.services[0]?.health_check.interval_seconds, 7],
     ['health-check-timeout', { annotations: { [a('health-check-timeout')]: '3' } }, (m) => m.services[0]?.health_check.timeout_seconds, 3],
     ['health-check-retries', { annotations: { [a('health-check-retries')]: '2' } }, (m) => m.services[0]?.health_check.retries, 2],
-    ['port-<n>', { annotations: { [a('port-80')]: '{"protocol":"https","health-check-path":"/live","health-check-protocol":"http"}' } }, (m) => [m.services[0]?.protocol, m.services[0]?.health_check.path], ['https', '/live']],
+    [
+      'port-<n>',
+      { annotations: { [a('port-80')]: '{"protocol":"https","health-check-path":"/live","health-check-protocol":"http"}' } },
+      (m) => [m.services[0]?.protocol, m.services[0]?.health_check.path],
+      ['https', '/live'],
+    ],
     ['sessionAffinity', { spec: { sessionAffinity: 'ClientIP' } }, (m) => m.session_affinity, 'source_ip'],
   ];
 

@@ -11,7 +11,13 @@ import type { V1LoadBalancerStatus, V1Node, V1Service } from '@kubernetes/client
 import type { SimcloudClient } from '../../simulator/api/client/index.ts';
 import type { LoadBalancer, LoadBalancerLookup } from '../cloud/load-balancer.ts';
 import { CloudMethod, inMethod, type CallContext } from '../cloud/provider.ts';
-import { loadBalancerAnnotations, loadBalancerConfigOf, parseLoadBalancerAnnotations, InvalidAnnotationError, type LoadBalancerAnnotationConfig } from './annotations.ts';
+import {
+  loadBalancerAnnotations,
+  loadBalancerConfigOf,
+  parseLoadBalancerAnnotations,
+  InvalidAnnotationError,
+  type LoadBalancerAnnotationConfig,
+} from './annotations.ts';
 import { callOptions } from './client.ts';
 import { blockVip, ensureIpBlock, findIpBlock, releaseIpBlock } from './ops/ip-block.ts';
 import {
@@ -28,7 +34,15 @@ import {
 import { resourceName, serviceKey } from './ops/naming.ts';
 import { OwnedListing } from './ops/owned-listing.ts';
 import { planLoadBalancer, type LoadBalancerPlan } from './ops/plan.ts';
-import { deleteGroupAndPolicy, ensureFirewallPolicy, ensureServerGroup, findFirewallPolicy, findServerGroup, firewallRules, reconcileServerGroupMembers } from './ops/server-group.ts';
+import {
+  deleteGroupAndPolicy,
+  ensureFirewallPolicy,
+  ensureServerGroup,
+  findFirewallPolicy,
+  findServerGroup,
+  firewallRules,
+  reconcileServerGroupMembers,
+} from './ops/server-group.ts';
 import { nodesRegion, serverIdsForNodes } from './ops/targets.ts';
 import type { ServerCache } from './server-cache.ts';
 import type { Clock } from '../kube/clock.ts';
@@ -73,7 +87,11 @@ export class SimcloudLoadBalancers implements LoadBalancer {
     this.#client = options.client;
     this.#strategy = options.strategy;
     this.#cache = options.servers;
-    this.#owned = new OwnedListing({ client: options.client, withGroups: options.strategy === LoadBalancerStrategy.lb, ...(options.clock ? { clock: options.clock } : {}) });
+    this.#owned = new OwnedListing({
+      client: options.client,
+      withGroups: options.strategy === LoadBalancerStrategy.lb,
+      ...(options.clock ? { clock: options.clock } : {}),
+    });
   }
 
   getLoadBalancerName(clusterName: string, service: V1Service): string {
@@ -158,7 +176,11 @@ export class SimcloudLoadBalancers implements LoadBalancer {
     return (await findFirewallPolicy(ops, service)) !== undefined;
   }
 
-  async #ensureWithGroup(ops: OpsContext, service: V1Service, want: { plan: LoadBalancerPlan; config: LoadBalancerAnnotationConfig; serverIds: string[] }): Promise<LoadBalancerView> {
+  async #ensureWithGroup(
+    ops: OpsContext,
+    service: V1Service,
+    want: { plan: LoadBalancerPlan; config: LoadBalancerAnnotationConfig; serverIds: string[] },
+  ): Promise<LoadBalancerView> {
     const group = (await ensureServerGroup(ops, service, want.serverIds)).resource;
     await ensureFirewallPolicy(ops, service, group, firewallRules(service, want.plan.firewallRules));
     const spec = loadBalancerSpec(want.plan, [{ kind: 'server_group', server_group_id: group.id }], false);
@@ -175,7 +197,9 @@ export class SimcloudLoadBalancers implements LoadBalancer {
   ): Promise<LoadBalancerView> {
     const location = async (): Promise<string> => nodesRegion(want.nodes) ?? (await this.#client.catalogue.regions(callOptions(ops.ctx)))[0]?.id ?? '';
     const uid = service.metadata?.uid ?? '';
-    const block = (await ensureIpBlock(ops, service, { adoptId: want.config.loadBalancerId, requestedIp: want.plan.requestedIp, location, knownId: this.#blocks.get(uid) })).resource;
+    const block = (
+      await ensureIpBlock(ops, service, { adoptId: want.config.loadBalancerId, requestedIp: want.plan.requestedIp, location, knownId: this.#blocks.get(uid) })
+    ).resource;
     this.#blocks.set(uid, block.id);
     const spec = loadBalancerSpec(want.plan, serverTargets(want.serverIds));
     const existing = await findLoadBalancer(ops, service, undefined);
@@ -183,7 +207,12 @@ export class SimcloudLoadBalancers implements LoadBalancer {
     return createLoadBalancer(ops, service, spec, { ipBlockId: block.id, location: block.location });
   }
 
-  async #reconcileExisting(ops: OpsContext, service: V1Service, lb: LoadBalancerView, want: { spec: LoadBalancerSpec; vip: string | undefined }): Promise<LoadBalancerView> {
+  async #reconcileExisting(
+    ops: OpsContext,
+    service: V1Service,
+    lb: LoadBalancerView,
+    want: { spec: LoadBalancerSpec; vip: string | undefined },
+  ): Promise<LoadBalancerView> {
     const wantedVip = want.vip;
     if (wantedVip !== undefined && lb.public_ipv4 !== wantedVip) {
       throw new Error(

@@ -20,8 +20,15 @@ let routes: Routes;
 
 function provider(net: string, onCall?: (operation: string) => void, clock = new HurriedClock()): SimcloudProvider {
   return new SimcloudProvider({
-    endpoint: sc.url, token: sc.token, requestTimeoutMs: 5000, loadBalancersEnabled: false, loadBalancerStrategy: 'lb',
-    routesEnabled: true, network: net, clock, ...(onCall ? { onCall } : {}),
+    endpoint: sc.url,
+    token: sc.token,
+    requestTimeoutMs: 5000,
+    loadBalancersEnabled: false,
+    loadBalancerStrategy: 'lb',
+    routesEnabled: true,
+    network: net,
+    clock,
+    ...(onCall ? { onCall } : {}),
   });
 }
 
@@ -51,8 +58,16 @@ describe('SimcloudProvider InstancesV2', () => {
       expect(await instances.instanceExists(node)).toBe(true);
       expect(await instances.instanceShutdown(node)).toBe(false);
       expect(await instances.instanceMetadata(node)).toEqual({
-        providerID: toProviderId(s.id), instanceType: s.server_type, zone: s.zone, region: s.region, additionalLabels: {},
-        nodeAddresses: [{ type: 'InternalIP', address: s.private_ipv4 }, { type: 'ExternalIP', address: s.public_ipv4 }, { type: 'Hostname', address: s.name }],
+        providerID: toProviderId(s.id),
+        instanceType: s.server_type,
+        zone: s.zone,
+        region: s.region,
+        additionalLabels: {},
+        nodeAddresses: [
+          { type: 'InternalIP', address: s.private_ipv4 },
+          { type: 'ExternalIP', address: s.public_ipv4 },
+          { type: 'Hostname', address: s.name },
+        ],
       });
     }
   });
@@ -71,10 +86,15 @@ describe('SimcloudProvider InstancesV2', () => {
 
 describe('SimcloudProvider Routes', () => {
   const route = (s: Server, cidr: string): Route => ({
-    name: '', targetNode: s.name, targetNodeAddresses: [], destinationCIDR: cidr, blackhole: false, enableNodeAddresses: false,
+    name: '',
+    targetNode: s.name,
+    targetNodeAddresses: [],
+    destinationCIDR: cidr,
+    blackhole: false,
+    enableNodeAddresses: false,
   });
 
-  it('creates a route to the node\'s private IP under its name hint, lists it for the node, and deletes it', async () => {
+  it("creates a route to the node's private IP under its name hint, lists it for the node, and deletes it", async () => {
     const s = await server('route-node', [network.id]);
     const hint = '5b0c2f7e-1d7a-4b61-8d9e-0e6f3a9c2b11';
     await routes.createRoute('c', hint, route(s, '10.244.7.0/24'));

@@ -57,13 +57,25 @@ export class SimcloudProvider implements CloudProvider {
 
   constructor(options: SimcloudProviderOptions) {
     this.#endpoint = options.endpoint;
-    this.client = createClient({ endpoint: options.endpoint, token: options.token, requestTimeoutMs: options.requestTimeoutMs, httpTransport: options.httpTransport, onCall: options.onCall, clock: options.clock });
+    this.client = createClient({
+      endpoint: options.endpoint,
+      token: options.token,
+      requestTimeoutMs: options.requestTimeoutMs,
+      httpTransport: options.httpTransport,
+      onCall: options.onCall,
+      clock: options.clock,
+    });
     // One server list cache for InstanceMetadata and route listing (benchmark S3: ~0 calls per node).
     const servers = new ServerCache({ lister: serverLister(this.client), ...(options.clock ? { clock: options.clock } : {}) });
     // Existence and power state from a list at most 2 s old (shared by a lifecycle pass), metadata <= 30 s.
     this.#instances = new SimcloudInstances(freshServerLookup(servers, serverLookup(this.client), POWER_STATE_MAX_AGE_MS), cachedServerLookup(servers));
-    this.#loadBalancer = options.loadBalancersEnabled ? new SimcloudLoadBalancers({ client: this.client, strategy: options.loadBalancerStrategy, servers, ...(options.clock ? { clock: options.clock } : {}) }) : undefined;
-    this.#routes = options.routesEnabled && options.network !== '' ? new SimcloudRoutes({ client: this.client, network: options.network, servers, ...(options.clock ? { clock: options.clock } : {}) }) : undefined;
+    this.#loadBalancer = options.loadBalancersEnabled
+      ? new SimcloudLoadBalancers({ client: this.client, strategy: options.loadBalancerStrategy, servers, ...(options.clock ? { clock: options.clock } : {}) })
+      : undefined;
+    this.#routes =
+      options.routesEnabled && options.network !== ''
+        ? new SimcloudRoutes({ client: this.client, network: options.network, servers, ...(options.clock ? { clock: options.clock } : {}) })
+        : undefined;
   }
 
   /** One cheap authenticated call (list one server). */

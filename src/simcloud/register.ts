@@ -6,14 +6,18 @@ import { registerCloudProvider } from '../cloud/registry.ts';
 import { PROVIDER_NAME } from './provider-id.ts';
 import { SimcloudProvider } from './provider.ts';
 
-registerCloudProvider(PROVIDER_NAME, ({ config, onCall }) => new SimcloudProvider({
-  endpoint: config.endpoint,
-  token: config.token,
-  requestTimeoutMs: config.requestTimeout,
-  httpTransport: config.httpTransport,
-  loadBalancersEnabled: config.loadBalancersEnabled,
-  loadBalancerStrategy: config.loadBalancerStrategy,
-  routesEnabled: config.routesEnabled,
-  network: config.network,
-  onCall,
-}));
+registerCloudProvider(
+  PROVIDER_NAME,
+  ({ config, onCall }) =>
+    new SimcloudProvider({
+      endpoint: config.endpoint,
+      token: config.token,
+      requestTimeoutMs: config.requestTimeout,
+      httpTransport: config.httpTransport,
+      loadBalancersEnabled: config.loadBalancersEnabled,
+      loadBalancerStrategy: config.loadBalancerStrategy,
+      routesEnabled: config.routesEnabled,
+      network: config.network,
+      onCall,
+    }),
+);

@@ -37,7 +37,14 @@ const network: Network = {
 describe('toRoutes', () => {
   it('maps the gateway back to the node, names routes by their name hint (else id), and flags unknown gateways as blackholes', () => {
     expect(toRoutes(network, [server('srv-1', 'worker-1', '10.0.0.11')])).toEqual([
-      { name: '0d7c5a2e-6f1b-4c1e-9a59-3b2f0c8e7d41', targetNode: 'worker-1', targetNodeAddresses: [], destinationCIDR: '10.244.1.0/24', blackhole: false, enableNodeAddresses: false },
+      {
+        name: '0d7c5a2e-6f1b-4c1e-9a59-3b2f0c8e7d41',
+        targetNode: 'worker-1',
+        targetNodeAddresses: [],
+        destinationCIDR: '10.244.1.0/24',
+        blackhole: false,
+        enableNodeAddresses: false,
+      },
       { name: 'rt-2', targetNode: '', targetNodeAddresses: [], destinationCIDR: '10.244.2.0/24', blackhole: true, enableNodeAddresses: false },
     ]);
   });

@@ -55,7 +55,14 @@ export function toRoutes(network: Network, servers: readonly Server[]): Route[] 
   }
   return network.routes.map((r) => {
     const target = byIp.get(r.gateway);
-    return { name: r.name ?? r.id, targetNode: target ?? '', targetNodeAddresses: [], destinationCIDR: r.destination, blackhole: target === undefined, enableNodeAddresses: false };
+    return {
+      name: r.name ?? r.id,
+      targetNode: target ?? '',
+      targetNodeAddresses: [],
+      destinationCIDR: r.destination,
+      blackhole: target === undefined,
+      enableNodeAddresses: false,
+    };
   });
 }
 

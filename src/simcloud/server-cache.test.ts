@@ -225,13 +225,17 @@ describe('freshServerLookup', () => {
     const cloud = fakeCloud(3);
     const cache = new ServerCache({ lister: cloud, clock });
     const direct: string[] = [];
-    const lookup = freshServerLookup(cache, {
-      getServer: (id) => {
-        direct.push(id);
-        return Promise.resolve(undefined);
+    const lookup = freshServerLookup(
+      cache,
+      {
+        getServer: (id) => {
+          direct.push(id);
+          return Promise.resolve(undefined);
+        },
+        findServerByName: () => Promise.resolve(undefined),
       },
-      findServerByName: () => Promise.resolve(undefined),
-    }, 2000);
+      2000,
+    );
     expect((await lookup.getServer('srv-1'))?.status).toBe('running');
     expect((await lookup.getServer('srv-2'))?.name).toBe('worker-2');
     expect(await lookup.getServer('srv-9')).toBeUndefined();

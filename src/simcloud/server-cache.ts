@@ -158,9 +158,11 @@ export class ServerCache {
     });
     const entry = { startedAt, full, done };
     this.#inflight = entry;
-    void done.finally(() => {
-      if (this.#inflight === entry) this.#inflight = undefined;
-    }).catch(() => undefined);
+    void done
+      .finally(() => {
+        if (this.#inflight === entry) this.#inflight = undefined;
+      })
+      .catch(() => undefined);
     return done;
   }
 

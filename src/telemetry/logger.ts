@@ -47,7 +47,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** A shallow copy that keeps an Error an Error (prototype, message, stack), so pino serialises it as before. */
 function copyOf(value: Record<string, unknown>): Record<string, unknown> {
-  const copy = Object.defineProperties(Object.create(Object.getPrototypeOf(value) as object | null) as object, Object.getOwnPropertyDescriptors(value)) as Record<string, unknown>;
+  const copy = Object.defineProperties(
+    Object.create(Object.getPrototypeOf(value) as object | null) as object,
+    Object.getOwnPropertyDescriptors(value),
+  ) as Record<string, unknown>;
   // V8's `stack` accessor reads a slot only the original has.
   if (value instanceof Error) Object.defineProperty(copy, 'stack', { value: value.stack, enumerable: false, writable: true, configurable: true });
   return copy;

@@ -27,10 +27,26 @@ describe('logger', () => {
     const destination = new Writable({ write: (chunk: Buffer, _enc, cb) => (lines.push(chunk.toString()), cb()) });
     const logger = createLogger({ destination }).child({ controller: 'c' });
     const err = Object.assign(new Error('boom'), { authorization: 'Bearer SECRET-E1' });
-    logger.info({ headers: { authorization: 'Bearer SECRET-H1', token: 'SECRET-H3', accept: 'json' }, req: { headers: { authorization: 'Bearer SECRET-H2' } }, cloud: { password: 'SECRET-P1', user: 'u' }, err, node: 'n1' }, 'call');
+    logger.info(
+      {
+        headers: { authorization: 'Bearer SECRET-H1', token: 'SECRET-H3', accept: 'json' },
+        req: { headers: { authorization: 'Bearer SECRET-H2' } },
+        cloud: { password: 'SECRET-P1', user: 'u' },
+        err,
+        node: 'n1',
+      },
+      'call',
+    );
     const line = JSON.parse(lines.join('')) as Record<string, unknown>;
     for (const secret of ['SECRET-H1', 'SECRET-H2', 'SECRET-H3', 'SECRET-P1', 'SECRET-E1']) expect(lines.join('')).not.toContain(secret);
-    expect(line).toMatchObject({ controller: 'c', node: 'n1', msg: 'call', headers: { accept: 'json' }, cloud: { user: 'u' }, err: { message: 'boom', type: 'Error', stack: expect.stringContaining('Error: boom') as unknown } });
+    expect(line).toMatchObject({
+      controller: 'c',
+      node: 'n1',
+      msg: 'call',
+      headers: { accept: 'json' },
+      cloud: { user: 'u' },
+      err: { message: 'boom', type: 'Error', stack: expect.stringContaining('Error: boom') as unknown },
+    });
     // The caller's objects are not touched.
     expect(err.authorization).toBe('Bearer SECRET-E1');
   });

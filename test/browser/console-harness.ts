@@ -10,7 +10,16 @@ import { startE2eSandbox, type E2eSandbox } from '../helpers/sandbox.ts';
 
 export const SCREENSHOT_DIR = join(REPO_ROOT, 'artifacts', 'screenshots');
 
-const CHROMIUM_ARGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless=new',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** `extraArgs`: more Chromium switches (the security suite maps attacker names to loopback with them). */
 export function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
@@ -33,7 +42,9 @@ export async function startConsoleHarness(): Promise<ConsoleHarness> {
   const console = await startConsoleServer(e2e.sandbox, { clusterIntervalMs: 500, cloudIntervalMs: 2000 });
   const browser = await launchChromium();
   return {
-    e2e, console, browser,
+    e2e,
+    console,
+    browser,
     async close() {
       await browser.close().catch(() => undefined);
       await console.close();
@@ -72,11 +83,13 @@ export async function waitForText(page: Page, id: string, text: string | RegExp,
 
 /** The text of every timeline step of a group (`Node/<name>`, `Service/<ns>/<name>`). */
 export async function timelineSteps(page: Page, group: string): Promise<{ title: string; method: string; explanation: string }[]> {
-  return page.locator(`[data-testid="timeline-step"][data-group="${group}"]`).evaluateAll((els) => els.map((el) => ({
-    title: el.querySelector('[data-testid="timeline-title"]')?.textContent ?? '',
-    method: el.getAttribute('data-method') ?? '',
-    explanation: el.querySelector('[data-testid="timeline-explanation"]')?.textContent ?? '',
-  })));
+  return page.locator(`[data-testid="timeline-step"][data-group="${group}"]`).evaluateAll((els) =>
+    els.map((el) => ({
+      title: el.querySelector('[data-testid="timeline-title"]')?.textContent ?? '',
+      method: el.getAttribute('data-method') ?? '',
+      explanation: el.querySelector('[data-testid="timeline-explanation"]')?.textContent ?? '',
+    })),
+  );
 }
 
 /** Polls the timeline until a step of `group` whose title matches `title` shows up; returns it. */

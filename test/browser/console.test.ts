@@ -11,7 +11,16 @@ import { startConsoleServer } from '../../sandbox/console/server.ts';
 import { handEndpoints } from '../helpers/endpoint-slices.ts';
 import { httpGet } from '../helpers/sandbox.ts';
 import {
-  byId, openConsole, pageErrors, runTourStep, screenshot, startConsoleHarness, timelineSteps, waitForStep, waitForText, type ConsoleHarness,
+  byId,
+  openConsole,
+  pageErrors,
+  runTourStep,
+  screenshot,
+  startConsoleHarness,
+  timelineSteps,
+  waitForStep,
+  waitForText,
+  type ConsoleHarness,
 } from './console-harness.ts';
 
 const SHUTDOWN = 'node-cloudprovider-kubernetes-io-shutdown';
@@ -33,14 +42,22 @@ describe('teaching console', () => {
   // A failure leaves what the page showed: a screenshot and the status line's text.
   afterEach(async (ctx) => {
     if (ctx.task.result?.state !== 'fail' || !page) return;
-    const name = `failed-${ctx.task.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 60)}`;
+    const name = `failed-${ctx.task.name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .slice(0, 60)}`;
     await screenshot(page, name).catch(() => undefined);
-    const status = await byId(page, 'action-result').first().textContent({ timeout: 1000 }).catch(() => null);
+    const status = await byId(page, 'action-result')
+      .first()
+      .textContent({ timeout: 1000 })
+      .catch(() => null);
     console.log(`[failed] ${ctx.task.name}: screenshot ${name}.png; status line: ${status ?? '(none)'}`);
   });
 
   const workers = async (): Promise<{ id: string; name: string }[]> =>
-    (await h.e2e.sandbox.client.servers.listAll()).filter((s) => s.name.includes('worker') && s.status === 'running').sort((a, b) => a.name.localeCompare(b.name));
+    (await h.e2e.sandbox.client.servers.listAll())
+      .filter((s) => s.name.includes('worker') && s.status === 'running')
+      .sort((a, b) => a.name.localeCompare(b.name));
 
   describe('views', () => {
     it('is also started by the sandbox itself, at the URL in state.json', async () => {
@@ -70,7 +87,8 @@ describe('teaching console', () => {
       expect(await byId(page, 'view-cluster').isHidden()).toBe(true);
       const row = byId(page, 'server-browser-worker-1');
       await expect(row.textContent()).resolves.toMatch(/running.*sc-\w+.*sim-\w+.*127\.\d+\.\d+\.\d+/s);
-      for (const id of ['cloud-lbs-empty', 'cloud-groups-empty', 'cloud-policies-empty', 'cloud-ipblocks-empty', 'cloud-faults-empty']) await byId(page, id).waitFor();
+      for (const id of ['cloud-lbs-empty', 'cloud-groups-empty', 'cloud-policies-empty', 'cloud-ipblocks-empty', 'cloud-faults-empty'])
+        await byId(page, id).waitFor();
       expect(await page.locator('[data-testid^="network-"] tr[data-testid^="route-"]').count()).toBe(3);
       await screenshot(page, 'cloud');
     });
@@ -102,10 +120,13 @@ describe('teaching console', () => {
     it('Cluster view: the pods a Deployment runs, on the Node each is bound to', async () => {
       const apps = h.e2e.kubeConfig.makeApiClient(AppsV1Api);
       const labels = { app: 'pods-demo' };
-      await apps.createNamespacedDeployment({ namespace: 'default', body: {
-        metadata: { name: 'pods-demo', labels },
-        spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } },
-      } });
+      await apps.createNamespacedDeployment({
+        namespace: 'default',
+        body: {
+          metadata: { name: 'pods-demo', labels },
+          spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } },
+        },
+      });
       try {
         await byId(page, 'tab-cluster').click();
         const running = page.locator('[data-testid$="-pods"] li').filter({ hasText: /default\/pods-demo-\S+ Ready 10\.\d+\.\d+\.\d+/ });
@@ -119,10 +140,11 @@ describe('teaching console', () => {
       }
     });
 
-    it('names the CCM in the slot, and shows each CCM call\'s method as sent by the CCM, not guessed', async () => {
+    it("names the CCM in the slot, and shows each CCM call's method as sent by the CCM, not guessed", async () => {
       expect(await byId(page, 'status-ccm').getAttribute('data-state')).toBe('builtin');
       expect(await byId(page, 'timeline-ccm').textContent()).toContain('our TypeScript CCM');
-      const sources = await page.locator('[data-testid="timeline-step"][data-source="cloud-call"] [data-testid="timeline-method"]')
+      const sources = await page
+        .locator('[data-testid="timeline-step"][data-source="cloud-call"] [data-testid="timeline-method"]')
         .evaluateAll((els) => els.map((el) => el.getAttribute('data-method-source')));
       expect(sources.length).toBeGreaterThan(0);
       expect(new Set(sources)).toEqual(new Set(['header']));
@@ -142,12 +164,19 @@ describe('teaching console', () => {
 
   describe('console API', () => {
     const post = async (path: string, body: string): Promise<{ status: number; json: Record<string, unknown> }> => {
-      const res = await fetch(`${h.console.url}api/actions/${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-console-token': h.console.token }, body });
+      const res = await fetch(`${h.console.url}api/actions/${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-console-token': h.console.token },
+        body,
+      });
       return { status: res.status, json: (await res.json()) as Record<string, unknown> };
     };
 
     it('answers every malformed action body with a 400 naming the field, before touching the cloud or the cluster', async () => {
-      expect(await post('server', '{"serverId":"srv-1","action":"explode"}')).toMatchObject({ status: 400, json: { error: 'invalid_request', field: 'action' } });
+      expect(await post('server', '{"serverId":"srv-1","action":"explode"}')).toMatchObject({
+        status: 400,
+        json: { error: 'invalid_request', field: 'action' },
+      });
       expect(await post('server', '{"serverId":"not an id","action":"reboot"}')).toMatchObject({ status: 400, json: { field: 'serverId' } });
       expect(await post('service', '{"name":"Bad_Name"}')).toMatchObject({ status: 400, json: { field: 'name' } });
       expect(await post('service', '{"name":"ok","port":70000}')).toMatchObject({ status: 400, json: { field: 'port' } });
@@ -174,7 +203,10 @@ describe('teaching console', () => {
   describe('actions', () => {
     it('power off clicked in the console: server off, Node NotReady, then the shutdown taint, each explained in the timeline, without a reload', async () => {
       await byId(page, 'tab-both').click();
-      const marker = await page.evaluate(() => { (window as unknown as { marker: number }).marker = 42; return 42; });
+      const marker = await page.evaluate(() => {
+        (window as unknown as { marker: number }).marker = 42;
+        return 42;
+      });
       const started = Date.now();
       await byId(page, 'server-browser-worker-1-poweroff').click();
       await waitForText(page, 'server-status-browser-worker-1', 'off', 10_000);
@@ -207,7 +239,10 @@ describe('teaching console', () => {
       await byId(page, 'timeline-filter').fill('browser-worker-1');
       try {
         // The list re-renders as steps arrive, so scroll from inside the page rather than through a stale handle.
-        await page.evaluate((g) => [...document.querySelectorAll(`[data-testid="timeline-step"][data-group="${g}"]`)].pop()?.scrollIntoView({ block: 'end' }), group);
+        await page.evaluate(
+          (g) => [...document.querySelectorAll(`[data-testid="timeline-step"][data-group="${g}"]`)].pop()?.scrollIntoView({ block: 'end' }),
+          group,
+        );
         await screenshot(page, 'poweroff-timeline');
       } finally {
         await byId(page, 'timeline-filter').fill('');
@@ -252,7 +287,10 @@ describe('teaching console', () => {
       await byId(page, 'action-create-service').click();
       await waitForText(page, 'action-result', 'Service default/shop created');
       // Endpoints by hand on both workers: the nodes' kube-proxy stand-in answers only for a Service with one.
-      await handEndpoints(h.e2e.kubeConfig, await h.e2e.core.readNamespacedService({ name: 'shop', namespace: 'default' }), ['browser-worker-1', 'browser-worker-2']);
+      await handEndpoints(h.e2e.kubeConfig, await h.e2e.core.readNamespacedService({ name: 'shop', namespace: 'default' }), [
+        'browser-worker-1',
+        'browser-worker-2',
+      ]);
 
       await byId(page, 'tab-both').click();
       // The Services table shows the endpoints behind the Service, with the Node of each.
@@ -309,7 +347,11 @@ describe('teaching console', () => {
       await byId(page, 'fault-limit').fill('1000');
       await byId(page, 'action-add-fault').click();
       await waitForText(page, 'action-result', /\(rate_limit\) added/);
-      const refused = await fetch(`${h.console.url}api/actions/fault`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-console-token': h.console.token }, body: JSON.stringify({ kind: 'error', probability: 7 }) });
+      const refused = await fetch(`${h.console.url}api/actions/fault`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-console-token': h.console.token },
+        body: JSON.stringify({ kind: 'error', probability: 7 }),
+      });
       expect(refused.status).toBe(400);
       expect(await refused.json()).toMatchObject({ error: 'invalid_request', field: 'probability' });
       await byId(page, 'tab-cloud').click();
@@ -350,7 +392,9 @@ describe('teaching console', () => {
     };
 
     // A failed assertion mid-tour must not leave the next tests without a CCM.
-    afterEach(() => { h.e2e.sandbox.holdCcm(false); });
+    afterEach(() => {
+      h.e2e.sandbox.holdCcm(false);
+    });
 
     it('node initialisation: holds the CCM so the new Node shows the uninitialized taint and its pod Pending, then lets it go', async () => {
       await byId(page, 'tab-tours').click();
@@ -367,11 +411,12 @@ describe('teaching console', () => {
       const pending = page.locator('[data-testid^="pending-pod-tour-pinned-"]');
       await expect.poll(() => taint.count()).toBe(1);
       // On screen: inside the viewport and not under the tour panel (the element at its centre is itself).
-      const onScreen = (l: typeof taint): Promise<boolean> => l.evaluate((el) => {
-        const r = el.getBoundingClientRect();
-        const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-        return hit !== null && (el === hit || el.contains(hit));
-      });
+      const onScreen = (l: typeof taint): Promise<boolean> =>
+        l.evaluate((el) => {
+          const r = el.getBoundingClientRect();
+          const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+          return hit !== null && (el === hit || el.contains(hit));
+        });
       await expect.poll(() => onScreen(taint)).toBe(true);
       await expect.poll(() => onScreen(pending.first())).toBe(true);
       expect(await pending.first().textContent()).toMatch(/Pending.*untolerated taint/s);
@@ -423,7 +468,10 @@ describe('teaching console', () => {
       const [victim] = await workers();
       await h.e2e.sandbox.client.servers.poweroff(victim!.id);
       await h.e2e.sandbox.admin.addFault({ kind: 'latency', latency_ms: 10, match: { path: '/v1/networks/**' } });
-      await h.e2e.core.createNamespacedService({ namespace: 'default', body: { metadata: { name: 'leftover' }, spec: { type: 'LoadBalancer', ports: [{ port: 80 }] } } });
+      await h.e2e.core.createNamespacedService({
+        namespace: 'default',
+        body: { metadata: { name: 'leftover' }, spec: { type: 'LoadBalancer', ports: [{ port: 80 }] } },
+      });
       await byId(page, 'tab-both').click();
       await byId(page, 'service-default-leftover').waitFor({ timeout: 30_000 });
       await byId(page, 'tab-actions').click();
@@ -467,8 +515,12 @@ describe('teaching console', () => {
     it('says so when simcloud and the cluster are unreachable', async () => {
       const dead = { endpoint: 'http://127.0.0.1:9', token: 'x', retry: { maxRetries: 0 }, timeoutMs: 500 };
       const broken = await startConsoleServer({
-        client: new SimcloudClient(dead), admin: new SimcloudAdminClient(dead), subscribe: () => () => undefined,
-        cluster: undefined, options: { name: 'broken', runtime: 'local', lbStrategy: 'lb' }, addWorker: () => Promise.reject(new Error('no runtime')),
+        client: new SimcloudClient(dead),
+        admin: new SimcloudAdminClient(dead),
+        subscribe: () => () => undefined,
+        cluster: undefined,
+        options: { name: 'broken', runtime: 'local', lbStrategy: 'lb' },
+        addWorker: () => Promise.reject(new Error('no runtime')),
       });
       try {
         const p = await openConsole(h, broken.url);

@@ -27,7 +27,13 @@ async function runOn(kind: Extract<CcmKind, 'builtin' | 'upstream'>): Promise<Sn
     const kc = new PooledKubeConfig();
     kc.loadFromFile(sandbox.cluster?.kubeconfigPath ?? '');
     const core = kc.makeApiClient(CoreV1Api);
-    const snapshot = await runScenario({ core, leases: kc.makeApiClient(CoordinationV1Api), cloud: sandbox.client, cluster: CLUSTER, log: (m) => process.stdout.write(`[${kind}] ${m}\n`) });
+    const snapshot = await runScenario({
+      core,
+      leases: kc.makeApiClient(CoordinationV1Api),
+      cloud: sandbox.client,
+      cluster: CLUSTER,
+      log: (m) => process.stdout.write(`[${kind}] ${m}\n`),
+    });
     callLeaves(calls.ccmCalls(0), snapshot);
     return snapshot;
   } finally {
@@ -45,7 +51,10 @@ describe('our CCM against upstream k8s.io/cloud-provider on the same scenario', 
     process.stdout.write(`\ndifferential table (ours = builtin, upstream = go/cmd/upstream-ccm)\n${differentialTable(verdict)}\n\n`);
     // Both runs reached the scenario's end state: nodes, Services and cloud resources were all seen.
     for (const prefix of ['node/', 'service/', 'event/', 'cloud/load_balancer/', 'cloud/network/']) {
-      expect([...ours.keys()].some((k) => k.startsWith(prefix)), prefix).toBe(true);
+      expect(
+        [...ours.keys()].some((k) => k.startsWith(prefix)),
+        prefix,
+      ).toBe(true);
     }
     expect(verdict.unlisted.map((d) => `${d.path}: ours ${d.ours ?? '(absent)'}, upstream ${d.upstream ?? '(absent)'}`)).toEqual([]);
     expect(verdict.stale.map((d) => `${d.id} no longer occurs: ${d.paths.join(', ')}`)).toEqual([]);

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { compare, differentialTable, globToRegExp, parseDeviations, readDeviations } from './deviations.ts';
 import { flatten, Roles } from './roles.ts';
 
-const table = (rows: string): string => `text\n<!-- differential-deviations:start -->\n| id | leaves | why |\n|---|---|---|\n${rows}\n<!-- differential-deviations:end -->\n`;
+const table = (rows: string): string =>
+  `text\n<!-- differential-deviations:start -->\n| id | leaves | why |\n|---|---|---|\n${rows}\n<!-- differential-deviations:end -->\n`;
 
 describe('deviations table', () => {
   it('reads ids, backticked globs and reasons between the markers', () => {
@@ -31,7 +32,9 @@ describe('deviations table', () => {
 });
 
 describe('verdict', () => {
-  const deviations = parseDeviations(table('| D1 | `calls/ours-only/**` | only ours makes this call |\n| D2 | `node/*/label/gone` | a label that no longer differs |'));
+  const deviations = parseDeviations(
+    table('| D1 | `calls/ours-only/**` | only ours makes this call |\n| D2 | `node/*/label/gone` | a label that no longer differs |'),
+  );
 
   it('a T row (timing) covers a difference when it occurs and is never stale', () => {
     const timing = parseDeviations(table('| T1 | `event/**/UpdateLoadBalancerFailed` | a node-sync pass may race the first Ensure |'));
@@ -41,10 +44,20 @@ describe('verdict', () => {
   });
 
   it('covers a listed difference, fails an unlisted one and reports a row that no longer differs', () => {
-    const ours = new Map([['calls/ours-only/GET /v1/servers', 'used'], ['node/n1/providerID', 'simcloud://a'], ['node/n1/label/x', '1']]);
-    const upstream = new Map([['node/n1/providerID', 'simcloud://b'], ['node/n1/label/x', '1']]);
+    const ours = new Map([
+      ['calls/ours-only/GET /v1/servers', 'used'],
+      ['node/n1/providerID', 'simcloud://a'],
+      ['node/n1/label/x', '1'],
+    ]);
+    const upstream = new Map([
+      ['node/n1/providerID', 'simcloud://b'],
+      ['node/n1/label/x', '1'],
+    ]);
     const v = compare(ours, upstream, deviations);
-    expect(v.differences.map((d) => [d.path, d.deviation])).toEqual([['calls/ours-only/GET /v1/servers', 'D1'], ['node/n1/providerID', undefined]]);
+    expect(v.differences.map((d) => [d.path, d.deviation])).toEqual([
+      ['calls/ours-only/GET /v1/servers', 'D1'],
+      ['node/n1/providerID', undefined],
+    ]);
     expect(v.unlisted.map((d) => d.path)).toEqual(['node/n1/providerID']);
     expect(v.stale.map((d) => d.id)).toEqual(['D2']);
     expect(differentialTable(v)).toMatch(/UNLISTED\s+node\/n1\/providerID\s+simcloud:\/\/a\s+simcloud:\/\/b/);

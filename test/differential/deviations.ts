@@ -27,12 +27,19 @@ export function parseDeviations(markdown: string): Deviation[] {
   const start = markdown.indexOf(START);
   const end = markdown.indexOf(END);
   if (start < 0 || end < start) throw new DeviationsTableError(`the deviations table needs the markers ${START} and ${END}`);
-  const rows = markdown.slice(start + START.length, end).split('\n').filter((l) => /^\|\s*[DT]\d+/.test(l));
+  const rows = markdown
+    .slice(start + START.length, end)
+    .split('\n')
+    .filter((l) => /^\|\s*[DT]\d+/.test(l));
   const out = rows.map((line) => {
-    const cells = line.split('|').slice(1, -1).map((c) => c.trim());
+    const cells = line
+      .split('|')
+      .slice(1, -1)
+      .map((c) => c.trim());
     const paths = [...(cells[1] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1] ?? '');
     const parsed = Deviation.safeParse({ id: cells[0], paths, why: cells[2] ?? '' });
-    if (!parsed.success) throw new DeviationsTableError(`deviations row "${line}": ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    if (!parsed.success)
+      throw new DeviationsTableError(`deviations row "${line}": ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
     return parsed.data;
   });
   const ids = out.map((d) => d.id);
@@ -49,7 +56,12 @@ export function readDeviations(): Deviation[] {
 export function globToRegExp(glob: string): RegExp {
   const body = glob
     .split('**')
-    .map((part) => part.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*'))
+    .map((part) =>
+      part
+        .split('*')
+        .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('[^/]*'),
+    )
     .join('.*');
   return new RegExp(`^${body}$`);
 }
@@ -75,7 +87,12 @@ export function compare(ours: Snapshot, upstream: Snapshot, deviations: readonly
   const paths = [...new Set([...ours.keys(), ...upstream.keys()])].sort();
   const differences = paths
     .filter((p) => ours.get(p) !== upstream.get(p))
-    .map((path): Difference => ({ path, ours: ours.get(path), upstream: upstream.get(path), deviation: matchers.find((m) => m.res.some((re) => re.test(path)))?.id }));
+    .map((path): Difference => ({
+      path,
+      ours: ours.get(path),
+      upstream: upstream.get(path),
+      deviation: matchers.find((m) => m.res.some((re) => re.test(path)))?.id,
+    }));
   const used = new Set(differences.map((d) => d.deviation));
   const stale = deviations.filter((d) => d.id.startsWith('D') && !used.has(d.id));
   return { differences, unlisted: differences.filter((d) => !d.deviation), stale, compared: paths.length };
@@ -88,7 +105,11 @@ export function differentialTable(v: Verdict): string {
   const rows = v.differences.map((d) => [d.deviation ?? 'UNLISTED', d.path, cut(d.ours), cut(d.upstream)]);
   const header = ['deviation', 'path', 'ours', 'upstream'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (r: readonly string[]): string => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const line = (r: readonly string[]): string =>
+    r
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   const stale = v.stale.map((d) => `stale deviation ${d.id} (${d.paths.join(', ')}): no longer differs`);
   return [`${v.compared} leaves compared, ${v.differences.length} differ, ${v.unlisted.length} unlisted`, line(header), ...rows.map(line), ...stale].join('\n');
 }

@@ -58,7 +58,12 @@ export class Roles {
     }
   }
 
-  cloud(c: { loadBalancers: readonly LoadBalancer[]; serverGroups: readonly ServerGroup[]; firewallPolicies: readonly FirewallPolicy[]; networks: readonly Network[] }): void {
+  cloud(c: {
+    loadBalancers: readonly LoadBalancer[];
+    serverGroups: readonly ServerGroup[];
+    firewallPolicies: readonly FirewallPolicy[];
+    networks: readonly Network[];
+  }): void {
     // LB names are learnt from their Services first; ids and addresses are named after those roles.
     for (const lb of c.loadBalancers) {
       const who = this.apply(lb.name);
@@ -85,7 +90,10 @@ export class Roles {
     if (this.#strings.size === 0) return value;
     this.#pattern ??= new RegExp(
       // Longest first, whole tokens only: 127.0.0.1 must not eat the start of 127.0.0.12.
-      `(?<![\\w.])(${[...this.#strings.keys()].sort((a, b) => b.length - a.length).map(escape).join('|')})(?![\\w.])`,
+      `(?<![\\w.])(${[...this.#strings.keys()]
+        .sort((a, b) => b.length - a.length)
+        .map(escape)
+        .join('|')})(?![\\w.])`,
       'g',
     );
     return value.replace(this.#pattern, (m) => this.#strings.get(m) ?? m);
@@ -101,7 +109,17 @@ function escape(s: string): string {
 }
 
 /** Fields that say when, not what: never compared. */
-const WHEN = new Set(['created', 'creationTimestamp', 'lastTransitionTime', 'lastHeartbeatTime', 'timeAdded', 'firstTimestamp', 'lastTimestamp', 'eventTime', 'resourceVersion']);
+const WHEN = new Set([
+  'created',
+  'creationTimestamp',
+  'lastTransitionTime',
+  'lastHeartbeatTime',
+  'timeAdded',
+  'firstTimestamp',
+  'lastTimestamp',
+  'eventTime',
+  'resourceVersion',
+]);
 
 /**
  * A JSON value as `path -> text` leaves, with roles applied to keys and values. Arrays of scalars are one
@@ -128,7 +146,13 @@ function scalar(roles: Roles, value: unknown): string {
 
 function flattenArray(roles: Roles, value: readonly unknown[], path: string, out: Map<string, string>): void {
   if (value.every((v) => v === null || typeof v !== 'object')) {
-    out.set(path, `[${value.map((v) => scalar(roles, v)).sort().join(', ')}]`);
+    out.set(
+      path,
+      `[${value
+        .map((v) => scalar(roles, v))
+        .sort()
+        .join(', ')}]`,
+    );
     return;
   }
   const items = value.map((v) => flatten(roles, v, ''));

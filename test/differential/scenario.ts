@@ -28,7 +28,12 @@ export interface ScenarioTarget {
 
 const lbService = (name: string, port: number, annotations: Record<string, string> = {}, sourceRanges?: string[]): object => ({
   metadata: { name, annotations },
-  spec: { type: 'LoadBalancer', selector: { app: name }, ports: [{ name: 'tcp', port, targetPort: 8080 }], ...(sourceRanges ? { loadBalancerSourceRanges: sourceRanges } : {}) },
+  spec: {
+    type: 'LoadBalancer',
+    selector: { app: name },
+    ports: [{ name: 'tcp', port, targetPort: 8080 }],
+    ...(sourceRanges ? { loadBalancerSourceRanges: sourceRanges } : {}),
+  },
 });
 
 export async function runScenario(t: ScenarioTarget): Promise<Snapshot> {
@@ -48,15 +53,20 @@ export async function runScenario(t: ScenarioTarget): Promise<Snapshot> {
 async function createServices(t: ScenarioTarget): Promise<void> {
   t.log('creating four LoadBalancer Services, one with an invalid annotation');
   await t.core.createNamespacedService({ namespace: NS, body: lbService('plain', 80) });
-  const annotations = { 'loadbalancer.simcloud.dev/health-check-protocol': 'http', [HC_PATH]: '/healthz', 'loadbalancer.simcloud.dev/algorithm': 'least_connections' };
+  const annotations = {
+    'loadbalancer.simcloud.dev/health-check-protocol': 'http',
+    [HC_PATH]: '/healthz',
+    'loadbalancer.simcloud.dev/algorithm': 'least_connections',
+  };
   await t.core.createNamespacedService({ namespace: NS, body: lbService('annotated', 8081, annotations, ['127.0.0.1/32']) });
   await t.core.createNamespacedService({ namespace: NS, body: lbService('doomed', 8082) });
   await t.core.createNamespacedService({ namespace: NS, body: lbService('invalid', 8083, { 'loadbalancer.simcloud.dev/algorithm': 'fastest' }) });
   for (const name of ['plain', 'annotated', 'doomed']) await waitForIngress(t.core, NS, name);
-  await waitFor(
-    async () => (await t.core.listNamespacedEvent({ namespace: NS, fieldSelector: 'involvedObject.name=invalid,type=Warning' })).items.length > 0,
-    { timeoutMs: 60_000, intervalMs: 250, description: 'a Warning Event on the Service invalid' },
-  );
+  await waitFor(async () => (await t.core.listNamespacedEvent({ namespace: NS, fieldSelector: 'involvedObject.name=invalid,type=Warning' })).items.length > 0, {
+    timeoutMs: 60_000,
+    intervalMs: 250,
+    description: 'a Warning Event on the Service invalid',
+  });
 }
 
 async function lbOf(t: ScenarioTarget, name: string): Promise<Awaited<ReturnType<SimcloudClient['loadBalancers']['get']>> | undefined> {
@@ -93,7 +103,10 @@ async function deleteDoomed(t: ScenarioTarget): Promise<void> {
   await t.core.deleteNamespacedService({ name: 'doomed', namespace: NS });
   await waitFor(
     async () => {
-      const gone = await t.core.readNamespacedService({ name: 'doomed', namespace: NS }).then(() => false, () => true);
+      const gone = await t.core.readNamespacedService({ name: 'doomed', namespace: NS }).then(
+        () => false,
+        () => true,
+      );
       const lbs = await t.cloud.loadBalancers.listAll();
       return gone && !lbs.some((x) => x.id === lb?.id);
     },

@@ -108,7 +108,13 @@ function serviceLeaves(roles: Roles, name: string, svc: V1Service | undefined, o
  * election's). Events of the kube-controller-manager and the apiserver say what they did, on their own
  * timing, not what the CCM did.
  */
-export const CCM_EVENT_SOURCES: ReadonlySet<string> = new Set(['cloud-node-controller', 'cloud-node-lifecycle-controller', 'service-controller', 'route_controller', 'cloud-controller-manager']);
+export const CCM_EVENT_SOURCES: ReadonlySet<string> = new Set([
+  'cloud-node-controller',
+  'cloud-node-lifecycle-controller',
+  'service-controller',
+  'route_controller',
+  'cloud-controller-manager',
+]);
 
 /** Event messages per object, reporting component, type and reason (counts and times vary run to run). */
 function eventGroups(roles: Roles, events: readonly CoreV1Event[]): Map<string, Set<string>> {

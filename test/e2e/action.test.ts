@@ -22,17 +22,28 @@ const exec = createExec();
 const dir = mkdtempSync(join(tmpdir(), 'ccm-action-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const Step = z.object({ id: z.string().optional(), name: z.string().optional(), uses: z.string().optional(), run: z.string().optional(), shell: z.string().optional(), env: z.record(z.string(), z.string()).optional() });
+const Step = z.object({
+  id: z.string().optional(),
+  name: z.string().optional(),
+  uses: z.string().optional(),
+  run: z.string().optional(),
+  shell: z.string().optional(),
+  env: z.record(z.string(), z.string()).optional(),
+});
 type Step = z.infer<typeof Step>;
 const Action = z.object({
   inputs: z.record(z.string(), z.object({ required: z.boolean().optional(), default: z.string().optional() })),
   runs: z.object({ using: z.literal('composite'), steps: z.array(Step) }),
 });
-const Workflow = z.object({ jobs: z.record(z.string(), z.object({ steps: z.array(z.object({ uses: z.string().optional(), with: z.record(z.string(), z.string()).optional() })) })) });
+const Workflow = z.object({
+  jobs: z.record(z.string(), z.object({ steps: z.array(z.object({ uses: z.string().optional(), with: z.record(z.string(), z.string()).optional() })) })),
+});
 
 const action = Action.parse(load(readFileSync(join(REPO_ROOT, 'action.yml'), 'utf8')));
 const exampleText = readFileSync(join(REPO_ROOT, 'docs', 'conformance-workflow.yml'), 'utf8');
-const exampleUse = Object.values(Workflow.parse(load(exampleText)).jobs).flatMap((j) => j.steps).find((s) => s.uses?.includes('/ccm-sandbox@'));
+const exampleUse = Object.values(Workflow.parse(load(exampleText)).jobs)
+  .flatMap((j) => j.steps)
+  .find((s) => s.uses?.includes('/ccm-sandbox@'));
 
 type Context = Record<string, Record<string, unknown>>;
 
@@ -50,8 +61,18 @@ async function runStep(step: Step, context: Context, base: Record<string, string
   const outputFile = join(dir, `output-${step.id ?? 'step'}`);
   writeFileSync(outputFile, '');
   const env = { ...base, GITHUB_OUTPUT: outputFile, ...Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, expand(v, context)])) };
-  const r = await exec.run('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', expand(step.run ?? '', context)], { cwd, env, allowFailure: true, timeoutMs: 300_000 });
-  const outputs = Object.fromEntries(readFileSync(outputFile, 'utf8').split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  const r = await exec.run('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', expand(step.run ?? '', context)], {
+    cwd,
+    env,
+    allowFailure: true,
+    timeoutMs: 300_000,
+  });
+  const outputs = Object.fromEntries(
+    readFileSync(outputFile, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('='))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
   if (step.id) context.steps = { ...context.steps, [step.id]: { outputs } };
   return r;
 }
@@ -76,7 +97,12 @@ describe('the GitHub Action', () => {
     await exec.run('git', ['init', '-q', repo]);
     copyFileSync(join(REPO_ROOT, 'action.yml'), join(repo, 'action.yml'));
     writeFileSync(join(repo, '.github', 'workflows', 'conformance.yml'), exampleText.replace(/uses: \S+\/ccm-sandbox@\S+/, 'uses: ./'));
-    const r = await exec.run('go', ['run', ACTIONLINT, '.github/workflows/conformance.yml'], { cwd: repo, env: { ...process.env, GOFLAGS: '', GOTOOLCHAIN: 'local' }, allowFailure: true, timeoutMs: 600_000 });
+    const r = await exec.run('go', ['run', ACTIONLINT, '.github/workflows/conformance.yml'], {
+      cwd: repo,
+      env: { ...process.env, GOFLAGS: '', GOTOOLCHAIN: 'local' },
+      allowFailure: true,
+      timeoutMs: 600_000,
+    });
     expect(r.exitCode, r.stdout + r.stderr).toBe(0);
   }, 660_000);
 
@@ -86,9 +112,20 @@ describe('the GitHub Action', () => {
     await actionCopy(actionPath);
     mkdirSync(join(workspace, 'bin'), { recursive: true });
     symlinkSync(await ensureUpstreamCcmBinary({ exec }), join(workspace, 'bin', 'my-ccm'));
-    const inputs = { ...Object.fromEntries(Object.entries(action.inputs).map(([k, v]) => [k, v.default ?? ''])), ...exampleUse?.with, only: 'node-init', junit: 'reports/conformance.xml' };
+    const inputs = {
+      ...Object.fromEntries(Object.entries(action.inputs).map(([k, v]) => [k, v.default ?? ''])),
+      ...exampleUse?.with,
+      only: 'node-init',
+      junit: 'reports/conformance.xml',
+    };
     const context: Context = { inputs, steps: {}, github: { action_path: actionPath }, runner: { temp: join(dir, 'runner-temp'), os: 'Linux', arch: 'X64' } };
-    const base = { ...userShellEnv(dir), GITHUB_ACTION_PATH: actionPath, GITHUB_WORKSPACE: workspace, RUNNER_TEMP: join(dir, 'runner-temp'), npm_config_offline: 'true' };
+    const base = {
+      ...userShellEnv(dir),
+      GITHUB_ACTION_PATH: actionPath,
+      GITHUB_WORKSPACE: workspace,
+      RUNNER_TEMP: join(dir, 'runner-temp'),
+      npm_config_offline: 'true',
+    };
     const started = Date.now();
     const ran: string[] = [];
     for (const step of action.runs.steps.filter((s) => s.run !== undefined)) {
@@ -97,7 +134,7 @@ describe('the GitHub Action', () => {
       expect(r.exitCode, `step "${ran.at(-1)}":\n${r.stdout}${r.stderr}`).toBe(0);
     }
     console.log(`[figures] the Action's run steps (npm ci, versions, conformance node-init, verdict): ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    expect(ran).toEqual(['Install ccm-sandbox\'s runtime dependencies', 'Versions', 'Conformance', 'Verdict']);
+    expect(ran).toEqual(["Install ccm-sandbox's runtime dependencies", 'Versions', 'Conformance', 'Verdict']);
     expect(context.steps).toMatchObject({ versions: { outputs: { kubernetes: pinnedVersions().kubernetes } }, run: { outputs: { 'exit-code': '0' } } });
     const report = ConformanceReport.parse(JSON.parse(readFileSync(join(workspace, 'ccm-conformance.json'), 'utf8')));
     expect(report).toMatchObject({ cloud: 'hcloud', ccm: 'command', kubernetesVersion: pinnedVersions().kubernetes });

@@ -51,7 +51,9 @@ describe('a CCM of your own in the slot', () => {
 
   it('fails up on a command that exits at once, naming it with its log, and leaves nothing running', async () => {
     const { sandbox, stop } = await createE2eSandbox({ name: 'slot-bad', workers: 1, ccm: { kind: 'command', command: 'ccm-sandbox-no-such-ccm --v=2' } });
-    await expect(sandbox.up()).rejects.toThrow(/^the CCM command `ccm-sandbox-no-such-ccm --v=2` exited during start-up \(exit code 127\); last lines of \S+ccm\.log:\n.*ccm-sandbox-no-such-ccm: not found/);
+    await expect(sandbox.up()).rejects.toThrow(
+      /^the CCM command `ccm-sandbox-no-such-ccm --v=2` exited during start-up \(exit code 127\); last lines of \S+ccm\.log:\n.*ccm-sandbox-no-such-ccm: not found/,
+    );
     expect(sandbox.state).toMatchObject({ status: 'failed' });
     const simcloud = sandbox.state.simcloud!.pid!;
     await stop();
@@ -60,7 +62,8 @@ describe('a CCM of your own in the slot', () => {
   });
 
   it('runs a command CCM as the ServiceAccount with its own kubeconfig, restarts it when it dies, and stops it on down', async () => {
-    const flags = '--cloud-provider=simcloud --kubeconfig="$KUBECONFIG" --authentication-kubeconfig="$KUBECONFIG" --authorization-kubeconfig="$KUBECONFIG" --authentication-skip-lookup --cluster-name="$CCM_SANDBOX_CLUSTER_NAME" --cluster-cidr="$CCM_SANDBOX_CLUSTER_CIDR" --allocate-node-cidrs=false --configure-cloud-routes=true --secure-port=0 --node-monitor-period=1s';
+    const flags =
+      '--cloud-provider=simcloud --kubeconfig="$KUBECONFIG" --authentication-kubeconfig="$KUBECONFIG" --authorization-kubeconfig="$KUBECONFIG" --authentication-skip-lookup --cluster-name="$CCM_SANDBOX_CLUSTER_NAME" --cluster-cidr="$CCM_SANDBOX_CLUSTER_CIDR" --allocate-node-cidrs=false --configure-cloud-routes=true --secure-port=0 --node-monitor-period=1s';
     const command = `${await binary()} ${flags}`;
     const e = await startE2eSandbox({ name: 'slot-cmd', workers: 1, ccm: { kind: 'command', command } });
     running.push(e);
@@ -73,7 +76,9 @@ describe('a CCM of your own in the slot', () => {
     const kc = new PooledKubeConfig();
     kc.loadFromFile(kubeconfig);
     expect(kc.getCurrentUser()?.name).toBe(CCM_USER);
-    const review = await kc.makeApiClient(AuthenticationV1Api).createSelfSubjectReview({ body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } });
+    const review = await kc
+      .makeApiClient(AuthenticationV1Api)
+      .createSelfSubjectReview({ body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } });
     expect(review.status?.userInfo?.username).toBe(CCM_USER);
     // A CCM's RBAC, not the admin's: no Secrets.
     await expect(kc.makeApiClient(CoreV1Api).listSecretForAllNamespaces()).rejects.toMatchObject({ code: 403 });
@@ -81,9 +86,16 @@ describe('a CCM of your own in the slot', () => {
 
     const first = ccm.pid!;
     process.kill(-first, 'SIGKILL');
-    const restarted = await waitFor(() => { const s = e.sandbox.state.ccm; return s && s.restarts === 1 && s.pid !== first ? s : undefined; }, {
-      timeoutMs: 30_000, description: 'the supervisor to restart the CCM',
-    });
+    const restarted = await waitFor(
+      () => {
+        const s = e.sandbox.state.ccm;
+        return s && s.restarts === 1 && s.pid !== first ? s : undefined;
+      },
+      {
+        timeoutMs: 30_000,
+        description: 'the supervisor to restart the CCM',
+      },
+    );
     expect(restarted.lastExit).toMatchObject({ signal: 'SIGKILL' });
     expect(processAlive(restarted.pid!)).toBe(true);
     await e.stop();
@@ -112,7 +124,14 @@ describe('a CCM of your own in the slot', () => {
 
     const kubeconfig = state.ccm!.kubeconfig!;
     const summary = renderSummary(state);
-    const ctx = { stateDir: e.sandbox.options.stateDir, clusterName: state.name, clusterCidr: state.clusterCidr!, simcloud: state.simcloud!, network: state.name, lbStrategy: 'lb' as const };
+    const ctx = {
+      stateDir: e.sandbox.options.stateDir,
+      clusterName: state.name,
+      clusterCidr: state.clusterCidr!,
+      simcloud: state.simcloud!,
+      network: state.name,
+      lbStrategy: 'lb' as const,
+    };
     const env = commandCcmEnv(ctx, kubeconfig);
     for (const [k, v] of Object.entries(env)) expect(summary).toContain(`  export ${k}=${v}\n`);
     const args = upstreamArgsFor(ctx, kubeconfig, 10258);
@@ -121,9 +140,16 @@ describe('a CCM of your own in the slot', () => {
     // What a user does in a terminal: the printed environment and flags (serving off, to need no free port).
     const initialised = async (): Promise<boolean> => (await allNodes(e)).every((n) => !hasTaint(n, UNINITIALIZED_TAINT));
     const { process: own } = await launchProcess({
-      exec, name: 'own-ccm', command: await binary(), args: args.map((a) => (a === '--secure-port=10258' ? '--secure-port=0' : a)),
-      logFile: join(e.sandbox.options.stateDir, 'own-ccm.log'), env: { ...process.env, ...env } as Record<string, string>,
-      ready: initialised, readyDescription: 'the nodes initialised by the CCM run by hand', timeoutMs: 60_000, intervalMs: 250,
+      exec,
+      name: 'own-ccm',
+      command: await binary(),
+      args: args.map((a) => (a === '--secure-port=10258' ? '--secure-port=0' : a)),
+      logFile: join(e.sandbox.options.stateDir, 'own-ccm.log'),
+      env: { ...process.env, ...env } as Record<string, string>,
+      ready: initialised,
+      readyDescription: 'the nodes initialised by the CCM run by hand',
+      timeoutMs: 60_000,
+      intervalMs: 250,
     });
     await own.stop();
   });

@@ -20,31 +20,69 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const RUN_TIMEOUT_MS = 600_000;
 
 describe('npm run conformance on a CCM whose load balancers all fail', () => {
-  it('fails lb-basic with its Events, skips what needs it, passes the rest, exits 1 and writes JUnit and JSON', async () => {
-    const exec = createExec();
-    const binary = await ensureUpstreamCcmBinary({ exec });
-    // The printed command line for Hetzner's CCM, run on our Go CCM, with a location no Hetzner API knows.
-    const command = `HCLOUD_LOAD_BALANCERS_LOCATION=nowhere ${hcloudCcmCommand(binary)}`;
-    const junit = join(dir, 'junit.xml');
-    const json = join(dir, 'report.json');
-    const res = await exec.run(process.execPath, [
-      join(REPO_ROOT, 'sandbox/conformance/main.ts'), '--cloud', 'hcloud', '--ccm', 'command', '--ccm-command', command, '--timeout', '20', '--idle-window', '15', '--fault-window', '4', '--junit', 'junit.xml', '--json', 'report.json',
-    ], { cwd: REPO_ROOT, env: { ...process.env, INIT_CWD: dir }, allowFailure: true, timeoutMs: 300_000 });
-    expect(res.exitCode, res.stdout + res.stderr).toBe(1);
-    const report = ConformanceReport.parse(JSON.parse(readFileSync(json, 'utf8')));
-    expect(Object.fromEntries(report.results.map((r) => [r.capability, r.verdict])), res.stdout).toEqual({
-      'node-init': 'pass', 'lb-basic': 'fail', 'lb-update': 'skipped', 'lb-annotations': 'skipped', 'traffic-policy': 'skipped', 'in-cluster': 'skipped', 'idle-budget': 'pass', 'api-faults': 'pass', 'rate-limit': 'pass',
-      'node-churn': 'skipped', 'lb-delete': 'skipped', lifecycle: 'pass', routes: 'pass', leak: 'pass',
-    });
-    const failed = report.results.find((r) => r.capability === 'lb-basic')!;
-    expect(failed.message).toContain('an ingress IP on Service default/conformance-web');
-    expect(failed.events.some((e) => e.includes('Warning SyncLoadBalancerFailed') && e.includes('nowhere'))).toBe(true);
-    expect(failed.ccmLog.length).toBeGreaterThan(0);
-    expect(res.stdout).toContain('lb-basic failed: ');
-    expect(res.stdout).toMatch(/lb-basic\s+fail/);
-    const xml = readFileSync(junit, 'utf8');
-    expect(xml).toMatch(/<testsuites name="ccm-sandbox conformance" tests="14" failures="1" errors="0" skipped="6"/);
-    expect(xml).toMatch(/<testcase classname="ccm-conformance.hcloud" name="lb-basic: [^"]*" time="[\d.]+">\s*<failure message="[^"]*" type="CapabilityFailure">[^<]*SyncLoadBalancerFailed/);
-    expect(xml.match(/<testcase /g)).toHaveLength(14);
-  }, RUN_TIMEOUT_MS);
+  it(
+    'fails lb-basic with its Events, skips what needs it, passes the rest, exits 1 and writes JUnit and JSON',
+    async () => {
+      const exec = createExec();
+      const binary = await ensureUpstreamCcmBinary({ exec });
+      // The printed command line for Hetzner's CCM, run on our Go CCM, with a location no Hetzner API knows.
+      const command = `HCLOUD_LOAD_BALANCERS_LOCATION=nowhere ${hcloudCcmCommand(binary)}`;
+      const junit = join(dir, 'junit.xml');
+      const json = join(dir, 'report.json');
+      const res = await exec.run(
+        process.execPath,
+        [
+          join(REPO_ROOT, 'sandbox/conformance/main.ts'),
+          '--cloud',
+          'hcloud',
+          '--ccm',
+          'command',
+          '--ccm-command',
+          command,
+          '--timeout',
+          '20',
+          '--idle-window',
+          '15',
+          '--fault-window',
+          '4',
+          '--junit',
+          'junit.xml',
+          '--json',
+          'report.json',
+        ],
+        { cwd: REPO_ROOT, env: { ...process.env, INIT_CWD: dir }, allowFailure: true, timeoutMs: 300_000 },
+      );
+      expect(res.exitCode, res.stdout + res.stderr).toBe(1);
+      const report = ConformanceReport.parse(JSON.parse(readFileSync(json, 'utf8')));
+      expect(Object.fromEntries(report.results.map((r) => [r.capability, r.verdict])), res.stdout).toEqual({
+        'node-init': 'pass',
+        'lb-basic': 'fail',
+        'lb-update': 'skipped',
+        'lb-annotations': 'skipped',
+        'traffic-policy': 'skipped',
+        'in-cluster': 'skipped',
+        'idle-budget': 'pass',
+        'api-faults': 'pass',
+        'rate-limit': 'pass',
+        'node-churn': 'skipped',
+        'lb-delete': 'skipped',
+        lifecycle: 'pass',
+        routes: 'pass',
+        leak: 'pass',
+      });
+      const failed = report.results.find((r) => r.capability === 'lb-basic')!;
+      expect(failed.message).toContain('an ingress IP on Service default/conformance-web');
+      expect(failed.events.some((e) => e.includes('Warning SyncLoadBalancerFailed') && e.includes('nowhere'))).toBe(true);
+      expect(failed.ccmLog.length).toBeGreaterThan(0);
+      expect(res.stdout).toContain('lb-basic failed: ');
+      expect(res.stdout).toMatch(/lb-basic\s+fail/);
+      const xml = readFileSync(junit, 'utf8');
+      expect(xml).toMatch(/<testsuites name="ccm-sandbox conformance" tests="14" failures="1" errors="0" skipped="6"/);
+      expect(xml).toMatch(
+        /<testcase classname="ccm-conformance.hcloud" name="lb-basic: [^"]*" time="[\d.]+">\s*<failure message="[^"]*" type="CapabilityFailure">[^<]*SyncLoadBalancerFailed/,
+      );
+      expect(xml.match(/<testcase /g)).toHaveLength(14);
+    },
+    RUN_TIMEOUT_MS,
+  );
 });

@@ -32,22 +32,35 @@ const checked = CAPABILITIES.filter((c) => !exclude.includes(c));
 const RUN_TIMEOUT_MS = 600_000;
 
 describe(`conformance of the ${ccm.kind} CCM on ${cloud.kind}`, () => {
-  it(`passes every capability it offers (${checked.filter(offers).join(', ')}) and reports the others as not offered`, async () => {
-    if (!isRuntimeChoice(runtime) || runtime === 'auto') throw new Error(`SANDBOX_RUNTIME=${runtime}: use local, kind, vagrant or existing`);
-    const kubeconfig = process.env.SANDBOX_KUBECONFIG;
-    const sampling = startSampling(process.pid);
-    const report = await runConformance({ cloud: cloud.kind, ccm, runtime: runtime, timeoutMs: 60_000, exclude, windows: CI_ADVERSITY_WINDOWS, ...(kubeconfig ? { kubeconfig } : {}) }).finally(sampling.stop);
-    const table = renderTable(ConformanceReport.parse(report));
-    const verdicts = Object.fromEntries(report.results.map((r) => [r.capability, r.verdict]));
-    expect(verdicts, table).toEqual(Object.fromEntries(checked.map((c) => [c, offers(c) ? Verdict.pass : Verdict.notOffered])));
-    expect(passed(report)).toBe(true);
-    // The CCM did the work: load balancers and lifecycle took its cloud calls.
-    for (const c of ['lb-basic', 'lifecycle'] as const) expect(report.results.find((r) => r.capability === c)?.cloudCalls, table).toBeGreaterThan(0);
-    // The sample saw the sandbox at work, and every peer was on loopback (a runtime other than local may dial
-    // its own machines: the check is the local runtime's).
-    if (runtime === 'local') {
-      for (const command of ['kube-apiserver', ...(ccm.kind === 'upstream' ? ['upstream-ccm'] : [])]) expect([...sampling.observed.commands]).toContain(command);
-      expect(offLoopback(sampling.observed), `${sampling.observed.connections.size} connections sampled`).toEqual([]);
-    }
-  }, RUN_TIMEOUT_MS);
+  it(
+    `passes every capability it offers (${checked.filter(offers).join(', ')}) and reports the others as not offered`,
+    async () => {
+      if (!isRuntimeChoice(runtime) || runtime === 'auto') throw new Error(`SANDBOX_RUNTIME=${runtime}: use local, kind, vagrant or existing`);
+      const kubeconfig = process.env.SANDBOX_KUBECONFIG;
+      const sampling = startSampling(process.pid);
+      const report = await runConformance({
+        cloud: cloud.kind,
+        ccm,
+        runtime: runtime,
+        timeoutMs: 60_000,
+        exclude,
+        windows: CI_ADVERSITY_WINDOWS,
+        ...(kubeconfig ? { kubeconfig } : {}),
+      }).finally(sampling.stop);
+      const table = renderTable(ConformanceReport.parse(report));
+      const verdicts = Object.fromEntries(report.results.map((r) => [r.capability, r.verdict]));
+      expect(verdicts, table).toEqual(Object.fromEntries(checked.map((c) => [c, offers(c) ? Verdict.pass : Verdict.notOffered])));
+      expect(passed(report)).toBe(true);
+      // The CCM did the work: load balancers and lifecycle took its cloud calls.
+      for (const c of ['lb-basic', 'lifecycle'] as const) expect(report.results.find((r) => r.capability === c)?.cloudCalls, table).toBeGreaterThan(0);
+      // The sample saw the sandbox at work, and every peer was on loopback (a runtime other than local may dial
+      // its own machines: the check is the local runtime's).
+      if (runtime === 'local') {
+        for (const command of ['kube-apiserver', ...(ccm.kind === 'upstream' ? ['upstream-ccm'] : [])])
+          expect([...sampling.observed.commands]).toContain(command);
+        expect(offLoopback(sampling.observed), `${sampling.observed.connections.size} connections sampled`).toEqual([]);
+      }
+    },
+    RUN_TIMEOUT_MS,
+  );
 });

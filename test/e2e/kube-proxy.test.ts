@@ -38,7 +38,10 @@ describe(`kube-proxy semantics through the load balancer of the ${e2eCcm().kind}
         spec: {
           replicas,
           selector: { matchLabels: { app: name } },
-          template: { metadata: { labels: { app: name }, annotations: { [REPLIES_ANNOTATION]: STAND_IN_REPLIES } }, spec: { containers: [{ name: 'nginx', image: 'nginx' }]} },
+          template: {
+            metadata: { labels: { app: name }, annotations: { [REPLIES_ANNOTATION]: STAND_IN_REPLIES } },
+            spec: { containers: [{ name: 'nginx', image: 'nginx' }] },
+          },
         },
       },
     });
@@ -48,7 +51,12 @@ describe(`kube-proxy semantics through the load balancer of the ${e2eCcm().kind}
       namespace: NS,
       body: {
         metadata: { name, labels: { app: name }, ...(extra.annotations ? { annotations: extra.annotations } : {}) },
-        spec: { type: 'LoadBalancer', selector: { app: name }, ports: [{ port: 80, protocol: 'TCP', targetPort: 80 }], ...(extra.externalTrafficPolicy ? { externalTrafficPolicy: extra.externalTrafficPolicy } : {}) },
+        spec: {
+          type: 'LoadBalancer',
+          selector: { app: name },
+          ports: [{ port: 80, protocol: 'TCP', targetPort: 80 }],
+          ...(extra.externalTrafficPolicy ? { externalTrafficPolicy: extra.externalTrafficPolicy } : {}),
+        },
       },
     });
   const readyPods = async (app: string): Promise<V1Pod[]> =>
@@ -56,15 +64,27 @@ describe(`kube-proxy semantics through the load balancer of the ${e2eCcm().kind}
       (p) => !p.metadata?.deletionTimestamp && p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
     );
   const waitForReadyPods = (app: string, count: number): Promise<V1Pod[]> =>
-    waitFor(async () => { const pods = await readyPods(app); return pods.length === count ? pods : undefined; }, {
-      timeoutMs: 90_000, intervalMs: 250, description: `${count} ready pods of ${app}`,
-    });
+    waitFor(
+      async () => {
+        const pods = await readyPods(app);
+        return pods.length === count ? pods : undefined;
+      },
+      {
+        timeoutMs: 90_000,
+        intervalMs: 250,
+        description: `${count} ready pods of ${app}`,
+      },
+    );
   const served = async (vip: string): Promise<StandInReply | undefined> => {
     const res = await httpGet(vip, 80, '/').catch(() => undefined);
     return res?.status === 200 ? (JSON.parse(res.body) as StandInReply) : undefined;
   };
   /** The VIP gives no HTTP answer: the LB resets the connection (or finds no healthy target). */
-  const vipRefuses = async (vip: string): Promise<boolean> => (await httpGet(vip, 80, '/').then((r) => r.status, () => 0)) === 0;
+  const vipRefuses = async (vip: string): Promise<boolean> =>
+    (await httpGet(vip, 80, '/').then(
+      (r) => r.status,
+      () => 0,
+    )) === 0;
 
   it('(b) carries HTTP through the VIP to the pods of web only, and refuses once web is scaled to zero', async () => {
     await deploy('web', 2);
@@ -72,15 +92,18 @@ describe(`kube-proxy semantics through the load balancer of the ${e2eCcm().kind}
     const vip = await waitForIngress(e.core, NS, 'web', 90_000);
     const pods = new Set((await waitForReadyPods('web', 2)).map((p) => p.metadata?.name));
     const seen = new Set<string | null>();
-    await waitFor(async () => {
-      const reply = await served(vip);
-      if (reply) {
-        expect(reply.service).toBe(`${NS}/web`);
-        expect(pods, `pod ${reply.pod} served`).toContain(reply.pod);
-        seen.add(reply.pod);
-      }
-      return seen.size === pods.size;
-    }, { timeoutMs: 60_000, intervalMs: 50, description: 'answers from both pods of web through the VIP' });
+    await waitFor(
+      async () => {
+        const reply = await served(vip);
+        if (reply) {
+          expect(reply.service).toBe(`${NS}/web`);
+          expect(pods, `pod ${reply.pod} served`).toContain(reply.pod);
+          seen.add(reply.pod);
+        }
+        return seen.size === pods.size;
+      },
+      { timeoutMs: 60_000, intervalMs: 50, description: 'answers from both pods of web through the VIP' },
+    );
     await apps.patchNamespacedDeploymentScale(
       { name: 'web', namespace: NS, body: { spec: { replicas: 0 } } },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
@@ -107,12 +130,15 @@ describe(`kube-proxy semantics through the load balancer of the ${e2eCcm().kind}
     const servers = await e.sandbox.client.servers.listAll();
     const nameOf = new Map(servers.map((s) => [s.id, s.name]));
     // The LB's targets as the cloud sees them: healthy only where kube-proxy's health check says 200.
-    const health = await waitFor(async () => {
-      const lb = (await e.sandbox.client.loadBalancers.listAll()).find((l) => l.public_ipv4 === vip);
-      const states = (lb?.resolved_targets ?? []).map((t) => [nameOf.get(t.server_id ?? '') ?? t.id, t.health[0]?.status] as const);
-      const settled = states.length > 1 && states.every(([, s]) => s === 'healthy' || s === 'unhealthy');
-      return settled && states.some(([n, s]) => n === home && s === 'healthy') ? states : undefined;
-    }, { timeoutMs: 60_000, intervalMs: 250, description: `the LB to check every target, ${home} healthy` });
+    const health = await waitFor(
+      async () => {
+        const lb = (await e.sandbox.client.loadBalancers.listAll()).find((l) => l.public_ipv4 === vip);
+        const states = (lb?.resolved_targets ?? []).map((t) => [nameOf.get(t.server_id ?? '') ?? t.id, t.health[0]?.status] as const);
+        const settled = states.length > 1 && states.every(([, s]) => s === 'healthy' || s === 'unhealthy');
+        return settled && states.some(([n, s]) => n === home && s === 'healthy') ? states : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 250, description: `the LB to check every target, ${home} healthy` },
+    );
     for (const [node, status] of health) expect(status, node).toBe(node === home ? 'healthy' : 'unhealthy');
     for (let i = 0; i < 10; i += 1) {
       const reply = await waitFor(() => served(vip), { timeoutMs: 10_000, intervalMs: 100, description: 'an answer through the VIP' });

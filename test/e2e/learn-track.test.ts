@@ -51,9 +51,24 @@ const binaryOf = (s: Pick<Stage, 'tags'>): string => join(work, `minimal-ccm-${s
 
 async function conformance(s: Stage, ...extra: string[]): Promise<{ report: ConformanceReport; output: string; exitCode: number }> {
   const json = join(work, `report-${s.only}${extra.join('')}.json`);
-  const res = await exec.run(process.execPath, [
-    join(REPO_ROOT, 'sandbox/conformance/main.ts'), '--cloud', 'hcloud', '--ccm', 'command', '--only', s.only, ...extra, '--ccm-command', ccmCommand(binaryOf(s), s), '--json', json,
-  ], { cwd: REPO_ROOT, env: { ...process.env, INIT_CWD: work }, allowFailure: true, timeoutMs: 300_000 });
+  const res = await exec.run(
+    process.execPath,
+    [
+      join(REPO_ROOT, 'sandbox/conformance/main.ts'),
+      '--cloud',
+      'hcloud',
+      '--ccm',
+      'command',
+      '--only',
+      s.only,
+      ...extra,
+      '--ccm-command',
+      ccmCommand(binaryOf(s), s),
+      '--json',
+      json,
+    ],
+    { cwd: REPO_ROOT, env: { ...process.env, INIT_CWD: work }, allowFailure: true, timeoutMs: 300_000 },
+  );
   return { report: ConformanceReport.parse(JSON.parse(readFileSync(json, 'utf8'))), output: res.stdout + res.stderr, exitCode: res.exitCode };
 }
 
@@ -79,14 +94,21 @@ describe('the learning track: examples/minimal-ccm outside the repository', () =
     expect(readFileSync(join(REPO_ROOT, 'docs/learn/02-instances.md'), 'utf8')).toContain(pageCommand({ only: 'node-init', flags: NO_ROUTES }));
   });
 
-  it.each(STAGES)('passes the check $page prints (--only $only)', async (s) => {
-    expect(readFileSync(join(REPO_ROOT, 'docs/learn', s.page), 'utf8')).toContain(pageCommand(s));
-    const { report, output, exitCode } = await conformance(s);
-    expect(exitCode, output).toBe(0);
-    expect(report.results.every((r) => r.verdict === 'pass'), output).toBe(true);
-  }, 300_000);
+  it.each(STAGES)(
+    'passes the check $page prints (--only $only)',
+    async (s) => {
+      expect(readFileSync(join(REPO_ROOT, 'docs/learn', s.page), 'utf8')).toContain(pageCommand(s));
+      const { report, output, exitCode } = await conformance(s);
+      expect(exitCode, output).toBe(0);
+      expect(
+        report.results.every((r) => r.verdict === 'pass'),
+        output,
+      ).toBe(true);
+    },
+    300_000,
+  );
 
-  it('fails node-init under --profile cloud as soon as the outcome is known, naming the label only Hetzner\'s CCM adds', async () => {
+  it("fails node-init under --profile cloud as soon as the outcome is known, naming the label only Hetzner's CCM adds", async () => {
     const stage = STAGES[0]!;
     const { report, output, exitCode } = await conformance({ ...stage, only: 'node-init' }, '--profile', 'cloud');
     expect(exitCode, output).toBe(1);

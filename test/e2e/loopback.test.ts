@@ -44,18 +44,27 @@ const CLOUDS: readonly CloudKind[] = ['hcloud', 'linode', 'digitalocean', 'phoen
 describe.each(CLOUDS)('a %s conformance run', (cloud) => {
   const own = ownCcmOf(cloud);
   const proxied = own === undefined && cloud === 'phoenixnap';
-  const which = proxied ? "our Go CCM on phoenixNAP's default endpoints, through the interception proxy" : `the cloud's own CCM, ${cloud.toUpperCase()}_CCM_BINARY`;
-  it.skipIf(own === undefined && !proxied)(`opens TCP connections to loopback only (${which})`, async () => {
-    const { ccm, comm } = own ?? (await proxiedGoCcm());
-    const sampling = startSampling(process.pid);
-    // What leaves loopback is the question here, not adversity: those capabilities have suites of their own.
-    const report = await runConformance({ cloud, ccm, runtime: 'local', timeoutMs: 60_000, exclude: ADVERSITY_CAPABILITIES }).finally(sampling.stop);
-    const table = renderTable(ConformanceReport.parse(report));
-    expect(report.results.filter((r) => r.verdict === 'fail').map((r) => r.capability), table).toEqual([]);
-    expect(report.results.length).toBe(DEFAULT_CAPABILITIES.length - ADVERSITY_CAPABILITIES.length);
-    const { connections, commands } = sampling.observed;
-    // The sample saw the sandbox at work: the API server, simcloud (node) and the CCM held connections.
-    for (const command of ['kube-apiserver', comm]) expect([...commands], [...connections].join('\n')).toContain(command);
-    expect(offLoopback(sampling.observed), `${connections.size} connections sampled`).toEqual([]);
-  }, 240_000);
+  const which = proxied
+    ? "our Go CCM on phoenixNAP's default endpoints, through the interception proxy"
+    : `the cloud's own CCM, ${cloud.toUpperCase()}_CCM_BINARY`;
+  it.skipIf(own === undefined && !proxied)(
+    `opens TCP connections to loopback only (${which})`,
+    async () => {
+      const { ccm, comm } = own ?? (await proxiedGoCcm());
+      const sampling = startSampling(process.pid);
+      // What leaves loopback is the question here, not adversity: those capabilities have suites of their own.
+      const report = await runConformance({ cloud, ccm, runtime: 'local', timeoutMs: 60_000, exclude: ADVERSITY_CAPABILITIES }).finally(sampling.stop);
+      const table = renderTable(ConformanceReport.parse(report));
+      expect(
+        report.results.filter((r) => r.verdict === 'fail').map((r) => r.capability),
+        table,
+      ).toEqual([]);
+      expect(report.results.length).toBe(DEFAULT_CAPABILITIES.length - ADVERSITY_CAPABILITIES.length);
+      const { connections, commands } = sampling.observed;
+      // The sample saw the sandbox at work: the API server, simcloud (node) and the CCM held connections.
+      for (const command of ['kube-apiserver', comm]) expect([...commands], [...connections].join('\n')).toContain(command);
+      expect(offLoopback(sampling.observed), `${connections.size} connections sampled`).toEqual([]);
+    },
+    240_000,
+  );
 });

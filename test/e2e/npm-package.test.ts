@@ -60,7 +60,9 @@ beforeAll(async () => {
 
 describe('the npm package, installed from its tarball alone', () => {
   it('carries the runtime and nothing of the tests, benches or docs', () => {
-    const files = tree(installed).map((l) => l.split(' ')[0]!).filter((f) => !f.startsWith('node_modules/'));
+    const files = tree(installed)
+      .map((l) => l.split(' ')[0]!)
+      .filter((f) => !f.startsWith('node_modules/'));
     expect(files).toContain('bin/ccm-sandbox.mjs');
     expect(files).toContain('go/cmd/upstream-ccm/main.go');
     expect(files).toContain('sandbox/control-plane/gomod/go.mod');
@@ -74,18 +76,30 @@ describe('the npm package, installed from its tarball alone', () => {
     const r = await exec.run('npx', ['ccm-sandbox', '--version'], { cwd: project, env });
     expect(r.stdout.trim()).toBe(`ccm-sandbox ${SANDBOX_VERSION} (Kubernetes ${pinnedVersions().kubernetes}, etcd ${pinnedVersions().etcd})`);
     const status = await exec.run('npx', ['ccm-sandbox', 'status', '--name', 'absent'], { cwd: project, env, allowFailure: true });
-    expect({ exit: status.exitCode, stderr: status.stderr.trim() }).toEqual({ exit: 2, stderr: 'ccm-sandbox: sandbox "absent" is not running: start it with `ccm-sandbox up`' });
+    expect({ exit: status.exitCode, stderr: status.stderr.trim() }).toEqual({
+      exit: 2,
+      stderr: 'ccm-sandbox: sandbox "absent" is not running: start it with `ccm-sandbox up`',
+    });
   });
 
   it('passes node-init on the upstream Go CCM from the cached binaries, writing only where it was asked to', async () => {
     const before = { checkout: await checkoutWrites(), installed: tree(installed) };
     const started = Date.now();
-    const res = await exec.run('npx', ['ccm-sandbox', 'conformance', '--ccm', 'upstream', '--only', 'node-init', '--junit', 'junit.xml', '--json', 'report.json'], {
-      cwd: project, env, allowFailure: true, timeoutMs: 300_000,
-    });
+    const res = await exec.run(
+      'npx',
+      ['ccm-sandbox', 'conformance', '--ccm', 'upstream', '--only', 'node-init', '--junit', 'junit.xml', '--json', 'report.json'],
+      {
+        cwd: project,
+        env,
+        allowFailure: true,
+        timeoutMs: 300_000,
+      },
+    );
     console.log(`[figures] packed conformance run (node-init, upstream CCM): ${((Date.now() - started) / 1000).toFixed(1)} s`);
     expect(res.exitCode, res.stdout + res.stderr).toBe(0);
-    expect(res.stdout, 'the packed run built what the checkout had cached: the package does not carry what the cache key hashes').not.toMatch(/building (upstream-ccm|Kubernetes)/);
+    expect(res.stdout, 'the packed run built what the checkout had cached: the package does not carry what the cache key hashes').not.toMatch(
+      /building (upstream-ccm|Kubernetes)/,
+    );
     const report = ConformanceReport.parse(JSON.parse(readFileSync(join(project, 'report.json'), 'utf8')));
     expect(report.results.map((r) => [r.capability, r.verdict])).toEqual([['node-init', 'pass']]);
     expect(report).toMatchObject({ ccm: 'upstream', sandboxVersion: SANDBOX_VERSION, kubernetesVersion: pinnedVersions().kubernetes });

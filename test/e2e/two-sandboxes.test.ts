@@ -25,7 +25,12 @@ afterAll(async () => {
 function addressInUse(name: string): string[] {
   const dir = stateDir(name, env);
   const logs = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.log'));
-  return logs.flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n').filter((l) => /address already in use|EADDRINUSE/i.test(l)).map((l) => `${f}: ${l}`));
+  return logs.flatMap((f) =>
+    readFileSync(join(dir, f), 'utf8')
+      .split('\n')
+      .filter((l) => /address already in use|EADDRINUSE/i.test(l))
+      .map((l) => `${f}: ${l}`),
+  );
 }
 
 /** The public addresses of a sandbox's servers, through its simcloud. */

@@ -36,7 +36,8 @@ describe('workloads', () => {
   /** Our CCM, started by hand in the empty slot with the identity the sandbox prepared for it. */
   async function startCcmByHand(): Promise<LaunchedCcm> {
     const { state, options } = e.sandbox;
-    if (!state.simcloud || !state.clusterCidr || !state.ccm?.kubeconfig) throw new Error('the sandbox state lacks simcloud, the cluster CIDR or the CCM identity');
+    if (!state.simcloud || !state.clusterCidr || !state.ccm?.kubeconfig)
+      throw new Error('the sandbox state lacks simcloud, the cluster CIDR or the CCM identity');
     const ctx = {
       exec: e.sandbox.exec,
       stateDir: options.stateDir,
@@ -55,12 +56,17 @@ describe('workloads', () => {
     const labels = { app: APP };
     await apps.createNamespacedDeployment({
       namespace: NS,
-      body: { metadata: { name: APP }, spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'nginx', image: 'nginx' }] } } } },
+      body: {
+        metadata: { name: APP },
+        spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'nginx', image: 'nginx' }] } } },
+      },
     });
     const pending = await waitFor(
       async () => {
         const list = await pods();
-        const unschedulable = list.filter((p) => p.status?.conditions?.some((c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable'));
+        const unschedulable = list.filter((p) =>
+          p.status?.conditions?.some((c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable'),
+        );
         return list.length === 2 && unschedulable.length === 2 ? list : undefined;
       },
       { timeoutMs: 60_000, intervalMs: 250, description: 'two Pending pods the scheduler could not place' },
@@ -95,7 +101,9 @@ describe('workloads', () => {
       expect(pod.status?.hostIP).toBe(node.status?.addresses?.find((a) => a.type === 'InternalIP')?.address);
       expect(pod.status?.podIP).toBeDefined();
     }
-    console.log(`[workloads] Pending with FailedScheduling after ${((pendingAt - started) / 1000).toFixed(1)} s; Running ${((Date.now() - pendingAt) / 1000).toFixed(1)} s after the CCM started`);
+    console.log(
+      `[workloads] Pending with FailedScheduling after ${((pendingAt - started) / 1000).toFixed(1)} s; Running ${((Date.now() - pendingAt) / 1000).toFixed(1)} s after the CCM started`,
+    );
   });
 
   it('evicts the pods of a powered-off node and reschedules them on the others', async () => {
@@ -122,7 +130,7 @@ describe('workloads', () => {
     victimServer = { id: victim.id, node: victimNode };
   });
 
-  it("deleting that server: the CCM deletes its Node and pod garbage collection removes the pods it left Terminating", async () => {
+  it('deleting that server: the CCM deletes its Node and pod garbage collection removes the pods it left Terminating', async () => {
     if (!victimServer) throw new Error('the power-off flow did not run');
     const { id, node } = victimServer;
     const started = Date.now();

@@ -14,7 +14,9 @@ const env = goEnv(process.env);
 const contractDir = join(GO_MODULE_DIR, 'contract');
 const modules = [
   GO_MODULE_DIR,
-  ...readdirSync(contractDir).map((name) => join(contractDir, name)).filter((dir) => existsSync(join(dir, 'go.mod'))),
+  ...readdirSync(contractDir)
+    .map((name) => join(contractDir, name))
+    .filter((dir) => existsSync(join(dir, 'go.mod'))),
 ];
 
 async function go(cwd: string, args: readonly string[]): Promise<{ exitCode: number; output: string }> {

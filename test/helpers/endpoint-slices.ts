@@ -24,7 +24,9 @@ export function endpointSlice(
 ): V1EndpointSlice {
   const { port = { name: 'http', port: 8080 }, sliceName = `${service}-hand`, ownerUid } = options;
   // Owned by the Service (as the controller's slices are), the garbage collector removes it with the Service.
-  const owners = ownerUid ? { ownerReferences: [{ apiVersion: 'v1', kind: 'Service', name: service, uid: ownerUid, controller: true, blockOwnerDeletion: true }] } : {};
+  const owners = ownerUid
+    ? { ownerReferences: [{ apiVersion: 'v1', kind: 'Service', name: service, uid: ownerUid, controller: true, blockOwnerDeletion: true }] }
+    : {};
   return {
     apiVersion: 'discovery.k8s.io/v1',
     kind: 'EndpointSlice',

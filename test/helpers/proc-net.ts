@@ -24,15 +24,18 @@ export function procAddress(hex: string): string {
 
 /** The rows of /proc/net/tcp or /proc/net/tcp6. */
 export function parseProcNetTcp(text: string): TcpSocket[] {
-  return text.split('\n').slice(1).flatMap((line) => {
-    const f = line.trim().split(/\s+/);
-    if (f.length < 10) return [];
-    const [local, remote] = [f[1]!, f[2]!].map((a) => {
-      const [ip = '', port = ''] = a.split(':');
-      return `${procAddress(ip)}:${parseInt(port, 16)}`;
+  return text
+    .split('\n')
+    .slice(1)
+    .flatMap((line) => {
+      const f = line.trim().split(/\s+/);
+      if (f.length < 10) return [];
+      const [local, remote] = [f[1]!, f[2]!].map((a) => {
+        const [ip = '', port = ''] = a.split(':');
+        return `${procAddress(ip)}:${parseInt(port, 16)}`;
+      });
+      return [{ local: local!, remote: remote!, state: f[3]!, inode: f[9]! }];
     });
-    return [{ local: local!, remote: remote!, state: f[3]!, inode: f[9]! }];
-  });
 }
 
 /** Whether a peer (`ip:port` as parsed above) is on loopback: 127.0.0.0/8 or ::1. */

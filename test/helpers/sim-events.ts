@@ -27,15 +27,24 @@ export async function recordSimEvents(sc: Pick<SimcloudHandle, 'url' | 'adminTok
   const events: SimEvent[] = [];
   const errors: unknown[] = [];
   const abort = new AbortController();
-  void followSimEvents({ endpoint: sc.url, adminToken: sc.adminToken, signal: abort.signal, onEvent: (e) => events.push(e), onError: (err) => errors.push(err) });
+  void followSimEvents({
+    endpoint: sc.url,
+    adminToken: sc.adminToken,
+    signal: abort.signal,
+    onEvent: (e) => events.push(e),
+    onError: (err) => errors.push(err),
+  });
   const next = (description: string, match: (e: SimEvent) => boolean, timeoutMs = 15_000): Promise<SimEvent> =>
     waitFor(() => events.find(match), { description, timeoutMs, intervalMs: 20 });
   // The stream is live once it carries a call made after the subscription.
   const probe = `probe-${Date.now()}`;
-  await waitFor(async () => {
-    await sc.admin.health({ caller: probe });
-    return events.some((e) => e.type === 'api_call' && e.caller === probe);
-  }, { description: 'the event stream to carry a call', timeoutMs: 15_000, intervalMs: 50 });
+  await waitFor(
+    async () => {
+      await sc.admin.health({ caller: probe });
+      return events.some((e) => e.type === 'api_call' && e.caller === probe);
+    },
+    { description: 'the event stream to carry a call', timeoutMs: 15_000, intervalMs: 50 },
+  );
   return { events, errors, next, stop: () => abort.abort() };
 }
 
@@ -49,10 +58,11 @@ async function listen(ip: string, port: number): Promise<{ close(): Promise<void
   });
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, ip, () => resolve()));
   return {
-    close: () => new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -71,7 +81,10 @@ export interface CloudScenario {
 /** The owner label and tag of the Service `default/web`, as the CCM writes them. */
 export const SERVICE_LABEL = { 'simcloud.dev/service': 'default.web' } as const;
 
-const healthIs = (lbId: string, status: string) => (e: SimEvent): boolean => e.type === 'target_health' && e.load_balancer_id === lbId && e.status === status;
+const healthIs =
+  (lbId: string, status: string) =>
+  (e: SimEvent): boolean =>
+    e.type === 'target_health' && e.load_balancer_id === lbId && e.status === status;
 
 /**
  * Runs the scenario on `sc` (a simcloud with its data plane on, fast transitions) while `rec` records;
@@ -81,7 +94,14 @@ export async function runCloudScenario(sc: SimcloudHandle, rec: SimEventRecorder
   const c = sc.client;
   const suffix = Math.random().toString(36).slice(2, 8);
   const network = await c.networks.create({ name: `net-${suffix}` });
-  const { server, action } = await c.servers.create({ name: `node-${suffix}`, server_type: 'sc-small', image: 'ubuntu-24.04', zone: 'sim-1a', networks: [network.id], labels: clusterLabel });
+  const { server, action } = await c.servers.create({
+    name: `node-${suffix}`,
+    server_type: 'sc-small',
+    image: 'ubuntu-24.04',
+    zone: 'sim-1a',
+    networks: [network.id],
+    labels: clusterLabel,
+  });
   await c.waitForAction(action.id);
   const nodePort = 20_000 + Math.floor(Math.random() * 10_000);
   const listenPort = 30_000 + Math.floor(Math.random() * 10_000);
@@ -89,7 +109,9 @@ export async function runCloudScenario(sc: SimcloudHandle, rec: SimEventRecorder
   try {
     const hc = { protocol: 'tcp' as const, port: null, path: '/', interval_seconds: 0.1, timeout_seconds: 0.5, retries: 1 };
     const { load_balancer: lb, action: lbAction } = await c.loadBalancers.create({
-      name: `lb-${suffix}`, labels: SERVICE_LABEL, targets: [{ kind: 'server', server_id: server.id }],
+      name: `lb-${suffix}`,
+      labels: SERVICE_LABEL,
+      targets: [{ kind: 'server', server_id: server.id }],
       services: [{ protocol: 'tcp', listen_port: listenPort, destination_port: nodePort, proxy_protocol: 'none', health_check: hc }],
     });
     await c.waitForAction(lbAction.id);
@@ -112,8 +134,15 @@ export async function runCloudScenario(sc: SimcloudHandle, rec: SimEventRecorder
     await c.networks.delete(network.id);
     await rec.next('the network deleted', (e) => e.type === 'resource_change' && e.resource_id === network.id && e.change === 'deleted');
     return {
-      serverId: server.id, serverName: server.name, networkId: network.id, loadBalancerId: lb.id, route, serverGroupId: group.id,
-      firewallPolicyId: policy.id, ipBlockId: block.id, listenPort,
+      serverId: server.id,
+      serverName: server.name,
+      networkId: network.id,
+      loadBalancerId: lb.id,
+      route,
+      serverGroupId: group.id,
+      firewallPolicyId: policy.id,
+      ipBlockId: block.id,
+      listenPort,
     };
   } finally {
     await backend.close();

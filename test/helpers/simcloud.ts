@@ -51,7 +51,12 @@ export interface ProcessOptions {
   clientOptions?: Partial<SimcloudClientOptions>;
 }
 
-function clients(url: string, token: string, adminToken: string, extra: Partial<SimcloudClientOptions> = {}): Pick<SimcloudHandle, 'client' | 'admin' | 'clientFor'> {
+function clients(
+  url: string,
+  token: string,
+  adminToken: string,
+  extra: Partial<SimcloudClientOptions> = {},
+): Pick<SimcloudHandle, 'client' | 'admin' | 'clientFor'> {
   const base = { endpoint: url, caller: 'test', ...extra };
   return {
     client: new SimcloudClient({ ...base, token }),
@@ -68,18 +73,31 @@ export async function startSimcloudProcess(opts: ProcessOptions = {}): Promise<S
   const stateDir = mkdtempSync(join(tmpdir(), 'simcloud-test-'));
   const extraArgs = ['--quiet', ...(opts.seed === undefined ? [] : [`--seed=${opts.seed}`]), ...(opts.args ?? [])];
   try {
-    const sim = await launchSimcloud({ exec: createExec(), stateDir, token, adminToken, extraArgs, dataPath: opts.dataPath ?? null, ...(opts.env ? { env: opts.env } : {}) });
+    const sim = await launchSimcloud({
+      exec: createExec(),
+      stateDir,
+      token,
+      adminToken,
+      extraArgs,
+      dataPath: opts.dataPath ?? null,
+      ...(opts.env ? { env: opts.env } : {}),
+    });
     const end = async (how: () => Promise<void>): Promise<void> => {
       await how();
       rmSync(stateDir, { recursive: true, force: true });
     };
     return {
-      url: sim.url, token, adminToken, process: sim.process, ...clients(sim.url, token, adminToken, opts.clientOptions),
+      url: sim.url,
+      token,
+      adminToken,
+      process: sim.process,
+      ...clients(sim.url, token, adminToken, opts.clientOptions),
       stop: () => end(() => sim.process.stop()),
-      kill9: () => end(async () => {
-        sim.process.kill('SIGKILL');
-        await sim.process.exited;
-      }),
+      kill9: () =>
+        end(async () => {
+          sim.process.kill('SIGKILL');
+          await sim.process.exited;
+        }),
     };
   } catch (err) {
     rmSync(stateDir, { recursive: true, force: true });
@@ -103,7 +121,9 @@ export interface InProcessSimcloud extends SimcloudHandle {
 
 /** Short transitions so actions finish within tens of milliseconds. */
 export const FAST_DELAYS = {
-  server: { delay_ms: 20, jitter_ms: 0 }, load_balancer: { delay_ms: 20, jitter_ms: 0 }, network: { delay_ms: 5, jitter_ms: 0 },
+  server: { delay_ms: 20, jitter_ms: 0 },
+  load_balancer: { delay_ms: 20, jitter_ms: 0 },
+  network: { delay_ms: 5, jitter_ms: 0 },
 };
 
 export interface OwnPlanSimcloud extends InProcessSimcloud {
@@ -131,7 +151,12 @@ export async function startSimcloudInProcess(opts: InProcessOptions = {}): Promi
   const adminToken = secret('test-admin');
   const pino = (await import('pino')).default;
   const running = await startSimcloud({
-    port: 0, dataPath: opts.dataPath, seed: opts.seed, ...(opts.wallNow ? { wallNow: opts.wallNow } : {}), logger: pino({ level: process.env.SIMCLOUD_LOG_LEVEL ?? 'silent' }), personas: PERSONAS,
+    port: 0,
+    dataPath: opts.dataPath,
+    seed: opts.seed,
+    ...(opts.wallNow ? { wallNow: opts.wallNow } : {}),
+    logger: pino({ level: process.env.SIMCLOUD_LOG_LEVEL ?? 'silent' }),
+    personas: PERSONAS,
     config: { dataplane: false, accessLog: false, delays: FAST_DELAYS, ...opts.config, adminToken, bootstrap: { token } },
   });
   return { url: running.url, token, adminToken, sim: running.sim, ...clients(running.url, token, adminToken, opts.clientOptions), stop: () => running.close() };
@@ -141,10 +166,20 @@ export async function startSimcloudInProcess(opts: InProcessOptions = {}): Promi
  * Running servers named `names` (sc-small in sim-1a, attached to `networks`), each with the Node that would
  * register for it (providerID set).
  */
-export async function runningServersAsNodes(client: SimcloudClient, names: readonly string[], opts: { networks?: string[] } = {}): Promise<{ servers: Server[]; nodes: V1Node[] }> {
+export async function runningServersAsNodes(
+  client: SimcloudClient,
+  names: readonly string[],
+  opts: { networks?: string[] } = {},
+): Promise<{ servers: Server[]; nodes: V1Node[] }> {
   const servers: Server[] = [];
   for (const name of names) {
-    const { server, action } = await client.servers.create({ name, server_type: 'sc-small', image: 'ubuntu-24.04', zone: 'sim-1a', ...(opts.networks ? { networks: opts.networks } : {}) });
+    const { server, action } = await client.servers.create({
+      name,
+      server_type: 'sc-small',
+      image: 'ubuntu-24.04',
+      zone: 'sim-1a',
+      ...(opts.networks ? { networks: opts.networks } : {}),
+    });
     await client.waitForAction(action.id);
     servers.push(server);
   }

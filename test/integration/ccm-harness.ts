@@ -51,7 +51,10 @@ export class ApiCallLog {
 
   static async open(url: string, adminToken: string): Promise<ApiCallLog> {
     const log = new ApiCallLog();
-    const res = await fetch(`${url}/_sim/events`, { headers: { authorization: `Bearer ${adminToken}`, accept: 'text/event-stream' }, signal: log.#abort.signal });
+    const res = await fetch(`${url}/_sim/events`, {
+      headers: { authorization: `Bearer ${adminToken}`, accept: 'text/event-stream' },
+      signal: log.#abort.signal,
+    });
     if (!res.ok || !res.body) throw new Error(`/_sim/events: HTTP ${res.status}`);
     void log.#read(res.body);
     return log;
@@ -174,7 +177,15 @@ export class CcmHarness {
     this.#logDir ??= mkdtempSync(join(tmpdir(), 'ccm-harness-'));
     const logFile = join(this.#logDir, `ccm-${this.#runs.length}.log`);
     const env = { ...process.env, ...this.env(extraEnv) } as Record<string, string>;
-    const { process: proc } = await launchProcess({ exec: createExec(), name: 'ccm', command: process.execPath, args: [MAIN, ...this.argv(extraArgs)], env, logFile, ...SPAWNED });
+    const { process: proc } = await launchProcess({
+      exec: createExec(),
+      name: 'ccm',
+      command: process.execPath,
+      args: [MAIN, ...this.argv(extraArgs)],
+      env,
+      logFile,
+      ...SPAWNED,
+    });
     const killed = async (): Promise<void> => {
       proc.kill('SIGKILL');
       await proc.exited;
@@ -248,7 +259,12 @@ export class CcmHarness {
     const core = this.cluster?.core;
     if (core) {
       for (const s of this.#services) {
-        await core.patchNamespacedService({ ...s, body: [{ op: 'replace', path: '/metadata/finalizers', value: [] }] }, setHeaderOptions('Content-Type', PatchStrategy.JsonPatch)).catch(() => undefined);
+        await core
+          .patchNamespacedService(
+            { ...s, body: [{ op: 'replace', path: '/metadata/finalizers', value: [] }] },
+            setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
+          )
+          .catch(() => undefined);
         await core.deleteNamespacedService(s).catch(() => undefined);
       }
       await Promise.allSettled(this.#kubelets.map((k) => core.deleteNode({ name: k.nodeName })));

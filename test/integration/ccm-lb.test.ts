@@ -47,13 +47,27 @@ describe.each(['lb', 'ip-block'] as const)('simcloud CCM: load balancers, strate
     return name;
   }
 
-  async function expectStrategyResources({ name, uid, lb, vip, nodePort }: { name: string; uid: string; lb: LoadBalancer; vip: string; nodePort: number }): Promise<void> {
+  async function expectStrategyResources({
+    name,
+    uid,
+    lb,
+    vip,
+    nodePort,
+  }: {
+    name: string;
+    uid: string;
+    lb: LoadBalancer;
+    vip: string;
+    nodePort: number;
+  }): Promise<void> {
     if (strategy === 'lb') {
       const [group] = await groupsOf(uid);
       const [policy] = await policiesOf(uid);
       expect(lb.targets).toEqual([{ kind: 'server_group', server_group_id: group!.id }]);
       expect(policy?.server_group_id).toBe(group!.id);
-      expect(policy?.rules).toEqual([expect.objectContaining({ direction: 'inbound', protocol: 'tcp', ports: String(nodePort), source_cidrs: ['127.0.0.0/8'] })]);
+      expect(policy?.rules).toEqual([
+        expect.objectContaining({ direction: 'inbound', protocol: 'tcp', ports: String(nodePort), source_cidrs: ['127.0.0.0/8'] }),
+      ]);
       return;
     }
     const [block] = await blocksOf(uid);
@@ -82,14 +96,22 @@ describe.each(['lb', 'ip-block'] as const)('simcloud CCM: load balancers, strate
       return s.status?.loadBalancer?.ingress?.[0]?.ip ? s : undefined;
     });
     const calls = h.calls.byCaller(`service-lb-controller ${NS}/${name}`);
-    console.log(`[figures] ${strategy}: cloud calls until the LB status was set: ${calls.length} (${calls.map((c) => `${c.method} ${c.path.replace(/\/[a-z]+-[A-Za-z0-9]+/g, '/{id}')} ${c.status}`).join(', ')})`);
+    console.log(
+      `[figures] ${strategy}: cloud calls until the LB status was set: ${calls.length} (${calls.map((c) => `${c.method} ${c.path.replace(/\/[a-z]+-[A-Za-z0-9]+/g, '/{id}')} ${c.status}`).join(', ')})`,
+    );
     expect(ready.metadata?.finalizers).toContain(FINALIZER);
     const vip = ready.status!.loadBalancer!.ingress![0]!.ip!;
     const [lb] = await lbsOf(uid);
     expect(lb?.public_ipv4).toBe(vip);
     expect(lb?.session_affinity).toBe('source_ip');
     expect(lb?.services).toEqual([
-      { protocol: 'tcp', listen_port: 80, destination_port: nodePort, proxy_protocol: 'none', health_check: { protocol: 'tcp', port: nodePort, path: '/', interval_seconds: 10, timeout_seconds: 5, retries: 3 } },
+      {
+        protocol: 'tcp',
+        listen_port: 80,
+        destination_port: nodePort,
+        proxy_protocol: 'none',
+        health_check: { protocol: 'tcp', port: nodePort, path: '/', interval_seconds: 10, timeout_seconds: 5, retries: 3 },
+      },
     ]);
     expect(await targetIds(uid)).toEqual(nodes.map((n) => serverIds.get(n)!).sort());
     await expectStrategyResources({ name, uid, lb: lb!, vip, nodePort });
@@ -125,7 +147,10 @@ describe.each(['lb', 'ip-block'] as const)('simcloud CCM: load balancers, strate
     const uid = (await h.createService(NS, lbService(name))).metadata!.uid!;
     await eventually('ingress', async () => (await svc(name)).status?.loadBalancer?.ingress?.[0]);
     const patch = async (annotations: Record<string, string | null>): Promise<void> => {
-      await h.cluster.core.patchNamespacedService({ name, namespace: NS, body: { metadata: { annotations } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+      await h.cluster.core.patchNamespacedService(
+        { name, namespace: NS, body: { metadata: { annotations } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
     };
     await patch({ [`${A}algorithm`]: 'least_connections', [`${A}health-check-interval`]: '3' });
     await eventually('LB updated', async () => {
@@ -135,7 +160,9 @@ describe.each(['lb', 'ip-block'] as const)('simcloud CCM: load balancers, strate
     const before = JSON.stringify(await lbsOf(uid));
     const mark = h.calls.calls.length;
     await patch({ [`${A}protocol`]: 'udp' });
-    const warning = await eventually('Warning event', async () => (await h.events(NS, name)).find((e) => e.type === 'Warning' && (e.message ?? '').includes(`${A}protocol`)));
+    const warning = await eventually('Warning event', async () =>
+      (await h.events(NS, name)).find((e) => e.type === 'Warning' && (e.message ?? '').includes(`${A}protocol`)),
+    );
     expect(warning.reason).toBe('SyncLoadBalancerFailed');
     expect(warning.message).toContain('must be one of: tcp, http, https');
     const writes = h.calls.calls.slice(mark).filter((c) => c.method !== 'GET' && (c.caller ?? '').includes(`${NS}/${name}`));

@@ -50,12 +50,17 @@ describe('simcloud CCM: nodes', () => {
     });
     expect(node.status?.addresses).toEqual(expected);
     const calls = h.calls.byCaller(`cloud-node-controller ${name}`);
-    console.log(`[figures] cloud calls for one node initialisation: ${calls.length} (${calls.map((c) => `${c.method} ${c.path}`).join(', ')}); all calls since kubelet start: ${h.calls.calls.length - started}`);
+    console.log(
+      `[figures] cloud calls for one node initialisation: ${calls.length} (${calls.map((c) => `${c.method} ${c.path}`).join(', ')}); all calls since kubelet start: ${h.calls.calls.length - started}`,
+    );
     // The node may be initialised from the provider's fresh server list with no call of its own (the cache
     // is the point); whatever the CCM called meanwhile says which cloud-provider method it belongs to, so
     // the console need not guess, and a call made for this node is InstanceMetadata.
     const explainer = new CallExplainer();
-    const ccmCalls = h.calls.calls.slice(started).map((c) => explainer.explain(c)).filter((x) => x.controller !== null);
+    const ccmCalls = h.calls.calls
+      .slice(started)
+      .map((c) => explainer.explain(c))
+      .filter((x) => x.controller !== null);
     expect(ccmCalls.map((x) => x.methodSource)).not.toContain(MethodSource.inferred);
     expect(new Set(calls.map((c) => explainer.explain(c).method))).toEqual(new Set(calls.length > 0 ? ['InstanceMetadata'] : []));
   });
@@ -81,10 +86,14 @@ describe('simcloud CCM: nodes', () => {
     expect(taintKeys(before)).toContain(UNINITIALIZED);
     expect(before.spec?.providerID ?? '').toBe('');
     const server = await h.createServer(name);
-    const after = await eventually('late initialisation', async () => {
-      const n = await h.node(name);
-      return taintKeys(n).includes(UNINITIALIZED) ? undefined : n;
-    }, 120_000);
+    const after = await eventually(
+      'late initialisation',
+      async () => {
+        const n = await h.node(name);
+        return taintKeys(n).includes(UNINITIALIZED) ? undefined : n;
+      },
+      120_000,
+    );
     expect(after.spec?.providerID).toBe(`simcloud://${server.id}`);
   });
 
@@ -111,10 +120,14 @@ describe('simcloud CCM: nodes', () => {
 
     await h.sim.client.waitForAction((await h.sim.client.servers.poweroff(server.id)).id);
     kubelet.stop();
-    await eventually('shutdown taint', async () => {
-      const n = await h.node(name);
-      return readyStatus(n) !== 'True' && taintKeys(n).includes(SHUTDOWN);
-    }, 90_000);
+    await eventually(
+      'shutdown taint',
+      async () => {
+        const n = await h.node(name);
+        return readyStatus(n) !== 'True' && taintKeys(n).includes(SHUTDOWN);
+      },
+      90_000,
+    );
 
     await h.sim.client.waitForAction((await h.sim.client.servers.poweron(server.id)).id);
     await kubelet.resume();
@@ -127,14 +140,18 @@ describe('simcloud CCM: nodes', () => {
     kubelet.stop();
     await h.sim.client.waitForAction((await h.sim.client.servers.delete(readyServer.id)).id);
     await h.sim.client.waitForAction((await h.sim.client.servers.delete(server.id)).id);
-    await eventually('node of the deleted server is deleted', async () => {
-      try {
-        await h.node(name);
-        return false;
-      } catch (err) {
-        return isNotFound(err);
-      }
-    }, 90_000);
+    await eventually(
+      'node of the deleted server is deleted',
+      async () => {
+        try {
+          await h.node(name);
+          return false;
+        } catch (err) {
+          return isNotFound(err);
+        }
+      },
+      90_000,
+    );
     // Two more lifecycle passes: at least one ran whole after the deletion, and left the Ready node alone.
     const passes = await lifecyclePasses();
     await eventually('two more lifecycle passes', async () => (await lifecyclePasses()) >= passes + 2);

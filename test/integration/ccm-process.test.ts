@@ -80,7 +80,12 @@ describe('simcloud-ccm process', () => {
 
   it('exits 0 on SIGTERM, and 1 when it loses the leader lease', async () => {
     const lease = `${h.leaseName}-loss`;
-    const quick = [`--leader-elect-resource-name=${lease}`, '--leader-elect-lease-duration=4s', '--leader-elect-renew-deadline=3s', '--leader-elect-retry-period=1s'];
+    const quick = [
+      `--leader-elect-resource-name=${lease}`,
+      '--leader-elect-lease-duration=4s',
+      '--leader-elect-renew-deadline=3s',
+      '--leader-elect-retry-period=1s',
+    ];
     const polite = await h.spawnCcm([`--leader-elect-resource-name=${lease}-term`]);
     await eventually('leading', () => polite.output().includes('started leading'));
     await polite.stop();
@@ -102,7 +107,9 @@ describe('simcloud-ccm process', () => {
     const lease = `${h.leaseName}-crash`;
     const net = (await h.sim.client.networks.create({ name: `${h.clusterName.slice(0, 40)}-c` })).name;
     // Two IPv4 ranges pass flag parsing; the route controller refuses them once leading (upstream: fatal).
-    const ccm = await h.spawnCcm(['--controllers=*', '--cluster-cidr=10.244.0.0/16,10.245.0.0/16', `--leader-elect-resource-name=${lease}`], { SIMCLOUD_NETWORK: net });
+    const ccm = await h.spawnCcm(['--controllers=*', '--cluster-cidr=10.244.0.0/16,10.245.0.0/16', `--leader-elect-resource-name=${lease}`], {
+      SIMCLOUD_NETWORK: net,
+    });
     expect(await ccm.exited).toBe(1);
     expect(ccm.output()).toContain('started leading');
     expect(ccm.output()).toContain('released lease');

@@ -85,7 +85,11 @@ describe('simcloud CCM: restart and leader election', () => {
     await first.kill9();
     await h.sim.admin.clearFaults();
     await h.spawnCcm();
-    await eventually('ingress after restart', async () => (await h.cluster.core.readNamespacedService({ name, namespace: NS })).status?.loadBalancer?.ingress?.[0], 90_000);
+    await eventually(
+      'ingress after restart',
+      async () => (await h.cluster.core.readNamespacedService({ name, namespace: NS })).status?.loadBalancer?.ingress?.[0],
+      90_000,
+    );
     // A create the killed CCM had in flight is still served (after the injected latency): once simcloud
     // serves nothing but this metrics read, every call the killed process started has ended.
     await eventually('simcloud to finish the calls in flight', async () => {
@@ -114,10 +118,14 @@ describe('simcloud CCM: restart and leader election', () => {
     expect(follower.output()).not.toContain('Starting cloud-node-controller');
     const killedAt = Date.now();
     await leader.kill9();
-    await eventually('follower takes over', async () => {
-      const l = await h.cluster.coordination.readNamespacedLease({ name: lease, namespace: 'kube-system' });
-      return l.spec?.holderIdentity !== holder && leading(follower);
-    }, 30_000);
+    await eventually(
+      'follower takes over',
+      async () => {
+        const l = await h.cluster.coordination.readNamespacedLease({ name: lease, namespace: 'kube-system' });
+        return l.spec?.holderIdentity !== holder && leading(follower);
+      },
+      30_000,
+    );
     const takeoverMs = Date.now() - killedAt;
     console.log(`[figures] leader takeover after kill -9: ${(takeoverMs / 1000).toFixed(1)} s`);
     expect(takeoverMs).toBeLessThan(20_000);

@@ -27,7 +27,9 @@ describe('simcloud CCM: routes', () => {
       return wanted.every((w) => have.some((r) => r.destination === w.destination && r.gateway === w.gateway));
     });
     for (const n of names) {
-      const cond = await eventually('NetworkUnavailable condition', async () => (await h.node(n)).status?.conditions?.find((c) => c.type === 'NetworkUnavailable'));
+      const cond = await eventually('NetworkUnavailable condition', async () =>
+        (await h.node(n)).status?.conditions?.find((c) => c.type === 'NetworkUnavailable'),
+      );
       expect(cond).toMatchObject({ status: 'False', reason: 'RouteCreated' });
     }
     const gone = names[0]!;

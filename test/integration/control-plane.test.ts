@@ -66,7 +66,10 @@ describe('control plane', () => {
     const kubelet = new VirtualKubelet({ kubeConfig: cluster.kubeConfig, nodeName: uniqueName('silent'), renewIntervalMs: 1000 });
     kubelets.push(kubelet);
     await kubelet.start();
-    await waitFor(async () => readyStatus(await cluster.core.readNode({ name: kubelet.nodeName })) === 'True', { timeoutMs: 10_000, description: 'Ready=True' });
+    await waitFor(async () => readyStatus(await cluster.core.readNode({ name: kubelet.nodeName })) === 'True', {
+      timeoutMs: 10_000,
+      description: 'Ready=True',
+    });
     kubelet.stop();
     const node = await waitFor(
       async () => {
@@ -78,7 +81,10 @@ describe('control plane', () => {
     );
     expect(node.spec?.taints?.map((t) => t.key)).toContain('node.kubernetes.io/unreachable');
     await kubelet.resume();
-    await waitFor(async () => readyStatus(await cluster.core.readNode({ name: kubelet.nodeName })) === 'True', { timeoutMs: 30_000, description: 'Ready=True after resume' });
+    await waitFor(async () => readyStatus(await cluster.core.readNode({ name: kubelet.nodeName })) === 'True', {
+      timeoutMs: 30_000,
+      description: 'Ready=True after resume',
+    });
   });
 
   it('allocates a NodePort for a Service of type LoadBalancer', async () => {
@@ -97,7 +103,9 @@ describe('control plane', () => {
   it('turns a Deployment into pods and binds them only to a node without the uninitialized taint', async () => {
     const group = uniqueName('sched');
     const labels = { 'ccm-sandbox.test/group': group };
-    const [tainted, ready] = [uniqueName('tainted'), uniqueName('ready')].map((nodeName) => new VirtualKubelet({ kubeConfig: cluster.kubeConfig, nodeName, labels, renewIntervalMs: 1000 }));
+    const [tainted, ready] = [uniqueName('tainted'), uniqueName('ready')].map(
+      (nodeName) => new VirtualKubelet({ kubeConfig: cluster.kubeConfig, nodeName, labels, renewIntervalMs: 1000 }),
+    );
     kubelets.push(tainted!, ready!);
     await Promise.all([tainted!.start(), ready!.start()]);
     // What the CCM does when it initialises a node; the other node stays uninitialised.
@@ -108,7 +116,11 @@ describe('control plane', () => {
       namespace: 'default',
       body: {
         metadata: { name: group },
-        spec: { replicas: 3, selector: { matchLabels: podLabels }, template: { metadata: { labels: podLabels }, spec: { nodeSelector: labels, containers: [{ name: 'web', image: 'nginx' }] } } },
+        spec: {
+          replicas: 3,
+          selector: { matchLabels: podLabels },
+          template: { metadata: { labels: podLabels }, spec: { nodeSelector: labels, containers: [{ name: 'web', image: 'nginx' }] } },
+        },
       },
     });
     const pods = await waitFor(
@@ -170,7 +182,12 @@ describe('control plane lifecycle', () => {
     const ok = (await sharedControlPlane()).controlPlane;
     const binaries = Object.fromEntries(ok.components().map((c) => [c.name, readFileSync(`/proc/${c.pid}/cmdline`, 'utf8').split('\0')[0]]));
     const start = ControlPlane.start({
-      binaries: { etcd: binaries.etcd!, 'kube-apiserver': binaries['kube-apiserver']!, 'kube-controller-manager': '/bin/false', 'kube-scheduler': binaries['kube-scheduler']! },
+      binaries: {
+        etcd: binaries.etcd!,
+        'kube-apiserver': binaries['kube-apiserver']!,
+        'kube-controller-manager': '/bin/false',
+        'kube-scheduler': binaries['kube-scheduler']!,
+      },
     });
     const err: unknown = await start.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ControlPlaneStartError);
@@ -187,12 +204,22 @@ describe('control plane lifecycle', () => {
       return line ? (JSON.parse(line) as { dir: string; pids: number[] }) : undefined;
     };
     const started = await launchProcess({
-      exec: createExec(), name: 'start-control-plane', command: process.execPath, args: [fixture], logFile, ready: printed, readyDescription: 'the fixture to print its control plane', timeoutMs: 300_000,
+      exec: createExec(),
+      name: 'start-control-plane',
+      command: process.execPath,
+      args: [fixture],
+      logFile,
+      ready: printed,
+      readyDescription: 'the fixture to print its control plane',
+      timeoutMs: 300_000,
     });
     const { dir, pids } = started.ready;
     expect(pids.every(alive)).toBe(true);
     started.process.kill('SIGKILL');
-    await waitFor(() => !pids.some(alive) && !existsSync(dir), { timeoutMs: 20_000, description: 'the reaper to stop the components and remove the directory' });
+    await waitFor(() => !pids.some(alive) && !existsSync(dir), {
+      timeoutMs: 20_000,
+      description: 'the reaper to stop the components and remove the directory',
+    });
     rmSync(logDir, { recursive: true, force: true });
   });
 });

@@ -27,7 +27,14 @@ describe('kube-proxy stand-in with the real control plane', () => {
     [ip1, ip2] = [`127.${lease.base}.0.1`, `127.${lease.base}.0.2`];
     discovery = cluster.kubeConfig.makeApiClient(DiscoveryV1Api);
     await cluster.core.createNamespace({ body: { metadata: { name: ns } } });
-    proxy = new KubeProxyStandIn({ kubeConfig: cluster.kubeConfig, nodes: () => [{ name: 'n1', ips: [ip1] }, { name: 'n2', ips: [ip2] }], onError: (m) => errors.push(m) });
+    proxy = new KubeProxyStandIn({
+      kubeConfig: cluster.kubeConfig,
+      nodes: () => [
+        { name: 'n1', ips: [ip1] },
+        { name: 'n2', ips: [ip2] },
+      ],
+      onError: (m) => errors.push(m),
+    });
     await proxy.start();
   });
 
@@ -47,10 +54,19 @@ describe('kube-proxy stand-in with the real control plane', () => {
   const putSlice = async (slice: V1EndpointSlice): Promise<void> => {
     const name = slice.metadata!.name!;
     const existing = await discovery.readNamespacedEndpointSlice({ name, namespace: ns }).catch(() => undefined);
-    if (existing) await discovery.replaceNamespacedEndpointSlice({ name, namespace: ns, body: { ...slice, metadata: { ...slice.metadata, resourceVersion: existing.metadata?.resourceVersion } } });
+    if (existing)
+      await discovery.replaceNamespacedEndpointSlice({
+        name,
+        namespace: ns,
+        body: { ...slice, metadata: { ...slice.metadata, resourceVersion: existing.metadata?.resourceVersion } },
+      });
     else await discovery.createNamespacedEndpointSlice({ namespace: ns, body: slice });
   };
-  const refused = (ip: string, port: number): Promise<boolean> => httpGet(ip, port).then(() => false, (err: unknown) => /ECONNREFUSED/.test(String(err)));
+  const refused = (ip: string, port: number): Promise<boolean> =>
+    httpGet(ip, port).then(
+      () => false,
+      (err: unknown) => /ECONNREFUSED/.test(String(err)),
+    );
   const served = async (ip: string, port: number): Promise<StandInReply | undefined> => {
     const res = await httpGet(ip, port, '/').catch(() => undefined);
     return res?.status === 200 ? (JSON.parse(res.body) as StandInReply) : undefined;
@@ -76,12 +92,20 @@ describe('kube-proxy stand-in with the real control plane', () => {
   it('serves externalTrafficPolicy Local only where a ready endpoint is, and reports it on the healthCheckNodePort', async () => {
     const { nodePort, healthCheckNodePort } = await service('local', { externalTrafficPolicy: 'Local' });
     expect(healthCheckNodePort).toBeGreaterThan(0);
-    await putSlice(endpointSlice(ns, 'local', [{ pod: 'local-0', node: 'n1', ip: '10.244.1.7' }, { pod: 'local-1', node: 'n2', ip: '10.244.2.8', ready: false }]));
+    await putSlice(
+      endpointSlice(ns, 'local', [
+        { pod: 'local-0', node: 'n1', ip: '10.244.1.7' },
+        { pod: 'local-1', node: 'n2', ip: '10.244.2.8', ready: false },
+      ]),
+    );
     const healthOf = async (ip: string): Promise<{ status: number; body: HealthCheckReply } | undefined> => {
       const res = await httpGet(ip, healthCheckNodePort, '/healthz').catch(() => undefined);
       return res && { status: res.status, body: JSON.parse(res.body) as HealthCheckReply };
     };
-    const n1 = await until(async () => { const h = await healthOf(ip1); return h?.status === 200 && h; }, 'n1 healthy');
+    const n1 = await until(async () => {
+      const h = await healthOf(ip1);
+      return h?.status === 200 && h;
+    }, 'n1 healthy');
     expect(n1.body).toEqual({ service: { namespace: ns, name: 'local' }, localEndpoints: 1, serviceProxyHealthy: true });
     expect(await healthOf(ip2)).toEqual({ status: 503, body: { service: { namespace: ns, name: 'local' }, localEndpoints: 0, serviceProxyHealthy: true } });
     expect(await served(ip1, nodePort)).toMatchObject({ node: 'n1', pod: 'local-0' });
@@ -102,7 +126,10 @@ describe('kube-proxy stand-in with the real control plane', () => {
     });
     await putSlice(endpointSlice(ns, 'nlb', [{ pod: 'nlb-0', node: 'n2', ip: '10.244.2.9' }]));
     const fromVip = (ip: string): Promise<StandInReply | undefined> =>
-      httpGet(ip, port, '/', vip).then((r) => (r.status === 200 ? (JSON.parse(r.body) as StandInReply) : undefined), () => undefined);
+      httpGet(ip, port, '/', vip).then(
+        (r) => (r.status === 200 ? (JSON.parse(r.body) as StandInReply) : undefined),
+        () => undefined,
+      );
     expect(await fromVip(ip1)).toBeUndefined();
     // What a CCM writes once its load balancer is up; kube-proxy then programs the ingress IP on every node.
     await cluster.core.patchNamespacedServiceStatus(
@@ -111,10 +138,20 @@ describe('kube-proxy stand-in with the real control plane', () => {
     );
     for (const ip of [ip1, ip2]) {
       const reply = await until(() => fromVip(ip), `nlb answering through ${ip}:${port} for ${vip}`);
-      expect(reply).toMatchObject({ service: `${ns}/nlb`, pod: 'nlb-0', ingress: `${vip}:${port}`, peer: expect.stringMatching(new RegExp(`^${vip.replace(/\./g, '\\.')}:`)) as unknown });
+      expect(reply).toMatchObject({
+        service: `${ns}/nlb`,
+        pod: 'nlb-0',
+        ingress: `${vip}:${port}`,
+        peer: expect.stringMatching(new RegExp(`^${vip.replace(/\./g, '\\.')}:`)) as unknown,
+      });
     }
     // From any other address the Service's port is not the ingress IP's.
-    expect(await httpGet(ip1, port, '/', '127.0.0.1').then((r) => r.status, () => 0)).toBe(0);
+    expect(
+      await httpGet(ip1, port, '/', '127.0.0.1').then(
+        (r) => r.status,
+        () => 0,
+      ),
+    ).toBe(0);
     expect(errors).toEqual([]);
   });
 
@@ -124,16 +161,27 @@ describe('kube-proxy stand-in with the real control plane', () => {
       namespace: ns,
       body: {
         metadata: { name: 'img-0' },
-        spec: { nodeName: 'n1', containers: [{ name: 'echo', image: 'hashicorp/http-echo:1.0', args: ['-text=from the table'], ports: [{ containerPort: 8080 }] }] },
+        spec: {
+          nodeName: 'n1',
+          containers: [{ name: 'echo', image: 'hashicorp/http-echo:1.0', args: ['-text=from the table'], ports: [{ containerPort: 8080 }] }],
+        },
       },
     });
     await putSlice(endpointSlice(ns, 'img', [{ pod: 'img-0', node: 'n1', ip: '10.244.1.9' }]));
     const body = async (): Promise<string | undefined> => (await httpGet(ip1, nodePort, '/').catch(() => undefined))?.body;
-    await until(async () => (await body()) === 'from the table\n', 'http-echo\'s -text through the NodePort');
+    await until(async () => (await body()) === 'from the table\n', "http-echo's -text through the NodePort");
     await cluster.core.patchNamespacedPod(
-      { name: 'img-0', namespace: ns, body: { metadata: { annotations: { 'ccm-sandbox.dev/replies': JSON.stringify({ http: [{ path: '/*', reply: { text: 'pod {{pod.name}} in {{pod.namespace}}' } }] }) } } } },
+      {
+        name: 'img-0',
+        namespace: ns,
+        body: {
+          metadata: {
+            annotations: { 'ccm-sandbox.dev/replies': JSON.stringify({ http: [{ path: '/*', reply: { text: 'pod {{pod.name}} in {{pod.namespace}}' } }] }) },
+          },
+        },
+      },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );
-    await until(async () => (await body()) === `pod img-0 in ${ns}`, 'the annotation\'s reply');
+    await until(async () => (await body()) === `pod img-0 in ${ns}`, "the annotation's reply");
   });
 });

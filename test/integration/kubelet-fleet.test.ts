@@ -22,18 +22,30 @@ describe('a kubelet fleet', () => {
     const core = cluster.kubeConfig.makeApiClient(CoreV1Api);
     const leases = cluster.kubeConfig.makeApiClient(CoordinationV1Api);
     await Promise.all(
-      nodes.flatMap((name) => [core.deleteNode({ name }).catch(() => undefined), leases.deleteNamespacedLease({ name, namespace: NODE_LEASE_NAMESPACE }).catch(() => undefined)]),
+      nodes.flatMap((name) => [
+        core.deleteNode({ name }).catch(() => undefined),
+        leases.deleteNamespacedLease({ name, namespace: NODE_LEASE_NAMESPACE }).catch(() => undefined),
+      ]),
     );
   });
 
   it('renews every Lease once per interval, spread over the interval rather than in one burst', async () => {
     const intervalMs = 2000;
     const prefix = uniqueName('hb');
-    const fleet = new KubeletFleet({ kubeConfig: cluster.kubeConfig, clusterLabel: { key: 'fleet', value: prefix }, sharedHeartbeat: { intervalMs }, runPods: false });
+    const fleet = new KubeletFleet({
+      kubeConfig: cluster.kubeConfig,
+      clusterLabel: { key: 'fleet', value: prefix },
+      sharedHeartbeat: { intervalMs },
+      runPods: false,
+    });
     fleets.push(fleet);
     const names = Array.from({ length: 20 }, (_, i) => `${prefix}-${i}`);
     nodes.push(...names);
-    await Promise.all(names.map((name, i) => fleet.upsert({ id: `${prefix}-srv-${i}`, name, status: 'running', public_ipv4: null, private_ipv4: null, labels: { fleet: prefix } })));
+    await Promise.all(
+      names.map((name, i) =>
+        fleet.upsert({ id: `${prefix}-srv-${i}`, name, status: 'running', public_ipv4: null, private_ipv4: null, labels: { fleet: prefix } }),
+      ),
+    );
 
     const leases = cluster.kubeConfig.makeApiClient(CoordinationV1Api);
     const renewTimes = async (): Promise<Map<string, number>> => {
@@ -57,7 +69,7 @@ describe('a kubelet fleet', () => {
     expect(Math.max(...times) - Math.min(...registered.values())).toBeLessThan(2 * intervalMs + 1000);
   });
 
-  it('keeps a renamed server\'s Node under its first name, running, and registers no Node for the new name', async () => {
+  it("keeps a renamed server's Node under its first name, running, and registers no Node for the new name", async () => {
     const prefix = uniqueName('rn');
     const fleet = new KubeletFleet({ kubeConfig: cluster.kubeConfig, clusterLabel: { key: 'fleet', value: prefix }, renewIntervalMs: 200, runPods: false });
     fleets.push(fleet);
@@ -73,7 +85,8 @@ describe('a kubelet fleet', () => {
     expect(fleet.runningNodes()).toEqual([{ name, ips: ['127.0.0.9'] }]);
     const core = cluster.kubeConfig.makeApiClient(CoreV1Api);
     const leases = cluster.kubeConfig.makeApiClient(CoordinationV1Api);
-    const renewed = async (): Promise<number> => new Date((await leases.readNamespacedLease({ name, namespace: NODE_LEASE_NAMESPACE })).spec?.renewTime ?? 0).getTime();
+    const renewed = async (): Promise<number> =>
+      new Date((await leases.readNamespacedLease({ name, namespace: NODE_LEASE_NAMESPACE })).spec?.renewTime ?? 0).getTime();
     const first = await renewed();
     await waitFor(async () => (await renewed()) > first, { timeoutMs: 5000, intervalMs: 50, description: `the Lease of ${name} renewed after the rename` });
     await expect(core.readNode({ name: `${name}-test` })).rejects.toMatchObject({ code: 404 });

@@ -31,14 +31,23 @@ describe('pods on virtual kubelets', () => {
     return kubelet;
   }
 
-  const listPods = async (selector: string): Promise<V1Pod[]> => (await cluster.core.listNamespacedPod({ namespace: 'default', labelSelector: selector })).items;
-  const running = (p: V1Pod): boolean => p.status?.phase === 'Running' && !p.metadata?.deletionTimestamp && p.status.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+  const listPods = async (selector: string): Promise<V1Pod[]> =>
+    (await cluster.core.listNamespacedPod({ namespace: 'default', labelSelector: selector })).items;
+  const running = (p: V1Pod): boolean =>
+    p.status?.phase === 'Running' && !p.metadata?.deletionTimestamp && p.status.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
 
   async function deployment(name: string, replicas: number): Promise<void> {
     const labels = { app: name };
     await apps.createNamespacedDeployment({
       namespace: 'default',
-      body: { metadata: { name }, spec: { replicas, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { nodeSelector: nodeLabels, containers: [{ name: 'web', image: 'nginx' }] } } } },
+      body: {
+        metadata: { name },
+        spec: {
+          replicas,
+          selector: { matchLabels: labels },
+          template: { metadata: { labels }, spec: { nodeSelector: nodeLabels, containers: [{ name: 'web', image: 'nginx' }] } },
+        },
+      },
     });
   }
 
@@ -68,7 +77,10 @@ describe('pods on virtual kubelets', () => {
   it('runs a Deployment: Running and Ready pods with distinct IPs from their node podCIDR, listed as ready endpoints', async () => {
     const kubelet = await node('run', true);
     const name = uniqueName('web');
-    await cluster.core.createNamespacedService({ namespace: 'default', body: { metadata: { name }, spec: { selector: { app: name }, ports: [{ port: 80 }] } } });
+    await cluster.core.createNamespacedService({
+      namespace: 'default',
+      body: { metadata: { name }, spec: { selector: { app: name }, ports: [{ port: 80 }] } },
+    });
     await deployment(name, 3);
     const pods = await runningPods(`app=${name}`, 3, 'three Running pods');
     const podCIDR = (await cluster.core.readNode({ name: kubelet.nodeName })).spec?.podCIDR ?? '';
@@ -76,7 +88,9 @@ describe('pods on virtual kubelets', () => {
     expect(new Set(ips).size).toBe(3);
     expect(ips.every((ip) => contains(parseCidr(podCIDR), ip))).toBe(true);
     expect(pods.every((p) => p.spec?.nodeName === kubelet.nodeName && p.status?.containerStatuses?.[0]?.ready === true)).toBe(true);
-    expect(new Set(pods.map((p) => p.status?.hostIP))).toEqual(new Set([(await cluster.core.readNode({ name: kubelet.nodeName })).status?.addresses?.[0]?.address]));
+    expect(new Set(pods.map((p) => p.status?.hostIP))).toEqual(
+      new Set([(await cluster.core.readNode({ name: kubelet.nodeName })).status?.addresses?.[0]?.address]),
+    );
     const discovery = cluster.kubeConfig.makeApiClient(DiscoveryV1Api);
     const endpoints = await waitFor(
       async () => {
@@ -112,7 +126,10 @@ describe('pods on virtual kubelets', () => {
     const name = uniqueName('job');
     await batch.createNamespacedJob({
       namespace: 'default',
-      body: { metadata: { name }, spec: { template: { spec: { restartPolicy: 'Never', nodeSelector: nodeLabels, containers: [{ name: 'pi', image: 'perl' }] } } } },
+      body: {
+        metadata: { name },
+        spec: { template: { spec: { restartPolicy: 'Never', nodeSelector: nodeLabels, containers: [{ name: 'pi', image: 'perl' }] } } },
+      },
     });
     const job = await waitFor(
       async () => {
@@ -130,7 +147,13 @@ describe('pods on virtual kubelets', () => {
     const labels = { app: name };
     await apps.createNamespacedDaemonSet({
       namespace: 'default',
-      body: { metadata: { name }, spec: { selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { nodeSelector: nodeLabels, containers: [{ name: 'agent', image: 'busybox' }] } } } },
+      body: {
+        metadata: { name },
+        spec: {
+          selector: { matchLabels: labels },
+          template: { metadata: { labels }, spec: { nodeSelector: nodeLabels, containers: [{ name: 'agent', image: 'busybox' }] } },
+        },
+      },
     });
     const initialised = [...kubelets.values()].filter((k) => k.nodeName !== uninitialised.nodeName).map((k) => k.nodeName);
     const pods = await runningPods(`app=${name}`, initialised.length, `a Running DaemonSet pod on each of ${initialised.length} nodes`);
@@ -155,8 +178,16 @@ describe('pods on virtual kubelets', () => {
           template: {
             metadata: { labels },
             spec: {
-              affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [a.nodeName, b.nodeName] }] }] } } },
-              topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: labels } }],
+              affinity: {
+                nodeAffinity: {
+                  requiredDuringSchedulingIgnoredDuringExecution: {
+                    nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [a.nodeName, b.nodeName] }] }],
+                  },
+                },
+              },
+              topologySpreadConstraints: [
+                { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: labels } },
+              ],
               containers: [{ name: 'web', image: 'nginx' }],
             },
           },

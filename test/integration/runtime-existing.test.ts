@@ -23,8 +23,14 @@ describe('existing runtime', () => {
   const progress: string[] = [];
   const cloud = new DryRunCloud();
   const ctx = (): RuntimeContext => ({
-    exec: createExec(), cloud, stateDir: dir, name: 'existing-test', workers: 0, cloudEndpoint: 'http://127.0.0.1:1',
-    progress: (m) => progress.push(m), kubeconfig: cluster.kubeconfigPath,
+    exec: createExec(),
+    cloud,
+    stateDir: dir,
+    name: 'existing-test',
+    workers: 0,
+    cloudEndpoint: 'http://127.0.0.1:1',
+    progress: (m) => progress.push(m),
+    kubeconfig: cluster.kubeconfigPath,
   });
 
   beforeAll(async () => {
@@ -36,10 +42,13 @@ describe('existing runtime', () => {
     );
     for (const k of kubelets) await k.start();
     // kube-controller-manager's node-ipam controller gives each new Node a podCIDR.
-    await waitFor(async () => {
-      const nodes = await Promise.all([cp, worker].map((name) => cluster.core.readNode({ name })));
-      return nodes.every((n) => (n.spec?.podCIDRs ?? []).length > 0);
-    }, { timeoutMs: 30_000, description: 'podCIDRs on the test nodes' });
+    await waitFor(
+      async () => {
+        const nodes = await Promise.all([cp, worker].map((name) => cluster.core.readNode({ name })));
+        return nodes.every((n) => (n.spec?.podCIDRs ?? []).length > 0);
+      },
+      { timeoutMs: 30_000, description: 'podCIDRs on the test nodes' },
+    );
   });
 
   afterAll(async () => {
@@ -69,7 +78,8 @@ describe('existing runtime', () => {
     expect(info.machines.map((m) => m.name)).toEqual(expect.arrayContaining([cp, worker]));
     const supernet = ipaddr.parseCIDR(info.clusterCidr);
     for (const name of [cp, worker]) {
-      for (const cidr of (await cluster.core.readNode({ name })).spec?.podCIDRs ?? []) expect(ipaddr.parse(cidr.split('/')[0] ?? '').match(supernet)).toBe(true);
+      for (const cidr of (await cluster.core.readNode({ name })).spec?.podCIDRs ?? [])
+        expect(ipaddr.parse(cidr.split('/')[0] ?? '').match(supernet)).toBe(true);
     }
   });
 

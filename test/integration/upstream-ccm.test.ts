@@ -59,9 +59,19 @@ describe('upstream Go CCM (k8s.io/cloud-provider) on simcloud', () => {
     const env = { ...process.env, ...upstreamCcmEnv({ endpoint: h.sim.url, token: h.sim.token, network }) } as Record<string, string>;
     port = await freePort();
     const healthy = async (): Promise<boolean> => (await getUpstreamCcm(port, certDir).catch(() => undefined))?.status === 200;
-    ccm = (await launchProcess({
-      exec, name: 'upstream-ccm', command: binary, args: args(port), env, logFile: join(dir, 'upstream-ccm.log'), ready: healthy, readyDescription: 'the upstream CCM /healthz', timeoutMs: 60_000,
-    })).process;
+    ccm = (
+      await launchProcess({
+        exec,
+        name: 'upstream-ccm',
+        command: binary,
+        args: args(port),
+        env,
+        logFile: join(dir, 'upstream-ccm.log'),
+        ready: healthy,
+        readyDescription: 'the upstream CCM /healthz',
+        timeoutMs: 60_000,
+      })
+    ).process;
   });
   afterAll(async () => {
     await ccm?.stop();
@@ -113,7 +123,12 @@ describe('upstream Go CCM (k8s.io/cloud-provider) on simcloud', () => {
     const name = uniqueName('up-web');
     const body: V1Service = {
       metadata: { name, annotations: { 'loadbalancer.simcloud.dev/algorithm': 'least_connections' } },
-      spec: { type: 'LoadBalancer', selector: { app: name }, ports: [{ name: 'tcp', port: 80, targetPort: 8080, protocol: 'TCP' }], loadBalancerSourceRanges: ['127.0.0.0/8'] },
+      spec: {
+        type: 'LoadBalancer',
+        selector: { app: name },
+        ports: [{ name: 'tcp', port: 80, targetPort: 8080, protocol: 'TCP' }],
+        loadBalancerSourceRanges: ['127.0.0.0/8'],
+      },
     };
     const created = await h.createService(NS, body);
     const uid = created.metadata!.uid!;
@@ -128,7 +143,11 @@ describe('upstream Go CCM (k8s.io/cloud-provider) on simcloud', () => {
     const [group] = (await h.sim.client.serverGroups.list({ label_selector: selector })).server_groups;
     const [policy] = (await h.sim.client.firewallPolicies.list({ label_selector: selector })).firewall_policies;
     expect(lb).toMatchObject({ public_ipv4: vip, algorithm: 'least_connections', targets: [{ kind: 'server_group', server_group_id: group!.id }] });
-    expect(lb!.labels).toMatchObject({ 'simcloud.dev/managed-by': 'simcloud-ccm', 'simcloud.dev/cluster': h.clusterName, 'simcloud.dev/service': `${NS}.${name}` });
+    expect(lb!.labels).toMatchObject({
+      'simcloud.dev/managed-by': 'simcloud-ccm',
+      'simcloud.dev/cluster': h.clusterName,
+      'simcloud.dev/service': `${NS}.${name}`,
+    });
     expect(group!.servers).toContain(server.id);
     expect(policy).toMatchObject({ server_group_id: group!.id, rules: [expect.objectContaining({ ports: String(nodePort), source_cidrs: ['127.0.0.0/8'] })] });
     for (const ip of [server.private_ipv4, server.public_ipv4]) if (ip?.startsWith('127.')) await h.tcp(ip, nodePort, nodeName);
@@ -159,7 +178,10 @@ describe('upstream Go CCM (k8s.io/cloud-provider) on simcloud', () => {
 
   it('follows a new node and an annotation change; an invalid annotation is a Warning event with no cloud write', async () => {
     const name = uniqueName('up-upd');
-    const created = await h.createService(NS, { metadata: { name }, spec: { type: 'LoadBalancer', selector: { app: name }, ports: [{ port: 8080, protocol: 'TCP' }] } });
+    const created = await h.createService(NS, {
+      metadata: { name },
+      spec: { type: 'LoadBalancer', selector: { app: name }, ports: [{ port: 8080, protocol: 'TCP' }] },
+    });
     const selector = `simcloud.dev/service-uid=${created.metadata!.uid!}`;
     await eventually('ingress', async () => (await h.cluster.core.readNamespacedService({ name, namespace: NS })).status?.loadBalancer?.ingress?.[0]);
     const members = async (): Promise<string[]> => (await h.sim.client.serverGroups.list({ label_selector: selector })).server_groups[0]?.servers ?? [];
@@ -169,14 +191,20 @@ describe('upstream Go CCM (k8s.io/cloud-provider) on simcloud', () => {
     await eventually(`new node ${server.id} in the server group`, async () => (await members()).includes(server.id));
 
     const patch = (annotations: Record<string, string | null>): Promise<V1Service> =>
-      h.cluster.core.patchNamespacedService({ name, namespace: NS, body: { metadata: { annotations } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+      h.cluster.core.patchNamespacedService(
+        { name, namespace: NS, body: { metadata: { annotations } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
     await patch({ 'loadbalancer.simcloud.dev/health-check-interval': '3', 'loadbalancer.simcloud.dev/proxy-protocol': 'v2' });
     await eventually('LB updated', async () => {
       const lb = (await h.sim.client.loadBalancers.list({ label_selector: selector })).load_balancers[0];
       return lb?.services[0]?.health_check.interval_seconds === 3 && lb.services[0].proxy_protocol === 'v2';
     });
     // The status patch follows the cloud write: the CCM writes it once EnsureLoadBalancer has returned.
-    await eventually('ingress ipMode Proxy', async () => (await h.cluster.core.readNamespacedService({ name, namespace: NS })).status?.loadBalancer?.ingress?.[0]?.ipMode === 'Proxy');
+    await eventually(
+      'ingress ipMode Proxy',
+      async () => (await h.cluster.core.readNamespacedService({ name, namespace: NS })).status?.loadBalancer?.ingress?.[0]?.ipMode === 'Proxy',
+    );
 
     const mark = h.calls.calls.length;
     await patch({ 'loadbalancer.simcloud.dev/algorithm': 'fastest' });
@@ -202,7 +230,9 @@ describe('upstream Go CCM (k8s.io/cloud-provider) on simcloud', () => {
       (await h.sim.client.networks.listRoutes(networkId)).find((r) => r.destination === node.spec!.podCIDR && r.gateway === gateway),
     );
     expect(route.name).toBe(node.metadata!.uid);
-    const cond = await eventually('NetworkUnavailable=False', async () => (await h.node(name)).status?.conditions?.find((c) => c.type === 'NetworkUnavailable' && c.status === 'False'));
+    const cond = await eventually('NetworkUnavailable=False', async () =>
+      (await h.node(name)).status?.conditions?.find((c) => c.type === 'NetworkUnavailable' && c.status === 'False'),
+    );
     expect(cond.reason).toBe('RouteCreated');
   });
 
@@ -213,28 +243,48 @@ describe('upstream Go CCM (k8s.io/cloud-provider) on simcloud', () => {
     await eventually('initialised', async () => !taintKeys(await h.node(name)).includes(UNINITIALIZED));
     await h.sim.client.waitForAction((await h.sim.client.servers.poweroff(server.id)).id);
     kubelet.stop();
-    await eventually('shutdown taint', async () => {
-      const n = await h.node(name);
-      return readyStatus(n) !== 'True' && taintKeys(n).includes(SHUTDOWN);
-    }, 90_000);
+    await eventually(
+      'shutdown taint',
+      async () => {
+        const n = await h.node(name);
+        return readyStatus(n) !== 'True' && taintKeys(n).includes(SHUTDOWN);
+      },
+      90_000,
+    );
     await h.sim.client.waitForAction((await h.sim.client.servers.delete(server.id)).id);
-    await eventually('node of the deleted server deleted', async () => {
-      try {
-        await h.node(name);
-        return false;
-      } catch (err) {
-        return isNotFound(err);
-      }
-    }, 60_000);
+    await eventually(
+      'node of the deleted server deleted',
+      async () => {
+        try {
+          await h.node(name);
+          return false;
+        } catch (err) {
+          return isNotFound(err);
+        }
+      },
+      60_000,
+    );
   });
 
   it('exits 1 at start with one line naming the endpoint when the token is wrong', async () => {
     const logFile = join(dir, 'bad-token.log');
     const env = { ...process.env, ...h.env({ SIMCLOUD_TOKEN: 'not-the-token-0123456789' }) } as Record<string, string>;
-    const { process: bad } = await launchProcess({ exec, name: 'upstream-ccm-bad-token', command: binary, args: args(await freePort()), env, logFile, ...SPAWNED });
+    const { process: bad } = await launchProcess({
+      exec,
+      name: 'upstream-ccm-bad-token',
+      command: binary,
+      args: args(await freePort()),
+      env,
+      logFile,
+      ...SPAWNED,
+    });
     const exit = await bad.exited;
     expect(exit.code).toBe(1);
-    const lines = readFileSync(logFile, 'utf8').split('\n').filter((l) => l.startsWith('upstream-ccm:'));
-    expect(lines).toEqual([`upstream-ccm: cloud provider could not be initialized: could not init cloud provider "simcloud": cannot use simcloud at ${h.sim.url}: servers.list: unauthorized (HTTP 401): missing or invalid token`]);
+    const lines = readFileSync(logFile, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('upstream-ccm:'));
+    expect(lines).toEqual([
+      `upstream-ccm: cloud provider could not be initialized: could not init cloud provider "simcloud": cannot use simcloud at ${h.sim.url}: servers.list: unauthorized (HTTP 401): missing or invalid token`,
+    ]);
   });
 });

@@ -65,7 +65,15 @@ describe('kind runtime dry run', () => {
   it('reuses a kind cluster that already exists instead of creating it', async () => {
     const base = kindResponder({ name: 'golden', workers: 0, dockerNetwork: 'ccm-sandbox-kind', prefix: '172.30.0' });
     const exec = createExec({ dryRun: true, responder: (r) => (r.args.join(' ') === 'get clusters' ? { stdout: 'other\ngolden\n' } : base(r)) });
-    const ctx: RuntimeContext = { exec, cloud: new DryRunCloud(), stateDir: STATE, name: 'golden', workers: 0, cloudEndpoint: 'http://127.0.0.1:1', progress: () => undefined };
+    const ctx: RuntimeContext = {
+      exec,
+      cloud: new DryRunCloud(),
+      stateDir: STATE,
+      name: 'golden',
+      workers: 0,
+      cloudEndpoint: 'http://127.0.0.1:1',
+      progress: () => undefined,
+    };
     await createKindRuntime({ image: IMAGE_137, platform: 'linux' }).up(ctx);
     const lines = exec.records.map((r) => `${r.command} ${r.args.join(' ')}`);
     expect(lines).toContain(`kind export kubeconfig --name golden --kubeconfig ${STATE}/kubeconfig`);
@@ -74,23 +82,45 @@ describe('kind runtime dry run', () => {
 
   it('down() after a failed up() succeeds when there is no cluster, and fails loudly when one is left', async () => {
     const ctxWith = (responder: Responder): RuntimeContext => ({
-      exec: createExec({ dryRun: true, responder }), cloud: new DryRunCloud(), stateDir: STATE, name: 'golden', workers: 1, cloudEndpoint: 'http://127.0.0.1:1', progress: () => undefined,
+      exec: createExec({ dryRun: true, responder }),
+      cloud: new DryRunCloud(),
+      stateDir: STATE,
+      name: 'golden',
+      workers: 1,
+      cloudEndpoint: 'http://127.0.0.1:1',
+      progress: () => undefined,
     });
     const noKind = ctxWith(() => ({ exitCode: 127, stderr: 'kind: command not found\n' }));
     await expect(createKindRuntime().down(noKind)).resolves.toBeUndefined();
-    const stuck = ctxWith((r) => (r.args[0] === 'delete' ? { exitCode: 1, stderr: 'ERROR: failed to delete cluster "golden": permission denied\n' } : { stdout: 'golden\n' }));
+    const stuck = ctxWith((r) =>
+      r.args[0] === 'delete' ? { exitCode: 1, stderr: 'ERROR: failed to delete cluster "golden": permission denied\n' } : { stdout: 'golden\n' },
+    );
     await expect(createKindRuntime().down(stuck)).rejects.toThrow(/still exists: ERROR: failed to delete cluster/);
   });
 
   it('without an image, up() fails before running anything and says how to get one', async () => {
     const exec = createExec({ dryRun: true });
-    const ctx: RuntimeContext = { exec, cloud: new DryRunCloud(), stateDir: STATE, name: 'golden', workers: 1, cloudEndpoint: 'http://127.0.0.1:1', progress: () => undefined };
+    const ctx: RuntimeContext = {
+      exec,
+      cloud: new DryRunCloud(),
+      stateDir: STATE,
+      name: 'golden',
+      workers: 1,
+      cloudEndpoint: 'http://127.0.0.1:1',
+      progress: () => undefined,
+    };
     await expect(createKindRuntime({ env: {} }).up(ctx)).rejects.toThrow(new RegExp(`${KIND_IMAGE_ENV}.*\\n.*kind build node-image`));
     expect(exec.records).toEqual([]);
   });
 
   it('available() reports a missing engine or kind binary in one line', async () => {
-    const noEngine = createExec({ dryRun: true, responder: (r) => (r.command === 'docker' ? { exitCode: 1, stderr: 'Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?\n' } : {}) });
+    const noEngine = createExec({
+      dryRun: true,
+      responder: (r) =>
+        r.command === 'docker'
+          ? { exitCode: 1, stderr: 'Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?\n' }
+          : {},
+    });
     const r1 = await createKindRuntime().available({ exec: noEngine });
     expect(r1.ok).toBe(false);
     expect(r1.reason).toContain('Cannot connect to the Docker daemon');

@@ -44,8 +44,19 @@ describe('vagrant runtime dry run', () => {
 
   it('down() succeeds without vagrant (nothing was created) and fails when vagrant cannot destroy', async () => {
     const ctxWith = (fail: 'all' | 'destroy'): RuntimeContext => ({
-      exec: createExec({ dryRun: true, responder: (r) => (fail === 'all' || r.args[0] === 'destroy' ? { exitCode: 1, stderr: 'The provider for this Vagrant-managed machine is reporting that it is not yet ready\n' } : {}) }),
-      cloud: new DryRunCloud(), stateDir: STATE, name: 'golden', workers: 1, cloudEndpoint: 'http://127.0.0.1:1', progress: () => undefined,
+      exec: createExec({
+        dryRun: true,
+        responder: (r) =>
+          fail === 'all' || r.args[0] === 'destroy'
+            ? { exitCode: 1, stderr: 'The provider for this Vagrant-managed machine is reporting that it is not yet ready\n' }
+            : {},
+      }),
+      cloud: new DryRunCloud(),
+      stateDir: STATE,
+      name: 'golden',
+      workers: 1,
+      cloudEndpoint: 'http://127.0.0.1:1',
+      progress: () => undefined,
     });
     await expect(createVagrantRuntime({ provider: 'virtualbox' }).down(ctxWith('all'))).resolves.toBeUndefined();
     await expect(createVagrantRuntime({ provider: 'virtualbox' }).down(ctxWith('destroy'))).rejects.toThrow(/vagrant destroy -f failed: The provider/);

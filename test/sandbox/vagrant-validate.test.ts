@@ -22,7 +22,8 @@ function onPath(binary: string): boolean {
 }
 
 const HAS_VAGRANT = onPath('vagrant');
-if (!HAS_VAGRANT) console.warn('test/sandbox/vagrant-validate: the vagrant binary is not on PATH; skipping `vagrant validate` (CI installs it: apt-get install vagrant)');
+if (!HAS_VAGRANT)
+  console.warn('test/sandbox/vagrant-validate: the vagrant binary is not on PATH; skipping `vagrant validate` (CI installs it: apt-get install vagrant)');
 
 const exec = createExec();
 const dotDir = mkdtempSync(join(tmpdir(), 'ccm-vagrant-validate-'));

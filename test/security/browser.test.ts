@@ -23,7 +23,9 @@ describe('cross-site requests from a browser page on another origin', () => {
 
   beforeAll(async () => {
     c = await startConsoleUnderTest();
-    evil = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>a page the developer opened</title><body></body>'));
+    evil = createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>a page the developer opened</title><body></body>'),
+    );
     await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
     evilOrigin = `http://${ATTACKER}:${(evil.address() as AddressInfo).port}`;
     browser = await launchChromium([`--host-resolver-rules=MAP ${ATTACKER} 127.0.0.1`]);
@@ -52,21 +54,27 @@ describe('cross-site requests from a browser page on another origin', () => {
    * Sends a request from the attacker's page; returns the status the browser received for it (0: none, the
    * request was blocked before it was sent) and the error fetch threw, if any.
    */
-  async function fromPage(url: string, init: { method: string; mode?: 'no-cors' | 'cors'; headers: Record<string, string>; body?: string }): Promise<{ status: number; error: string | null }> {
+  async function fromPage(
+    url: string,
+    init: { method: string; mode?: 'no-cors' | 'cors'; headers: Record<string, string>; body?: string },
+  ): Promise<{ status: number; error: string | null }> {
     const seen: number[] = [];
     const onResponse = (r: Response): void => {
       if (r.url() === url && r.request().method() === init.method) seen.push(r.status());
     };
     page.on('response', onResponse);
     const answered = page.waitForResponse((r) => r.url() === url && r.request().method() === init.method);
-    const error = await page.evaluate(async ([u, i]) => {
-      try {
-        await fetch(u, i);
-        return null;
-      } catch (err) {
-        return (err as Error).name;
-      }
-    }, [url, init] as const);
+    const error = await page.evaluate(
+      async ([u, i]) => {
+        try {
+          await fetch(u, i);
+          return null;
+        } catch (err) {
+          return (err as Error).name;
+        }
+      },
+      [url, init] as const,
+    );
     // A fetch that resolved had its response; one that threw may have had none.
     if (error === null) seen.push((await answered).status());
     else answered.catch(() => undefined);
@@ -75,7 +83,9 @@ describe('cross-site requests from a browser page on another origin', () => {
   }
 
   it('a text/plain POST to /api/actions/reset (no preflight) reaches the console and is refused 403 for its Origin', async () => {
-    const r = await unchanged(() => fromPage(consoleUrl('api/actions/reset'), { method: 'POST', mode: 'no-cors', headers: { 'content-type': 'text/plain' }, body: '{}' }));
+    const r = await unchanged(() =>
+      fromPage(consoleUrl('api/actions/reset'), { method: 'POST', mode: 'no-cors', headers: { 'content-type': 'text/plain' }, body: '{}' }),
+    );
     expect(r).toEqual({ status: 403, error: null });
   });
 
@@ -84,16 +94,22 @@ describe('cross-site requests from a browser page on another origin', () => {
       await page.goto(`${evilOrigin}/`);
       const navigation = page.waitForResponse((r) => r.url() === consoleUrl('api/actions/server'), { timeout: 5000 });
       await unchanged(async () => {
-        await page.evaluate(([action, type, id]) => {
-          const form = document.createElement('form');
-          Object.assign(form, { method: 'POST', action, enctype: type });
-          for (const [name, value] of [['serverId', id], ['action', 'poweroff']] as const) {
-            const input = Object.assign(document.createElement('input'), { name, value });
-            form.append(input);
-          }
-          document.body.append(form);
-          form.submit();
-        }, [consoleUrl('api/actions/server'), enctype, c.serverId] as const);
+        await page.evaluate(
+          ([action, type, id]) => {
+            const form = document.createElement('form');
+            Object.assign(form, { method: 'POST', action, enctype: type });
+            for (const [name, value] of [
+              ['serverId', id],
+              ['action', 'poweroff'],
+            ] as const) {
+              const input = Object.assign(document.createElement('input'), { name, value });
+              form.append(input);
+            }
+            document.body.append(form);
+            form.submit();
+          },
+          [consoleUrl('api/actions/server'), enctype, c.serverId] as const,
+        );
         expect((await navigation).status(), enctype).toBe(403);
         await page.waitForURL(consoleUrl('api/actions/server'));
       });
@@ -103,9 +119,13 @@ describe('cross-site requests from a browser page on another origin', () => {
 
   it('a JSON POST with a guessed token header needs a preflight, which is refused, so the POST is never sent', async () => {
     const body = JSON.stringify({ serverId: c.serverId, action: 'poweroff' });
-    const r = await unchanged(() => fromPage(consoleUrl('api/actions/server'), { method: 'POST', headers: { 'content-type': 'application/json', 'x-console-token': 'guess' }, body }));
+    const r = await unchanged(() =>
+      fromPage(consoleUrl('api/actions/server'), { method: 'POST', headers: { 'content-type': 'application/json', 'x-console-token': 'guess' }, body }),
+    );
     expect(r).toEqual({ status: 0, error: 'TypeError' });
-    const sim = await unchanged(() => fromPage(simUrl('/_sim/reset'), { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer guess' }, body: '{}' }));
+    const sim = await unchanged(() =>
+      fromPage(simUrl('/_sim/reset'), { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer guess' }, body: '{}' }),
+    );
     expect(sim).toEqual({ status: 0, error: 'TypeError' });
   });
 
@@ -121,11 +141,13 @@ describe('cross-site requests from a browser page on another origin', () => {
     const res = await page.goto(`${rebound}/`);
     expect(res?.status()).toBe(403);
     expect(await page.content()).not.toContain(c.console.token);
-    const results = await unchanged(() => page.evaluate(async () => {
-      const state = await fetch('/api/state');
-      const reset = await fetch('/api/actions/reset', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-      return [state.status, reset.status, (await state.text()).includes('victim')];
-    }));
+    const results = await unchanged(() =>
+      page.evaluate(async () => {
+        const state = await fetch('/api/state');
+        const reset = await fetch('/api/actions/reset', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+        return [state.status, reset.status, (await state.text()).includes('victim')];
+      }),
+    );
     expect(results).toEqual([403, 403, false]);
     const simPort = new URL(c.sc.url).port;
     const health = await page.goto(`http://${ATTACKER}:${simPort}/_sim/health`);
@@ -139,7 +161,9 @@ describe('cross-site requests from a browser page on another origin', () => {
     await own.goto(c.console.url);
     const before = c.seq();
     // A string, so the test runner does not rewrite the page's import().
-    const result = await own.evaluate<{ ok: boolean; message: string }>(`import('/js/store.js').then((m) => m.postAction('server', { serverId: '${c.serverId}', action: 'poweroff' }))`);
+    const result = await own.evaluate<{ ok: boolean; message: string }>(
+      `import('/js/store.js').then((m) => m.postAction('server', { serverId: '${c.serverId}', action: 'poweroff' }))`,
+    );
     expect(result.ok, result.message).toBe(true);
     expect(c.seq()).toBeGreaterThan(before);
     await own.close();

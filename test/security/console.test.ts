@@ -35,7 +35,11 @@ describe('console surface', () => {
     it('GET /api/state with Host: attacker.example is 403 naming the allowed hosts, no state in the body', async () => {
       const r = await raw(`${base}api/state`, { host: 'attacker.example' });
       expect(r.status).toBe(403);
-      expect(r.json()).toMatchObject({ error: 'forbidden_host', field: 'host', allowed_hosts: [`127.0.0.1:${c.port}`, `localhost:${c.port}`, `[::1]:${c.port}`, 'console.dev.test'] });
+      expect(r.json()).toMatchObject({
+        error: 'forbidden_host',
+        field: 'host',
+        allowed_hosts: [`127.0.0.1:${c.port}`, `localhost:${c.port}`, `[::1]:${c.port}`, 'console.dev.test'],
+      });
       expect(r.text).not.toContain(c.serverId);
     });
 
@@ -56,7 +60,9 @@ describe('console surface', () => {
       const token = await unchanged(() => raw(`${base}api/actions/reset`, { method: 'POST', headers: withToken(plain), body: '{}' }));
       expect(token.status).toBe(415);
       expect(token.json()).toMatchObject({ error: 'unsupported_media_type', field: 'content-type' });
-      const form = await unchanged(() => raw(`${base}api/actions/reset`, { method: 'POST', headers: withToken({ 'content-type': 'application/x-www-form-urlencoded' }), body: 'a=1' }));
+      const form = await unchanged(() =>
+        raw(`${base}api/actions/reset`, { method: 'POST', headers: withToken({ 'content-type': 'application/x-www-form-urlencoded' }), body: 'a=1' }),
+      );
       expect(form.status).toBe(415);
     });
   });
@@ -68,7 +74,8 @@ describe('console surface', () => {
         expect(r.status, `${host} ${path}`).toBe(403);
         expect(r.text).not.toContain(c.console.token);
       }
-      for (const host of [...loopbackHosts(c.port), 'console.dev.test:8080']) expect((await raw(`${base}${path}`, { host, maxBytes: 1 })).status, `${host} /${path}`).toBe(200);
+      for (const host of [...loopbackHosts(c.port), 'console.dev.test:8080'])
+        expect((await raw(`${base}${path}`, { host, maxBytes: 1 })).status, `${host} /${path}`).toBe(200);
     }
     // No Host at all: Node's HTTP server refuses HTTP/1.1 without one before any handler runs.
     expect((await raw(`${base}api/state`, { host: null })).status).toBe(400);
@@ -96,9 +103,16 @@ describe('console surface', () => {
       const r = await unchanged(() => raw(`${base}api/actions/server`, { method: 'POST', headers, body }));
       expect(r.status, JSON.stringify(headers)).toBe(status);
     }
-    const preflight = await unchanged(() => raw(`${base}api/actions/server`, {
-      method: 'OPTIONS', headers: { origin: 'http://attacker.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-console-token' },
-    }));
+    const preflight = await unchanged(() =>
+      raw(`${base}api/actions/server`, {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'http://attacker.example',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type,x-console-token',
+        },
+      }),
+    );
     expect(preflight.status).toBe(403);
     expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
     for (const method of ['PUT', 'DELETE', 'PATCH']) expect((await unchanged(() => raw(`${base}api/state`, { method }))).status, method).toBe(401);
@@ -122,14 +136,24 @@ describe('console surface', () => {
         const r = await raw(`${base}api/actions/server`, { method: 'POST', headers: withToken({ 'content-type': 'application/json' }), body });
         return { status: r.status, json: r.json() };
       });
-    expect(await post(JSON.stringify({ serverId: c.serverId, action: 'poweroff', pad: 'x'.repeat(70_000) }))).toMatchObject({ status: 413, json: { field: '(body)' } });
+    expect(await post(JSON.stringify({ serverId: c.serverId, action: 'poweroff', pad: 'x'.repeat(70_000) }))).toMatchObject({
+      status: 413,
+      json: { field: '(body)' },
+    });
     expect(await post('{"serverId":')).toMatchObject({ status: 400, json: { error: 'invalid_request', field: '(body)' } });
     expect(await post(`${'['.repeat(20_000)}${']'.repeat(20_000)}`)).toMatchObject({ status: 400 });
     expect(await post(JSON.stringify({ serverId: c.serverId, action: 'poweroff', __proto__: { admin: true }, extra: 1 }))).toMatchObject({ status: 400 });
   });
 
   it('serves no file outside the static directory for traversal paths', async () => {
-    for (const path of ['../../package.json', '..%2f..%2fpackage.json', '%2e%2e/%2e%2e/package.json', 'js/..%2f..%2f..%2f..%2fpackage.json', 'js%5c..%5c..%5c..%5cpackage.json', '....//....//package.json']) {
+    for (const path of [
+      '../../package.json',
+      '..%2f..%2fpackage.json',
+      '%2e%2e/%2e%2e/package.json',
+      'js/..%2f..%2f..%2f..%2fpackage.json',
+      'js%5c..%5c..%5c..%5cpackage.json',
+      '....//....//package.json',
+    ]) {
       const r = await raw(`${base}${path}`);
       expect([400, 403, 404], path).toContain(r.status);
       expect(r.text).not.toContain('"devDependencies"');
@@ -140,7 +164,11 @@ describe('console surface', () => {
   it('powers the server off for the same request once it carries the token and no foreign Origin', async () => {
     const before = c.seq();
     const body = JSON.stringify({ serverId: c.serverId, action: 'poweroff' });
-    const r = await raw(`${base}api/actions/server`, { method: 'POST', headers: withToken({ 'content-type': 'application/json', origin: `http://127.0.0.1:${c.port}` }), body });
+    const r = await raw(`${base}api/actions/server`, {
+      method: 'POST',
+      headers: withToken({ 'content-type': 'application/json', origin: `http://127.0.0.1:${c.port}` }),
+      body,
+    });
     expect(r.status).toBe(202);
     expect(c.seq()).toBeGreaterThan(before);
   });

@@ -84,8 +84,14 @@ async function crowd(ip: string, port: number, count: number, kind: 'silent' | '
   const logFile = join(crowdLogs, `crowd-${crowds++}.log`);
   const out = (): string => readFileSync(logFile, 'utf8');
   const { process: proc } = await launchProcess({
-    exec: createExec(), name: `crowd-${kind}`, command: process.execPath, args: ['-e', CROWD, ip, String(port), String(count), kind], logFile,
-    ready: () => out().includes('ready'), readyDescription: `${count} ${kind} connections`, timeoutMs: 15_000,
+    exec: createExec(),
+    name: `crowd-${kind}`,
+    command: process.execPath,
+    args: ['-e', CROWD, ip, String(port), String(count), kind],
+    logFile,
+    ready: () => out().includes('ready'),
+    readyDescription: `${count} ${kind} connections`,
+    timeoutMs: 15_000,
   });
   return {
     open: () => count - (out().match(/closed/g)?.length ?? 0),
@@ -114,15 +120,23 @@ describe('slow clients on data-plane listeners', () => {
     standIns = new NodePortStandIns();
     await standIns.apply(
       [{ name: 'node-1', ips: [nodeIp] }],
-      buildProxyTable([nodePortService('default', 'web', { nodePort: NODE_PORT })], [endpointSlice('default', 'web', [{ pod: 'web-1', node: 'node-1', ip: '10.244.1.2' }])]),
+      buildProxyTable(
+        [nodePortService('default', 'web', { nodePort: NODE_PORT })],
+        [endpointSlice('default', 'web', [{ pod: 'web-1', node: 'node-1', ip: '10.244.1.2' }])],
+      ),
     );
     const hc = { protocol: 'tcp' as const, port: null, path: '/', interval_seconds: 0.2, timeout_seconds: 1, retries: 1 };
     const { load_balancer: lb, action: built } = await sc.client.loadBalancers.create({
-      name: 'web', services: [{ protocol: 'tcp', listen_port: LISTEN_PORT, destination_port: NODE_PORT, proxy_protocol: 'none', health_check: hc }], targets: [{ kind: 'server', server_id: server.id }],
+      name: 'web',
+      services: [{ protocol: 'tcp', listen_port: LISTEN_PORT, destination_port: NODE_PORT, proxy_protocol: 'none', health_check: hc }],
+      targets: [{ kind: 'server', server_id: server.id }],
     });
     await sc.client.waitForAction(built.id);
     vip = lb.public_ipv4;
-    await waitFor(async () => (await sc.client.loadBalancers.get(lb.id)).resolved_targets[0]?.health[0]?.status === 'healthy', { timeoutMs: 15_000, description: 'a healthy target' });
+    await waitFor(async () => (await sc.client.loadBalancers.get(lb.id)).resolved_targets[0]?.health[0]?.status === 'healthy', {
+      timeoutMs: 15_000,
+      description: 'a healthy target',
+    });
   });
 
   afterAll(async () => {
@@ -135,14 +149,22 @@ describe('slow clients on data-plane listeners', () => {
   const normalRequest = 'GET /hello HTTP/1.1\r\nhost: web\r\nconnection: close\r\n\r\n';
   const answered = (reply: string): unknown => JSON.parse(reply.slice(reply.indexOf('\r\n\r\n') + 4)) as unknown;
 
-  for (const [kind, count] of [['silent', SLOW], ['dribble', SLOW], ['flood', FLOOD]] as const) {
+  for (const [kind, count] of [
+    ['silent', SLOW],
+    ['dribble', SLOW],
+    ['flood', FLOOD],
+  ] as const) {
     it(`answers a normal client through the VIP and on the node while ${count} ${kind} clients hold connections to both`, async () => {
       const onVip = await crowd(vip, LISTEN_PORT, count / 2, kind);
       const onNode = await crowd(nodeIp, NODE_PORT, count / 2, kind);
       try {
         // A flood must have been taken in bulk first (a listener that buffered it would slow to a crawl).
-        if (kind === 'flood') await waitFor(() => onVip.flooded() >= 256 && onNode.flooded() >= 256, { timeoutMs: 30_000, description: '256 MiB flooded into each listener' });
-        for (const [ip, port] of [[vip, LISTEN_PORT], [nodeIp, NODE_PORT]] as const) {
+        if (kind === 'flood')
+          await waitFor(() => onVip.flooded() >= 256 && onNode.flooded() >= 256, { timeoutMs: 30_000, description: '256 MiB flooded into each listener' });
+        for (const [ip, port] of [
+          [vip, LISTEN_PORT],
+          [nodeIp, NODE_PORT],
+        ] as const) {
           expect(answered(await exchange(ip, port, normalRequest)), `${ip}:${port}`).toMatchObject({ node: 'node-1', service: 'default/web', path: '/hello' });
         }
         expect((await sc.client.servers.list()).servers).toHaveLength(1);

@@ -34,7 +34,11 @@ const cleanEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => {
  * Runs the simcloud CLI. With `whileUp`, waits for the whole start-up print (`done` says when it is
  * complete), runs `whileUp` against the URL, then stops the server; otherwise waits for the exit.
  */
-async function simcloud(args: string[], env: Record<string, string> = {}, up?: { done: RegExp; whileUp: (url: string, stdout: string) => Promise<void> }): Promise<Run> {
+async function simcloud(
+  args: string[],
+  env: Record<string, string> = {},
+  up?: { done: RegExp; whileUp: (url: string, stdout: string) => Promise<void> },
+): Promise<Run> {
   const child = spawn(process.execPath, [CLI, ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -67,20 +71,24 @@ describe('simcloud serve', () => {
 
   it('generates random tokens, prints them once on stdout and never in its log; the old fixed defaults get 401', async () => {
     const seen: string[] = [];
-    const run = await simcloud(['serve', '--port', '0', '--no-dataplane'], {}, {
-      done: /admin token: \S+\n/,
-      whileUp: async (url, stdout) => {
-        const project = /project token: (simcloud-[\w-]{43})\n/.exec(stdout)?.[1];
-        const admin = /admin token: (simcloud-admin-[\w-]{43})\n/.exec(stdout)?.[1];
-        expect(project).toBeDefined();
-        expect(admin).toBeDefined();
-        seen.push(project!, admin!);
-        expect((await raw(`${url}/v1/servers`, { headers: auth(project!) })).status).toBe(200);
-        expect((await raw(`${url}/_sim/faults`, { headers: auth(admin!) })).status).toBe(200);
-        expect((await raw(`${url}/v1/servers`, { headers: auth('simcloud-default-project-token') })).status).toBe(401);
-        expect((await raw(`${url}/_sim/faults`, { headers: auth('simcloud-admin-token') })).status).toBe(401);
+    const run = await simcloud(
+      ['serve', '--port', '0', '--no-dataplane'],
+      {},
+      {
+        done: /admin token: \S+\n/,
+        whileUp: async (url, stdout) => {
+          const project = /project token: (simcloud-[\w-]{43})\n/.exec(stdout)?.[1];
+          const admin = /admin token: (simcloud-admin-[\w-]{43})\n/.exec(stdout)?.[1];
+          expect(project).toBeDefined();
+          expect(admin).toBeDefined();
+          seen.push(project!, admin!);
+          expect((await raw(`${url}/v1/servers`, { headers: auth(project!) })).status).toBe(200);
+          expect((await raw(`${url}/_sim/faults`, { headers: auth(admin!) })).status).toBe(200);
+          expect((await raw(`${url}/v1/servers`, { headers: auth('simcloud-default-project-token') })).status).toBe(401);
+          expect((await raw(`${url}/_sim/faults`, { headers: auth('simcloud-admin-token') })).status).toBe(401);
+        },
       },
-    });
+    );
     expect(run.stdout.match(/token:/g)).toHaveLength(2);
     for (const t of seen) expect(run.stderr).not.toContain(t);
     // A second run gets other tokens.
@@ -91,15 +99,19 @@ describe('simcloud serve', () => {
   it('prints no token it was given (flags or environment), and takes --allowed-host and SIMCLOUD_ALLOWED_HOSTS', async () => {
     const token = `given-${'p'.repeat(24)}`;
     const admin = `given-${'a'.repeat(24)}`;
-    const run = await simcloud(['serve', '--port', '0', '--no-dataplane', '--allowed-host', 'one.dev.test', '--admin-token', admin], { SIMCLOUD_TOKEN: token, SIMCLOUD_ALLOWED_HOSTS: 'two.dev.test:8443' }, {
-      done: /listening on \S+\n/,
-      whileUp: async (url) => {
-        const port = new URL(url).port;
-        expect((await raw(`${url}/v1/servers`, { headers: auth(token), host: `one.dev.test:${port}` })).status).toBe(200);
-        expect((await raw(`${url}/v1/servers`, { headers: auth(token), host: 'two.dev.test:8443' })).status).toBe(200);
-        expect((await raw(`${url}/v1/servers`, { headers: auth(token), host: 'two.dev.test:8444' })).status).toBe(403);
+    const run = await simcloud(
+      ['serve', '--port', '0', '--no-dataplane', '--allowed-host', 'one.dev.test', '--admin-token', admin],
+      { SIMCLOUD_TOKEN: token, SIMCLOUD_ALLOWED_HOSTS: 'two.dev.test:8443' },
+      {
+        done: /listening on \S+\n/,
+        whileUp: async (url) => {
+          const port = new URL(url).port;
+          expect((await raw(`${url}/v1/servers`, { headers: auth(token), host: `one.dev.test:${port}` })).status).toBe(200);
+          expect((await raw(`${url}/v1/servers`, { headers: auth(token), host: 'two.dev.test:8443' })).status).toBe(200);
+          expect((await raw(`${url}/v1/servers`, { headers: auth(token), host: 'two.dev.test:8444' })).status).toBe(403);
+        },
       },
-    });
+    );
     expect(`${run.stdout}${run.stderr}`).not.toContain(token);
     expect(`${run.stdout}${run.stderr}`).not.toContain(admin);
     expect(run.stdout).not.toContain('token:');
@@ -165,13 +177,25 @@ describe("the CCM's health and metrics server", () => {
 
   for (const tls of [false, true]) {
     it(`refuses rebinding Host headers with 403 JSON and serves loopback and --allowed-host names (${tls ? 'HTTPS' : 'HTTP'})`, async () => {
-      const s = await startServing({ bindAddress: '127.0.0.1', port: 0, tls, checks, metrics, configz: () => ({ token: '<redacted>' }), allowedHosts: ['ccm.dev.test'] });
+      const s = await startServing({
+        bindAddress: '127.0.0.1',
+        port: 0,
+        tls,
+        checks,
+        metrics,
+        configz: () => ({ token: '<redacted>' }),
+        allowedHosts: ['ccm.dev.test'],
+      });
       try {
         for (const path of ['/healthz', '/healthz/cloud-node-controller', '/metrics', '/configz']) {
           for (const host of hostileHosts(s.port)) {
             const r = await raw(`${s.url}${path}`, { host });
             expect(r.status, `${host} ${path}`).toBe(403);
-            expect(r.json()).toMatchObject({ error: 'forbidden_host', field: 'host', allowed_hosts: [`127.0.0.1:${s.port}`, `localhost:${s.port}`, `[::1]:${s.port}`, 'ccm.dev.test'] });
+            expect(r.json()).toMatchObject({
+              error: 'forbidden_host',
+              field: 'host',
+              allowed_hosts: [`127.0.0.1:${s.port}`, `localhost:${s.port}`, `[::1]:${s.port}`, 'ccm.dev.test'],
+            });
             expect(r.text).not.toContain('ccm_up');
           }
           for (const host of [...loopbackHosts(s.port), 'ccm.dev.test']) expect((await raw(`${s.url}${path}`, { host })).status, `${host} ${path}`).toBe(200);

@@ -39,7 +39,7 @@ describe('etcd of the local control plane', () => {
     await expect(put).rejects.toThrow(/socket hang up|ECONNRESET/);
   });
 
-  it('refuses TLS clients without a certificate or with one from the cluster CA, and takes the apiserver\'s', async () => {
+  it("refuses TLS clients without a certificate or with one from the cluster CA, and takes the apiserver's", async () => {
     const url = `https://${base}/v3/kv/range`;
     const etcdCa = pki('etcd-ca.crt');
     const none = await tlsGet(url, {}, etcdCa);

@@ -57,7 +57,11 @@ export interface PersonaRow {
   /** List paths (with queries) that must show nothing of `other`'s. */
   lists(other: Owned): readonly string[];
   /** A creation request and bodies it must refuse, each with the field the answer names. */
-  readonly create: { readonly path: string; body(self: Owned): Record<string, unknown>; readonly invalid: readonly (readonly [Record<string, unknown>, string])[] };
+  readonly create: {
+    readonly path: string;
+    body(self: Owned): Record<string, unknown>;
+    readonly invalid: readonly (readonly [Record<string, unknown>, string])[];
+  };
   /** The answer's code (or Linode's reason) and the fields it names, from the persona's envelope. */
   read(r: RawResponse): { code: string; fields: string[] };
   readonly codes: {
@@ -123,7 +127,9 @@ function hcloudBodies(s: Owned): Record<string, unknown> {
 const hcloudLb = (name: string, extra: Record<string, unknown>): Record<string, unknown> => ({ name, load_balancer_type: 'lb11', location: 'sim-1', ...extra });
 
 const hcloud: PersonaRow = {
-  name: 'hcloud', prefix: HCLOUD, routes: HCLOUD_ROUTES,
+  name: 'hcloud',
+  prefix: HCLOUD,
+  routes: HCLOUD_ROUTES,
   setup: (o) => [['certificate', `${HCLOUD}/certificates`, { name: `${o.tag}-cert`, certificate: PEM.cert, private_key: PEM.key }]],
   madeId: (answer) => (answer as { certificate: { id: number } }).certificate.id,
   catalogue: /^\/hcloud\/v1\/(server_types|images|locations|datacenters|load_balancer_types)\//,
@@ -140,22 +146,41 @@ const hcloud: PersonaRow = {
     ['POST', `${HCLOUD}/servers/${s.server}/actions/detach_from_network`, { network: o.network }],
     ['GET', `${HCLOUD}/servers/${s.server}/actions/${o.actions.servers}`, undefined],
     ['GET', `${HCLOUD}/load_balancers/${s.lb}/actions/${o.actions.load_balancers}`, undefined],
-    ['POST', `${HCLOUD}/load_balancers`, hcloudLb('steal-cert', { services: [{ protocol: 'https', listen_port: 443, destination_port: 8443, http: { certificates: [o.extra.certificate] } }] })],
-    ['POST', `${HCLOUD}/load_balancers/${s.lb}/actions/add_service`, { protocol: 'https', listen_port: 443, destination_port: 8443, http: { certificates: [o.extra.certificate] } }],
+    [
+      'POST',
+      `${HCLOUD}/load_balancers`,
+      hcloudLb('steal-cert', { services: [{ protocol: 'https', listen_port: 443, destination_port: 8443, http: { certificates: [o.extra.certificate] } }] }),
+    ],
+    [
+      'POST',
+      `${HCLOUD}/load_balancers/${s.lb}/actions/add_service`,
+      { protocol: 'https', listen_port: 443, destination_port: 8443, http: { certificates: [o.extra.certificate] } },
+    ],
   ],
   selector: (s, o) => ({
     request: ['POST', `${HCLOUD}/load_balancers/${s.lb}/actions/add_target`, { type: 'label_selector', label_selector: { selector: `role=${o.tag}` } }],
     show: `${HCLOUD}/load_balancers/${s.lb}`,
   }),
   lists: (o) => [
-    `${HCLOUD}/servers`, `${HCLOUD}/networks`, `${HCLOUD}/load_balancers`, `${HCLOUD}/certificates`, `${HCLOUD}/servers?label_selector=role%3D${o.tag}`,
+    `${HCLOUD}/servers`,
+    `${HCLOUD}/networks`,
+    `${HCLOUD}/load_balancers`,
+    `${HCLOUD}/certificates`,
+    `${HCLOUD}/servers?label_selector=role%3D${o.tag}`,
     `${HCLOUD}/actions?id=${o.actions.servers}&id=${o.actions.networks}&id=${o.actions.load_balancers}`,
-    `${HCLOUD}/servers/actions?id=${o.actions.servers}`, `${HCLOUD}/load_balancers/actions?id=${o.actions.load_balancers}`,
+    `${HCLOUD}/servers/actions?id=${o.actions.servers}`,
+    `${HCLOUD}/load_balancers/actions?id=${o.actions.load_balancers}`,
   ],
   create: {
     path: `${HCLOUD}/servers`,
     body: (s) => ({ name: `${s.tag}-new`, server_type: 'sc-small', image: 'ubuntu-24.04', location: 'sim-1' }),
-    invalid: [[{ name: 'x'.repeat(300) }, 'name'], [{ labels: { '../../etc': 'x' } }, 'labels.../../etc'], [{ networks: ['../1'] }, 'networks.0'], [{ extra: true }, ''], [{ constructor: { prototype: { admin: true } } }, '']],
+    invalid: [
+      [{ name: 'x'.repeat(300) }, 'name'],
+      [{ labels: { '../../etc': 'x' } }, 'labels.../../etc'],
+      [{ networks: ['../1'] }, 'networks.0'],
+      [{ extra: true }, ''],
+      [{ constructor: { prototype: { admin: true } } }, ''],
+    ],
   },
   read: (r) => {
     const e = (r.json() as { error: { code: string; details?: { fields?: { name: string }[] } } }).error;
@@ -166,7 +191,11 @@ const hcloud: PersonaRow = {
 
 const LINODE = '/v4';
 const FW = `${LINODE}/networking/firewalls`;
-const RULES = { inbound_policy: 'DROP', outbound_policy: 'ACCEPT', inbound: [{ action: 'ACCEPT', protocol: 'TCP', ports: '80', addresses: { ipv4: ['127.0.0.0/8'] } }] };
+const RULES = {
+  inbound_policy: 'DROP',
+  outbound_policy: 'ACCEPT',
+  inbound: [{ action: 'ACCEPT', protocol: 'TCP', ports: '80', addresses: { ipv4: ['127.0.0.0/8'] } }],
+};
 
 function linodeParams(path: string, o: Owned): Record<string, string> {
   // The setup's NodeBalancer in the VPC has one backend config, numbered as its subnet.
@@ -174,7 +203,8 @@ function linodeParams(path: string, o: Owned): Record<string, string> {
   // A NodeBalancer made through /v1 shows its service on port 80 as config 80 and its first target as node 80001.
   if (path.startsWith(`${LINODE}/nodebalancers/`)) return fill(path, { id: o.lb, cid: 80, nid: 80_001 });
   // The setup's reserved address, kept as its number.
-  if (path.startsWith(`${LINODE}/networking/reserved/ips/`) || path.startsWith(`${LINODE}/networking/ips/`)) return fill(path, { address: intToIp(o.extra.reserved ?? 0) });
+  if (path.startsWith(`${LINODE}/networking/reserved/ips/`) || path.startsWith(`${LINODE}/networking/ips/`))
+    return fill(path, { address: intToIp(o.extra.reserved ?? 0) });
   // The server is on the network, so its one config (the server's number) has an interface named by the VPC's.
   if (path.startsWith(`${LINODE}/linode/instances/`)) return fill(path, { id: o.server, cid: o.server, iid: o.network });
   // A VPC's subnets are numbered from its own number (times 100, plus the position).
@@ -203,7 +233,9 @@ function linodeBodies(s: Owned): Record<string, unknown> {
 }
 
 const linode: PersonaRow = {
-  name: 'linode', prefix: LINODE, routes: LINODE_ROUTES,
+  name: 'linode',
+  prefix: LINODE,
+  routes: LINODE_ROUTES,
   setup: (o) => [
     ['firewall', FW, { label: `${o.tag}-fw`, rules: RULES, devices: { nodebalancers: [o.lb] } }],
     ['nbvpc', `${LINODE}/nodebalancers`, { region: 'sim-1', label: `${o.tag}-nbv`, vpcs: [{ subnet_id: o.network * 100 + 1 }] }],
@@ -224,13 +256,22 @@ const linode: PersonaRow = {
     ['POST', `${FW}/${s.extra.firewall}/devices`, { id: o.lb, type: 'nodebalancer' }],
     ['GET', `${FW}/${s.extra.firewall}/devices/${o.lb}`, undefined],
     // A subnet id is the VPC's number times 100 plus its position.
-    ['POST', `${LINODE}/linode/instances`, { region: 'sim-1', type: 'sc-small', label: 'steal-vpc', interfaces: [{ purpose: 'vpc', subnet_id: o.network * 100 + 1 }] }],
+    [
+      'POST',
+      `${LINODE}/linode/instances`,
+      { region: 'sim-1', type: 'sc-small', label: 'steal-vpc', interfaces: [{ purpose: 'vpc', subnet_id: o.network * 100 + 1 }] },
+    ],
   ],
   lists: () => [`${LINODE}/linode/instances`, `${LINODE}/nodebalancers`, FW, `${LINODE}/linode/instances?page_size=25&page=1`, `${LINODE}/vpcs`],
   create: {
     path: `${LINODE}/nodebalancers`,
     body: (s) => ({ region: 'sim-1', label: `${s.tag}-nb2` }),
-    invalid: [[{ label: '../../etc/passwd' }, 'label'], [{ region: 'x'.repeat(300) }, 'region'], [{ configs: [{ port: 0 }] }, 'configs.0.port'], [{ extra: true }, '']],
+    invalid: [
+      [{ label: '../../etc/passwd' }, 'label'],
+      [{ region: 'x'.repeat(300) }, 'region'],
+      [{ configs: [{ port: 0 }] }, 'configs.0.port'],
+      [{ extra: true }, ''],
+    ],
   },
   read: (r) => {
     const errors = (r.json() as { errors: { field?: string; reason: string }[] }).errors;
@@ -245,13 +286,28 @@ const doUuid = (n: number): string => `00000000-0000-4000-8000-${String(n).padSt
 const DO_RULE = (port: number): Record<string, unknown> => ({ entry_protocol: 'tcp', entry_port: port, target_protocol: 'tcp', target_port: port + 8000 });
 
 const doFirewall = (name: string, droplets: readonly number[]): Record<string, unknown> => ({
-  name, droplet_ids: droplets, tags: null, outbound_rules: null,
+  name,
+  droplet_ids: droplets,
+  tags: null,
+  outbound_rules: null,
   inbound_rules: [{ protocol: 'tcp', ports: '30000-32767', sources: { addresses: ['0.0.0.0/0', '::/0'] } }],
 });
 
 /** A certificate and its key for the personas' certificate routes (what they check on upload). */
-const PEM = selfSignedServingCertificate({ commonName: 'rows.test', dnsNames: ['rows.test'], ipv4: [], validFrom: new Date('2026-01-01Z'), validUntil: new Date('2036-01-01Z') });
-const doTlsRule = (certificateId: string): Record<string, unknown> => ({ entry_protocol: 'https', entry_port: 443, target_protocol: 'http', target_port: 8443, certificate_id: certificateId });
+const PEM = selfSignedServingCertificate({
+  commonName: 'rows.test',
+  dnsNames: ['rows.test'],
+  ipv4: [],
+  validFrom: new Date('2026-01-01Z'),
+  validUntil: new Date('2036-01-01Z'),
+});
+const doTlsRule = (certificateId: string): Record<string, unknown> => ({
+  entry_protocol: 'https',
+  entry_port: 443,
+  target_protocol: 'http',
+  target_port: 8443,
+  certificate_id: certificateId,
+});
 
 function doParams(path: string, o: Owned): Record<string, string> {
   if (path.startsWith(`${DO}/certificates/`)) return fill(path, { id: doUuid(o.extra.certificate!) });
@@ -277,7 +333,9 @@ function doBodies(s: Owned): Record<string, unknown> {
 }
 
 const digitalocean: PersonaRow = {
-  name: 'digitalocean', prefix: DO, routes: DIGITALOCEAN_ROUTES,
+  name: 'digitalocean',
+  prefix: DO,
+  routes: DIGITALOCEAN_ROUTES,
   setup: (o) => [
     ['firewall', `${DO}/firewalls`, doFirewall(`${o.tag}-fw`, [o.server])],
     ['certificate', `${DO}/certificates`, { name: `${o.tag}-cert`, type: 'custom', leaf_certificate: PEM.cert, private_key: PEM.key }],
@@ -304,12 +362,24 @@ const digitalocean: PersonaRow = {
     show: `${DO}/load_balancers/${doUuid(s.lb)}`,
   }),
   lists: (o) => [
-    `${DO}/droplets`, `${DO}/load_balancers`, `${DO}/firewalls`, `${DO}/certificates`, `${DO}/actions?per_page=200`, `${DO}/droplets?tag_name=role:${o.tag}`, `${DO}/droplets?name=${o.tag}-srv`,
+    `${DO}/droplets`,
+    `${DO}/load_balancers`,
+    `${DO}/firewalls`,
+    `${DO}/certificates`,
+    `${DO}/actions?per_page=200`,
+    `${DO}/droplets?tag_name=role:${o.tag}`,
+    `${DO}/droplets?name=${o.tag}-srv`,
   ],
   create: {
     path: `${DO}/droplets`,
     body: (s) => ({ name: `${s.tag}-new`, region: 'sim-1', size: 'sc-small', image: 'ubuntu-24.04' }),
-    invalid: [[{ name: '../../etc' }, 'name'], [{ size: 'x'.repeat(300) }, 'size'], [{ tags: ['../x'] }, 'tags.0'], [{ vpc_uuid: 'x' }, 'vpc_uuid'], [{ image: -1 }, 'image']],
+    invalid: [
+      [{ name: '../../etc' }, 'name'],
+      [{ size: 'x'.repeat(300) }, 'size'],
+      [{ tags: ['../x'] }, 'tags.0'],
+      [{ vpc_uuid: 'x' }, 'vpc_uuid'],
+      [{ image: -1 }, 'image'],
+    ],
   },
   // DigitalOcean's body has no field list: the message names each field at fault (`size: unknown size x, name: ...`).
   read: (r) => {
@@ -331,7 +401,11 @@ const PNAP_IPB = `${BMC}/servers/:id/network-configuration/ip-block-configuratio
 const PNAP_PUB = `${BMC}/servers/:id/network-configuration/public-network-configuration/public-networks`;
 
 function pnapParams(path: string, o: Owned): Record<string, string> {
-  if (path.startsWith(`${BMC}/servers/`)) return fill(path, { id: pnapId(o.server), sub: pnapId(path.startsWith(PNAP_IPB) ? o.extra.ipblock! : path.startsWith(PNAP_PUB) ? o.extra.pubnet! : o.network) });
+  if (path.startsWith(`${BMC}/servers/`))
+    return fill(path, {
+      id: pnapId(o.server),
+      sub: pnapId(path.startsWith(PNAP_IPB) ? o.extra.ipblock! : path.startsWith(PNAP_PUB) ? o.extra.pubnet! : o.network),
+    });
   if (path.startsWith(`${IPS}/ip-blocks/`)) return fill(path, { id: pnapId(o.extra.ipblock!) });
   if (path.startsWith(`${NETS}/private-networks/`)) return fill(path, { id: pnapId(o.network) });
   if (path.startsWith(`${PUBNETS}/`)) return fill(path, { id: pnapId(o.extra.pubnet!), blockId: pnapId(o.extra.ipblock!) });
@@ -350,28 +424,58 @@ const pnapBodies = (s: Owned): Record<string, unknown> => ({
   [`post ${PUBNETS}/:id/ip-blocks`]: { id: pnapId(s.extra.ipblock!) },
 });
 
-const pnapServer = (hostname: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({ hostname, os: 'ubuntu-24.04', type: 'sc-small', location: 'sim-1', ...extra });
+const pnapServer = (hostname: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  hostname,
+  os: 'ubuntu-24.04',
+  type: 'sc-small',
+  location: 'sim-1',
+  ...extra,
+});
 
 const phoenixnap: PersonaRow = {
-  name: 'phoenixnap', prefix: PNAP, routes: PHOENIXNAP_ROUTES,
+  name: 'phoenixnap',
+  prefix: PNAP,
+  routes: PHOENIXNAP_ROUTES,
   bearer: phoenixnapAccessToken,
-  setup: (o) => [['ipblock', `${IPS}/ip-blocks`, { location: 'sim-1', tags: [{ name: 'owner', value: o.tag }] }], ['pubnet', PUBNETS, { name: `${o.tag}-pub`, location: 'sim-1' }]],
+  setup: (o) => [
+    ['ipblock', `${IPS}/ip-blocks`, { location: 'sim-1', tags: [{ name: 'owner', value: o.tag }] }],
+    ['pubnet', PUBNETS, { name: `${o.tag}-pub`, location: 'sim-1' }],
+  ],
   madeId: (answer) => Number((answer as { id: string }).id.slice(2)),
   catalogue: /^$/,
   params: pnapParams,
   body: (key, self) => pnapBodies(self)[key] ?? (/^(post|put|patch) /.test(key) ? {} : undefined),
   foreignRefs: (s, o) => [
-    ['POST', `${BMC}/servers`, pnapServer('steal', { networkConfiguration: { privateNetworkConfiguration: { configurationType: 'USER_DEFINED', privateNetworks: [{ id: pnapId(o.network) }] } } })],
+    [
+      'POST',
+      `${BMC}/servers`,
+      pnapServer('steal', {
+        networkConfiguration: { privateNetworkConfiguration: { configurationType: 'USER_DEFINED', privateNetworks: [{ id: pnapId(o.network) }] } },
+      }),
+    ],
     ['POST', PNAP_IPB.replace(':id', pnapId(s.server)), { id: pnapId(o.extra.ipblock!) }],
     ['POST', PNAP_NET.replace(':id', pnapId(s.server)), { id: pnapId(o.network) }],
     ['POST', `${PUBNETS}/${pnapId(s.extra.pubnet!)}/ip-blocks`, { id: pnapId(o.extra.ipblock!) }],
     ['POST', PUBNETS, { name: 'steal-pub', location: 'sim-1', ipBlocks: [{ id: pnapId(o.extra.ipblock!) }] }],
   ],
-  lists: (o) => [`${BMC}/servers`, `${IPS}/ip-blocks`, `${NETS}/private-networks`, PUBNETS, `${PNAP}/tag-manager/v1/tags`, `${BMC}/servers?tag=role.${o.tag}`, `${IPS}/ip-blocks?tag=owner.${o.tag}`],
+  lists: (o) => [
+    `${BMC}/servers`,
+    `${IPS}/ip-blocks`,
+    `${NETS}/private-networks`,
+    PUBNETS,
+    `${PNAP}/tag-manager/v1/tags`,
+    `${BMC}/servers?tag=role.${o.tag}`,
+    `${IPS}/ip-blocks?tag=owner.${o.tag}`,
+  ],
   create: {
     path: `${BMC}/servers`,
     body: (s) => pnapServer(`${s.tag}-new`),
-    invalid: [[{ hostname: '../../etc' }, 'hostname'], [{ type: 'x'.repeat(300) }, 'type'], [{ tags: [{ name: '../x' }] }, 'tags.0.name'], [{ extra: true }, '']],
+    invalid: [
+      [{ hostname: '../../etc' }, 'hostname'],
+      [{ type: 'x'.repeat(300) }, 'type'],
+      [{ tags: [{ name: '../x' }] }, 'tags.0.name'],
+      [{ extra: true }, ''],
+    ],
   },
   // phoenixNAP's body is a message with `field: message` validation errors and no code: the status is the code.
   read: (r) => {
@@ -388,8 +492,12 @@ const bbNumber = (answer: unknown): number => parseInt((answer as { id: string }
 
 function bbParams(path: string, o: Owned): Record<string, string> {
   const ids: Record<string, string> = {
-    servers: bbId('srv', o.server), load_balancers: bbId('lba', o.lb), cloud_ips: bbId('cip', o.extra.cip!), server_groups: bbId('grp', o.extra.group!),
-    firewall_policies: bbId('fwp', o.extra.policy!), firewall_rules: `fwr-${bbId('fwp', o.extra.policy!).slice(4)}1`,
+    servers: bbId('srv', o.server),
+    load_balancers: bbId('lba', o.lb),
+    cloud_ips: bbId('cip', o.extra.cip!),
+    server_groups: bbId('grp', o.extra.group!),
+    firewall_policies: bbId('fwp', o.extra.policy!),
+    firewall_rules: `fwr-${bbId('fwp', o.extra.policy!).slice(4)}1`,
   };
   const coll = /^\/brightbox\/1\.0\/(\w+)\//.exec(path)?.[1];
   return fill(path, { id: coll === undefined ? undefined : ids[coll] });
@@ -406,13 +514,20 @@ const bbBodies = (s: Owned): Record<string, unknown> => ({
 const bbServer = (name: string): Record<string, unknown> => ({ name, image: 'ubuntu-24.04', server_type: 'sc-small', zone: 'sim-1-a' });
 
 const brightbox: PersonaRow = {
-  name: 'brightbox', prefix: '/brightbox', routes: BRIGHTBOX_ROUTES,
+  name: 'brightbox',
+  prefix: '/brightbox',
+  routes: BRIGHTBOX_ROUTES,
   bearer: brightboxAccessToken,
   // The rule needs its policy's id, which the policy's answer gives.
   setup: (o) => [
-    ['cip', `${BB}/cloud_ips`, { name: `${o.tag}-cip` }], ['group', `${BB}/server_groups`, { name: `${o.tag}-group` }],
+    ['cip', `${BB}/cloud_ips`, { name: `${o.tag}-cip` }],
+    ['group', `${BB}/server_groups`, { name: `${o.tag}-group` }],
     ['policy', `${BB}/firewall_policies`, { name: `${o.tag}-policy` }],
-    ['rule', `${BB}/firewall_rules`, (made: Record<string, number>) => ({ firewall_policy: bbId('fwp', made.policy!), protocol: 'tcp', source: '10.0.0.0/8', destination_port: '80' })],
+    [
+      'rule',
+      `${BB}/firewall_rules`,
+      (made: Record<string, number>) => ({ firewall_policy: bbId('fwp', made.policy!), protocol: 'tcp', source: '10.0.0.0/8', destination_port: '80' }),
+    ],
   ],
   madeId: bbNumber,
   catalogue: /\/server_types\/:id$/,
@@ -431,7 +546,12 @@ const brightbox: PersonaRow = {
   create: {
     path: `${BB}/servers`,
     body: (s) => bbServer(`${s.tag}-new`),
-    invalid: [[{ name: '../../etc' }, 'name'], [{ server_type: 'x'.repeat(300) }, 'server_type'], [{ zone: 'nowhere' }, 'zone'], [{ extra: true }, '']],
+    invalid: [
+      [{ name: '../../etc' }, 'name'],
+      [{ server_type: 'x'.repeat(300) }, 'server_type'],
+      [{ zone: 'nowhere' }, 'zone'],
+      [{ extra: true }, ''],
+    ],
   },
   // Brightbox's body: an error name and messages, the first the error, the rest `field: message`.
   read: (r) => {

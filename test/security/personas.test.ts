@@ -13,24 +13,41 @@ import { hostileHosts, loopbackHosts, raw, unchangedBy, type RawResponse } from 
 
 async function createAll(client: SimcloudClient, tag: string, token: string): Promise<Owned> {
   const net = tag === 'own' ? 20 : 30;
-  const { server, action } = await client.servers.create({ name: `${tag}-srv`, server_type: 'sc-small', image: 'ubuntu-24.04', zone: 'sim-1a', labels: { role: tag } });
+  const { server, action } = await client.servers.create({
+    name: `${tag}-srv`,
+    server_type: 'sc-small',
+    image: 'ubuntu-24.04',
+    zone: 'sim-1a',
+    labels: { role: tag },
+  });
   const network = await client.networks.create({ name: `${tag}-net`, ip_range: `10.${net}.0.0/16` });
   const gateway = `10.${net}.0.5`;
   const { action: routed } = await client.networks.createRoute(network.id, { destination: '10.244.1.0/24', gateway });
   const health = { protocol: 'tcp', port: null, path: '/', interval_seconds: 15, timeout_seconds: 10, retries: 3 } as const;
   const { load_balancer: lb, action: built } = await client.loadBalancers.create({
-    name: `${tag}-lb`, targets: [{ kind: 'server', server_id: server.id }],
+    name: `${tag}-lb`,
+    targets: [{ kind: 'server', server_id: server.id }],
     services: [{ protocol: 'tcp', listen_port: 80, destination_port: 8080, proxy_protocol: 'none', health_check: health }],
   });
   for (const id of [action.id, routed.id, built.id]) await client.waitForAction(id);
   const ip = (await client.servers.get(server.id)).public_ipv4;
   return {
-    tag, token, extra: {}, server: numericIdOf(server.id), network: numericIdOf(network.id), lb: numericIdOf(lb.id), gateway, serverIp: ip ?? '',
+    tag,
+    token,
+    extra: {},
+    server: numericIdOf(server.id),
+    network: numericIdOf(network.id),
+    lb: numericIdOf(lb.id),
+    gateway,
+    serverIp: ip ?? '',
     actions: { servers: numericIdOf(action.id), networks: numericIdOf(routed.id), load_balancers: numericIdOf(built.id) },
   };
 }
 
-const json = (token?: string): Record<string, string> => ({ 'content-type': 'application/json', ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) });
+const json = (token?: string): Record<string, string> => ({
+  'content-type': 'application/json',
+  ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+});
 const withParams = (path: string, values: Record<string, string>): string => path.replace(/:(\w+)/g, (_m, name: string) => values[name] ?? `:${name}`);
 /** A victim's number showing as an id anywhere in an answer. */
 const showsId = (text: string, n: number): boolean => new RegExp(`"id":${n}[,}]`).test(text);
@@ -56,7 +73,11 @@ describe.each(PERSONA_ROWS)('the $name persona', (row: PersonaRow) => {
 
   /** Until no action runs: a refusal is then the only thing that could move the commit sequence. */
   const quiet = (): Promise<boolean> =>
-    waitFor(() => sc.sim.store.all('actions').every((a) => a.status !== 'running'), { timeoutMs: 10_000, intervalMs: 10, description: 'every action finished' });
+    waitFor(() => sc.sim.store.all('actions').every((a) => a.status !== 'running'), {
+      timeoutMs: 10_000,
+      intervalMs: 10,
+      description: 'every action finished',
+    });
 
   // A request an earlier case let through (its own Origin, a lenient schema) may have started an action.
   beforeEach(async () => {
@@ -80,8 +101,11 @@ describe.each(PERSONA_ROWS)('the $name persona', (row: PersonaRow) => {
   const unchanged = (attack: () => Promise<RawResponse>): Promise<RawResponse> => unchangedBy(seq, attack);
   const send = (method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<RawResponse> =>
     raw(`${sc.url}${path}`, { method, headers, ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }) });
-  const mutating = (): [string, string, unknown] => ['PUT', withParams(row.routes.find((r) => r.method === 'put')!.path, row.params(row.routes.find((r) => r.method === 'put')!.path, own)),
-    row.body(`put ${row.routes.find((r) => r.method === 'put')!.path}`, own)];
+  const mutating = (): [string, string, unknown] => [
+    'PUT',
+    withParams(row.routes.find((r) => r.method === 'put')!.path, row.params(row.routes.find((r) => r.method === 'put')!.path, own)),
+    row.body(`put ${row.routes.find((r) => r.method === 'put')!.path}`, own),
+  ];
 
   it("answers every route aimed at another project's resource with the persona's not-found, changing nothing (and the owner reaches it)", async () => {
     const routes = row.routes.filter((r) => r.path.includes(':') && !row.catalogue.test(r.path));
@@ -114,7 +138,8 @@ describe.each(PERSONA_ROWS)('the $name persona', (row: PersonaRow) => {
       expect(r.status, `${path}: ${r.text.slice(0, 200)}`).toBe(200);
       expect(r.text, path).not.toContain('victim');
       if (victim.serverIp !== '') expect(r.text, path).not.toContain(`"${victim.serverIp}"`);
-      for (const n of [victim.server, victim.network, victim.lb, ...Object.values(victim.actions)]) expect(showsId(r.text, n), `${path} shows ${n}`).toBe(false);
+      for (const n of [victim.server, victim.network, victim.lb, ...Object.values(victim.actions)])
+        expect(showsId(r.text, n), `${path} shows ${n}`).toBe(false);
     }
     const mine = await send('GET', row.lists(victim)[0]!, json(own.token));
     expect(mine.text, 'the caller sees its own').toContain('own-');
@@ -139,10 +164,14 @@ describe.each(PERSONA_ROWS)('the $name persona', (row: PersonaRow) => {
     const [method, path, body] = mutating();
     const list = row.lists(victim)[0]!;
     const cases: [string, string, Record<string, string>][] = [
-      ['GET', list, json()], ['GET', list, json('sct_not-a-real-token-000000')], ['GET', list, json(sc.adminToken)],
+      ['GET', list, json()],
+      ['GET', list, json('sct_not-a-real-token-000000')],
+      ['GET', list, json(sc.adminToken)],
       ['GET', `${list}${list.includes('?') ? '&' : '?'}token=${sc.token}`, json()],
       ['GET', list, { authorization: `Basic ${Buffer.from(`x:${sc.token}`).toString('base64')}` }],
-      [method, path, json()], [method, path, json(`${sc.token}x`)], [method, path, { ...json(), authorization: sc.token }],
+      [method, path, json()],
+      [method, path, json(`${sc.token}x`)],
+      [method, path, { ...json(), authorization: sc.token }],
     ];
     for (const [m, p, headers] of cases) {
       const r = await unchanged(() => send(m, p, headers, m === 'GET' ? undefined : body));
@@ -154,8 +183,13 @@ describe.each(PERSONA_ROWS)('the $name persona', (row: PersonaRow) => {
   it('refuses every DNS-rebinding Host with 403 naming the host, even with a valid token', async () => {
     const [method, path, body] = mutating();
     for (const host of hostileHosts(port)) {
-      for (const [m, p, b] of [['GET', row.lists(victim)[0]!, undefined], [method, path, body]] as const) {
-        const r = await unchanged(() => raw(`${sc.url}${p}`, { method: m, host, headers: json(own.token), ...(b === undefined ? {} : { body: JSON.stringify(b) }) }));
+      for (const [m, p, b] of [
+        ['GET', row.lists(victim)[0]!, undefined],
+        [method, path, body],
+      ] as const) {
+        const r = await unchanged(() =>
+          raw(`${sc.url}${p}`, { method: m, host, headers: json(own.token), ...(b === undefined ? {} : { body: JSON.stringify(b) }) }),
+        );
         expect(r.status, `${host} ${m} ${p}`).toBe(403);
         expect(row.read(r).fields, `${host} ${p}`).toEqual(['host']);
       }
@@ -170,7 +204,11 @@ describe.each(PERSONA_ROWS)('the $name persona', (row: PersonaRow) => {
     const del = row.routes.find((r) => r.method === 'delete')!;
     const deletion = withParams(del.path, row.params(del.path, own));
     for (const origin of ['http://attacker.example', 'null', `https://127.0.0.1:${port}`, `http://localhost:${port + 1}`]) {
-      for (const [m, p, b] of [[method, path, body], ['DELETE', deletion, undefined], ['POST', row.create.path, row.create.body(own)]] as const) {
+      for (const [m, p, b] of [
+        [method, path, body],
+        ['DELETE', deletion, undefined],
+        ['POST', row.create.path, row.create.body(own)],
+      ] as const) {
         const r = await unchanged(() => send(m, p, { ...json(own.token), origin }, b));
         expect(r.status, `${origin} ${m} ${p}`).toBe(403);
         expect(row.read(r).fields).toEqual(['origin']);
@@ -203,7 +241,12 @@ describe.each(PERSONA_ROWS)('the $name persona', (row: PersonaRow) => {
     }
     // `__proto__` and `constructor` keys: refused by a strict schema, or dropped by a lenient one; never merged into prototypes.
     const before = seq();
-    const r = await send('POST', row.create.path, json(own.token), `{"__proto__":{"admin":true},${JSON.stringify(valid).slice(1, -1)},"constructor":{"prototype":{"admin":true}}}`);
+    const r = await send(
+      'POST',
+      row.create.path,
+      json(own.token),
+      `{"__proto__":{"admin":true},${JSON.stringify(valid).slice(1, -1)},"constructor":{"prototype":{"admin":true}}}`,
+    );
     expect(r.status, r.text.slice(0, 200)).toBeLessThan(500);
     if (r.status >= 400) expect(seq()).toBe(before);
     expect(({} as Record<string, unknown>).admin).toBeUndefined();
@@ -214,8 +257,24 @@ describe.each(PERSONA_ROWS)('the $name persona', (row: PersonaRow) => {
     const routes = row.routes.filter((r) => r.path.includes(':') && !row.catalogue.test(r.path));
     // Each parameter in turn takes a hostile value while the others name the caller's own resources.
     const hostile = (mine: string, theirs: string): string[] => [
-      '..%2F..%2F_sim%2Freset', '%2e%2e', '..', '.', `${mine}%00`, `${mine}%2F..%2F${theirs}`, `${mine}/../${theirs}`, `${theirs}/..`, `${theirs}%2F..`,
-      '0', '-1', '9'.repeat(40), `${mine}.0`, `${mine}e0`, `0x${Number(mine).toString(16)}`, `%20${mine}`, `+${mine}`, `${mine}%3B${theirs}`,
+      '..%2F..%2F_sim%2Freset',
+      '%2e%2e',
+      '..',
+      '.',
+      `${mine}%00`,
+      `${mine}%2F..%2F${theirs}`,
+      `${mine}/../${theirs}`,
+      `${theirs}/..`,
+      `${theirs}%2F..`,
+      '0',
+      '-1',
+      '9'.repeat(40),
+      `${mine}.0`,
+      `${mine}e0`,
+      `0x${Number(mine).toString(16)}`,
+      `%20${mine}`,
+      `+${mine}`,
+      `${mine}%3B${theirs}`,
     ];
     let tried = 0;
     for (const route of routes) {
@@ -225,9 +284,14 @@ describe.each(PERSONA_ROWS)('the $name persona', (row: PersonaRow) => {
         for (const id of hostile(mine[name]!, theirs[name]!)) {
           const target = withParams(route.path, { ...mine, [name]: id });
           const body = row.body(`${route.method} ${route.path}`, own);
-          const r = await unchanged(() => raw(`${sc.url}/`, {
-            method: route.method.toUpperCase(), target, headers: json(own.token), ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-          }));
+          const r = await unchanged(() =>
+            raw(`${sc.url}/`, {
+              method: route.method.toUpperCase(),
+              target,
+              headers: json(own.token),
+              ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+            }),
+          );
           expect([400, 404, row.codes.invalidStatus], `${route.method} ${target}: ${r.status} ${r.text.slice(0, 200)}`).toContain(r.status);
           expect(r.text, target).not.toContain('victim');
           expect(() => row.read(r), `${target} answers in the persona's envelope`).not.toThrow();

@@ -15,7 +15,14 @@ import { httpGet, startE2eSandbox, waitForIngress, type E2eSandbox } from '../he
 import { raw } from './support.ts';
 
 /** Files whose job is to hold a secret (they must be 0600): the only places a secret may be. */
-const SECRET_STORES = [/^state\.json$/, /^intercept\/[\w.-]*key\.pem$/, /(^|\/)[\w-]*kubeconfig$/, /^control-plane\/pki\//, /^control-plane\/etcd\//, /^simcloud\/db\.json/];
+const SECRET_STORES = [
+  /^state\.json$/,
+  /^intercept\/[\w.-]*key\.pem$/,
+  /(^|\/)[\w-]*kubeconfig$/,
+  /^control-plane\/pki\//,
+  /^control-plane\/etcd\//,
+  /^simcloud\/db\.json/,
+];
 
 function walk(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -32,7 +39,10 @@ interface KubeconfigDoc {
 /** The PEM body of a key, and a slice of it long enough to be unmistakable in a log. */
 function keyFingerprints(pemOrBase64: string): string[] {
   const pem = pemOrBase64.includes('-----BEGIN') ? pemOrBase64 : Buffer.from(pemOrBase64, 'base64').toString('utf8');
-  const body = pem.split('\n').filter((l) => l !== '' && !l.startsWith('-----')).join('');
+  const body = pem
+    .split('\n')
+    .filter((l) => l !== '' && !l.startsWith('-----'))
+    .join('');
   return [pemOrBase64.slice(0, 60), body.slice(0, 48), body.slice(-48)].filter((s) => s.length >= 40);
 }
 
@@ -40,7 +50,9 @@ function keyFingerprints(pemOrBase64: string): string[] {
 async function whyRequests(consoleUrl: string, serverId: string): Promise<number[]> {
   const state = await raw(`${consoleUrl}api/state`, { host: 'attacker.example' });
   const poweroff = await raw(`${consoleUrl}api/actions/server`, {
-    method: 'POST', headers: { origin: 'http://attacker.example', 'content-type': 'application/json' }, body: JSON.stringify({ serverId, action: 'poweroff' }),
+    method: 'POST',
+    headers: { origin: 'http://attacker.example', 'content-type': 'application/json' },
+    body: JSON.stringify({ serverId, action: 'poweroff' }),
   });
   const reset = await raw(`${consoleUrl}api/actions/reset`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' });
   return [state.status, poweroff.status, reset.status];
@@ -66,23 +78,36 @@ describe('secrets of a whole sandbox run', () => {
     const x = { app: 'x' };
     await e.kubeConfig.makeApiClient(AppsV1Api).createNamespacedDeployment({
       namespace: 'default',
-      body: { metadata: { name: 'x', labels: x }, spec: { replicas: 1, selector: { matchLabels: x }, template: { metadata: { labels: x }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } } },
+      body: {
+        metadata: { name: 'x', labels: x },
+        spec: { replicas: 1, selector: { matchLabels: x }, template: { metadata: { labels: x }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } },
+      },
     });
     await e.core.createNamespacedService({
       namespace: 'default',
       body: { metadata: { name: 'leak-check' }, spec: { type: 'LoadBalancer', selector: x, ports: [{ port: 80, targetPort: 8080 }] } },
     });
     const vip = await waitForIngress(e.core, 'default', 'leak-check');
-    await waitFor(async () => (await httpGet(vip, 80, '/').catch(() => undefined))?.status === 200, { timeoutMs: 60_000, description: 'traffic through the VIP to the pod' });
+    await waitFor(async () => (await httpGet(vip, 80, '/').catch(() => undefined))?.status === 200, {
+      timeoutMs: 60_000,
+      description: 'traffic through the VIP to the pod',
+    });
     await e.core.createNamespacedServiceAccount({ namespace: 'default', body: { metadata: { name: 'leak-check' } } });
-    const tr = await e.core.createNamespacedServiceAccountToken({ name: 'leak-check', namespace: 'default', body: { spec: { audiences: [], expirationSeconds: 600 } } });
+    const tr = await e.core.createNamespacedServiceAccountToken({
+      name: 'leak-check',
+      namespace: 'default',
+      body: { spec: { audiences: [], expirationSeconds: 600 } },
+    });
     const saToken = tr.status!.token!;
     secrets.set('service-account token', saToken);
     // The token is used, so every component that might log a request sees it.
     const cluster = e.kubeConfig.getCurrentCluster()!;
     const asSa = new KubeConfig();
     asSa.loadFromOptions({
-      clusters: [{ ...cluster, name: 'c' }], users: [{ name: 'sa', token: saToken }], contexts: [{ name: 'sa', cluster: 'c', user: 'sa' }], currentContext: 'sa',
+      clusters: [{ ...cluster, name: 'c' }],
+      users: [{ name: 'sa', token: saToken }],
+      contexts: [{ name: 'sa', cluster: 'c', user: 'sa' }],
+      currentContext: 'sa',
     });
     // Authenticated, not authorised: the apiserver read the token and said 403.
     await expect(asSa.makeApiClient(CoreV1Api).listNamespacedPod({ namespace: 'default' })).rejects.toMatchObject({ code: 403 });
@@ -97,7 +122,10 @@ describe('secrets of a whole sandbox run', () => {
       for (const f of keyFingerprints(readFileSync(join(stateDir, 'control-plane', 'pki', name), 'utf8'))) secrets.set(`${name} (${f.slice(0, 8)}…)`, f);
     }
     // simcloud's realm signing key (the personas' access tokens), kept in its state file only.
-    secrets.set('realm signing key', z.object({ signing_key: z.string().min(64) }).parse(JSON.parse(readFileSync(join(stateDir, 'simcloud', 'db.json'), 'utf8'))).signing_key);
+    secrets.set(
+      'realm signing key',
+      z.object({ signing_key: z.string().min(64) }).parse(JSON.parse(readFileSync(join(stateDir, 'simcloud', 'db.json'), 'utf8'))).signing_key,
+    );
     await e.sandbox.down();
   }, 300_000);
 
@@ -121,7 +149,9 @@ describe('secrets of a whole sandbox run', () => {
   it('keeps every file owner-only (0600 or stricter) in a 0700 state directory', () => {
     expect(statSync(stateDir).mode & 0o777).toBe(0o700);
     for (const sub of ['simcloud', 'logs']) expect(statSync(join(stateDir, sub)).mode & 0o077, sub).toBe(0);
-    const open = walk(stateDir).filter((f) => (statSync(f).mode & 0o077) !== 0).map((f) => `${relative(stateDir, f)} ${(statSync(f).mode & 0o777).toString(8)}`);
+    const open = walk(stateDir)
+      .filter((f) => (statSync(f).mode & 0o077) !== 0)
+      .map((f) => `${relative(stateDir, f)} ${(statSync(f).mode & 0o777).toString(8)}`);
     expect(open).toEqual([]);
   });
 
@@ -138,7 +168,9 @@ describe('secrets of a whole sandbox run', () => {
   });
 
   it('puts the secret stores themselves at 0600', () => {
-    const stores = walk(stateDir).map((f) => relative(stateDir, f)).filter((rel) => SECRET_STORES.some((re) => re.test(rel)));
+    const stores = walk(stateDir)
+      .map((f) => relative(stateDir, f))
+      .filter((rel) => SECRET_STORES.some((re) => re.test(rel)));
     expect(stores).toEqual(expect.arrayContaining(['state.json', 'kubeconfig', 'simcloud/db.json']));
     for (const rel of stores) expect(statSync(join(stateDir, rel)).mode & 0o777, rel).toBe(0o600);
   });

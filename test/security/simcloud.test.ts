@@ -24,7 +24,10 @@ async function createAll(client: SimcloudClient, tag: string): Promise<Owned> {
   const { server, action } = await client.servers.create({ name: `${tag}-srv`, server_type: 'sc-small', image: 'ubuntu-24.04', zone: 'sim-1a' });
   await client.waitForAction(action.id);
   const network = await client.networks.create({ name: `${tag}-net`, ip_range: tag === 'a' ? '10.20.0.0/16' : '10.30.0.0/16' });
-  const { route, action: routed } = await client.networks.createRoute(network.id, { destination: '10.244.1.0/24', gateway: tag === 'a' ? '10.20.0.5' : '10.30.0.5' });
+  const { route, action: routed } = await client.networks.createRoute(network.id, {
+    destination: '10.244.1.0/24',
+    gateway: tag === 'a' ? '10.20.0.5' : '10.30.0.5',
+  });
   const group = await client.serverGroups.create({ name: `${tag}-grp`, servers: [server.id] });
   const policy = await client.firewallPolicies.create({ name: `${tag}-fw` });
   const { load_balancer: lb, action: built } = await client.loadBalancers.create({ name: `${tag}-lb`, targets: [{ kind: 'server', server_id: server.id }] });
@@ -35,7 +38,13 @@ async function createAll(client: SimcloudClient, tag: string): Promise<Owned> {
 }
 
 const PARAM_OF: Record<string, keyof Owned> = {
-  servers: 'server', networks: 'network', load_balancers: 'lb', server_groups: 'group', firewall_policies: 'policy', ip_blocks: 'block', actions: 'action',
+  servers: 'server',
+  networks: 'network',
+  load_balancers: 'lb',
+  server_groups: 'group',
+  firewall_policies: 'policy',
+  ip_blocks: 'block',
+  actions: 'action',
 };
 
 describe('simcloud surface', () => {
@@ -66,8 +75,13 @@ describe('simcloud surface', () => {
 
   it('refuses every DNS-rebinding Host with 403 in the error envelope naming the header and the allowed hosts, even with valid tokens', async () => {
     const targets: [string, string, Record<string, string>][] = [
-      ['GET', '/v1/servers', bearer(sc.token)], ['POST', '/_sim/reset', bearer(sc.adminToken)], ['GET', '/_sim/snapshot', bearer(sc.adminToken)],
-      ['GET', `/_sim/events?token=${sc.adminToken}`, {}], ['GET', '/_sim/health', {}], ['GET', '/metrics', {}], ['GET', '/openapi.json', {}],
+      ['GET', '/v1/servers', bearer(sc.token)],
+      ['POST', '/_sim/reset', bearer(sc.adminToken)],
+      ['GET', '/_sim/snapshot', bearer(sc.adminToken)],
+      ['GET', `/_sim/events?token=${sc.adminToken}`, {}],
+      ['GET', '/_sim/health', {}],
+      ['GET', '/metrics', {}],
+      ['GET', '/openapi.json', {}],
     ];
     for (const [method, path, headers] of targets) {
       for (const host of hostileHosts(port)) {
@@ -86,7 +100,15 @@ describe('simcloud surface', () => {
   });
 
   it('checks Host before any route, so a dialect mounted under its own prefix (or no route at all) is covered too', async () => {
-    for (const path of ['/hcloud/v1/servers', '/v1/hcloud/servers', '/linode/v4/linode/instances', '/v4/linode/instances', '/godo/v2/droplets', '/no/such/route', '/']) {
+    for (const path of [
+      '/hcloud/v1/servers',
+      '/v1/hcloud/servers',
+      '/linode/v4/linode/instances',
+      '/v4/linode/instances',
+      '/godo/v2/droplets',
+      '/no/such/route',
+      '/',
+    ]) {
       const r = await unchanged(() => raw(`${sc.url}${path}`, { host: `attacker.example:${port}`, headers: bearer(sc.token) }));
       expect(r.status, path).toBe(403);
       // Linode's envelope is {"errors": [{"field", "reason"}]}; the others name the field in error.details.
@@ -98,7 +120,11 @@ describe('simcloud surface', () => {
   it('refuses a state change carrying a foreign browser Origin even with a valid token, and takes its own Origin', async () => {
     const fault = JSON.stringify({ kind: 'error', probability: 0.01, status: 503, code: 'service_unavailable' });
     for (const origin of ['http://attacker.example', 'null', `https://127.0.0.1:${port}`, `http://localhost:${port + 1}`]) {
-      for (const [path, headers, body] of [['/_sim/reset', bearer(sc.adminToken), '{}'], [`/v1/servers/${a.server}/actions/poweroff`, bearer(sc.token), '{}'], ['/_sim/faults', bearer(sc.adminToken), fault]] as const) {
+      for (const [path, headers, body] of [
+        ['/_sim/reset', bearer(sc.adminToken), '{}'],
+        [`/v1/servers/${a.server}/actions/poweroff`, bearer(sc.token), '{}'],
+        ['/_sim/faults', bearer(sc.adminToken), fault],
+      ] as const) {
         const r = await unchanged(() => raw(`${sc.url}${path}`, { method: 'POST', headers: { ...headers, origin }, body }));
         expect(r.status, `${origin} ${path}`).toBe(403);
         expect(envelope(r).details?.fields[0]?.name).toBe('origin');
@@ -156,7 +182,9 @@ describe('simcloud surface', () => {
       const path = route.path.replace(':id', a[PARAM_OF[route.path.split('/')[2]!]!]).replace(':routeId', a.route);
       const key = `${route.method} ${route.path}`;
       const body = route.method === 'get' || route.method === 'delete' ? undefined : JSON.stringify(bodies[key] ?? {});
-      const r = await unchanged(() => raw(`${sc.url}${path}`, { method: route.method.toUpperCase(), headers: bearer(tokenB), ...(body === undefined ? {} : { body }) }));
+      const r = await unchanged(() =>
+        raw(`${sc.url}${path}`, { method: route.method.toUpperCase(), headers: bearer(tokenB), ...(body === undefined ? {} : { body }) }),
+      );
       expect(r.status, `${key}: ${r.text.slice(0, 200)}`).toBe(404);
       expect(r.text).not.toContain('a-srv');
     }
@@ -188,7 +216,13 @@ describe('simcloud surface', () => {
 
   it('refuses oversized, malformed, deeply nested and non-object bodies with invalid_input naming (body)', async () => {
     const bodies = [
-      `{"name":"${'x'.repeat(3 * 1024 * 1024)}"}`, '{"name":', '\u0000\u0001', `${'['.repeat(50_000)}${']'.repeat(50_000)}`, '"just a string"', 'null', '[]',
+      `{"name":"${'x'.repeat(3 * 1024 * 1024)}"}`,
+      '{"name":',
+      '\u0000\u0001',
+      `${'['.repeat(50_000)}${']'.repeat(50_000)}`,
+      '"just a string"',
+      'null',
+      '[]',
       JSON.stringify({ name: 'p', server_type: 'sc-small', image: 'ubuntu-24.04', zone: 'sim-1a', __proto__: { labels: { admin: 'yes' } }, extra: true }),
     ];
     for (const body of bodies) {

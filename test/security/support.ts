@@ -33,19 +33,30 @@ export function raw(url: string, r: RawRequest = {}): Promise<RawResponse> {
   if (r.body !== undefined) headers['content-length'] = String(Buffer.byteLength(r.body));
   const send = u.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const req = send({ host: u.hostname.replace(/^\[|\]$/g, ''), port: u.port, path: r.target ?? `${u.pathname}${u.search}`, method: r.method ?? 'GET', headers, setHost: false, rejectUnauthorized: false }, (res) => {
-      let text = '';
-      const done = (): void => resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) as unknown });
-      res.on('data', (c: Buffer) => {
-        text += c.toString();
-        if (r.maxBytes !== undefined && text.length >= r.maxBytes) {
-          res.destroy();
-          done();
-        }
-      });
-      res.on('end', done);
-      res.on('error', reject);
-    });
+    const req = send(
+      {
+        host: u.hostname.replace(/^\[|\]$/g, ''),
+        port: u.port,
+        path: r.target ?? `${u.pathname}${u.search}`,
+        method: r.method ?? 'GET',
+        headers,
+        setHost: false,
+        rejectUnauthorized: false,
+      },
+      (res) => {
+        let text = '';
+        const done = (): void => resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) as unknown });
+        res.on('data', (c: Buffer) => {
+          text += c.toString();
+          if (r.maxBytes !== undefined && text.length >= r.maxBytes) {
+            res.destroy();
+            done();
+          }
+        });
+        res.on('end', done);
+        res.on('error', reject);
+      },
+    );
     req.setTimeout(10_000, () => req.destroy(new Error(`no answer from ${url} within 10 s`)));
     req.on('error', reject);
     req.end(r.body);
@@ -63,8 +74,15 @@ export async function unchangedBy(seq: () => number, attack: () => Promise<RawRe
 /** Host headers a DNS-rebinding page or a confused client would send to a surface on `port`. */
 export function hostileHosts(port: number): string[] {
   return [
-    `attacker.example:${port}`, 'attacker.example', `localhost.attacker.example:${port}`, `127.0.0.1.nip.io:${port}`,
-    `localhost:${port + 1}`, `127.0.0.1:${port}.attacker.example`, `[::1]:${port}@attacker.example`, `localhost.:${port}`, '',
+    `attacker.example:${port}`,
+    'attacker.example',
+    `localhost.attacker.example:${port}`,
+    `127.0.0.1.nip.io:${port}`,
+    `localhost:${port + 1}`,
+    `127.0.0.1:${port}.attacker.example`,
+    `[::1]:${port}@attacker.example`,
+    `localhost.:${port}`,
+    '',
   ];
 }
 
@@ -89,12 +107,19 @@ export async function startConsoleUnderTest(allowedHosts: readonly string[] = []
   const { server, action } = await sc.client.servers.create({ name: 'victim', server_type: 'sc-small', image: 'ubuntu-24.04', zone: 'sim-1a' });
   await sc.client.waitForAction(action.id);
   const sandbox = {
-    client: sc.client, admin: sc.admin, subscribe: () => () => undefined, cluster: undefined,
-    options: { name: 'security', runtime: 'local', lbStrategy: 'lb' }, addWorker: () => Promise.reject(new Error('no runtime')),
+    client: sc.client,
+    admin: sc.admin,
+    subscribe: () => () => undefined,
+    cluster: undefined,
+    options: { name: 'security', runtime: 'local', lbStrategy: 'lb' },
+    addWorker: () => Promise.reject(new Error('no runtime')),
   };
   const console = await startConsoleServer(sandbox, { allowedHosts, cloudIntervalMs: 60_000, clusterIntervalMs: 60_000 });
   return {
-    sc, console, port: Number(new URL(console.url).port), serverId: server.id,
+    sc,
+    console,
+    port: Number(new URL(console.url).port),
+    serverId: server.id,
     seq: () => sc.sim.store.state.seq,
     close: async () => {
       await console.close();

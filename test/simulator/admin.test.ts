@@ -52,7 +52,7 @@ describe('/_sim', () => {
     const servers = await sc.client.servers.listAll();
     expect(servers.map((s) => s.name)).toEqual(['node-1', 'node-2', 'node-3']);
     expect(servers.every((s) => s.status === 'running' && s.private_networks.length === 1)).toBe(true);
-    expect((await sc.client.networks.listAll())).toHaveLength(1);
+    expect(await sc.client.networks.listAll()).toHaveLength(1);
     await sc.admin.seed('empty');
     expect(await sc.client.servers.listAll()).toEqual([]);
   });
@@ -81,7 +81,10 @@ describe('/_sim', () => {
       expect(call).toMatchObject({ method: 'POST', path: '/v1/networks', status: 201 });
       expect(call.request_id).toMatch(/^req-/);
       expect(call.project_id).toMatch(/^prj-/);
-      expect(await rec.next('the network created', (e) => e.type === 'resource_change' && e.resource_id === network.id)).toMatchObject({ change: 'created', resource_type: 'network' });
+      expect(await rec.next('the network created', (e) => e.type === 'resource_change' && e.resource_id === network.id)).toMatchObject({
+        change: 'created',
+        resource_type: 'network',
+      });
       expect(rec.errors).toEqual([]);
     } finally {
       rec.stop();

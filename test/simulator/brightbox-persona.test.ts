@@ -23,7 +23,8 @@ afterAll(async () => {
 
 async function tokenFor(secret: string, id = clientIdOf(secret)): Promise<{ status: number; body: Record<string, unknown> }> {
   const r = await fetch(`${sc.url}/brightbox/token/`, {
-    method: 'POST', body: 'grant_type=client_credentials&scope=infrastructure+orbit',
+    method: 'POST',
+    body: 'grant_type=client_credentials&scope=infrastructure+orbit',
     headers: { authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
   });
   return { status: r.status, body: (await r.json()) as Record<string, unknown> };
@@ -31,12 +32,20 @@ async function tokenFor(secret: string, id = clientIdOf(secret)): Promise<{ stat
 
 let bearer = '';
 interface Json {
-  readonly id: string; readonly status: string; readonly name: string; readonly public_ip: string; readonly servers: readonly { id: string }[];
-  readonly interfaces: readonly { ipv4_address: string }[]; readonly cloud_ips: readonly { id: string }[]; readonly [k: string]: unknown;
+  readonly id: string;
+  readonly status: string;
+  readonly name: string;
+  readonly public_ip: string;
+  readonly servers: readonly { id: string }[];
+  readonly interfaces: readonly { ipv4_address: string }[];
+  readonly cloud_ips: readonly { id: string }[];
+  readonly [k: string]: unknown;
 }
 async function bb(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
   const r = await fetch(`${sc.url}/brightbox/1.0${path}`, {
-    method, headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+    method,
+    headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: r.status, body: (await r.json()) as Json };
 }
@@ -69,8 +78,8 @@ describe('Brightbox persona: OAuth2 client credentials', () => {
   });
 });
 
-describe('Brightbox persona: servers and the CCM\'s load balancer', () => {
-  it('makes a server that /v1 shows, with Brightbox\'s id, zone handle and interface', async () => {
+describe("Brightbox persona: servers and the CCM's load balancer", () => {
+  it("makes a server that /v1 shows, with Brightbox's id, zone handle and interface", async () => {
     const made = await bb('POST', '/servers', { name: unique('bb'), image: 'ubuntu-24.04', server_type: 'sc-small', zone: 'sim-1-a' });
     expect(made.status).toBe(202);
     expect(made.body.id).toMatch(/^srv-[0-9a-z]{5}$/);
@@ -82,7 +91,7 @@ describe('Brightbox persona: servers and the CCM\'s load balancer', () => {
     expect(missing).toEqual({ status: 404, body: { error_name: 'missing_resource', errors: ['server srv-zzzzz not found'] } });
   });
 
-  it('walks the CCM\'s calls: cloud IP, group, policy, rule, load balancer, map, then tears down', async () => {
+  it("walks the CCM's calls: cloud IP, group, policy, rule, load balancer, map, then tears down", async () => {
     const name = unique('web.default.kubernetes');
     const server = (await bb('POST', '/servers', { name: unique('bb'), image: 'ubuntu-24.04', server_type: 'sc-small' })).body;
     const cip = (await bb('POST', '/cloud_ips', { name })).body;
@@ -90,17 +99,30 @@ describe('Brightbox persona: servers and the CCM\'s load balancer', () => {
     const group = (await bb('POST', '/server_groups', { name })).body;
     expect((await bb('POST', `/server_groups/${group.id}/add_servers`, { servers: [{ server: server.id }] })).body.servers[0]?.id).toBe(server.id);
     const policy = (await bb('POST', '/firewall_policies', { name, server_group: group.id })).body;
-    const rule = await bb('POST', '/firewall_rules', { firewall_policy: policy.id, protocol: 'tcp', source: '10.0.0.0/8', destination_port: '30080,30081', description: name });
+    const rule = await bb('POST', '/firewall_rules', {
+      firewall_policy: policy.id,
+      protocol: 'tcp',
+      source: '10.0.0.0/8',
+      destination_port: '30080,30081',
+      description: name,
+    });
     expect(rule.status).toBe(202);
     const updated = await bb('PUT', `/firewall_rules/${rule.body.id}`, { firewall_policy: policy.id, destination_port: '30080' });
     expect(updated.body).toMatchObject({ destination_port: '30080', source: '10.0.0.0/8' });
     const p1 = await sc.client.firewallPolicies.get(simId('fwp', policy.id));
     expect(p1.rules).toHaveLength(1);
     const lb = await bb('POST', '/load_balancers', {
-      name, nodes: [{ node: server.id }], listeners: [{ protocol: 'http', in: 80, out: 30080 }],
-      healthcheck: { type: 'http', port: 30080, request: '/healthz' }, https_redirect: false,
+      name,
+      nodes: [{ node: server.id }],
+      listeners: [{ protocol: 'http', in: 80, out: 30080 }],
+      healthcheck: { type: 'http', port: 30080, request: '/healthz' },
+      https_redirect: false,
     });
-    expect(lb.body).toMatchObject({ status: 'creating', nodes: [{ id: server.id }], listeners: [{ protocol: 'http', in: 80, out: 30080, proxy_protocol: null }] });
+    expect(lb.body).toMatchObject({
+      status: 'creating',
+      nodes: [{ id: server.id }],
+      listeners: [{ protocol: 'http', in: 80, out: 30080, proxy_protocol: null }],
+    });
     const mapped = await bb('POST', `/cloud_ips/${cip.id}/map`, { destination: lb.body.id });
     expect(mapped.body).toMatchObject({ status: 'mapped', load_balancer: { id: lb.body.id } });
     const v1 = await sc.client.loadBalancers.get(simId('lb', lb.body.id));
@@ -113,7 +135,7 @@ describe('Brightbox persona: servers and the CCM\'s load balancer', () => {
     expect((await bb('DELETE', `/cloud_ips/${cip.id}`)).status).toBe(202);
   });
 
-  it('shows a cloud IP mapped to a server as mapped, naming the server and its interface (gobrightbox\'s contract test found it unmapped)', async () => {
+  it("shows a cloud IP mapped to a server as mapped, naming the server and its interface (gobrightbox's contract test found it unmapped)", async () => {
     const server = (await bb('POST', '/servers', { name: unique('bb'), image: 'ubuntu-24.04', server_type: 'sc-small' })).body;
     const cip = (await bb('POST', '/cloud_ips', { name: unique('cip') })).body;
     const mapped = await bb('POST', `/cloud_ips/${cip.id}/map`, { destination: server.id });
@@ -127,24 +149,38 @@ describe('Brightbox persona: servers and the CCM\'s load balancer', () => {
   });
 });
 
-describe('Brightbox persona: the sandbox\'s side', () => {
-  it('makes a machine through the persona, whose kubelet registers with the providerID Brightbox\'s CCM reads', async () => {
+describe("Brightbox persona: the sandbox's side", () => {
+  it("makes a machine through the persona, whose kubelet registers with the providerID Brightbox's CCM reads", async () => {
     const name = unique('bbm');
     const machines = new BrightboxMachines({ endpoint: sc.url, token: sc.token, providerId: (id) => brightboxCloud.providerId(id) });
-    expect(await machines.createMachine({ name, zone: 'sim-1b', serverType: 'sc-small', image: 'ubuntu-24.04', labels: {}, network: 'none' })).toEqual({ joinedNetwork: false, labelled: false });
+    expect(await machines.createMachine({ name, zone: 'sim-1b', serverType: 'sc-small', image: 'ubuntu-24.04', labels: {}, network: 'none' })).toEqual({
+      joinedNetwork: false,
+      labelled: false,
+    });
     const server = (await sc.client.servers.list()).servers.find((x) => x.name === name)!;
     expect(server).toMatchObject({ zone: 'sim-1b', status: 'running' });
     expect(machines.kubeletProviderId(server.id)).toBe(`brightbox://${brightboxCloud.personaId!(server.id)}`);
   });
 
-  it('reads a load balancer back by its cloud IP, and finds the address behind the Service\'s hostname ingress', async () => {
+  it("reads a load balancer back by its cloud IP, and finds the address behind the Service's hostname ingress", async () => {
     const server = (await bb('POST', '/servers', { name: unique('bb'), image: 'ubuntu-24.04', server_type: 'sc-small' })).body;
     const name = `${unique('svc')}.default.kubernetes`;
     const cip = (await bb('POST', '/cloud_ips', { name })).body;
-    const lb = (await bb('POST', '/load_balancers', { name, nodes: [{ node: server.id }], listeners: [{ protocol: 'tcp', in: 80, out: 30080 }], healthcheck: { type: 'tcp', port: 30080 } })).body;
+    const lb = (
+      await bb('POST', '/load_balancers', {
+        name,
+        nodes: [{ node: server.id }],
+        listeners: [{ protocol: 'tcp', in: 80, out: 30080 }],
+        healthcheck: { type: 'tcp', port: 30080 },
+      })
+    ).body;
     await bb('POST', `/cloud_ips/${cip.id}/map`, { destination: lb.id });
     const ctx = { api: buildRequester({ endpoint: sc.url, token: sc.token }), servers: [], simcloud: { url: sc.url, token: sc.token } };
-    expect(await brightboxCloud.conformance.readLoadBalancer(ctx, cip.public_ip)).toMatchObject({ id: lb.id, ports: [80], serverIds: [simId('srv', server.id)] });
+    expect(await brightboxCloud.conformance.readLoadBalancer(ctx, cip.public_ip)).toMatchObject({
+      id: lb.id,
+      ports: [80],
+      serverIds: [simId('srv', server.id)],
+    });
     expect(await brightboxCloud.conformance.readLoadBalancer(ctx, '127.254.254.254')).toBeUndefined();
     const ingress = { hostname: 'localhost', namespace: 'default', service: name.split('.')[0]!, cluster: 'kubernetes' };
     expect(await brightboxCloud.conformance.resolveHostname!(ctx, ingress)).toBe(cip.public_ip);

@@ -40,9 +40,17 @@ describe('simcloud CLI', () => {
   });
 
   it('creates a server, runs every power verb and deletes it; manages faults; shows routes', async () => {
-    const created = JSON.parse((await cli('server', 'create', '--name', 'cli-1', '--label', 'a=b', '--json')).stdout) as { server: { id: string }; action: { id: string } };
+    const created = JSON.parse((await cli('server', 'create', '--name', 'cli-1', '--label', 'a=b', '--json')).stdout) as {
+      server: { id: string };
+      action: { id: string };
+    };
     await sc.client.waitForAction(created.action.id);
-    for (const [verb, status] of [['shutdown', 'off'], ['poweron', 'running'], ['reboot', 'running'], ['poweroff', 'off']] as const) {
+    for (const [verb, status] of [
+      ['shutdown', 'off'],
+      ['poweron', 'running'],
+      ['reboot', 'running'],
+      ['poweroff', 'off'],
+    ] as const) {
       const r = await cli('server', verb, created.server.id, '--json');
       expect(r.code, verb).toBe(0);
       await sc.client.waitForAction((JSON.parse(r.stdout) as { id: string }).id);
@@ -70,11 +78,14 @@ describe('simcloud CLI', () => {
     }
   });
 
-  it('serve --faults holds the file\'s rules from the first request', async () => {
+  it("serve --faults holds the file's rules from the first request", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'simcloud-faults-'));
     try {
       const file = join(dir, 'faults.json');
-      await writeFile(file, JSON.stringify({ faults: [{ kind: 'error', match: { method: 'GET', path: '/v1/zones' }, status: 503, code: 'service_unavailable' }] }));
+      await writeFile(
+        file,
+        JSON.stringify({ faults: [{ kind: 'error', match: { method: 'GET', path: '/v1/zones' }, status: 503, code: 'service_unavailable' }] }),
+      );
       const other = await startContractProcess(['--faults', file]);
       try {
         await expect(other.client.catalogue.zones()).rejects.toMatchObject({ status: 503 });
@@ -93,7 +104,16 @@ describe('simcloud CLI', () => {
   });
 
   it('exits 2 with one line on usage errors and 1 on API errors', async () => {
-    for (const args of [['server', 'bogus'], ['nothing'], ['server', 'list', '--nope'], ['faults', 'add', '--kind', 'weird'], ['lb', 'show'], ['serve', '--port', 'x'], ['serve', '--pool', 'lb_vip=bad'], ['server', 'list', '--token', 'sbx-1\nsbx-1']]) {
+    for (const args of [
+      ['server', 'bogus'],
+      ['nothing'],
+      ['server', 'list', '--nope'],
+      ['faults', 'add', '--kind', 'weird'],
+      ['lb', 'show'],
+      ['serve', '--port', 'x'],
+      ['serve', '--pool', 'lb_vip=bad'],
+      ['server', 'list', '--token', 'sbx-1\nsbx-1'],
+    ]) {
       const r = await cli(...args);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);

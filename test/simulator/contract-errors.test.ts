@@ -83,7 +83,7 @@ describe('error codes', () => {
 });
 
 describe('cross-project isolation', () => {
-  it('a token never sees or changes another project\'s resources', async () => {
+  it("a token never sees or changes another project's resources", async () => {
     const net = await sc.client.networks.create({ name: unique('net') });
     const { server, action } = await sc.client.servers.create(serverBody({ labels: { iso: 'yes' } }));
     await sc.client.waitForAction(action.id);
@@ -95,11 +95,20 @@ describe('cross-project isolation', () => {
     expect((await other.servers.list({ label_selector: 'iso=yes' })).servers).toEqual([]);
     expect(await other.ipBlocks.listAll({ tags: { iso: 'yes' } })).toEqual([]);
     for (const call of [
-      () => other.servers.get(server.id), () => other.servers.update(server.id, { labels: {} }), () => other.servers.delete(server.id),
-      () => other.servers.poweroff(server.id), () => other.networks.get(net.id), () => other.networks.listRoutes(net.id),
-      () => other.loadBalancers.get(lb.id), () => other.loadBalancers.delete(lb.id), () => other.ipBlocks.release(block.id),
-      () => other.serverGroups.get(group.id), () => other.firewallPolicies.delete(policy.id), () => other.actions.get(action.id),
-    ]) expect((await apiError(call)).code).toBe('not_found');
+      () => other.servers.get(server.id),
+      () => other.servers.update(server.id, { labels: {} }),
+      () => other.servers.delete(server.id),
+      () => other.servers.poweroff(server.id),
+      () => other.networks.get(net.id),
+      () => other.networks.listRoutes(net.id),
+      () => other.loadBalancers.get(lb.id),
+      () => other.loadBalancers.delete(lb.id),
+      () => other.ipBlocks.release(block.id),
+      () => other.serverGroups.get(group.id),
+      () => other.firewallPolicies.delete(policy.id),
+      () => other.actions.get(action.id),
+    ])
+      expect((await apiError(call)).code).toBe('not_found');
     const viaNet = await apiError(() => other.servers.create(serverBody({ networks: [net.id] })));
     expect(viaNet.fields[0]!.name).toBe('networks.0');
     const viaTarget = await apiError(() => other.loadBalancers.create(lbBody({ targets: [{ kind: 'server', server_id: server.id }] })));

@@ -25,10 +25,17 @@ describe('load balancers', () => {
     const b = await runningServer({ app });
     const c = await runningServer();
     const group = await sc.client.serverGroups.create({ name: unique('grp'), servers: [c.id] });
-    const { load_balancer: lb, action } = await sc.client.loadBalancers.create(lbBody({
-      labels: { app },
-      targets: [{ kind: 'label_selector', label_selector: `app=${app}` }, { kind: 'server', server_id: a.id }, { kind: 'server_group', server_group_id: group.id }, { kind: 'ip', ip: '127.0.0.9' }],
-    }));
+    const { load_balancer: lb, action } = await sc.client.loadBalancers.create(
+      lbBody({
+        labels: { app },
+        targets: [
+          { kind: 'label_selector', label_selector: `app=${app}` },
+          { kind: 'server', server_id: a.id },
+          { kind: 'server_group', server_group_id: group.id },
+          { kind: 'ip', ip: '127.0.0.9' },
+        ],
+      }),
+    );
     expect(lb.status).toBe('provisioning');
     expect(lb.public_ipv4).toMatch(/^127\.1\.\d+\.\d+$/);
     expect(lb.public_ipv6).toMatch(/^2001:db8:2::[0-9a-f]{1,4}$/); // data only: nothing listens on it
@@ -54,8 +61,13 @@ describe('load balancers', () => {
     const s = await runningServer();
     const name = unique('lb2');
     const updated = await sc.client.loadBalancers.update(lb.id, {
-      name, labels: { k: 'v' }, algorithm: 'least_connections', session_affinity: 'source_ip',
-      services: [tcpService(443, 8443, { proxy_protocol: 'v2', protocol: 'https' })], targets: [{ kind: 'server', server_id: s.id }], source_ranges: ['10.0.0.0/8'],
+      name,
+      labels: { k: 'v' },
+      algorithm: 'least_connections',
+      session_affinity: 'source_ip',
+      services: [tcpService(443, 8443, { proxy_protocol: 'v2', protocol: 'https' })],
+      targets: [{ kind: 'server', server_id: s.id }],
+      source_ranges: ['10.0.0.0/8'],
     });
     expect(updated).toMatchObject({ name, labels: { k: 'v' }, algorithm: 'least_connections', session_affinity: 'source_ip', source_ranges: ['10.0.0.0/8'] });
     expect(updated.services[0]).toMatchObject({ listen_port: 443, proxy_protocol: 'v2' });
@@ -84,7 +96,14 @@ describe('load balancers', () => {
 
   it('drops a deleted server from its server targets, as Hetzner and DigitalOcean do', async () => {
     const [kept, gone] = await Promise.all([runningServer(), runningServer()]);
-    const { load_balancer: lb, action } = await sc.client.loadBalancers.create(lbBody({ targets: [{ kind: 'server', server_id: kept.id }, { kind: 'server', server_id: gone.id }] }));
+    const { load_balancer: lb, action } = await sc.client.loadBalancers.create(
+      lbBody({
+        targets: [
+          { kind: 'server', server_id: kept.id },
+          { kind: 'server', server_id: gone.id },
+        ],
+      }),
+    );
     await sc.client.waitForAction(action.id);
     await sc.client.waitForAction((await sc.client.servers.delete(gone.id)).id);
     expect((await sc.client.loadBalancers.get(lb.id)).targets).toEqual([{ kind: 'server', server_id: kept.id }]);
@@ -112,7 +131,11 @@ describe('load balancers', () => {
 
 describe('server groups and firewall policies', () => {
   it('changes members with idempotent add_servers/remove_servers and grows past one request of 1000 ids', async () => {
-    const servers = await pool(Array.from({ length: 1003 }, () => serverBody()), 16, (body) => sc.client.servers.create(body).then((r) => r.server.id));
+    const servers = await pool(
+      Array.from({ length: 1003 }, () => serverBody()),
+      16,
+      (body) => sc.client.servers.create(body).then((r) => r.server.id),
+    );
     const [first, rest] = [servers.slice(0, 1000), servers.slice(1000)];
     const group = await sc.client.serverGroups.create({ name: unique('grp'), servers: first });
     const tooMany = await apiError(() => sc.client.serverGroups.setServers(group.id, servers));
@@ -138,8 +161,18 @@ describe('server groups and firewall policies', () => {
     expect(group).toMatchObject({ servers: [a.id], firewall_policy_id: null });
     expect((await sc.client.serverGroups.setServers(group.id, [a.id, b.id])).servers).toEqual([a.id, b.id]);
     expect((await sc.client.serverGroups.update(group.id, { description: 'all nodes' })).description).toBe('all nodes');
-    const policy = await sc.client.firewallPolicies.create({ name: unique('fw'), rules: [{ direction: 'inbound', protocol: 'tcp', ports: '80', source_cidrs: ['10.0.0.0/8'] }] });
-    expect(policy.rules[0]).toEqual({ direction: 'inbound', protocol: 'tcp', ports: '80', source_cidrs: ['10.0.0.0/8'], destination_cidrs: [], description: '' });
+    const policy = await sc.client.firewallPolicies.create({
+      name: unique('fw'),
+      rules: [{ direction: 'inbound', protocol: 'tcp', ports: '80', source_cidrs: ['10.0.0.0/8'] }],
+    });
+    expect(policy.rules[0]).toEqual({
+      direction: 'inbound',
+      protocol: 'tcp',
+      ports: '80',
+      source_cidrs: ['10.0.0.0/8'],
+      destination_cidrs: [],
+      description: '',
+    });
     const replaced = await sc.client.firewallPolicies.setRules(policy.id, [{ direction: 'inbound', protocol: 'any' }]);
     expect(replaced.rules).toHaveLength(1);
     expect((await sc.client.firewallPolicies.apply(policy.id, group.id)).server_group_id).toBe(group.id);
@@ -158,7 +191,9 @@ describe('server groups and firewall policies', () => {
   it('validates members and rule ports', async () => {
     const missing = await apiError(() => sc.client.serverGroups.create({ name: unique('grp'), servers: ['srv-99999999'] }));
     expect(missing.fields[0]!.name).toBe('servers.0');
-    const badPorts = await apiError(() => sc.client.firewallPolicies.create({ name: unique('fw'), rules: [{ direction: 'inbound', protocol: 'tcp', ports: '90-80' }] }));
+    const badPorts = await apiError(() =>
+      sc.client.firewallPolicies.create({ name: unique('fw'), rules: [{ direction: 'inbound', protocol: 'tcp', ports: '90-80' }] }),
+    );
     expect(badPorts.code).toBe('invalid_input');
     expect(badPorts.fields[0]!.name).toBe('rules.0.ports');
   });

@@ -15,7 +15,12 @@ describe('networks', () => {
   it('creates a network with a default loopback /24 and subnets with gateways', async () => {
     const net = await sc.client.networks.create({ name: unique('net') });
     expect(net.ip_range).toMatch(/^127\.10\.\d+\.0\/24$/);
-    const custom = await sc.client.networks.create({ name: unique('net'), ip_range: '10.0.0.0/16', subnets: [{ zone: 'sim-1a', ip_range: '10.0.1.0/24' }], labels: { a: 'b' } });
+    const custom = await sc.client.networks.create({
+      name: unique('net'),
+      ip_range: '10.0.0.0/16',
+      subnets: [{ zone: 'sim-1a', ip_range: '10.0.1.0/24' }],
+      labels: { a: 'b' },
+    });
     expect(custom.subnets).toEqual([{ zone: 'sim-1a', ip_range: '10.0.1.0/24', gateway: '10.0.1.1' }]);
     expect(await sc.client.networks.get(custom.id)).toEqual(custom);
     const listed = await sc.client.networks.list({ label_selector: 'a=b' });
@@ -23,11 +28,20 @@ describe('networks', () => {
   });
 
   it('validates subnets: outside the range, overlapping, host bits', async () => {
-    const outside = await apiError(() => sc.client.networks.create({ name: unique('n'), ip_range: '10.1.0.0/16', subnets: [{ zone: 'sim-1a', ip_range: '10.2.0.0/24' }] }));
+    const outside = await apiError(() =>
+      sc.client.networks.create({ name: unique('n'), ip_range: '10.1.0.0/16', subnets: [{ zone: 'sim-1a', ip_range: '10.2.0.0/24' }] }),
+    );
     expect(outside.fields[0]!.name).toBe('subnets.0.ip_range');
-    const overlap = await apiError(() => sc.client.networks.create({
-      name: unique('n'), ip_range: '10.1.0.0/16', subnets: [{ zone: 'sim-1a', ip_range: '10.1.0.0/24' }, { zone: 'sim-1b', ip_range: '10.1.0.128/25' }],
-    }));
+    const overlap = await apiError(() =>
+      sc.client.networks.create({
+        name: unique('n'),
+        ip_range: '10.1.0.0/16',
+        subnets: [
+          { zone: 'sim-1a', ip_range: '10.1.0.0/24' },
+          { zone: 'sim-1b', ip_range: '10.1.0.128/25' },
+        ],
+      }),
+    );
     expect(overlap.code).toBe('conflict');
     const hostBits = await apiError(() => sc.client.networks.create({ name: unique('n'), ip_range: '10.1.0.1/16' }));
     expect(hostBits).toMatchObject({ code: 'invalid_input' });

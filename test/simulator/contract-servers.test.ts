@@ -93,7 +93,11 @@ describe('servers', () => {
   });
 
   it('refuses unknown catalogue entries with invalid_input naming the field', async () => {
-    for (const [field, over] of [['server_type', { server_type: 'nope' }], ['image', { image: 'nope' }], ['zone', { zone: 'nope' }]] as const) {
+    for (const [field, over] of [
+      ['server_type', { server_type: 'nope' }],
+      ['image', { image: 'nope' }],
+      ['zone', { zone: 'nope' }],
+    ] as const) {
       const err = await apiError(() => sc.client.servers.create(serverBody(over)));
       expect(err.code).toBe('invalid_input');
       expect(err.fields.map((f) => f.name)).toEqual([field]);
@@ -109,7 +113,8 @@ describe('servers', () => {
 
   it('filters by name, label selector and status, pages and sorts', async () => {
     const group = unique('g');
-    for (let i = 0; i < 7; i++) await sc.client.servers.create(serverBody({ name: `${group}-${i}`, labels: { group, idx: String(i), parity: i % 2 === 0 ? 'even' : 'odd' } }));
+    for (let i = 0; i < 7; i++)
+      await sc.client.servers.create(serverBody({ name: `${group}-${i}`, labels: { group, idx: String(i), parity: i % 2 === 0 ? 'even' : 'odd' } }));
     const page1 = await sc.client.servers.list({ label_selector: `group=${group}`, per_page: 3 });
     expect(page1.servers).toHaveLength(3);
     expect(page1.meta.pagination).toEqual({ page: 1, per_page: 3, previous_page: null, next_page: 2, last_page: 3, total_entries: 7 });

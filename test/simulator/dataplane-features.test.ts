@@ -4,9 +4,7 @@ import type net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../../sandbox/wait.ts';
 import { DataPlane } from '../../simulator/server/dataplane/data-plane.ts';
-import {
-  dataPlaneFor, freeVip, hold, request, rnd, startBackend, startBackends, type Backend,
-} from '../../simulator/server/dataplane/test-support/harness.ts';
+import { dataPlaneFor, freeVip, hold, request, rnd, startBackend, startBackends, type Backend } from '../../simulator/server/dataplane/test-support/harness.ts';
 import { parseProxyHeader } from '../../simulator/api/proxy-protocol.ts';
 import type { DataPlaneLoadBalancer } from '../../simulator/server/dataplane/types.ts';
 
@@ -91,13 +89,19 @@ describe('target selection', () => {
   it('sends new connections to the target with the fewest active ones', async () => {
     const { backends, vip, port, dp, lb } = await setup(2, { algorithm: 'least_connections' });
     const held: net.Socket[] = [await hold(vip, port)];
-    cleanups.push(() => { for (const s of held) s.destroy(); });
+    cleanups.push(() => {
+      for (const s of held) s.destroy();
+    });
     await waitFor(() => dp.counters(lb.id).get('b0')?.activeConnections === 1, { timeoutMs: 3_000, intervalMs: 10, description: 'held connection on b0' });
     const names: string[] = [];
     for (let i = 0; i < 4; i++) names.push((await request(vip, port, 'x')).data.split(':')[0]!);
     expect(names).toEqual(['b1', 'b1', 'b1', 'b1']);
     held.push(await hold(vip, port));
-    await waitFor(() => dp.counters(lb.id).get('b1')?.activeConnections === 1, { timeoutMs: 3_000, intervalMs: 10, description: 'second held connection on b1' });
+    await waitFor(() => dp.counters(lb.id).get('b1')?.activeConnections === 1, {
+      timeoutMs: 3_000,
+      intervalMs: 10,
+      description: 'second held connection on b1',
+    });
     expect(backends.map((b) => b.received.length)).toEqual([0, 4]);
   });
 });
@@ -141,11 +145,20 @@ describe('IPv6 loopback', () => {
     const dp = new DataPlane({ onHealthChange: () => undefined });
     cleanups.push(() => dp.close());
     const lb: DataPlaneLoadBalancer = {
-      id: 'lb-v6', vip: '::1', algorithm: 'round_robin', sessionAffinity: 'none', allowedSourceCidrs: ['::1/128'],
-      listeners: [{
-        protocol: 'https', listenPort, destinationPort: backend.port, proxyProtocol: 'v2',
-        healthCheck: { protocol: 'tcp', port: null, path: '/', intervalMs: 100, timeoutMs: 1000, retries: 2 },
-      }],
+      id: 'lb-v6',
+      vip: '::1',
+      algorithm: 'round_robin',
+      sessionAffinity: 'none',
+      allowedSourceCidrs: ['::1/128'],
+      listeners: [
+        {
+          protocol: 'https',
+          listenPort,
+          destinationPort: backend.port,
+          proxyProtocol: 'v2',
+          healthCheck: { protocol: 'tcp', port: null, path: '/', intervalMs: 100, timeoutMs: 1000, retries: 2 },
+        },
+      ],
       targets: [{ id: 'v6', ip: '::1' }],
     };
     expect(await dp.apply([lb])).toEqual({ errors: [] });

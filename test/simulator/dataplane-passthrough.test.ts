@@ -37,9 +37,22 @@ async function lbWith(forwarding: DataPlaneLoadBalancer['forwarding'], targetIp:
   const dp = new DataPlane({ onHealthChange: () => undefined });
   cleanups.push(() => dp.close());
   const lb: DataPlaneLoadBalancer = {
-    id: `lb-${vip}`, vip, algorithm: 'round_robin', sessionAffinity: 'none', allowedSourceCidrs: null,
-    listeners: [{ protocol: 'tcp', listenPort, destinationPort: port, proxyProtocol: 'none', healthCheck: { protocol: 'tcp', port: null, path: '/', intervalMs: 100, timeoutMs: 1000, retries: 2 } }],
-    targets: [{ id: 't', ip: targetIp }], ...(forwarding === undefined ? {} : { forwarding }),
+    id: `lb-${vip}`,
+    vip,
+    algorithm: 'round_robin',
+    sessionAffinity: 'none',
+    allowedSourceCidrs: null,
+    listeners: [
+      {
+        protocol: 'tcp',
+        listenPort,
+        destinationPort: port,
+        proxyProtocol: 'none',
+        healthCheck: { protocol: 'tcp', port: null, path: '/', intervalMs: 100, timeoutMs: 1000, retries: 2 },
+      },
+    ],
+    targets: [{ id: 't', ip: targetIp }],
+    ...(forwarding === undefined ? {} : { forwarding }),
   };
   expect(await dp.apply([lb])).toEqual({ errors: [] });
   return { vip, listenPort };
@@ -75,7 +88,11 @@ describe('a /v1 load balancer with forwarding passthrough', () => {
     await sc.client.waitForAction(action.id);
     const port = await peerEcho(server.public_ipv4!);
     const listenPort = randomInt(30_000, 40_000);
-    const created = await sc.client.loadBalancers.create({ name: unique('lb'), services: [tcpService(listenPort, port)], targets: [{ kind: 'server', server_id: server.id }] });
+    const created = await sc.client.loadBalancers.create({
+      name: unique('lb'),
+      services: [tcpService(listenPort, port)],
+      targets: [{ kind: 'server', server_id: server.id }],
+    });
     await sc.client.waitForAction(created.action.id);
     const vip = created.load_balancer.public_ipv4;
     expect(created.load_balancer.forwarding).toBe('proxy');

@@ -17,7 +17,10 @@ async function setup(over: Partial<DataPlaneLoadBalancer> = {}, check: DataPlane
   const { vip, port, dp, lb, errors } = await dataPlaneFor(backends, { protocol: 'udp', proxyProtocol: 'none', healthCheck }, over);
   cleanups.push(() => dp.close());
   expect(errors).toEqual([]);
-  await waitFor(() => dp.health(lb.id).filter((h) => h.status === 'healthy').length === 2 || undefined, { timeoutMs: 5000, description: 'both targets healthy' });
+  await waitFor(() => dp.health(lb.id).filter((h) => h.status === 'healthy').length === 2 || undefined, {
+    timeoutMs: 5000,
+    description: 'both targets healthy',
+  });
   const client = async (from?: string) => {
     const c = await udpClient(from);
     cleanups.push(() => c.close());
@@ -64,7 +67,10 @@ describe('DataPlane UDP', () => {
 
   it('rebinds a listener whose transport changes from UDP to TCP on the same port', async () => {
     const { dp, lb } = await setup();
-    const tcp = { ...lb, listeners: lb.listeners.map((l) => ({ ...l, protocol: 'tcp' as const, healthCheck: { ...l.healthCheck, protocol: 'tcp' as const } })) };
+    const tcp = {
+      ...lb,
+      listeners: lb.listeners.map((l) => ({ ...l, protocol: 'tcp' as const, healthCheck: { ...l.healthCheck, protocol: 'tcp' as const } })),
+    };
     expect((await dp.apply([tcp])).errors).toEqual([]);
     expect(dp.listening(lb.id)).toEqual([lb.listeners[0]!.listenPort]);
   });

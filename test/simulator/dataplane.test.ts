@@ -3,9 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../../sandbox/wait.ts';
 import { DataPlane } from '../../simulator/server/dataplane/data-plane.ts';
 import { realScheduler, type Scheduler } from '../../simulator/server/dataplane/health-checker.ts';
-import {
-  freeVip, hold, request, startBackend, startBackends, type Backend,
-} from '../../simulator/server/dataplane/test-support/harness.ts';
+import { freeVip, hold, request, startBackend, startBackends, type Backend } from '../../simulator/server/dataplane/test-support/harness.ts';
 import type { DataPlaneListener, DataPlaneLoadBalancer, TargetHealthChange } from '../../simulator/server/dataplane/types.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -15,7 +13,10 @@ afterEach(async () => {
 
 function listenerSpec(listenPort: number, destinationPort: number, over: Partial<DataPlaneListener> = {}): DataPlaneListener {
   return {
-    protocol: 'tcp', listenPort, destinationPort, proxyProtocol: 'none',
+    protocol: 'tcp',
+    listenPort,
+    destinationPort,
+    proxyProtocol: 'none',
     healthCheck: { protocol: 'tcp', port: null, path: '/', intervalMs: 50, timeoutMs: 1000, retries: 2 },
     ...over,
   };
@@ -29,7 +30,10 @@ async function setup(count = 3, over: Partial<DataPlaneListener> = {}) {
   const dp = new DataPlane({ onHealthChange: (c) => events.push(c) });
   cleanups.push(() => dp.close());
   const lb: DataPlaneLoadBalancer = {
-    id: `lb-${vip}`, vip, algorithm: 'round_robin', sessionAffinity: 'none',
+    id: `lb-${vip}`,
+    vip,
+    algorithm: 'round_robin',
+    sessionAffinity: 'none',
     listeners: [listenerSpec(port, backends[0]!.port, over)],
     targets: backends.map((b) => ({ id: b.name, ip: b.ip })),
     allowedSourceCidrs: null,
@@ -37,8 +41,7 @@ async function setup(count = 3, over: Partial<DataPlaneListener> = {}) {
   return { backends, vip, port, dp, lb, events };
 }
 
-const statusOf = (dp: DataPlane, lbId: string, targetId: string) =>
-  dp.health(lbId).find((h) => h.targetId === targetId)?.status;
+const statusOf = (dp: DataPlane, lbId: string, targetId: string) => dp.health(lbId).find((h) => h.targetId === targetId)?.status;
 
 const allHealthy = (dp: DataPlane, lb: DataPlaneLoadBalancer) => () =>
   dp.health(lb.id).length === lb.targets.length && dp.health(lb.id).every((h) => h.status === 'healthy');
@@ -61,7 +64,11 @@ describe('DataPlane forwarding', () => {
     expect(r).toEqual({ ok: true, data: 'b0:hello' });
     const names = await send(vip, port, 6);
     expect(names).toEqual(['b1', 'b2', 'b0', 'b1', 'b2', 'b0']);
-    await waitFor(() => [...dp.counters(lb.id).values()].every((c) => c.activeConnections === 0), { timeoutMs: 3_000, intervalMs: 10, description: 'connections to close' });
+    await waitFor(() => [...dp.counters(lb.id).values()].every((c) => c.activeConnections === 0), {
+      timeoutMs: 3_000,
+      intervalMs: 10,
+      description: 'connections to close',
+    });
     const c = dp.counters(lb.id);
     expect(c.get('b0')).toEqual({ connections: 3, activeConnections: 0, bytesIn: 'hello'.length + 8, bytesOut: 'b0:hello'.length + 14 });
     expect(c.get('b1')!.connections).toBe(2);
@@ -102,8 +109,13 @@ describe('DataPlane forwarding', () => {
     cleanups.push(() => dp.close());
     const hc = { protocol: 'http' as const, port: null, path: '/healthz', intervalMs: 50, timeoutMs: 1000, retries: 2 };
     const lb: DataPlaneLoadBalancer = {
-      id: 'lb-http', vip, algorithm: 'round_robin', sessionAffinity: 'none', allowedSourceCidrs: null,
-      listeners: [listenerSpec(port, http[0]!.port, { protocol: 'http', healthCheck: hc })], targets: [{ id: 'h0', ip: http[0]!.ip }],
+      id: 'lb-http',
+      vip,
+      algorithm: 'round_robin',
+      sessionAffinity: 'none',
+      allowedSourceCidrs: null,
+      listeners: [listenerSpec(port, http[0]!.port, { protocol: 'http', healthCheck: hc })],
+      targets: [{ id: 'h0', ip: http[0]!.ip }],
     };
     await dp.apply([lb]);
     await waitFor(() => statusOf(dp, lb.id, 'h0') === 'healthy', { timeoutMs: 3_000, intervalMs: 10, description: 'http healthy' });
@@ -160,7 +172,10 @@ describe('DataPlane lifecycle', () => {
     const clash = { ...moved, id: 'clash' };
     const bad = { ...moved, id: 'bad', vip: 'not-an-ip' };
     const { errors } = await dp.apply([moved, clash, bad]);
-    expect(errors.map((e) => [e.lbId, e.listenPort])).toEqual([['bad', other.port], ['clash', other.port]]);
+    expect(errors.map((e) => [e.lbId, e.listenPort])).toEqual([
+      ['bad', other.port],
+      ['clash', other.port],
+    ]);
     expect(errors[1]!.message).toMatch(/EADDRINUSE/);
     expect((await request(vip, other.port, 'ok')).data).toBe('b0:ok');
   });
@@ -190,13 +205,28 @@ describe('DataPlane lifecycle', () => {
     const { vip, port } = await freeVip();
     const live = new Set<unknown>();
     const scheduler: Scheduler = {
-      set: (fn, ms) => { const h = realScheduler.set(() => { live.delete(h); fn(); }, ms); live.add(h); return h; },
-      clear: (h) => { live.delete(h); realScheduler.clear(h); },
+      set: (fn, ms) => {
+        const h = realScheduler.set(() => {
+          live.delete(h);
+          fn();
+        }, ms);
+        live.add(h);
+        return h;
+      },
+      clear: (h) => {
+        live.delete(h);
+        realScheduler.clear(h);
+      },
     };
     const dp = new DataPlane({ onHealthChange: () => undefined, scheduler });
     const lb: DataPlaneLoadBalancer = {
-      id: 'lb-close', vip, algorithm: 'round_robin', sessionAffinity: 'none', allowedSourceCidrs: null,
-      listeners: [listenerSpec(port, backends[0]!.port)], targets: backends.map((b) => ({ id: b.name, ip: b.ip })),
+      id: 'lb-close',
+      vip,
+      algorithm: 'round_robin',
+      sessionAffinity: 'none',
+      allowedSourceCidrs: null,
+      listeners: [listenerSpec(port, backends[0]!.port)],
+      targets: backends.map((b) => ({ id: b.name, ip: b.ip })),
     };
     await dp.apply([lb]);
     const held = await hold(vip, port);
@@ -208,7 +238,11 @@ describe('DataPlane lifecycle', () => {
     held.destroy();
     expect((await request(vip, port, 'x')).error).toBe('ECONNREFUSED');
     await waitFor(() => backends.every((b) => b.open.size === 0), { timeoutMs: 3_000, intervalMs: 10, description: 'backend sockets closed' });
-    await waitFor(() => process.getActiveResourcesInfo().filter((r) => r.startsWith('TCP')).length <= baseline, { timeoutMs: 3_000, intervalMs: 10, description: 'no TCP handles left' });
+    await waitFor(() => process.getActiveResourcesInfo().filter((r) => r.startsWith('TCP')).length <= baseline, {
+      timeoutMs: 3_000,
+      intervalMs: 10,
+      description: 'no TCP handles left',
+    });
     const accepted = backends.map((b) => b.accepted);
     expect((await dp.apply([lb])).errors[0]!.message).toBe('data plane is closed');
     expect((await request(vip, port, 'x')).error).toBe('ECONNREFUSED');

@@ -23,9 +23,18 @@ beforeAll(async () => {
   sc = await startSimcloudProcess({ args: ['--delay-ms', '20', ...plan.plan.simcloudArgs] });
   rec = await recordSimEvents(sc);
   const only = { types: ['api_call', 'resource_change'], resources: ['server'] } as const;
-  void followSimEvents({ endpoint: sc.url, adminToken: sc.adminToken, signal: narrowAbort.signal, only, onEvent: (e) => narrow.push(e), onError: (err) => narrowErrors.push(err) });
+  void followSimEvents({
+    endpoint: sc.url,
+    adminToken: sc.adminToken,
+    signal: narrowAbort.signal,
+    only,
+    onEvent: (e) => narrow.push(e),
+    onError: (err) => narrowErrors.push(err),
+  });
   await waitFor(async () => (await sc.admin.health({ caller: 'narrow-probe' }), narrow.some((e) => e.type === 'api_call' && e.caller === 'narrow-probe')), {
-    description: 'the narrow stream to carry a call', timeoutMs: 15_000, intervalMs: 50,
+    description: 'the narrow stream to carry a call',
+    timeoutMs: 15_000,
+    intervalMs: 50,
   });
   scenario = await runCloudScenario(sc, rec, { 'ccm-sandbox.dev/cluster': 'events-test' });
 }, 60_000);
@@ -53,7 +62,9 @@ describe('/_sim/events from a real simcloud process', () => {
     const statuses = server.flatMap((e) => (e.resource_type === 'server' && e.resource ? [e.resource.status] : []));
     expect(statuses).toEqual(expect.arrayContaining(['initializing', 'running', 'off', 'deleting']));
     expect(server.at(-1)).toMatchObject({ change: 'deleted', resource: null });
-    const lb = changesOf(scenario.loadBalancerId).flatMap((e) => (e.resource_type === 'load_balancer' && e.resource?.status === 'active' ? [e.resource] : []))[0];
+    const lb = changesOf(scenario.loadBalancerId).flatMap((e) =>
+      e.resource_type === 'load_balancer' && e.resource?.status === 'active' ? [e.resource] : [],
+    )[0];
     expect(lb).toMatchObject({ labels: { 'simcloud.dev/service': 'default.web' } });
     expect(lb?.project_id).toMatch(/^prj-/);
     const routes = changesOf(scenario.networkId).flatMap((e) => (e.resource_type === 'network' && e.resource ? [e.resource.routes.length] : []));
@@ -73,15 +84,19 @@ describe('/_sim/events from a real simcloud process', () => {
 
   it('reports target health as target_health events, never as a load balancer change', () => {
     const health = rec.events.filter((e) => e.type === 'target_health');
-    expect(health.map((e) => [e.load_balancer_id, e.target_id, e.listen_port, e.status])).toEqual(expect.arrayContaining([
-      [scenario.loadBalancerId, scenario.serverId, scenario.listenPort, 'healthy'],
-      [scenario.loadBalancerId, scenario.serverId, scenario.listenPort, 'unhealthy'],
-    ]));
+    expect(health.map((e) => [e.load_balancer_id, e.target_id, e.listen_port, e.status])).toEqual(
+      expect.arrayContaining([
+        [scenario.loadBalancerId, scenario.serverId, scenario.listenPort, 'healthy'],
+        [scenario.loadBalancerId, scenario.serverId, scenario.listenPort, 'unhealthy'],
+      ]),
+    );
     for (const e of changesOf(scenario.loadBalancerId)) expect(e.resource === null || 'status' in e.resource).toBe(true);
   });
 
   it('records the caller and cloud-provider method headers of each call, null when absent', async () => {
-    const res = await fetch(`${sc.url}/v1/servers`, { headers: { authorization: `Bearer ${sc.token}`, 'x-simcloud-caller': 'cloud-node-controller w1', 'x-simcloud-method': 'InstanceMetadata' } });
+    const res = await fetch(`${sc.url}/v1/servers`, {
+      headers: { authorization: `Bearer ${sc.token}`, 'x-simcloud-caller': 'cloud-node-controller w1', 'x-simcloud-method': 'InstanceMetadata' },
+    });
     expect(res.status).toBe(200);
     const call = await rec.next('the call with the method header', (e) => e.type === 'api_call' && e.caller === 'cloud-node-controller w1');
     expect(call).toMatchObject({ method: 'GET', path: '/v1/servers', upstream_method: 'InstanceMetadata' });
@@ -93,7 +108,9 @@ describe('/_sim/events from a real simcloud process', () => {
     const fault = await sc.admin.addFault({ kind: 'latency', latency_ms: 400, match: { method: 'POST', path: '/v1/networks' } });
     const abort = new AbortController();
     const sent = fetch(`${sc.url}/v1/networks`, {
-      method: 'POST', signal: abort.signal, body: JSON.stringify({ name: 'abandoned' }),
+      method: 'POST',
+      signal: abort.signal,
+      body: JSON.stringify({ name: 'abandoned' }),
       headers: { authorization: `Bearer ${sc.token}`, 'content-type': 'application/json', 'x-simcloud-caller': 'killed-client' },
     }).catch(() => 'aborted');
     const inFlight = async (): Promise<number> => Number(/^simcloud_http_requests_in_flight (\d+)/m.exec(await (await fetch(`${sc.url}/metrics`)).text())?.[1]);
@@ -118,7 +135,11 @@ describe('/_sim/events from a real simcloud process', () => {
   });
 
   it('refuses an unknown event kind or resource type with a 400 naming the parameter', async () => {
-    for (const [query, name] of [['types=api_call,nope', 'types'], ['resources=server,routers', 'resources'], ['resources=', 'resources']] as const) {
+    for (const [query, name] of [
+      ['types=api_call,nope', 'types'],
+      ['resources=server,routers', 'resources'],
+      ['resources=', 'resources'],
+    ] as const) {
       const res = await fetch(`${sc.url}/_sim/events?${query}`, { headers: { authorization: `Bearer ${sc.adminToken}` } });
       expect(res.status, query).toBe(400);
       const body = (await res.json()) as { error: { code: string; details: { fields: { name: string }[] } } };

@@ -100,7 +100,9 @@ describe('faults', () => {
     await sc.admin.addFault({ kind: 'error', status: 429, code: 'rate_limit_exceeded', retry_after_seconds: 1, count: 1, match: { path: '/v1/regions' } });
     const slept: number[] = [];
     const retrying = new SimcloudClient({
-      endpoint: sc.url, token: sc.token, sleep: async (ms) => {
+      endpoint: sc.url,
+      token: sc.token,
+      sleep: async (ms) => {
         slept.push(ms);
         await new Promise((r) => setTimeout(r, ms));
       },

@@ -6,8 +6,29 @@ import type { z } from 'zod';
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
 export const JUNK: readonly Json[] = [
-  null, true, 0, -1, 1.5, 65536, -99999999999, 1e300, '', ' ', 'x'.repeat(300), '!!', '../../etc', '999.999.1.1', '10.0.0.0/33',
-  '127.0.0.1/8', 'ünïcödé', [], [1], [null], {}, { a: 1 }, { '': '' },
+  null,
+  true,
+  0,
+  -1,
+  1.5,
+  65536,
+  -99999999999,
+  1e300,
+  '',
+  ' ',
+  'x'.repeat(300),
+  '!!',
+  '../../etc',
+  '999.999.1.1',
+  '10.0.0.0/33',
+  '127.0.0.1/8',
+  'ünïcödé',
+  [],
+  [1],
+  [null],
+  {},
+  { a: 1 },
+  { '': '' },
 ];
 
 export const NON_OBJECT_BODIES: readonly string[] = ['null', '[]', '1', '"x"', 'true', '{', '{"a":', '[{}]', 'garbage', '{"a":1}}'];

@@ -23,7 +23,11 @@ async function fileState(): Promise<string> {
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'simcloud-invalid-'));
-  sc = await startSimcloudProcess({ dataPath: join(dir, 'state.json'), args: ['--delay-ms', '5', '--no-dataplane'], clientOptions: { retry: { maxRetries: 0 } } });
+  sc = await startSimcloudProcess({
+    dataPath: join(dir, 'state.json'),
+    args: ['--delay-ms', '5', '--no-dataplane'],
+    clientOptions: { retry: { maxRetries: 0 } },
+  });
   const net = await sc.client.networks.create({ name: unique('net'), ip_range: '10.9.0.0/16' });
   const { server, action } = await sc.client.servers.create(serverBody({ networks: [net.id] }));
   await sc.client.waitForAction(action.id);
@@ -54,18 +58,64 @@ interface BodyCase {
 function bodyCases(): BodyCase[] {
   const rule = { direction: 'inbound', protocol: 'tcp', ports: '80-90', source_cidrs: ['10.0.0.0/8'], destination_cidrs: [], description: 'd' };
   return [
-    { method: 'POST', path: '/v1/servers', schema: S.CreateServerRequest, valid: { ...serverBody(), labels: { a: 'b' }, networks: [ids.net], public_ipv4: '127.0.99.1', private_ipv4: '10.9.0.99', public_net: true, start_after_create: true } },
+    {
+      method: 'POST',
+      path: '/v1/servers',
+      schema: S.CreateServerRequest,
+      valid: {
+        ...serverBody(),
+        labels: { a: 'b' },
+        networks: [ids.net],
+        public_ipv4: '127.0.99.1',
+        private_ipv4: '10.9.0.99',
+        public_net: true,
+        start_after_create: true,
+      },
+    },
     { method: 'PATCH', path: `/v1/servers/${ids.server}`, schema: S.UpdateServerRequest, valid: { name: 'x', labels: { 'k8s.io/role': 'v' } } },
-    { method: 'POST', path: `/v1/servers/${ids.server}/actions/attach_to_network`, schema: S.AttachServerToNetworkRequest, valid: { network_id: ids.net, ip: '10.9.0.5' } },
+    {
+      method: 'POST',
+      path: `/v1/servers/${ids.server}/actions/attach_to_network`,
+      schema: S.AttachServerToNetworkRequest,
+      valid: { network_id: ids.net, ip: '10.9.0.5' },
+    },
     { method: 'POST', path: `/v1/servers/${ids.server}/actions/poweroff`, schema: S.ServerResponse.pick({}).strict(), valid: {} },
-    { method: 'POST', path: '/v1/networks', schema: S.CreateNetworkRequest, valid: { name: 'n', ip_range: '10.0.0.0/16', subnets: [{ zone: 'sim-1a', ip_range: '10.0.1.0/24' }], labels: { a: 'b' } } },
+    {
+      method: 'POST',
+      path: '/v1/networks',
+      schema: S.CreateNetworkRequest,
+      valid: { name: 'n', ip_range: '10.0.0.0/16', subnets: [{ zone: 'sim-1a', ip_range: '10.0.1.0/24' }], labels: { a: 'b' } },
+    },
     { method: 'POST', path: `/v1/networks/${ids.net}/routes`, schema: S.CreateRouteRequest, valid: { destination: '10.1.0.0/24', gateway: '10.9.0.1' } },
     {
-      method: 'POST', path: '/v1/load_balancers', schema: S.CreateLoadBalancerRequest,
-      valid: { ...lbBody({ targets: [{ kind: 'server', server_id: ids.server }, { kind: 'ip', ip: '127.0.0.5' }] }), services: [tcpService(80, 8080)], algorithm: 'round_robin', session_affinity: 'none', source_ranges: ['10.0.0.0/8'] },
+      method: 'POST',
+      path: '/v1/load_balancers',
+      schema: S.CreateLoadBalancerRequest,
+      valid: {
+        ...lbBody({
+          targets: [
+            { kind: 'server', server_id: ids.server },
+            { kind: 'ip', ip: '127.0.0.5' },
+          ],
+        }),
+        services: [tcpService(80, 8080)],
+        algorithm: 'round_robin',
+        session_affinity: 'none',
+        source_ranges: ['10.0.0.0/8'],
+      },
     },
-    { method: 'PATCH', path: `/v1/load_balancers/${ids.lb}`, schema: S.UpdateLoadBalancerRequest, valid: { services: [tcpService(81, 8081)], targets: [{ kind: 'label_selector', label_selector: 'a=b' }] } },
-    { method: 'POST', path: '/v1/server_groups', schema: S.CreateServerGroupRequest, valid: { name: 'g', description: 'd', labels: {}, servers: [ids.server] } },
+    {
+      method: 'PATCH',
+      path: `/v1/load_balancers/${ids.lb}`,
+      schema: S.UpdateLoadBalancerRequest,
+      valid: { services: [tcpService(81, 8081)], targets: [{ kind: 'label_selector', label_selector: 'a=b' }] },
+    },
+    {
+      method: 'POST',
+      path: '/v1/server_groups',
+      schema: S.CreateServerGroupRequest,
+      valid: { name: 'g', description: 'd', labels: {}, servers: [ids.server] },
+    },
     { method: 'PUT', path: `/v1/server_groups/${ids.group}/servers`, schema: S.SetServerGroupServersRequest, valid: { servers: [ids.server] } },
     { method: 'POST', path: `/v1/server_groups/${ids.group}/actions/add_servers`, schema: S.ServerGroupMembersRequest, valid: { servers: [ids.server] } },
     { method: 'POST', path: `/v1/server_groups/${ids.group}/actions/remove_servers`, schema: S.ServerGroupMembersRequest, valid: { servers: [ids.server] } },
@@ -75,7 +125,13 @@ function bodyCases(): BodyCase[] {
     { method: 'POST', path: '/v1/ip_blocks', schema: S.AllocateIpBlockRequest, valid: { location: 'sim-1', size: 29, description: 'd', tags: { k: 'v' } } },
     { method: 'PATCH', path: `/v1/ip_blocks/${ids.block}`, schema: S.UpdateIpBlockRequest, valid: { tags: { k: 'v' }, description: 'x' } },
     { method: 'POST', path: `/v1/ip_blocks/${ids.block}/actions/assign`, schema: S.AssignIpBlockRequest, valid: { kind: 'load_balancer', id: ids.lb } },
-    { method: 'POST', path: '/_sim/faults', schema: S.FaultRuleInput, valid: { kind: 'error', status: 503, code: 'service_unavailable', probability: 0.5, count: 3, match: { method: 'GET', path: '/v1/*', label: 'a=b' } }, admin: true },
+    {
+      method: 'POST',
+      path: '/_sim/faults',
+      schema: S.FaultRuleInput,
+      valid: { kind: 'error', status: 503, code: 'service_unavailable', probability: 0.5, count: 3, match: { method: 'GET', path: '/v1/*', label: 'a=b' } },
+      admin: true,
+    },
     { method: 'POST', path: '/_sim/seed', schema: S.SeedRequest, valid: { name: 'demo' }, admin: true },
     { method: 'PUT', path: '/_sim/time', schema: S.SetTimeRequest, valid: { speed: 2, delays: { server: { delay_ms: 5, jitter_ms: 0 } } }, admin: true },
     { method: 'POST', path: '/_sim/projects', schema: S.CreateProjectRequest, valid: { name: 'p' }, admin: true },
@@ -98,7 +154,9 @@ type Reply = { status: number; json: { error?: { code: string; details?: { field
 
 async function send(method: string, path: string, body: string | undefined, admin = false): Promise<Reply> {
   const res = await fetch(sc.url + path, {
-    method, body, headers: { authorization: `Bearer ${admin ? sc.adminToken : sc.token}`, 'content-type': 'application/json' },
+    method,
+    body,
+    headers: { authorization: `Bearer ${admin ? sc.adminToken : sc.token}`, 'content-type': 'application/json' },
   });
   return { status: res.status, json: (await res.json().catch(() => null)) as Reply['json'] };
 }
@@ -112,7 +170,8 @@ async function checkBodies(failures: string[]): Promise<number> {
     for (const body of [...invalidBodies(c.schema, c.valid as never), ...NON_OBJECT_BODIES]) {
       count++;
       const r = await send(c.method, c.path, body, c.admin);
-      if (r.status !== 400 || r.json?.error?.code !== 'invalid_input' || !hasFields(r)) failures.push(`${c.method} ${c.path} ${body} → ${r.status} ${JSON.stringify(r.json)}`);
+      if (r.status !== 400 || r.json?.error?.code !== 'invalid_input' || !hasFields(r))
+        failures.push(`${c.method} ${c.path} ${body} → ${r.status} ${JSON.stringify(r.json)}`);
     }
   }
   return count;

@@ -41,11 +41,14 @@ async function backend(ip: string, port: number, name: string): Promise<Backend>
   });
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, ip, () => resolve()));
   const b: Backend = {
-    ip, port, received,
-    stop: () => new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    ip,
+    port,
+    received,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
   cleanups.push(() => b.stop());
   return b;
@@ -85,13 +88,20 @@ async function setup(count: number, service: Partial<LoadBalancerService> = {}, 
     backends.push(await backend(server.public_ipv4!, destPort, server.name));
   }
   const { load_balancer: lb, action } = await sc.client.loadBalancers.create({
-    name: unique('lb'), services: [tcpService(listenPort, destPort, service)], targets: [{ kind: 'label_selector', label_selector: `app=${app}` }], ...lbOver,
+    name: unique('lb'),
+    services: [tcpService(listenPort, destPort, service)],
+    targets: [{ kind: 'label_selector', label_selector: `app=${app}` }],
+    ...lbOver,
   });
   cleanups.push(async () => {
     await sc.client.loadBalancers.delete(lb.id).catch(() => undefined);
   });
   await sc.client.waitForAction(action.id);
-  const healthy = (n: number) => eventually(() => sc.client.loadBalancers.get(lb.id), (l) => l.resolved_targets.filter((t) => t.health[0]!.status === 'healthy').length === n);
+  const healthy = (n: number) =>
+    eventually(
+      () => sc.client.loadBalancers.get(lb.id),
+      (l) => l.resolved_targets.filter((t) => t.health[0]!.status === 'healthy').length === n,
+    );
   await healthy(count);
   return { lb, servers, backends, listenPort, vip: lb.public_ipv4, healthy };
 }
@@ -102,7 +112,10 @@ describe('load balancer data plane through the API', () => {
     const replies = [];
     for (let i = 0; i < 4; i++) replies.push(await request(vip, listenPort));
     expect(replies.sort()).toEqual([servers[0]!.name, servers[0]!.name, servers[1]!.name, servers[1]!.name].sort());
-    const counters = await eventually(() => sc.client.loadBalancers.metrics(lb.id), (c) => c.every((x) => x.active_connections === 0));
+    const counters = await eventually(
+      () => sc.client.loadBalancers.metrics(lb.id),
+      (c) => c.every((x) => x.active_connections === 0),
+    );
     expect(counters.map((c) => c.connections)).toEqual([2, 2]);
     expect(counters.every((c) => c.bytes_in > 0 && c.bytes_out > 0)).toBe(true);
   });
@@ -110,7 +123,10 @@ describe('load balancer data plane through the API', () => {
   it('marks a stopped backend unhealthy in the API and sends it no traffic', async () => {
     const { vip, listenPort, servers, backends, lb } = await setup(2);
     await backends[0]!.stop();
-    const got = await eventually(() => sc.client.loadBalancers.get(lb.id), (l) => l.resolved_targets.some((t) => t.health[0]!.status === 'unhealthy'));
+    const got = await eventually(
+      () => sc.client.loadBalancers.get(lb.id),
+      (l) => l.resolved_targets.some((t) => t.health[0]!.status === 'unhealthy'),
+    );
     expect(got.resolved_targets.find((t) => t.id === servers[0]!.id)!.health[0]!.status).toBe('unhealthy');
     for (let i = 0; i < 4; i++) expect(await request(vip, listenPort)).toBe(servers[1]!.name);
   });
@@ -126,23 +142,49 @@ describe('load balancer data plane through the API', () => {
     const { vip, listenPort, lb, servers } = await setup(1, {}, { source_ranges: ['10.0.0.0/8'] });
     expect(await request(vip, listenPort)).toBe('');
     await sc.client.loadBalancers.update(lb.id, { source_ranges: ['127.0.0.0/8'] });
-    expect(await eventually(() => request(vip, listenPort), (r) => r === servers[0]!.name)).toBe(servers[0]!.name);
+    expect(
+      await eventually(
+        () => request(vip, listenPort),
+        (r) => r === servers[0]!.name,
+      ),
+    ).toBe(servers[0]!.name);
     const group = await sc.client.serverGroups.create({ name: unique('grp'), servers: [servers[0]!.id] });
-    const policy = await sc.client.firewallPolicies.create({ name: unique('fw'), rules: [{ direction: 'inbound', protocol: 'tcp', source_cidrs: ['192.168.0.0/16'] }], server_group_id: group.id });
+    const policy = await sc.client.firewallPolicies.create({
+      name: unique('fw'),
+      rules: [{ direction: 'inbound', protocol: 'tcp', source_cidrs: ['192.168.0.0/16'] }],
+      server_group_id: group.id,
+    });
     await sc.client.loadBalancers.update(lb.id, { source_ranges: [], targets: [{ kind: 'server_group', server_group_id: group.id }] });
-    expect(await eventually(() => request(vip, listenPort), (r) => r === '')).toBe('');
+    expect(
+      await eventually(
+        () => request(vip, listenPort),
+        (r) => r === '',
+      ),
+    ).toBe('');
     await sc.client.firewallPolicies.setRules(policy.id, [{ direction: 'inbound', protocol: 'tcp', source_cidrs: ['127.0.0.1/32'] }]);
-    expect(await eventually(() => request(vip, listenPort), (r) => r === servers[0]!.name)).toBe(servers[0]!.name);
+    expect(
+      await eventually(
+        () => request(vip, listenPort),
+        (r) => r === servers[0]!.name,
+      ),
+    ).toBe(servers[0]!.name);
   });
 
   it('closes the VIP listener when the LB is deleted', async () => {
     const { vip, listenPort, lb } = await setup(1);
     await sc.client.waitForAction((await sc.client.loadBalancers.delete(lb.id)).id);
-    const refused = await eventually(() => new Promise<boolean>((resolve) => {
-      const s = net.connect({ host: vip, port: listenPort });
-      s.on('connect', () => { s.destroy(); resolve(false); });
-      s.on('error', () => resolve(true));
-    }), (r) => r);
+    const refused = await eventually(
+      () =>
+        new Promise<boolean>((resolve) => {
+          const s = net.connect({ host: vip, port: listenPort });
+          s.on('connect', () => {
+            s.destroy();
+            resolve(false);
+          });
+          s.on('error', () => resolve(true));
+        }),
+      (r) => r,
+    );
     expect(refused).toBe(true);
   });
 });

@@ -62,7 +62,10 @@ async function instanceOnVpc(): Promise<{ id: number; vpcId: number; loopback: s
   const vpc = await linode<{ id: number; subnets: { id: number; label: string; ipv4: string }[] }>('GET', `/vpcs/${Number(network.id.replace(/\D/g, ''))}`);
   expect(vpc.body.subnets[0]!.label).toBe('default');
   const created = await linode<{ id: number }>('POST', '/linode/instances', {
-    region: 'sim-1', type: 'sc-small', label: unique('lin'), interfaces: [{ purpose: 'public' }, { purpose: 'vpc', subnet_id: vpc.body.subnets[0]!.id }],
+    region: 'sim-1',
+    type: 'sc-small',
+    label: unique('lin'),
+    interfaces: [{ purpose: 'public' }, { purpose: 'vpc', subnet_id: vpc.body.subnets[0]!.id }],
   });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   const server = await sc.client.servers.get(`srv-${pad(created.body.id)}`);
@@ -89,7 +92,9 @@ describe('Linode persona: presented private addresses', () => {
     await backend(loopback, port, 'behind-the-presented-address');
     const listen = randomInt(30_000, 40_000);
     const nb = await linode<{ id: number; ipv4: string }>('POST', '/nodebalancers', {
-      region: 'sim-1', label: unique('nb'), configs: [{ port: listen, protocol: 'tcp', check: 'connection', nodes: [{ address: `${presented(loopback)}:${port}`, label: 'node-a' }] }],
+      region: 'sim-1',
+      label: unique('nb'),
+      configs: [{ port: listen, protocol: 'tcp', check: 'connection', nodes: [{ address: `${presented(loopback)}:${port}`, label: 'node-a' }] }],
     });
     expect(nb.status, JSON.stringify(nb.body)).toBe(200);
     const lb = await sc.client.loadBalancers.get(`lb-${pad(nb.body.id)}`);
@@ -97,23 +102,36 @@ describe('Linode persona: presented private addresses', () => {
     const [config] = (await linode<{ data: { id: number }[] }>('GET', `/nodebalancers/${nb.body.id}/configs`)).body.data;
     const nodes = await linode<{ data: { address: string }[] }>('GET', `/nodebalancers/${nb.body.id}/configs/${config!.id}/nodes`);
     expect(nodes.body.data.map((n) => n.address)).toEqual([`${presented(loopback)}:${port}`]);
-    await waitFor(async () => (await request(nb.body.ipv4, listen)) === 'behind-the-presented-address', { timeoutMs: 10_000, description: 'traffic through the VIP' });
+    await waitFor(async () => (await request(nb.body.ipv4, listen)) === 'behind-the-presented-address', {
+      timeoutMs: 10_000,
+      description: 'traffic through the VIP',
+    });
     // A CCM in VPC mode gives the node's VPC address (with its subnet): the same loopback target, shown as sent.
     const vpcNb = await linode<{ id: number; ipv4: string }>('POST', '/nodebalancers', {
-      region: 'sim-1', label: unique('nbvpc'), configs: [{ port: listen, protocol: 'tcp', check: 'connection', nodes: [{ address: `${inVpc(loopback)}:${port}`, label: 'node-a' }] }],
+      region: 'sim-1',
+      label: unique('nbvpc'),
+      configs: [{ port: listen, protocol: 'tcp', check: 'connection', nodes: [{ address: `${inVpc(loopback)}:${port}`, label: 'node-a' }] }],
     });
     expect(vpcNb.status, JSON.stringify(vpcNb.body)).toBe(200);
     expect((await sc.client.loadBalancers.get(`lb-${pad(vpcNb.body.id)}`)).targets).toEqual([{ kind: 'ip', ip: loopback }]);
     const [vpcConfig] = (await linode<{ data: { id: number }[] }>('GET', `/nodebalancers/${vpcNb.body.id}/configs`)).body.data;
     const vpcNodes = await linode<{ data: { address: string }[] }>('GET', `/nodebalancers/${vpcNb.body.id}/configs/${vpcConfig!.id}/nodes`);
     expect(vpcNodes.body.data.map((n) => n.address)).toEqual([`${inVpc(loopback)}:${port}`]);
-    await waitFor(async () => (await request(vpcNb.body.ipv4, listen)) === 'behind-the-presented-address', { timeoutMs: 10_000, description: 'traffic through the VPC NodeBalancer' });
+    await waitFor(async () => (await request(vpcNb.body.ipv4, listen)) === 'behind-the-presented-address', {
+      timeoutMs: 10_000,
+      description: 'traffic through the VPC NodeBalancer',
+    });
   });
 
   it('takes a firewall address in 192.168.128.0/17 back to loopback and shows it presented', async () => {
     const { loopback } = await instanceOnVpc();
     const fw = await linode<{ id: number; rules: { inbound: { addresses: { ipv4: string[] } }[] } }>('POST', '/networking/firewalls', {
-      label: unique('fw'), rules: { inbound: [{ action: 'ACCEPT', label: 'acl', protocol: 'TCP', ports: '80', addresses: { ipv4: [presented(loopback), '127.0.0.1'] } }], inbound_policy: 'DROP', outbound_policy: 'ACCEPT' },
+      label: unique('fw'),
+      rules: {
+        inbound: [{ action: 'ACCEPT', label: 'acl', protocol: 'TCP', ports: '80', addresses: { ipv4: [presented(loopback), '127.0.0.1'] } }],
+        inbound_policy: 'DROP',
+        outbound_policy: 'ACCEPT',
+      },
     });
     expect(fw.status, JSON.stringify(fw.body)).toBe(200);
     expect(fw.body.rules.inbound[0]!.addresses.ipv4).toEqual([`${presented(loopback)}/32`, '127.0.0.1/32']);

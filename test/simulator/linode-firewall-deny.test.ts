@@ -13,7 +13,8 @@ const linode = linodeCaller(sim);
 
 const denyList = (ipv4: string[], port: number) => ({
   inbound: [{ action: 'DROP', label: 'deny', protocol: 'TCP', ports: String(port), addresses: { ipv4 } }],
-  inbound_policy: 'ACCEPT', outbound_policy: 'ACCEPT',
+  inbound_policy: 'ACCEPT',
+  outbound_policy: 'ACCEPT',
 });
 
 type Rules = { inbound: { action: string; addresses: { ipv4: string[] } }[]; inbound_policy: string };
@@ -26,14 +27,20 @@ describe('Linode firewall deny lists', () => {
     const b = await tcpBackend(server.public_ipv4!, port, server.name);
     stops.push(b.stop);
     const listen = randomInt(30_000, 40_000);
-    const nb = (await linode<{ id: number; ipv4: string }>('POST', '/nodebalancers', {
-      region: 'sim-1', label: unique('nbdeny'), configs: [{ port: listen, protocol: 'tcp', check: 'connection', nodes: [{ address: `${server.public_ipv4}:${port}`, label: 'backend' }] }],
-    })).body;
+    const nb = (
+      await linode<{ id: number; ipv4: string }>('POST', '/nodebalancers', {
+        region: 'sim-1',
+        label: unique('nbdeny'),
+        configs: [{ port: listen, protocol: 'tcp', check: 'connection', nodes: [{ address: `${server.public_ipv4}:${port}`, label: 'backend' }] }],
+      })
+    ).body;
     await waitFor(async () => (await tcpAsk(nb.ipv4, listen)) === server.name, { timeoutMs: 15_000, description: 'the VIP serving before any firewall' });
 
     // The test client connects from 127.0.0.1: denying it closes the VIP to it.
     const fw = await linode<{ id: number; rules: Rules }>('POST', '/networking/firewalls', {
-      label: unique('fwdeny'), rules: denyList(['8.8.8.8/32', '127.0.0.1'], listen), devices: { nodebalancers: [nb.id] },
+      label: unique('fwdeny'),
+      rules: denyList(['8.8.8.8/32', '127.0.0.1'], listen),
+      devices: { nodebalancers: [nb.id] },
     });
     expect(fw.status, JSON.stringify(fw.body)).toBe(200);
     expect(fw.body.rules).toMatchObject({ inbound_policy: 'ACCEPT', inbound: [{ action: 'DROP', addresses: { ipv4: ['8.8.8.8/32', '127.0.0.1/32'] } }] });
@@ -60,7 +67,8 @@ describe('Linode firewall deny lists', () => {
         { action: 'DROP', label: 'deny', protocol: 'TCP', addresses: { ipv4: ['8.8.8.8/32'] } },
         { action: 'ACCEPT', label: 'allow', protocol: 'TCP', addresses: { ipv4: ['9.9.9.9/32'] } },
       ],
-      inbound_policy: 'ACCEPT', outbound_policy: 'ACCEPT',
+      inbound_policy: 'ACCEPT',
+      outbound_policy: 'ACCEPT',
     };
     const r = await linode<{ errors: { field: string }[] }>('POST', '/networking/firewalls', { label: unique('fwbad'), rules });
     expect(r.status).toBe(400);

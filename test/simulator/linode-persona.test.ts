@@ -29,7 +29,12 @@ function backend(ip: string, port: number, name: string): Promise<Buffer[]> {
 
 describe('Linode persona over the one store', () => {
   it('shows an instance made through /v4 as the same server through /v1, tags as labels', async () => {
-    const created = await linode<{ id: number; label: string }>('POST', '/linode/instances', { region: 'sim-1', type: 'sc-small', label: unique('lin'), tags: ['team=a', 'web'] });
+    const created = await linode<{ id: number; label: string }>('POST', '/linode/instances', {
+      region: 'sim-1',
+      type: 'sc-small',
+      label: unique('lin'),
+      tags: ['team=a', 'web'],
+    });
     expect(created.status).toBe(200);
     const server = await sim().client.servers.get(`srv-${String(created.body.id).padStart(8, '0')}`);
     expect(server.name).toBe(created.body.label);
@@ -41,7 +46,11 @@ describe('Linode persona over the one store', () => {
   it('shows a /v1 load balancer as a NodeBalancer with one config per service and its targets as nodes', async () => {
     const { server, action } = await sim().client.servers.create(serverBody());
     await sim().client.waitForAction(action.id);
-    const { load_balancer: lb } = await sim().client.loadBalancers.create({ name: unique('lb'), services: [tcpService(8080, 31000)], targets: [{ kind: 'server', server_id: server.id }] });
+    const { load_balancer: lb } = await sim().client.loadBalancers.create({
+      name: unique('lb'),
+      services: [tcpService(8080, 31000)],
+      targets: [{ kind: 'server', server_id: server.id }],
+    });
     const nb = await linode<{ ipv4: string; label: string }>('GET', `/nodebalancers/${num(lb.id)}`);
     expect(nb.body).toMatchObject({ ipv4: lb.public_ipv4, label: lb.name });
     const configs = await linode<{ data: { id: number; port: number; protocol: string }[] }>('GET', `/nodebalancers/${num(lb.id)}/configs`);
@@ -62,7 +71,9 @@ describe('Linode persona over the one store', () => {
     const nodes = servers.map((s) => ({ address: `${s.public_ipv4}:${port}`, label: s.name }));
     const listen = randomInt(30_000, 40_000);
     const created = await linode<{ id: number; ipv4: string }>('POST', '/nodebalancers', {
-      region: 'sim-1', label: unique('nb'), tags: ['kubernetes'],
+      region: 'sim-1',
+      label: unique('nb'),
+      tags: ['kubernetes'],
       configs: [{ port: listen, protocol: 'tcp', proxy_protocol: 'v1', check: 'connection', check_interval: 2, check_timeout: 1, check_attempts: 1, nodes }],
     });
     expect(created.status).toBe(200);
@@ -86,22 +97,41 @@ describe('Linode persona over the one store', () => {
     const port = randomInt(20_000, 30_000);
     await backend(server.public_ipv4!, port, server.name);
     const listen = randomInt(30_000, 40_000);
-    const nb = (await linode<{ id: number; ipv4: string }>('POST', '/nodebalancers', {
-      region: 'sim-1', label: unique('nbfw'), configs: [{ port: listen, protocol: 'tcp', check: 'connection', nodes: [{ address: `${server.public_ipv4}:${port}`, label: 'backend' }] }],
-    })).body;
-    const rules = (cidr: string) => ({ inbound: [{ action: 'ACCEPT', label: 'acl', protocol: 'TCP', ports: String(listen), addresses: { ipv4: [cidr] } }], inbound_policy: 'DROP', outbound_policy: 'ACCEPT' });
-    const fw = await linode<{ id: number }>('POST', '/networking/firewalls', { label: unique('fw'), rules: rules('10.0.0.0/8'), devices: { nodebalancers: [nb.id] } });
+    const nb = (
+      await linode<{ id: number; ipv4: string }>('POST', '/nodebalancers', {
+        region: 'sim-1',
+        label: unique('nbfw'),
+        configs: [{ port: listen, protocol: 'tcp', check: 'connection', nodes: [{ address: `${server.public_ipv4}:${port}`, label: 'backend' }] }],
+      })
+    ).body;
+    const rules = (cidr: string) => ({
+      inbound: [{ action: 'ACCEPT', label: 'acl', protocol: 'TCP', ports: String(listen), addresses: { ipv4: [cidr] } }],
+      inbound_policy: 'DROP',
+      outbound_policy: 'ACCEPT',
+    });
+    const fw = await linode<{ id: number }>('POST', '/networking/firewalls', {
+      label: unique('fw'),
+      rules: rules('10.0.0.0/8'),
+      devices: { nodebalancers: [nb.id] },
+    });
     expect(fw.status, JSON.stringify(fw.body)).toBe(200);
     expect((await sim().client.loadBalancers.get(`lb-${String(nb.id).padStart(8, '0')}`)).source_ranges).toEqual(['10.0.0.0/8']);
     await waitFor(async () => (await tcpAsk(nb.ipv4, listen)) === '', { timeoutMs: 10_000, description: 'the VIP refusing loopback' });
     expect((await linode('PUT', `/networking/firewalls/${fw.body.id}/rules`, rules('127.0.0.0/8'))).status).toBe(200);
     await waitFor(async () => (await tcpAsk(nb.ipv4, listen)) === server.name, { timeoutMs: 10_000, description: 'the VIP serving loopback' });
   });
-  it('routes a vpc interface\'s ip_range set through /v4 as a /v1 route to its address, and shows a /v1 route as an ip_range', async () => {
-    const vpc = await linode<{ id: number; subnets: { id: number }[] }>('POST', '/vpcs', { label: unique('vpc'), region: 'sim-1', subnets: [{ label: 'nodes', ipv4: '10.210.0.0/24' }] });
+  it("routes a vpc interface's ip_range set through /v4 as a /v1 route to its address, and shows a /v1 route as an ip_range", async () => {
+    const vpc = await linode<{ id: number; subnets: { id: number }[] }>('POST', '/vpcs', {
+      label: unique('vpc'),
+      region: 'sim-1',
+      subnets: [{ label: 'nodes', ipv4: '10.210.0.0/24' }],
+    });
     expect(vpc.status, JSON.stringify(vpc.body)).toBe(200);
     const created = await linode<{ id: number }>('POST', '/linode/instances', {
-      region: 'sim-1', type: 'sc-small', label: unique('vpc-node'), interfaces: [{ purpose: 'vpc', subnet_id: vpc.body.subnets[0]!.id }],
+      region: 'sim-1',
+      type: 'sc-small',
+      label: unique('vpc-node'),
+      interfaces: [{ purpose: 'vpc', subnet_id: vpc.body.subnets[0]!.id }],
     });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     const id = created.body.id;

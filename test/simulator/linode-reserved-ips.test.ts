@@ -14,8 +14,18 @@ const beta = linodeCaller(sim, '/v4beta');
 const v4 = linodeCaller(sim);
 const pad = (n: number): string => String(n).padStart(8, '0');
 
-interface Address { address: string; reserved: boolean; tags: string[]; region: string; assigned_entity: { id: number; type: string } | null }
-interface Nb { id: number; ipv4: string; type: string }
+interface Address {
+  address: string;
+  reserved: boolean;
+  tags: string[];
+  region: string;
+  assigned_entity: { id: number; type: string } | null;
+}
+interface Nb {
+  id: number;
+  ipv4: string;
+  type: string;
+}
 
 /** A server answering its name on a random port, and the node body that points a config at it. */
 async function node(): Promise<{ name: string; nodes: { address: string; label: string }[] }> {
@@ -42,7 +52,10 @@ describe('Linode reserved IPv4 addresses', () => {
     const backend = await node();
     const listen = randomInt(30_000, 40_000);
     const nb = await beta<Nb>('POST', '/nodebalancers', {
-      region: 'sim-1', label: unique('nbr'), ipv4: ip, configs: [{ port: listen, protocol: 'tcp', check: 'connection', nodes: backend.nodes }],
+      region: 'sim-1',
+      label: unique('nbr'),
+      ipv4: ip,
+      configs: [{ port: listen, protocol: 'tcp', check: 'connection', nodes: backend.nodes }],
     });
     expect(nb.status, JSON.stringify(nb.body)).toBe(200);
     expect(nb.body.ipv4).toBe(ip);
@@ -60,7 +73,7 @@ describe('Linode reserved IPv4 addresses', () => {
     expect((await beta('GET', `/networking/reserved/ips/${ip}`)).body).toEqual({ errors: [{ reason: 'Not found' }] });
   });
 
-  it('reserves a NodeBalancer\'s VIP in place: no pool VIP takes it once the NodeBalancer is gone, and a new NodeBalancer can', async () => {
+  it("reserves a NodeBalancer's VIP in place: no pool VIP takes it once the NodeBalancer is gone, and a new NodeBalancer can", async () => {
     const first = await beta<Nb>('POST', '/nodebalancers', { region: 'sim-1', label: unique('nbp') });
     const ip = first.body.ipv4;
     const put = await beta<Address>('PUT', `/networking/ips/${ip}`, { reserved: true });
@@ -78,7 +91,7 @@ describe('Linode reserved IPv4 addresses', () => {
     expect((await beta<Address>('GET', `/networking/ips/${ip}`)).body).toMatchObject({ reserved: false, assigned_entity: { id: second.body.id } });
   });
 
-  it('hands a released reserved address or a deleted NodeBalancer\'s VIP to nobody next: a second DELETE of it stays a 404', async () => {
+  it("hands a released reserved address or a deleted NodeBalancer's VIP to nobody next: a second DELETE of it stays a 404", async () => {
     const first = (await beta<Address>('POST', '/networking/reserved/ips', { region: 'sim-1' })).body.address;
     expect((await beta('DELETE', `/networking/reserved/ips/${first}`)).status).toBe(200);
     const second = await beta<Address>('POST', '/networking/reserved/ips', { region: 'sim-1' });
@@ -96,11 +109,13 @@ describe('Linode reserved IPv4 addresses', () => {
     await beta('DELETE', `/networking/reserved/ips/${second.body.address}`);
   });
 
-  it('refuses an address that is not reserved, a malformed one and one already in use, in Linode\'s envelope', async () => {
+  it("refuses an address that is not reserved, a malformed one and one already in use, in Linode's envelope", async () => {
     const pool = await beta<Nb>('POST', '/nodebalancers', { region: 'sim-1', label: unique('nbx') });
     const unreserved = await beta('POST', '/nodebalancers', { region: 'sim-1', label: unique('nbx'), ipv4: '127.250.1.1' });
     expect(unreserved).toEqual({ status: 400, body: { errors: [{ reason: 'IPv4 address is not reserved' }] } });
-    expect((await beta('POST', '/nodebalancers', { region: 'sim-1', ipv4: '100.1000.1000.1000' })).body).toEqual({ errors: [{ reason: 'Invalid IPv4 address' }] });
+    expect((await beta('POST', '/nodebalancers', { region: 'sim-1', ipv4: '100.1000.1000.1000' })).body).toEqual({
+      errors: [{ reason: 'Invalid IPv4 address' }],
+    });
     const reserved = (await beta<Address>('POST', '/networking/reserved/ips', { region: 'sim-1' })).body.address;
     await beta('POST', '/nodebalancers', { region: 'sim-1', label: unique('nbx'), ipv4: reserved });
     const taken = await beta<{ errors: { field: string }[] }>('POST', '/nodebalancers', { region: 'sim-1', label: unique('nbx'), ipv4: reserved });
@@ -113,13 +128,20 @@ describe('Linode reserved IPv4 addresses', () => {
 
 describe('Linode /v4beta NodeBalancers', () => {
   it('creates one with vpcs on a subnet, lists that VPC config, and shows its plan type', async () => {
-    const vpc = await v4<{ id: number; subnets: { id: number }[] }>('POST', '/vpcs', { label: unique('vpc'), region: 'sim-1', subnets: [{ label: 'nodes', ipv4: '10.211.0.0/24' }] });
+    const vpc = await v4<{ id: number; subnets: { id: number }[] }>('POST', '/vpcs', {
+      label: unique('vpc'),
+      region: 'sim-1',
+      subnets: [{ label: 'nodes', ipv4: '10.211.0.0/24' }],
+    });
     expect(vpc.status, JSON.stringify(vpc.body)).toBe(200);
     const subnet = vpc.body.subnets[0]!.id;
     const nb = await beta<Nb>('POST', '/nodebalancers', { region: 'sim-1', label: unique('nbv'), type: 'premium', vpcs: [{ subnet_id: subnet }] });
     expect(nb.status, JSON.stringify(nb.body)).toBe(200);
     expect(nb.body.type).toBe('premium');
-    const configs = await beta<{ data: { nodebalancer_id: number; subnet_id: number; vpc_id: number; ipv4_range: string; id: number }[] }>('GET', `/nodebalancers/${nb.body.id}/vpcs`);
+    const configs = await beta<{ data: { nodebalancer_id: number; subnet_id: number; vpc_id: number; ipv4_range: string; id: number }[] }>(
+      'GET',
+      `/nodebalancers/${nb.body.id}/vpcs`,
+    );
     expect(configs.body.data).toMatchObject([{ nodebalancer_id: nb.body.id, subnet_id: subnet, vpc_id: vpc.body.id }]);
     expect(configs.body.data[0]!.ipv4_range).toMatch(/^10\.211\.0\.\d+\/32$/);
     const lb = await sim().client.loadBalancers.get(`lb-${pad(nb.body.id)}`);

@@ -21,7 +21,9 @@ export function linodeCaller(sim: () => InProcessSimcloud, mount = '/v4') {
   return async <T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> => {
     const sc = sim();
     const r = await fetch(`${sc.url}${mount}${path}`, {
-      method, headers: { authorization: `Bearer ${sc.token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+      method,
+      headers: { authorization: `Bearer ${sc.token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: r.status, body: (await r.json()) as T };
   };

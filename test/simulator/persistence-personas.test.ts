@@ -27,7 +27,9 @@ interface Answer {
 
 async function call(p: SimcloudProcess, method: string, path: string, body?: unknown): Promise<Answer> {
   const r = await fetch(`${p.url}${path}`, {
-    method, headers: { authorization: `Bearer ${p.token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+    method,
+    headers: { authorization: `Bearer ${p.token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await r.text();
   return { status: r.status, body: text === '' ? {} : (JSON.parse(text) as unknown) };
@@ -54,11 +56,16 @@ const v1Lb = (n: number): string => `lb-${String(n).padStart(8, '0')}`;
 const Id = z.object({ id: z.number() });
 
 const DoLb = z.object({
-  load_balancer: z.object({ id: z.string(), forwarding_rules: z.array(z.object({ target_port: z.number() })), sticky_sessions: z.object({ cookie_name: z.string() }) }),
+  load_balancer: z.object({
+    id: z.string(),
+    forwarding_rules: z.array(z.object({ target_port: z.number() })),
+    sticky_sessions: z.object({ cookie_name: z.string() }),
+  }),
 });
 const doLb: WritePath = {
   name: 'DigitalOcean load balancer PUT',
-  setup: async (p, i) => (await ok(p, { method: 'POST', path: '/v2/load_balancers', body: { name: `do-lb-${i}`, region: 'sim-1', ...doLbBody(0) } }, DoLb)).load_balancer.id,
+  setup: async (p, i) =>
+    (await ok(p, { method: 'POST', path: '/v2/load_balancers', body: { name: `do-lb-${i}`, region: 'sim-1', ...doLbBody(0) } }, DoLb)).load_balancer.id,
   write: (p, id, g) => call(p, 'PUT', `/v2/load_balancers/${id}`, { region: 'sim-1', ...doLbBody(g) }),
   read: async (p, id) => {
     const lb = (await get(p, `/v2/load_balancers/${id}`, DoLb)).load_balancer;
@@ -72,7 +79,9 @@ function doLbBody(g: number): Record<string, unknown> {
   };
 }
 
-const DoFirewall = z.object({ firewall: z.object({ id: z.string(), name: z.string(), inbound_rules: z.array(z.object({ ports: z.string() })), tags: z.array(z.string()) }) });
+const DoFirewall = z.object({
+  firewall: z.object({ id: z.string(), name: z.string(), inbound_rules: z.array(z.object({ ports: z.string() })), tags: z.array(z.string()) }),
+});
 /** Its id is the firewall's UUID and its name (a PUT names the firewall again). */
 const doFirewall: WritePath = {
   name: 'DigitalOcean firewall PUT',
@@ -98,7 +107,15 @@ const LinodeConfig = z.object({ check_path: z.string(), check_body: z.string() }
 const linodeConfig: WritePath = {
   name: 'Linode NodeBalancer config PUT',
   setup: async (p, i) => {
-    const nb = await ok(p, { method: 'POST', path: '/v4/nodebalancers', body: { label: `nb-cfg-${i}`, region: 'sim-1', configs: [{ port: 80, protocol: 'tcp', ...linodeCheck(0) }] } }, Id);
+    const nb = await ok(
+      p,
+      {
+        method: 'POST',
+        path: '/v4/nodebalancers',
+        body: { label: `nb-cfg-${i}`, region: 'sim-1', configs: [{ port: 80, protocol: 'tcp', ...linodeCheck(0) }] },
+      },
+      Id,
+    );
     const configs = await get(p, `/v4/nodebalancers/${nb.id}/configs`, z.object({ data: z.array(Id).length(1) }));
     return `${nb.id}/configs/${configs.data[0]!.id}`;
   },
@@ -118,7 +135,11 @@ const linodeFirewall: WritePath = {
   name: 'Linode firewall rules PUT (with its NodeBalancer)',
   setup: async (p, i) => {
     const nb = await ok(p, { method: 'POST', path: '/v4/nodebalancers', body: { label: `nb-fw-${i}`, region: 'sim-1' } }, Id);
-    const fw = await ok(p, { method: 'POST', path: '/v4/networking/firewalls', body: { label: `fw-${i}`, rules: linodeRules(0), devices: { nodebalancers: [nb.id] } } }, Id);
+    const fw = await ok(
+      p,
+      { method: 'POST', path: '/v4/networking/firewalls', body: { label: `fw-${i}`, rules: linodeRules(0), devices: { nodebalancers: [nb.id] } } },
+      Id,
+    );
     return `${fw.id}:${nb.id}`;
   },
   write: (p, id, g) => call(p, 'PUT', `/v4/networking/firewalls/${id.split(':')[0]!}/rules`, linodeRules(g)),
@@ -135,19 +156,43 @@ const outbound = (g: number): string => (g % 2 === 0 ? 'ACCEPT' : 'DROP');
 function linodeRules(g: number): Record<string, unknown> {
   // Outside the ranges the persona presents for loopback (ADR 0013), so it is stored as written.
   const address = `100.64.${Math.floor(g / 256)}.${g % 256}/32`;
-  return { inbound: [{ action: 'ACCEPT', label: `g${g}`, protocol: 'TCP', ports: '443', addresses: { ipv4: [address] } }], inbound_policy: 'DROP', outbound_policy: outbound(g) };
+  return {
+    inbound: [{ action: 'ACCEPT', label: `g${g}`, protocol: 'TCP', ports: '443', addresses: { ipv4: [address] } }],
+    inbound_policy: 'DROP',
+    outbound_policy: outbound(g),
+  };
 }
 
-const HcloudLb = z.object({ load_balancer: z.object({ id: z.number(), services: z.array(z.object({ destination_port: z.number(), http: z.object({ cookie_name: z.string() }) })) }) });
+const HcloudLb = z.object({
+  load_balancer: z.object({ id: z.number(), services: z.array(z.object({ destination_port: z.number(), http: z.object({ cookie_name: z.string() }) })) }),
+});
 const hcloudService: WritePath = {
   name: 'Hetzner update_service action',
-  setup: async (p, i) => String((await ok(p, {
-    method: 'POST', path: '/hcloud/v1/load_balancers', body: {
-      name: `hc-lb-${i}`, load_balancer_type: 'lb11', location: 'sim-1',
-      services: [{ protocol: 'http', listen_port: 80, destination_port: 10_000, http: { cookie_name: 'g0' } }],
-    },
-  }, HcloudLb)).load_balancer.id),
-  write: (p, id, g) => call(p, 'POST', `/hcloud/v1/load_balancers/${id}/actions/update_service`, { listen_port: 80, destination_port: 10_000 + g, http: { cookie_name: `g${g}` } }),
+  setup: async (p, i) =>
+    String(
+      (
+        await ok(
+          p,
+          {
+            method: 'POST',
+            path: '/hcloud/v1/load_balancers',
+            body: {
+              name: `hc-lb-${i}`,
+              load_balancer_type: 'lb11',
+              location: 'sim-1',
+              services: [{ protocol: 'http', listen_port: 80, destination_port: 10_000, http: { cookie_name: 'g0' } }],
+            },
+          },
+          HcloudLb,
+        )
+      ).load_balancer.id,
+    ),
+  write: (p, id, g) =>
+    call(p, 'POST', `/hcloud/v1/load_balancers/${id}/actions/update_service`, {
+      listen_port: 80,
+      destination_port: 10_000 + g,
+      http: { cookie_name: `g${g}` },
+    }),
   read: async (p, id) => {
     const service = (await get(p, `/hcloud/v1/load_balancers/${id}`, HcloudLb)).load_balancer.services[0];
     return [(service?.destination_port ?? Number.NaN) - 10_000, gen(service?.http.cookie_name)];
@@ -164,24 +209,32 @@ function bearer(p: SimcloudProcess, persona: 'brightbox' | 'phoenixnap'): Promis
   if (t === undefined) {
     const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
     if (persona === 'brightbox') headers.authorization = `Basic ${Buffer.from(`${bbClientIdOf(p.token)}:${p.token}`).toString('base64')}`;
-    const form = persona === 'brightbox'
-      ? 'grant_type=client_credentials'
-      : new URLSearchParams({ grant_type: 'client_credentials', client_id: pnapClientIdOf(p.token), client_secret: p.token }).toString();
-    t = fetch(`${p.url}${persona === 'brightbox' ? BB_TOKEN : PNAP_TOKEN}`, { method: 'POST', headers, body: form })
-      .then(async (r) => AccessToken.parse(await r.json()).access_token);
+    const form =
+      persona === 'brightbox'
+        ? 'grant_type=client_credentials'
+        : new URLSearchParams({ grant_type: 'client_credentials', client_id: pnapClientIdOf(p.token), client_secret: p.token }).toString();
+    t = fetch(`${p.url}${persona === 'brightbox' ? BB_TOKEN : PNAP_TOKEN}`, { method: 'POST', headers, body: form }).then(
+      async (r) => AccessToken.parse(await r.json()).access_token,
+    );
     mine.set(persona, t);
   }
   return t;
 }
 async function oauthCall(p: SimcloudProcess, persona: 'brightbox' | 'phoenixnap', req: { method: string; path: string; body?: unknown }): Promise<Answer> {
   const r = await fetch(`${p.url}${req.path}`, {
-    method: req.method, headers: { authorization: `Bearer ${await bearer(p, persona)}`, 'content-type': 'application/json' },
+    method: req.method,
+    headers: { authorization: `Bearer ${await bearer(p, persona)}`, 'content-type': 'application/json' },
     body: req.body === undefined ? undefined : JSON.stringify(req.body),
   });
   const text = await r.text();
   return { status: r.status, body: text === '' ? {} : (JSON.parse(text) as unknown) };
 }
-async function oauthOk<T>(p: SimcloudProcess, persona: 'brightbox' | 'phoenixnap', req: { method: string; path: string; body?: unknown }, schema: z.ZodType<T>): Promise<T> {
+async function oauthOk<T>(
+  p: SimcloudProcess,
+  persona: 'brightbox' | 'phoenixnap',
+  req: { method: string; path: string; body?: unknown },
+  schema: z.ZodType<T>,
+): Promise<T> {
   const a = await oauthCall(p, persona, req);
   if (a.status >= 300) throw new Error(`${req.method} ${req.path}: ${a.status} ${JSON.stringify(a.body)}`);
   return schema.parse(a.body);
@@ -191,27 +244,35 @@ const BbLb = z.object({ id: z.string(), listeners: z.array(z.object({ out: z.num
 /** Listeners are simcloud's services, the health check's path is kept with Brightbox's attributes: one PUT writes both. */
 const brightboxLb: WritePath = {
   name: 'Brightbox load balancer PUT',
-  setup: async (p, i) => (await oauthOk(p, 'brightbox', { method: 'POST', path: '/brightbox/1.0/load_balancers', body: { name: `bb-lb-${i}`, ...bbLbBody(0) } }, BbLb)).id,
+  setup: async (p, i) =>
+    (await oauthOk(p, 'brightbox', { method: 'POST', path: '/brightbox/1.0/load_balancers', body: { name: `bb-lb-${i}`, ...bbLbBody(0) } }, BbLb)).id,
   write: (p, id, g) => oauthCall(p, 'brightbox', { method: 'PUT', path: `/brightbox/1.0/load_balancers/${id}`, body: bbLbBody(g) }),
   read: async (p, id) => {
     const lb = await oauthOk(p, 'brightbox', { method: 'GET', path: `/brightbox/1.0/load_balancers/${id}` }, BbLb);
     return [(lb.listeners[0]?.out ?? Number.NaN) - 10_000, gen(lb.healthcheck.request)];
   },
 };
-const bbLbBody = (g: number): Record<string, unknown> => ({ listeners: [{ protocol: 'tcp', in: 80, out: 10_000 + g }], healthcheck: { type: 'http', port: 10_000, request: `/g${g}` } });
+const bbLbBody = (g: number): Record<string, unknown> => ({
+  listeners: [{ protocol: 'tcp', in: 80, out: 10_000 + g }],
+  healthcheck: { type: 'http', port: 10_000, request: `/g${g}` },
+});
 
 const PnapBlock = z.object({ id: z.string(), tags: z.array(z.object({ name: z.string(), value: z.string().optional() })) });
 /** Two tags replaced by one PUT. */
 const phoenixnapTags: WritePath = {
   name: 'phoenixNAP IP block tags PUT',
-  setup: async (p) => (await oauthOk(p, 'phoenixnap', { method: 'POST', path: '/pnap/ips/v1/ip-blocks', body: { location: 'sim-1', tags: pnapTags(0) } }, PnapBlock)).id,
+  setup: async (p) =>
+    (await oauthOk(p, 'phoenixnap', { method: 'POST', path: '/pnap/ips/v1/ip-blocks', body: { location: 'sim-1', tags: pnapTags(0) } }, PnapBlock)).id,
   write: (p, id, g) => oauthCall(p, 'phoenixnap', { method: 'PUT', path: `/pnap/ips/v1/ip-blocks/${id}/tags`, body: pnapTags(g) }),
   read: async (p, id) => {
     const b = await oauthOk(p, 'phoenixnap', { method: 'GET', path: `/pnap/ips/v1/ip-blocks/${id}` }, PnapBlock);
     return ['first', 'second'].map((name) => gen(b.tags.find((t) => t.name === name)?.value));
   },
 };
-const pnapTags = (g: number): { name: string; value: string }[] => [{ name: 'first', value: `g${g}` }, { name: 'second', value: `g${g}` }];
+const pnapTags = (g: number): { name: string; value: string }[] => [
+  { name: 'first', value: `g${g}` },
+  { name: 'second', value: `g${g}` },
+];
 
 const PATHS = [doLb, doFirewall, linodeConfig, linodeFirewall, hcloudService, brightboxLb, phoenixnapTags];
 
@@ -306,8 +367,10 @@ describe('persistence of persona writes', () => {
       await check(p, resources, tally);
     }
     await p.stop();
-    console.info(`persona kill -9: ${ROUNDS} rounds, ${tally.states} states checked, ${tally.halfApplied.length} half applied, `
-      + `${tally.acknowledged} acknowledged writes, ${tally.lost.length} lost, ${tally.invented.length} never sent`);
+    console.info(
+      `persona kill -9: ${ROUNDS} rounds, ${tally.states} states checked, ${tally.halfApplied.length} half applied, ` +
+        `${tally.acknowledged} acknowledged writes, ${tally.lost.length} lost, ${tally.invented.length} never sent`,
+    );
     expect(failures).toEqual([]);
     expect(tally.states).toBe(ROUNDS * PATHS.length * PER_PATH);
     expect({ halfApplied: tally.halfApplied, lost: tally.lost, invented: tally.invented }).toEqual({ halfApplied: [], lost: [], invented: [] });

@@ -56,7 +56,13 @@ describe('persistence', () => {
     const dataPath = await kit.stateFile();
     const first = await kit.start(dataPath);
     const net = await first.client.networks.create({ name: 'kept' });
-    const { server, action } = await first.client.servers.create({ name: 'kept', server_type: 'sc-small', image: 'ubuntu-24.04', zone: 'sim-1a', networks: [net.id] });
+    const { server, action } = await first.client.servers.create({
+      name: 'kept',
+      server_type: 'sc-small',
+      image: 'ubuntu-24.04',
+      zone: 'sim-1a',
+      networks: [net.id],
+    });
     await first.stop();
     const second = await kit.start(dataPath, first.token);
     expect((await second.client.networks.get(net.id)).servers).toEqual([server.id]);

@@ -33,7 +33,8 @@ const pid = (simId: string): string => `a1${simId.replace(/^[a-z]+-0*/, '').padS
 
 async function tokenFor(secret: string, id = clientIdOf(secret)): Promise<{ status: number; body: Record<string, unknown> }> {
   const r = await fetch(`${sc.url}${TOKEN}`, {
-    method: 'POST', body: 'grant_type=client_credentials&scope=bmc',
+    method: 'POST',
+    body: 'grant_type=client_credentials&scope=bmc',
     headers: { authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
   });
   return { status: r.status, body: (await r.json()) as Record<string, unknown> };
@@ -43,13 +44,29 @@ let bearer = '';
 type Call = <T = Record<string, unknown>>(method: string, path: string, body?: unknown) => Promise<{ status: number; body: T }>;
 const pnap: Call = async <T>(method: string, path: string, body?: unknown) => {
   const r = await fetch(`${sc.url}/pnap${path}`, {
-    method, headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+    method,
+    headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: r.status, body: (r.status === 204 ? {} : await r.json()) as T };
 };
 
-interface PnapServer { id: string; hostname: string; status: string; privateIpAddresses: string[]; publicIpAddresses: string[]; tags: { name: string; value?: string }[] }
-interface PnapBlock { id: string; cidr: string; cidrBlockSize: string; status: string; assignedResourceId?: string; assignedResourceType?: string }
+interface PnapServer {
+  id: string;
+  hostname: string;
+  status: string;
+  privateIpAddresses: string[];
+  publicIpAddresses: string[];
+  tags: { name: string; value?: string }[];
+}
+interface PnapBlock {
+  id: string;
+  cidr: string;
+  cidrBlockSize: string;
+  status: string;
+  assignedResourceId?: string;
+  assignedResourceType?: string;
+}
 
 describe('phoenixNAP persona: OAuth2 client credentials', () => {
   it('issues an expiring bearer for the project token as client secret, and refuses the project token itself', async () => {
@@ -64,7 +81,7 @@ describe('phoenixNAP persona: OAuth2 client credentials', () => {
     expect(await raw.json()).toEqual({ message: 'Unauthorized' });
   });
 
-  it('answers invalid_client for a wrong secret or client id, in OAuth2\'s body', async () => {
+  it("answers invalid_client for a wrong secret or client id, in OAuth2's body", async () => {
     for (const r of [await tokenFor('not-a-token'), await tokenFor(sc.token, 'simcloud-0000')]) {
       expect(r.status).toBe(401);
       expect(r.body).toEqual({ error: 'invalid_client', error_description: 'Invalid client or Invalid client credentials' });
@@ -73,10 +90,12 @@ describe('phoenixNAP persona: OAuth2 client credentials', () => {
   });
 
   it('takes credentials in the form too, and refuses other grants', async () => {
-    const form = (grant: string): Promise<Response> => fetch(`${sc.url}${TOKEN}`, {
-      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: grant, client_id: clientIdOf(sc.token), client_secret: sc.token }).toString(),
-    });
+    const form = (grant: string): Promise<Response> =>
+      fetch(`${sc.url}${TOKEN}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: grant, client_id: clientIdOf(sc.token), client_secret: sc.token }).toString(),
+      });
     expect((await form('client_credentials')).status).toBe(200);
     const bad = await form('password');
     expect(bad.status).toBe(400);
@@ -93,7 +112,7 @@ describe('phoenixNAP persona: OAuth2 client credentials', () => {
     bearer = String((await tokenFor(sc.token)).body.access_token);
   });
 
-  it('checks the signature with the realm key before the subject: a token signed with its project token\'s secret is refused', async () => {
+  it("checks the signature with the realm key before the subject: a token signed with its project token's secret is refused", async () => {
     const good = String((await tokenFor(sc.token)).body.access_token);
     const [head, body] = good.split('.') as [string, string];
     const projectToken = sc.sim.store.all('tokens')[0]!;
@@ -120,7 +139,11 @@ describe('phoenixNAP persona over the one store', () => {
   it('shows a server made through the BMC API as the same server through /v1, tags as labels', async () => {
     const net = await sc.client.networks.create({ name: unique('pn'), ip_range: '10.77.0.0/24' });
     const made = await pnap<PnapServer>('POST', '/bmc/v1/servers', {
-      hostname: unique('bmc'), os: 'ubuntu-24.04', type: 'sc-small', location: 'sim-1', tags: [{ name: 'k8s', value: 'c1' }, { name: 'web' }],
+      hostname: unique('bmc'),
+      os: 'ubuntu-24.04',
+      type: 'sc-small',
+      location: 'sim-1',
+      tags: [{ name: 'k8s', value: 'c1' }, { name: 'web' }],
       networkConfiguration: { privateNetworkConfiguration: { configurationType: 'USER_DEFINED', privateNetworks: [{ id: pid(net.id), ips: ['10.77.0.9'] }] } },
     });
     expect(made.status).toBe(200);
@@ -156,7 +179,11 @@ describe('phoenixNAP persona over the one store', () => {
   });
 
   it('creates private networks that are /v1 networks, with their members', async () => {
-    const made = await pnap<{ id: string; cidr: string; memberships: unknown[] }>('POST', '/networks/v1/private-networks', { name: unique('pn'), location: 'sim-1', cidr: '10.78.0.0/24' });
+    const made = await pnap<{ id: string; cidr: string; memberships: unknown[] }>('POST', '/networks/v1/private-networks', {
+      name: unique('pn'),
+      location: 'sim-1',
+      cidr: '10.78.0.0/24',
+    });
     expect(made.status).toBe(201);
     const net = await sc.client.networks.get(sid('net', made.body.id));
     expect(net.ip_range).toBe('10.78.0.0/24');
@@ -177,18 +204,29 @@ describe('phoenixNAP persona over the one store', () => {
     await expect.poll(async () => (await sc.client.servers.get(server.id)).status).toBe('running');
   });
 
-  it('answers errors in phoenixNAP\'s body', async () => {
+  it("answers errors in phoenixNAP's body", async () => {
     const missing = await pnap('GET', '/bmc/v1/servers/a10000000000000000999999');
     expect(missing).toEqual({ status: 404, body: { message: 'server a10000000000000000999999 not found' } });
-    const bad = await pnap<{ message: string; validationErrors: string[] }>('POST', '/bmc/v1/servers', { hostname: 'x', os: 'ubuntu-24.04', type: 'nope', location: 'sim-1' });
+    const bad = await pnap<{ message: string; validationErrors: string[] }>('POST', '/bmc/v1/servers', {
+      hostname: 'x',
+      os: 'ubuntu-24.04',
+      type: 'nope',
+      location: 'sim-1',
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.validationErrors).toEqual(['type: unknown type nope; one of sc-small, sc-medium, sc-large']);
   });
 });
 
 describe('phoenixNAP persona: servers on public networks', () => {
-  interface PubNet { id: string; memberships: { resourceId: string; resourceType: string; ips: string[] }[]; ipBlocks: { id: string }[] }
-  interface WithPublic { networkConfiguration: { publicNetworkConfiguration: { publicNetworks: { id: string; ips: string[]; statusDescription?: string }[] } } }
+  interface PubNet {
+    id: string;
+    memberships: { resourceId: string; resourceType: string; ips: string[] }[];
+    ipBlocks: { id: string }[];
+  }
+  interface WithPublic {
+    networkConfiguration: { publicNetworkConfiguration: { publicNetworks: { id: string; ips: string[]; statusDescription?: string }[] } };
+  }
   const joinPath = (serverId: string): string => `/bmc/v1/servers/${serverId}/network-configuration/public-network-configuration/public-networks`;
 
   it('adds a server to a public network with an address of its block; both read the membership back, and leaving clears it', async () => {
@@ -199,9 +237,14 @@ describe('phoenixNAP persona: servers on public networks', () => {
     const ip = (await sc.client.ipBlocks.get(sid('ipb', block.body.id))).usable_addresses[1]!;
     const join = await pnap('POST', joinPath(pid(server.id)), { id: net.body.id, ips: [ip] });
     expect(join).toEqual({ status: 202, body: { id: net.body.id, ips: [ip], statusDescription: 'assigning' } });
-    await expect.poll(async () => (await pnap<WithPublic>('GET', `/bmc/v1/servers/${pid(server.id)}`)).body.networkConfiguration.publicNetworkConfiguration.publicNetworks)
+    await expect
+      .poll(
+        async () => (await pnap<WithPublic>('GET', `/bmc/v1/servers/${pid(server.id)}`)).body.networkConfiguration.publicNetworkConfiguration.publicNetworks,
+      )
       .toEqual([{ id: net.body.id, ips: [ip], statusDescription: 'assigned' }]);
-    expect((await pnap<PubNet>('GET', `/networks/v1/public-networks/${net.body.id}`)).body.memberships).toEqual([{ resourceId: pid(server.id), resourceType: 'server', ips: [ip] }]);
+    expect((await pnap<PubNet>('GET', `/networks/v1/public-networks/${net.body.id}`)).body.memberships).toEqual([
+      { resourceId: pid(server.id), resourceType: 'server', ips: [ip] },
+    ]);
     // The membership pins the network and the block whose address it holds.
     const netDelete = await pnap<{ message: string }>('DELETE', `/networks/v1/public-networks/${net.body.id}`);
     expect([netDelete.status, netDelete.body.message]).toEqual([409, `public network ${net.body.id} still has member servers; remove them first`]);
@@ -210,10 +253,12 @@ describe('phoenixNAP persona: servers on public networks', () => {
     expect(blockRemove.body.message).toContain(`servers ${pid(server.id)} hold addresses of IP block ${block.body.id}`);
     await expect.poll(async () => (await pnap('DELETE', `${joinPath(pid(server.id))}/${net.body.id}`)).status).toBe(202);
     await expect.poll(async () => (await pnap<PubNet>('GET', `/networks/v1/public-networks/${net.body.id}`)).body.memberships).toEqual([]);
-    expect((await pnap<WithPublic>('GET', `/bmc/v1/servers/${pid(server.id)}`)).body.networkConfiguration.publicNetworkConfiguration.publicNetworks).toEqual([]);
+    expect((await pnap<WithPublic>('GET', `/bmc/v1/servers/${pid(server.id)}`)).body.networkConfiguration.publicNetworkConfiguration.publicNetworks).toEqual(
+      [],
+    );
   });
 
-  it('refuses an address outside the network\'s blocks, a second join, a private network and a stranger\'s leave, naming the field', async () => {
+  it("refuses an address outside the network's blocks, a second join, a private network and a stranger's leave, naming the field", async () => {
     const { server, action } = await sc.client.servers.create(serverBody());
     await sc.client.waitForAction(action.id);
     const net = await pnap<PubNet>('POST', '/networks/v1/public-networks', { name: unique('pub'), location: 'sim-1' });
@@ -222,7 +267,8 @@ describe('phoenixNAP persona: servers on public networks', () => {
     expect(outside.body.validationErrors).toEqual([`ips.0: 127.2.255.250 is not a usable address of an IP block on public network ${net.body.id}`]);
     const priv = await sc.client.networks.create({ name: unique('pn'), ip_range: '10.81.0.0/24' });
     expect(await pnap('POST', joinPath(pid(server.id)), { id: pid(priv.id) })).toEqual({
-      status: 404, body: { message: `public network ${pid(priv.id)} not found`, validationErrors: [`id: public network ${pid(priv.id)} not found`] },
+      status: 404,
+      body: { message: `public network ${pid(priv.id)} not found`, validationErrors: [`id: public network ${pid(priv.id)} not found`] },
     });
     expect((await pnap('POST', joinPath(pid(server.id)), { id: '__proto__' })).status).toBe(404);
     const leave = await pnap<{ validationErrors: string[] }>('DELETE', `${joinPath(pid(server.id))}/${net.body.id}`);
@@ -238,14 +284,22 @@ describe('phoenixNAP persona as the sandbox uses it', () => {
     const net = await sc.client.networks.create({ name: unique('cl'), ip_range: '10.79.0.0/24' });
     const machines = new PhoenixnapMachines({ endpoint: sc.url, token: sc.token });
     const name = unique('node');
-    expect(await machines.createMachine({ name, zone: 'sim-1a', serverType: 'sc-small', image: 'ubuntu-24.04', labels: {}, network: net.name })).toEqual({ joinedNetwork: true, labelled: false });
+    expect(await machines.createMachine({ name, zone: 'sim-1a', serverType: 'sc-small', image: 'ubuntu-24.04', labels: {}, network: net.name })).toEqual({
+      joinedNetwork: true,
+      labelled: false,
+    });
     const server = (await sc.client.servers.list({})).servers.find((x) => x.name === name)!;
     expect(server).toMatchObject({ status: 'running', private_networks: [{ network_id: net.id }] });
-    const publicNets = (await pnap<{ id: string; name: string; memberships: { resourceId: string }[] }[]>('GET', '/networks/v1/public-networks')).body.filter((n) => n.name === `${net.name}-public`);
+    const publicNets = (await pnap<{ id: string; name: string; memberships: { resourceId: string }[] }[]>('GET', '/networks/v1/public-networks')).body.filter(
+      (n) => n.name === `${net.name}-public`,
+    );
     expect(publicNets.map((n) => n.memberships)).toEqual([[{ resourceId: pid(server.id), resourceType: 'server', ips: [] }]]);
     const block = await sc.client.ipBlocks.allocate({ location: 'sim-1', size: 29, tags: { usage: 'cloud-provider-phoenixnap-auto' } });
     const { load_balancer: lb } = await sc.client.loadBalancers.create({
-      name: unique('lb'), ip_block_id: block.id, services: [tcpService(80, 30080)], targets: [{ kind: 'server', server_id: server.id }],
+      name: unique('lb'),
+      ip_block_id: block.id,
+      services: [tcpService(80, 30080)],
+      targets: [{ kind: 'server', server_id: server.id }],
     });
     const ctx = { api: buildRequester({ endpoint: sc.url, token: sc.token }), servers: [server], simcloud: { url: sc.url, token: sc.token } };
     expect(await phoenixnapCloud.conformance.readLoadBalancer(ctx, lb.public_ipv4)).toMatchObject({ id: pid(block.id), ports: [80], serverIds: [server.id] });
@@ -254,16 +308,21 @@ describe('phoenixNAP persona as the sandbox uses it', () => {
   });
 });
 
-describe('phoenixNAP persona: the sandbox\'s machines on the cluster\'s public network', () => {
-  it('puts machines made at once, and the CCM\'s preparation, on one public network', async () => {
+describe("phoenixNAP persona: the sandbox's machines on the cluster's public network", () => {
+  it("puts machines made at once, and the CCM's preparation, on one public network", async () => {
     const net = await sc.client.networks.create({ name: unique('cl'), ip_range: '10.82.0.0/24' });
     const machines = new PhoenixnapMachines({ endpoint: sc.url, token: sc.token });
     const spec = (name: string): MachineCreateSpec => ({ name, zone: 'sim-1a', serverType: 'sc-small', image: 'ubuntu-24.04', labels: {}, network: net.name });
     const names = [unique('node'), unique('node')];
     const ccmDir = mkdtempSync(join(tmpdir(), 'pnap-ccm-'));
     try {
-      const [prepared] = await Promise.all([preparePhoenixnapCcm({ endpoint: sc.url, token: sc.token, network: net.name, zone: 'sim-1a', ccmDir }), ...names.map((n) => machines.createMachine(spec(n)))]);
-      const publicNets = (await pnap<{ id: string; name: string; memberships: { resourceId: string }[] }[]>('GET', '/networks/v1/public-networks')).body.filter((n) => n.name === `${net.name}-public`);
+      const [prepared] = await Promise.all([
+        preparePhoenixnapCcm({ endpoint: sc.url, token: sc.token, network: net.name, zone: 'sim-1a', ccmDir }),
+        ...names.map((n) => machines.createMachine(spec(n))),
+      ]);
+      const publicNets = (await pnap<{ id: string; name: string; memberships: { resourceId: string }[] }[]>('GET', '/networks/v1/public-networks')).body.filter(
+        (n) => n.name === `${net.name}-public`,
+      );
       expect(publicNets.map((n) => n.id)).toEqual([prepared]);
       const ids = (await sc.client.servers.list({})).servers.filter((x) => names.includes(x.name)).map((x) => pid(x.id));
       expect(publicNets[0]!.memberships.map((m) => m.resourceId).sort()).toEqual(ids.sort());
@@ -274,24 +333,44 @@ describe('phoenixNAP persona: the sandbox\'s machines on the cluster\'s public n
 });
 
 describe('phoenixNAP persona: tags', () => {
-  interface PnapTag { id: string; name: string; values?: string[]; resourceAssignments?: { resourceName: string; value?: string }[] }
+  interface PnapTag {
+    id: string;
+    name: string;
+    values?: string[];
+    resourceAssignments?: { resourceName: string; value?: string }[];
+  }
 
   it('lists a tag a server carries, with the id the server shows and the resource carrying it', async () => {
     const name = unique('tg').replaceAll('.', '-');
     const { server, action } = await sc.client.servers.create({ ...serverBody(), labels: { [name]: 'v1' } });
     await sc.client.waitForAction(action.id);
-    const onServer = (await pnap<{ tags: { id: string; name: string; value?: string; isBillingTag: boolean; createdBy?: string }[] }>('GET', `/bmc/v1/servers/${pid(server.id)}`)).body.tags;
+    const onServer = (
+      await pnap<{ tags: { id: string; name: string; value?: string; isBillingTag: boolean; createdBy?: string }[] }>(
+        'GET',
+        `/bmc/v1/servers/${pid(server.id)}`,
+      )
+    ).body.tags;
     expect(onServer).toEqual([{ id: expect.stringMatching(/^[0-9a-f]{24}$/) as unknown, name, value: 'v1', isBillingTag: false, createdBy: 'USER' }]);
     const listed = await pnap<PnapTag[]>('GET', `/tag-manager/v1/tags?name=${name}`);
-    expect(listed.body).toEqual([expect.objectContaining({ id: onServer[0]!.id, name, values: ['v1'], resourceAssignments: [{ resourceName: `/bmc/servers/${pid(server.id)}`, value: 'v1' }] })]);
+    expect(listed.body).toEqual([
+      expect.objectContaining({
+        id: onServer[0]!.id,
+        name,
+        values: ['v1'],
+        resourceAssignments: [{ resourceName: `/bmc/servers/${pid(server.id)}`, value: 'v1' }],
+      }),
+    ]);
     expect((await pnap('POST', '/tag-manager/v1/tags', { name, isBillingTag: false })).status).toBe(409);
   });
 
-  it('refuses a bad tag name, __proto__ among them, naming the field in phoenixNAP\'s body', async () => {
+  it("refuses a bad tag name, __proto__ among them, naming the field in phoenixNAP's body", async () => {
     for (const name of ['__proto__', 'has space', '']) {
       const r = await pnap<{ message: string; validationErrors: string[] }>('POST', '/tag-manager/v1/tags', { name, isBillingTag: false });
       expect(r.status, name).toBe(400);
-      expect(r.body.validationErrors.some((e) => e.startsWith('name: ')), name).toBe(true);
+      expect(
+        r.body.validationErrors.some((e) => e.startsWith('name: ')),
+        name,
+      ).toBe(true);
     }
     const missing = await pnap<{ validationErrors: string[] }>('POST', '/tag-manager/v1/tags', { name: 'ok-name' });
     expect(missing.status).toBe(400);
@@ -305,11 +384,17 @@ describe('phoenixNAP persona: bodies as go-sdk-bmc sends them', () => {
     const { server, action } = await sc.client.servers.create(serverBody());
     await sc.client.waitForAction(action.id);
     const r = await fetch(`${sc.url}/pnap/bmc/v1/servers/${pid(server.id)}/actions/deprovision`, {
-      method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: 'null',
+      method: 'POST',
+      headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+      body: 'null',
     });
     expect(r.status).toBe(200);
     expect(await r.json()).toBe('Server has been deprovisioned.');
-    const bad = await fetch(`${sc.url}/pnap/bmc/v1/servers`, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: '{"hostname":' });
+    const bad = await fetch(`${sc.url}/pnap/bmc/v1/servers`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+      body: '{"hostname":',
+    });
     expect(bad.status).toBe(400);
   });
 });
@@ -318,14 +403,22 @@ describe('phoenixNAP persona: ids inside bodies', () => {
   it('answers 404 naming an unknown private network or IP block as it was given, and the field', async () => {
     const unknown = 'a10000000000000000777777';
     const made = await pnap<{ message: string }>('POST', '/bmc/v1/servers', {
-      hostname: unique('bmc'), os: 'ubuntu-24.04', type: 'sc-small', location: 'sim-1',
+      hostname: unique('bmc'),
+      os: 'ubuntu-24.04',
+      type: 'sc-small',
+      location: 'sim-1',
       networkConfiguration: { privateNetworkConfiguration: { configurationType: 'USER_DEFINED', privateNetworks: [{ id: unknown }] } },
     });
     const field = 'networkConfiguration.privateNetworkConfiguration.privateNetworks.0.id';
-    expect(made).toEqual({ status: 404, body: { message: `private network ${unknown} not found`, validationErrors: [`${field}: private network ${unknown} not found`] } });
+    expect(made).toEqual({
+      status: 404,
+      body: { message: `private network ${unknown} not found`, validationErrors: [`${field}: private network ${unknown} not found`] },
+    });
     const { server, action } = await sc.client.servers.create(serverBody());
     await sc.client.waitForAction(action.id);
-    const add = await pnap<{ message: string }>('POST', `/bmc/v1/servers/${pid(server.id)}/network-configuration/ip-block-configurations/ip-blocks`, { id: 'nonsense' });
+    const add = await pnap<{ message: string }>('POST', `/bmc/v1/servers/${pid(server.id)}/network-configuration/ip-block-configurations/ip-blocks`, {
+      id: 'nonsense',
+    });
     expect(add).toEqual({ status: 404, body: { message: 'IP block nonsense not found', validationErrors: ['id: IP block nonsense not found'] } });
   });
 });

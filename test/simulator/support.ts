@@ -33,7 +33,12 @@ export function crashKit(prefix: string): CrashKit {
       return join(dir, 'state.json');
     },
     start: async (dataPath, token) => {
-      const p = await startSimcloudProcess({ dataPath, token, args: ['--delay-ms', '5', '--no-dataplane'], clientOptions: { retry: { maxRetries: 0 }, timeoutMs: 5000 } });
+      const p = await startSimcloudProcess({
+        dataPath,
+        token,
+        args: ['--delay-ms', '5', '--no-dataplane'],
+        clientOptions: { retry: { maxRetries: 0 }, timeoutMs: 5000 },
+      });
       procs.push(p);
       return p;
     },
@@ -45,17 +50,26 @@ export function crashKit(prefix: string): CrashKit {
 }
 
 export const serverBody = (over: Partial<CreateServerRequest> = {}): CreateServerRequest => ({
-  name: unique('srv'), server_type: 'sc-small', image: 'ubuntu-24.04', zone: 'sim-1a', ...over,
+  name: unique('srv'),
+  server_type: 'sc-small',
+  image: 'ubuntu-24.04',
+  zone: 'sim-1a',
+  ...over,
 });
 
 export const tcpService = (listen: number, dest: number, over: Partial<LoadBalancerService> = {}): LoadBalancerService => ({
-  protocol: 'tcp', listen_port: listen, destination_port: dest, proxy_protocol: 'none',
+  protocol: 'tcp',
+  listen_port: listen,
+  destination_port: dest,
+  proxy_protocol: 'none',
   health_check: { protocol: 'tcp', port: null, path: '/', interval_seconds: 0.1, timeout_seconds: 0.5, retries: 1 },
   ...over,
 });
 
 export const lbBody = (over: Partial<CreateLoadBalancerRequest> = {}): CreateLoadBalancerRequest => ({
-  name: unique('lb'), services: [tcpService(80, 8080)], ...over,
+  name: unique('lb'),
+  services: [tcpService(80, 8080)],
+  ...over,
 });
 
 /** Runs `fn`, expecting a SimcloudApiError; returns it. */

@@ -11,13 +11,31 @@ import { defineCloud, type CloudLoadBalancerView, type CloudReadContext } from '
 import { BRIGHTBOX_CCM_BINARY, brightboxAccessToken, brightboxCcmCommand, brightboxCcmEnv, brightboxUrl } from './env.ts';
 import { BrightboxMachines } from './machines.ts';
 
-const CloudIps = z.array(z.object({
-  id: z.string(), name: z.string(), public_ip: z.string(), reverse_dns: z.string(), fqdn: z.string(), status: z.string(), load_balancer: z.object({ id: z.string() }).nullable(),
-}));
+const CloudIps = z.array(
+  z.object({
+    id: z.string(),
+    name: z.string(),
+    public_ip: z.string(),
+    reverse_dns: z.string(),
+    fqdn: z.string(),
+    status: z.string(),
+    load_balancer: z.object({ id: z.string() }).nullable(),
+  }),
+);
 const Lb = z.looseObject({
-  id: z.string(), policy: z.string(), nodes: z.array(z.object({ id: z.string() })),
+  id: z.string(),
+  policy: z.string(),
+  nodes: z.array(z.object({ id: z.string() })),
   listeners: z.array(z.object({ protocol: z.string(), in: z.number(), out: z.number(), timeout: z.number(), proxy_protocol: z.string().nullable() })),
-  healthcheck: z.object({ type: z.string(), port: z.number(), request: z.string(), interval: z.number(), timeout: z.number(), threshold_up: z.number(), threshold_down: z.number() }),
+  healthcheck: z.object({
+    type: z.string(),
+    port: z.number(),
+    request: z.string(),
+    interval: z.number(),
+    timeout: z.number(),
+    threshold_up: z.number(),
+    threshold_down: z.number(),
+  }),
 });
 type Lb = z.infer<typeof Lb>;
 
@@ -26,7 +44,8 @@ async function api(ctx: CloudReadContext): Promise<Requester> {
   return buildRequester({ endpoint: ctx.simcloud.url, token: bearer, caller: 'ccm-sandbox conformance' });
 }
 
-const cloudIps = async (r: Requester): Promise<z.infer<typeof CloudIps>> => r.call('conformance.brightbox.cloudIps.list', CloudIps, { method: 'GET', path: `${API}/cloud_ips` });
+const cloudIps = async (r: Requester): Promise<z.infer<typeof CloudIps>> =>
+  r.call('conformance.brightbox.cloudIps.list', CloudIps, { method: 'GET', path: `${API}/cloud_ips` });
 
 async function lbAt(ctx: CloudReadContext, vip: string): Promise<Lb | undefined> {
   const r = await api(ctx);
@@ -47,15 +66,32 @@ async function checkAnnotated(ctx: CloudReadContext, vip: string): Promise<strin
   const lb = await lbAt(ctx, vip);
   if (lb === undefined) return [`no load balancer mapped to a cloud IP ${vip} in GET ${API}/cloud_ips`];
   const got = {
-    policy: lb.policy, protocol: lb.listeners[0]?.protocol, proxy_protocol: lb.listeners[0]?.proxy_protocol, timeout: lb.listeners[0]?.timeout, type: lb.healthcheck.type,
-    request: lb.healthcheck.request, interval: lb.healthcheck.interval, 'healthcheck timeout': lb.healthcheck.timeout, threshold_up: lb.healthcheck.threshold_up,
+    policy: lb.policy,
+    protocol: lb.listeners[0]?.protocol,
+    proxy_protocol: lb.listeners[0]?.proxy_protocol,
+    timeout: lb.listeners[0]?.timeout,
+    type: lb.healthcheck.type,
+    request: lb.healthcheck.request,
+    interval: lb.healthcheck.interval,
+    'healthcheck timeout': lb.healthcheck.timeout,
+    threshold_up: lb.healthcheck.threshold_up,
     threshold_down: lb.healthcheck.threshold_down,
   };
   const want = {
-    policy: 'round-robin', protocol: 'tcp', proxy_protocol: 'v1', timeout: 30000, type: 'http', request: '/healthz', interval: 1000, 'healthcheck timeout': 1000,
-    threshold_up: 2, threshold_down: 2,
+    policy: 'round-robin',
+    protocol: 'tcp',
+    proxy_protocol: 'v1',
+    timeout: 30000,
+    type: 'http',
+    request: '/healthz',
+    interval: 1000,
+    'healthcheck timeout': 1000,
+    threshold_up: 2,
+    threshold_down: 2,
   };
-  return Object.entries(want).filter(([k, v]) => got[k as keyof typeof got] !== v).map(([k, v]) => `${k} is ${JSON.stringify(got[k as keyof typeof got])}, want ${JSON.stringify(v)}`);
+  return Object.entries(want)
+    .filter(([k, v]) => got[k as keyof typeof got] !== v)
+    .map(([k, v]) => `${k} is ${JSON.stringify(got[k as keyof typeof got])}, want ${JSON.stringify(v)}`);
 }
 
 /**
@@ -63,10 +99,14 @@ async function checkAnnotated(ctx: CloudReadContext, vip: string): Promise<strin
  * API: the CCM names the cloud IP as its load balancer, `<service>.<namespace>.<cluster>`. Every cloud IP's names
  * are `localhost` here (the persona's views.ts says why), so the hostname alone does not tell them apart.
  */
-async function resolveHostname(ctx: CloudReadContext, ingress: { hostname: string; namespace: string; service: string; cluster: string }): Promise<string | undefined> {
+async function resolveHostname(
+  ctx: CloudReadContext,
+  ingress: { hostname: string; namespace: string; service: string; cluster: string },
+): Promise<string | undefined> {
   // The CCM names a Service's cloud IP `name.namespace.cluster-name`: a second cluster's Service of the same name has its own.
-  const mine = (await cloudIps(await api(ctx)))
-    .filter((c) => (c.reverse_dns === ingress.hostname || c.fqdn === ingress.hostname) && c.name === `${ingress.service}.${ingress.namespace}.${ingress.cluster}`);
+  const mine = (await cloudIps(await api(ctx))).filter(
+    (c) => (c.reverse_dns === ingress.hostname || c.fqdn === ingress.hostname) && c.name === `${ingress.service}.${ingress.namespace}.${ingress.cluster}`,
+  );
   return mine.length === 1 ? mine[0]!.public_ip : undefined;
 }
 
@@ -91,20 +131,24 @@ export const brightboxCloud = defineCloud({
   ownCcm: {
     binary: BRIGHTBOX_CCM_BINARY,
     command: brightboxCcmCommand,
-    note: 'the sandbox\'s kubelets register with --provider-id brightbox://srv-…, since its Node names are not server ids as on Brightbox',
+    note: "the sandbox's kubelets register with --provider-id brightbox://srv-…, since its Node names are not server ids as on Brightbox",
   },
   machines: (o) => new BrightboxMachines({ ...o, providerId: (id) => `brightbox://${bbIdOf(id)}` }),
   conformance: {
     nodeLabels: {},
-    lookupSecondary: { none: "Brightbox's CCM reads addresses from the server's interfaces and cloud IPs embedded in GET /servers/{id} (brightbox/util.go nodeAddressesFromServer)" },
+    lookupSecondary: {
+      none: "Brightbox's CCM reads addresses from the server's interfaces and cloud IPs embedded in GET /servers/{id} (brightbox/util.go nodeAddressesFromServer)",
+    },
     zones: true,
     zoneLabel: (server) => zoneHandle(server.zone),
     // Brightbox's CCM does not read loadBalancerSourceRanges.
     sourceRanges: false,
     healthChecks: {
       fast: {
-        'service.beta.kubernetes.io/aws-load-balancer-healthcheck-interval': '1000', 'service.beta.kubernetes.io/brightbox-load-balancer-healthcheck-timeout': '1000',
-        'service.beta.kubernetes.io/brightbox-load-balancer-healthcheck-unhealthy-threshold': '2', 'service.beta.kubernetes.io/brightbox-load-balancer-healthcheck-healthy-threshold': '2',
+        'service.beta.kubernetes.io/aws-load-balancer-healthcheck-interval': '1000',
+        'service.beta.kubernetes.io/brightbox-load-balancer-healthcheck-timeout': '1000',
+        'service.beta.kubernetes.io/brightbox-load-balancer-healthcheck-unhealthy-threshold': '2',
+        'service.beta.kubernetes.io/brightbox-load-balancer-healthcheck-healthy-threshold': '2',
       },
     },
     proxyProtocol: { annotations: { 'service.beta.kubernetes.io/brightbox-load-balancer-listener-proxy-protocol': 'v1' } },
@@ -112,10 +156,16 @@ export const brightboxCloud = defineCloud({
     annotations: {
       prefix: 'service.beta.kubernetes.io/',
       values: {
-        'brightbox-load-balancer-listener-protocol': 'tcp', 'brightbox-load-balancer-listener-proxy-protocol': 'v1', 'brightbox-load-balancer-listener-idle-timeout': '30000',
-        'brightbox-load-balancer-healthcheck-protocol': 'http', 'brightbox-load-balancer-healthcheck-request': '/unhealthy', 'brightbox-load-balancer-healthcheck-timeout': '1000',
-        'brightbox-load-balancer-healthcheck-unhealthy-threshold': '2', 'brightbox-load-balancer-healthcheck-healthy-threshold': '2',
-        'aws-load-balancer-healthcheck-interval': '1000', 'brightbox-load-balancer-policy': 'round-robin',
+        'brightbox-load-balancer-listener-protocol': 'tcp',
+        'brightbox-load-balancer-listener-proxy-protocol': 'v1',
+        'brightbox-load-balancer-listener-idle-timeout': '30000',
+        'brightbox-load-balancer-healthcheck-protocol': 'http',
+        'brightbox-load-balancer-healthcheck-request': '/unhealthy',
+        'brightbox-load-balancer-healthcheck-timeout': '1000',
+        'brightbox-load-balancer-healthcheck-unhealthy-threshold': '2',
+        'brightbox-load-balancer-healthcheck-healthy-threshold': '2',
+        'aws-load-balancer-healthcheck-interval': '1000',
+        'brightbox-load-balancer-policy': 'round-robin',
       },
       healthPathKey: 'brightbox-load-balancer-healthcheck-request',
     },

@@ -26,7 +26,9 @@ export class BrightboxMachines implements PersonaMachines {
   }
 
   #requester(): Promise<Requester> {
-    this.#api ??= brightboxAccessToken(this.#o.endpoint, this.#o.token).then((bearer) => buildRequester({ endpoint: this.#o.endpoint, token: bearer, caller: this.#o.caller }));
+    this.#api ??= brightboxAccessToken(this.#o.endpoint, this.#o.token).then((bearer) =>
+      buildRequester({ endpoint: this.#o.endpoint, token: bearer, caller: this.#o.caller }),
+    );
     return this.#api;
   }
 

@@ -9,20 +9,37 @@ import { DIGITALOCEAN_CCM_BINARY, digitaloceanCcmCommand, digitaloceanCcmEnv, di
 import { DigitalOceanMachines } from './machines.ts';
 
 const HealthCheck = z.object({
-  protocol: z.string(), port: z.number(), path: z.string(), check_interval_seconds: z.number(), response_timeout_seconds: z.number(), unhealthy_threshold: z.number(), healthy_threshold: z.number(),
+  protocol: z.string(),
+  port: z.number(),
+  path: z.string(),
+  check_interval_seconds: z.number(),
+  response_timeout_seconds: z.number(),
+  unhealthy_threshold: z.number(),
+  healthy_threshold: z.number(),
 });
 const LoadBalancers = z.object({
-  load_balancers: z.array(z.looseObject({
-    id: z.string(), ip: z.string(), status: z.string(), enable_proxy_protocol: z.boolean(), algorithm: z.string(), size_unit: z.number(),
-    forwarding_rules: z.array(z.object({ entry_protocol: z.string(), entry_port: z.number(), target_protocol: z.string() })),
-    health_check: HealthCheck,
-    droplet_ids: z.array(z.number()),
-  })),
+  load_balancers: z.array(
+    z.looseObject({
+      id: z.string(),
+      ip: z.string(),
+      status: z.string(),
+      enable_proxy_protocol: z.boolean(),
+      algorithm: z.string(),
+      size_unit: z.number(),
+      forwarding_rules: z.array(z.object({ entry_protocol: z.string(), entry_port: z.number(), target_protocol: z.string() })),
+      health_check: HealthCheck,
+      droplet_ids: z.array(z.number()),
+    }),
+  ),
 });
 type DoLoadBalancer = z.infer<typeof LoadBalancers>['load_balancers'][number];
 
 async function find(ctx: CloudReadContext, vip: string): Promise<DoLoadBalancer | undefined> {
-  const res = await ctx.api.call('conformance.digitalocean.loadBalancers.list', LoadBalancers, { method: 'GET', path: '/v2/load_balancers', query: { per_page: 200 } });
+  const res = await ctx.api.call('conformance.digitalocean.loadBalancers.list', LoadBalancers, {
+    method: 'GET',
+    path: '/v2/load_balancers',
+    query: { per_page: 200 },
+  });
   return res.load_balancers.find((x) => x.ip === vip);
 }
 
@@ -30,7 +47,10 @@ async function readLoadBalancer(ctx: CloudReadContext, vip: string): Promise<Clo
   const lb = await find(ctx, vip);
   if (lb === undefined) return undefined;
   return {
-    id: lb.id, ports: lb.forwarding_rules.map((r) => r.entry_port), serverIds: lb.droplet_ids.map((n) => simcloudId('srv', n)), raw: lb,
+    id: lb.id,
+    ports: lb.forwarding_rules.map((r) => r.entry_port),
+    serverIds: lb.droplet_ids.map((n) => simcloudId('srv', n)),
+    raw: lb,
     // One health check for the whole load balancer, the same for every forwarding rule.
     healthChecks: lb.forwarding_rules.map((r) => ({ listenPort: r.entry_port, port: lb.health_check.port, protocol: lb.health_check.protocol })),
   };
@@ -41,12 +61,21 @@ async function checkAnnotated(ctx: CloudReadContext, vip: string): Promise<strin
   const lb = await find(ctx, vip);
   if (lb === undefined) return [`no load balancer with the address ${vip} in GET /v2/load_balancers`];
   const want: Record<string, unknown> = {
-    status: 'active', enable_proxy_protocol: true, algorithm: 'least_connections', size_unit: 2,
-    'health_check.protocol': 'http', 'health_check.path': '/healthz', 'health_check.check_interval_seconds': 3, 'health_check.response_timeout_seconds': 3,
-    'health_check.unhealthy_threshold': 2, 'health_check.healthy_threshold': 2,
+    status: 'active',
+    enable_proxy_protocol: true,
+    algorithm: 'least_connections',
+    size_unit: 2,
+    'health_check.protocol': 'http',
+    'health_check.path': '/healthz',
+    'health_check.check_interval_seconds': 3,
+    'health_check.response_timeout_seconds': 3,
+    'health_check.unhealthy_threshold': 2,
+    'health_check.healthy_threshold': 2,
   };
   const got = (key: string): unknown => key.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], lb);
-  const problems = Object.entries(want).filter(([k, v]) => got(k) !== v).map(([k, v]) => `${k} is ${JSON.stringify(got(k))}, not ${JSON.stringify(v)}`);
+  const problems = Object.entries(want)
+    .filter(([k, v]) => got(k) !== v)
+    .map(([k, v]) => `${k} is ${JSON.stringify(got(k))}, not ${JSON.stringify(v)}`);
   const rules = lb.forwarding_rules.map((r) => `${r.entry_protocol}:${r.entry_port}->${r.target_protocol}`);
   if (rules.join() !== 'tcp:8081->tcp') problems.push(`forwarding rules are ${rules.join(', ')}, not tcp:8081->tcp`);
   return problems;
@@ -80,7 +109,11 @@ export const digitaloceanCloud = defineCloud({
     zones: false,
     sourceRanges: false,
     healthChecks: {
-      fast: Object.fromEntries(Object.entries({ 'check-interval-seconds': '3', 'response-timeout-seconds': '3', 'unhealthy-threshold': '2', 'healthy-threshold': '2' }).map(([k, v]) => [`service.beta.kubernetes.io/do-loadbalancer-healthcheck-${k}`, v])),
+      fast: Object.fromEntries(
+        Object.entries({ 'check-interval-seconds': '3', 'response-timeout-seconds': '3', 'unhealthy-threshold': '2', 'healthy-threshold': '2' }).map(
+          ([k, v]) => [`service.beta.kubernetes.io/do-loadbalancer-healthcheck-${k}`, v],
+        ),
+      ),
     },
     proxyProtocol: { annotations: { 'service.beta.kubernetes.io/do-loadbalancer-enable-proxy-protocol': 'true' } },
     // DigitalOcean's shortest check interval is 3 s and its thresholds start at 2. Its CCM checks kube-proxy's
@@ -89,9 +122,16 @@ export const digitaloceanCloud = defineCloud({
     annotations: {
       prefix: 'service.beta.kubernetes.io/do-loadbalancer-',
       values: {
-        'override-health-check': 'true', 'enable-proxy-protocol': 'true', 'healthcheck-protocol': 'http', 'healthcheck-path': '/unhealthy', 'healthcheck-check-interval-seconds': '3',
-        'healthcheck-response-timeout-seconds': '3', 'healthcheck-unhealthy-threshold': '2', 'healthcheck-healthy-threshold': '2',
-        algorithm: 'least_connections', 'size-unit': '2',
+        'override-health-check': 'true',
+        'enable-proxy-protocol': 'true',
+        'healthcheck-protocol': 'http',
+        'healthcheck-path': '/unhealthy',
+        'healthcheck-check-interval-seconds': '3',
+        'healthcheck-response-timeout-seconds': '3',
+        'healthcheck-unhealthy-threshold': '2',
+        'healthcheck-healthy-threshold': '2',
+        algorithm: 'least_connections',
+        'size-unit': '2',
       },
       healthPathKey: 'healthcheck-path',
     },

@@ -24,7 +24,12 @@ export const DIGITALOCEAN_METRICS_ADDR = '127.0.0.1:0';
 
 /** The environment DigitalOcean's CCM reads, and our Go CCM's digitalocean provider with it (which ignores METRICS_ADDR). */
 export function digitaloceanCcmEnv(i: Pick<CcmEnvInput, 'simcloudUrl' | 'token' | 'zone'>): Record<string, string> {
-  return { DO_ACCESS_TOKEN: i.token, DO_OVERRIDE_URL: digitaloceanUrl(i.simcloudUrl), REGION: digitaloceanRegionOf(i.zone), METRICS_ADDR: DIGITALOCEAN_METRICS_ADDR };
+  return {
+    DO_ACCESS_TOKEN: i.token,
+    DO_OVERRIDE_URL: digitaloceanUrl(i.simcloudUrl),
+    REGION: digitaloceanRegionOf(i.zone),
+    METRICS_ADDR: DIGITALOCEAN_METRICS_ADDR,
+  };
 }
 
 /** DigitalOcean's CCM binary, as its releases name it. */

@@ -10,7 +10,14 @@ import { HcloudMachines } from './machines.ts';
 
 const ServerRef = z.object({ type: z.literal('server'), server: z.object({ id: z.number() }) });
 const Target = z.union([ServerRef, z.object({ type: z.literal('label_selector'), targets: z.array(ServerRef).nullish() }), z.object({ type: z.string() })]);
-const HealthCheck = z.object({ protocol: z.string(), port: z.number(), interval: z.number(), timeout: z.number(), retries: z.number(), http: z.object({ path: z.string() }).nullish() });
+const HealthCheck = z.object({
+  protocol: z.string(),
+  port: z.number(),
+  interval: z.number(),
+  timeout: z.number(),
+  retries: z.number(),
+  http: z.object({ path: z.string() }).nullish(),
+});
 const Address = z.object({ ip: z.string().nullable(), dns_ptr: z.string().nullable() });
 const LoadBalancer = z.looseObject({
   id: z.number(),
@@ -30,7 +37,11 @@ const serversOf = (t: HcloudTarget): number[] => {
 };
 
 async function loadBalancer(ctx: CloudReadContext, vip: string): Promise<z.infer<typeof LoadBalancer> | undefined> {
-  const res = await ctx.api.call('conformance.hcloud.loadBalancers.list', LoadBalancers, { method: 'GET', path: `${HCLOUD_API_PREFIX}/load_balancers`, query: { per_page: 50 } });
+  const res = await ctx.api.call('conformance.hcloud.loadBalancers.list', LoadBalancers, {
+    method: 'GET',
+    path: `${HCLOUD_API_PREFIX}/load_balancers`,
+    query: { per_page: 50 },
+  });
   return res.load_balancers.find((x) => x.public_net.ipv4.ip === vip);
 }
 
@@ -38,7 +49,10 @@ async function readLoadBalancer(ctx: CloudReadContext, vip: string): Promise<Clo
   const lb = await loadBalancer(ctx, vip);
   if (lb === undefined) return undefined;
   return {
-    id: String(lb.id), ports: lb.services.map((s) => s.listen_port), serverIds: lb.targets.flatMap(serversOf).map((n) => simcloudId('srv', n)), raw: lb,
+    id: String(lb.id),
+    ports: lb.services.map((s) => s.listen_port),
+    serverIds: lb.targets.flatMap(serversOf).map((n) => simcloudId('srv', n)),
+    raw: lb,
     healthChecks: lb.services.map((s) => ({ listenPort: s.listen_port, port: s.health_check.port, protocol: s.health_check.protocol })),
   };
 }
@@ -58,12 +72,21 @@ async function checkAnnotated(ctx: CloudReadContext, vip: string): Promise<strin
   expect('algorithm', lb.algorithm.type, 'least_connections');
   for (const s of lb.services) {
     const hc = s.health_check;
-    const seen = { proxyprotocol: s.proxyprotocol, protocol: hc.protocol, path: hc.http?.path, interval: hc.interval, timeout: hc.timeout, retries: hc.retries };
-    for (const [k, v] of Object.entries({ proxyprotocol: true, protocol: 'http', path: '/healthz', interval: 1, timeout: 1, retries: 1 })) expect(`service ${s.listen_port} ${k}`, seen[k as keyof typeof seen], v);
+    const seen = {
+      proxyprotocol: s.proxyprotocol,
+      protocol: hc.protocol,
+      path: hc.http?.path,
+      interval: hc.interval,
+      timeout: hc.timeout,
+      retries: hc.retries,
+    };
+    for (const [k, v] of Object.entries({ proxyprotocol: true, protocol: 'http', path: '/healthz', interval: 1, timeout: 1, retries: 1 }))
+      expect(`service ${s.listen_port} ${k}`, seen[k as keyof typeof seen], v);
   }
   expect('public_net.ipv4.dns_ptr', lb.public_net.ipv4.dns_ptr, RDNS['ipv4-rdns']);
   expect('public_net.ipv6.dns_ptr', lb.public_net.ipv6.dns_ptr, RDNS['ipv6-rdns']);
-  if (!/^2001:db8:/.test(lb.public_net.ipv6.ip ?? '')) problems.push(`public_net.ipv6.ip is ${JSON.stringify(lb.public_net.ipv6.ip)}, not an address of 2001:db8::/32`);
+  if (!/^2001:db8:/.test(lb.public_net.ipv6.ip ?? ''))
+    problems.push(`public_net.ipv6.ip is ${JSON.stringify(lb.public_net.ipv6.ip)}, not an address of 2001:db8::/32`);
   return problems;
 }
 
@@ -90,19 +113,34 @@ export const hcloudCloud = defineCloud({
   machines: (o) => new HcloudMachines(o),
   conformance: {
     nodeLabels: { 'instance.hetzner.cloud/provided-by': 'cloud' },
-    lookupSecondary: { none: "Hetzner's CCM reads private addresses from the server's private_net (hcloud/instances.go); its network GET happens once at start" },
+    lookupSecondary: {
+      none: "Hetzner's CCM reads private addresses from the server's private_net (hcloud/instances.go); its network GET happens once at start",
+    },
     zones: true,
     // Hetzner's CCM (since v1.35) writes an older location's legacy datacenter name, else the location itself:
     // the region for simcloud's locations, not the datacenter (sim-1a) the persona shows.
     zoneLabel: (server) => server.region,
     sourceRanges: false,
-    healthChecks: { fast: { 'load-balancer.hetzner.cloud/health-check-interval': '1s', 'load-balancer.hetzner.cloud/health-check-timeout': '1s', 'load-balancer.hetzner.cloud/health-check-retries': '1' } },
+    healthChecks: {
+      fast: {
+        'load-balancer.hetzner.cloud/health-check-interval': '1s',
+        'load-balancer.hetzner.cloud/health-check-timeout': '1s',
+        'load-balancer.hetzner.cloud/health-check-retries': '1',
+      },
+    },
     proxyProtocol: { annotations: { 'load-balancer.hetzner.cloud/uses-proxyprotocol': 'true' } },
     annotations: {
       prefix: 'load-balancer.hetzner.cloud/',
       values: {
-        'uses-proxyprotocol': 'true', 'health-check-protocol': 'http', 'health-check-http-path': '/unhealthy', 'health-check-interval': '1s', 'health-check-timeout': '1s',
-        'health-check-retries': '1', type: 'lb21', 'algorithm-type': 'least_connections', ...RDNS,
+        'uses-proxyprotocol': 'true',
+        'health-check-protocol': 'http',
+        'health-check-http-path': '/unhealthy',
+        'health-check-interval': '1s',
+        'health-check-timeout': '1s',
+        'health-check-retries': '1',
+        type: 'lb21',
+        'algorithm-type': 'least_connections',
+        ...RDNS,
       },
       healthPathKey: 'health-check-http-path',
     },

@@ -72,6 +72,7 @@ export class HcloudMachines implements PersonaMachines {
       },
       { timeoutMs: this.#actionTimeoutMs, intervalMs: 50, description: `hcloud action ${id} to finish` },
     );
-    if (action.status === 'error') throw new HcloudMachinesError(`hcloud action ${id} failed: ${action.error?.code ?? 'error'}: ${action.error?.message ?? ''}`);
+    if (action.status === 'error')
+      throw new HcloudMachinesError(`hcloud action ${id} failed: ${action.error?.code ?? 'error'}: ${action.error?.message ?? ''}`);
   }
 }

@@ -7,16 +7,30 @@ import { defineCloud, type CloudLoadBalancerView, type CloudReadContext } from '
 import { LINODE_API_PREFIX, LINODE_CCM_BINARY, linodeCcmCommand, linodeCcmEnv, linodeUrl } from './env.ts';
 import { LinodeMachines } from './machines.ts';
 
-const NodeBalancers = z.object({ data: z.array(z.looseObject({ id: z.number(), ipv4: z.string(), client_conn_throttle: z.number(), tags: z.array(z.string()) })) });
+const NodeBalancers = z.object({
+  data: z.array(z.looseObject({ id: z.number(), ipv4: z.string(), client_conn_throttle: z.number(), tags: z.array(z.string()) })),
+});
 const Config = z.looseObject({
-  id: z.number(), port: z.number(), protocol: z.string(), proxy_protocol: z.string(), algorithm: z.string(), check: z.string(), check_path: z.string(),
-  check_interval: z.number(), check_timeout: z.number(), check_attempts: z.number(),
+  id: z.number(),
+  port: z.number(),
+  protocol: z.string(),
+  proxy_protocol: z.string(),
+  algorithm: z.string(),
+  check: z.string(),
+  check_path: z.string(),
+  check_interval: z.number(),
+  check_timeout: z.number(),
+  check_attempts: z.number(),
 });
 const Configs = z.object({ data: z.array(Config) });
 const Nodes = z.object({ data: z.array(z.object({ address: z.string() })) });
 
 async function nodeBalancer(ctx: CloudReadContext, vip: string): Promise<z.infer<typeof NodeBalancers>['data'][number] | undefined> {
-  const { data } = await ctx.api.call('conformance.linode.nodebalancers.list', NodeBalancers, { method: 'GET', path: `${LINODE_API_PREFIX}/nodebalancers`, query: { page_size: 500 } });
+  const { data } = await ctx.api.call('conformance.linode.nodebalancers.list', NodeBalancers, {
+    method: 'GET',
+    path: `${LINODE_API_PREFIX}/nodebalancers`,
+    query: { page_size: 500 },
+  });
   return data.find((x) => x.ipv4 === vip);
 }
 
@@ -29,7 +43,10 @@ async function readLoadBalancer(ctx: CloudReadContext, vip: string): Promise<Clo
   const configs = await configsOf(ctx, nb.id);
   const addresses = new Set<string>();
   for (const c of configs) {
-    const nodes = await ctx.api.call('conformance.linode.nodes.list', Nodes, { method: 'GET', path: `${LINODE_API_PREFIX}/nodebalancers/${nb.id}/configs/${c.id}/nodes` });
+    const nodes = await ctx.api.call('conformance.linode.nodes.list', Nodes, {
+      method: 'GET',
+      path: `${LINODE_API_PREFIX}/nodebalancers/${nb.id}/configs/${c.id}/nodes`,
+    });
     for (const n of nodes.data) addresses.add(n.address.slice(0, n.address.lastIndexOf(':')));
   }
   // A NodeBalancer's nodes are addresses: the servers holding them as their private address, as presented
@@ -46,9 +63,20 @@ async function checkAnnotated(ctx: CloudReadContext, vip: string): Promise<strin
   const problems: string[] = [];
   if (nb.client_conn_throttle !== 0) problems.push(`client_conn_throttle is ${nb.client_conn_throttle}, not 0`);
   if (!nb.tags.includes('conformance')) problems.push(`tags are ${JSON.stringify(nb.tags)}, without "conformance"`);
-  const want = { protocol: 'tcp', proxy_protocol: 'v1', algorithm: 'leastconn', check: 'http', check_path: '/healthz', check_interval: 2, check_timeout: 1, check_attempts: 1 };
+  const want = {
+    protocol: 'tcp',
+    proxy_protocol: 'v1',
+    algorithm: 'leastconn',
+    check: 'http',
+    check_path: '/healthz',
+    check_interval: 2,
+    check_timeout: 1,
+    check_attempts: 1,
+  };
   for (const c of await configsOf(ctx, nb.id)) {
-    for (const [k, v] of Object.entries(want)) if (c[k as keyof typeof want] !== v) problems.push(`config ${c.id} (port ${c.port}): ${k} is ${JSON.stringify(c[k as keyof typeof want])}, not ${JSON.stringify(v)}`);
+    for (const [k, v] of Object.entries(want))
+      if (c[k as keyof typeof want] !== v)
+        problems.push(`config ${c.id} (port ${c.port}): ${k} is ${JSON.stringify(c[k as keyof typeof want])}, not ${JSON.stringify(v)}`);
   }
   return problems;
 }
@@ -86,23 +114,35 @@ export const linodeCloud = defineCloud({
   ownCcm: {
     binary: LINODE_CCM_BINARY,
     command: linodeCcmCommand,
-    note: 'the slot passes the LINODE_* variables above, its kubeconfig and the cluster name and CIDR; its route controller runs on the cluster\'s VPC',
+    note: "the slot passes the LINODE_* variables above, its kubeconfig and the cluster name and CIDR; its route controller runs on the cluster's VPC",
   },
   ccmRbacRules: LINODE_CCM_RBAC,
   machines: (o) => new LinodeMachines(o),
   conformance: {
     nodeLabels: {},
-    lookupSecondary: { path: '/v4/vpcs/**', what: "the cluster VPC's addresses, GET /v4/vpcs/{id}/ips, on each instance-cache refresh with --vpc-names (cloud/linode/services/instances.go refreshInstances)" },
+    lookupSecondary: {
+      path: '/v4/vpcs/**',
+      what: "the cluster VPC's addresses, GET /v4/vpcs/{id}/ips, on each instance-cache refresh with --vpc-names (cloud/linode/services/instances.go refreshInstances)",
+    },
     zones: false,
     sourceRanges: false,
-    healthChecks: { none: "a NodeBalancer config checks each node on the port it forwards to (the node port): Linode's API has no health-check port of its own to point at healthCheckNodePort" },
+    healthChecks: {
+      none: "a NodeBalancer config checks each node on the port it forwards to (the node port): Linode's API has no health-check port of its own to point at healthCheckNodePort",
+    },
     proxyProtocol: { annotations: { 'service.beta.kubernetes.io/linode-loadbalancer-default-proxy-protocol': 'v1' } },
     // Linode's minimum check interval is 2 s; the timeout must stay below it.
     annotations: {
       prefix: 'service.beta.kubernetes.io/linode-loadbalancer-',
       values: {
-        'default-proxy-protocol': 'v1', 'check-type': 'http', 'check-path': '/unhealthy', 'check-interval': '2', 'check-timeout': '1', 'check-attempts': '1',
-        'default-algorithm': 'leastconn', throttle: '0', tags: 'conformance',
+        'default-proxy-protocol': 'v1',
+        'check-type': 'http',
+        'check-path': '/unhealthy',
+        'check-interval': '2',
+        'check-timeout': '1',
+        'check-attempts': '1',
+        'default-algorithm': 'leastconn',
+        throttle: '0',
+        tags: 'conformance',
       },
       healthPathKey: 'check-path',
     },

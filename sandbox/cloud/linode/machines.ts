@@ -11,7 +11,9 @@ import type { MachineCreated, MachineCreateSpec, PersonaMachines } from '../desc
 import { LINODE_API_PREFIX, linodeRegionOf } from './env.ts';
 
 const Instance = z.object({ id: z.number().int().positive(), label: z.string(), status: z.string() });
-const VPCs = z.object({ data: z.array(z.object({ id: z.number().int(), label: z.string(), subnets: z.array(z.object({ id: z.number().int(), label: z.string() })) })) });
+const VPCs = z.object({
+  data: z.array(z.object({ id: z.number().int(), label: z.string(), subnets: z.array(z.object({ id: z.number().int(), label: z.string() })) })),
+});
 
 export class LinodeMachines implements PersonaMachines {
   readonly #r: Requester;
@@ -29,7 +31,9 @@ export class LinodeMachines implements PersonaMachines {
    */
   async #subnet(network: string): Promise<number | undefined> {
     const { data } = await this.#r.call('linode.vpcs.list', VPCs, {
-      method: 'GET', path: `${LINODE_API_PREFIX}/vpcs`, query: { page_size: 500 },
+      method: 'GET',
+      path: `${LINODE_API_PREFIX}/vpcs`,
+      query: { page_size: 500 },
     });
     const vpc = data.find((v) => v.label === network);
     return (vpc?.subnets.find((s) => s.label === 'default') ?? vpc?.subnets[0])?.id;

@@ -31,7 +31,9 @@ export async function ensurePublicNetwork(api: Requester, network: string, locat
   const existing = await find();
   if (existing !== undefined) return existing;
   try {
-    return (await api.call('phoenixnap.publicNetworks.create', PublicNetwork, { method: 'POST', path: `${NETWORKS}/public-networks`, body: { name, location } })).id;
+    return (
+      await api.call('phoenixnap.publicNetworks.create', PublicNetwork, { method: 'POST', path: `${NETWORKS}/public-networks`, body: { name, location } })
+    ).id;
   } catch (e) {
     const raced = e instanceof SimcloudApiError && e.status === 409 ? await find() : undefined;
     if (raced === undefined) throw e;

@@ -13,10 +13,18 @@ import { PHOENIXNAP_CCM_BINARY, phoenixnapAccessToken, phoenixnapCcmCommand, pho
 import { preparePhoenixnapCcm } from './ccm-config.ts';
 import { PhoenixnapMachines } from './machines.ts';
 
-const IpBlocks = z.array(z.looseObject({
-  id: z.string(), cidr: z.string(), cidrBlockSize: z.string(), location: z.string(), status: z.string(),
-  assignedResourceId: z.string().optional(), assignedResourceType: z.string().optional(), tags: z.array(z.object({ name: z.string(), value: z.string().optional() })).optional(),
-}));
+const IpBlocks = z.array(
+  z.looseObject({
+    id: z.string(),
+    cidr: z.string(),
+    cidrBlockSize: z.string(),
+    location: z.string(),
+    status: z.string(),
+    assignedResourceId: z.string().optional(),
+    assignedResourceType: z.string().optional(),
+    tags: z.array(z.object({ name: z.string(), value: z.string().optional() })).optional(),
+  }),
+);
 type PnapBlock = z.infer<typeof IpBlocks>[number];
 const LbAnswer = z.object({ load_balancer: LoadBalancer });
 
@@ -36,8 +44,16 @@ async function readLoadBalancer(ctx: CloudReadContext, vip: string): Promise<Clo
   // phoenixNAP's own CCM: the block on the cluster's public network, its address announced by a node (kube-vip).
   if (block.assignedResourceType === 'PUBLIC_NETWORK') return { id: block.id, ports: [], serverIds: [], announced: true };
   if (block.assignedResourceType !== 'load-balancer' || block.assignedResourceId === undefined) return { id: block.id, ports: [], serverIds: [], raw: block };
-  const { load_balancer: lb } = await ctx.api.call('conformance.loadBalancers.get', LbAnswer, { method: 'GET', path: `/v1/load_balancers/${simIdOf('lb', block.assignedResourceId)}` });
-  return { id: block.id, ports: lb.services.map((s) => s.listen_port), serverIds: lb.resolved_targets.flatMap((t) => (t.server_id === null ? [] : [t.server_id])), raw: { ...block, load_balancer: lb } };
+  const { load_balancer: lb } = await ctx.api.call('conformance.loadBalancers.get', LbAnswer, {
+    method: 'GET',
+    path: `/v1/load_balancers/${simIdOf('lb', block.assignedResourceId)}`,
+  });
+  return {
+    id: block.id,
+    ports: lb.services.map((s) => s.listen_port),
+    serverIds: lb.resolved_targets.flatMap((t) => (t.server_id === null ? [] : [t.server_id])),
+    raw: { ...block, load_balancer: lb },
+  };
 }
 
 /** What phoenixNAP's IP API shows of the Service's block: a /29 in the location, tagged by the CCM, the address its third. */
@@ -48,7 +64,8 @@ async function checkAnnotated(ctx: CloudReadContext, vip: string): Promise<strin
   if (b.cidrBlockSize !== '/29') problems.push(`the block is ${b.cidrBlockSize}, not /29`);
   if (b.location !== 'sim-1') problems.push(`the block is in ${b.location}, not sim-1`);
   if (nthAddress(b.cidr, 2) !== vip) problems.push(`${vip} is not the third address of ${b.cidr}`);
-  if (!(b.tags ?? []).some((t) => t.name === PNAP_USAGE.name && t.value === PNAP_USAGE.value)) problems.push(`the block has no tag ${PNAP_USAGE.name}=${PNAP_USAGE.value}`);
+  if (!(b.tags ?? []).some((t) => t.name === PNAP_USAGE.name && t.value === PNAP_USAGE.value))
+    problems.push(`the block has no tag ${PNAP_USAGE.name}=${PNAP_USAGE.value}`);
   return problems;
 }
 
@@ -75,25 +92,30 @@ export const phoenixnapCloud = defineCloud({
   ownCcm: {
     binary: PHOENIXNAP_CCM_BINARY,
     command: phoenixnapCcmCommand,
-    note: 'it reaches auth.phoenixnap.com and api.phoenixnap.com, compiled in, through the sandbox\'s interception proxy (HTTPS_PROXY, SSL_CERT_FILE); its load balancers are kube-vip\'s model on the cluster\'s public network',
+    note: "it reaches auth.phoenixnap.com and api.phoenixnap.com, compiled in, through the sandbox's interception proxy (HTTPS_PROXY, SSL_CERT_FILE); its load balancers are kube-vip's model on the cluster's public network",
   },
   // Its load balancers read the kube-system namespace's UID (the cluster id in its tags); it exits without.
   ccmRbacRules: [{ apiGroups: [''], resources: ['namespaces'], verbs: ['get'] }],
-  prepareCcm: async (o) => void await preparePhoenixnapCcm(o),
+  prepareCcm: async (o) => void (await preparePhoenixnapCcm(o)),
   kubeVip: true,
   machines: (o) => new PhoenixnapMachines(o),
   conformance: {
     notOffered: {
       // Our provider offers simcloud's annotations on the simcloud load balancer it puts on the block (below).
-      'lb-annotations': { ccms: ['command'], reason: "phoenixNAP has no load balancer to configure: its own CCM's one annotation is phoenixnap.com/ip-location, and kube-vip announces the address" },
+      'lb-annotations': {
+        ccms: ['command'],
+        reason: "phoenixNAP has no load balancer to configure: its own CCM's one annotation is phoenixnap.com/ip-location, and kube-vip announces the address",
+      },
       routes: { ccms: ['command', 'upstream'], reason: "phoenixNAP's networks API has no routes, and its own CCM no route controller" },
     },
     nodeLabels: {},
     lookupSecondary: { none: "phoenixNAP's CCM reads addresses from the server record (phoenixnap/instances.go)" },
     zones: false,
     sourceRanges: false,
-    healthChecks: { none: "phoenixNAP has no load balancer: its CCM assigns an IP block whose address a node announces (kube-vip), with no health check" },
-    proxyProtocol: { none: "phoenixNAP has no load balancer: its CCM assigns an IP block whose address a node announces (kube-vip), and nothing in between sends a PROXY header" },
+    healthChecks: { none: 'phoenixNAP has no load balancer: its CCM assigns an IP block whose address a node announces (kube-vip), with no health check' },
+    proxyProtocol: {
+      none: 'phoenixNAP has no load balancer: its CCM assigns an IP block whose address a node announces (kube-vip), and nothing in between sends a PROXY header',
+    },
     // phoenixNAP's CCM has one annotation (phoenixnap.com/ip-location) and no load balancer; the block's traffic is
     // carried by simcloud's load balancer on it, whose settings are simcloud's own annotations.
     annotations: simcloudCloud.conformance.annotations,

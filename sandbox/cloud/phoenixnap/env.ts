@@ -22,10 +22,16 @@ export const phoenixnapUrl = (simcloudUrl: string): string => `${bareUrl(simclou
 export function phoenixnapCcmEnv(i: Pick<CcmEnvInput, 'simcloudUrl' | 'token' | 'zone'>): Record<string, string> {
   const base = bareUrl(i.simcloudUrl);
   return {
-    PNAP_CLIENT_ID: clientIdOf(i.token), PNAP_CLIENT_SECRET: i.token, PNAP_LOCATION: phoenixnapLocationOf(i.zone),
-    PNAP_TOKEN_URL: `${base}${TOKEN_PATH}`, PNAP_BMC_API_URL: `${base}${BMC}`, PNAP_IP_API_URL: `${base}${IPS}`, PNAP_NETWORK_API_URL: `${base}${NETWORKS}`,
+    PNAP_CLIENT_ID: clientIdOf(i.token),
+    PNAP_CLIENT_SECRET: i.token,
+    PNAP_LOCATION: phoenixnapLocationOf(i.zone),
+    PNAP_TOKEN_URL: `${base}${TOKEN_PATH}`,
+    PNAP_BMC_API_URL: `${base}${BMC}`,
+    PNAP_IP_API_URL: `${base}${IPS}`,
+    PNAP_NETWORK_API_URL: `${base}${NETWORKS}`,
     // Our provider's load balancers carrying the blocks' traffic are simcloud's own (phoenixNAP has none).
-    SIMCLOUD_ENDPOINT: base, SIMCLOUD_TOKEN: i.token,
+    SIMCLOUD_ENDPOINT: base,
+    SIMCLOUD_TOKEN: i.token,
   };
 }
 
@@ -45,7 +51,8 @@ const TokenAnswer = z.object({ access_token: z.string().min(1) });
 /** An access token from the persona's token endpoint, for the project token `token` as client secret. */
 export async function phoenixnapAccessToken(simcloudUrl: string, token: string): Promise<string> {
   const res = await fetch(`${bareUrl(simcloudUrl)}${TOKEN_PATH}`, {
-    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientIdOf(token), client_secret: token }).toString(),
   });
   if (!res.ok) throw new Error(`phoenixNAP token endpoint: HTTP ${res.status}`);

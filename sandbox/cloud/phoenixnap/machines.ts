@@ -28,7 +28,9 @@ export class PhoenixnapMachines implements PersonaMachines {
 
   /** A requester with an access token (fetched once; the sandbox makes its machines well within its hour). */
   #requester(): Promise<Requester> {
-    this.#api ??= phoenixnapAccessToken(this.#o.endpoint, this.#o.token).then((bearer) => buildRequester({ endpoint: this.#o.endpoint, token: bearer, caller: this.#o.caller }));
+    this.#api ??= phoenixnapAccessToken(this.#o.endpoint, this.#o.token).then((bearer) =>
+      buildRequester({ endpoint: this.#o.endpoint, token: bearer, caller: this.#o.caller }),
+    );
     return this.#api;
   }
 
@@ -43,7 +45,10 @@ export class PhoenixnapMachines implements PersonaMachines {
     const net = nets.find((n) => n.name === spec.network);
     if (net === undefined) throw new Error(`no private network ${spec.network} in GET ${NETWORKS}/private-networks`);
     const body = {
-      hostname: spec.name, os: spec.image, type: spec.serverType, location: phoenixnapLocationOf(spec.zone),
+      hostname: spec.name,
+      os: spec.image,
+      type: spec.serverType,
+      location: phoenixnapLocationOf(spec.zone),
       networkConfiguration: { privateNetworkConfiguration: { configurationType: 'USER_DEFINED', privateNetworks: [{ id: net.id }] } },
     };
     const server = await r.call('phoenixnap.servers.create', Server, { method: 'POST', path: `${BMC}/servers`, body });
@@ -58,7 +63,9 @@ export class PhoenixnapMachines implements PersonaMachines {
     // cluster's public network. It holds no address yet (the network gets its blocks as Services come).
     const publicNetwork = await ensurePublicNetwork(r, spec.network, body.location);
     await r.call('phoenixnap.servers.publicNetworks.add', PublicNetworkMember, {
-      method: 'POST', path: `${BMC}/servers/${server.id}/network-configuration/public-network-configuration/public-networks`, body: { id: publicNetwork, ips: [] },
+      method: 'POST',
+      path: `${BMC}/servers/${server.id}/network-configuration/public-network-configuration/public-networks`,
+      body: { id: publicNetwork, ips: [] },
     });
     return { joinedNetwork: true, labelled: false };
   }

@@ -8,7 +8,11 @@ import { defineCloud, type CloudLoadBalancerView, type CloudReadContext } from '
 const LoadBalancerList = z.object({ load_balancers: z.array(LoadBalancer) });
 
 async function readLoadBalancer(ctx: CloudReadContext, vip: string): Promise<CloudLoadBalancerView | undefined> {
-  const { load_balancers: lbs } = await ctx.api.call('conformance.loadBalancers.list', LoadBalancerList, { method: 'GET', path: '/v1/load_balancers', query: { per_page: 200 } });
+  const { load_balancers: lbs } = await ctx.api.call('conformance.loadBalancers.list', LoadBalancerList, {
+    method: 'GET',
+    path: '/v1/load_balancers',
+    query: { per_page: 200 },
+  });
   const lb = lbs.find((x) => x.public_ipv4 === vip);
   if (lb === undefined) return undefined;
   return {
@@ -35,11 +39,23 @@ export const simcloudCloud = defineCloud({
     lookupSecondary: { none: 'our CCMs read addresses from the server record (src/simcloud/client.ts, go/provider/simcloud/instances.go)' },
     zones: true,
     sourceRanges: true,
-    healthChecks: { fast: { 'loadbalancer.simcloud.dev/health-check-interval': '1', 'loadbalancer.simcloud.dev/health-check-timeout': '1', 'loadbalancer.simcloud.dev/health-check-retries': '1' } },
+    healthChecks: {
+      fast: {
+        'loadbalancer.simcloud.dev/health-check-interval': '1',
+        'loadbalancer.simcloud.dev/health-check-timeout': '1',
+        'loadbalancer.simcloud.dev/health-check-retries': '1',
+      },
+    },
     proxyProtocol: { annotations: { 'loadbalancer.simcloud.dev/proxy-protocol': 'v1' } },
     annotations: {
       prefix: 'loadbalancer.simcloud.dev/',
-      values: { 'proxy-protocol': 'v1', 'health-check-protocol': 'http', 'health-check-path': '/unhealthy', 'health-check-interval': '1', 'health-check-retries': '1' },
+      values: {
+        'proxy-protocol': 'v1',
+        'health-check-protocol': 'http',
+        'health-check-path': '/unhealthy',
+        'health-check-interval': '1',
+        'health-check-retries': '1',
+      },
       healthPathKey: 'health-check-path',
     },
     readLoadBalancer,

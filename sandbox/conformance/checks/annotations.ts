@@ -36,12 +36,21 @@ export async function lbAnnotations(ctx: ConformanceContext): Promise<string> {
     namespace: ctx.namespace,
     body: {
       metadata: { name: ANNOTATED, annotations },
-      spec: { type: 'LoadBalancer', selector: { app: WEB }, ports: [{ port: PORT, targetPort: 80 }], ...(sourceRanges ? { loadBalancerSourceRanges: ['127.0.0.1/32'] } : {}) },
+      spec: {
+        type: 'LoadBalancer',
+        selector: { app: WEB },
+        ports: [{ port: PORT, targetPort: 80 }],
+        ...(sourceRanges ? { loadBalancerSourceRanges: ['127.0.0.1/32'] } : {}),
+      },
     },
   });
   const vip = await ingressOf(ctx, ANNOTATED);
   ctx.memory.annotatedVip = vip;
-  await until(ctx, `${vip}:${PORT} to refuse traffic while every node fails its health check on /unhealthy`, async () => (await httpGet(vip, PORT, '/').catch(() => ({ status: 0 }))).status === 0);
+  await until(
+    ctx,
+    `${vip}:${PORT} to refuse traffic while every node fails its health check on /unhealthy`,
+    async () => (await httpGet(vip, PORT, '/').catch(() => ({ status: 0 }))).status === 0,
+  );
   await healthPathToHealthz(ctx);
   const res = await until(ctx, `traffic through ${vip}:${PORT} once the health check path is /healthz`, async () => {
     const r = await httpGet(vip, PORT, '/', '127.0.0.1').catch(() => undefined);
@@ -49,7 +58,10 @@ export async function lbAnnotations(ctx: ConformanceContext): Promise<string> {
   });
   checkProxyHeader(res.body, vip);
   if (sourceRanges) {
-    const other = await httpGet(vip, PORT, '/', '127.0.0.2').then((r) => r.status, () => 0);
+    const other = await httpGet(vip, PORT, '/', '127.0.0.2').then(
+      (r) => r.status,
+      () => 0,
+    );
     check(other === 0, `a client at 127.0.0.2, outside loadBalancerSourceRanges 127.0.0.1/32, got HTTP ${other}`);
   }
   const problems = (await ctx.cloud.conformance.checkAnnotated?.(await cloudRead(ctx), vip)) ?? [];

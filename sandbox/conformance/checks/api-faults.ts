@@ -6,9 +6,7 @@
 // addresses on Linode), each for one window. Afterwards the worker comes back and everything must converge.
 import type { FaultRuleInput } from '../../../simulator/api/schema/internal.ts';
 import type { ApiCallEvent } from '../../../simulator/api/schema/events.ts';
-import {
-  check, CONTROL_PLANE_LABEL, hasTaint, listNodes, readyOf, SHUTDOWN_TAINT, UNINITIALIZED_TAINT, until, type ConformanceContext,
-} from '../context.ts';
+import { check, CONTROL_PLANE_LABEL, hasTaint, listNodes, readyOf, SHUTDOWN_TAINT, UNINITIALIZED_TAINT, until, type ConformanceContext } from '../context.ts';
 import { endpointList, holdFor, recordCcmCalls, watchNodes, type CallRecorder } from './ccm-calls.ts';
 
 /** One fault of the run: its name in the report, the rule, and which of the CCM's answers it made. */
@@ -32,10 +30,15 @@ export function apiFaults(ctx: Pick<ConformanceContext, 'cloud'>, windowMs: numb
     errorFault(503, 'service_unavailable', LOOKUP),
     errorFault(403, 'forbidden', LOOKUP),
     // A request held for the whole window: the CCM's own timeout (or its context's) ends it first.
-    { name: `timeout (answers held ${windowMs / 1000} s)`, rule: { kind: 'latency', latency_ms: windowMs, match: LOOKUP }, hit: (c) => c.latency_ms >= windowMs / 2 || c.status === 0 },
+    {
+      name: `timeout (answers held ${windowMs / 1000} s)`,
+      rule: { kind: 'latency', latency_ms: windowMs, match: LOOKUP },
+      hit: (c) => c.latency_ms >= windowMs / 2 || c.status === 0,
+    },
   ];
   const secondary = ctx.cloud.conformance.lookupSecondary;
-  if ('path' in secondary) faults.push({ ...errorFault(503, 'service_unavailable', { method: 'GET', path: secondary.path }), name: `503 on the secondary call (${secondary.what})` });
+  if ('path' in secondary)
+    faults.push({ ...errorFault(503, 'service_unavailable', { method: 'GET', path: secondary.path }), name: `503 on the secondary call (${secondary.what})` });
   return faults;
 }
 

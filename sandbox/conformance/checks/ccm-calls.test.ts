@@ -13,8 +13,15 @@ describe('CCM calls per endpoint', () => {
   });
 
   it('counts calls per endpoint, most first, and lists them in a few words', () => {
-    const calls = [{ method: 'GET', path: '/v1/servers' }, { method: 'GET', path: '/v1/servers/srv-1' }, { method: 'GET', path: '/v1/servers/srv-2' }];
-    expect(perEndpoint(calls)).toEqual([['GET /v1/servers/{id}', 2], ['GET /v1/servers', 1]]);
+    const calls = [
+      { method: 'GET', path: '/v1/servers' },
+      { method: 'GET', path: '/v1/servers/srv-1' },
+      { method: 'GET', path: '/v1/servers/srv-2' },
+    ];
+    expect(perEndpoint(calls)).toEqual([
+      ['GET /v1/servers/{id}', 2],
+      ['GET /v1/servers', 1],
+    ]);
     expect(endpointList(calls)).toBe('GET /v1/servers/{id} x2, GET /v1/servers x1');
     expect(endpointList([])).toBe('none');
   });

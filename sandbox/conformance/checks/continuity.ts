@@ -14,7 +14,13 @@ import { check, isCcmCall, until, type ConformanceContext } from '../context.ts'
 import { cloudLb, ingressNow, ingressOf } from './load-balancers.ts';
 
 /** The store's collections the continuity checks judge, by the resource_type their events carry. */
-const COLLECTIONS = { load_balancer: 'load_balancers', server_group: 'server_groups', firewall_policy: 'firewall_policies', ip_block: 'ip_blocks', network: 'networks' } as const;
+const COLLECTIONS = {
+  load_balancer: 'load_balancers',
+  server_group: 'server_groups',
+  firewall_policy: 'firewall_policies',
+  ip_block: 'ip_blocks',
+  network: 'networks',
+} as const;
 type Judged = keyof typeof COLLECTIONS;
 const isJudged = (t: string): t is Judged => t in COLLECTIONS;
 
@@ -24,7 +30,9 @@ interface Stored {
   readonly record: StoredRecord;
 }
 
-const StoreDoc = z.looseObject(Object.fromEntries(Object.values(COLLECTIONS).map((c) => [c, z.record(z.string(), z.record(z.string(), z.unknown())).default({})])));
+const StoreDoc = z.looseObject(
+  Object.fromEntries(Object.values(COLLECTIONS).map((c) => [c, z.record(z.string(), z.record(z.string(), z.unknown())).default({})])),
+);
 
 /** Fields that move on their own (a status, a timestamp, the lock an action holds while it runs): never a change a CCM made. */
 const VOLATILE = new Set(['status', 'updated', 'updated_at', 'project_id', 'locked']);
@@ -36,11 +44,14 @@ const MEMBER_LISTS = new Set(['targets', 'routes', 'server_ids', 'rules']);
 const VIEW_VOLATILE = /^(status|updated|created|transfer|.*traffic.*|health_status|nodes_status|resolved_targets|targets|droplet_ids|nodes)$/;
 
 const show = (v: unknown): string => JSON.stringify(v) ?? 'undefined';
-const labelOf = (type: string, id: string, r: StoredRecord | undefined): string => `${type.replace(/_/g, ' ')} ${id}${typeof r?.name === 'string' ? ` (${r.name})` : ''}`;
+const labelOf = (type: string, id: string, r: StoredRecord | undefined): string =>
+  `${type.replace(/_/g, ' ')} ${id}${typeof r?.name === 'string' ? ` (${r.name})` : ''}`;
 
 /** The ids of a list whose members each carry a distinct `id` (a set of identified objects), else undefined. */
 function memberIds(list: readonly unknown[]): string[] | undefined {
-  const ids = list.map((m) => (m !== null && typeof m === 'object' && 'id' in m && (typeof m.id === 'string' || typeof m.id === 'number') ? String(m.id) : undefined));
+  const ids = list.map((m) =>
+    m !== null && typeof m === 'object' && 'id' in m && (typeof m.id === 'string' || typeof m.id === 'number') ? String(m.id) : undefined,
+  );
   return ids.every((id) => id !== undefined) && new Set(ids).size === ids.length ? ids : undefined;
 }
 
@@ -94,12 +105,14 @@ function memberChanges(what: string, before: unknown, after: unknown): Change[] 
 function fieldChanges(what: string, key: string, before: unknown, after: unknown): Change[] {
   const [b, a] = [flatten(before, (k) => VOLATILE.has(k)), flatten(after, (k) => VOLATILE.has(k))];
   const effect = IDENTITY.has(key) ? CloudWriteEffect.identity : CloudWriteEffect.setting;
-  return [...new Set([...b.keys(), ...a.keys()])].filter((p) => b.get(p) !== a.get(p))
+  return [...new Set([...b.keys(), ...a.keys()])]
+    .filter((p) => b.get(p) !== a.get(p))
     .map((p) => ({ effect, what: `${what}${p === '' ? key : `${key}.${p}`} ${b.get(p) ?? 'unset'} → ${a.get(p) ?? 'unset'}` }));
 }
 
 const rank = (e: CloudWriteEffect): number => [CloudWriteEffect.none, CloudWriteEffect.setting, CloudWriteEffect.identity].indexOf(e);
-export const worst = (changes: readonly Change[]): CloudWriteEffect => changes.reduce<CloudWriteEffect>((w, c) => (rank(c.effect) > rank(w) ? c.effect : w), CloudWriteEffect.none);
+export const worst = (changes: readonly Change[]): CloudWriteEffect =>
+  changes.reduce<CloudWriteEffect>((w, c) => (rank(c.effect) > rank(w) ? c.effect : w), CloudWriteEffect.none);
 
 /** The judged part of simcloud's store, by id. */
 export type StoreState = ReadonlyMap<string, Stored>;
@@ -142,10 +155,12 @@ export interface LbState {
 
 /** The Services' load balancers through the cloud's API, as they are now (nothing waited for). */
 export async function readLbs(ctx: ConformanceContext, services: readonly string[]): Promise<LbState[]> {
-  return Promise.all(services.map(async (service): Promise<LbState> => {
-    const vip = await ingressNow(ctx, service);
-    return lbState(service, vip, vip === undefined ? undefined : await cloudLb(ctx, vip));
-  }));
+  return Promise.all(
+    services.map(async (service): Promise<LbState> => {
+      const vip = await ingressNow(ctx, service);
+      return lbState(service, vip, vip === undefined ? undefined : await cloudLb(ctx, vip));
+    }),
+  );
 }
 
 function lbState(service: string, vip: string | undefined, view: CloudLoadBalancerView | undefined): LbState {
@@ -153,8 +168,13 @@ function lbState(service: string, vip: string | undefined, view: CloudLoadBalanc
   const raw = view.raw ?? {};
   const name = raw.name ?? raw.label;
   return {
-    service, vip, id: view.id, name: typeof name === 'string' ? name : undefined, ports: [...view.ports].sort((a, b) => a - b),
-    serverIds: [...view.serverIds].sort(), settings: flatten(raw, (k) => VIEW_VOLATILE.test(k)),
+    service,
+    vip,
+    id: view.id,
+    name: typeof name === 'string' ? name : undefined,
+    ports: [...view.ports].sort((a, b) => a - b),
+    serverIds: [...view.serverIds].sort(),
+    settings: flatten(raw, (k) => VIEW_VOLATILE.test(k)),
   };
 }
 
@@ -169,7 +189,11 @@ export function lbChanges(before: readonly LbState[], after: readonly LbState[],
 }
 
 function lbIdentityChanges(lb: string, b: LbState, a: LbState): Change[] {
-  const identity: Array<[string, unknown, unknown]> = [['id', b.id, a.id], ['name', b.name, a.name], ['ingress', b.vip, a.vip]];
+  const identity: Array<[string, unknown, unknown]> = [
+    ['id', b.id, a.id],
+    ['name', b.name, a.name],
+    ['ingress', b.vip, a.vip],
+  ];
   const removed = b.serverIds.filter((s) => !a.serverIds.includes(s));
   return [
     ...identity.filter(([, x, y]) => x !== y).map(([k, x, y]) => ({ effect: CloudWriteEffect.identity, what: `${lb}: ${k} ${show(x)} → ${show(y)}` })),
@@ -179,7 +203,8 @@ function lbIdentityChanges(lb: string, b: LbState, a: LbState): Change[] {
 
 function lbSettingChanges(lb: string, b: LbState, a: LbState): Change[] {
   const added = a.serverIds.filter((s) => !b.serverIds.includes(s));
-  const paths = b.id === a.id ? [...new Set([...b.settings.keys(), ...a.settings.keys()])].filter((p) => b.settings.get(p) !== a.settings.get(p) && !IDENTITY.has(p)) : [];
+  const paths =
+    b.id === a.id ? [...new Set([...b.settings.keys(), ...a.settings.keys()])].filter((p) => b.settings.get(p) !== a.settings.get(p) && !IDENTITY.has(p)) : [];
   return [
     ...(added.length ? [{ effect: CloudWriteEffect.setting, what: `${lb}: targets ${added.join(', ')} added` }] : []),
     ...(b.ports.join() === a.ports.join() ? [] : [{ effect: CloudWriteEffect.setting, what: `${lb}: ports ${b.ports.join(', ')} → ${a.ports.join(', ')}` }]),
@@ -233,7 +258,10 @@ export class WriteLedger {
 
   /** When the CCM last called the cloud (a write when `writes`) since `since`, or undefined. */
   lastCcmCall(since: number, writes = false): number | undefined {
-    const times = this.#events.filter((e) => isCcmCall(e) && (!writes || isWrite(e))).map((e) => Date.parse(e.time)).filter((t) => t >= since);
+    const times = this.#events
+      .filter((e) => isCcmCall(e) && (!writes || isWrite(e)))
+      .map((e) => Date.parse(e.time))
+      .filter((t) => t >= since);
     return times.length ? Math.max(...times) : undefined;
   }
 
@@ -246,7 +274,13 @@ export class WriteLedger {
       if (e.type === 'resource_change') recordChange(e, records, made);
       if (isWrite(e) && isCcmCall(e) && Date.parse(e.time) >= this.#from) {
         const changes = made.get(e.request_id) ?? [];
-        out.push({ method: e.method, path: e.path, status: e.status, effect: worst(changes), changes: changes.filter((c) => c.effect !== CloudWriteEffect.none).map((c) => c.what) });
+        out.push({
+          method: e.method,
+          path: e.path,
+          status: e.status,
+          effect: worst(changes),
+          changes: changes.filter((c) => c.effect !== CloudWriteEffect.none).map((c) => c.what),
+        });
       }
     }
     return out;
@@ -265,7 +299,8 @@ function recordChange(e: Extract<SimEvent, { type: 'resource_change' }>, records
 
 /** An OAuth2 token grant (Brightbox's `/token`, phoenixNAP's `…/openid-connect/token`): a login, not a write to the cloud. */
 const TOKEN_GRANT = /\/token\/?$/;
-const isWrite = (e: SimEvent): e is Extract<SimEvent, { type: 'api_call' }> => e.type === 'api_call' && !['GET', 'HEAD', 'OPTIONS'].includes(e.method) && !TOKEN_GRANT.test(e.path);
+const isWrite = (e: SimEvent): e is Extract<SimEvent, { type: 'api_call' }> =>
+  e.type === 'api_call' && !['GET', 'HEAD', 'OPTIONS'].includes(e.method) && !TOKEN_GRANT.test(e.path);
 
 /** How long a CCM's cloud writes must pause before its state counts as settled, and the least time given after a start. */
 export const QUIET_MS = 5000;
@@ -291,14 +326,21 @@ export async function stopCcm(ctx: Pick<ConformanceContext, 'sandbox'>): Promise
   await ctx.sandbox.stopCcm();
   const kc = new PooledKubeConfig();
   kc.loadFromFile(ctx.sandbox.cluster?.kubeconfigPath ?? '');
-  await kc.makeApiClient(CoordinationV1Api).deleteNamespacedLease({ name: 'cloud-controller-manager', namespace: 'kube-system' }).catch(() => undefined);
+  await kc
+    .makeApiClient(CoordinationV1Api)
+    .deleteNamespacedLease({ name: 'cloud-controller-manager', namespace: 'kube-system' })
+    .catch(() => undefined);
 }
 
 /**
  * Carries the Services' cloud state across a CCM start: settles, reads it, stops the CCM, starts one with
  * `start`, settles, reads it again. The writes after the start go into the check's result.
  */
-export async function acrossCcmStart(ctx: ConformanceContext, services: readonly string[], start: () => Promise<void>): Promise<{ before: CloudState; after: CloudState }> {
+export async function acrossCcmStart(
+  ctx: ConformanceContext,
+  services: readonly string[],
+  start: () => Promise<void>,
+): Promise<{ before: CloudState; after: CloudState }> {
   const ledger = await WriteLedger.start(ctx);
   try {
     await settle(ctx, ledger, Date.now());
@@ -326,11 +368,16 @@ export function servicePair(capability: string): readonly [string, string] {
 
 export async function createLbService(ctx: ConformanceContext, name: string, annotated: boolean, extra: Readonly<Record<string, string>> = {}): Promise<void> {
   const { prefix, values, healthPathKey } = ctx.cloud.conformance.annotations;
-  const annotations = annotated ? { ...Object.fromEntries(Object.entries(values).map(([k, v]) => [`${prefix}${k}`, k === healthPathKey ? '/healthz' : v])), ...extra } : { ...extra };
+  const annotations = annotated
+    ? { ...Object.fromEntries(Object.entries(values).map(([k, v]) => [`${prefix}${k}`, k === healthPathKey ? '/healthz' : v])), ...extra }
+    : { ...extra };
   ctx.involve({ kind: 'Service', namespace: ctx.namespace, name });
   await ctx.core.createNamespacedService({
     namespace: ctx.namespace,
-    body: { metadata: { name, annotations }, spec: { type: 'LoadBalancer', selector: { app: name }, ports: [{ name: 'http', port: annotated ? 8081 : 80, targetPort: 80 }] } },
+    body: {
+      metadata: { name, annotations },
+      spec: { type: 'LoadBalancer', selector: { app: name }, ports: [{ name: 'http', port: annotated ? 8081 : 80, targetPort: 80 }] },
+    },
   });
 }
 
@@ -354,7 +401,9 @@ export async function lbReady(ctx: ConformanceContext, name: string): Promise<st
 export async function deleteServices(ctx: ConformanceContext, names: readonly string[], vips: readonly string[]): Promise<void> {
   for (const name of names) await ctx.core.deleteNamespacedService({ name, namespace: ctx.namespace }).catch(() => undefined);
   await until(ctx, `Services ${names.join(', ')} and their load balancers at ${vips.join(', ') || '-'} gone`, async () => {
-    const left = (await ctx.core.listNamespacedService({ namespace: ctx.namespace })).items.filter((s) => names.includes(s.metadata?.name ?? '')).map((s) => s.metadata?.name);
+    const left = (await ctx.core.listNamespacedService({ namespace: ctx.namespace })).items
+      .filter((s) => names.includes(s.metadata?.name ?? ''))
+      .map((s) => s.metadata?.name);
     const lbs = (await Promise.all(vips.map(async (v) => ((await cloudLb(ctx, v)) ? v : undefined)))).filter((v) => v !== undefined);
     if (left.length || lbs.length) throw new Error(`left: ${[...left.map((n) => `Service ${n}`), ...lbs.map((v) => `load balancer at ${v}`)].join(', ')}`);
     return true;
@@ -378,6 +427,8 @@ export function judge(changes: readonly Change[], writes: readonly CloudWrite[],
 /** A summary of the writes: `3 writes: 2 re-applied (none), 1 setting changed`. */
 export function writesSummary(writes: readonly CloudWrite[]): string {
   if (writes.length === 0) return 'no writes';
-  const counts = Object.values(CloudWriteEffect).map((e) => [e, writes.filter((w) => w.effect === e).length] as const).filter(([, n]) => n > 0);
+  const counts = Object.values(CloudWriteEffect)
+    .map((e) => [e, writes.filter((w) => w.effect === e).length] as const)
+    .filter(([, n]) => n > 0);
   return `${writes.length} write${writes.length === 1 ? '' : 's'} (${counts.map(([e, n]) => `${n} ${e === CloudWriteEffect.none ? 're-applied, no effect' : e}`).join(', ')})`;
 }

@@ -19,13 +19,27 @@ export async function downDelete(ctx: ConformanceContext): Promise<string> {
   const { victim, joined } = await whileDown(ctx);
   await ctx.sandbox.startCcm();
 
-  await until(ctx, `Service ${GONE}, deleted while the CCM was down, gone (its finalizer released)`, async () =>
-    !(await ctx.core.listNamespacedService({ namespace: ctx.namespace })).items.some((s) => s.metadata?.name === GONE));
+  await until(
+    ctx,
+    `Service ${GONE}, deleted while the CCM was down, gone (its finalizer released)`,
+    async () => !(await ctx.core.listNamespacedService({ namespace: ctx.namespace })).items.some((s) => s.metadata?.name === GONE),
+  );
   const left = await cloudLb(ctx, goneVip);
-  check(left === undefined, `the ${ctx.cloud.title} load balancer ${left?.id} at ${goneVip} of Service ${GONE} is still there after its finalizer was released: its deletion while the CCM was down was lost`);
-  await until(ctx, `Node ${victim.name} deleted after its server was deleted while the CCM was down`, async () =>
-    !(await listNodes(ctx)).some((n) => n.metadata?.name === victim.name), Math.max(ctx.timeoutMs, VANISHED_NODE_MS));
-  await until(ctx, `the node ${joined}, joined while the CCM was down, to be initialised`, async () => !hasTaint(await ctx.core.readNode({ name: joined }), UNINITIALIZED_TAINT));
+  check(
+    left === undefined,
+    `the ${ctx.cloud.title} load balancer ${left?.id} at ${goneVip} of Service ${GONE} is still there after its finalizer was released: its deletion while the CCM was down was lost`,
+  );
+  await until(
+    ctx,
+    `Node ${victim.name} deleted after its server was deleted while the CCM was down`,
+    async () => !(await listNodes(ctx)).some((n) => n.metadata?.name === victim.name),
+    Math.max(ctx.timeoutMs, VANISHED_NODE_MS),
+  );
+  await until(
+    ctx,
+    `the node ${joined}, joined while the CCM was down, to be initialised`,
+    async () => !hasTaint(await ctx.core.readNode({ name: joined }), UNINITIALIZED_TAINT),
+  );
   await targetsMoved(ctx, keptVip, victim, joined);
 
   await deleteServices(ctx, [KEPT], [keptVip]);
@@ -45,17 +59,26 @@ async function whileDown(ctx: ConformanceContext): Promise<{ victim: Server; joi
   await deleteServer(ctx, victim.id);
   const joined = await ctx.sandbox.addWorker();
   ctx.involve({ kind: 'Node', name: joined });
-  await until(ctx, `the new node ${joined} to register while the CCM is down`, async () => (await ctx.core.readNode({ name: joined }).catch(() => undefined)) !== undefined);
+  await until(
+    ctx,
+    `the new node ${joined} to register while the CCM is down`,
+    async () => (await ctx.core.readNode({ name: joined }).catch(() => undefined)) !== undefined,
+  );
   return { victim, joined };
 }
 
 /** Waits until the kept Service's load balancer targets the joined node and no longer the deleted server. */
 async function targetsMoved(ctx: ConformanceContext, vip: string, victim: Server, joined: string): Promise<void> {
   const joinedId = (await clusterServers(ctx)).find((s) => s.name === joined)?.id ?? joined;
-  await until(ctx, `the load balancer of ${KEPT} at ${vip} to target ${joined} and no longer ${victim.name}`, async () => {
-    const view = await cloudLb(ctx, vip);
-    if (!view) throw new Error(`the ${ctx.cloud.title} API shows no load balancer at ${vip}`);
-    if (!view.serverIds.includes(joinedId) || view.serverIds.includes(victim.id)) throw new Error(`targets ${view.serverIds.join(', ') || 'none'}`);
-    return true;
-  }, Math.max(ctx.timeoutMs, NODE_SYNC_MS));
+  await until(
+    ctx,
+    `the load balancer of ${KEPT} at ${vip} to target ${joined} and no longer ${victim.name}`,
+    async () => {
+      const view = await cloudLb(ctx, vip);
+      if (!view) throw new Error(`the ${ctx.cloud.title} API shows no load balancer at ${vip}`);
+      if (!view.serverIds.includes(joinedId) || view.serverIds.includes(victim.id)) throw new Error(`targets ${view.serverIds.join(', ') || 'none'}`);
+      return true;
+    },
+    Math.max(ctx.timeoutMs, NODE_SYNC_MS),
+  );
 }

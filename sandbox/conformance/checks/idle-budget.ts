@@ -26,6 +26,9 @@ export async function idleBudget(ctx: ConformanceContext): Promise<string> {
   const listed = endpoints.map(([e, n]) => `${e} ${perMinute(n, idleMs)}`).join(', ') || 'none';
   const what = `${recorder.calls.length} calls in ${idleMs / 1000} s with ${services} LoadBalancer Service(s): ${listed}`;
   const over = endpoints.filter(([, n]) => n > budget);
-  check(over.length === 0, `${over.map(([e, n]) => `${e} ${(n / (idleMs / 1000)).toFixed(2)}/s`).join(', ')} above the budget of ${idleBudgetPerSecond}/s per endpoint; ${what}`);
+  check(
+    over.length === 0,
+    `${over.map(([e, n]) => `${e} ${(n / (idleMs / 1000)).toFixed(2)}/s`).join(', ')} above the budget of ${idleBudgetPerSecond}/s per endpoint; ${what}`,
+  );
   return what;
 }

@@ -18,7 +18,10 @@ const PORT = 8082;
 const SETTLE_MS = 10_000;
 
 /** A backend that requires the PROXY header and names the client the header carried. */
-const REQUIRES_HEADER: Behaviour = { proxyProtocol: 'required', http: [{ path: '/*', reply: { status: 200, headers: {}, json: { pod: '{{pod.name}}', proxySource: '{{proxy.source}}' } } }] };
+const REQUIRES_HEADER: Behaviour = {
+  proxyProtocol: 'required',
+  http: [{ path: '/*', reply: { status: 200, headers: {}, json: { pod: '{{pod.name}}', proxySource: '{{proxy.source}}' } } }],
+};
 
 /** The backend's answer from `host:port` (connecting from `from`): the client its PROXY header named, or why none came. */
 async function backendReply(host: string, port: number, from?: string): Promise<string> {
@@ -46,25 +49,35 @@ export async function inCluster(ctx: ConformanceContext): Promise<string> {
   await createBackend(ctx, IN_CLUSTER, 1, JSON.stringify(REQUIRES_HEADER));
   await ctx.core.createNamespacedService({
     namespace: ctx.namespace,
-    body: { metadata: { name: IN_CLUSTER, annotations: pp.annotations }, spec: { type: 'LoadBalancer', selector: { app: IN_CLUSTER }, ports: [{ port: PORT, targetPort: 80 }] } },
+    body: {
+      metadata: { name: IN_CLUSTER, annotations: pp.annotations },
+      spec: { type: 'LoadBalancer', selector: { app: IN_CLUSTER }, ports: [{ port: PORT, targetPort: 80 }] },
+    },
   });
   const vip = await ingressOf(ctx, IN_CLUSTER);
   ctx.memory.moreLbs = { ...ctx.memory.moreLbs, [IN_CLUSTER]: vip };
-  await until(ctx, `an answer through ${vip}:${PORT} from outside the cluster, from a backend that requires the PROXY header the load balancer sends`, () => backendReply(vip, PORT, '127.0.0.1'));
+  await until(ctx, `an answer through ${vip}:${PORT} from outside the cluster, from a backend that requires the PROXY header the load balancer sends`, () =>
+    backendReply(vip, PORT, '127.0.0.1'),
+  );
   const node = await clientNode(ctx);
   let last: { dial: NodeDial; ingress: string } | undefined;
-  const source = await until(ctx, `an answer through ${vip}:${PORT} to a client on node ${node.name} (${node.address})`, async () => {
-    const svc = await readService(ctx, IN_CLUSTER);
-    const ingress = svc.status?.loadBalancer?.ingress?.[0];
-    const dial = nodeDial(buildProxyTable([svc], []), node.address, vip, PORT);
-    last = { dial, ingress: ingress?.ip === undefined ? `hostname ${ingress?.hostname ?? '-'}` : `${ingress.ip} (ipMode ${ingress.ipMode ?? 'unset'})` };
-    return backendReply(dial.host, dial.port, dial.localAddress);
-  }, SETTLE_MS).catch((err: unknown) => {
+  const source = await until(
+    ctx,
+    `an answer through ${vip}:${PORT} to a client on node ${node.name} (${node.address})`,
+    async () => {
+      const svc = await readService(ctx, IN_CLUSTER);
+      const ingress = svc.status?.loadBalancer?.ingress?.[0];
+      const dial = nodeDial(buildProxyTable([svc], []), node.address, vip, PORT);
+      last = { dial, ingress: ingress?.ip === undefined ? `hostname ${ingress?.hostname ?? '-'}` : `${ingress.ip} (ipMode ${ingress.ipMode ?? 'unset'})` };
+      return backendReply(dial.host, dial.port, dial.localAddress);
+    },
+    SETTLE_MS,
+  ).catch((err: unknown) => {
     if (last?.dial.capturedBy == null) throw err;
     throw new CapabilityFailure(
       `Service ${ctx.namespace}/${IN_CLUSTER}'s ingress ${last.ingress} leaves kube-proxy to capture the address although its load balancer sends the PROXY protocol: ` +
-      `a client on node ${node.name} reached the backend directly, without a PROXY header, and the backend, which requires one, closed the connection unanswered; ` +
-      `the CCM should set ipMode: Proxy (KEP-1860)`,
+        `a client on node ${node.name} reached the backend directly, without a PROXY header, and the backend, which requires one, closed the connection unanswered; ` +
+        `the CCM should set ipMode: Proxy (KEP-1860)`,
     );
   });
   const through = last?.dial.capturedBy == null ? 'through the load balancer' : `through kube-proxy (captured by ${last.dial.capturedBy})`;

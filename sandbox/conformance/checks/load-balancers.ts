@@ -6,7 +6,18 @@ import type { V1Service } from '@kubernetes/client-node';
 import type { CloudLoadBalancerView } from '../../cloud/descriptor.ts';
 import { REPLIES_ANNOTATION, STAND_IN_REPLIES } from '../../kubelet/images/schema.ts';
 import {
-  check, cloudRead, clusterServers, hasTaint, httpGet, lbNodes, listNodes, NotOffered, standInReply, UNINITIALIZED_TAINT, until, type ConformanceContext,
+  check,
+  cloudRead,
+  clusterServers,
+  hasTaint,
+  httpGet,
+  lbNodes,
+  listNodes,
+  NotOffered,
+  standInReply,
+  UNINITIALIZED_TAINT,
+  until,
+  type ConformanceContext,
 } from '../context.ts';
 
 export const WEB = 'conformance-web';
@@ -23,7 +34,17 @@ export async function readService(ctx: ConformanceContext, name: string): Promis
 export async function ingressNow(ctx: ConformanceContext, name: string): Promise<string | undefined> {
   const ingress = (await readService(ctx, name)).status?.loadBalancer?.ingress?.[0];
   const profile = ctx.cloud.conformance;
-  return ingress?.ip ?? (ingress?.hostname === undefined || profile.resolveHostname === undefined ? undefined : profile.resolveHostname(await cloudRead(ctx), { hostname: ingress.hostname, namespace: ctx.namespace, service: name, cluster: ctx.sandbox.options.name }));
+  return (
+    ingress?.ip ??
+    (ingress?.hostname === undefined || profile.resolveHostname === undefined
+      ? undefined
+      : profile.resolveHostname(await cloudRead(ctx), {
+          hostname: ingress.hostname,
+          namespace: ctx.namespace,
+          service: name,
+          cluster: ctx.sandbox.options.name,
+        }))
+  );
 }
 
 /** The Service's ingress address, once the CCM wrote one. */
@@ -44,7 +65,11 @@ export async function createBackend(ctx: ConformanceContext, name: string, repli
     namespace: ctx.namespace,
     body: {
       metadata: { name, labels },
-      spec: { replicas, selector: { matchLabels: labels }, template: { metadata: { labels, annotations }, spec: { containers: [{ name: 'web', image: 'nginx', ports: [{ containerPort: 80 }] }] } } },
+      spec: {
+        replicas,
+        selector: { matchLabels: labels },
+        template: { metadata: { labels, annotations }, spec: { containers: [{ name: 'web', image: 'nginx', ports: [{ containerPort: 80 }] }] } },
+      },
     },
   });
 }
@@ -80,24 +105,35 @@ async function podAnswers(ctx: ConformanceContext, vip: string, port: number): P
 
 /** Waits until the cloud's LB at `vip` listens on `ports` and targets every LB-eligible node. */
 export async function cloudLbCovers(ctx: ConformanceContext, vip: string, ports: readonly number[], timeoutMs = ctx.timeoutMs): Promise<CloudLoadBalancerView> {
-  return until(ctx, `the cloud's load balancer at ${vip}, read through the ${ctx.cloud.title} API, to listen on ${ports.join(', ')} and target every worker node`, async () => {
-    const view = await cloudLb(ctx, vip);
-    if (view === undefined) throw new Error(`the ${ctx.cloud.title} API shows no load balancer at ${vip}`);
-    if (view.announced === true) return view;
-    const servers = await clusterServers(ctx);
-    const wanted = lbNodes(await listNodes(ctx)).map((n) => servers.find((s) => s.name === n.metadata?.name)).filter((s) => s !== undefined);
-    const missing = wanted.filter((s) => !view.serverIds.includes(s.id)).map((s) => s.name);
-    const missingPorts = ports.filter((p) => !view.ports.includes(p));
-    if (missing.length || missingPorts.length) throw new Error(`load balancer ${view.id}: ports ${view.ports.join(', ')}, not targeting ${missing.join(', ') || '-'}, missing ports ${missingPorts.join(', ') || '-'}`);
-    return view;
-  }, timeoutMs);
+  return until(
+    ctx,
+    `the cloud's load balancer at ${vip}, read through the ${ctx.cloud.title} API, to listen on ${ports.join(', ')} and target every worker node`,
+    async () => {
+      const view = await cloudLb(ctx, vip);
+      if (view === undefined) throw new Error(`the ${ctx.cloud.title} API shows no load balancer at ${vip}`);
+      if (view.announced === true) return view;
+      const servers = await clusterServers(ctx);
+      const wanted = lbNodes(await listNodes(ctx))
+        .map((n) => servers.find((s) => s.name === n.metadata?.name))
+        .filter((s) => s !== undefined);
+      const missing = wanted.filter((s) => !view.serverIds.includes(s.id)).map((s) => s.name);
+      const missingPorts = ports.filter((p) => !view.ports.includes(p));
+      if (missing.length || missingPorts.length)
+        throw new Error(
+          `load balancer ${view.id}: ports ${view.ports.join(', ')}, not targeting ${missing.join(', ') || '-'}, missing ports ${missingPorts.join(', ') || '-'}`,
+        );
+      return view;
+    },
+    timeoutMs,
+  );
 }
 
 export async function lbBasic(ctx: ConformanceContext): Promise<string> {
   ctx.involve({ kind: 'Service', namespace: ctx.namespace, name: WEB });
   await createWorkload(ctx);
   const seen = await until(ctx, 'a sign', async () => (await taken(ctx, WEB)) || undefined, OFFER_WINDOW_MS).catch(() => false);
-  if (!seen && !ctx.required) throw new NotOffered(`no controller took Service ${WEB} within ${OFFER_WINDOW_MS / 1000} s: no ${LB_FINALIZER} finalizer, no ingress, no Event`);
+  if (!seen && !ctx.required)
+    throw new NotOffered(`no controller took Service ${WEB} within ${OFFER_WINDOW_MS / 1000} s: no ${LB_FINALIZER} finalizer, no ingress, no Event`);
   const vip = await ingressOf(ctx, WEB);
   ctx.memory.vip = vip;
   const pod = await podAnswers(ctx, vip, 80);

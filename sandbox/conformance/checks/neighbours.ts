@@ -28,7 +28,10 @@ async function makeByHand(ctx: ConformanceContext, ccmLbId: string): Promise<str
   const client = ctx.sandbox.client;
   const { load_balancer: lb, action } = await client.loadBalancers.create({ name: BY_HAND });
   await client.waitForAction(action.id);
-  const policy = await client.firewallPolicies.create({ name: BY_HAND, rules: [{ direction: 'inbound', protocol: 'tcp', ports: '9', source_cidrs: ['127.0.0.1/32'] }] });
+  const policy = await client.firewallPolicies.create({
+    name: BY_HAND,
+    rules: [{ direction: 'inbound', protocol: 'tcp', ports: '9', source_cidrs: ['127.0.0.1/32'] }],
+  });
   const ccmLb = await client.loadBalancers.get(ccmLbId);
   await client.loadBalancers.update(ccmLbId, { targets: [...ccmLb.targets, { kind: 'ip', ip: '127.0.0.9' }] });
   return [lb.id, policy.id];
@@ -37,7 +40,11 @@ async function makeByHand(ctx: ConformanceContext, ccmLbId: string): Promise<str
 async function removeByHand(ctx: ConformanceContext, ids: readonly string[]): Promise<void> {
   const client = ctx.sandbox.client;
   for (const id of ids) {
-    if (id.startsWith('lb-')) await client.loadBalancers.delete(id).then((a) => client.waitForAction(a.id), () => undefined);
+    if (id.startsWith('lb-'))
+      await client.loadBalancers.delete(id).then(
+        (a) => client.waitForAction(a.id),
+        () => undefined,
+      );
     else await client.firewallPolicies.delete(id).catch(() => undefined);
   }
 }
@@ -57,10 +64,19 @@ export async function neighbours(ctx: ConformanceContext): Promise<string> {
   const vip = await lbReady(ctx, NAME);
   const byHand = await makeByHand(ctx, await storeLbId(ctx, vip));
   const o = ctx.sandbox.options;
-  const { sandbox: other, stop } = createThrowawaySandbox({
-    name: `${o.name}-neighbour`, runtime: 'local', workers: 1, lbStrategy: o.lbStrategy, ccm: ctx.sandbox.ccmChoice,
-    joinSimcloud: { url: sim.url, token: sim.token, adminToken: sim.adminToken }, ...(o.cloud ? { cloud: o.cloud } : {}), ...(o.ccmArgs ? { ccmArgs: o.ccmArgs } : {}),
-  }, 'ccm-sandbox-neighbour-');
+  const { sandbox: other, stop } = createThrowawaySandbox(
+    {
+      name: `${o.name}-neighbour`,
+      runtime: 'local',
+      workers: 1,
+      lbStrategy: o.lbStrategy,
+      ccm: ctx.sandbox.ccmChoice,
+      joinSimcloud: { url: sim.url, token: sim.token, adminToken: sim.adminToken },
+      ...(o.cloud ? { cloud: o.cloud } : {}),
+      ...(o.ccmArgs ? { ccmArgs: o.ccmArgs } : {}),
+    },
+    'ccm-sandbox-neighbour-',
+  );
   let verdict: string | undefined;
   try {
     verdict = await sideBySide(ctx, other, vip, annotations);
@@ -75,7 +91,12 @@ export async function neighbours(ctx: ConformanceContext): Promise<string> {
 }
 
 /** Brings the second cluster up, makes and deletes its Service, and judges the first cluster's state each time. */
-async function sideBySide(ctx: ConformanceContext, other: ConformanceContext['sandbox'], vip: string, annotations: Readonly<Record<string, string>>): Promise<string> {
+async function sideBySide(
+  ctx: ConformanceContext,
+  other: ConformanceContext['sandbox'],
+  vip: string,
+  annotations: Readonly<Record<string, string>>,
+): Promise<string> {
   const ledger = await WriteLedger.start(ctx);
   try {
     await settle(ctx, ledger, Date.now());
@@ -86,11 +107,16 @@ async function sideBySide(ctx: ConformanceContext, other: ConformanceContext['sa
     const theirVip = await theirIngress(theirs, Object.keys(annotations).length > 0);
     await settle(ctx, ledger, Date.now());
     const [mine, their] = [await cloudLb(ctx, vip), theirVip.vip ? await cloudLb(theirs, theirVip.vip) : undefined];
-    check(theirVip.vip !== vip && mine?.id !== their?.id, `the second cluster's Service ${NAME} got the first one's ${ctx.cloud.title} load balancer ${mine?.id} at ${vip}`);
+    check(
+      theirVip.vip !== vip && mine?.id !== their?.id,
+      `the second cluster's Service ${NAME} got the first one's ${ctx.cloud.title} load balancer ${mine?.id} at ${vip}`,
+    );
     judgeUntouched(ctx, before, await readCloudState(ctx, [NAME]), 'made');
     await deleteServices(theirs, [NAME], theirVip.vip ? [theirVip.vip] : []);
     judgeUntouched(ctx, before, await readCloudState(ctx, [NAME]), 'deleted');
-    const second = theirVip.vip ? `its own load balancer (${their?.id} at ${theirVip.vip})` : `no load balancer: the name its annotation asks for is taken (${theirVip.refused})`;
+    const second = theirVip.vip
+      ? `its own load balancer (${their?.id} at ${theirVip.vip})`
+      : `no load balancer: the name its annotation asks for is taken (${theirVip.refused})`;
     return `the first Service kept its load balancer ${mine?.id} at ${vip}, the second got ${second}; the first cluster's load balancer, routes and the resources made by hand untouched while the second made and deleted its Service`;
   } finally {
     ledger.stop();
@@ -108,7 +134,10 @@ async function theirIngress(theirs: ConformanceContext, named: boolean): Promise
   if (!named) return { vip: await lbReady(theirs, NAME) };
   const vip = await until(theirs, 'an ingress', () => ingressNow(theirs, NAME), REFUSAL_WINDOW_MS).catch(() => undefined);
   if (vip !== undefined) return { vip: await lbReady(theirs, NAME) };
-  const events = await theirs.core.listNamespacedEvent({ namespace: theirs.namespace, fieldSelector: `involvedObject.kind=Service,involvedObject.name=${NAME},type=Warning` });
+  const events = await theirs.core.listNamespacedEvent({
+    namespace: theirs.namespace,
+    fieldSelector: `involvedObject.kind=Service,involvedObject.name=${NAME},type=Warning`,
+  });
   const refused = events.items[0];
   check(refused !== undefined, `the second cluster's Service ${NAME} has no ingress after ${REFUSAL_WINDOW_MS / 1000} s and no Warning Event saying why`);
   return { refused: `${refused.reason ?? ''}: ${(refused.message ?? '').slice(0, 200)}` };
@@ -127,6 +156,13 @@ function judgeUntouched(ctx: ConformanceContext, before: CloudState, after: Clou
 async function forgetCluster(ctx: ConformanceContext, name: string): Promise<void> {
   const client = ctx.sandbox.client;
   const servers = await client.servers.listAll({ label_selector: `${SANDBOX_LABELS.cluster}=${name}` });
-  await Promise.all(servers.map((s) => client.servers.delete(s.id).then((a) => client.waitForAction(a.id)).catch(() => undefined)));
+  await Promise.all(
+    servers.map((s) =>
+      client.servers
+        .delete(s.id)
+        .then((a) => client.waitForAction(a.id))
+        .catch(() => undefined),
+    ),
+  );
   for (const n of (await client.networks.listAll({ name })).filter((x) => x.name === name)) await client.networks.delete(n.id).catch(() => undefined);
 }

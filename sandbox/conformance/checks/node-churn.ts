@@ -12,7 +12,10 @@ import { deleteServer } from './nodes.ts';
 const JOINING = 5;
 
 async function label(ctx: ConformanceContext, node: string, on: boolean): Promise<void> {
-  await ctx.core.patchNode({ name: node, body: { metadata: { labels: { [EXCLUDE_FROM_LB_LABEL]: on ? '' : null } } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+  await ctx.core.patchNode(
+    { name: node, body: { metadata: { labels: { [EXCLUDE_FROM_LB_LABEL]: on ? '' : null } } } },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
 }
 
 /** Waits until no LB at `vips` targets the server `serverId` (`why` names it), and each targets only servers that exist. */

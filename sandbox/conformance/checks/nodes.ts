@@ -4,7 +4,18 @@ import type { V1Node } from '@kubernetes/client-node';
 import type { Server } from '../../../simulator/api/schema/servers.ts';
 import { presentedPrivateIp } from '../../cloud/descriptor.ts';
 import {
-  check, clusterServers, hasTaint, lbNodes, listNodes, readyOf, requiredBy, SHUTDOWN_TAINT, UNINITIALIZED_TAINT, until, type ConformanceContext, type Profile,
+  check,
+  clusterServers,
+  hasTaint,
+  lbNodes,
+  listNodes,
+  readyOf,
+  requiredBy,
+  SHUTDOWN_TAINT,
+  UNINITIALIZED_TAINT,
+  until,
+  type ConformanceContext,
+  type Profile,
 } from '../context.ts';
 
 /** Something a Node lacks, and who asks for it (a failure says which). */
@@ -31,7 +42,9 @@ function labelProblems(ctx: ConformanceContext, server: Server, node: V1Node): P
     ...(ctx.profile === 'cloud' ? Object.entries(profile.nodeLabels).map(([k, v]): [string, string, Profile] => [k, v, 'cloud']) : []),
   ];
   const have = node.metadata?.labels ?? {};
-  const problems = wanted.filter(([k, v]) => have[k] !== v).map(([k, v, origin]) => ({ text: `${server.name}: label ${k} is ${JSON.stringify(have[k] ?? null)}, want ${v}`, origin }));
+  const problems = wanted
+    .filter(([k, v]) => have[k] !== v)
+    .map(([k, v, origin]) => ({ text: `${server.name}: label ${k} is ${JSON.stringify(have[k] ?? null)}, want ${v}`, origin }));
   if (!profile.zones && have['topology.kubernetes.io/zone'] !== undefined) problems.push(kube(`${server.name}: a zone label on a cloud with regions only`));
   return problems;
 }
@@ -41,7 +54,10 @@ function addressProblems(ctx: ConformanceContext, server: Server, node: V1Node):
   const addresses = node.status?.addresses ?? [];
   const listed = addresses.map((a) => `${a.type}=${a.address}`).join(', ') || 'none';
   // The private address as the cloud presents it: what its CCM reads (Linode's is RFC 1918, ADR 0013).
-  const wanted: Array<[string, string | null]> = [['InternalIP', presentedPrivateIp(ctx.cloud, server)], ['ExternalIP', server.public_ipv4]];
+  const wanted: Array<[string, string | null]> = [
+    ['InternalIP', presentedPrivateIp(ctx.cloud, server)],
+    ['ExternalIP', server.public_ipv4],
+  ];
   return wanted
     .filter(([type, address]) => address !== null && !addresses.some((a) => a.type === type && a.address === address))
     .map(([type, address]) => kube(`${server.name}: no ${type} ${address} (addresses: ${listed})`));
@@ -50,12 +66,14 @@ function addressProblems(ctx: ConformanceContext, server: Server, node: V1Node):
 /** Every mismatch between a Node and what the cloud's CCM should have written for its server. */
 function nodeProblems(ctx: ConformanceContext, server: Server, node: V1Node): Problem[] {
   const want = ctx.cloud.providerId(server.id);
-  const providerId = node.spec?.providerID === want ? [] : [kube(`${server.name}: providerID is ${JSON.stringify(node.spec?.providerID ?? null)}, want ${want}`)];
+  const providerId =
+    node.spec?.providerID === want ? [] : [kube(`${server.name}: providerID is ${JSON.stringify(node.spec?.providerID ?? null)}, want ${want}`)];
   return [...providerId, ...labelProblems(ctx, server, node), ...addressProblems(ctx, server, node)];
 }
 
 /** One sentence per problem, each saying who asks for it. */
-const describe = (ctx: ConformanceContext, problems: readonly Problem[]): string => problems.map((p) => `${p.text} (${requiredBy(p.origin, ctx.cloud)})`).join('; ');
+const describe = (ctx: ConformanceContext, problems: readonly Problem[]): string =>
+  problems.map((p) => `${p.text} (${requiredBy(p.origin, ctx.cloud)})`).join('; ');
 
 /**
  * Once every server's Node is initialised (untainted), what is still missing after this long is the outcome:
@@ -73,14 +91,28 @@ export async function nodeInit(ctx: ConformanceContext): Promise<string> {
     const all = await listNodes(ctx);
     const tainted = all.filter((n) => hasTaint(n, UNINITIALIZED_TAINT)).map((n) => n.metadata?.name);
     const missing = servers.filter((s) => !all.some((n) => n.metadata?.name === s.name)).map((s) => s.name);
-    if (tainted.length > 0 || missing.length > 0) throw new Error([tainted.length ? `still tainted ${UNINITIALIZED_TAINT}: ${tainted.join(', ')}` : '', missing.length ? `no Node yet for ${missing.join(', ')}` : ''].filter(Boolean).join('; '));
+    if (tainted.length > 0 || missing.length > 0)
+      throw new Error(
+        [tainted.length ? `still tainted ${UNINITIALIZED_TAINT}: ${tainted.join(', ')}` : '', missing.length ? `no Node yet for ${missing.join(', ')}` : '']
+          .filter(Boolean)
+          .join('; '),
+      );
     allInitialisedAt ??= Date.now();
-    const problems = servers.flatMap((s) => nodeProblems(ctx, s, all.find((n) => n.metadata?.name === s.name)!));
+    const problems = servers.flatMap((s) =>
+      nodeProblems(
+        ctx,
+        s,
+        all.find((n) => n.metadata?.name === s.name)!,
+      ),
+    );
     if (problems.length === 0) return { nodes: all, problems };
     if (Date.now() - allInitialisedAt >= SETTLE_MS) return { nodes: all, problems };
     throw new Error(describe(ctx, problems));
   });
-  check(outcome.problems.length === 0, `all ${servers.length} Nodes initialised, and ${(SETTLE_MS / 1000).toFixed(0)} s later still: ${describe(ctx, outcome.problems)}`);
+  check(
+    outcome.problems.length === 0,
+    `all ${servers.length} Nodes initialised, and ${(SETTLE_MS / 1000).toFixed(0)} s later still: ${describe(ctx, outcome.problems)}`,
+  );
   ctx.memory.initialisedAt = Date.now();
   const unchecked = ctx.profile === 'cloud' ? [] : Object.keys(ctx.cloud.conformance.nodeLabels);
   const note = unchecked.length ? `; not checked (${ctx.cloud.kind}'s own CCM adds them, --profile cloud checks them): ${unchecked.join(', ')}` : '';
@@ -121,6 +153,11 @@ export async function lifecycle(ctx: ConformanceContext): Promise<string> {
     return readyOf(n) === 'True' && !hasTaint(n, SHUTDOWN_TAINT);
   });
   await deleteServer(ctx, victim.id);
-  await until(ctx, `Node ${victim.name} deleted after its server was deleted`, async () => !(await listNodes(ctx)).some((n) => n.metadata?.name === victim.name), Math.max(ctx.timeoutMs, VANISHED_NODE_MS));
+  await until(
+    ctx,
+    `Node ${victim.name} deleted after its server was deleted`,
+    async () => !(await listNodes(ctx)).some((n) => n.metadata?.name === victim.name),
+    Math.max(ctx.timeoutMs, VANISHED_NODE_MS),
+  );
   return `${victim.name}: tainted while off, cleared when on, deleted with its server`;
 }

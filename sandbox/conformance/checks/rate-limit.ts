@@ -25,7 +25,9 @@ async function limitFor(ctx: ConformanceContext, seconds: number): Promise<Limit
   const from = Date.now();
   try {
     const sim = ctx.sandbox.state.simcloud;
-    await fetch(`${sim?.url ?? ''}/v1/zones`, { headers: { authorization: `Bearer ${sim?.token ?? ''}`, 'x-simcloud-caller': 'ccm-sandbox conformance rate-limit' } }).then((r) => r.body?.cancel());
+    await fetch(`${sim?.url ?? ''}/v1/zones`, {
+      headers: { authorization: `Bearer ${sim?.token ?? ''}`, 'x-simcloud-caller': 'ccm-sandbox conformance rate-limit' },
+    }).then((r) => r.body?.cancel());
     await holdFor(seconds * 1000);
   } finally {
     await ctx.sandbox.admin.deleteFault(rule.id);
@@ -35,7 +37,11 @@ async function limitFor(ctx: ConformanceContext, seconds: number): Promise<Limit
 
 /** The window as simcloud counted it: from the first call it received after the rule was added. */
 function windowOf(calls: readonly ApiCallEvent[], w: LimitWindow, seconds: number): LimitWindow {
-  const opener = calls.map(receivedAt).filter((t) => t >= w.from - IN_FLIGHT_MS).sort((a, b) => a - b)[0] ?? w.from;
+  const opener =
+    calls
+      .map(receivedAt)
+      .filter((t) => t >= w.from - IN_FLIGHT_MS)
+      .sort((a, b) => a - b)[0] ?? w.from;
   return { from: opener, to: opener + seconds * 1000 };
 }
 
@@ -51,7 +57,9 @@ export async function rateLimit(ctx: ConformanceContext): Promise<string> {
     // The worker stays NotReady until the CCM is answered again: a settled CCM may otherwise call nothing at all.
     const held = await whileNotReady(ctx, worker, async () => {
       const w = await limitFor(ctx, seconds);
-      await until(ctx, 'a CCM call answered again after the limit', () => Promise.resolve(calls.some((c) => isCcmCall(c) && receivedAt(c) > w.to && c.status < 400)));
+      await until(ctx, 'a CCM call answered again after the limit', () =>
+        Promise.resolve(calls.some((c) => isCcmCall(c) && receivedAt(c) > w.to && c.status < 400)),
+      );
       return w;
     });
     const converged = await converge(ctx);
@@ -62,7 +70,10 @@ export async function rateLimit(ctx: ConformanceContext): Promise<string> {
     check(first !== undefined, `no CCM call met the limit in the ${seconds} s window (${ccm.length} calls), though Node ${worker} was NotReady`);
     const early = ccm.filter((c) => receivedAt(c) > first + IN_FLIGHT_MS);
     const at = (t: number): string => `+${((t - w.from) / 1000).toFixed(1)} s`;
-    check(early.length === 0, `${early.length} requests before the announced time: the first 429 at ${at(first)} announced the window's end at ${at(w.to)}, then ${endpointList(early)}`);
+    check(
+      early.length === 0,
+      `${early.length} requests before the announced time: the first 429 at ${at(first)} announced the window's end at ${at(w.to)}, then ${endpointList(early)}`,
+    );
     if (converged instanceof Error) throw converged;
     return `${limited.length} calls answered 429 in the ${seconds} s window (${endpointList(limited)}), none sent before the announced time; converged after`;
   } finally {

@@ -29,7 +29,9 @@ async function routesOffered(ctx: ConformanceContext): Promise<boolean> {
 
 export async function routes(ctx: ConformanceContext): Promise<string> {
   if (!(await routesOffered(ctx)) && !ctx.required) {
-    throw new NotOffered(`no NetworkUnavailable condition on any node and no route in network ${ctx.sandbox.options.name} within ${OFFER_WINDOW_MS / 1000} s of node initialisation`);
+    throw new NotOffered(
+      `no NetworkUnavailable condition on any node and no route in network ${ctx.sandbox.options.name} within ${OFFER_WINDOW_MS / 1000} s of node initialisation`,
+    );
   }
   const net = await network(ctx);
   // A route's gateway is the store's loopback address; the Node's InternalIP is the cloud's presented one.
@@ -46,17 +48,24 @@ export async function routes(ctx: ConformanceContext): Promise<string> {
     const presented = server && presentedPrivateIp(ctx.cloud, server);
     return presented && internal.includes(presented) ? presented : internal[0];
   };
-  const nodes = await until(ctx, 'one route per node podCIDR via its InternalIP, no stale route, NetworkUnavailable=False (RouteCreated) on every node', async () => {
-    const all = await listNodes(ctx);
-    const want = all.filter((n) => n.spec?.podCIDR).map((n) => `${n.spec?.podCIDR}->${via(n)}`).sort();
-    const have = (await ctx.sandbox.client.networks.listRoutes(net.id)).map((r) => `${r.destination}->${gatewayAsPresented(r.gateway)}`).sort();
-    const notCreated = all.filter((n) => networkCondition(n)?.status !== 'False').map((n) => n.metadata?.name);
-    if (JSON.stringify(want) !== JSON.stringify(have) || notCreated.length) {
-      for (const n of all) ctx.involve({ kind: 'Node', name: n.metadata?.name ?? '' });
-      throw new Error(`routes ${have.join(', ') || 'none'}, want ${want.join(', ')}; NetworkUnavailable not False on ${notCreated.join(', ') || '-'}`);
-    }
-    return all;
-  });
+  const nodes = await until(
+    ctx,
+    'one route per node podCIDR via its InternalIP, no stale route, NetworkUnavailable=False (RouteCreated) on every node',
+    async () => {
+      const all = await listNodes(ctx);
+      const want = all
+        .filter((n) => n.spec?.podCIDR)
+        .map((n) => `${n.spec?.podCIDR}->${via(n)}`)
+        .sort();
+      const have = (await ctx.sandbox.client.networks.listRoutes(net.id)).map((r) => `${r.destination}->${gatewayAsPresented(r.gateway)}`).sort();
+      const notCreated = all.filter((n) => networkCondition(n)?.status !== 'False').map((n) => n.metadata?.name);
+      if (JSON.stringify(want) !== JSON.stringify(have) || notCreated.length) {
+        for (const n of all) ctx.involve({ kind: 'Node', name: n.metadata?.name ?? '' });
+        throw new Error(`routes ${have.join(', ') || 'none'}, want ${want.join(', ')}; NetworkUnavailable not False on ${notCreated.join(', ') || '-'}`);
+      }
+      return all;
+    },
+  );
   return `${nodes.length} routes`;
 }
 
@@ -66,8 +75,18 @@ export async function leak(ctx: ConformanceContext): Promise<string> {
   for (const s of services) await ctx.core.deleteNamespacedService({ name: s.metadata?.name ?? '', namespace: ctx.namespace }).catch(() => undefined);
   const client = ctx.sandbox.client;
   await until(ctx, 'every load balancer, server group, firewall policy and IP block to be removed', async () => {
-    const [lbs, groups, policies, blocks] = await Promise.all([client.loadBalancers.listAll(), client.serverGroups.listAll(), client.firewallPolicies.listAll(), client.ipBlocks.listAll()]);
-    const left = [...lbs.map((x) => `load balancer ${x.name}`), ...groups.map((x) => `server group ${x.name}`), ...policies.map((x) => `firewall policy ${x.name}`), ...blocks.map((x) => `IP block ${x.id}`)];
+    const [lbs, groups, policies, blocks] = await Promise.all([
+      client.loadBalancers.listAll(),
+      client.serverGroups.listAll(),
+      client.firewallPolicies.listAll(),
+      client.ipBlocks.listAll(),
+    ]);
+    const left = [
+      ...lbs.map((x) => `load balancer ${x.name}`),
+      ...groups.map((x) => `server group ${x.name}`),
+      ...policies.map((x) => `firewall policy ${x.name}`),
+      ...blocks.map((x) => `IP block ${x.id}`),
+    ];
     if (left.length) throw new Error(`left: ${left.join(', ')}`);
     return true;
   });

@@ -44,7 +44,12 @@ interface Subject {
 }
 
 /** Waits until the load balancer at `vip` (still `lbId`) reads back with every listener's check meeting `ok`. */
-async function checksFollow(ctx: ConformanceContext, { vip, lbId }: Subject, want: string, ok: (c: LbHealthCheck) => boolean): Promise<readonly LbHealthCheck[]> {
+async function checksFollow(
+  ctx: ConformanceContext,
+  { vip, lbId }: Subject,
+  want: string,
+  ok: (c: LbHealthCheck) => boolean,
+): Promise<readonly LbHealthCheck[]> {
   return until(ctx, `the health checks of the ${ctx.cloud.title} load balancer ${lbId} at ${vip}, read through its API, to ${want}`, async () => {
     const view = await cloudLb(ctx, vip);
     if (view === undefined) throw new Error(`the ${ctx.cloud.title} API shows no load balancer at ${vip}`);
@@ -114,7 +119,12 @@ async function toLocal(ctx: ConformanceContext, s: Subject): Promise<string> {
   await setPolicy(ctx, 'Local');
   const hcnp = (await readService(ctx, POLICY)).spec?.healthCheckNodePort;
   check(hcnp !== undefined && hcnp > 0, `the API server gave Service ${ctx.namespace}/${POLICY} no healthCheckNodePort under policy Local`);
-  const checks = await checksFollow(ctx, s, `probe healthCheckNodePort ${hcnp} over http under policy Local`, (c) => c.port === hcnp && c.protocol.toLowerCase() === 'http');
+  const checks = await checksFollow(
+    ctx,
+    s,
+    `probe healthCheckNodePort ${hcnp} over http under policy Local`,
+    (c) => c.port === hcnp && c.protocol.toLowerCase() === 'http',
+  );
   await answers(ctx, s.vip, { want: `under policy Local, all through ${s.home}, the only node with a ready endpoint`, from: (n) => n === s.home });
   await keepsVip(ctx, s.vip, 'when its policy became Local');
   return `Local checks ${describeChecks(checks)} (healthCheckNodePort ${hcnp}), traffic only through ${s.home}`;

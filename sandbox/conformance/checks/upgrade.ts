@@ -27,7 +27,11 @@ export async function upgrade(ctx: ConformanceContext): Promise<string> {
  * takes over. Whatever fails on the way, the slot holds the CCM under test again, so that the capabilities
  * after this one judge it and not the previous CCM (or an empty slot, when the previous one could not start).
  */
-async function underPrevious(ctx: ConformanceContext, previous: string, underTest: CcmChoice): Promise<{ services: readonly [string, string]; before: CloudState; after: CloudState }> {
+async function underPrevious(
+  ctx: ConformanceContext,
+  previous: string,
+  underTest: CcmChoice,
+): Promise<{ services: readonly [string, string]; before: CloudState; after: CloudState }> {
   try {
     await ctx.sandbox.startCcm({ kind: 'command', command: previous });
     const joined = await ctx.sandbox.addWorker();
@@ -52,5 +56,9 @@ async function updatePort(ctx: ConformanceContext, name: string, vip: string): P
   const svc = await ctx.core.readNamespacedService({ name, namespace: ctx.namespace });
   const ports = [...(svc.spec?.ports ?? []), { name: 'alt', port: NEW_PORT, targetPort: 80 }];
   await ctx.core.replaceNamespacedService({ name, namespace: ctx.namespace, body: { ...svc, spec: { ...svc.spec, ports } } });
-  await until(ctx, `the load balancer of ${name} at ${vip} to listen on ${NEW_PORT} under the new CCM`, async () => (await cloudLb(ctx, vip))?.ports.includes(NEW_PORT) ?? false);
+  await until(
+    ctx,
+    `the load balancer of ${name} at ${vip} to listen on ${NEW_PORT} under the new CCM`,
+    async () => (await cloudLb(ctx, vip))?.ports.includes(NEW_PORT) ?? false,
+  );
 }

@@ -3,7 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import { afterAll, describe, expect, it } from 'vitest';
-import { answerHttp, answerMessage, ImageReplies, ImageTableError, imageName, loadImageTable, readImageTable, BUILTIN_IMAGE_TABLE, type PodBehaviour } from './replies.ts';
+import {
+  answerHttp,
+  answerMessage,
+  ImageReplies,
+  ImageTableError,
+  imageName,
+  loadImageTable,
+  readImageTable,
+  BUILTIN_IMAGE_TABLE,
+  type PodBehaviour,
+} from './replies.ts';
 import { REPLIES_ANNOTATION, STAND_IN_REPLIES } from './schema.ts';
 
 const NOW = new Date('2026-01-02T03:04:05.000Z');
@@ -24,7 +34,8 @@ const behaviourOf = (p: V1Pod, port = 8080): PodBehaviour => {
   if (!b) throw new Error('no behaviour');
   return b;
 };
-const get = (b: PodBehaviour, uri: string) => answerHttp(b, { method: 'GET', uri, headers: { host: 'lb.test', 'user-agent': 'curl/8' }, client: CLIENT, now: NOW });
+const get = (b: PodBehaviour, uri: string) =>
+  answerHttp(b, { method: 'GET', uri, headers: { host: 'lb.test', 'user-agent': 'curl/8' }, client: CLIENT, now: NOW });
 
 describe('image table', () => {
   it('loads the built-in table through its schema', () => {
@@ -43,7 +54,13 @@ describe('image table', () => {
     const reply = get(b, '/some/path?x=1');
     expect(reply?.status).toBe(200);
     expect(JSON.parse(reply?.body ?? '')).toEqual({
-      type: 'http', host: 'lb.test', serverPort: ':8080', path: '/some/path', method: 'GET', headers: { host: 'lb.test', 'user-agent': 'curl/8' }, podName: 'web-5d8f-abcde',
+      type: 'http',
+      host: 'lb.test',
+      serverPort: ':8080',
+      path: '/some/path',
+      method: 'GET',
+      headers: { host: 'lb.test', 'user-agent': 'curl/8' },
+      podName: 'web-5d8f-abcde',
     });
     expect(answerMessage(b, 'udp', { payload: 'hi', client: CLIENT, now: NOW })).toBe('{"type":"udp","serverPort":":8080","podName":"web-5d8f-abcde"}');
   });
@@ -58,7 +75,9 @@ describe('image table', () => {
     expect(answerMessage(b, 'udp', { payload: 'echo ping', client: CLIENT, now: NOW })).toBe('ping');
     expect(answerMessage(b, 'udp', { payload: 'hostname\n', client: CLIENT, now: NOW })).toBe('web-5d8f-abcde');
     expect(answerMessage(b, 'udp', { payload: 'other', client: CLIENT, now: NOW })).toBeNull();
-    expect(replies.of(pod({ image: 'registry.k8s.io/e2e-test-images/agnhost:2.52', args: ['serve-hostname'] }), 9376, '')?.source).toBe('agnhost serve-hostname');
+    expect(replies.of(pod({ image: 'registry.k8s.io/e2e-test-images/agnhost:2.52', args: ['serve-hostname'] }), 9376, '')?.source).toBe(
+      'agnhost serve-hostname',
+    );
   });
 
   it('answers hashicorp/http-echo with its -text, in either flag form', () => {
@@ -86,9 +105,15 @@ describe('image table', () => {
   });
 
   it('takes a pod annotation over the table, and reports a bad one and falls back', () => {
-    const override = JSON.stringify({ http: [{ path: '/*', reply: { status: 201, json: { who: '{{pod.name}}', ip: '{{pod.ip}}', env: '{{env.HOSTNAME}}' } } }] });
+    const override = JSON.stringify({
+      http: [{ path: '/*', reply: { status: 201, json: { who: '{{pod.name}}', ip: '{{pod.ip}}', env: '{{env.HOSTNAME}}' } } }],
+    });
     const b = behaviourOf(pod({ image: 'nginx' }, { [REPLIES_ANNOTATION]: override }));
-    expect(get(b, '/')).toEqual({ status: 201, headers: { 'content-type': 'application/json' }, body: '{"who":"web-5d8f-abcde","ip":"10.244.1.7","env":"web-5d8f-abcde"}\n' });
+    expect(get(b, '/')).toEqual({
+      status: 201,
+      headers: { 'content-type': 'application/json' },
+      body: '{"who":"web-5d8f-abcde","ip":"10.244.1.7","env":"web-5d8f-abcde"}\n',
+    });
     const errors: string[] = [];
     const bad = new ImageReplies(table, (m) => errors.push(m)).of(pod({ image: 'nginx' }, { [REPLIES_ANNOTATION]: '{"http":[{"path":"x"}]}' }), 80, '');
     expect(bad?.source).toBe('nginx');

@@ -120,8 +120,14 @@ function fieldRef(pod: V1Pod, path: string, ip: string): string {
   const meta = pod.metadata ?? {};
   const spec = pod.spec ?? { containers: [] };
   const fields: Record<string, string | undefined> = {
-    'metadata.name': meta.name, 'metadata.namespace': meta.namespace, 'metadata.uid': meta.uid, 'spec.nodeName': spec.nodeName,
-    'spec.serviceAccountName': spec.serviceAccountName, 'status.podIP': ip, 'status.hostIP': pod.status?.hostIP, 'status.podIPs': ip,
+    'metadata.name': meta.name,
+    'metadata.namespace': meta.namespace,
+    'metadata.uid': meta.uid,
+    'spec.nodeName': spec.nodeName,
+    'spec.serviceAccountName': spec.serviceAccountName,
+    'status.podIP': ip,
+    'status.hostIP': pod.status?.hostIP,
+    'status.podIPs': ip,
   };
   const keyed = /^metadata\.(labels|annotations)\['(.+)'\]$/.exec(path);
   const value = keyed ? meta[keyed[1] as 'labels' | 'annotations']?.[keyed[2]!] : fields[path];
@@ -157,9 +163,16 @@ function podFacts(pod: V1Pod, container: V1Container, port: number, fallbackIp: 
   const field = (path: string): string => fieldRef(pod, path, ip);
   const hostname = pod.spec?.hostname ?? field('metadata.name');
   const vars: Record<string, string> = {
-    'pod.name': field('metadata.name'), 'pod.namespace': field('metadata.namespace'), 'pod.uid': field('metadata.uid'), 'pod.ip': ip,
-    'node.name': field('spec.nodeName'), 'host.ip': field('status.hostIP'), hostname, 'server.port': String(port),
-    'container.name': container.name, 'container.image': container.image ?? '',
+    'pod.name': field('metadata.name'),
+    'pod.namespace': field('metadata.namespace'),
+    'pod.uid': field('metadata.uid'),
+    'pod.ip': ip,
+    'node.name': field('spec.nodeName'),
+    'host.ip': field('status.hostIP'),
+    hostname,
+    'server.port': String(port),
+    'container.name': container.name,
+    'container.image': container.image ?? '',
   };
   const words = [...(container.command ?? []), ...(container.args ?? [])];
   for (const [k, v] of Object.entries(environment(pod, container, hostname, ip))) vars[`env.${k}`] = v;
@@ -224,8 +237,12 @@ export function answerHttp(b: PodBehaviour, req: HttpRequestFacts): ImageHttpRep
   if (routes === undefined) return null;
   const url = new URL(req.uri, 'http://request.invalid');
   const values: Record<string, string | Record<string, string>> = {
-    ...baseValues(b.facts, req.client, req.now, req.proxySource), 'request.method': req.method, 'request.path': url.pathname, 'request.uri': req.uri,
-    'request.host': req.headers.host ?? '', 'request.headers': { ...req.headers },
+    ...baseValues(b.facts, req.client, req.now, req.proxySource),
+    'request.method': req.method,
+    'request.path': url.pathname,
+    'request.uri': req.uri,
+    'request.host': req.headers.host ?? '',
+    'request.headers': { ...req.headers },
   };
   for (const [k, v] of url.searchParams) values[`request.query.${k}`] ??= v;
   const route = routes.find((r) => routeMatches(r, req.method, url.pathname));

@@ -21,7 +21,10 @@ export type Reply = z.infer<typeof Reply>;
 /** An HTTP route: `path` exact, or a prefix when it ends in `*` (`/*` is every path). */
 export const HttpRoute = z.strictObject({
   path: z.string().startsWith('/').max(1024),
-  method: z.string().regex(/^[A-Z]+$/).optional(),
+  method: z
+    .string()
+    .regex(/^[A-Z]+$/)
+    .optional(),
   reply: Reply,
 });
 export type HttpRoute = z.infer<typeof HttpRoute>;

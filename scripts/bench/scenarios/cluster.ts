@@ -22,7 +22,10 @@ export const S4: Scenario = {
     const start = Date.now();
     await new Promise((r) => setTimeout(r, minutes * 60_000));
     const calls = env.calls.ccmCalls(start);
-    const perMinute = Array.from({ length: Math.max(1, Math.floor(minutes)) }, (_, m) => calls.filter((c) => c.at >= start + m * 60_000 && c.at < start + (m + 1) * 60_000).length);
+    const perMinute = Array.from(
+      { length: Math.max(1, Math.floor(minutes)) },
+      (_, m) => calls.filter((c) => c.at >= start + m * 60_000 && c.at < start + (m + 1) * 60_000).length,
+    );
     const n = ctx.opts.nodes;
     const figures = [
       figure({
@@ -36,7 +39,11 @@ export const S4: Scenario = {
         note: `per-minute counts: ${perMinute.join(', ')}; upstream pattern at ${n} nodes ~${Math.round(n / 5 + 6)}/min`,
       }),
     ];
-    return { figures, details: { restMinutes: minutes, perMinute, byController: countBy(calls, controllerOf), byOperation: countBy(calls, operationOf) }, runs: 1 };
+    return {
+      figures,
+      details: { restMinutes: minutes, perMinute, byController: countBy(calls, controllerOf), byOperation: countBy(calls, operationOf) },
+      runs: 1,
+    };
   },
 };
 
@@ -73,7 +80,12 @@ async function fanOutRun(env: BenchEnv, r: number): Promise<FanOut> {
   const removal = Date.now();
   await removeMachines(env, servers);
   await env.settle(NODE_PASS_QUIET_MS, 60_000, Date.now());
-  return { writes: writes.length, converged: writes.length ? (Math.max(...writes.map((c) => c.at)) - firstJoin) / 1000 : 0, removalWrites: lbWrites(env, removal).length, calls };
+  return {
+    writes: writes.length,
+    converged: writes.length ? (Math.max(...writes.map((c) => c.at)) - firstJoin) / 1000 : 0,
+    removalWrites: lbWrites(env, removal).length,
+    calls,
+  };
 }
 
 export const S6: Scenario = {
@@ -91,11 +103,35 @@ export const S6: Scenario = {
       ctx.progress(`S6 run ${r}: ${last?.writes} LB writes, converged ${last?.converged.toFixed(1)} s; removal ${last?.removalWrites} writes`);
     }
     const figures = [
-      figure({ scenario: 'S6', name: 'LB update writes for 10 joining nodes', unit: 'calls', samples: runs.map((f) => f.writes), target: 100, limit: 100, limitNote: 'one target update per LB' }),
+      figure({
+        scenario: 'S6',
+        name: 'LB update writes for 10 joining nodes',
+        unit: 'calls',
+        samples: runs.map((f) => f.writes),
+        target: 100,
+        limit: 100,
+        limitNote: 'one target update per LB',
+      }),
       figure({ scenario: 'S6', name: 'first node joined -> last LB updated', unit: 's', samples: runs.map((f) => f.converged), target: 10, limitNote: '' }),
-      figure({ scenario: 'S6', name: 'LB update writes when the 10 nodes leave', unit: 'calls', samples: runs.map((f) => f.removalWrites), limit: 0, limitNote: 'simcloud drops a deleted server from its groups itself, so the pass has nothing to write' }),
+      figure({
+        scenario: 'S6',
+        name: 'LB update writes when the 10 nodes leave',
+        unit: 'calls',
+        samples: runs.map((f) => f.removalWrites),
+        limit: 0,
+        limitNote: 'simcloud drops a deleted server from its groups itself, so the pass has nothing to write',
+      }),
     ];
-    return { figures, details: { byOperation: countBy(runs.flatMap((f) => f.calls), operationOf) }, runs: runs.length };
+    return {
+      figures,
+      details: {
+        byOperation: countBy(
+          runs.flatMap((f) => f.calls),
+          operationOf,
+        ),
+      },
+      runs: runs.length,
+    };
   },
 };
 
@@ -119,7 +155,8 @@ async function lifecycleRun(ctx: ScenarioContext, env: BenchEnv, k: number): Pro
   await mapWithConcurrency(gone, 16, async (s) => void (await env.client.servers.delete(s.id)));
   await mapWithConcurrency(off, 16, async (s) => void (await env.client.servers.poweroff(s.id)));
   const timeout = (heartbeat(ctx.opts.nodes).graceSeconds + 120) * 1000;
-  const done = (): boolean => gone.every((s) => env.nodes.get(s.name)?.deleted !== undefined) && off.every((s) => env.nodes.get(s.name)?.shutdownTaint !== undefined);
+  const done = (): boolean =>
+    gone.every((s) => env.nodes.get(s.name)?.deleted !== undefined) && off.every((s) => env.nodes.get(s.name)?.shutdownTaint !== undefined);
   await waitFor(done, { timeoutMs: timeout, description: 'lifecycle actions' });
   const out: Lifecycle = {
     deleted: gone.map((s) => sinceNotReady(env, s.name, 'deleted')),
@@ -148,9 +185,35 @@ export const S7: Scenario = {
     const limitNote = 'node-monitor-period 5 s (the lifecycle loop) after the node turns NotReady';
     const grace = heartbeat(ctx.opts.nodes).graceSeconds;
     const figures = [
-      figure({ scenario: 'S7', name: 'NotReady -> Node deleted (server deleted)', unit: 's', samples: runs.flatMap((l) => l.deleted), target: 10, judge: 'p99', limit: 5, limitNote }),
-      figure({ scenario: 'S7', name: 'NotReady -> shutdown taint (server off)', unit: 's', samples: runs.flatMap((l) => l.tainted), target: 10, judge: 'p99', limit: 5, limitNote }),
-      figure({ scenario: 'S7', name: 'cloud action -> Node deleted / tainted (incl. grace period)', unit: 's', samples: runs.flatMap((l) => l.fromCloud), judge: 'p99', limit: grace, limitNote: `kube-controller-manager node-monitor grace period (${grace} s here)` }),
+      figure({
+        scenario: 'S7',
+        name: 'NotReady -> Node deleted (server deleted)',
+        unit: 's',
+        samples: runs.flatMap((l) => l.deleted),
+        target: 10,
+        judge: 'p99',
+        limit: 5,
+        limitNote,
+      }),
+      figure({
+        scenario: 'S7',
+        name: 'NotReady -> shutdown taint (server off)',
+        unit: 's',
+        samples: runs.flatMap((l) => l.tainted),
+        target: 10,
+        judge: 'p99',
+        limit: 5,
+        limitNote,
+      }),
+      figure({
+        scenario: 'S7',
+        name: 'cloud action -> Node deleted / tainted (incl. grace period)',
+        unit: 's',
+        samples: runs.flatMap((l) => l.fromCloud),
+        judge: 'p99',
+        limit: grace,
+        limitNote: `kube-controller-manager node-monitor grace period (${grace} s here)`,
+      }),
     ];
     return { figures, details: { perRun: k }, runs: runs.length };
   },

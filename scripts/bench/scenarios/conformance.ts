@@ -22,9 +22,23 @@ export const S16: Scenario = {
         // A run that failed a capability says nothing about the run's speed: no sample.
         samples.push(passed(report) ? report.durationMs / 1000 : Number.NaN);
         ctx.progress(`S16: ${cloud.kind} ${passed(report) ? 'passed' : 'FAILED'} in ${(report.durationMs / 1000).toFixed(1)} s`);
-        details[`${cloud.kind}#${r}`] = Object.fromEntries(report.results.map((x) => [x.capability, { verdict: x.verdict, seconds: x.durationMs / 1000, cloudCalls: x.cloudCalls, ...(x.verdict === 'fail' ? { message: x.message } : {}) }]));
+        details[`${cloud.kind}#${r}`] = Object.fromEntries(
+          report.results.map((x) => [
+            x.capability,
+            { verdict: x.verdict, seconds: x.durationMs / 1000, cloudCalls: x.cloudCalls, ...(x.verdict === 'fail' ? { message: x.message } : {}) },
+          ]),
+        );
       }
-      figures.push(figure({ scenario: 'S16', name: `conformance run, ${cloud.kind} (${defaultCcmFor(cloud.kind).kind} CCM)`, unit: 's', samples, target: 60, limitNote: 'lifecycle waits on kube-controller-manager marking the node NotReady' }));
+      figures.push(
+        figure({
+          scenario: 'S16',
+          name: `conformance run, ${cloud.kind} (${defaultCcmFor(cloud.kind).kind} CCM)`,
+          unit: 's',
+          samples,
+          target: 60,
+          limitNote: 'lifecycle waits on kube-controller-manager marking the node NotReady',
+        }),
+      );
     }
     return { figures, details, runs: ctx.opts.runs };
   },

@@ -74,7 +74,14 @@ function sizeFigures(ctx: ScenarioContext, env: BenchEnv, count: number, runs: r
       limit: (count * WRITES_PER_SERVICE) / p.kubeApiQps,
       limitNote: `QPS floor: ${count} x 3 writes at ${p.kubeApiQps} QPS`,
     }),
-    figure({ scenario: 'S5', name: `${count} LB Services: created -> ingress (per Service)`, unit: 's', samples: runs.flatMap((b) => b.perService), judge: 'p99', limitNote: '' }),
+    figure({
+      scenario: 'S5',
+      name: `${count} LB Services: created -> ingress (per Service)`,
+      unit: 's',
+      samples: runs.flatMap((b) => b.perService),
+      judge: 'p99',
+      limitNote: '',
+    }),
   ];
 }
 
@@ -94,7 +101,10 @@ async function latencyRuns(ctx: ScenarioContext, env: BenchEnv): Promise<Figure>
     const bound = Math.ceil(count / workers) * (b.lbCalls / count) * (LB_LATENCY_MS / 1000);
     ratios.push((100 * bound) / b.total);
     ctx.progress(`S5 latency run ${r}: ${count} Services in ${b.total.toFixed(1)} s (bound ${bound.toFixed(1)} s)`);
-    await deleteServices(env, Array.from({ length: count }, (_, i) => serviceName(`s5lat${r}`, i)));
+    await deleteServices(
+      env,
+      Array.from({ length: count }, (_, i) => serviceName(`s5lat${r}`, i)),
+    );
   }
   return figure({
     scenario: 'S5',
@@ -157,11 +167,15 @@ async function ccmRestart(env: BenchEnv, services: readonly string[], how: CcmEn
   // event per Service instead never ends for a CCM whose event queue overflowed and dropped some, as
   // client-go's does past 1 000.
   const drain = ((services.length * 2) / env.options.profile.kubeApiQps) * 1000;
-  if (!(await env.settle(5000, 120_000 + 2 * drain, started, { api: true }))) throw new Error(`the CCM was still busy ${Math.round((Date.now() - started) / 1000)} s after its restart`);
+  if (!(await env.settle(5000, 120_000 + 2 * drain, started, { api: true })))
+    throw new Error(`the CCM was still busy ${Math.round((Date.now() - started) / 1000)} s after its restart`);
   const ccm = close().ccm;
   // Leader election renews its lease every 2 s however long the window is: counted per second, not per restart.
   const counts = await closeApi();
-  const leases = Object.values(counts.byController).flatMap((ops) => Object.entries(ops)).filter(([operation]) => isLeaseOperation(operation)).reduce((n, [, c]) => n + c, 0);
+  const leases = Object.values(counts.byController)
+    .flatMap((ops) => Object.entries(ops))
+    .filter(([operation]) => isLeaseOperation(operation))
+    .reduce((n, [, c]) => n + c, 0);
   const requests = counts.total - leases;
   const cloudCalls = countBy(env.calls.ccmCalls(started), operationOf);
   return { peakRssMb: ccm?.peakRssMb ?? Number.NaN, cpuSeconds: ccm?.cpuSeconds ?? Number.NaN, requests, cloudCalls };
@@ -172,8 +186,20 @@ const S12_COMPARE_AS = 'S12 CCM peak RSS';
 /** Per restart, CPU and requests: compared between the CCMs (the scenario's whole window is not, see `ownTotals`). */
 function restartCosts(restarts: readonly Restart[], what: string): Figure[] {
   return [
-    { ...figure({ scenario: 'S12', name: `CCM CPU seconds per restart, ${what}`, unit: 's', samples: restarts.map((r) => r.cpuSeconds), limitNote: '' }), compareAs: 'S12 CCM CPU seconds per restart' },
-    { ...figure({ scenario: 'S12', name: `Kubernetes API requests per restart, leader election's Lease excluded, ${what}`, unit: 'requests', samples: restarts.map((r) => r.requests), limitNote: '' }), compareAs: 'S12 Kubernetes API requests per restart' },
+    {
+      ...figure({ scenario: 'S12', name: `CCM CPU seconds per restart, ${what}`, unit: 's', samples: restarts.map((r) => r.cpuSeconds), limitNote: '' }),
+      compareAs: 'S12 CCM CPU seconds per restart',
+    },
+    {
+      ...figure({
+        scenario: 'S12',
+        name: `Kubernetes API requests per restart, leader election's Lease excluded, ${what}`,
+        unit: 'requests',
+        samples: restarts.map((r) => r.requests),
+        limitNote: '',
+      }),
+      compareAs: 'S12 Kubernetes API requests per restart',
+    },
   ];
 }
 
@@ -183,7 +209,11 @@ async function upstreamS12(ctx: ScenarioContext, env: BenchEnv, what: string): P
   for (let r = 1; r <= ctx.opts.runs; r++) restarts.push(await ccmRestart(env, ctx.shared.residentServices, {}));
   const peaks = restarts.map((r) => r.peakRssMb);
   const f = figure({ scenario: 'S12', name: `upstream Go CCM peak RSS, ${what}`, unit: 'MB', samples: peaks, limitNote: '' });
-  return { figures: [{ ...f, compareAs: S12_COMPARE_AS }, ...restartCosts(restarts, what)], details: { upstreamMb: peaks, restartCloudCalls: restarts.map((r) => r.cloudCalls) }, runs: peaks.length };
+  return {
+    figures: [{ ...f, compareAs: S12_COMPARE_AS }, ...restartCosts(restarts, what)],
+    details: { upstreamMb: peaks, restartCloudCalls: restarts.map((r) => r.cloudCalls) },
+    runs: peaks.length,
+  };
 }
 
 export const S12: Scenario = {
@@ -211,11 +241,44 @@ export const S12: Scenario = {
     const sandboxed = ctx.opts.compare ? Number.NaN : (await ccmRestart(env, ctx.shared.residentServices, {})).peakRssMb;
     const target = ctx.opts.nodes > 1000 ? 300 : 150;
     const figures = [
-      { ...figure({ scenario: 'S12', name: `CCM peak RSS as deployed (deploy/: bundle, code cache, image flags, Deployment env), ${what}`, unit: 'MB', samples: shipped, target, limit: idleMb, limitNote: `the deployed bundle loaded, no cluster: ${idleMb} MB RSS`, note: deployed.label }), compareAs: S12_COMPARE_AS },
+      {
+        ...figure({
+          scenario: 'S12',
+          name: `CCM peak RSS as deployed (deploy/: bundle, code cache, image flags, Deployment env), ${what}`,
+          unit: 'MB',
+          samples: shipped,
+          target,
+          limit: idleMb,
+          limitNote: `the deployed bundle loaded, no cluster: ${idleMb} MB RSS`,
+          note: deployed.label,
+        }),
+        compareAs: S12_COMPARE_AS,
+      },
       ...restartCosts(restarts, `as deployed, ${what}`),
-      ...(Number.isNaN(sandboxed) ? [] : [figure({ scenario: 'S12', name: `CCM peak RSS as the sandbox runs it (node src/main.ts, no flags), ${what}`, unit: 'MB', samples: [sandboxed], limitNote: 'type stripping and unbundled sources: +60 MB at start; V8 sizes its heap from the 24 GiB machine' })]),
+      ...(Number.isNaN(sandboxed)
+        ? []
+        : [
+            figure({
+              scenario: 'S12',
+              name: `CCM peak RSS as the sandbox runs it (node src/main.ts, no flags), ${what}`,
+              unit: 'MB',
+              samples: [sandboxed],
+              limitNote: 'type stripping and unbundled sources: +60 MB at start; V8 sizes its heap from the 24 GiB machine',
+            }),
+          ]),
       ...pods.figures,
     ];
-    return { figures, details: { deployedMb: shipped, deployedNodeArgs: deployed.nodeArgs, deployedEnv: deployed.env, sandboxMb: sandboxed, pods: pods.details, restartCloudCalls: restarts.map((r) => r.cloudCalls) }, runs: shipped.length };
+    return {
+      figures,
+      details: {
+        deployedMb: shipped,
+        deployedNodeArgs: deployed.nodeArgs,
+        deployedEnv: deployed.env,
+        sandboxMb: sandboxed,
+        pods: pods.details,
+        restartCloudCalls: restarts.map((r) => r.cloudCalls),
+      },
+      runs: shipped.length,
+    };
   },
 };

@@ -49,7 +49,9 @@ function collect(env: BenchEnv, names: readonly string[], start: number, from: (
 }
 
 async function waitRoutes(env: BenchEnv, names: readonly string[], start: number, timeoutMs: number): Promise<void> {
-  await waitFor(() => routeCreates(env.calls.ccmCalls(start)).created.size >= names.length, { timeoutMs, description: `${names.length} routes` }).catch(() => undefined);
+  await waitFor(() => routeCreates(env.calls.ccmCalls(start)).created.size >= names.length, { timeoutMs, description: `${names.length} routes` }).catch(
+    () => undefined,
+  );
 }
 
 function callsPerNode(scenario: 'S1' | 'S2', runs: readonly RunData[]): Figure {
@@ -78,10 +80,29 @@ function routeFigures(scenario: 'S1' | 'S2', runs: readonly RunData[]): Figure[]
       limitNote: 'route reconciliation period 10 s',
       note: `${runs.reduce((a, d) => a + d.routeSeconds.length, 0)}/${runs.reduce((a, d) => a + d.names.length, 0)} routes seen`,
     }),
-    figure({ scenario: 'S8', name: `duplicate-create conflicts (${scenario})`, unit: 'count', samples: runs.map((d) => d.conflicts), target: 0, limit: 0, limitNote: '' }),
+    figure({
+      scenario: 'S8',
+      name: `duplicate-create conflicts (${scenario})`,
+      unit: 'count',
+      samples: runs.map((d) => d.conflicts),
+      target: 0,
+      limit: 0,
+      limitNote: '',
+    }),
     // S2 waits for every route: a node without one (no podCIDR, a failed create) shows here, not as a shorter list.
     ...(scenario === 'S2'
-      ? [figure({ scenario: 'S8', name: 'nodes with a route (all at once)', unit: '%', samples: runs.map((d) => (100 * d.routeSeconds.length) / d.names.length), target: 100, direction: 'min', limit: 100, limitNote: '' })]
+      ? [
+          figure({
+            scenario: 'S8',
+            name: 'nodes with a route (all at once)',
+            unit: '%',
+            samples: runs.map((d) => (100 * d.routeSeconds.length) / d.names.length),
+            target: 100,
+            direction: 'min',
+            limit: 100,
+            limitNote: '',
+          }),
+        ]
       : []),
   ];
 }
@@ -91,7 +112,11 @@ function callDetails(runs: readonly RunData[]): Record<string, unknown> {
   return { ccmCallsByController: countBy(all, controllerOf), ccmCallsByOperation: countBy(all, operationOf), nodesQueue: runs.map((d) => d.queue) };
 }
 
-async function s1Run(ctx: ScenarioContext, env: BenchEnv, run: { r: number; count: number; label: string }): Promise<{ data: RunData; servers: CreatedServer[] }> {
+async function s1Run(
+  ctx: ScenarioContext,
+  env: BenchEnv,
+  run: { r: number; count: number; label: string },
+): Promise<{ data: RunData; servers: CreatedServer[] }> {
   const { r, count } = run;
   const names = Array.from({ length: count }, (_, i) => nodeName(`s1r${r}`, i));
   const before = await scrapeCcm(env);
@@ -194,12 +219,23 @@ function s2Output(ctx: ScenarioContext, env: BenchEnv, runs: RunData[], totals: 
       limitNote: `QPS floor: ${ctx.opts.nodes} nodes x 3 writes at ${p.kubeApiQps} QPS (burst ${p.kubeApiBurst})`,
       note: `ratio to the QPS floor: ${totals.map((t) => (floor > 0 ? t / floor : 0).toFixed(2)).join(', ')}; target ${parity ? 180 : 40} s at 1000 nodes`,
     }),
-    figure({ scenario: 'S2', name: 'CCM start -> node initialised (per node)', unit: 's', samples: runs.flatMap((d) => d.initSeconds), judge: 'p99', limitNote: '' }),
+    figure({
+      scenario: 'S2',
+      name: 'CCM start -> node initialised (per node)',
+      unit: 's',
+      samples: runs.flatMap((d) => d.initSeconds),
+      judge: 'p99',
+      limitNote: '',
+    }),
     callsPerNode('S2', runs),
     ...routeFigures('S2', runs),
     ...costFigures(runs),
   ];
-  return { figures, details: { ...callDetails(runs), qpsFloorSeconds: floor, ratioToFloor: totals.map((t) => (floor > 0 ? t / floor : null)) }, runs: runs.length };
+  return {
+    figures,
+    details: { ...callDetails(runs), qpsFloorSeconds: floor, ratioToFloor: totals.map((t) => (floor > 0 ? t / floor : null)) },
+    runs: runs.length,
+  };
 }
 
 /** S2's CPU and requests, named as every scenario's totals are (so --compare pairs them), counted from the CCM's start. */
@@ -207,7 +243,14 @@ function costFigures(runs: readonly RunData[]): Figure[] {
   const costs = runs.flatMap((d) => (d.cost ? [d.cost] : []));
   const note = "from the CCM's start until every node was initialised and has its route";
   return [
-    figure({ scenario: 'S2', name: 'Kubernetes API requests by the CCM (apiserver audit log)', unit: 'requests', samples: costs.map((c) => c.requests), limitNote: '', note }),
+    figure({
+      scenario: 'S2',
+      name: 'Kubernetes API requests by the CCM (apiserver audit log)',
+      unit: 'requests',
+      samples: costs.map((c) => c.requests),
+      limitNote: '',
+      note,
+    }),
     figure({ scenario: 'S2', name: 'CCM CPU seconds (utime + stime, /proc)', unit: 's', samples: costs.map((c) => c.cpuSeconds), limitNote: '', note }),
   ];
 }
@@ -249,8 +292,23 @@ export const S9: Scenario = {
     const total = run.data.calls.length;
     const converge = (Math.max(...run.data.names.map((n) => env.nodes.get(n)?.initialized ?? 0)) - run.data.start) / 1000;
     const figures = [
-      figure({ scenario: 'S9', name: 'converged (first arrival -> last taint removed)', unit: 's', samples: [converge], limit: nodeInitCalls(run.data), limitNote: 'node-controller calls made / 1 per s' }),
-      figure({ scenario: 'S9', name: '429 share of CCM calls', unit: '%', samples: [total ? (100 * limited) / total : 0], target: 5, limit: 0, limitNote: 'a client that paces itself gets none' }),
+      figure({
+        scenario: 'S9',
+        name: 'converged (first arrival -> last taint removed)',
+        unit: 's',
+        samples: [converge],
+        limit: nodeInitCalls(run.data),
+        limitNote: 'node-controller calls made / 1 per s',
+      }),
+      figure({
+        scenario: 'S9',
+        name: '429 share of CCM calls',
+        unit: '%',
+        samples: [total ? (100 * limited) / total : 0],
+        target: 5,
+        limit: 0,
+        limitNote: 'a client that paces itself gets none',
+      }),
       figure({ scenario: 'S9', name: 'retries sooner than Retry-After', unit: 'count', samples: [violations], target: 0, limit: 0, limitNote: '' }),
     ];
     return { figures, details: { calls: total, limited, ...callDetails([run.data]) }, runs: 1 };

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { S15Details, s15Figures, type S15Run } from './standalone.ts';
 
-const run = (command: number, steps: Record<string, number>, phases: Record<string, number>): S15Run => ({ command, commandDaemon: command - 0.7, total: command - 0.5, controlPlane: 3, steps, phases });
+const run = (command: number, steps: Record<string, number>, phases: Record<string, number>): S15Run => ({
+  command,
+  commandDaemon: command - 0.7,
+  total: command - 0.5,
+  controlPlane: 3,
+  steps,
+  phases,
+});
 
 describe('S15', () => {
   const runs = [
@@ -15,7 +22,11 @@ describe('S15', () => {
     const command = figures.find((f) => f.name === 'npm run sandbox:up -> summary (warm)');
     expect(command).toMatchObject({ target: 5, value: 4.4, samples: [4.2, 4.8, 4.4] });
     expect(figures.map((f) => f.name).filter((n) => /^(step|phase): /.test(n))).toEqual([
-      'step: simcloud', 'step: cluster (local)', 'phase: etcd', 'phase: machines created', 'phase: kubelets registered',
+      'step: simcloud',
+      'step: cluster (local)',
+      'phase: etcd',
+      'phase: machines created',
+      'phase: kubelets registered',
     ]);
     // A phase a run did not have is left out of its samples, not counted as zero.
     expect(figures.find((f) => f.name === 'phase: machines created')).toMatchObject({ target: null, samples: [2.3, 2.4] });

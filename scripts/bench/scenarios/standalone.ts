@@ -32,7 +32,8 @@ export const S15Run = z.object({
 export type S15Run = z.infer<typeof S15Run>;
 export const S15Details = z.object({ runs: z.array(S15Run) });
 
-const bySeconds = (records: readonly StepRecord[] | undefined): Record<string, number> => Object.fromEntries((records ?? []).map((s) => [s.name, s.durationMs / 1000]));
+const bySeconds = (records: readonly StepRecord[] | undefined): Record<string, number> =>
+  Object.fromEntries((records ?? []).map((s) => [s.name, s.durationMs / 1000]));
 
 async function bringUp(progress: (m: string) => void): Promise<Omit<S15Run, 'command' | 'commandDaemon'>> {
   const stateDir = mkdtempSync(join(tmpdir(), 'ccm-bench-s15-'));
@@ -69,7 +70,12 @@ async function commandUp(progress: (m: string) => void): Promise<Pick<S15Run, 'c
   const env = { ...process.env, CCM_SANDBOX_STATE_DIR: root } as Record<string, string>;
   const started = Date.now();
   try {
-    const up = await exec.run('npm', ['run', '--silent', 'sandbox:up', '--', '--name', 'bench-s15'], { cwd: REPO, env, allowFailure: true, timeoutMs: 180_000 });
+    const up = await exec.run('npm', ['run', '--silent', 'sandbox:up', '--', '--name', 'bench-s15'], {
+      cwd: REPO,
+      env,
+      allowFailure: true,
+      timeoutMs: 180_000,
+    });
     const seconds = (Date.now() - started) / 1000;
     if (up.exitCode !== 0) throw new Error(`npm run sandbox:up failed (${up.exitCode}): ${up.stderr.trim().split('\n').slice(-5).join(' | ')}`);
     const daemon = Number(/ is ready \(.*\) after ([\d.]+) s/.exec(up.stdout)?.[1] ?? Number.NaN);
@@ -87,15 +93,36 @@ export function s15Figures(runs: readonly S15Run[]): Figure[] {
   const names = (pick: (r: S15Run) => Record<string, number>): string[] => [...new Set(runs.flatMap((r) => Object.keys(pick(r))))];
   // Where the time goes: a figure per step and per phase (no targets; the steps overlap).
   const breakdown = (kind: 'step' | 'phase', pick: (r: S15Run) => Record<string, number>): Figure[] =>
-    names(pick).map((name) => figure({ scenario: 'S15', name: `${kind}: ${name}`, unit: 's', samples: runs.map((r) => pick(r)[name] ?? Number.NaN), judge: 'p50', limitNote: '' }));
+    names(pick).map((name) =>
+      figure({ scenario: 'S15', name: `${kind}: ${name}`, unit: 's', samples: runs.map((r) => pick(r)[name] ?? Number.NaN), judge: 'p50', limitNote: '' }),
+    );
   return [
-    figure({ scenario: 'S15', name: 'local control plane ready (warm)', unit: 's', samples: runs.map((r) => r.controlPlane), target: 10, limitNote: 'etcd + kube-apiserver + controller-manager start' }),
+    figure({
+      scenario: 'S15',
+      name: 'local control plane ready (warm)',
+      unit: 's',
+      samples: runs.map((r) => r.controlPlane),
+      target: 10,
+      limitNote: 'etcd + kube-apiserver + controller-manager start',
+    }),
     figure({ scenario: 'S15', name: 'sandbox up -> all nodes initialised (warm)', unit: 's', samples: runs.map((r) => r.total), target: 30, limitNote: '' }),
     figure({
-      scenario: 'S15', name: 'npm run sandbox:up -> summary (warm)', unit: 's', samples: runs.map((r) => r.command), target: 5, judge: 'p50',
+      scenario: 'S15',
+      name: 'npm run sandbox:up -> summary (warm)',
+      unit: 's',
+      samples: runs.map((r) => r.command),
+      target: 5,
+      judge: 'p50',
       limitNote: 'kube-apiserver ready (its RBAC bootstrap polls once a second) + the CCM process start',
     }),
-    figure({ scenario: 'S15', name: 'npm run sandbox:up: its daemon, start to ready (warm)', unit: 's', samples: runs.map((r) => r.commandDaemon), judge: 'p50', limitNote: '' }),
+    figure({
+      scenario: 'S15',
+      name: 'npm run sandbox:up: its daemon, start to ready (warm)',
+      unit: 's',
+      samples: runs.map((r) => r.commandDaemon),
+      judge: 'p50',
+      limitNote: '',
+    }),
     ...breakdown('step', (r) => r.steps),
     ...breakdown('phase', (r) => r.phases),
   ];
@@ -119,7 +146,15 @@ export const S10: Scenario = {
   async run(ctx) {
     const result = await runSimcloudBench({ seconds: ctx.opts.smoke ? 2 : 10, outDir: dirname(ctx.opts.out), log: ctx.progress });
     const figures: Figure[] = result.measurements.flatMap((m) => [
-      figure({ scenario: 'S10', name: `${m.name}: throughput`, unit: 'req/s', samples: [m.requestsPerSecond], target: m.target.minRequestsPerSecond, direction: 'min', limitNote: `${result.connections} connections` }),
+      figure({
+        scenario: 'S10',
+        name: `${m.name}: throughput`,
+        unit: 'req/s',
+        samples: [m.requestsPerSecond],
+        target: m.target.minRequestsPerSecond,
+        direction: 'min',
+        limitNote: `${result.connections} connections`,
+      }),
       figure({ scenario: 'S10', name: `${m.name}: p99 latency`, unit: 'ms', samples: [m.p99Ms], target: m.target.maxP99Ms, limitNote: '' }),
     ]);
     return { figures, details: { file: result.file, servers: result.servers, loadBalancers: result.loadBalancers }, runs: 1 };

@@ -1,8 +1,17 @@
 /** SimcloudAdminClient: the `/_sim/*` surface (admin token): health, reset, snapshot, seeds, time, faults, projects. */
 import { ProjectListResponse, ProjectResponse, TokenListResponse, TokenResponse, type CreatedToken, type Project, type Token } from '../schema/projects.ts';
 import {
-  FaultRuleListResponse, FaultRuleResponse, Health, OkResponse, SeedResponse, Snapshot, TimeState,
-  type FaultRule, type FaultRuleInput, type SeedName, type SetTimeRequest,
+  FaultRuleListResponse,
+  FaultRuleResponse,
+  Health,
+  OkResponse,
+  SeedResponse,
+  Snapshot,
+  TimeState,
+  type FaultRule,
+  type FaultRuleInput,
+  type SeedName,
+  type SetTimeRequest,
 } from '../schema/internal.ts';
 import { buildRequester, type SimcloudClientOptions } from './client.ts';
 import { seg, type CallOptions, type Requester } from './requester.ts';

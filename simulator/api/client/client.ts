@@ -18,8 +18,20 @@ import { Requester, seg, type CallOptions } from './requester.ts';
 import { ServerGroupsClient } from './server-groups.ts';
 import { ServersClient } from './servers.ts';
 import {
-  DEFAULT_RETRY, chain, fetchHandler, realSleep, withAuth, withCaller, withIdempotencyKey, withRequestId, withRetry,
-  type AttemptGate, type HttpExchange, type Middleware, type RetryPolicy, type Sleep,
+  DEFAULT_RETRY,
+  chain,
+  fetchHandler,
+  realSleep,
+  withAuth,
+  withCaller,
+  withIdempotencyKey,
+  withRequestId,
+  withRetry,
+  type AttemptGate,
+  type HttpExchange,
+  type Middleware,
+  type RetryPolicy,
+  type Sleep,
 } from './transport.ts';
 
 export interface SimcloudClientOptions {
@@ -58,15 +70,23 @@ export interface WaitOptions extends CallOptions {
 
 export function buildRequester(opts: SimcloudClientOptions): Requester {
   const retry = { ...DEFAULT_RETRY, ...opts.retry };
-  const handler = chain(fetchHandler({ endpoint: opts.endpoint, ...(opts.exchange ? { exchange: opts.exchange } : {}), ...(opts.fetch ? { fetch: opts.fetch } : {}), defaultTimeoutMs: opts.timeoutMs ?? 10_000 }), [
-    withRequestId(),
-    withIdempotencyKey(),
-    ...(opts.middlewares ?? []),
-    withCaller(opts.caller),
-    withAuth(opts.token),
-    withRetry(retry, opts.sleep ?? realSleep, opts.gate),
-    ...(opts.attemptMiddlewares ?? []),
-  ]);
+  const handler = chain(
+    fetchHandler({
+      endpoint: opts.endpoint,
+      ...(opts.exchange ? { exchange: opts.exchange } : {}),
+      ...(opts.fetch ? { fetch: opts.fetch } : {}),
+      defaultTimeoutMs: opts.timeoutMs ?? 10_000,
+    }),
+    [
+      withRequestId(),
+      withIdempotencyKey(),
+      ...(opts.middlewares ?? []),
+      withCaller(opts.caller),
+      withAuth(opts.token),
+      withRetry(retry, opts.sleep ?? realSleep, opts.gate),
+      ...(opts.attemptMiddlewares ?? []),
+    ],
+  );
   return new Requester(handler);
 }
 

@@ -74,7 +74,11 @@ it('every answer the client reads passes its schema’s compiled predicate, so n
   const { action: routed } = await c.networks.createRoute(network.id, { destination: '10.244.0.0/24', gateway });
   await c.waitForAction(routed);
   const group = await c.serverGroups.create({ name: 'fast-group', servers: servers.map((s) => s.id), labels: { a: 'b' } });
-  await c.firewallPolicies.create({ name: 'fast-policy', server_group_id: group.id, rules: [{ direction: 'inbound', protocol: 'tcp', ports: '30080', source_cidrs: ['0.0.0.0/0'] }] });
+  await c.firewallPolicies.create({
+    name: 'fast-policy',
+    server_group_id: group.id,
+    rules: [{ direction: 'inbound', protocol: 'tcp', ports: '30080', source_cidrs: ['0.0.0.0/0'] }],
+  });
   const block = await c.ipBlocks.allocate({ location: region!.id, tags: { purpose: 'fast' } });
   const targets = [
     { kind: 'server_group', server_group_id: group.id },
@@ -82,8 +86,23 @@ it('every answer the client reads passes its schema’s compiled predicate, so n
     { kind: 'label_selector', label_selector: 'role=node' },
     { kind: 'ip', ip: '127.0.0.1' },
   ] as const;
-  const services = [{ protocol: 'tcp', listen_port: 80, destination_port: 30080, proxy_protocol: 'none', health_check: { protocol: 'tcp', port: null, path: '/', interval_seconds: 5, timeout_seconds: 3, retries: 3 } }] as const;
-  const { load_balancer: lb, action } = await c.loadBalancers.create({ name: 'fast-lb', labels: { a: 'b' }, services: [...services], targets: [...targets], network_id: network.id, source_ranges: ['10.0.0.0/8'] });
+  const services = [
+    {
+      protocol: 'tcp',
+      listen_port: 80,
+      destination_port: 30080,
+      proxy_protocol: 'none',
+      health_check: { protocol: 'tcp', port: null, path: '/', interval_seconds: 5, timeout_seconds: 3, retries: 3 },
+    },
+  ] as const;
+  const { load_balancer: lb, action } = await c.loadBalancers.create({
+    name: 'fast-lb',
+    labels: { a: 'b' },
+    services: [...services],
+    targets: [...targets],
+    network_id: network.id,
+    source_ranges: ['10.0.0.0/8'],
+  });
   await c.waitForAction(action);
   await c.loadBalancers.create({ name: 'fast-lb-block', ip_block_id: block.id, targets: [targets[0]] });
   await Promise.all([

@@ -1,8 +1,12 @@
 /** Firewall policies: `client.firewallPolicies.*`. */
 import type { ListMeta, ListParams } from '../schema/common.ts';
 import {
-  FirewallPolicyListResponse, FirewallPolicyResponse,
-  type CreateFirewallPolicyRequest, type FirewallPolicy, type FirewallRuleInput, type UpdateFirewallPolicyRequest,
+  FirewallPolicyListResponse,
+  FirewallPolicyResponse,
+  type CreateFirewallPolicyRequest,
+  type FirewallPolicy,
+  type FirewallRuleInput,
+  type UpdateFirewallPolicyRequest,
 } from '../schema/firewall-policies.ts';
 import { collectPages, seg, type CallOptions, type Requester } from './requester.ts';
 

@@ -1,8 +1,13 @@
 /** IP blocks: `client.ipBlocks.*`. */
 import type { ListMeta } from '../schema/common.ts';
 import {
-  IpBlockListResponse, IpBlockResponse,
-  type AllocateIpBlockRequest, type AssignmentKind, type IpBlock, type IpBlockListParams, type UpdateIpBlockRequest,
+  IpBlockListResponse,
+  IpBlockResponse,
+  type AllocateIpBlockRequest,
+  type AssignmentKind,
+  type IpBlock,
+  type IpBlockListParams,
+  type UpdateIpBlockRequest,
 } from '../schema/ip-blocks.ts';
 import { collectPages, seg, type CallOptions, type Requester } from './requester.ts';
 
@@ -12,7 +17,11 @@ export interface IpBlockListOptions extends Omit<IpBlockListParams, 'tags'> {
 }
 
 const tagQuery = (tags: Record<string, string> | undefined): string | undefined =>
-  tags === undefined || Object.keys(tags).length === 0 ? undefined : Object.entries(tags).map(([k, v]) => `${k}=${v}`).join(',');
+  tags === undefined || Object.keys(tags).length === 0
+    ? undefined
+    : Object.entries(tags)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(',');
 
 export class IpBlocksClient {
   readonly #r: Requester;

@@ -2,8 +2,16 @@
 import type { ListMeta, ListParams } from '../schema/common.ts';
 import { ActionResponse, type Action } from '../schema/actions.ts';
 import {
-  LoadBalancerCreateResponse, LoadBalancerListResponse, LoadBalancerMetricsResponse, LoadBalancerResponse, LoadBalancerSummaryListResponse,
-  type AttachLoadBalancerToNetworkRequest, type CreateLoadBalancerRequest, type LoadBalancer, type LoadBalancerSummary, type TargetCounters,
+  LoadBalancerCreateResponse,
+  LoadBalancerListResponse,
+  LoadBalancerMetricsResponse,
+  LoadBalancerResponse,
+  LoadBalancerSummaryListResponse,
+  type AttachLoadBalancerToNetworkRequest,
+  type CreateLoadBalancerRequest,
+  type LoadBalancer,
+  type LoadBalancerSummary,
+  type TargetCounters,
   type UpdateLoadBalancerRequest,
 } from '../schema/load-balancers.ts';
 import { collectPages, seg, type CallOptions, type Requester } from './requester.ts';

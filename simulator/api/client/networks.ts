@@ -1,8 +1,15 @@
 /** Private networks and their routes: `client.networks.*`. */
 import type { ListMeta, ListParams } from '../schema/common.ts';
 import {
-  NetworkListResponse, NetworkResponse, RouteCreateResponse, RouteListResponse,
-  type CreateNetworkRequest, type CreateRouteRequest, type Network, type Route, type UpdateNetworkRequest,
+  NetworkListResponse,
+  NetworkResponse,
+  RouteCreateResponse,
+  RouteListResponse,
+  type CreateNetworkRequest,
+  type CreateRouteRequest,
+  type Network,
+  type Route,
+  type UpdateNetworkRequest,
 } from '../schema/networks.ts';
 import type { Action } from '../schema/actions.ts';
 import { ActionResponse } from '../schema/actions.ts';

@@ -36,7 +36,10 @@ export class Requester {
     if (parsed.success) return parsed.data;
     throw new SimcloudApiError({
       code: 'invalid_response',
-      message: `response does not match the schema: ${parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      message: `response does not match the schema: ${parsed.error.issues
+        .slice(0, 3)
+        .map((i) => `${i.path.join('.')}: ${i.message}`)
+        .join('; ')}`,
       status: res.status,
       requestId: res.requestId,
       operation,

@@ -1,8 +1,11 @@
 /** Server groups: `client.serverGroups.*`. */
 import type { ListMeta, ListParams } from '../schema/common.ts';
 import {
-  ServerGroupListResponse, ServerGroupResponse,
-  type CreateServerGroupRequest, type ServerGroup, type UpdateServerGroupRequest,
+  ServerGroupListResponse,
+  ServerGroupResponse,
+  type CreateServerGroupRequest,
+  type ServerGroup,
+  type UpdateServerGroupRequest,
 } from '../schema/server-groups.ts';
 import { collectPages, seg, type CallOptions, type Requester } from './requester.ts';
 

@@ -2,8 +2,13 @@
 import type { ListMeta, ListParams } from '../schema/common.ts';
 import { ActionResponse, type Action } from '../schema/actions.ts';
 import {
-  ServerCreateResponse, ServerListResponse, ServerResponse,
-  type AttachServerToNetworkRequest, type CreateServerRequest, type Server, type UpdateServerRequest,
+  ServerCreateResponse,
+  ServerListResponse,
+  ServerResponse,
+  type AttachServerToNetworkRequest,
+  type CreateServerRequest,
+  type Server,
+  type UpdateServerRequest,
 } from '../schema/servers.ts';
 import { collectPages, seg, type CallOptions, type Requester } from './requester.ts';
 

@@ -25,9 +25,11 @@ async function serve(replies: Reply[]): Promise<{ url: string; seen: IncomingMes
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
 }
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}): Reply => (_req, res) => {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
-};
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}): Reply =>
+  (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+  };
 const err = (status: number, code: string, headers: Record<string, string> = {}): Reply => json(status, { error: { code, message: code } }, headers);
 const zones = json(200, { zones: [{ id: 'z', name: 'z', region: 'r' }] });
 
@@ -36,7 +38,11 @@ let exchange: (() => HttpExchange) | undefined;
 
 function client(url: string, slept: number[] = [], over = {}): SimcloudClient {
   return new SimcloudClient({
-    endpoint: url, token: 'tok', caller: 'unit', ...(exchange ? { exchange: exchange() } : {}), ...over,
+    endpoint: url,
+    token: 'tok',
+    caller: 'unit',
+    ...(exchange ? { exchange: exchange() } : {}),
+    ...over,
     sleep: (ms) => {
       slept.push(ms);
       return Promise.resolve();
@@ -45,7 +51,11 @@ function client(url: string, slept: number[] = [], over = {}): SimcloudClient {
 }
 
 // Every behaviour holds over every exchange: fetch (the SDK's default) and the CCM's pools (lib/http-pool).
-describe.each([['fetch', undefined], ['http1', () => poolExchange('http1')], ['undici', () => poolExchange('undici')]] as const)('transport over %s', (_name, make) => {
+describe.each([
+  ['fetch', undefined],
+  ['http1', () => poolExchange('http1')],
+  ['undici', () => poolExchange('undici')],
+] as const)('transport over %s', (_name, make) => {
   beforeEach(() => {
     exchange = make;
   });
@@ -76,23 +86,35 @@ describe.each([['fetch', undefined], ['http1', () => poolExchange('http1')], ['u
 
   it('does not retry codes outside the policy and gives up after maxRetries', async () => {
     const { url } = await serve([err(409, 'conflict')]);
-    const e = await client(url).catalogue.zones().catch((x: unknown) => x);
+    const e = await client(url)
+      .catalogue.zones()
+      .catch((x: unknown) => x);
     expect(isApiError(e, 'conflict')).toBe(true);
     const { url: url2, seen } = await serve([err(503, 'service_unavailable'), err(503, 'service_unavailable'), err(503, 'service_unavailable')]);
-    const e2 = await client(url2, [], { retry: { maxRetries: 2 } }).catalogue.zones().catch((x: unknown) => x);
+    const e2 = await client(url2, [], { retry: { maxRetries: 2 } })
+      .catalogue.zones()
+      .catch((x: unknown) => x);
     expect(e2).toBeInstanceOf(SimcloudApiError);
     expect(seen).toHaveLength(3);
   });
 
   it('maps errors with status, request id, operation and fields; unreadable bodies by status', async () => {
     const { url } = await serve([
-      (_q, res) => res.writeHead(400, { 'x-request-id': 'req-1', 'content-type': 'application/json' })
-        .end(JSON.stringify({ error: { code: 'invalid_input', message: 'bad', details: { fields: [{ name: 'name', messages: ['short'] }] } } })),
+      (_q, res) =>
+        res
+          .writeHead(400, { 'x-request-id': 'req-1', 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { code: 'invalid_input', message: 'bad', details: { fields: [{ name: 'name', messages: ['short'] }] } } })),
       (_q, res) => res.writeHead(502).end('<html>bad gateway</html>'),
     ]);
     const c = client(url, [], { retry: { maxRetries: 0 } });
     const e = (await c.servers.create({ name: 'x', server_type: 't', image: 'i', zone: 'z' }).catch((x: unknown) => x)) as SimcloudApiError;
-    expect(e).toMatchObject({ code: 'invalid_input', status: 400, requestId: 'req-1', operation: 'servers.create', fields: [{ name: 'name', messages: ['short'] }] });
+    expect(e).toMatchObject({
+      code: 'invalid_input',
+      status: 400,
+      requestId: 'req-1',
+      operation: 'servers.create',
+      fields: [{ name: 'name', messages: ['short'] }],
+    });
     expect(e.message).toBe('servers.create: invalid_input: bad');
     const e2 = (await c.servers.get('srv-1').catch((x: unknown) => x)) as SimcloudApiError;
     expect(e2).toMatchObject({ code: 'service_unavailable', status: 502, operation: 'servers.get' });
@@ -106,7 +128,9 @@ describe.each([['fetch', undefined], ['http1', () => poolExchange('http1')], ['u
     const e = (await c.catalogue.zones().catch((x: unknown) => x)) as SimcloudApiError;
     expect(e).toMatchObject({ code: 'invalid_response', operation: 'catalogue.zones' });
     const { url: url2 } = await serve([hang]);
-    const e2 = (await client(url2, [], { timeoutMs: 50, retry: { maxRetries: 0 } }).catalogue.zones().catch((x: unknown) => x)) as SimcloudApiError;
+    const e2 = (await client(url2, [], { timeoutMs: 50, retry: { maxRetries: 0 } })
+      .catalogue.zones()
+      .catch((x: unknown) => x)) as SimcloudApiError;
     expect(e2).toMatchObject({ code: 'timeout', status: 0 });
   });
 
@@ -119,13 +143,35 @@ describe.each([['fetch', undefined], ['http1', () => poolExchange('http1')], ['u
   });
 
   it('pages through every result with listAll, in page order, the pages after the first side by side', async () => {
-    const srv = (n: number) => ({ id: `srv-${n}`, name: `n${n}`, status: 'running', server_type: 't', image: 'i', zone: 'z', region: 'r', labels: {}, public_ipv4: null, public_ipv6: null, private_ipv4: null, private_networks: [], locked: false, created: '2026-01-01T00:00:00Z' });
+    const srv = (n: number) => ({
+      id: `srv-${n}`,
+      name: `n${n}`,
+      status: 'running',
+      server_type: 't',
+      image: 'i',
+      zone: 'z',
+      region: 'r',
+      labels: {},
+      public_ipv4: null,
+      public_ipv6: null,
+      private_ipv4: null,
+      private_networks: [],
+      locked: false,
+      created: '2026-01-01T00:00:00Z',
+    });
     const page: Reply = (req, res) => {
       const n = Number(new URL(req.url!, 'http://x').searchParams.get('page'));
       // The list grew while it was read: page 3 says a page 4 now exists.
       const next = n < 3 ? n + 1 : n === 3 ? 4 : null;
       // Later pages answer first: the result must still be in page order.
-      setTimeout(() => json(200, { servers: [srv(n)], meta: { pagination: { page: n, per_page: 1, previous_page: null, next_page: next, last_page: 3, total_entries: 3 } } })(req, res), n === 2 ? 60 : 0);
+      setTimeout(
+        () =>
+          json(200, {
+            servers: [srv(n)],
+            meta: { pagination: { page: n, per_page: 1, previous_page: null, next_page: next, last_page: 3, total_entries: 3 } },
+          })(req, res),
+        n === 2 ? 60 : 0,
+      );
     };
     const { url, seen } = await serve([page, page, page, page]);
     const all = await client(url).servers.listAll({ label_selector: 'a=b' });
@@ -138,7 +184,15 @@ describe.each([['fetch', undefined], ['http1', () => poolExchange('http1')], ['u
     const replies = Array.from({ length: 60 }, () => err(404, 'not_found'));
     const { url } = await serve(replies);
     const c = client(url, [], { retry: { maxRetries: 0 } });
-    const groups = { servers: c.servers, networks: c.networks, loadBalancers: c.loadBalancers, serverGroups: c.serverGroups, firewallPolicies: c.firewallPolicies, ipBlocks: c.ipBlocks, actions: c.actions };
+    const groups = {
+      servers: c.servers,
+      networks: c.networks,
+      loadBalancers: c.loadBalancers,
+      serverGroups: c.serverGroups,
+      firewallPolicies: c.firewallPolicies,
+      ipBlocks: c.ipBlocks,
+      actions: c.actions,
+    };
     for (const [group, api] of Object.entries(groups)) {
       const proto = Object.getPrototypeOf(api) as Record<string, unknown>;
       for (const method of Object.getOwnPropertyNames(proto).filter((m) => m !== 'constructor' && m !== 'listAll')) {
@@ -157,11 +211,21 @@ describe.each([['fetch', undefined], ['http1', () => poolExchange('http1')], ['u
     // A port nobody listens on: the connection is refused before a byte is written.
     const { url: closed } = await serve([]);
     servers.splice(0).forEach((s) => s.close());
-    const refused = (await client(closed, [], { retry: { maxRetries: 0 } }).catalogue.zones().catch((x: unknown) => x)) as SimcloudApiError;
+    const refused = (await client(closed, [], { retry: { maxRetries: 0 } })
+      .catalogue.zones()
+      .catch((x: unknown) => x)) as SimcloudApiError;
     expect(refused.code).toBe('network_error');
     const write = (headers: Record<string, string> = {}): TransportRequest => ({ method: 'POST', path: '/v1/servers', headers, operation: 'servers.create' });
-    const answered = (code: 'server_error' | 'locked' | 'rate_limit_exceeded'): SimcloudApiError => new SimcloudApiError({ code, message: code, status: 500, requestId: '', operation: 'x' });
-    const lost = new SimcloudApiError({ code: 'network_error', message: 'reset', status: 0, requestId: '', operation: 'x', cause: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) });
+    const answered = (code: 'server_error' | 'locked' | 'rate_limit_exceeded'): SimcloudApiError =>
+      new SimcloudApiError({ code, message: code, status: 500, requestId: '', operation: 'x' });
+    const lost = new SimcloudApiError({
+      code: 'network_error',
+      message: 'reset',
+      status: 0,
+      requestId: '',
+      operation: 'x',
+      cause: Object.assign(new Error('reset'), { code: 'ECONNRESET' }),
+    });
     expect(mayRepeat(write(), refused)).toBe(true);
     expect(mayRepeat(write(), lost)).toBe(false);
     expect(mayRepeat(write(), answered('server_error'))).toBe(false);
@@ -174,7 +238,18 @@ describe.each([['fetch', undefined], ['http1', () => poolExchange('http1')], ['u
 
 describe('waitForAction', () => {
   const action = (status: string): Reply =>
-    json(200, { action: { id: 'act-1', command: 'create_load_balancer', status, progress: 0, started: '2026-01-01T00:00:00Z', finished: null, resources: [], error: null } });
+    json(200, {
+      action: {
+        id: 'act-1',
+        command: 'create_load_balancer',
+        status,
+        progress: 0,
+        started: '2026-01-01T00:00:00Z',
+        finished: null,
+        resources: [],
+        error: null,
+      },
+    });
 
   it('polls at the interval, doubling up to maxIntervalMs, until the action succeeds', async () => {
     const { url, seen } = await serve([action('running'), action('running'), action('running'), action('running'), action('success')]);
@@ -186,12 +261,24 @@ describe('waitForAction', () => {
   });
 
   it('starts from an action a call returned: a finished one costs no call, a running one is read after the first interval', async () => {
-    const finished: Action = { id: 'act-1', command: 'create_load_balancer', status: 'success', progress: 100, started: '2026-01-01T00:00:00Z', finished: '2026-01-01T00:00:01Z', resources: [], error: null };
+    const finished: Action = {
+      id: 'act-1',
+      command: 'create_load_balancer',
+      status: 'success',
+      progress: 100,
+      started: '2026-01-01T00:00:00Z',
+      finished: '2026-01-01T00:00:01Z',
+      resources: [],
+      error: null,
+    };
     const { url, seen } = await serve([action('running'), action('success')]);
     const slept: number[] = [];
     expect(await client(url, slept).waitForAction(finished)).toEqual(finished);
     expect(seen).toHaveLength(0);
-    const done = await client(url, slept).waitForAction({ ...finished, status: 'running', progress: 0, finished: null }, { intervalMs: 100, maxIntervalMs: 400 });
+    const done = await client(url, slept).waitForAction(
+      { ...finished, status: 'running', progress: 0, finished: null },
+      { intervalMs: 100, maxIntervalMs: 400 },
+    );
     expect(done.status).toBe('success');
     expect(seen).toHaveLength(2);
     expect(slept).toEqual([100, 200]);

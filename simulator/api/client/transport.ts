@@ -85,12 +85,19 @@ export const DEFAULT_RETRY: RetryPolicy = {
 
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
-export const realSleep: Sleep = (ms, signal) => new Promise((resolve, reject) => {
-  if (signal?.aborted) return reject(signal.reason as Error);
-  const t = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
-  const onAbort = (): void => { clearTimeout(t); reject(signal!.reason as Error); };
-  signal?.addEventListener('abort', onAbort, { once: true });
-});
+export const realSleep: Sleep = (ms, signal) =>
+  new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason as Error);
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(t);
+      reject(signal!.reason as Error);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 
 /** HTTP methods whose repetition has the effect of one request. */
 const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);
@@ -136,16 +143,22 @@ export const withIdempotencyKey = (): Middleware => (next) => (req) => {
   return next(req);
 };
 
-export const withCaller = (defaultCaller: string | undefined): Middleware => (next) => (req) => {
-  const caller = req.headers['x-simcloud-caller'] ?? defaultCaller;
-  if (caller !== undefined) req.headers['x-simcloud-caller'] = caller;
-  return next(req);
-};
+export const withCaller =
+  (defaultCaller: string | undefined): Middleware =>
+  (next) =>
+  (req) => {
+    const caller = req.headers['x-simcloud-caller'] ?? defaultCaller;
+    if (caller !== undefined) req.headers['x-simcloud-caller'] = caller;
+    return next(req);
+  };
 
-export const withAuth = (token: string): Middleware => (next) => (req) => {
-  req.headers.authorization = `Bearer ${token}`;
-  return next(req);
-};
+export const withAuth =
+  (token: string): Middleware =>
+  (next) =>
+  (req) => {
+    req.headers.authorization = `Bearer ${token}`;
+    return next(req);
+  };
 
 /** Retry-After as milliseconds (delta-seconds or an HTTP date), or null. */
 export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
@@ -176,20 +189,23 @@ function retryable(policy: RetryPolicy, req: TransportRequest, err: unknown): er
 }
 
 /** The retry layer: repeats what `policy.retryOn` lists and `mayRepeat` allows, waiting through `sleep`. */
-export const withRetry = (policy: RetryPolicy, sleep: Sleep, gate?: AttemptGate): Middleware => (next) => async (req) => {
-  for (let attempt = 0; ; attempt++) {
-    await gate?.admit(req.signal);
-    try {
-      const res = await next(req);
-      gate?.settled(res, undefined);
-      return res;
-    } catch (err) {
-      gate?.settled(undefined, err);
-      if (!retryable(policy, req, err) || attempt >= policy.maxRetries) throw err;
-      await sleep(backoffDelay(policy, attempt, err), req.signal);
+export const withRetry =
+  (policy: RetryPolicy, sleep: Sleep, gate?: AttemptGate): Middleware =>
+  (next) =>
+  async (req) => {
+    for (let attempt = 0; ; attempt++) {
+      await gate?.admit(req.signal);
+      try {
+        const res = await next(req);
+        gate?.settled(res, undefined);
+        return res;
+      } catch (err) {
+        gate?.settled(undefined, err);
+        if (!retryable(policy, req, err) || attempt >= policy.maxRetries) throw err;
+        await sleep(backoffDelay(policy, attempt, err), req.signal);
+      }
     }
-  }
-};
+  };
 
 function buildUrl(endpoint: string, req: TransportRequest): URL {
   const url = new URL(endpoint.replace(/\/$/, '') + req.path);
@@ -254,7 +270,14 @@ export function poolExchange(transport: HttpTransport = 'http1'): HttpExchange {
       pool = createHttpPool(originOf(req.url), transport);
       pools.set(req.url.origin, pool);
     }
-    const res = await pool.request({ method: req.method, path: req.url.pathname + req.url.search, headers: req.headers, timeoutMs: req.timeoutMs, ...(req.body === undefined ? {} : { body: req.body }), ...(req.signal ? { signal: req.signal } : {}) });
+    const res = await pool.request({
+      method: req.method,
+      path: req.url.pathname + req.url.search,
+      headers: req.headers,
+      timeoutMs: req.timeoutMs,
+      ...(req.body === undefined ? {} : { body: req.body }),
+      ...(req.signal ? { signal: req.signal } : {}),
+    });
     return { status: res.status, headers: res.headers, text: res.body.toString('utf8') };
   };
 }

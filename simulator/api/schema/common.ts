@@ -7,7 +7,11 @@ import { z } from 'zod';
 /** Resource ids: a short type prefix and a random or sequential part, e.g. `srv-0001a2`. */
 export const Id = z.string().regex(/^[a-z]{2,5}-[A-Za-z0-9]{1,40}$/, 'must be a simcloud id like srv-0a1b2c');
 
-export const Name = z.string().min(1).max(63).regex(/^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$/, 'must be 1-63 letters, digits, dots, dashes or underscores, starting and ending alphanumeric');
+export const Name = z
+  .string()
+  .min(1)
+  .max(63)
+  .regex(/^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$/, 'must be 1-63 letters, digits, dots, dashes or underscores, starting and ending alphanumeric');
 
 const LABEL_NAME = /^[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$/;
 const LABEL_PREFIX = /^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/;
@@ -20,7 +24,10 @@ export function isLabelKey(key: string): boolean {
 }
 
 export const LabelKey = z.string().refine(isLabelKey, 'must be a label key: [prefix/]name, name at most 63 characters');
-export const LabelValue = z.string().max(63).regex(/^([A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?)?$/, 'must be at most 63 letters, digits, dots, dashes or underscores');
+export const LabelValue = z
+  .string()
+  .max(63)
+  .regex(/^([A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?)?$/, 'must be at most 63 letters, digits, dots, dashes or underscores');
 export const Labels = z.record(LabelKey, LabelValue);
 export type Labels = z.infer<typeof Labels>;
 

@@ -13,7 +13,10 @@ const validRange = (p: string): boolean => {
   return a! >= 1 && a! <= 65535 && (b === undefined || (b >= a! && b <= 65535));
 };
 /** `"80"` or `"8000-9000"`; null = all ports. */
-export const PortRange = z.string().regex(/^\d{1,5}(-\d{1,5})?$/, 'must be a port or a range like 8000-9000').refine(validRange, 'ports must be 1-65535, low to high');
+export const PortRange = z
+  .string()
+  .regex(/^\d{1,5}(-\d{1,5})?$/, 'must be a port or a range like 8000-9000')
+  .refine(validRange, 'ports must be 1-65535, low to high');
 
 export const FirewallRule = z.strictObject({
   direction: z.enum(RuleDirection),

@@ -73,7 +73,10 @@ export type FaultKind = (typeof FaultKind)[keyof typeof FaultKind];
 
 export const FaultMatch = z.strictObject({
   /** HTTP method, e.g. GET. */
-  method: z.string().regex(/^[A-Za-z]+$/).optional(),
+  method: z
+    .string()
+    .regex(/^[A-Za-z]+$/)
+    .optional(),
   /** Path glob: `*` matches one segment, `**` anything, e.g. `/v1/servers/*`. */
   path: z.string().startsWith('/').max(512).optional(),
   resource_type: ResourceTypeSchema.optional(),
@@ -93,13 +96,26 @@ const common = {
 };
 
 export const FaultRuleInput = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('latency'), ...common, latency_ms: z.number().int().min(0).max(60_000), jitter_ms: z.number().int().min(0).max(60_000).optional() }),
   z.strictObject({
-    kind: z.literal('error'), ...common,
-    status: z.number().int().min(400).max(599), code: ErrorCodeSchema,
-    message: z.string().max(255).optional(), retry_after_seconds: z.number().int().min(0).max(3600).optional(),
+    kind: z.literal('latency'),
+    ...common,
+    latency_ms: z.number().int().min(0).max(60_000),
+    jitter_ms: z.number().int().min(0).max(60_000).optional(),
   }),
-  z.strictObject({ kind: z.literal('rate_limit'), ...common, limit: z.number().int().min(1).max(1_000_000), window_seconds: z.number().int().min(1).max(86_400) }),
+  z.strictObject({
+    kind: z.literal('error'),
+    ...common,
+    status: z.number().int().min(400).max(599),
+    code: ErrorCodeSchema,
+    message: z.string().max(255).optional(),
+    retry_after_seconds: z.number().int().min(0).max(3600).optional(),
+  }),
+  z.strictObject({
+    kind: z.literal('rate_limit'),
+    ...common,
+    limit: z.number().int().min(1).max(1_000_000),
+    window_seconds: z.number().int().min(1).max(86_400),
+  }),
   z.strictObject({ kind: z.literal('eventual_consistency'), ...common, hide_seconds: z.number().min(0).max(3600) }),
   z.strictObject({ kind: z.literal('stuck_transition'), ...common }),
   z.strictObject({ kind: z.literal('intermittent_not_found'), ...common }),

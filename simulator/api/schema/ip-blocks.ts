@@ -11,8 +11,15 @@ export type IpBlockStatus = (typeof IpBlockStatus)[keyof typeof IpBlockStatus];
 export const AssignmentKind = { load_balancer: 'load_balancer', network: 'network', server: 'server' } as const;
 export type AssignmentKind = (typeof AssignmentKind)[keyof typeof AssignmentKind];
 
-const TagKey = z.string().min(1).max(100).regex(/^[A-Za-z0-9][A-Za-z0-9._/-]*$/, 'must be letters, digits, dots, dashes, underscores or slashes');
-const TagValue = z.string().max(255).regex(/^[^,=]*$/, 'must not contain , or =');
+const TagKey = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._/-]*$/, 'must be letters, digits, dots, dashes, underscores or slashes');
+const TagValue = z
+  .string()
+  .max(255)
+  .regex(/^[^,=]*$/, 'must not contain , or =');
 export const Tags = z.record(TagKey, TagValue);
 export type Tags = z.infer<typeof Tags>;
 
@@ -56,9 +63,16 @@ export type AssignIpBlockRequest = z.infer<typeof AssignIpBlockRequest>;
 export const IpBlockListParams = z.strictObject({
   page: z.coerce.number().int().min(1).max(1_000_000).optional(),
   per_page: z.coerce.number().int().min(1).max(500).optional(),
-  sort: z.string().regex(/^(id|created|cidr)(:(asc|desc))?$/).optional(),
+  sort: z
+    .string()
+    .regex(/^(id|created|cidr)(:(asc|desc))?$/)
+    .optional(),
   location: z.string().max(63).optional(),
-  tags: z.string().max(1024).regex(/^([^,=]+=[^,=]*)(,[^,=]+=[^,=]*)*$/, 'must be k=v pairs separated by commas').optional(),
+  tags: z
+    .string()
+    .max(1024)
+    .regex(/^([^,=]+=[^,=]*)(,[^,=]+=[^,=]*)*$/, 'must be k=v pairs separated by commas')
+    .optional(),
 });
 export type IpBlockListParams = z.infer<typeof IpBlockListParams>;
 

@@ -6,8 +6,12 @@ const match = (sel: string, labels: Record<string, string>) => matchesSelector(p
 describe('label selectors', () => {
   it('parses every operator', () => {
     expect(parseSelector('a=b, c!=d,e,!f,g in (h, i),j notin (k),l==m')).toEqual([
-      { key: 'a', op: 'eq', values: ['b'] }, { key: 'c', op: 'neq', values: ['d'] }, { key: 'e', op: 'exists', values: [] },
-      { key: 'f', op: 'absent', values: [] }, { key: 'g', op: 'in', values: ['h', 'i'] }, { key: 'j', op: 'notin', values: ['k'] },
+      { key: 'a', op: 'eq', values: ['b'] },
+      { key: 'c', op: 'neq', values: ['d'] },
+      { key: 'e', op: 'exists', values: [] },
+      { key: 'f', op: 'absent', values: [] },
+      { key: 'g', op: 'in', values: ['h', 'i'] },
+      { key: 'j', op: 'notin', values: ['k'] },
       { key: 'l', op: 'eq', values: ['m'] },
     ]);
     expect(parseSelector('')).toEqual([]);

@@ -45,7 +45,10 @@ function splitTerms(selector: string): string[] {
 function parseTerm(term: string): Requirement {
   const set = SET.exec(term);
   if (set) {
-    const values = set[3]!.split(',').map((v) => v.trim()).filter((v) => v !== '');
+    const values = set[3]!
+      .split(',')
+      .map((v) => v.trim())
+      .filter((v) => v !== '');
     if (values.length === 0) throw new SelectorSyntaxError(`"${term}": empty value set`);
     return { key: set[1]!, op: set[2] === 'in' ? 'in' : 'notin', values };
   }
@@ -83,5 +86,7 @@ export function matchesSelector(requirements: readonly Requirement[], labels: Re
 
 /** `{a: 'b'}` → `a=b`, for clients building equality selectors. */
 export function formatSelector(labels: Readonly<Record<string, string>>): string {
-  return Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(',');
+  return Object.entries(labels)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
 }

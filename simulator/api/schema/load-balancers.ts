@@ -159,8 +159,7 @@ export const LoadBalancer = z.object({
 });
 export type LoadBalancer = z.infer<typeof LoadBalancer>;
 
-const uniquePorts = (services: { listen_port: number }[]): boolean =>
-  new Set(services.map((s) => s.listen_port)).size === services.length;
+const uniquePorts = (services: { listen_port: number }[]): boolean => new Set(services.map((s) => s.listen_port)).size === services.length;
 const Services = z.array(LoadBalancerService).max(32).refine(uniquePorts, 'listen_port must be unique');
 
 export const CreateLoadBalancerRequest = z.strictObject({

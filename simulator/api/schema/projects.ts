@@ -13,7 +13,10 @@ export type Token = z.infer<typeof Token>;
  * A token as a client sends it (`Authorization: Bearer ...`): printable ASCII without spaces. A pasted
  * line break or space would otherwise fail every call as a network error from the header.
  */
-export const BearerToken = z.string().max(512).regex(/^[\x21-\x7e]+$/, 'must be the token alone: printable ASCII, no spaces or line breaks');
+export const BearerToken = z
+  .string()
+  .max(512)
+  .regex(/^[\x21-\x7e]+$/, 'must be the token alone: printable ASCII, no spaces or line breaks');
 
 export const CreatedToken = Token.extend({ token: z.string() });
 export type CreatedToken = z.infer<typeof CreatedToken>;
@@ -24,7 +27,12 @@ export type CreateProjectRequest = z.infer<typeof CreateProjectRequest>;
 export const CreateTokenRequest = z.strictObject({
   name: Name,
   /** Optional fixed secret (for reproducible sandboxes); generated when absent. */
-  token: z.string().min(16).max(128).regex(/^[A-Za-z0-9._-]+$/).optional(),
+  token: z
+    .string()
+    .min(16)
+    .max(128)
+    .regex(/^[A-Za-z0-9._-]+$/)
+    .optional(),
 });
 export type CreateTokenRequest = z.infer<typeof CreateTokenRequest>;
 

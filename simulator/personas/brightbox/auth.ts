@@ -25,7 +25,11 @@ import { oauthError } from './errors.ts';
 export const TOKEN_LIFETIME_S = 7200;
 
 /** The API client id that goes with a client secret (a project token). */
-export const clientIdOf = (secret: string): string => `cli-${BigInt(`0x${createHash('sha256').update(`brightbox-client:${secret}`).digest('hex').slice(0, 12)}`).toString(36).slice(0, 5).padStart(5, '0')}`;
+export const clientIdOf = (secret: string): string =>
+  `cli-${BigInt(`0x${createHash('sha256').update(`brightbox-client:${secret}`).digest('hex').slice(0, 12)}`)
+    .toString(36)
+    .slice(0, 5)
+    .padStart(5, '0')}`;
 
 const mac = (secret: string, data: string): string =>
   createHmac('sha256', createHmac('sha256', secret).update('brightbox-access-token').digest()).update(data).digest('base64url');
@@ -51,7 +55,8 @@ export const brightboxAuth: PersonaAuth = {
     if (!isTokenPath(req.path)) return bearerCaller(sim, /^Bearer\s+(\S+)$/i.exec(req.authorization ?? '')?.[1] ?? '');
     const creds = clientCredentials(req);
     const caller = creds === undefined ? undefined : projectToken(creds.secret);
-    if (creds === undefined || caller === undefined || clientIdOf(creds.secret) !== creds.id) throw oauthError('invalid_client', 'The client credentials are invalid');
+    if (creds === undefined || caller === undefined || clientIdOf(creds.secret) !== creds.id)
+      throw oauthError('invalid_client', 'The client credentials are invalid');
     return caller;
   },
 };
@@ -62,7 +67,12 @@ export const TokenResponse = z.strictObject({ access_token: z.string(), token_ty
 
 export const authRoutes: RouteDef[] = [
   defineRoute({
-    method: 'post', path: TOKEN_PATH, operation: 'brightbox.auth.token', summary: 'An access token for an API client\'s credentials', body: TokenForm, response: TokenResponse,
+    method: 'post',
+    path: TOKEN_PATH,
+    operation: 'brightbox.auth.token',
+    summary: "An access token for an API client's credentials",
+    body: TokenForm,
+    response: TokenResponse,
     handle: (sim, { caller, body }) => {
       if (body.grant_type !== 'client_credentials') throw oauthError('unsupported_grant_type', 'The grant type is not supported');
       if (body.scope !== undefined && (typeof body.scope !== 'string' || body.scope.length > 256)) throw oauthError('invalid_scope', 'The scope is invalid');

@@ -55,8 +55,11 @@ export function simIdOf(simPrefix: string, id: string): string {
 }
 
 const OWNED = {
-  servers: ['srv', 'server'], server_groups: ['grp', 'server group'], firewall_policies: ['fwp', 'firewall policy'],
-  load_balancers: ['lb', 'load balancer'], ip_blocks: ['ipb', 'cloud IP'],
+  servers: ['srv', 'server'],
+  server_groups: ['grp', 'server group'],
+  firewall_policies: ['fwp', 'firewall policy'],
+  load_balancers: ['lb', 'load balancer'],
+  ip_blocks: ['ipb', 'cloud IP'],
 } as const;
 
 /** The caller's record behind an id this persona showed; else 404 naming the id as given. */

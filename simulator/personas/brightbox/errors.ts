@@ -17,14 +17,18 @@ const oauthCode = (e: SimcloudError): string | undefined => e.fields?.find((f) =
 
 /** Brightbox's error names for simcloud's codes. */
 const NAMES: Partial<Record<SimcloudError['code'], string>> = {
-  not_found: 'missing_resource', invalid_input: 'bad_request', conflict: 'invalid_resource', locked: 'locked_resource',
-  forbidden: 'forbidden', rate_limit_exceeded: 'rate_limited',
+  not_found: 'missing_resource',
+  invalid_input: 'bad_request',
+  conflict: 'invalid_resource',
+  locked: 'locked_resource',
+  forbidden: 'forbidden',
+  rate_limit_exceeded: 'rate_limited',
 };
 
 /** Brightbox answers a request it cannot act on, whose resource is in another state, with 422; invalid input is 400. */
 const STATUS: Partial<Record<SimcloudError['code'], number>> = { conflict: 422, locked: 409 };
 
-export const bbStatus = (e: SimcloudError): number => (oauthCode(e) === undefined ? STATUS[e.code] ?? e.status : e.status);
+export const bbStatus = (e: SimcloudError): number => (oauthCode(e) === undefined ? (STATUS[e.code] ?? e.status) : e.status);
 
 export function bbErrorBody(e: SimcloudError): Record<string, unknown> {
   const oauth = oauthCode(e);

@@ -24,12 +24,21 @@ import { groupView, policyView, ruleView } from './views.ts';
 const committedGroup = (caller: Caller, { firewall_policy_id: _p, ...g }: SimServerGroup): ServerGroupRec => ({ ...g, project_id: caller.projectId });
 
 const groupOut = (sim: Sim, caller: Caller, g: ServerGroupRec): ServerGroup =>
-  groupView(g, ownedRecords(sim, caller, 'servers'), ownedRecords(sim, caller, 'firewall_policies').find((p) => p.server_group_id === g.id));
+  groupView(
+    g,
+    ownedRecords(sim, caller, 'servers'),
+    ownedRecords(sim, caller, 'firewall_policies').find((p) => p.server_group_id === g.id),
+  );
 const policyOut = (sim: Sim, caller: Caller, p: FirewallPolicyRec): FirewallPolicy =>
   policyView(p, p.server_group_id === null ? undefined : findOwned(sim, caller, 'server_groups', p.server_group_id));
 
 const GroupBody = z.strictObject({ name: z.string().min(1).max(63), description: z.string().max(255).optional() });
-const Members = z.strictObject({ servers: z.array(z.strictObject({ server: z.string().min(1).max(64) })).min(1).max(256) });
+const Members = z.strictObject({
+  servers: z
+    .array(z.strictObject({ server: z.string().min(1).max(64) }))
+    .min(1)
+    .max(256),
+});
 
 const memberIds = (sim: Sim, caller: Caller, body: z.infer<typeof Members>): string[] =>
   body.servers.map((m, i) => ownedBy(sim, caller, 'servers', { id: m.server, field: `servers.${i}.server` }).id);
@@ -43,31 +52,58 @@ async function destroyGroup(sim: Sim, caller: Caller, g: ServerGroupRec): Promis
 
 const groupRoutes: RouteDef[] = [
   defineRoute({
-    method: 'get', path: `${API}/server_groups`, operation: 'brightbox.server_groups.list', summary: 'List server groups', response: z.array(ServerGroup),
+    method: 'get',
+    path: `${API}/server_groups`,
+    operation: 'brightbox.server_groups.list',
+    summary: 'List server groups',
+    response: z.array(ServerGroup),
     handle: (sim, { caller }) => ownedRecords(sim, caller, 'server_groups').map((g) => groupOut(sim, caller, g)),
   }),
   defineRoute({
-    method: 'post', path: `${API}/server_groups`, operation: 'brightbox.server_groups.create', summary: 'Create a server group', body: GroupBody, response: ServerGroup, status: 202,
+    method: 'post',
+    path: `${API}/server_groups`,
+    operation: 'brightbox.server_groups.create',
+    summary: 'Create a server group',
+    body: GroupBody,
+    response: ServerGroup,
+    status: 202,
     handle: async (sim, { caller, body }) => {
       const g = await groups.createServerGroup(sim, caller, { name: body.name, ...(body.description === undefined ? {} : { description: body.description }) });
       return groupOut(sim, caller, committedGroup(caller, g));
     },
   }),
   defineRoute({
-    method: 'get', path: `${API}/server_groups/:id`, operation: 'brightbox.server_groups.get', summary: 'Get a server group', params: IdParams, response: ServerGroup,
+    method: 'get',
+    path: `${API}/server_groups/:id`,
+    operation: 'brightbox.server_groups.get',
+    summary: 'Get a server group',
+    params: IdParams,
+    response: ServerGroup,
     handle: (sim, { caller, params }) => groupOut(sim, caller, ownedBy(sim, caller, 'server_groups', params.id)),
   }),
   defineRoute({
-    method: 'post', path: `${API}/server_groups/:id/add_servers`, operation: 'brightbox.server_groups.add_servers', summary: 'Add servers to a group', params: IdParams,
-    body: Members, response: ServerGroup, status: 202,
+    method: 'post',
+    path: `${API}/server_groups/:id/add_servers`,
+    operation: 'brightbox.server_groups.add_servers',
+    summary: 'Add servers to a group',
+    params: IdParams,
+    body: Members,
+    response: ServerGroup,
+    status: 202,
     handle: async (sim, { caller, params, body }) => {
       const g = ownedBy(sim, caller, 'server_groups', params.id);
       return groupOut(sim, caller, committedGroup(caller, await groups.addServerGroupServers(sim, caller, g.id, memberIds(sim, caller, body))));
     },
   }),
   defineRoute({
-    method: 'post', path: `${API}/server_groups/:id/remove_servers`, operation: 'brightbox.server_groups.remove_servers', summary: 'Remove servers from a group',
-    params: IdParams, body: Members, response: ServerGroup, status: 202,
+    method: 'post',
+    path: `${API}/server_groups/:id/remove_servers`,
+    operation: 'brightbox.server_groups.remove_servers',
+    summary: 'Remove servers from a group',
+    params: IdParams,
+    body: Members,
+    response: ServerGroup,
+    status: 202,
     handle: async (sim, { caller, params, body }) => {
       const g = ownedBy(sim, caller, 'server_groups', params.id);
       const ids = body.servers.map((m) => simIdOf('srv', m.server));
@@ -75,8 +111,13 @@ const groupRoutes: RouteDef[] = [
     },
   }),
   defineRoute({
-    method: 'delete', path: `${API}/server_groups/:id`, operation: 'brightbox.server_groups.delete', summary: 'Destroy a server group', params: IdParams,
-    response: ServerGroup, status: 202,
+    method: 'delete',
+    path: `${API}/server_groups/:id`,
+    operation: 'brightbox.server_groups.delete',
+    summary: 'Destroy a server group',
+    params: IdParams,
+    response: ServerGroup,
+    status: 202,
     handle: async (sim, { caller, params }) => {
       const g = ownedBy(sim, caller, 'server_groups', params.id);
       const out = groupOut(sim, caller, g);
@@ -86,11 +127,19 @@ const groupRoutes: RouteDef[] = [
   }),
 ];
 
-const PolicyBody = z.strictObject({ name: z.string().min(1).max(63), description: z.string().max(255).optional(), server_group: z.string().min(1).max(64).optional() });
+const PolicyBody = z.strictObject({
+  name: z.string().min(1).max(63),
+  description: z.string().max(255).optional(),
+  server_group: z.string().min(1).max(64).optional(),
+});
 
 const RuleFields = {
-  protocol: z.string().max(16).nullish(), source: z.string().max(64).nullish(), source_port: z.string().max(255).nullish(),
-  destination: z.string().max(64).nullish(), destination_port: z.string().max(255).nullish(), icmp_type_name: z.string().max(64).nullish(),
+  protocol: z.string().max(16).nullish(),
+  source: z.string().max(64).nullish(),
+  source_port: z.string().max(255).nullish(),
+  destination: z.string().max(64).nullish(),
+  destination_port: z.string().max(255).nullish(),
+  icmp_type_name: z.string().max(64).nullish(),
   description: z.string().max(255).nullish(),
 };
 const RuleBody = z.strictObject({ firewall_policy: z.string().min(1).max(64), ...RuleFields });
@@ -105,7 +154,10 @@ const cidrsOf = (v: string | null): string[] => (v !== null && CIDR.test(v) ? [v
 function simRules(r: BbRule): FirewallRuleInput[] {
   const direction = r.source !== null || r.destination === null ? 'inbound' : 'outbound';
   const protocol = PROTOCOLS[r.protocol ?? ''] ?? 'any';
-  const ports = r.destination_port === null || r.destination_port === '' || protocol === 'icmp' || protocol === 'any' ? [null] : r.destination_port.split(',').map((p) => p.trim());
+  const ports =
+    r.destination_port === null || r.destination_port === '' || protocol === 'icmp' || protocol === 'any'
+      ? [null]
+      : r.destination_port.split(',').map((p) => p.trim());
   const base = { direction, protocol, source_cidrs: cidrsOf(r.source), destination_cidrs: cidrsOf(r.destination), description: r.description ?? '' } as const;
   return ports.map((p) => ({ ...base, ports: p }));
 }
@@ -113,8 +165,15 @@ function simRules(r: BbRule): FirewallRuleInput[] {
 function bbRule(n: number, body: RuleFields, created: string): BbRule {
   const v = (x: string | null | undefined): string | null => x ?? null;
   return {
-    n, source: v(body.source), source_port: v(body.source_port), destination: v(body.destination), destination_port: v(body.destination_port),
-    protocol: v(body.protocol), icmp_type_name: v(body.icmp_type_name), description: v(body.description), created_at: created,
+    n,
+    source: v(body.source),
+    source_port: v(body.source_port),
+    destination: v(body.destination),
+    destination_port: v(body.destination_port),
+    protocol: v(body.protocol),
+    icmp_type_name: v(body.icmp_type_name),
+    description: v(body.description),
+    created_at: created,
   };
 }
 
@@ -137,32 +196,62 @@ function ruleOf(sim: Sim, caller: Caller, id: string): { p: FirewallPolicyRec; s
 }
 
 /** Rule `n` of the policy as a write committed it. */
-const ruleOut = (p: FirewallPolicyRec, n: number): FirewallRule => ruleView(p, policyAttrsOf(p)!.rules.find((r) => r.n === n)!);
+const ruleOut = (p: FirewallPolicyRec, n: number): FirewallRule =>
+  ruleView(
+    p,
+    policyAttrsOf(p)!.rules.find((r) => r.n === n)!,
+  );
 
 const policyRoutes: RouteDef[] = [
   defineRoute({
-    method: 'get', path: `${API}/firewall_policies`, operation: 'brightbox.firewall_policies.list', summary: 'List firewall policies', response: z.array(FirewallPolicy),
+    method: 'get',
+    path: `${API}/firewall_policies`,
+    operation: 'brightbox.firewall_policies.list',
+    summary: 'List firewall policies',
+    response: z.array(FirewallPolicy),
     handle: (sim, { caller }) => ownedRecords(sim, caller, 'firewall_policies').map((p) => policyOut(sim, caller, p)),
   }),
   defineRoute({
-    method: 'post', path: `${API}/firewall_policies`, operation: 'brightbox.firewall_policies.create', summary: 'Create a firewall policy, applied to a server group',
-    body: PolicyBody, response: FirewallPolicy, status: 202,
+    method: 'post',
+    path: `${API}/firewall_policies`,
+    operation: 'brightbox.firewall_policies.create',
+    summary: 'Create a firewall policy, applied to a server group',
+    body: PolicyBody,
+    response: FirewallPolicy,
+    status: 202,
     handle: async (sim, { caller, body }) => {
       const group = body.server_group === undefined ? undefined : ownedBy(sim, caller, 'server_groups', { id: body.server_group, field: 'server_group' });
-      const plan = fw.planFirewallPolicyCreate(sim, caller, {
-        name: body.name, ...(body.description === undefined ? {} : { description: body.description }), ...(group === undefined ? {} : { server_group_id: group.id }),
-      }, { dialect_attrs: { [NAME]: { rules: [], next: 1 } } });
+      const plan = fw.planFirewallPolicyCreate(
+        sim,
+        caller,
+        {
+          name: body.name,
+          ...(body.description === undefined ? {} : { description: body.description }),
+          ...(group === undefined ? {} : { server_group_id: group.id }),
+        },
+        { dialect_attrs: { [NAME]: { rules: [], next: 1 } } },
+      );
       await commitPlans(sim, [plan]);
       return policyOut(sim, caller, plan.doc);
     },
   }),
   defineRoute({
-    method: 'get', path: `${API}/firewall_policies/:id`, operation: 'brightbox.firewall_policies.get', summary: 'Get a firewall policy', params: IdParams, response: FirewallPolicy,
+    method: 'get',
+    path: `${API}/firewall_policies/:id`,
+    operation: 'brightbox.firewall_policies.get',
+    summary: 'Get a firewall policy',
+    params: IdParams,
+    response: FirewallPolicy,
     handle: (sim, { caller, params }) => policyOut(sim, caller, ownedBy(sim, caller, 'firewall_policies', params.id)),
   }),
   defineRoute({
-    method: 'delete', path: `${API}/firewall_policies/:id`, operation: 'brightbox.firewall_policies.delete', summary: 'Destroy a firewall policy', params: IdParams,
-    response: FirewallPolicy, status: 202,
+    method: 'delete',
+    path: `${API}/firewall_policies/:id`,
+    operation: 'brightbox.firewall_policies.delete',
+    summary: 'Destroy a firewall policy',
+    params: IdParams,
+    response: FirewallPolicy,
+    status: 202,
     handle: async (sim, { caller, params }) => {
       const p = ownedBy(sim, caller, 'firewall_policies', params.id);
       const out = policyOut(sim, caller, p);
@@ -171,37 +260,62 @@ const policyRoutes: RouteDef[] = [
     },
   }),
   defineRoute({
-    method: 'post', path: `${API}/firewall_rules`, operation: 'brightbox.firewall_rules.create', summary: 'Create a firewall rule in a policy', body: RuleBody,
-    response: FirewallRule, status: 202,
+    method: 'post',
+    path: `${API}/firewall_rules`,
+    operation: 'brightbox.firewall_rules.create',
+    summary: 'Create a firewall rule in a policy',
+    body: RuleBody,
+    response: FirewallRule,
+    status: 202,
     handle: async (sim, { caller, body }) => {
       const p = ownedBy(sim, caller, 'firewall_policies', { id: body.firewall_policy, field: 'firewall_policy' });
       const slice = policyAttrsOf(p) ?? { rules: [], next: 1 };
       const { firewall_policy: _p, ...fields } = body;
-      return ruleOut(await saveRules(sim, caller, p, { rules: [...slice.rules, bbRule(slice.next, fields, bbTime(nowIso(sim)))], next: slice.next + 1 }), slice.next);
+      return ruleOut(
+        await saveRules(sim, caller, p, { rules: [...slice.rules, bbRule(slice.next, fields, bbTime(nowIso(sim)))], next: slice.next + 1 }),
+        slice.next,
+      );
     },
   }),
   defineRoute({
-    method: 'get', path: `${API}/firewall_rules/:id`, operation: 'brightbox.firewall_rules.get', summary: 'Get a firewall rule', params: IdParams, response: FirewallRule,
+    method: 'get',
+    path: `${API}/firewall_rules/:id`,
+    operation: 'brightbox.firewall_rules.get',
+    summary: 'Get a firewall rule',
+    params: IdParams,
+    response: FirewallRule,
     handle: (sim, { caller, params }) => {
       const { p, slice, index } = ruleOf(sim, caller, params.id);
       return ruleView(p, slice.rules[index]!);
     },
   }),
   defineRoute({
-    method: 'put', path: `${API}/firewall_rules/:id`, operation: 'brightbox.firewall_rules.update', summary: 'Update a firewall rule', params: IdParams, body: RuleUpdate,
-    response: FirewallRule, status: 202,
+    method: 'put',
+    path: `${API}/firewall_rules/:id`,
+    operation: 'brightbox.firewall_rules.update',
+    summary: 'Update a firewall rule',
+    params: IdParams,
+    body: RuleUpdate,
+    response: FirewallRule,
+    status: 202,
     handle: async (sim, { caller, params, body }) => {
       const { p, slice, index } = ruleOf(sim, caller, params.id);
       const { firewall_policy: policy, ...fields } = body;
-      if (policy !== undefined && numberOfBbId(policy) !== numberOfBbId(`fwp-${params.id.slice(4, 9)}`)) throw invalidField('firewall_policy', 'a rule cannot move to another policy');
+      if (policy !== undefined && numberOfBbId(policy) !== numberOfBbId(`fwp-${params.id.slice(4, 9)}`))
+        throw invalidField('firewall_policy', 'a rule cannot move to another policy');
       const old = slice.rules[index]!;
       const rules = slice.rules.map((r, i) => (i === index ? bbRule(old.n, { ...old, ...fields }, old.created_at) : r));
       return ruleOut(await saveRules(sim, caller, p, { ...slice, rules }), old.n);
     },
   }),
   defineRoute({
-    method: 'delete', path: `${API}/firewall_rules/:id`, operation: 'brightbox.firewall_rules.delete', summary: 'Destroy a firewall rule', params: IdParams,
-    response: FirewallRule, status: 202,
+    method: 'delete',
+    path: `${API}/firewall_rules/:id`,
+    operation: 'brightbox.firewall_rules.delete',
+    summary: 'Destroy a firewall rule',
+    params: IdParams,
+    response: FirewallRule,
+    status: 202,
     handle: async (sim, { caller, params }) => {
       const { p, slice, index } = ruleOf(sim, caller, params.id);
       const out = ruleView(p, slice.rules[index]!);

@@ -4,7 +4,14 @@
  * service carries the same check. Brightbox's milliseconds are simcloud's seconds.
  */
 import { z } from 'zod';
-import { tcpView, type Algorithm, type LoadBalancerService, type LoadBalancerTarget, type ServiceTls, type SessionAffinity } from '../../api/schema/load-balancers.ts';
+import {
+  tcpView,
+  type Algorithm,
+  type LoadBalancerService,
+  type LoadBalancerTarget,
+  type ServiceTls,
+  type SessionAffinity,
+} from '../../api/schema/load-balancers.ts';
 import { leafCertificate, tlsProblem } from '../../server/resources/load-balancers/tls.ts';
 import { invalidField } from '../../server/errors.ts';
 import type { IpBlockRec, LoadBalancerRec, ServerRec } from '../../server/store/state.ts';
@@ -18,40 +25,75 @@ const Policy = z.enum(['least-connections', 'round-robin', 'source-address']);
 const Proxy = z.enum(['v1', 'v2', 'v2-ssl', 'v2-ssl-cn']);
 
 export const ListenerBody = z.strictObject({
-  protocol: z.enum(['tcp', 'http', 'https']).optional(), in: Port, out: Port, timeout: z.number().int().min(0).max(86_400_000).optional(), proxy_protocol: Proxy.optional(),
+  protocol: z.enum(['tcp', 'http', 'https']).optional(),
+  in: Port,
+  out: Port,
+  timeout: z.number().int().min(0).max(86_400_000).optional(),
+  proxy_protocol: Proxy.optional(),
 });
 export const HealthcheckBody = z.strictObject({
-  type: z.enum(['tcp', 'http']), port: Port, request: z.string().startsWith('/').max(255).optional(), interval: z.number().int().min(0).max(3_600_000).optional(),
-  timeout: z.number().int().min(0).max(3_600_000).optional(), threshold_up: z.number().int().min(0).max(10).optional(), threshold_down: z.number().int().min(0).max(10).optional(),
+  type: z.enum(['tcp', 'http']),
+  port: Port,
+  request: z.string().startsWith('/').max(255).optional(),
+  interval: z.number().int().min(0).max(3_600_000).optional(),
+  timeout: z.number().int().min(0).max(3_600_000).optional(),
+  threshold_up: z.number().int().min(0).max(10).optional(),
+  threshold_down: z.number().int().min(0).max(10).optional(),
 });
 
 /** Every field gobrightbox's LoadBalancerOptions has; ACME domains are not emulated (refused). */
 export const LbBody = z.strictObject({
-  name: z.string().min(1).max(63).optional(), nodes: z.array(z.strictObject({ node: z.string().min(1).max(64) })).max(256).optional(), policy: Policy.optional(),
-  listeners: z.array(ListenerBody).max(16).optional(), healthcheck: HealthcheckBody.optional(),
-  domains: z.array(z.string()).max(0, 'ACME certificates are not emulated').optional(), buffer_size: z.number().int().min(1024).max(16384).optional(),
-  certificate_pem: z.string().max(65_536).optional(), certificate_private_key: z.string().max(16_384).optional(),
-  ssl_minimum_version: z.enum(['TLSv1.0', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3', 'SSLv3']).optional(), https_redirect: z.boolean().optional(),
+  name: z.string().min(1).max(63).optional(),
+  nodes: z
+    .array(z.strictObject({ node: z.string().min(1).max(64) }))
+    .max(256)
+    .optional(),
+  policy: Policy.optional(),
+  listeners: z.array(ListenerBody).max(16).optional(),
+  healthcheck: HealthcheckBody.optional(),
+  domains: z.array(z.string()).max(0, 'ACME certificates are not emulated').optional(),
+  buffer_size: z.number().int().min(1024).max(16384).optional(),
+  certificate_pem: z.string().max(65_536).optional(),
+  certificate_private_key: z.string().max(16_384).optional(),
+  ssl_minimum_version: z.enum(['TLSv1.0', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3', 'SSLv3']).optional(),
+  https_redirect: z.boolean().optional(),
 });
 export type LbBody = z.infer<typeof LbBody>;
 
 const DEFAULT_CHECK: BbLbAttrs['healthcheck'] = { type: 'http', port: 80, request: '/', interval: 5000, timeout: 5000, threshold_up: 3, threshold_down: 3 };
 export const DEFAULT_ATTRS: BbLbAttrs = {
-  buffer_size: 4096, https_redirect: false, ssl_minimum_version: 'TLSv1.2', policy: 'least-connections', listeners: [], healthcheck: DEFAULT_CHECK,
+  buffer_size: 4096,
+  https_redirect: false,
+  ssl_minimum_version: 'TLSv1.2',
+  policy: 'least-connections',
+  listeners: [],
+  healthcheck: DEFAULT_CHECK,
 };
 
 /** The request laid over the stored attributes (a zero number, as gobrightbox omits it, is the default). */
 export function attrsFor(body: LbBody, old: BbLbAttrs): BbLbAttrs {
   const h = body.healthcheck;
   const or = (v: number | undefined, d: number): number => (v === undefined || v === 0 ? d : v);
-  const healthcheck = h === undefined ? old.healthcheck : {
-    type: h.type, port: h.port, request: h.request ?? '/', interval: or(h.interval, DEFAULT_CHECK.interval), timeout: or(h.timeout, DEFAULT_CHECK.timeout),
-    threshold_up: or(h.threshold_up, DEFAULT_CHECK.threshold_up), threshold_down: or(h.threshold_down, DEFAULT_CHECK.threshold_down),
-  };
+  const healthcheck =
+    h === undefined
+      ? old.healthcheck
+      : {
+          type: h.type,
+          port: h.port,
+          request: h.request ?? '/',
+          interval: or(h.interval, DEFAULT_CHECK.interval),
+          timeout: or(h.timeout, DEFAULT_CHECK.timeout),
+          threshold_up: or(h.threshold_up, DEFAULT_CHECK.threshold_up),
+          threshold_down: or(h.threshold_down, DEFAULT_CHECK.threshold_down),
+        };
   const listeners = body.listeners?.map((l) => ({ timeout: or(l.timeout, 50_000), proxy_protocol: l.proxy_protocol ?? null })) ?? old.listeners;
   return {
-    buffer_size: body.buffer_size ?? old.buffer_size, https_redirect: body.https_redirect ?? old.https_redirect,
-    ssl_minimum_version: body.ssl_minimum_version ?? old.ssl_minimum_version, policy: body.policy ?? old.policy, listeners, healthcheck,
+    buffer_size: body.buffer_size ?? old.buffer_size,
+    https_redirect: body.https_redirect ?? old.https_redirect,
+    ssl_minimum_version: body.ssl_minimum_version ?? old.ssl_minimum_version,
+    policy: body.policy ?? old.policy,
+    listeners,
+    healthcheck,
   };
 }
 
@@ -79,12 +121,17 @@ export function servicesFor(listeners: readonly z.infer<typeof ListenerBody>[], 
   const httpsPort = listeners.find((l) => l.protocol === 'https')?.in;
   const h = a.healthcheck;
   const health_check = {
-    protocol: h.type, port: h.port, path: h.type === 'http' ? h.request : '/', interval_seconds: Math.max(h.interval, 50) / 1000,
-    timeout_seconds: Math.max(h.timeout, 50) / 1000, retries: h.threshold_down,
+    protocol: h.type,
+    port: h.port,
+    path: h.type === 'http' ? h.request : '/',
+    interval_seconds: Math.max(h.interval, 50) / 1000,
+    timeout_seconds: Math.max(h.timeout, 50) / 1000,
+    retries: h.threshold_down,
   };
   return listeners.map((l) => {
     const protocol = l.protocol ?? 'http';
-    const extra = protocol === 'https' && tls ? { tls } : protocol === 'http' && a.https_redirect && httpsPort !== undefined ? { redirect_https_port: httpsPort } : {};
+    const extra =
+      protocol === 'https' && tls ? { tls } : protocol === 'http' && a.https_redirect && httpsPort !== undefined ? { redirect_https_port: httpsPort } : {};
     return { protocol, listen_port: l.in, destination_port: l.out, proxy_protocol: PROXY[l.proxy_protocol ?? ''] ?? 'none', health_check, ...extra };
   });
 }
@@ -97,7 +144,11 @@ export function balancing(policy: BbLbAttrs['policy']): { algorithm: Algorithm; 
 }
 
 const STATUS: Record<LoadBalancerRec['status'], LoadBalancer['status']> = {
-  provisioning: 'creating', active: 'active', updating: 'active', error: 'failed', deleting: 'deleting',
+  provisioning: 'creating',
+  active: 'active',
+  updating: 'active',
+  error: 'failed',
+  deleting: 'deleting',
 };
 
 /** A stored load balancer in Brightbox's JSON: nodes its server targets, cloud IPs the IP blocks assigned to it. */
@@ -106,7 +157,13 @@ function certificateView(services: readonly LoadBalancerService[]): LoadBalancer
   const tls = services.find((s) => s.tls != null)?.tls;
   if (!tls) return null;
   const cert = leafCertificate(tls.certificate);
-  return { expires_at: new Date(cert.validTo).toISOString(), valid_from: new Date(cert.validFrom).toISOString(), sslv3: false, issuer: cert.issuer.replace(/\n/g, ', '), subject: cert.subject.replace(/\n/g, ', ') };
+  return {
+    expires_at: new Date(cert.validTo).toISOString(),
+    valid_from: new Date(cert.validFrom).toISOString(),
+    sslv3: false,
+    issuer: cert.issuer.replace(/\n/g, ', '),
+    subject: cert.subject.replace(/\n/g, ', '),
+  };
 }
 
 export function lbView(lb: LoadBalancerRec, servers: readonly ServerRec[], blocks: readonly IpBlockRec[]): LoadBalancer {
@@ -114,13 +171,30 @@ export function lbView(lb: LoadBalancerRec, servers: readonly ServerRec[], block
   const id = bbIdOf(lb.id);
   const nodes = lb.targets.flatMap((t) => (t.kind === 'server' ? servers.filter((s) => s.id === t.server_id).map(serverRef) : []));
   return {
-    id, resource_type: 'load_balancer', url: urlOf('load_balancers', id), name: lb.name, status: STATUS[lb.status], locked: false,
-    https_redirect: a.https_redirect, ssl_minimum_version: a.ssl_minimum_version, buffer_size: a.buffer_size, policy: a.policy,
+    id,
+    resource_type: 'load_balancer',
+    url: urlOf('load_balancers', id),
+    name: lb.name,
+    status: STATUS[lb.status],
+    locked: false,
+    https_redirect: a.https_redirect,
+    ssl_minimum_version: a.ssl_minimum_version,
+    buffer_size: a.buffer_size,
+    policy: a.policy,
     listeners: lb.services.map((s, i) => ({
-      protocol: tcpView(s.protocol), in: s.listen_port, out: s.destination_port, timeout: a.listeners[i]?.timeout ?? 50_000,
+      protocol: tcpView(s.protocol),
+      in: s.listen_port,
+      out: s.destination_port,
+      timeout: a.listeners[i]?.timeout ?? 50_000,
       proxy_protocol: a.listeners[i]?.proxy_protocol ?? (s.proxy_protocol === 'none' ? null : s.proxy_protocol),
     })),
-    healthcheck: a.healthcheck, certificate: certificateView(lb.services), acme: null, created_at: bbTime(lb.created), deleted_at: null, account: accountRef(lb.project_id), nodes,
+    healthcheck: a.healthcheck,
+    certificate: certificateView(lb.services),
+    acme: null,
+    created_at: bbTime(lb.created),
+    deleted_at: null,
+    account: accountRef(lb.project_id),
+    nodes,
     cloud_ips: blocks.filter((b) => b.assigned_to?.kind === 'load_balancer' && b.assigned_to.id === lb.id).map(cloudIpRef),
   };
 }

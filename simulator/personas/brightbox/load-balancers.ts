@@ -23,7 +23,8 @@ import { attrsFor, balancing, certificateFor, DEFAULT_ATTRS, LbBody, lbView, ser
 import { CloudIp, LoadBalancer } from './responses.ts';
 import { cloudIpView, type CloudIpTarget } from './views.ts';
 
-const lbOut = (sim: Sim, caller: Caller, lb: LoadBalancerRec): LoadBalancer => lbView(lb, ownedRecords(sim, caller, 'servers'), ownedRecords(sim, caller, 'ip_blocks'));
+const lbOut = (sim: Sim, caller: Caller, lb: LoadBalancerRec): LoadBalancer =>
+  lbView(lb, ownedRecords(sim, caller, 'servers'), ownedRecords(sim, caller, 'ip_blocks'));
 
 const nodeIds = (sim: Sim, caller: Caller, nodes: LbBody['nodes']): string[] | undefined =>
   nodes?.map((n, i) => ownedBy(sim, caller, 'servers', { id: n.node, field: `nodes.${i}.node` }).id);
@@ -31,20 +32,37 @@ const nodeIds = (sim: Sim, caller: Caller, nodes: LbBody['nodes']): string[] | u
 async function create(sim: Sim, caller: Caller, body: LbBody): Promise<LoadBalancer> {
   if (body.name === undefined) throw invalidField('name', 'a load balancer needs a name here (simcloud names every load balancer)');
   const attrs = attrsFor(body, DEFAULT_ATTRS);
-  const { load_balancer: lb } = await lbs.createLoadBalancer(sim, caller, {
-    name: body.name, location: REGIONS[0]!.id, services: servicesFor(body.listeners ?? [], attrs, certificateFor(body, [])), targets: targetsFor(nodeIds(sim, caller, body.nodes) ?? []),
-    ...balancing(attrs.policy),
-  }, { dialect_attrs: { [NAME]: attrs } });
+  const { load_balancer: lb } = await lbs.createLoadBalancer(
+    sim,
+    caller,
+    {
+      name: body.name,
+      location: REGIONS[0]!.id,
+      services: servicesFor(body.listeners ?? [], attrs, certificateFor(body, [])),
+      targets: targetsFor(nodeIds(sim, caller, body.nodes) ?? []),
+      ...balancing(attrs.policy),
+    },
+    { dialect_attrs: { [NAME]: attrs } },
+  );
   return lbOut(sim, caller, findOwned(sim, caller, 'load_balancers', lb.id)!);
 }
 
 /** Replaces what the request gives, in one commit; the listeners' services take the (new) health check. */
 async function update(sim: Sim, caller: Caller, lb: LoadBalancerRec, body: LbBody): Promise<LoadBalancer> {
   const attrs = attrsFor(body, lbAttrsOf(lb) ?? DEFAULT_ATTRS);
-  const listeners = body.listeners ?? lb.services.map((s, i) => ({ protocol: tcpView(s.protocol), in: s.listen_port, out: s.destination_port, ...(attrs.listeners[i]?.proxy_protocol ? { proxy_protocol: attrs.listeners[i].proxy_protocol } : {}) }));
+  const listeners =
+    body.listeners ??
+    lb.services.map((s, i) => ({
+      protocol: tcpView(s.protocol),
+      in: s.listen_port,
+      out: s.destination_port,
+      ...(attrs.listeners[i]?.proxy_protocol ? { proxy_protocol: attrs.listeners[i].proxy_protocol } : {}),
+    }));
   const targets = nodeIds(sim, caller, body.nodes);
   const fields = {
-    ...(body.name === undefined ? {} : { name: body.name }), services: servicesFor(listeners, attrs, certificateFor(body, lb.services)), ...(targets === undefined ? {} : { targets: targetsFor(targets) }),
+    ...(body.name === undefined ? {} : { name: body.name }),
+    services: servicesFor(listeners, attrs, certificateFor(body, lb.services)),
+    ...(targets === undefined ? {} : { targets: targetsFor(targets) }),
     ...balancing(attrs.policy),
   };
   const plan = lbs.planLoadBalancerUpdate(sim, caller, lb.id, { fields, attrs: { [NAME]: attrs } });
@@ -54,26 +72,51 @@ async function update(sim: Sim, caller: Caller, lb: LoadBalancerRec, body: LbBod
 
 const lbRoutes: RouteDef[] = [
   defineRoute({
-    method: 'get', path: `${API}/load_balancers`, operation: 'brightbox.load_balancers.list', summary: 'List load balancers', response: z.array(LoadBalancer),
+    method: 'get',
+    path: `${API}/load_balancers`,
+    operation: 'brightbox.load_balancers.list',
+    summary: 'List load balancers',
+    response: z.array(LoadBalancer),
     handle: (sim, { caller }) => ownedRecords(sim, caller, 'load_balancers').map((lb) => lbOut(sim, caller, lb)),
   }),
   defineRoute({
-    method: 'post', path: `${API}/load_balancers`, operation: 'brightbox.load_balancers.create', summary: 'Create a load balancer (creating until built)', body: LbBody,
-    response: LoadBalancer, status: 202,
+    method: 'post',
+    path: `${API}/load_balancers`,
+    operation: 'brightbox.load_balancers.create',
+    summary: 'Create a load balancer (creating until built)',
+    body: LbBody,
+    response: LoadBalancer,
+    status: 202,
     handle: (sim, { caller, body }) => create(sim, caller, body),
   }),
   defineRoute({
-    method: 'get', path: `${API}/load_balancers/:id`, operation: 'brightbox.load_balancers.get', summary: 'Get a load balancer', params: IdParams, response: LoadBalancer,
+    method: 'get',
+    path: `${API}/load_balancers/:id`,
+    operation: 'brightbox.load_balancers.get',
+    summary: 'Get a load balancer',
+    params: IdParams,
+    response: LoadBalancer,
     handle: (sim, { caller, params }) => lbOut(sim, caller, ownedBy(sim, caller, 'load_balancers', params.id)),
   }),
   defineRoute({
-    method: 'put', path: `${API}/load_balancers/:id`, operation: 'brightbox.load_balancers.update', summary: 'Update a load balancer', params: IdParams, body: LbBody,
-    response: LoadBalancer, status: 202,
+    method: 'put',
+    path: `${API}/load_balancers/:id`,
+    operation: 'brightbox.load_balancers.update',
+    summary: 'Update a load balancer',
+    params: IdParams,
+    body: LbBody,
+    response: LoadBalancer,
+    status: 202,
     handle: (sim, { caller, params, body }) => update(sim, caller, ownedBy(sim, caller, 'load_balancers', params.id), body),
   }),
   defineRoute({
-    method: 'delete', path: `${API}/load_balancers/:id`, operation: 'brightbox.load_balancers.delete', summary: 'Destroy a load balancer (its cloud IPs are unmapped)',
-    params: IdParams, response: LoadBalancer, status: 202,
+    method: 'delete',
+    path: `${API}/load_balancers/:id`,
+    operation: 'brightbox.load_balancers.delete',
+    summary: 'Destroy a load balancer (its cloud IPs are unmapped)',
+    params: IdParams,
+    response: LoadBalancer,
+    status: 202,
     handle: async (sim, { caller, params }) => {
       const lb = ownedBy(sim, caller, 'load_balancers', params.id);
       await lbs.deleteLoadBalancer(sim, caller, lb.id);
@@ -96,7 +139,9 @@ const cipOut = (sim: Sim, caller: Caller, committed: IpBlock): CloudIp => {
 
 /** Every field gobrightbox's CloudIPOptions has; port translation and route mode are not emulated. */
 const CipBody = z.strictObject({
-  name: z.string().max(255).optional(), reverse_dns: z.string().max(0, 'reverse DNS is not emulated').optional(), mode: z.literal('nat').optional(),
+  name: z.string().max(255).optional(),
+  reverse_dns: z.string().max(0, 'reverse DNS is not emulated').optional(),
+  mode: z.literal('nat').optional(),
   port_translators: z.array(z.unknown()).max(0, 'port translators are not emulated').optional(),
 });
 const MapBody = z.strictObject({ destination: z.string().min(1).max(64) });
@@ -118,30 +163,56 @@ async function readBack(sim: Sim, caller: Caller, b: IpBlockRec): Promise<CloudI
 
 const cipRoutes: RouteDef[] = [
   defineRoute({
-    method: 'get', path: `${API}/cloud_ips`, operation: 'brightbox.cloud_ips.list', summary: 'List cloud IPs (the project\'s IP blocks)', response: z.array(CloudIp),
+    method: 'get',
+    path: `${API}/cloud_ips`,
+    operation: 'brightbox.cloud_ips.list',
+    summary: "List cloud IPs (the project's IP blocks)",
+    response: z.array(CloudIp),
     handle: (sim, { caller }) => ownedRecords(sim, caller, 'ip_blocks').map((b) => cloudIpView(b, targetOf(sim, caller, b))),
   }),
   defineRoute({
-    method: 'post', path: `${API}/cloud_ips`, operation: 'brightbox.cloud_ips.create', summary: 'Create a cloud IP (a /30 IP block)', body: CipBody, response: CloudIp,
+    method: 'post',
+    path: `${API}/cloud_ips`,
+    operation: 'brightbox.cloud_ips.create',
+    summary: 'Create a cloud IP (a /30 IP block)',
+    body: CipBody,
+    response: CloudIp,
     status: 201,
     handle: async (sim, { caller, body }) => {
       return cipOut(sim, caller, await ipb.allocateIpBlock(sim, caller, { location: REGIONS[0]!.id, size: 30, description: body.name ?? '' }));
     },
   }),
   defineRoute({
-    method: 'get', path: `${API}/cloud_ips/:id`, operation: 'brightbox.cloud_ips.get', summary: 'Get a cloud IP', params: IdParams, response: CloudIp,
+    method: 'get',
+    path: `${API}/cloud_ips/:id`,
+    operation: 'brightbox.cloud_ips.get',
+    summary: 'Get a cloud IP',
+    params: IdParams,
+    response: CloudIp,
     handle: (sim, { caller, params }) => cipOut(sim, caller, ownedBy(sim, caller, 'ip_blocks', params.id)),
   }),
   defineRoute({
-    method: 'post', path: `${API}/cloud_ips/:id/map`, operation: 'brightbox.cloud_ips.map', summary: 'Map a cloud IP to a load balancer or server', params: IdParams,
-    body: MapBody, response: CloudIp, status: 202,
+    method: 'post',
+    path: `${API}/cloud_ips/:id/map`,
+    operation: 'brightbox.cloud_ips.map',
+    summary: 'Map a cloud IP to a load balancer or server',
+    params: IdParams,
+    body: MapBody,
+    response: CloudIp,
+    status: 202,
     handle: async (sim, { caller, params, body }) => {
       return cipOut(sim, caller, await map(sim, caller, ownedBy(sim, caller, 'ip_blocks', params.id), body.destination));
     },
   }),
   defineRoute({
-    method: 'post', path: `${API}/cloud_ips/:id/unmap`, operation: 'brightbox.cloud_ips.unmap', summary: 'Unmap a cloud IP', params: IdParams,
-    body: z.strictObject({}).optional(), response: CloudIp, status: 202,
+    method: 'post',
+    path: `${API}/cloud_ips/:id/unmap`,
+    operation: 'brightbox.cloud_ips.unmap',
+    summary: 'Unmap a cloud IP',
+    params: IdParams,
+    body: z.strictObject({}).optional(),
+    response: CloudIp,
+    status: 202,
     handle: async (sim, { caller, params }) => {
       const b = ownedBy(sim, caller, 'ip_blocks', params.id);
       if (isPlanted(PlantedFault.writeReadback)) return readBack(sim, caller, b);
@@ -149,8 +220,13 @@ const cipRoutes: RouteDef[] = [
     },
   }),
   defineRoute({
-    method: 'delete', path: `${API}/cloud_ips/:id`, operation: 'brightbox.cloud_ips.delete', summary: 'Destroy a cloud IP (unmapped only)', params: IdParams,
-    response: CloudIp, status: 202,
+    method: 'delete',
+    path: `${API}/cloud_ips/:id`,
+    operation: 'brightbox.cloud_ips.delete',
+    summary: 'Destroy a cloud IP (unmapped only)',
+    params: IdParams,
+    response: CloudIp,
+    status: 202,
     handle: async (sim, { caller, params }) => {
       const b = ownedBy(sim, caller, 'ip_blocks', params.id);
       const out = cloudIpView(b, targetOf(sim, caller, b));

@@ -8,7 +8,7 @@ describe('brightbox parity table', () => {
     expect(Object.keys(ENDPOINTS).sort()).toEqual(BRIGHTBOX_ROUTES.map((r) => r.operation).sort());
   });
 
-  it('serves every call of Brightbox\'s CCM but the metadata service', () => {
+  it("serves every call of Brightbox's CCM but the metadata service", () => {
     const served = new Set(BRIGHTBOX_ROUTES.map((r) => r.operation));
     expect(CCM_CALLS.filter(([, , op]) => !op.startsWith('(') && !served.has(op))).toEqual([]);
   });

@@ -17,7 +17,9 @@ import { serverTypeView, zoneCatalogueView } from './views.ts';
 export const BRIGHTBOX_ROUTES: readonly RouteDef[] = [...authRoutes, ...serverRoutes, ...groupAndPolicyRoutes, ...lbAndCloudIpRoutes];
 
 export const brightbox: Persona = {
-  name: NAME, prefix: PREFIX, routes: BRIGHTBOX_ROUTES,
+  name: NAME,
+  prefix: PREFIX,
+  routes: BRIGHTBOX_ROUTES,
   errors: { status: bbStatus, body: bbErrorBody },
   rateLimitReset: 'epoch',
   // Ids are a type prefix and base-36 digits spelled from the store number.

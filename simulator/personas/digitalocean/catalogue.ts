@@ -7,19 +7,39 @@ import { regionView, sizeView } from './views.ts';
 
 export const catalogueRoutes: RouteDef[] = [
   defineRoute({
-    method: 'get', path: `${PREFIX}/regions`, operation: 'digitalocean.regions.list', summary: 'List regions', query: ListQuery,
-    response: list('regions', Region), handle: (_sim, { query }) => pageOf({ key: 'regions' }, REGIONS.map(regionView), query),
+    method: 'get',
+    path: `${PREFIX}/regions`,
+    operation: 'digitalocean.regions.list',
+    summary: 'List regions',
+    query: ListQuery,
+    response: list('regions', Region),
+    handle: (_sim, { query }) => pageOf({ key: 'regions' }, REGIONS.map(regionView), query),
   }),
   defineRoute({
-    method: 'get', path: `${PREFIX}/sizes`, operation: 'digitalocean.sizes.list', summary: 'List sizes', query: ListQuery,
-    response: list('sizes', Size), handle: (_sim, { query }) => pageOf({ key: 'sizes' }, SERVER_TYPES.map(sizeView), query),
+    method: 'get',
+    path: `${PREFIX}/sizes`,
+    operation: 'digitalocean.sizes.list',
+    summary: 'List sizes',
+    query: ListQuery,
+    response: list('sizes', Size),
+    handle: (_sim, { query }) => pageOf({ key: 'sizes' }, SERVER_TYPES.map(sizeView), query),
   }),
   defineRoute({
-    method: 'get', path: `${PREFIX}/account`, operation: 'digitalocean.account.get', summary: 'The token owner (the project)',
-    response: one('account', Account), handle: (_sim, { caller }): { account: Account } => ({
+    method: 'get',
+    path: `${PREFIX}/account`,
+    operation: 'digitalocean.account.get',
+    summary: 'The token owner (the project)',
+    response: one('account', Account),
+    handle: (_sim, { caller }): { account: Account } => ({
       account: {
-        droplet_limit: 1000, floating_ip_limit: 0, volume_limit: 0, email: `${caller.projectId}@simcloud.invalid`, uuid: caller.projectId,
-        email_verified: true, status: 'active', status_message: '',
+        droplet_limit: 1000,
+        floating_ip_limit: 0,
+        volume_limit: 0,
+        email: `${caller.projectId}@simcloud.invalid`,
+        uuid: caller.projectId,
+        email_verified: true,
+        status: 'active',
+        status_message: '',
       },
     }),
   }),

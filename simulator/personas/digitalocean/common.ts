@@ -66,7 +66,7 @@ export function labelsOf(tags: readonly string[], field = 'tags'): Record<string
     if (!/^[A-Za-z0-9:_.-]{1,255}$/.test(t)) throw invalidField(`${field}.${i}`, 'must be letters, digits, colons, dashes, dots or underscores');
     const colon = t.indexOf(':');
     const [key, value] = colon < 0 ? [t, ''] : [t.slice(0, colon), t.slice(colon + 1)];
-    if (!isLabelKey(key)) throw invalidField(`${field}.${i}`, 'the part before \':\' must start and end with a letter or digit');
+    if (!isLabelKey(key)) throw invalidField(`${field}.${i}`, "the part before ':' must start and end with a letter or digit");
     // One label per key: `k8s` and `k8s:x` would be the same label.
     if (hasOwnKey(labels, key)) throw invalidField(`${field}.${i}`, `another tag already uses ${key}; simcloud keeps one tag per part before ':'`);
     labels[key] = value;

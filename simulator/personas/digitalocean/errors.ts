@@ -19,11 +19,17 @@ function shapeOf(e: SimcloudError): Shape {
       return e.fields?.some((f) => f.name === '(body)') === true ? { id: 'bad_request', status: 400 } : { id: 'unprocessable_entity', status: 422 };
     case 'not_found':
       // An id in a body that names nothing is a bad field, not a missing resource.
-      return (e.fields ?? []).length > 0 ? { id: 'unprocessable_entity', status: 422 } : { id: 'not_found', status: 404, message: 'The resource you were accessing could not be found.' };
-    case 'unauthorized': return { id: 'Unauthorized', status: 401, message: 'Unable to authenticate you' };
-    case 'locked': return { id: 'unprocessable_entity', status: 422 };
-    case 'rate_limit_exceeded': return { id: 'too_many_requests', status: 429, message: 'API Rate limit exceeded.' };
-    default: return { id: e.code, status: e.status };
+      return (e.fields ?? []).length > 0
+        ? { id: 'unprocessable_entity', status: 422 }
+        : { id: 'not_found', status: 404, message: 'The resource you were accessing could not be found.' };
+    case 'unauthorized':
+      return { id: 'Unauthorized', status: 401, message: 'Unable to authenticate you' };
+    case 'locked':
+      return { id: 'unprocessable_entity', status: 422 };
+    case 'rate_limit_exceeded':
+      return { id: 'too_many_requests', status: 429, message: 'API Rate limit exceeded.' };
+    default:
+      return { id: e.code, status: e.status };
   }
 }
 

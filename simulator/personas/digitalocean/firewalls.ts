@@ -22,21 +22,32 @@ import { Firewall, NoContent, list, one, type RuleBase } from './responses.ts';
 import { digitaloceanAddresses } from './addresses.ts';
 
 const Targets = z.strictObject({
-  addresses: z.array(z.string().max(64)).max(64).optional(), tags: z.array(z.string().max(255)).max(16).optional(),
-  droplet_ids: z.array(z.number().int()).max(16).optional(), load_balancer_uids: z.array(z.string().max(64)).max(16).optional(),
+  addresses: z.array(z.string().max(64)).max(64).optional(),
+  tags: z.array(z.string().max(255)).max(16).optional(),
+  droplet_ids: z.array(z.number().int()).max(16).optional(),
+  load_balancer_uids: z.array(z.string().max(64)).max(16).optional(),
   kubernetes_ids: z.array(z.string().max(64)).max(16).optional(),
 });
 type Targets = z.infer<typeof Targets>;
 const Protocol = z.enum(['tcp', 'udp', 'icmp']);
-const Ports = z.string().regex(/^(all|0|\d{1,5}(-\d{1,5})?)$/, 'must be a port, a range like 8000-9000, or all').optional();
+const Ports = z
+  .string()
+  .regex(/^(all|0|\d{1,5}(-\d{1,5})?)$/, 'must be a port, a range like 8000-9000, or all')
+  .optional();
 const Action = z.enum(['allow']).optional();
 const Inbound = z.strictObject({ protocol: Protocol, ports: Ports, sources: Targets.nullish(), action: Action });
 const Outbound = z.strictObject({ protocol: Protocol, ports: Ports, destinations: Targets.nullish(), action: Action });
 
 const FirewallBody = z.strictObject({
-  name: z.string().min(1).max(63).regex(/^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$/, 'must be letters, digits, dots, dashes or underscores'),
-  inbound_rules: z.array(Inbound).max(50).nullish(), outbound_rules: z.array(Outbound).max(50).nullish(),
-  droplet_ids: z.array(z.number().int().min(1)).max(10).nullish(), tags: z.array(z.string().max(255)).max(5).nullish(),
+  name: z
+    .string()
+    .min(1)
+    .max(63)
+    .regex(/^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$/, 'must be letters, digits, dots, dashes or underscores'),
+  inbound_rules: z.array(Inbound).max(50).nullish(),
+  outbound_rules: z.array(Outbound).max(50).nullish(),
+  droplet_ids: z.array(z.number().int().min(1)).max(10).nullish(),
+  tags: z.array(z.string().max(255)).max(5).nullish(),
 });
 type FirewallBody = z.infer<typeof FirewallBody>;
 
@@ -118,9 +129,19 @@ export function firewallView(sim: Sim, p: FirewallPolicyRec): Firewall {
   const carried = p.rules.flatMap((r, index) => (r.protocol === 'any' ? [] : [{ r, index, protocol: r.protocol }]));
   const rule = (r: FirewallRule, protocol: RuleBase['protocol']): RuleBase => ({ protocol, ports: protocol === 'icmp' ? '' : (r.ports ?? '0') });
   return {
-    id: uuidOf(p.id), name: p.name, status: 'succeeded', created_at: doTime(p.created), pending_changes: [], droplet_ids: a.droplet_ids, tags: a.tags,
-    inbound_rules: carried.filter(({ r }) => r.direction === 'inbound').map(({ r, index, protocol }) => ({ ...rule(r, protocol), sources: targetsOf(r, index, a, show) })),
-    outbound_rules: carried.filter(({ r }) => r.direction === 'outbound').map(({ r, index, protocol }) => ({ ...rule(r, protocol), destinations: targetsOf(r, index, a, show) })),
+    id: uuidOf(p.id),
+    name: p.name,
+    status: 'succeeded',
+    created_at: doTime(p.created),
+    pending_changes: [],
+    droplet_ids: a.droplet_ids,
+    tags: a.tags,
+    inbound_rules: carried
+      .filter(({ r }) => r.direction === 'inbound')
+      .map(({ r, index, protocol }) => ({ ...rule(r, protocol), sources: targetsOf(r, index, a, show) })),
+    outbound_rules: carried
+      .filter(({ r }) => r.direction === 'outbound')
+      .map(({ r, index, protocol }) => ({ ...rule(r, protocol), destinations: targetsOf(r, index, a, show) })),
   };
 }
 
@@ -150,27 +171,59 @@ async function update(sim: Sim, caller: Caller, p: FirewallPolicyRec, b: Firewal
 
 export const firewallRoutes: RouteDef[] = [
   defineRoute({
-    method: 'get', path: `${PREFIX}/firewalls`, operation: 'digitalocean.firewalls.list', summary: 'List firewalls', query: ListQuery,
-    response: list('firewalls', Firewall), handle: (sim, { caller, query }) => {
+    method: 'get',
+    path: `${PREFIX}/firewalls`,
+    operation: 'digitalocean.firewalls.list',
+    summary: 'List firewalls',
+    query: ListQuery,
+    response: list('firewalls', Firewall),
+    handle: (sim, { caller, query }) => {
       const mine = ownedRecords(sim, caller, 'firewall_policies').sort((a, b) => numericIdOf(a.id) - numericIdOf(b.id));
-      return pageOf({ key: 'firewalls' }, mine.map((p) => firewallView(sim, p)), query);
+      return pageOf(
+        { key: 'firewalls' },
+        mine.map((p) => firewallView(sim, p)),
+        query,
+      );
     },
   }),
   defineRoute({
-    method: 'post', path: `${PREFIX}/firewalls`, operation: 'digitalocean.firewalls.create', summary: 'Create a firewall', body: FirewallBody, status: 202,
-    response: one('firewall', Firewall), handle: (sim, { caller, body }) => create(sim, caller, body),
+    method: 'post',
+    path: `${PREFIX}/firewalls`,
+    operation: 'digitalocean.firewalls.create',
+    summary: 'Create a firewall',
+    body: FirewallBody,
+    status: 202,
+    response: one('firewall', Firewall),
+    handle: (sim, { caller, body }) => create(sim, caller, body),
   }),
   defineRoute({
-    method: 'get', path: `${PREFIX}/firewalls/:id`, operation: 'digitalocean.firewalls.get', summary: 'Get a firewall', params: UuidParams,
-    response: one('firewall', Firewall), handle: (sim, { caller, params }) => ({ firewall: firewallView(sim, ownedFirewall(sim, caller, params.id)) }),
+    method: 'get',
+    path: `${PREFIX}/firewalls/:id`,
+    operation: 'digitalocean.firewalls.get',
+    summary: 'Get a firewall',
+    params: UuidParams,
+    response: one('firewall', Firewall),
+    handle: (sim, { caller, params }) => ({ firewall: firewallView(sim, ownedFirewall(sim, caller, params.id)) }),
   }),
   defineRoute({
-    method: 'put', path: `${PREFIX}/firewalls/:id`, operation: 'digitalocean.firewalls.update', summary: 'Replace a firewall', params: UuidParams, body: FirewallBody,
-    response: one('firewall', Firewall), handle: (sim, { caller, params, body }) => update(sim, caller, ownedFirewall(sim, caller, params.id), body),
+    method: 'put',
+    path: `${PREFIX}/firewalls/:id`,
+    operation: 'digitalocean.firewalls.update',
+    summary: 'Replace a firewall',
+    params: UuidParams,
+    body: FirewallBody,
+    response: one('firewall', Firewall),
+    handle: (sim, { caller, params, body }) => update(sim, caller, ownedFirewall(sim, caller, params.id), body),
   }),
   defineRoute({
-    method: 'delete', path: `${PREFIX}/firewalls/:id`, operation: 'digitalocean.firewalls.delete', summary: 'Delete a firewall', params: UuidParams, status: 204,
-    response: NoContent, handle: async (sim, { caller, params }) => {
+    method: 'delete',
+    path: `${PREFIX}/firewalls/:id`,
+    operation: 'digitalocean.firewalls.delete',
+    summary: 'Delete a firewall',
+    params: UuidParams,
+    status: 204,
+    response: NoContent,
+    handle: async (sim, { caller, params }) => {
       await svc.deleteFirewallPolicy(sim, caller, ownedFirewall(sim, caller, params.id).id);
     },
   }),

@@ -26,9 +26,18 @@ type Carried = 'tcp' | 'http' | 'https' | 'udp';
 const CARRIED: readonly string[] = ['tcp', 'http', 'https', 'udp'];
 
 export const DEFAULT_ATTRS: DoLbAttrs = {
-  size_slug: 'lb-small', size_unit: 1, tag: '', health_check_protocol: 'http', healthy_threshold: 5,
-  sticky_sessions: { type: 'none', cookie_name: '', cookie_ttl_seconds: 0 }, redirect_http_to_https: false, enable_backend_keepalive: false,
-  http_idle_timeout_seconds: 60, disable_lets_encrypt_dns_records: false, rules: [], network_stack: 'IPV4',
+  size_slug: 'lb-small',
+  size_unit: 1,
+  tag: '',
+  health_check_protocol: 'http',
+  healthy_threshold: 5,
+  sticky_sessions: { type: 'none', cookie_name: '', cookie_ttl_seconds: 0 },
+  redirect_http_to_https: false,
+  enable_backend_keepalive: false,
+  http_idle_timeout_seconds: 60,
+  disable_lets_encrypt_dns_records: false,
+  rules: [],
+  network_stack: 'IPV4',
 };
 
 export const attrsOf = (lb: LoadBalancerRec): DoLbAttrs => lbAttrs(lb) ?? DEFAULT_ATTRS;
@@ -43,7 +52,8 @@ export interface LbKind {
 const DEFAULT_KIND: LbKind = { type: 'REGIONAL', network_stack: 'IPV4' };
 
 export const kindOf = (lb: LoadBalancerRec): LbKind => ({
-  type: lb.forwarding === 'passthrough' ? 'REGIONAL_NETWORK' : 'REGIONAL', network_stack: attrsOf(lb).network_stack ?? 'IPV4',
+  type: lb.forwarding === 'passthrough' ? 'REGIONAL_NETWORK' : 'REGIONAL',
+  network_stack: attrsOf(lb).network_stack ?? 'IPV4',
 });
 
 /** The kind a body asks for: on create, given or the defaults; on update the current one, which a body may repeat but not change. */
@@ -62,7 +72,13 @@ function carried(p: string, field: string): Carried {
 }
 
 const HC_DEFAULTS = {
-  protocol: 'http', port: 80, path: '/', check_interval_seconds: 10, response_timeout_seconds: 5, healthy_threshold: 5, unhealthy_threshold: 3,
+  protocol: 'http',
+  port: 80,
+  path: '/',
+  check_interval_seconds: 10,
+  response_timeout_seconds: 5,
+  healthy_threshold: 5,
+  unhealthy_threshold: 3,
 } as const satisfies HealthCheckBody;
 
 /** DigitalOcean's default health check (http on port 80, path /) with the given fields over it. */
@@ -70,10 +86,15 @@ function healthCheck(b: HealthCheckBody | undefined): { hc: HealthCheck; protoco
   const h = { ...HC_DEFAULTS, ...defined(b) };
   if (h.protocol !== 'tcp' && !h.path.startsWith('/')) throw invalidField('health_check.path', 'must start with /');
   return {
-    protocol: h.protocol, healthy: h.healthy_threshold,
+    protocol: h.protocol,
+    healthy: h.healthy_threshold,
     hc: {
-      protocol: h.protocol === 'tcp' ? 'tcp' : 'http', port: h.port, path: h.path.startsWith('/') ? h.path : '/', interval_seconds: h.check_interval_seconds,
-      timeout_seconds: h.response_timeout_seconds, retries: h.unhealthy_threshold,
+      protocol: h.protocol === 'tcp' ? 'tcp' : 'http',
+      port: h.port,
+      path: h.path.startsWith('/') ? h.path : '/',
+      interval_seconds: h.check_interval_seconds,
+      timeout_seconds: h.response_timeout_seconds,
+      retries: h.unhealthy_threshold,
     },
   };
 }
@@ -88,12 +109,14 @@ interface RuleContext {
 /** What a rule's protocols may be: a network load balancer forwards TCP and UDP as they are; UDP goes to UDP only. */
 function checkProtocols(r: ForwardingRuleBody, field: string, type: LbType): void {
   // A network load balancer forwards TCP and UDP, not HTTP (simcloud carries the TCP).
-  if (type === 'REGIONAL_NETWORK' && r.entry_protocol !== r.target_protocol) throw invalidField(`${field}.target_protocol`, 'must equal entry_protocol on a REGIONAL_NETWORK load balancer');
+  if (type === 'REGIONAL_NETWORK' && r.entry_protocol !== r.target_protocol)
+    throw invalidField(`${field}.target_protocol`, 'must equal entry_protocol on a REGIONAL_NETWORK load balancer');
   if (type === 'REGIONAL_NETWORK' && r.entry_protocol !== 'tcp' && r.entry_protocol !== 'udp') {
     throw invalidField(`${field}.entry_protocol`, `${r.entry_protocol} is not forwarded by a REGIONAL_NETWORK load balancer: tcp or udp`);
   }
   // UDP is forwarded as UDP only, and a UDP rule takes no PROXY header.
-  if ((r.entry_protocol === 'udp') !== (r.target_protocol === 'udp')) throw invalidField(`${field}.target_protocol`, 'a udp rule forwards to udp, and only a udp rule does');
+  if ((r.entry_protocol === 'udp') !== (r.target_protocol === 'udp'))
+    throw invalidField(`${field}.target_protocol`, 'a udp rule forwards to udp, and only a udp rule does');
 }
 
 /**
@@ -109,7 +132,8 @@ function ruleTls({ sim, caller }: Asker, r: ForwardingRuleBody, field: string): 
   }
   if (passthrough) {
     if (cert !== '') throw invalidField(`${field}.tls_passthrough`, 'give certificate_id or tls_passthrough, not both');
-    if (r.target_protocol !== r.entry_protocol) throw invalidField(`${field}.target_protocol`, `must equal entry_protocol (${r.entry_protocol}) with tls_passthrough`);
+    if (r.target_protocol !== r.entry_protocol)
+      throw invalidField(`${field}.target_protocol`, `must equal entry_protocol (${r.entry_protocol}) with tls_passthrough`);
     return { certificate_id: null };
   }
   return { certificate_id: terminating({ sim, caller }, r, field) };
@@ -118,10 +142,15 @@ function ruleTls({ sim, caller }: Asker, r: ForwardingRuleBody, field: string): 
 /** The certificate a terminating https or http2 rule names (the caller's), its target plain http. */
 function terminating({ sim, caller }: Asker, r: ForwardingRuleBody, field: string): string {
   const cert = r.certificate_id ?? '';
-  if (cert === '') throw invalidField(`${field}.certificate_id`, `an ${r.entry_protocol} rule needs certificate_id (TLS terminated on the load balancer) or tls_passthrough`);
+  if (cert === '')
+    throw invalidField(`${field}.certificate_id`, `an ${r.entry_protocol} rule needs certificate_id (TLS terminated on the load balancer) or tls_passthrough`);
   const found = findCertificate(sim, caller, cert);
   if (found === null) throw invalidField(`${field}.certificate_id`, `no certificate ${cert}`);
-  if (r.target_protocol !== 'http') throw invalidField(`${field}.target_protocol`, 'http: simcloud terminates TLS on the VIP and forwards plain http (re-encrypting to the droplets is not emulated)');
+  if (r.target_protocol !== 'http')
+    throw invalidField(
+      `${field}.target_protocol`,
+      'http: simcloud terminates TLS on the VIP and forwards plain http (re-encrypting to the droplets is not emulated)',
+    );
   return found.id;
 }
 
@@ -139,11 +168,17 @@ function service(asker: Asker, r: ForwardingRuleBody, i: number, { hc, proxy, ty
   const http2 = r.entry_protocol === 'http2';
   return {
     service: {
-      protocol: http2 ? 'https' : carried(r.entry_protocol, `${field}.entry_protocol`), listen_port: r.entry_port, destination_port: r.target_port,
-      proxy_protocol: proxy && !udp ? 'v1' : 'none', health_check: hc, ...(certificate_id === null ? {} : { certificate_id }),
+      protocol: http2 ? 'https' : carried(r.entry_protocol, `${field}.entry_protocol`),
+      listen_port: r.entry_port,
+      destination_port: r.target_port,
+      proxy_protocol: proxy && !udp ? 'v1' : 'none',
+      health_check: hc,
+      ...(certificate_id === null ? {} : { certificate_id }),
     },
     rule: {
-      entry_port: r.entry_port, target_protocol: http2 ? (r.target_protocol === 'http' ? 'http' : 'http2') : carried(r.target_protocol, `${field}.target_protocol`), tls_passthrough: r.tls_passthrough ?? false,
+      entry_port: r.entry_port,
+      target_protocol: http2 ? (r.target_protocol === 'http' ? 'http' : 'http2') : carried(r.target_protocol, `${field}.target_protocol`),
+      tls_passthrough: r.tls_passthrough ?? false,
       ...(http2 ? { entry_protocol: 'http2' as const } : {}),
     },
   };
@@ -188,21 +223,45 @@ export function fromBody(sim: Sim, caller: Caller, b: LoadBalancerBody, current?
     return service({ sim, caller }, r, i, { hc, proxy: b.enable_proxy_protocol ?? false, type });
   });
   const { size, size_unit, tag, redirect_http_to_https, enable_backend_keepalive, http_idle_timeout_seconds, disable_lets_encrypt_dns_records } = b;
-  const given = defined({ size_slug: size, size_unit, tag, redirect_http_to_https, enable_backend_keepalive, http_idle_timeout_seconds, disable_lets_encrypt_dns_records });
+  const given = defined({
+    size_slug: size,
+    size_unit,
+    tag,
+    redirect_http_to_https,
+    enable_backend_keepalive,
+    http_idle_timeout_seconds,
+    disable_lets_encrypt_dns_records,
+  });
   return {
     fields: {
-      services: withRedirects(made.map((m) => m.service), b.redirect_http_to_https ?? false), targets: targets(sim, caller, b), algorithm: b.algorithm ?? 'round_robin', source_ranges: sourceRanges(sim, b.firewall),
+      services: withRedirects(
+        made.map((m) => m.service),
+        b.redirect_http_to_https ?? false,
+      ),
+      targets: targets(sim, caller, b),
+      algorithm: b.algorithm ?? 'round_robin',
+      source_ranges: sourceRanges(sim, b.firewall),
       forwarding: type === 'REGIONAL_NETWORK' ? 'passthrough' : 'proxy',
     },
     attrs: {
-      ...DEFAULT_ATTRS, ...given, network_stack, health_check_protocol: protocol, healthy_threshold: healthy,
-      sticky_sessions: { ...DEFAULT_ATTRS.sticky_sessions, ...defined(b.sticky_sessions) }, rules: made.map((m) => m.rule),
+      ...DEFAULT_ATTRS,
+      ...given,
+      network_stack,
+      health_check_protocol: protocol,
+      healthy_threshold: healthy,
+      sticky_sessions: { ...DEFAULT_ATTRS.sticky_sessions, ...defined(b.sticky_sessions) },
+      rules: made.map((m) => m.rule),
     },
   };
 }
 
 /** Commits simcloud's fields and the DigitalOcean attributes together through simcloud's LB service (its checks). */
-export async function commit(sim: Sim, caller: Caller, lb: LoadBalancerRec, { fields, attrs }: { fields: UpdateLoadBalancerRequest; attrs: DoLbAttrs }): Promise<LoadBalancerRec> {
+export async function commit(
+  sim: Sim,
+  caller: Caller,
+  lb: LoadBalancerRec,
+  { fields, attrs }: { fields: UpdateLoadBalancerRequest; attrs: DoLbAttrs },
+): Promise<LoadBalancerRec> {
   const services = fields.services === undefined ? undefined : withRedirects(fields.services, attrs.redirect_http_to_https);
   const plan = svc.planLoadBalancerUpdate(sim, caller, lb.id, { fields: { ...fields, services }, attrs: { [NAME]: attrs } });
   await commitPlans(sim, [plan]);
@@ -210,11 +269,17 @@ export async function commit(sim: Sim, caller: Caller, lb: LoadBalancerRec, { fi
 }
 
 /** The LB's rules with `add` added (an entry port already used is refused) and the health check and proxy setting it has. */
-export function withRules(sim: Sim, caller: Caller, lb: LoadBalancerRec, add: readonly ForwardingRuleBody[]): { services: LoadBalancerService[]; rules: DoRuleAttrs[] } {
+export function withRules(
+  sim: Sim,
+  caller: Caller,
+  lb: LoadBalancerRec,
+  add: readonly ForwardingRuleBody[],
+): { services: LoadBalancerService[]; rules: DoRuleAttrs[] } {
   const first = lb.services[0];
   const hc = first?.health_check ?? healthCheck(undefined).hc;
   const made = add.map((r, i) => {
-    if (lb.services.some((s) => s.listen_port === r.entry_port)) throw invalidField(`forwarding_rules.${i}.entry_port`, `entry port ${r.entry_port} is already forwarded`);
+    if (lb.services.some((s) => s.listen_port === r.entry_port))
+      throw invalidField(`forwarding_rules.${i}.entry_port`, `entry port ${r.entry_port} is already forwarded`);
     return service({ sim, caller }, r, i, { hc, proxy: first?.proxy_protocol === 'v1', type: kindOf(lb).type });
   });
   return { services: [...lb.services, ...made.map((m) => m.service)], rules: [...attrsOf(lb).rules, ...made.map((m) => m.rule)] };

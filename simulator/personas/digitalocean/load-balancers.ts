@@ -30,9 +30,16 @@ function region(b: LoadBalancerBody, current?: LoadBalancerRec): string {
 async function create(sim: Sim, caller: Caller, body: LoadBalancerBody): Promise<{ load_balancer: LoadBalancer }> {
   const location = region(body);
   const { fields, attrs } = fromBody(sim, caller, body);
-  const { load_balancer } = await svc.createLoadBalancer(sim, caller, {
-    name: body.name ?? `lb-${randomBytes(4).toString('hex')}`, location, ...fields,
-  }, { dialect_attrs: { digitalocean: attrs } });
+  const { load_balancer } = await svc.createLoadBalancer(
+    sim,
+    caller,
+    {
+      name: body.name ?? `lb-${randomBytes(4).toString('hex')}`,
+      location,
+      ...fields,
+    },
+    { dialect_attrs: { digitalocean: attrs } },
+  );
   return { load_balancer: loadBalancerView(sim, getOwned(sim, caller, 'load_balancers', load_balancer.id)) };
 }
 
@@ -43,41 +50,77 @@ async function update(sim: Sim, caller: Caller, lb: LoadBalancerRec, body: LoadB
   return { load_balancer: loadBalancerView(sim, doc) };
 }
 
-const sub = (method: 'post' | 'delete', what: 'forwarding_rules' | 'droplets'): string => `digitalocean.load_balancers.${what}.${method === 'post' ? 'add' : 'remove'}`;
+const sub = (method: 'post' | 'delete', what: 'forwarding_rules' | 'droplets'): string =>
+  `digitalocean.load_balancers.${what}.${method === 'post' ? 'add' : 'remove'}`;
 
 export const loadBalancerRoutes: RouteDef[] = [
   defineRoute({
-    method: 'get', path: `${PREFIX}/load_balancers`, operation: 'digitalocean.load_balancers.list', summary: 'List load balancers', query: ListQuery,
-    response: list('load_balancers', LoadBalancer), handle: (sim, { caller, query }) => {
+    method: 'get',
+    path: `${PREFIX}/load_balancers`,
+    operation: 'digitalocean.load_balancers.list',
+    summary: 'List load balancers',
+    query: ListQuery,
+    response: list('load_balancers', LoadBalancer),
+    handle: (sim, { caller, query }) => {
       const mine = ownedRecords(sim, caller, 'load_balancers').filter(visible);
-      return pageOf({ key: 'load_balancers' }, mine.map((lb) => loadBalancerView(sim, lb)), query);
+      return pageOf(
+        { key: 'load_balancers' },
+        mine.map((lb) => loadBalancerView(sim, lb)),
+        query,
+      );
     },
   }),
   defineRoute({
-    method: 'post', path: `${PREFIX}/load_balancers`, operation: 'digitalocean.load_balancers.create', summary: 'Create a load balancer',
-    body: LoadBalancerBody, status: 202,
-    response: one('load_balancer', LoadBalancer), handle: (sim, { caller, body }) => create(sim, caller, body),
+    method: 'post',
+    path: `${PREFIX}/load_balancers`,
+    operation: 'digitalocean.load_balancers.create',
+    summary: 'Create a load balancer',
+    body: LoadBalancerBody,
+    status: 202,
+    response: one('load_balancer', LoadBalancer),
+    handle: (sim, { caller, body }) => create(sim, caller, body),
   }),
   defineRoute({
-    method: 'get', path: `${PREFIX}/load_balancers/:id`, operation: 'digitalocean.load_balancers.get', summary: 'Get a load balancer', params: UuidParams,
-    response: one('load_balancer', LoadBalancer), handle: (sim, { caller, params }) => ({ load_balancer: loadBalancerView(sim, ownedLb(sim, caller, params.id)) }),
+    method: 'get',
+    path: `${PREFIX}/load_balancers/:id`,
+    operation: 'digitalocean.load_balancers.get',
+    summary: 'Get a load balancer',
+    params: UuidParams,
+    response: one('load_balancer', LoadBalancer),
+    handle: (sim, { caller, params }) => ({ load_balancer: loadBalancerView(sim, ownedLb(sim, caller, params.id)) }),
   }),
   defineRoute({
-    method: 'put', path: `${PREFIX}/load_balancers/:id`, operation: 'digitalocean.load_balancers.update', summary: 'Replace a load balancer',
-    params: UuidParams, body: LoadBalancerBody,
-    response: one('load_balancer', LoadBalancer), handle: (sim, { caller, params, body }) => update(sim, caller, ownedLb(sim, caller, params.id), body),
+    method: 'put',
+    path: `${PREFIX}/load_balancers/:id`,
+    operation: 'digitalocean.load_balancers.update',
+    summary: 'Replace a load balancer',
+    params: UuidParams,
+    body: LoadBalancerBody,
+    response: one('load_balancer', LoadBalancer),
+    handle: (sim, { caller, params, body }) => update(sim, caller, ownedLb(sim, caller, params.id), body),
   }),
   defineRoute({
-    method: 'delete', path: `${PREFIX}/load_balancers/:id`, operation: 'digitalocean.load_balancers.delete', summary: 'Delete a load balancer',
-    params: UuidParams, status: 204,
-    response: NoContent, handle: async (sim, { caller, params }) => {
+    method: 'delete',
+    path: `${PREFIX}/load_balancers/:id`,
+    operation: 'digitalocean.load_balancers.delete',
+    summary: 'Delete a load balancer',
+    params: UuidParams,
+    status: 204,
+    response: NoContent,
+    handle: async (sim, { caller, params }) => {
       await svc.deleteLoadBalancer(sim, caller, ownedLb(sim, caller, params.id).id);
     },
   }),
   ...(['post', 'delete'] as const).flatMap((method) => [
     defineRoute({
-      method, path: `${PREFIX}/load_balancers/:id/forwarding_rules`, operation: sub(method, 'forwarding_rules'),
-      summary: `${method === 'post' ? 'Add' : 'Remove'} forwarding rules`, params: UuidParams, body: RulesBody, status: 204, response: NoContent,
+      method,
+      path: `${PREFIX}/load_balancers/:id/forwarding_rules`,
+      operation: sub(method, 'forwarding_rules'),
+      summary: `${method === 'post' ? 'Add' : 'Remove'} forwarding rules`,
+      params: UuidParams,
+      body: RulesBody,
+      status: 204,
+      response: NoContent,
       handle: async (sim, { caller, params, body }) => {
         const lb = ownedLb(sim, caller, params.id);
         const attrs = attrsOf(lb);
@@ -88,13 +131,20 @@ export const loadBalancerRoutes: RouteDef[] = [
         }
         const gone = (port: number): boolean => body.forwarding_rules.some((r) => r.entry_port === port);
         await commit(sim, caller, lb, {
-          fields: { services: lb.services.filter((s) => !gone(s.listen_port)) }, attrs: { ...attrs, rules: attrs.rules.filter((r) => !gone(r.entry_port)) },
+          fields: { services: lb.services.filter((s) => !gone(s.listen_port)) },
+          attrs: { ...attrs, rules: attrs.rules.filter((r) => !gone(r.entry_port)) },
         });
       },
     }),
     defineRoute({
-      method, path: `${PREFIX}/load_balancers/:id/droplets`, operation: sub(method, 'droplets'),
-      summary: `${method === 'post' ? 'Add' : 'Remove'} droplets`, params: UuidParams, body: DropletsBody, status: 204, response: NoContent,
+      method,
+      path: `${PREFIX}/load_balancers/:id/droplets`,
+      operation: sub(method, 'droplets'),
+      summary: `${method === 'post' ? 'Add' : 'Remove'} droplets`,
+      params: UuidParams,
+      body: DropletsBody,
+      status: 204,
+      response: NoContent,
       handle: async (sim, { caller, params, body }) => {
         const lb = ownedLb(sim, caller, params.id);
         const targets = withDroplets(sim, caller, lb, { ids: body.droplet_ids, add: method === 'post' });

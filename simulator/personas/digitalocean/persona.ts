@@ -18,7 +18,9 @@ import { regionView, sizeView } from './views.ts';
 export const DIGITALOCEAN_ROUTES: readonly RouteDef[] = [...catalogueRoutes, ...dropletRoutes, ...loadBalancerRoutes, ...firewallRoutes, ...certificateRoutes];
 
 export const digitalocean: Persona = {
-  name: NAME, prefix: PREFIX, routes: DIGITALOCEAN_ROUTES,
+  name: NAME,
+  prefix: PREFIX,
+  routes: DIGITALOCEAN_ROUTES,
   errors: { status: doStatus, body: doErrorBody },
   rateLimitReset: 'epoch',
   // Load balancers and firewalls are addressed by UUIDs spelled from the store number.

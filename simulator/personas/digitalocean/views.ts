@@ -15,12 +15,27 @@ import type { Sim } from '../../server/context.ts';
 import { digitaloceanAddresses } from './addresses.ts';
 
 /** A powered-off droplet being started is still `off` until it runs; one being stopped still `active`. */
-const STATUS: Record<ServerStatus, Droplet['status']> = { initializing: 'new', starting: 'off', running: 'active', stopping: 'active', off: 'off', deleting: 'archive' };
+const STATUS: Record<ServerStatus, Droplet['status']> = {
+  initializing: 'new',
+  starting: 'off',
+  running: 'active',
+  stopping: 'active',
+  off: 'off',
+  deleting: 'archive',
+};
 
 export function sizeView(t: ServerType): Size {
   return {
-    slug: t.id, memory: t.memory_mb, vcpus: t.cores, disk: t.disk_gb, transfer: 1, price_monthly: 0, price_hourly: 0,
-    regions: REGIONS.map((r) => r.id), available: true, description: `simcloud ${t.name}`,
+    slug: t.id,
+    memory: t.memory_mb,
+    vcpus: t.cores,
+    disk: t.disk_gb,
+    transfer: 1,
+    price_monthly: 0,
+    price_hourly: 0,
+    regions: REGIONS.map((r) => r.id),
+    available: true,
+    description: `simcloud ${t.name}`,
   };
 }
 
@@ -35,8 +50,16 @@ function imageView(slug: string): Droplet['image'] {
   const i = IMAGES.findIndex((x) => x.id === slug);
   const img = IMAGES[i];
   return {
-    id: i + 1, name: slug, type: 'base', distribution: img?.os_flavor ?? 'unknown', slug, public: true, regions: REGIONS.map((r) => r.id),
-    min_disk_size: 10, size_gigabytes: 2, status: 'available',
+    id: i + 1,
+    name: slug,
+    type: 'base',
+    distribution: img?.os_flavor ?? 'unknown',
+    slug,
+    public: true,
+    regions: REGIONS.map((r) => r.id),
+    min_disk_size: 10,
+    size_gigabytes: 2,
+    status: 'available',
   };
 }
 
@@ -56,16 +79,40 @@ export function dropletView(sim: Sim, rec: ServerRec): Droplet {
   const size = sizeView(t ?? { id: s.server_type, name: s.server_type, cores: 0, memory_mb: 0, disk_gb: 0 });
   const vpc = s.private_networks[0];
   return {
-    id: numericIdOf(s.id), name: s.name, memory: t?.memory_mb ?? 0, vcpus: t?.cores ?? 0, disk: t?.disk_gb ?? 0, locked: s.locked,
-    status: STATUS[s.status], kernel: null, created_at: doTime(s.created), features: ['private_networking'], backup_ids: [], next_backup_window: null,
-    snapshot_ids: [], image: imageView(s.image), volume_ids: [], size, size_slug: s.server_type, networks: networks(sim, rec), region: regionOf(s.region),
-    tags: tagsOf(s.labels), vpc_uuid: vpc === undefined ? '' : uuidOf(vpc.network_id),
+    id: numericIdOf(s.id),
+    name: s.name,
+    memory: t?.memory_mb ?? 0,
+    vcpus: t?.cores ?? 0,
+    disk: t?.disk_gb ?? 0,
+    locked: s.locked,
+    status: STATUS[s.status],
+    kernel: null,
+    created_at: doTime(s.created),
+    features: ['private_networking'],
+    backup_ids: [],
+    next_backup_window: null,
+    snapshot_ids: [],
+    image: imageView(s.image),
+    volume_ids: [],
+    size,
+    size_slug: s.server_type,
+    networks: networks(sim, rec),
+    region: regionOf(s.region),
+    tags: tagsOf(s.labels),
+    vpc_uuid: vpc === undefined ? '' : uuidOf(vpc.network_id),
   };
 }
 
 const ACTION_TYPE: Partial<Record<ActionRec['command'], string>> = {
-  create_server: 'create', delete_server: 'destroy', poweron_server: 'power_on', poweroff_server: 'power_off', shutdown_server: 'shutdown',
-  reboot_server: 'reboot', create_load_balancer: 'create', update_load_balancer: 'update', delete_load_balancer: 'destroy',
+  create_server: 'create',
+  delete_server: 'destroy',
+  poweron_server: 'power_on',
+  poweroff_server: 'power_off',
+  shutdown_server: 'shutdown',
+  reboot_server: 'reboot',
+  create_load_balancer: 'create',
+  update_load_balancer: 'update',
+  delete_load_balancer: 'destroy',
 };
 const ACTION_STATUS: Record<ActionRec['status'], Action['status']> = { running: 'in-progress', success: 'completed', error: 'errored' };
 
@@ -79,8 +126,13 @@ function resourceOf(a: ActionRec): { resource_id: number; resource_type: string 
 
 export function actionView(a: ActionRec, regionId: string | undefined): Action {
   return {
-    id: numericIdOf(a.id), status: ACTION_STATUS[a.status], type: ACTION_TYPE[a.command] ?? a.command, started_at: doTime(a.started),
-    completed_at: a.finished === null ? null : doTime(a.finished), ...resourceOf(a), region: regionId === undefined ? null : regionOf(regionId),
+    id: numericIdOf(a.id),
+    status: ACTION_STATUS[a.status],
+    type: ACTION_TYPE[a.command] ?? a.command,
+    started_at: doTime(a.started),
+    completed_at: a.finished === null ? null : doTime(a.finished),
+    ...resourceOf(a),
+    region: regionId === undefined ? null : regionOf(regionId),
     region_slug: regionId ?? null,
   };
 }

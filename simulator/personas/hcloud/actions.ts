@@ -52,16 +52,28 @@ function listActions(sim: Sim, caller: Caller, q: Query, scope: Scope = {}): { a
   });
   if (ids === undefined && resourceId === undefined && type === undefined) throw invalidField('id', 'list actions by id (id=1&id=2)');
   const wanted = ids === undefined ? null : new Set(ids);
-  const matches = (a: ActionRec): boolean => (wanted === null || wanted.has(numericIdOf(a.id)))
-    && (q.status === undefined || q.status.includes(a.status))
-    && (resourceId === undefined || a.resources.some((r) => r.id === resourceId))
-    && (type === undefined || a.resources[0]?.type === type);
-  const all = ownedRecords(sim, caller, 'actions').filter(matches).sort(comparator(q.sort ?? ['id']));
+  const matches = (a: ActionRec): boolean =>
+    (wanted === null || wanted.has(numericIdOf(a.id))) &&
+    (q.status === undefined || q.status.includes(a.status)) &&
+    (resourceId === undefined || a.resources.some((r) => r.id === resourceId)) &&
+    (type === undefined || a.resources[0]?.type === type);
+  const all = ownedRecords(sim, caller, 'actions')
+    .filter(matches)
+    .sort(comparator(q.sort ?? ['id']));
   const { items, meta } = pageOf(all, q);
   return { actions: items.map((a) => actionView(a)), meta };
 }
 
-const ActionParams = z.object({ id: z.string().regex(/^\d{1,15}$/).transform(Number), action: z.string().regex(/^\d{1,15}$/).transform(Number) });
+const ActionParams = z.object({
+  id: z
+    .string()
+    .regex(/^\d{1,15}$/)
+    .transform(Number),
+  action: z
+    .string()
+    .regex(/^\d{1,15}$/)
+    .transform(Number),
+});
 
 const ActionList = list('actions', Action);
 
@@ -71,25 +83,44 @@ const TYPE_OF = { servers: 'server', networks: 'network', load_balancers: 'load_
 function resourceActions(kind: 'servers' | 'networks' | 'load_balancers'): RouteDef[] {
   return [
     defineRoute({
-      method: 'get', path: `${PREFIX}/${kind}/actions`, operation: `hcloud.${kind}.typeActions`, summary: `List ${TYPE_OF[kind]} actions by id`,
-      query: ActionListQuery, response: ActionList, handle: (sim, { caller, query }) => listActions(sim, caller, query, { type: TYPE_OF[kind] }),
+      method: 'get',
+      path: `${PREFIX}/${kind}/actions`,
+      operation: `hcloud.${kind}.typeActions`,
+      summary: `List ${TYPE_OF[kind]} actions by id`,
+      query: ActionListQuery,
+      response: ActionList,
+      handle: (sim, { caller, query }) => listActions(sim, caller, query, { type: TYPE_OF[kind] }),
     }),
     defineRoute({
-      method: 'get', path: `${PREFIX}/${kind}/actions/:id`, operation: `hcloud.${kind}.typeAction`, summary: `Get a ${TYPE_OF[kind]} action`, params: NumericIdParams,
-      response: ActionAnswer, handle: (sim, { caller, params }) => {
+      method: 'get',
+      path: `${PREFIX}/${kind}/actions/:id`,
+      operation: `hcloud.${kind}.typeAction`,
+      summary: `Get a ${TYPE_OF[kind]} action`,
+      params: NumericIdParams,
+      response: ActionAnswer,
+      handle: (sim, { caller, params }) => {
         const action = owned(sim, caller, 'actions', params.id);
         if (action.resources[0]?.type !== TYPE_OF[kind]) throw notFound('action', String(params.id));
         return { action: actionView(action) };
       },
     }),
     defineRoute({
-      method: 'get', path: `${PREFIX}/${kind}/:id/actions`, operation: `hcloud.${kind}.actions`, summary: `List a resource's actions`,
-      params: NumericIdParams, query: ActionListQuery, response: ActionList,
+      method: 'get',
+      path: `${PREFIX}/${kind}/:id/actions`,
+      operation: `hcloud.${kind}.actions`,
+      summary: `List a resource's actions`,
+      params: NumericIdParams,
+      query: ActionListQuery,
+      response: ActionList,
       handle: (sim, { caller, params, query }) => listActions(sim, caller, query, { resourceId: owned(sim, caller, kind, params.id).id }),
     }),
     defineRoute({
-      method: 'get', path: `${PREFIX}/${kind}/:id/actions/:action`, operation: `hcloud.${kind}.action`, summary: `Get a resource's action`,
-      params: ActionParams, response: ActionAnswer,
+      method: 'get',
+      path: `${PREFIX}/${kind}/:id/actions/:action`,
+      operation: `hcloud.${kind}.action`,
+      summary: `Get a resource's action`,
+      params: ActionParams,
+      response: ActionAnswer,
       handle: (sim, { caller, params }) => {
         const resource = owned(sim, caller, kind, params.id);
         const action = owned(sim, caller, 'actions', params.action);
@@ -102,13 +133,25 @@ function resourceActions(kind: 'servers' | 'networks' | 'load_balancers'): Route
 
 export const actionRoutes: RouteDef[] = [
   defineRoute({
-    method: 'get', path: `${PREFIX}/actions`, operation: 'hcloud.actions.list', summary: 'List actions by id', query: ActionListQuery,
-    response: ActionList, handle: (sim, { caller, query }) => listActions(sim, caller, query),
+    method: 'get',
+    path: `${PREFIX}/actions`,
+    operation: 'hcloud.actions.list',
+    summary: 'List actions by id',
+    query: ActionListQuery,
+    response: ActionList,
+    handle: (sim, { caller, query }) => listActions(sim, caller, query),
   }),
   defineRoute({
-    method: 'get', path: `${PREFIX}/actions/:id`, operation: 'hcloud.actions.get', summary: 'Get an action', params: NumericIdParams,
-    response: ActionAnswer, handle: (sim, { caller, params }) => ({ action: actionView(owned(sim, caller, 'actions', params.id)) }),
+    method: 'get',
+    path: `${PREFIX}/actions/:id`,
+    operation: 'hcloud.actions.get',
+    summary: 'Get an action',
+    params: NumericIdParams,
+    response: ActionAnswer,
+    handle: (sim, { caller, params }) => ({ action: actionView(owned(sim, caller, 'actions', params.id)) }),
   }),
   // Uploaded certificates (the only kind here) have no actions.
-  ...(Object.keys(COLLECTIONS).filter((k) => k !== 'actions' && k !== 'certificates') as ('servers' | 'networks' | 'load_balancers')[]).flatMap(resourceActions),
+  ...(Object.keys(COLLECTIONS).filter((k) => k !== 'actions' && k !== 'certificates') as ('servers' | 'networks' | 'load_balancers')[]).flatMap(
+    resourceActions,
+  ),
 ];

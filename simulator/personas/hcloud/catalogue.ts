@@ -12,8 +12,14 @@ const pos = <T>(list: readonly T[], item: T): number => list.indexOf(item) + 1;
 
 export function locationView(r: Region): R.Location {
   return {
-    id: pos(REGIONS, r), name: r.name, description: r.description, country: 'SIM', city: `Loopback ${r.name}`,
-    latitude: 0, longitude: 0, network_zone: r.name,
+    id: pos(REGIONS, r),
+    name: r.name,
+    description: r.description,
+    country: 'SIM',
+    city: `Loopback ${r.name}`,
+    latitude: 0,
+    longitude: 0,
+    network_zone: r.name,
   };
 }
 
@@ -21,9 +27,20 @@ const locationOf = (zone: Zone): Region => regionById(zone.region)!;
 
 export function serverTypeView(t: ServerType): R.ServerType {
   return {
-    id: pos(SERVER_TYPES, t), name: t.name, description: `${t.cores} vCPU, ${t.memory_mb / 1024} GB RAM`, category: 'shared',
-    cores: t.cores, memory: t.memory_mb / 1024, disk: t.disk_gb, storage_type: 'local', cpu_type: 'shared', architecture: 'x86',
-    included_traffic: 0, prices: [], deprecated: false, deprecation: null,
+    id: pos(SERVER_TYPES, t),
+    name: t.name,
+    description: `${t.cores} vCPU, ${t.memory_mb / 1024} GB RAM`,
+    category: 'shared',
+    cores: t.cores,
+    memory: t.memory_mb / 1024,
+    disk: t.disk_gb,
+    storage_type: 'local',
+    cpu_type: 'shared',
+    architecture: 'x86',
+    included_traffic: 0,
+    prices: [],
+    deprecated: false,
+    deprecation: null,
     locations: REGIONS.map((r) => ({ id: pos(REGIONS, r), name: r.name, recommended: false, available: true, deprecation: null })),
   };
 }
@@ -31,16 +48,34 @@ export function serverTypeView(t: ServerType): R.ServerType {
 export function datacenterView(z: Zone): R.Datacenter {
   const all = SERVER_TYPES.map((t) => pos(SERVER_TYPES, t));
   return {
-    id: pos(ZONES, z), name: z.name, description: `Simulated datacenter ${z.name}`, location: locationView(locationOf(z)),
+    id: pos(ZONES, z),
+    name: z.name,
+    description: `Simulated datacenter ${z.name}`,
+    location: locationView(locationOf(z)),
     server_types: { supported: all, available: all, available_for_migration: all },
   };
 }
 
 export function imageView(i: Image): R.Image {
   return {
-    id: pos(IMAGES, i), status: 'available', type: 'system', name: i.name, description: i.name, image_size: null, disk_size: 5,
-    created: '2026-01-01T00:00:00Z', created_from: null, bound_to: null, os_flavor: i.os_flavor, os_version: i.os_version,
-    architecture: 'x86', rapid_deploy: true, protection: { delete: false }, deprecated: null, deleted: null, labels: {},
+    id: pos(IMAGES, i),
+    status: 'available',
+    type: 'system',
+    name: i.name,
+    description: i.name,
+    image_size: null,
+    disk_size: 5,
+    created: '2026-01-01T00:00:00Z',
+    created_from: null,
+    bound_to: null,
+    os_flavor: i.os_flavor,
+    os_version: i.os_version,
+    architecture: 'x86',
+    rapid_deploy: true,
+    protection: { delete: false },
+    deprecated: null,
+    deleted: null,
+    labels: {},
   };
 }
 
@@ -60,7 +95,11 @@ export const LOAD_BALANCER_TYPES: readonly LoadBalancerType[] = [
 ];
 
 export const loadBalancerTypeView = (t: LoadBalancerType): R.LoadBalancerType => ({
-  ...t, description: `Simulated load balancer ${t.name}`, prices: [], deprecated: null, deprecation: null,
+  ...t,
+  description: `Simulated load balancer ${t.name}`,
+  prices: [],
+  deprecated: null,
+  deprecation: null,
 });
 
 /** An entry found by numeric id or by name (Hetzner's IDOrName fields and `?name=` filters). */

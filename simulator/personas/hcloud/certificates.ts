@@ -23,8 +23,12 @@ import { ListQuery, UpdateBody } from './schemas.ts';
 const CertificateQuery = ListQuery.extend({ type: z.enum(['uploaded', 'managed']).optional() });
 
 export const CreateCertificateBody = z.strictObject({
-  name: Name, type: z.enum(['uploaded', 'managed']).optional(), certificate: CertificatePem.optional(), private_key: PrivateKeyPem.optional(),
-  domain_names: z.array(z.string().max(253)).max(100).optional(), labels: Labels.optional(),
+  name: Name,
+  type: z.enum(['uploaded', 'managed']).optional(),
+  certificate: CertificatePem.optional(),
+  private_key: PrivateKeyPem.optional(),
+  domain_names: z.array(z.string().max(253)).max(100).optional(),
+  labels: Labels.optional(),
 });
 type CreateCertificateBody = z.infer<typeof CreateCertificateBody>;
 
@@ -34,14 +38,24 @@ const colons = (hex: string): string => hex.replace(/(..)(?=.)/g, '$1:');
 export function certificateView(sim: Sim, c: CertificateRec): Certificate {
   const f = certs.certificateFacts(c.certificate);
   return {
-    id: numericIdOf(c.id), name: c.name, labels: c.labels, type: 'uploaded', certificate: c.certificate, created: c.created,
-    not_valid_before: f.notBefore, not_valid_after: f.notAfter, domain_names: f.dnsNames, fingerprint: colons(f.sha256), status: null,
+    id: numericIdOf(c.id),
+    name: c.name,
+    labels: c.labels,
+    type: 'uploaded',
+    certificate: c.certificate,
+    created: c.created,
+    not_valid_before: f.notBefore,
+    not_valid_after: f.notAfter,
+    domain_names: f.dnsNames,
+    fingerprint: colons(f.sha256),
+    status: null,
     used_by: certs.certificateUsers(sim, c.id).map((lb) => ({ id: numericIdOf(lb.id), type: 'load_balancer' })),
   };
 }
 
 async function create(sim: Sim, caller: Caller, b: CreateCertificateBody): Promise<{ certificate: Certificate; action: null }> {
-  if (b.type === 'managed') throw invalidField('type', 'managed certificates are not emulated (Hetzner issues them through Let\'s Encrypt and its DNS); create an uploaded one');
+  if (b.type === 'managed')
+    throw invalidField('type', "managed certificates are not emulated (Hetzner issues them through Let's Encrypt and its DNS); create an uploaded one");
   if (b.certificate === undefined) throw invalidField('certificate', 'required for an uploaded certificate');
   if (b.private_key === undefined) throw invalidField('private_key', 'required for an uploaded certificate');
   const doc = await certs.createCertificate(sim, caller, { name: b.name, labels: b.labels, certificate: b.certificate, private_key: b.private_key });
@@ -60,29 +74,63 @@ async function remove(sim: Sim, caller: Caller, n: number): Promise<void> {
 
 export const certificateRoutes: RouteDef[] = [
   defineRoute({
-    method: 'get', path: `${PREFIX}/certificates`, operation: 'hcloud.certificates.list', summary: 'List certificates', query: CertificateQuery,
-    response: list('certificates', Certificate), handle: (sim, { caller, query }) => {
+    method: 'get',
+    path: `${PREFIX}/certificates`,
+    operation: 'hcloud.certificates.list',
+    summary: 'List certificates',
+    query: CertificateQuery,
+    response: list('certificates', Certificate),
+    handle: (sim, { caller, query }) => {
       // Every certificate here is uploaded: a filter on managed lists none.
-      const { items, meta } = listOwned<CertificateRec>(sim, caller, { coll: 'certificates', type: 'certificate', q: simListQuery(query), extra: () => query.type !== 'managed', extraKey: `type=${query.type ?? ''}` });
+      const { items, meta } = listOwned<CertificateRec>(sim, caller, {
+        coll: 'certificates',
+        type: 'certificate',
+        q: simListQuery(query),
+        extra: () => query.type !== 'managed',
+        extraKey: `type=${query.type ?? ''}`,
+      });
       return { certificates: items.map((c) => certificateView(sim, c)), meta };
     },
   }),
   defineRoute({
-    method: 'post', path: `${PREFIX}/certificates`, operation: 'hcloud.certificates.create', summary: 'Create an uploaded certificate', body: CreateCertificateBody,
-    status: 201, response: z.strictObject({ certificate: Certificate, action: z.null() }), handle: (sim, { caller, body }) => create(sim, caller, body),
+    method: 'post',
+    path: `${PREFIX}/certificates`,
+    operation: 'hcloud.certificates.create',
+    summary: 'Create an uploaded certificate',
+    body: CreateCertificateBody,
+    status: 201,
+    response: z.strictObject({ certificate: Certificate, action: z.null() }),
+    handle: (sim, { caller, body }) => create(sim, caller, body),
   }),
   defineRoute({
-    method: 'get', path: `${PREFIX}/certificates/:id`, operation: 'hcloud.certificates.get', summary: 'Get a certificate', params: NumericIdParams,
-    response: one('certificate', Certificate), handle: (sim, { caller, params }) => ({ certificate: certificateView(sim, owned(sim, caller, 'certificates', params.id)) }),
+    method: 'get',
+    path: `${PREFIX}/certificates/:id`,
+    operation: 'hcloud.certificates.get',
+    summary: 'Get a certificate',
+    params: NumericIdParams,
+    response: one('certificate', Certificate),
+    handle: (sim, { caller, params }) => ({ certificate: certificateView(sim, owned(sim, caller, 'certificates', params.id)) }),
   }),
   defineRoute({
-    method: 'put', path: `${PREFIX}/certificates/:id`, operation: 'hcloud.certificates.update', summary: 'Update name or labels', params: NumericIdParams, body: UpdateBody,
-    response: one('certificate', Certificate), handle: async (sim, { caller, params, body }) => ({
+    method: 'put',
+    path: `${PREFIX}/certificates/:id`,
+    operation: 'hcloud.certificates.update',
+    summary: 'Update name or labels',
+    params: NumericIdParams,
+    body: UpdateBody,
+    response: one('certificate', Certificate),
+    handle: async (sim, { caller, params, body }) => ({
       certificate: certificateView(sim, await certs.updateCertificate(sim, caller, sid('certificates', params.id), body)),
     }),
   }),
   defineRoute({
-    method: 'delete', path: `${PREFIX}/certificates/:id`, operation: 'hcloud.certificates.delete', summary: 'Delete a certificate', params: NumericIdParams,
-    status: 204, response: NoContent, handle: (sim, { caller, params }) => remove(sim, caller, params.id),
+    method: 'delete',
+    path: `${PREFIX}/certificates/:id`,
+    operation: 'hcloud.certificates.delete',
+    summary: 'Delete a certificate',
+    params: NumericIdParams,
+    status: 204,
+    response: NoContent,
+    handle: (sim, { caller, params }) => remove(sim, caller, params.id),
   }),
 ];

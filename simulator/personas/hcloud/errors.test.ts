@@ -18,13 +18,18 @@ describe('Hetzner error bodies', () => {
 
   it('names the fields of invalid_input in details and uses numeric ids in messages', () => {
     expect(hcloudError(invalidField('server_type', 'unknown server type x'))).toEqual({
-      code: 'invalid_input', message: 'invalid server_type: unknown server type x', details: { fields: [{ name: 'server_type', messages: ['unknown server type x'] }] },
+      code: 'invalid_input',
+      message: 'invalid server_type: unknown server type x',
+      details: { fields: [{ name: 'server_type', messages: ['unknown server type x'] }] },
     });
     expect(hcloudError(notFound('server', 'srv-00000009'))).toEqual({ code: 'not_found', message: 'server 9 not found', details: {} });
     // Any other refusal about a named field names it too: a body id that is not the caller's, a refused Host.
     expect(hcloudError(notFound('network', 'net-00000004', 'network')).details).toEqual({ fields: [{ name: 'network', messages: ['network 4 not found'] }] });
-    expect(hcloudError(new SimcloudError('forbidden', 'Host "x" is not allowed', { fields: [{ name: 'host', messages: ['allowed hosts: a'] }] }))).toMatchObject({
-      code: 'forbidden', details: { fields: [{ name: 'host' }] },
+    expect(
+      hcloudError(new SimcloudError('forbidden', 'Host "x" is not allowed', { fields: [{ name: 'host', messages: ['allowed hosts: a'] }] })),
+    ).toMatchObject({
+      code: 'forbidden',
+      details: { fields: [{ name: 'host' }] },
     });
   });
 });

@@ -20,7 +20,15 @@ import { sameTarget, targetKey, toSimService, toSimTarget, withHttpRedirects } f
 import { mergeService } from './lb-merge.ts';
 import { checkLimits, checkPrivateTargets } from './lb-rules.ts';
 import {
-  AttachToNetworkBody, ChangeAlgorithmBody, ChangeDnsPtrBody, ChangeTypeBody, DeleteServiceBody, RemoveTargetBody, ServiceBody, TargetBody, UpdateServiceBody,
+  AttachToNetworkBody,
+  ChangeAlgorithmBody,
+  ChangeDnsPtrBody,
+  ChangeTypeBody,
+  DeleteServiceBody,
+  RemoveTargetBody,
+  ServiceBody,
+  TargetBody,
+  UpdateServiceBody,
 } from './lb-schemas.ts';
 import { lbType } from './load-balancers.ts';
 import { NetworkOnly, Empty } from './schemas.ts';
@@ -55,8 +63,14 @@ async function change<B>(c: { sim: Sim; caller: Caller; n: number }, body: B, mu
 
 function lbAction<B>(name: string, body: z.ZodType<B>, mutate: Mutate<B>): RouteDef {
   return defineRoute({
-    method: 'post', path: `${PREFIX}/load_balancers/:id/actions/${name}`, operation: `hcloud.loadBalancers.${name}`, summary: `${name.replace(/_/g, ' ')}`,
-    params: NumericIdParams, body, status: 201, response: ActionAnswer,
+    method: 'post',
+    path: `${PREFIX}/load_balancers/:id/actions/${name}`,
+    operation: `hcloud.loadBalancers.${name}`,
+    summary: `${name.replace(/_/g, ' ')}`,
+    params: NumericIdParams,
+    body,
+    status: 201,
+    response: ActionAnswer,
     handle: async (sim, { caller, params, body: input }) => {
       return { action: actionView(await change({ sim, caller, n: params.id }, input, mutate), name) };
     },
@@ -89,7 +103,8 @@ const deleteService: Mutate<z.infer<typeof DeleteServiceBody>> = ({ lb, attrs },
 const addTarget: Mutate<z.infer<typeof TargetBody>> = ({ sim, caller, lb, attrs }, sent) => {
   const body = loopbackTarget(sim, sent);
   const target = toSimTarget(sim, caller, body);
-  if (lb.targets.some((t) => sameTarget(t, target))) throw new HcloudError('target_already_defined', 'conflict', `target ${targetKey(body)} is already defined`, 'type');
+  if (lb.targets.some((t) => sameTarget(t, target)))
+    throw new HcloudError('target_already_defined', 'conflict', `target ${targetKey(body)} is already defined`, 'type');
   checkPrivateTargets(sim, lb.network_id, [body]);
   if (body.use_private_ip !== undefined) attrs.use_private_ip[targetKey(body)] = body.use_private_ip;
   return { patch: { targets: [...lb.targets, target] }, attrs };
@@ -103,10 +118,12 @@ const removeTarget: Mutate<z.infer<typeof RemoveTargetBody>> = ({ sim, caller, l
   return { patch: { targets: lb.targets.filter((t) => !sameTarget(t, target)) }, attrs };
 };
 
-const setAttrs = <B>(f: (attrs: HcloudLbAttrs, body: B, lb: LoadBalancerRec) => void): Mutate<B> => ({ lb, attrs }, body) => {
-  f(attrs, body, lb);
-  return { patch: {}, attrs };
-};
+const setAttrs =
+  <B>(f: (attrs: HcloudLbAttrs, body: B, lb: LoadBalancerRec) => void): Mutate<B> =>
+  ({ lb, attrs }, body) => {
+    f(attrs, body, lb);
+    return { patch: {}, attrs };
+  };
 
 /** Either public address: the IPv4 VIP or the IPv6 (Hetzner's CCM sets the latter from its ipv6-rdns annotation). */
 const changeDnsPtr = setAttrs<z.infer<typeof ChangeDnsPtrBody>>((attrs, body, lb) => {
@@ -118,19 +135,32 @@ const changeDnsPtr = setAttrs<z.infer<typeof ChangeDnsPtrBody>>((attrs, body, lb
 /** attach_to_network and detach_from_network run simcloud's own network actions. */
 const networkRoutes: RouteDef[] = [
   defineRoute({
-    method: 'post', path: `${PREFIX}/load_balancers/:id/actions/attach_to_network`, operation: 'hcloud.loadBalancers.attach_to_network',
-    summary: 'attach to network', params: NumericIdParams, body: AttachToNetworkBody, status: 201,
-    response: ActionAnswer, handle: async (sim, { caller, params, body }) => {
+    method: 'post',
+    path: `${PREFIX}/load_balancers/:id/actions/attach_to_network`,
+    operation: 'hcloud.loadBalancers.attach_to_network',
+    summary: 'attach to network',
+    params: NumericIdParams,
+    body: AttachToNetworkBody,
+    status: 201,
+    response: ActionAnswer,
+    handle: async (sim, { caller, params, body }) => {
       const lb = owned(sim, caller, 'load_balancers', params.id);
       const network = owned(sim, caller, 'networks', { n: body.network, field: 'network' });
-      if (lb.network_id !== null) throw new HcloudError('load_balancer_already_attached', 'conflict', `load balancer ${params.id} is already on a network`, 'network');
+      if (lb.network_id !== null)
+        throw new HcloudError('load_balancer_already_attached', 'conflict', `load balancer ${params.id} is already on a network`, 'network');
       return { action: actionView(await svc.attachLoadBalancer(sim, caller, lb.id, { network_id: network.id, ip: loopbackIp(sim, body.ip) })) };
     },
   }),
   defineRoute({
-    method: 'post', path: `${PREFIX}/load_balancers/:id/actions/detach_from_network`, operation: 'hcloud.loadBalancers.detach_from_network',
-    summary: 'detach from network', params: NumericIdParams, body: NetworkOnly, status: 201,
-    response: ActionAnswer, handle: async (sim, { caller, params, body }) => {
+    method: 'post',
+    path: `${PREFIX}/load_balancers/:id/actions/detach_from_network`,
+    operation: 'hcloud.loadBalancers.detach_from_network',
+    summary: 'detach from network',
+    params: NumericIdParams,
+    body: NetworkOnly,
+    status: 201,
+    response: ActionAnswer,
+    handle: async (sim, { caller, params, body }) => {
       const lb = owned(sim, caller, 'load_balancers', params.id);
       const network = owned(sim, caller, 'networks', { n: body.network, field: 'network' });
       if (lb.network_id !== network.id) {
@@ -148,7 +178,11 @@ export const loadBalancerActionRoutes: RouteDef[] = [
   lbAction('add_target', TargetBody, addTarget),
   lbAction('remove_target', RemoveTargetBody, removeTarget),
   lbAction('change_algorithm', ChangeAlgorithmBody, ({ attrs }, body) => ({ patch: { algorithm: body.type }, attrs })),
-  lbAction('change_type', ChangeTypeBody, setAttrs((attrs, body) => void (attrs.load_balancer_type = lbType(body.load_balancer_type)))),
+  lbAction(
+    'change_type',
+    ChangeTypeBody,
+    setAttrs((attrs, body) => void (attrs.load_balancer_type = lbType(body.load_balancer_type))),
+  ),
   lbAction('enable_public_interface', Empty, ({ attrs }) => ({ patch: { public_interface: true }, attrs })),
   lbAction('disable_public_interface', Empty, ({ attrs }) => ({ patch: { public_interface: false }, attrs })),
   lbAction('change_dns_ptr', ChangeDnsPtrBody, changeDnsPtr),

@@ -19,7 +19,11 @@ export const HcloudServiceHttp = z.strictObject({
 });
 
 const HealthHttp = z.object({
-  domain: z.string().nullable(), path: z.string(), response: z.string().nullable(), status_codes: z.array(z.string()), tls: z.boolean(),
+  domain: z.string().nullable(),
+  path: z.string(),
+  response: z.string().nullable(),
+  status_codes: z.array(z.string()),
+  tls: z.boolean(),
 });
 
 export const HcloudServiceAttrs = z.object({
@@ -42,7 +46,13 @@ export const HcloudLbAttrs = z.object({
 });
 export type HcloudLbAttrs = z.infer<typeof HcloudLbAttrs>;
 
-export const defaultAttrs = (type: string): HcloudLbAttrs => ({ load_balancer_type: type, dns_ptr: null, dns_ptr_ipv6: null, use_private_ip: {}, services: {} });
+export const defaultAttrs = (type: string): HcloudLbAttrs => ({
+  load_balancer_type: type,
+  dns_ptr: null,
+  dns_ptr_ipv6: null,
+  use_private_ip: {},
+  services: {},
+});
 
 const read = sliceReader(NAME, HcloudLbAttrs);
 

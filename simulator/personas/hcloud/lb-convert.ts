@@ -33,7 +33,13 @@ function healthAttrs(hc: HealthCheck): Pick<ServiceAttrs, 'health_check_protocol
   const h = hc.http ?? {};
   return {
     health_check_protocol: hc.protocol,
-    health_check_http: { domain: h.domain ?? null, path: h.path ?? '/', response: h.response ?? null, status_codes: h.status_codes ?? ['2??', '3??'], tls: h.tls ?? false },
+    health_check_http: {
+      domain: h.domain ?? null,
+      path: h.path ?? '/',
+      response: h.response ?? null,
+      status_codes: h.status_codes ?? ['2??', '3??'],
+      tls: h.tls ?? false,
+    },
   };
 }
 
@@ -41,8 +47,12 @@ const defaultHealthCheck = (protocol: ServiceBody['protocol']): HealthCheck => (
 
 function simHealthCheck(hc: HealthCheck): LoadBalancerService['health_check'] {
   return {
-    protocol: hc.protocol === 'tcp' ? 'tcp' : 'http', port: hc.port ?? null, path: hc.http?.path ?? '/',
-    interval_seconds: hc.interval ?? 15, timeout_seconds: hc.timeout ?? 10, retries: hc.retries ?? 3,
+    protocol: hc.protocol === 'tcp' ? 'tcp' : 'http',
+    port: hc.port ?? null,
+    path: hc.http?.path ?? '/',
+    interval_seconds: hc.interval ?? 15,
+    timeout_seconds: hc.timeout ?? 10,
+    retries: hc.retries ?? 3,
   };
 }
 
@@ -60,7 +70,8 @@ function certificateOf({ sim, caller }: Asker, b: ServiceBody, field: string): s
   const ids = b.http?.certificates ?? [];
   if (ids.length === 0) return null;
   if (b.protocol !== 'https') throw invalidField(`${field}http.certificates`, 'only an https service has certificates');
-  if (ids.length > 1) throw invalidField(`${field}http.certificates`, 'simcloud terminates TLS with one certificate per service (no choice among several by SNI)');
+  if (ids.length > 1)
+    throw invalidField(`${field}http.certificates`, 'simcloud terminates TLS with one certificate per service (no choice among several by SNI)');
   return owned(sim, caller, 'certificates', { n: ids[0]!, field: `${field}http.certificates.0` }).id;
 }
 
@@ -71,8 +82,12 @@ export function toSimService(asker: Asker, b: ServiceBody, field = ''): { servic
   if (b.http?.redirect_http === true && b.protocol !== 'https') throw invalidField(`${field}http.redirect_http`, 'only an https service redirects http');
   const certificate_id = certificateOf(asker, b, field);
   const service: LoadBalancerService = {
-    protocol: b.protocol, listen_port: listen, destination_port: destination, proxy_protocol: b.proxyprotocol === true ? 'v1' : 'none',
-    health_check: simHealthCheck(hc), ...(certificate_id === null ? {} : { certificate_id }),
+    protocol: b.protocol,
+    listen_port: listen,
+    destination_port: destination,
+    proxy_protocol: b.proxyprotocol === true ? 'v1' : 'none',
+    health_check: simHealthCheck(hc),
+    ...(certificate_id === null ? {} : { certificate_id }),
   };
   // The certificates are simcloud's service certificate_id, not a copy in the attributes.
   const { certificates: _none, ...defaults } = HTTP_DEFAULTS;
@@ -97,32 +112,56 @@ export function withHttpRedirects(services: readonly LoadBalancerService[], attr
   const https = own.find((s) => s.protocol === 'https' && attrs.services[String(s.listen_port)]?.http?.redirect_http === true);
   if (https === undefined) return own;
   if (own.some((s) => s.listen_port === REDIRECT_PORT)) {
-    throw new HcloudError('source_port_already_used', 'conflict', `redirect_http needs port ${REDIRECT_PORT}, which another service uses`, 'http.redirect_http');
+    throw new HcloudError(
+      'source_port_already_used',
+      'conflict',
+      `redirect_http needs port ${REDIRECT_PORT}, which another service uses`,
+      'http.redirect_http',
+    );
   }
-  return [...own, {
-    protocol: 'http', listen_port: REDIRECT_PORT, destination_port: https.destination_port, proxy_protocol: 'none', health_check: https.health_check,
-    redirect_https_port: https.listen_port,
-  }];
+  return [
+    ...own,
+    {
+      protocol: 'http',
+      listen_port: REDIRECT_PORT,
+      destination_port: https.destination_port,
+      proxy_protocol: 'none',
+      health_check: https.health_check,
+      redirect_https_port: https.listen_port,
+    },
+  ];
 }
 
 /** The services Hetzner shows: those it was given (a redirect's port 80 service is the https service's redirect_http). */
-export const shownServices = (services: readonly LoadBalancerService[], attrs: HcloudLbAttrs): LoadBalancerService[] => services.filter((s) => !isRedirect(s, attrs));
+export const shownServices = (services: readonly LoadBalancerService[], attrs: HcloudLbAttrs): LoadBalancerService[] =>
+  services.filter((s) => !isRedirect(s, attrs));
 
 function healthView(s: LoadBalancerService, attrs: ServiceAttrs | undefined): LbService['health_check'] {
   const hc = s.health_check;
   const protocol = attrs?.health_check_protocol ?? activeCheckView(hc.protocol);
-  const http = attrs?.health_check_http ?? (protocol === 'tcp' ? null : { domain: null, path: hc.path, response: null, status_codes: ['2??', '3??'], tls: false });
+  const http =
+    attrs?.health_check_http ?? (protocol === 'tcp' ? null : { domain: null, path: hc.path, response: null, status_codes: ['2??', '3??'], tls: false });
   return {
-    protocol, port: hc.port ?? s.destination_port, interval: Math.round(hc.interval_seconds), timeout: Math.round(hc.timeout_seconds),
-    retries: hc.retries, http: http === null ? null : { ...http, path: hc.path },
+    protocol,
+    port: hc.port ?? s.destination_port,
+    interval: Math.round(hc.interval_seconds),
+    timeout: Math.round(hc.timeout_seconds),
+    retries: hc.retries,
+    http: http === null ? null : { ...http, path: hc.path },
   };
 }
 
 /** The Hetzner service of a simcloud one (attrs absent for services made through /v1). */
 export function serviceView(s: LoadBalancerService, attrs: ServiceAttrs | undefined): LbService {
   return {
-    protocol: tcpView(s.protocol), listen_port: s.listen_port, destination_port: s.destination_port, proxyprotocol: s.proxy_protocol !== 'none',
-    http: tcpView(s.protocol) === 'tcp' ? null : { ...HTTP_DEFAULTS, ...(attrs?.http ?? {}), certificates: s.certificate_id == null ? [] : [numericIdOf(s.certificate_id)] },
+    protocol: tcpView(s.protocol),
+    listen_port: s.listen_port,
+    destination_port: s.destination_port,
+    proxyprotocol: s.proxy_protocol !== 'none',
+    http:
+      tcpView(s.protocol) === 'tcp'
+        ? null
+        : { ...HTTP_DEFAULTS, ...(attrs?.http ?? {}), certificates: s.certificate_id == null ? [] : [numericIdOf(s.certificate_id)] },
     health_check: healthView(s, attrs),
   };
 }

@@ -13,8 +13,11 @@ function currentHealthCheck(s: LoadBalancerService, attrs: ServiceAttrs | undefi
   const hc = s.health_check;
   const http = attrs?.health_check_http;
   return {
-    protocol: attrs?.health_check_protocol ?? activeCheckView(hc.protocol), ...(hc.port === null ? {} : { port: hc.port }),
-    interval: Math.max(1, Math.round(hc.interval_seconds)), timeout: Math.max(1, Math.round(hc.timeout_seconds)), retries: Math.min(5, hc.retries),
+    protocol: attrs?.health_check_protocol ?? activeCheckView(hc.protocol),
+    ...(hc.port === null ? {} : { port: hc.port }),
+    interval: Math.max(1, Math.round(hc.interval_seconds)),
+    timeout: Math.max(1, Math.round(hc.timeout_seconds)),
+    retries: Math.min(5, hc.retries),
     ...(hc.protocol === 'tcp' && http == null ? {} : { http: { ...defined(http ?? undefined), path: hc.path } }),
   };
 }
@@ -25,13 +28,17 @@ function mergeHealthCheck(hc: HealthCheck, patch: UpdateServiceBody['health_chec
 }
 
 /** The stored certificate as Hetzner's `http.certificates`. */
-const certificates = (s: LoadBalancerService): { certificates?: number[] } => (s.certificate_id == null ? {} : { certificates: [numericIdOf(s.certificate_id)] });
+const certificates = (s: LoadBalancerService): { certificates?: number[] } =>
+  s.certificate_id == null ? {} : { certificates: [numericIdOf(s.certificate_id)] };
 
 export function mergeService(s: LoadBalancerService, attrs: ServiceAttrs | undefined, patch: UpdateServiceBody): ServiceBody {
   const http = attrs?.http ?? undefined;
   return {
-    protocol: patch.protocol ?? tcpView(s.protocol), listen_port: s.listen_port, destination_port: patch.destination_port ?? s.destination_port,
-    proxyprotocol: patch.proxyprotocol ?? s.proxy_protocol !== 'none', health_check: mergeHealthCheck(currentHealthCheck(s, attrs), patch.health_check),
+    protocol: patch.protocol ?? tcpView(s.protocol),
+    listen_port: s.listen_port,
+    destination_port: patch.destination_port ?? s.destination_port,
+    proxyprotocol: patch.proxyprotocol ?? s.proxy_protocol !== 'none',
+    health_check: mergeHealthCheck(currentHealthCheck(s, attrs), patch.health_check),
     ...(http === undefined && patch.http === undefined ? {} : { http: { ...defined(http), ...certificates(s), ...defined(patch.http) } }),
   };
 }

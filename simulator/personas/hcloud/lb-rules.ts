@@ -13,11 +13,21 @@ export function checkPrivateTargets(sim: Sim, networkId: string | null, targets:
   targets.forEach((t, i) => {
     if (t.use_private_ip !== true) return;
     if (networkId === null) {
-      throw new HcloudError('load_balancer_not_attached_to_network', 'conflict', 'use_private_ip needs the load balancer on a network', `targets.${i}.use_private_ip`);
+      throw new HcloudError(
+        'load_balancer_not_attached_to_network',
+        'conflict',
+        'use_private_ip needs the load balancer on a network',
+        `targets.${i}.use_private_ip`,
+      );
     }
     const server = t.type === 'server' ? findRecord(sim, 'servers', sid('servers', t.server!.id)) : undefined;
     if (server !== undefined && !server.private_networks.some((p) => p.network_id === networkId)) {
-      throw new HcloudError('server_not_attached_to_network', 'conflict', `server ${t.server!.id} is not on the load balancer's network`, `targets.${i}.server.id`);
+      throw new HcloudError(
+        'server_not_attached_to_network',
+        'conflict',
+        `server ${t.server!.id} is not on the load balancer's network`,
+        `targets.${i}.server.id`,
+      );
     }
   });
 }

@@ -15,7 +15,10 @@ const HealthCheckHttp = z.strictObject({
   domain: z.string().max(255).optional(),
   path: z.string().startsWith('/').max(255).optional(),
   response: z.string().max(1024).optional(),
-  status_codes: z.array(z.string().regex(/^[1-5][0-9?]{2}$/, 'must be a status code like 200 or 2??')).max(16).optional(),
+  status_codes: z
+    .array(z.string().regex(/^[1-5][0-9?]{2}$/, 'must be a status code like 200 or 2??'))
+    .max(16)
+    .optional(),
   tls: z.boolean().optional(),
 });
 
@@ -58,10 +61,12 @@ const TargetFields = {
   ip: z.strictObject({ ip: Ipv4 }).optional(),
 };
 const namesItsKind = (t: { type: string } & Record<string, unknown>): boolean => t[t.type] !== undefined;
-export const TargetBody = z.strictObject({ type: z.enum(['server', 'label_selector', 'ip']), ...TargetFields, use_private_ip: z.boolean().optional() })
+export const TargetBody = z
+  .strictObject({ type: z.enum(['server', 'label_selector', 'ip']), ...TargetFields, use_private_ip: z.boolean().optional() })
   .refine(namesItsKind, { message: 'the object named by type (server, label_selector or ip) is required', path: ['type'] });
 export type TargetBody = z.infer<typeof TargetBody>;
-export const RemoveTargetBody = z.strictObject({ type: z.enum(['server', 'label_selector', 'ip']), ...TargetFields })
+export const RemoveTargetBody = z
+  .strictObject({ type: z.enum(['server', 'label_selector', 'ip']), ...TargetFields })
   .refine(namesItsKind, { message: 'the object named by type (server, label_selector or ip) is required', path: ['type'] });
 export type RemoveTargetBody = z.infer<typeof RemoveTargetBody>;
 

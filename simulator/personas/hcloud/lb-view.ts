@@ -23,7 +23,12 @@ function serverTarget(serverId: string, health: Health, usePrivate: boolean): Se
 }
 
 /** `lb`: whether the load balancer is on a network, and how its addresses are shown (addresses.ts). */
-function targetView(t: LoadBalancerTarget, resolved: ResolvedTarget[], attrs: HcloudLbAttrs, lb: { onNetwork: boolean; showIp: (ip: string) => string }): R.LbTarget | null {
+function targetView(
+  t: LoadBalancerTarget,
+  resolved: ResolvedTarget[],
+  attrs: HcloudLbAttrs,
+  lb: { onNetwork: boolean; showIp: (ip: string) => string },
+): R.LbTarget | null {
   const { onNetwork, showIp } = lb;
   const usePrivate = (key: string): boolean => attrs.use_private_ip[key] ?? onNetwork;
   if (t.kind === 'server') {
@@ -45,7 +50,10 @@ export function loadBalancerView(sim: Sim, lb: LoadBalancerRec): R.LoadBalancer 
   const shown = hcloudAddresses(sim).show;
   if (region === undefined) throw new Error(`load balancer ${lb.id}'s location ${lb.location} is not in the catalogue`);
   return {
-    id: numericIdOf(lb.id), name: lb.name, created: lb.created, labels: lb.labels,
+    id: numericIdOf(lb.id),
+    name: lb.name,
+    created: lb.created,
+    labels: lb.labels,
     public_net: {
       enabled: lb.public_interface,
       ipv4: { ip: lb.public_ipv4, dns_ptr: attrs.dns_ptr ?? generatedDnsPtr(lb.public_ipv4), blocked: false },
@@ -56,8 +64,12 @@ export function loadBalancerView(sim: Sim, lb: LoadBalancerRec): R.LoadBalancer 
     load_balancer_type: loadBalancerTypeView(type),
     protection: { delete: false },
     services: shownServices(lb.services, attrs).map((s) => serviceView(s, attrs.services[String(s.listen_port)])),
-    targets: lb.targets.map((t) => targetView(t, view.resolved_targets, attrs, { onNetwork: lb.network_id !== null, showIp: shown.ip })).filter((t) => t !== null),
+    targets: lb.targets
+      .map((t) => targetView(t, view.resolved_targets, attrs, { onNetwork: lb.network_id !== null, showIp: shown.ip }))
+      .filter((t) => t !== null),
     algorithm: { type: lb.algorithm },
-    included_traffic: 0, outgoing_traffic: null, ingoing_traffic: null,
+    included_traffic: 0,
+    outgoing_traffic: null,
+    ingoing_traffic: null,
   };
 }

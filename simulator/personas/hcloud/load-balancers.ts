@@ -30,7 +30,11 @@ function locationOf(body: CreateLoadBalancerBody): string {
   const name = body.location ?? body.network_zone;
   if (name === undefined) throw invalidField('location', 'location or network_zone is required');
   const region = regionOfLocation(name);
-  if (region === undefined) throw invalidField(body.location === undefined ? 'network_zone' : 'location', `unknown ${body.location === undefined ? 'network zone' : 'location'} ${name}; one of ${REGIONS.map((r) => r.name).join(', ')}`);
+  if (region === undefined)
+    throw invalidField(
+      body.location === undefined ? 'network_zone' : 'location',
+      `unknown ${body.location === undefined ? 'network zone' : 'location'} ${name}; one of ${REGIONS.map((r) => r.name).join(', ')}`,
+    );
   return region.id;
 }
 
@@ -48,40 +52,77 @@ async function create(sim: Sim, caller: Caller, body: CreateLoadBalancerBody): P
   });
   const network = body.network === undefined ? undefined : owned(sim, caller, 'networks', { n: body.network, field: 'network' });
   checkPrivateTargets(sim, network?.id ?? null, sent);
-  const { load_balancer, action } = await svc.createLoadBalancer(sim, caller, {
-    name: body.name, location: locationOf(body), algorithm: body.algorithm?.type, services: withHttpRedirects(services, attrs), targets, labels: body.labels, network_id: network?.id,
-    public_interface: body.public_interface ?? true,
-  }, { dialect_attrs: { [NAME]: attrs } });
+  const { load_balancer, action } = await svc.createLoadBalancer(
+    sim,
+    caller,
+    {
+      name: body.name,
+      location: locationOf(body),
+      algorithm: body.algorithm?.type,
+      services: withHttpRedirects(services, attrs),
+      targets,
+      labels: body.labels,
+      network_id: network?.id,
+      public_interface: body.public_interface ?? true,
+    },
+    { dialect_attrs: { [NAME]: attrs } },
+  );
   return { load_balancer: loadBalancerView(sim, getOwned(sim, caller, 'load_balancers', load_balancer.id)), action: actionView(action) };
 }
 
 export const loadBalancerRoutes: RouteDef[] = [
   defineRoute({
-    method: 'get', path: `${PREFIX}/load_balancers`, operation: 'hcloud.loadBalancers.list', summary: 'List load balancers', query: ListQuery,
-    response: list('load_balancers', LoadBalancer), handle: (sim, { caller, query }) => {
+    method: 'get',
+    path: `${PREFIX}/load_balancers`,
+    operation: 'hcloud.loadBalancers.list',
+    summary: 'List load balancers',
+    query: ListQuery,
+    response: list('load_balancers', LoadBalancer),
+    handle: (sim, { caller, query }) => {
       const { items, meta } = listOwned<LoadBalancerRec>(sim, caller, { coll: 'load_balancers', type: 'load_balancer', q: simListQuery(query) });
       return { load_balancers: items.map((lb) => loadBalancerView(sim, lb)), meta };
     },
   }),
   defineRoute({
-    method: 'post', path: `${PREFIX}/load_balancers`, operation: 'hcloud.loadBalancers.create', summary: 'Create a load balancer', body: CreateLoadBalancerBody,
-    status: 201, response: LoadBalancerCreated, handle: (sim, { caller, body }) => create(sim, caller, body),
+    method: 'post',
+    path: `${PREFIX}/load_balancers`,
+    operation: 'hcloud.loadBalancers.create',
+    summary: 'Create a load balancer',
+    body: CreateLoadBalancerBody,
+    status: 201,
+    response: LoadBalancerCreated,
+    handle: (sim, { caller, body }) => create(sim, caller, body),
   }),
   defineRoute({
-    method: 'get', path: `${PREFIX}/load_balancers/:id`, operation: 'hcloud.loadBalancers.get', summary: 'Get a load balancer', params: NumericIdParams,
-    response: one('load_balancer', LoadBalancer), handle: (sim, { caller, params }) => ({ load_balancer: loadBalancerView(sim, owned(sim, caller, 'load_balancers', params.id)) }),
+    method: 'get',
+    path: `${PREFIX}/load_balancers/:id`,
+    operation: 'hcloud.loadBalancers.get',
+    summary: 'Get a load balancer',
+    params: NumericIdParams,
+    response: one('load_balancer', LoadBalancer),
+    handle: (sim, { caller, params }) => ({ load_balancer: loadBalancerView(sim, owned(sim, caller, 'load_balancers', params.id)) }),
   }),
   defineRoute({
-    method: 'put', path: `${PREFIX}/load_balancers/:id`, operation: 'hcloud.loadBalancers.update', summary: 'Update name or labels', params: NumericIdParams,
+    method: 'put',
+    path: `${PREFIX}/load_balancers/:id`,
+    operation: 'hcloud.loadBalancers.update',
+    summary: 'Update name or labels',
+    params: NumericIdParams,
     body: UpdateBody,
-    response: one('load_balancer', LoadBalancer), handle: async (sim, { caller, params, body }) => {
+    response: one('load_balancer', LoadBalancer),
+    handle: async (sim, { caller, params, body }) => {
       const plan = svc.planLoadBalancerUpdate(sim, caller, sid('load_balancers', params.id), { fields: body });
       await commitPlans(sim, [plan]);
       return { load_balancer: loadBalancerView(sim, plan.doc) };
     },
   }),
   defineRoute({
-    method: 'delete', path: `${PREFIX}/load_balancers/:id`, operation: 'hcloud.loadBalancers.delete', summary: 'Delete a load balancer', params: NumericIdParams,
-    response: ActionAnswer, handle: async (sim, { caller, params }) => ({ action: actionView(await svc.deleteLoadBalancer(sim, caller, sid('load_balancers', params.id))) }),
+    method: 'delete',
+    path: `${PREFIX}/load_balancers/:id`,
+    operation: 'hcloud.loadBalancers.delete',
+    summary: 'Delete a load balancer',
+    params: NumericIdParams,
+    response: ActionAnswer,
+    handle: async (sim, { caller, params }) => ({ action: actionView(await svc.deleteLoadBalancer(sim, caller, sid('load_balancers', params.id))) }),
   }),
 ];

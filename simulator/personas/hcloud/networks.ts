@@ -41,39 +41,81 @@ async function create(sim: Sim, caller: Caller, body: CreateNetworkBody): Promis
 
 export const networkRoutes: RouteDef[] = [
   defineRoute({
-    method: 'get', path: `${PREFIX}/networks`, operation: 'hcloud.networks.list', summary: 'List networks', query: ListQuery,
-    response: list('networks', Network), handle: (sim, { caller, query }) => {
+    method: 'get',
+    path: `${PREFIX}/networks`,
+    operation: 'hcloud.networks.list',
+    summary: 'List networks',
+    query: ListQuery,
+    response: list('networks', Network),
+    handle: (sim, { caller, query }) => {
       const { networks, meta } = svc.listNetworks(sim, caller, simListQuery(query));
       return { networks: networks.map((n) => networkView(sim, n)), meta };
     },
   }),
   defineRoute({
-    method: 'post', path: `${PREFIX}/networks`, operation: 'hcloud.networks.create', summary: 'Create a network', body: CreateNetworkBody, status: 201,
-    response: one('network', Network), handle: (sim, { caller, body }) => create(sim, caller, body),
+    method: 'post',
+    path: `${PREFIX}/networks`,
+    operation: 'hcloud.networks.create',
+    summary: 'Create a network',
+    body: CreateNetworkBody,
+    status: 201,
+    response: one('network', Network),
+    handle: (sim, { caller, body }) => create(sim, caller, body),
   }),
   defineRoute({
-    method: 'get', path: `${PREFIX}/networks/:id`, operation: 'hcloud.networks.get', summary: 'Get a network', params: NumericIdParams,
-    response: one('network', Network), handle: (sim, { caller, params }) => ({ network: networkView(sim, svc.getNetwork(sim, caller, owned(sim, caller, 'networks', params.id).id)) }),
+    method: 'get',
+    path: `${PREFIX}/networks/:id`,
+    operation: 'hcloud.networks.get',
+    summary: 'Get a network',
+    params: NumericIdParams,
+    response: one('network', Network),
+    handle: (sim, { caller, params }) => ({ network: networkView(sim, svc.getNetwork(sim, caller, owned(sim, caller, 'networks', params.id).id)) }),
   }),
   defineRoute({
-    method: 'put', path: `${PREFIX}/networks/:id`, operation: 'hcloud.networks.update', summary: 'Update name or labels', params: NumericIdParams, body: UpdateBody,
-    response: one('network', Network), handle: async (sim, { caller, params, body }) => ({ network: networkView(sim, await svc.updateNetwork(sim, caller, sid('networks', params.id), body)) }),
+    method: 'put',
+    path: `${PREFIX}/networks/:id`,
+    operation: 'hcloud.networks.update',
+    summary: 'Update name or labels',
+    params: NumericIdParams,
+    body: UpdateBody,
+    response: one('network', Network),
+    handle: async (sim, { caller, params, body }) => ({ network: networkView(sim, await svc.updateNetwork(sim, caller, sid('networks', params.id), body)) }),
   }),
   defineRoute({
-    method: 'delete', path: `${PREFIX}/networks/:id`, operation: 'hcloud.networks.delete', summary: 'Delete a network', params: NumericIdParams, status: 204,
-    response: NoContent, handle: async (sim, { caller, params }) => {
+    method: 'delete',
+    path: `${PREFIX}/networks/:id`,
+    operation: 'hcloud.networks.delete',
+    summary: 'Delete a network',
+    params: NumericIdParams,
+    status: 204,
+    response: NoContent,
+    handle: async (sim, { caller, params }) => {
       await svc.deleteNetwork(sim, caller, sid('networks', params.id));
     },
   }),
   defineRoute({
-    method: 'post', path: `${PREFIX}/networks/:id/actions/add_route`, operation: 'hcloud.networks.addRoute', summary: 'Add a route', params: NumericIdParams,
-    body: RouteBody, status: 201,
-    response: ActionAnswer, handle: async (sim, { caller, params, body }) => ({ action: actionView((await svc.createRoute(sim, caller, sid('networks', params.id), loopbackRoute(sim, body))).action) }),
+    method: 'post',
+    path: `${PREFIX}/networks/:id/actions/add_route`,
+    operation: 'hcloud.networks.addRoute',
+    summary: 'Add a route',
+    params: NumericIdParams,
+    body: RouteBody,
+    status: 201,
+    response: ActionAnswer,
+    handle: async (sim, { caller, params, body }) => ({
+      action: actionView((await svc.createRoute(sim, caller, sid('networks', params.id), loopbackRoute(sim, body))).action),
+    }),
   }),
   defineRoute({
-    method: 'post', path: `${PREFIX}/networks/:id/actions/delete_route`, operation: 'hcloud.networks.deleteRoute', summary: 'Delete a route', params: NumericIdParams,
-    body: RouteBody, status: 201,
-    response: ActionAnswer, handle: async (sim, { caller, params, body: sent }) => {
+    method: 'post',
+    path: `${PREFIX}/networks/:id/actions/delete_route`,
+    operation: 'hcloud.networks.deleteRoute',
+    summary: 'Delete a route',
+    params: NumericIdParams,
+    body: RouteBody,
+    status: 201,
+    response: ActionAnswer,
+    handle: async (sim, { caller, params, body: sent }) => {
       const network = owned(sim, caller, 'networks', params.id);
       const body = loopbackRoute(sim, sent);
       const route = network.routes.find((r) => r.destination === body.destination && r.gateway === body.gateway);

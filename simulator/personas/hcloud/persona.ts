@@ -19,11 +19,19 @@ import { serverRoutes } from './servers.ts';
 
 /** Action routes come first: `/servers/actions` must not be taken for the server with id `actions`. */
 export const HCLOUD_ROUTES: readonly RouteDef[] = [
-  ...actionRoutes, ...catalogueRoutes, ...serverRoutes, ...networkRoutes, ...loadBalancerRoutes, ...loadBalancerActionRoutes, ...certificateRoutes,
+  ...actionRoutes,
+  ...catalogueRoutes,
+  ...serverRoutes,
+  ...networkRoutes,
+  ...loadBalancerRoutes,
+  ...loadBalancerActionRoutes,
+  ...certificateRoutes,
 ];
 
 export const hcloud: Persona = {
-  name: NAME, prefix: PREFIX, routes: HCLOUD_ROUTES,
+  name: NAME,
+  prefix: PREFIX,
+  routes: HCLOUD_ROUTES,
   // Hetzner's statuses are simcloud's; its codes and `{"error": ...}` envelope are not.
   errors: { status: (e) => e.status, body: (e) => ({ error: hcloudError(e) }) },
   rateLimitReset: 'epoch',

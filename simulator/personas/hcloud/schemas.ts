@@ -21,7 +21,11 @@ export type ListQuery = z.infer<typeof ListQuery>;
 
 export const ServerListQuery = ListQuery.extend({ status: Many.optional() });
 export const ActionListQuery = ListQuery.extend({ id: Many.optional(), status: Many.optional() });
-export const NameQuery = z.strictObject({ name: z.string().max(63).optional(), page: z.coerce.number().int().min(1).optional(), per_page: z.coerce.number().int().min(1).max(50).optional() });
+export const NameQuery = z.strictObject({
+  name: z.string().max(63).optional(),
+  page: z.coerce.number().int().min(1).optional(),
+  per_page: z.coerce.number().int().min(1).max(50).optional(),
+});
 
 export const IdOrName = z.union([z.number().int().min(1), z.string().min(1).max(63)]);
 
@@ -35,7 +39,10 @@ export const CreateServerBody = z.strictObject({
   networks: z.array(NumericId).max(8).optional(),
   start_after_create: z.boolean().optional(),
   automount: z.boolean().optional(),
-  ssh_keys: z.array(z.union([z.number(), z.string()])).max(0, 'SSH keys are not emulated').optional(),
+  ssh_keys: z
+    .array(z.union([z.number(), z.string()]))
+    .max(0, 'SSH keys are not emulated')
+    .optional(),
   user_data: z.string().max(32_768).optional(),
   public_net: z.strictObject({ enable_ipv4: z.boolean(), enable_ipv6: z.boolean(), ipv4: z.number().optional(), ipv6: z.number().optional() }).optional(),
 });
@@ -47,11 +54,18 @@ export const NetworkRef = z.strictObject({ network: NumericId, ip: Ipv4.optional
 export const NetworkOnly = z.strictObject({ network: NumericId });
 
 const SubnetBody = z.strictObject({
-  type: z.enum(['cloud', 'server']), ip_range: Cidr, network_zone: z.string().min(1).max(63), gateway: Ipv4.optional(),
+  type: z.enum(['cloud', 'server']),
+  ip_range: Cidr,
+  network_zone: z.string().min(1).max(63),
+  gateway: Ipv4.optional(),
 });
 export const RouteBody = z.strictObject({ destination: Cidr, gateway: Ipv4 });
 export const CreateNetworkBody = z.strictObject({
-  name: Name, ip_range: Cidr, subnets: z.array(SubnetBody).max(16).optional(), routes: z.array(RouteBody).max(100).optional(),
-  labels: Labels.optional(), expose_routes_to_vswitch: z.literal(false).optional(),
+  name: Name,
+  ip_range: Cidr,
+  subnets: z.array(SubnetBody).max(16).optional(),
+  routes: z.array(RouteBody).max(100).optional(),
+  labels: Labels.optional(),
+  expose_routes_to_vswitch: z.literal(false).optional(),
 });
 export type CreateNetworkBody = z.infer<typeof CreateNetworkBody>;

@@ -21,17 +21,34 @@ import { hcloudAddresses } from './addresses.ts';
 
 /** simcloud action commands as Hetzner names them (power actions are start/stop_server there). */
 const COMMANDS: Record<Action['command'], string> = {
-  create_server: 'create_server', delete_server: 'delete_server', poweron_server: 'start_server', poweroff_server: 'stop_server',
-  shutdown_server: 'shutdown_server', reboot_server: 'reboot_server', attach_server_to_network: 'attach_to_network',
-  detach_server_from_network: 'detach_from_network', update_server: 'update_server', create_load_balancer: 'create_load_balancer', update_load_balancer: 'update_load_balancer',
-  delete_load_balancer: 'delete_load_balancer', attach_load_balancer_to_network: 'attach_to_network',
-  detach_load_balancer_from_network: 'detach_from_network', add_route: 'add_route', delete_route: 'delete_route',
+  create_server: 'create_server',
+  delete_server: 'delete_server',
+  poweron_server: 'start_server',
+  poweroff_server: 'stop_server',
+  shutdown_server: 'shutdown_server',
+  reboot_server: 'reboot_server',
+  attach_server_to_network: 'attach_to_network',
+  detach_server_from_network: 'detach_from_network',
+  update_server: 'update_server',
+  create_load_balancer: 'create_load_balancer',
+  update_load_balancer: 'update_load_balancer',
+  delete_load_balancer: 'delete_load_balancer',
+  attach_load_balancer_to_network: 'attach_to_network',
+  detach_load_balancer_from_network: 'detach_from_network',
+  add_route: 'add_route',
+  delete_route: 'delete_route',
 };
 
 export function actionView(a: Action, command?: string): R.Action {
   return {
-    id: numericIdOf(a.id), command: command ?? COMMANDS[a.command], status: a.status, progress: a.progress, started: a.started,
-    finished: a.finished, error: a.error, resources: a.resources.map((r) => ({ id: numericIdOf(r.id), type: r.type })),
+    id: numericIdOf(a.id),
+    command: command ?? COMMANDS[a.command],
+    status: a.status,
+    progress: a.progress,
+    started: a.started,
+    finished: a.finished,
+    error: a.error,
+    resources: a.resources.map((r) => ({ id: numericIdOf(r.id), type: r.type })),
   };
 }
 
@@ -56,11 +73,19 @@ function publicNetView(sim: Sim, s: Server, id: number): R.Server['public_net'] 
   const dnsPtr = serverAttrsOf(findRecord(sim, 'servers', s.id) ?? s).dns_ptr;
   return {
     ipv4: s.public_ipv4 === null ? null : { id, ip: s.public_ipv4, blocked: false, dns_ptr: dnsPtr[s.public_ipv4] ?? generatedDnsPtr(s.public_ipv4) },
-    ipv6: s.public_ipv6 === null ? null : {
-      id, ip: formatCidr6(enclosingRange6(s.public_ipv6, SERVER_IPV6_PREFIX)), blocked: false,
-      dns_ptr: Object.entries(dnsPtr).filter(([ip]) => isIPv6(ip)).map(([ip, name]) => ({ ip, dns_ptr: name })),
-    },
-    floating_ips: [], firewalls: [],
+    ipv6:
+      s.public_ipv6 === null
+        ? null
+        : {
+            id,
+            ip: formatCidr6(enclosingRange6(s.public_ipv6, SERVER_IPV6_PREFIX)),
+            blocked: false,
+            dns_ptr: Object.entries(dnsPtr)
+              .filter(([ip]) => isIPv6(ip))
+              .map(([ip, name]) => ({ ip, dns_ptr: name })),
+          },
+    floating_ips: [],
+    firewalls: [],
   };
 }
 
@@ -73,22 +98,44 @@ function known<T>(what: string, id: string, entry: T | undefined): T {
 export function serverView(sim: Sim, s: Server): R.Server {
   const id = numericIdOf(s.id);
   const zone = known('zone', s.zone, zoneById(s.zone));
-  const type = known('server type', s.server_type, SERVER_TYPES.find((t) => t.id === s.server_type));
+  const type = known(
+    'server type',
+    s.server_type,
+    SERVER_TYPES.find((t) => t.id === s.server_type),
+  );
   const image = IMAGES.find((i) => i.id === s.image);
   const region = known('region', s.region, regionById(s.region));
   const lbs = loadBalancersTargeting(sim, s.id).map((lb) => numericIdOf(lb.id));
   const shown = hcloudAddresses(sim).show;
   return {
-    id, name: s.name, status: s.status, created: s.created,
+    id,
+    name: s.name,
+    status: s.status,
+    created: s.created,
     public_net: publicNetView(sim, s, id),
-    private_net: s.private_networks.map((p) => ({ network: numericIdOf(p.network_id), ip: shown.ip(p.ip), alias_ips: [], mac_address: mac(id, numericIdOf(p.network_id)) })),
+    private_net: s.private_networks.map((p) => ({
+      network: numericIdOf(p.network_id),
+      ip: shown.ip(p.ip),
+      alias_ips: [],
+      mac_address: mac(id, numericIdOf(p.network_id)),
+    })),
     server_type: serverTypeView(type),
     datacenter: datacenterView(zone),
     location: locationView(region),
     image: image === undefined ? null : imageView(image),
-    labels: s.labels, locked: s.locked, protection: { delete: false, rebuild: false },
-    included_traffic: 0, outgoing_traffic: null, ingoing_traffic: null, backup_window: null, rescue_enabled: false, iso: null,
-    volumes: [], primary_disk_size: type.disk_gb, placement_group: null, load_balancers: lbs,
+    labels: s.labels,
+    locked: s.locked,
+    protection: { delete: false, rebuild: false },
+    included_traffic: 0,
+    outgoing_traffic: null,
+    ingoing_traffic: null,
+    backup_window: null,
+    rescue_enabled: false,
+    iso: null,
+    volumes: [],
+    primary_disk_size: type.disk_gb,
+    placement_group: null,
+    load_balancers: lbs,
   };
 }
 
@@ -96,10 +143,21 @@ export function serverView(sim: Sim, s: Server): R.Server {
 export function networkView(sim: Sim, n: Network): R.Network {
   const shown = hcloudAddresses(sim).show;
   return {
-    id: numericIdOf(n.id), name: n.name, created: n.created, ip_range: shown.cidr(n.ip_range),
-    subnets: n.subnets.map((sn) => ({ type: 'cloud' as const, ip_range: shown.cidr(sn.ip_range), network_zone: zoneById(sn.zone)?.region ?? sn.zone, gateway: shown.ip(sn.gateway) })),
+    id: numericIdOf(n.id),
+    name: n.name,
+    created: n.created,
+    ip_range: shown.cidr(n.ip_range),
+    subnets: n.subnets.map((sn) => ({
+      type: 'cloud' as const,
+      ip_range: shown.cidr(sn.ip_range),
+      network_zone: zoneById(sn.zone)?.region ?? sn.zone,
+      gateway: shown.ip(sn.gateway),
+    })),
     routes: n.routes.map((r) => ({ destination: shown.cidr(r.destination), gateway: shown.ip(r.gateway) })),
-    servers: n.servers.map(numericIdOf), load_balancers: n.load_balancers.map(numericIdOf),
-    protection: { delete: false }, labels: n.labels, expose_routes_to_vswitch: false,
+    servers: n.servers.map(numericIdOf),
+    load_balancers: n.load_balancers.map(numericIdOf),
+    protection: { delete: false },
+    labels: n.labels,
+    expose_routes_to_vswitch: false,
   };
 }

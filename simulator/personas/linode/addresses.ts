@@ -24,8 +24,10 @@ const SHOWN: Record<Presentation, string> = { private: LINODE_PRIVATE_BLOCK, vpc
 const KINDS = Object.keys(SHOWN) as Presentation[];
 
 /** Both blocks for the pool holding `inPool`. */
-const blocksOf = (inPool: string): Record<Presentation, PresentedBlock> =>
-  ({ private: presentedBlock(inPool, SHOWN.private), vpc: presentedBlock(inPool, SHOWN.vpc) });
+const blocksOf = (inPool: string): Record<Presentation, PresentedBlock> => ({
+  private: presentedBlock(inPool, SHOWN.private),
+  vpc: presentedBlock(inPool, SHOWN.vpc),
+});
 
 /**
  * A private (network) address as Linode shows it (`kind`, the private IPv4 by default); one past the

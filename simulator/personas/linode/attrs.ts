@@ -20,18 +20,25 @@ export const NodeMode = z.enum([...NODE_MODES, 'none']);
  * it (a private IPv4 or a VPC address, addresses.ts), which is how the node shows it back.
  */
 export const LinodeNode = z.object({
-  id: Int, address: z.string(), label: z.string(), weight: Int, mode: NodeMode,
+  id: Int,
+  address: z.string(),
+  label: z.string(),
+  weight: Int,
+  mode: NodeMode,
   presented: z.enum(['private', 'vpc']).optional(),
 });
 export type LinodeNode = z.infer<typeof LinodeNode>;
 
 /** A Linode NodeBalancer config's settings simcloud's service has no place for (keyed by its port). */
 export const LinodeConfigAttrs = z.object({
-  id: Int, port: Int,
+  id: Int,
+  port: Int,
   algorithm: z.enum(['roundrobin', 'leastconn', 'source', 'ring_hash']),
   stickiness: z.enum(['none', 'session', 'table', 'http_cookie', 'source_ip']),
   check: z.enum(['none', 'connection', 'http', 'http_body']),
-  check_body: z.string(), check_passive: z.boolean(), cipher_suite: z.enum(['recommended', 'legacy', 'none']),
+  check_body: z.string(),
+  check_passive: z.boolean(),
+  cipher_suite: z.enum(['recommended', 'legacy', 'none']),
   /** A UDP config's health-check port (Linode's default 80); absent on configs stored before UDP was carried. */
   udp_check_port: z.number().int().min(1).max(65535).optional(),
   nodes: z.array(LinodeNode),
@@ -57,7 +64,11 @@ export type LinodeLbAttrs = z.infer<typeof LinodeLbAttrs>;
  * and its addresses as loopback CIDRs.
  */
 export const LinodeDropRule = z.object({
-  direction: z.enum(['inbound', 'outbound']), label: z.string(), protocol: z.enum(['TCP', 'UDP', 'ICMP', 'IPENCAP']), ports: z.string(), cidrs: z.array(z.string()),
+  direction: z.enum(['inbound', 'outbound']),
+  label: z.string(),
+  protocol: z.enum(['TCP', 'UDP', 'ICMP', 'IPENCAP']),
+  ports: z.string(),
+  cidrs: z.array(z.string()),
 });
 export type LinodeDropRule = z.infer<typeof LinodeDropRule>;
 

@@ -13,25 +13,30 @@ type Row = Record<string, unknown>;
 
 const FIELD = 'X-Filter';
 
-export const FilterHeader = z.string().max(8192).transform((s, ctx): Filter => {
-  try {
-    const v = JSON.parse(s) as unknown;
-    // Field and operator names are looked up as own keys; a `__proto__` one is refused outright, as in a body.
-    if (typeof v === 'object' && v !== null && !Array.isArray(v) && protoKeyPath(v) === undefined) return v as Filter;
-  } catch {
-    // reported below
-  }
-  ctx.addIssue({ code: 'custom', message: 'must be a JSON object without __proto__ keys' });
-  return z.NEVER;
-});
+export const FilterHeader = z
+  .string()
+  .max(8192)
+  .transform((s, ctx): Filter => {
+    try {
+      const v = JSON.parse(s) as unknown;
+      // Field and operator names are looked up as own keys; a `__proto__` one is refused outright, as in a body.
+      if (typeof v === 'object' && v !== null && !Array.isArray(v) && protoKeyPath(v) === undefined) return v as Filter;
+    } catch {
+      // reported below
+    }
+    ctx.addIssue({ code: 'custom', message: 'must be a JSON object without __proto__ keys' });
+    return z.NEVER;
+  });
 
 const scalar = (v: unknown): string | number | boolean | null => (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? v : null);
 
 type Scalar = string | number | boolean;
-const ordered = (f: (a: Scalar, b: Scalar) => boolean) => (actual: unknown, want: Json): boolean => {
-  const a = scalar(actual);
-  return a !== null && want !== null && typeof want !== 'object' && f(a, want);
-};
+const ordered =
+  (f: (a: Scalar, b: Scalar) => boolean) =>
+  (actual: unknown, want: Json): boolean => {
+    const a = scalar(actual);
+    return a !== null && want !== null && typeof want !== 'object' && f(a, want);
+  };
 const listOf = (actual: unknown): unknown[] => (Array.isArray(actual) ? (actual as unknown[]) : [actual]);
 
 /**
@@ -92,5 +97,10 @@ function sorted<T extends Row>(rows: T[], f: Filter): T[] {
 }
 
 export function applyFilter<T extends Row>(rows: readonly T[], f: Filter | undefined): T[] {
-  return f === undefined ? [...rows] : sorted(rows.filter((r) => matches(r, f)), f);
+  return f === undefined
+    ? [...rows]
+    : sorted(
+        rows.filter((r) => matches(r, f)),
+        f,
+      );
 }

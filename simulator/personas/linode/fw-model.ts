@@ -24,17 +24,26 @@ import type { FirewallRules } from './responses.ts';
 const Protocol = z.enum(['TCP', 'UDP', 'ICMP', 'IPENCAP']);
 // Linode's limits, which its CCM splits an ACL by (services/firewalls.go): 255 addresses a rule, 25 rules a direction.
 const MAX_ADDRESSES = 255;
-const Addresses = z.object({ ipv4: z.array(z.string()).optional(), ipv6: z.array(z.string()).optional() })
+const Addresses = z
+  .object({ ipv4: z.array(z.string()).optional(), ipv6: z.array(z.string()).optional() })
   .refine((a) => (a.ipv4?.length ?? 0) + (a.ipv6?.length ?? 0) <= MAX_ADDRESSES, `at most ${MAX_ADDRESSES} addresses (ipv4 and ipv6 together) in a rule`);
 const Rule = z.object({
-  action: z.enum(['ACCEPT', 'DROP']), label: z.string().max(32).optional(), description: z.string().max(100).optional(),
-  ports: z.string().regex(/^\d{1,5}(-\d{1,5})?(,\d{1,5}(-\d{1,5})?)*$/, 'must be ports or ranges separated by commas, like 80,443,8000-9000').optional(),
-  protocol: Protocol, addresses: Addresses.optional(),
+  action: z.enum(['ACCEPT', 'DROP']),
+  label: z.string().max(32).optional(),
+  description: z.string().max(100).optional(),
+  ports: z
+    .string()
+    .regex(/^\d{1,5}(-\d{1,5})?(,\d{1,5}(-\d{1,5})?)*$/, 'must be ports or ranges separated by commas, like 80,443,8000-9000')
+    .optional(),
+  protocol: Protocol,
+  addresses: Addresses.optional(),
 });
 type Rule = z.infer<typeof Rule>;
 export const RulesBody = z.object({
-  inbound: z.array(Rule).max(25).nullable().optional(), inbound_policy: z.enum(['ACCEPT', 'DROP']),
-  outbound: z.array(Rule).max(25).nullable().optional(), outbound_policy: z.enum(['ACCEPT', 'DROP']),
+  inbound: z.array(Rule).max(25).nullable().optional(),
+  inbound_policy: z.enum(['ACCEPT', 'DROP']),
+  outbound: z.array(Rule).max(25).nullable().optional(),
+  outbound_policy: z.enum(['ACCEPT', 'DROP']),
 });
 export type RulesBody = z.infer<typeof RulesBody>;
 
@@ -43,7 +52,8 @@ const PROTOCOLS = { TCP: 'tcp', UDP: 'udp', ICMP: 'icmp', IPENCAP: 'any' } as co
 const cidr = (a: string, back: Loopback): string => back.cidr(a.includes('/') ? a : `${a}/32`);
 /** simcloud keeps at most this many CIDRs in a rule: a Linode rule's addresses become several simcloud rules. */
 const SIM_CIDRS = 64;
-const chunks = <T>(xs: readonly T[]): T[][] => (xs.length === 0 ? [[]] : Array.from({ length: Math.ceil(xs.length / SIM_CIDRS) }, (_, i) => xs.slice(i * SIM_CIDRS, (i + 1) * SIM_CIDRS)));
+const chunks = <T>(xs: readonly T[]): T[][] =>
+  xs.length === 0 ? [[]] : Array.from({ length: Math.ceil(xs.length / SIM_CIDRS) }, (_, i) => xs.slice(i * SIM_CIDRS, (i + 1) * SIM_CIDRS));
 
 type Direction = 'inbound' | 'outbound';
 
@@ -62,9 +72,11 @@ function checkOrder(direction: Direction, rules: readonly Rule[]): void {
 }
 
 function toDropRules(direction: Direction, rules: readonly Rule[], back: Loopback): LinodeDropRule[] {
-  return rules.flatMap((r, i) => (r.action === 'DROP'
-    ? [{ direction, label: r.label ?? '', protocol: r.protocol, ports: r.ports ?? '', cidrs: cidrsOf(r, `rules.${direction}.${i}`, back) }]
-    : []));
+  return rules.flatMap((r, i) =>
+    r.action === 'DROP'
+      ? [{ direction, label: r.label ?? '', protocol: r.protocol, ports: r.ports ?? '', cidrs: cidrsOf(r, `rules.${direction}.${i}`, back) }]
+      : [],
+  );
 }
 
 function toSimRules(direction: Direction, rules: readonly Rule[], back: Loopback): FirewallRuleInput[] {
@@ -80,19 +92,28 @@ function toSimRules(direction: Direction, rules: readonly Rule[], back: Loopback
 }
 
 /** The simcloud rules and Linode attributes of a rules body (IPv6 addresses are dropped: the VIPs are IPv4). */
-export function simRules(body: RulesBody, back: Loopback): { rules: FirewallRuleInput[]; policies: Pick<LinodeFirewallAttrs, 'inbound_policy' | 'outbound_policy' | 'drop_rules'> } {
+export function simRules(
+  body: RulesBody,
+  back: Loopback,
+): { rules: FirewallRuleInput[]; policies: Pick<LinodeFirewallAttrs, 'inbound_policy' | 'outbound_policy' | 'drop_rules'> } {
   const inbound = body.inbound ?? [];
   const outbound = body.outbound ?? [];
   return {
     rules: [...toSimRules('inbound', inbound, back), ...toSimRules('outbound', outbound, back)],
     policies: {
-      inbound_policy: body.inbound_policy, outbound_policy: body.outbound_policy,
+      inbound_policy: body.inbound_policy,
+      outbound_policy: body.outbound_policy,
       drop_rules: [...toDropRules('inbound', inbound, back), ...toDropRules('outbound', outbound, back)],
     },
   };
 }
 
-const LINODE_PROTOCOL: Record<FirewallRule['protocol'], FirewallRules['inbound'][number]['protocol']> = { tcp: 'TCP', udp: 'UDP', icmp: 'ICMP', any: 'IPENCAP' };
+const LINODE_PROTOCOL: Record<FirewallRule['protocol'], FirewallRules['inbound'][number]['protocol']> = {
+  tcp: 'TCP',
+  udp: 'UDP',
+  icmp: 'ICMP',
+  any: 'IPENCAP',
+};
 
 /**
  * simcloud rules back as Linode rules: those of one label, protocol and addresses make one rule with their
@@ -122,7 +143,11 @@ function linodeRules(rules: readonly FirewallRule[], direction: 'inbound' | 'out
     merged.push(fresh);
   }
   return merged.map(({ rule, cidrs, ports }) => ({
-    action: 'ACCEPT', label: rule.description, description: '', protocol: LINODE_PROTOCOL[rule.protocol], ports: ports.join(','),
+    action: 'ACCEPT',
+    label: rule.description,
+    description: '',
+    protocol: LINODE_PROTOCOL[rule.protocol],
+    ports: ports.join(','),
     addresses: { ipv4: cidrs.map((c) => shown.cidr(c)), ipv6: [] },
   }));
 }
@@ -131,16 +156,27 @@ export const fwAttrsOf = (p: FirewallPolicyRec): LinodeFirewallAttrs =>
   firewallAttrs(p) ?? { inbound_policy: 'DROP', outbound_policy: 'ACCEPT', status: 'enabled' };
 
 function dropRulesView(a: LinodeFirewallAttrs, direction: Direction, shown: Presented): FirewallRules['inbound'] {
-  return (a.drop_rules ?? []).filter((r) => r.direction === direction).map((r) => ({
-    action: 'DROP', label: r.label, description: '', protocol: r.protocol, ports: r.ports, addresses: { ipv4: r.cidrs.map((c) => shown.cidr(c)), ipv6: [] },
-  }));
+  return (a.drop_rules ?? [])
+    .filter((r) => r.direction === direction)
+    .map((r) => ({
+      action: 'DROP',
+      label: r.label,
+      description: '',
+      protocol: r.protocol,
+      ports: r.ports,
+      addresses: { ipv4: r.cidrs.map((c) => shown.cidr(c)), ipv6: [] },
+    }));
 }
 
 export function rulesView(p: FirewallPolicyRec, shown: Presented): FirewallRules {
   const a = fwAttrsOf(p);
   return {
-    inbound: [...linodeRules(p.rules, 'inbound', shown), ...dropRulesView(a, 'inbound', shown)], inbound_policy: a.inbound_policy,
-    outbound: [...linodeRules(p.rules, 'outbound', shown), ...dropRulesView(a, 'outbound', shown)], outbound_policy: a.outbound_policy, version: 1, fingerprint: '',
+    inbound: [...linodeRules(p.rules, 'inbound', shown), ...dropRulesView(a, 'inbound', shown)],
+    inbound_policy: a.inbound_policy,
+    outbound: [...linodeRules(p.rules, 'outbound', shown), ...dropRulesView(a, 'outbound', shown)],
+    outbound_policy: a.outbound_policy,
+    version: 1,
+    fingerprint: '',
   };
 }
 
@@ -153,7 +189,9 @@ const ALL = '0.0.0.0/0';
 function allowedSources(p: FirewallPolicyRec): string[] {
   const a = fwAttrsOf(p);
   if (a.status === 'disabled') return [];
-  const accepted = [...new Set(p.rules.filter((r) => r.direction === 'inbound' && (r.protocol === 'tcp' || r.protocol === 'any')).flatMap((r) => r.source_cidrs))];
+  const accepted = [
+    ...new Set(p.rules.filter((r) => r.direction === 'inbound' && (r.protocol === 'tcp' || r.protocol === 'any')).flatMap((r) => r.source_cidrs)),
+  ];
   const dropped = (a.drop_rules ?? []).filter((r) => r.direction === 'inbound' && (r.protocol === 'TCP' || r.protocol === 'IPENCAP')).flatMap((r) => r.cidrs);
   const refused = subtractCidrs(dropped, accepted);
   if (a.inbound_policy === 'ACCEPT' && refused.length === 0) return [];

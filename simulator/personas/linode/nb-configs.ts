@@ -58,7 +58,8 @@ function updated(current: Config, body: z.infer<typeof ConfigUpdateBody>): Confi
   const { ssl_cert: _cert, ssl_key: _key, ...rest } = body;
   const defined = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Partial<Config>;
   // A config turned to udp takes Linode's UDP defaults for what the body leaves out.
-  const udpDefaults = body.protocol === 'udp' && current.protocol !== 'udp' ? { stickiness: 'session' as const, udp_check_port: current.udp_check_port ?? 80 } : {};
+  const udpDefaults =
+    body.protocol === 'udp' && current.protocol !== 'udp' ? { stickiness: 'session' as const, udp_check_port: current.udp_check_port ?? 80 } : {};
   const protocol = body.protocol ?? current.protocol;
   return checkConfig({ ...current, ...udpDefaults, ...defined, tls: tlsFor(protocol, body, current.tls) });
 }
@@ -78,54 +79,99 @@ function rebuilt(c: Ctx, current: Config, body: z.infer<typeof RebuildBody>): Co
 
 const configRoutes: RouteDef[] = [
   defineRoute({
-    method: 'get', path: `${PREFIX}/nodebalancers/:id/configs`, operation: 'linode.nodebalancers.configs.list', summary: 'List configs',
-    params: LbParams, query: ListQuery, queryHeaders: ['X-Filter'],
-    response: page(NodeBalancerConfig), handle: (sim, { caller, params, query }) => {
+    method: 'get',
+    path: `${PREFIX}/nodebalancers/:id/configs`,
+    operation: 'linode.nodebalancers.configs.list',
+    summary: 'List configs',
+    params: LbParams,
+    query: ListQuery,
+    queryHeaders: ['X-Filter'],
+    response: page(NodeBalancerConfig),
+    handle: (sim, { caller, params, query }) => {
       const c = ctx(sim, caller, params.id);
-      return pageOf(c.configs.map((x) => configView(sim, c.lb, x)), query);
+      return pageOf(
+        c.configs.map((x) => configView(sim, c.lb, x)),
+        query,
+      );
     },
   }),
   defineRoute({
-    method: 'post', path: `${PREFIX}/nodebalancers/:id/configs`, operation: 'linode.nodebalancers.configs.create', summary: 'Create a config',
-    params: LbParams, body: ConfigBody,
-    response: NodeBalancerConfig, handle: async (sim, { caller, params, body }) => {
+    method: 'post',
+    path: `${PREFIX}/nodebalancers/:id/configs`,
+    operation: 'linode.nodebalancers.configs.create',
+    summary: 'Create a config',
+    params: LbParams,
+    body: ConfigBody,
+    response: NodeBalancerConfig,
+    handle: async (sim, { caller, params, body }) => {
       const c = ctx(sim, caller, params.id);
-      const { lb, config } = await save(c, newConfig(c.attrs, body, (body.nodes ?? []).map((n) => loopbackNode(sim, n))));
+      const { lb, config } = await save(
+        c,
+        newConfig(
+          c.attrs,
+          body,
+          (body.nodes ?? []).map((n) => loopbackNode(sim, n)),
+        ),
+      );
       return configView(sim, lb, config);
     },
   }),
   defineRoute({
-    method: 'get', path: `${PREFIX}/nodebalancers/:id/configs/:cid`, operation: 'linode.nodebalancers.configs.get', summary: 'Get a config', params: ConfigParams,
-    response: NodeBalancerConfig, handle: (sim, { caller, params }) => {
+    method: 'get',
+    path: `${PREFIX}/nodebalancers/:id/configs/:cid`,
+    operation: 'linode.nodebalancers.configs.get',
+    summary: 'Get a config',
+    params: ConfigParams,
+    response: NodeBalancerConfig,
+    handle: (sim, { caller, params }) => {
       const c = ctx(sim, caller, params.id);
       return configView(sim, c.lb, configOf(c, params.cid));
     },
   }),
   defineRoute({
-    method: 'put', path: `${PREFIX}/nodebalancers/:id/configs/:cid`, operation: 'linode.nodebalancers.configs.update', summary: 'Update a config',
-    params: ConfigParams, body: ConfigUpdateBody,
-    response: NodeBalancerConfig, handle: async (sim, { caller, params, body }) => {
+    method: 'put',
+    path: `${PREFIX}/nodebalancers/:id/configs/:cid`,
+    operation: 'linode.nodebalancers.configs.update',
+    summary: 'Update a config',
+    params: ConfigParams,
+    body: ConfigUpdateBody,
+    response: NodeBalancerConfig,
+    handle: async (sim, { caller, params, body }) => {
       const c = ctx(sim, caller, params.id);
       const { lb, config } = await save(c, updated(configOf(c, params.cid), body));
       return configView(sim, lb, config);
     },
   }),
   defineRoute({
-    method: 'post', path: `${PREFIX}/nodebalancers/:id/configs/:cid/rebuild`, operation: 'linode.nodebalancers.configs.rebuild',
-    summary: 'Rebuild a config with its nodes', params: ConfigParams, body: RebuildBody,
-    response: NodeBalancerConfig, handle: async (sim, { caller, params, body }) => {
+    method: 'post',
+    path: `${PREFIX}/nodebalancers/:id/configs/:cid/rebuild`,
+    operation: 'linode.nodebalancers.configs.rebuild',
+    summary: 'Rebuild a config with its nodes',
+    params: ConfigParams,
+    body: RebuildBody,
+    response: NodeBalancerConfig,
+    handle: async (sim, { caller, params, body }) => {
       const c = ctx(sim, caller, params.id);
       const { lb, config } = await save(c, rebuilt(c, configOf(c, params.cid), body));
       return configView(sim, lb, config);
     },
   }),
   defineRoute({
-    method: 'delete', path: `${PREFIX}/nodebalancers/:id/configs/:cid`, operation: 'linode.nodebalancers.configs.delete', summary: 'Delete a config',
+    method: 'delete',
+    path: `${PREFIX}/nodebalancers/:id/configs/:cid`,
+    operation: 'linode.nodebalancers.configs.delete',
+    summary: 'Delete a config',
     params: ConfigParams,
-    response: Empty, handle: async (sim, { caller, params }) => {
+    response: Empty,
+    handle: async (sim, { caller, params }) => {
       const c = ctx(sim, caller, params.id);
       configOf(c, params.cid);
-      await commitConfigs(sim, caller, c, c.configs.filter((x) => x.id !== params.cid));
+      await commitConfigs(
+        sim,
+        caller,
+        c,
+        c.configs.filter((x) => x.id !== params.cid),
+      );
       return {};
     },
   }),
@@ -133,17 +179,28 @@ const configRoutes: RouteDef[] = [
 
 const nodeRoutes: RouteDef[] = [
   defineRoute({
-    method: 'get', path: `${PREFIX}/nodebalancers/:id/configs/:cid/nodes`, operation: 'linode.nodebalancers.nodes.list', summary: 'List nodes',
-    params: ConfigParams, query: ListQuery, queryHeaders: ['X-Filter'],
-    response: page(NodeBalancerNode), handle: (sim, { caller, params, query }) => {
+    method: 'get',
+    path: `${PREFIX}/nodebalancers/:id/configs/:cid/nodes`,
+    operation: 'linode.nodebalancers.nodes.list',
+    summary: 'List nodes',
+    params: ConfigParams,
+    query: ListQuery,
+    queryHeaders: ['X-Filter'],
+    response: page(NodeBalancerNode),
+    handle: (sim, { caller, params, query }) => {
       const c = ctx(sim, caller, params.id);
       return pageOf(nodeViews(sim, c.lb, configOf(c, params.cid)), query);
     },
   }),
   defineRoute({
-    method: 'post', path: `${PREFIX}/nodebalancers/:id/configs/:cid/nodes`, operation: 'linode.nodebalancers.nodes.create', summary: 'Create a node',
-    params: ConfigParams, body: NodeBody,
-    response: NodeBalancerNode, handle: async (sim, { caller, params, body }) => {
+    method: 'post',
+    path: `${PREFIX}/nodebalancers/:id/configs/:cid/nodes`,
+    operation: 'linode.nodebalancers.nodes.create',
+    summary: 'Create a node',
+    params: ConfigParams,
+    body: NodeBody,
+    response: NodeBalancerNode,
+    handle: async (sim, { caller, params, body }) => {
       const c = ctx(sim, caller, params.id);
       const config = configOf(c, params.cid);
       const node = newNode(c.attrs.next_id++, loopbackNode(sim, body), config.protocol);
@@ -152,9 +209,13 @@ const nodeRoutes: RouteDef[] = [
     },
   }),
   defineRoute({
-    method: 'get', path: `${PREFIX}/nodebalancers/:id/configs/:cid/nodes/:nid`, operation: 'linode.nodebalancers.nodes.get', summary: 'Get a node',
+    method: 'get',
+    path: `${PREFIX}/nodebalancers/:id/configs/:cid/nodes/:nid`,
+    operation: 'linode.nodebalancers.nodes.get',
+    summary: 'Get a node',
     params: NodeParams,
-    response: NodeBalancerNode, handle: (sim, { caller, params }) => {
+    response: NodeBalancerNode,
+    handle: (sim, { caller, params }) => {
       const c = ctx(sim, caller, params.id);
       const config = configOf(c, params.cid);
       nodeOf(config, params.nid);
@@ -162,20 +223,32 @@ const nodeRoutes: RouteDef[] = [
     },
   }),
   defineRoute({
-    method: 'put', path: `${PREFIX}/nodebalancers/:id/configs/:cid/nodes/:nid`, operation: 'linode.nodebalancers.nodes.update', summary: 'Update a node',
-    params: NodeParams, body: NodeUpdateBody,
-    response: NodeBalancerNode, handle: async (sim, { caller, params, body }) => {
+    method: 'put',
+    path: `${PREFIX}/nodebalancers/:id/configs/:cid/nodes/:nid`,
+    operation: 'linode.nodebalancers.nodes.update',
+    summary: 'Update a node',
+    params: NodeParams,
+    body: NodeUpdateBody,
+    response: NodeBalancerNode,
+    handle: async (sim, { caller, params, body }) => {
       const c = ctx(sim, caller, params.id);
       const config = configOf(c, params.cid);
-      const node = { ...nodeOf(config, params.nid), ...Object.fromEntries(Object.entries(loopbackNode(sim, body)).filter(([k, v]) => v !== undefined && k !== 'subnet_id')) };
+      const node = {
+        ...nodeOf(config, params.nid),
+        ...Object.fromEntries(Object.entries(loopbackNode(sim, body)).filter(([k, v]) => v !== undefined && k !== 'subnet_id')),
+      };
       const saved = await save(c, { ...config, nodes: config.nodes.map((n) => (n.id === node.id ? node : n)) });
       return nodeViews(sim, saved.lb, saved.config).find((n) => n.id === node.id);
     },
   }),
   defineRoute({
-    method: 'delete', path: `${PREFIX}/nodebalancers/:id/configs/:cid/nodes/:nid`, operation: 'linode.nodebalancers.nodes.delete', summary: 'Delete a node',
+    method: 'delete',
+    path: `${PREFIX}/nodebalancers/:id/configs/:cid/nodes/:nid`,
+    operation: 'linode.nodebalancers.nodes.delete',
+    summary: 'Delete a node',
     params: NodeParams,
-    response: Empty, handle: async (sim, { caller, params }) => {
+    response: Empty,
+    handle: async (sim, { caller, params }) => {
       const c = ctx(sim, caller, params.id);
       const config = configOf(c, params.cid);
       nodeOf(config, params.nid);

@@ -43,22 +43,46 @@ const UDP_CHECK_PORT = 80;
 const defaultMode = (protocol: Config['protocol']): LinodeNode['mode'] => (protocol === 'udp' ? 'none' : 'accept');
 
 function derived(sim: Sim, lb: LoadBalancerRec, s: LoadBalancerService): Config {
-  const nodes: LinodeNode[] = sim.targets.resolve(lb).flatMap((t, i) => (t.ip === null ? [] : [{
-    id: s.listen_port * 1000 + i + 1, address: `${t.ip}:${s.destination_port}`, label: t.id, weight: 100, mode: defaultMode(s.protocol),
-  }]));
+  const nodes: LinodeNode[] = sim.targets.resolve(lb).flatMap((t, i) =>
+    t.ip === null
+      ? []
+      : [
+          {
+            id: s.listen_port * 1000 + i + 1,
+            address: `${t.ip}:${s.destination_port}`,
+            label: t.id,
+            weight: 100,
+            mode: defaultMode(s.protocol),
+          },
+        ],
+  );
   return {
-    id: s.listen_port, port: s.listen_port, algorithm: lb.algorithm === 'least_connections' ? 'leastconn' : 'roundrobin',
-    stickiness: lb.session_affinity === 'source_ip' ? 'source_ip' : s.protocol === 'udp' ? 'session' : 'none', check: CHECK_OF[s.health_check.protocol],
-    check_body: '', check_passive: s.protocol !== 'udp', cipher_suite: 'recommended', nodes, ...fromService(s),
+    id: s.listen_port,
+    port: s.listen_port,
+    algorithm: lb.algorithm === 'least_connections' ? 'leastconn' : 'roundrobin',
+    stickiness: lb.session_affinity === 'source_ip' ? 'source_ip' : s.protocol === 'udp' ? 'session' : 'none',
+    check: CHECK_OF[s.health_check.protocol],
+    check_body: '',
+    check_passive: s.protocol !== 'udp',
+    cipher_suite: 'recommended',
+    nodes,
+    ...fromService(s),
     ...(s.protocol === 'udp' ? { udp_check_port: s.health_check.port ?? UDP_CHECK_PORT } : {}),
   };
 }
 
-function fromService(s: LoadBalancerService): Pick<Config, 'protocol' | 'proxy_protocol' | 'check_interval' | 'check_timeout' | 'check_attempts' | 'check_path' | 'tls'> {
+function fromService(
+  s: LoadBalancerService,
+): Pick<Config, 'protocol' | 'proxy_protocol' | 'check_interval' | 'check_timeout' | 'check_attempts' | 'check_path' | 'tls'> {
   const hc = s.health_check;
   return {
-    tls: s.tls ?? null, protocol: s.protocol, proxy_protocol: s.proxy_protocol, check_interval: Math.max(2, Math.round(hc.interval_seconds)),
-    check_timeout: Math.max(1, Math.round(hc.timeout_seconds)), check_attempts: Math.max(1, hc.retries), check_path: hc.protocol === 'http' ? hc.path : '',
+    tls: s.tls ?? null,
+    protocol: s.protocol,
+    proxy_protocol: s.proxy_protocol,
+    check_interval: Math.max(2, Math.round(hc.interval_seconds)),
+    check_timeout: Math.max(1, Math.round(hc.timeout_seconds)),
+    check_attempts: Math.max(1, hc.retries),
+    check_path: hc.protocol === 'http' ? hc.path : '',
   };
 }
 
@@ -81,7 +105,11 @@ function toService(c: Config, field: string): LoadBalancerService {
   const ports = [...new Set(c.nodes.filter(serving).map((n) => portOf(n.address)))];
   if (ports.length > 1) throw invalidField(`${field}nodes`, `simcloud forwards a config to one port; these nodes use ${ports.join(', ')}`);
   return {
-    protocol: c.protocol, listen_port: c.port, destination_port: ports[0] ?? c.port, proxy_protocol: c.proxy_protocol, health_check: healthCheckOf(c),
+    protocol: c.protocol,
+    listen_port: c.port,
+    destination_port: ports[0] ?? c.port,
+    proxy_protocol: c.proxy_protocol,
+    health_check: healthCheckOf(c),
     ...(c.protocol === 'https' && c.tls ? { tls: c.tls } : {}),
   };
 }
@@ -91,8 +119,11 @@ function healthCheckOf(c: Config): LoadBalancerService['health_check'] {
   const http = c.check === 'http' || c.check === 'http_body';
   const udp = c.protocol === 'udp';
   return {
-    protocol: http ? 'http' : udp && c.check === 'none' ? 'none' : 'tcp', port: udp ? (c.udp_check_port ?? UDP_CHECK_PORT) : null,
-    path: http && c.check_path.startsWith('/') ? c.check_path : '/', interval_seconds: c.check_interval, timeout_seconds: c.check_timeout,
+    protocol: http ? 'http' : udp && c.check === 'none' ? 'none' : 'tcp',
+    port: udp ? (c.udp_check_port ?? UDP_CHECK_PORT) : null,
+    path: http && c.check_path.startsWith('/') ? c.check_path : '/',
+    interval_seconds: c.check_interval,
+    timeout_seconds: c.check_timeout,
     retries: Math.min(10, c.check_attempts),
   };
 }
@@ -109,20 +140,38 @@ export function simFields(configs: readonly Config[]): Required<Pick<UpdateLoadB
   const targets: LoadBalancerTarget[] = ips.map((ip) => ({ kind: 'ip', ip }));
   const first = configs[0];
   return {
-    services, targets, algorithm: first?.algorithm === 'leastconn' ? 'least_connections' : 'round_robin',
-    session_affinity: first !== undefined && (['source', 'ring_hash'].includes(first.algorithm) || ['table', 'source_ip'].includes(first.stickiness)) ? 'source_ip' : 'none',
+    services,
+    targets,
+    algorithm: first?.algorithm === 'leastconn' ? 'least_connections' : 'round_robin',
+    session_affinity:
+      first !== undefined && (['source', 'ring_hash'].includes(first.algorithm) || ['table', 'source_ip'].includes(first.stickiness)) ? 'source_ip' : 'none',
   };
 }
 
 /** A new node of a config on `protocol`, with Linode's defaults. */
 export const newNode = (id: number, b: NodeBody & Pick<LinodeNode, 'presented'>, protocol: Config['protocol']): LinodeNode => ({
-  id, address: b.address, label: b.label, weight: b.weight ?? 100, mode: b.mode ?? defaultMode(protocol), ...(b.presented === undefined ? {} : { presented: b.presented }),
+  id,
+  address: b.address,
+  label: b.label,
+  weight: b.weight ?? 100,
+  mode: b.mode ?? defaultMode(protocol),
+  ...(b.presented === undefined ? {} : { presented: b.presented }),
 });
 
 const CONFIG_DEFAULTS = {
   tls: null,
-  protocol: 'http', proxy_protocol: 'none', algorithm: 'roundrobin', stickiness: 'none', check: 'none', check_interval: 5, check_timeout: 3,
-  check_attempts: 3, check_path: '', check_body: '', check_passive: true, cipher_suite: 'recommended',
+  protocol: 'http',
+  proxy_protocol: 'none',
+  algorithm: 'roundrobin',
+  stickiness: 'none',
+  check: 'none',
+  check_interval: 5,
+  check_timeout: 3,
+  check_attempts: 3,
+  check_path: '',
+  check_body: '',
+  check_passive: true,
+  cipher_suite: 'recommended',
 } as const satisfies Omit<Config, 'id' | 'port' | 'nodes' | 'tls'> & { tls: null };
 
 /** What a UDP config starts with where the body says nothing (Linode's UDP defaults). */
@@ -148,7 +197,8 @@ export function tlsFor(protocol: Config['protocol'], body: Pick<ConfigBody, 'ssl
 export function checkConfig(c: Config): Config {
   if (c.protocol === 'udp') {
     if (c.proxy_protocol !== 'none') throw invalidField('proxy_protocol', 'must be none on a udp config');
-    if (!['roundrobin', 'leastconn', 'ring_hash'].includes(c.algorithm)) throw invalidField('algorithm', 'must be roundrobin, leastconn or ring_hash on a udp config');
+    if (!['roundrobin', 'leastconn', 'ring_hash'].includes(c.algorithm))
+      throw invalidField('algorithm', 'must be roundrobin, leastconn or ring_hash on a udp config');
     if (!['none', 'session', 'source_ip'].includes(c.stickiness)) throw invalidField('stickiness', 'must be none, session or source_ip on a udp config');
   }
   return c;
@@ -165,8 +215,16 @@ export function newConfig(attrs: LinodeLbAttrs, b: Omit<ConfigBody, 'nodes'>, no
 }
 
 export const toAttrs = (c: Config): LinodeConfigAttrs => ({
-  id: c.id, port: c.port, algorithm: c.algorithm, stickiness: c.stickiness, check: c.check, check_body: c.check_body, check_passive: c.check_passive,
-  cipher_suite: c.cipher_suite, ...(c.udp_check_port === undefined ? {} : { udp_check_port: c.udp_check_port }), nodes: c.nodes,
+  id: c.id,
+  port: c.port,
+  algorithm: c.algorithm,
+  stickiness: c.stickiness,
+  check: c.check,
+  check_body: c.check_body,
+  check_passive: c.check_passive,
+  cipher_suite: c.cipher_suite,
+  ...(c.udp_check_port === undefined ? {} : { udp_check_port: c.udp_check_port }),
+  nodes: c.nodes,
 });
 
 /** An LB about to change: its record and a copy of its Linode attributes (whose ids advance). */

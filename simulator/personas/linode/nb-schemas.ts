@@ -2,7 +2,11 @@
 import { z } from 'zod';
 import { NODE_MODES } from './attrs.ts';
 
-const Label = z.string().min(3).max(32).regex(/^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$/, 'must be 3-32 letters, digits, dots, dashes or underscores');
+const Label = z
+  .string()
+  .min(3)
+  .max(32)
+  .regex(/^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$/, 'must be 3-32 letters, digits, dots, dashes or underscores');
 const Tags = z.array(z.string().min(1).max(50)).max(50);
 const Address = z.string().regex(/^\d{1,3}(\.\d{1,3}){3}:\d{1,5}$/, 'must be an IPv4 address and a port, like 192.168.1.5:30080');
 

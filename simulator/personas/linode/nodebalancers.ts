@@ -46,7 +46,11 @@ function backendVpc(sim: Sim, caller: Caller, body: CreateNodeBalancerBody): { s
 }
 
 /** Where a new NodeBalancer's addresses come from: its reserved VIP and its backend VPC subnet, as simcloud fields and attributes. */
-function placement(sim: Sim, caller: Caller, body: CreateNodeBalancerBody): { fields: { ip_block_id?: string; network_id?: string }; attrs: { backend_subnet_id?: number } } {
+function placement(
+  sim: Sim,
+  caller: Caller,
+  body: CreateNodeBalancerBody,
+): { fields: { ip_block_id?: string; network_id?: string }; attrs: { backend_subnet_id?: number } } {
   const ipBlock = reservedBlock(sim, caller, body.ipv4, body.region);
   const vpc = backendVpc(sim, caller, body);
   return {
@@ -60,13 +64,28 @@ async function create(sim: Sim, caller: Caller, body: CreateNodeBalancerBody): P
   const firewall = body.firewall_id === undefined ? undefined : owned(sim, caller, 'networking/firewalls', { n: body.firewall_id, field: 'firewall_id' });
   const place = placement(sim, caller, body);
   const attrs = { ...emptyAttrs(), client_conn_throttle: body.client_conn_throttle ?? 0, type: body.type ?? 'common', ...place.attrs };
-  const configs = (body.configs ?? []).map((c) => newConfig(attrs, c, (c.nodes ?? []).map((n) => loopbackNode(sim, n))));
+  const configs = (body.configs ?? []).map((c) =>
+    newConfig(
+      attrs,
+      c,
+      (c.nodes ?? []).map((n) => loopbackNode(sim, n)),
+    ),
+  );
   const { configs: _c, ...settings } = attrs;
   const guard = guardedBy(firewall);
-  const { load_balancer } = await svc.createLoadBalancer(sim, caller, {
-    name: body.label ?? `nodebalancer-${randomBytes(4).toString('hex')}`, location: body.region, labels: labelsOf(body.tags ?? []), ...simFields(configs),
-    ...guard.fields, ...place.fields,
-  }, { dialect_attrs: { [NAME]: { ...settings, configs: configs.map(toAttrs), ...guard.attrs } } });
+  const { load_balancer } = await svc.createLoadBalancer(
+    sim,
+    caller,
+    {
+      name: body.label ?? `nodebalancer-${randomBytes(4).toString('hex')}`,
+      location: body.region,
+      labels: labelsOf(body.tags ?? []),
+      ...simFields(configs),
+      ...guard.fields,
+      ...place.fields,
+    },
+    { dialect_attrs: { [NAME]: { ...settings, configs: configs.map(toAttrs), ...guard.attrs } } },
+  );
   return nodeBalancerView(getOwned(sim, caller, 'load_balancers', load_balancer.id));
 }
 
@@ -74,32 +93,59 @@ async function create(sim: Sim, caller: Caller, body: CreateNodeBalancerBody): P
 function vpcConfigs(sim: Sim, lb: LoadBalancerRec): NodeBalancerVPCConfig[] {
   const subnet = attrsOf(lb).backend_subnet_id;
   if (subnet === undefined || lb.network_id === null || lb.private_ipv4 === null) return [];
-  return [{
-    id: subnet, ipv4_range: `${presentedOf(sim).ip(lb.private_ipv4, 'vpc')}/32`, ipv6_range: null, nodebalancer_id: numericIdOf(lb.id), subnet_id: subnet,
-    vpc_id: numericIdOf(lb.network_id), purpose: 'backend',
-  }];
+  return [
+    {
+      id: subnet,
+      ipv4_range: `${presentedOf(sim).ip(lb.private_ipv4, 'vpc')}/32`,
+      ipv6_range: null,
+      nodebalancer_id: numericIdOf(lb.id),
+      subnet_id: subnet,
+      vpc_id: numericIdOf(lb.network_id),
+      purpose: 'backend',
+    },
+  ];
 }
 
 export const nodeBalancerRoutes: RouteDef[] = [
   defineRoute({
-    method: 'get', path: `${PREFIX}/nodebalancers`, operation: 'linode.nodebalancers.list', summary: 'List NodeBalancers', query: ListQuery,
-    queryHeaders: ['X-Filter'], response: page(NodeBalancer),
+    method: 'get',
+    path: `${PREFIX}/nodebalancers`,
+    operation: 'linode.nodebalancers.list',
+    summary: 'List NodeBalancers',
+    query: ListQuery,
+    queryHeaders: ['X-Filter'],
+    response: page(NodeBalancer),
     handle: (sim, { caller, query }) => {
       const mine = ownedRecords(sim, caller, 'load_balancers').filter(visible);
       return pageOf(mine.map(nodeBalancerView), query);
     },
   }),
   defineRoute({
-    method: 'post', path: `${PREFIX}/nodebalancers`, operation: 'linode.nodebalancers.create', summary: 'Create a NodeBalancer', body: CreateNodeBalancerBody, response: NodeBalancer,
+    method: 'post',
+    path: `${PREFIX}/nodebalancers`,
+    operation: 'linode.nodebalancers.create',
+    summary: 'Create a NodeBalancer',
+    body: CreateNodeBalancerBody,
+    response: NodeBalancer,
     handle: (sim, { caller, body }) => create(sim, caller, body),
   }),
   defineRoute({
-    method: 'get', path: `${PREFIX}/nodebalancers/:id`, operation: 'linode.nodebalancers.get', summary: 'Get a NodeBalancer', params: NumericIdParams, response: NodeBalancer,
+    method: 'get',
+    path: `${PREFIX}/nodebalancers/:id`,
+    operation: 'linode.nodebalancers.get',
+    summary: 'Get a NodeBalancer',
+    params: NumericIdParams,
+    response: NodeBalancer,
     handle: (sim, { caller, params }) => nodeBalancerView(owned(sim, caller, 'nodebalancers', params.id)),
   }),
   defineRoute({
-    method: 'put', path: `${PREFIX}/nodebalancers/:id`, operation: 'linode.nodebalancers.update', summary: 'Update label, tags or throttle',
-    params: NumericIdParams, body: UpdateNodeBalancerBody, response: NodeBalancer,
+    method: 'put',
+    path: `${PREFIX}/nodebalancers/:id`,
+    operation: 'linode.nodebalancers.update',
+    summary: 'Update label, tags or throttle',
+    params: NumericIdParams,
+    body: UpdateNodeBalancerBody,
+    response: NodeBalancer,
     handle: async (sim, { caller, params, body }) => {
       const lb = owned(sim, caller, 'nodebalancers', params.id);
       const attrs = body.client_conn_throttle === undefined ? {} : { [NAME]: { ...attrsOf(lb), client_conn_throttle: body.client_conn_throttle } };
@@ -110,20 +156,35 @@ export const nodeBalancerRoutes: RouteDef[] = [
     },
   }),
   defineRoute({
-    method: 'delete', path: `${PREFIX}/nodebalancers/:id`, operation: 'linode.nodebalancers.delete', summary: 'Delete a NodeBalancer', params: NumericIdParams, response: Empty,
+    method: 'delete',
+    path: `${PREFIX}/nodebalancers/:id`,
+    operation: 'linode.nodebalancers.delete',
+    summary: 'Delete a NodeBalancer',
+    params: NumericIdParams,
+    response: Empty,
     handle: async (sim, { caller, params }) => {
       await svc.deleteLoadBalancer(sim, caller, owned(sim, caller, 'nodebalancers', params.id).id);
       return {};
     },
   }),
   defineRoute({
-    method: 'get', path: `${PREFIX}/nodebalancers/:id/vpcs`, operation: 'linode.nodebalancers.vpcs', summary: 'List its VPC configs',
-    params: NumericIdParams, query: ListQuery, queryHeaders: ['X-Filter'], response: page(NodeBalancerVPCConfig),
+    method: 'get',
+    path: `${PREFIX}/nodebalancers/:id/vpcs`,
+    operation: 'linode.nodebalancers.vpcs',
+    summary: 'List its VPC configs',
+    params: NumericIdParams,
+    query: ListQuery,
+    queryHeaders: ['X-Filter'],
+    response: page(NodeBalancerVPCConfig),
     handle: (sim, { caller, params, query }) => pageOf(vpcConfigs(sim, owned(sim, caller, 'nodebalancers', params.id)), query),
   }),
   defineRoute({
-    method: 'get', path: `${PREFIX}/nodebalancers/:id/vpcs/:configId`, operation: 'linode.nodebalancers.vpc', summary: 'Get one of its VPC configs',
-    params: NumericIdParams.extend({ configId: NumericPathId }), response: NodeBalancerVPCConfig,
+    method: 'get',
+    path: `${PREFIX}/nodebalancers/:id/vpcs/:configId`,
+    operation: 'linode.nodebalancers.vpc',
+    summary: 'Get one of its VPC configs',
+    params: NumericIdParams.extend({ configId: NumericPathId }),
+    response: NodeBalancerVPCConfig,
     handle: (sim, { caller, params }) => {
       const found = vpcConfigs(sim, owned(sim, caller, 'nodebalancers', params.id)).find((c) => c.id === params.configId);
       if (found === undefined) throw notFound('nodebalancer vpc config', String(params.configId));
@@ -131,8 +192,14 @@ export const nodeBalancerRoutes: RouteDef[] = [
     },
   }),
   defineRoute({
-    method: 'get', path: `${PREFIX}/nodebalancers/:id/firewalls`, operation: 'linode.nodebalancers.firewalls', summary: 'List its firewall',
-    params: NumericIdParams, query: ListQuery, queryHeaders: ['X-Filter'], response: page(Firewall),
+    method: 'get',
+    path: `${PREFIX}/nodebalancers/:id/firewalls`,
+    operation: 'linode.nodebalancers.firewalls',
+    summary: 'List its firewall',
+    params: NumericIdParams,
+    query: ListQuery,
+    queryHeaders: ['X-Filter'],
+    response: page(Firewall),
     handle: (sim, { caller, params, query }) => {
       const fw = attrsOf(owned(sim, caller, 'nodebalancers', params.id)).firewall_id;
       const p = fw === undefined || fw === null ? undefined : findOwned(sim, caller, 'firewall_policies', sid('networking/firewalls', fw));

@@ -18,10 +18,21 @@ import { reservedIpRoutes } from './reserved-ips.ts';
 import { regionView, typeView } from './views.ts';
 import { vpcRoutes } from './vpcs.ts';
 
-export const LINODE_ROUTES: readonly RouteDef[] = [...catalogueRoutes, ...instanceRoutes, ...nodeBalancerRoutes, ...nodeBalancerConfigRoutes, ...firewallAllRoutes, ...vpcRoutes, ...reservedIpRoutes];
+export const LINODE_ROUTES: readonly RouteDef[] = [
+  ...catalogueRoutes,
+  ...instanceRoutes,
+  ...nodeBalancerRoutes,
+  ...nodeBalancerConfigRoutes,
+  ...firewallAllRoutes,
+  ...vpcRoutes,
+  ...reservedIpRoutes,
+];
 
 export const linode: Persona = {
-  name: NAME, prefix: PREFIX, aliases: [BETA_PREFIX], routes: LINODE_ROUTES,
+  name: NAME,
+  prefix: PREFIX,
+  aliases: [BETA_PREFIX],
+  routes: LINODE_ROUTES,
   errors: { status: linodeErrorStatus, body: linodeErrorBody },
   rateLimitReset: 'epoch',
   rateLimitHeaders: 'X-RateLimit',

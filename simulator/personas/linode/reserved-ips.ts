@@ -39,13 +39,27 @@ function holderOf(sim: Sim, caller: Caller, address: string): Holder {
 }
 
 function addressView(address: string, region: string, h: Holder): InstanceIP {
-  const entity = h.lb !== undefined
-    ? { id: numericIdOf(h.lb.id), label: h.lb.name, type: 'nodebalancer', url: `/v4/nodebalancers/${numericIdOf(h.lb.id)}` }
-    : h.server === undefined ? null : { id: numericIdOf(h.server.id), label: h.server.name, type: 'linode', url: `/v4/linode/instances/${numericIdOf(h.server.id)}` };
+  const entity =
+    h.lb !== undefined
+      ? { id: numericIdOf(h.lb.id), label: h.lb.name, type: 'nodebalancer', url: `/v4/nodebalancers/${numericIdOf(h.lb.id)}` }
+      : h.server === undefined
+        ? null
+        : { id: numericIdOf(h.server.id), label: h.server.name, type: 'linode', url: `/v4/linode/instances/${numericIdOf(h.server.id)}` };
   return {
-    address, gateway: null, subnet_mask: '255.255.255.0', prefix: 24, type: 'ipv4', public: true, rdns: rdnsOf(address),
-    linode_id: h.server === undefined ? null : numericIdOf(h.server.id), interface_id: null, region, vpc_nat_1_1: null,
-    reserved: h.block !== undefined, tags: h.block === undefined ? [] : tagsOf(h.block.tags), assigned_entity: entity,
+    address,
+    gateway: null,
+    subnet_mask: '255.255.255.0',
+    prefix: 24,
+    type: 'ipv4',
+    public: true,
+    rdns: rdnsOf(address),
+    linode_id: h.server === undefined ? null : numericIdOf(h.server.id),
+    interface_id: null,
+    region,
+    vpc_nat_1_1: null,
+    reserved: h.block !== undefined,
+    tags: h.block === undefined ? [] : tagsOf(h.block.tags),
+    assigned_entity: entity,
   };
 }
 
@@ -80,12 +94,28 @@ async function setReserved(sim: Sim, caller: Caller, address: string, wanted: bo
 
 export const reservedIpRoutes: RouteDef[] = [
   defineRoute({
-    method: 'get', path: `${PREFIX}/networking/reserved/ips`, operation: 'linode.reservedIps.list', summary: 'List reserved IPv4 addresses', query: ListQuery,
-    queryHeaders: ['X-Filter'], response: page(InstanceIP),
-    handle: (sim, { caller, query }) => pageOf(ownedRecords(sim, caller, 'ip_blocks').filter((b) => b.size === 32).map((b) => blockView(sim, caller, b)), query),
+    method: 'get',
+    path: `${PREFIX}/networking/reserved/ips`,
+    operation: 'linode.reservedIps.list',
+    summary: 'List reserved IPv4 addresses',
+    query: ListQuery,
+    queryHeaders: ['X-Filter'],
+    response: page(InstanceIP),
+    handle: (sim, { caller, query }) =>
+      pageOf(
+        ownedRecords(sim, caller, 'ip_blocks')
+          .filter((b) => b.size === 32)
+          .map((b) => blockView(sim, caller, b)),
+        query,
+      ),
   }),
   defineRoute({
-    method: 'post', path: `${PREFIX}/networking/reserved/ips`, operation: 'linode.reservedIps.create', summary: 'Reserve an IPv4 address', body: ReserveBody, response: InstanceIP,
+    method: 'post',
+    path: `${PREFIX}/networking/reserved/ips`,
+    operation: 'linode.reservedIps.create',
+    summary: 'Reserve an IPv4 address',
+    body: ReserveBody,
+    response: InstanceIP,
     handle: async (sim, { caller, body }) => {
       if (!regionExists(body.region)) throw invalidField('region', `unknown region ${body.region}`);
       const b = await blocks.allocateIpBlock(sim, caller, { location: body.region, size: 32, tags: labelsOf(body.tags ?? []) });
@@ -93,13 +123,22 @@ export const reservedIpRoutes: RouteDef[] = [
     },
   }),
   defineRoute({
-    method: 'get', path: `${PREFIX}/networking/reserved/ips/:address`, operation: 'linode.reservedIps.get', summary: 'Get a reserved IPv4 address', params: AddressParams,
+    method: 'get',
+    path: `${PREFIX}/networking/reserved/ips/:address`,
+    operation: 'linode.reservedIps.get',
+    summary: 'Get a reserved IPv4 address',
+    params: AddressParams,
     response: InstanceIP,
     handle: (sim, { caller, params }) => blockView(sim, caller, reserved(sim, caller, params.address)),
   }),
   defineRoute({
-    method: 'put', path: `${PREFIX}/networking/reserved/ips/:address`, operation: 'linode.reservedIps.update', summary: "Set a reserved address's tags", params: AddressParams,
-    body: TagsBody, response: InstanceIP,
+    method: 'put',
+    path: `${PREFIX}/networking/reserved/ips/:address`,
+    operation: 'linode.reservedIps.update',
+    summary: "Set a reserved address's tags",
+    params: AddressParams,
+    body: TagsBody,
+    response: InstanceIP,
     handle: async (sim, { caller, params, body }) => {
       const b = reserved(sim, caller, params.address);
       await blocks.updateIpBlock(sim, caller, b.id, { tags: labelsOf(body.tags) });
@@ -107,7 +146,11 @@ export const reservedIpRoutes: RouteDef[] = [
     },
   }),
   defineRoute({
-    method: 'delete', path: `${PREFIX}/networking/reserved/ips/:address`, operation: 'linode.reservedIps.delete', summary: 'Release a reserved address', params: AddressParams,
+    method: 'delete',
+    path: `${PREFIX}/networking/reserved/ips/:address`,
+    operation: 'linode.reservedIps.delete',
+    summary: 'Release a reserved address',
+    params: AddressParams,
     response: Empty,
     handle: async (sim, { caller, params }) => {
       await blocks.unreserveAddress(sim, caller, reserved(sim, caller, params.address).id);
@@ -115,12 +158,22 @@ export const reservedIpRoutes: RouteDef[] = [
     },
   }),
   defineRoute({
-    method: 'get', path: `${PREFIX}/networking/ips/:address`, operation: 'linode.ips.get', summary: 'Get an IP address', params: AddressParams, response: InstanceIP,
+    method: 'get',
+    path: `${PREFIX}/networking/ips/:address`,
+    operation: 'linode.ips.get',
+    summary: 'Get an IP address',
+    params: AddressParams,
+    response: InstanceIP,
     handle: (sim, { caller, params }) => anyAddress(sim, caller, params.address),
   }),
   defineRoute({
-    method: 'put', path: `${PREFIX}/networking/ips/:address`, operation: 'linode.ips.update', summary: 'Reserve or unreserve an address in place', params: AddressParams,
-    body: AddressBody, response: InstanceIP,
+    method: 'put',
+    path: `${PREFIX}/networking/ips/:address`,
+    operation: 'linode.ips.update',
+    summary: 'Reserve or unreserve an address in place',
+    params: AddressParams,
+    body: AddressBody,
+    response: InstanceIP,
     handle: async (sim, { caller, params, body }) => {
       anyAddress(sim, caller, params.address);
       if (body.rdns !== undefined) throw invalidField('rdns', 'reverse DNS is not emulated: every address keeps its generated name');

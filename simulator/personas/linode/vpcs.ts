@@ -20,16 +20,30 @@ import { loopbackOf, presentedOf } from './addresses.ts';
 import { ListQuery, PREFIX, linodeTime, owned, pageOf, sid } from './common.ts';
 import { ConfigInterface, InstanceConfig, VPC, VPCIP, VPCSubnet, page } from './responses.ts';
 
-const Label = z.string().min(1).max(64).regex(/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?$/, 'must be letters, digits or dashes');
+const Label = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?$/, 'must be letters, digits or dashes');
 const CreateVPCBody = z.object({
-  label: Label, region: z.string().min(1), description: z.string().max(255).optional(),
-  subnets: z.array(z.object({ label: Label, ipv4: Cidr })).max(16).optional(),
+  label: Label,
+  region: z.string().min(1),
+  description: z.string().max(255).optional(),
+  subnets: z
+    .array(z.object({ label: Label, ipv4: Cidr }))
+    .max(16)
+    .optional(),
 });
 const InterfaceBody = z.object({ ip_ranges: z.array(Cidr).max(64).optional(), primary: z.boolean().optional() });
 const InterfaceParams = z.object({ id: NumericPathId, cid: NumericPathId, iid: NumericPathId });
 const SubnetParams = z.object({ id: NumericPathId, sid: NumericPathId });
 
-interface SubnetView { id: number; label: string; ipv4: string; zone: string | null }
+interface SubnetView {
+  id: number;
+  label: string;
+  ipv4: string;
+  zone: string | null;
+}
 
 /**
  * Subnet ids: the VPC's number times 100 plus the subnet's position (simcloud subnets have no id). Labels:
@@ -59,23 +73,49 @@ const addressOn = (s: ServerRec, net: NetworkRec): string => s.private_networks.
 const rangesOf = (net: NetworkRec, ip: string): string[] => net.routes.filter((r) => r.gateway === ip).map((r) => r.destination);
 
 function subnetView(sim: Sim, net: NetworkRec, s: SubnetView): VPCSubnet {
-  const linodes = members(sim, net).filter((m) => subnetFor(net, addressOn(m, net)).id === s.id)
+  const linodes = members(sim, net)
+    .filter((m) => subnetFor(net, addressOn(m, net)).id === s.id)
     .map((m) => ({ id: numericIdOf(m.id), interfaces: [{ id: numericIdOf(net.id), config_id: numericIdOf(m.id), active: true }] }));
-  return { id: s.id, label: s.label, ipv4: presentedOf(sim).cidr(s.ipv4, 'vpc'), ipv6: null, linodes, databases: [], nodebalancers: [], created: linodeTime(net.created), updated: linodeTime(net.created) };
+  return {
+    id: s.id,
+    label: s.label,
+    ipv4: presentedOf(sim).cidr(s.ipv4, 'vpc'),
+    ipv6: null,
+    linodes,
+    databases: [],
+    nodebalancers: [],
+    created: linodeTime(net.created),
+    updated: linodeTime(net.created),
+  };
 }
 
 function vpcView(sim: Sim, net: NetworkRec): VPC {
   return {
-    id: numericIdOf(net.id), label: net.name, description: '', region: regionOf(net), ipv6: null,
-    subnets: subnetsOf(net).map((s) => subnetView(sim, net, s)), created: linodeTime(net.created), updated: linodeTime(net.created),
+    id: numericIdOf(net.id),
+    label: net.name,
+    description: '',
+    region: regionOf(net),
+    ipv6: null,
+    subnets: subnetsOf(net).map((s) => subnetView(sim, net, s)),
+    created: linodeTime(net.created),
+    updated: linodeTime(net.created),
   };
 }
 
 function interfaceView(sim: Sim, net: NetworkRec, s: ServerRec): ConfigInterface {
   const ip = addressOn(s, net);
   return {
-    id: numericIdOf(net.id), purpose: 'vpc', label: '', ipam_address: '', primary: false, active: true, vpc_id: numericIdOf(net.id),
-    subnet_id: subnetFor(net, ip).id, ipv4: { vpc: presentedOf(sim).ip(ip, 'vpc'), nat_1_1: null }, ipv6: null, ip_ranges: rangesOf(net, ip),
+    id: numericIdOf(net.id),
+    purpose: 'vpc',
+    label: '',
+    ipam_address: '',
+    primary: false,
+    active: true,
+    vpc_id: numericIdOf(net.id),
+    subnet_id: subnetFor(net, ip).id,
+    ipv4: { vpc: presentedOf(sim).ip(ip, 'vpc'), nat_1_1: null },
+    ipv6: null,
+    ip_ranges: rangesOf(net, ip),
   };
 }
 
@@ -85,8 +125,20 @@ const HELPERS = { updatedb_disabled: true, distro: true, modules_dep: true, netw
 function configView(sim: Sim, s: ServerRec): InstanceConfig {
   const ifaces = s.private_networks.map((p) => interfaceView(sim, findRecord(sim, 'networks', p.network_id)!, s));
   return {
-    id: numericIdOf(s.id), label: 'default', comments: '', kernel: 'linode/grub2', root_device: '/dev/sda', run_level: 'default', virt_mode: 'paravirt',
-    memory_limit: 0, initrd: null, devices: {}, helpers: HELPERS, interfaces: ifaces, created: linodeTime(s.created), updated: linodeTime(s.created),
+    id: numericIdOf(s.id),
+    label: 'default',
+    comments: '',
+    kernel: 'linode/grub2',
+    root_device: '/dev/sda',
+    run_level: 'default',
+    virt_mode: 'paravirt',
+    memory_limit: 0,
+    initrd: null,
+    devices: {},
+    helpers: HELPERS,
+    interfaces: ifaces,
+    created: linodeTime(s.created),
+    updated: linodeTime(s.created),
   };
 }
 
@@ -97,8 +149,23 @@ function ipsView(sim: Sim, net: NetworkRec): VPCIP[] {
     const ip = addressOn(s, net);
     const sub = subnetFor(net, ip);
     const { prefix } = parseCidr(sub.ipv4);
-    const base = { vpc_id: numericIdOf(net.id), subnet_id: sub.id, linode_id: numericIdOf(s.id), config_id: numericIdOf(s.id), interface_id: numericIdOf(net.id), region, active: true, nat_1_1: null, prefix, gateway: '', subnet_mask: '' };
-    return [{ ...base, address: presented.ip(ip, 'vpc'), address_range: null }, ...rangesOf(net, ip).map((r) => ({ ...base, address: null, address_range: r }))];
+    const base = {
+      vpc_id: numericIdOf(net.id),
+      subnet_id: sub.id,
+      linode_id: numericIdOf(s.id),
+      config_id: numericIdOf(s.id),
+      interface_id: numericIdOf(net.id),
+      region,
+      active: true,
+      nat_1_1: null,
+      prefix,
+      gateway: '',
+      subnet_mask: '',
+    };
+    return [
+      { ...base, address: presented.ip(ip, 'vpc'), address_range: null },
+      ...rangesOf(net, ip).map((r) => ({ ...base, address: null, address_range: r })),
+    ];
   });
 }
 
@@ -116,7 +183,8 @@ async function setRanges(sim: Sim, caller: Caller, { net, ip }: { net: NetworkRe
   const add = [...wanted.entries()].filter(([, dest]) => !have.includes(dest));
   await nets.changeRoutes(sim, caller, net.id, {
     remove: net.routes.filter((x) => x.gateway === ip && !wanted.includes(x.destination)).map((r) => r.id),
-    add: add.map(([, dest]) => ({ destination: dest, gateway: ip })), field: (k) => `ip_ranges.${add[k]![0]}`,
+    add: add.map(([, dest]) => ({ destination: dest, gateway: ip })),
+    field: (k) => `ip_ranges.${add[k]![0]}`,
   });
 }
 
@@ -145,28 +213,62 @@ async function updateInterface(sim: Sim, caller: Caller, p: z.infer<typeof Inter
 
 export const vpcRoutes: RouteDef[] = [
   defineRoute({
-    method: 'get', path: `${PREFIX}/vpcs`, operation: 'linode.vpcs.list', summary: 'List VPCs', query: ListQuery, queryHeaders: ['X-Filter'],
-    response: page(VPC), handle: (sim, { caller, query }) => pageOf(ownedRecords(sim, caller, 'networks').map((n) => vpcView(sim, n)), query),
+    method: 'get',
+    path: `${PREFIX}/vpcs`,
+    operation: 'linode.vpcs.list',
+    summary: 'List VPCs',
+    query: ListQuery,
+    queryHeaders: ['X-Filter'],
+    response: page(VPC),
+    handle: (sim, { caller, query }) =>
+      pageOf(
+        ownedRecords(sim, caller, 'networks').map((n) => vpcView(sim, n)),
+        query,
+      ),
   }),
   defineRoute({
-    method: 'post', path: `${PREFIX}/vpcs`, operation: 'linode.vpcs.create', summary: 'Create a VPC', body: CreateVPCBody,
-    response: VPC, handle: (sim, { caller, body }) => createVPC(sim, caller, body),
+    method: 'post',
+    path: `${PREFIX}/vpcs`,
+    operation: 'linode.vpcs.create',
+    summary: 'Create a VPC',
+    body: CreateVPCBody,
+    response: VPC,
+    handle: (sim, { caller, body }) => createVPC(sim, caller, body),
   }),
   defineRoute({
-    method: 'get', path: `${PREFIX}/vpcs/:id`, operation: 'linode.vpcs.get', summary: 'Get a VPC', params: NumericIdParams,
-    response: VPC, handle: (sim, { caller, params }) => vpcView(sim, owned(sim, caller, 'vpcs', params.id)),
+    method: 'get',
+    path: `${PREFIX}/vpcs/:id`,
+    operation: 'linode.vpcs.get',
+    summary: 'Get a VPC',
+    params: NumericIdParams,
+    response: VPC,
+    handle: (sim, { caller, params }) => vpcView(sim, owned(sim, caller, 'vpcs', params.id)),
   }),
   defineRoute({
-    method: 'get', path: `${PREFIX}/vpcs/:id/subnets`, operation: 'linode.vpcs.subnets.list', summary: "A VPC's subnets", params: NumericIdParams,
-    query: ListQuery, queryHeaders: ['X-Filter'],
-    response: page(VPCSubnet), handle: (sim, { caller, params, query }) => {
+    method: 'get',
+    path: `${PREFIX}/vpcs/:id/subnets`,
+    operation: 'linode.vpcs.subnets.list',
+    summary: "A VPC's subnets",
+    params: NumericIdParams,
+    query: ListQuery,
+    queryHeaders: ['X-Filter'],
+    response: page(VPCSubnet),
+    handle: (sim, { caller, params, query }) => {
       const net = owned(sim, caller, 'vpcs', params.id);
-      return pageOf(subnetsOf(net).map((s) => subnetView(sim, net, s)), query);
+      return pageOf(
+        subnetsOf(net).map((s) => subnetView(sim, net, s)),
+        query,
+      );
     },
   }),
   defineRoute({
-    method: 'get', path: `${PREFIX}/vpcs/:id/subnets/:sid`, operation: 'linode.vpcs.subnets.get', summary: 'Get a subnet', params: SubnetParams,
-    response: VPCSubnet, handle: (sim, { caller, params }) => {
+    method: 'get',
+    path: `${PREFIX}/vpcs/:id/subnets/:sid`,
+    operation: 'linode.vpcs.subnets.get',
+    summary: 'Get a subnet',
+    params: SubnetParams,
+    response: VPCSubnet,
+    handle: (sim, { caller, params }) => {
       const net = owned(sim, caller, 'vpcs', params.id);
       const s = subnetsOf(net).find((x) => x.id === params.sid);
       if (s === undefined) throw notFound('subnet', String(params.sid));
@@ -174,26 +276,49 @@ export const vpcRoutes: RouteDef[] = [
     },
   }),
   defineRoute({
-    method: 'get', path: `${PREFIX}/vpcs/:id/ipv6s`, operation: 'linode.vpcs.ipv6s', summary: "A VPC's IPv6 addresses (none: VPCs here are IPv4)",
-    params: NumericIdParams, query: ListQuery, queryHeaders: ['X-Filter'],
-    response: page(VPCIP), handle: (sim, { caller, params, query }) => {
+    method: 'get',
+    path: `${PREFIX}/vpcs/:id/ipv6s`,
+    operation: 'linode.vpcs.ipv6s',
+    summary: "A VPC's IPv6 addresses (none: VPCs here are IPv4)",
+    params: NumericIdParams,
+    query: ListQuery,
+    queryHeaders: ['X-Filter'],
+    response: page(VPCIP),
+    handle: (sim, { caller, params, query }) => {
       owned(sim, caller, 'vpcs', params.id);
       return pageOf<VPCIP>([], query);
     },
   }),
   defineRoute({
-    method: 'get', path: `${PREFIX}/vpcs/:id/ips`, operation: 'linode.vpcs.ips', summary: "A VPC's addresses and ranges", params: NumericIdParams,
-    query: ListQuery, queryHeaders: ['X-Filter'],
-    response: page(VPCIP), handle: (sim, { caller, params, query }) => pageOf(ipsView(sim, owned(sim, caller, 'vpcs', params.id)), query),
+    method: 'get',
+    path: `${PREFIX}/vpcs/:id/ips`,
+    operation: 'linode.vpcs.ips',
+    summary: "A VPC's addresses and ranges",
+    params: NumericIdParams,
+    query: ListQuery,
+    queryHeaders: ['X-Filter'],
+    response: page(VPCIP),
+    handle: (sim, { caller, params, query }) => pageOf(ipsView(sim, owned(sim, caller, 'vpcs', params.id)), query),
   }),
   defineRoute({
-    method: 'get', path: `${PREFIX}/linode/instances/:id/configs`, operation: 'linode.instances.configs.list', summary: "An instance's config", params: NumericIdParams,
-    query: ListQuery, queryHeaders: ['X-Filter'],
-    response: page(InstanceConfig), handle: (sim, { caller, params, query }) => pageOf([configView(sim, owned(sim, caller, 'linode/instances', params.id))], query),
+    method: 'get',
+    path: `${PREFIX}/linode/instances/:id/configs`,
+    operation: 'linode.instances.configs.list',
+    summary: "An instance's config",
+    params: NumericIdParams,
+    query: ListQuery,
+    queryHeaders: ['X-Filter'],
+    response: page(InstanceConfig),
+    handle: (sim, { caller, params, query }) => pageOf([configView(sim, owned(sim, caller, 'linode/instances', params.id))], query),
   }),
   defineRoute({
-    method: 'put', path: `${PREFIX}/linode/instances/:id/configs/:cid/interfaces/:iid`, operation: 'linode.instances.configs.interfaces.update',
-    summary: "Set a vpc interface's ip_ranges", params: InterfaceParams, body: InterfaceBody,
-    response: ConfigInterface, handle: (sim, { caller, params, body }) => updateInterface(sim, caller, params, body),
+    method: 'put',
+    path: `${PREFIX}/linode/instances/:id/configs/:cid/interfaces/:iid`,
+    operation: 'linode.instances.configs.interfaces.update',
+    summary: "Set a vpc interface's ip_ranges",
+    params: InterfaceParams,
+    body: InterfaceBody,
+    response: ConfigInterface,
+    handle: (sim, { caller, params, body }) => updateInterface(sim, caller, params, body),
   }),
 ];

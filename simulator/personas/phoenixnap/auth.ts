@@ -103,7 +103,8 @@ export const phoenixnapAuth: PersonaAuth = {
     if (req.path !== TOKEN_PATH) return bearerCaller(sim, /^Bearer\s+(\S+)$/i.exec(req.authorization ?? '')?.[1] ?? '');
     const creds = clientCredentials(req);
     const caller = creds === undefined ? undefined : projectToken(creds.secret);
-    if (creds === undefined || caller === undefined || clientIdOf(creds.secret) !== creds.id) throw oauthError('invalid_client', 'Invalid client or Invalid client credentials');
+    if (creds === undefined || caller === undefined || clientIdOf(creds.secret) !== creds.id)
+      throw oauthError('invalid_client', 'Invalid client or Invalid client credentials');
     return caller;
   },
 };
@@ -111,13 +112,22 @@ export const phoenixnapAuth: PersonaAuth = {
 const TokenForm = z.object({ grant_type: z.unknown(), scope: z.unknown(), client_id: z.unknown(), client_secret: z.unknown() }).partial();
 
 export const TokenResponse = z.strictObject({
-  access_token: z.string(), expires_in: z.number().int(), refresh_expires_in: z.number().int(), token_type: z.literal('Bearer'),
-  'not-before-policy': z.number().int(), scope: z.string(),
+  access_token: z.string(),
+  expires_in: z.number().int(),
+  refresh_expires_in: z.number().int(),
+  token_type: z.literal('Bearer'),
+  'not-before-policy': z.number().int(),
+  scope: z.string(),
 });
 
 export const authRoutes: RouteDef[] = [
   defineRoute({
-    method: 'post', path: TOKEN_PATH, operation: 'phoenixnap.auth.token', summary: 'An access token for client credentials', body: TokenForm, response: TokenResponse,
+    method: 'post',
+    path: TOKEN_PATH,
+    operation: 'phoenixnap.auth.token',
+    summary: 'An access token for client credentials',
+    body: TokenForm,
+    response: TokenResponse,
     handle: (sim, { caller, body }) => {
       if (body.grant_type !== 'client_credentials') throw oauthError('unsupported_grant_type', 'Unsupported grant_type');
       if (body.scope !== undefined && (typeof body.scope !== 'string' || body.scope.length > 512)) throw oauthError('invalid_scope', 'Invalid scopes');
@@ -126,7 +136,14 @@ export const authRoutes: RouteDef[] = [
       const now = wallSeconds(sim);
       const scope = typeof body.scope === 'string' && body.scope !== '' ? body.scope : 'bmc bmc.read tags tags.read';
       const claims = { sub: token.id, iat: now, exp: now + TOKEN_LIFETIME_S, azp: clientIdOf(token.secret), scope, iss: ISSUER };
-      return { access_token: accessToken(sim, claims), expires_in: TOKEN_LIFETIME_S, refresh_expires_in: 0, token_type: 'Bearer' as const, 'not-before-policy': 0, scope };
+      return {
+        access_token: accessToken(sim, claims),
+        expires_in: TOKEN_LIFETIME_S,
+        refresh_expires_in: 0,
+        token_type: 'Bearer' as const,
+        'not-before-policy': 0,
+        scope,
+      };
     },
   }),
 ];

@@ -64,14 +64,24 @@ export const IdParams = z.object({ id: z.string().min(1).max(64) });
 
 /** A tag as phoenixNAP's API takes it; the name must also be a simcloud label key, the value a label value. */
 export const TagRequest = z.strictObject({
-  name: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be 1-63 letters, digits, dashes or underscores').refine(isLabelKey, 'must start and end with a letter or digit'),
-  value: z.string().regex(/^[A-Za-z0-9_.-]{0,63}$/, 'must be at most 63 letters, digits, dots, dashes or underscores').nullish(),
+  name: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be 1-63 letters, digits, dashes or underscores')
+    .refine(isLabelKey, 'must start and end with a letter or digit'),
+  value: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{0,63}$/, 'must be at most 63 letters, digits, dots, dashes or underscores')
+    .nullish(),
 });
 export type TagRequest = z.infer<typeof TagRequest>;
 export const TagRequests = z.array(TagRequest).max(50);
 
 export const TagAssignment = z.object({
-  id: z.string(), name: z.string(), value: z.string().optional(), isBillingTag: z.boolean(), createdBy: z.string().optional(),
+  id: z.string(),
+  name: z.string(),
+  value: z.string().optional(),
+  isBillingTag: z.boolean(),
+  createdBy: z.string().optional(),
 });
 export type TagAssignment = z.infer<typeof TagAssignment>;
 
@@ -99,7 +109,10 @@ export function tagFilter(q: string | readonly string[] | undefined): (labels: R
     const dot = t.indexOf('.');
     return dot < 0 ? { name: t, value: undefined } : { name: t.slice(0, dot), value: t.slice(dot + 1) };
   });
-  return (labels) => wanted.every((w) => (isPlanted(PlantedFault.tagLookup) ? w.name in labels : hasOwnKey(labels, w.name)) && (w.value === undefined || own(labels, w.name) === w.value));
+  return (labels) =>
+    wanted.every(
+      (w) => (isPlanted(PlantedFault.tagLookup) ? w.name in labels : hasOwnKey(labels, w.name)) && (w.value === undefined || own(labels, w.name) === w.value),
+    );
 }
 
 /** A location is a simcloud region (sim-1, sim-2); its servers land in its first zone. */

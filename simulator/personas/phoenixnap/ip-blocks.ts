@@ -15,38 +15,65 @@ import { ipBlockView } from './views.ts';
 const SIZES = ['/30', '/29', '/28', '/27', '/26', '/25', '/24'] as const;
 
 const CreateBody = z.strictObject({
-  location: z.string().min(1).max(63), cidrBlockSize: z.enum(SIZES).optional(), description: z.string().max(250).optional(), tags: TagRequests.optional(),
+  location: z.string().min(1).max(63),
+  cidrBlockSize: z.enum(SIZES).optional(),
+  description: z.string().max(250).optional(),
+  tags: TagRequests.optional(),
 });
 const PatchBody = z.strictObject({ description: z.string().max(250).optional() });
 
 export const ipBlockRoutes: RouteDef[] = [
   defineRoute({
-    method: 'get', path: `${IPS}/ip-blocks`, operation: 'phoenixnap.ip-blocks.list', summary: 'List IP blocks, by tag', query: z.strictObject({ tag: TagQuery }),
+    method: 'get',
+    path: `${IPS}/ip-blocks`,
+    operation: 'phoenixnap.ip-blocks.list',
+    summary: 'List IP blocks, by tag',
+    query: z.strictObject({ tag: TagQuery }),
     response: z.array(IpBlock),
     handle: (sim, { caller, query }) => {
       const match = tagFilter(query.tag);
-      return ownedRecords(sim, caller, 'ip_blocks').filter((b) => match(b.tags)).map(ipBlockView);
+      return ownedRecords(sim, caller, 'ip_blocks')
+        .filter((b) => match(b.tags))
+        .map(ipBlockView);
     },
   }),
   defineRoute({
-    method: 'post', path: `${IPS}/ip-blocks`, operation: 'phoenixnap.ip-blocks.create', summary: 'Create an IP block (a /29 by default)', body: CreateBody,
-    response: IpBlock, status: 201,
+    method: 'post',
+    path: `${IPS}/ip-blocks`,
+    operation: 'phoenixnap.ip-blocks.create',
+    summary: 'Create an IP block (a /29 by default)',
+    body: CreateBody,
+    response: IpBlock,
+    status: 201,
     handle: async (sim, { caller, body }) => {
       zoneOf(body.location);
       const size = Number((body.cidrBlockSize ?? '/29').slice(1));
       const b = await svc.allocateIpBlock(sim, caller, {
-        location: body.location, size, ...(body.description === undefined ? {} : { description: body.description }), tags: labelsOf(body.tags ?? []),
+        location: body.location,
+        size,
+        ...(body.description === undefined ? {} : { description: body.description }),
+        tags: labelsOf(body.tags ?? []),
       });
       return ipBlockView(ownedBy(sim, caller, 'ip_blocks', pnapIdOf(b.id)));
     },
   }),
   defineRoute({
-    method: 'get', path: `${IPS}/ip-blocks/:id`, operation: 'phoenixnap.ip-blocks.get', summary: 'Get an IP block', params: IdParams, response: IpBlock,
+    method: 'get',
+    path: `${IPS}/ip-blocks/:id`,
+    operation: 'phoenixnap.ip-blocks.get',
+    summary: 'Get an IP block',
+    params: IdParams,
+    response: IpBlock,
     handle: (sim, { caller, params }) => ipBlockView(ownedBy(sim, caller, 'ip_blocks', params.id)),
   }),
   defineRoute({
-    method: 'patch', path: `${IPS}/ip-blocks/:id`, operation: 'phoenixnap.ip-blocks.patch', summary: 'Change an IP block\'s description', params: IdParams,
-    body: PatchBody, response: IpBlock,
+    method: 'patch',
+    path: `${IPS}/ip-blocks/:id`,
+    operation: 'phoenixnap.ip-blocks.patch',
+    summary: "Change an IP block's description",
+    params: IdParams,
+    body: PatchBody,
+    response: IpBlock,
     handle: async (sim, { caller, params, body }) => {
       const b = ownedBy(sim, caller, 'ip_blocks', params.id);
       await svc.updateIpBlock(sim, caller, b.id, body);
@@ -54,8 +81,13 @@ export const ipBlockRoutes: RouteDef[] = [
     },
   }),
   defineRoute({
-    method: 'put', path: `${IPS}/ip-blocks/:id/tags`, operation: 'phoenixnap.ip-blocks.tags', summary: 'Replace an IP block\'s tags', params: IdParams,
-    body: TagRequests, response: IpBlock,
+    method: 'put',
+    path: `${IPS}/ip-blocks/:id/tags`,
+    operation: 'phoenixnap.ip-blocks.tags',
+    summary: "Replace an IP block's tags",
+    params: IdParams,
+    body: TagRequests,
+    response: IpBlock,
     handle: async (sim, { caller, params, body }) => {
       const b = ownedBy(sim, caller, 'ip_blocks', params.id);
       await svc.updateIpBlock(sim, caller, b.id, { tags: labelsOf(body, '') });
@@ -63,7 +95,11 @@ export const ipBlockRoutes: RouteDef[] = [
     },
   }),
   defineRoute({
-    method: 'delete', path: `${IPS}/ip-blocks/:id`, operation: 'phoenixnap.ip-blocks.delete', summary: 'Delete an IP block (unassigned only)', params: IdParams,
+    method: 'delete',
+    path: `${IPS}/ip-blocks/:id`,
+    operation: 'phoenixnap.ip-blocks.delete',
+    summary: 'Delete an IP block (unassigned only)',
+    params: IdParams,
     response: DeleteIpBlockResult,
     handle: async (sim, { caller, params }) => {
       await svc.releaseIpBlock(sim, caller, ownedBy(sim, caller, 'ip_blocks', params.id).id);

@@ -16,10 +16,19 @@ import { serverRoutes } from './servers.ts';
 import { tagRoutes } from './tags.ts';
 import { locationView, serverTypeView } from './views.ts';
 
-export const PHOENIXNAP_ROUTES: readonly RouteDef[] = [...authRoutes, ...serverRoutes, ...ipBlockRoutes, ...networkRoutes, ...publicNetworkRoutes, ...tagRoutes];
+export const PHOENIXNAP_ROUTES: readonly RouteDef[] = [
+  ...authRoutes,
+  ...serverRoutes,
+  ...ipBlockRoutes,
+  ...networkRoutes,
+  ...publicNetworkRoutes,
+  ...tagRoutes,
+];
 
 export const phoenixnap: Persona = {
-  name: NAME, prefix: PREFIX, routes: PHOENIXNAP_ROUTES,
+  name: NAME,
+  prefix: PREFIX,
+  routes: PHOENIXNAP_ROUTES,
   errors: { status: pnapStatus, body: pnapErrorBody },
   rateLimitReset: 'delta',
   // Ids are 24 hex digits spelled from the store number.

@@ -24,8 +24,14 @@ const PUBLIC = `${NETWORKS}/public-networks`;
 const PLACEHOLDER_RANGE = '192.0.2.0/24';
 const BlockRef = z.strictObject({ id: z.string().min(1).max(64) });
 const CreateBody = z.strictObject({
-  name: z.string().min(1).max(100).regex(/^[A-Za-z0-9]([A-Za-z0-9._ -]*[A-Za-z0-9])?$/, 'must be letters, digits, spaces, dots, dashes or underscores'),
-  description: z.string().max(250).optional(), location: z.string().min(1).max(63), ipBlocks: z.array(BlockRef).max(10).optional(),
+  name: z
+    .string()
+    .min(1)
+    .max(100)
+    .regex(/^[A-Za-z0-9]([A-Za-z0-9._ -]*[A-Za-z0-9])?$/, 'must be letters, digits, spaces, dots, dashes or underscores'),
+  description: z.string().max(250).optional(),
+  location: z.string().min(1).max(63),
+  ipBlocks: z.array(BlockRef).max(10).optional(),
 });
 const BlockParams = z.object({ id: IdParams.shape.id, blockId: IdParams.shape.id });
 
@@ -44,39 +50,71 @@ const view = (sim: Sim, caller: Caller, n: NetworkRec): PublicNetwork =>
 
 export const publicNetworkRoutes: RouteDef[] = [
   defineRoute({
-    method: 'get', path: PUBLIC, operation: 'phoenixnap.public-networks.list', summary: 'List public networks, by location',
-    query: z.strictObject({ location: z.string().max(63).optional() }), response: z.array(PublicNetwork),
-    handle: (sim, { caller, query }) => ownedRecords(sim, caller, 'networks').filter(isPublicNetwork).map((n) => view(sim, caller, n))
-      .filter((n) => query.location === undefined || n.location === query.location),
+    method: 'get',
+    path: PUBLIC,
+    operation: 'phoenixnap.public-networks.list',
+    summary: 'List public networks, by location',
+    query: z.strictObject({ location: z.string().max(63).optional() }),
+    response: z.array(PublicNetwork),
+    handle: (sim, { caller, query }) =>
+      ownedRecords(sim, caller, 'networks')
+        .filter(isPublicNetwork)
+        .map((n) => view(sim, caller, n))
+        .filter((n) => query.location === undefined || n.location === query.location),
   }),
   defineRoute({
-    method: 'post', path: PUBLIC, operation: 'phoenixnap.public-networks.create', summary: 'Create a public network', body: CreateBody,
-    response: PublicNetwork, status: 201,
+    method: 'post',
+    path: PUBLIC,
+    operation: 'phoenixnap.public-networks.create',
+    summary: 'Create a public network',
+    body: CreateBody,
+    response: PublicNetwork,
+    status: 201,
     handle: async (sim, { caller, body }) => {
       zoneOf(body.location);
       const blocks = (body.ipBlocks ?? []).map((b, i) => ownedBy(sim, caller, 'ip_blocks', { id: b.id, field: `ipBlocks.${i}.id` }));
-      const n = await svc.createNetwork(sim, caller, { name: body.name.replaceAll(' ', '-'), ip_range: PLACEHOLDER_RANGE, labels: { [PUBLIC_NETWORK_LABEL]: body.location } });
+      const n = await svc.createNetwork(sim, caller, {
+        name: body.name.replaceAll(' ', '-'),
+        ip_range: PLACEHOLDER_RANGE,
+        labels: { [PUBLIC_NETWORK_LABEL]: body.location },
+      });
       for (const b of blocks) await ipb.assignIpBlock(sim, caller, b.id, { kind: 'network', id: n.id });
       return view(sim, caller, ownedPublic(sim, caller, pnapIdOf(n.id)));
     },
   }),
   defineRoute({
-    method: 'get', path: `${PUBLIC}/:id`, operation: 'phoenixnap.public-networks.get', summary: 'Get a public network', params: IdParams,
+    method: 'get',
+    path: `${PUBLIC}/:id`,
+    operation: 'phoenixnap.public-networks.get',
+    summary: 'Get a public network',
+    params: IdParams,
     response: PublicNetwork,
     handle: (sim, { caller, params }) => view(sim, caller, ownedPublic(sim, caller, params.id)),
   }),
   defineRoute({
-    method: 'delete', path: `${PUBLIC}/:id`, operation: 'phoenixnap.public-networks.delete', summary: 'Delete a public network (no IP blocks, no members)',
-    params: IdParams, response: z.undefined(), status: 204,
+    method: 'delete',
+    path: `${PUBLIC}/:id`,
+    operation: 'phoenixnap.public-networks.delete',
+    summary: 'Delete a public network (no IP blocks, no members)',
+    params: IdParams,
+    response: z.undefined(),
+    status: 204,
     handle: async (sim, { caller, params }) => {
       const n = ownedPublic(sim, caller, params.id);
-      if (membersOf(ownedRecords(sim, caller, 'servers'), n.id).length > 0) throw conflict(`public network ${params.id} still has member servers; remove them first`, 'id');
+      if (membersOf(ownedRecords(sim, caller, 'servers'), n.id).length > 0)
+        throw conflict(`public network ${params.id} still has member servers; remove them first`, 'id');
       await svc.deleteNetwork(sim, caller, n.id);
     },
   }),
   defineRoute({
-    method: 'post', path: `${PUBLIC}/:id/ip-blocks`, operation: 'phoenixnap.public-networks.ip-blocks.add', summary: 'Add an IP block to a public network',
-    params: IdParams, body: BlockRef, response: PublicNetworkIpBlock, status: 201,
+    method: 'post',
+    path: `${PUBLIC}/:id/ip-blocks`,
+    operation: 'phoenixnap.public-networks.ip-blocks.add',
+    summary: 'Add an IP block to a public network',
+    params: IdParams,
+    body: BlockRef,
+    response: PublicNetworkIpBlock,
+    status: 201,
     handle: async (sim, { caller, params, body }) => {
       const n = ownedPublic(sim, caller, params.id);
       const b = ownedBy(sim, caller, 'ip_blocks', { id: body.id, field: 'id' });
@@ -85,14 +123,24 @@ export const publicNetworkRoutes: RouteDef[] = [
     },
   }),
   defineRoute({
-    method: 'delete', path: `${PUBLIC}/:id/ip-blocks/:blockId`, operation: 'phoenixnap.public-networks.ip-blocks.remove',
-    summary: 'Remove an IP block from a public network', params: BlockParams, response: TextResult,
+    method: 'delete',
+    path: `${PUBLIC}/:id/ip-blocks/:blockId`,
+    operation: 'phoenixnap.public-networks.ip-blocks.remove',
+    summary: 'Remove an IP block from a public network',
+    params: BlockParams,
+    response: TextResult,
     handle: async (sim, { caller, params }) => {
       const n = ownedPublic(sim, caller, params.id);
       const b = ownedBy(sim, caller, 'ip_blocks', params.blockId);
       if (b.assigned_to?.kind !== 'network' || b.assigned_to.id !== n.id) throw notFound('IP block on this public network', params.blockId, 'ipBlockId');
-      const holders = membersOf(ownedRecords(sim, caller, 'servers'), n.id).filter(({ membership }) => membership.ips.some((ip) => b.usable_addresses.includes(ip)));
-      if (holders.length > 0) throw conflict(`servers ${holders.map((h) => pnapIdOf(h.server.id)).join(', ')} hold addresses of IP block ${params.blockId}; remove them from the public network first`, 'ipBlockId');
+      const holders = membersOf(ownedRecords(sim, caller, 'servers'), n.id).filter(({ membership }) =>
+        membership.ips.some((ip) => b.usable_addresses.includes(ip)),
+      );
+      if (holders.length > 0)
+        throw conflict(
+          `servers ${holders.map((h) => pnapIdOf(h.server.id)).join(', ')} hold addresses of IP block ${params.blockId}; remove them from the public network first`,
+          'ipBlockId',
+        );
       await ipb.unassignIpBlock(sim, caller, b.id);
       return 'The IP Block is being removed from the public network.';
     },

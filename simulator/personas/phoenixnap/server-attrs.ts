@@ -23,4 +23,8 @@ export const serverAttrsOf = (s: AttrsCarrier): PnapServerAttrs => read(s) ?? { 
 
 /** Every membership of public network `networkId` among `servers`, with the server it belongs to. */
 export const membersOf = (servers: readonly ServerRec[], networkId: string): { server: ServerRec; membership: PublicMembership }[] =>
-  servers.flatMap((server) => serverAttrsOf(server).public_networks.filter((m) => m.network_id === networkId).map((membership) => ({ server, membership })));
+  servers.flatMap((server) =>
+    serverAttrsOf(server)
+      .public_networks.filter((m) => m.network_id === networkId)
+      .map((membership) => ({ server, membership })),
+  );

@@ -27,20 +27,45 @@ function tagsInUse(sim: Sim, caller: Caller): Tag[] {
   };
   for (const s of ownedRecords(sim, caller, 'servers')) carry(s.labels, `/bmc/servers/${pnapIdOf(s.id)}`);
   for (const b of ownedRecords(sim, caller, 'ip_blocks')) carry(b.tags, `/ips/ip-blocks/${pnapIdOf(b.id)}`);
-  return [...byName].map(([name, t]) => ({ id: tagId(name), name, values: [...t.values], isBillingTag: false, resourceAssignments: t.assigned, createdBy: 'USER' }));
+  return [...byName].map(([name, t]) => ({
+    id: tagId(name),
+    name,
+    values: [...t.values],
+    isBillingTag: false,
+    resourceAssignments: t.assigned,
+    createdBy: 'USER',
+  }));
 }
 
 export const tagRoutes: RouteDef[] = [
   defineRoute({
-    method: 'get', path: `${TAG_MANAGER}/tags`, operation: 'phoenixnap.tags.list', summary: 'List tags, by name',
-    query: z.strictObject({ name: z.string().max(63).optional() }), response: z.array(Tag),
+    method: 'get',
+    path: `${TAG_MANAGER}/tags`,
+    operation: 'phoenixnap.tags.list',
+    summary: 'List tags, by name',
+    query: z.strictObject({ name: z.string().max(63).optional() }),
+    response: z.array(Tag),
     handle: (sim, { caller, query }) => tagsInUse(sim, caller).filter((t) => query.name === undefined || t.name === query.name),
   }),
   defineRoute({
-    method: 'post', path: `${TAG_MANAGER}/tags`, operation: 'phoenixnap.tags.create', summary: 'Create a tag', body: CreateBody, response: Tag, status: 201,
+    method: 'post',
+    path: `${TAG_MANAGER}/tags`,
+    operation: 'phoenixnap.tags.create',
+    summary: 'Create a tag',
+    body: CreateBody,
+    response: Tag,
+    status: 201,
     handle: (sim, { caller, body }) => {
       if (tagsInUse(sim, caller).some((t) => t.name === body.name)) throw conflict(`tag ${body.name} already exists`, 'name');
-      return { id: tagId(body.name), name: body.name, values: [], ...(body.description === undefined ? {} : { description: body.description }), isBillingTag: body.isBillingTag, resourceAssignments: [], createdBy: 'USER' };
+      return {
+        id: tagId(body.name),
+        name: body.name,
+        values: [],
+        ...(body.description === undefined ? {} : { description: body.description }),
+        isBillingTag: body.isBillingTag,
+        resourceAssignments: [],
+        createdBy: 'USER',
+      };
     },
   }),
 ];

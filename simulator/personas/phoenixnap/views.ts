@@ -12,7 +12,12 @@ import type { IpBlock, PrivateNetwork, PublicNetwork, Server } from './schemas.t
 import { membersOf, serverAttrsOf } from './server-attrs.ts';
 
 const STATUS: Record<ServerStatus, string> = {
-  initializing: 'creating', starting: 'powered-off', running: 'powered-on', stopping: 'powered-on', off: 'powered-off', deleting: 'deleting',
+  initializing: 'creating',
+  starting: 'powered-off',
+  running: 'powered-on',
+  stopping: 'powered-on',
+  off: 'powered-off',
+  deleting: 'deleting',
 };
 
 /** The VLAN phoenixNAP shows for a private network: fixed per network. */
@@ -23,10 +28,24 @@ export function serverView(s: ServerRec, blocks: readonly IpBlockRec[]): Server 
   const mine = blocks.filter((b) => b.assigned_to?.kind === 'server' && b.assigned_to.id === s.id);
   const publicIps = [...(s.public_ipv4 === null ? [] : [s.public_ipv4]), ...mine.flatMap((b) => b.usable_addresses)];
   return {
-    id: pnapIdOf(s.id), status: STATUS[s.status], hostname: s.name, os: s.image, type: s.server_type, location: s.region,
-    cpu: 'simcloud vCPU', cpuCount: 1, coresPerCpu: t?.cores ?? 1, cpuFrequency: 2, ram: `${(t?.memory_mb ?? 0) / 1024} GB`, storage: `${t?.disk_gb ?? 0} GB`,
-    privateIpAddresses: s.private_networks.map((n) => n.ip), publicIpAddresses: publicIps, pricingModel: 'HOURLY',
-    networkType: s.public_ipv4 === null ? 'PRIVATE_ONLY' : 'PUBLIC_AND_PRIVATE', tags: tagsOf(s.labels), provisionedOn: pnapTime(s.created),
+    id: pnapIdOf(s.id),
+    status: STATUS[s.status],
+    hostname: s.name,
+    os: s.image,
+    type: s.server_type,
+    location: s.region,
+    cpu: 'simcloud vCPU',
+    cpuCount: 1,
+    coresPerCpu: t?.cores ?? 1,
+    cpuFrequency: 2,
+    ram: `${(t?.memory_mb ?? 0) / 1024} GB`,
+    storage: `${t?.disk_gb ?? 0} GB`,
+    privateIpAddresses: s.private_networks.map((n) => n.ip),
+    publicIpAddresses: publicIps,
+    pricingModel: 'HOURLY',
+    networkType: s.public_ipv4 === null ? 'PRIVATE_ONLY' : 'PUBLIC_AND_PRIVATE',
+    tags: tagsOf(s.labels),
+    provisionedOn: pnapTime(s.created),
     networkConfiguration: {
       privateNetworkConfiguration: {
         configurationType: 'USER_DEFINED',
@@ -47,9 +66,16 @@ const RESOURCE_TYPE = { server: 'server', network: 'PUBLIC_NETWORK', load_balanc
 export function ipBlockView(b: IpBlockRec): IpBlock {
   const a = b.assigned_to;
   return {
-    id: pnapIdOf(b.id), location: b.location, cidrBlockSize: `/${b.size}`, cidr: b.cidr, status: b.status,
+    id: pnapIdOf(b.id),
+    location: b.location,
+    cidrBlockSize: `/${b.size}`,
+    cidr: b.cidr,
+    status: b.status,
     ...(a === null ? {} : { assignedResourceId: pnapIdOf(a.id), assignedResourceType: RESOURCE_TYPE[a.kind] }),
-    ...(b.description === '' ? {} : { description: b.description }), tags: tagsOf(b.tags), isBringYourOwn: false, createdOn: pnapTime(b.created),
+    ...(b.description === '' ? {} : { description: b.description }),
+    tags: tagsOf(b.tags),
+    isBringYourOwn: false,
+    createdOn: pnapTime(b.created),
   };
 }
 
@@ -57,18 +83,34 @@ export function privateNetworkView(n: NetworkRec, servers: readonly ServerRec[])
   const members = servers.flatMap((s) => s.private_networks.filter((p) => p.network_id === n.id).map((p) => ({ id: pnapIdOf(s.id), ips: [p.ip] })));
   const zone = n.subnets[0]?.zone;
   return {
-    id: pnapIdOf(n.id), name: n.name, vlanId: vlanOf(n.id), type: 'PRIVATE', location: zone === undefined ? regionOfZone('') : regionOfZone(zone),
-    locationDefault: false, cidr: n.ip_range, servers: members, memberships: members.map((m) => ({ resourceId: m.id, resourceType: 'server', ips: m.ips })),
+    id: pnapIdOf(n.id),
+    name: n.name,
+    vlanId: vlanOf(n.id),
+    type: 'PRIVATE',
+    location: zone === undefined ? regionOfZone('') : regionOfZone(zone),
+    locationDefault: false,
+    cidr: n.ip_range,
+    servers: members,
+    memberships: members.map((m) => ({ resourceId: m.id, resourceType: 'server', ips: m.ips })),
     createdOn: pnapTime(n.created),
   };
 }
 
 /** A public network: a labelled simcloud network; its IP blocks are the blocks assigned to it, its members the servers that joined it. */
 export function publicNetworkView(n: NetworkRec, blocks: readonly IpBlockRec[], servers: readonly ServerRec[]): PublicNetwork {
-  const memberships = membersOf(servers, n.id).map(({ server, membership }) => ({ resourceId: pnapIdOf(server.id), resourceType: 'server', ips: membership.ips }));
+  const memberships = membersOf(servers, n.id).map(({ server, membership }) => ({
+    resourceId: pnapIdOf(server.id),
+    resourceType: 'server',
+    ips: membership.ips,
+  }));
   return {
-    id: pnapIdOf(n.id), vlanId: vlanOf(n.id), memberships, name: n.name, location: n.labels[PUBLIC_NETWORK_LABEL] ?? regionOfZone(''),
-    createdOn: pnapTime(n.created), ipBlocks: blocks.filter((b) => b.assigned_to?.kind === 'network' && b.assigned_to.id === n.id).map((b) => ({ id: pnapIdOf(b.id) })),
+    id: pnapIdOf(n.id),
+    vlanId: vlanOf(n.id),
+    memberships,
+    name: n.name,
+    location: n.labels[PUBLIC_NETWORK_LABEL] ?? regionOfZone(''),
+    createdOn: pnapTime(n.created),
+    ipBlocks: blocks.filter((b) => b.assigned_to?.kind === 'network' && b.assigned_to.id === n.id).map((b) => ({ id: pnapIdOf(b.id) })),
   };
 }
 
@@ -77,5 +119,7 @@ export const locationView = (r: Region): Record<string, unknown> => ({ location:
 
 /** phoenixNAP's server type (a product): a simcloud server type. */
 export const serverTypeView = (t: ServerType): Record<string, unknown> => ({
-  productCode: t.id, productCategory: 'SERVER', metadata: { cpu: 'simcloud vCPU', cpuCount: 1, coresPerCpu: t.cores, ramInGb: t.memory_mb / 1024, storage: `${t.disk_gb} GB` },
+  productCode: t.id,
+  productCategory: 'SERVER',
+  metadata: { cpu: 'simcloud vCPU', cpuCount: 1, coresPerCpu: t.cores, ramInGb: t.memory_mb / 1024, storage: `${t.disk_gb} GB` },
 });

@@ -9,8 +9,21 @@ import type { ServerRec } from '../store/state.ts';
 import { ActionEngine } from './engine.ts';
 
 const server = (id: string): ServerRec => ({
-  id, project_id: 'prj-1', name: id, status: 'initializing', server_type: 't', image: 'i', zone: 'z', region: 'r', labels: { app: 'x' },
-  public_ipv4: null, public_ipv6: null, private_ipv4: null, private_networks: [], locked: true, created: '2026-01-01T00:00:00.000Z',
+  id,
+  project_id: 'prj-1',
+  name: id,
+  status: 'initializing',
+  server_type: 't',
+  image: 'i',
+  zone: 'z',
+  region: 'r',
+  labels: { app: 'x' },
+  public_ipv4: null,
+  public_ipv6: null,
+  private_ipv4: null,
+  private_networks: [],
+  locked: true,
+  created: '2026-01-01T00:00:00.000Z',
 });
 
 async function setup(delays = {}) {
@@ -20,7 +33,10 @@ async function setup(delays = {}) {
   const engine = new ActionEngine({ store, clock, faults, metrics: createMetrics(), delays, random: () => 0.5 });
   const start = async (id: string) => {
     const action = engine.begin({ command: 'create_server', projectId: 'prj-1', resourceId: id, id: `act-${id}` });
-    await store.commit([{ op: 'put', coll: 'servers', doc: server(id) }, { op: 'put', coll: 'actions', doc: action }]);
+    await store.commit([
+      { op: 'put', coll: 'servers', doc: server(id) },
+      { op: 'put', coll: 'actions', doc: action },
+    ]);
     engine.run(action);
     return action;
   };
@@ -47,9 +63,21 @@ describe('ActionEngine', () => {
   it('ends a route action without rewriting its network: a stage that changes nothing on the resource writes nothing for it', async () => {
     const { store, clock, engine, settle } = await setup({ network: { delay_ms: 10, jitter_ms: 0 } });
     const routes = [{ id: 'rte-1', name: null, destination: '10.244.0.0/24', gateway: '10.0.0.2', created: '2026-01-01T00:00:00.000Z' }];
-    const network = { id: 'net-1', project_id: 'prj-1', name: 'n', ip_range: '10.0.0.0/16', subnets: [], routes, labels: {}, created: '2026-01-01T00:00:00.000Z' };
+    const network = {
+      id: 'net-1',
+      project_id: 'prj-1',
+      name: 'n',
+      ip_range: '10.0.0.0/16',
+      subnets: [],
+      routes,
+      labels: {},
+      created: '2026-01-01T00:00:00.000Z',
+    };
     const action = engine.begin({ command: 'add_route', projectId: 'prj-1', resourceId: 'net-1', id: 'act-1' });
-    await store.commit([{ op: 'put', coll: 'networks', doc: network }, { op: 'put', coll: 'actions', doc: action }]);
+    await store.commit([
+      { op: 'put', coll: 'networks', doc: network },
+      { op: 'put', coll: 'actions', doc: action },
+    ]);
     const written: string[] = [];
     store.onChange((applied) => written.push(...applied.map((a) => `${a.coll}/${a.id}`)));
     engine.run(action);

@@ -54,9 +54,15 @@ export class ActionEngine {
   begin(spec: BeginSpec): ActionRec {
     const lc = LIFECYCLES[spec.command];
     return {
-      id: spec.id, project_id: spec.projectId, command: spec.command, status: 'running', progress: 0,
-      started: new Date(this.#deps.clock.now()).toISOString(), finished: null,
-      resources: spec.resources ?? [{ id: spec.resourceId, type: lc.resourceType }], error: null,
+      id: spec.id,
+      project_id: spec.projectId,
+      command: spec.command,
+      status: 'running',
+      progress: 0,
+      started: new Date(this.#deps.clock.now()).toISOString(),
+      finished: null,
+      resources: spec.resources ?? [{ id: spec.resourceId, type: lc.resourceType }],
+      error: null,
     };
   }
 
@@ -69,7 +75,13 @@ export class ActionEngine {
   run(action: Action): void {
     const lc = LIFECYCLES[action.command];
     const resource = this.#resource(lc, action);
-    const index = resource !== undefined && lc.setsStatus ? Math.max(0, lc.stages.findIndex((st) => st.state === resource.status)) : 0;
+    const index =
+      resource !== undefined && lc.setsStatus
+        ? Math.max(
+            0,
+            lc.stages.findIndex((st) => st.state === resource.status),
+          )
+        : 0;
     this.#schedule(action.id, lc, index);
   }
 

@@ -4,7 +4,9 @@ import { LIFECYCLES } from './lifecycles.ts';
 
 describe('stage tables', () => {
   it('match the golden walk for every command', () => {
-    const walk = Object.fromEntries(Object.entries(LIFECYCLES).map(([cmd, lc]) => [cmd, lc.stages.map((s) => `${s.state}(${s.delayMs}±${s.jitterMs})`).join(' → ')]));
+    const walk = Object.fromEntries(
+      Object.entries(LIFECYCLES).map(([cmd, lc]) => [cmd, lc.stages.map((s) => `${s.state}(${s.delayMs}±${s.jitterMs})`).join(' → ')]),
+    );
     expect(walk).toMatchInlineSnapshot(`
       {
         "add_route": "adding(200±50) → done(0±0)",

@@ -21,13 +21,21 @@ describe('Balancer round robin', () => {
 describe('Balancer least connections', () => {
   it('picks the target with the fewest active connections', () => {
     const b = new Balancer({ algorithm: 'least_connections', sessionAffinity: 'none' });
-    const c = [{ id: 'a', activeConnections: 3 }, { id: 'b', activeConnections: 1 }, { id: 'c', activeConnections: 2 }];
+    const c = [
+      { id: 'a', activeConnections: 3 },
+      { id: 'b', activeConnections: 1 },
+      { id: 'c', activeConnections: 2 },
+    ];
     expect(b.pick(c, '127.0.0.1')).toBe('b');
   });
 
   it('rotates among ties', () => {
     const b = new Balancer({ algorithm: 'least_connections', sessionAffinity: 'none' });
-    const c = [{ id: 'a', activeConnections: 0 }, { id: 'b', activeConnections: 5 }, { id: 'c', activeConnections: 0 }];
+    const c = [
+      { id: 'a', activeConnections: 0 },
+      { id: 'b', activeConnections: 5 },
+      { id: 'c', activeConnections: 0 },
+    ];
     expect([b.pick(c, 'x'), b.pick(c, 'x'), b.pick(c, 'x')]).toEqual(['a', 'c', 'a']);
   });
 
@@ -35,7 +43,15 @@ describe('Balancer least connections', () => {
     const b = new Balancer({ algorithm: 'round_robin', sessionAffinity: 'none' });
     b.setPolicy({ algorithm: 'least_connections', sessionAffinity: 'none' });
     expect(b.policy.algorithm).toBe('least_connections');
-    expect(b.pick([{ id: 'a', activeConnections: 1 }, { id: 'b', activeConnections: 0 }], 'x')).toBe('b');
+    expect(
+      b.pick(
+        [
+          { id: 'a', activeConnections: 1 },
+          { id: 'b', activeConnections: 0 },
+        ],
+        'x',
+      ),
+    ).toBe('b');
   });
 });
 

@@ -25,12 +25,14 @@ export function splice(opts: SpliceOptions): void {
   counters.connections += 1;
   counters.activeConnections += 1;
   let open = 2;
-  const onClose = (other: net.Socket) => (hadError: boolean): void => {
-    open -= 1;
-    if (open === 0) counters.activeConnections -= 1;
-    if (hadError) abort(other);
-    else if (!other.destroyed) other.destroySoon();
-  };
+  const onClose =
+    (other: net.Socket) =>
+    (hadError: boolean): void => {
+      open -= 1;
+      if (open === 0) counters.activeConnections -= 1;
+      if (hadError) abort(other);
+      else if (!other.destroyed) other.destroySoon();
+    };
   client.once('close', onClose(upstream));
   upstream.once('close', onClose(client));
   client.on('error', () => abort(upstream));
@@ -43,8 +45,12 @@ export function splice(opts: SpliceOptions): void {
     upstream.setTimeout(0);
     upstream.setNoDelay(true);
     if (opts.header !== null) upstream.write(opts.header);
-    client.on('data', (chunk: Buffer) => { counters.bytesIn += chunk.length; });
-    upstream.on('data', (chunk: Buffer) => { counters.bytesOut += chunk.length; });
+    client.on('data', (chunk: Buffer) => {
+      counters.bytesIn += chunk.length;
+    });
+    upstream.on('data', (chunk: Buffer) => {
+      counters.bytesOut += chunk.length;
+    });
     client.pipe(upstream);
     upstream.pipe(client);
   });

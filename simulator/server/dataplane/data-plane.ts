@@ -18,9 +18,7 @@ import { HealthMonitor, type Scheduler } from './health-checker.ts';
 import { VipListener, type ListenerConfig, type ListenerHooks } from './listener.ts';
 import { UdpVipListener } from './udp-listener.ts';
 import { validateLoadBalancer } from './validate.ts';
-import type {
-  ApplyResult, DataPlaneLoadBalancer, DataPlaneListener, DataPlaneOptions, TargetCounters, TargetHealthChange,
-} from './types.ts';
+import type { ApplyResult, DataPlaneLoadBalancer, DataPlaneListener, DataPlaneOptions, TargetCounters, TargetHealthChange } from './types.ts';
 
 type ApplyError = ApplyResult['errors'][number];
 
@@ -181,8 +179,12 @@ export class DataPlane {
     return {
       counters: (id) => rt.counters.get(id) ?? zero(),
       health: (id) => monitor.status(id),
-      onDenied: () => { rt.stats.denied += 1; },
-      onNoTarget: () => { rt.stats.noTarget += 1; },
+      onDenied: () => {
+        rt.stats.denied += 1;
+      },
+      onNoTarget: () => {
+        rt.stats.noTarget += 1;
+      },
       logger: this.#logger,
     };
   }

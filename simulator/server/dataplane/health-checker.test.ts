@@ -4,14 +4,24 @@ import type { HealthStatus } from './health-state.ts';
 import type { Probe } from './probes.ts';
 import type { DataPlaneHealthCheck } from './types.ts';
 
-interface Timer { fn: () => void; ms: number; live: boolean }
+interface Timer {
+  fn: () => void;
+  ms: number;
+  live: boolean;
+}
 
 function fakeScheduler(): Scheduler & { timers: Timer[]; fire(ms: number): void; live(): Timer[] } {
   const timers: Timer[] = [];
   return {
     timers,
-    set: (fn, ms) => { const t = { fn, ms, live: true }; timers.push(t); return t; },
-    clear: (h) => { (h as Timer).live = false; },
+    set: (fn, ms) => {
+      const t = { fn, ms, live: true };
+      timers.push(t);
+      return t;
+    },
+    clear: (h) => {
+      (h as Timer).live = false;
+    },
     live: () => timers.filter((t) => t.live),
     fire(ms) {
       const t = timers.find((x) => x.live && x.ms === ms);
@@ -25,15 +35,18 @@ function fakeScheduler(): Scheduler & { timers: Timer[]; fire(ms: number): void;
 /** A probe whose calls are settled by the test. */
 function manualProbe(): Probe & { calls: { host: string; port: number; settle(ok: boolean): void; signal: AbortSignal }[] } {
   const calls: { host: string; port: number; settle(ok: boolean): void; signal: AbortSignal }[] = [];
-  const probe = ((target, _check, signal) => new Promise<boolean>((resolve) => {
-    calls.push({ host: target.host, port: target.port, settle: resolve, signal });
-    signal.addEventListener('abort', () => resolve(false));
-  })) as Probe & { calls: typeof calls };
+  const probe = ((target, _check, signal) =>
+    new Promise<boolean>((resolve) => {
+      calls.push({ host: target.host, port: target.port, settle: resolve, signal });
+      signal.addEventListener('abort', () => resolve(false));
+    })) as Probe & { calls: typeof calls };
   probe.calls = calls;
   return probe;
 }
 
-const flush = async (): Promise<void> => { for (let i = 0; i < 5; i++) await Promise.resolve(); };
+const flush = async (): Promise<void> => {
+  for (let i = 0; i < 5; i++) await Promise.resolve();
+};
 const check: DataPlaneHealthCheck = { protocol: 'tcp', port: null, path: '/', intervalMs: 100, timeoutMs: 30, retries: 2 };
 
 describe('TargetChecker', () => {
@@ -41,7 +54,14 @@ describe('TargetChecker', () => {
     const sched = fakeScheduler();
     const probe = manualProbe();
     const changes: HealthStatus[] = [];
-    const c = new TargetChecker({ target: { host: '127.0.0.9', port: 80 }, check, initial: 'unknown', probe, scheduler: sched, onChange: (s) => changes.push(s) });
+    const c = new TargetChecker({
+      target: { host: '127.0.0.9', port: 80 },
+      check,
+      initial: 'unknown',
+      probe,
+      scheduler: sched,
+      onChange: (s) => changes.push(s),
+    });
     return { sched, probe, changes, c };
   }
 
@@ -97,7 +117,14 @@ describe('HealthMonitor', () => {
   it('probes health-check port or destination port per target', () => {
     const { probe, m } = setup();
     m.sync([{ id: 'a', ip: '127.0.0.10' }], check, 8080);
-    m.sync([{ id: 'a', ip: '127.0.0.10' }, { id: 'b', ip: '127.0.0.11' }], check, 8080);
+    m.sync(
+      [
+        { id: 'a', ip: '127.0.0.10' },
+        { id: 'b', ip: '127.0.0.11' },
+      ],
+      check,
+      8080,
+    );
     expect(probe.calls.map((c) => `${c.host}:${c.port}`)).toEqual(['127.0.0.10:8080', '127.0.0.11:8080']);
     m.sync([{ id: 'a', ip: '127.0.0.10' }], { ...check, port: 9000 }, 8080);
     expect(probe.calls.at(-1)).toMatchObject({ host: '127.0.0.10', port: 9000 });
@@ -115,14 +142,24 @@ describe('HealthMonitor', () => {
     expect(m.status('a')).toBe('healthy');
     m.sync([{ id: 'a', ip: '127.0.0.12' }], check, 80);
     expect(m.status('a')).toBe('unknown');
-    expect(changes).toEqual([['a', 'healthy'], ['a', 'unknown']]);
+    expect(changes).toEqual([
+      ['a', 'healthy'],
+      ['a', 'unknown'],
+    ]);
     expect(m.status('nope')).toBe('unknown');
     m.stop();
   });
 
   it('stop() clears every timer', () => {
     const { sched, m } = setup();
-    m.sync([{ id: 'a', ip: '127.0.0.10' }, { id: 'b', ip: '127.0.0.11' }], check, 80);
+    m.sync(
+      [
+        { id: 'a', ip: '127.0.0.10' },
+        { id: 'b', ip: '127.0.0.11' },
+      ],
+      check,
+      80,
+    );
     expect(sched.live()).toHaveLength(2);
     m.stop();
     expect(sched.live()).toEqual([]);

@@ -72,7 +72,10 @@ export class TargetChecker {
     this.#timeout = scheduler.set(() => ac.abort(), Math.max(1, check.timeoutMs));
     probe(target, check, ac.signal)
       .catch(() => false)
-      .then((ok) => this.#finish(ac, ok && !ac.signal.aborted), () => undefined);
+      .then(
+        (ok) => this.#finish(ac, ok && !ac.signal.aborted),
+        () => undefined,
+      );
   }
 
   #finish(ac: AbortController, ok: boolean): void {
@@ -142,7 +145,9 @@ export class HealthMonitor {
       else if (current.checker.status !== 'unknown') this.#opts.onChange(t.id, 'unknown');
     }
     const checker = new TargetChecker({
-      target: { host: t.ip, port }, check, initial,
+      target: { host: t.ip, port },
+      check,
+      initial,
       probe: (this.#opts.probeFor ?? probeFor)(check),
       scheduler: this.#opts.scheduler ?? realScheduler,
       onChange: (status) => this.#opts.onChange(t.id, status),

@@ -37,7 +37,12 @@ export const httpProbe: Probe = (target, check, signal) =>
     if (signal.aborted) return resolve(false);
     const path = check.path.startsWith('/') ? check.path : `/${check.path}`;
     const req = http.request({
-      host: target.host, port: target.port, path, method: 'GET', agent: false, signal,
+      host: target.host,
+      port: target.port,
+      path,
+      method: 'GET',
+      agent: false,
+      signal,
       headers: { host: hostHeader(target), 'user-agent': 'simcloud-healthcheck', connection: 'close' },
     });
     req.once('socket', (s) => s.unref());

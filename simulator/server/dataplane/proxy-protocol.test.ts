@@ -24,9 +24,7 @@ describe('PROXY protocol v1', () => {
 describe('PROXY protocol v2', () => {
   it('encodes TCP over IPv4 byte for byte', () => {
     const buf = encodeProxyV2(src, dst);
-    expect(buf.toString('hex')).toBe(
-      '0d0a0d0a000d0a515549540a' + '21' + '11' + '000c' + '7f090807' + '7f010203' + '9c40' + '01bb',
-    );
+    expect(buf.toString('hex')).toBe('0d0a0d0a000d0a515549540a' + '21' + '11' + '000c' + '7f090807' + '7f010203' + '9c40' + '01bb');
   });
 
   it('round-trips through the test parser', () => {

@@ -42,7 +42,8 @@ export async function loadSnapshot(sim: Sim, body: Snapshot): Promise<void> {
     throw err;
   }
   for (const c of COLLECTIONS) {
-    if (typeof doc[c] !== 'object' || doc[c] === null || Array.isArray(doc[c])) throw invalidInput(`snapshot: ${c} must be an object`, [{ name: c, messages: ['must be an object keyed by id'] }]);
+    if (typeof doc[c] !== 'object' || doc[c] === null || Array.isArray(doc[c]))
+      throw invalidInput(`snapshot: ${c} must be an object`, [{ name: c, messages: ['must be an object keyed by id'] }]);
   }
   checkPersonaAttrs(sim, doc);
   await replaceState(sim, doc);
@@ -54,7 +55,8 @@ function checkPersonaAttrs(sim: Sim, doc: StateDoc): void {
     const schema = sim.personas.attrsSchema(coll);
     for (const [id, rec] of Object.entries(doc[coll] as Record<string, { dialect_attrs?: unknown }>)) {
       const parsed = rec.dialect_attrs === undefined ? undefined : schema.safeParse(rec.dialect_attrs);
-      if (parsed?.success === false) throw invalidInput(`snapshot: ${coll}.${id} has invalid persona attributes`, fieldsFromZod(parsed.error, `${coll}.${id}.dialect_attrs.`));
+      if (parsed?.success === false)
+        throw invalidInput(`snapshot: ${coll}.${id} has invalid persona attributes`, fieldsFromZod(parsed.error, `${coll}.${id}.dialect_attrs.`));
     }
   }
 }
@@ -111,11 +113,19 @@ export async function deleteProject(sim: Sim, id: string): Promise<void> {
   await sim.store.commit(changes);
 }
 
-const toToken = (t: { id: string; project_id: string; name: string; created: string }): Token => ({ id: t.id, project_id: t.project_id, name: t.name, created: t.created });
+const toToken = (t: { id: string; project_id: string; name: string; created: string }): Token => ({
+  id: t.id,
+  project_id: t.project_id,
+  name: t.name,
+  created: t.created,
+});
 
 export function listTokens(sim: Sim, projectId: string): Token[] {
   if (own(sim.store.state.projects, projectId) === undefined) throw notFound('project', projectId);
-  return sim.store.all('tokens').filter((t) => t.project_id === projectId).map(toToken);
+  return sim.store
+    .all('tokens')
+    .filter((t) => t.project_id === projectId)
+    .map(toToken);
 }
 
 export async function createToken(sim: Sim, projectId: string, body: CreateTokenRequest): Promise<CreatedToken> {

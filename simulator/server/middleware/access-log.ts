@@ -36,13 +36,25 @@ export function accessLog(sim: Sim): RequestHandler {
       sim.metrics.requests.inc({ method: req.method, route, status: String(status) });
       sim.metrics.requestDuration.observe({ method: req.method, route }, seconds);
       const caller = res.locals.caller as Caller | undefined;
-      const fields = { method: req.method, path: loggedUrl(req.originalUrl), status, ms: Math.round(seconds * 1e4) / 10, requestId: res.locals.requestId as string };
+      const fields = {
+        method: req.method,
+        path: loggedUrl(req.originalUrl),
+        status,
+        ms: Math.round(seconds * 1e4) / 10,
+        requestId: res.locals.requestId as string,
+      };
       if (sim.config.accessLog) sim.logger.info(fields, 'request');
       if (stream) return;
       sim.metrics.inFlight.dec();
       sim.events.publish({
-        type: 'api_call', method: req.method, path: fields.path, status, latency_ms: fields.ms,
-        project_id: caller?.projectId ?? null, request_id: fields.requestId, caller: req.get('x-simcloud-caller') ?? null,
+        type: 'api_call',
+        method: req.method,
+        path: fields.path,
+        status,
+        latency_ms: fields.ms,
+        project_id: caller?.projectId ?? null,
+        request_id: fields.requestId,
+        caller: req.get('x-simcloud-caller') ?? null,
         upstream_method: req.get('x-simcloud-method') ?? null,
         error_code: (res.locals.errorCode as string | undefined) ?? null,
       });

@@ -42,6 +42,9 @@ export function errorRenderer(sim: Sim): ErrorRequestHandler {
       return void res.end(JSON.stringify(persona.errors.body(e, requestId)));
     }
     const details = e.fields === undefined ? undefined : { fields: e.fields };
-    res.status(e.status).set(e.headers).json({ error: { code: e.code, message: e.message, ...(details ? { details } : {}), request_id: requestId } });
+    res
+      .status(e.status)
+      .set(e.headers)
+      .json({ error: { code: e.code, message: e.message, ...(details ? { details } : {}), request_id: requestId } });
   };
 }

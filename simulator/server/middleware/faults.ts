@@ -11,7 +11,10 @@ const ADDRESSED = /^\/v1\/([a-z_]+)\/([^/]+)/;
 function facts(sim: Sim, req: Request, caller: Caller | undefined): RequestFacts {
   const canonical = sim.personas.canonicalPath(req.path);
   return {
-    method: req.method, path: req.path, resourceType: resourceTypeOfPath(canonical), tokenId: caller?.tokenId,
+    method: req.method,
+    path: req.path,
+    resourceType: resourceTypeOfPath(canonical),
+    tokenId: caller?.tokenId,
     labels: () => {
       const m = ADDRESSED.exec(canonical);
       const coll = sim.store.state[m?.[1] as CollectionName] as Record<string, { labels?: Record<string, string>; project_id?: string }> | undefined;

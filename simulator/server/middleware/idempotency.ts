@@ -32,7 +32,9 @@ interface Entry {
 }
 
 function fingerprintOf(req: Request): string {
-  return createHash('sha256').update(`${req.method} ${req.path}\n${JSON.stringify(req.body ?? null)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${req.method} ${req.path}\n${JSON.stringify(req.body ?? null)}`)
+    .digest('hex');
 }
 
 /** Records the answer when the response is ended (even if the client has gone): `res.json` body, `res.end` status. */

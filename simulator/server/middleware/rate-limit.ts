@@ -25,12 +25,20 @@ export function rateLimit(sim: Sim): RequestHandler {
     if (caller === undefined) return next();
     const cfg = sim.config.rateLimit;
     const base = cfg === null ? null : sim.faults.consumeWindow(`config:${caller.tokenId}`, cfg.limit, cfg.windowSeconds);
-    const facts = { method: req.method, path: req.path, resourceType: resourceTypeOfPath(sim.personas.canonicalPath(req.path)), tokenId: caller.tokenId, labels: () => undefined };
+    const facts = {
+      method: req.method,
+      path: req.path,
+      resourceType: resourceTypeOfPath(sim.personas.canonicalPath(req.path)),
+      tokenId: caller.tokenId,
+      labels: () => undefined,
+    };
     const budget = tighter(base, sim.faults.size === 0 ? null : sim.faults.consumeBudget(facts));
     if (budget === null) return next();
     const name = (sim.personas.of(req.path)?.rateLimitHeaders ?? 'RateLimit').toLowerCase();
     const headers = {
-      [`${name}-limit`]: String(budget.limit), [`${name}-remaining`]: String(Math.max(0, budget.remaining)), [`${name}-reset`]: resetHeader(sim, req.path, budget.resetSeconds),
+      [`${name}-limit`]: String(budget.limit),
+      [`${name}-remaining`]: String(Math.max(0, budget.remaining)),
+      [`${name}-reset`]: resetHeader(sim, req.path, budget.resetSeconds),
     };
     if (budget.remaining < 0) {
       sim.metrics.faults.inc({ kind: 'rate_limit' });

@@ -163,8 +163,12 @@ export function paginate<T>(all: T[], q: { page?: number; per_page?: number }): 
   const lastPage = Math.max(1, Math.ceil(all.length / perPage));
   const items = all.slice((page - 1) * perPage, page * perPage);
   const pagination = {
-    page, per_page: perPage, previous_page: page > 1 ? Math.min(page - 1, lastPage) : null,
-    next_page: page < lastPage ? page + 1 : null, last_page: lastPage, total_entries: all.length,
+    page,
+    per_page: perPage,
+    previous_page: page > 1 ? Math.min(page - 1, lastPage) : null,
+    next_page: page < lastPage ? page + 1 : null,
+    last_page: lastPage,
+    total_entries: all.length,
   };
   return { items, meta: { pagination } };
 }
@@ -188,15 +192,24 @@ export async function startAction(sim: Sim, caller: Caller, spec: StartAction): 
  * Like startAction with one action per command, all on `doc` and committed together (the first command sets
  * its status): several routes of a network added and deleted in one operation.
  */
-export async function startActions(sim: Sim, caller: Caller, spec: Omit<StartAction, 'command'> & { commands: readonly ActionCommand[] }): Promise<ActionRec[]> {
+export async function startActions(
+  sim: Sim,
+  caller: Caller,
+  spec: Omit<StartAction, 'command'> & { commands: readonly ActionCommand[] },
+): Promise<ActionRec[]> {
   const { ids, change } = newIds(sim, ...spec.commands.map(() => 'act'));
-  const actions = spec.commands.map((command, i) => sim.engine.begin({ command, projectId: caller.projectId, resourceId: spec.doc.id, resources: spec.resources, id: ids[i]! }));
+  const actions = spec.commands.map((command, i) =>
+    sim.engine.begin({ command, projectId: caller.projectId, resourceId: spec.doc.id, resources: spec.resources, id: ids[i]! }),
+  );
   const command = spec.commands[0]!;
   const status = 'status' in spec.doc && isStatusCommand(command) ? { status: sim.engine.firstState(command) } : {};
   const lock = 'locked' in spec.doc ? { locked: true } : {};
   const extra = spec.extra ?? [];
   await sim.store.commit([
-    change, ...extra, ...highestId([change, ...extra]), { op: 'put', coll: spec.coll, doc: { ...spec.doc, ...status, ...lock } },
+    change,
+    ...extra,
+    ...highestId([change, ...extra]),
+    { op: 'put', coll: spec.coll, doc: { ...spec.doc, ...status, ...lock } },
     ...actions.map((doc): Change => ({ op: 'put', coll: 'actions', doc })),
   ]);
   for (const a of actions) sim.engine.run(a);
@@ -210,11 +223,21 @@ function highestId(changes: readonly Change[]): Change[] {
   return counts.at(-1) === top ? [] : [{ op: 'meta', next_id: top }];
 }
 
-const NON_STATUS = new Set<ActionCommand>(['attach_server_to_network', 'detach_server_from_network', 'update_server', 'attach_load_balancer_to_network', 'detach_load_balancer_from_network', 'add_route', 'delete_route']);
+const NON_STATUS = new Set<ActionCommand>([
+  'attach_server_to_network',
+  'detach_server_from_network',
+  'update_server',
+  'attach_load_balancer_to_network',
+  'detach_load_balancer_from_network',
+  'add_route',
+  'delete_route',
+]);
 const isStatusCommand = (c: ActionCommand): boolean => !NON_STATUS.has(c);
 
 /** A service's answer with its action as the wire shows it (without `project_id`). */
-export async function withPublicAction<T extends { action: ActionRec }>(answer: Promise<T>): Promise<Omit<T, 'action'> & { action: Omit<ActionRec, 'project_id'> }> {
+export async function withPublicAction<T extends { action: ActionRec }>(
+  answer: Promise<T>,
+): Promise<Omit<T, 'action'> & { action: Omit<ActionRec, 'project_id'> }> {
   const { action, ...rest } = await answer;
   return { ...rest, action: publicView(action) };
 }

@@ -56,7 +56,11 @@ describe('LowdbStore', () => {
     const path = await tmp();
     const store = await LowdbStore.open({ location: { kind: 'file', path } });
     await store.commit([project(1)]);
-    const journal = join(path, '..', (await readdir(join(path, '..'))).find((n) => n.includes('.wal-'))!);
+    const journal = join(
+      path,
+      '..',
+      (await readdir(join(path, '..'))).find((n) => n.includes('.wal-'))!,
+    );
     await appendFile(journal, '{"seq":99,"changes":[{"op":"put","coll":"nowhere","doc":{"id":"x"}}]}\n');
     const before = await readFile(journal, 'utf8');
     await expect(LowdbStore.open({ location: { kind: 'file', path } })).rejects.toThrow(/not a journal record: changes\.0\.coll/);
@@ -92,8 +96,22 @@ describe('LowdbStore', () => {
   it('journals a route added to a network as that route alone, and replays the routes as they were', async () => {
     const path = await tmp();
     const store = await LowdbStore.open({ location: { kind: 'file', path }, compactBytes: 64 * 1024 * 1024 });
-    const route = (i: number): Record<string, unknown> => ({ id: `rte-${i}`, name: null, destination: `10.${i >> 8}.${i & 255}.0/24`, gateway: '10.0.0.2', created: '2026-01-01T00:00:00.000Z' });
-    let net: { id: string; routes: Record<string, unknown>[] } & Record<string, unknown> = { id: 'net-1', name: 'n', ip_range: '10.0.0.0/8', subnets: [], routes: [], labels: {}, created: '2026-01-01T00:00:00.000Z' };
+    const route = (i: number): Record<string, unknown> => ({
+      id: `rte-${i}`,
+      name: null,
+      destination: `10.${i >> 8}.${i & 255}.0/24`,
+      gateway: '10.0.0.2',
+      created: '2026-01-01T00:00:00.000Z',
+    });
+    let net: { id: string; routes: Record<string, unknown>[] } & Record<string, unknown> = {
+      id: 'net-1',
+      name: 'n',
+      ip_range: '10.0.0.0/8',
+      subnets: [],
+      routes: [],
+      labels: {},
+      created: '2026-01-01T00:00:00.000Z',
+    };
     const put = (doc: typeof net): Promise<void> => store.commit([{ op: 'put', coll: 'networks', doc }]);
     await put(net);
     for (let i = 0; i < 500; i++) {
@@ -119,7 +137,13 @@ describe('LowdbStore', () => {
     // No close(): the process "died"; the journal alone brings the routes back.
     const reopened = await LowdbStore.open({ location: { kind: 'file', path } });
     expect(reopened.state.networks['net-1']).toEqual(net);
-    expect(reopened.state.networks['net-1']!.routes.map((r) => r.id)).toEqual([...Array.from({ length: 500 }, (_, i) => `rte-${i}`).filter((id) => id !== 'rte-7'), 'rte-900', 'rte-902', 'rte-903', 'rte-901']);
+    expect(reopened.state.networks['net-1']!.routes.map((r) => r.id)).toEqual([
+      ...Array.from({ length: 500 }, (_, i) => `rte-${i}`).filter((id) => id !== 'rte-7'),
+      'rte-900',
+      'rte-902',
+      'rte-903',
+      'rte-901',
+    ]);
     await reopened.close();
     await store.close(); // the "dead" store's journal handle, released only after the checks
   });

@@ -19,7 +19,17 @@ import { Low, Memory } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
 import { JournalEncoder, JournalRecord, replayChange, type JournalChange } from './journal.ts';
 import { migrate } from './migrations.ts';
-import { COLLECTIONS, applyChange, emptyState, type AppliedChange, type Change, type CollectionName, type Collections, type StateDoc, type StoredDoc } from './state.ts';
+import {
+  COLLECTIONS,
+  applyChange,
+  emptyState,
+  type AppliedChange,
+  type Change,
+  type CollectionName,
+  type Collections,
+  type StateDoc,
+  type StoredDoc,
+} from './state.ts';
 import type { ChangeListener, Store, StoreStats } from './store.ts';
 
 export type StoreLocation = { kind: 'memory' } | { kind: 'file'; path: string };
@@ -200,7 +210,8 @@ export class LowdbStore implements Store {
   async #journals(path: string): Promise<{ gen: number; file: string }[]> {
     const prefix = `${basename(path)}.wal-`;
     const names = await readdir(dirname(path)).catch(() => [] as string[]);
-    return names.filter((n) => n.startsWith(prefix))
+    return names
+      .filter((n) => n.startsWith(prefix))
       .map((n) => ({ gen: Number(n.slice(prefix.length)), file: join(dirname(path), n) }))
       .filter((j) => Number.isInteger(j.gen))
       .sort((a, b) => a.gen - b.gen);
@@ -225,7 +236,13 @@ export class LowdbStore implements Store {
         return; // a torn tail: never acknowledged
       }
       const parsed = JournalRecord.safeParse(json);
-      if (!parsed.success) throw new Error(`journal line after seq ${state.seq} is not a journal record: ${parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      if (!parsed.success)
+        throw new Error(
+          `journal line after seq ${state.seq} is not a journal record: ${parsed.error.issues
+            .slice(0, 3)
+            .map((i) => `${i.path.join('.')}: ${i.message}`)
+            .join('; ')}`,
+        );
       const record: { seq: number; changes: JournalChange[] } = parsed.data;
       if (record.seq <= state.seq) continue;
       for (const c of record.changes) replayChange(state, c, record.seq);

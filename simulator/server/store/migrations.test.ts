@@ -13,13 +13,21 @@ afterEach(async () => {
 
 /** A load balancer as a version 3 document stored it: the public interface switch in the Hetzner attributes. */
 const v3Lb = (id: string, hcloud?: Record<string, unknown>): Record<string, unknown> => ({
-  id, project_id: 'prj-00000001', name: id, services: [], targets: [], ...(hcloud === undefined ? {} : { dialect_attrs: { hcloud } }),
+  id,
+  project_id: 'prj-00000001',
+  name: id,
+  services: [],
+  targets: [],
+  ...(hcloud === undefined ? {} : { dialect_attrs: { hcloud } }),
 });
 
 describe('migrations', () => {
   it('v4 moves the public interface switch out of the Hetzner attributes into the load balancer', () => {
     const doc = migrate({
-      schema_version: 3, seq: 0, next_id: 4, load_balancers: {
+      schema_version: 3,
+      seq: 0,
+      next_id: 4,
+      load_balancers: {
         'lb-00000001': v3Lb('lb-00000001', { load_balancer_type: 'lb11', public_interface: false, dns_ptr: null }),
         'lb-00000002': v3Lb('lb-00000002', { load_balancer_type: 'lb21', dns_ptr: null }),
         'lb-00000003': v3Lb('lb-00000003'),
@@ -34,22 +42,41 @@ describe('migrations', () => {
   });
 
   it('v5 gives every server with a public IPv4 a /64 and every load balancer an IPv6 address, in id order', () => {
-    const srv = (id: string, ip: string | null): Record<string, unknown> => ({ id, project_id: 'prj-00000001', name: id, public_ipv4: ip, private_networks: [] });
+    const srv = (id: string, ip: string | null): Record<string, unknown> => ({
+      id,
+      project_id: 'prj-00000001',
+      name: id,
+      public_ipv4: ip,
+      private_networks: [],
+    });
     const doc = migrate({
-      schema_version: 4, seq: 0, next_id: 6,
-      servers: { 'srv-00000003': srv('srv-00000003', '127.0.64.3'), 'srv-00000001': srv('srv-00000001', '127.0.64.1'), 'srv-00000002': srv('srv-00000002', null) },
+      schema_version: 4,
+      seq: 0,
+      next_id: 6,
+      servers: {
+        'srv-00000003': srv('srv-00000003', '127.0.64.3'),
+        'srv-00000001': srv('srv-00000001', '127.0.64.1'),
+        'srv-00000002': srv('srv-00000002', null),
+      },
       load_balancers: { 'lb-00000005': { ...v3Lb('lb-00000005'), public_interface: true }, 'lb-00000004': { ...v3Lb('lb-00000004'), public_interface: true } },
     });
     expect(doc.schema_version).toBe(SCHEMA_VERSION);
     expect(Object.fromEntries(Object.values(doc.servers).map((s) => [s.id, s.public_ipv6]))).toEqual({
-      'srv-00000001': '2001:db8:1::1', 'srv-00000002': null, 'srv-00000003': '2001:db8:1:1::1',
+      'srv-00000001': '2001:db8:1::1',
+      'srv-00000002': null,
+      'srv-00000003': '2001:db8:1:1::1',
     });
     expect(doc.load_balancers['lb-00000004']!.public_ipv6).toBe('2001:db8:2::1');
     expect(doc.load_balancers['lb-00000005']!.public_ipv6).toBe('2001:db8:2::2');
   });
 
   it('v6 makes every existing load balancer a proxy', () => {
-    const doc = migrate({ schema_version: 5, seq: 0, next_id: 2, load_balancers: { 'lb-00000001': { ...v3Lb('lb-00000001'), public_interface: true, public_ipv6: '2001:db8:2::1' } } });
+    const doc = migrate({
+      schema_version: 5,
+      seq: 0,
+      next_id: 2,
+      load_balancers: { 'lb-00000001': { ...v3Lb('lb-00000001'), public_interface: true, public_ipv6: '2001:db8:2::1' } },
+    });
     expect(doc.schema_version).toBe(SCHEMA_VERSION);
     expect(doc.load_balancers['lb-00000001']!.forwarding).toBe('proxy');
   });

@@ -7,7 +7,14 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type {
-  ActionRecord, CertificateRecord, FirewallPolicyRecord, IpBlockRecord, LoadBalancerRecord, NetworkRecord, ServerGroupRecord, ServerRecord,
+  ActionRecord,
+  CertificateRecord,
+  FirewallPolicyRecord,
+  IpBlockRecord,
+  LoadBalancerRecord,
+  NetworkRecord,
+  ServerGroupRecord,
+  ServerRecord,
 } from '../../api/schema/events.ts';
 import type { Project } from '../../api/schema/projects.ts';
 
@@ -59,7 +66,16 @@ export interface Collections {
 }
 export type CollectionName = keyof Collections;
 export const COLLECTIONS: readonly CollectionName[] = [
-  'projects', 'tokens', 'servers', 'networks', 'load_balancers', 'server_groups', 'firewall_policies', 'ip_blocks', 'actions', 'certificates',
+  'projects',
+  'tokens',
+  'servers',
+  'networks',
+  'load_balancers',
+  'server_groups',
+  'firewall_policies',
+  'ip_blocks',
+  'actions',
+  'certificates',
 ];
 
 export type StateDoc = {
@@ -92,8 +108,21 @@ export const SERVER_IPV6_PREFIX = 64;
 
 export function emptyState(pools: Pools = DEFAULT_POOLS): StateDoc {
   return {
-    schema_version: SCHEMA_VERSION, seq: 0, next_id: 1, pools: { ...pools }, signing_key: newSigningKey(),
-    projects: {}, tokens: {}, servers: {}, networks: {}, load_balancers: {}, server_groups: {}, firewall_policies: {}, ip_blocks: {}, actions: {}, certificates: {},
+    schema_version: SCHEMA_VERSION,
+    seq: 0,
+    next_id: 1,
+    pools: { ...pools },
+    signing_key: newSigningKey(),
+    projects: {},
+    tokens: {},
+    servers: {},
+    networks: {},
+    load_balancers: {},
+    server_groups: {},
+    firewall_policies: {},
+    ip_blocks: {},
+    actions: {},
+    certificates: {},
   };
 }
 
@@ -102,9 +131,7 @@ export type StoredDoc = { id: string } & Record<string, unknown>;
 
 /** One change of a commit; the journal stores these verbatim. */
 export type Change =
-  | { op: 'put'; coll: CollectionName; doc: StoredDoc }
-  | { op: 'del'; coll: CollectionName; id: string }
-  | { op: 'meta'; next_id?: number; pools?: Pools };
+  { op: 'put'; coll: CollectionName; doc: StoredDoc } | { op: 'del'; coll: CollectionName; id: string } | { op: 'meta'; next_id?: number; pools?: Pools };
 
 /** What listeners hear after a commit, with the document before and after. */
 export interface AppliedChange {

@@ -42,7 +42,14 @@ export class CloudNodeLifecycleController {
   private readonly periodMs: number;
 
   constructor(config: CloudNodeLifecycleControllerConfig) {
-    this.deps = { nodes: config.nodes, kube: config.kube, instances: config.instances, recorder: config.recorder, clock: config.clock ?? realClock, logger: config.logger };
+    this.deps = {
+      nodes: config.nodes,
+      kube: config.kube,
+      instances: config.instances,
+      recorder: config.recorder,
+      clock: config.clock ?? realClock,
+      logger: config.logger,
+    };
     this.metrics = config.metrics ?? noopControllerMetrics;
     this.periodMs = config.nodeMonitorPeriodMs ?? 5_000;
   }

@@ -31,7 +31,10 @@ describe('address change detection', () => {
   it('skips when the cloud has no addresses; keeps the kubelet Hostname when the cloud has none', () => {
     const node: V1Node = { metadata: { name: 'n' }, status: { addresses: [a('Hostname', 'kubelet-h')] } };
     expect(desiredNodeAddresses(node, [])).toEqual({ action: 'skip', skip: 'no-cloud-addresses', reason: 'cloud returned no addresses' });
-    expect(desiredNodeAddresses(node, [a('InternalIP', '10.0.0.1')])).toEqual({ action: 'update', addresses: [a('InternalIP', '10.0.0.1'), a('Hostname', 'kubelet-h')] });
+    expect(desiredNodeAddresses(node, [a('InternalIP', '10.0.0.1')])).toEqual({
+      action: 'update',
+      addresses: [a('InternalIP', '10.0.0.1'), a('Hostname', 'kubelet-h')],
+    });
     expect(desiredNodeAddresses(node, [a('Hostname', 'cloud-h')])).toEqual({ action: 'update', addresses: [a('Hostname', 'cloud-h')] });
   });
 

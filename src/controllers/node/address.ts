@@ -71,8 +71,7 @@ export type AddressSkip = (typeof AddressSkip)[keyof typeof AddressSkip];
 
 /** Outcome of `desiredNodeAddresses`. */
 export type AddressDecision =
-  | { readonly action: 'skip'; readonly skip: AddressSkip; readonly reason: string }
-  | { readonly action: 'update'; readonly addresses: V1NodeAddress[] };
+  { readonly action: 'skip'; readonly skip: AddressSkip; readonly reason: string } | { readonly action: 'update'; readonly addresses: V1NodeAddress[] };
 
 /**
  * What `updateNodeAddress` would write for an initialised node, given the cloud's addresses:

@@ -29,7 +29,10 @@ describe('node labels', () => {
   });
 
   it('additional labels never overwrite and drop the Kubernetes namespace (v0.32+ regex)', () => {
-    const { labels, warnings } = initialLabels({ team: 'a' }, { ...metadata, instanceType: '', zone: '', region: '', additionalLabels: { team: 'b', 'x.k8s.io/y': '1', 'simcloud.dev/pool': 'p' } });
+    const { labels, warnings } = initialLabels(
+      { team: 'a' },
+      { ...metadata, instanceType: '', zone: '', region: '', additionalLabels: { team: 'b', 'x.k8s.io/y': '1', 'simcloud.dev/pool': 'p' } },
+    );
     expect(labels).toEqual({ 'simcloud.dev/pool': 'p' });
     expect(warnings.map((w) => w.key)).toEqual(['team', 'x.k8s.io/y']);
     expect(isKubernetesNamespacedLabel('kubernetes.io/arch')).toBe(true);

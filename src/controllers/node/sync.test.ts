@@ -19,12 +19,27 @@ function captureLogs(): { logger: pino.Logger; lines: () => Array<{ level: numbe
   return { logger: captured, lines: () => out.map((l) => JSON.parse(l) as { level: number; msg: string }) };
 }
 
-function node(name: string, extra: { providerID?: string; annotations?: Record<string, string>; labels?: Record<string, string>; tainted?: boolean } = {}): V1Node {
+function node(
+  name: string,
+  extra: { providerID?: string; annotations?: Record<string, string>; labels?: Record<string, string>; tainted?: boolean } = {},
+): V1Node {
   return {
-    metadata: { name, uid: `uid-${name}`, annotations: extra.annotations, labels: extra.labels ?? { 'kubernetes.io/hostname': name }, creationTimestamp: new Date(1_700_000_000_000) },
+    metadata: {
+      name,
+      uid: `uid-${name}`,
+      annotations: extra.annotations,
+      labels: extra.labels ?? { 'kubernetes.io/hostname': name },
+      creationTimestamp: new Date(1_700_000_000_000),
+    },
     spec: {
       providerID: extra.providerID,
-      taints: extra.tainted === false ? [] : [{ key: TaintKey.Uninitialized, value: 'true', effect: 'NoSchedule' }, { key: 'other', effect: 'NoSchedule' }],
+      taints:
+        extra.tainted === false
+          ? []
+          : [
+              { key: TaintKey.Uninitialized, value: 'true', effect: 'NoSchedule' },
+              { key: 'other', effect: 'NoSchedule' },
+            ],
     },
     status: { addresses: [{ type: 'Hostname', address: name }] },
   };
@@ -50,7 +65,10 @@ describe('cloud-node-controller syncNode', () => {
       instanceType: 'small',
       zone: 'zone-a',
       region: 'region-1',
-      addresses: [{ type: 'InternalIP', address: '10.0.0.5' }, { type: 'ExternalIP', address: '203.0.113.5' }],
+      addresses: [
+        { type: 'InternalIP', address: '10.0.0.5' },
+        { type: 'ExternalIP', address: '203.0.113.5' },
+      ],
       additionalLabels: { 'example.com/pool': 'blue', 'node.kubernetes.io/evil': 'x' },
     });
     await syncNode(deps, 'n1');
@@ -168,13 +186,19 @@ describe('cloud-node-controller syncNode', () => {
     cloud.setInstance('n1', { addresses: [{ type: 'InternalIP', address: '10.0.0.7' }] });
     cloud.setInstance('n2', { addresses: [{ type: 'InternalIP', address: '10.0.0.8' }] });
     for (const n of kube.nodes.list()) await updateNodeStatusFor(deps, n);
-    expect(kube.node('n1')?.status?.addresses).toEqual([{ type: 'InternalIP', address: '10.0.0.7' }, { type: 'Hostname', address: 'n1' }]);
+    expect(kube.node('n1')?.status?.addresses).toEqual([
+      { type: 'InternalIP', address: '10.0.0.7' },
+      { type: 'Hostname', address: 'n1' },
+    ]);
     expect(kube.node('n2')?.status?.addresses).toEqual([{ type: 'Hostname', address: 'n2' }]);
   });
 
   it('logs nothing at -v=2 for an initialised node whose addresses are unchanged, and keeps them', async () => {
     const { logger: debugLogger, lines } = captureLogs();
-    const addresses = [{ type: 'InternalIP', address: '10.0.0.7' }, { type: 'Hostname', address: 'n1' }];
+    const addresses = [
+      { type: 'InternalIP', address: '10.0.0.7' },
+      { type: 'Hostname', address: 'n1' },
+    ];
     kube.addNode({ ...node('n1', { tainted: false, providerID: 'fake://1' }), status: { addresses } });
     cloud.setInstance('n1', { addresses: [{ type: 'InternalIP', address: '10.0.0.7' }] });
     await updateNodeStatusFor({ ...deps, logger: debugLogger }, kube.node('n1')!);

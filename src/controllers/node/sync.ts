@@ -143,7 +143,8 @@ export async function updateNodeAddress(deps: NodeSyncDeps, node: V1Node, metada
   if (decision.action === 'skip') {
     // Upstream's levels: V(5) without cloud addresses, an error for an unsatisfiable node IP, and nothing
     // for an unchanged list, which is every initialised node on every status pass.
-    if (decision.skip === AddressSkip.NoCloudAddresses) deps.logger.trace({ node: name }, `Skipping node address update for node "${name}" since cloud provider did not return any`);
+    if (decision.skip === AddressSkip.NoCloudAddresses)
+      deps.logger.trace({ node: name }, `Skipping node address update for node "${name}" since cloud provider did not return any`);
     else if (decision.skip === AddressSkip.NodeIP) deps.logger.error({ node: name }, `Failed to update node addresses for node "${name}": ${decision.reason}`);
     return;
   }

@@ -20,7 +20,9 @@ const route = (targetNode: string, destinationCIDR: string, extra: Partial<Route
 describe('planRoutes', () => {
   it('adds missing routes (name hint = node UID) and keeps existing ones', () => {
     const plan = planRoutes([node('a', ['10.244.1.0/24', 'fd00:10:244:1::/64']), node('b', [])], [route('a', '10.244.1.0/24')], cluster);
-    expect(plan.toCreate.map((c) => [c.nameHint, c.route.targetNode, c.route.destinationCIDR, c.action])).toEqual([['uid-a', 'a', 'fd00:10:244:1::/64', 'add']]);
+    expect(plan.toCreate.map((c) => [c.nameHint, c.route.targetNode, c.route.destinationCIDR, c.action])).toEqual([
+      ['uid-a', 'a', 'fd00:10:244:1::/64', 'add'],
+    ]);
     expect(plan.toCreate[0]?.route.targetNodeAddresses).toEqual(addr);
     expect(plan.toDelete).toEqual([]);
     expect(plan.actions.has('b')).toBe(false);

@@ -90,9 +90,7 @@ export function planRoutes(nodes: readonly V1Node[], routes: readonly Route[], c
     const nodeRoutes = byNode.get(name) ?? [];
     actions.set(name, new Map(podCIDRs.map((cidr) => [cidr, actionFor(node, cidr, nodeRoutes)] as const)));
   }
-  const nodesWithoutCIDRs = nodes
-    .map((n) => n.metadata?.name ?? '')
-    .filter((name) => !actions.has(name) && byNode.has(name));
+  const nodesWithoutCIDRs = nodes.map((n) => n.metadata?.name ?? '').filter((name) => !actions.has(name) && byNode.has(name));
   return {
     actions,
     toDelete: routes.filter((r) => shouldDelete(r, actions, clusterCIDRs)),

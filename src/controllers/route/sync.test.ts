@@ -23,7 +23,16 @@ describe('node-route-controller reconcile', () => {
     kube = new MemoryKube();
     cloud = new FakeCloud();
     recorder = new MemoryEventRecorder();
-    controller = new RouteController({ nodes: kube.nodes, kube, routes: cloud, recorder, logger, clusterName: 'c1', clusterCIDRs: '10.244.0.0/16', clock: new FakeClock() });
+    controller = new RouteController({
+      nodes: kube.nodes,
+      kube,
+      routes: cloud,
+      recorder,
+      logger,
+      clusterName: 'c1',
+      clusterCIDRs: '10.244.0.0/16',
+      clock: new FakeClock(),
+    });
   });
 
   const routeSet = (): string[] => [...cloud.routeMap.values()].map((r) => `${r.route.targetNode} ${r.route.destinationCIDR}`).sort();

@@ -101,8 +101,22 @@ async function conditionFor(deps: RouteSyncDeps, node: V1Node | undefined, route
 /** The NetworkUnavailable condition upstream writes. */
 export function networkingCondition(routesCreated: boolean, now: Date): V1NodeCondition {
   return routesCreated
-    ? { type: 'NetworkUnavailable', status: 'False', reason: 'RouteCreated', message: 'RouteController created a route', lastTransitionTime: now, lastHeartbeatTime: now }
-    : { type: 'NetworkUnavailable', status: 'True', reason: 'NoRouteCreated', message: 'RouteController failed to create a route', lastTransitionTime: now, lastHeartbeatTime: now };
+    ? {
+        type: 'NetworkUnavailable',
+        status: 'False',
+        reason: 'RouteCreated',
+        message: 'RouteController created a route',
+        lastTransitionTime: now,
+        lastHeartbeatTime: now,
+      }
+    : {
+        type: 'NetworkUnavailable',
+        status: 'True',
+        reason: 'NoRouteCreated',
+        message: 'RouteController failed to create a route',
+        lastTransitionTime: now,
+        lastHeartbeatTime: now,
+      };
 }
 
 /** Upstream `updateNetworkingCondition`: skipped when the cached condition already has the wanted status. */
@@ -111,11 +125,10 @@ export async function updateNetworkingCondition(deps: RouteSyncDeps, node: V1Nod
   const wanted = routesCreated ? 'False' : 'True';
   if (current?.status === wanted) return;
   const name = node.metadata?.name ?? '';
-  await retryOnConflict(
-    NodeWriteBackoff,
-    () => deps.kube.patchNodeCondition(name, networkingCondition(routesCreated, new Date(deps.clock.now()))),
-    { clock: deps.clock, random: deps.random },
-  );
+  await retryOnConflict(NodeWriteBackoff, () => deps.kube.patchNodeCondition(name, networkingCondition(routesCreated, new Date(deps.clock.now()))), {
+    clock: deps.clock,
+    random: deps.random,
+  });
 }
 
 /** Formats milliseconds like Go's `time.Duration.String()` for short durations (`0s`, `1.5ms`, `2.003s`, `1m4s`). */

@@ -54,7 +54,9 @@ export function semanticDeepEqual(a: unknown, b: unknown): boolean {
 function normalizeEmpty(v: unknown): unknown {
   if (Array.isArray(v)) return v.length === 0 ? undefined : v.map(normalizeEmpty);
   if (v && typeof v === 'object' && !(v instanceof Date)) {
-    const entries = Object.entries(v).map(([k, x]) => [k, normalizeEmpty(x)] as const).filter(([, x]) => x !== undefined);
+    const entries = Object.entries(v)
+      .map(([k, x]) => [k, normalizeEmpty(x)] as const)
+      .filter(([, x]) => x !== undefined);
     return entries.length === 0 ? undefined : Object.fromEntries(entries);
   }
   return v ?? undefined;

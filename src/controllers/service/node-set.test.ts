@@ -33,12 +33,19 @@ describe('stable load balancer node set', () => {
     expect(shouldSyncUpdatedNode(node('a'), node('a', { labels: { 'node.kubernetes.io/exclude-from-external-load-balancers': '' } }))).toBe(true);
     expect(shouldSyncUpdatedNode(node('a', { spec: { providerID: '' } }), node('a'))).toBe(true);
     expect(shouldSyncUpdatedNode(node('a'), node('a', { status: { conditions: [{ type: 'Ready', status: 'False' }] } }))).toBe(false);
-    expect(shouldSyncUpdatedNode(node('a'), node('a', { spec: { providerID: 'p://a', taints: [{ key: 'ToBeDeletedByClusterAutoscaler', effect: 'NoSchedule' }] } }))).toBe(false);
+    expect(
+      shouldSyncUpdatedNode(node('a'), node('a', { spec: { providerID: 'p://a', taints: [{ key: 'ToBeDeletedByClusterAutoscaler', effect: 'NoSchedule' }] } })),
+    ).toBe(false);
   });
 
   it('limits logged node names to 20', () => {
     const many = Array.from({ length: 23 }, (_, i) => node(`n${i}`));
-    expect(loggableNodeNames(many)).toBe(`[${many.slice(0, 20).map((n) => n.metadata?.name).join(' ')} <3 more>]`);
+    expect(loggableNodeNames(many)).toBe(
+      `[${many
+        .slice(0, 20)
+        .map((n) => n.metadata?.name)
+        .join(' ')} <3 more>]`,
+    );
   });
 });
 

@@ -12,7 +12,10 @@ import { TaintKey } from '../../kube/taints.ts';
 import { ServiceController } from './controller.ts';
 
 const logger = pino({ level: 'silent' });
-const lb = (name: string): V1Service => ({ metadata: { name, namespace: 'default', uid: `u-${name}` }, spec: { type: 'LoadBalancer', ports: [{ port: 80, nodePort: 30080 }] } });
+const lb = (name: string): V1Service => ({
+  metadata: { name, namespace: 'default', uid: `u-${name}` },
+  spec: { type: 'LoadBalancer', ports: [{ port: 80, nodePort: 30080 }] },
+});
 
 interface JoinOptions {
   readonly batchMs: number;
@@ -39,7 +42,17 @@ async function joinThree(o: JoinOptions): Promise<number> {
   const kube = new MemoryKube();
   const cloud = new FakeCloud();
   const clock = new FakeClock();
-  const controller = new ServiceController({ services: kube.services, nodes: kube.nodes, kube, balancer: cloud, recorder: new MemoryEventRecorder(), logger, clusterName: 'k', clock, nodeSyncBatchMs: o.batchMs });
+  const controller = new ServiceController({
+    services: kube.services,
+    nodes: kube.nodes,
+    kube,
+    balancer: cloud,
+    recorder: new MemoryEventRecorder(),
+    logger,
+    clusterName: 'k',
+    clock,
+    nodeSyncBatchMs: o.batchMs,
+  });
   const ac = new AbortController();
   kube.addNode({ metadata: { name: 'n0' }, spec: { providerID: 'simcloud://n0' } });
   kube.addService(lb('a'));

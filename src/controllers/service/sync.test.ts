@@ -32,7 +32,17 @@ describe('service-lb-controller syncService', () => {
   let controller: ServiceController;
 
   const make = (loadBalancerClass?: string): ServiceController =>
-    new ServiceController({ services: kube.services, nodes: kube.nodes, kube, balancer: cloud, recorder, logger, clusterName: 'kubernetes', clock, loadBalancerClass });
+    new ServiceController({
+      services: kube.services,
+      nodes: kube.nodes,
+      kube,
+      balancer: cloud,
+      recorder,
+      logger,
+      clusterName: 'kubernetes',
+      clock,
+      loadBalancerClass,
+    });
 
   beforeEach(() => {
     kube = new MemoryKube();
@@ -88,7 +98,9 @@ describe('service-lb-controller syncService', () => {
     cloud.lbErr = new Error('boom');
     await expect(controller.syncService('default/web')).rejects.toThrow('failed to check if load balancer exists before cleanup: boom');
     expect(kube.service('default/web')?.metadata?.finalizers).toEqual([finalizer]);
-    expect(recorder.lines()).toEqual(['Warning SyncLoadBalancerFailed Error syncing load balancer: failed to check if load balancer exists before cleanup: boom']);
+    expect(recorder.lines()).toEqual([
+      'Warning SyncLoadBalancerFailed Error syncing load balancer: failed to check if load balancer exists before cleanup: boom',
+    ]);
   });
 
   it('ImplementedElsewhere adds the finalizer but skips the status and the Ensured event', async () => {
@@ -106,7 +118,10 @@ describe('service-lb-controller syncService', () => {
     const queue = controller.serviceQueue;
     queue.add('default/web');
     const key = (await queue.get())!;
-    const result = await processItem({ controller: 'svc', queue, sync: (k) => controller.syncService(k), clock, logger, retryAfterMs: (e) => findRetryError(e)?.retryAfterMs }, key);
+    const result = await processItem(
+      { controller: 'svc', queue, sync: (k) => controller.syncService(k), clock, logger, retryAfterMs: (e) => findRetryError(e)?.retryAfterMs },
+      key,
+    );
     expect(result).toBe('retry');
     expect(queue.len()).toBe(0);
     await clock.advance(6_999);

@@ -39,9 +39,11 @@ async function selectBlock(ops: OpsContext, service: V1Service, requestedIp: str
   const blocks = await ops.client.ipBlocks.listAll({}, callOptions(ops.ctx));
   const block = blocks.find((b) => blockVip(b) === requestedIp) ?? blocks.find((b) => cidrContains(b.cidr, requestedIp));
   if (!block) throw new Error(`spec.loadBalancerIP ${requestedIp} of ${serviceKey(service)} is in no IP block of the project`);
-  if (blockVip(block) !== requestedIp) throw new Error(`spec.loadBalancerIP ${requestedIp}: the VIP of block ${block.cidr} is its third address ${blockVip(block)}`);
+  if (blockVip(block) !== requestedIp)
+    throw new Error(`spec.loadBalancerIP ${requestedIp}: the VIP of block ${block.cidr} is its third address ${blockVip(block)}`);
   const owner = block.tags['service-uid'];
-  if (owner !== undefined && owner !== serviceUid(service)) throw new Error(`spec.loadBalancerIP ${requestedIp}: block ${block.id} belongs to service ${block.tags.service ?? owner}`);
+  if (owner !== undefined && owner !== serviceUid(service))
+    throw new Error(`spec.loadBalancerIP ${requestedIp}: block ${block.id} belongs to service ${block.tags.service ?? owner}`);
   return block;
 }
 
@@ -65,7 +67,10 @@ export async function ensureIpBlock(
   }
   if (!block && want.requestedIp !== undefined) block = await selectBlock(ops, service, want.requestedIp);
   if (!block) {
-    const allocated = await ops.client.ipBlocks.allocate({ location: await want.location(), size: IP_BLOCK_SIZE, description: `load balancer VIP of ${serviceKey(service)}`, tags }, opts);
+    const allocated = await ops.client.ipBlocks.allocate(
+      { location: await want.location(), size: IP_BLOCK_SIZE, description: `load balancer VIP of ${serviceKey(service)}`, tags },
+      opts,
+    );
     return { resource: allocated, changed: true };
   }
   if (Object.entries(tags).every(([k, v]) => block.tags[k] === v)) return { resource: block, changed: false };

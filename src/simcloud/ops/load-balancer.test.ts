@@ -54,7 +54,9 @@ describe('loadBalancerSpec', () => {
       },
     ]);
     expect(spec.source_ranges).toEqual(['10.0.0.0/8']);
-    expect(loadBalancerSpec(planLoadBalancer({ ...svc, spec: { ...svc.spec, loadBalancerSourceRanges: [] } }, loadBalancerConfigOf(undefined)), []).source_ranges).toEqual([]);
+    expect(
+      loadBalancerSpec(planLoadBalancer({ ...svc, spec: { ...svc.spec, loadBalancerSourceRanges: [] } }, loadBalancerConfigOf(undefined)), []).source_ranges,
+    ).toEqual([]);
     expect(loadBalancerSpec(plan, [], false).source_ranges).toEqual([]);
   });
 });

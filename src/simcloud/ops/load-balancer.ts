@@ -50,7 +50,14 @@ function wireService(listener: ListenerPlan): LoadBalancerService {
     listen_port: listener.listenPort,
     destination_port: listener.destinationPort,
     proxy_protocol: listener.proxyProtocol,
-    health_check: { protocol: hc.protocol, port: hc.port, path: hc.path, interval_seconds: hc.intervalSeconds, timeout_seconds: hc.timeoutSeconds, retries: hc.retries },
+    health_check: {
+      protocol: hc.protocol,
+      port: hc.port,
+      path: hc.path,
+      interval_seconds: hc.intervalSeconds,
+      timeout_seconds: hc.timeoutSeconds,
+      retries: hc.retries,
+    },
   };
 }
 
@@ -98,7 +105,10 @@ export async function findLoadBalancer(ops: OpsContext, service: V1Service, adop
   }
   const listed = (await ops.owned?.lookup())?.loadBalancer;
   if (listed) return listed;
-  const { load_balancers: owned } = await ops.client.loadBalancers.listSummaries({ label_selector: ownerSelector(ops.clusterName, service), sort: 'created:asc' }, opts);
+  const { load_balancers: owned } = await ops.client.loadBalancers.listSummaries(
+    { label_selector: ownerSelector(ops.clusterName, service), sort: 'created:asc' },
+    opts,
+  );
   if (owned[0]) return owned[0];
   const { load_balancers: named } = await ops.client.loadBalancers.listSummaries({ name: resourceName(ops.clusterName, service) }, opts);
   return named.find((lb) => lb.name === resourceName(ops.clusterName, service));
@@ -112,22 +122,29 @@ export async function createLoadBalancer(
   placement: { readonly location?: string; readonly ipBlockId?: string },
 ): Promise<LoadBalancer> {
   const opts = callOptions(ops.ctx);
-  const { load_balancer: lb, action } = await writing(ops.owned, () => ops.client.loadBalancers.create(
-    {
-      name: resourceName(ops.clusterName, service),
-      labels: ownerLabels(ops.clusterName, service),
-      ...spec,
-      ...(placement.location ? { location: placement.location } : {}),
-      ...(placement.ipBlockId ? { ip_block_id: placement.ipBlockId } : {}),
-    },
-    opts,
-  ));
+  const { load_balancer: lb, action } = await writing(ops.owned, () =>
+    ops.client.loadBalancers.create(
+      {
+        name: resourceName(ops.clusterName, service),
+        labels: ownerLabels(ops.clusterName, service),
+        ...spec,
+        ...(placement.location ? { location: placement.location } : {}),
+        ...(placement.ipBlockId ? { ip_block_id: placement.ipBlockId } : {}),
+      },
+      opts,
+    ),
+  );
   await waitForAction(ops.client, action, ops.ctx);
   return lb;
 }
 
 /** Updates whatever differs from `spec`; `changed` says whether a PATCH was sent. */
-export async function reconcileLoadBalancer(ops: OpsContext, service: V1Service, lb: LoadBalancerView, spec: LoadBalancerSpec): Promise<Reconciled<LoadBalancerView>> {
+export async function reconcileLoadBalancer(
+  ops: OpsContext,
+  service: V1Service,
+  lb: LoadBalancerView,
+  spec: LoadBalancerSpec,
+): Promise<Reconciled<LoadBalancerView>> {
   const body = loadBalancerUpdate(lb, spec, ownerLabels(ops.clusterName, service));
   if (Object.keys(body).length === 0) return { resource: lb, changed: false };
   const updated = await writing(ops.owned, () => ops.client.loadBalancers.update(lb.id, body, callOptions(ops.ctx)));

@@ -168,7 +168,7 @@ export class OwnedListing {
 
 /** Reads every page in turn, handing each item to `use` before the next page is asked for. */
 async function eachPage<T>(list: (page: number) => Promise<{ items: T[]; meta: ListMeta }>, use: (item: T) => void): Promise<void> {
-  for (let page: number | null = 1; page !== null; ) {
+  for (let page: number | null = 1; page !== null;) {
     const { items, meta } = await list(page);
     for (const item of items) use(item);
     page = meta.pagination.next_page;

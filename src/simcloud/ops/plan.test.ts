@@ -23,8 +23,20 @@ describe('planLoadBalancer', () => {
   it('makes one tcp listener per port to its node port, with tcp health checks on the node port', () => {
     const p = plan(service());
     expect(p.listeners).toEqual([
-      { protocol: 'tcp', listenPort: 80, destinationPort: 30080, proxyProtocol: 'none', healthCheck: { protocol: 'tcp', port: 30080, path: '/', intervalSeconds: 10, timeoutSeconds: 5, retries: 3 } },
-      { protocol: 'tcp', listenPort: 443, destinationPort: 30443, proxyProtocol: 'none', healthCheck: { protocol: 'tcp', port: 30443, path: '/', intervalSeconds: 10, timeoutSeconds: 5, retries: 3 } },
+      {
+        protocol: 'tcp',
+        listenPort: 80,
+        destinationPort: 30080,
+        proxyProtocol: 'none',
+        healthCheck: { protocol: 'tcp', port: 30080, path: '/', intervalSeconds: 10, timeoutSeconds: 5, retries: 3 },
+      },
+      {
+        protocol: 'tcp',
+        listenPort: 443,
+        destinationPort: 30443,
+        proxyProtocol: 'none',
+        healthCheck: { protocol: 'tcp', port: 30443, path: '/', intervalSeconds: 10, timeoutSeconds: 5, retries: 3 },
+      },
     ]);
     expect(p.algorithm).toBe('round_robin');
     expect(p.sessionAffinity).toBe('none');
@@ -70,9 +82,23 @@ describe('planLoadBalancer', () => {
 
   it('makes a UDP port a udp listener without PROXY protocol, checked only through a health-check node port, opened over UDP', () => {
     const udp = { name: 'dns', port: 53, protocol: 'UDP', nodePort: 30053 };
-    const p = plan(service({ annotations: { [`${ANNOTATION_PREFIX}proxy-protocol`]: 'v1', [`${ANNOTATION_PREFIX}protocol`]: 'http' }, spec: { ports: [{ name: 'http', port: 80, protocol: 'TCP', nodePort: 30080 }, udp] } }));
-    expect(p.listeners[1]).toEqual({ protocol: 'udp', listenPort: 53, destinationPort: 30053, proxyProtocol: 'none', healthCheck: { protocol: 'none', port: 30053, path: '/', intervalSeconds: 10, timeoutSeconds: 5, retries: 3 } });
-    expect(p.firewallRules).toEqual([{ protocol: 'udp', port: 30053, sourceCidrs: ['0.0.0.0/0'] }, { protocol: 'tcp', port: 30080, sourceCidrs: ['0.0.0.0/0'] }]);
+    const p = plan(
+      service({
+        annotations: { [`${ANNOTATION_PREFIX}proxy-protocol`]: 'v1', [`${ANNOTATION_PREFIX}protocol`]: 'http' },
+        spec: { ports: [{ name: 'http', port: 80, protocol: 'TCP', nodePort: 30080 }, udp] },
+      }),
+    );
+    expect(p.listeners[1]).toEqual({
+      protocol: 'udp',
+      listenPort: 53,
+      destinationPort: 30053,
+      proxyProtocol: 'none',
+      healthCheck: { protocol: 'none', port: 30053, path: '/', intervalSeconds: 10, timeoutSeconds: 5, retries: 3 },
+    });
+    expect(p.firewallRules).toEqual([
+      { protocol: 'udp', port: 30053, sourceCidrs: ['0.0.0.0/0'] },
+      { protocol: 'tcp', port: 30080, sourceCidrs: ['0.0.0.0/0'] },
+    ]);
     const local = plan(service({ spec: { ports: [udp], externalTrafficPolicy: 'Local', healthCheckNodePort: 32000 } }));
     expect(local.listeners[0]?.healthCheck).toMatchObject({ protocol: 'http', port: 32000, path: '/healthz' });
     expect(local.firewallRules.map((r) => `${r.protocol}/${r.port}`)).toEqual(['udp/30053', 'tcp/32000']);
@@ -81,24 +107,44 @@ describe('planLoadBalancer', () => {
   it('rejects SCTP ports, a port listed for two protocols, bad source ranges and overrides for unknown ports before any cloud call', () => {
     const svc = service({
       annotations: { [`${ANNOTATION_PREFIX}port-8080`]: '{}' },
-      spec: { ports: [{ port: 9, protocol: 'SCTP', nodePort: 30009 }, { port: 53, protocol: 'UDP', nodePort: 30053 }, { port: 53, protocol: 'TCP', nodePort: 30054 }], loadBalancerSourceRanges: ['10.0.0.0/33'] },
+      spec: {
+        ports: [
+          { port: 9, protocol: 'SCTP', nodePort: 30009 },
+          { port: 53, protocol: 'UDP', nodePort: 30053 },
+          { port: 53, protocol: 'TCP', nodePort: 30054 },
+        ],
+        loadBalancerSourceRanges: ['10.0.0.0/33'],
+      },
     });
     expect(() => plan(svc)).toThrow(InvalidServiceError);
-    expect(() => plan(svc)).toThrow(/protocol SCTP is not supported; allowed: TCP, UDP.*port 53 is listed twice.*port-8080 names no port.*"10.0.0.0\/33" must be an IPv4 CIDR/);
+    expect(() => plan(svc)).toThrow(
+      /protocol SCTP is not supported; allowed: TCP, UDP.*port 53 is listed twice.*port-8080 names no port.*"10.0.0.0\/33" must be an IPv4 CIDR/,
+    );
   });
 });
 
 describe('sourceRangesOf', () => {
   it('falls back to the upstream annotation, then 0.0.0.0/0', () => {
-    expect(sourceRangesOf(service({ annotations: { 'service.beta.kubernetes.io/load-balancer-source-ranges': '1.2.3.0/24,5.6.7.8/32' } })).cidrs).toEqual(['1.2.3.0/24', '5.6.7.8/32']);
+    expect(sourceRangesOf(service({ annotations: { 'service.beta.kubernetes.io/load-balancer-source-ranges': '1.2.3.0/24,5.6.7.8/32' } })).cidrs).toEqual([
+      '1.2.3.0/24',
+      '5.6.7.8/32',
+    ]);
     expect(sourceRangesOf(service()).cidrs).toEqual(['0.0.0.0/0']);
   });
 });
 
 describe('diffs', () => {
   it('diffByKey splits create, update and remove', () => {
-    const have = [{ k: 1, v: 'a' }, { k: 2, v: 'b' }, { k: 3, v: 'c' }];
-    const want = [{ k: 2, v: 'b' }, { k: 3, v: 'C' }, { k: 4, v: 'd' }];
+    const have = [
+      { k: 1, v: 'a' },
+      { k: 2, v: 'b' },
+      { k: 3, v: 'c' },
+    ];
+    const want = [
+      { k: 2, v: 'b' },
+      { k: 3, v: 'C' },
+      { k: 4, v: 'd' },
+    ];
     expect(diffByKey(have, want, (x) => x.k, sameJson)).toEqual({ create: [{ k: 4, v: 'd' }], update: [{ k: 3, v: 'C' }], remove: [{ k: 1, v: 'a' }] });
   });
   it('sameJson ignores key order and undefined fields', () => {

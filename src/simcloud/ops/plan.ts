@@ -106,7 +106,11 @@ function healthCheckFor(service: V1Service, port: V1ServicePort, config: LoadBal
   return { ...explicitHealthCheck(port, override, config), ...timing };
 }
 
-function explicitHealthCheck(port: V1ServicePort, override: PortOverride, config: LoadBalancerAnnotationConfig): Pick<HealthCheckPlan, 'protocol' | 'port' | 'path'> {
+function explicitHealthCheck(
+  port: V1ServicePort,
+  override: PortOverride,
+  config: LoadBalancerAnnotationConfig,
+): Pick<HealthCheckPlan, 'protocol' | 'port' | 'path'> {
   const fallbackPort = config.healthCheckPort ?? port.nodePort ?? 0;
   return {
     protocol: override['health-check-protocol'] ?? config.healthCheckProtocol,
@@ -132,7 +136,13 @@ function portIssues(service: V1Service): AnnotationIssue[] {
   const issues = ports.map(portIssue).filter((i) => i !== undefined);
   // A simcloud load balancer has one listener per port: 53/TCP and 53/UDP cannot share it.
   const twice = ports.filter((p, i) => ports.findIndex((q) => q.port === p.port) !== i);
-  for (const p of twice) issues.push({ annotation: `spec.ports[${p.name ?? p.port}]`, value: String(p.port), allowed: 'one protocol per port', message: `port ${p.port} is listed twice (one listener per port on a simcloud load balancer)` });
+  for (const p of twice)
+    issues.push({
+      annotation: `spec.ports[${p.name ?? p.port}]`,
+      value: String(p.port),
+      allowed: 'one protocol per port',
+      message: `port ${p.port} is listed twice (one listener per port on a simcloud load balancer)`,
+    });
   for (const port of overriddenPorts(service)) {
     if (ports.some((p) => p.port === port)) continue;
     const key = `${ANNOTATION_PREFIX}port-${port}`;
@@ -158,11 +168,11 @@ export function planLoadBalancer(service: V1Service, config: LoadBalancerAnnotat
     const override = config.portOverrides.get(port.port);
     const udp = port.protocol === 'UDP';
     return {
-      protocol: udp ? 'udp' : override?.protocol ?? config.protocol,
+      protocol: udp ? 'udp' : (override?.protocol ?? config.protocol),
       listenPort: port.port,
       destinationPort: port.nodePort ?? 0,
       // No PROXY header goes over UDP.
-      proxyProtocol: udp ? 'none' : override?.['proxy-protocol'] ?? config.proxyProtocol,
+      proxyProtocol: udp ? 'none' : (override?.['proxy-protocol'] ?? config.proxyProtocol),
       healthCheck: healthCheckFor(service, port, config),
     };
   });

@@ -43,7 +43,12 @@ export async function ensureServerGroup(ops: OpsContext, service: V1Service, ser
   const [first = [], ...rest] = chunked([...serverIds].sort(), MaxServersPerRequest);
   return writing(ops.owned, async () => {
     let group = await ops.client.serverGroups.create(
-      { name: resourceName(ops.clusterName, service), description: `load balancer targets of ${serviceKey(service)}`, labels: ownerLabels(ops.clusterName, service), servers: first },
+      {
+        name: resourceName(ops.clusterName, service),
+        description: `load balancer targets of ${serviceKey(service)}`,
+        labels: ownerLabels(ops.clusterName, service),
+        servers: first,
+      },
       opts,
     );
     for (const servers of rest) group = await ops.client.serverGroups.addServers(group.id, servers, opts);
@@ -62,7 +67,10 @@ export interface MemberChange {
  */
 export function memberChanges(have: readonly string[], want: readonly string[], max = MaxServersPerRequest): MemberChange[] {
   const { add, remove } = diffIds(have, want);
-  return [...chunked(add, max).map((servers) => ({ op: 'add' as const, servers })), ...chunked(remove, max).map((servers) => ({ op: 'remove' as const, servers }))];
+  return [
+    ...chunked(add, max).map((servers) => ({ op: 'add' as const, servers })),
+    ...chunked(remove, max).map((servers) => ({ op: 'remove' as const, servers })),
+  ];
 }
 
 function chunked<T>(items: readonly T[], size: number): T[][] {
@@ -82,7 +90,8 @@ export async function reconcileServerGroupMembers(ops: OpsContext, group: Server
   return writing(ops.owned, async () => {
     let updated = group;
     for (const { op, servers } of changes) {
-      updated = op === 'add' ? await ops.client.serverGroups.addServers(group.id, servers, opts) : await ops.client.serverGroups.removeServers(group.id, servers, opts);
+      updated =
+        op === 'add' ? await ops.client.serverGroups.addServers(group.id, servers, opts) : await ops.client.serverGroups.removeServers(group.id, servers, opts);
     }
     return { resource: updated, changed: true };
   });
@@ -93,7 +102,10 @@ export async function findFirewallPolicy(ops: OpsContext, service: V1Service): P
   const listed = (await ops.owned?.lookup())?.firewallPolicy;
   if (listed) return listed;
   const opts = callOptions(ops.ctx);
-  const { firewall_policies: owned } = await ops.client.firewallPolicies.list({ label_selector: ownerSelector(ops.clusterName, service), sort: 'created:asc' }, opts);
+  const { firewall_policies: owned } = await ops.client.firewallPolicies.list(
+    { label_selector: ownerSelector(ops.clusterName, service), sort: 'created:asc' },
+    opts,
+  );
   if (owned[0]) return owned[0];
   const name = resourceName(ops.clusterName, service);
   const { firewall_policies: named } = await ops.client.firewallPolicies.list({ name }, opts);
@@ -104,7 +116,12 @@ const comparable = (rules: readonly FirewallRuleInput[]): unknown[] =>
   rules.map((r) => ({ ...r, source_cidrs: [...(r.source_cidrs ?? [])].sort() })).sort((a, b) => compareStrings(String(a.ports), String(b.ports)));
 
 /** Creates the policy applied to `group`, or fixes its rules and its group. */
-export async function ensureFirewallPolicy(ops: OpsContext, service: V1Service, group: ServerGroup, rules: FirewallRuleInput[]): Promise<Reconciled<FirewallPolicy>> {
+export async function ensureFirewallPolicy(
+  ops: OpsContext,
+  service: V1Service,
+  group: ServerGroup,
+  rules: FirewallRuleInput[],
+): Promise<Reconciled<FirewallPolicy>> {
   const opts = callOptions(ops.ctx);
   const existing = await findFirewallPolicy(ops, service);
   if (!existing) {

@@ -57,13 +57,22 @@ function v1Params(path: string, o: Owned): Record<string, string> | undefined {
   return { id, ...(path.includes(':routeId') ? { routeId: 'rt-00000001' } : {}) };
 }
 
-const total = (get: (j: Record<string, unknown>) => unknown) => (json: unknown): number => Number(get(json as Record<string, unknown>));
+const total =
+  (get: (j: Record<string, unknown>) => unknown) =>
+  (json: unknown): number =>
+    Number(get(json as Record<string, unknown>));
 const paged = (j: Record<string, unknown>): unknown => (j.meta as { pagination: { total_entries: number } }).pagination.total_entries;
 const length = (json: unknown): number => (json as unknown[]).length;
 
 const V1: FuzzApi = {
-  name: 'v1', prefix: '/v1', routes: API_ROUTES, row: undefined, read: readV1,
-  invalid: (_r, e) => e.code === 'invalid_input', params: v1Params, prepare: () => [],
+  name: 'v1',
+  prefix: '/v1',
+  routes: API_ROUTES,
+  row: undefined,
+  read: readV1,
+  invalid: (_r, e) => e.code === 'invalid_input',
+  params: v1Params,
+  prepare: () => [],
   lists: { servers: total(paged), load_balancers: total(paged), networks: total(paged), ip_blocks: total(paged) },
   listPaths: { servers: '/v1/servers', load_balancers: '/v1/load_balancers', networks: '/v1/networks', ip_blocks: '/v1/ip_blocks' },
 };
@@ -84,7 +93,11 @@ const LISTS: Readonly<Record<string, Pick<FuzzApi, 'lists' | 'listPaths'>>> = {
   },
   phoenixnap: {
     lists: { servers: length, ip_blocks: length, networks: length },
-    listPaths: { servers: '/pnap/bmc/v1/servers', ip_blocks: '/pnap/ips/v1/ip-blocks', networks: ['/pnap/networks/v1/private-networks', '/pnap/networks/v1/public-networks'] },
+    listPaths: {
+      servers: '/pnap/bmc/v1/servers',
+      ip_blocks: '/pnap/ips/v1/ip-blocks',
+      networks: ['/pnap/networks/v1/private-networks', '/pnap/networks/v1/public-networks'],
+    },
   },
   brightbox: {
     lists: { servers: length, load_balancers: length, ip_blocks: length },
@@ -102,7 +115,10 @@ const readAny = (r: RawResponse): ErrorReading => {
 function personaApi(p: (typeof PERSONAS)[number]): FuzzApi {
   const row = PERSONA_ROWS.find((x) => x.name === p.name);
   return {
-    name: p.name, prefix: p.prefix, routes: p.routes, row,
+    name: p.name,
+    prefix: p.prefix,
+    routes: p.routes,
+    row,
     read: (r) => (row === undefined ? readAny(r) : row.read(r)),
     invalid: (r, e) => row !== undefined && r.status === row.codes.invalidStatus && row.codes.invalid.test(e.code),
     params: (path, o) => {
@@ -113,7 +129,8 @@ function personaApi(p: (typeof PERSONAS)[number]): FuzzApi {
         return undefined;
       }
     },
-    lists: LISTS[p.name]?.lists ?? {}, listPaths: LISTS[p.name]?.listPaths ?? {},
+    lists: LISTS[p.name]?.lists ?? {},
+    listPaths: LISTS[p.name]?.listPaths ?? {},
     prepare: (o) => {
       const cip = row === undefined ? undefined : p.routes.find((r) => r.operation === 'brightbox.cloud_ips.map');
       if (row === undefined || cip === undefined || o.extra.cip === undefined) return [];

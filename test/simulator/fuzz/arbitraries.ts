@@ -15,20 +15,70 @@ export const PROTO_KEYS = ['__proto__', 'constructor', 'toString', 'hasOwnProper
 
 /** Path ids no API issued: malformed %-escapes, prototype names, traversal, numbers past every bound. */
 export const HOSTILE_IDS: readonly string[] = [
-  '%E0%A4%A', '%', '%zz', '%C0%AF', '%FF', '%u0041', '..', '%2e%2e', '%2F', '%00', ...PROTO_KEYS, '0', '-1', '1e3', '1.5', '99999999999999999999', 'NaN',
-  'a1' + '9'.repeat(22), 'a1' + '0'.repeat(22), 'srv-00000000', 'srv-zzzzz', 'x'.repeat(5000), '%F0%9F%92%A9', 'ünï', '00000000-0000-4000-8000-00000000000x',
+  '%E0%A4%A',
+  '%',
+  '%zz',
+  '%C0%AF',
+  '%FF',
+  '%u0041',
+  '..',
+  '%2e%2e',
+  '%2F',
+  '%00',
+  ...PROTO_KEYS,
+  '0',
+  '-1',
+  '1e3',
+  '1.5',
+  '99999999999999999999',
+  'NaN',
+  'a1' + '9'.repeat(22),
+  'a1' + '0'.repeat(22),
+  'srv-00000000',
+  'srv-zzzzz',
+  'x'.repeat(5000),
+  '%F0%9F%92%A9',
+  'ünï',
+  '00000000-0000-4000-8000-00000000000x',
 ];
 
 /** A JSON value that fits nowhere, or fits in a way no handler expects. */
 const JUNK_VALUES: readonly Json[] = [
-  ...JUNK, '300.0.0.0/8', '10.0.0.0/33', 'x', '::1', '::ffff:127.0.0.1', '0.0.0.0/0', -0, 2 ** 31, 2 ** 53 + 1, Number.MAX_VALUE, -Number.MAX_VALUE, 1e-300,
-  ...PROTO_KEYS, '%E0%A4%A', '\u0000', '\ud800', 'a'.repeat(70_000),
+  ...JUNK,
+  '300.0.0.0/8',
+  '10.0.0.0/33',
+  'x',
+  '::1',
+  '::ffff:127.0.0.1',
+  '0.0.0.0/0',
+  -0,
+  2 ** 31,
+  2 ** 53 + 1,
+  Number.MAX_VALUE,
+  -Number.MAX_VALUE,
+  1e-300,
+  ...PROTO_KEYS,
+  '%E0%A4%A',
+  '\u0000',
+  '\ud800',
+  'a'.repeat(70_000),
 ];
 
 /** Strings an API takes as they are: the catalogue's names (a request naming them gets past the lookups to the rest). */
 const KNOWN_STRINGS: readonly string[] = [
-  ...REGIONS.map((r) => r.id), ...ZONES.map((z) => z.id), ...SERVER_TYPES.map((t) => t.id), ...IMAGES.map((i) => i.id), 'sim-1-a', 'lb11', 'tcp', 'http', 'TCP',
-  '10.20.0.0/24', '127.0.0.1', 'USER_DEFINED', 'round_robin',
+  ...REGIONS.map((r) => r.id),
+  ...ZONES.map((z) => z.id),
+  ...SERVER_TYPES.map((t) => t.id),
+  ...IMAGES.map((i) => i.id),
+  'sim-1-a',
+  'lb11',
+  'tcp',
+  'http',
+  'TCP',
+  '10.20.0.0/24',
+  '127.0.0.1',
+  'USER_DEFINED',
+  'round_robin',
 ];
 
 /**
@@ -101,7 +151,12 @@ interface Def {
 
 const defOf = (s: z.ZodType): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
 
-interface Bounds { min?: number; max?: number; patterns: RegExp[]; int: boolean }
+interface Bounds {
+  min?: number;
+  max?: number;
+  patterns: RegExp[];
+  int: boolean;
+}
 
 type Check = NonNullable<Def['checks']>[number]['_zod']['def'];
 /** What each zod check says about a value's bounds. */
@@ -122,13 +177,18 @@ function boundsOf(d: Def): Bounds {
 
 function stringArb(d: Def): fc.Arbitrary<Json> {
   const b = boundsOf(d);
-  const lengths = [b.min, b.max, b.max === undefined ? undefined : b.max + 1, b.min === undefined || b.min === 0 ? undefined : b.min - 1].filter((n): n is number => n !== undefined);
+  const lengths = [b.min, b.max, b.max === undefined ? undefined : b.max + 1, b.min === undefined || b.min === 0 ? undefined : b.min - 1].filter(
+    (n): n is number => n !== undefined,
+  );
   const sized = lengths.map((n) => fc.constant('a'.repeat(Math.min(n, 100_000))));
   const pattern = b.patterns[0];
   const matches = pattern === undefined ? [] : [safeMatching(pattern)].filter((a): a is fc.Arbitrary<string> => a !== undefined);
   return fc.oneof(
-    ...matches.map((arbitrary) => ({ weight: 6, arbitrary })), { weight: 2, arbitrary: fc.string({ maxLength: b.max ?? 20 }) }, ...sized.map((arbitrary) => ({ weight: 1, arbitrary })),
-    { weight: 3, arbitrary: fc.constantFrom(...KNOWN_STRINGS) }, { weight: 2, arbitrary: ownId },
+    ...matches.map((arbitrary) => ({ weight: 6, arbitrary })),
+    { weight: 2, arbitrary: fc.string({ maxLength: b.max ?? 20 }) },
+    ...sized.map((arbitrary) => ({ weight: 1, arbitrary })),
+    { weight: 3, arbitrary: fc.constantFrom(...KNOWN_STRINGS) },
+    { weight: 2, arbitrary: ownId },
   );
 }
 
@@ -150,8 +210,12 @@ function numberArb(d: Def): fc.Arbitrary<Json> {
   const b = boundsOf(d);
   const min = b.min ?? -1_000_000;
   const max = b.max ?? 1_000_000;
-  const edges = [b.min, b.max, b.min === undefined ? undefined : b.min - 1, b.max === undefined ? undefined : b.max + 1, 0, -1, 2 ** 31, 2 ** 53, 1.5].filter((n): n is number => n !== undefined);
-  const inRange = b.int ? fc.integer({ min: Math.ceil(Math.max(min, -(2 ** 31))), max: Math.floor(Math.min(max, 2 ** 31)) }) : fc.double({ min, max, noNaN: true, noDefaultInfinity: true });
+  const edges = [b.min, b.max, b.min === undefined ? undefined : b.min - 1, b.max === undefined ? undefined : b.max + 1, 0, -1, 2 ** 31, 2 ** 53, 1.5].filter(
+    (n): n is number => n !== undefined,
+  );
+  const inRange = b.int
+    ? fc.integer({ min: Math.ceil(Math.max(min, -(2 ** 31))), max: Math.floor(Math.min(max, 2 ** 31)) })
+    : fc.double({ min, max, noNaN: true, noDefaultInfinity: true });
   const inRangeJson: fc.Arbitrary<Json> = inRange;
   return fc.oneof({ weight: 3, arbitrary: inRangeJson }, { weight: 2, arbitrary: fc.constantFrom<Json>(...edges) });
 }
@@ -166,10 +230,21 @@ type Builder = (d: Def, depth: number, next: (s: z.ZodType) => fc.Arbitrary<Json
 const inner: Builder = (d, depth) => shapeOf(d.innerType!, depth);
 /** The arbitrary of each zod type; a type not here gets any small JSON value. */
 const BUILDERS: Readonly<Record<string, Builder>> = {
-  string: (d) => stringArb(d), number: (d) => numberArb(d), int: (d) => numberArb(d), bigint: (d) => numberArb(d),
-  boolean: () => fc.boolean(), null: () => fc.constant(null),
-  literal: (d) => fc.constantFrom(...(d.values as Json[])), enum: (d) => fc.constantFrom(...(Object.values(d.entries!) as Json[])),
-  optional: inner, nullable: inner, default: inner, prefault: inner, readonly: inner, catch: inner, nonoptional: inner,
+  string: (d) => stringArb(d),
+  number: (d) => numberArb(d),
+  int: (d) => numberArb(d),
+  bigint: (d) => numberArb(d),
+  boolean: () => fc.boolean(),
+  null: () => fc.constant(null),
+  literal: (d) => fc.constantFrom(...(d.values as Json[])),
+  enum: (d) => fc.constantFrom(...(Object.values(d.entries!) as Json[])),
+  optional: inner,
+  nullable: inner,
+  default: inner,
+  prefault: inner,
+  readonly: inner,
+  catch: inner,
+  nonoptional: inner,
   pipe: (d, depth) => shapeOf(defOf(d.in!).type === 'transform' ? d.out! : d.in!, depth),
   lazy: (d, depth) => shapeOf(d.getter!(), depth + 1),
   union: (d, depth) => fc.oneof(...d.options!.map((o) => shapeOf(o, depth))),
@@ -189,7 +264,9 @@ function shapeOf(schema: z.ZodType, depth: number): fc.Arbitrary<Json> {
 
 function recordArb(d: Def, next: (s: z.ZodType) => fc.Arbitrary<Json>): fc.Arbitrary<Json> {
   const key = fc.oneof({ weight: 4, arbitrary: shapeOf(d.keyType!, 0).map(String) }, { weight: 1, arbitrary: fc.constantFrom(...PROTO_KEYS) });
-  return fc.array(fc.tuple(key, next(d.valueType!)), { maxLength: 4 }).map((pairs) => pairs.reduce<Record<string, Json>>((o, [k, v]) => withOwnKey(o, k, v), {}));
+  return fc
+    .array(fc.tuple(key, next(d.valueType!)), { maxLength: 4 })
+    .map((pairs) => pairs.reduce<Record<string, Json>>((o, [k, v]) => withOwnKey(o, k, v), {}));
 }
 
 /** Every field of the shape, each optional one present or not, and sometimes a prototype key beside them. */
@@ -212,9 +289,14 @@ function fieldArb(key: string, own: fc.Arbitrary<Json>): fc.Arbitrary<Json> {
 
 /** An address field: its own shape, or junk that looks like an address (at any depth, in a list or alone). */
 const addressField = (own: fc.Arbitrary<Json>): fc.Arbitrary<Json> =>
-  fc.oneof({ weight: 2, arbitrary: own }, { weight: 1, arbitrary: fc.constantFrom(...ADDRESS_JUNK) }, { weight: 1, arbitrary: fc.constantFrom(...ADDRESS_JUNK).map((j) => [j]) });
+  fc.oneof(
+    { weight: 2, arbitrary: own },
+    { weight: 1, arbitrary: fc.constantFrom(...ADDRESS_JUNK) },
+    { weight: 1, arbitrary: fc.constantFrom(...ADDRESS_JUNK).map((j) => [j]) },
+  );
 
-const isOptional = (s: z.ZodType): boolean => ['optional', 'default', 'prefault'].includes(defOf(s).type) || (s as { isOptional?: () => boolean }).isOptional?.() === true;
+const isOptional = (s: z.ZodType): boolean =>
+  ['optional', 'default', 'prefault'].includes(defOf(s).type) || (s as { isOptional?: () => boolean }).isOptional?.() === true;
 
 /** The keys of an object schema (a route's query), for query strings. */
 export function objectKeys(schema: z.ZodType | undefined): string[] {
@@ -242,19 +324,29 @@ export function queryArb(schema: z.ZodType | undefined): fc.Arbitrary<string> {
 function queryValue(schema: z.ZodType): fc.Arbitrary<string> {
   return fc.oneof(
     // Kept under Node's 16 KiB request head, which Node itself refuses (431) before any API sees the request.
-    { weight: 3, arbitrary: fromSchema(schema, 1).map((v) => (typeof v === 'string' ? v : JSON.stringify(v) ?? '').slice(0, 2000)) },
+    { weight: 3, arbitrary: fromSchema(schema, 1).map((v) => (typeof v === 'string' ? v : (JSON.stringify(v) ?? '')).slice(0, 2000)) },
     { weight: 2, arbitrary: fc.constantFrom(...PROTO_KEYS) },
     { weight: 1, arbitrary: fc.constantFrom(...PROTO_KEYS.map((k) => `${k}.x`), '%E0%A4%A', '0', '-1', '99999999999', '', 'a in (', '=') },
   );
 }
 
 /** Encodes a query part (a lone surrogate as U+FFFD), except a malformed %-escape stays raw (as a hostile client sends it). */
-const escapeSome = (s: string): string => s.split('%E0%A4%A').map((p) => encodeURIComponent(p.replace(/\p{Cs}/gu, '\ufffd'))).join('%E0%A4%A');
+const escapeSome = (s: string): string =>
+  s
+    .split('%E0%A4%A')
+    .map((p) => encodeURIComponent(p.replace(/\p{Cs}/gu, '\ufffd')))
+    .join('%E0%A4%A');
 
 /** A linode X-Filter header: JSON filters with prototype keys, operators and nesting (under Node's 16 KiB request head). */
-export const filterHeader: fc.Arbitrary<string> = fc.oneof(
-  fc.tuple(fc.constantFrom(...PROTO_KEYS, 'label', 'tags', 'id', 'region', '+or', '+and', '+order_by'), fromSchema({ _zod: { def: { type: 'unknown' } } } as unknown as z.ZodType))
-    .map(([k, v]) => JSON.stringify(withOwnKey({}, k, v))),
-  fc.constantFrom('{', '[]', 'null', '{"label":{"+contains":{}}}', '{"+or":[{"__proto__":{"x":1}}]}', '{"constructor":"Object"}', '{"tags":"toString"}'),
-  fc.integer({ min: 100, max: 1500 }).map((d) => `${'{"a":'.repeat(d)}1${'}'.repeat(d)}`),
-).map((h) => h.slice(0, 12_000));
+export const filterHeader: fc.Arbitrary<string> = fc
+  .oneof(
+    fc
+      .tuple(
+        fc.constantFrom(...PROTO_KEYS, 'label', 'tags', 'id', 'region', '+or', '+and', '+order_by'),
+        fromSchema({ _zod: { def: { type: 'unknown' } } } as unknown as z.ZodType),
+      )
+      .map(([k, v]) => JSON.stringify(withOwnKey({}, k, v))),
+    fc.constantFrom('{', '[]', 'null', '{"label":{"+contains":{}}}', '{"+or":[{"__proto__":{"x":1}}]}', '{"constructor":"Object"}', '{"tags":"toString"}'),
+    fc.integer({ min: 100, max: 1500 }).map((d) => `${'{"a":'.repeat(d)}1${'}'.repeat(d)}`),
+  )
+  .map((h) => h.slice(0, 12_000));

@@ -7,7 +7,7 @@ import { FUZZ_APIS } from './apis.ts';
 import { CI_SEED, CI_TIME_LIMIT_MS, formatReport, runFuzz } from './run.ts';
 
 describe('the fuzz suite', () => {
-  it('answers generated hostile requests on every route of every API without a 5xx, in each API\'s envelope, keeping one store', async () => {
+  it("answers generated hostile requests on every route of every API without a 5xx, in each API's envelope, keeping one store", async () => {
     const report = await runFuzz({ seed: CI_SEED, timeLimitMs: CI_TIME_LIMIT_MS });
     console.log(formatReport(report));
     expect(report.failure, formatReport(report)).toBeUndefined();
@@ -16,6 +16,10 @@ describe('the fuzz suite', () => {
 
   it('reads every API from the route tables: /v1 and each registered persona, each with its routes', () => {
     expect(FUZZ_APIS.map((a) => a.name)).toEqual(['v1', 'hcloud', 'linode', 'digitalocean', 'phoenixnap', 'brightbox']);
-    for (const api of FUZZ_APIS) expect(api.routes.every((r) => r.path.startsWith(api.prefix)), api.name).toBe(true);
+    for (const api of FUZZ_APIS)
+      expect(
+        api.routes.every((r) => r.path.startsWith(api.prefix)),
+        api.name,
+      ).toBe(true);
   });
 });

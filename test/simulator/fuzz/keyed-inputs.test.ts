@@ -22,9 +22,13 @@ afterAll(async () => {
   await sc?.stop();
 });
 
-async function call(path: string, opts: { token?: string; method?: string; body?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; text: string }> {
+async function call(
+  path: string,
+  opts: { token?: string; method?: string; body?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; text: string }> {
   const res = await fetch(`${sc.url}${path}`, {
-    method: opts.method ?? 'GET', body: opts.body,
+    method: opts.method ?? 'GET',
+    body: opts.body,
     headers: { authorization: `Bearer ${opts.token ?? sc.token}`, 'content-type': 'application/json', ...opts.headers },
   });
   return { status: res.status, text: await res.text() };
@@ -45,14 +49,21 @@ describe.each(NAMES)('the name %s', (name) => {
   });
 
   it('as a phoenixNAP tag name is one tag like any other (or refused naming it)', async () => {
-    const r = await call('/pnap/ips/v1/ip-blocks', { token: pnap, method: 'POST', body: `{"location":"sim-1","tags":[{"name":${JSON.stringify(name)},"value":"v"}]}` });
+    const r = await call('/pnap/ips/v1/ip-blocks', {
+      token: pnap,
+      method: 'POST',
+      body: `{"location":"sim-1","tags":[{"name":${JSON.stringify(name)},"value":"v"}]}`,
+    });
     // A tag is a label: `__proto__` is no label name (it starts with an underscore); the others are.
     if (name === '__proto__') expect([r.status, r.text]).toEqual([400, expect.stringContaining('tags.0.name')]);
     else expect(r.status, r.text).toBe(201);
   });
 
   it('as a /v1 label key or IP-block tag is refused naming the field, or kept', async () => {
-    const labels = await call('/v1/servers', { method: 'POST', body: `{"name":"k-${name.replace(/_/g, '')}","server_type":"sc-small","image":"ubuntu-24.04","zone":"sim-1a","labels":{${JSON.stringify(name)}:"v"}}` });
+    const labels = await call('/v1/servers', {
+      method: 'POST',
+      body: `{"name":"k-${name.replace(/_/g, '')}","server_type":"sc-small","image":"ubuntu-24.04","zone":"sim-1a","labels":{${JSON.stringify(name)}:"v"}}`,
+    });
     expect(labels.status, labels.text).toBe(name === '__proto__' ? 400 : 201);
     if (name === '__proto__') expect(labels.text).toContain('labels.__proto__');
     const filtered = await call(`/v1/ip_blocks?tags=${encodeURIComponent(`${name}=`)}`);
@@ -61,7 +72,10 @@ describe.each(NAMES)('the name %s', (name) => {
   });
 
   it('as a DigitalOcean tag is a tag like any other (or refused naming it)', async () => {
-    const r = await call('/v2/droplets', { method: 'POST', body: JSON.stringify({ name: `do-${name.replace(/_/g, '')}`, region: 'sim-1', size: 'sc-small', image: 'ubuntu-24.04', tags: [name, `${name}:x`] }) });
+    const r = await call('/v2/droplets', {
+      method: 'POST',
+      body: JSON.stringify({ name: `do-${name.replace(/_/g, '')}`, region: 'sim-1', size: 'sc-small', image: 'ubuntu-24.04', tags: [name, `${name}:x`] }),
+    });
     expect(r.status, r.text).toBe(422);
     expect(r.text).toContain('tags.');
   });
@@ -76,7 +90,13 @@ describe.each(NAMES)('the name %s', (name) => {
   });
 
   it('as a path id is a 404 on every API (DigitalOcean: 422, its answer to an id that is not a number)', async () => {
-    for (const path of [`/v1/servers/${name}`, `/hcloud/v1/servers/${name}`, `/v4/linode/instances/${name}`, `/v2/droplets/${name}`, `/brightbox/1.0/servers/${name}`]) {
+    for (const path of [
+      `/v1/servers/${name}`,
+      `/hcloud/v1/servers/${name}`,
+      `/v4/linode/instances/${name}`,
+      `/v2/droplets/${name}`,
+      `/brightbox/1.0/servers/${name}`,
+    ]) {
       const r = await call(path, path.startsWith('/brightbox') ? { token: 'x' } : {});
       expect(r.status, `${path}: ${r.text}`).toBe(path.startsWith('/brightbox') ? 401 : path.startsWith('/v2') ? 422 : 404);
     }

@@ -17,11 +17,15 @@ const CASES: readonly { fault: PlantedFault; api: string; reported: RegExp }[] =
 describe('the fuzz suite against planted faults', () => {
   afterEach(() => plantFaults([]));
 
-  it.each(CASES)('reports $fault within the CI budget', async ({ fault, api, reported }) => {
-    plantFaults([fault]);
-    const report = await runFuzz({ seed: CI_SEED, timeLimitMs: CI_TIME_LIMIT_MS, apis: [api], noShrink: true });
-    console.log(`${fault}: ${formatReport(report).split('\n').slice(0, 3).join(' | ').slice(0, 600)}`);
-    expect(report.failure?.message ?? 'nothing reported', formatReport(report)).toMatch(reported);
-    expect(report.durationMs).toBeLessThan(CI_TIME_LIMIT_MS + 10_000);
-  }, 90_000);
+  it.each(CASES)(
+    'reports $fault within the CI budget',
+    async ({ fault, api, reported }) => {
+      plantFaults([fault]);
+      const report = await runFuzz({ seed: CI_SEED, timeLimitMs: CI_TIME_LIMIT_MS, apis: [api], noShrink: true });
+      console.log(`${fault}: ${formatReport(report).split('\n').slice(0, 3).join(' | ').slice(0, 600)}`);
+      expect(report.failure?.message ?? 'nothing reported', formatReport(report)).toMatch(reported);
+      expect(report.durationMs).toBeLessThan(CI_TIME_LIMIT_MS + 10_000);
+    },
+    90_000,
+  );
 });

@@ -46,7 +46,15 @@ export interface FuzzReport {
 }
 
 type Auth = 'valid' | 'none' | 'garbage' | 'forged' | 'expired' | 'cross' | 'basic';
-const CONTENT_TYPES = ['application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=x', '', 'application/json; charset=utf-16'] as const;
+const CONTENT_TYPES = [
+  'application/json',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'application/xml',
+  'multipart/form-data; boundary=x',
+  '',
+  'application/json; charset=utf-16',
+] as const;
 
 interface FuzzRequest {
   readonly api: number;
@@ -67,23 +75,47 @@ const WHOLE_PART = /request body|\(body\)|\(root\)|\(path\)|query parameters/i;
 const paramNames = (path: string): string[] => [...path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
 
 /** Bodies no JSON parser reads as the route expects: unreadable, nested past any parser's depth, past the size limit. */
-const RAW_BODY: fc.Arbitrary<{ text: string }> = fc.oneof(
-  fc.constantFrom('{', '{"a":', 'null', '[]', '1', '"x"', 'garbage', '{"a":1}}', '\u0000', '{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"polluted":1}}}'),
-  fc.integer({ min: 1000, max: 200_000 }).map((d) => '['.repeat(d) + ']'.repeat(d)),
-  fc.constant(JSON.stringify({ name: 'x'.repeat(2_200_000) })),
-).map((text) => ({ text }));
+const RAW_BODY: fc.Arbitrary<{ text: string }> = fc
+  .oneof(
+    fc.constantFrom(
+      '{',
+      '{"a":',
+      'null',
+      '[]',
+      '1',
+      '"x"',
+      'garbage',
+      '{"a":1}}',
+      '\u0000',
+      '{"__proto__":{"polluted":1}}',
+      '{"constructor":{"prototype":{"polluted":1}}}',
+    ),
+    fc.integer({ min: 1000, max: 200_000 }).map((d) => '['.repeat(d) + ']'.repeat(d)),
+    fc.constant(JSON.stringify({ name: 'x'.repeat(2_200_000) })),
+  )
+  .map((text) => ({ text }));
 
 function requestArb(apiIndex: number, api: FuzzApi, routeIndex: number, real: fc.Arbitrary<boolean>): fc.Arbitrary<FuzzRequest> {
   const route = api.routes[routeIndex]!;
   const names = paramNames(route.path);
-  const id = fc.oneof({ weight: 4, arbitrary: real.map((r) => (r ? null : HOSTILE_IDS[0]!)) }, { weight: 1, arbitrary: fc.constantFrom<string | null>(...HOSTILE_IDS) });
-  const body = route.body === undefined
-    ? fc.constant(null)
-    : fc.oneof({ weight: 10, arbitrary: fromSchema(route.body).map((json) => ({ json })) }, { weight: 1, arbitrary: RAW_BODY });
+  const id = fc.oneof(
+    { weight: 4, arbitrary: real.map((r) => (r ? null : HOSTILE_IDS[0]!)) },
+    { weight: 1, arbitrary: fc.constantFrom<string | null>(...HOSTILE_IDS) },
+  );
+  const body =
+    route.body === undefined
+      ? fc.constant(null)
+      : fc.oneof({ weight: 10, arbitrary: fromSchema(route.body).map((json) => ({ json })) }, { weight: 1, arbitrary: RAW_BODY });
   return fc.record({
-    api: fc.constant(apiIndex), route: fc.constant(routeIndex), ids: fc.tuple(...names.map(() => id)), query: queryArb(route.query),
+    api: fc.constant(apiIndex),
+    route: fc.constant(routeIndex),
+    ids: fc.tuple(...names.map(() => id)),
+    query: queryArb(route.query),
     filter: route.queryHeaders === undefined ? fc.constant(null) : fc.option(filterHeader, { freq: 2 }),
-    auth: fc.oneof({ weight: 14, arbitrary: fc.constant<Auth>('valid') }, { weight: 6, arbitrary: fc.constantFrom<Auth>('none', 'garbage', 'forged', 'expired', 'cross', 'basic') }),
+    auth: fc.oneof(
+      { weight: 14, arbitrary: fc.constant<Auth>('valid') },
+      { weight: 6, arbitrary: fc.constantFrom<Auth>('none', 'garbage', 'forged', 'expired', 'cross', 'basic') },
+    ),
     authPick: fc.nat(1000),
     contentType: fc.oneof({ weight: 12, arbitrary: fc.constant(CONTENT_TYPES[0]) }, { weight: 1, arbitrary: fc.constantFrom(...CONTENT_TYPES) }),
     body,
@@ -94,7 +126,13 @@ function requestArb(apiIndex: number, api: FuzzApi, routeIndex: number, real: fc
 function deleteFor(api: FuzzApi, route: RouteDef): number {
   let best = -1;
   api.routes.forEach((r, i) => {
-    if (r.method === 'delete' && r !== route && (route.path === r.path || route.path.startsWith(`${r.path}/`)) && (best < 0 || r.path.length > api.routes[best]!.path.length)) best = i;
+    if (
+      r.method === 'delete' &&
+      r !== route &&
+      (route.path === r.path || route.path.startsWith(`${r.path}/`)) &&
+      (best < 0 || r.path.length > api.routes[best]!.path.length)
+    )
+      best = i;
   });
   return best;
 }
@@ -103,12 +141,22 @@ function deleteFor(api: FuzzApi, route: RouteDef): number {
 function batchArb(apis: readonly FuzzApi[]): fc.Arbitrary<FuzzRequest[]> {
   const perApi = apis.map((api, a) => {
     // Built once per route: building a schema's arbitrary costs far more than drawing from it.
-    const requests = api.routes.map((_r, i) => requestArb(a, api, i, fc.nat(4).map((n) => n > 0)));
+    const requests = api.routes.map((_r, i) =>
+      requestArb(
+        a,
+        api,
+        i,
+        fc.nat(4).map((n) => n > 0),
+      ),
+    );
     const anyRequest = fc.oneof(...requests);
     const writes = api.routes.flatMap((r, i) => (r.method !== 'get' && deleteFor(api, r) >= 0 ? [i] : []));
     const valid = <T extends FuzzRequest>(r: T): T => ({ ...r, auth: 'valid', contentType: 'application/json', query: '', ids: r.ids.map(() => null) });
-    const pairs = writes.map((i) => fc.tuple(requests[i]!, requests[deleteFor(api, api.routes[i]!)]!, fc.boolean())
-      .map(([w, d, twice]) => (twice ? [valid(w), valid(w), valid(d)] : [valid(w), valid(d)])));
+    const pairs = writes.map((i) =>
+      fc
+        .tuple(requests[i]!, requests[deleteFor(api, api.routes[i]!)]!, fc.boolean())
+        .map(([w, d, twice]) => (twice ? [valid(w), valid(w), valid(d)] : [valid(w), valid(d)])),
+    );
     const race = pairs.length === 0 ? anyRequest.map((r) => [r]) : fc.oneof(...pairs);
     return fc.oneof({ weight: 3, arbitrary: fc.array(anyRequest, { minLength: 1, maxLength: 6 }) }, { weight: 1, arbitrary: race });
   });
@@ -126,19 +174,26 @@ interface Tokens {
 function authHeader(apis: readonly FuzzApi[], t: Tokens, r: FuzzRequest): string | undefined {
   const pick = <T>(xs: readonly T[]): T => xs[r.authPick % xs.length]!;
   switch (r.auth) {
-    case 'valid': return `Bearer ${t.valid[r.api]}`;
-    case 'none': return undefined;
-    case 'garbage': return pick([`Bearer ${pick(PROTO_KEYS)}`, 'Bearer', 'Bearer  ', `Bearer ${'x'.repeat(9000)}`, 'bearer a.b.c', `Bearer ${pick(HOSTILE_IDS)}`]);
-    case 'expired': return `Bearer ${t.expired[r.api]}`;
-    case 'cross': return `Bearer ${t.valid[(r.api + 1 + (r.authPick % (apis.length - 1))) % apis.length]}`;
-    case 'basic': return `Basic ${Buffer.from(`${pick(PROTO_KEYS)}:${t.valid[0]}`).toString('base64')}`;
+    case 'valid':
+      return `Bearer ${t.valid[r.api]}`;
+    case 'none':
+      return undefined;
+    case 'garbage':
+      return pick([`Bearer ${pick(PROTO_KEYS)}`, 'Bearer', 'Bearer  ', `Bearer ${'x'.repeat(9000)}`, 'bearer a.b.c', `Bearer ${pick(HOSTILE_IDS)}`]);
+    case 'expired':
+      return `Bearer ${t.expired[r.api]}`;
+    case 'cross':
+      return `Bearer ${t.valid[(r.api + 1 + (r.authPick % (apis.length - 1))) % apis.length]}`;
+    case 'basic':
+      return `Basic ${Buffer.from(`${pick(PROTO_KEYS)}:${t.valid[0]}`).toString('base64')}`;
     case 'forged': {
       const sub = pick([...PROTO_KEYS, t.tokenId, 'tok-99999999']);
       const b64 = (v: unknown): string => Buffer.from(JSON.stringify(v)).toString('base64url');
       const exp = 4_102_444_800;
       return pick([
         `Bearer ${b64({ alg: 'HS256', typ: 'JWT' })}.${b64({ sub, exp, iat: 0, azp: 'x', scope: 'bmc', iss: 'x' })}.${'A'.repeat(43)}`,
-        `Bearer ${b64({ alg: 'none' })}.${b64({ sub, exp })}.`, `Bearer ${sub}.${exp}.${'A'.repeat(43)}`,
+        `Bearer ${b64({ alg: 'none' })}.${b64({ sub, exp })}.`,
+        `Bearer ${sub}.${exp}.${'A'.repeat(43)}`,
       ]);
     }
   }
@@ -181,7 +236,11 @@ class Fuzzer {
     const revoked = await sc.admin.createToken(project.id, { name: 'revoked' });
     await sc.admin.deleteToken(revoked.id);
     const tokenId = sc.sim.store.all('tokens')[0]!.id;
-    this.#tokens = { valid: await Promise.all(this.apis.map((a) => this.bearer(a))), expired: expired.map((e, i) => (this.apis[i]!.row?.bearer === undefined ? revoked.token : e)), tokenId };
+    this.#tokens = {
+      valid: await Promise.all(this.apis.map((a) => this.bearer(a))),
+      expired: expired.map((e, i) => (this.apis[i]!.row?.bearer === undefined ? revoked.token : e)),
+      tokenId,
+    };
     await this.refresh();
   }
 
@@ -194,7 +253,11 @@ class Fuzzer {
     const st = this.sc.sim.store.state;
     const o = this.#owned as Owned | undefined;
     const id = (prefix: string, n: number): string => `${prefix}-${String(n).padStart(8, '0')}`;
-    const gone = o === undefined || !Object.hasOwn(st.servers, id('srv', o.server)) || !Object.hasOwn(st.networks, id('net', o.network)) || !Object.hasOwn(st.load_balancers, id('lb', o.lb));
+    const gone =
+      o === undefined ||
+      !Object.hasOwn(st.servers, id('srv', o.server)) ||
+      !Object.hasOwn(st.networks, id('net', o.network)) ||
+      !Object.hasOwn(st.load_balancers, id('lb', o.lb));
     if (!gone && ++this.#sinceRefresh < 64) return;
     this.#sinceRefresh = 0;
     this.#owned = await this.makeOwned();
@@ -204,19 +267,33 @@ class Fuzzer {
   async makeOwned(): Promise<Owned> {
     const { client } = this.sc;
     const n = ++this.#netSeq;
-    const { server, action } = await client.servers.create({ name: `fz-srv-${n}`, server_type: 'sc-small', image: 'ubuntu-24.04', zone: 'sim-1a', labels: { role: 'fz' } });
+    const { server, action } = await client.servers.create({
+      name: `fz-srv-${n}`,
+      server_type: 'sc-small',
+      image: 'ubuntu-24.04',
+      zone: 'sim-1a',
+      labels: { role: 'fz' },
+    });
     const network = await client.networks.create({ name: `fz-net-${n}`, ip_range: `10.${100 + (n % 150)}.${Math.floor(n / 150) % 250}.0/24` });
     const gateway = network.ip_range.replace(/0\/24$/, '5');
     const { action: routed } = await client.networks.createRoute(network.id, { destination: '10.244.1.0/24', gateway });
     const health = { protocol: 'tcp', port: null, path: '/', interval_seconds: 15, timeout_seconds: 10, retries: 3 } as const;
     const { load_balancer: lb, action: built } = await client.loadBalancers.create({
-      name: `fz-lb-${n}`, targets: [{ kind: 'server', server_id: server.id }],
+      name: `fz-lb-${n}`,
+      targets: [{ kind: 'server', server_id: server.id }],
       services: [{ protocol: 'tcp', listen_port: 80, destination_port: 8080, proxy_protocol: 'none', health_check: health }],
     });
     await Promise.all([action.id, routed.id, built.id].map((id) => client.waitForAction(id, { intervalMs: 5 }).catch(() => undefined)));
     const ip = (await client.servers.get(server.id)).public_ipv4 ?? '';
     const base: Owned = {
-      tag: `fz${n}`, token: '', extra: {}, server: numericIdOf(server.id), network: numericIdOf(network.id), lb: numericIdOf(lb.id), gateway, serverIp: ip,
+      tag: `fz${n}`,
+      token: '',
+      extra: {},
+      server: numericIdOf(server.id),
+      network: numericIdOf(network.id),
+      lb: numericIdOf(lb.id),
+      gateway,
+      serverIp: ip,
       actions: { servers: numericIdOf(action.id), networks: numericIdOf(routed.id), load_balancers: numericIdOf(built.id) },
     };
     const extra: Record<string, number> = {};
@@ -249,7 +326,10 @@ class Fuzzer {
     const names = paramNames(route.path);
     const values = Object.fromEntries(names.map((n, i) => [n, r.ids[i] ?? own[n] ?? HOSTILE_IDS[i % HOSTILE_IDS.length]!]));
     // Hostile ids go in as sent: a raw request target, not a URL that would normalize them.
-    const path = withParams(route.path, Object.fromEntries(Object.entries(values).map(([k, v]) => [k, r.ids[names.indexOf(k)] === null ? encodeURIComponent(v) : asSent(v)])));
+    const path = withParams(
+      route.path,
+      Object.fromEntries(Object.entries(values).map(([k, v]) => [k, r.ids[names.indexOf(k)] === null ? encodeURIComponent(v) : asSent(v)])),
+    );
     return r.query === '' ? path : `${path}?${r.query}`;
   }
 
@@ -296,11 +376,14 @@ class Fuzzer {
     const tags = new URLSearchParams(target.split('?')[1] ?? '').getAll('tag');
     if (tags.length === 0) return undefined;
     const items = safeJson(res) as { tags?: { name: string; value?: string }[] }[];
-    const wrong = items.find((it) => !tags.every((t) => {
-      const dot = t.indexOf('.');
-      const [name, value] = dot < 0 ? [t, undefined] : [t.slice(0, dot), t.slice(dot + 1)];
-      return (it.tags ?? []).some((g) => g.name === name && (value === undefined || (g.value ?? '') === value));
-    }));
+    const wrong = items.find(
+      (it) =>
+        !tags.every((t) => {
+          const dot = t.indexOf('.');
+          const [name, value] = dot < 0 ? [t, undefined] : [t.slice(0, dot), t.slice(dot + 1)];
+          return (it.tags ?? []).some((g) => g.name === name && (value === undefined || (g.value ?? '') === value));
+        }),
+    );
     return wrong === undefined ? undefined : `${api.name} list filtered by ${tags.join(', ')} shows a resource without that tag`;
   }
 
@@ -311,7 +394,8 @@ class Fuzzer {
   /** After a batch: simcloud healthy, no prototype touched. */
   async invariants(): Promise<string | undefined> {
     const now = [Object.getOwnPropertyNames(Object.prototype).join(), Object.getOwnPropertyNames(Array.prototype).join()];
-    if (now[0] !== this.#protoBefore[0] || now[1] !== this.#protoBefore[1] || ({} as Record<string, unknown>).polluted !== undefined) return `prototype polluted: ${now.join(' | ')}`;
+    if (now[0] !== this.#protoBefore[0] || now[1] !== this.#protoBefore[1] || ({} as Record<string, unknown>).polluted !== undefined)
+      return `prototype polluted: ${now.join(' | ')}`;
     const h = await this.send('GET', '/_sim/health', { authorization: `Bearer ${this.sc.adminToken}` });
     if (h.status !== 200) return `health ${h.status} ${h.text.slice(0, 200)}`;
     return undefined;
@@ -319,7 +403,11 @@ class Fuzzer {
 
   /** Every API's list of each collection counts what /v1's does, once no action runs. */
   async oneStore(): Promise<string | undefined> {
-    await waitFor(() => this.sc.sim.store.all('actions').every((a) => a.status !== 'running'), { timeoutMs: 30_000, intervalMs: 20, description: 'every action finished' });
+    await waitFor(() => this.sc.sim.store.all('actions').every((a) => a.status !== 'running'), {
+      timeoutMs: 30_000,
+      intervalMs: 20,
+      description: 'every action finished',
+    });
     const v1 = this.apis.find((a) => a.name === 'v1') ?? FUZZ_APIS[0]!;
     const count = async (api: FuzzApi, coll: Listed): Promise<number | undefined> => {
       const path = api.listPaths[coll];
@@ -398,8 +486,17 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
   const delays = Object.fromEntries(['server', 'load_balancer', 'network'].map((k) => [k, { delay_ms: 1, jitter_ms: 0 }]));
   try {
     const wall = { skewMs: 0 };
-    const sc = await startSimcloudInProcess({ dataPath: join(dir, 'state.json'), config: { delays }, clientOptions: { retry: { maxRetries: 0 } }, wallNow: () => Date.now() + wall.skewMs });
-    const fuzzer = new Fuzzer(sc, FUZZ_APIS.filter((a) => opts.apis === undefined || opts.apis.includes(a.name)), wall);
+    const sc = await startSimcloudInProcess({
+      dataPath: join(dir, 'state.json'),
+      config: { delays },
+      clientOptions: { retry: { maxRetries: 0 } },
+      wallNow: () => Date.now() + wall.skewMs,
+    });
+    const fuzzer = new Fuzzer(
+      sc,
+      FUZZ_APIS.filter((a) => opts.apis === undefined || opts.apis.includes(a.name)),
+      wall,
+    );
     try {
       return await fuzz(fuzzer, opts);
     } finally {
@@ -422,18 +519,30 @@ async function fuzz(fuzzer: Fuzzer, opts: FuzzOptions): Promise<FuzzReport> {
     if (problems.length > 0) throw new Error(problems.join('\n'));
   });
   const details = await fc.check(property, {
-    seed: opts.seed, numRuns: Number.MAX_SAFE_INTEGER, interruptAfterTimeLimit: opts.timeLimitMs, markInterruptAsFailure: false, endOnFailure: opts.noShrink === true,
+    seed: opts.seed,
+    numRuns: Number.MAX_SAFE_INTEGER,
+    interruptAfterTimeLimit: opts.timeLimitMs,
+    markInterruptAsFailure: false,
+    endOnFailure: opts.noShrink === true,
   });
   const storeProblem = details.failed ? undefined : await fuzzer.oneStore();
   const failure = details.failed
-    ? { message: String((details.errorInstance as Error | undefined)?.message ?? details.errorInstance), counterexample: fc.stringify(details.counterexample), shrinks: details.numShrinks }
-    : storeProblem === undefined ? undefined : { message: storeProblem, counterexample: '(the state after the whole run)', shrinks: 0 };
+    ? {
+        message: String((details.errorInstance as Error | undefined)?.message ?? details.errorInstance),
+        counterexample: fc.stringify(details.counterexample),
+        shrinks: details.numShrinks,
+      }
+    : storeProblem === undefined
+      ? undefined
+      : { message: storeProblem, counterexample: '(the state after the whole run)', shrinks: 0 };
   return { seed: opts.seed, runs: details.numRuns, durationMs: Date.now() - started, requests: fuzzer.requests, ...(failure === undefined ? {} : { failure }) };
 }
 
 /** The report as lines for a log: seed, runs, requests per API, and any failure with its shrunk counterexample. */
 export function formatReport(r: FuzzReport): string {
-  const per = Object.entries(r.requests).map(([k, v]) => `${k} ${v}`).join(', ');
+  const per = Object.entries(r.requests)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
   const head = `fuzz: seed ${r.seed}, ${r.runs} batches, ${Object.values(r.requests).reduce((a, b) => a + b, 0)} requests in ${(r.durationMs / 1000).toFixed(1)} s (${per})`;
   if (r.failure === undefined) return `${head}\nfuzz: no failure`;
   return `${head}\nfuzz: FAILED after ${r.failure.shrinks} shrinks (rerun: npm run fuzz -- --seed ${r.seed})\n${r.failure.message}\ncounterexample: ${r.failure.counterexample.slice(0, 2000)}`;

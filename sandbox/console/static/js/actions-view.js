@@ -70,10 +70,14 @@ function keepValue(select, html) {
  */
 export function updateActions(root, state) {
   const servers = state?.cloud.servers ?? [];
-  const serverOptions = servers.map((s) => `<option value="${esc(s.id)}" data-name="${esc(s.name)}">${esc(s.name)} (${esc(s.status)})</option>`).join('') || '<option value="">no servers</option>';
+  const serverOptions =
+    servers.map((s) => `<option value="${esc(s.id)}" data-name="${esc(s.name)}">${esc(s.name)} (${esc(s.status)})</option>`).join('') ||
+    '<option value="">no servers</option>';
   keepValue(find(root, '#act-server', HTMLSelectElement), serverOptions);
   const services = state?.cluster.services ?? [];
-  const serviceOptions = services.map((s) => `<option value="${esc(`${s.namespace}/${s.name}`)}">${esc(`${s.namespace}/${s.name}`)}</option>`).join('') || '<option value="">no LoadBalancer Service</option>';
+  const serviceOptions =
+    services.map((s) => `<option value="${esc(`${s.namespace}/${s.name}`)}">${esc(`${s.namespace}/${s.name}`)}</option>`).join('') ||
+    '<option value="">no LoadBalancer Service</option>';
   keepValue(find(root, '#act-service', HTMLSelectElement), serviceOptions);
   render(root.querySelector('#annotation-fields'), store.annotations.map(annotationField).join(''));
   const kind = find(root, '#fault-kind', HTMLSelectElement).value;
@@ -85,10 +89,13 @@ export function serviceBody(form) {
   /** @type {Record<string, string>} */
   const annotations = {};
   for (const el of form.querySelectorAll('[data-annotation]')) {
-    if ((el instanceof HTMLInputElement || el instanceof HTMLSelectElement) && el.dataset.annotation && el.value.trim() !== '') annotations[el.dataset.annotation] = el.value.trim();
+    if ((el instanceof HTMLInputElement || el instanceof HTMLSelectElement) && el.dataset.annotation && el.value.trim() !== '')
+      annotations[el.dataset.annotation] = el.value.trim();
   }
   const value = (/** @type {string} */ id) => find(form, id, HTMLInputElement).value;
-  const ranges = value('#svc-ranges').split(/[\s,]+/).filter(Boolean);
+  const ranges = value('#svc-ranges')
+    .split(/[\s,]+/)
+    .filter(Boolean);
   return { name: value('#svc-name').trim(), port: Number(value('#svc-port')), annotations, ...(ranges.length ? { sourceRanges: ranges } : {}) };
 }
 

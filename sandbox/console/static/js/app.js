@@ -57,9 +57,12 @@ function statusHtml(s) {
   const cluster = !state ? 'connecting' : state.cluster.ok ? 'ok' : 'unreachable';
   const name = state ? `${state.sandbox.name} · ${state.sandbox.runtime} · lb strategy ${state.sandbox.lbStrategy}` : '';
   /** @type {(label: string, value: string, testid: string) => string} */
-  const dot = (label, value, testid) => `<span class="pill pill-${esc(value)}" data-testid="${testid}" data-state="${esc(value)}">${esc(label)}: ${esc(value)}</span>`;
+  const dot = (label, value, testid) =>
+    `<span class="pill pill-${esc(value)}" data-testid="${testid}" data-state="${esc(value)}">${esc(label)}: ${esc(value)}</span>`;
   const held = state?.sandbox.ccmHeld ? ' (held)' : '';
-  const ccm = state ? `<span class="pill" data-testid="status-ccm" data-state="${esc(state.sandbox.ccm)}" data-held="${Boolean(held)}" title="${esc(ccmText(state.sandbox.ccm))}">CCM: ${esc(state.sandbox.ccm)}${held}</span>` : '';
+  const ccm = state
+    ? `<span class="pill" data-testid="status-ccm" data-state="${esc(state.sandbox.ccm)}" data-held="${Boolean(held)}" title="${esc(ccmText(state.sandbox.ccm))}">CCM: ${esc(state.sandbox.ccm)}${held}</span>`
+    : '';
   return `<span class="muted">${esc(name)}</span>${ccm}${dot('stream', s.connection, 'status-stream')}${dot('simcloud', cloud, 'status-cloud')}${dot('cluster', cluster, 'status-cluster')}`;
 }
 
@@ -116,10 +119,15 @@ function onActionClick(t) {
   const actServer = closest(t, '[data-act-server]');
   if (actServer) {
     const select = find(document, '#act-server', HTMLSelectElement);
-    return void runAction('server', { serverId: select.value, action: actServer.dataset.actServer }, `${actServer.dataset.actServer} ${select.selectedOptions[0]?.dataset.name ?? ''}`);
+    return void runAction(
+      'server',
+      { serverId: select.value, action: actServer.dataset.actServer },
+      `${actServer.dataset.actServer} ${select.selectedOptions[0]?.dataset.name ?? ''}`,
+    );
   }
   const del = closest(t, '[data-service-delete]');
-  if (del) void runAction('service/delete', { namespace: del.dataset.namespace, name: del.dataset.serviceDelete }, `Delete Service ${del.dataset.serviceDelete}`);
+  if (del)
+    void runAction('service/delete', { namespace: del.dataset.namespace, name: del.dataset.serviceDelete }, `Delete Service ${del.dataset.serviceDelete}`);
 }
 
 /** @param {KeyboardEvent} ev */
@@ -167,7 +175,9 @@ function onInput(ev) {
 }
 
 function boot() {
-  $('#tabs').innerHTML = TABS.map((t) => `<button type="button" role="tab" id="tab-${t.id}" aria-controls="view-${t.panels[0]}" data-testid="tab-${t.id}">${esc(t.label)}</button>`).join('');
+  $('#tabs').innerHTML = TABS.map(
+    (t) => `<button type="button" role="tab" id="tab-${t.id}" aria-controls="view-${t.panels[0]}" data-testid="tab-${t.id}">${esc(t.label)}</button>`,
+  ).join('');
   $('#view-actions .body').innerHTML = actionsSkeleton();
   $('#view-tours .body').innerHTML = toursHtml();
   $('#view-timeline .controls-slot').innerHTML = timelineControlsHtml();

@@ -9,16 +9,38 @@ import { badge, cell, empty, esc, jump, section, slug, timeOf } from './dom.js';
 /** @typedef {import('./types').Links} Links */
 
 /** @type {Record<string, string>} */
-const STATUS_KIND = { running: 'ok', active: 'ok', healthy: 'ok', off: 'bad', error: 'bad', unhealthy: 'bad', deleting: 'warn', stopping: 'warn', starting: 'warn', initializing: 'warn', provisioning: 'warn', updating: 'warn', assigned: 'ok' };
+const STATUS_KIND = {
+  running: 'ok',
+  active: 'ok',
+  healthy: 'ok',
+  off: 'bad',
+  error: 'bad',
+  unhealthy: 'bad',
+  deleting: 'warn',
+  stopping: 'warn',
+  starting: 'warn',
+  initializing: 'warn',
+  provisioning: 'warn',
+  updating: 'warn',
+  assigned: 'ok',
+};
 /** @param {string} status */
 const kindOf = (status) => STATUS_KIND[status] ?? 'neutral';
 
 /** @param {Server} s */
 function serverButtons(s) {
-  const ops = [['poweroff', 'Off', 'Power off', s.status !== 'running'], ['poweron', 'On', 'Power on', s.status !== 'off'], ['reboot', 'Reboot', 'Reboot', s.status !== 'running'], ['delete', 'Delete', 'Delete', s.status === 'deleting']];
-  return ops.map(([op, short, label, disabled]) =>
-    `<button type="button" class="small${op === 'delete' ? ' danger' : ''}" data-server-op="${op}" data-server-id="${esc(s.id)}" data-server-name="${esc(s.name)}" data-testid="server-${esc(slug(s.name))}-${op}"${disabled ? ' disabled' : ''} aria-label="${esc(label)} ${esc(s.name)}" title="${esc(label)}">${esc(short)}</button>`,
-  ).join('');
+  const ops = [
+    ['poweroff', 'Off', 'Power off', s.status !== 'running'],
+    ['poweron', 'On', 'Power on', s.status !== 'off'],
+    ['reboot', 'Reboot', 'Reboot', s.status !== 'running'],
+    ['delete', 'Delete', 'Delete', s.status === 'deleting'],
+  ];
+  return ops
+    .map(
+      ([op, short, label, disabled]) =>
+        `<button type="button" class="small${op === 'delete' ? ' danger' : ''}" data-server-op="${op}" data-server-id="${esc(s.id)}" data-server-name="${esc(s.name)}" data-testid="server-${esc(slug(s.name))}-${op}"${disabled ? ' disabled' : ''} aria-label="${esc(label)} ${esc(s.name)}" title="${esc(label)}">${esc(short)}</button>`,
+    )
+    .join('');
 }
 
 /**
@@ -51,9 +73,16 @@ function serverRow(s, links) {
  * @param {Links} links
  */
 function servers(cloud, links) {
-  if (cloud.servers.length === 0) return section('Servers', 'cloud-servers', empty('No servers. Add a worker from the Actions view.', 'cloud-servers-empty'), 0);
-  const head = '<tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Type, zone</th><th scope="col">Public, private IP</th><th scope="col">Node</th><th scope="col">Actions</th></tr>';
-  return section('Servers', 'cloud-servers', `<div class="scroll"><table class="cards-on-phone"><thead>${head}</thead><tbody>${cloud.servers.map((s) => serverRow(s, links)).join('')}</tbody></table></div>`, cloud.servers.length);
+  if (cloud.servers.length === 0)
+    return section('Servers', 'cloud-servers', empty('No servers. Add a worker from the Actions view.', 'cloud-servers-empty'), 0);
+  const head =
+    '<tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Type, zone</th><th scope="col">Public, private IP</th><th scope="col">Node</th><th scope="col">Actions</th></tr>';
+  return section(
+    'Servers',
+    'cloud-servers',
+    `<div class="scroll"><table class="cards-on-phone"><thead>${head}</thead><tbody>${cloud.servers.map((s) => serverRow(s, links)).join('')}</tbody></table></div>`,
+    cloud.servers.length,
+  );
 }
 
 /** @param {import('./types').LoadBalancerService} svc */
@@ -132,9 +161,15 @@ function serviceCell(id, links, testid) {
 function groups(cloud, links) {
   /** @param {string} id */
   const name = (id) => cloud.servers.find((s) => s.id === id)?.name ?? id;
-  const rows = cloud.serverGroups.map((g) => `<tr id="cloud-group-${esc(g.id)}" data-testid="group-${esc(g.id)}"><th scope="row">${esc(g.name)}<div class="muted mono">${esc(g.id)}</div>${personaId(g.id, links)}</th>
-    <td>${esc(g.servers.map(name).join(', ') || 'none')}</td><td class="mono">${esc(g.firewall_policy_id ?? '—')}</td><td>${serviceCell(g.id, links, `group-${g.id}-service-link`)}</td></tr>`);
-  const body = rows.length ? `<div class="scroll"><table><thead><tr><th scope="col">Group</th><th scope="col">Members</th><th scope="col">Firewall policy</th><th scope="col">Service</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>` : empty('No server groups (the lb strategy creates one per LoadBalancer Service).', 'cloud-groups-empty');
+  const rows = cloud.serverGroups.map(
+    (
+      g,
+    ) => `<tr id="cloud-group-${esc(g.id)}" data-testid="group-${esc(g.id)}"><th scope="row">${esc(g.name)}<div class="muted mono">${esc(g.id)}</div>${personaId(g.id, links)}</th>
+    <td>${esc(g.servers.map(name).join(', ') || 'none')}</td><td class="mono">${esc(g.firewall_policy_id ?? '—')}</td><td>${serviceCell(g.id, links, `group-${g.id}-service-link`)}</td></tr>`,
+  );
+  const body = rows.length
+    ? `<div class="scroll"><table><thead><tr><th scope="col">Group</th><th scope="col">Members</th><th scope="col">Firewall policy</th><th scope="col">Service</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`
+    : empty('No server groups (the lb strategy creates one per LoadBalancer Service).', 'cloud-groups-empty');
   return section('Server groups', 'cloud-groups', body, rows.length);
 }
 
@@ -148,9 +183,15 @@ function rule(r) {
  * @param {Links} links
  */
 function policies(cloud, links) {
-  const rows = cloud.firewallPolicies.map((p) => `<tr id="cloud-policy-${esc(p.id)}" data-testid="policy-${esc(p.id)}"><th scope="row">${esc(p.name)}<div class="muted mono">${esc(p.id)}</div>${personaId(p.id, links)}</th>
-    <td><ul class="plain">${p.rules.map((r) => `<li class="mono">${esc(rule(r))}</li>`).join('') || '<li class="muted">no rules</li>'}</ul></td><td class="mono">${esc(p.server_group_id ?? '—')}</td><td>${serviceCell(p.id, links, `policy-${p.id}-service-link`)}</td></tr>`);
-  const body = rows.length ? `<div class="scroll"><table><thead><tr><th scope="col">Policy</th><th scope="col">Rules</th><th scope="col">Applied to</th><th scope="col">Service</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>` : empty('No firewall policies.', 'cloud-policies-empty');
+  const rows = cloud.firewallPolicies.map(
+    (
+      p,
+    ) => `<tr id="cloud-policy-${esc(p.id)}" data-testid="policy-${esc(p.id)}"><th scope="row">${esc(p.name)}<div class="muted mono">${esc(p.id)}</div>${personaId(p.id, links)}</th>
+    <td><ul class="plain">${p.rules.map((r) => `<li class="mono">${esc(rule(r))}</li>`).join('') || '<li class="muted">no rules</li>'}</ul></td><td class="mono">${esc(p.server_group_id ?? '—')}</td><td>${serviceCell(p.id, links, `policy-${p.id}-service-link`)}</td></tr>`,
+  );
+  const body = rows.length
+    ? `<div class="scroll"><table><thead><tr><th scope="col">Policy</th><th scope="col">Rules</th><th scope="col">Applied to</th><th scope="col">Service</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`
+    : empty('No firewall policies.', 'cloud-policies-empty');
   return section('Firewall policies', 'cloud-policies', body, rows.length);
 }
 
@@ -159,10 +200,20 @@ function policies(cloud, links) {
  * @param {Links} links
  */
 function ipBlocks(cloud, links) {
-  const rows = cloud.ipBlocks.map((b) => `<tr id="cloud-ipblock-${esc(b.id)}" data-testid="ipblock-${esc(b.id)}"><th scope="row" class="mono">${esc(b.cidr)}<div class="muted">${esc(b.id)}</div>${personaId(b.id, links)}</th>
+  const rows = cloud.ipBlocks.map(
+    (
+      b,
+    ) => `<tr id="cloud-ipblock-${esc(b.id)}" data-testid="ipblock-${esc(b.id)}"><th scope="row" class="mono">${esc(b.cidr)}<div class="muted">${esc(b.id)}</div>${personaId(b.id, links)}</th>
     <td>${badge(b.status, kindOf(b.status))}</td><td class="mono">${esc(b.assigned_to ? `${b.assigned_to.kind} ${b.assigned_to.id}` : '—')}</td>
-    <td class="mono">${esc(Object.entries(b.tags).map(([k, v]) => `${k}=${v}`).join(' '))}</td><td>${serviceCell(b.id, links, `ipblock-${b.id}-service-link`)}</td></tr>`);
-  const body = rows.length ? `<div class="scroll"><table><thead><tr><th scope="col">Block</th><th scope="col">Status</th><th scope="col">Assigned to</th><th scope="col">Tags</th><th scope="col">Service</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>` : empty('No IP blocks (the ip-block strategy allocates one per LoadBalancer Service).', 'cloud-ipblocks-empty');
+    <td class="mono">${esc(
+      Object.entries(b.tags)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' '),
+    )}</td><td>${serviceCell(b.id, links, `ipblock-${b.id}-service-link`)}</td></tr>`,
+  );
+  const body = rows.length
+    ? `<div class="scroll"><table><thead><tr><th scope="col">Block</th><th scope="col">Status</th><th scope="col">Assigned to</th><th scope="col">Tags</th><th scope="col">Service</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`
+    : empty('No IP blocks (the ip-block strategy allocates one per LoadBalancer Service).', 'cloud-ipblocks-empty');
   return section('IP blocks', 'cloud-ipblocks', body, rows.length);
 }
 
@@ -182,24 +233,60 @@ function route(n, r, links) {
  * @param {Links} links
  */
 function networks(cloud, links) {
-  const body = cloud.networks.map((n) => `<article class="card" data-testid="network-${esc(n.name)}"><h4>${esc(n.name)} <span class="mono muted">${esc(n.ip_range)}</span></h4>${personaId(n.id, links)}
+  const body = cloud.networks
+    .map(
+      (
+        n,
+      ) => `<article class="card" data-testid="network-${esc(n.name)}"><h4>${esc(n.name)} <span class="mono muted">${esc(n.ip_range)}</span></h4>${personaId(n.id, links)}
     <p class="muted">${esc(n.servers.length)} servers attached; subnets ${esc(n.subnets.map((s) => `${s.zone} ${s.ip_range}`).join(', ') || 'none')}</p>
-    ${n.routes.length ? `<div class="scroll"><table><thead><tr><th scope="col">Route destination (podCIDR)</th><th scope="col">Gateway</th><th scope="col">Node</th></tr></thead><tbody>${n.routes.map((r) => route(n, r, links)).join('')}</tbody></table></div>` : empty('No routes yet: node-route-controller creates one per Node podCIDR.', `network-${n.name}-routes-empty`)}</article>`).join('');
+    ${n.routes.length ? `<div class="scroll"><table><thead><tr><th scope="col">Route destination (podCIDR)</th><th scope="col">Gateway</th><th scope="col">Node</th></tr></thead><tbody>${n.routes.map((r) => route(n, r, links)).join('')}</tbody></table></div>` : empty('No routes yet: node-route-controller creates one per Node podCIDR.', `network-${n.name}-routes-empty`)}</article>`,
+    )
+    .join('');
   return section('Networks and routes', 'cloud-networks', body || empty('No networks.', 'cloud-networks-empty'), cloud.networks.length);
 }
 
 /** @param {Cloud} cloud */
 function activity(cloud) {
-  const actions = cloud.actions.map((a) => `<li data-testid="cloud-action-${esc(a.id)}">${esc(a.command)} ${badge(`${a.progress}%`, 'warn')} <span class="muted">${esc(a.resources.map((r) => r.id).join(', '))} since ${esc(timeOf(a.started))}</span></li>`);
-  const faults = cloud.faults.map((f) => `<li data-testid="cloud-fault-${esc(f.id)}">${badge(f.kind, 'bad')} <span class="mono">${esc(f.match?.path ?? 'every call')}</span> <span class="muted">fired ${esc(f.fired)}×</span></li>`);
-  return section('Actions in progress', 'cloud-actions', actions.length ? `<ul>${actions.join('')}</ul>` : empty('No cloud action is running.', 'cloud-actions-empty'), actions.length)
-    + section('Active faults', 'cloud-faults', faults.length ? `<ul>${faults.join('')}</ul>` : empty('No fault rules: the cloud answers normally.', 'cloud-faults-empty'), faults.length);
+  const actions = cloud.actions.map(
+    (a) =>
+      `<li data-testid="cloud-action-${esc(a.id)}">${esc(a.command)} ${badge(`${a.progress}%`, 'warn')} <span class="muted">${esc(a.resources.map((r) => r.id).join(', '))} since ${esc(timeOf(a.started))}</span></li>`,
+  );
+  const faults = cloud.faults.map(
+    (f) =>
+      `<li data-testid="cloud-fault-${esc(f.id)}">${badge(f.kind, 'bad')} <span class="mono">${esc(f.match?.path ?? 'every call')}</span> <span class="muted">fired ${esc(f.fired)}×</span></li>`,
+  );
+  return (
+    section(
+      'Actions in progress',
+      'cloud-actions',
+      actions.length ? `<ul>${actions.join('')}</ul>` : empty('No cloud action is running.', 'cloud-actions-empty'),
+      actions.length,
+    ) +
+    section(
+      'Active faults',
+      'cloud-faults',
+      faults.length ? `<ul>${faults.join('')}</ul>` : empty('No fault rules: the cloud answers normally.', 'cloud-faults-empty'),
+      faults.length,
+    )
+  );
 }
 
 /** @param {import('./types').ConsoleState} state */
 export function cloudHtml(state) {
   const { cloud, links } = state;
-  const error = cloud.ok ? '' : `<div class="error" role="alert" data-testid="cloud-error"><strong>simcloud is unreachable.</strong> ${esc(cloud.error)}${cloud.updatedAt ? ` Showing what it held at ${esc(timeOf(cloud.updatedAt))}.` : ''}</div>`;
-  if (!cloud.ok && !cloud.updatedAt) return `${error}<p class="empty" data-testid="cloud-unknown">Nothing to show until simcloud answers; this view fills in by itself when it does.</p>`;
-  return error + servers(cloud, links) + loadBalancers(cloud, links) + groups(cloud, links) + policies(cloud, links) + ipBlocks(cloud, links) + networks(cloud, links) + activity(cloud);
+  const error = cloud.ok
+    ? ''
+    : `<div class="error" role="alert" data-testid="cloud-error"><strong>simcloud is unreachable.</strong> ${esc(cloud.error)}${cloud.updatedAt ? ` Showing what it held at ${esc(timeOf(cloud.updatedAt))}.` : ''}</div>`;
+  if (!cloud.ok && !cloud.updatedAt)
+    return `${error}<p class="empty" data-testid="cloud-unknown">Nothing to show until simcloud answers; this view fills in by itself when it does.</p>`;
+  return (
+    error +
+    servers(cloud, links) +
+    loadBalancers(cloud, links) +
+    groups(cloud, links) +
+    policies(cloud, links) +
+    ipBlocks(cloud, links) +
+    networks(cloud, links) +
+    activity(cloud)
+  );
 }

@@ -21,8 +21,12 @@ function taints(n) {
 
 /** @param {NodeView} n */
 function labels(n) {
-  const shown = SHOWN_LABELS.filter((k) => n.labels[k]).map((k) => `<li class="mono">${esc(k.split('/')[1])}=${esc(n.labels[k])}</li>`).join('');
-  const all = Object.entries(n.labels).map(([k, v]) => `<li class="mono">${esc(k)}=${esc(v)}</li>`).join('');
+  const shown = SHOWN_LABELS.filter((k) => n.labels[k])
+    .map((k) => `<li class="mono">${esc(k.split('/')[1])}=${esc(n.labels[k])}</li>`)
+    .join('');
+  const all = Object.entries(n.labels)
+    .map(([k, v]) => `<li class="mono">${esc(k)}=${esc(v)}</li>`)
+    .join('');
   return `<ul class="plain">${shown || '<li class="muted">no cloud labels yet</li>'}</ul><details><summary>all ${Object.keys(n.labels).length} labels</summary><ul class="plain">${all}</ul></details>`;
 }
 
@@ -33,7 +37,9 @@ function labels(n) {
 function providerCell(n, links) {
   const server = links.nodeToServer[n.name];
   if (!n.providerID) return '<span class="muted">not set (uninitialized)</span>';
-  return server ? jump(`cloud-server-${server}`, n.providerID, `node-${slug(n.name)}-server-link`) : `<span class="mono">${esc(n.providerID)}</span> <span class="muted">(server gone)</span>`;
+  return server
+    ? jump(`cloud-server-${server}`, n.providerID, `node-${slug(n.name)}-server-link`)
+    : `<span class="mono">${esc(n.providerID)}</span> <span class="muted">(server gone)</span>`;
 }
 
 /**
@@ -50,7 +56,10 @@ function podCidrCell(n, links) {
 /** @param {NodeView} n */
 function podsCell(n) {
   if (n.pods.length === 0) return '<span class="muted">no pods</span>';
-  const items = n.pods.map((p) => `<li class="mono">${esc(`${p.namespace}/${p.name}`)} ${badge(p.ready ? 'Ready' : p.phase, p.ready ? 'ok' : 'warn')}${p.ip ? ` <span class="muted">${esc(p.ip)}</span>` : ''}</li>`);
+  const items = n.pods.map(
+    (p) =>
+      `<li class="mono">${esc(`${p.namespace}/${p.name}`)} ${badge(p.ready ? 'Ready' : p.phase, p.ready ? 'ok' : 'warn')}${p.ip ? ` <span class="muted">${esc(p.ip)}</span>` : ''}</li>`,
+  );
   return `<ul class="plain" data-testid="node-${esc(slug(n.name))}-pods">${items.join('')}</ul>`;
 }
 
@@ -73,8 +82,14 @@ function nodeRow(n, links) {
  */
 function nodes(cluster, links) {
   if (cluster.nodes.length === 0) return section('Nodes', 'cluster-nodes', empty('No Nodes registered yet.', 'cluster-nodes-empty'), 0);
-  const head = '<tr><th scope="col">Node</th><th scope="col">Ready, taints</th><th scope="col">providerID → server</th><th scope="col">Labels</th><th scope="col">Addresses</th><th scope="col">podCIDR → route</th><th scope="col">Pods</th></tr>';
-  return section('Nodes', 'cluster-nodes', `<div class="scroll"><table class="cards-on-phone"><thead>${head}</thead><tbody>${cluster.nodes.map((n) => nodeRow(n, links)).join('')}</tbody></table></div>`, cluster.nodes.length);
+  const head =
+    '<tr><th scope="col">Node</th><th scope="col">Ready, taints</th><th scope="col">providerID → server</th><th scope="col">Labels</th><th scope="col">Addresses</th><th scope="col">podCIDR → route</th><th scope="col">Pods</th></tr>';
+  return section(
+    'Nodes',
+    'cluster-nodes',
+    `<div class="scroll"><table class="cards-on-phone"><thead>${head}</thead><tbody>${cluster.nodes.map((n) => nodeRow(n, links)).join('')}</tbody></table></div>`,
+    cluster.nodes.length,
+  );
 }
 
 /**
@@ -100,7 +115,10 @@ function cloudLinks(key, links) {
  */
 function endpointsCell(s, key) {
   if (s.endpoints.length === 0) return '<span class="muted">none (no ready pod matches the selector)</span>';
-  const items = s.endpoints.map((e) => `<li class="mono">${esc(e.ip)}${e.node ? ` <span class="muted">on ${esc(e.node)}</span>` : ''}${e.ready ? '' : ` ${badge('not ready', 'warn')}`}</li>`);
+  const items = s.endpoints.map(
+    (e) =>
+      `<li class="mono">${esc(e.ip)}${e.node ? ` <span class="muted">on ${esc(e.node)}</span>` : ''}${e.ready ? '' : ` ${badge('not ready', 'warn')}`}</li>`,
+  );
   return `<ul class="plain" data-testid="service-${esc(slug(key))}-endpoints">${items.join('')}</ul>`;
 }
 
@@ -128,9 +146,21 @@ function serviceRow(s, links) {
  * @param {Links} links
  */
 function services(cluster, links) {
-  if (cluster.services.length === 0) return section('LoadBalancer Services', 'cluster-services', empty('No Service of type LoadBalancer. Create one from the Actions view.', 'cluster-services-empty'), 0);
-  const head = '<tr><th scope="col">Service</th><th scope="col">Finalizer</th><th scope="col">Ingress</th><th scope="col">Ports</th><th scope="col">Annotations</th><th scope="col">Endpoints</th><th scope="col">Cloud resources</th><th scope="col">Actions</th></tr>';
-  return section('LoadBalancer Services', 'cluster-services', `<div class="scroll"><table><thead>${head}</thead><tbody>${cluster.services.map((s) => serviceRow(s, links)).join('')}</tbody></table></div>`, cluster.services.length);
+  if (cluster.services.length === 0)
+    return section(
+      'LoadBalancer Services',
+      'cluster-services',
+      empty('No Service of type LoadBalancer. Create one from the Actions view.', 'cluster-services-empty'),
+      0,
+    );
+  const head =
+    '<tr><th scope="col">Service</th><th scope="col">Finalizer</th><th scope="col">Ingress</th><th scope="col">Ports</th><th scope="col">Annotations</th><th scope="col">Endpoints</th><th scope="col">Cloud resources</th><th scope="col">Actions</th></tr>';
+  return section(
+    'LoadBalancer Services',
+    'cluster-services',
+    `<div class="scroll"><table><thead>${head}</thead><tbody>${cluster.services.map((s) => serviceRow(s, links)).join('')}</tbody></table></div>`,
+    cluster.services.length,
+  );
 }
 
 /**
@@ -140,8 +170,12 @@ function services(cluster, links) {
 function pending(cluster) {
   const list = cluster.pending ?? [];
   if (list.length === 0) return '';
-  const rows = list.map((p) => `<tr id="cluster-pending-${esc(slug(`${p.namespace}/${p.name}`))}" data-testid="pending-pod-${esc(slug(p.name))}">
-    <th scope="row" class="mono">${esc(`${p.namespace}/${p.name}`)}</th><td>${badge(p.phase, 'warn')}</td><td>${esc(p.reason ?? 'not scheduled yet')}</td></tr>`).join('');
+  const rows = list
+    .map(
+      (p) => `<tr id="cluster-pending-${esc(slug(`${p.namespace}/${p.name}`))}" data-testid="pending-pod-${esc(slug(p.name))}">
+    <th scope="row" class="mono">${esc(`${p.namespace}/${p.name}`)}</th><td>${badge(p.phase, 'warn')}</td><td>${esc(p.reason ?? 'not scheduled yet')}</td></tr>`,
+    )
+    .join('');
   const head = '<tr><th scope="col">Pod</th><th scope="col">Phase</th><th scope="col">Why it waits (the scheduler)</th></tr>';
   return section('Pending pods', 'cluster-pending', `<div class="scroll"><table><thead>${head}</thead><tbody>${rows}</tbody></table></div>`, list.length);
 }
@@ -149,7 +183,10 @@ function pending(cluster) {
 /** @param {import('./types').ConsoleState} state */
 export function clusterHtml(state) {
   const { cluster, links } = state;
-  const error = cluster.ok ? '' : `<div class="error" role="alert" data-testid="cluster-error"><strong>The cluster is unreachable.</strong> ${esc(cluster.error)}${cluster.updatedAt ? ' Showing the last state seen.' : ''}</div>`;
-  if (!cluster.ok && !cluster.updatedAt) return `${error}<p class="empty" data-testid="cluster-unknown">Nothing to show until the Kubernetes API answers; this view fills in by itself when it does.</p>`;
+  const error = cluster.ok
+    ? ''
+    : `<div class="error" role="alert" data-testid="cluster-error"><strong>The cluster is unreachable.</strong> ${esc(cluster.error)}${cluster.updatedAt ? ' Showing the last state seen.' : ''}</div>`;
+  if (!cluster.ok && !cluster.updatedAt)
+    return `${error}<p class="empty" data-testid="cluster-unknown">Nothing to show until the Kubernetes API answers; this view fills in by itself when it does.</p>`;
   return error + nodes(cluster, links) + pending(cluster) + services(cluster, links);
 }

@@ -18,7 +18,10 @@ export function esc(value) {
  * @param {unknown} value
  */
 export function slug(value) {
-  return String(value ?? '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  return String(value ?? '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 }
 
 /** @type {WeakMap<Element, string>} */

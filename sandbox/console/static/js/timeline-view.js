@@ -14,7 +14,7 @@ const SOURCE_TEXT = { 'cloud-call': 'cloud call', 'cloud-change': 'cloud change'
 /** @type {Record<string, string>} */
 const CCM_TEXT = {
   builtin: 'our TypeScript CCM',
-  upstream: 'the upstream Go CCM: k8s.io/cloud-provider\'s own controllers over the simcloud provider in go/',
+  upstream: "the upstream Go CCM: k8s.io/cloud-provider's own controllers over the simcloud provider in go/",
   command: 'your CCM, started from --ccm-command',
   none: 'no CCM: the slot is empty until you run yours (sandbox:up printed how)',
 };
@@ -100,15 +100,20 @@ export function timelineHtml(entries, ccm) {
 /** @param {TimelineEntry[]} entries */
 function timelineBody(entries) {
   const shown = entries.filter(matches);
-  if (entries.length === 0) return '<p class="empty" data-testid="timeline-empty">Nothing yet. Try an action (power off a worker, create a LoadBalancer Service) and watch the CCM react here.</p>';
+  if (entries.length === 0)
+    return '<p class="empty" data-testid="timeline-empty">Nothing yet. Try an action (power off a worker, create a LoadBalancer Service) and watch the CCM react here.</p>';
   if (shown.length === 0) return '<p class="empty" data-testid="timeline-empty">No step matches the filter.</p>';
   if (timelineFilters.flat) return `<ol class="steps flat">${shown.slice(-300).reverse().map(step).join('')}</ol>`;
   return groupsOf(shown).map(groupHtml).join('');
 }
 
 export function timelineControlsHtml() {
-  const boxes = Object.entries(SOURCE_TEXT).map(([k, label]) =>
-    `<label class="check"><input type="checkbox" data-tl-source="${esc(k)}" data-testid="timeline-source-${esc(k)}"${timelineFilters.sources.has(k) ? ' checked' : ''}> ${esc(label)}</label>`).join('');
+  const boxes = Object.entries(SOURCE_TEXT)
+    .map(
+      ([k, label]) =>
+        `<label class="check"><input type="checkbox" data-tl-source="${esc(k)}" data-testid="timeline-source-${esc(k)}"${timelineFilters.sources.has(k) ? ' checked' : ''}> ${esc(label)}</label>`,
+    )
+    .join('');
   return `<div class="controls" role="group" aria-label="Timeline filters">
     <label for="tl-filter">Filter</label><input id="tl-filter" type="search" data-testid="timeline-filter" placeholder="node, Service, method…" value="${esc(timelineFilters.text)}">
     ${boxes}<label class="check"><input type="checkbox" data-tl-flat data-testid="timeline-flat"${timelineFilters.flat ? ' checked' : ''}> flat (newest first)</label></div>`;

@@ -26,9 +26,11 @@ function enterStep() {
 }
 
 export function toursHtml() {
-  return `<p class="muted">Each tour runs real actions on this sandbox and checks, live, what the CCM does on both sides.</p><div class="cards">${TOURS.map((t) => `
+  return `<p class="muted">Each tour runs real actions on this sandbox and checks, live, what the CCM does on both sides.</p><div class="cards">${TOURS.map(
+    (t) => `
     <article class="card" data-testid="tour-card-${esc(t.id)}"><h4>${esc(t.title)}</h4><p>${esc(t.summary)}</p>
-    <button type="button" data-tour-start="${esc(t.id)}" data-testid="tour-start-${esc(t.id)}">Start the ${esc(t.title.toLowerCase())} tour</button></article>`).join('')}</div>`;
+    <button type="button" data-tour-start="${esc(t.id)}" data-testid="tour-start-${esc(t.id)}">Start the ${esc(t.title.toLowerCase())} tour</button></article>`,
+  ).join('')}</div>`;
 }
 
 function lastId() {
@@ -99,7 +101,9 @@ function scrollToChange() {
 /** @param {import('./types').TourStep} step */
 function codeHtml(step) {
   if (step.code.length === 0) return '';
-  const items = step.code.map((c) => (c.href ? `<li><a href="${esc(c.href)}" target="_blank" rel="noopener noreferrer">${esc(c.label)}</a></li>` : `<li class="mono">${esc(c.label)}</li>`));
+  const items = step.code.map((c) =>
+    c.href ? `<li><a href="${esc(c.href)}" target="_blank" rel="noopener noreferrer">${esc(c.label)}</a></li>` : `<li class="mono">${esc(c.label)}</li>`,
+  );
   return `<div class="tour-code" data-testid="tour-code"><span class="muted">The code that does it:</span><ul class="plain">${items.join('')}</ul></div>`;
 }
 
@@ -112,11 +116,19 @@ function panelHtml(tour, list) {
   const step = tour.steps[i];
   if (!step) return '';
   const allDone = list.every((x) => x.done);
-  const action = step.action ? `<button type="button" data-tour-action data-testid="tour-action"${active.running || active.ctx[`ran${i}`] ? ' disabled' : ''}>${esc(step.action.label)}</button>` : '';
-  const items = list.map((x) => `<li data-testid="tour-expect-${esc(x.id)}" data-done="${x.done}" class="${x.done ? 'done' : 'pending'}"><span aria-hidden="true">${x.done ? '✔' : '…'}</span> ${esc(x.text)}<span class="sr-only">${x.done ? ' (done)' : ' (waiting)'}</span></li>`).join('');
-  const next = i + 1 < tour.steps.length
-    ? `<button type="button" data-tour-next data-testid="tour-next"${allDone ? '' : ' class="secondary"'}>Next step</button>`
-    : `<button type="button" data-tour-end data-testid="tour-finish">${allDone ? 'Finish' : 'End tour'}</button>`;
+  const action = step.action
+    ? `<button type="button" data-tour-action data-testid="tour-action"${active.running || active.ctx[`ran${i}`] ? ' disabled' : ''}>${esc(step.action.label)}</button>`
+    : '';
+  const items = list
+    .map(
+      (x) =>
+        `<li data-testid="tour-expect-${esc(x.id)}" data-done="${x.done}" class="${x.done ? 'done' : 'pending'}"><span aria-hidden="true">${x.done ? '✔' : '…'}</span> ${esc(x.text)}<span class="sr-only">${x.done ? ' (done)' : ' (waiting)'}</span></li>`,
+    )
+    .join('');
+  const next =
+    i + 1 < tour.steps.length
+      ? `<button type="button" data-tour-next data-testid="tour-next"${allDone ? '' : ' class="secondary"'}>Next step</button>`
+      : `<button type="button" data-tour-end data-testid="tour-finish">${allDone ? 'Finish' : 'End tour'}</button>`;
   return `<div class="tour-text"><h2 id="tour-title">${esc(tour.title)} <span class="muted">step ${i + 1} of ${tour.steps.length}</span></h2>
     <h3 data-testid="tour-step-title">${esc(step.title)}</h3><p>${esc(step.text)}</p>${codeHtml(step)}${action}
     <p class="muted" data-testid="tour-message">${esc(active.message)}</p></div>
@@ -178,11 +190,11 @@ function endTour() {
  */
 export function tourClick(target) {
   const start = closest(target, '[data-tour-start]');
-  if (start) return startTour(start.dataset.tourStart), true;
+  if (start) return (startTour(start.dataset.tourStart), true);
   if (!active.tour) return false;
-  if (target.closest('[data-tour-action]')) return void runStepAction(), true;
-  if (target.closest('[data-tour-next]')) return move(1), true;
-  if (target.closest('[data-tour-back]')) return move(-1), true;
-  if (target.closest('[data-tour-end]')) return endTour(), true;
+  if (target.closest('[data-tour-action]')) return (void runStepAction(), true);
+  if (target.closest('[data-tour-next]')) return (move(1), true);
+  if (target.closest('[data-tour-back]')) return (move(-1), true);
+  if (target.closest('[data-tour-end]')) return (endTour(), true);
   return false;
 }

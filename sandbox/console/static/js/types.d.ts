@@ -22,7 +22,11 @@ export type CloudLoadBalancer = CloudSnapshot['loadBalancers'][number];
 /** One annotation of the provider's registry, for the example-Service form. */
 export type AnnotationChoice = ReturnType<typeof annotationChoices>[number];
 /** What an action POST resolved to. */
-export interface ActionResult { ok: boolean; message: string; field: string | null }
+export interface ActionResult {
+  ok: boolean;
+  message: string;
+  field: string | null;
+}
 /** The browser's store: the last state, the timeline by id, the stream's status. */
 export interface Store {
   state: ConsoleState | null;

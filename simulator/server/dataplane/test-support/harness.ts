@@ -66,10 +66,11 @@ export async function startBackend(name: string, ip: string, port: number, kind:
   });
   b.server = server;
   b.port = await listen(server, ip, port);
-  b.stop = () => new Promise((resolve) => {
-    server.close(() => resolve());
-    for (const s of b.open) s.destroy();
-  });
+  b.stop = () =>
+    new Promise((resolve) => {
+      server.close(() => resolve());
+      for (const s of b.open) s.destroy();
+    });
   return b;
 }
 
@@ -120,7 +121,9 @@ export function request(host: string, port: number, payload: string, localAddres
     let error: string | undefined;
     s.on('connect', () => s.end(payload));
     s.on('data', (c: Buffer) => chunks.push(c));
-    s.on('error', (e: NodeJS.ErrnoException) => { error = e.code ?? e.message; });
+    s.on('error', (e: NodeJS.ErrnoException) => {
+      error = e.code ?? e.message;
+    });
     s.on('close', () => {
       const data = Buffer.concat(chunks).toString('latin1');
       resolve(error === undefined ? { ok: data.length > 0, data } : { ok: false, data, error });
@@ -136,7 +139,6 @@ export function hold(host: string, port: number): Promise<net.Socket> {
     s.once('error', reject);
   });
 }
-
 
 /** A UDP backend: answers every datagram with `<name>:<payload>` and records who sent it. */
 export interface UdpBackend {
@@ -186,21 +188,24 @@ export async function startUdpBackends(count: number): Promise<UdpBackend[]> {
 }
 
 /** A UDP client socket (bound to `localAddress` when given) that sends datagrams and waits for one answer each. */
-export async function udpClient(localAddress?: string): Promise<{ ask(host: string, port: number, payload: string, timeoutMs?: number): Promise<string | null>; close(): void }> {
+export async function udpClient(
+  localAddress?: string,
+): Promise<{ ask(host: string, port: number, payload: string, timeoutMs?: number): Promise<string | null>; close(): void }> {
   const socket = await bindUdp(localAddress ?? '127.0.0.1', 0);
   let waiting: ((answer: string | null) => void) | undefined;
   socket.on('message', (msg) => waiting?.(msg.toString()));
   return {
-    ask: (host, port, payload, timeoutMs = 1000) => new Promise((resolve) => {
-      const timer = setTimeout(() => done(null), timeoutMs);
-      const done = (answer: string | null): void => {
-        clearTimeout(timer);
-        waiting = undefined;
-        resolve(answer);
-      };
-      waiting = done;
-      socket.send(payload, port, host);
-    }),
+    ask: (host, port, payload, timeoutMs = 1000) =>
+      new Promise((resolve) => {
+        const timer = setTimeout(() => done(null), timeoutMs);
+        const done = (answer: string | null): void => {
+          clearTimeout(timer);
+          waiting = undefined;
+          resolve(answer);
+        };
+        waiting = done;
+        socket.send(payload, port, host);
+      }),
     close: () => socket.close(),
   };
 }
@@ -217,7 +222,11 @@ export async function dataPlaneFor(
   const { vip, port } = await freeVip();
   const dp = new DataPlane({ onHealthChange: () => undefined });
   const lb: DataPlaneLoadBalancer = {
-    id: `lb-${vip}`, vip, algorithm: 'round_robin', sessionAffinity: 'none', allowedSourceCidrs: null,
+    id: `lb-${vip}`,
+    vip,
+    algorithm: 'round_robin',
+    sessionAffinity: 'none',
+    allowedSourceCidrs: null,
     listeners: [{ ...listener, listenPort: port, destinationPort: backends[0]!.port }],
     targets: backends.map((b) => ({ id: b.name, ip: b.ip })),
     ...over,

@@ -5,7 +5,12 @@ import { getOwned, publicView } from '../common.ts';
 
 export const actionRoutes: RouteDef[] = [
   defineRoute({
-    method: 'get', path: '/v1/actions/:id', operation: 'actions.get', summary: 'Get an action', params: idParams, response: ActionResponse,
+    method: 'get',
+    path: '/v1/actions/:id',
+    operation: 'actions.get',
+    summary: 'Get an action',
+    params: idParams,
+    response: ActionResponse,
     handle: (sim, { caller, params }) => ({ action: publicView(getOwned(sim, caller, 'actions', params.id)) }),
   }),
 ];

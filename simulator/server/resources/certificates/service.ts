@@ -30,9 +30,13 @@ export function certificateFacts(pem: string): CertificateFacts {
   const dns = (leaf.subjectAltName ?? '').split(', ').flatMap((n) => (n.startsWith('DNS:') ? [n.slice(4)] : []));
   const cn = /(?:^|\n)CN=([^\n]+)/.exec(leaf.subject)?.[1];
   return {
-    sha1: createHash('sha1').update(leaf.raw).digest('hex'), sha256: createHash('sha256').update(leaf.raw).digest('hex'),
-    notBefore: new Date(leaf.validFrom).toISOString(), notAfter: new Date(leaf.validTo).toISOString(),
-    dnsNames: dns.length > 0 ? dns : cn === undefined ? [] : [cn], subject: leaf.subject.replace(/\n/g, ', '), issuer: leaf.issuer.replace(/\n/g, ', '),
+    sha1: createHash('sha1').update(leaf.raw).digest('hex'),
+    sha256: createHash('sha256').update(leaf.raw).digest('hex'),
+    notBefore: new Date(leaf.validFrom).toISOString(),
+    notAfter: new Date(leaf.validTo).toISOString(),
+    dnsNames: dns.length > 0 ? dns : cn === undefined ? [] : [cn],
+    subject: leaf.subject.replace(/\n/g, ', '),
+    issuer: leaf.issuer.replace(/\n/g, ', '),
   };
 }
 
@@ -67,7 +71,10 @@ function pemChain(pem: string): { chain: string } | { problem: string } {
 
 /** Uploads a certificate: the chain and key checked (errors name `fields`), the name unique in the project. */
 export async function createCertificate(
-  sim: Sim, caller: Caller, body: NewCertificate, opts: { fields?: PemFields; attrs?: AttrSlices } = {},
+  sim: Sim,
+  caller: Caller,
+  body: NewCertificate,
+  opts: { fields?: PemFields; attrs?: AttrSlices } = {},
 ): Promise<CertificateRec> {
   const fields = opts.fields ?? { certificate: 'certificate', private_key: 'private_key' };
   const chain = pemChain(body.certificate);
@@ -76,10 +83,18 @@ export async function createCertificate(
   if (problem !== null) throw invalidField(fields[problem.field], problem.message);
   checkName(sim, caller, body.name);
   const { ids, change } = newIds(sim, 'crt');
-  const doc = withAttrs<CertificateRec>({
-    id: ids[0]!, project_id: caller.projectId, name: body.name, labels: body.labels ?? {}, certificate: chain.chain, private_key: body.private_key,
-    created: nowIso(sim),
-  }, opts.attrs ?? {});
+  const doc = withAttrs<CertificateRec>(
+    {
+      id: ids[0]!,
+      project_id: caller.projectId,
+      name: body.name,
+      labels: body.labels ?? {},
+      certificate: chain.chain,
+      private_key: body.private_key,
+      created: nowIso(sim),
+    },
+    opts.attrs ?? {},
+  );
   await sim.store.commit([change, { op: 'put', coll: 'certificates', doc }]);
   return doc;
 }
@@ -89,7 +104,12 @@ function checkName(sim: Sim, caller: Caller, name: string, selfId?: string): voi
 }
 
 /** Renames or relabels a certificate (its PEMs never change: upload another instead). */
-export async function updateCertificate(sim: Sim, caller: Caller, id: string, body: { name?: string; labels?: Record<string, string> }): Promise<CertificateRec> {
+export async function updateCertificate(
+  sim: Sim,
+  caller: Caller,
+  id: string,
+  body: { name?: string; labels?: Record<string, string> },
+): Promise<CertificateRec> {
   const cert = getOwned(sim, caller, 'certificates', id);
   if (body.name !== undefined) checkName(sim, caller, body.name, id);
   const doc = { ...cert, ...(body.name === undefined ? {} : { name: body.name }), ...(body.labels === undefined ? {} : { labels: body.labels }) };
@@ -106,7 +126,8 @@ export function certificateUsers(sim: Sim, id: string): LoadBalancerRec[] {
 export async function deleteCertificate(sim: Sim, caller: Caller, id: string): Promise<void> {
   getOwned(sim, caller, 'certificates', id);
   const users = certificateUsers(sim, id);
-  if (users.length > 0) throw conflict(`certificate ${id} is in use by load balancer ${users.map((lb) => lb.id).join(', ')}: remove it from their services first`);
+  if (users.length > 0)
+    throw conflict(`certificate ${id} is in use by load balancer ${users.map((lb) => lb.id).join(', ')}: remove it from their services first`);
   await sim.store.commit([{ op: 'del', coll: 'certificates', id }]);
 }
 

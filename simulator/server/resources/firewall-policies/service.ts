@@ -1,6 +1,10 @@
 /** Firewall-policy rules: rule defaults, one policy per server group. */
 import type {
-  CreateFirewallPolicyRequest, FirewallPolicy, FirewallRule, FirewallRuleInput, UpdateFirewallPolicyRequest,
+  CreateFirewallPolicyRequest,
+  FirewallPolicy,
+  FirewallRule,
+  FirewallRuleInput,
+  UpdateFirewallPolicyRequest,
 } from '../../../api/schema/firewall-policies.ts';
 import { newIds, nowIso, type Caller, type Sim } from '../../context.ts';
 import { conflict } from '../../errors.ts';
@@ -13,8 +17,12 @@ export function toFirewallPolicy(p: FirewallPolicyRec): FirewallPolicy {
 }
 
 const toRule = (r: FirewallRuleInput): FirewallRule => ({
-  direction: r.direction, protocol: r.protocol, ports: r.ports ?? null, source_cidrs: r.source_cidrs ?? [],
-  destination_cidrs: r.destination_cidrs ?? [], description: r.description ?? '',
+  direction: r.direction,
+  protocol: r.protocol,
+  ports: r.ports ?? null,
+  source_cidrs: r.source_cidrs ?? [],
+  destination_cidrs: r.destination_cidrs ?? [],
+  description: r.description ?? '',
 });
 
 function checkName(sim: Sim, caller: Caller, name: string, selfId?: string): void {
@@ -30,20 +38,35 @@ function checkGroup(sim: Sim, caller: Caller, groupId: string, selfId: string | 
 }
 
 /** createFirewallPolicy's checks and record, not yet committed (see Plan). */
-export function planFirewallPolicyCreate(sim: Sim, caller: Caller, body: CreateFirewallPolicyRequest, attrs: Pick<FirewallPolicyRec, 'dialect_attrs'> = {}): Plan<FirewallPolicyRec> {
+export function planFirewallPolicyCreate(
+  sim: Sim,
+  caller: Caller,
+  body: CreateFirewallPolicyRequest,
+  attrs: Pick<FirewallPolicyRec, 'dialect_attrs'> = {},
+): Plan<FirewallPolicyRec> {
   checkName(sim, caller, body.name);
   if (body.server_group_id !== undefined) checkGroup(sim, caller, body.server_group_id, undefined);
   const { ids, change } = newIds(sim, 'fwp');
   const doc: FirewallPolicyRec = {
-    id: ids[0]!, project_id: caller.projectId, name: body.name, description: body.description ?? '', labels: body.labels ?? {},
-    server_group_id: body.server_group_id ?? null, rules: (body.rules ?? []).map(toRule), created: nowIso(sim), ...attrs,
+    id: ids[0]!,
+    project_id: caller.projectId,
+    name: body.name,
+    description: body.description ?? '',
+    labels: body.labels ?? {},
+    server_group_id: body.server_group_id ?? null,
+    rules: (body.rules ?? []).map(toRule),
+    created: nowIso(sim),
+    ...attrs,
   };
   return { doc, changes: [change, { op: 'put', coll: 'firewall_policies', doc }] };
 }
 
 /** `attrs`: a persona's own attributes, stored on the record from its first commit. */
 export async function createFirewallPolicy(
-  sim: Sim, caller: Caller, body: CreateFirewallPolicyRequest, attrs: Pick<FirewallPolicyRec, 'dialect_attrs'> = {},
+  sim: Sim,
+  caller: Caller,
+  body: CreateFirewallPolicyRequest,
+  attrs: Pick<FirewallPolicyRec, 'dialect_attrs'> = {},
 ): Promise<FirewallPolicy> {
   const plan = planFirewallPolicyCreate(sim, caller, body, attrs);
   await commitPlans(sim, [plan]);

@@ -27,12 +27,26 @@ function addresses(cidr: string): { gateway: string; usable: string[] } {
 }
 
 /** A new block record on `cidr` in a known location (not committed), assigned to `assigned_to` when given. */
-function newBlock(sim: Sim, caller: Caller, { cidr, body, assigned_to = null }: { cidr: string; body: Omit<AllocateIpBlockRequest, 'size'>; assigned_to?: IpBlockRec['assigned_to'] }): { doc: IpBlockRec; change: Change } {
+function newBlock(
+  sim: Sim,
+  caller: Caller,
+  { cidr, body, assigned_to = null }: { cidr: string; body: Omit<AllocateIpBlockRequest, 'size'>; assigned_to?: IpBlockRec['assigned_to'] },
+): { doc: IpBlockRec; change: Change } {
   const { gateway, usable } = addresses(cidr);
   const { ids, change } = newIds(sim, 'ipb');
   const doc: IpBlockRec = {
-    id: ids[0]!, project_id: caller.projectId, cidr, size: parseCidr(cidr).prefix, location: body.location, description: body.description ?? '', tags: body.tags ?? {},
-    status: assigned_to === null ? 'unassigned' : 'assigned', gateway, usable_addresses: usable, assigned_to, created: nowIso(sim),
+    id: ids[0]!,
+    project_id: caller.projectId,
+    cidr,
+    size: parseCidr(cidr).prefix,
+    location: body.location,
+    description: body.description ?? '',
+    tags: body.tags ?? {},
+    status: assigned_to === null ? 'unassigned' : 'assigned',
+    gateway,
+    usable_addresses: usable,
+    assigned_to,
+    created: nowIso(sim),
   };
   return { doc, change };
 }
@@ -61,7 +75,11 @@ export async function reserveAddress(sim: Sim, caller: Caller, lbId: string, bod
   const lb = getOwned(sim, caller, 'load_balancers', lbId);
   if (lb.ip_block_id !== null) throw conflict(`load balancer ${lbId} already uses IP block ${lb.ip_block_id}`, 'address');
   if (lb.status === 'deleting') throw conflict(`load balancer ${lbId} is being deleted`, 'address');
-  const { doc, change } = newBlock(sim, caller, { cidr: `${lb.public_ipv4}/32`, body: { ...body, location: lb.location }, assigned_to: { kind: 'load_balancer', id: lb.id } });
+  const { doc, change } = newBlock(sim, caller, {
+    cidr: `${lb.public_ipv4}/32`,
+    body: { ...body, location: lb.location },
+    assigned_to: { kind: 'load_balancer', id: lb.id },
+  });
   await sim.store.commit([change, { op: 'put', coll: 'ip_blocks', doc }, { op: 'put', coll: 'load_balancers', doc: { ...lb, ip_block_id: doc.id } }]);
   return toIpBlock(doc);
 }
@@ -75,7 +93,8 @@ export async function unreserveAddress(sim: Sim, caller: Caller, id: string): Pr
   if (block.size !== 32) throw conflict(`IP block ${id} is a /${block.size}; only a block of one address stays with its load balancer`);
   const lb = block.assigned_to?.kind === 'load_balancer' ? sim.store.state.load_balancers[block.assigned_to.id] : undefined;
   const changes: Change[] = lb === undefined ? [] : [{ op: 'put', coll: 'load_balancers', doc: { ...lb, ip_block_id: null } }];
-  if (block.assigned_to !== null && lb === undefined) throw conflict(`IP block ${id} is assigned to ${block.assigned_to.kind} ${block.assigned_to.id}; unassign it first`);
+  if (block.assigned_to !== null && lb === undefined)
+    throw conflict(`IP block ${id} is assigned to ${block.assigned_to.kind} ${block.assigned_to.id}; unassign it first`);
   await sim.store.commit([...changes, { op: 'del', coll: 'ip_blocks', id }]);
 }
 
@@ -89,8 +108,9 @@ export function listIpBlocks(sim: Sim, caller: Caller, q: IpBlockListParams): { 
   const byTags = tagFilter(q.tags);
   const hideMs = sim.faults.hiddenForMs('ip_block');
   const cutoff = sim.clock.now() - hideMs;
-  let all = owned<IpBlockRec>(sim, caller, 'ip_blocks')
-    .filter((b) => (q.location === undefined || b.location === q.location) && byTags(b) && (hideMs === 0 || Date.parse(b.created) <= cutoff));
+  let all = owned<IpBlockRec>(sim, caller, 'ip_blocks').filter(
+    (b) => (q.location === undefined || b.location === q.location) && byTags(b) && (hideMs === 0 || Date.parse(b.created) <= cutoff),
+  );
   if (q.sort !== undefined && q.sort.endsWith(':desc')) all = all.reverse();
   const { items, meta } = paginate(all, q);
   return { ip_blocks: items.map(toIpBlock), meta };
@@ -115,7 +135,10 @@ function assignLb(sim: Sim, caller: Caller, block: IpBlockRec, lbId: string): Ch
 export async function assignIpBlock(sim: Sim, caller: Caller, id: string, target: { kind: AssignmentKind; id: string }): Promise<IpBlock> {
   const block = getOwned(sim, caller, 'ip_blocks', id);
   if (block.assigned_to !== null) throw conflict(`IP block ${id} is assigned to ${block.assigned_to.kind} ${block.assigned_to.id}`);
-  const extra = target.kind === 'load_balancer' ? assignLb(sim, caller, block, target.id) : (getOwned(sim, caller, target.kind === 'server' ? 'servers' : 'networks', { id: target.id, field: 'id' }), []);
+  const extra =
+    target.kind === 'load_balancer'
+      ? assignLb(sim, caller, block, target.id)
+      : (getOwned(sim, caller, target.kind === 'server' ? 'servers' : 'networks', { id: target.id, field: 'id' }), []);
   const doc = { ...block, status: 'assigned' as const, assigned_to: target };
   await sim.store.commit([...extra, { op: 'put', coll: 'ip_blocks', doc }]);
   return toIpBlock(doc);

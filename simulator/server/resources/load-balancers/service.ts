@@ -1,13 +1,31 @@
 /** Load-balancer rules: targets must exist in the project, VIP from the pool or an IP block, network attachment. */
 import type {
-  AttachLoadBalancerToNetworkRequest, CreateLoadBalancerRequest, LoadBalancer, LoadBalancerService, LoadBalancerSummary, LoadBalancerTarget, TargetCounters, UpdateLoadBalancerRequest,
+  AttachLoadBalancerToNetworkRequest,
+  CreateLoadBalancerRequest,
+  LoadBalancer,
+  LoadBalancerService,
+  LoadBalancerSummary,
+  LoadBalancerTarget,
+  TargetCounters,
+  UpdateLoadBalancerRequest,
 } from '../../../api/schema/load-balancers.ts';
 import { newIds, nowIso, type Caller, type DataplanePort, type Sim } from '../../context.ts';
 import { conflict, invalidField } from '../../errors.ts';
 import { IPV6_RANGES, type ActionRec, type Change, type IpBlockRec, type LoadBalancerRec } from '../../store/state.ts';
 import { REGIONS, regionById, zoneById } from '../catalogue/data.ts';
 import {
-  commitPlans, ensureUnlocked, getOwned, listOwned, owned, parseSelectorParam, publicView, startAction, withAttrs, type AttrSlices, type ListQuery, type Plan,
+  commitPlans,
+  ensureUnlocked,
+  getOwned,
+  listOwned,
+  owned,
+  parseSelectorParam,
+  publicView,
+  startAction,
+  withAttrs,
+  type AttrSlices,
+  type ListQuery,
+  type Plan,
 } from '../common.ts';
 import { privateAddress } from '../servers/service.ts';
 import { redacted, withTls } from './tls.ts';
@@ -81,12 +99,19 @@ function poolVip6(sim: Sim): string {
 
 /** The VIP, the IP block it comes from, and the network attachment of a new LB. */
 function addressing(
-  sim: Sim, caller: Caller, body: CreateLoadBalancerRequest, zone: string | null,
+  sim: Sim,
+  caller: Caller,
+  body: CreateLoadBalancerRequest,
+  zone: string | null,
 ): Pick<LoadBalancerRec, 'public_ipv4' | 'public_ipv6' | 'ip_block_id' | 'network_id' | 'private_ipv4'> & { block: IpBlockRec | undefined } {
   const block = blockFor(sim, caller, body.ip_block_id);
   const net = body.network_id === undefined ? undefined : getOwned(sim, caller, 'networks', { id: body.network_id, field: 'network_id' });
   return {
-    block, public_ipv4: block?.usable_addresses[0] ?? poolVip(sim), public_ipv6: poolVip6(sim), ip_block_id: block?.id ?? null, network_id: net?.id ?? null,
+    block,
+    public_ipv4: block?.usable_addresses[0] ?? poolVip(sim),
+    public_ipv6: poolVip6(sim),
+    ip_block_id: block?.id ?? null,
+    network_id: net?.id ?? null,
     private_ipv4: net === undefined ? null : privateAddress(sim, net, { zone: zone ?? '', ip: undefined, field: 'network_id' }),
   };
 }
@@ -94,14 +119,19 @@ function addressing(
 /** A new LB's switches, with their defaults. */
 function settings(body: CreateLoadBalancerRequest): Pick<LoadBalancerRec, 'algorithm' | 'session_affinity' | 'public_interface' | 'forwarding'> {
   return {
-    algorithm: body.algorithm ?? 'round_robin', session_affinity: body.session_affinity ?? 'none', public_interface: body.public_interface ?? true,
+    algorithm: body.algorithm ?? 'round_robin',
+    session_affinity: body.session_affinity ?? 'none',
+    public_interface: body.public_interface ?? true,
     forwarding: body.forwarding ?? 'proxy',
   };
 }
 
 /** `attrs`: a persona's own attributes, stored on the record from its first commit. */
 export async function createLoadBalancer(
-  sim: Sim, caller: Caller, body: CreateLoadBalancerRequest, attrs: Pick<LoadBalancerRec, 'dialect_attrs'> = {},
+  sim: Sim,
+  caller: Caller,
+  body: CreateLoadBalancerRequest,
+  attrs: Pick<LoadBalancerRec, 'dialect_attrs'> = {},
 ): Promise<{ load_balancer: LoadBalancer; action: ActionRec }> {
   checkName(sim, caller, body.name);
   const where = location(body);
@@ -111,9 +141,20 @@ export async function createLoadBalancer(
   const { ids, change } = newIds(sim, 'lb');
   const id = ids[0]!;
   const lb: LoadBalancerRec = {
-    id, project_id: caller.projectId, name: body.name, labels: body.labels ?? {}, ...where, status: 'provisioning', ...settings(body),
-    services: withTls(body.services ?? [], []), targets: body.targets ?? [], ...addresses, source_ranges: body.source_ranges ?? [], locked: true,
-    created: nowIso(sim), ...attrs,
+    id,
+    project_id: caller.projectId,
+    name: body.name,
+    labels: body.labels ?? {},
+    ...where,
+    status: 'provisioning',
+    ...settings(body),
+    services: withTls(body.services ?? [], []),
+    targets: body.targets ?? [],
+    ...addresses,
+    source_ranges: body.source_ranges ?? [],
+    locked: true,
+    created: nowIso(sim),
+    ...attrs,
   };
   const extra: Change[] = [change];
   if (block !== undefined) extra.push({ op: 'put', coll: 'ip_blocks', doc: { ...block, status: 'assigned', assigned_to: { kind: 'load_balancer', id } } });
@@ -121,7 +162,12 @@ export async function createLoadBalancer(
   return { load_balancer: toLoadBalancer(sim, sim.store.state.load_balancers[id]!), action };
 }
 
-export function listLoadBalancers(sim: Sim, caller: Caller, q: ListQuery, { resolvedTargets = true } = {}): { load_balancers: (LoadBalancer | LoadBalancerSummary)[]; meta: unknown } {
+export function listLoadBalancers(
+  sim: Sim,
+  caller: Caller,
+  q: ListQuery,
+  { resolvedTargets = true } = {},
+): { load_balancers: (LoadBalancer | LoadBalancerSummary)[]; meta: unknown } {
   const { items, meta } = listOwned<LoadBalancerRec>(sim, caller, { coll: 'load_balancers', type: 'load_balancer', q });
   return { load_balancers: items.map((lb) => (resolvedTargets ? toLoadBalancer(sim, lb) : toLoadBalancerSummary(lb))), meta };
 }
@@ -169,7 +215,8 @@ export function loadBalancersTargeting(sim: Sim, serverId: string): LoadBalancer
 export async function deleteLoadBalancer(sim: Sim, caller: Caller, id: string): Promise<ActionRec> {
   const lb = getOwned(sim, caller, 'load_balancers', id);
   if (lb.status === 'deleting') throw conflict(`load balancer ${id} is already being deleted`);
-  const blocks: Change[] = sim.store.all('ip_blocks')
+  const blocks: Change[] = sim.store
+    .all('ip_blocks')
     .filter((b) => b.assigned_to?.kind === 'load_balancer' && b.assigned_to.id === id)
     .map((b) => ({ op: 'put', coll: 'ip_blocks', doc: { ...b, status: 'unassigned', assigned_to: null } }));
   return startAction(sim, caller, { command: 'delete_load_balancer', coll: 'load_balancers', doc: { ...lb, ip_block_id: null }, extra: blocks });
@@ -182,7 +229,10 @@ export async function attachLoadBalancer(sim: Sim, caller: Caller, id: string, b
   if (lb.network_id !== null) throw conflict(`load balancer ${id} is already on network ${lb.network_id}`, 'network_id');
   const ip = privateAddress(sim, net, { zone: lb.zone ?? '', ip: body.ip, field: 'ip' });
   const doc = { ...lb, network_id: net.id, private_ipv4: ip };
-  const resources = [{ id, type: 'load_balancer' as const }, { id: net.id, type: 'network' as const }];
+  const resources = [
+    { id, type: 'load_balancer' as const },
+    { id: net.id, type: 'network' as const },
+  ];
   return startAction(sim, caller, { command: 'attach_load_balancer_to_network', coll: 'load_balancers', doc, resources });
 }
 

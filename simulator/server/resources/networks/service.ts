@@ -9,8 +9,14 @@ import { zoneById } from '../catalogue/data.ts';
 import { getOwned, listOwned, owned, publicView, startAction, startActions, type ListQuery } from '../common.ts';
 
 export function toNetwork(sim: Sim, n: NetworkRec): Network {
-  const servers = sim.store.all('servers').filter((s) => s.private_networks.some((p) => p.network_id === n.id)).map((s) => s.id);
-  const lbs = sim.store.all('load_balancers').filter((lb) => lb.network_id === n.id).map((lb) => lb.id);
+  const servers = sim.store
+    .all('servers')
+    .filter((s) => s.private_networks.some((p) => p.network_id === n.id))
+    .map((s) => s.id);
+  const lbs = sim.store
+    .all('load_balancers')
+    .filter((lb) => lb.network_id === n.id)
+    .map((lb) => lb.id);
   return { ...publicView(n), servers, load_balancers: lbs };
 }
 
@@ -34,9 +40,11 @@ function buildSubnets(ipRange: string, input: CreateNetworkRequest['subnets']): 
     if (!rangeContains(outer, r)) throw invalidField(`subnets.${i}.ip_range`, `${s.ip_range} is outside ${ipRange}`);
     return { zone: s.zone, ip_range: s.ip_range, gateway: intToIp(r.base + 1) };
   });
-  subnets.forEach((a, i) => subnets.slice(i + 1).forEach((b) => {
-    if (overlaps(parseCidr(a.ip_range), parseCidr(b.ip_range))) throw conflict(`subnet ${b.ip_range} overlaps ${a.ip_range}`, 'subnets');
-  }));
+  subnets.forEach((a, i) =>
+    subnets.slice(i + 1).forEach((b) => {
+      if (overlaps(parseCidr(a.ip_range), parseCidr(b.ip_range))) throw conflict(`subnet ${b.ip_range} overlaps ${a.ip_range}`, 'subnets');
+    }),
+  );
   return subnets;
 }
 
@@ -54,7 +62,16 @@ export async function createNetwork(sim: Sim, caller: Caller, body: CreateNetwor
   const ipRange = body.ip_range ?? defaultRange(sim);
   const subnets = buildSubnets(ipRange, body.subnets);
   const { ids, change } = newIds(sim, 'net', ...routes.map(() => 'rte'));
-  const net: NetworkRec = { id: ids[0]!, project_id: caller.projectId, name: body.name, ip_range: ipRange, subnets, routes: [], labels: body.labels ?? {}, created: nowIso(sim) };
+  const net: NetworkRec = {
+    id: ids[0]!,
+    project_id: caller.projectId,
+    name: body.name,
+    ip_range: ipRange,
+    subnets,
+    routes: [],
+    labels: body.labels ?? {},
+    created: nowIso(sim),
+  };
   const doc = withRoutes(sim, net, { routes, ids: ids.slice(1) });
   if (routes.length === 0) await sim.store.commit([change, { op: 'put', coll: 'networks', doc }]);
   else await startActions(sim, caller, { commands: routes.map(() => 'add_route'), coll: 'networks', doc, extra: [change] });
@@ -148,7 +165,10 @@ export async function createRoute(sim: Sim, caller: Caller, id: string, body: Cr
  * errors (as invalid input).
  */
 export async function changeRoutes(
-  sim: Sim, caller: Caller, id: string, change: { remove: readonly string[]; add: readonly CreateRouteRequest[]; field?: (i: number) => string },
+  sim: Sim,
+  caller: Caller,
+  id: string,
+  change: { remove: readonly string[]; add: readonly CreateRouteRequest[]; field?: (i: number) => string },
 ): Promise<ActionRec[]> {
   const net = getOwned(sim, caller, 'networks', id);
   for (const routeId of change.remove) if (!net.routes.some((r) => r.id === routeId)) throw notFound('route', routeId);

@@ -21,7 +21,8 @@ function checkMembers(sim: Sim, caller: Caller, servers: string[]): string[] {
 }
 
 function checkName(sim: Sim, caller: Caller, name: string, selfId?: string): void {
-  if (owned<ServerGroupRec>(sim, caller, 'server_groups').some((g) => g.name === name && g.id !== selfId)) throw conflict(`a server group named ${name} exists`, 'name');
+  if (owned<ServerGroupRec>(sim, caller, 'server_groups').some((g) => g.name === name && g.id !== selfId))
+    throw conflict(`a server group named ${name} exists`, 'name');
 }
 
 export async function createServerGroup(sim: Sim, caller: Caller, body: CreateServerGroupRequest): Promise<ServerGroup> {
@@ -29,7 +30,13 @@ export async function createServerGroup(sim: Sim, caller: Caller, body: CreateSe
   const servers = checkMembers(sim, caller, body.servers ?? []);
   const { ids, change } = newIds(sim, 'grp');
   const doc: ServerGroupRec = {
-    id: ids[0]!, project_id: caller.projectId, name: body.name, description: body.description ?? '', labels: body.labels ?? {}, servers, created: nowIso(sim),
+    id: ids[0]!,
+    project_id: caller.projectId,
+    name: body.name,
+    description: body.description ?? '',
+    labels: body.labels ?? {},
+    servers,
+    created: nowIso(sim),
   };
   await sim.store.commit([change, { op: 'put', coll: 'server_groups', doc }]);
   return toServerGroup(sim, doc);

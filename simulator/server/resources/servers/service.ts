@@ -75,7 +75,10 @@ function privateNets(sim: Sim, caller: Caller, body: CreateServerRequest): Serve
   return ids.map((id, i) => {
     const net = getOwned(sim, caller, 'networks', { id, field: `networks.${i}` });
     const wanted = i === 0 ? body.private_ipv4 : undefined;
-    return { network_id: id, ip: privateAddress(sim, net, { zone: body.zone, ip: wanted, field: i === 0 && wanted !== undefined ? 'private_ipv4' : `networks.${i}` }) };
+    return {
+      network_id: id,
+      ip: privateAddress(sim, net, { zone: body.zone, ip: wanted, field: i === 0 && wanted !== undefined ? 'private_ipv4' : `networks.${i}` }),
+    };
   });
 }
 
@@ -93,9 +96,21 @@ export async function createServer(sim: Sim, caller: Caller, body: CreateServerR
   const publicIp = publicAddress(sim, body);
   const { ids, change } = newIds(sim, 'srv');
   const server: ServerRec = {
-    id: ids[0]!, project_id: caller.projectId, name: body.name, status: 'initializing', server_type: body.server_type, image: body.image,
-    zone: body.zone, region, labels: body.labels ?? {}, public_ipv4: publicIp, public_ipv6: publicAddress6(sim, body), private_ipv4: nets[0]?.ip ?? standalone,
-    private_networks: nets, locked: true, created: nowIso(sim),
+    id: ids[0]!,
+    project_id: caller.projectId,
+    name: body.name,
+    status: 'initializing',
+    server_type: body.server_type,
+    image: body.image,
+    zone: body.zone,
+    region,
+    labels: body.labels ?? {},
+    public_ipv4: publicIp,
+    public_ipv6: publicAddress6(sim, body),
+    private_ipv4: nets[0]?.ip ?? standalone,
+    private_networks: nets,
+    locked: true,
+    created: nowIso(sim),
   };
   if (body.start_after_create === false) return createStopped(sim, server, change);
   const action = await startAction(sim, caller, { command: 'create_server', coll: 'servers', doc: server, extra: [change] });
@@ -106,7 +121,9 @@ async function createStopped(sim: Sim, server: ServerRec, idChange: Change): Pro
   const { ids, change } = newIds(sim, 'act');
   const action: ActionRec = {
     ...sim.engine.begin({ command: 'create_server', projectId: server.project_id, resourceId: server.id, id: ids[0]! }),
-    status: 'success', progress: 100, finished: nowIso(sim),
+    status: 'success',
+    progress: 100,
+    finished: nowIso(sim),
   };
   const doc = { ...server, status: 'off' as const, locked: false };
   await sim.store.commit([idChange, change, { op: 'put', coll: 'servers', doc }, { op: 'put', coll: 'actions', doc: action }]);
@@ -142,15 +159,19 @@ export async function deleteServer(sim: Sim, caller: Caller, id: string): Promis
   const server = getOwned(sim, caller, 'servers', id);
   ensureUnlocked(server, 'server');
   // Leave every server group at once, like a real cloud does on delete.
-  const groups: Change[] = sim.store.all('server_groups')
+  const groups: Change[] = sim.store
+    .all('server_groups')
     .filter((g) => g.servers.includes(id))
     .map((g) => ({ op: 'put', coll: 'server_groups', doc: { ...g, servers: g.servers.filter((s) => s !== id) } }));
   // Leave every load balancer's server targets too, as Hetzner and DigitalOcean drop a deleted server from them.
-  const lbs: Change[] = sim.store.all('load_balancers')
+  const lbs: Change[] = sim.store
+    .all('load_balancers')
     .filter((lb) => lb.targets.some((t) => t.kind === 'server' && t.server_id === id))
     .map((lb) => ({ op: 'put', coll: 'load_balancers', doc: { ...lb, targets: lb.targets.filter((t) => !(t.kind === 'server' && t.server_id === id)) } }));
   // Its IP blocks stay, unassigned.
-  const blocks: Change[] = sim.store.all('ip_blocks').filter((b) => b.assigned_to?.kind === 'server' && b.assigned_to.id === id)
+  const blocks: Change[] = sim.store
+    .all('ip_blocks')
+    .filter((b) => b.assigned_to?.kind === 'server' && b.assigned_to.id === id)
     .map((b) => ({ op: 'put', coll: 'ip_blocks', doc: { ...b, status: 'unassigned', assigned_to: null } }));
   return startAction(sim, caller, { command: 'delete_server', coll: 'servers', doc: server, extra: [...groups, ...lbs, ...blocks] });
 }
@@ -178,7 +199,15 @@ export async function attachServer(sim: Sim, caller: Caller, id: string, body: {
   const ip = privateAddress(sim, net, { zone: server.zone, ip: body.ip, field: 'ip' });
   const nets = [...server.private_networks, { network_id: net.id, ip }];
   const doc = { ...server, private_networks: nets, private_ipv4: server.private_ipv4 ?? ip };
-  return startAction(sim, caller, { command: 'attach_server_to_network', coll: 'servers', doc, resources: [{ id, type: 'server' }, { id: net.id, type: 'network' }] });
+  return startAction(sim, caller, {
+    command: 'attach_server_to_network',
+    coll: 'servers',
+    doc,
+    resources: [
+      { id, type: 'server' },
+      { id: net.id, type: 'network' },
+    ],
+  });
 }
 
 export async function detachServer(sim: Sim, caller: Caller, id: string, networkId: string): Promise<ActionRec> {
@@ -188,5 +217,13 @@ export async function detachServer(sim: Sim, caller: Caller, id: string, network
   if (onNet === undefined) throw invalidField('network_id', `server ${id} is not on network ${networkId}`);
   const nets = server.private_networks.filter((n) => n.network_id !== networkId);
   const doc = { ...server, private_networks: nets, private_ipv4: server.private_ipv4 === onNet.ip ? (nets[0]?.ip ?? null) : server.private_ipv4 };
-  return startAction(sim, caller, { command: 'detach_server_from_network', coll: 'servers', doc, resources: [{ id, type: 'server' }, { id: networkId, type: 'network' }] });
+  return startAction(sim, caller, {
+    command: 'detach_server_from_network',
+    coll: 'servers',
+    doc,
+    resources: [
+      { id, type: 'server' },
+      { id: networkId, type: 'network' },
+    ],
+  });
 }
