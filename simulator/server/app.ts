@@ -44,7 +44,7 @@ import { loadBalancerRoutes } from './resources/load-balancers/routes.ts';
 import { networkRoutes } from './resources/networks/routes.ts';
 import { serverGroupRoutes } from './resources/server-groups/routes.ts';
 import { serverRoutes } from './resources/servers/routes.ts';
-import type { AppliedChange, CollectionName } from './store/state.ts';
+import { RESOURCE_TYPE_OF, type AppliedChange } from './store/state.ts';
 import type { Store } from './store/store.ts';
 import type { ChangeKind, ResourceChangeEvent } from '../api/schema/events.ts';
 import { REDACTED_KEY } from '../api/schema/load-balancers.ts';
@@ -117,19 +117,6 @@ function buildSim(deps: AppDeps): Sim {
   };
 }
 
-/** The event type of each published collection (token secrets never leave, so tokens have none). */
-const TYPE_OF = {
-  projects: 'project',
-  servers: 'server',
-  networks: 'network',
-  load_balancers: 'load_balancer',
-  server_groups: 'server_group',
-  firewall_policies: 'firewall_policy',
-  ip_blocks: 'ip_block',
-  actions: 'action',
-  certificates: 'certificate',
-} as const satisfies Record<Exclude<CollectionName, 'tokens'>, ResourceChangeEvent['resource_type']>;
-
 function changeKind(c: AppliedChange): ChangeKind {
   if (c.before === undefined) return 'created';
   return c.after === undefined ? 'deleted' : 'updated';
@@ -155,7 +142,7 @@ function changeEvent(c: AppliedChange, resourceType: ResourceChangeEvent['resour
 /** Publishes a resource_change event for every committed change. */
 function watchStore(sim: Sim): void {
   sim.store.onChange((applied) => {
-    for (const c of applied) if (c.coll !== 'tokens') sim.events.publish(changeEvent(c, TYPE_OF[c.coll]));
+    for (const c of applied) if (c.coll !== 'tokens') sim.events.publish(changeEvent(c, RESOURCE_TYPE_OF[c.coll]));
   });
 }
 

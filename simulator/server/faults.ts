@@ -7,6 +7,8 @@
 import type { ResourceType } from '../api/schema/common.ts';
 import type { FaultKind, FaultRule, FaultRuleInput } from '../api/schema/internal.ts';
 import { matchesSelector, parseSelector } from '../api/schema/label-selector.ts';
+import { own } from '../../lib/keyed.ts';
+import { RESOURCE_TYPE_OF } from './store/state.ts';
 
 export interface RequestFacts {
   method: string;
@@ -23,20 +25,9 @@ export interface Budget {
   resetSeconds: number;
 }
 
-const COLLECTION_TYPES: Record<string, ResourceType> = {
-  servers: 'server',
-  networks: 'network',
-  load_balancers: 'load_balancer',
-  server_groups: 'server_group',
-  firewall_policies: 'firewall_policy',
-  ip_blocks: 'ip_block',
-  actions: 'action',
-  certificates: 'certificate',
-};
-
 export function resourceTypeOfPath(path: string): ResourceType | undefined {
   const m = /^\/v1\/([a-z_]+)/.exec(path);
-  return m ? COLLECTION_TYPES[m[1]!] : undefined;
+  return m ? own<ResourceType>(RESOURCE_TYPE_OF, m[1]!) : undefined;
 }
 
 export function globToRegExp(glob: string): RegExp {

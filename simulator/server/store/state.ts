@@ -13,6 +13,7 @@ import type {
   IpBlockRecord,
   LoadBalancerRecord,
   NetworkRecord,
+  ResourceChangeEvent,
   ServerGroupRecord,
   ServerRecord,
 } from '../../api/schema/events.ts';
@@ -77,6 +78,22 @@ export const COLLECTIONS: readonly CollectionName[] = [
   'actions',
   'certificates',
 ];
+
+/**
+ * The resource type of each collection's records, as `resource_change` events and fault rules name it (tokens
+ * have none: their secrets never leave the store). A new collection gets its type here, once.
+ */
+export const RESOURCE_TYPE_OF = {
+  projects: 'project',
+  servers: 'server',
+  networks: 'network',
+  load_balancers: 'load_balancer',
+  server_groups: 'server_group',
+  firewall_policies: 'firewall_policy',
+  ip_blocks: 'ip_block',
+  actions: 'action',
+  certificates: 'certificate',
+} as const satisfies Record<Exclude<CollectionName, 'tokens'>, ResourceChangeEvent['resource_type']>;
 
 export type StateDoc = {
   schema_version: number;
