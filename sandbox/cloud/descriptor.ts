@@ -105,6 +105,12 @@ export interface CloudNotOffered {
   readonly reason: string;
 }
 
+/** A status the cloud's API says a server is gone with, and where that is seen. */
+export interface GoneStatus {
+  readonly status: number;
+  readonly evidence: string;
+}
+
 /** The per-cloud half of the conformance run (sandbox/conformance/). */
 export interface ConformanceProfile {
   /**
@@ -117,6 +123,11 @@ export interface ConformanceProfile {
    * it for a window), or why there is none: the server record already carries what the CCM needs.
    */
   readonly lookupSecondary: LookupSecondaryCall | { readonly none: string };
+  /**
+   * The statuses the cloud's API answers for a server that is gone, each with its evidence (404 when absent): a
+   * CCM is right to read them as the instance not found, so api-faults does not inject them as faults.
+   */
+  readonly goneStatuses?: readonly GoneStatus[];
   /** Node labels this cloud's CCM sets besides the well-known ones. */
   readonly nodeLabels: Readonly<Record<string, string>>;
   /** Whether the cloud has zones (its CCM sets topology.kubernetes.io/zone) or regions only. */

@@ -47,7 +47,7 @@ export const CAPABILITY_INFO: Readonly<Record<Capability, CapabilityInfo>> = {
   },
   'idle-budget': { title: "idle budget: a settled CCM's calls per endpoint over a quiet window, within the budget", needs: 'node-init' },
   'api-faults': {
-    title: 'API faults: lookups failing (500, 503, 403, timeout, secondary call) delete no Node and taint none; converges after',
+    title: 'API faults: lookups failing (500, 503, 403 or 401, timeout, secondary call) delete no Node and taint none; converges after',
     needs: 'node-init',
   },
   'rate-limit': {

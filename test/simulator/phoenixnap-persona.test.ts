@@ -218,6 +218,42 @@ describe('phoenixNAP persona over the one store', () => {
   });
 });
 
+describe('phoenixNAP persona: a deleted server', () => {
+  it('answers 403 on every call naming a server of the project that was deleted, whichever API deleted it; an id that never was stays 404', async () => {
+    const made = await Promise.all([0, 1].map(() => sc.client.servers.create(serverBody())));
+    await Promise.all(made.map(({ action }) => sc.client.waitForAction(action.id)));
+    const [viaPnap, viaV1] = [made[0]!.server, made[1]!.server];
+    expect((await pnap('DELETE', `/bmc/v1/servers/${pid(viaPnap.id)}`)).status).toBe(200);
+    await sc.client.waitForAction((await sc.client.servers.delete(viaV1.id)).id);
+    await expect.poll(async () => (await pnap('GET', `/bmc/v1/servers/${pid(viaPnap.id)}`)).status).toBe(403);
+    for (const s of [viaPnap, viaV1]) {
+      const id = pid(s.id);
+      expect(await pnap('GET', `/bmc/v1/servers/${id}`)).toEqual({ status: 403, body: { message: `server ${id} was deleted and can no longer be accessed` } });
+      const calls: [string, string, unknown][] = [
+        ['PATCH', `/bmc/v1/servers/${id}`, { hostname: 'again' }],
+        ['DELETE', `/bmc/v1/servers/${id}`, undefined],
+        ['POST', `/bmc/v1/servers/${id}/actions/deprovision`, {}],
+        ['POST', `/bmc/v1/servers/${id}/actions/power-on`, {}],
+        ['PUT', `/bmc/v1/servers/${id}/tags`, []],
+        ['POST', `/bmc/v1/servers/${id}/network-configuration/private-network-configuration/private-networks`, { id: 'a10000000000000000000001' }],
+      ];
+      for (const [method, path, body] of calls) expect((await pnap(method, path, body)).status, `${method} ${path}`).toBe(403);
+    }
+    expect((await pnap('GET', '/bmc/v1/servers/a10000000000000000888888')).status).toBe(404);
+  });
+
+  it("answers another project's deleted server as an id that never was: 404", async () => {
+    const { server, action } = await sc.client.servers.create(serverBody());
+    await sc.client.waitForAction(action.id);
+    await sc.client.waitForAction((await sc.client.servers.delete(server.id)).id);
+    const project = await sc.admin.createProject(unique('other'));
+    const other = String((await tokenFor((await sc.admin.createToken(project.id, { name: 'other' })).token)).body.access_token);
+    const r = await fetch(`${sc.url}/pnap/bmc/v1/servers/${pid(server.id)}`, { headers: { authorization: `Bearer ${other}` } });
+    expect(r.status).toBe(404);
+    expect((await pnap('GET', `/bmc/v1/servers/${pid(server.id)}`)).status).toBe(403);
+  });
+});
+
 describe('phoenixNAP persona: servers on public networks', () => {
   interface PubNet {
     id: string;

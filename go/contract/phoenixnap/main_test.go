@@ -97,12 +97,12 @@ func createServer(t *testing.T, c Clients, net string, tags ...bmcapi.TagAssignm
 	return waitServer(t, c, s.Id, "powered-on")
 }
 
-// deprovision removes a server and waits until it is gone.
+// deprovision removes a server and waits until it is gone: 403, as phoenixNAP answers a deleted server.
 func deprovision(t *testing.T, c Clients, id string) {
 	t.Helper()
 	poll.Eventually(t, "server "+id+" gone", func() error {
 		_, res, err := c.BMC.ServersApi.ServersServerIdGet(context.Background(), id).Execute()
-		if res != nil && res.StatusCode == http.StatusNotFound {
+		if res != nil && res.StatusCode == http.StatusForbidden {
 			return nil
 		}
 		if err == nil {

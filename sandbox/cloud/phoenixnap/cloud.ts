@@ -110,6 +110,10 @@ export const phoenixnapCloud = defineCloud({
     },
     nodeLabels: {},
     lookupSecondary: { none: "phoenixNAP's CCM reads addresses from the server record (phoenixnap/instances.go)" },
+    goneStatuses: [
+      { status: 404, evidence: "phoenixNAP's CCM reads a 404 on GET /bmc/v1/servers/{id} as the instance not found (phoenixnap/instances.go)" },
+      { status: 403, evidence: 'phoenixNAP answers 403 for a deleted server, k8s-cloud-provider-bmc d84a2c5' },
+    ],
     zones: false,
     sourceRanges: false,
     healthChecks: { none: 'phoenixNAP has no load balancer: its CCM assigns an IP block whose address a node announces (kube-vip), with no health check' },

@@ -80,6 +80,7 @@ export const ResourceType = {
   token: 'token',
   action: 'action',
   certificate: 'certificate',
+  tombstone: 'tombstone',
 } as const;
 export type ResourceType = (typeof ResourceType)[keyof typeof ResourceType];
 export const ResourceTypeSchema = z.enum(ResourceType);

@@ -20,7 +20,9 @@ export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
   'phoenixnap.servers.create': diff(
     "hostname, os, type, location, tags, networkType and USER_DEFINED private networks (ids, one IP each) are used; description, SSH keys, reservation and OS configuration are accepted without effect; USE_OR_CREATE_DEFAULT joins no network; IP blocks at create (PURCHASE_NEW, USER_DEFINED) and public networks are refused with 400; os and type are simcloud's images and server types",
   ),
-  'phoenixnap.servers.get': ok,
+  'phoenixnap.servers.get': diff(
+    "a server of the caller's that was deleted is 403, as phoenixNAP answers it (k8s-cloud-provider-bmc d84a2c5), and so is every other call naming it; an id that never named one of the caller's servers is 404",
+  ),
   'phoenixnap.servers.patch': diff('hostname renames the server; description is accepted without effect'),
   'phoenixnap.servers.delete': diff(`${ASYNC}; its IP blocks stay, unassigned`),
   'phoenixnap.servers.deprovision': diff(`${ASYNC}; deleteIpBlocks: true is refused with 400 (release blocks through the IP API); the answer is a JSON string`),
@@ -84,7 +86,7 @@ const TAGS = diff('simcloud labels (server) or IP block tags; tag ids are spelle
 const ERRORS: readonly FieldParity[] = [
   { field: 'message', ...diff("simcloud's message with phoenixNAP ids; Unauthorized, Too Many Requests") },
   { field: 'validationErrors', ...diff('`field: message` per field at fault') },
-  { field: 'statuses', ...diff('400 bad input, 401, 403, 404, 409 conflicts and busy servers, 429, 500, 503') },
+  { field: 'statuses', ...diff("400 bad input, 401, 403 (also a deleted server's id), 404 (an id that never existed), 409 conflicts and busy servers, 429, 500, 503") },
   { field: 'token errors', ...diff('OAuth2 `{error, error_description}`: invalid_client (401), unsupported_grant_type, invalid_scope (400)') },
   { field: 'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset', ...diff('only while a rate limit is configured or injected; Reset in seconds') },
 ];

@@ -16,10 +16,11 @@ import type {
   ResourceChangeEvent,
   ServerGroupRecord,
   ServerRecord,
+  TombstoneRecord,
 } from '../../api/schema/events.ts';
 import type { Project } from '../../api/schema/projects.ts';
 
-export const SCHEMA_VERSION = 9;
+export const SCHEMA_VERSION = 10;
 
 /** The realm signing key: 32 random bytes, hex. */
 export const SigningKey = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 hex digits (32 bytes)');
@@ -42,6 +43,7 @@ export type FirewallPolicyRec = FirewallPolicyRecord;
 export type IpBlockRec = IpBlockRecord;
 export type ActionRec = ActionRecord;
 export type CertificateRec = CertificateRecord;
+export type TombstoneRec = TombstoneRecord;
 
 /** Address pools (CIDRs). All default to loopback ranges so real traffic never leaves the host. */
 export interface Pools {
@@ -64,6 +66,7 @@ export interface Collections {
   ip_blocks: IpBlockRec;
   actions: ActionRec;
   certificates: CertificateRec;
+  tombstones: TombstoneRec;
 }
 export type CollectionName = keyof Collections;
 export const COLLECTIONS: readonly CollectionName[] = [
@@ -77,6 +80,7 @@ export const COLLECTIONS: readonly CollectionName[] = [
   'ip_blocks',
   'actions',
   'certificates',
+  'tombstones',
 ];
 
 /**
@@ -93,6 +97,7 @@ export const RESOURCE_TYPE_OF = {
   ip_blocks: 'ip_block',
   actions: 'action',
   certificates: 'certificate',
+  tombstones: 'tombstone',
 } as const satisfies Record<Exclude<CollectionName, 'tokens'>, ResourceChangeEvent['resource_type']>;
 
 export type StateDoc = {
@@ -140,6 +145,7 @@ export function emptyState(pools: Pools = DEFAULT_POOLS): StateDoc {
     ip_blocks: {},
     actions: {},
     certificates: {},
+    tombstones: {},
   };
 }
 
