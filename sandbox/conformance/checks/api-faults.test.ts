@@ -17,7 +17,9 @@ describe('api-faults: the faults injected on each cloud', () => {
     expect(names(pnap)).toEqual(['500 server_error', '503 service_unavailable', '401 unauthorized', 'timeout (answers held 10 s)']);
     const auth = apiFaults({ cloud: pnap }, 10_000)[2]!;
     expect(auth.rule).toMatchObject({ kind: 'error', status: 401, code: 'unauthorized', match: { method: 'GET', resource_type: 'server' } });
-    expect(authorisationFault({ cloud: pnap }).notInjected).toEqual(['403 not injected: phoenixNAP answers 403 for a deleted server, k8s-cloud-provider-bmc d84a2c5']);
+    expect(authorisationFault({ cloud: pnap }).notInjected).toEqual([
+      '403 not injected: phoenixNAP answers 403 for a deleted server, k8s-cloud-provider-bmc d84a2c5',
+    ]);
   });
 
   it('injects no authorisation fault where both 403 and 401 say a server is gone, naming each', () => {

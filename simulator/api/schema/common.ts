@@ -81,6 +81,7 @@ export const ResourceType = {
   action: 'action',
   certificate: 'certificate',
   tombstone: 'tombstone',
+  tag: 'tag',
 } as const;
 export type ResourceType = (typeof ResourceType)[keyof typeof ResourceType];
 export const ResourceTypeSchema = z.enum(ResourceType);

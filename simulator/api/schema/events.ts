@@ -18,6 +18,7 @@ import { Network } from './networks.ts';
 import { Project } from './projects.ts';
 import { ServerGroup } from './server-groups.ts';
 import { Server } from './servers.ts';
+import { Tag } from './tags.ts';
 import { Tombstone } from './tombstones.ts';
 
 export const SimEventType = { api_call: 'api_call', resource_change: 'resource_change', target_health: 'target_health' } as const;
@@ -59,6 +60,9 @@ export type CertificateRecord = z.infer<typeof CertificateRecord>;
 /** A deleted server's id, kept with its project. */
 export const TombstoneRecord = Tombstone.extend(owned);
 export type TombstoneRecord = z.infer<typeof TombstoneRecord>;
+/** A tag with its owner and persona attributes. */
+export const TagRecord = Tag.extend({ ...owned, dialect_attrs: PersonaAttrs.optional() });
+export type TagRecord = z.infer<typeof TagRecord>;
 
 export const ApiCallEvent = z.object({
   type: z.literal(SimEventType.api_call),
@@ -109,6 +113,7 @@ export const ResourceChangeEvent = z.discriminatedUnion('resource_type', [
   changeOf('action', ActionRecord),
   changeOf('certificate', CertificateRecord),
   changeOf('tombstone', TombstoneRecord),
+  changeOf('tag', TagRecord),
   changeOf('project', Project),
 ]);
 export type ResourceChangeEvent = z.infer<typeof ResourceChangeEvent>;

@@ -13,5 +13,6 @@ export * from './firewall-policies.ts';
 export * from './ip-blocks.ts';
 export * from './certificates.ts';
 export * from './tombstones.ts';
+export * from './tags.ts';
 export * from './events.ts';
 export * from './internal.ts';

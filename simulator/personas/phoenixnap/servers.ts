@@ -20,6 +20,7 @@ import { BMC, IdParams, NAME, ownedBy, TagQuery, TagRequests, labelsOf, pnapIdOf
 import { ownedPublic } from './public-networks.ts';
 import { ActionResult, DeleteResult, Server, ServerIpBlock, ServerPrivateNetwork, ServerPublicNetwork, TextResult } from './schemas.ts';
 import { membersOf, serverAttrsOf } from './server-attrs.ts';
+import { tagIdOf } from './tags.ts';
 import { serverView } from './views.ts';
 
 const PrivateNetworkRef = z.strictObject({
@@ -84,7 +85,7 @@ function ownedServer(sim: Sim, caller: Caller, id: string): ServerRec {
     throw forbidden(`server ${id} was deleted and can no longer be accessed`);
   return ownedBy(sim, caller, 'servers', id);
 }
-const view = (sim: Sim, caller: Caller, s: ServerRec): Server => serverView(s, blocksOf(sim, caller));
+const view = (sim: Sim, caller: Caller, s: ServerRec): Server => serverView(s, blocksOf(sim, caller), tagIdOf(sim, caller));
 
 function checkCatalogue(body: CreateServerBody): void {
   if (!SERVER_TYPES.some((t) => t.id === body.type))
@@ -283,9 +284,10 @@ export const serverRoutes: RouteDef[] = [
     handle: (sim, { caller, query }) => {
       const match = tagFilter(query.tag);
       const blocks = blocksOf(sim, caller);
+      const idOf = tagIdOf(sim, caller);
       return ownedRecords(sim, caller, 'servers')
         .filter((s) => match(s.labels))
-        .map((s) => serverView(s, blocks));
+        .map((s) => serverView(s, blocks, idOf));
     },
   }),
   defineRoute({

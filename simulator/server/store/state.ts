@@ -16,6 +16,7 @@ import type {
   ResourceChangeEvent,
   ServerGroupRecord,
   ServerRecord,
+  TagRecord,
   TombstoneRecord,
 } from '../../api/schema/events.ts';
 import type { Project } from '../../api/schema/projects.ts';
@@ -44,6 +45,7 @@ export type IpBlockRec = IpBlockRecord;
 export type ActionRec = ActionRecord;
 export type CertificateRec = CertificateRecord;
 export type TombstoneRec = TombstoneRecord;
+export type TagRec = TagRecord;
 
 /** Address pools (CIDRs). All default to loopback ranges so real traffic never leaves the host. */
 export interface Pools {
@@ -67,6 +69,7 @@ export interface Collections {
   actions: ActionRec;
   certificates: CertificateRec;
   tombstones: TombstoneRec;
+  tags: TagRec;
 }
 export type CollectionName = keyof Collections;
 export const COLLECTIONS: readonly CollectionName[] = [
@@ -81,6 +84,7 @@ export const COLLECTIONS: readonly CollectionName[] = [
   'actions',
   'certificates',
   'tombstones',
+  'tags',
 ];
 
 /**
@@ -98,6 +102,7 @@ export const RESOURCE_TYPE_OF = {
   actions: 'action',
   certificates: 'certificate',
   tombstones: 'tombstone',
+  tags: 'tag',
 } as const satisfies Record<Exclude<CollectionName, 'tokens'>, ResourceChangeEvent['resource_type']>;
 
 export type StateDoc = {
@@ -146,6 +151,7 @@ export function emptyState(pools: Pools = DEFAULT_POOLS): StateDoc {
     actions: {},
     certificates: {},
     tombstones: {},
+    tags: {},
   };
 }
 
