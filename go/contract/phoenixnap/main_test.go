@@ -13,6 +13,7 @@ import (
 	"github.com/phoenixnap/go-sdk-bmc/bmcapi"
 	"github.com/phoenixnap/go-sdk-bmc/ipapi"
 	"github.com/phoenixnap/go-sdk-bmc/networkapi"
+	"github.com/phoenixnap/go-sdk-bmc/tagapi"
 
 	"ccm-sandbox/go/internal/providerkit/poll"
 	"ccm-sandbox/go/internal/simcloudtest"
@@ -44,6 +45,11 @@ func ipError(t *testing.T, err error) *ipapi.GenericOpenAPIError {
 func networkError(t *testing.T, err error) *networkapi.GenericOpenAPIError {
 	t.Helper()
 	return simcloudtest.As[*networkapi.GenericOpenAPIError](t, err)
+}
+
+func tagError(t *testing.T, err error) *tagapi.GenericOpenAPIError {
+	t.Helper()
+	return simcloudtest.As[*tagapi.GenericOpenAPIError](t, err)
 }
 
 // status is the HTTP status of a call that answered.
