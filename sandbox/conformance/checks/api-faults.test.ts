@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cloudOf } from '../../cloud/registry.ts';
 import type { CloudDescriptor } from '../../cloud/descriptor.ts';
-import { apiFaults, authorisationFault } from './api-faults.ts';
+import { apiFaults, authorisationFault, heldAnswersDue } from './api-faults.ts';
 
 const names = (cloud: CloudDescriptor): string[] => apiFaults({ cloud }, 10_000).map((f) => f.name);
 
@@ -36,5 +36,19 @@ describe('api-faults: the faults injected on each cloud', () => {
     };
     expect(names(cloud)).toEqual(['500 server_error', '503 service_unavailable', 'timeout (answers held 10 s)']);
     expect(authorisationFault({ cloud }).notInjected).toEqual(['403 not injected: a', '401 not injected: b']);
+  });
+
+  it("records until the timeout fault's held answers are due: its window's end, the hold and a second", () => {
+    const [server500, , , timeout] = apiFaults({ cloud: cloudOf('hcloud') }, 10_000);
+    expect(
+      heldAnswersDue(
+        [
+          { fault: server500!, to: 5_000 },
+          { fault: timeout!, to: 20_000 },
+        ],
+        10_000,
+      ),
+    ).toBe(31_000);
+    expect(heldAnswersDue([{ fault: server500!, to: 5_000 }], 10_000)).toBe(0);
   });
 });
