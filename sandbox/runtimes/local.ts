@@ -141,9 +141,9 @@ export class LocalRuntime implements PrestartingRuntime {
       ...(this.#opts.scale?.sharedHeartbeat ? { sharedHeartbeat: this.#opts.scale.sharedHeartbeat } : {}),
       ...(this.#opts.scale?.startConcurrency ? { startConcurrency: this.#opts.scale.startConcurrency } : {}),
     });
-    await timed('kubelets registered', () => this.#startDriving(kubeConfig), phase);
-    await boot.ready;
-    if (this.#opts.clusterApi !== false) await timed('cluster api', () => this.#startMachines(kubeConfig, ctx), phase);
+    // The Cluster API resources need only the API and the servers: installed while the kubelets register.
+    const clusterApi = this.#opts.clusterApi === false ? Promise.resolve() : timed('cluster api', () => this.#startMachines(kubeConfig, ctx), phase);
+    await settleAll([timed('kubelets registered', () => this.#startDriving(kubeConfig), phase), boot.ready, clusterApi]);
     return { ...access, machines };
   }
 
