@@ -16,7 +16,14 @@ const NAME = 'capi';
 const NAMESPACE = 'default';
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
-describe('Cluster API machines on the local runtime', () => {
+// The sandbox's cloud (SANDBOX_CLOUD, simcloud by default), and Linode, whose machines are made and deleted
+// through its persona's API (/v4), as for Linode's own e2e suite.
+const CLOUD_RUNS = [
+  { label: 'the sandbox cloud' },
+  ...(process.env.SANDBOX_CLOUD === undefined ? [{ label: 'linode', cloud: 'linode', ccm: { kind: 'upstream' } } as const] : []),
+];
+
+describe.each(CLOUD_RUNS)('Cluster API machines on the local runtime, $label', ({ label: _, ...run }) => {
   let sbx: E2eSandbox;
   let custom: CustomObjectsApi;
   let core: CoreV1Api;
@@ -51,7 +58,7 @@ describe('Cluster API machines on the local runtime', () => {
   }
 
   beforeAll(async () => {
-    sbx = await startE2eSandbox({ name: NAME, workers: 2 });
+    sbx = await startE2eSandbox({ name: NAME, workers: 2, ...run });
     custom = sbx.kubeConfig.makeApiClient(CustomObjectsApi);
     core = sbx.core;
   });
