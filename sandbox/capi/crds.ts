@@ -10,8 +10,8 @@ export const CAPI_VERSION = 'v1beta1';
 export const CAPI_API_VERSION = `${CAPI_GROUP}/${CAPI_VERSION}`;
 export const PLURALS = { machineDeployment: 'machinedeployments', machine: 'machines' } as const;
 
-/** Workers one MachineDeployment may ask for: each is a process-backed kubelet on this machine. */
-export const MAX_REPLICAS = 100;
+/** Workers one MachineDeployment may ask for: as many as `--workers` takes (each a virtual kubelet on this machine). */
+export const MAX_REPLICAS = 50;
 
 // Bounded so the CEL rule comparing selector and template labels stays within the apiserver's cost budget.
 const labelMap = (maxProperties: number): V1JSONSchemaProps => ({ type: 'object', maxProperties, additionalProperties: { type: 'string', maxLength: 63 } });
