@@ -1,9 +1,12 @@
 // Command-line parsing and validation for ccm-sandbox. Every bad value is a UsageError naming the flag
 // and what it accepts (exit code 2, one line).
 import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { UsageError } from '../../lib/usage-error.ts';
+import { FaultsFileError, readFaultsFile } from '../../simulator/api/faults-file.ts';
 import { AllowedHostError, allowedHostsFrom } from '../../simulator/api/host-check.ts';
+import type { FaultRuleInput } from '../../simulator/api/schema/internal.ts';
 import { CcmChoiceError, ccmChoiceArgs, ccmChoiceFrom, type CcmChoice } from '../ccm/slot.ts';
 import { cloudOf, CLOUDS, DEFAULT_CLOUD, isCloudKind, type CloudKind } from '../cloud/registry.ts';
 import { isRuntimeChoice, type RuntimeChoice } from '../runtimes/factory.ts';
@@ -32,6 +35,14 @@ export interface CliOptions {
   readonly ccm: CcmChoice;
   /** --cloud simcloud|hcloud|linode|digitalocean|phoenixnap|brightbox: the API the cluster is made through and the CCM is given. */
   readonly cloud: CloudKind;
+  /** `--faults FILE`: fault rules simcloud holds from its start (an absolute path, read and checked here). */
+  readonly faults: RunFaults | undefined;
+}
+
+/** A fault file and its rules, each as simcloud's `POST /_sim/faults` takes it. */
+export interface RunFaults {
+  readonly file: string;
+  readonly rules: readonly FaultRuleInput[];
 }
 
 const NAME = /^[a-z]([-a-z0-9]{0,30}[a-z0-9])?$/;
@@ -59,6 +70,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
         ccm: { type: 'string' },
         'ccm-command': { type: 'string' },
         cloud: { type: 'string', default: 'simcloud' },
+        faults: { type: 'string' },
       },
     });
   } catch (err) {
@@ -84,7 +96,19 @@ export function parseCli(argv: readonly string[]): CliOptions {
     allowedHosts: validAllowedHosts(values['allowed-host']),
     ccm,
     cloud: validCloud(values.cloud, ccm, values.runtime),
+    // npm runs scripts from the package root; a relative path means where the user ran npm.
+    faults: validFaults(values.faults === undefined ? undefined : resolve(process.env.INIT_CWD ?? process.cwd(), values.faults)),
   };
+}
+
+/** `--faults FILE`, read and checked now so a bad file is a usage error, not a failed start. */
+export function validFaults(file: string | undefined): RunFaults | undefined {
+  if (file === undefined) return undefined;
+  try {
+    return { file, rules: readFaultsFile(file) };
+  } catch (err) {
+    throw err instanceof FaultsFileError ? new UsageError(`--faults: ${err.message}`) : err;
+  }
 }
 
 export function validCloud(value: string, ccm: CcmChoice, runtime: string): CloudKind {
@@ -155,5 +179,6 @@ export function daemonArgs(o: CliOptions, runtime: string): string[] {
     ...o.allowedHosts.map((h) => `--allowed-host=${h}`),
     ...ccmChoiceArgs(o.ccm),
     ...(o.cloud === DEFAULT_CLOUD ? [] : [`--cloud=${o.cloud}`]),
+    ...(o.faults ? [`--faults=${o.faults.file}`] : []),
   ];
 }

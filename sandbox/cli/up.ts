@@ -102,6 +102,7 @@ async function sandboxFor(o: CliOptions, runtime: string): Promise<Sandbox> {
     allowedHosts: o.allowedHosts,
     ccm: o.ccm,
     cloud: o.cloud,
+    ...(o.faults ? { simcloudArgs: [`--faults=${o.faults.file}`] } : {}),
     ...(addressPlan ? { addressPlan } : {}),
     progress: (m) => console.log(`  ${m}`),
   });
