@@ -165,7 +165,11 @@ export function httpGet(ip: string, port: number, path = '/', localAddress?: str
  * against `ca` alone: the status, the body and the certificate's subject CN; a handshake the CA does not
  * verify rejects.
  */
-export function httpsGet(ip: string, port: number, opts: { ca: string; servername: string; path?: string }): Promise<{ status: number; body: string; cn: string }> {
+export function httpsGet(
+  ip: string,
+  port: number,
+  opts: { ca: string; servername: string; path?: string },
+): Promise<{ status: number; body: string; cn: string }> {
   return new Promise((resolve, reject) => {
     const req = https.request(
       { host: ip, port, path: opts.path ?? '/', servername: opts.servername, ca: opts.ca, agent: false, timeout: 5000, headers: { host: opts.servername } },

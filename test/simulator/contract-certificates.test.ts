@@ -49,7 +49,12 @@ describe('certificates (/v1)', () => {
     const other = await issueServerCertificate(ca, 'CN=other.test', ['other.test']);
     const cases: [Parameters<typeof sc.client.certificates.create>[0], number, string, RegExp][] = [
       [{ name, certificate: 'not a pem', private_key: leaf.key }, 400, 'certificate', /PEM certificate chain/],
-      [{ name, certificate: '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n', private_key: leaf.key }, 400, 'certificate', /not a PEM certificate/],
+      [
+        { name, certificate: '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n', private_key: leaf.key },
+        400,
+        'certificate',
+        /not a PEM certificate/,
+      ],
       [{ name, certificate: leaf.cert, private_key: other.key }, 400, 'private_key', /is not the key of the certificate/],
       [{ name, certificate: leaf.cert, private_key: 'junk' }, 400, 'private_key', /not a PEM private key/],
     ];

@@ -50,20 +50,25 @@ export async function lbTls(ctx: ConformanceContext): Promise<string> {
   const vip = await ingressOf(ctx, TLS);
   ctx.memory.moreLbs = { ...ctx.memory.moreLbs, [TLS]: vip };
   const pods = new Set((await ctx.core.listNamespacedPod({ namespace: ctx.namespace, labelSelector: `app=${WEB}` })).items.map((p) => p.metadata?.name));
-  const answer = await until(ctx, `a TLS handshake on ${vip}:443 for ${SERVERNAME} verified against the run's CA, and a pod of ${WEB} answering behind it`, async () => {
-    const res = await httpsGet(vip, 443, { ca: ca.cert, servername: SERVERNAME, path: PATH });
-    if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
-    const pod = standInReply(res.body)?.pod;
-    if (typeof pod !== 'string' || !pods.has(pod)) throw new Error(`answered ${res.body.slice(0, 120)}, not by a pod of ${WEB}`);
-    return { pod, cn: res.cn };
-  });
+  const answer = await until(
+    ctx,
+    `a TLS handshake on ${vip}:443 for ${SERVERNAME} verified against the run's CA, and a pod of ${WEB} answering behind it`,
+    async () => {
+      const res = await httpsGet(vip, 443, { ca: ca.cert, servername: SERVERNAME, path: PATH });
+      if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
+      const pod = standInReply(res.body)?.pod;
+      if (typeof pod !== 'string' || !pods.has(pod)) throw new Error(`answered ${res.body.slice(0, 120)}, not by a pod of ${WEB}`);
+      return { pod, cn: res.cn };
+    },
+  );
   check(answer.cn === SERVERNAME, `the certificate on ${vip}:443 is for ${answer.cn}, not the uploaded one for ${SERVERNAME}`);
   const untrusted = await httpsGet(vip, 443, { ca: other.cert, servername: SERVERNAME }).then(
     () => 'completed',
     (err: unknown) => (err instanceof Error ? err.message : String(err)),
   );
   check(untrusted !== 'completed', `a client trusting only another CA completed the handshake on ${vip}:443`);
-  if (!profile.redirect) return `ingress ${vip}: TLS ended on 443 with the uploaded certificate (CN ${answer.cn}, verified against the run's CA; another CA refused), answered by ${answer.pod}`;
+  if (!profile.redirect)
+    return `ingress ${vip}: TLS ended on 443 with the uploaded certificate (CN ${answer.cn}, verified against the run's CA; another CA refused), answered by ${answer.pod}`;
   const redirect = await until(ctx, `an http-to-https redirect from ${vip}:80`, async () => {
     const res = await httpGet(vip, 80, PATH).catch(() => undefined);
     return res !== undefined && res.status >= 301 && res.status <= 308 ? res : undefined;

@@ -170,16 +170,16 @@ export function planLoadBalancer(service: V1Service, config: LoadBalancerAnnotat
   const ports = service.spec?.ports ?? [];
   const listeners = withTls(
     ports.map((port): ListenerPlan => {
-    const override = config.portOverrides.get(port.port);
-    const udp = port.protocol === 'UDP';
-    return {
-      protocol: udp ? 'udp' : (override?.protocol ?? config.protocol),
-      listenPort: port.port,
-      destinationPort: port.nodePort ?? 0,
-      // No PROXY header goes over UDP.
-      proxyProtocol: udp ? 'none' : (override?.['proxy-protocol'] ?? config.proxyProtocol),
-      healthCheck: healthCheckFor(service, port, config),
-    };
+      const override = config.portOverrides.get(port.port);
+      const udp = port.protocol === 'UDP';
+      return {
+        protocol: udp ? 'udp' : (override?.protocol ?? config.protocol),
+        listenPort: port.port,
+        destinationPort: port.nodePort ?? 0,
+        // No PROXY header goes over UDP.
+        proxyProtocol: udp ? 'none' : (override?.['proxy-protocol'] ?? config.proxyProtocol),
+        healthCheck: healthCheckFor(service, port, config),
+      };
     }),
     config,
   );
@@ -198,7 +198,9 @@ function withTls(listeners: ListenerPlan[], config: LoadBalancerAnnotationConfig
   const httpsPort = listeners.find((l) => l.protocol === 'https')?.listenPort;
   if (config.redirectHttpToHttps && httpsPort === undefined) {
     const key = loadBalancerAnnotations.redirectHttpToHttps.key;
-    throw new InvalidServiceError([{ annotation: key, value: 'true', allowed: 'true with an https port', message: `${key} needs an https listener to redirect to` }]);
+    throw new InvalidServiceError([
+      { annotation: key, value: 'true', allowed: 'true with an https port', message: `${key} needs an https listener to redirect to` },
+    ]);
   }
   return listeners.map((l) => {
     if (l.protocol === 'https' && config.certificateId !== undefined) return { ...l, certificateId: config.certificateId };

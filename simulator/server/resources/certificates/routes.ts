@@ -1,10 +1,5 @@
 /** Certificate routes under /v1: HTTP only (the rules live in service.ts, shared with the personas' uploads). */
-import {
-  CertificateListResponse,
-  CertificateResponse,
-  CreateCertificateRequest,
-  UpdateCertificateRequest,
-} from '../../../api/schema/certificates.ts';
+import { CertificateListResponse, CertificateResponse, CreateCertificateRequest, UpdateCertificateRequest } from '../../../api/schema/certificates.ts';
 import { ListParams } from '../../../api/schema/common.ts';
 import { defineRoute, idParams, type RouteDef } from '../../route-definitions.ts';
 import * as svc from './service.ts';
