@@ -30,7 +30,7 @@ export interface CapabilityInfo {
   readonly needs: Capability | null;
   /**
    * Checked only when `--only` names it: it stops and starts the CCM, brings up a second cluster, or (lb-tls)
-   * needs what not every CCM run here does yet (Linode's TLS Secrets, simcloud's certificates in our Go provider).
+   * needs what not every CCM run here does yet (our Go CCM's linode provider reads no TLS Secrets).
    */
   readonly optIn?: true;
 }

@@ -1,11 +1,11 @@
 // TLS termination with a user's own certificate, as the conformance run's lb-tls checks it
-// (sandbox/conformance/checks/tls.ts), on every cloud here whose CCMs offer it: our builtin CCM on simcloud
-// (/v1/certificates, loadbalancer.simcloud.dev/certificate-id), our Go CCM's digitalocean and hcloud providers on
-// their personas (/v2/certificates and /hcloud/v1/certificates, their clouds' own annotations), and, with
-// DIGITALOCEAN_CCM_BINARY or HCLOUD_CCM_BINARY set, those clouds' own CCMs. Each run is a sandbox with node-init,
-// lb-basic and lb-tls: the handshake on 443 verified against the run's CA alone, a pod answering behind it, and
-// port 80 redirecting to https. (Linode's TLS from a Secret is checked against its persona in
-// test/simulator/dataplane-personas.test.ts; our Go linode provider does not read TLS Secrets.)
+// (sandbox/conformance/checks/tls.ts), on every cloud here whose CCMs offer it: our builtin CCM and our Go
+// CCM's simcloud provider on simcloud (/v1/certificates, loadbalancer.simcloud.dev/certificate-id), its
+// digitalocean and hcloud providers on their personas (/v2/certificates and /hcloud/v1/certificates, their clouds'
+// own annotations), and, with DIGITALOCEAN_CCM_BINARY or HCLOUD_CCM_BINARY set, those clouds' own CCMs. Each run
+// is a sandbox with node-init, lb-basic and lb-tls: the handshake on 443 verified against the run's CA alone, a
+// pod answering behind it, and port 80 redirecting to https. (Linode's TLS from a Secret is checked against its
+// persona in test/simulator/dataplane-personas.test.ts; our Go linode provider does not read TLS Secrets.)
 import { describe, expect, it } from 'vitest';
 import type { CcmChoice } from '../../sandbox/ccm/slot.ts';
 import type { CloudKind } from '../../sandbox/cloud/registry.ts';
@@ -21,6 +21,7 @@ interface TlsRun {
 
 const RUNS: readonly TlsRun[] = [
   { cloud: 'simcloud', which: 'our builtin CCM', ccm: { kind: 'builtin' } },
+  { cloud: 'simcloud', which: "our Go CCM's simcloud provider", ccm: { kind: 'upstream' } },
   { cloud: 'digitalocean', which: "our Go CCM's digitalocean provider", ccm: { kind: 'upstream' } },
   { cloud: 'hcloud', which: "our Go CCM's hcloud provider", ccm: { kind: 'upstream' } },
   { cloud: 'digitalocean', which: "DigitalOcean's own CCM (DIGITALOCEAN_CCM_BINARY)", ccm: ownCcmOf('digitalocean')?.ccm },
