@@ -123,6 +123,9 @@ export const phoenixnapCloud = defineCloud({
     // phoenixNAP's CCM has one annotation (phoenixnap.com/ip-location) and no load balancer; the block's traffic is
     // carried by simcloud's load balancer on it, whose settings are simcloud's own annotations.
     annotations: simcloudCloud.conformance.annotations,
+    tls: {
+      none: 'phoenixNAP has no load balancer: its CCM assigns an IP block whose address a node announces (kube-vip), and nothing in between terminates TLS',
+    },
     readLoadBalancer,
     checkAnnotated,
   },
