@@ -36,6 +36,8 @@ type lbOptions struct {
 	attempts      int
 	throttle      int
 	tags          []string
+	// ports is each Service port's protocol and certificate (tls.go).
+	ports map[int32]portTLS
 }
 
 // parseOptions reads a Service's annotations; every bad one is reported, each naming its annotation.

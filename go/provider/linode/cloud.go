@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/linode/linodego/v2"
+	cloudprovider "k8s.io/cloud-provider"
 
 	"ccm-sandbox/go/internal/providerkit"
 )
@@ -49,8 +50,13 @@ func NewCloud(ctx context.Context, cfg Config) (_ *providerkit.Cloud, err error)
 	if err != nil {
 		return nil, err
 	}
+	lbs := &loadBalancers{client: client, region: cfg.Region}
 	return providerkit.NewCloud(ProviderName, providerkit.Capabilities{
 		InstancesV2:  newInstances(client),
-		LoadBalancer: &loadBalancers{client: client, region: cfg.Region},
+		LoadBalancer: lbs,
+		// https ports read their certificate from a Secret, as Linode's CCM does (its role may get Secrets).
+		Initialize: func(b cloudprovider.ControllerClientBuilder, _ <-chan struct{}) {
+			lbs.kube = b.ClientOrDie("linode-load-balancers")
+		},
 	}), nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/linode/linodego/v2"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes"
 	cloudprovider "k8s.io/cloud-provider"
 
 	"ccm-sandbox/go/internal/providerkit"
@@ -18,6 +19,9 @@ var _ cloudprovider.LoadBalancer = (*loadBalancers)(nil)
 type loadBalancers struct {
 	client *linodego.Client
 	region string
+	// kube reads the TLS Secrets https ports name; set by Initialize, nil without a cluster (an https port is
+	// then an error).
+	kube kubernetes.Interface
 }
 
 // nbLabel is the NodeBalancer's label: "ccm-" and the Service's UID, within Linode's 32 characters.
@@ -63,7 +67,7 @@ func (l *loadBalancers) GetLoadBalancerName(_ context.Context, _ string, svc *v1
 
 func (l *loadBalancers) EnsureLoadBalancer(ctx context.Context, clusterName string, svc *v1.Service, nodes []*v1.Node) (_ *v1.LoadBalancerStatus, err error) {
 	defer providerkit.Wrap(&err, ProviderName, "EnsureLoadBalancer")
-	opts, err := parseOptions(svc)
+	opts, err := l.options(ctx, svc)
 	if err != nil {
 		return nil, err
 	}
@@ -85,6 +89,17 @@ func (l *loadBalancers) EnsureLoadBalancer(ctx context.Context, clusterName stri
 		return nil, err
 	}
 	return status(nb), nil
+}
+
+// options are the Service's annotations and its ports' protocols and certificates, all read before any cloud
+// call.
+func (l *loadBalancers) options(ctx context.Context, svc *v1.Service) (lbOptions, error) {
+	opts, err := parseOptions(svc)
+	if err != nil {
+		return opts, err
+	}
+	opts.ports, err = portSettings(ctx, l.kube, svc, opts.protocol)
+	return opts, err
 }
 
 func (l *loadBalancers) create(ctx context.Context, svc *v1.Service, nodes []*v1.Node, opts lbOptions, tags []string) (*v1.LoadBalancerStatus, error) {
@@ -111,7 +126,7 @@ func (l *loadBalancers) create(ctx context.Context, svc *v1.Service, nodes []*v1
 
 func (l *loadBalancers) UpdateLoadBalancer(ctx context.Context, _ string, svc *v1.Service, nodes []*v1.Node) (err error) {
 	defer providerkit.Wrap(&err, ProviderName, "UpdateLoadBalancer")
-	opts, err := parseOptions(svc)
+	opts, err := l.options(ctx, svc)
 	if err != nil {
 		return err
 	}

@@ -15,8 +15,12 @@ func configFor(p v1.ServicePort, o lbOptions) (linodego.NodeBalancerConfigCreate
 	if p.Protocol != "" && p.Protocol != v1.ProtocolTCP {
 		return linodego.NodeBalancerConfigCreateOptions{}, fmt.Errorf("port %d: protocol %s is not supported; NodeBalancers here carry TCP", p.Port, p.Protocol)
 	}
+	tls, ok := o.ports[p.Port]
+	if !ok {
+		tls.protocol = o.protocol
+	}
 	return linodego.NodeBalancerConfigCreateOptions{
-		Port: int(p.Port), Protocol: o.protocol, ProxyProtocol: o.proxyProtocol, Algorithm: o.algorithm, Check: o.check, CheckPath: o.checkPath,
+		Port: int(p.Port), Protocol: tls.protocol, SSLCert: tls.cert, SSLKey: tls.key, ProxyProtocol: o.proxyProtocol, Algorithm: o.algorithm, Check: o.check, CheckPath: o.checkPath,
 		CheckInterval: o.interval, CheckTimeout: o.timeout, CheckAttempts: o.attempts,
 	}, nil
 }
@@ -116,7 +120,7 @@ func (l *loadBalancers) ensureConfig(ctx context.Context, nbID int, byPort map[i
 		ids[n.Address] = n.ID
 	}
 	rebuild := linodego.NodeBalancerConfigRebuildOptions{
-		Port: want.Port, Protocol: want.Protocol, ProxyProtocol: want.ProxyProtocol, Algorithm: want.Algorithm, Check: want.Check, CheckPath: want.CheckPath,
+		Port: want.Port, Protocol: want.Protocol, SSLCert: want.SSLCert, SSLKey: want.SSLKey, ProxyProtocol: want.ProxyProtocol, Algorithm: want.Algorithm, Check: want.Check, CheckPath: want.CheckPath,
 		CheckInterval: want.CheckInterval, CheckTimeout: want.CheckTimeout, CheckAttempts: want.CheckAttempts,
 		Nodes: make([]linodego.NodeBalancerConfigRebuildNodeOptions, 0, len(nodes)),
 	}
