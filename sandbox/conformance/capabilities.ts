@@ -30,7 +30,7 @@ export interface CapabilityInfo {
   readonly needs: Capability | null;
   /**
    * Checked only when `--only` names it: it stops and starts the CCM, brings up a second cluster, or (lb-tls)
-   * needs what not every CCM run here does yet (our Go CCM's linode provider reads no TLS Secrets).
+   * adds a certificate and a second LoadBalancer Service, kept out of the default run for its time.
    */
   readonly optIn?: true;
 }
