@@ -6,6 +6,7 @@ import { UsageError } from '../../lib/usage-error.ts';
 import { AllowedHostError, allowedHostsFrom } from '../../simulator/api/host-check.ts';
 import { CcmChoiceError, ccmChoiceArgs, ccmChoiceFrom, type CcmChoice } from '../ccm/slot.ts';
 import { cloudOf, CLOUDS, DEFAULT_CLOUD, isCloudKind, type CloudKind } from '../cloud/registry.ts';
+import { parseRunImage, runImageArg, RunImageError, type RunImage } from '../kubelet/images/runnable.ts';
 import { isRuntimeChoice, type RuntimeChoice } from '../runtimes/factory.ts';
 import { checkCloudAndCcm, defaultCcmFor, LB_STRATEGIES, SandboxOptionsError, type LbStrategy } from '../options.ts';
 
@@ -32,6 +33,8 @@ export interface CliOptions {
   readonly ccm: CcmChoice;
   /** --cloud simcloud|hcloud|linode|digitalocean|phoenixnap|brightbox: the API the cluster is made through and the CCM is given. */
   readonly cloud: CloudKind;
+  /** --run-image IMAGE[:TAG]=PATH (repeatable): containers of that image run as the local binary (local runtime). */
+  readonly runImages: readonly RunImage[];
 }
 
 const NAME = /^[a-z]([-a-z0-9]{0,30}[a-z0-9])?$/;
@@ -59,6 +62,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
         ccm: { type: 'string' },
         'ccm-command': { type: 'string' },
         cloud: { type: 'string', default: 'simcloud' },
+        'run-image': { type: 'string', multiple: true },
       },
     });
   } catch (err) {
@@ -84,7 +88,19 @@ export function parseCli(argv: readonly string[]): CliOptions {
     allowedHosts: validAllowedHosts(values['allowed-host']),
     ccm,
     cloud: validCloud(values.cloud, ccm, values.runtime),
+    runImages: validRunImages(values['run-image'] ?? [], values.runtime),
   };
+}
+
+/** The runnable images: each a well-formed reference and an executable file; the local runtime's kubelets run them. */
+export function validRunImages(flags: readonly string[], runtime: string): RunImage[] {
+  if (flags.length > 0 && runtime !== 'local' && runtime !== 'auto')
+    throw new UsageError(`--run-image needs --runtime local (the virtual kubelets run it), not ${runtime}`);
+  try {
+    return flags.map((f) => parseRunImage(f));
+  } catch (err) {
+    throw err instanceof RunImageError ? new UsageError(err.message) : err;
+  }
 }
 
 export function validCloud(value: string, ccm: CcmChoice, runtime: string): CloudKind {
@@ -155,5 +171,6 @@ export function daemonArgs(o: CliOptions, runtime: string): string[] {
     ...o.allowedHosts.map((h) => `--allowed-host=${h}`),
     ...ccmChoiceArgs(o.ccm),
     ...(o.cloud === DEFAULT_CLOUD ? [] : [`--cloud=${o.cloud}`]),
+    ...o.runImages.map(runImageArg),
   ];
 }

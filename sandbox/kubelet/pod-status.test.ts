@@ -16,7 +16,7 @@ describe('virtual kubelet pod steps', () => {
   it('runs a scheduled pod, then leaves a running ready pod alone', () => {
     const scheduled = pod({ status: { phase: 'Pending' } });
     expect(nextStep(scheduled)).toBe('run');
-    const running = pod({ status: runningStatus(scheduled, '10.244.1.2', '127.0.10.1', now) });
+    const running = pod({ status: runningStatus(scheduled, { podIP: '10.244.1.2', hostIP: '127.0.10.1' }, now) });
     expect(nextStep(running)).toBe('none');
   });
 
@@ -35,7 +35,7 @@ describe('virtual kubelet pod steps', () => {
   });
 
   it('reports Running with the pod and host addresses and every container started and ready', () => {
-    const status = runningStatus(pod(), '10.244.1.2', '127.0.10.1', now);
+    const status = runningStatus(pod(), { podIP: '10.244.1.2', hostIP: '127.0.10.1' }, now);
     expect(status).toMatchObject({
       phase: 'Running',
       podIP: '10.244.1.2',
@@ -55,17 +55,17 @@ describe('virtual kubelet pod steps', () => {
 
   it('keeps Ready False until every readiness gate is True, then turns it True', () => {
     const gated = pod({ spec: { containers: [{ name: 'c' }], readinessGates: [{ conditionType: 'example.com/lb-ready' }] } });
-    const first = runningStatus(gated, '10.244.1.2', '127.0.10.1', now);
+    const first = runningStatus(gated, { podIP: '10.244.1.2', hostIP: '127.0.10.1' }, now);
     expect(first.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'ReadinessGatesNotReady' });
     const waiting = { ...gated, status: first };
     expect(nextStep(waiting)).toBe('none');
     const gateOpen = { ...gated, status: { ...first, conditions: [...(first.conditions ?? []), { type: 'example.com/lb-ready', status: 'True' }] } };
     expect(nextStep(gateOpen)).toBe('run');
-    expect(runningStatus(gateOpen, '10.244.1.2', '127.0.10.1', now).conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+    expect(runningStatus(gateOpen, { podIP: '10.244.1.2', hostIP: '127.0.10.1' }, now).conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
   });
 
   it('posts Ready again for a running pod that node-lifecycle marked not ready while its kubelet was away', () => {
-    const running = runningStatus(pod(), '10.244.1.2', '127.0.10.1', now);
+    const running = runningStatus(pod(), { podIP: '10.244.1.2', hostIP: '127.0.10.1' }, now);
     const markedDown = pod({ status: { ...running, conditions: running.conditions?.map((c) => (c.type === 'Ready' ? { ...c, status: 'False' } : c)) } });
     expect(nextStep(markedDown)).toBe('run');
   });
@@ -75,7 +75,9 @@ describe('virtual kubelet pod steps', () => {
     const running = pod({
       status: { phase: 'Running', podIP: '10.244.1.2', conditions: [{ type: 'Initialized', status: 'True', lastTransitionTime: earlier }] },
     });
-    expect(runningStatus(running, '10.244.1.2', '127.0.10.1', now).conditions?.find((c) => c.type === 'Initialized')?.lastTransitionTime).toEqual(earlier);
+    expect(
+      runningStatus(running, { podIP: '10.244.1.2', hostIP: '127.0.10.1' }, now).conditions?.find((c) => c.type === 'Initialized')?.lastTransitionTime,
+    ).toEqual(earlier);
   });
 
   it("takes the node's InternalIP and its IPv4 podCIDR", () => {

@@ -5,11 +5,12 @@
 // downward API's fieldRefs) and flags filled in. A pod with no behaviour gets null, and the caller keeps
 // the stand-in's own reply.
 import { readFileSync } from 'node:fs';
+import { matchesGlob } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import { load } from 'js-yaml';
 import type { z } from 'zod';
-import { Behaviour, ImageTable, REPLIES_ANNOTATION, STAND_IN_REPLIES, type HttpRoute, type MessageRule, type Reply } from './schema.ts';
+import { Behaviour, ImageTable, REPLIES_ANNOTATION, STAND_IN_REPLIES, type HttpRoute, type ImageEntry, type MessageRule, type Reply } from './schema.ts';
 
 export const BUILTIN_IMAGE_TABLE = fileURLToPath(new URL('./builtin.yaml', import.meta.url));
 
@@ -51,6 +52,25 @@ export function imageName(ref: string): string {
   return name.replace(/^library\//, '');
 }
 
+/** The tag of a reference (`latest` when it names none), or its digest (`sha256:...`). */
+export function imageTag(ref: string): string {
+  const at = ref.indexOf('@');
+  if (at >= 0) return ref.slice(at + 1);
+  const slash = ref.lastIndexOf('/');
+  const colon = ref.lastIndexOf(':');
+  return colon > slash ? ref.slice(colon + 1) : 'latest';
+}
+
+/** Whether a table entry is for this container: its image, its tag (if the entry names tags) and its args. */
+export function entryMatches(entry: ImageEntry, container: Pick<V1Container, 'image' | 'command' | 'args'>): boolean {
+  const ref = container.image ?? '';
+  const name = imageName(ref);
+  if (!entry.images.some((i) => imageName(i) === name)) return false;
+  if (entry.tags && !entry.tags.some((t) => matchesGlob(imageTag(ref), t))) return false;
+  const words = new Set([...(container.command ?? []), ...(container.args ?? [])]);
+  return (entry.args ?? []).every((a) => words.has(a));
+}
+
 /** What a template can name about the pod and the container that serves. */
 export interface PodFacts {
   readonly vars: Readonly<Record<string, string>>;
@@ -81,10 +101,9 @@ export class ImageReplies {
     const own = this.#annotated(pod);
     if (own === STAND_IN_REPLIES) return null;
     if (own) return { source: REPLIES_ANNOTATION, behaviour: own, facts };
-    const name = imageName(container.image ?? '');
-    const words = new Set([...(container.command ?? []), ...(container.args ?? [])]);
-    const entry = this.#table.images.find((e) => e.images.some((i) => imageName(i) === name) && (e.args ?? []).every((a) => words.has(a)));
-    return entry ? { source: entry.name, behaviour: entry, facts } : null;
+    // A runnable image's process answers for itself: the stand-in keeps its own reply.
+    const entry = this.#table.images.find((e) => entryMatches(e, container));
+    return entry && !entry.run ? { source: entry.name, behaviour: entry, facts } : null;
   }
 
   /** The pod's own behaviour from its annotation; null without one or with a bad one (reported). */
