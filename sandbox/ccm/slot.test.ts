@@ -1,26 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { renderSummary } from '../cli/summary.ts';
-import { SandboxState } from '../state.ts';
+import { readyState } from '../state-fixture.ts';
 import { ccmRbacObjects, cloudRbacObjects, CLOUD_ROLE_NAME } from './identity.ts';
 import { ccmChoiceArgs, ccmChoiceFrom, CcmStateField, commandLine } from './slot.ts';
-
-const base = {
-  name: 'demo',
-  runtime: 'local',
-  status: 'ready',
-  pid: 1,
-  startedAt: 't',
-  readyAt: 't',
-  error: null,
-  steps: [],
-  workers: 2,
-  lbStrategy: 'lb',
-  kubeconfig: '/s/demo/kubeconfig',
-  clusterCidr: '10.244.0.0/16',
-  simcloud: { url: 'http://127.0.0.1:4600', token: 'tok', adminToken: 'adm', pid: 2 },
-  consoleUrl: null,
-  logs: {},
-};
 
 describe('the CCM choice', () => {
   it('round-trips through the daemon flags', () => {
@@ -45,7 +27,7 @@ describe("state.json's ccm", () => {
       lastExit: null,
       kubeconfig: null,
     });
-    expect(SandboxState.parse({ ...base, ccm: { url: 'http://127.0.0.1:1', pid: 7 } }).ccm?.kind).toBe('builtin');
+    expect(readyState({ ccm: { url: 'http://127.0.0.1:1', pid: 7 } }).ccm?.kind).toBe('builtin');
   });
 
   it('refuses an unknown kind', () => {
@@ -55,7 +37,7 @@ describe("state.json's ccm", () => {
 
 describe('the summary of an empty slot', () => {
   it('prints the environment, the CCM identity kubeconfig and the upstream flags to run one by hand', () => {
-    const state = SandboxState.parse({ ...base, ccm: { kind: 'none', url: null, pid: null, kubeconfig: '/s/demo/ccm/kubeconfig' } });
+    const state = readyState({ ccm: { kind: 'none', url: null, pid: null, kubeconfig: '/s/demo/ccm/kubeconfig' } });
     const text = renderSummary(state);
     expect(text).toContain('CCM            none: the slot is empty');
     for (const line of [

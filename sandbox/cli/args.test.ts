@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { daemonArgs, parseCli, UsageError } from './args.ts';
 
 describe('ccm-sandbox arguments', () => {
@@ -66,6 +69,33 @@ describe('ccm-sandbox arguments', () => {
       `--run-image=acme/ccm:v1.*=${process.execPath}`,
     ]);
     expect(parseCli(daemonArgs(o, 'local')).runImages).toEqual(o.runImages);
+  });
+
+  describe('--faults FILE', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-args-'));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    const file = (name: string, text: string): string => {
+      writeFileSync(join(dir, name), text);
+      return join(dir, name);
+    };
+
+    it('reads the rules now and hands the daemon the absolute path, which it gives simcloud', () => {
+      const path = file('slow.json', JSON.stringify({ faults: [{ kind: 'latency', match: { path: '/v4*/**' }, latency_ms: 100, jitter_ms: 50 }] }));
+      const o = parseCli(['up', '--faults', path]);
+      expect(o.faults?.rules).toEqual([{ kind: 'latency', match: { path: '/v4*/**' }, latency_ms: 100, jitter_ms: 50 }]);
+      expect(daemonArgs(o, 'local').at(-1)).toBe(`--faults=${path}`);
+      expect(parseCli(daemonArgs(o, 'local')).faults?.file).toBe(path);
+    });
+
+    it.each([
+      ['missing.json', null, /^--faults: /],
+      ['bad.json', '{"faults": [{"kind": "latency", "latency_ms": -1}]}', /^--faults: .*latency_ms/],
+      ['text.json', 'not json', /^--faults: /],
+    ])('refuses %s with one line naming the flag', (name, text, message) => {
+      const path = text === null ? join(dir, name) : file(name, text);
+      expect(() => parseCli(['up', '--faults', path])).toThrow(UsageError);
+      expect(() => parseCli(['up', '--faults', path])).toThrow(message);
+    });
   });
 
   it('passes --allowed-host names (repeatable, comma lists) to the daemon', () => {

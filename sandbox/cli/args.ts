@@ -1,9 +1,12 @@
 // Command-line parsing and validation for ccm-sandbox. Every bad value is a UsageError naming the flag
 // and what it accepts (exit code 2, one line).
 import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { UsageError } from '../../lib/usage-error.ts';
+import { FaultsFileError, readFaultsFile } from '../../simulator/api/faults-file.ts';
 import { AllowedHostError, allowedHostsFrom } from '../../simulator/api/host-check.ts';
+import type { FaultRuleInput } from '../../simulator/api/schema/internal.ts';
 import { CcmChoiceError, ccmChoiceArgs, ccmChoiceFrom, type CcmChoice } from '../ccm/slot.ts';
 import { cloudOf, CLOUDS, DEFAULT_CLOUD, isCloudKind, type CloudKind } from '../cloud/registry.ts';
 import { parseRunImage, runImageArg, RunImageError, type RunImage } from '../kubelet/images/runnable.ts';
@@ -35,6 +38,14 @@ export interface CliOptions {
   readonly cloud: CloudKind;
   /** --run-image IMAGE[:TAG]=PATH (repeatable): containers of that image run as the local binary (local runtime). */
   readonly runImages: readonly RunImage[];
+  /** `--faults FILE`: fault rules simcloud holds from its start (an absolute path, read and checked here). */
+  readonly faults: RunFaults | undefined;
+}
+
+/** A fault file and its rules, each as simcloud's `POST /_sim/faults` takes it. */
+export interface RunFaults {
+  readonly file: string;
+  readonly rules: readonly FaultRuleInput[];
 }
 
 const NAME = /^[a-z]([-a-z0-9]{0,30}[a-z0-9])?$/;
@@ -63,6 +74,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
         'ccm-command': { type: 'string' },
         cloud: { type: 'string', default: 'simcloud' },
         'run-image': { type: 'string', multiple: true },
+        faults: { type: 'string' },
       },
     });
   } catch (err) {
@@ -89,6 +101,8 @@ export function parseCli(argv: readonly string[]): CliOptions {
     ccm,
     cloud: validCloud(values.cloud, ccm, values.runtime),
     runImages: validRunImages(values['run-image'] ?? [], values.runtime),
+    // npm runs scripts from the package root; a relative path means where the user ran npm.
+    faults: validFaults(values.faults === undefined ? undefined : resolve(process.env.INIT_CWD ?? process.cwd(), values.faults)),
   };
 }
 
@@ -97,9 +111,20 @@ export function validRunImages(flags: readonly string[], runtime: string): RunIm
   if (flags.length > 0 && runtime !== 'local' && runtime !== 'auto')
     throw new UsageError(`--run-image needs --runtime local (the virtual kubelets run it), not ${runtime}`);
   try {
-    return flags.map((f) => parseRunImage(f));
+    // npm runs scripts from the package root; a relative path means where the user ran npm.
+    return flags.map((f) => parseRunImage(f, process.env.INIT_CWD ?? process.cwd()));
   } catch (err) {
     throw err instanceof RunImageError ? new UsageError(err.message) : err;
+  }
+}
+
+/** `--faults FILE`, read and checked now so a bad file is a usage error, not a failed start. */
+export function validFaults(file: string | undefined): RunFaults | undefined {
+  if (file === undefined) return undefined;
+  try {
+    return { file, rules: readFaultsFile(file) };
+  } catch (err) {
+    throw err instanceof FaultsFileError ? new UsageError(`--faults: ${err.message}`) : err;
   }
 }
 
@@ -172,5 +197,6 @@ export function daemonArgs(o: CliOptions, runtime: string): string[] {
     ...ccmChoiceArgs(o.ccm),
     ...(o.cloud === DEFAULT_CLOUD ? [] : [`--cloud=${o.cloud}`]),
     ...o.runImages.map(runImageArg),
+    ...(o.faults ? [`--faults=${o.faults.file}`] : []),
   ];
 }

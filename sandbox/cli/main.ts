@@ -2,7 +2,7 @@
 // ccm-sandbox CLI (bin `ccm-sandbox`; npm scripts sandbox:up, :down, :status, :logs, :reset).
 //   up [--runtime auto|local|kind|vagrant|existing] [--workers N] [--name NAME] [--lb-strategy lb|ip-block]
 //      [--ccm builtin|upstream|command|none] [--ccm-command CMD] [--cloud simcloud|hcloud|linode|digitalocean|phoenixnap|brightbox] [--kubeconfig PATH]
-//      [--foreground] [--dry-run]
+//      [--foreground] [--dry-run] [--faults FILE (JSON {"faults": [rule, ...]}: fault rules simcloud holds from its start)]
 //      [--allowed-host NAME[:PORT]]...
 //   down | status [--json] | logs [COMPONENT] [--lines N] | reset      (all take --name NAME)
 //   --version: this sandbox's version and the Kubernetes release of its control plane

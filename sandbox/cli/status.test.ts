@@ -1,28 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { SandboxState } from '../state.ts';
+import { readyState } from '../state-fixture.ts';
 import { ccmStatus, cloudLines } from './status.ts';
 
-const base = {
-  name: 'demo',
-  runtime: 'local',
-  status: 'ready',
-  pid: 1,
-  startedAt: 't',
-  readyAt: 't',
-  error: null,
-  steps: [],
-  workers: 2,
-  lbStrategy: 'lb',
-  kubeconfig: null,
-  clusterCidr: null,
-  simcloud: null,
-  consoleUrl: null,
-  logs: {},
-};
+const base = { kubeconfig: null, clusterCidr: null, simcloud: null };
 
 describe("status's CCM line", () => {
   it('shows a command CCM on one line with its pid, liveness, restarts and last exit', async () => {
-    const state = SandboxState.parse({
+    const state = readyState({
       ...base,
       ccm: {
         kind: 'command',
@@ -38,7 +22,7 @@ describe("status's CCM line", () => {
   });
 
   it('says when the slot is empty', async () => {
-    const state = SandboxState.parse({ ...base, ccm: { kind: 'none', url: null, pid: null } });
+    const state = readyState({ ...base, ccm: { kind: 'none', url: null, pid: null } });
     expect(await ccmStatus(state)).toMatch(/^none: the slot is empty/);
   });
 });
@@ -55,7 +39,7 @@ describe("status's cloud lines", () => {
   const row = (kind: string, name: string, what: string, rest: string): string => `  ${kind.padEnd(15)} ${name.padEnd(28)} ${what.padEnd(10)} ${rest}`;
 
   it("shows each resource in the cloud's words beside simcloud's id, and the Service a load balancer made by any CCM belongs to", () => {
-    const state = SandboxState.parse({ ...base, cloud: 'linode', ccm: { kind: 'upstream', url: null, pid: null } });
+    const state = readyState({ ...base, cloud: 'linode', ccm: { kind: 'upstream', url: null, pid: null } });
     expect(
       cloudLines(state, { servers: [server], lbs: [lb('lb-00000010', 'a0123', '127.17.0.1'), lb('lb-00000011', 'stray', '127.17.0.2')], ...none }, [service]),
     ).toEqual([
@@ -69,20 +53,20 @@ describe("status's cloud lines", () => {
   it('names a Brightbox server group and firewall policy and a phoenixNAP IP block as those clouds do', () => {
     const group = { id: 'grp-00000003', name: 'svc-web', servers: ['srv-00000007'] } as unknown as Listing['groups'][number];
     const policy = { id: 'fwp-00000004', name: 'svc-web', rules: [{}, {}] } as unknown as Listing['policies'][number];
-    const bb = SandboxState.parse({ ...base, cloud: 'brightbox', ccm: { kind: 'command', command: 'ccm', url: null, pid: null } });
+    const bb = readyState({ ...base, cloud: 'brightbox', ccm: { kind: 'command', command: 'ccm', url: null, pid: null } });
     expect(cloudLines(bb, { servers: [], lbs: [], ...none, groups: [group], policies: [policy] }, []).slice(1)).toEqual([
       row('server group', 'svc-web', '1 member', 'grp-00000003 = Brightbox: Server Group grp-00003'),
       row('firewall policy', 'svc-web', '2 rules', 'fwp-00000004 = Brightbox: Firewall Policy fwp-00004'),
     ]);
     const block = { id: 'ipb-00000002', cidr: '127.18.0.0/29', status: 'assigned' } as unknown as Listing['blocks'][number];
-    const pnap = SandboxState.parse({ ...base, cloud: 'phoenixnap', ccm: { kind: 'upstream', url: null, pid: null } });
+    const pnap = readyState({ ...base, cloud: 'phoenixnap', ccm: { kind: 'upstream', url: null, pid: null } });
     expect(cloudLines(pnap, { servers: [], lbs: [], ...none, blocks: [block] }, [])[1]).toMatch(
       /^ {2}IP block +127\.18\.0\.0\/29 +assigned +ipb-00000002 = phoenixNAP: IP Block [0-9a-f]{24}$/,
     );
   });
 
   it('shows simcloud ids alone on simcloud', () => {
-    expect(cloudLines(SandboxState.parse({ ...base, ccm: { kind: 'builtin', url: null, pid: null } }), { servers: [server], lbs: [], ...none }, [])[1]).toMatch(
+    expect(cloudLines(readyState({ ...base, ccm: { kind: 'builtin', url: null, pid: null } }), { servers: [server], lbs: [], ...none }, [])[1]).toMatch(
       /srv-00000007$/,
     );
   });

@@ -103,6 +103,7 @@ async function sandboxFor(o: CliOptions, runtime: string): Promise<Sandbox> {
     ...(o.runImages.length > 0 ? { runImages: o.runImages } : {}),
     ccm: o.ccm,
     cloud: o.cloud,
+    ...(o.faults ? { simcloudArgs: [`--faults=${o.faults.file}`] } : {}),
     ...(addressPlan ? { addressPlan } : {}),
     progress: (m) => console.log(`  ${m}`),
   });

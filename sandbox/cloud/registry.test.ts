@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderSummary } from '../cli/summary.ts';
 import { cloudCcmEnv, commandCcmEnv, upstreamArgsFor } from '../ccm/launch.ts';
-import { SandboxState } from '../state.ts';
+import { readyState } from '../state-fixture.ts';
 import { digitaloceanCcmCommand } from './digitalocean/env.ts';
 import { hcloudCcmCommand, hcloudCcmEnv, hcloudEndpoint, hcloudLocationOf } from './hcloud/env.ts';
 import { clientIdOf } from '../../simulator/personas/phoenixnap/auth.ts';
@@ -184,27 +184,10 @@ describe('the clouds a sandbox presents', () => {
 });
 
 describe('the summary of an hcloud sandbox', () => {
-  const base = {
-    name: 'demo',
-    runtime: 'local',
-    status: 'ready',
-    pid: 1,
-    startedAt: 't',
-    readyAt: 't',
-    error: null,
-    steps: [],
-    workers: 2,
-    lbStrategy: 'lb',
-    kubeconfig: '/s/demo/kubeconfig',
-    clusterCidr: '10.244.0.0/16',
-    simcloud: { ...sim, adminToken: 'adm', pid: 2 },
-    consoleUrl: null,
-    logs: {},
-    ccm: { kind: 'upstream', url: 'https://127.0.0.1:1', pid: 3 },
-  };
+  const base = { simcloud: { ...sim, adminToken: 'adm', pid: 2 }, ccm: { kind: 'upstream', url: 'https://127.0.0.1:1', pid: 3 } };
 
   it("prints the hcloud endpoint, token and network, and the command line for Hetzner's CCM", () => {
-    const text = renderSummary(SandboxState.parse({ ...base, name: 'demo', cloud: 'hcloud' }));
+    const text = renderSummary(readyState({ ...base, name: 'demo', cloud: 'hcloud' }));
     expect(text).toContain('ccm-sandbox "demo" is ready (local runtime, hcloud persona)');
     expect(text).toContain('  Hetzner Cloud API http://127.0.0.1:4600/hcloud/v1  (HCLOUD_TOKEN=tok)');
     expect(text).toContain(
@@ -214,7 +197,7 @@ describe('the summary of an hcloud sandbox', () => {
   });
 
   it("prints Linode's URL, token and region, and the command line for Linode's CCM", () => {
-    const text = renderSummary(SandboxState.parse({ ...base, name: 'demo', cloud: 'linode' }));
+    const text = renderSummary(readyState({ ...base, name: 'demo', cloud: 'linode' }));
     expect(text).toContain('ccm-sandbox "demo" is ready (local runtime, linode persona)');
     expect(text).toContain('  Linode API     http://127.0.0.1:4600/v4  (LINODE_API_TOKEN=tok)');
     expect(text).toContain('  export LINODE_API_TOKEN=tok LINODE_URL=http://127.0.0.1:4600/v4 LINODE_REGION=sim-1');
@@ -223,7 +206,7 @@ describe('the summary of an hcloud sandbox', () => {
   });
 
   it("prints DigitalOcean's URL, token and region, and the command line for DigitalOcean's CCM and its conformance run", () => {
-    const text = renderSummary(SandboxState.parse({ ...base, name: 'demo', cloud: 'digitalocean' }));
+    const text = renderSummary(readyState({ ...base, name: 'demo', cloud: 'digitalocean' }));
     expect(text).toContain('ccm-sandbox "demo" is ready (local runtime, digitalocean persona)');
     expect(text).toContain('  DigitalOcean API http://127.0.0.1:4600/v2  (DO_ACCESS_TOKEN=tok)');
     expect(text).toContain('  export DO_ACCESS_TOKEN=tok DO_OVERRIDE_URL=http://127.0.0.1:4600/ REGION=sim-1 METRICS_ADDR=127.0.0.1:0');
@@ -233,7 +216,7 @@ describe('the summary of an hcloud sandbox', () => {
   });
 
   it('says nothing of hcloud for a simcloud sandbox (state files from before --cloud read as simcloud)', () => {
-    const state = SandboxState.parse(base);
+    const state = readyState(base);
     expect(state.cloud).toBe('simcloud');
     expect(renderSummary(state)).not.toContain('HCLOUD');
   });

@@ -4,10 +4,10 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { UsageError } from '../../lib/usage-error.ts';
-import { FaultsFileError, readFaultsFile } from '../../simulator/api/faults-file.ts';
-import type { FaultRuleInput } from '../../simulator/api/schema/internal.ts';
 import type { CcmChoice } from '../ccm/slot.ts';
-import { validCcm, validCloud, validInt, validKubeconfig } from '../cli/args.ts';
+import { validCcm, validCloud, validFaults, validInt, validKubeconfig, type RunFaults } from '../cli/args.ts';
+
+export type { RunFaults };
 import type { CloudKind } from '../cloud/registry.ts';
 import type { RuntimeName } from '../runtimes/runtime.ts';
 import { CAPABILITIES, isCapability, type Capability } from './capabilities.ts';
@@ -32,11 +32,6 @@ export interface ConformanceArgs {
   /** The adversity checks' windows and idle budget (`--fault-window`, `--idle-window` in seconds, `--idle-budget` calls/s). */
   readonly windows: AdversityWindows;
   readonly help: boolean;
-}
-
-export interface RunFaults {
-  readonly file: string;
-  readonly rules: readonly FaultRuleInput[];
 }
 
 export const USAGE = `npm run conformance -- [--cloud simcloud|hcloud|linode|digitalocean|phoenixnap|brightbox] [--ccm builtin|upstream|command] [--ccm-command CMD]
@@ -136,13 +131,4 @@ function validRate(value: string): number {
   if (!/^\d+(\.\d+)?$/.test(value) || n <= 0 || n > 1000)
     throw new UsageError(`--idle-budget "${value}" is invalid: use calls per second above 0 and at most 1000, e.g. 1 or 0.5`);
   return n;
-}
-
-function validFaults(file: string | undefined): RunFaults | undefined {
-  if (file === undefined) return undefined;
-  try {
-    return { file, rules: readFaultsFile(file) };
-  } catch (err) {
-    throw err instanceof FaultsFileError ? new UsageError(`--faults: ${err.message}`) : err;
-  }
 }

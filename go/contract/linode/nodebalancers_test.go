@@ -87,6 +87,57 @@ func TestNodeBalancerCreateGetListUpdateDelete(t *testing.T) {
 	}
 }
 
+// byIPv4 lists the NodeBalancers on ip with the X-Filter Linode's CCM (getNodeBalancerByIP) and its e2e
+// suite's get-nb-id.sh send.
+func byIPv4(t *testing.T, ip string) []int {
+	t.Helper()
+	nbs, err := client(t).ListNodeBalancers(ctx(t), &linodego.ListOptions{Filter: `{"ipv4": "` + ip + `"}`})
+	if err != nil {
+		t.Fatalf("ListNodeBalancers(ipv4=%s): %v", ip, err)
+	}
+	ids := make([]int, 0, len(nbs))
+	for _, nb := range nbs {
+		ids = append(ids, nb.ID)
+	}
+	return ids
+}
+
+// Moving a Service to another NodeBalancer (the nodebalancer-id annotation): Linode's CCM deletes the old one
+// inside EnsureLoadBalancer, before cloud-provider writes the new address to the Service's status. As on
+// Linode, the old one leaves the ipv4 filter and answers 404 once its DELETE is answered, and its address is
+// not handed to the next NodeBalancer, so a status still naming it never resolves to another one.
+func TestNodeBalancerReplacedByAnotherIsGoneFromItsAddress(t *testing.T) {
+	c := client(t)
+	old := createNB(t, "svc-old")
+	replacement, err := c.CreateNodeBalancer(ctx(t), linodego.NodeBalancerCreateOptions{Label: ptr("svc-new"), Region: region(t)})
+	if err != nil {
+		t.Fatalf("CreateNodeBalancer: %v", err)
+	}
+	t.Cleanup(func() { _ = c.DeleteNodeBalancer(ctx(t), replacement.ID) })
+	if replacement.IPv4 == nil || *replacement.IPv4 == *old.IPv4 {
+		t.Fatalf("the new NodeBalancer's ipv4 = %v, want its own address at creation (old: %s)", replacement.IPv4, *old.IPv4)
+	}
+	if got := byIPv4(t, *old.IPv4); !slices.Equal(got, []int{old.ID}) {
+		t.Fatalf("before the delete, ipv4 filter on the old address = %v, want [%d]", got, old.ID)
+	}
+	if err := c.DeleteNodeBalancer(ctx(t), old.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := byIPv4(t, *old.IPv4); len(got) != 0 {
+		t.Errorf("after the delete, ipv4 filter on the old address = %v, want none", got)
+	}
+	if _, err := c.GetNodeBalancer(ctx(t), old.ID); !linodego.IsNotFound(err) {
+		t.Errorf("GET of the old NodeBalancer after its delete: %v, want 404", err)
+	}
+	if got := byIPv4(t, *replacement.IPv4); !slices.Equal(got, []int{replacement.ID}) {
+		t.Errorf("ipv4 filter on the new address = %v, want [%d]", got, replacement.ID)
+	}
+	next := createNB(t, "svc-next")
+	if *next.IPv4 == *old.IPv4 {
+		t.Errorf("a NodeBalancer created right after the delete got the old address %s", *old.IPv4)
+	}
+}
+
 func TestNodeBalancerConfigKeepsItsSettingsAndNodes(t *testing.T) {
 	c := client(t)
 	nb := createNB(t, "svc-configs")
