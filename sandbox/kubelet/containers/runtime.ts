@@ -245,6 +245,11 @@ export class ContainerRuntime {
         cwd: spec.workingDir ?? '/',
         ...SPAWNED,
       });
+      // Deleted while it started (the informer's delete and back-off restarts run beside the pod's sync): no leftover.
+      if (run.stopping) {
+        await proc.stop(0);
+        return;
+      }
       Object.assign(c, { process: proc, startedAt: new Date(), waiting: undefined, ready: spec.readinessProbe === undefined });
       this.#event(run, EventType.Normal, 'Started', `Started container ${c.name}`);
       this.#probe(run, c, spec);
