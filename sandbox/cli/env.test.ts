@@ -32,6 +32,11 @@ describe('sandbox:env', () => {
     expect(lines).toContain('export PNAP_CLIENT_SECRET=sbx-token');
   });
 
+  it("prints the local runtime's kubeconfig as MGMT_KUBECONFIG: the cluster is its own Cluster API management cluster", () => {
+    expect(envLines({ ...state, kubeconfig: '/s/demo/kubeconfig' }, 'linode')).toContain('export MGMT_KUBECONFIG=/s/demo/kubeconfig');
+    expect(envLines({ ...state, runtime: 'kind', kubeconfig: '/k' }, 'linode').some((l) => l.includes('MGMT_KUBECONFIG'))).toBe(false);
+  });
+
   it("prints no proxy for simcloud's own API, which has no real hostname", () => {
     const lines = envLines(state, 'simcloud');
     expect(lines.some((l) => l.startsWith('export HTTPS_PROXY='))).toBe(false);

@@ -19,7 +19,15 @@ export function envLines(state: SandboxState, cloud: CliOptions['cloud']): strin
   if (!state.simcloud) throw new UsageError(`sandbox "${state.name}" has no simcloud yet: wait for \`${commandHint('sandbox:up')}\` to finish`);
   const lbStrategy = state.lbStrategy === 'ip-block' ? 'ip-block' : 'lb';
   const env = cloudCcmEnv({ simcloud: state.simcloud, intercept: state.intercept, network: state.name, lbStrategy, cloud });
-  return Object.entries(env).map(([k, v]) => `export ${k}=${shellQuote(v)}`);
+  return [...Object.entries(env).map(([k, v]) => `export ${k}=${shellQuote(v)}`), ...managementLines(state)];
+}
+
+/**
+ * The local runtime's cluster is its own Cluster API management cluster (sandbox/capi/): tools that scale
+ * its MachineDeployment, as Linode's e2e suite does, take its kubeconfig as MGMT_KUBECONFIG.
+ */
+export function managementLines(state: Pick<SandboxState, 'runtime' | 'kubeconfig'>): string[] {
+  return state.runtime === 'local' && state.kubeconfig ? [`export MGMT_KUBECONFIG=${shellQuote(state.kubeconfig)}`] : [];
 }
 
 export function env(o: CliOptions): number {

@@ -7,6 +7,7 @@ import { cloudOf, DEFAULT_CLOUD, isCloudKind } from '../cloud/registry.ts';
 import type { CloudDescriptor } from '../cloud/descriptor.ts';
 import { commandLine } from '../ccm/slot.ts';
 import { commandHint } from './hint.ts';
+import { managementLines } from './env.ts';
 import type { SandboxState, StepRecord } from '../state.ts';
 import { spanMs } from '../startup.ts';
 
@@ -133,6 +134,7 @@ export function renderSummary(state: SandboxState): string {
     `  kubeconfig     ${kc}`,
     '',
     `  export KUBECONFIG=${kc}`,
+    ...managementLines(state).map((l) => `  ${l}`),
     '',
     ...tryLines(state),
     '',

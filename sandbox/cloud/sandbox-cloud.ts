@@ -130,6 +130,13 @@ export class SimcloudSandboxCloud implements SandboxCloud {
     return registered(await client.servers.get(created.id));
   }
 
+  /** Deletes a server as the cloud's user does: through the persona where that does more (Linode's drops the instance's VPC ranges), else /v1. */
+  async deleteServer(serverId: string): Promise<void> {
+    const machines = this.#opts.persona?.machines;
+    if (machines?.deleteMachine) await machines.deleteMachine(serverId);
+    else await this.#opts.client.servers.delete(serverId);
+  }
+
   /** The cluster's servers, as the cloud has them now. */
   async servers(): Promise<Server[]> {
     return this.#opts.client.servers.listAll({ label_selector: this.clusterSelector });

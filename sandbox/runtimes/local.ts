@@ -2,13 +2,16 @@
 // virtual kubelet per simcloud server of the cluster (sandbox/kubelet/fleet.ts), so powering a server off,
 // on or deleting it in the cloud is what the node's kubelet experiences. Node addresses are the servers'
 // loopback addresses; a kube-proxy stand-in on them answers NodePorts for Services with ready endpoints
-// (sandbox/kubelet/kube-proxy.ts), so load-balancer traffic flows end to end on this machine.
+// (sandbox/kubelet/kube-proxy.ts), so load-balancer traffic flows end to end on this machine. The cluster is
+// its own Cluster API management cluster: its workers are the Machines of a MachineDeployment named after
+// it, whose replicas make and delete worker servers (sandbox/capi/).
 import { copyFileSync, cpSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { SimEvent } from '../../simulator/api/schema/events.ts';
 import { ControlPlane, CONTROL_PLANE_DEFAULTS, type ControlPlaneOptions } from '../control-plane/control-plane.ts';
 import type { ContainerRuntime } from '../kubelet/containers/runtime.ts';
+import type { MachineController } from '../capi/controller.ts';
 import type { KubeletFleet, FleetServer } from '../kubelet/fleet.ts';
 import type { KubeProxyStandIn } from '../kubelet/kube-proxy.ts';
 import { SANDBOX_LABELS, type SimcloudSandboxCloud } from '../cloud/sandbox-cloud.ts';
@@ -52,6 +55,8 @@ export interface LocalRuntimeOptions {
   readonly runImages?: readonly RunImage[];
   /** The sandbox's network for those processes: the interception proxy's variables (a getter: it starts with simcloud). */
   readonly containerNetworkEnv?: () => Readonly<Record<string, string>>;
+  /** Serve Cluster API's MachineDeployment and Machine for the workers (default true; off for benchmarks). */
+  readonly clusterApi?: boolean;
 }
 
 /**
@@ -85,6 +90,7 @@ export class LocalRuntime implements PrestartingRuntime {
   #timers: NodeJS.Timeout[] = [];
   #unsubscribe: () => void = () => undefined;
   #workerCount = 0;
+  #machines: MachineController | undefined;
 
   constructor(options: LocalRuntimeOptions) {
     this.#opts = options;
@@ -142,8 +148,9 @@ export class LocalRuntime implements PrestartingRuntime {
       ...(this.#opts.scale?.startConcurrency ? { startConcurrency: this.#opts.scale.startConcurrency } : {}),
       ...(await this.#containerRuntime(ctx, kubeConfig, access.kubeconfigPath)),
     });
-    await timed('kubelets registered', () => this.#startDriving(kubeConfig), phase);
-    await boot.ready;
+    // The Cluster API resources need only the API and the servers: installed while the kubelets register.
+    const clusterApi = this.#opts.clusterApi === false ? Promise.resolve() : timed('cluster api', () => this.#startMachines(kubeConfig, ctx), phase);
+    await settleAll([timed('kubelets registered', () => this.#startDriving(kubeConfig), phase), boot.ready, clusterApi]);
     return { ...access, machines };
   }
 
@@ -209,13 +216,44 @@ export class LocalRuntime implements PrestartingRuntime {
 
   async addWorker(ctx: RuntimeContext): Promise<RegisteredServer> {
     const existing = await this.#opts.cloud().servers();
-    const taken = new Set(existing.map((s) => s.name));
+    return this.#registerWorker(ctx, this.#allocateWorkerName(ctx.name, new Set(existing.map((s) => s.name))));
+  }
+
+  /** A worker name not in `taken` and above every one handed out before. */
+  #allocateWorkerName(cluster: string, taken: ReadonlySet<string>): string {
     let n = this.#workerCount + 1;
-    while (taken.has(workerName(ctx.name, n))) n += 1;
+    while (taken.has(workerName(cluster, n))) n += 1;
     this.#workerCount = n;
-    const server = await ctx.cloud.registerServer({ name: workerName(ctx.name, n), role: NODE_ROLES.worker });
+    return workerName(cluster, n);
+  }
+
+  /** A worker server made as the first ones were; its kubelet registers its Node at the next resync, started now. */
+  async #registerWorker(ctx: RuntimeContext, name: string): Promise<RegisteredServer> {
+    const server = await ctx.cloud.registerServer({ name, role: NODE_ROLES.worker });
     await this.#resync();
     return server;
+  }
+
+  /** Installs the Cluster API resources for the workers there are, and starts keeping them. */
+  async #startMachines(kubeConfig: KubeConfig, ctx: RuntimeContext): Promise<void> {
+    const [{ MachineController }, { pino }] = await Promise.all([import('../capi/controller.ts'), import('pino')]);
+    const logger = pino({ name: 'cluster-api' }, pino.destination({ dest: join(ctx.stateDir, 'logs', 'cluster-api.log'), mkdir: true, sync: true }));
+    const cloud = this.#opts.cloud();
+    const controller = new MachineController({
+      kubeConfig,
+      logger,
+      host: {
+        cluster: ctx.name,
+        workers: async () => (await cloud.servers()).filter((s) => s.labels[SANDBOX_LABELS.role] === NODE_ROLES.worker),
+        allocateWorkerName: (taken) => this.#allocateWorkerName(ctx.name, taken),
+        createWorker: async (name) => void (await this.#registerWorker(ctx, name)),
+        deleteServer: (id) => cloud.deleteServer(id),
+        forgetServer: (id) => this.#fleet?.remove(id),
+      },
+    });
+    await controller.install(ctx.workers);
+    this.#machines = controller;
+    controller.start();
   }
 
   async silenceKubelet(nodeName: string, silent: boolean): Promise<void> {
@@ -223,6 +261,8 @@ export class LocalRuntime implements PrestartingRuntime {
   }
 
   async down(ctx: RuntimeBaseContext): Promise<void> {
+    this.#machines?.close();
+    this.#machines = undefined;
     this.#unsubscribe();
     for (const t of this.#timers) clearInterval(t);
     this.#timers = [];
@@ -302,6 +342,8 @@ export class LocalRuntime implements PrestartingRuntime {
   async #resync(): Promise<void> {
     try {
       await this.#fleet?.sync(await this.#opts.cloud().servers());
+      // Servers and Nodes are not watched by the Cluster API controller: their changes reach it from here.
+      this.#machines?.kick();
     } catch (err) {
       this.#opts.onError?.(`server resync: ${err instanceof Error ? err.message : String(err)}`);
     }

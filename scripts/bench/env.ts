@@ -268,6 +268,7 @@ export class BenchEnv {
         apiServerExtraArgs: auditArgs(policy, auditLog),
       },
       nodePortStandIns: false,
+      clusterApi: false,
       scale: { eventDriven: true, startConcurrency: 32, sharedHeartbeat: { intervalMs: hb.renewMs, concurrency: 16 } },
       onError: (m) => this.options.progress(`warning: ${m}`),
     });

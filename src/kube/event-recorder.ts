@@ -21,7 +21,8 @@ import type { Logger } from './logger.ts';
 import { TokenBucket } from './token-bucket.ts';
 
 export interface KubeEventRecorderOptions {
-  readonly kube: KubePort;
+  /** Only its Event writes are used (the sandbox's controllers give just those). */
+  readonly kube: Pick<KubePort, 'createEvent' | 'patchEvent'>;
   /** Event source component, e.g. `EventSource.Service`. */
   readonly component: string;
   /** `source.host` / `reportingInstance` (the hostname). */

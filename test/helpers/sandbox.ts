@@ -33,6 +33,8 @@ interface E2eOptions {
   /** Default: the CCM named by SANDBOX_CCM. */
   readonly ccm?: CcmChoice;
   readonly waitForNodes?: boolean;
+  /** Default: the cloud named by SANDBOX_CLOUD. */
+  readonly cloud?: CloudKind;
 }
 
 /** The CCM the flow suites run on: SANDBOX_CCM=builtin|upstream (default builtin). */
@@ -61,7 +63,7 @@ async function sandboxOptions(opts: E2eOptions): Promise<Omit<SandboxOptions, 's
     lbStrategy: opts.lbStrategy ?? 'lb',
     ...(kubeconfig ? { kubeconfig } : {}),
     ccm: opts.ccm ?? e2eCcm(),
-    cloud: e2eCloud(),
+    cloud: opts.cloud ?? e2eCloud(),
     ...(opts.waitForNodes === false ? { waitForNodes: false } : {}),
     ccmArgs: CCM_E2E_ARGS,
   };
