@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import { load } from 'js-yaml';
 import type { z } from 'zod';
+import { expand, fieldValue } from '../containers/spec.ts';
 import { Behaviour, ImageTable, REPLIES_ANNOTATION, STAND_IN_REPLIES, type HttpRoute, type ImageEntry, type MessageRule, type Reply } from './schema.ts';
 
 export const BUILTIN_IMAGE_TABLE = fileURLToPath(new URL('./builtin.yaml', import.meta.url));
@@ -136,21 +137,11 @@ function servingContainer(pod: V1Pod, port: number): V1Container | undefined {
 
 /** The downward API's fieldRef paths a container's env can read. */
 function fieldRef(pod: V1Pod, path: string, ip: string): string {
-  const meta = pod.metadata ?? {};
-  const spec = pod.spec ?? { containers: [] };
-  const fields: Record<string, string | undefined> = {
-    'metadata.name': meta.name,
-    'metadata.namespace': meta.namespace,
-    'metadata.uid': meta.uid,
-    'spec.nodeName': spec.nodeName,
-    'spec.serviceAccountName': spec.serviceAccountName,
-    'status.podIP': ip,
-    'status.hostIP': pod.status?.hostIP,
-    'status.podIPs': ip,
-  };
-  const keyed = /^metadata\.(labels|annotations)\['(.+)'\]$/.exec(path);
-  const value = keyed ? meta[keyed[1] as 'labels' | 'annotations']?.[keyed[2]!] : fields[path];
-  return value ?? '';
+  try {
+    return fieldValue({ ...pod, status: { ...pod.status, podIP: ip, podIPs: [{ ip }] } }, path);
+  } catch {
+    return '';
+  }
 }
 
 /** `-name=value`, `--name=value`, `-name value` and `--name value` among the command and args. */
@@ -172,7 +163,7 @@ function environment(pod: V1Pod, container: V1Container, hostname: string, ip: s
   const env: Record<string, string> = { HOSTNAME: hostname };
   for (const e of container.env ?? []) {
     const path = e.valueFrom?.fieldRef?.fieldPath;
-    env[e.name] = path !== undefined ? fieldRef(pod, path, ip) : (e.value ?? '').replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (all, v: string) => env[v] ?? all);
+    env[e.name] = path !== undefined ? fieldRef(pod, path, ip) : expand(e.value ?? '', env);
   }
   return env;
 }
