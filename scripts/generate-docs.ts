@@ -150,7 +150,7 @@ const PHOENIXNAP: ParitySpec = {
   notServed: phoenixnap.NOT_SERVED,
   fields: phoenixnap.FIELDS,
   intro: [
-    "What simcloud's `/pnap` serves of phoenixNAP's BMC, IP and networks APIs and its token endpoint (see docs/personas.md). The contract",
+    "What simcloud's `/pnap` serves of phoenixNAP's BMC, IP, networks and tag APIs and its token endpoint (see docs/personas.md). The contract",
     'tests in `go/contract/phoenixnap` exercise every served endpoint through go-sdk-bmc with an OAuth2 client-credentials client.',
   ],
 };

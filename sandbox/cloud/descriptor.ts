@@ -91,6 +91,35 @@ export interface CloudReadContext {
   readonly simcloud: { readonly url: string; readonly token: string };
 }
 
+/** A certificate a user terminates TLS with: its chain (server certificate first) and key, PEM. */
+export interface TlsCertificate {
+  readonly name: string;
+  readonly chain: string;
+  readonly key: string;
+}
+
+/** Where a TLS profile puts a certificate: the cloud's API, or the cluster (a Secret its CCM reads). */
+export interface TlsUploadContext extends CloudReadContext {
+  /** Creates a `kubernetes.io/tls` Secret in the run's namespace. */
+  createTlsSecret(name: string, certificate: TlsCertificate): Promise<void>;
+}
+
+/**
+ * lb-tls: how this cloud's users terminate TLS on a load balancer with a certificate of their own, as its CCM
+ * documents it: where the certificate goes and the Service's annotations naming it.
+ */
+export interface TlsProfile {
+  /** Puts the certificate where the cloud's CCM reads it; the annotations (full keys) a Service names it with. */
+  upload(ctx: TlsUploadContext, certificate: TlsCertificate): Promise<Readonly<Record<string, string>>>;
+  /**
+   * The Service's ports: 443 terminates TLS; 80, where listed, answers plain HTTP with a redirect to https. A
+   * cloud that adds the redirecting listener itself (Hetzner's `redirect_http`) lists 443 alone and `redirect`.
+   */
+  readonly servicePorts: readonly (80 | 443)[];
+  /** Whether port 80 of the load balancer redirects to https (else it is not checked). */
+  readonly redirect: boolean;
+}
+
 /** A call the cloud's CCM makes besides the server lookup itself while it looks up an instance. */
 export interface LookupSecondaryCall {
   /** A path glob in the cloud's API (`*` one segment, `**` any), as simcloud's fault rules take it. */
@@ -105,6 +134,12 @@ export interface CloudNotOffered {
   readonly reason: string;
 }
 
+/** A status the cloud's API says a server is gone with, and where that is seen. */
+export interface GoneStatus {
+  readonly status: number;
+  readonly evidence: string;
+}
+
 /** The per-cloud half of the conformance run (sandbox/conformance/). */
 export interface ConformanceProfile {
   /**
@@ -117,6 +152,11 @@ export interface ConformanceProfile {
    * it for a window), or why there is none: the server record already carries what the CCM needs.
    */
   readonly lookupSecondary: LookupSecondaryCall | { readonly none: string };
+  /**
+   * The statuses the cloud's API answers for a server that is gone, each with its evidence (404 when absent): a
+   * CCM is right to read them as the instance not found, so api-faults does not inject them as faults.
+   */
+  readonly goneStatuses?: readonly GoneStatus[];
   /** Node labels this cloud's CCM sets besides the well-known ones. */
   readonly nodeLabels: Readonly<Record<string, string>>;
   /** Whether the cloud has zones (its CCM sets topology.kubernetes.io/zone) or regions only. */
@@ -141,6 +181,8 @@ export interface ConformanceProfile {
    * cloud's CCM has none (the capability is then not offered).
    */
   readonly proxyProtocol: { readonly annotations: Readonly<Record<string, string>> } | { readonly none: string };
+  /** lb-tls: how a user terminates TLS with an uploaded certificate, or why the cloud's CCM cannot (not offered). */
+  readonly tls: TlsProfile | { readonly none: string };
   /** The load balancer whose address is `vip`, read through the cloud's API; undefined when there is none. */
   readLoadBalancer(ctx: CloudReadContext, vip: string): Promise<CloudLoadBalancerView | undefined>;
   /** What the annotations set that traffic cannot show, read back through the cloud's API: each mismatch a sentence. */

@@ -2,7 +2,9 @@
 // for its API, what earlier checks left behind) and how a check reports: return to pass, throw
 // CapabilityFailure with a sentence to fail, throw NotOffered when the CCM shows no sign of the capability.
 // The objects a check involves are remembered so a failure comes with their Events.
+import https from 'node:https';
 import { connect } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import type { AppsV1Api, CoreV1Api, V1Node } from '@kubernetes/client-node';
 import type { Requester } from '../../simulator/api/client/requester.ts';
 import type { ApiCallEvent, SimEvent } from '../../simulator/api/schema/events.ts';
@@ -34,7 +36,7 @@ export interface RunMemory {
   vip?: string;
   /** The annotated LB Service's ingress address. */
   annotatedVip?: string;
-  /** The load balancers of traffic-policy and in-cluster, by Service name: lb-delete removes them too. */
+  /** The load balancers of traffic-policy, in-cluster and lb-tls, by Service name: lb-delete removes them too. */
   moreLbs?: Record<string, string>;
   /** The node the update check joined. */
   joined?: string;
@@ -142,7 +144,7 @@ export function lbNodes(nodes: readonly V1Node[]): V1Node[] {
 }
 
 /** One HTTP/1.1 exchange over a raw socket (optionally from a chosen loopback source address). */
-export function httpGet(ip: string, port: number, path = '/', localAddress?: string): Promise<{ status: number; body: string }> {
+export function httpGet(ip: string, port: number, path = '/', localAddress?: string): Promise<{ status: number; body: string; location: string | null }> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host: ip, port, ...(localAddress ? { localAddress } : {}) });
     let raw = '';
@@ -150,10 +152,36 @@ export function httpGet(ip: string, port: number, path = '/', localAddress?: str
     socket.on('connect', () => socket.write(`GET ${path} HTTP/1.1\r\nhost: ${ip}\r\nconnection: close\r\n\r\n`));
     socket.on('data', (d: Buffer) => (raw += d.toString()));
     socket.on('end', () => {
+      const head = raw.slice(0, Math.max(0, raw.indexOf('\r\n\r\n')));
       const status = Number(/^HTTP\/1\.1 (\d+)/.exec(raw)?.[1] ?? 0);
-      resolve({ status, body: raw.slice(raw.indexOf('\r\n\r\n') + 4) });
+      resolve({ status, body: raw.slice(raw.indexOf('\r\n\r\n') + 4), location: /\r\nlocation: *([^\r]*)/i.exec(head)?.[1] ?? null });
     });
     socket.on('error', reject);
+  });
+}
+
+/**
+ * An HTTPS GET of `path` through ip:port as `servername` (SNI and Host), the server's certificate verified
+ * against `ca` alone: the status, the body and the certificate's subject CN; a handshake the CA does not
+ * verify rejects.
+ */
+export function httpsGet(
+  ip: string,
+  port: number,
+  opts: { ca: string; servername: string; path?: string },
+): Promise<{ status: number; body: string; cn: string }> {
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      { host: ip, port, path: opts.path ?? '/', servername: opts.servername, ca: opts.ca, agent: false, timeout: 5000, headers: { host: opts.servername } },
+      (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, cn: String((res.socket as TLSSocket).getPeerCertificate().subject.CN) }));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`timeout talking to ${ip}:${port} over TLS`)));
+    req.on('error', reject);
+    req.end();
   });
 }
 

@@ -53,13 +53,15 @@ export function conformanceDoc(header: string): string {
     '## The secondary lookup call (`api-faults`)',
     '',
     "The network, VPC or interface call the cloud's own CCM makes while it looks up an instance, which `api-faults` fails",
-    "for one window (a path glob in the cloud's API), or why there is none.",
+    "for one window (a path glob in the cloud's API), or why there is none; and the statuses its API says a server is",
+    'gone with, which `api-faults` does not inject (a 401 replaces a 403 that is one).',
     '',
-    row(['Cloud', 'Secondary call']),
-    row(['---', '---']),
+    row(['Cloud', 'Secondary call', 'A server gone']),
+    row(['---', '---', '---']),
     ...CLOUD_DESCRIPTORS.map((d) => {
       const s = d.conformance.lookupSecondary;
-      return row([`\`${d.kind}\``, 'path' in s ? `\`GET ${s.path}\`: ${s.what}` : `none: ${s.none}`]);
+      const gone = d.conformance.goneStatuses?.map((g) => `${g.status}: ${g.evidence}`).join('; ') ?? '404';
+      return row([`\`${d.kind}\``, 'path' in s ? `\`GET ${s.path}\`: ${s.what}` : `none: ${s.none}`, gone]);
     }),
     '',
   ].join('\n');

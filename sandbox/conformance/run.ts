@@ -18,6 +18,7 @@ import { CAPABILITY_INFO, DEFAULT_CAPABILITIES, withNeeds, type Capability } fro
 import { nodeInit, lifecycle } from './checks/nodes.ts';
 import { lbBasic, lbDelete, lbUpdate } from './checks/load-balancers.ts';
 import { lbAnnotations } from './checks/annotations.ts';
+import { lbTls } from './checks/tls.ts';
 import { leak, routes } from './checks/routes.ts';
 import { restart } from './checks/restart.ts';
 import { upgrade } from './checks/upgrade.ts';
@@ -72,6 +73,7 @@ const CHECKS: Readonly<Record<Capability, (ctx: ConformanceContext) => Promise<s
   'lb-basic': lbBasic,
   'lb-update': lbUpdate,
   'lb-annotations': lbAnnotations,
+  'lb-tls': lbTls,
   'lb-delete': lbDelete,
   lifecycle,
   routes,

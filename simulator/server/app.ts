@@ -38,6 +38,7 @@ import { currentRequestId, requestId } from './middleware/request-id.ts';
 import { buildOpenApi } from './openapi.ts';
 import { actionRoutes } from './resources/actions/routes.ts';
 import { catalogueRoutes } from './resources/catalogue/routes.ts';
+import { certificateRoutes } from './resources/certificates/routes.ts';
 import { firewallPolicyRoutes } from './resources/firewall-policies/routes.ts';
 import { ipBlockRoutes } from './resources/ip-blocks/routes.ts';
 import { loadBalancerRoutes } from './resources/load-balancers/routes.ts';
@@ -61,6 +62,7 @@ export const API_ROUTES: readonly RouteDef[] = [
   ...serverGroupRoutes,
   ...firewallPolicyRoutes,
   ...ipBlockRoutes,
+  ...certificateRoutes,
   ...actionRoutes,
 ];
 export const ALL_ROUTES: readonly RouteDef[] = [...API_ROUTES, ...internalRoutes];

@@ -11,7 +11,7 @@ const methods = (obj: object): string[] => Object.getOwnPropertyNames(Object.get
 describe('route table', () => {
   it('has exactly one route per client method', () => {
     const client = new SimcloudClient({ endpoint: 'http://127.0.0.1:1', token: 't' });
-    const groups = ['servers', 'networks', 'loadBalancers', 'serverGroups', 'firewallPolicies', 'ipBlocks', 'actions', 'catalogue'] as const;
+    const groups = ['servers', 'networks', 'loadBalancers', 'serverGroups', 'firewallPolicies', 'ipBlocks', 'certificates', 'actions', 'catalogue'] as const;
     const clientOps = groups.flatMap((g) => methods(client[g]).map((m) => `${g}.${m}`));
     const adminOps = methods(new SimcloudAdminClient({ endpoint: 'http://127.0.0.1:1', token: 't' })).map((m) => `admin.${m}`);
     const routeOps = ALL_ROUTES.map((r) => r.operation);

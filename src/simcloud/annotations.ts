@@ -232,6 +232,20 @@ export const loadBalancerAnnotations = {
     default: false,
     description: 'Keep the cloud resources when the Service is deleted (the finalizer is still removed).',
   }),
+  certificateId: stringAnnotation({
+    name: 'certificate-id',
+    pattern: /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/,
+    allowed: 'a simcloud certificate id (letters, digits, `_.-`)',
+    default: undefined,
+    description:
+      'A certificate uploaded to simcloud (`POST /v1/certificates`): every https listener terminates TLS with it on the VIP ' +
+      'and forwards plain HTTP to the node port. Without it an https listener passes TLS through as TCP.',
+  }),
+  redirectHttpToHttps: boolAnnotation({
+    name: 'redirect-http-to-https',
+    default: false,
+    description: "Every http listener answers each request with a 301 to the same path on the first https listener's port.",
+  }),
   loadBalancerId: stringAnnotation({
     name: 'load-balancer-id',
     pattern: /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/,

@@ -10,25 +10,17 @@
 // default endpoints (auth.phoenixnap.com, api.phoenixnap.com) and reach the persona only through HTTPS_PROXY with
 // the sandbox's CA in SSL_CERT_FILE: the run passing is the proof, as nothing else resolves those names here.
 // The proxy's own connections are sampled too (it runs in this process) and dial simcloud alone.
-import { basename } from 'node:path';
 import { upstreamCcmCommand } from '../../sandbox/ccm/launch.ts';
 import { ensureUpstreamCcmBinary } from '../../sandbox/ccm/upstream.ts';
 import { createExec } from '../../sandbox/exec.ts';
 import { describe, expect, it } from 'vitest';
 import type { CcmChoice } from '../../sandbox/ccm/slot.ts';
-import { cloudOf, type CloudKind } from '../../sandbox/cloud/registry.ts';
+import type { CloudKind } from '../../sandbox/cloud/registry.ts';
 import { ADVERSITY_CAPABILITIES, DEFAULT_CAPABILITIES } from '../../sandbox/conformance/capabilities.ts';
 import { ConformanceReport, renderTable } from '../../sandbox/conformance/report.ts';
 import { runConformance } from '../../sandbox/conformance/run.ts';
 import { offLoopback, startSampling } from '../helpers/proc-net.ts';
-
-/** The cloud's own CCM when its binary is given, and the name its process shows in /proc/<pid>/comm (15 characters at most). */
-function ownCcmOf(cloud: CloudKind): { ccm: CcmChoice; comm: string } | undefined {
-  const binary = process.env[`${cloud.toUpperCase()}_CCM_BINARY`];
-  const own = cloudOf(cloud).ownCcm;
-  if (!binary || own === undefined) return undefined;
-  return { ccm: { kind: 'command', command: own.command(binary) }, comm: basename(binary).slice(0, 15) };
-}
+import { ownCcmOf } from '../helpers/sandbox.ts';
 
 /** The variables that point our Go CCM's phoenixnap provider at the persona; unset, it uses phoenixNAP's own URLs. */
 const PNAP_URL_VARIABLES = ['PNAP_TOKEN_URL', 'PNAP_BMC_API_URL', 'PNAP_IP_API_URL', 'PNAP_NETWORK_API_URL'] as const;

@@ -12,7 +12,8 @@ import { createExec } from '../../sandbox/exec.ts';
 import type { LbStrategy, SandboxOptions } from '../../sandbox/sandbox.ts';
 import { createThrowawaySandbox, type ThrowawaySandbox } from '../../sandbox/throwaway.ts';
 import type { CcmChoice } from '../../sandbox/ccm/slot.ts';
-import { CLOUDS, DEFAULT_CLOUD, isCloudKind, type CloudKind } from '../../sandbox/cloud/registry.ts';
+import { CLOUDS, DEFAULT_CLOUD, cloudOf, isCloudKind, type CloudKind } from '../../sandbox/cloud/registry.ts';
+import { basename } from 'node:path';
 import { waitFor } from '../../sandbox/wait.ts';
 
 export interface E2eSandbox {
@@ -94,3 +95,14 @@ export async function waitForIngress(core: CoreV1Api, namespace: string, name: s
 
 /** The conformance run's helpers, shared by the other e2e suites. */
 export { hasTaint, httpGet, readyOf } from '../../sandbox/conformance/context.ts';
+
+/**
+ * The cloud's own CCM when <CLOUD>_CCM_BINARY names its binary (built by hand: CI cannot build them), with the
+ * command line sandbox:up prints, and the name its process shows in /proc/<pid>/comm (15 characters at most).
+ */
+export function ownCcmOf(cloud: CloudKind): { ccm: CcmChoice; comm: string } | undefined {
+  const binary = process.env[`${cloud.toUpperCase()}_CCM_BINARY`];
+  const own = cloudOf(cloud).ownCcm;
+  if (!binary || own === undefined) return undefined;
+  return { ccm: { kind: 'command', command: own.command(binary) }, comm: basename(binary).slice(0, 15) };
+}

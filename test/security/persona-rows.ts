@@ -394,6 +394,7 @@ const BMC = `${PNAP}/bmc/v1`;
 const IPS = `${PNAP}/ips/v1`;
 const NETS = `${PNAP}/networks/v1`;
 const PUBNETS = `${NETS}/public-networks`;
+const PNAP_TAGS = `${PNAP}/tag-manager/v1/tags`;
 /** phoenixNAP's id of a store number: a1 and 22 digits. */
 const pnapId = (n: number): string => `a1${String(n).padStart(22, '0')}`;
 const PNAP_NET = `${BMC}/servers/:id/network-configuration/private-network-configuration/private-networks`;
@@ -409,6 +410,7 @@ function pnapParams(path: string, o: Owned): Record<string, string> {
   if (path.startsWith(`${IPS}/ip-blocks/`)) return fill(path, { id: pnapId(o.extra.ipblock!) });
   if (path.startsWith(`${NETS}/private-networks/`)) return fill(path, { id: pnapId(o.network) });
   if (path.startsWith(`${PUBNETS}/`)) return fill(path, { id: pnapId(o.extra.pubnet!), blockId: pnapId(o.extra.ipblock!) });
+  if (path.startsWith(`${PNAP_TAGS}/`)) return fill(path, { id: pnapId(o.extra.tag!) });
   return fill(path, {});
 }
 
@@ -422,6 +424,7 @@ const pnapBodies = (s: Owned): Record<string, unknown> => ({
   [`put ${IPS}/ip-blocks/:id/tags`]: [{ name: 'stolen' }],
   [`put ${NETS}/private-networks/:id`]: { name: `${s.tag}-renamed`, locationDefault: false },
   [`post ${PUBNETS}/:id/ip-blocks`]: { id: pnapId(s.extra.ipblock!) },
+  [`patch ${PNAP_TAGS}/:id`]: { name: `${s.tag}-renamed`, isBillingTag: false },
 });
 
 const pnapServer = (hostname: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
@@ -440,6 +443,7 @@ const phoenixnap: PersonaRow = {
   setup: (o) => [
     ['ipblock', `${IPS}/ip-blocks`, { location: 'sim-1', tags: [{ name: 'owner', value: o.tag }] }],
     ['pubnet', PUBNETS, { name: `${o.tag}-pub`, location: 'sim-1' }],
+    ['tag', PNAP_TAGS, { name: `${o.tag}-tag`, isBillingTag: false }],
   ],
   madeId: (answer) => Number((answer as { id: string }).id.slice(2)),
   catalogue: /^$/,
@@ -463,7 +467,7 @@ const phoenixnap: PersonaRow = {
     `${IPS}/ip-blocks`,
     `${NETS}/private-networks`,
     PUBNETS,
-    `${PNAP}/tag-manager/v1/tags`,
+    PNAP_TAGS,
     `${BMC}/servers?tag=role.${o.tag}`,
     `${IPS}/ip-blocks?tag=owner.${o.tag}`,
   ],

@@ -4,6 +4,7 @@
 // and deeply nested bodies; path traversal in seed names and resource ids. Each refusal is checked for
 // its answer (the error envelope) AND for the store's commit sequence not having moved.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateCa, issueServerCertificate } from '../../sandbox/control-plane/pki.ts';
 import { ALL_ROUTES } from '../../simulator/server/app.ts';
 import type { SimcloudClient } from '../../simulator/api/client/index.ts';
 import { startSimcloudInProcess, type InProcessSimcloud } from '../helpers/simcloud.ts';
@@ -17,6 +18,7 @@ interface Owned {
   group: string;
   policy: string;
   block: string;
+  certificate: string;
   action: string;
 }
 
@@ -34,7 +36,19 @@ async function createAll(client: SimcloudClient, tag: string): Promise<Owned> {
   // Quiet from here on: a refusal must leave the commit sequence where it was.
   for (const id of [routed.id, built.id]) await client.waitForAction(id);
   const block = await client.ipBlocks.allocate({ location: 'sim-1' });
-  return { server: server.id, network: network.id, route: route.id, lb: lb.id, group: group.id, policy: policy.id, block: block.id, action: action.id };
+  const tls = await issueServerCertificate(await generateCa(`${tag}-ca`), `CN=${tag}.test`, [`${tag}.test`]);
+  const certificate = await client.certificates.create({ name: `${tag}-cert`, certificate: tls.cert, private_key: tls.key });
+  return {
+    server: server.id,
+    network: network.id,
+    route: route.id,
+    lb: lb.id,
+    group: group.id,
+    policy: policy.id,
+    block: block.id,
+    certificate: certificate.id,
+    action: action.id,
+  };
 }
 
 const PARAM_OF: Record<string, keyof Owned> = {
@@ -44,6 +58,7 @@ const PARAM_OF: Record<string, keyof Owned> = {
   server_groups: 'group',
   firewall_policies: 'policy',
   ip_blocks: 'block',
+  certificates: 'certificate',
   actions: 'action',
 };
 
@@ -207,7 +222,7 @@ describe('simcloud surface', () => {
       const r = await unchanged(() => raw(`${sc.url}${path}`, { method, headers: bearer(tokenB), body: JSON.stringify(body) }));
       expect([400, 404], `${method} ${path} ${JSON.stringify(body)}: ${r.text.slice(0, 200)}`).toContain(r.status);
     }
-    for (const list of ['servers', 'networks', 'load_balancers', 'server_groups', 'firewall_policies', 'ip_blocks']) {
+    for (const list of ['servers', 'networks', 'load_balancers', 'server_groups', 'firewall_policies', 'ip_blocks', 'certificates']) {
       const r = await raw(`${sc.url}/v1/${list}`, { headers: bearer(tokenB) });
       expect(r.status).toBe(200);
       for (const id of Object.values(a)) expect(r.text, `${list} lists ${id}`).not.toContain(`"${id}"`);

@@ -5,15 +5,13 @@
 // datagram through its VIP to them. Clouds whose load balancers carry no UDP refuse it with their error.
 // TLS: a certificate made here (signed by a CA made here) terminates on the VIP, verified against that CA.
 import { randomInt } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
-import type { TLSSocket } from 'node:tls';
 import type { V1Container, V1EndpointSlice, V1Pod, V1Service } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateCa, issueServerCertificate, type PemPair } from '../../sandbox/control-plane/pki.ts';
 import { ImageReplies, loadImageTable } from '../../sandbox/kubelet/images/replies.ts';
 import { NodePortStandIns, type StandInNode } from '../../sandbox/kubelet/nodeport-standins.ts';
 import { buildProxyTable, SERVICE_NAME_LABEL } from '../../sandbox/kubelet/proxy-table.ts';
+import { httpGet, httpsGet } from '../../sandbox/conformance/context.ts';
 import { waitFor } from '../../sandbox/wait.ts';
 import { clientIdOf } from '../../simulator/personas/brightbox/auth.ts';
 import { udpClient } from '../../simulator/server/dataplane/test-support/harness.ts';
@@ -142,30 +140,14 @@ async function udpHostname(vip: string, port: number): Promise<string> {
   }
 }
 
-/** An HTTPS GET through vip:port as `lb.test`, the server's certificate verified against `ca`: the status, the body and the certificate's subject CN. */
-function httpsGet(vip: string, port: number, ca: string, path = '/'): Promise<{ status: number; body: string; cn: string }> {
-  return new Promise((resolve, reject) => {
-    const req = https.request({ host: vip, port, path, servername: 'lb.test', ca, agent: false, headers: { host: 'lb.test' } }, (res) => {
-      let body = '';
-      res.on('data', (d: Buffer) => (body += d.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, cn: String((res.socket as TLSSocket).getPeerCertificate().subject.CN) }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+/** An HTTPS GET through vip:port as `lb.test`, the server's certificate verified against `ca`. */
+const tlsGet = (vip: string, port: number, ca: string): ReturnType<typeof httpsGet> => httpsGet(vip, port, { ca, servername: 'lb.test' });
 
-/** A raw HTTP GET as `lb.test`: the status line and the location header. */
-function plainGet(vip: string, port: number, path: string): Promise<{ status: number; location: string | null }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: vip, port, path, agent: false, headers: { host: 'lb.test' } }, (res) => {
-      res.resume();
-      resolve({ status: res.statusCode ?? 0, location: res.headers.location ?? null });
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+/** A plain HTTP GET: the status and the location header (the request's Host is the VIP). */
+const plainGet = async (vip: string, port: number, path: string): Promise<{ status: number; location: string | null }> => {
+  const { status, location } = await httpGet(vip, port, path);
+  return { status, location };
+};
 
 let ca: PemPair;
 let server: PemPair;
@@ -363,18 +345,18 @@ describe('the data plane through every persona, to pods that answer as their ima
     });
     await sc.client.waitForAction(action.id);
     expect(lb.services[0]!.tls).toEqual({ certificate: server.cert, private_key: '<redacted>' });
-    const answer = await waitFor(() => httpsGet(lb.public_ipv4, tlsPort, ca.cert).catch(() => undefined), {
+    const answer = await waitFor(() => tlsGet(lb.public_ipv4, tlsPort, ca.cert).catch(() => undefined), {
       timeoutMs: 15_000,
       description: 'an HTTPS answer',
     });
     expect(answer.cn).toBe('lb.test');
     expect(WEB_PODS).toContain((JSON.parse(answer.body) as { podName: string }).podName);
-    await expect(httpsGet(lb.public_ipv4, tlsPort, (await generateCa('another-ca')).cert)).rejects.toThrow(/self-signed|unable to verify|certificate/);
-    expect(await plainGet(lb.public_ipv4, redirectPort, '/a/b?c=1')).toEqual({ status: 301, location: `https://lb.test:${tlsPort}/a/b?c=1` });
+    await expect(tlsGet(lb.public_ipv4, tlsPort, (await generateCa('another-ca')).cert)).rejects.toThrow(/self-signed|unable to verify|certificate/);
+    expect(await plainGet(lb.public_ipv4, redirectPort, '/a/b?c=1')).toEqual({ status: 301, location: `https://${lb.public_ipv4}:${tlsPort}/a/b?c=1` });
     // Sent back as answered (key redacted), the service keeps its key; a key of another certificate is refused.
     const again = await sc.client.loadBalancers.update(lb.id, { services: (await sc.client.loadBalancers.get(lb.id)).services });
     expect(again.services[0]!.tls?.private_key).toBe('<redacted>');
-    expect((await httpsGet(lb.public_ipv4, tlsPort, ca.cert)).cn).toBe('lb.test');
+    expect((await tlsGet(lb.public_ipv4, tlsPort, ca.cert)).cn).toBe('lb.test');
     const other = await issueServerCertificate(ca, 'CN=other.test', ['other.test']);
     await expect(
       sc.client.loadBalancers.update(lb.id, { services: [{ ...again.services[0]!, tls: { certificate: server.cert, private_key: other.key } }] }),
@@ -403,7 +385,7 @@ describe('the data plane through every persona, to pods that answer as their ima
       ssl_key: '<REDACTED>',
       ssl_fingerprint: expect.stringMatching(/^[0-9A-F]{2}(:[0-9A-F]{2}){31}$/) as unknown,
     });
-    const answer = await waitFor(() => httpsGet(String(created.body.ipv4), port, ca.cert).catch(() => undefined), {
+    const answer = await waitFor(() => tlsGet(String(created.body.ipv4), port, ca.cert).catch(() => undefined), {
       timeoutMs: 15_000,
       description: 'an HTTPS answer',
     });
@@ -464,10 +446,10 @@ describe('the data plane through every persona, to pods that answer as their ima
       { entry_protocol: 'https', entry_port: tlsPort, target_protocol: 'http', target_port: HTTP_NODE_PORT, certificate_id: cert.id, tls_passthrough: false },
     ]);
     const vip = String(lb.ip);
-    const answer = await waitFor(() => httpsGet(vip, tlsPort, ca.cert).catch(() => undefined), { timeoutMs: 15_000, description: 'an HTTPS answer' });
+    const answer = await waitFor(() => tlsGet(vip, tlsPort, ca.cert).catch(() => undefined), { timeoutMs: 15_000, description: 'an HTTPS answer' });
     expect(answer.cn).toBe('lb.test');
     expect(WEB_PODS).toContain((JSON.parse(answer.body) as { podName: string }).podName);
-    expect(await plainGet(vip, httpPort, '/x')).toEqual({ status: 301, location: `https://lb.test:${tlsPort}/x` });
+    expect(await plainGet(vip, httpPort, '/x')).toEqual({ status: 301, location: `https://${vip}:${tlsPort}/x` });
     const inUse = await call(api, 'DELETE', `/certificates/${String(cert.id)}`);
     expect(inUse).toMatchObject({ status: 422, body: { id: 'unprocessable_entity', message: expect.stringMatching(/in use by a load balancer/) as unknown } });
     expect((await call(api, 'DELETE', `/load_balancers/${id}`)).status).toBe(204);
@@ -529,11 +511,11 @@ describe('the data plane through every persona, to pods that answer as their ima
     expect(lb.services).toMatchObject([{ protocol: 'https', listen_port: tlsPort, http: { certificates: [cert.id], redirect_http: true } }]);
     expect(((await call(api, 'GET', `/certificates/${String(cert.id)}`)).body.certificate as Json).used_by).toEqual([{ id: lb.id, type: 'load_balancer' }]);
     const vip = String(((lb.public_net as Json).ipv4 as Json).ip);
-    const answer = await waitFor(() => httpsGet(vip, tlsPort, ca.cert).catch(() => undefined), { timeoutMs: 15_000, description: 'an HTTPS answer' });
+    const answer = await waitFor(() => tlsGet(vip, tlsPort, ca.cert).catch(() => undefined), { timeoutMs: 15_000, description: 'an HTTPS answer' });
     expect(answer.cn).toBe('lb.test');
     expect(WEB_PODS).toContain((JSON.parse(answer.body) as { podName: string }).podName);
     // Hetzner's redirect listens on port 80 (binding it needs root or net.ipv4.ip_unprivileged_port_start <= 80).
-    expect(await plainGet(vip, 80, '/x')).toEqual({ status: 301, location: `https://lb.test:${tlsPort}/x` });
+    expect(await plainGet(vip, 80, '/x')).toEqual({ status: 301, location: `https://${vip}:${tlsPort}/x` });
     const inUse = await call(api, 'DELETE', `/certificates/${String(cert.id)}`);
     expect(inUse).toMatchObject({ status: 409, body: { error: { code: 'service_error' } } });
     expect((await call(api, 'DELETE', `/load_balancers/${String(lb.id)}`)).status).toBe(200);
@@ -561,9 +543,9 @@ describe('the data plane through every persona, to pods that answer as their ima
     expect(created.status).toBe(202);
     expect(created.body.certificate).toMatchObject({ subject: 'CN=lb.test', issuer: 'CN=dataplane-test-ca', sslv3: false });
     const vip = await vipNamed(created.body.name);
-    const answer = await waitFor(() => httpsGet(vip, tlsPort, ca.cert).catch(() => undefined), { timeoutMs: 15_000, description: 'an HTTPS answer' });
+    const answer = await waitFor(() => tlsGet(vip, tlsPort, ca.cert).catch(() => undefined), { timeoutMs: 15_000, description: 'an HTTPS answer' });
     expect(WEB_PODS).toContain((JSON.parse(answer.body) as { podName: string }).podName);
-    expect(await plainGet(vip, httpPort, '/x')).toEqual({ status: 301, location: `https://lb.test:${tlsPort}/x` });
+    expect(await plainGet(vip, httpPort, '/x')).toEqual({ status: 301, location: `https://${vip}:${tlsPort}/x` });
     const wrongKey = await call({ prefix: '/brightbox/1.0', token }, 'POST', '/load_balancers', {
       name: unique('bb'),
       listeners: [{ protocol: 'https', in: tlsPort + 1, out: HTTP_NODE_PORT }],

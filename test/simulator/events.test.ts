@@ -53,7 +53,7 @@ describe('/_sim/events from a real simcloud process', () => {
     expect(rec.errors).toEqual([]);
     expect(new Set(rec.events.map((e) => e.type))).toEqual(new Set(['api_call', 'resource_change', 'target_health']));
     const types = new Set(rec.events.flatMap((e) => (e.type === 'resource_change' ? [e.resource_type] : [])));
-    expect([...types].sort()).toEqual(['action', 'firewall_policy', 'ip_block', 'load_balancer', 'network', 'server', 'server_group']);
+    expect([...types].sort()).toEqual(['action', 'firewall_policy', 'ip_block', 'load_balancer', 'network', 'server', 'server_group', 'tombstone']);
   });
 
   it('carries the stored record of its type with each change, and null on delete', () => {

@@ -127,6 +127,12 @@ function bodyCases(): BodyCase[] {
     { method: 'POST', path: `/v1/ip_blocks/${ids.block}/actions/assign`, schema: S.AssignIpBlockRequest, valid: { kind: 'load_balancer', id: ids.lb } },
     {
       method: 'POST',
+      path: '/v1/certificates',
+      schema: S.CreateCertificateRequest,
+      valid: { name: 'c', labels: {}, certificate: '-----BEGIN CERTIFICATE-----\nAA==\n-----END CERTIFICATE-----\n', private_key: 'k' },
+    },
+    {
+      method: 'POST',
       path: '/_sim/faults',
       schema: S.FaultRuleInput,
       valid: { kind: 'error', status: 503, code: 'service_unavailable', probability: 0.5, count: 3, match: { method: 'GET', path: '/v1/*', label: 'a=b' } },
@@ -145,10 +151,20 @@ const LISTS: [string, string[]][] = [
   ['/v1/server_groups', ['page', 'per_page', 'sort', 'label_selector']],
   ['/v1/firewall_policies', ['page', 'per_page', 'sort', 'label_selector']],
   ['/v1/ip_blocks', ['page', 'per_page', 'sort', 'location', 'tags']],
+  ['/v1/certificates', ['page', 'per_page', 'sort', 'label_selector', 'name']],
 ];
 
 const BAD_IDS = ['x', '..', '%2e%2e', 'srv-', 'srv-' + 'a'.repeat(300), '%00', 'ünï', 'srv-00000000', 'lb-zz', '0'];
-const ITEM_PATHS = ['/v1/servers/', '/v1/networks/', '/v1/load_balancers/', '/v1/server_groups/', '/v1/firewall_policies/', '/v1/ip_blocks/', '/v1/actions/'];
+const ITEM_PATHS = [
+  '/v1/servers/',
+  '/v1/networks/',
+  '/v1/load_balancers/',
+  '/v1/server_groups/',
+  '/v1/firewall_policies/',
+  '/v1/ip_blocks/',
+  '/v1/certificates/',
+  '/v1/actions/',
+];
 
 type Reply = { status: number; json: { error?: { code: string; details?: { fields: unknown[] } } } | null };
 

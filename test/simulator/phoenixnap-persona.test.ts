@@ -218,6 +218,42 @@ describe('phoenixNAP persona over the one store', () => {
   });
 });
 
+describe('phoenixNAP persona: a deleted server', () => {
+  it('answers 403 on every call naming a server of the project that was deleted, whichever API deleted it; an id that never was stays 404', async () => {
+    const made = await Promise.all([0, 1].map(() => sc.client.servers.create(serverBody())));
+    await Promise.all(made.map(({ action }) => sc.client.waitForAction(action.id)));
+    const [viaPnap, viaV1] = [made[0]!.server, made[1]!.server];
+    expect((await pnap('DELETE', `/bmc/v1/servers/${pid(viaPnap.id)}`)).status).toBe(200);
+    await sc.client.waitForAction((await sc.client.servers.delete(viaV1.id)).id);
+    await expect.poll(async () => (await pnap('GET', `/bmc/v1/servers/${pid(viaPnap.id)}`)).status).toBe(403);
+    for (const s of [viaPnap, viaV1]) {
+      const id = pid(s.id);
+      expect(await pnap('GET', `/bmc/v1/servers/${id}`)).toEqual({ status: 403, body: { message: `server ${id} was deleted and can no longer be accessed` } });
+      const calls: [string, string, unknown][] = [
+        ['PATCH', `/bmc/v1/servers/${id}`, { hostname: 'again' }],
+        ['DELETE', `/bmc/v1/servers/${id}`, undefined],
+        ['POST', `/bmc/v1/servers/${id}/actions/deprovision`, {}],
+        ['POST', `/bmc/v1/servers/${id}/actions/power-on`, {}],
+        ['PUT', `/bmc/v1/servers/${id}/tags`, []],
+        ['POST', `/bmc/v1/servers/${id}/network-configuration/private-network-configuration/private-networks`, { id: 'a10000000000000000000001' }],
+      ];
+      for (const [method, path, body] of calls) expect((await pnap(method, path, body)).status, `${method} ${path}`).toBe(403);
+    }
+    expect((await pnap('GET', '/bmc/v1/servers/a10000000000000000888888')).status).toBe(404);
+  });
+
+  it("answers another project's deleted server as an id that never was: 404", async () => {
+    const { server, action } = await sc.client.servers.create(serverBody());
+    await sc.client.waitForAction(action.id);
+    await sc.client.waitForAction((await sc.client.servers.delete(server.id)).id);
+    const project = await sc.admin.createProject(unique('other'));
+    const other = String((await tokenFor((await sc.admin.createToken(project.id, { name: 'other' })).token)).body.access_token);
+    const r = await fetch(`${sc.url}/pnap/bmc/v1/servers/${pid(server.id)}`, { headers: { authorization: `Bearer ${other}` } });
+    expect(r.status).toBe(404);
+    expect((await pnap('GET', `/bmc/v1/servers/${pid(server.id)}`)).status).toBe(403);
+  });
+});
+
 describe('phoenixNAP persona: servers on public networks', () => {
   interface PubNet {
     id: string;
@@ -336,31 +372,82 @@ describe('phoenixNAP persona: tags', () => {
   interface PnapTag {
     id: string;
     name: string;
+    description?: string;
     values?: string[];
     resourceAssignments?: { resourceName: string; value?: string }[];
   }
 
-  it('lists a tag a server carries, with the id the server shows and the resource carrying it', async () => {
-    const name = unique('tg').replaceAll('.', '-');
+  const tagName = (): string => unique('tg').replaceAll('.', '-');
+
+  it('keeps a tag as a record of the project, listed with the resources carrying its name, whose tags show its id', async () => {
+    const name = tagName();
     const { server, action } = await sc.client.servers.create({ ...serverBody(), labels: { [name]: 'v1' } });
     await sc.client.waitForAction(action.id);
-    const onServer = (
-      await pnap<{ tags: { id: string; name: string; value?: string; isBillingTag: boolean; createdBy?: string }[] }>(
-        'GET',
-        `/bmc/v1/servers/${pid(server.id)}`,
-      )
-    ).body.tags;
-    expect(onServer).toEqual([{ id: expect.stringMatching(/^[0-9a-f]{24}$/) as unknown, name, value: 'v1', isBillingTag: false, createdBy: 'USER' }]);
-    const listed = await pnap<PnapTag[]>('GET', `/tag-manager/v1/tags?name=${name}`);
-    expect(listed.body).toEqual([
-      expect.objectContaining({
-        id: onServer[0]!.id,
-        name,
-        values: ['v1'],
-        resourceAssignments: [{ resourceName: `/bmc/servers/${pid(server.id)}`, value: 'v1' }],
-      }),
-    ]);
-    expect((await pnap('POST', '/tag-manager/v1/tags', { name, isBillingTag: false })).status).toBe(409);
+    expect((await pnap<PnapTag[]>('GET', `/tag-manager/v1/tags?name=${name}`)).body).toEqual([]);
+    const made = await pnap<PnapTag>('POST', '/tag-manager/v1/tags', { name, description: 'made here', isBillingTag: true });
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({
+      id: expect.stringMatching(/^a1\d{22}$/) as unknown,
+      name,
+      description: 'made here',
+      isBillingTag: true,
+      createdBy: 'USER',
+    });
+    const block = await pnap<PnapBlock & { tags: { id: string; name: string }[] }>('POST', '/ips/v1/ip-blocks', {
+      location: 'sim-1',
+      tags: [{ name, value: 'v2' }],
+    });
+    const expected = {
+      id: made.body.id,
+      name,
+      values: ['v1', 'v2'],
+      resourceAssignments: [
+        { resourceName: `/bmc/servers/${pid(server.id)}`, value: 'v1' },
+        { resourceName: `/ips/ip-blocks/${block.body.id}`, value: 'v2' },
+      ],
+    };
+    expect((await pnap<PnapTag[]>('GET', `/tag-manager/v1/tags?name=${name}`)).body).toEqual([expect.objectContaining(expected)]);
+    expect((await pnap<PnapTag>('GET', `/tag-manager/v1/tags/${made.body.id}`)).body).toEqual(expect.objectContaining(expected));
+    const onServer = (await pnap<PnapServer & { tags: { id: string; name: string }[] }>('GET', `/bmc/v1/servers/${pid(server.id)}`)).body.tags;
+    expect(onServer).toEqual([{ id: made.body.id, name, value: 'v1', isBillingTag: false, createdBy: 'USER' }]);
+    expect(block.body.tags.map((t) => t.id)).toEqual([made.body.id]);
+    const twice = await pnap<{ message: string; validationErrors: string[] }>('POST', '/tag-manager/v1/tags', { name, isBillingTag: false });
+    expect(twice).toEqual({ status: 409, body: { message: `a tag named ${name} exists`, validationErrors: [`name: a tag named ${name} exists`] } });
+  });
+
+  it('renames a tag on the resources carrying it and takes it off them when deleted, whichever API reads them', async () => {
+    const [name, renamed] = [tagName(), tagName()];
+    const { server, action } = await sc.client.servers.create({ ...serverBody(), labels: { [name]: 'a', keep: 'k' } });
+    await sc.client.waitForAction(action.id);
+    const tag = (await pnap<PnapTag>('POST', '/tag-manager/v1/tags', { name, isBillingTag: false })).body;
+    const patched = await pnap<PnapTag>('PATCH', `/tag-manager/v1/tags/${tag.id}`, { name: renamed, description: 'now', isBillingTag: false });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ id: tag.id, name: renamed, description: 'now', values: ['a'] });
+    expect((await sc.client.servers.get(server.id)).labels).toEqual({ keep: 'k', [renamed]: 'a' });
+    const clash = await pnap('PATCH', `/tag-manager/v1/tags/${tag.id}`, { name: 'keep', isBillingTag: false });
+    expect(clash.status).toBe(409);
+    const del = await pnap<{ result: string; tagId: string }>('DELETE', `/tag-manager/v1/tags/${tag.id}`);
+    expect(del).toEqual({ status: 200, body: { result: `Tag ${renamed} deleted.`, tagId: tag.id } });
+    expect((await sc.client.servers.get(server.id)).labels).toEqual({ keep: 'k' });
+    expect((await pnap('GET', `/tag-manager/v1/tags/${tag.id}`)).status).toBe(404);
+  });
+
+  it("keeps each project's tags apart: another project neither lists nor reaches them, and may use the name", async () => {
+    const name = tagName();
+    const tag = (await pnap<PnapTag>('POST', '/tag-manager/v1/tags', { name, isBillingTag: false })).body;
+    const project = await sc.admin.createProject(unique('other'));
+    const other = String((await tokenFor((await sc.admin.createToken(project.id, { name: 'other' })).token)).body.access_token);
+    const as = (method: string, path: string, body?: unknown): Promise<Response> =>
+      fetch(`${sc.url}/pnap${path}`, {
+        method,
+        headers: { authorization: `Bearer ${other}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    expect(await (await as('GET', `/tag-manager/v1/tags?name=${name}`)).json()).toEqual([]);
+    for (const [method, body] of [['GET'], ['PATCH', { name: tagName(), isBillingTag: false }], ['DELETE']] as const)
+      expect((await as(method, `/tag-manager/v1/tags/${tag.id}`, body)).status, method).toBe(404);
+    expect((await as('POST', '/tag-manager/v1/tags', { name, isBillingTag: false })).status).toBe(201);
+    expect((await pnap<PnapTag>('GET', `/tag-manager/v1/tags/${tag.id}`)).body.name).toBe(name);
   });
 
   it("refuses a bad tag name, __proto__ among them, naming the field in phoenixNAP's body", async () => {

@@ -25,6 +25,20 @@ func TestMissingServerIs404InPhoenixNAPsBody(t *testing.T) {
 	}
 }
 
+// A deleted server: 403, as phoenixNAP answers one (its own CCM reads it as gone, k8s-cloud-provider-bmc d84a2c5),
+// decoded by bmcapi into its Error model; an id never seen stays 404 (above).
+func TestDeletedServerIs403InPhoenixNAPsBody(t *testing.T) {
+	c := clients(t)
+	s := createServer(t, c, "")
+	deprovision(t, c, s.Id)
+	_, res, err := c.BMC.ServersApi.ServersServerIdGet(ctx(t), s.Id).Execute()
+	e := bmcError(t, err)
+	m, ok := e.Model().(bmcapi.Error)
+	if status(t, res) != http.StatusForbidden || !ok || m.Message != "server "+s.Id+" was deleted and can no longer be accessed" {
+		t.Fatalf("%d %#v %s", res.StatusCode, e.Model(), e.Body())
+	}
+}
+
 // A bad field: 400 with validationErrors naming it, decoded by bmcapi into its Error model.
 func TestBadServerFieldsAreValidationErrors(t *testing.T) {
 	_, res, err := clients(t).BMC.ServersApi.ServersPost(ctx(t)).ServerCreate(bmcapi.ServerCreate{Hostname: "x", Os: "ubuntu-24.04", Type: "s1.c1.small", Location: "sim-1"}).Execute()

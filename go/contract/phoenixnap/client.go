@@ -1,6 +1,6 @@
 // Package phoenixnap holds the contract tests of simcloud's phoenixNAP persona (served under /pnap): they
 // start a real simcloud process (ccm-sandbox/go/internal/simcloudtest) and reach it only through go-sdk-bmc's
-// bmcapi, ipapi and networkapi clients, each on an OAuth2 client-credentials HTTP client as phoenixNAP's CCM
+// bmcapi, ipapi, networkapi and tagapi clients, each on an OAuth2 client-credentials HTTP client as phoenixNAP's CCM
 // builds them, pointed at the persona's token endpoint and APIs instead of the URLs phoenixNAP compiles in.
 package phoenixnap
 
@@ -12,6 +12,7 @@ import (
 	"github.com/phoenixnap/go-sdk-bmc/bmcapi"
 	"github.com/phoenixnap/go-sdk-bmc/ipapi"
 	"github.com/phoenixnap/go-sdk-bmc/networkapi"
+	"github.com/phoenixnap/go-sdk-bmc/tagapi"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 
@@ -24,16 +25,18 @@ const (
 	BMCPath     = "/pnap/bmc/v1"
 	IPPath      = "/pnap/ips/v1"
 	NetworkPath = "/pnap/networks/v1"
+	TagPath     = "/pnap/tag-manager/v1"
 )
 
 // ClientID is the client id that goes with a client secret (a project token): the persona's rule.
 func ClientID(secret string) string { return simcloudtest.PhoenixnapClientID(secret) }
 
-// Clients are the three SDK clients sharing one client-credentials token source.
+// Clients are the four SDK clients sharing one client-credentials token source.
 type Clients struct {
 	BMC     *bmcapi.APIClient
 	IP      *ipapi.APIClient
 	Network *networkapi.APIClient
+	Tag     *tagapi.APIClient
 }
 
 // Credentials are the client credentials config for sim, as phoenixNAP's CCM fills it in (scopes included).
@@ -56,5 +59,7 @@ func NewClientsWith(sim *simcloudtest.Server, hc *http.Client) Clients {
 	i.HTTPClient, i.Servers, i.UserAgent = hc, ipapi.ServerConfigurations{{URL: sim.URL + IPPath}}, "ccm-sandbox-contract"
 	n := networkapi.NewConfiguration()
 	n.HTTPClient, n.Servers, n.UserAgent = hc, networkapi.ServerConfigurations{{URL: sim.URL + NetworkPath}}, "ccm-sandbox-contract"
-	return Clients{BMC: bmcapi.NewAPIClient(b), IP: ipapi.NewAPIClient(i), Network: networkapi.NewAPIClient(n)}
+	g := tagapi.NewConfiguration()
+	g.HTTPClient, g.Servers, g.UserAgent = hc, tagapi.ServerConfigurations{{URL: sim.URL + TagPath}}, "ccm-sandbox-contract"
+	return Clients{BMC: bmcapi.NewAPIClient(b), IP: ipapi.NewAPIClient(i), Network: networkapi.NewAPIClient(n), Tag: tagapi.NewAPIClient(g)}
 }

@@ -10,6 +10,7 @@ require (
 	github.com/phoenixnap/go-sdk-bmc/bmcapi v1.2.2
 	github.com/phoenixnap/go-sdk-bmc/ipapi v1.1.2
 	github.com/phoenixnap/go-sdk-bmc/networkapi v1.1.3
+	github.com/phoenixnap/go-sdk-bmc/tagapi v1.1.3
 	golang.org/x/oauth2 v0.36.0
 )
 

@@ -13,6 +13,7 @@ import (
 	"github.com/phoenixnap/go-sdk-bmc/bmcapi"
 	"github.com/phoenixnap/go-sdk-bmc/ipapi"
 	"github.com/phoenixnap/go-sdk-bmc/networkapi"
+	"github.com/phoenixnap/go-sdk-bmc/tagapi"
 
 	"ccm-sandbox/go/internal/providerkit/poll"
 	"ccm-sandbox/go/internal/simcloudtest"
@@ -44,6 +45,11 @@ func ipError(t *testing.T, err error) *ipapi.GenericOpenAPIError {
 func networkError(t *testing.T, err error) *networkapi.GenericOpenAPIError {
 	t.Helper()
 	return simcloudtest.As[*networkapi.GenericOpenAPIError](t, err)
+}
+
+func tagError(t *testing.T, err error) *tagapi.GenericOpenAPIError {
+	t.Helper()
+	return simcloudtest.As[*tagapi.GenericOpenAPIError](t, err)
 }
 
 // status is the HTTP status of a call that answered.
@@ -97,12 +103,12 @@ func createServer(t *testing.T, c Clients, net string, tags ...bmcapi.TagAssignm
 	return waitServer(t, c, s.Id, "powered-on")
 }
 
-// deprovision removes a server and waits until it is gone.
+// deprovision removes a server and waits until it is gone: 403, as phoenixNAP answers a deleted server.
 func deprovision(t *testing.T, c Clients, id string) {
 	t.Helper()
 	poll.Eventually(t, "server "+id+" gone", func() error {
 		_, res, err := c.BMC.ServersApi.ServersServerIdGet(context.Background(), id).Execute()
-		if res != nil && res.StatusCode == http.StatusNotFound {
+		if res != nil && res.StatusCode == http.StatusForbidden {
 			return nil
 		}
 		if err == nil {

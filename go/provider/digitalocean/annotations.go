@@ -2,6 +2,7 @@ package digitalocean
 
 import (
 	"strconv"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -31,7 +32,14 @@ const (
 	AnnStickySessionsType     = annPrefix + "sticky-sessions-type"
 	AnnStickySessionsCookie   = annPrefix + "sticky-sessions-cookie-name"
 	AnnStickySessionsCookieTT = annPrefix + "sticky-sessions-cookie-ttl"
+	AnnCertificateID          = annPrefix + "certificate-id"
+	AnnTLSPorts               = annPrefix + "tls-ports"
+	AnnRedirectHTTPToHTTPS    = annPrefix + "redirect-http-to-https"
 )
+
+// defaultTLSPort is the port that terminates TLS when a certificate is given without tls-ports, as in
+// DigitalOcean's CCM.
+const defaultTLSPort = 443
 
 // DigitalOcean's load balancer types and network stacks, as its API and CCM spell them.
 const (
@@ -54,6 +62,15 @@ type lbOptions struct {
 	proxyProtocol        bool
 	health               healthOptions
 	sticky               *stickyOptions
+	tls                  tlsOptions
+}
+
+// tlsOptions: the ports that terminate TLS with a certificate uploaded to DigitalOcean (its id), and whether
+// the load balancer redirects http to https.
+type tlsOptions struct {
+	certificateID string
+	ports         map[int32]bool
+	redirect      bool
 }
 
 type healthOptions struct {
@@ -94,6 +111,10 @@ func parseOptions(svc *v1.Service) (lbOptions, error) {
 			o.health.port = int(svc.Spec.HealthCheckNodePort)
 		}
 	}
+	o.tls = parseTLS(r)
+	if o.tls.certificateID != "" && o.lbType == TypeRegionalNetwork {
+		r.Problemf("%s needs %s %s: a %s load balancer passes connections through and cannot terminate TLS", AnnCertificateID, AnnType, TypeRegional, TypeRegionalNetwork)
+	}
 	if providerkit.OneOf(r, AnnStickySessionsType, "none", "none", "cookies") == "cookies" {
 		o.sticky = &stickyOptions{cookie: r.String(AnnStickySessionsCookie, "DO-CCM"), ttl: r.Int(AnnStickySessionsCookieTT, 300, 1, 86400)}
 	}
@@ -120,4 +141,29 @@ func overriddenHealthCheck(svc *v1.Service, r *providerkit.Reader, h *healthOpti
 	} else {
 		r.Problemf("no TCP port to health check")
 	}
+}
+
+// parseTLS reads certificate-id, tls-ports (comma-separated; default 443 with a certificate) and
+// redirect-http-to-https, as DigitalOcean's CCM names them.
+func parseTLS(r *providerkit.Reader) tlsOptions {
+	t := tlsOptions{certificateID: r.String(AnnCertificateID, ""), ports: map[int32]bool{}, redirect: r.Bool(AnnRedirectHTTPToHTTPS, false)}
+	raw, given := r.Lookup(AnnTLSPorts)
+	if !given && t.certificateID != "" {
+		t.ports[defaultTLSPort] = true
+	}
+	for _, f := range strings.Split(raw, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 || n > 65535 {
+			r.Invalid(AnnTLSPorts, raw, "must be comma-separated port numbers")
+			return t
+		}
+		t.ports[int32(n)] = true
+	}
+	if len(t.ports) > 0 && t.certificateID == "" {
+		r.Problemf("%s needs %s: the certificate to terminate TLS with", AnnTLSPorts, AnnCertificateID)
+	}
+	return t
 }

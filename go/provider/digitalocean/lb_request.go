@@ -38,7 +38,8 @@ func (l *loadBalancers) request(svc *v1.Service, nodes []*v1.Node) (*godo.LoadBa
 			Protocol: o.health.protocol, Port: o.health.port, CheckIntervalSeconds: o.health.interval, ResponseTimeoutSeconds: o.health.timeout,
 			UnhealthyThreshold: o.health.unhealthy, HealthyThreshold: o.health.ok, ProxyProtocol: o.health.proxyProtocol,
 		},
-		StickySessions: &godo.StickySessions{Type: "none"},
+		StickySessions:      &godo.StickySessions{Type: "none"},
+		RedirectHttpToHttps: o.tls.redirect,
 	}
 	if o.health.protocol != "tcp" {
 		req.HealthCheck.Path = o.health.path
@@ -50,7 +51,7 @@ func (l *loadBalancers) request(svc *v1.Service, nodes []*v1.Node) (*godo.LoadBa
 }
 
 // forwardingRules: one rule per Service port, to the same port (REGIONAL_NETWORK, always tcp) or to its
-// NodePort (REGIONAL, in the protocol annotation's protocol).
+// NodePort (REGIONAL, in the protocol annotation's protocol; a TLS port https with the certificate, to http).
 func forwardingRules(svc *v1.Service, o lbOptions) ([]godo.ForwardingRule, error) {
 	rules := make([]godo.ForwardingRule, 0, len(svc.Spec.Ports))
 	for _, p := range svc.Spec.Ports {
@@ -58,6 +59,10 @@ func forwardingRules(svc *v1.Service, o lbOptions) ([]godo.ForwardingRule, error
 			return nil, fmt.Errorf("port %d: protocol %s is not supported; DigitalOcean load balancers forward TCP", p.Port, p.Protocol)
 		}
 		rule := godo.ForwardingRule{EntryProtocol: o.protocol, EntryPort: int(p.Port), TargetProtocol: o.protocol, TargetPort: int(p.NodePort)}
+		if o.tls.ports[p.Port] {
+			// TLS ends at the load balancer, which forwards plain HTTP to the node port.
+			rule.EntryProtocol, rule.TargetProtocol, rule.CertificateID = "https", "http", o.tls.certificateID
+		}
 		if o.lbType == TypeRegionalNetwork {
 			rule = godo.ForwardingRule{EntryProtocol: "tcp", EntryPort: int(p.Port), TargetProtocol: "tcp", TargetPort: int(p.Port)}
 		}

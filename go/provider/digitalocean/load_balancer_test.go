@@ -216,3 +216,43 @@ func TestABadAnnotationIsAnErrorNamingIt(t *testing.T) {
 		}
 	}
 }
+
+func TestACertificateTerminatesTLSOnItsPortsAndHTTPIsRedirected(t *testing.T) {
+	pair := simcloudtest.SelfSignedPEM(t, "web.test")
+	cert, _, err := api(t).Certificates.Create(context.Background(), &godo.CertificateRequest{
+		Name: simcloudtest.UniqueName("web"), Type: "custom", LeafCertificate: pair.Cert, PrivateKey: pair.Key,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := service(map[string]string{AnnType: TypeRegional, AnnProtocol: "http", AnnCertificateID: cert.ID, AnnRedirectHTTPToHTTPS: "true"})
+	svc.Spec.Ports = append(svc.Spec.Ports, v1.ServicePort{Port: 443, NodePort: 30443, Protocol: v1.ProtocolTCP})
+	l, kube := testLBs(t, svc)
+	ensureActive(t, l, svc, nil)
+	lb := lbOf(t, annotationsIn(t, kube, svc)[AnnLoadBalancerID])
+	want := []godo.ForwardingRule{
+		{EntryProtocol: "http", EntryPort: 80, TargetProtocol: "http", TargetPort: 30080},
+		{EntryProtocol: "https", EntryPort: 443, TargetProtocol: "http", TargetPort: 30443, CertificateID: cert.ID},
+	}
+	if len(lb.ForwardingRules) != 2 || lb.ForwardingRules[0] != want[0] || lb.ForwardingRules[1] != want[1] || !lb.RedirectHttpToHttps {
+		t.Errorf("rules %+v redirect %v, want %+v and a redirect", lb.ForwardingRules, lb.RedirectHttpToHttps, want)
+	}
+}
+
+func TestTLSAnnotationsThatCannotServeAreRefusedBeforeAnyCall(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		annotations map[string]string
+		want        string
+	}{
+		{"passthrough type", map[string]string{AnnCertificateID: "c"}, "cannot terminate TLS"},
+		{"ports without certificate", map[string]string{AnnType: TypeRegional, AnnTLSPorts: "443"}, AnnTLSPorts + " needs " + AnnCertificateID},
+		{"bad port", map[string]string{AnnType: TypeRegional, AnnCertificateID: "c", AnnTLSPorts: "443,x"}, "comma-separated port numbers"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := parseOptions(service(tc.annotations)); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}

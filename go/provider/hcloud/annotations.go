@@ -35,6 +35,8 @@ const (
 	AnnotationIPv6Disabled          = annotationPrefix + "ipv6-disabled"
 	AnnotationIPv4RDNS              = annotationPrefix + "ipv4-rdns"
 	AnnotationIPv6RDNS              = annotationPrefix + "ipv6-rdns"
+	AnnotationHTTPCertificates      = annotationPrefix + "http-certificates"
+	AnnotationHTTPRedirectHTTP      = annotationPrefix + "http-redirect-http"
 	labelServiceUID                 = "hcloud-ccm/service-uid"
 	maxLoadBalancerNameLength       = 63
 )
@@ -57,6 +59,11 @@ type lbOptions struct {
 	// ipv4RDNS and ipv6RDNS are the reverse DNS names of the public addresses; nil: left as they are.
 	ipv4RDNS *string
 	ipv6RDNS *string
+	// certificates are the https services' uploaded certificates, by name or id (http-certificates);
+	// certificateIDs are the same, resolved through the API before the services are built.
+	certificates   []string
+	certificateIDs []int64
+	redirectHTTP   bool
 }
 
 // healthCheck is the check of every service of the load balancer; port 0 means the service's node port.
@@ -83,7 +90,7 @@ func parseAnnotations(annotations map[string]string, d LoadBalancerDefaults) (lb
 		networkZone:          hcloud.NetworkZone(a.String(AnnotationNetworkZone, d.NetworkZone)),
 		lbType:               a.String(AnnotationType, d.Type),
 		algorithm:            providerkit.OneOf(a, AnnotationAlgorithmType, d.Algorithm, algorithms...),
-		protocol:             protocol(a, AnnotationProtocol, hcloud.LoadBalancerServiceProtocolTCP),
+		protocol:             providerkit.OneOf(a, AnnotationProtocol, hcloud.LoadBalancerServiceProtocolTCP, serviceProtocols...),
 		proxyProtocol:        a.Bool(AnnotationUsesProxyProtocol, d.ProxyProtocol),
 		usePrivateIP:         a.Bool(AnnotationUsePrivateIP, d.UsePrivateIP),
 		hostname:             a.String(AnnotationHostname, ""),
@@ -92,9 +99,16 @@ func parseAnnotations(annotations map[string]string, d LoadBalancerDefaults) (lb
 		ipv6:                 !a.Bool(AnnotationIPv6Disabled, !d.IPv6Enabled),
 		ipv4RDNS:             optionalString(a, AnnotationIPv4RDNS),
 		ipv6RDNS:             optionalString(a, AnnotationIPv6RDNS),
+		certificates:         commaList(a.String(AnnotationHTTPCertificates, "")),
+		redirectHTTP:         a.Bool(AnnotationHTTPRedirectHTTP, false),
+	}
+	// An https service forwards plain HTTP to the node port, so its default check is tcp, not https.
+	checkFallback := o.protocol
+	if checkFallback == hcloud.LoadBalancerServiceProtocolHTTPS {
+		checkFallback = hcloud.LoadBalancerServiceProtocolTCP
 	}
 	o.healthCheck = healthCheck{
-		protocol: protocol(a, AnnotationHealthCheckProtocol, o.protocol),
+		protocol: protocol(a, AnnotationHealthCheckProtocol, checkFallback),
 		// 0: the service's node port.
 		port:       a.Int(AnnotationHealthCheckPort, 0, 1, 65535),
 		interval:   a.Duration(AnnotationHealthCheckInterval, d.HealthCheckInterval, time.Second),
@@ -128,7 +142,24 @@ func optionalString(a *providerkit.Reader, key string) *string {
 	return nil
 }
 
-// protocol accepts tcp and http; https needs certificates, which this provider does not manage.
+// serviceProtocols: https terminates TLS with uploaded certificates (http-certificates); managed
+// certificates, which Hetzner issues through Let's Encrypt, are not created by this provider.
+var serviceProtocols = []hcloud.LoadBalancerServiceProtocol{
+	hcloud.LoadBalancerServiceProtocolTCP, hcloud.LoadBalancerServiceProtocolHTTP, hcloud.LoadBalancerServiceProtocolHTTPS,
+}
+
+// commaList splits a comma-separated annotation value, dropping empty entries.
+func commaList(raw string) []string {
+	var out []string
+	for _, f := range strings.Split(raw, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// protocol is a health check's: tcp or http.
 func protocol(a *providerkit.Reader, key string, fallback hcloud.LoadBalancerServiceProtocol) hcloud.LoadBalancerServiceProtocol {
 	return providerkit.OneOf(a, key, fallback, hcloud.LoadBalancerServiceProtocolTCP, hcloud.LoadBalancerServiceProtocolHTTP)
 }
@@ -141,6 +172,15 @@ func validate(a *providerkit.Reader, annotations map[string]string, o lbOptions)
 	_, hasZone := annotations[AnnotationNetworkZone]
 	if hasLocation && hasZone && o.location != "" && o.networkZone != "" {
 		a.Invalid(AnnotationNetworkZone, string(o.networkZone), "set either "+AnnotationLocation+" or "+AnnotationNetworkZone)
+	}
+	https := o.protocol == hcloud.LoadBalancerServiceProtocolHTTPS
+	switch {
+	case https && len(o.certificates) == 0:
+		a.Problemf("%s https needs %s: the uploaded certificates to terminate TLS with", AnnotationProtocol, AnnotationHTTPCertificates)
+	case !https && len(o.certificates) > 0:
+		a.Problemf("%s needs %s https", AnnotationHTTPCertificates, AnnotationProtocol)
+	case !https && o.redirectHTTP:
+		a.Problemf("%s needs %s https", AnnotationHTTPRedirectHTTP, AnnotationProtocol)
 	}
 	if o.healthCheck.protocol == hcloud.LoadBalancerServiceProtocolHTTP && !strings.HasPrefix(o.healthCheck.httpPath, "/") {
 		a.Invalid(AnnotationHealthCheckHTTPPath, o.healthCheck.httpPath, "must start with /")

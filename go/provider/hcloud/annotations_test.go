@@ -59,7 +59,7 @@ func TestParseAnnotations(t *testing.T) {
 			}
 		}},
 		{name: "invalid values, each named", in: map[string]string{
-			AnnotationAlgorithmType: "random", AnnotationProtocol: "https", AnnotationUsesProxyProtocol: "yes please", AnnotationHealthCheckPort: "0",
+			AnnotationAlgorithmType: "random", AnnotationProtocol: "udp", AnnotationUsesProxyProtocol: "yes please", AnnotationHealthCheckPort: "0",
 			AnnotationHealthCheckInterval: "10ms", AnnotationHealthCheckRetries: "many", AnnotationDisablePublicNetwork: "perhaps",
 			AnnotationLocation: "fsn1", AnnotationNetworkZone: "eu-central", AnnotationName: strings.Repeat("x", 64),
 		}, wantErr: []string{

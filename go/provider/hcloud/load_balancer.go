@@ -71,11 +71,17 @@ func (l *loadBalancers) EnsureLoadBalancer(ctx context.Context, _ string, svc *v
 	if err != nil {
 		return nil, err
 	}
+	if _, err := wantedServices(svc, o); err != nil {
+		return nil, err
+	}
+	ctx = lbCaller(ctx, svc, "EnsureLoadBalancer")
+	if o.certificateIDs, err = l.certificateIDs(ctx, o.certificates); err != nil {
+		return nil, err
+	}
 	services, err := wantedServices(svc, o)
 	if err != nil {
 		return nil, err
 	}
-	ctx = lbCaller(ctx, svc, "EnsureLoadBalancer")
 	lb, err := l.find(ctx, svc, o)
 	if err != nil {
 		return nil, err
@@ -98,6 +104,22 @@ func (l *loadBalancers) EnsureLoadBalancer(ctx context.Context, _ string, svc *v
 		return nil, fmt.Errorf("reading load balancer %s again: %w", loadBalancerName(svc, o), orNotFound(err))
 	}
 	return ingressStatus(lb, o)
+}
+
+// certificateIDs resolves http-certificates entries, each a certificate's name or id, as Hetzner's CCM does.
+func (l *loadBalancers) certificateIDs(ctx context.Context, refs []string) ([]int64, error) {
+	ids := make([]int64, 0, len(refs))
+	for _, ref := range refs {
+		c, _, err := l.client.Certificate.Get(ctx, ref)
+		if err != nil {
+			return nil, fmt.Errorf("%s: certificate %q: %w", AnnotationHTTPCertificates, ref, err)
+		}
+		if c == nil {
+			return nil, fmt.Errorf("%s: no certificate named or numbered %q", AnnotationHTTPCertificates, ref)
+		}
+		ids = append(ids, c.ID)
+	}
+	return ids, nil
 }
 
 // UpdateLoadBalancer makes the load balancer send traffic to exactly the given nodes.

@@ -38,9 +38,16 @@ func wantedServices(svc *v1.Service, o lbOptions) ([]hcloud.LoadBalancerService,
 		case hc.Protocol == hcloud.LoadBalancerServiceProtocolHTTP:
 			hc.HTTP = &hcloud.LoadBalancerServiceHealthCheckHTTP{Path: o.healthCheck.httpPath, Domain: o.healthCheck.httpDomain}
 		}
-		out = append(out, hcloud.LoadBalancerService{
+		s := hcloud.LoadBalancerService{
 			Protocol: o.protocol, ListenPort: int(p.Port), DestinationPort: int(p.NodePort), Proxyprotocol: o.proxyProtocol, HealthCheck: hc,
-		})
+		}
+		if o.protocol == hcloud.LoadBalancerServiceProtocolHTTPS {
+			s.HTTP = hcloud.LoadBalancerServiceHTTP{RedirectHTTP: o.redirectHTTP}
+			for _, id := range o.certificateIDs {
+				s.HTTP.Certificates = append(s.HTTP.Certificates, &hcloud.Certificate{ID: id})
+			}
+		}
+		out = append(out, s)
 	}
 	return out, nil
 }
@@ -79,11 +86,25 @@ func planServices(existing, wanted []hcloud.LoadBalancerService) servicePlan {
 func sameService(a, b hcloud.LoadBalancerService) bool {
 	ha, hb := a.HealthCheck, b.HealthCheck
 	same := a.Protocol == b.Protocol && a.DestinationPort == b.DestinationPort && a.Proxyprotocol == b.Proxyprotocol &&
-		ha.Protocol == hb.Protocol && ha.Port == hb.Port && ha.Interval == hb.Interval && ha.Timeout == hb.Timeout && ha.Retries == hb.Retries
+		ha.Protocol == hb.Protocol && ha.Port == hb.Port && ha.Interval == hb.Interval && ha.Timeout == hb.Timeout && ha.Retries == hb.Retries &&
+		(b.Protocol != hcloud.LoadBalancerServiceProtocolHTTPS || sameTLS(a.HTTP, b.HTTP))
 	if !same || hb.HTTP == nil {
 		return same
 	}
 	return ha.HTTP != nil && ha.HTTP.Path == hb.HTTP.Path && ha.HTTP.Domain == hb.HTTP.Domain
+}
+
+// sameTLS: the same certificates, in order, and the same redirect.
+func sameTLS(a, b hcloud.LoadBalancerServiceHTTP) bool {
+	if len(a.Certificates) != len(b.Certificates) || a.RedirectHTTP != b.RedirectHTTP {
+		return false
+	}
+	for i := range a.Certificates {
+		if a.Certificates[i].ID != b.Certificates[i].ID {
+			return false
+		}
+	}
+	return true
 }
 
 // reconcileServices applies planServices; deletions first, so a port moving between services is free.
@@ -131,6 +152,9 @@ func addServiceOpts(s hcloud.LoadBalancerService) hcloud.LoadBalancerAddServiceO
 	if hc.HTTP != nil {
 		opts.HealthCheck.HTTP = &hcloud.LoadBalancerAddServiceOptsHealthCheckHTTP{Path: hcloud.Ptr(hc.HTTP.Path), Domain: optional(hc.HTTP.Domain)}
 	}
+	if s.Protocol == hcloud.LoadBalancerServiceProtocolHTTPS {
+		opts.HTTP = &hcloud.LoadBalancerAddServiceOptsHTTP{Certificates: s.HTTP.Certificates, RedirectHTTP: hcloud.Ptr(s.HTTP.RedirectHTTP)}
+	}
 	return opts
 }
 
@@ -144,6 +168,9 @@ func updateServiceOpts(s hcloud.LoadBalancerService) hcloud.LoadBalancerUpdateSe
 	}
 	if hc.HTTP != nil {
 		opts.HealthCheck.HTTP = &hcloud.LoadBalancerUpdateServiceOptsHealthCheckHTTP{Path: hcloud.Ptr(hc.HTTP.Path), Domain: optional(hc.HTTP.Domain)}
+	}
+	if s.Protocol == hcloud.LoadBalancerServiceProtocolHTTPS {
+		opts.HTTP = &hcloud.LoadBalancerUpdateServiceOptsHTTP{Certificates: s.HTTP.Certificates, RedirectHTTP: hcloud.Ptr(s.HTTP.RedirectHTTP)}
 	}
 	return opts
 }

@@ -3,6 +3,7 @@ package hcloud
 import (
 	"context"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"ccm-sandbox/go/internal/simcloudtest"
 )
 
 func lbService(annotations map[string]string) *v1.Service {
@@ -207,5 +210,50 @@ func TestANamedLoadBalancerOfAnotherServiceIsNotAdopted(t *testing.T) {
 	}
 	if err := lbs.EnsureLoadBalancerDeleted(ctx, "a", mine); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestHTTPSServicesTerminateTLSWithTheNamedCertificateAndRedirectHTTP(t *testing.T) {
+	ctx := context.Background()
+	lbs, _ := newTestCloud(t, nil).LoadBalancer()
+	pair := simcloudtest.SelfSignedPEM(t, "web.test")
+	cert, _, err := api().Certificate.Create(ctx, hcloud.CertificateCreateOpts{Name: unique("web"), Certificate: pair.Cert, PrivateKey: pair.Key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := lbService(map[string]string{AnnotationProtocol: "https", AnnotationHTTPCertificates: cert.Name, AnnotationHTTPRedirectHTTP: "true"})
+	svc.Spec.Ports = svc.Spec.Ports[1:]
+	defer func() { _ = lbs.EnsureLoadBalancerDeleted(ctx, "c", svc) }()
+	if _, err := lbs.EnsureLoadBalancer(ctx, "c", svc, nil); err != nil {
+		t.Fatal(err)
+	}
+	s := owned(t, svc).Services[0]
+	if s.Protocol != hcloud.LoadBalancerServiceProtocolHTTPS || len(s.HTTP.Certificates) != 1 || s.HTTP.Certificates[0].ID != cert.ID || !s.HTTP.RedirectHTTP ||
+		s.HealthCheck.Protocol != hcloud.LoadBalancerServiceProtocolTCP {
+		t.Errorf("service %+v, http %+v, health check %+v", s, s.HTTP, s.HealthCheck)
+	}
+	// By id too; an unknown certificate fails the sync naming it.
+	svc.Annotations[AnnotationHTTPCertificates] = strconv.FormatInt(cert.ID, 10)
+	if _, err := lbs.EnsureLoadBalancer(ctx, "c", svc, nil); err != nil {
+		t.Fatal(err)
+	}
+	svc.Annotations[AnnotationHTTPCertificates] = "no-such-certificate"
+	if _, err := lbs.EnsureLoadBalancer(ctx, "c", svc, nil); err == nil || !strings.Contains(err.Error(), `"no-such-certificate"`) {
+		t.Errorf("error %v does not name the certificate", err)
+	}
+}
+
+func TestTLSAnnotationsNeedEachOther(t *testing.T) {
+	for _, tc := range []struct {
+		annotations map[string]string
+		want        string
+	}{
+		{map[string]string{AnnotationProtocol: "https"}, "needs " + AnnotationHTTPCertificates},
+		{map[string]string{AnnotationHTTPCertificates: "a"}, AnnotationHTTPCertificates + " needs " + AnnotationProtocol + " https"},
+		{map[string]string{AnnotationProtocol: "http", AnnotationHTTPRedirectHTTP: "true"}, AnnotationHTTPRedirectHTTP + " needs"},
+	} {
+		if _, err := parseAnnotations(tc.annotations, LoadBalancerDefaults{}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: error %v, want one containing %q", tc.annotations, err, tc.want)
+		}
 	}
 }

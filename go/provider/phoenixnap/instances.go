@@ -34,7 +34,7 @@ func newInstances(bmc *bmcapi.APIClient) *providerkit.Instances[bmcapi.Server] {
 			}
 			return nil, err
 		},
-		Missing:  isNotFound,
+		Missing:  isGone,
 		Off:      func(s *bmcapi.Server) bool { return s.Status == "powered-off" },
 		Metadata: metadata,
 	}
@@ -52,10 +52,12 @@ func ParseProviderID(providerID string) (string, error) {
 	return id, nil
 }
 
-// isNotFound: bmcapi leaves a 404 undecoded, its GenericOpenAPIError saying only the HTTP status.
-func isNotFound(err error) bool {
+// isGone: phoenixNAP answers 403 for a server that was deleted (phoenixNAP's own CCM reads it as gone,
+// k8s-cloud-provider-bmc d84a2c5) and 404 for an id it never had. bmcapi's GenericOpenAPIError starts with the
+// HTTP status either way (it decodes a 403's body, leaves a 404's undecoded).
+func isGone(err error) bool {
 	var e *bmcapi.GenericOpenAPIError
-	return errors.As(err, &e) && strings.HasPrefix(e.Error(), "404")
+	return errors.As(err, &e) && (strings.HasPrefix(e.Error(), "404") || strings.HasPrefix(e.Error(), "403"))
 }
 
 func metadata(_ context.Context, s *bmcapi.Server) (*cloudprovider.InstanceMetadata, error) {

@@ -59,12 +59,13 @@ func statusIs(t *testing.T, id, want string) error {
 	return err
 }
 
-// gone deprovisions the server (when deprovision) and waits until the BMC API answers 404 for it.
+// gone deprovisions the server (when deprovision) and waits until the BMC API answers 403 for it, as phoenixNAP
+// answers a deleted server.
 func gone(t *testing.T, id string, deprovision bool) {
 	t.Helper()
 	poll.Eventually(t, "server "+id+" gone", func() error {
 		_, res, err := api(t).BMC.ServersApi.ServersServerIdGet(context.Background(), id).Execute()
-		if res != nil && res.StatusCode == http.StatusNotFound {
+		if res != nil && res.StatusCode == http.StatusForbidden {
 			return nil
 		}
 		if err == nil && deprovision {

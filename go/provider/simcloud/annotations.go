@@ -29,6 +29,8 @@ const (
 	AnnotationHostnameOnlyIngress = AnnotationPrefix + "hostname-only-ingress"
 	AnnotationPreserve            = AnnotationPrefix + "preserve"
 	AnnotationLoadBalancerID      = AnnotationPrefix + "load-balancer-id"
+	AnnotationCertificateID       = AnnotationPrefix + "certificate-id"
+	AnnotationRedirectHTTPToHTTPS = AnnotationPrefix + "redirect-http-to-https"
 	// AnnotationPortPrefix + "<port>" holds a JSON object of overrides for one Service port.
 	AnnotationPortPrefix = AnnotationPrefix + "port-"
 )
@@ -57,6 +59,9 @@ type lbConfig struct {
 	hostnameOnlyIngress bool
 	preserve            bool
 	loadBalancerID      string
+	// certificateID: every https listener ends TLS with it; redirectHTTPToHTTPS: http listeners redirect to the first https port.
+	certificateID       string
+	redirectHTTPToHTTPS bool
 	portOverrides       map[int32]portOverride
 }
 
@@ -146,6 +151,8 @@ var annotations = []annotation{
 	{AnnotationHostnameOnlyIngress, boolean(func(c *lbConfig, v bool) { c.hostnameOnlyIngress = v })},
 	{AnnotationPreserve, boolean(func(c *lbConfig, v bool) { c.preserve = v })},
 	{AnnotationLoadBalancerID, matching(idPattern, "a simcloud resource id (letters, digits, `_.-`)", func(c *lbConfig, v string) { c.loadBalancerID = v })},
+	{AnnotationCertificateID, matching(idPattern, "a simcloud certificate id (letters, digits, `_.-`)", func(c *lbConfig, v string) { c.certificateID = v })},
+	{AnnotationRedirectHTTPToHTTPS, boolean(func(c *lbConfig, v bool) { c.redirectHTTPToHTTPS = v })},
 }
 
 // InvalidServiceError lists every problem that keeps a Service from getting a load balancer. It is returned

@@ -122,6 +122,9 @@ func planLoadBalancer(svc *v1.Service, cfg lbConfig) (lbPlan, error) {
 			rulePorts[rulePort{protocol: "tcp", port: *listener.HealthCheck.Port}] = true
 		}
 	}
+	if err := withTLS(plan.services, cfg); err != nil {
+		return lbPlan{}, err
+	}
 	sort.Slice(plan.services, func(a, b int) bool { return plan.services[a].ListenPort < plan.services[b].ListenPort })
 	for _, rp := range sortedRulePorts(rulePorts) {
 		ports := strconv.Itoa(rp.port)
@@ -211,6 +214,29 @@ func explicitHealthCheck(svc *v1.Service) bool {
 		}
 	}
 	return false
+}
+
+// withTLS puts the certificate on every https listener and the redirect on every http one, as the TypeScript
+// CCM does; a redirect needs an https listener (the first, by Service port order, is where it goes).
+func withTLS(services []client.LoadBalancerService, cfg lbConfig) error {
+	httpsPort := 0
+	for _, s := range services {
+		if s.Protocol == "https" && httpsPort == 0 {
+			httpsPort = s.ListenPort
+		}
+	}
+	if cfg.redirectHTTPToHTTPS && httpsPort == 0 {
+		return &InvalidServiceError{What: "invalid service for a simcloud load balancer", Problems: []string{AnnotationRedirectHTTPToHTTPS + " needs an https listener to redirect to"}}
+	}
+	for i := range services {
+		switch {
+		case services[i].Protocol == "https" && cfg.certificateID != "":
+			services[i].CertificateID = &cfg.certificateID
+		case services[i].Protocol == "http" && cfg.redirectHTTPToHTTPS:
+			services[i].RedirectHTTPSPort = &httpsPort
+		}
+	}
+	return nil
 }
 
 func listenerFor(svc *v1.Service, port v1.ServicePort, cfg lbConfig) client.LoadBalancerService {

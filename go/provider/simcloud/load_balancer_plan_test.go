@@ -122,3 +122,31 @@ func TestBlockVIPIsTheThirdAddress(t *testing.T) {
 		t.Errorf("blockVIP = %s", got)
 	}
 }
+
+func TestTLSListenersCarryTheCertificateAndHTTPOnesTheRedirect(t *testing.T) {
+	svc := lbService("tls", map[string]string{
+		AnnotationProtocol: "http", AnnotationPortPrefix + "443": `{"protocol":"https"}`,
+		AnnotationCertificateID: "crt-7", AnnotationRedirectHTTPToHTTPS: "true",
+	})
+	svc.Spec.Ports = append(svc.Spec.Ports, v1.ServicePort{Name: "https", Port: 443, NodePort: 30443, Protocol: v1.ProtocolTCP})
+	cfg, err := parseAnnotations(svc.Annotations)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := planLoadBalancer(svc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	http, https := plan.services[0], plan.services[1]
+	if http.Protocol != "http" || http.RedirectHTTPSPort == nil || *http.RedirectHTTPSPort != 443 || http.CertificateID != nil {
+		t.Errorf("http listener %+v", http)
+	}
+	if https.Protocol != "https" || https.CertificateID == nil || *https.CertificateID != "crt-7" || https.RedirectHTTPSPort != nil {
+		t.Errorf("https listener %+v", https)
+	}
+	plain := lbService("plain", map[string]string{AnnotationRedirectHTTPToHTTPS: "true"})
+	cfg, _ = parseAnnotations(plain.Annotations)
+	if _, err := planLoadBalancer(plain, cfg); err == nil || !strings.Contains(err.Error(), "needs an https listener") {
+		t.Errorf("error %v", err)
+	}
+}

@@ -169,6 +169,9 @@ export const brightboxCloud = defineCloud({
       },
       healthPathKey: 'brightbox-load-balancer-healthcheck-request',
     },
+    tls: {
+      none: "Brightbox's CCM takes no certificate of a user's: its https listeners get one from Let's Encrypt for the ssl-domains annotation's names (brightbox/annotations.go), which needs public DNS and an ACME server, off loopback",
+    },
     readLoadBalancer,
     checkAnnotated,
     resolveHostname,

@@ -32,6 +32,7 @@ const LoadBalancers = z.object({
     }),
   ),
 });
+const UploadedCertificate = z.object({ certificate: z.object({ id: z.string() }) });
 type DoLoadBalancer = z.infer<typeof LoadBalancers>['load_balancers'][number];
 
 async function find(ctx: CloudReadContext, vip: string): Promise<DoLoadBalancer | undefined> {
@@ -134,6 +135,27 @@ export const digitaloceanCloud = defineCloud({
         'size-unit': '2',
       },
       healthPathKey: 'healthcheck-path',
+    },
+    // As doctl uploads a custom certificate; a REGIONAL load balancer (REGIONAL_NETWORK passes TCP through)
+    // terminates TLS on 443 with it and redirects its http port there.
+    tls: {
+      async upload(ctx, c) {
+        const leaf = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n?/.exec(c.chain)?.[0] ?? c.chain;
+        const { certificate } = await ctx.api.call('conformance.digitalocean.certificates.create', UploadedCertificate, {
+          method: 'POST',
+          path: '/v2/certificates',
+          body: { name: c.name, type: 'custom', leaf_certificate: leaf, certificate_chain: c.chain.slice(leaf.length), private_key: c.key },
+        });
+        return {
+          'service.beta.kubernetes.io/do-loadbalancer-type': 'REGIONAL',
+          'service.beta.kubernetes.io/do-loadbalancer-protocol': 'http',
+          'service.beta.kubernetes.io/do-loadbalancer-tls-ports': '443',
+          'service.beta.kubernetes.io/do-loadbalancer-certificate-id': certificate.id,
+          'service.beta.kubernetes.io/do-loadbalancer-redirect-http-to-https': 'true',
+        };
+      },
+      servicePorts: [80, 443],
+      redirect: true,
     },
     readLoadBalancer,
     checkAnnotated,

@@ -144,6 +144,24 @@ export const hcloudCloud = defineCloud({
       },
       healthPathKey: 'health-check-http-path',
     },
+    // An uploaded certificate (as `hcloud certificate create` makes one), named on an https service; redirect_http
+    // adds the http listener on port 80 itself.
+    tls: {
+      async upload(ctx, c) {
+        await ctx.api.call('conformance.hcloud.certificates.create', z.object({ certificate: z.object({ id: z.number() }) }), {
+          method: 'POST',
+          path: `${HCLOUD_API_PREFIX}/certificates`,
+          body: { name: c.name, type: 'uploaded', certificate: c.chain, private_key: c.key },
+        });
+        return {
+          'load-balancer.hetzner.cloud/protocol': 'https',
+          'load-balancer.hetzner.cloud/http-certificates': c.name,
+          'load-balancer.hetzner.cloud/http-redirect-http': 'true',
+        };
+      },
+      servicePorts: [443],
+      redirect: true,
+    },
     readLoadBalancer,
     checkAnnotated,
   },

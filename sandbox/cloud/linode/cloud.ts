@@ -146,6 +146,16 @@ export const linodeCloud = defineCloud({
       },
       healthPathKey: 'check-path',
     },
+    // Linode's CCM reads the certificate from a kubernetes.io/tls Secret named in the port's configuration; a
+    // NodeBalancer has no http-to-https redirect.
+    tls: {
+      async upload(ctx, c) {
+        await ctx.createTlsSecret(c.name, c);
+        return { 'service.beta.kubernetes.io/linode-loadbalancer-port-443': JSON.stringify({ 'tls-secret-name': c.name, protocol: 'https' }) };
+      },
+      servicePorts: [443],
+      redirect: false,
+    },
     readLoadBalancer,
     checkAnnotated,
   },

@@ -110,6 +110,10 @@ export const phoenixnapCloud = defineCloud({
     },
     nodeLabels: {},
     lookupSecondary: { none: "phoenixNAP's CCM reads addresses from the server record (phoenixnap/instances.go)" },
+    goneStatuses: [
+      { status: 404, evidence: "phoenixNAP's CCM reads a 404 on GET /bmc/v1/servers/{id} as the instance not found (phoenixnap/instances.go)" },
+      { status: 403, evidence: 'phoenixNAP answers 403 for a deleted server, k8s-cloud-provider-bmc d84a2c5' },
+    ],
     zones: false,
     sourceRanges: false,
     healthChecks: { none: 'phoenixNAP has no load balancer: its CCM assigns an IP block whose address a node announces (kube-vip), with no health check' },
@@ -119,6 +123,9 @@ export const phoenixnapCloud = defineCloud({
     // phoenixNAP's CCM has one annotation (phoenixnap.com/ip-location) and no load balancer; the block's traffic is
     // carried by simcloud's load balancer on it, whose settings are simcloud's own annotations.
     annotations: simcloudCloud.conformance.annotations,
+    tls: {
+      none: 'phoenixNAP has no load balancer: its CCM assigns an IP block whose address a node announces (kube-vip), and nothing in between terminates TLS',
+    },
     readLoadBalancer,
     checkAnnotated,
   },

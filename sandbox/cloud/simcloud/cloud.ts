@@ -1,6 +1,7 @@
 // simcloud's own cloud: its /v1 API, the CCM environment our TypeScript CCM and the upstream Go CCM's
 // simcloud provider read, and how the conformance run reads a load balancer back through /v1.
 import { z } from 'zod';
+import { CertificateResponse } from '../../../simulator/api/schema/certificates.ts';
 import { LoadBalancer } from '../../../simulator/api/schema/load-balancers.ts';
 import { upstreamCcmEnv } from '../../ccm/upstream.ts';
 import { defineCloud, type CloudLoadBalancerView, type CloudReadContext } from '../descriptor.ts';
@@ -57,6 +58,24 @@ export const simcloudCloud = defineCloud({
         'health-check-retries': '1',
       },
       healthPathKey: 'health-check-path',
+    },
+    // A certificate uploaded to /v1/certificates, named on the https port by the builtin CCM's certificate-id.
+    tls: {
+      async upload(ctx, c) {
+        const { certificate } = await ctx.api.call('conformance.certificates.create', CertificateResponse, {
+          method: 'POST',
+          path: '/v1/certificates',
+          body: { name: c.name, certificate: c.chain, private_key: c.key },
+        });
+        return {
+          'loadbalancer.simcloud.dev/protocol': 'http',
+          'loadbalancer.simcloud.dev/port-443': '{"protocol":"https"}',
+          'loadbalancer.simcloud.dev/certificate-id': certificate.id,
+          'loadbalancer.simcloud.dev/redirect-http-to-https': 'true',
+        };
+      },
+      servicePorts: [80, 443],
+      redirect: true,
     },
     readLoadBalancer,
   },

@@ -4,6 +4,8 @@
 // about a Node that is not Ready, so one worker's kubelet is held silent (its server keeps running) for the
 // whole run of faults: 500, 503, 403, a timeout, then the secondary call its cloud's CCM makes (a VPC's
 // addresses on Linode), each for one window. Afterwards the worker comes back and everything must converge.
+// A status the cloud's API says a server is gone with is no fault: where 403 is one (phoenixNAP), the run
+// injects the 401 an expired or revoked token gets instead.
 import type { FaultRuleInput } from '../../../simulator/api/schema/internal.ts';
 import type { ApiCallEvent } from '../../../simulator/api/schema/events.ts';
 import { check, CONTROL_PLANE_LABEL, hasTaint, listNodes, readyOf, SHUTDOWN_TAINT, UNINITIALIZED_TAINT, until, type ConformanceContext } from '../context.ts';
@@ -19,16 +21,40 @@ interface ApiFault {
 /** The lookup itself: any GET of a server or of the server list, whatever API the cloud speaks. */
 const LOOKUP = { method: 'GET', resource_type: 'server' } as const;
 
-function errorFault(status: number, code: 'server_error' | 'service_unavailable' | 'forbidden', match: FaultRuleInput['match']): ApiFault {
+type FaultCode = 'server_error' | 'service_unavailable' | 'forbidden' | 'unauthorized';
+
+function errorFault(status: number, code: FaultCode, match: FaultRuleInput['match']): ApiFault {
   return { name: `${status} ${code}`, rule: { kind: 'error', status, code, match }, hit: (c) => c.status === status && c.error_code === code };
+}
+
+/** The authorisation faults, the first one the cloud does not answer a gone server with being injected. */
+const AUTHORISATION = [
+  { status: 403, code: 'forbidden' },
+  { status: 401, code: 'unauthorized' },
+] as const;
+
+/**
+ * The authorisation fault for this cloud (none when each is a status its API says a server is gone with), and a
+ * line per one passed over saying why: a CCM that reads such a status as gone is right to.
+ */
+export function authorisationFault(ctx: Pick<ConformanceContext, 'cloud'>): { fault?: (typeof AUTHORISATION)[number]; notInjected: string[] } {
+  const gone = ctx.cloud.conformance.goneStatuses ?? [];
+  const notInjected: string[] = [];
+  for (const a of AUTHORISATION) {
+    const why = gone.find((g) => g.status === a.status);
+    if (why === undefined) return { fault: a, notInjected };
+    notInjected.push(`${a.status} not injected: ${why.evidence}`);
+  }
+  return { notInjected };
 }
 
 /** The faults in run order, for a window of `windowMs`. */
 export function apiFaults(ctx: Pick<ConformanceContext, 'cloud'>, windowMs: number): ApiFault[] {
+  const auth = authorisationFault(ctx).fault;
   const faults: ApiFault[] = [
     errorFault(500, 'server_error', LOOKUP),
     errorFault(503, 'service_unavailable', LOOKUP),
-    errorFault(403, 'forbidden', LOOKUP),
+    ...(auth === undefined ? [] : [errorFault(auth.status, auth.code, LOOKUP)]),
     // A request held for the whole window: the CCM's own timeout (or its context's) ends it first.
     {
       name: `timeout (answers held ${windowMs / 1000} s)`,
@@ -83,14 +109,20 @@ async function runFaults(ctx: ConformanceContext, setPhase: (p: string) => void)
   return windows;
 }
 
-/** Each fault with the CCM calls it answered, and why there was no secondary call where there is none. */
+/** When the last answer a latency fault held is due: its window's end, plus the hold and a second's slack. */
+export function heldAnswersDue(windows: readonly Pick<FaultWindow, 'fault' | 'to'>[], holdMs: number): number {
+  return Math.max(0, ...windows.filter((w) => w.fault.rule.kind === 'latency').map((w) => w.to + holdMs + 1000));
+}
+
+/** Each fault with the CCM calls it answered, why a fault was not injected, and why there was no secondary call where there is none. */
 function hitsOf(ctx: ConformanceContext, windows: readonly FaultWindow[], calls: CallRecorder): string[] {
   const seen = windows.map(({ fault, from, to }) => {
     const hits = calls.calls.filter((c) => receivedAt(c) >= from && receivedAt(c) <= to && fault.hit(c));
     return `${fault.name}: ${hits.length} calls hit (${endpointList(hits)})`;
   });
   const secondary = ctx.cloud.conformance.lookupSecondary;
-  return 'none' in secondary ? [...seen, `no secondary lookup call to fail: ${secondary.none}`] : seen;
+  const noSecondary = 'none' in secondary ? [`no secondary lookup call to fail: ${secondary.none}`] : [];
+  return [...seen, ...authorisationFault(ctx).notInjected, ...noSecondary];
 }
 
 /** Every Node Ready, initialised and untainted: the count, or the error saying which are not. */
@@ -140,10 +172,11 @@ export async function apiFaultsCheck(ctx: ConformanceContext): Promise<string> {
     await watch.stop();
     throw err;
   });
-  const converged = await converge(ctx).finally(() => {
-    calls.stop();
-    return watch.stop();
-  });
+  const converged = await converge(ctx);
+  // Nodes may converge before a lookup the timeout fault held is answered: record until the last one is due.
+  await holdFor(Math.max(0, heldAnswersDue(windows, ctx.windows.faultMs) - Date.now()));
+  calls.stop();
+  await watch.stop();
   const seen = hitsOf(ctx, windows, calls);
   // What the CCM did during the faults is the finding; not converging afterwards comes second.
   const touched = watch.touched.map((t) => `Node ${t.node} ${t.what === 'deleted' ? 'deleted' : 'got the shutdown taint'} during ${t.during}`);

@@ -9,6 +9,7 @@
 import { ActionResponse, type Action } from '../schema/actions.ts';
 import { ImageListResponse, RegionListResponse, ServerTypeListResponse, ZoneListResponse } from '../schema/catalogue.ts';
 import type { Image, Region, ServerType, Zone } from '../schema/catalogue.ts';
+import { CertificatesClient } from './certificates.ts';
 import { SimcloudApiError } from './errors.ts';
 import { FirewallPoliciesClient } from './firewall-policies.ts';
 import { IpBlocksClient } from './ip-blocks.ts';
@@ -131,6 +132,7 @@ export class SimcloudClient {
   readonly serverGroups: ServerGroupsClient;
   readonly firewallPolicies: FirewallPoliciesClient;
   readonly ipBlocks: IpBlocksClient;
+  readonly certificates: CertificatesClient;
   readonly actions: ActionsClient;
   readonly catalogue: CatalogueClient;
   readonly #sleep: Sleep;
@@ -146,6 +148,7 @@ export class SimcloudClient {
     this.serverGroups = new ServerGroupsClient(r);
     this.firewallPolicies = new FirewallPoliciesClient(r);
     this.ipBlocks = new IpBlocksClient(r);
+    this.certificates = new CertificatesClient(r);
     this.actions = new ActionsClient(r);
     this.catalogue = new CatalogueClient(r);
   }

@@ -80,6 +80,8 @@ export const ResourceType = {
   token: 'token',
   action: 'action',
   certificate: 'certificate',
+  tombstone: 'tombstone',
+  tag: 'tag',
 } as const;
 export type ResourceType = (typeof ResourceType)[keyof typeof ResourceType];
 export const ResourceTypeSchema = z.enum(ResourceType);

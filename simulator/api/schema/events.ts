@@ -18,6 +18,8 @@ import { Network } from './networks.ts';
 import { Project } from './projects.ts';
 import { ServerGroup } from './server-groups.ts';
 import { Server } from './servers.ts';
+import { Tag } from './tags.ts';
+import { Tombstone } from './tombstones.ts';
 
 export const SimEventType = { api_call: 'api_call', resource_change: 'resource_change', target_health: 'target_health' } as const;
 export type SimEventType = (typeof SimEventType)[keyof typeof SimEventType];
@@ -55,6 +57,12 @@ export type ActionRecord = z.infer<typeof ActionRecord>;
 /** A certificate with its owner and persona attributes (its private key is redacted in events). */
 export const CertificateRecord = Certificate.extend({ ...owned, dialect_attrs: PersonaAttrs.optional() });
 export type CertificateRecord = z.infer<typeof CertificateRecord>;
+/** A deleted server's id, kept with its project. */
+export const TombstoneRecord = Tombstone.extend(owned);
+export type TombstoneRecord = z.infer<typeof TombstoneRecord>;
+/** A tag with its owner and persona attributes. */
+export const TagRecord = Tag.extend({ ...owned, dialect_attrs: PersonaAttrs.optional() });
+export type TagRecord = z.infer<typeof TagRecord>;
 
 export const ApiCallEvent = z.object({
   type: z.literal(SimEventType.api_call),
@@ -104,6 +112,8 @@ export const ResourceChangeEvent = z.discriminatedUnion('resource_type', [
   changeOf('ip_block', IpBlockRecord),
   changeOf('action', ActionRecord),
   changeOf('certificate', CertificateRecord),
+  changeOf('tombstone', TombstoneRecord),
+  changeOf('tag', TagRecord),
   changeOf('project', Project),
 ]);
 export type ResourceChangeEvent = z.infer<typeof ResourceChangeEvent>;

@@ -12,5 +12,7 @@ export * from './server-groups.ts';
 export * from './firewall-policies.ts';
 export * from './ip-blocks.ts';
 export * from './certificates.ts';
+export * from './tombstones.ts';
+export * from './tags.ts';
 export * from './events.ts';
 export * from './internal.ts';

@@ -48,7 +48,7 @@ export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
   'digitalocean.firewalls.delete': ok,
   'digitalocean.certificates.list': diff('the name filter; links are paths, not absolute URLs'),
   'digitalocean.certificates.create': diff(
-    "custom only: leaf_certificate (with certificate_chain appended) and private_key are checked (PEM, the key the leaf's) with 422 naming the field; the name is unique in the project (409 otherwise); lets_encrypt is refused with 422 naming type (issuing needs DigitalOcean DNS and an ACME server, off loopback); dns_names are read from the certificate",
+    "custom only: leaf_certificate (with certificate_chain appended) and private_key are checked (PEM, the key the leaf's, not expired on simcloud's clock) with 422 naming the field; the name is unique in the project (409 otherwise); lets_encrypt is refused with 422 naming type (issuing needs DigitalOcean DNS and an ACME server, off loopback); dns_names are read from the certificate",
   ),
   'digitalocean.certificates.get': ok,
   'digitalocean.certificates.delete': diff("a certificate a load balancer's rule uses is refused with 422 until the rule or the load balancer is gone"),

@@ -28,7 +28,7 @@ export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
   'hcloud.certificates.list': diff('name, label_selector and type filters (type managed lists none); one sort key'),
   'hcloud.certificates.get': ok,
   'hcloud.certificates.create': diff(
-    "uploaded only: certificate (a PEM chain, the server's first) and private_key (its key) are checked, invalid_input naming the field; the name is unique (uniqueness_error); managed is refused with invalid_input naming type (Hetzner issues it through Let's Encrypt and its DNS, off loopback); action is null",
+    "uploaded only: certificate (a PEM chain, the server's first) and private_key (its key) are checked (the leaf not expired on simcloud's clock), invalid_input naming the field; the name is unique (uniqueness_error); managed is refused with invalid_input naming type (Hetzner issues it through Let's Encrypt and its DNS, off loopback); action is null",
   ),
   'hcloud.certificates.update': diff('name and labels'),
   'hcloud.certificates.delete': diff(

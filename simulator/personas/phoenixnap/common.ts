@@ -33,6 +33,7 @@ export const COLLECTIONS = {
   'ips/v1/ip-blocks': { coll: 'ip_blocks', idPrefix: 'ipb' },
   'networks/v1/private-networks': { coll: 'networks', idPrefix: 'net' },
   'networks/v1/public-networks': { coll: 'networks', idPrefix: 'net' },
+  'tag-manager/v1/tags': { coll: 'tags', idPrefix: 'tag' },
 } as const;
 
 /** phoenixNAP ids are 24 hex digits; the persona's are `a1` and the store number in 22 decimal digits. */
@@ -51,7 +52,7 @@ export const simIdOf = (prefix: string, id: string): string => {
   return n === null ? `${prefix}-0` : simcloudId(prefix, n);
 };
 
-const OWNED = { servers: ['srv', 'server'], ip_blocks: ['ipb', 'IP block'], networks: ['net', 'private network'] } as const;
+const OWNED = { servers: ['srv', 'server'], ip_blocks: ['ipb', 'IP block'], networks: ['net', 'private network'], tags: ['tag', 'tag'] } as const;
 
 /** The caller's record behind an id this persona showed; else 404 naming the id as given. */
 export const ownedBy = ownedResolver(OWNED, simIdOf);
@@ -95,11 +96,15 @@ export function labelsOf(tags: readonly TagRequest[], field = 'tags'): Record<st
   return { ...labels };
 }
 
-/** A tag's id: phoenixNAP's tags are resources of their own; the persona spells one from the name. */
-export const tagId = (name: string): string => createHash('sha256').update(`tag:${name}`).digest('hex').slice(0, 24);
+/**
+ * The id a resource shows for one of its tags: its tag record's (tags.ts), or, for a name no record has (a label
+ * set through /v1), 24 hex digits spelled from the project and the name.
+ */
+export type TagIdOf = (name: string) => string;
+export const unrecordedTagId = (projectId: string, name: string): string => createHash('sha256').update(`tag:${projectId}:${name}`).digest('hex').slice(0, 24);
 
-export const tagsOf = (labels: Record<string, string>): TagAssignment[] =>
-  Object.entries(labels).map(([name, value]) => ({ id: tagId(name), name, ...(value === '' ? {} : { value }), isBillingTag: false, createdBy: 'USER' }));
+export const tagsOf = (labels: Record<string, string>, idOf: TagIdOf): TagAssignment[] =>
+  Object.entries(labels).map(([name, value]) => ({ id: idOf(name), name, ...(value === '' ? {} : { value }), isBillingTag: false, createdBy: 'USER' }));
 
 /** `tag=name.value` (or `tag=name`, any value) filters, all of which must match. */
 export const TagQuery = z.union([z.string().max(256), z.array(z.string().max(256)).max(20)]).optional();

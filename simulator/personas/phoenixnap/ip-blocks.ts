@@ -4,11 +4,13 @@
  * another size is asked for; it stays public (unassigned) until assigned to a server through the BMC API.
  */
 import { z } from 'zod';
+import type { Caller, Sim } from '../../server/context.ts';
 import { defineRoute, type RouteDef } from '../../server/route-definitions.ts';
 import { ownedRecords } from '../../server/resources/common.ts';
 import * as svc from '../../server/resources/ip-blocks/service.ts';
 import { IPS, IdParams, TagQuery, TagRequests, labelsOf, ownedBy, pnapIdOf, tagFilter, zoneOf } from './common.ts';
 import { DeleteIpBlockResult, IpBlock } from './schemas.ts';
+import { tagIdOf } from './tags.ts';
 import { ipBlockView } from './views.ts';
 
 /** `/31` is phoenixNAP's too, but a simcloud block keeps a gateway and at least one usable address. */
@@ -22,6 +24,8 @@ const CreateBody = z.strictObject({
 });
 const PatchBody = z.strictObject({ description: z.string().max(250).optional() });
 
+const view = (sim: Sim, caller: Caller, id: string): IpBlock => ipBlockView(ownedBy(sim, caller, 'ip_blocks', id), tagIdOf(sim, caller));
+
 export const ipBlockRoutes: RouteDef[] = [
   defineRoute({
     method: 'get',
@@ -32,9 +36,10 @@ export const ipBlockRoutes: RouteDef[] = [
     response: z.array(IpBlock),
     handle: (sim, { caller, query }) => {
       const match = tagFilter(query.tag);
+      const idOf = tagIdOf(sim, caller);
       return ownedRecords(sim, caller, 'ip_blocks')
         .filter((b) => match(b.tags))
-        .map(ipBlockView);
+        .map((b) => ipBlockView(b, idOf));
     },
   }),
   defineRoute({
@@ -54,7 +59,7 @@ export const ipBlockRoutes: RouteDef[] = [
         ...(body.description === undefined ? {} : { description: body.description }),
         tags: labelsOf(body.tags ?? []),
       });
-      return ipBlockView(ownedBy(sim, caller, 'ip_blocks', pnapIdOf(b.id)));
+      return view(sim, caller, pnapIdOf(b.id));
     },
   }),
   defineRoute({
@@ -64,7 +69,7 @@ export const ipBlockRoutes: RouteDef[] = [
     summary: 'Get an IP block',
     params: IdParams,
     response: IpBlock,
-    handle: (sim, { caller, params }) => ipBlockView(ownedBy(sim, caller, 'ip_blocks', params.id)),
+    handle: (sim, { caller, params }) => view(sim, caller, params.id),
   }),
   defineRoute({
     method: 'patch',
@@ -77,7 +82,7 @@ export const ipBlockRoutes: RouteDef[] = [
     handle: async (sim, { caller, params, body }) => {
       const b = ownedBy(sim, caller, 'ip_blocks', params.id);
       await svc.updateIpBlock(sim, caller, b.id, body);
-      return ipBlockView(ownedBy(sim, caller, 'ip_blocks', params.id));
+      return view(sim, caller, params.id);
     },
   }),
   defineRoute({
@@ -91,7 +96,7 @@ export const ipBlockRoutes: RouteDef[] = [
     handle: async (sim, { caller, params, body }) => {
       const b = ownedBy(sim, caller, 'ip_blocks', params.id);
       await svc.updateIpBlock(sim, caller, b.id, { tags: labelsOf(body, '') });
-      return ipBlockView(ownedBy(sim, caller, 'ip_blocks', params.id));
+      return view(sim, caller, params.id);
     },
   }),
   defineRoute({

@@ -1,6 +1,6 @@
 /**
- * How closely the phoenixNAP persona follows phoenixNAP's BMC API v1, IP API v1, networks API v1 and its
- * OAuth2 token endpoint: a status per endpoint it serves (keyed by route operation, so a route without an
+ * How closely the phoenixNAP persona follows phoenixNAP's BMC API v1, IP API v1, networks API v1, tag API v1
+ * and its OAuth2 token endpoint: a status per endpoint it serves (keyed by route operation, so a route without an
  * entry fails parity.test.ts), the endpoints of the same resources it does not serve, and how the fields of the
  * objects it returns differ (the fields themselves come from its response schemas, see ../parity-fields.ts).
  * scripts/generate-docs.ts renders this as docs/reference/phoenixnap-parity.md.
@@ -20,7 +20,9 @@ export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
   'phoenixnap.servers.create': diff(
     "hostname, os, type, location, tags, networkType and USER_DEFINED private networks (ids, one IP each) are used; description, SSH keys, reservation and OS configuration are accepted without effect; USE_OR_CREATE_DEFAULT joins no network; IP blocks at create (PURCHASE_NEW, USER_DEFINED) and public networks are refused with 400; os and type are simcloud's images and server types",
   ),
-  'phoenixnap.servers.get': ok,
+  'phoenixnap.servers.get': diff(
+    "a server of the caller's that was deleted is 403, as phoenixNAP answers it (k8s-cloud-provider-bmc d84a2c5), and so is every other call naming it; an id that never named one of the caller's servers is 404",
+  ),
   'phoenixnap.servers.patch': diff('hostname renames the server; description is accepted without effect'),
   'phoenixnap.servers.delete': diff(`${ASYNC}; its IP blocks stay, unassigned`),
   'phoenixnap.servers.deprovision': diff(`${ASYNC}; deleteIpBlocks: true is refused with 400 (release blocks through the IP API); the answer is a JSON string`),
@@ -64,27 +66,35 @@ export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
   'phoenixnap.public-networks.ip-blocks.remove': diff(
     'unassigns the block at once (never `unassigning`); refused with 409 while a member server holds one of its addresses; the answer is a JSON string',
   ),
-  'phoenixnap.tags.list': diff("the names in use on the caller's servers (labels) and IP blocks (tags), with their values and resources; name filter"),
+  'phoenixnap.tags.list': diff("the caller's tag records, each with the servers (labels) and IP blocks (tags) carrying its name; name filter; no paging"),
   'phoenixnap.tags.create': diff(
-    'answers the tag; 409 when a resource already carries the name; a tag no resource carries is not kept, so it is not listed until one does',
+    "a tag record of the caller's project; 409 naming name when one has the name; names are label names (1-63 letters, digits, dashes, underscores)",
   ),
+  'phoenixnap.tags.get': ok,
+  'phoenixnap.tags.update': diff('a rename renames the tag on every resource carrying it (409 when one already carries the new name)'),
+  'phoenixnap.tags.delete': diff('takes the tag off every resource carrying it, in the same commit'),
 };
 
 /** Endpoints of the same APIs that the persona does not serve (404). */
 export const NOT_SERVED: readonly (readonly [string, string])[] = [
   ['POST /servers/{id}/actions/reset, /actions/reserve', 'no reimaging or reservations in simcloud'],
   ['PATCH /public-networks/{id} (networks API), /ssh-keys, /quotas (BMC API)', 'resources outside the CCM subset'],
-  ['GET, PATCH, DELETE /tags/{id} (tag API), /locations, /products, /invoicing, /audit', 'other phoenixNAP APIs'],
+  ['/locations, /products, /invoicing, /audit', 'other phoenixNAP APIs'],
 ];
 
 const ID = diff("24 digits: a1 and the number in simcloud's id (srv-00000042 is a10000000000000000000042)");
-const TAGS = diff('simcloud labels (server) or IP block tags; tag ids are spelled from the name, isBillingTag false, createdBy USER');
+const TAGS = diff(
+  "simcloud labels (server) or IP block tags, assigned whether or not a tag record has the name (phoenixNAP requires one: its CCM makes them first, phoenixnap/tags.go); the id is the record's, else 24 hex digits spelled from the project and the name; isBillingTag false, createdBy USER",
+);
 
 /** Errors, authentication and headers: the one table not made from a response schema. */
 const ERRORS: readonly FieldParity[] = [
   { field: 'message', ...diff("simcloud's message with phoenixNAP ids; Unauthorized, Too Many Requests") },
   { field: 'validationErrors', ...diff('`field: message` per field at fault') },
-  { field: 'statuses', ...diff('400 bad input, 401, 403, 404, 409 conflicts and busy servers, 429, 500, 503') },
+  {
+    field: 'statuses',
+    ...diff("400 bad input, 401, 403 (also a deleted server's id), 404 (an id that never existed), 409 conflicts and busy servers, 429, 500, 503"),
+  },
   { field: 'token errors', ...diff('OAuth2 `{error, error_description}`: invalid_client (401), unsupported_grant_type, invalid_scope (400)') },
   { field: 'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset', ...diff('only while a rate limit is configured or injected; Reset in seconds') },
 ];
@@ -158,11 +168,9 @@ export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = {
     tag: [
       S.Tag,
       {
-        id: diff('24 hex digits spelled from the name'),
-        values: diff('the values in use'),
-        description: none('absent'),
-        isBillingTag: diff('always false'),
-        resourceAssignments: diff('/bmc/servers/{id} and /ips/ip-blocks/{id} carrying it'),
+        id: ID,
+        values: diff('the values the resources carrying it hold'),
+        resourceAssignments: diff('/bmc/servers/{id} and /ips/ip-blocks/{id} carrying its name'),
         createdBy: diff('always USER'),
       },
     ],

@@ -106,3 +106,6 @@ export const Tag = z.object({
   createdBy: z.string().optional(),
 });
 export type Tag = z.infer<typeof Tag>;
+
+/** tagapi v1.1.3's DeleteResult. */
+export const TagDeleteResult = z.object({ result: z.string(), tagId: z.string() });

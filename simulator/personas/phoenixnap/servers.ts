@@ -8,18 +8,19 @@ import { z } from 'zod';
 import { Ipv4 } from '../../api/schema/common.ts';
 import type { ServerActionName } from '../../api/schema/servers.ts';
 import type { Caller, Sim } from '../../server/context.ts';
-import { conflict, invalidField } from '../../server/errors.ts';
+import { conflict, forbidden, invalidField } from '../../server/errors.ts';
 import { defineRoute, type RouteDef } from '../../server/route-definitions.ts';
 import { PlantedFault, unlessPlanted } from '../../server/planted.ts';
 import { IMAGES, SERVER_TYPES } from '../../server/resources/catalogue/data.ts';
-import { getOwned, ownedRecords } from '../../server/resources/common.ts';
+import { findOwned, getOwned, ownedRecords } from '../../server/resources/common.ts';
 import * as ipb from '../../server/resources/ip-blocks/service.ts';
 import * as svc from '../../server/resources/servers/service.ts';
 import type { IpBlockRec, ServerRec } from '../../server/store/state.ts';
-import { BMC, IdParams, NAME, ownedBy, TagQuery, TagRequests, labelsOf, pnapIdOf, tagFilter, zoneOf } from './common.ts';
+import { BMC, IdParams, NAME, ownedBy, TagQuery, TagRequests, labelsOf, pnapIdOf, simIdOf, tagFilter, zoneOf } from './common.ts';
 import { ownedPublic } from './public-networks.ts';
 import { ActionResult, DeleteResult, Server, ServerIpBlock, ServerPrivateNetwork, ServerPublicNetwork, TextResult } from './schemas.ts';
 import { membersOf, serverAttrsOf } from './server-attrs.ts';
+import { tagIdOf } from './tags.ts';
 import { serverView } from './views.ts';
 
 const PrivateNetworkRef = z.strictObject({
@@ -73,8 +74,18 @@ const Relinquish = z.strictObject({
 const SubParams = z.object({ id: IdParams.shape.id, sub: IdParams.shape.id });
 
 const blocksOf = (sim: Sim, caller: Caller): IpBlockRec[] => ownedRecords(sim, caller, 'ip_blocks');
-const ownedServer = (sim: Sim, caller: Caller, id: string): ServerRec => ownedBy(sim, caller, 'servers', id);
-const view = (sim: Sim, caller: Caller, s: ServerRec): Server => serverView(s, blocksOf(sim, caller));
+/**
+ * The caller's server behind `id`. One of its project's servers that was deleted is 403 on every call that
+ * addresses it, as phoenixNAP answers a deleted server (k8s-cloud-provider-bmc d84a2c5 reads that 403 as gone); an
+ * id that never named one of its servers stays 404.
+ */
+function ownedServer(sim: Sim, caller: Caller, id: string): ServerRec {
+  const simId = simIdOf('srv', id);
+  if (findOwned(sim, caller, 'servers', simId) === undefined && findOwned(sim, caller, 'tombstones', simId) !== undefined)
+    throw forbidden(`server ${id} was deleted and can no longer be accessed`);
+  return ownedBy(sim, caller, 'servers', id);
+}
+const view = (sim: Sim, caller: Caller, s: ServerRec): Server => serverView(s, blocksOf(sim, caller), tagIdOf(sim, caller));
 
 function checkCatalogue(body: CreateServerBody): void {
   if (!SERVER_TYPES.some((t) => t.id === body.type))
@@ -273,9 +284,10 @@ export const serverRoutes: RouteDef[] = [
     handle: (sim, { caller, query }) => {
       const match = tagFilter(query.tag);
       const blocks = blocksOf(sim, caller);
+      const idOf = tagIdOf(sim, caller);
       return ownedRecords(sim, caller, 'servers')
         .filter((s) => match(s.labels))
-        .map((s) => serverView(s, blocks));
+        .map((s) => serverView(s, blocks, idOf));
     },
   }),
   defineRoute({

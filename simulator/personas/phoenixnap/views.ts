@@ -7,7 +7,7 @@ import type { Region, ServerType } from '../../api/schema/catalogue.ts';
 import type { ServerStatus } from '../../api/schema/servers.ts';
 import { SERVER_TYPES } from '../../server/resources/catalogue/data.ts';
 import type { IpBlockRec, NetworkRec, ServerRec } from '../../server/store/state.ts';
-import { pnapIdOf, pnapTime, PUBLIC_NETWORK_LABEL, regionOfZone, tagsOf } from './common.ts';
+import { pnapIdOf, pnapTime, PUBLIC_NETWORK_LABEL, regionOfZone, tagsOf, type TagIdOf } from './common.ts';
 import type { IpBlock, PrivateNetwork, PublicNetwork, Server } from './schemas.ts';
 import { membersOf, serverAttrsOf } from './server-attrs.ts';
 
@@ -23,7 +23,7 @@ const STATUS: Record<ServerStatus, string> = {
 /** The VLAN phoenixNAP shows for a private network: fixed per network. */
 const vlanOf = (netId: string): number => 10 + (Number(pnapIdOf(netId).slice(2)) % 4000);
 
-export function serverView(s: ServerRec, blocks: readonly IpBlockRec[]): Server {
+export function serverView(s: ServerRec, blocks: readonly IpBlockRec[], tagIdOf: TagIdOf): Server {
   const t = SERVER_TYPES.find((x) => x.id === s.server_type);
   const mine = blocks.filter((b) => b.assigned_to?.kind === 'server' && b.assigned_to.id === s.id);
   const publicIps = [...(s.public_ipv4 === null ? [] : [s.public_ipv4]), ...mine.flatMap((b) => b.usable_addresses)];
@@ -44,7 +44,7 @@ export function serverView(s: ServerRec, blocks: readonly IpBlockRec[]): Server 
     publicIpAddresses: publicIps,
     pricingModel: 'HOURLY',
     networkType: s.public_ipv4 === null ? 'PRIVATE_ONLY' : 'PUBLIC_AND_PRIVATE',
-    tags: tagsOf(s.labels),
+    tags: tagsOf(s.labels, tagIdOf),
     provisionedOn: pnapTime(s.created),
     networkConfiguration: {
       privateNetworkConfiguration: {
@@ -63,7 +63,7 @@ export function serverView(s: ServerRec, blocks: readonly IpBlockRec[]): Server 
 // network (public-networks.ts), spelled as phoenixNAP's CCM compares it (it also accepts `public network`).
 const RESOURCE_TYPE = { server: 'server', network: 'PUBLIC_NETWORK', load_balancer: 'load-balancer' } as const;
 
-export function ipBlockView(b: IpBlockRec): IpBlock {
+export function ipBlockView(b: IpBlockRec, tagIdOf: TagIdOf): IpBlock {
   const a = b.assigned_to;
   return {
     id: pnapIdOf(b.id),
@@ -73,7 +73,7 @@ export function ipBlockView(b: IpBlockRec): IpBlock {
     status: b.status,
     ...(a === null ? {} : { assignedResourceId: pnapIdOf(a.id), assignedResourceType: RESOURCE_TYPE[a.kind] }),
     ...(b.description === '' ? {} : { description: b.description }),
-    tags: tagsOf(b.tags),
+    tags: tagsOf(b.tags, tagIdOf),
     isBringYourOwn: false,
     createdOn: pnapTime(b.created),
   };

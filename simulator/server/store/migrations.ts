@@ -58,6 +58,9 @@ const MIGRATIONS: Record<number, (doc: Doc) => Doc> = {
   8: (doc) => ({ ...doc, signing_key: doc.signing_key ?? newSigningKey(), schema_version: 8 }),
   // v8 → v9: certificates got their own collection (filled empty); a v8 simcloud would drop it, so it refuses v9.
   9: (doc) => ({ ...doc, certificates: doc.certificates ?? {}, schema_version: 9 }),
+  // v9 → v10: deleted servers leave tombstones (filled empty: a server deleted before reads as an id never seen),
+  // and tags became records of their own (filled empty: a name carried before has no record until one is made).
+  10: (doc) => ({ ...doc, tombstones: doc.tombstones ?? {}, tags: doc.tags ?? {}, schema_version: 10 }),
 };
 
 export class MigrationError extends Error {

@@ -16,10 +16,12 @@ import type {
   ResourceChangeEvent,
   ServerGroupRecord,
   ServerRecord,
+  TagRecord,
+  TombstoneRecord,
 } from '../../api/schema/events.ts';
 import type { Project } from '../../api/schema/projects.ts';
 
-export const SCHEMA_VERSION = 9;
+export const SCHEMA_VERSION = 10;
 
 /** The realm signing key: 32 random bytes, hex. */
 export const SigningKey = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 hex digits (32 bytes)');
@@ -42,6 +44,8 @@ export type FirewallPolicyRec = FirewallPolicyRecord;
 export type IpBlockRec = IpBlockRecord;
 export type ActionRec = ActionRecord;
 export type CertificateRec = CertificateRecord;
+export type TombstoneRec = TombstoneRecord;
+export type TagRec = TagRecord;
 
 /** Address pools (CIDRs). All default to loopback ranges so real traffic never leaves the host. */
 export interface Pools {
@@ -64,6 +68,8 @@ export interface Collections {
   ip_blocks: IpBlockRec;
   actions: ActionRec;
   certificates: CertificateRec;
+  tombstones: TombstoneRec;
+  tags: TagRec;
 }
 export type CollectionName = keyof Collections;
 export const COLLECTIONS: readonly CollectionName[] = [
@@ -77,6 +83,8 @@ export const COLLECTIONS: readonly CollectionName[] = [
   'ip_blocks',
   'actions',
   'certificates',
+  'tombstones',
+  'tags',
 ];
 
 /**
@@ -93,6 +101,8 @@ export const RESOURCE_TYPE_OF = {
   ip_blocks: 'ip_block',
   actions: 'action',
   certificates: 'certificate',
+  tombstones: 'tombstone',
+  tags: 'tag',
 } as const satisfies Record<Exclude<CollectionName, 'tokens'>, ResourceChangeEvent['resource_type']>;
 
 export type StateDoc = {
@@ -140,6 +150,8 @@ export function emptyState(pools: Pools = DEFAULT_POOLS): StateDoc {
     ip_blocks: {},
     actions: {},
     certificates: {},
+    tombstones: {},
+    tags: {},
   };
 }
 

@@ -58,6 +58,8 @@ function wireService(listener: ListenerPlan): LoadBalancerService {
       timeout_seconds: hc.timeoutSeconds,
       retries: hc.retries,
     },
+    ...(listener.certificateId === undefined ? {} : { certificate_id: listener.certificateId }),
+    ...(listener.redirectHttpsPort === undefined ? {} : { redirect_https_port: listener.redirectHttpsPort }),
   };
 }
 

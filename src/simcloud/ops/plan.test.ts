@@ -124,6 +124,26 @@ describe('planLoadBalancer', () => {
 });
 
 describe('sourceRangesOf', () => {
+  it('terminates TLS on https listeners with the certificate-id and redirects http listeners to the first https port', () => {
+    const p = plan(
+      service({
+        annotations: {
+          [`${ANNOTATION_PREFIX}protocol`]: 'http',
+          [`${ANNOTATION_PREFIX}port-443`]: '{"protocol":"https"}',
+          [`${ANNOTATION_PREFIX}certificate-id`]: 'crt-7',
+          [`${ANNOTATION_PREFIX}redirect-http-to-https`]: 'true',
+        },
+      }),
+    );
+    expect(p.listeners.map((l) => [l.protocol, l.listenPort, l.certificateId, l.redirectHttpsPort])).toEqual([
+      ['http', 80, undefined, 443],
+      ['https', 443, 'crt-7', undefined],
+    ]);
+    expect(() => plan(service({ annotations: { [`${ANNOTATION_PREFIX}redirect-http-to-https`]: 'true' } }))).toThrow(
+      /redirect-http-to-https needs an https listener/,
+    );
+  });
+
   it('falls back to the upstream annotation, then 0.0.0.0/0', () => {
     expect(sourceRangesOf(service({ annotations: { 'service.beta.kubernetes.io/load-balancer-source-ranges': '1.2.3.0/24,5.6.7.8/32' } })).cidrs).toEqual([
       '1.2.3.0/24',

@@ -35,6 +35,10 @@ export interface ListenerPlan {
   readonly destinationPort: number;
   readonly proxyProtocol: ProxyProtocol;
   readonly healthCheck: HealthCheckPlan;
+  /** https only: the stored certificate TLS ends with on the VIP (annotation `certificate-id`). */
+  readonly certificateId?: string;
+  /** http only: the https port every request is redirected to (annotation `redirect-http-to-https`). */
+  readonly redirectHttpsPort?: number;
 }
 
 export interface FirewallRulePlan {
@@ -164,18 +168,21 @@ export function planLoadBalancer(service: V1Service, config: LoadBalancerAnnotat
   const issues = [...portIssues(service), ...sources.issues];
   if (issues.length > 0) throw new InvalidServiceError(issues);
   const ports = service.spec?.ports ?? [];
-  const listeners = ports.map((port): ListenerPlan => {
-    const override = config.portOverrides.get(port.port);
-    const udp = port.protocol === 'UDP';
-    return {
-      protocol: udp ? 'udp' : (override?.protocol ?? config.protocol),
-      listenPort: port.port,
-      destinationPort: port.nodePort ?? 0,
-      // No PROXY header goes over UDP.
-      proxyProtocol: udp ? 'none' : (override?.['proxy-protocol'] ?? config.proxyProtocol),
-      healthCheck: healthCheckFor(service, port, config),
-    };
-  });
+  const listeners = withTls(
+    ports.map((port): ListenerPlan => {
+      const override = config.portOverrides.get(port.port);
+      const udp = port.protocol === 'UDP';
+      return {
+        protocol: udp ? 'udp' : (override?.protocol ?? config.protocol),
+        listenPort: port.port,
+        destinationPort: port.nodePort ?? 0,
+        // No PROXY header goes over UDP.
+        proxyProtocol: udp ? 'none' : (override?.['proxy-protocol'] ?? config.proxyProtocol),
+        healthCheck: healthCheckFor(service, port, config),
+      };
+    }),
+    config,
+  );
   return {
     algorithm: config.algorithm,
     sessionAffinity: service.spec?.sessionAffinity === 'ClientIP' ? 'source_ip' : 'none',
@@ -184,6 +191,22 @@ export function planLoadBalancer(service: V1Service, config: LoadBalancerAnnotat
     sourceCidrs: sources.cidrs,
     requestedIp: service.spec?.loadBalancerIP || undefined,
   };
+}
+
+/** The certificate on every https listener and the redirect on every http one; a redirect needs an https port. */
+function withTls(listeners: ListenerPlan[], config: LoadBalancerAnnotationConfig): ListenerPlan[] {
+  const httpsPort = listeners.find((l) => l.protocol === 'https')?.listenPort;
+  if (config.redirectHttpToHttps && httpsPort === undefined) {
+    const key = loadBalancerAnnotations.redirectHttpToHttps.key;
+    throw new InvalidServiceError([
+      { annotation: key, value: 'true', allowed: 'true with an https port', message: `${key} needs an https listener to redirect to` },
+    ]);
+  }
+  return listeners.map((l) => {
+    if (l.protocol === 'https' && config.certificateId !== undefined) return { ...l, certificateId: config.certificateId };
+    if (l.protocol === 'http' && config.redirectHttpToHttps) return { ...l, redirectHttpsPort: httpsPort };
+    return l;
+  });
 }
 
 /** One rule per node port the load balancer reaches (UDP ones over UDP) and per checked health-check port, by port. */

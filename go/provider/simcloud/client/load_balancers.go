@@ -27,6 +27,10 @@ type LoadBalancerService struct {
 	// ProxyProtocol is "none", "v1" or "v2".
 	ProxyProtocol string      `json:"proxy_protocol"`
 	HealthCheck   HealthCheck `json:"health_check"`
+	// CertificateID (https only) names a stored certificate TLS ends with on the VIP.
+	CertificateID *string `json:"certificate_id,omitempty"`
+	// RedirectHTTPSPort (http only) answers every request with a 301 to https on this port.
+	RedirectHTTPSPort *int `json:"redirect_https_port,omitempty"`
 }
 
 // Target kinds of a load balancer.

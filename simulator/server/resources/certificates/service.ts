@@ -5,11 +5,13 @@
  * Also what a view reads from the PEM (fingerprints, validity, names), so no view stores a copy of it.
  */
 import { X509Certificate, createHash } from 'node:crypto';
+import type { CertificateView } from '../../../api/schema/certificates.ts';
+import type { ListMeta } from '../../../api/schema/common.ts';
 import { REDACTED_KEY } from '../../../api/schema/load-balancers.ts';
 import { newIds, nowIso, type Caller, type Sim } from '../../context.ts';
 import { conflict, invalidField } from '../../errors.ts';
 import type { CertificateRec, LoadBalancerRec } from '../../store/state.ts';
-import { getOwned, ownedRecords, withAttrs, type AttrSlices } from '../common.ts';
+import { getOwned, listOwned, ownedRecords, withAttrs, type AttrSlices, type ListQuery } from '../common.ts';
 import { leafCertificate, tlsProblem } from '../load-balancers/tls.ts';
 
 /** What a view shows of a certificate, read from its PEM. */
@@ -81,6 +83,9 @@ export async function createCertificate(
   if ('problem' in chain) throw invalidField(fields.certificate, chain.problem);
   const problem = tlsProblem({ certificate: chain.chain, private_key: body.private_key });
   if (problem !== null) throw invalidField(fields[problem.field], problem.message);
+  // An expired server certificate would be refused by every client at the handshake: say so at upload.
+  const notAfter = leafCertificate(chain.chain).validToDate;
+  if (notAfter.getTime() <= sim.clock.now()) throw invalidField(fields.certificate, `expired on ${notAfter.toISOString()}`);
   checkName(sim, caller, body.name);
   const { ids, change } = newIds(sim, 'crt');
   const doc = withAttrs<CertificateRec>(
@@ -130,6 +135,30 @@ export async function deleteCertificate(sim: Sim, caller: Caller, id: string): P
     throw conflict(`certificate ${id} is in use by load balancer ${users.map((lb) => lb.id).join(', ')}: remove it from their services first`);
   await sim.store.commit([{ op: 'del', coll: 'certificates', id }]);
 }
+
+/** A certificate as simcloud's /v1 shows it (facts read from the chain, the load balancers using it, never the key). */
+export function certificateView(sim: Sim, c: CertificateRec): CertificateView {
+  const f = certificateFacts(c.certificate);
+  return {
+    id: c.id,
+    name: c.name,
+    labels: c.labels,
+    certificate: c.certificate,
+    fingerprint_sha256: f.sha256,
+    not_valid_before: f.notBefore,
+    not_valid_after: f.notAfter,
+    domain_names: f.dnsNames,
+    used_by: certificateUsers(sim, c.id).map((lb) => lb.id),
+    created: c.created,
+  };
+}
+
+export function listCertificates(sim: Sim, caller: Caller, q: ListQuery): { certificates: CertificateView[]; meta: ListMeta } {
+  const { items, meta } = listOwned<CertificateRec>(sim, caller, { coll: 'certificates', type: 'certificate', q });
+  return { certificates: items.map((c) => certificateView(sim, c)), meta };
+}
+
+export const getCertificate = (sim: Sim, caller: Caller, id: string): CertificateView => certificateView(sim, getOwned(sim, caller, 'certificates', id));
 
 /** A certificate as answered by simcloud: its key redacted. */
 export const redactedCertificate = (c: CertificateRec): CertificateRec => ({ ...c, private_key: REDACTED_KEY });

@@ -173,7 +173,9 @@ export async function deleteServer(sim: Sim, caller: Caller, id: string): Promis
     .all('ip_blocks')
     .filter((b) => b.assigned_to?.kind === 'server' && b.assigned_to.id === id)
     .map((b) => ({ op: 'put', coll: 'ip_blocks', doc: { ...b, status: 'unassigned', assigned_to: null } }));
-  return startAction(sim, caller, { command: 'delete_server', coll: 'servers', doc: server, extra: [...groups, ...lbs, ...blocks] });
+  // Its id is remembered with its project: an API may answer a deleted server otherwise than an unknown id.
+  const tombstone: Change = { op: 'put', coll: 'tombstones', doc: { id, project_id: server.project_id, resource_type: 'server', deleted: nowIso(sim) } };
+  return startAction(sim, caller, { command: 'delete_server', coll: 'servers', doc: server, extra: [...groups, ...lbs, ...blocks, tombstone] });
 }
 
 const POWER: Record<ServerActionName, { command: ActionCommand; allowed: readonly string[] }> = {
