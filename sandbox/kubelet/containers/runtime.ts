@@ -358,14 +358,18 @@ export class ContainerRuntime {
     if (!probe) return;
     let passes = 0;
     let fails = 0;
+    const proc = c.process;
+    const [successes, failures] = [probe.successThreshold ?? 1, probe.failureThreshold ?? 3];
     const tick = async (): Promise<void> => {
       const ok = await probeOnce(probe, spec);
-      passes = ok ? passes + 1 : 0;
-      fails = ok ? 0 : fails + 1;
-      const before = c.ready;
-      if (ok && passes >= (probe.successThreshold ?? 1)) c.ready = true;
-      if (!ok && fails >= (probe.failureThreshold ?? 3)) c.ready = false;
-      if (before !== c.ready) this.#opts.onChange(run.key);
+      // An answer that arrives after its process ended says nothing of the next one.
+      if (c.process !== proc) return;
+      [passes, fails] = ok ? [passes + 1, 0] : [0, fails + 1];
+      const ready = passes >= successes ? true : fails >= failures ? false : c.ready;
+      if (ready !== c.ready) {
+        c.ready = ready;
+        this.#opts.onChange(run.key);
+      }
     };
     const first = setTimeout(
       () => {
