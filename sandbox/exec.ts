@@ -48,6 +48,8 @@ export interface SpawnOptions {
    * command line's shell does not pass SIGTERM on to the command it runs.
    */
   readonly group?: boolean;
+  /** `env` is the whole environment, not added to this process's (a container's own environment). */
+  readonly cleanEnv?: boolean;
 }
 
 export interface ExitInfo {
@@ -139,6 +141,7 @@ class RealExec implements Exec {
     const sub = execa(command, [...args], {
       cwd: options.cwd,
       env: options.env,
+      extendEnv: options.cleanEnv !== true,
       stdin: 'ignore',
       stdout: { file: options.logFile, append: true },
       stderr: { file: options.logFile, append: true },

@@ -6,6 +6,7 @@ import type { AddressPlan } from './cloud/address-plan.ts';
 import { cloudOf, type CloudKind } from './cloud/registry.ts';
 import type { CcmChoice } from './ccm/slot.ts';
 import type { Exec } from './exec.ts';
+import type { RunImage } from './kubelet/images/runnable.ts';
 import type { RuntimeName } from './runtimes/runtime.ts';
 
 export const LB_STRATEGIES = ['lb', 'ip-block'] as const;
@@ -39,6 +40,8 @@ export interface SandboxOptions {
    * conformance run's neighbours). It is left running when this sandbox goes down.
    */
   readonly joinSimcloud?: JoinedSimcloud;
+  /** Images whose containers the local runtime's kubelets run as local processes (`--run-image`). */
+  readonly runImages?: readonly RunImage[];
 }
 
 /** What a sandbox needs of a simcloud it joins: where it is, the account's token, the admin token for its events. */

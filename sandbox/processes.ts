@@ -30,6 +30,8 @@ export interface ProcessLaunch<T> {
   readonly cwd?: string;
   /** Signal the whole process group on stop (a shell command line and whatever it starts). */
   readonly group?: boolean;
+  /** `env` is the whole environment, nothing of this process's added (a container's). */
+  readonly cleanEnv?: boolean;
   /** A value once the process is ready; undefined/false (or a throw) while it is not yet. */
   readonly ready: () => Promise<T | undefined | false> | T | undefined | false;
   /** What `ready` waits for, for the timeout message. */
@@ -79,8 +81,8 @@ export async function launchProcess<T>(launch: ProcessLaunch<T>): Promise<Launch
  */
 export const SPAWNED = { ready: (): true => true, readyDescription: 'the process to be spawned' } as const;
 
-function spawnOptions({ name, logFile, env, cwd, group }: ProcessLaunch<unknown>): SpawnOptions {
-  return { name, logFile, ...(env ? { env } : {}), ...(cwd ? { cwd } : {}), ...(group ? { group } : {}) };
+function spawnOptions({ name, logFile, env, cwd, group, cleanEnv }: ProcessLaunch<unknown>): SpawnOptions {
+  return { name, logFile, ...(env ? { env } : {}), ...(cwd ? { cwd } : {}), ...(group ? { group } : {}), ...(cleanEnv ? { cleanEnv } : {}) };
 }
 
 /** "exit code 127" or "signal SIGKILL". */

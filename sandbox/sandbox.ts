@@ -47,6 +47,8 @@ export class Sandbox {
   #stopping: Promise<void> | undefined;
   #console: ConsoleServer | undefined;
   #intercept: InterceptProxy | undefined;
+  /** What a process of the sandbox's gets to reach the personas' real hostnames (the proxy's variables). */
+  #networkEnv: Readonly<Record<string, string>> = {};
 
   constructor(options: SandboxOptions) {
     checkCloudAndCcm(options.cloud ?? DEFAULT_CLOUD, options.ccm ?? DEFAULT_CCM);
@@ -98,6 +100,8 @@ export class Sandbox {
         subscribe: (h) => this.subscribe(h),
         progress: this.options.progress,
         kubeVip,
+        ...(this.options.runImages?.length ? { runImages: this.options.runImages } : {}),
+        containerNetworkEnv: () => this.#networkEnv,
       });
       this.#runtime = runtime;
       // Side by side where nothing orders them: local's control plane boots while simcloud starts, the CCM
@@ -282,9 +286,10 @@ export class Sandbox {
     this.subscribe((e) => this.#cloud?.handleSimEvent(e));
     this.#state = { ...this.#state, simcloud: { url: s.url, token, adminToken, pid: this.#simcloudProcess?.pid ?? null } };
     // The personas' real hostnames, reached through the proxy by tools with compiled-in URLs (sandbox/intercept/).
-    const { startSandboxIntercept } = await import('./intercept/sandbox.ts');
+    const { startSandboxIntercept, interceptEnv } = await import('./intercept/sandbox.ts');
     const intercept = await startSandboxIntercept({ stateDir: this.options.stateDir, simcloudUrl: s.url, allowedHosts: this.options.allowedHosts ?? [] });
     this.#intercept = intercept.proxy;
+    this.#networkEnv = interceptEnv(intercept.info);
     this.#state = { ...this.#state, intercept: intercept.info, logs: { ...this.#state.logs, intercept: join(this.options.stateDir, 'logs', 'intercept.log') } };
     return s.url;
   }
@@ -446,6 +451,7 @@ function initialState(o: SandboxOptions): SandboxState {
     clusterCidr: null,
     simcloud: null,
     intercept: null,
+    runImages: [...(o.runImages ?? [])],
     ccm: null,
     consoleUrl: null,
     consoleToken: null,

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { CcmStateField } from './ccm/slot.ts';
 import { CLOUDS, DEFAULT_CLOUD, isCloudKind, type CloudKind } from './cloud/registry.ts';
+import { RunImage } from './kubelet/images/runnable.ts';
 
 /** Where this code lives: a git checkout of ccm-sandbox or the installed npm package. */
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -52,6 +53,8 @@ export const SandboxState = z.object({
   simcloud: z.object({ url: z.string(), token: z.string(), adminToken: z.string(), pid: z.number().int().nullable() }).nullable(),
   /** The HTTPS interception proxy for the personas' real hostnames (sandbox/intercept/) and its CA's certificate file. */
   intercept: z.object({ url: z.string(), caFile: z.string() }).nullable().default(null),
+  /** Images whose containers run as local processes (`--run-image`, sandbox/kubelet/containers/). */
+  runImages: z.array(RunImage).default([]),
   /** The CCM slot (sandbox/ccm/slot.ts); files from before the slot read as `builtin`. */
   ccm: CcmStateField.nullable(),
   consoleUrl: z.string().nullable(),

@@ -45,6 +45,9 @@ describe('ccm-sandbox arguments', () => {
     [['up', '--cloud', 'linode', '--ccm', 'upstream', '--runtime', 'vagrant'], /--cloud linode runs on --runtime local, not vagrant/],
     [['up', '--cloud', 'hcloud', '--ccm', 'upstream', '--runtime', 'kind'], /--cloud hcloud runs on --runtime local, not kind/],
     [['up', '--cloud', 'hcloud', '--ccm', 'builtin'], /--cloud hcloud needs --ccm upstream, command or none: the builtin CCM speaks simcloud's \/v1 API only/],
+    [['up', '--run-image', 'linode/ccm'], /--run-image "linode\/ccm" is invalid: use IMAGE\[:TAG\]=PATH/],
+    [['up', '--run-image', 'linode/ccm=/nonexistent/ccm'], /\/nonexistent\/ccm is not an executable file/],
+    [['up', '--runtime', 'kind', '--run-image', `linode/ccm=${process.execPath}`], /--run-image needs --runtime local/],
   ])('rejects %j with one line saying what to fix', (argv, message) => {
     expect(() => parseCli(argv)).toThrow(UsageError);
     expect(() => parseCli(argv)).toThrow(message);
@@ -53,6 +56,19 @@ describe('ccm-sandbox arguments', () => {
   it('hands the daemon exactly the chosen options', () => {
     const o = parseCli(['up', '--name', 'demo', '--workers', '3', '--lb-strategy', 'ip-block']);
     expect(daemonArgs(o, 'local')).toEqual(['daemon', '--name=demo', '--runtime=local', '--workers=3', '--lb-strategy=ip-block', '--ccm=builtin']);
+  });
+
+  it('passes --run-image (repeatable) to the daemon, the path made absolute', () => {
+    const o = parseCli(['up', '--run-image', `linode/linode-cloud-controller-manager=${process.execPath}`, '--run-image', `acme/ccm:v1.*=${process.execPath}`]);
+    expect(o.runImages).toEqual([
+      { repository: 'linode/linode-cloud-controller-manager', binary: process.execPath },
+      { repository: 'acme/ccm', tag: 'v1.*', binary: process.execPath },
+    ]);
+    expect(daemonArgs(o, 'local').slice(-2)).toEqual([
+      `--run-image=linode/linode-cloud-controller-manager=${process.execPath}`,
+      `--run-image=acme/ccm:v1.*=${process.execPath}`,
+    ]);
+    expect(parseCli(daemonArgs(o, 'local')).runImages).toEqual(o.runImages);
   });
 
   describe('--faults FILE', () => {

@@ -9,6 +9,7 @@ import { AllowedHostError, allowedHostsFrom } from '../../simulator/api/host-che
 import type { FaultRuleInput } from '../../simulator/api/schema/internal.ts';
 import { CcmChoiceError, ccmChoiceArgs, ccmChoiceFrom, type CcmChoice } from '../ccm/slot.ts';
 import { cloudOf, CLOUDS, DEFAULT_CLOUD, isCloudKind, type CloudKind } from '../cloud/registry.ts';
+import { parseRunImage, runImageArg, RunImageError, type RunImage } from '../kubelet/images/runnable.ts';
 import { isRuntimeChoice, type RuntimeChoice } from '../runtimes/factory.ts';
 import { checkCloudAndCcm, defaultCcmFor, LB_STRATEGIES, SandboxOptionsError, type LbStrategy } from '../options.ts';
 
@@ -35,6 +36,8 @@ export interface CliOptions {
   readonly ccm: CcmChoice;
   /** --cloud simcloud|hcloud|linode|digitalocean|phoenixnap|brightbox: the API the cluster is made through and the CCM is given. */
   readonly cloud: CloudKind;
+  /** --run-image IMAGE[:TAG]=PATH (repeatable): containers of that image run as the local binary (local runtime). */
+  readonly runImages: readonly RunImage[];
   /** `--faults FILE`: fault rules simcloud holds from its start (an absolute path, read and checked here). */
   readonly faults: RunFaults | undefined;
 }
@@ -70,6 +73,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
         ccm: { type: 'string' },
         'ccm-command': { type: 'string' },
         cloud: { type: 'string', default: 'simcloud' },
+        'run-image': { type: 'string', multiple: true },
         faults: { type: 'string' },
       },
     });
@@ -96,9 +100,22 @@ export function parseCli(argv: readonly string[]): CliOptions {
     allowedHosts: validAllowedHosts(values['allowed-host']),
     ccm,
     cloud: validCloud(values.cloud, ccm, values.runtime),
+    runImages: validRunImages(values['run-image'] ?? [], values.runtime),
     // npm runs scripts from the package root; a relative path means where the user ran npm.
     faults: validFaults(values.faults === undefined ? undefined : resolve(process.env.INIT_CWD ?? process.cwd(), values.faults)),
   };
+}
+
+/** The runnable images: each a well-formed reference and an executable file; the local runtime's kubelets run them. */
+export function validRunImages(flags: readonly string[], runtime: string): RunImage[] {
+  if (flags.length > 0 && runtime !== 'local' && runtime !== 'auto')
+    throw new UsageError(`--run-image needs --runtime local (the virtual kubelets run it), not ${runtime}`);
+  try {
+    // npm runs scripts from the package root; a relative path means where the user ran npm.
+    return flags.map((f) => parseRunImage(f, process.env.INIT_CWD ?? process.cwd()));
+  } catch (err) {
+    throw err instanceof RunImageError ? new UsageError(err.message) : err;
+  }
 }
 
 /** `--faults FILE`, read and checked now so a bad file is a usage error, not a failed start. */
@@ -179,6 +196,7 @@ export function daemonArgs(o: CliOptions, runtime: string): string[] {
     ...o.allowedHosts.map((h) => `--allowed-host=${h}`),
     ...ccmChoiceArgs(o.ccm),
     ...(o.cloud === DEFAULT_CLOUD ? [] : [`--cloud=${o.cloud}`]),
+    ...o.runImages.map(runImageArg),
     ...(o.faults ? [`--faults=${o.faults.file}`] : []),
   ];
 }

@@ -100,6 +100,7 @@ async function sandboxFor(o: CliOptions, runtime: string): Promise<Sandbox> {
     stateDir: stateDir(o.name),
     ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}),
     allowedHosts: o.allowedHosts,
+    ...(o.runImages.length > 0 ? { runImages: o.runImages } : {}),
     ccm: o.ccm,
     cloud: o.cloud,
     ...(o.faults ? { simcloudArgs: [`--faults=${o.faults.file}`] } : {}),

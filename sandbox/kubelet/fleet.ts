@@ -10,6 +10,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '../../src/kube/logger.ts';
 import { mapWithConcurrency } from '../../lib/concurrency.ts';
 import { Semaphore } from '../../lib/semaphore.ts';
+import type { ContainerRuntime } from './containers/runtime.ts';
 import { PodRunner } from './pod-runner.ts';
 import type { KubeletIdentity } from './node-object.ts';
 import { VirtualKubelet } from './virtual-kubelet.ts';
@@ -46,6 +47,8 @@ export interface KubeletFleetOptions {
   readonly runPods?: boolean;
   /** For the pod runner's informer and retry logs. */
   readonly logger?: Logger;
+  /** Runs the containers of runnable images as processes (default: every pod simulated). */
+  readonly containers?: ContainerRuntime;
 }
 
 /**
@@ -81,7 +84,12 @@ export class KubeletFleet {
       this.#pods = new PodRunner({
         kubeConfig: options.kubeConfig,
         kubeletRunning: (name) => this.isRunning(name),
+        machineAddress: (name) => {
+          const server = this.#entryOf(name)?.server;
+          return server?.private_ipv4 ?? server?.public_ipv4 ?? undefined;
+        },
         ...(options.logger ? { logger: options.logger } : {}),
+        ...(options.containers ? { containers: options.containers } : {}),
       });
       this.#pods.start();
     }
@@ -147,12 +155,14 @@ export class KubeletFleet {
       .map(({ kubelet, server }) => ({ name: kubelet.nodeName, ips: [server.private_ipv4, server.public_ipv4].filter((ip): ip is string => ip !== null) }));
   }
 
-  close(): void {
+  /** Stops for good; resolves once the containers that ran as processes have stopped. */
+  async close(): Promise<void> {
     if (this.#renewTimer) clearTimeout(this.#renewTimer);
     this.#renewTimer = undefined;
     this.#pods?.close();
     for (const { kubelet } of this.#kubelets.values()) kubelet.close();
     this.#kubelets.clear();
+    await this.#opts.containers?.stopAll();
   }
 
   async #sync(servers: readonly FleetServer[]): Promise<void> {

@@ -15,7 +15,8 @@ import type { Logger } from '../../src/kube/logger.ts';
 import { runWorker } from '../../src/kube/run.ts';
 import { WorkQueue } from '../../src/kube/workqueue/queue.ts';
 import { defaultControllerRateLimiter } from '../../src/kube/workqueue/rate-limiter.ts';
-import { nextStep, nodeFacts, runningStatus, succeededStatus } from './pod-status.ts';
+import type { ContainerRuntime } from './containers/runtime.ts';
+import { nextStep, nodeFacts, runningStatus, statusDigest, succeededStatus, type PodAddresses, type PodStep } from './pod-status.ts';
 
 export interface PodRunnerOptions {
   readonly kubeConfig: KubeConfig;
@@ -24,6 +25,10 @@ export interface PodRunnerOptions {
   readonly logger?: Logger;
   /** Pods handled at once (default 8). */
   readonly workers?: number;
+  /** Runs the containers of runnable images as processes (containers/runtime.ts); without it every pod is simulated. */
+  readonly containers?: ContainerRuntime;
+  /** The address the node's machine has, for hostNetwork pods before the Node has one (a kubelet knows its own). */
+  readonly machineAddress?: (nodeName: string) => string | undefined;
 }
 
 export class PodRunnerError extends Error {
@@ -31,6 +36,11 @@ export class PodRunnerError extends Error {
 }
 
 const isStatus = (err: unknown, code: number): boolean => err instanceof ApiException && err.code === code;
+
+/** The pod's grace period for its containers (its deletion's, else its spec's, else Kubernetes' 30 s). */
+function graceMs(pod: V1Pod): number {
+  return (pod.metadata?.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30) * 1000;
+}
 
 export class PodRunner {
   readonly #opts: PodRunnerOptions;
@@ -82,6 +92,11 @@ export class PodRunner {
     for (const key of this.#podsOnNode.get(nodeName) ?? []) this.#queue.add(key);
   }
 
+  /** One pod's state changed outside the API (a container started, exited, became ready). */
+  podChanged(key: string): void {
+    this.#queue.add(key);
+  }
+
   /** Pods bound to the node (from the cache), for status and tests. */
   podsOn(nodeName: string): V1Pod[] {
     return [...(this.#podsOnNode.get(nodeName) ?? [])].flatMap((k) => this.#pods.get(k) ?? []);
@@ -109,6 +124,8 @@ export class PodRunner {
     if (!node) return;
     const key = objectKey(pod);
     this.#podsOnNode.get(node)?.delete(key);
+    // Gone from the API (deleted with no grace, or its node's deletion finished): its processes stop too.
+    void this.#opts.containers?.stop(key, graceMs(pod)).catch((err: unknown) => this.#logger.error({ err, pod: key }, 'stopping containers'));
     const ips = this.#ips(node);
     for (const [ip, owner] of ips) if (owner === key) ips.delete(ip);
   }
@@ -125,7 +142,12 @@ export class PodRunner {
     if (!pod || !node || !this.#opts.kubeletRunning(node)) return;
     const step = nextStep(pod);
     if (step === 'finish-deletion') await this.#finishDeletion(pod);
-    else if (step === 'complete') await this.#patchStatus(pod, succeededStatus(pod, new Date()));
+    else if (this.#opts.containers?.runs(pod)) await this.#runLive(pod, node, this.#opts.containers);
+    else await this.#simulate(pod, node, step);
+  }
+
+  async #simulate(pod: V1Pod, node: string, step: PodStep): Promise<void> {
+    if (step === 'complete') await this.#patchStatus(pod, succeededStatus(pod, new Date()));
     else if (step === 'run') await this.#run(pod, node);
   }
 
@@ -136,7 +158,27 @@ export class PodRunner {
     if (!hostIP) return;
     const podIP = pod.spec?.hostNetwork ? hostIP : (pod.status?.podIP ?? this.#allocate(node, objectKey(pod), podCIDR));
     if (!podIP) return;
-    await this.#patchStatus(pod, runningStatus(pod, podIP, hostIP, new Date()));
+    await this.#patchStatus(pod, runningStatus(pod, { podIP, hostIP }, new Date()));
+  }
+
+  /** A pod with processes: started as needed, its status what they report (a write only when it changed). */
+  async #runLive(pod: V1Pod, node: string, containers: ContainerRuntime): Promise<void> {
+    // A pod that has ended stays as it ended.
+    if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') return;
+    const addresses = this.#addresses(pod, node);
+    if (!addresses) return;
+    const status = runningStatus(pod, addresses, new Date(), await containers.sync(pod));
+    if (statusDigest(status) !== statusDigest(pod.status)) await this.#patchStatus(pod, status);
+  }
+
+  /** The pod's and its node's address; a hostNetwork pod's is the machine's own, known before the Node has one. */
+  #addresses(pod: V1Pod, node: string): PodAddresses | undefined {
+    const facts = nodeFacts(this.#nodes.get(node));
+    const hostNetwork = pod.spec?.hostNetwork === true;
+    const hostIP = facts.hostIP ?? (hostNetwork ? this.#opts.machineAddress?.(node) : undefined);
+    if (!hostIP) return undefined;
+    const podIP = hostNetwork ? hostIP : (pod.status?.podIP ?? this.#allocate(node, objectKey(pod), facts.podCIDR));
+    return podIP ? { podIP, hostIP } : undefined;
   }
 
   #allocate(node: string, key: string, podCIDR: string | undefined): string | undefined {
@@ -165,7 +207,10 @@ export class PodRunner {
   }
 
   async #finishDeletion(pod: V1Pod): Promise<void> {
-    const { namespace, name } = splitKey(objectKey(pod));
+    const key = objectKey(pod);
+    // A kubelet finishes a deletion once the containers have stopped (SIGTERM, the grace period, SIGKILL).
+    await this.#opts.containers?.stop(key, graceMs(pod));
+    const { namespace, name } = splitKey(key);
     try {
       await this.#core.deleteNamespacedPod({
         name,

@@ -1,6 +1,6 @@
-import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import type { V1ContainerStatus, V1Node, V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { nextStep, nodeFacts, runningStatus, succeededStatus } from './pod-status.ts';
+import { nextStep, nodeFacts, runningStatus, statusDigest, succeededStatus } from './pod-status.ts';
 
 const now = new Date('2026-01-01T00:00:00Z');
 
@@ -16,7 +16,7 @@ describe('virtual kubelet pod steps', () => {
   it('runs a scheduled pod, then leaves a running ready pod alone', () => {
     const scheduled = pod({ status: { phase: 'Pending' } });
     expect(nextStep(scheduled)).toBe('run');
-    const running = pod({ status: runningStatus(scheduled, '10.244.1.2', '127.0.10.1', now) });
+    const running = pod({ status: runningStatus(scheduled, { podIP: '10.244.1.2', hostIP: '127.0.10.1' }, now) });
     expect(nextStep(running)).toBe('none');
   });
 
@@ -35,7 +35,7 @@ describe('virtual kubelet pod steps', () => {
   });
 
   it('reports Running with the pod and host addresses and every container started and ready', () => {
-    const status = runningStatus(pod(), '10.244.1.2', '127.0.10.1', now);
+    const status = runningStatus(pod(), { podIP: '10.244.1.2', hostIP: '127.0.10.1' }, now);
     expect(status).toMatchObject({
       phase: 'Running',
       podIP: '10.244.1.2',
@@ -55,17 +55,17 @@ describe('virtual kubelet pod steps', () => {
 
   it('keeps Ready False until every readiness gate is True, then turns it True', () => {
     const gated = pod({ spec: { containers: [{ name: 'c' }], readinessGates: [{ conditionType: 'example.com/lb-ready' }] } });
-    const first = runningStatus(gated, '10.244.1.2', '127.0.10.1', now);
+    const first = runningStatus(gated, { podIP: '10.244.1.2', hostIP: '127.0.10.1' }, now);
     expect(first.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'ReadinessGatesNotReady' });
     const waiting = { ...gated, status: first };
     expect(nextStep(waiting)).toBe('none');
     const gateOpen = { ...gated, status: { ...first, conditions: [...(first.conditions ?? []), { type: 'example.com/lb-ready', status: 'True' }] } };
     expect(nextStep(gateOpen)).toBe('run');
-    expect(runningStatus(gateOpen, '10.244.1.2', '127.0.10.1', now).conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+    expect(runningStatus(gateOpen, { podIP: '10.244.1.2', hostIP: '127.0.10.1' }, now).conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
   });
 
   it('posts Ready again for a running pod that node-lifecycle marked not ready while its kubelet was away', () => {
-    const running = runningStatus(pod(), '10.244.1.2', '127.0.10.1', now);
+    const running = runningStatus(pod(), { podIP: '10.244.1.2', hostIP: '127.0.10.1' }, now);
     const markedDown = pod({ status: { ...running, conditions: running.conditions?.map((c) => (c.type === 'Ready' ? { ...c, status: 'False' } : c)) } });
     expect(nextStep(markedDown)).toBe('run');
   });
@@ -75,7 +75,9 @@ describe('virtual kubelet pod steps', () => {
     const running = pod({
       status: { phase: 'Running', podIP: '10.244.1.2', conditions: [{ type: 'Initialized', status: 'True', lastTransitionTime: earlier }] },
     });
-    expect(runningStatus(running, '10.244.1.2', '127.0.10.1', now).conditions?.find((c) => c.type === 'Initialized')?.lastTransitionTime).toEqual(earlier);
+    expect(
+      runningStatus(running, { podIP: '10.244.1.2', hostIP: '127.0.10.1' }, now).conditions?.find((c) => c.type === 'Initialized')?.lastTransitionTime,
+    ).toEqual(earlier);
   });
 
   it("takes the node's InternalIP and its IPv4 podCIDR", () => {
@@ -93,5 +95,54 @@ describe('virtual kubelet pod steps', () => {
     // Before the CCM sets addresses a kubelet without --node-ip knows only its Hostname: no host IP yet.
     expect(nodeFacts({ status: { addresses: [{ type: 'Hostname', address: 'w1' }] } }).hostIP).toBeUndefined();
     expect(nodeFacts({ status: { addresses: [{ type: 'ExternalIP', address: '127.0.20.3' }] } }).hostIP).toBe('127.0.20.3');
+  });
+
+  describe('with containers that run as processes', () => {
+    const at = { podIP: '127.0.64.2', hostIP: '127.0.64.2' };
+    const live = (...statuses: V1ContainerStatus[]): Map<string, V1ContainerStatus> => new Map(statuses.map((c) => [c.name, c]));
+    const base = { name: 'nginx', image: 'nginx', imageID: '', restartCount: 0 };
+    const condition = (status: ReturnType<typeof runningStatus>, type: string): unknown => status.conditions?.find((c) => c.type === type);
+
+    it('is Pending while no container has started, Running and not Ready while one backs off', () => {
+      const creating = runningStatus(pod(), at, now, live({ ...base, ready: false, state: { waiting: { reason: 'ContainerCreating' } } }));
+      expect(creating.phase).toBe('Pending');
+      const crashing = runningStatus(
+        pod(),
+        at,
+        now,
+        live({ ...base, ready: false, restartCount: 1, state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated: { exitCode: 3 } } }),
+      );
+      expect(crashing.phase).toBe('Running');
+      expect(condition(crashing, 'ContainersReady')).toMatchObject({ status: 'False', reason: 'ContainersNotReady' });
+      expect(condition(crashing, 'Ready')).toMatchObject({ status: 'False', reason: 'ContainersNotReady' });
+    });
+
+    it('is Ready once its process is ready, and ends Succeeded or Failed when every container has terminated', () => {
+      const ready = runningStatus(pod(), at, now, live({ ...base, ready: true, started: true, state: { running: { startedAt: now } } }));
+      expect(ready.phase).toBe('Running');
+      expect(condition(ready, 'Ready')).toMatchObject({ status: 'True' });
+      const exit = (exitCode: number): ReturnType<typeof runningStatus> =>
+        runningStatus(pod(), at, now, live({ ...base, ready: false, state: { terminated: { exitCode } } }));
+      expect([exit(0).phase, exit(2).phase]).toEqual(['Succeeded', 'Failed']);
+    });
+
+    it('digests a status so that the apiserver dropping sub-second precision is no change, and a new exit is one', () => {
+      const crashed = (finishedAt: Date, exitCode = 3): ReturnType<typeof runningStatus> =>
+        runningStatus(
+          pod(),
+          at,
+          now,
+          live({
+            ...base,
+            ready: false,
+            restartCount: 1,
+            state: { waiting: { reason: 'CrashLoopBackOff' } },
+            lastState: { terminated: { exitCode, finishedAt } },
+          }),
+        );
+      expect(statusDigest(crashed(new Date('2026-01-01T00:00:05.678Z')))).toBe(statusDigest(crashed(new Date('2026-01-01T00:00:05Z'))));
+      expect(statusDigest(crashed(new Date('2026-01-01T00:00:05Z')))).not.toBe(statusDigest(crashed(new Date('2026-01-01T00:00:15Z'))));
+      expect(statusDigest(crashed(now, 3))).not.toBe(statusDigest(crashed(now, 1)));
+    });
   });
 });

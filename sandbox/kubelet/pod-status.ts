@@ -71,15 +71,35 @@ function exitedCleanly(pod: V1Pod, name: string, startedAt: Date, finishedAt: Da
   return { terminated: { exitCode: 0, reason: 'Completed', startedAt, finishedAt, containerID: containerId(pod, name) } };
 }
 
-function runningContainers(pod: V1Pod, startedAt: Date): V1ContainerStatus[] {
+function runningContainers(pod: V1Pod, startedAt: Date, live: LiveContainers): V1ContainerStatus[] {
   const previous = new Map((pod.status?.containerStatuses ?? []).map((c) => [c.name, c]));
-  return (pod.spec?.containers ?? []).map((c) => ({
-    ...identity(pod, c),
-    ready: true,
-    started: true,
-    restartCount: previous.get(c.name)?.restartCount ?? 0,
-    state: { running: { startedAt: previous.get(c.name)?.state?.running?.startedAt ?? startedAt } },
-  }));
+  return (pod.spec?.containers ?? []).map(
+    (c) =>
+      live.get(c.name) ?? {
+        ...identity(pod, c),
+        ready: true,
+        started: true,
+        restartCount: previous.get(c.name)?.restartCount ?? 0,
+        state: { running: { startedAt: previous.get(c.name)?.state?.running?.startedAt ?? startedAt } },
+      },
+  );
+}
+
+/** Where a running pod is: its own address and its node's. */
+export interface PodAddresses {
+  readonly podIP: string;
+  readonly hostIP: string;
+}
+
+/** The statuses of containers that run as processes (containers/runtime.ts), by name; the others are simulated. */
+export type LiveContainers = ReadonlyMap<string, V1ContainerStatus>;
+
+/** Pending while no container has started yet; a pod whose every container has terminated for good ends Succeeded (all exited 0) or Failed. */
+function livePhase(statuses: readonly V1ContainerStatus[]): 'Pending' | 'Running' | 'Succeeded' | 'Failed' {
+  if (statuses.length > 0 && statuses.every((s) => s.state?.waiting && s.lastState === undefined)) return 'Pending';
+  const ended = statuses.map((s) => s.state?.terminated);
+  if (ended.length === 0 || ended.some((t) => t === undefined)) return 'Running';
+  return ended.every((t) => t?.exitCode === 0) ? 'Succeeded' : 'Failed';
 }
 
 function completedInitContainers(pod: V1Pod, at: Date): V1ContainerStatus[] {
@@ -90,11 +110,14 @@ function completedInitContainers(pod: V1Pod, at: Date): V1ContainerStatus[] {
  * The status a kubelet posts once the pod's sandbox and containers are up. `podIP` comes from the node's
  * podCIDR (or is the node's own address for hostNetwork pods).
  */
-export function runningStatus(pod: V1Pod, podIP: string, hostIP: string, now: Date): V1PodStatus {
-  const ready = readyWanted(pod);
+export function runningStatus(pod: V1Pod, { podIP, hostIP }: PodAddresses, now: Date, live: LiveContainers = new Map()): V1PodStatus {
   const startTime = pod.status?.startTime ?? now;
+  const containerStatuses = runningContainers(pod, now, live);
+  const containersReady = containerStatuses.every((c) => c.ready);
+  const ready = containersReady ? readyWanted(pod) : 'False';
+  const notReady = containersReady ? 'ReadinessGatesNotReady' : 'ContainersNotReady';
   return {
-    phase: 'Running',
+    phase: livePhase(containerStatuses),
     hostIP,
     hostIPs: [{ ip: hostIP }],
     podIP,
@@ -104,13 +127,40 @@ export function runningStatus(pod: V1Pod, podIP: string, hostIP: string, now: Da
     conditions: [
       condition(pod, { type: 'PodReadyToStartContainers', status: 'True' }, now),
       condition(pod, { type: 'Initialized', status: 'True' }, now),
-      condition(pod, { type: 'ContainersReady', status: 'True' }, now),
-      condition(pod, { type: 'Ready', status: ready, ...(ready === 'True' ? {} : { reason: 'ReadinessGatesNotReady' }) }, now),
+      condition(pod, { type: 'ContainersReady', status: containersReady ? 'True' : 'False', ...(containersReady ? {} : { reason: notReady }) }, now),
+      condition(pod, { type: 'Ready', status: ready, ...(ready === 'True' ? {} : { reason: notReady }) }, now),
       condition(pod, { type: 'PodScheduled', status: 'True' }, now),
     ],
     initContainerStatuses: completedInitContainers(pod, startTime),
-    containerStatuses: runningContainers(pod, now),
+    containerStatuses,
   };
+}
+
+/** What of a status a kubelet would rewrite when it changes (timestamps aside: the apiserver keeps seconds). */
+export function statusDigest(status: V1PodStatus | undefined): string {
+  return JSON.stringify({
+    phase: status?.phase,
+    podIP: status?.podIP,
+    conditions: (status?.conditions ?? []).map((c) => [c.type, c.status]).sort(),
+    containers: (status?.containerStatuses ?? []).map(containerDigest),
+  });
+}
+
+function containerDigest(c: V1ContainerStatus): unknown[] {
+  const { state = {}, lastState = {} } = c;
+  const lastExit = lastState.terminated;
+  return [
+    c.name,
+    c.ready,
+    c.restartCount,
+    c.containerID,
+    Object.keys(state),
+    state.waiting?.reason,
+    state.waiting?.message,
+    state.terminated?.exitCode,
+    lastExit?.exitCode,
+    lastExit ? new Date(lastExit.finishedAt ?? 0).toISOString().slice(0, 19) : '',
+  ];
 }
 
 /** A Job pod whose containers exited 0: phase Succeeded, nothing ready any more. */

@@ -3,6 +3,7 @@
 import type { SimEvent } from '../../simulator/api/schema/events.ts';
 import type { SimcloudSandboxCloud } from '../cloud/sandbox-cloud.ts';
 import type { Exec } from '../exec.ts';
+import type { RunImage } from '../kubelet/images/runnable.ts';
 import { RUNTIME_NAMES, type Runtime, type RuntimeName } from './runtime.ts';
 
 export type RuntimeChoice = RuntimeName | 'auto';
@@ -14,6 +15,9 @@ export interface RuntimeDeps {
   readonly progress?: ((message: string) => void) | undefined;
   /** The cloud's load balancers are addresses a node announces (kube-vip): the local runtime stands in for it. */
   readonly kubeVip?: boolean;
+  /** Images whose containers the local runtime runs as processes, and the network they get. */
+  readonly runImages?: readonly RunImage[];
+  readonly containerNetworkEnv?: () => Readonly<Record<string, string>>;
 }
 
 export async function resolveRuntime(choice: RuntimeChoice, exec: Exec): Promise<RuntimeName> {
@@ -28,7 +32,14 @@ export async function createRuntime(name: RuntimeName, deps: RuntimeDeps): Promi
     case 'local': {
       // Loaded on demand like the others: the CLI resolves a runtime without loading the control plane.
       const { LocalRuntime } = await import('./local.ts');
-      return new LocalRuntime({ cloud: deps.cloud, subscribe: deps.subscribe, onError, ...(deps.kubeVip === true ? { kubeVip: true } : {}) });
+      return new LocalRuntime({
+        cloud: deps.cloud,
+        subscribe: deps.subscribe,
+        onError,
+        ...(deps.kubeVip === true ? { kubeVip: true } : {}),
+        ...(deps.runImages?.length ? { runImages: deps.runImages } : {}),
+        ...(deps.containerNetworkEnv ? { containerNetworkEnv: deps.containerNetworkEnv } : {}),
+      });
     }
     case 'kind':
       return (await import('./kind.ts')).createKindRuntime();

@@ -10,10 +10,12 @@ import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { SimEvent } from '../../simulator/api/schema/events.ts';
 import { ControlPlane, CONTROL_PLANE_DEFAULTS, type ControlPlaneOptions } from '../control-plane/control-plane.ts';
+import type { ContainerRuntime } from '../kubelet/containers/runtime.ts';
 import type { MachineController } from '../capi/controller.ts';
 import type { KubeletFleet, FleetServer } from '../kubelet/fleet.ts';
 import type { KubeProxyStandIn } from '../kubelet/kube-proxy.ts';
 import { SANDBOX_LABELS, type SimcloudSandboxCloud } from '../cloud/sandbox-cloud.ts';
+import type { RunImage } from '../kubelet/images/runnable.ts';
 import { settleAll, timed } from '../startup.ts';
 import {
   NODE_ROLES,
@@ -49,6 +51,10 @@ export interface LocalRuntimeOptions {
     readonly sharedHeartbeat?: { readonly intervalMs: number; readonly concurrency?: number };
   };
   readonly onError?: (message: string) => void;
+  /** Images whose containers run as local processes (`--run-image`, sandbox/kubelet/containers/). */
+  readonly runImages?: readonly RunImage[];
+  /** The sandbox's network for those processes: the interception proxy's variables (a getter: it starts with simcloud). */
+  readonly containerNetworkEnv?: () => Readonly<Record<string, string>>;
   /** Serve Cluster API's MachineDeployment and Machine for the workers (default true; off for benchmarks). */
   readonly clusterApi?: boolean;
 }
@@ -140,11 +146,42 @@ export class LocalRuntime implements PrestartingRuntime {
       onChange: () => this.#kubeProxy?.nodesChanged(),
       ...(this.#opts.scale?.sharedHeartbeat ? { sharedHeartbeat: this.#opts.scale.sharedHeartbeat } : {}),
       ...(this.#opts.scale?.startConcurrency ? { startConcurrency: this.#opts.scale.startConcurrency } : {}),
+      ...(await this.#containerRuntime(ctx, kubeConfig, access.kubeconfigPath)),
     });
     // The Cluster API resources need only the API and the servers: installed while the kubelets register.
     const clusterApi = this.#opts.clusterApi === false ? Promise.resolve() : timed('cluster api', () => this.#startMachines(kubeConfig, ctx), phase);
     await settleAll([timed('kubelets registered', () => this.#startDriving(kubeConfig), phase), boot.ready, clusterApi]);
     return { ...access, machines };
+  }
+
+  /** The runtime for runnable images, when the sandbox has any (its own table entries or the user's file's). */
+  async #containerRuntime(ctx: RuntimeContext, kubeConfig: KubeConfig, kubeconfigPath: string): Promise<{ containers?: ContainerRuntime }> {
+    const [{ runnableEntries }, { loadImageTable }] = await Promise.all([import('../kubelet/images/runnable.ts'), import('../kubelet/images/replies.ts')]);
+    const file = process.env[IMAGE_TABLE_ENV];
+    const images = [...runnableEntries(this.#opts.runImages ?? []), ...(file ? loadImageTable(file).images : [])].filter((e) => e.run);
+    if (images.length === 0) return {};
+    const [{ ContainerRuntime }, { CoreV1Api }, { kubeletEventRecorder }] = await Promise.all([
+      import('../kubelet/containers/runtime.ts'),
+      import('@kubernetes/client-node'),
+      import('../kubelet/containers/events.ts'),
+    ]);
+    const server = new URL(kubeConfig.getCurrentCluster()?.server ?? 'https://127.0.0.1:6443');
+    const logsDir = join(ctx.stateDir, 'logs', 'pods');
+    const podsDir = join(ctx.stateDir, 'pods');
+    rmSync(podsDir, { recursive: true, force: true });
+    return {
+      containers: new ContainerRuntime({
+        exec: ctx.exec,
+        images,
+        podsDir,
+        logsDir,
+        core: kubeConfig.makeApiClient(CoreV1Api),
+        apiServer: { host: server.hostname, port: server.port || '443' },
+        networkEnv: this.#opts.containerNetworkEnv ?? (() => ({})),
+        onChange: (key) => this.#fleet?.pods?.podChanged(key),
+        recorder: kubeletEventRecorder(kubeconfigPath, join(ctx.stateDir, 'logs', 'containers.log')),
+      }),
+    };
   }
 
   /**
@@ -229,7 +266,7 @@ export class LocalRuntime implements PrestartingRuntime {
     this.#unsubscribe();
     for (const t of this.#timers) clearInterval(t);
     this.#timers = [];
-    this.#fleet?.close();
+    await this.#fleet?.close();
     await this.#kubeProxy?.stop();
     this.#kubeProxy = undefined;
     // A control plane still booting (down during up) is stopped once its start has settled.
@@ -238,6 +275,7 @@ export class LocalRuntime implements PrestartingRuntime {
     this.#controlPlane = undefined;
     this.#booting = undefined;
     rmSync(join(ctx.stateDir, 'control-plane'), { recursive: true, force: true });
+    rmSync(join(ctx.stateDir, 'pods'), { recursive: true, force: true });
   }
 
   collectLogs(ctx: RuntimeContext, dir: string): Promise<void> {

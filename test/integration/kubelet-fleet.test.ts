@@ -18,7 +18,7 @@ describe('a kubelet fleet', () => {
   });
 
   afterAll(async () => {
-    for (const f of fleets) f.close();
+    for (const f of fleets) void f.close();
     const core = cluster.kubeConfig.makeApiClient(CoreV1Api);
     const leases = cluster.kubeConfig.makeApiClient(CoordinationV1Api);
     await Promise.all(

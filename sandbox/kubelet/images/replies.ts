@@ -5,11 +5,13 @@
 // downward API's fieldRefs) and flags filled in. A pod with no behaviour gets null, and the caller keeps
 // the stand-in's own reply.
 import { readFileSync } from 'node:fs';
+import { matchesGlob } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import { load } from 'js-yaml';
 import type { z } from 'zod';
-import { Behaviour, ImageTable, REPLIES_ANNOTATION, STAND_IN_REPLIES, type HttpRoute, type MessageRule, type Reply } from './schema.ts';
+import { expand, fieldValue } from '../containers/spec.ts';
+import { Behaviour, ImageTable, REPLIES_ANNOTATION, STAND_IN_REPLIES, type HttpRoute, type ImageEntry, type MessageRule, type Reply } from './schema.ts';
 
 export const BUILTIN_IMAGE_TABLE = fileURLToPath(new URL('./builtin.yaml', import.meta.url));
 
@@ -51,6 +53,25 @@ export function imageName(ref: string): string {
   return name.replace(/^library\//, '');
 }
 
+/** The tag of a reference (`latest` when it names none), or its digest (`sha256:...`). */
+export function imageTag(ref: string): string {
+  const at = ref.indexOf('@');
+  if (at >= 0) return ref.slice(at + 1);
+  const slash = ref.lastIndexOf('/');
+  const colon = ref.lastIndexOf(':');
+  return colon > slash ? ref.slice(colon + 1) : 'latest';
+}
+
+/** Whether a table entry is for this container: its image, its tag (if the entry names tags) and its args. */
+export function entryMatches(entry: ImageEntry, container: Pick<V1Container, 'image' | 'command' | 'args'>): boolean {
+  const ref = container.image ?? '';
+  const name = imageName(ref);
+  if (!entry.images.some((i) => imageName(i) === name)) return false;
+  if (entry.tags && !entry.tags.some((t) => matchesGlob(imageTag(ref), t))) return false;
+  const words = new Set([...(container.command ?? []), ...(container.args ?? [])]);
+  return (entry.args ?? []).every((a) => words.has(a));
+}
+
 /** What a template can name about the pod and the container that serves. */
 export interface PodFacts {
   readonly vars: Readonly<Record<string, string>>;
@@ -81,10 +102,9 @@ export class ImageReplies {
     const own = this.#annotated(pod);
     if (own === STAND_IN_REPLIES) return null;
     if (own) return { source: REPLIES_ANNOTATION, behaviour: own, facts };
-    const name = imageName(container.image ?? '');
-    const words = new Set([...(container.command ?? []), ...(container.args ?? [])]);
-    const entry = this.#table.images.find((e) => e.images.some((i) => imageName(i) === name) && (e.args ?? []).every((a) => words.has(a)));
-    return entry ? { source: entry.name, behaviour: entry, facts } : null;
+    // A runnable image's process answers for itself: the stand-in keeps its own reply.
+    const entry = this.#table.images.find((e) => entryMatches(e, container));
+    return entry && !entry.run ? { source: entry.name, behaviour: entry, facts } : null;
   }
 
   /** The pod's own behaviour from its annotation; null without one or with a bad one (reported). */
@@ -117,21 +137,11 @@ function servingContainer(pod: V1Pod, port: number): V1Container | undefined {
 
 /** The downward API's fieldRef paths a container's env can read. */
 function fieldRef(pod: V1Pod, path: string, ip: string): string {
-  const meta = pod.metadata ?? {};
-  const spec = pod.spec ?? { containers: [] };
-  const fields: Record<string, string | undefined> = {
-    'metadata.name': meta.name,
-    'metadata.namespace': meta.namespace,
-    'metadata.uid': meta.uid,
-    'spec.nodeName': spec.nodeName,
-    'spec.serviceAccountName': spec.serviceAccountName,
-    'status.podIP': ip,
-    'status.hostIP': pod.status?.hostIP,
-    'status.podIPs': ip,
-  };
-  const keyed = /^metadata\.(labels|annotations)\['(.+)'\]$/.exec(path);
-  const value = keyed ? meta[keyed[1] as 'labels' | 'annotations']?.[keyed[2]!] : fields[path];
-  return value ?? '';
+  try {
+    return fieldValue({ ...pod, status: { ...pod.status, podIP: ip, podIPs: [{ ip }] } }, path);
+  } catch {
+    return '';
+  }
 }
 
 /** `-name=value`, `--name=value`, `-name value` and `--name value` among the command and args. */
@@ -153,7 +163,7 @@ function environment(pod: V1Pod, container: V1Container, hostname: string, ip: s
   const env: Record<string, string> = { HOSTNAME: hostname };
   for (const e of container.env ?? []) {
     const path = e.valueFrom?.fieldRef?.fieldPath;
-    env[e.name] = path !== undefined ? fieldRef(pod, path, ip) : (e.value ?? '').replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (all, v: string) => env[v] ?? all);
+    env[e.name] = path !== undefined ? fieldRef(pod, path, ip) : expand(e.value ?? '', env);
   }
   return env;
 }

@@ -59,6 +59,13 @@ export const ImageEntry = Behaviour.extend({
   name: z.string().min(1).max(128),
   images: z.array(z.string().min(1).max(512)).min(1),
   args: z.array(z.string().min(1)).optional(),
+  /** Tags the entry is for, `*` matching any run of characters (`v0.*`); absent: any tag or digest. */
+  tags: z.array(z.string().min(1).max(128)).optional(),
+  /**
+   * A runnable image: the virtual kubelet runs the container as this local binary (the image's
+   * entrypoint) instead of simulating it (sandbox/kubelet/containers/); the process answers for itself.
+   */
+  run: z.strictObject({ binary: z.string().startsWith('/', 'an absolute path').max(4096) }).optional(),
 });
 export type ImageEntry = z.infer<typeof ImageEntry>;
 
