@@ -7,7 +7,7 @@
 import { isIP } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 
-export const Http1ErrorKinds = ['timeout', 'aborted', 'network', 'protocol', 'closed'] as const;
+export const Http1ErrorKinds = ['timeout', 'aborted', 'network', 'protocol', 'closed', 'invalid-request'] as const;
 export type Http1ErrorKind = (typeof Http1ErrorKinds)[number];
 
 /** Every failure of an exchange: no answer (network, timeout, aborted), a malformed one, or a closed pool. */
