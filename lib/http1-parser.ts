@@ -189,7 +189,6 @@ export class ResponseParser {
       this.#state = 'done';
       return line.rest;
     }
-    if (BAD_HEAD_BYTE.test(line.text)) throw new Http1Error('protocol', 'a trailer has a control byte or a bare CR');
     addField(new Http1Headers(), line.text);
     return line.rest;
   }
