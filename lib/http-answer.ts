@@ -1,13 +1,16 @@
 /**
  * What lib/undici-pool.ts and lib/http2-pool.ts share: an answer collected as lib/http1 collects it (one
- * final head, the body to the caller's sink or into one buffer), the failure of a sink that throws, and
- * an origin's authority.
+ * final head, the body to the caller's sink or into one buffer), the failure of a sink that throws, the
+ * request's deadline, and an origin's authority.
  */
 import { isIP } from 'node:net';
-import { Http1Error, Http1Headers, type BodySink, type Http1Head, type Http1Origin, type Http1Response } from './http1.ts';
+import { deadlineExceeded } from './http1-message.ts';
+import { Http1Headers, type BodySink, type Http1Error, type Http1Head, type Http1Origin, type Http1Request, type Http1Response } from './http1.ts';
+
+export { sinkFailure } from './http1-message.ts';
 
 /** How long an idle connection or session is kept (Go's `IdleConnTimeout`, as lib/http1's default). */
-export const IDLE_MS = 90_000;
+export const IDLE_CONNECTION_TTL_MS = 90_000;
 
 export function authority(origin: Http1Origin): string {
   return `${origin.protocol}//${isIP(origin.host) === 6 ? `[${origin.host}]` : origin.host}:${origin.port}`;
@@ -18,9 +21,9 @@ export function serverName(origin: Http1Origin): string | undefined {
   return origin.tls?.servername ?? (isIP(origin.host) === 0 ? origin.host : undefined);
 }
 
-/** A sink that throws fails its exchange as lib/http1 fails it. */
-export function sinkFailure(err: unknown): Http1Error {
-  return new Http1Error('protocol', `the body sink failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+/** The request's deadline as a timer that fails it with a timeout (none for `timeoutMs: Infinity`). */
+export function deadlineTimer(req: Http1Request, fail: (err: Http1Error) => void): NodeJS.Timeout | undefined {
+  return Number.isFinite(req.timeoutMs) ? setTimeout(() => fail(deadlineExceeded(req.timeoutMs)), req.timeoutMs) : undefined;
 }
 
 /** Collects a response: a final head once, the body to the sink's function or into chunks. */

@@ -21,8 +21,8 @@ afterEach(async () => {
   );
 });
 
-function pool(port: number, idleTimeoutMs?: number): Http1Pool {
-  const p = new Http1Pool({ protocol: 'http:', host: '127.0.0.1', port }, idleTimeoutMs === undefined ? {} : { idleTimeoutMs });
+function pool(port: number): Http1Pool {
+  const p = new Http1Pool({ protocol: 'http:', host: '127.0.0.1', port });
   pools.push(p);
   return p;
 }
@@ -207,7 +207,8 @@ describe('Http1Pool', () => {
     expect(api.connections()).toBe(3);
     await closedUnnoticed();
     const err = await p.request({ method: 'POST', path: '/create', body: '{}', timeoutMs: 5_000 }).catch((e: unknown) => e);
-    expect(err).toMatchObject({ kind: 'network' });
+    // The server's close (a FIN) is reported as such.
+    expect(err).toMatchObject({ kind: 'closed' });
     expect(api.connections()).toBe(3);
   });
 
@@ -242,11 +243,11 @@ describe('Http1Pool', () => {
     expect(err).toMatchObject({ kind: 'network', code: 'ECONNREFUSED' });
   });
 
-  it('fails with kind protocol on a malformed answer and on a header value with a line break', async () => {
+  it('fails with kind protocol on a malformed answer and invalid-request on a header value with a line break', async () => {
     const api = await rawServer((_h, socket) => socket.write('SSH-2.0-OpenSSH\r\n\r\n'));
     const p = pool(api.port);
     await expect(p.request(get('/'))).rejects.toMatchObject({ kind: 'protocol' });
-    await expect(p.request(get('/', { headers: { 'x-evil': 'a\r\nInjected: 1' } }))).rejects.toMatchObject({ kind: 'protocol' });
+    await expect(p.request(get('/', { headers: { 'x-evil': 'a\r\nInjected: 1' } }))).rejects.toMatchObject({ kind: 'invalid-request' });
   });
 
   it('keeps an idle connection no longer than the server advertises, less a second', async () => {
@@ -264,7 +265,7 @@ describe('Http1Pool', () => {
     const busy = p.request(get('/'));
     await new Promise((resolve) => setTimeout(resolve, 30));
     p.close();
-    await expect(p.request(get('/'))).rejects.toMatchObject({ kind: 'closed' });
+    await expect(p.request(get('/'))).rejects.toMatchObject({ kind: 'pool-closed' });
     answer?.();
     expect((await busy).body.toString()).toBe('ok');
     expect(p.size).toBe(0);

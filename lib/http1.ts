@@ -1,27 +1,32 @@
 /**
  * A keep-alive HTTP/1.1 client over node:net and node:tls sockets, one pool per origin: what the CCM's two
- * clients (the Kubernetes API and simcloud) send their requests through. node:http's ClientRequest and
- * IncomingMessage streams cost about 0.5 ms of CPU per request spaced as a rate-limited controller spaces
- * them, three times what the socket itself costs (docs/performance.md); here a request is one socket write
- * and its answer is parsed in one pass over the bytes as they arrive.
+ * clients (the Kubernetes API and simcloud) send their requests through (ADR 0015). node:http's ClientRequest
+ * and IncomingMessage streams cost about 0.5 ms of CPU per request spaced as a rate-limited controller spaces
+ * them, three times what the socket itself costs; here a request is one socket write and its answer is
+ * parsed in one pass over the bytes as they arrive (lib/http1-parser.ts).
  *
  * It covers what those clients need and no more: Content-Length, chunked and read-to-close bodies; 1xx
  * answers skipped; keep-alive, honouring the server's advertised idle timeout; one retry, on a new
  * connection, of a replayable request whose reused connection turned out closed before any answer (Go's
- * net/http rule: GET, HEAD, OPTIONS, TRACE, or an Idempotency-Key); an inactivity timeout; an AbortSignal;
- * a body handed to a sink as it arrives (watches). No pipelining, compression, proxies or HTTP/2. The message
+ * net/http rule: GET, HEAD, OPTIONS, TRACE, or an Idempotency-Key); an AbortSignal; a body handed to a sink
+ * as it arrives (watches). `timeoutMs` is the whole request's deadline, as Go's `http.Client.Timeout`; a
+ * request may add an inactivity limit (`inactivityTimeoutMs`, for watches). It answers what node:http answers
+ * and refuses, with an Http1Error of a named kind, what node:http refuses (lib/http1-malformed.test.ts runs
+ * both over the same table); a refused answer's connection is closed, never reused. A server's clean close
+ * is kind `closed`, a socket error `network`. No pipelining, compression, proxies or HTTP/2. The message
  * (types, the error, the heads written and read, body framing) is lib/http1-message.ts; this is the pool.
  */
 import { connect as netConnect, isIP, type Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { connect as tlsConnect, createSecureContext, type ConnectionOptions, type SecureContext, type TLSSocket } from 'node:tls';
 import {
   bodyLength,
-  framingOf,
+  deadlineExceeded,
   hostHeader,
   Http1Error,
-  parseHead,
   replayable,
   requestHead,
+  sinkFailure,
   type BodySink,
   type Http1Head,
   type Http1Origin,
@@ -29,6 +34,7 @@ import {
   type Http1Response,
   type ParsedHead,
 } from './http1-message.ts';
+import { ResponseParser, type ResponseEvents } from './http1-parser.ts';
 
 // The message types and the error are the pool's API: callers import them from here.
 export {
@@ -44,15 +50,11 @@ export {
 } from './http1-message.ts';
 
 export interface Http1PoolOptions {
-  /** How long an idle connection is kept when the server advertises no keep-alive timeout (default 90 s, Go's). */
-  readonly idleTimeoutMs?: number;
+  /** How long an idle connection is kept when the server advertises no keep-alive timeout (default 90 s, Go's `IdleConnTimeout`). */
+  readonly idleConnectionTtlMs?: number;
 }
 
-const DEFAULT_IDLE_TIMEOUT_MS = 90_000;
-const MAX_HEAD_BYTES = 64 * 1024;
-
-/** Where the parser is in the answer. */
-type State = 'head' | 'length' | 'chunk-size' | 'chunk-data' | 'chunk-end' | 'trailers' | 'to-close' | 'done';
+const DEFAULT_IDLE_CONNECTION_TTL_MS = 90_000;
 
 interface Exchange {
   readonly req: Http1Request;
@@ -60,12 +62,13 @@ interface Exchange {
   readonly resolve: (res: Http1Response) => void;
   readonly reject: (err: Http1Error | StaleConnection) => void;
   readonly onAbort: (() => void) | undefined;
+  /** The whole exchange's deadline. */
+  readonly deadline: NodeJS.Timeout | undefined;
   /** A byte of the answer arrived: the request reached the server, so it is not repeated. */
   answered: boolean;
   head: Http1Head | undefined;
   take: ((chunk: Buffer) => void) | undefined;
   readonly chunks: Buffer[];
-  keepAlive: boolean;
 }
 
 /** Inside the pool: a reused connection was found closed before any answer. */
@@ -78,52 +81,69 @@ class StaleConnection extends Error {
   }
 }
 
-const EMPTY = Buffer.alloc(0);
-
-class Connection {
+class Connection implements ResponseEvents {
   readonly #pool: Http1Pool;
   readonly socket: Socket;
   /** Served an exchange before: a failure before any answer may mean the server closed it meanwhile. */
   reused = false;
-  idleTimeoutMs: number;
+  /** How long it may stay idle: the pool's TTL, or less when the server says it keeps it less. */
+  idleTtlMs: number;
   #ex: Exchange | undefined;
-  #state: State = 'done';
-  #remaining = 0;
-  #pending: Buffer | undefined;
+  readonly #parser = new ResponseParser(this);
   #dead = false;
 
-  constructor(pool: Http1Pool, socket: Socket, idleTimeoutMs: number) {
+  constructor(pool: Http1Pool, socket: Socket, idleTtlMs: number) {
     this.#pool = pool;
     this.socket = socket;
-    this.idleTimeoutMs = idleTimeoutMs;
+    this.idleTtlMs = idleTtlMs;
     socket.setNoDelay(true);
     socket.on('data', (data: Buffer) => this.#feed(data));
     socket.on('error', (err: NodeJS.ErrnoException) =>
       this.#die(new Http1Error('network', err.message, { cause: err, ...(err.code ? { code: err.code } : {}) })),
     );
-    socket.on('close', () => this.#closed());
+    socket.on('close', () => this.#serverClosed());
+    // Busy, the socket's timeout is the exchange's inactivity limit (when it has one); idle, the connection's TTL.
     socket.on('timeout', () => {
-      if (this.#ex) this.#die(new Http1Error('timeout', `no data for ${Math.round(this.#ex.req.timeoutMs / 1000)} s`));
-      else this.#die(undefined);
+      const ms = this.#ex?.req.inactivityTimeoutMs;
+      this.#die(ms === undefined ? undefined : new Http1Error('timeout', `no byte of the answer for ${ms} ms`));
     });
   }
 
-  exchange(req: Http1Request, sink: BodySink | undefined, head: string): Promise<Http1Response> {
+  /** One exchange on this connection; `timeoutMs` is what is left of the request's deadline. */
+  exchange(req: Http1Request, sink: BodySink | undefined, head: string, timeoutMs: number): Promise<Http1Response> {
     return new Promise<Http1Response>((resolve, reject) => {
       const signal = req.signal;
       const onAbort = signal ? (): void => this.#die(new Http1Error('aborted', 'the request was aborted', { cause: signal.reason })) : undefined;
-      this.#ex = { req, sink, resolve, reject, onAbort, answered: false, head: undefined, take: undefined, chunks: [], keepAlive: true };
-      this.#state = 'head';
-      this.#pending = undefined;
+      const deadline = Number.isFinite(timeoutMs) ? setTimeout(() => this.#die(deadlineExceeded(req.timeoutMs)), Math.max(1, timeoutMs)) : undefined;
+      this.#ex = { req, sink, resolve, reject, onAbort, deadline, answered: false, head: undefined, take: undefined, chunks: [] };
+      this.#parser.start(req.method);
       if (onAbort) signal?.addEventListener('abort', onAbort, { once: true });
       this.socket.ref();
-      this.socket.setTimeout(req.timeoutMs);
+      this.socket.setTimeout(req.inactivityTimeoutMs ?? 0);
       this.socket.write(req.body === undefined ? head : head + req.body);
     });
   }
 
   destroy(err?: Http1Error): void {
     this.#die(err);
+  }
+
+  /** @internal The parser read the final head: keep-alive, the advertised idle timeout, the sink. */
+  onHead(parsed: ParsedHead): void {
+    const ex = this.#ex;
+    if (!ex) return;
+    ex.head = parsed.head;
+    // Give the connection up a second before the server would, so a request never meets its close.
+    if (parsed.idleMs !== undefined) this.idleTtlMs = Math.min(this.idleTtlMs, parsed.idleMs - 1000);
+    ex.take = ex.sink?.(parsed.head);
+  }
+
+  /** @internal Body bytes, to the sink or collected. */
+  onBody(chunk: Buffer): void {
+    const ex = this.#ex;
+    if (!ex || chunk.length === 0) return;
+    if (ex.take) ex.take(chunk);
+    else ex.chunks.push(chunk);
   }
 
   #feed(data: Buffer): void {
@@ -134,165 +154,50 @@ class Connection {
       return;
     }
     ex.answered = true;
-    let buf = data;
-    while (this.#ex === ex && buf.length > 0) {
-      try {
-        buf = this.#step(ex, buf);
-      } catch (err) {
-        this.#die(
-          err instanceof Http1Error
-            ? err
-            : new Http1Error('protocol', `the body sink failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err }),
-        );
-        return;
-      }
+    let done: boolean;
+    try {
+      done = this.#parser.feed(data);
+    } catch (err) {
+      this.#die(err instanceof Http1Error ? err : sinkFailure(err));
+      return;
     }
-  }
-
-  /** Consumes what it can of `buf` in the current state and returns the rest. */
-  #step(ex: Exchange, buf: Buffer): Buffer {
-    switch (this.#state) {
-      case 'head':
-        return this.#headBytes(ex, buf);
-      case 'length':
-      case 'chunk-data':
-        return this.#counted(ex, buf);
-      case 'chunk-size':
-        return this.#chunkSize(buf);
-      case 'chunk-end':
-        return this.#chunkEnd(buf);
-      case 'trailers':
-        return this.#trailer(ex, buf);
-      case 'to-close':
-        this.#body(ex, buf);
-        return EMPTY;
-      case 'done':
-        throw new Http1Error('protocol', 'bytes after the end of the response');
-    }
-  }
-
-  #headBytes(ex: Exchange, buf: Buffer): Buffer {
-    const head = this.#until(buf, '\r\n\r\n');
-    if (head === undefined) return EMPTY;
-    const parsed = parseHead(head.text);
-    // An interim answer (100 Continue, 103 Early Hints): the final one follows on the same connection.
-    if (parsed.head.status >= 200 || parsed.head.status === 101) this.#onHead(ex, parsed);
-    return head.rest;
-  }
-
-  /** Body bytes of a known count: a Content-Length body or one chunk's data. */
-  #counted(ex: Exchange, buf: Buffer): Buffer {
-    const n = Math.min(this.#remaining, buf.length);
-    this.#body(ex, buf.subarray(0, n));
-    this.#remaining -= n;
-    if (this.#remaining === 0) {
-      if (this.#state === 'length') this.#complete(ex);
-      else this.#state = 'chunk-end';
-    }
-    return buf.subarray(n);
-  }
-
-  #chunkSize(buf: Buffer): Buffer {
-    const line = this.#until(buf, '\r\n');
-    if (line === undefined) return EMPTY;
-    const sizeText = line.text.split(';', 1)[0]?.trim() ?? '';
-    if (!/^[0-9a-fA-F]{1,8}$/.test(sizeText)) throw new Http1Error('protocol', `a chunk size is not hexadecimal: ${JSON.stringify(sizeText.slice(0, 20))}`);
-    this.#remaining = parseInt(sizeText, 16);
-    this.#state = this.#remaining === 0 ? 'trailers' : 'chunk-data';
-    return line.rest;
-  }
-
-  #chunkEnd(buf: Buffer): Buffer {
-    const line = this.#until(buf, '\r\n');
-    if (line === undefined) return EMPTY;
-    if (line.text !== '') throw new Http1Error('protocol', 'a chunk does not end with CRLF');
-    this.#state = 'chunk-size';
-    return line.rest;
-  }
-
-  #trailer(ex: Exchange, buf: Buffer): Buffer {
-    const line = this.#until(buf, '\r\n');
-    if (line === undefined) return EMPTY;
-    if (line.text === '') this.#complete(ex);
-    return line.rest;
-  }
-
-  /** The text up to the next `delimiter`, joined with what earlier buffers left; undefined until it arrives. */
-  #until(buf: Buffer, delimiter: string): { text: string; rest: Buffer } | undefined {
-    const joined = this.#pending ? Buffer.concat([this.#pending, buf]) : buf;
-    const end = joined.indexOf(delimiter);
-    if (end < 0) {
-      if (joined.length > MAX_HEAD_BYTES) throw new Http1Error('protocol', `a response head or chunk line is over ${MAX_HEAD_BYTES} bytes`);
-      this.#pending = joined;
-      return undefined;
-    }
-    this.#pending = undefined;
-    return { text: joined.toString('latin1', 0, end), rest: joined.subarray(end + delimiter.length) };
-  }
-
-  /** A final answer's head: keep-alive, the advertised idle timeout, the sink, and how the body is framed. */
-  #onHead(ex: Exchange, parsed: ParsedHead): void {
-    const { head } = parsed;
-    ex.head = head;
-    ex.keepAlive = parsed.keepAlive;
-    // Give the connection up a second before the server would, so a request never meets its close.
-    if (parsed.idleMs !== undefined) this.idleTimeoutMs = Math.min(this.idleTimeoutMs, parsed.idleMs - 1000);
-    ex.take = ex.sink?.(head);
-    const framing = framingOf(ex.req.method, head);
-    if (framing.kind === 'none') {
-      // Nothing here asks for an upgrade; a switched connection (101) cannot carry another request.
-      if (head.status === 101) ex.keepAlive = false;
-      this.#complete(ex);
-    } else if (framing.kind === 'length') {
-      this.#remaining = framing.bytes;
-      this.#state = 'length';
-      if (framing.bytes === 0) this.#complete(ex);
-    } else {
-      if (framing.kind === 'to-close') ex.keepAlive = false;
-      this.#state = framing.kind;
-    }
-  }
-
-  #body(ex: Exchange, chunk: Buffer): void {
-    if (chunk.length === 0) return;
-    if (ex.take) ex.take(chunk);
-    else ex.chunks.push(chunk);
+    if (done && this.#ex === ex) this.#complete(ex);
   }
 
   #complete(ex: Exchange): void {
-    this.#state = 'done';
     this.#ex = undefined;
     this.#settle(ex);
-    const head = ex.head as Http1Head;
-    ex.resolve({ ...head, body: ex.chunks.length === 1 ? (ex.chunks[0] as Buffer) : Buffer.concat(ex.chunks) });
     this.reused = true;
-    if (ex.keepAlive && this.idleTimeoutMs > 0) {
-      this.socket.setTimeout(this.idleTimeoutMs);
+    if (this.#parser.keepAlive && this.idleTtlMs > 0 && !this.#dead) {
+      this.socket.setTimeout(this.idleTtlMs);
       this.socket.unref();
       this.#pool.release(this);
     } else {
       this.#die(undefined);
     }
+    const head = ex.head as Http1Head;
+    ex.resolve({ ...head, body: ex.chunks.length === 1 ? (ex.chunks[0] as Buffer) : Buffer.concat(ex.chunks) });
   }
 
   #settle(ex: Exchange): void {
     if (ex.onAbort) ex.req.signal?.removeEventListener('abort', ex.onAbort);
+    if (ex.deadline) clearTimeout(ex.deadline);
   }
 
-  #closed(): void {
+  /** The socket closed with no error: the server's FIN ends a body read to the close, and cuts anything else. */
+  #serverClosed(): void {
     const ex = this.#ex;
-    if (ex && this.#state === 'to-close' && ex.head) {
-      ex.keepAlive = false;
+    if (ex && this.#parser.closed()) {
       this.#complete(ex);
       return;
     }
-    this.#die(new Http1Error('network', 'the server closed the connection before the response ended', { code: 'ECONNRESET' }));
+    const what = ex?.answered ? 'before the response ended' : 'without answering';
+    this.#die(new Http1Error('closed', `the server closed the connection ${what}`));
   }
 
   #die(err: Http1Error | undefined): void {
     const ex = this.#ex;
     this.#ex = undefined;
-    this.#state = 'done';
     if (!this.#dead) {
       this.#dead = true;
       this.#pool.forget(this);
@@ -300,8 +205,9 @@ class Connection {
     }
     if (!ex) return;
     this.#settle(ex);
-    const failure = err ?? new Http1Error('network', 'the connection closed before the response ended', { code: 'ECONNRESET' });
-    const stale = this.reused && !ex.answered && failure.kind === 'network';
+    const failure = err ?? new Http1Error('closed', 'the connection closed before the response ended');
+    // A reused connection the server closed (or reset) before any answer: the request never reached it.
+    const stale = this.reused && !ex.answered && (failure.kind === 'network' || failure.kind === 'closed');
     ex.reject(stale ? new StaleConnection(failure) : failure);
   }
 }
@@ -309,7 +215,7 @@ class Connection {
 /** Keep-alive connections to one origin: idle ones are reused newest first; no limit on how many are open. */
 export class Http1Pool {
   readonly origin: Http1Origin;
-  readonly #idleTimeoutMs: number;
+  readonly #idleConnectionTtlMs: number;
   readonly #host: string;
   readonly #idle: Connection[] = [];
   readonly #all = new Set<Connection>();
@@ -321,7 +227,7 @@ export class Http1Pool {
 
   constructor(origin: Http1Origin, options: Http1PoolOptions = {}) {
     this.origin = origin;
-    this.#idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    this.#idleConnectionTtlMs = options.idleConnectionTtlMs ?? DEFAULT_IDLE_CONNECTION_TTL_MS;
     this.#host = hostHeader(origin);
   }
 
@@ -332,18 +238,20 @@ export class Http1Pool {
 
   /** One exchange; with a `sink`, the body goes to it as it arrives. Rejects with an `Http1Error`. */
   async request(req: Http1Request, sink?: BodySink): Promise<Http1Response> {
-    if (this.#closed) throw new Http1Error('closed', 'the connection pool is closed');
+    if (this.#closed) throw new Http1Error('pool-closed', 'the connection pool is closed');
     if (req.signal?.aborted) throw new Http1Error('aborted', 'the request was aborted', { cause: req.signal.reason });
     const head = requestHead(req, this.#host, bodyLength(req));
+    const started = performance.now();
     // A connection leaves the idle list as it closes (forget), so the newest idle one is alive.
     const idle = this.#idle.pop();
     try {
-      return await (idle ?? this.#open()).exchange(req, sink, head);
+      return await (idle ?? this.#open()).exchange(req, sink, head, req.timeoutMs);
     } catch (err) {
       if (!(err instanceof StaleConnection)) throw err;
       if (!replayable(req) || this.#closed) throw err.failure;
+      // The replay has what is left of the deadline.
       return this.#open()
-        .exchange(req, sink, head)
+        .exchange(req, sink, head, req.timeoutMs - (performance.now() - started))
         .catch((again: unknown) => {
           throw again instanceof StaleConnection ? again.failure : again;
         });
@@ -359,7 +267,7 @@ export class Http1Pool {
   /** Closes every connection now, failing exchanges in progress. */
   destroy(): void {
     this.close();
-    for (const c of [...this.#all]) c.destroy(new Http1Error('closed', 'the connection pool was destroyed'));
+    for (const c of [...this.#all]) c.destroy(new Http1Error('pool-closed', 'the connection pool was destroyed'));
   }
 
   /** @internal A connection finished an exchange and may serve another. */
@@ -378,7 +286,7 @@ export class Http1Pool {
   #open(): Connection {
     const { protocol, host, port, tls } = this.origin;
     const socket = protocol === 'https:' ? this.#tlsConnect(host, port, tls) : netConnect({ host, port });
-    const c = new Connection(this, socket, this.#idleTimeoutMs);
+    const c = new Connection(this, socket, this.#idleConnectionTtlMs);
     this.#all.add(c);
     return c;
   }

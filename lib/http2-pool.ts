@@ -2,10 +2,11 @@
  * `node:http2` behind lib/http-pool's seam (`httpTransport: http2`, https origins: kube-apiserver speaks h2
  * over TLS, which is what client-go uses): one session per origin, every request a stream on it, a new
  * session when the last one closed or got a GOAWAY, an idle session closed after 90 s. A stream fails, as a
- * lib/http1 exchange does, when no byte of its answer arrives for `timeoutMs`.
+ * lib/http1 exchange does, when its answer has not ended by the request's deadline (`timeoutMs`), or when no
+ * byte arrives for its `inactivityTimeoutMs`, if it has one.
  */
 import { connect, constants, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
-import { Answer, authority, IDLE_MS, serverName, sinkFailure } from './http-answer.ts';
+import { Answer, authority, deadlineTimer, IDLE_CONNECTION_TTL_MS, serverName, sinkFailure } from './http-answer.ts';
 import { Http1Error, type BodySink, type Http1Origin, type Http1Request, type Http1Response } from './http1.ts';
 import type { HttpPool } from './http-pool.ts';
 
@@ -31,7 +32,7 @@ export class Http2Pool implements HttpPool {
   }
 
   request(req: Http1Request, sink?: BodySink): Promise<Http1Response> {
-    if (this.#closed) return Promise.reject(new Http1Error('closed', 'the connection pool is closed'));
+    if (this.#closed) return Promise.reject(new Http1Error('pool-closed', 'the connection pool is closed'));
     if (req.signal?.aborted) return Promise.reject(new Http1Error('aborted', 'the request was aborted', { cause: req.signal.reason }));
     const headers: Record<string, string> = { ':method': req.method, ':path': req.path };
     for (const [name, value] of Object.entries(req.headers ?? {})) if (!HOP_BY_HOP.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
@@ -41,7 +42,9 @@ export class Http2Pool implements HttpPool {
       try {
         stream = session.request(headers, { endStream: req.body === undefined });
       } catch (err) {
-        reject(new Http1Error('network', err instanceof Error ? err.message : String(err), { cause: err }));
+        // A method or field node:http2 cannot send (ERR_INVALID_HTTP_TOKEN, ERR_INVALID_CHAR, …), or a closing session.
+        const invalid = /^ERR_(INVALID|HTTP2_INVALID)/.test((err as NodeJS.ErrnoException).code ?? '');
+        reject(new Http1Error(invalid ? 'invalid-request' : 'network', err instanceof Error ? err.message : String(err), { cause: err }));
         return;
       }
       this.#track({ session, stream, req, answer: new Answer(sink) }, resolve, reject);
@@ -55,7 +58,7 @@ export class Http2Pool implements HttpPool {
     this.#session = undefined;
   }
 
-  /** Wires one stream: the answer, the inactivity timeout, the abort signal, the session's reference. */
+  /** Wires one stream: the answer, the deadline and inactivity limit, the abort signal, the session's reference. */
   #track(s: Stream, resolve: (r: Http1Response) => void, reject: (e: Http1Error) => void): void {
     const { stream, req, answer } = s;
     let failure: Http1Error | undefined;
@@ -66,7 +69,9 @@ export class Http2Pool implements HttpPool {
     const onAbort = (): void => fail(new Http1Error('aborted', 'the request was aborted', { cause: req.signal?.reason }));
     req.signal?.addEventListener('abort', onAbort, { once: true });
     this.#count(s.session, 1);
-    stream.setTimeout(req.timeoutMs, () => fail(new Http1Error('timeout', `no data for ${Math.round(req.timeoutMs / 1000)} s`)));
+    const deadline = deadlineTimer(req, fail);
+    const inactivity = req.inactivityTimeoutMs;
+    if (inactivity !== undefined) stream.setTimeout(inactivity, () => fail(new Http1Error('timeout', `no byte of the answer for ${inactivity} ms`)));
     stream.on('response', (h: IncomingHttpHeaders) => answer.start(Number(h[':status']), '', Object.entries(h)));
     stream.on('data', (chunk: Buffer) => {
       try {
@@ -82,6 +87,7 @@ export class Http2Pool implements HttpPool {
     });
     stream.on('close', () => {
       req.signal?.removeEventListener('abort', onAbort);
+      clearTimeout(deadline);
       this.#count(s.session, -1);
       if (failure === undefined && answer.head !== undefined && stream.rstCode === constants.NGHTTP2_NO_ERROR) resolve(answer.response());
       else reject(failure ?? new Http1Error('network', `the stream was reset (code ${stream.rstCode}) before the response ended`));
@@ -100,7 +106,7 @@ export class Http2Pool implements HttpPool {
     };
     session.on('close', retire);
     session.on('goaway', retire);
-    session.setTimeout(IDLE_MS, () => session.close());
+    session.setTimeout(IDLE_CONNECTION_TTL_MS, () => session.close());
     session.unref();
     this.#session = session;
     return session;

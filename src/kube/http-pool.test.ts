@@ -118,6 +118,28 @@ describe.each(HttpTransports)('an HTTP pool over %s', (transport) => {
     expect((await failure(pending)).kind).toBe('aborted');
   });
 
+  it('fails an answer still trickling at its deadline, a silent stream at its inactivity limit, and waits without a deadline', async () => {
+    const server = await apiserver((req, res) => {
+      if (req.url === '/late') {
+        setTimeout(() => res.end('late'), 50);
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"items":[');
+      if (req.url === '/silent') return;
+      const t = setInterval(() => res.write(' '), 20);
+      res.on('close', () => clearInterval(t));
+    });
+    const p = pool(server.origin);
+    expect((await failure(p.request(get('/trickle', { timeoutMs: 300 })))).kind).toBe('timeout');
+    const parts: string[] = [];
+    const silent = await failure(
+      p.request(get('/silent', { timeoutMs: Number.POSITIVE_INFINITY, inactivityTimeoutMs: 200 }), () => (c) => parts.push(c.toString())),
+    );
+    expect([silent.kind, parts.join('')]).toEqual(['timeout', '{"items":[']);
+    expect((await p.request(get('/late', { timeoutMs: Number.POSITIVE_INFINITY }))).body.toString()).toBe('late');
+  });
+
   it('fails with a network error naming the socket code when nothing listens, and with closed after close', async () => {
     const probe = createServer();
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
@@ -128,6 +150,6 @@ describe.each(HttpTransports)('an HTTP pool over %s', (transport) => {
     const server = await apiserver((_req, res) => res.end());
     const p = pool(server.origin);
     p.close();
-    expect((await failure(p.request(get('/')))).kind).toBe('closed');
+    expect((await failure(p.request(get('/')))).kind).toBe('pool-closed');
   });
 });

@@ -198,6 +198,32 @@ describe('KubeTransport', () => {
     expect(api.requests[0]?.url).toBe('/api/v1/nodes?watch=true');
   });
 
+  it('bounds a request by its deadline however its bytes trickle, and a stream only by its silence', async () => {
+    const api = await fakeApiserver((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (req.url?.startsWith('/api/v1/nodes?watch')) {
+        // A watch event every 20 ms for about 400 ms, then silence.
+        let n = 0;
+        const t = setInterval(() => (n++ < 20 ? res.write('{"type":"BOOKMARK","object":{}}\n') : clearInterval(t)), 20);
+        res.on('close', () => clearInterval(t));
+        return;
+      }
+      res.write('{"kind":"NodeList",');
+      const t = setInterval(() => res.write(' '), 20);
+      res.on('close', () => clearInterval(t));
+    });
+    const t = transport(api, { insecureSkipTlsVerify: true });
+    const slow = await t.request({ method: 'GET', path: '/api/v1/nodes', timeoutMs: 300 }).catch((e: unknown) => e);
+    expect(slow).toBeInstanceOf(KubeApiError);
+    expect((slow as KubeApiError).message).toMatch(/no complete answer within 300 ms/);
+    let events = 0;
+    const watch = await t
+      .stream({ method: 'GET', path: '/api/v1/nodes', query: { watch: 'true' }, inactivityTimeoutMs: 1_000 }, () => (events += 1))
+      .catch((e: unknown) => e);
+    // The stream outlived the 300 ms a plain request gets, and ended at its silence.
+    expect([events, (watch as KubeApiError).message]).toEqual([20, expect.stringMatching(/no byte of the answer for 1000 ms/)]);
+  });
+
   it('runs an exec credential plugin, caches its token until expiry and runs it again after a 401', async () => {
     let calls = 0;
     const api = await fakeApiserver((req, res) => {

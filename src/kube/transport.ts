@@ -42,11 +42,16 @@ export interface KubeRequest {
   readonly contentType?: string;
   readonly userAgent?: string;
   readonly signal?: AbortSignal;
-  /** The request fails when nothing arrives for this long (default 60 s, the apiserver's own request timeout). */
+  /**
+   * The whole request's deadline, as client-go's `rest.Config.Timeout` (default 60 s, the apiserver's own
+   * request timeout); a stream (a watch) has none unless it says.
+   */
+  readonly timeoutMs?: number;
+  /** For a stream: it fails when nothing arrives for this long (a watch's longest silence). */
   readonly inactivityTimeoutMs?: number;
 }
 
-const DEFAULT_INACTIVITY_TIMEOUT_MS = 60_000;
+const DEFAULT_TIMEOUT_MS = 60_000;
 /** client-go re-reads a token file at most once a minute. */
 const TOKEN_FILE_TTL_MS = 60_000;
 
@@ -171,7 +176,7 @@ export class KubeTransport {
     };
     let res: Http1Response;
     try {
-      res = await this.#exchange(req, (head) => (head.status >= 400 ? undefined : lines));
+      res = await this.#exchange(req, req.timeoutMs ?? Number.POSITIVE_INFINITY, (head) => (head.status >= 400 ? undefined : lines));
     } catch (err) {
       const cause = thrown?.error;
       if (cause instanceof KubeApiError) throw cause;
@@ -190,7 +195,7 @@ export class KubeTransport {
   }
 
   async #once(req: KubeRequest): Promise<unknown> {
-    const res = await this.#exchange(req);
+    const res = await this.#exchange(req, req.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     if (res.status >= 400) throw failure(req, res);
     if (res.body.length === 0) return undefined;
     try {
@@ -200,7 +205,7 @@ export class KubeTransport {
     }
   }
 
-  async #exchange(req: KubeRequest, sink?: BodySink): Promise<Http1Response> {
+  async #exchange(req: KubeRequest, timeoutMs: number, sink?: BodySink): Promise<Http1Response> {
     if (this.#closed) throw new KubeApiError(0, `${req.method} ${req.path}: the client is closed`);
     const exec = this.endpoint.credentials.kind === 'exec' ? await this.#execCredential(this.endpoint.credentials.exec) : undefined;
     const pool = this.#poolFor(exec);
@@ -211,7 +216,8 @@ export class KubeTransport {
           method: req.method,
           path: this.#prefix + req.path + queryString(req.query),
           headers: requestHeaders(req, body, this.#authorization(exec)),
-          timeoutMs: req.inactivityTimeoutMs ?? DEFAULT_INACTIVITY_TIMEOUT_MS,
+          timeoutMs,
+          ...(req.inactivityTimeoutMs === undefined ? {} : { inactivityTimeoutMs: req.inactivityTimeoutMs }),
           ...(body === undefined ? {} : { body }),
           ...(req.signal ? { signal: req.signal } : {}),
         },

@@ -134,6 +134,22 @@ describe.each([
     expect(e2).toMatchObject({ code: 'timeout', status: 0 });
   });
 
+  it('times out an answer that keeps trickling: the timeout is a deadline for the whole answer', async () => {
+    const trickle: Reply = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"zones":[');
+      // A byte every 20 ms, for at most 5 s (an exchange that waited it out reads an unfinished body).
+      let n = 0;
+      const t = setInterval(() => (n++ < 250 ? res.write(' ') : res.end()), 20);
+      res.on('close', () => clearInterval(t));
+    };
+    const { url } = await serve([trickle]);
+    const e = await client(url, [], { timeoutMs: 300, retry: { maxRetries: 0 } })
+      .catalogue.zones()
+      .catch((x: unknown) => x);
+    expect(e).toMatchObject({ code: 'timeout', status: 0 });
+  });
+
   it('parses Retry-After as seconds or an HTTP date and caps it', () => {
     expect(parseRetryAfter('3')).toBe(3000);
     expect(parseRetryAfter(new Date(10_000).toUTCString(), 4_000)).toBe(6000);

@@ -260,7 +260,7 @@ export function fetchExchange(doFetch: typeof globalThis.fetch = globalThis.fetc
 
 /**
  * An exchange over a keep-alive pool per origin (lib/http-pool: lib/http1 by default, a third of node:http's
- * CPU per request). Its timeout is for silence: the answer fails when no byte of it arrives for `timeoutMs`.
+ * CPU per request). Its timeout is a deadline for the whole answer, as fetchExchange's.
  */
 export function poolExchange(transport: HttpTransport = 'http1'): HttpExchange {
   const pools = new Map<string, HttpPool>();
