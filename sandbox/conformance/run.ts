@@ -14,7 +14,7 @@ import type { RuntimeName } from '../runtimes/runtime.ts';
 import { createThrowawaySandbox } from '../throwaway.ts';
 import { pinnedVersions } from '../control-plane/binaries.ts';
 import { SANDBOX_VERSION } from '../version.ts';
-import { CAPABILITY_INFO, DEFAULT_CAPABILITIES, withNeeds, type Capability } from './capabilities.ts';
+import { CAPABILITIES, CAPABILITY_INFO, DEFAULT_CAPABILITIES, withNeeds, type Capability } from './capabilities.ts';
 import { nodeInit, lifecycle } from './checks/nodes.ts';
 import { lbBasic, lbDelete, lbUpdate } from './checks/load-balancers.ts';
 import { lbAnnotations } from './checks/annotations.ts';
@@ -55,6 +55,8 @@ export interface ConformanceOptions {
   readonly only?: readonly Capability[];
   /** Leave these out of a run without `only` (a suite that checks the others elsewhere). */
   readonly exclude?: readonly Capability[];
+  /** Opt-in capabilities to check too in a run without `only`, each where the run's order puts it. */
+  readonly include?: readonly Capability[];
   /** How long one condition may take. */
   readonly timeoutMs: number;
   /** Fault rules simcloud holds from its start, so the CCM meets them from its first call. */
@@ -183,10 +185,16 @@ function reportBase(o: ConformanceOptions, started: number): Omit<ConformanceRep
   };
 }
 
+/** What a run checks: `only` and what it needs, else the defaults less `exclude`, plus `include`, in run order. */
+function planOf(o: ConformanceOptions): Step {
+  if (o.only?.length) return { run: withNeeds(o.only), required: new Set(o.only) };
+  return { run: CAPABILITIES.filter((c) => (DEFAULT_CAPABILITIES.includes(c) && !o.exclude?.includes(c)) || o.include?.includes(c)), required: new Set() };
+}
+
 export async function runConformance(o: ConformanceOptions): Promise<ConformanceReport> {
   const started = Date.now();
   const cloud = cloudOf(o.cloud);
-  const plan: Step = { run: o.only?.length ? withNeeds(o.only) : DEFAULT_CAPABILITIES.filter((c) => !o.exclude?.includes(c)), required: new Set(o.only ?? []) };
+  const plan = planOf(o);
   const { sandbox, stop } = runSandbox(o);
   const base = reportBase(o, started);
   try {

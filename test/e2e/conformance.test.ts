@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { cloudOf } from '../../sandbox/cloud/registry.ts';
 import { isRuntimeChoice } from '../../sandbox/runtimes/factory.ts';
-import { ADVERSITY_CAPABILITIES, DEFAULT_CAPABILITIES as CAPABILITIES, type Capability } from '../../sandbox/conformance/capabilities.ts';
+import { ADVERSITY_CAPABILITIES, CAPABILITIES as ALL, DEFAULT_CAPABILITIES as CAPABILITIES, type Capability } from '../../sandbox/conformance/capabilities.ts';
 import { ConformanceReport, passed, renderTable, Verdict } from '../../sandbox/conformance/report.ts';
 import { runConformance } from '../../sandbox/conformance/run.ts';
 import { CI_ADVERSITY_WINDOWS } from '../helpers/adversity.ts';
@@ -26,7 +26,9 @@ const offers = (c: Capability): boolean => c !== 'routes' || ccm.kind === 'built
 /** The adversity capabilities run where acceptance asks for them: our CCM, and upstream's on simcloud and hcloud. */
 const adversity = ccm.kind === 'builtin' || cloud.kind === 'simcloud' || cloud.kind === 'hcloud';
 const exclude = adversity ? [] : ADVERSITY_CAPABILITIES;
-const checked = CAPABILITIES.filter((c) => !exclude.includes(c));
+/** lb-tls is opt-in for users (a second LoadBalancer Service); here it is checked wherever the cloud has TLS. */
+const tls: readonly Capability[] = 'none' in cloud.conformance.tls ? [] : ['lb-tls'];
+const checked = ALL.filter((c) => (CAPABILITIES.includes(c) && !exclude.includes(c)) || tls.includes(c));
 
 /** A whole run: sandbox up, eight capabilities (a joining node may wait for a 100 s resync, a vanished one 90 s), teardown. */
 const RUN_TIMEOUT_MS = 600_000;
@@ -44,6 +46,7 @@ describe(`conformance of the ${ccm.kind} CCM on ${cloud.kind}`, () => {
         runtime: runtime,
         timeoutMs: 60_000,
         exclude,
+        include: tls,
         windows: CI_ADVERSITY_WINDOWS,
         ...(kubeconfig ? { kubeconfig } : {}),
       }).finally(sampling.stop);

@@ -1,12 +1,8 @@
 // TLS termination with a user's own certificate, as the conformance run's lb-tls checks it
-// (sandbox/conformance/checks/tls.ts), on every cloud here whose CCMs offer it: our builtin CCM and our Go
-// CCM's simcloud provider on simcloud (/v1/certificates, loadbalancer.simcloud.dev/certificate-id), its
-// digitalocean and hcloud providers on their personas (/v2/certificates and /hcloud/v1/certificates, their clouds'
-// own annotations), its linode provider (a kubernetes.io/tls Secret named in the per-port annotation, as Linode's
-// CCM reads it), and, with DIGITALOCEAN_CCM_BINARY, HCLOUD_CCM_BINARY or LINODE_CCM_BINARY set, those clouds' own
-// CCMs.
-// Each run is a sandbox with node-init, lb-basic and lb-tls: the handshake on 443 verified against the run's CA
-// alone, a pod answering behind it, and port 80 redirecting to https where the cloud redirects (not Linode).
+// (sandbox/conformance/checks/tls.ts), with the clouds' own CCMs: DigitalOcean's, Hetzner's and Linode's when
+// DIGITALOCEAN_CCM_BINARY, HCLOUD_CCM_BINARY or LINODE_CCM_BINARY names its binary (skipped otherwise). Each run
+// is a sandbox with node-init, lb-basic and lb-tls: the handshake on 443 verified against the run's CA alone, a pod
+// answering behind it, and port 80 redirecting to https where the cloud redirects (not Linode).
 import { describe, expect, it } from 'vitest';
 import type { CcmChoice } from '../../sandbox/ccm/slot.ts';
 import type { CloudKind } from '../../sandbox/cloud/registry.ts';
@@ -20,12 +16,9 @@ interface TlsRun {
   readonly ccm: CcmChoice | undefined;
 }
 
+// Our CCMs (builtin, and the Go CCM's simcloud, digitalocean, hcloud and linode providers) are checked for lb-tls
+// by test/e2e/conformance.test.ts, inside each project's whole run.
 const RUNS: readonly TlsRun[] = [
-  { cloud: 'simcloud', which: 'our builtin CCM', ccm: { kind: 'builtin' } },
-  { cloud: 'simcloud', which: "our Go CCM's simcloud provider", ccm: { kind: 'upstream' } },
-  { cloud: 'digitalocean', which: "our Go CCM's digitalocean provider", ccm: { kind: 'upstream' } },
-  { cloud: 'hcloud', which: "our Go CCM's hcloud provider", ccm: { kind: 'upstream' } },
-  { cloud: 'linode', which: "our Go CCM's linode provider", ccm: { kind: 'upstream' } },
   { cloud: 'digitalocean', which: "DigitalOcean's own CCM (DIGITALOCEAN_CCM_BINARY)", ccm: ownCcmOf('digitalocean')?.ccm },
   { cloud: 'hcloud', which: "Hetzner's own CCM (HCLOUD_CCM_BINARY)", ccm: ownCcmOf('hcloud')?.ccm },
   { cloud: 'linode', which: "Linode's own CCM (LINODE_CCM_BINARY)", ccm: ownCcmOf('linode')?.ccm },
