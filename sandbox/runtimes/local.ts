@@ -237,7 +237,10 @@ export class LocalRuntime implements PrestartingRuntime {
   /** Installs the Cluster API resources for the workers there are, and starts keeping them. */
   async #startMachines(kubeConfig: KubeConfig, ctx: RuntimeContext): Promise<void> {
     const [{ MachineController }, { pino }] = await Promise.all([import('../capi/controller.ts'), import('pino')]);
-    const logger = pino({ name: 'cluster-api' }, pino.destination({ dest: join(ctx.stateDir, 'logs', 'cluster-api.log'), mkdir: true, sync: true, mode: 0o600 }));
+    const logger = pino(
+      { name: 'cluster-api' },
+      pino.destination({ dest: join(ctx.stateDir, 'logs', 'cluster-api.log'), mkdir: true, sync: true, mode: 0o600 }),
+    );
     const cloud = this.#opts.cloud();
     const controller = new MachineController({
       kubeConfig,
