@@ -7,11 +7,12 @@ import { defineConfig } from 'vitest/config';
 const slow = { testTimeout: 120_000, hookTimeout: 300_000, isolate: false };
 
 // Most of the slow suites wait on the cluster (grace periods, lease expiries, podgc) rather than compute, so
-// four files run at a time even on a 2-core machine, the e2e suites' included: each file's sandbox has its
+// five files run at a time even on a 2-core machine, the e2e suites' included: each file's sandbox has its
 // own state dir, control plane and loopback address plan, and no test asserts a duration. A whole run uses
-// about 21 CPU-minutes, so on 2 cores its floor is about 11 minutes; three at a time left the cores idle
-// for a third of it. VITEST_MAX_WORKERS overrides it (1 runs every file in turn).
-const maxWorkers = Number(process.env.VITEST_MAX_WORKERS ?? 4);
+// about 23 CPU-minutes, so on 2 cores its floor is about 12 minutes; four at a time took 884 s of vitest on
+// a quiet machine (2026-11-29), the cores idle for a fifth of it. VITEST_MAX_WORKERS overrides it (1 runs
+// every file in turn).
+const maxWorkers = Number(process.env.VITEST_MAX_WORKERS ?? 5);
 
 export default defineConfig({
   test: {
