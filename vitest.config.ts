@@ -8,10 +8,10 @@ const slow = { testTimeout: 120_000, hookTimeout: 300_000, isolate: false };
 
 // Most of the slow suites wait on the cluster (grace periods, lease expiries, podgc) rather than compute, so
 // five files run at a time even on a 2-core machine, the e2e suites' included: each file's sandbox has its
-// own state dir, control plane and loopback address plan, and no test asserts a duration. A whole run uses
-// about 23 CPU-minutes, so on 2 cores its floor is about 12 minutes; four at a time took 884 s of vitest on
-// a quiet machine (2026-11-29), the cores idle for a fifth of it. VITEST_MAX_WORKERS overrides it (1 runs
-// every file in turn).
+// own state dir, control plane and loopback address plan, and no test asserts a duration. A whole `.ci/run`
+// used 26 CPU-minutes (user + system, 2026-11-29), vitest about 24 of them, so on 2 cores its floor is about
+// 12 minutes; on a quiet machine four files at a time took 884 s of vitest, five 779 s. VITEST_MAX_WORKERS
+// overrides it (1 runs every file in turn).
 const maxWorkers = Number(process.env.VITEST_MAX_WORKERS ?? 5);
 
 export default defineConfig({
