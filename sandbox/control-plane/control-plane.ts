@@ -296,6 +296,8 @@ async function writePki(layout: ControlPlaneLayout): Promise<ControlPlanePki> {
     'ca.key': pki.ca.key,
     'apiserver.crt': pki.apiServer.cert,
     'apiserver.key': pki.apiServer.key,
+    'apiserver-kubelet-client.crt': pki.kubeletClient.cert,
+    'apiserver-kubelet-client.key': pki.kubeletClient.key,
     'sa.pub': pki.serviceAccount.publicKey,
     'sa.key': pki.serviceAccount.privateKey,
     'scheduler-serving.crt': pki.schedulerServing.cert,

@@ -83,6 +83,12 @@ export function apiServerArgs(layout: ControlPlaneLayout): string[] {
     // and its Hostname would need a DNS lookup; without an ExternalIP the call is refused ("no preferred
     // addresses found") and nothing is dialled.
     '--kubelet-preferred-address-types=ExternalIP',
+    // The virtual kubelets' API (kubelet/kubelet-api.ts) serves this client certificate alone, and its serving
+    // certificate is issued by the cluster CA for the node's loopback address: verified here, so a request for
+    // a pod's logs never goes to whatever else binds that loopback port.
+    `--kubelet-client-certificate=${pki('apiserver-kubelet-client.crt')}`,
+    `--kubelet-client-key=${pki('apiserver-kubelet-client.key')}`,
+    `--kubelet-certificate-authority=${pki('ca.crt')}`,
     `--service-cluster-ip-range=${layout.network.serviceCidr}`,
     '--allow-privileged=true',
     '--authorization-mode=Node,RBAC',

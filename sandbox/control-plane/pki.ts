@@ -1,7 +1,8 @@
 // The control plane's PKI, generated fresh for every control plane: one CA, the apiserver's serving
 // certificate (valid for 127.0.0.1 and the in-cluster names), client certificates for the admin
-// (system:masters), kube-controller-manager and kube-scheduler, kube-scheduler's serving certificate (its
-// /readyz on 127.0.0.1), the service-account signing key pair, and etcd's
+// (system:masters), kube-controller-manager and kube-scheduler, the apiserver's client certificate for the
+// kubelets' API (logs; kubelet/kubelet-api.ts), kube-scheduler's serving certificate (its /readyz on
+// 127.0.0.1), the service-account signing key pair, and etcd's
 // own, under a CA of its own as kubeadm does (a client certificate the cluster CA issues, e.g. a CCM's, must
 // not open etcd): a certificate it serves clients and peers with, and the apiserver's client certificate
 // for it. etcd takes only clients its CA signed, so another local user or a web page cannot read the cluster.
@@ -27,6 +28,8 @@ export interface ControlPlanePki {
   readonly admin: PemPair;
   readonly controllerManager: PemPair;
   readonly scheduler: PemPair;
+  /** The apiserver's client certificate for the kubelets (--kubelet-client-certificate), CN KUBELET_CLIENT_CN. */
+  readonly kubeletClient: PemPair;
   /** kube-scheduler's serving certificate for 127.0.0.1 (its health and metrics port). */
   readonly schedulerServing: PemPair;
   readonly serviceAccount: { readonly publicKey: string; readonly privateKey: string };
@@ -127,14 +130,18 @@ export interface PkiOptions {
   readonly kubernetesServiceIp: string;
 }
 
+/** The apiserver's identity towards kubelets (kubeadm's name for it); the only client a virtual kubelet's API serves. */
+export const KUBELET_CLIENT_CN = 'kube-apiserver-kubelet-client';
+
 export async function generatePki(options: PkiOptions): Promise<ControlPlanePki> {
   const [ca, etcdCa] = await Promise.all([createCa(), createCa('ccm-sandbox-etcd-ca')]);
   const inCluster = ['kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'];
-  const [apiServer, admin, controllerManager, scheduler, schedulerServing, etcdServer, etcdClient] = await Promise.all([
+  const [apiServer, admin, controllerManager, scheduler, kubeletClient, schedulerServing, etcdServer, etcdClient] = await Promise.all([
     issue(ca, { subject: 'CN=kube-apiserver', usage: 'server', dnsNames: ['localhost', ...inCluster], ips: ['127.0.0.1', options.kubernetesServiceIp] }),
     issue(ca, { subject: 'CN=ccm-sandbox-admin, O=system:masters', usage: 'client' }),
     issue(ca, { subject: 'CN=system:kube-controller-manager', usage: 'client' }),
     issue(ca, { subject: 'CN=system:kube-scheduler', usage: 'client' }),
+    issue(ca, { subject: `CN=${KUBELET_CLIENT_CN}`, usage: 'client' }),
     issue(ca, { subject: 'CN=kube-scheduler', usage: 'server', dnsNames: ['localhost'], ips: ['127.0.0.1'] }),
     issue(etcdCa, { subject: 'CN=etcd', usage: 'peer', dnsNames: ['localhost'], ips: ['127.0.0.1'] }),
     issue(etcdCa, { subject: 'CN=kube-apiserver-etcd-client', usage: 'client' }),
@@ -146,6 +153,7 @@ export async function generatePki(options: PkiOptions): Promise<ControlPlanePki>
     admin,
     controllerManager,
     scheduler,
+    kubeletClient,
     schedulerServing,
     serviceAccount: { publicKey: pem('PUBLIC KEY', await crypto.subtle.exportKey('spki', sa.publicKey)), privateKey: await privatePem(sa.privateKey) },
     etcdCa: etcdCa.cert.toString('pem'),
@@ -171,7 +179,7 @@ export async function generateCa(name: string): Promise<PemPair> {
   return { cert: ca.cert.toString('pem'), key: await privatePem(ca.keys.privateKey) };
 }
 
-/** A serving certificate for `dnsNames` signed by an existing CA. */
-export async function issueServerCertificate(ca: PemPair, subject: string, dnsNames: readonly string[]): Promise<PemPair> {
-  return issue(await issuerOf(ca), { subject, usage: 'server', dnsNames });
+/** A serving certificate for `dnsNames` (and `ips`) signed by an existing CA. */
+export async function issueServerCertificate(ca: PemPair, subject: string, dnsNames: readonly string[], ips: readonly string[] = []): Promise<PemPair> {
+  return issue(await issuerOf(ca), { subject, usage: 'server', dnsNames, ips });
 }

@@ -5,7 +5,8 @@
 // heartbeats; an off, stopping or deleted server's kubelet is silent (the node-lifecycle controller marks
 // the Node NotReady, the CCM then taints or deletes it); powering on brings it back. A server created later
 // with the cluster label joins as a new Node, as a VM booting with a kubelet would. The fleet's PodRunner
-// runs the pods bound to nodes whose kubelet is up.
+// runs the pods bound to nodes whose kubelet is up. A kubelet whose server has a loopback public address (the
+// Node's ExternalIP once the CCM sets it) serves the kubelet API there while it is up (kubelet-api.ts).
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '../../src/kube/logger.ts';
 import { mapWithConcurrency } from '../../lib/concurrency.ts';
@@ -13,7 +14,8 @@ import { Semaphore } from '../../lib/semaphore.ts';
 import type { ContainerRuntime } from './containers/runtime.ts';
 import { PodRunner } from './pod-runner.ts';
 import type { KubeletIdentity } from './node-object.ts';
-import { VirtualKubelet } from './virtual-kubelet.ts';
+import { VirtualKubelet, type KubeletApiHandle } from './virtual-kubelet.ts';
+import { isLoopback } from '../../simulator/server/dataplane/validate.ts';
 
 export interface FleetServer {
   readonly id: string;
@@ -49,6 +51,8 @@ export interface KubeletFleetOptions {
   readonly logger?: Logger;
   /** Runs the containers of runnable images as processes (default: every pod simulated). */
   readonly containers?: ContainerRuntime;
+  /** Makes a node's kubelet API on its machine's loopback public address (default: none, port 10250 refused). */
+  readonly kubeletApi?: (nodeName: string, address: string) => KubeletApiHandle;
 }
 
 /**
@@ -209,15 +213,7 @@ export class KubeletFleet {
     const up = UP_STATES.has(server.status) && !this.#silenced.has(nodeName);
     if (!entry) {
       if (!up) return;
-      const kubelet = new VirtualKubelet({
-        kubeConfig: this.#opts.kubeConfig,
-        nodeName,
-        ...this.#opts.registration?.(server),
-        renewIntervalMs: this.#opts.renewIntervalMs ?? 2000,
-        externalHeartbeat: this.#opts.sharedHeartbeat !== undefined,
-        onError: (err) => this.#opts.onError?.(err, nodeName),
-      });
-      entry = { kubelet, server, slice: this.#nextSlice };
+      entry = { kubelet: this.#newKubelet(server, nodeName), server, slice: this.#nextSlice };
       this.#nextSlice = (this.#nextSlice + 1) % RENEWAL_SLICES;
       this.#kubelets.set(server.id, entry);
     }
@@ -227,6 +223,20 @@ export class KubeletFleet {
     } catch (err) {
       this.#opts.onError?.(err, nodeName);
     }
+  }
+
+  #newKubelet(server: FleetServer, nodeName: string): VirtualKubelet {
+    const address = server.public_ipv4;
+    const api = address !== null && isLoopback(address) ? this.#opts.kubeletApi?.(nodeName, address) : undefined;
+    return new VirtualKubelet({
+      kubeConfig: this.#opts.kubeConfig,
+      nodeName,
+      ...(api ? { api } : {}),
+      ...this.#opts.registration?.(server),
+      renewIntervalMs: this.#opts.renewIntervalMs ?? 2000,
+      externalHeartbeat: this.#opts.sharedHeartbeat !== undefined,
+      onError: (err) => this.#opts.onError?.(err, nodeName),
+    });
   }
 
   async #apply(kubelet: VirtualKubelet, up: boolean): Promise<void> {

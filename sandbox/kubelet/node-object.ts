@@ -18,6 +18,8 @@ export interface KubeletIdentity {
   /** The kubelet's --register-with-taints, added beside the uninitialized taint. */
   readonly registerWithTaints?: readonly V1Taint[];
   readonly kubeletVersion?: string;
+  /** The port its API serves on (daemonEndpoints; the apiserver dials it for logs), default the kubelet's 10250. */
+  readonly kubeletPort?: number;
 }
 
 /** The Node as the kubelet creates it: uninitialized taint, default labels, temporary addresses. */
@@ -50,7 +52,7 @@ export function registrationNode(id: KubeletIdentity, now: Date): V1Node {
       allocatable: { cpu: '2', memory: '4Gi', pods: '110', 'ephemeral-storage': '20Gi' },
       conditions: [...pressureConditions(now), readyCondition(true, now)],
       addresses,
-      daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+      daemonEndpoints: daemonEndpoints(id.kubeletPort),
       nodeInfo: {
         architecture: 'amd64',
         operatingSystem: 'linux',
@@ -65,6 +67,10 @@ export function registrationNode(id: KubeletIdentity, now: Date): V1Node {
       },
     },
   };
+}
+
+export function daemonEndpoints(port = 10250): NonNullable<V1Node['status']>['daemonEndpoints'] {
+  return { kubeletEndpoint: { Port: port } };
 }
 
 function pressureConditions(now: Date): V1NodeCondition[] {

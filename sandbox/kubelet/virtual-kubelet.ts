@@ -3,6 +3,7 @@
 // keeps its Lease in kube-node-lease renewed and its Ready condition fresh. stop() makes it go silent
 // (the node-lifecycle controller then marks the Node Ready=Unknown); resume() brings it back, posting
 // Ready=True as a restarted kubelet would. Addresses already on the Node are never touched (the CCM's win).
+// With an API (kubelet-api.ts) it serves while it runs, and posts the API's port in the Node's daemonEndpoints.
 import {
   ApiException,
   CoordinationV1Api,
@@ -14,7 +15,14 @@ import {
   type V1Lease,
   type V1Node,
 } from '@kubernetes/client-node';
-import { NODE_LEASE_NAMESPACE, nodeLease, readyCondition, registrationNode, type KubeletIdentity } from './node-object.ts';
+import { daemonEndpoints, NODE_LEASE_NAMESPACE, nodeLease, readyCondition, registrationNode, type KubeletIdentity } from './node-object.ts';
+
+/** The kubelet's HTTPS API (kubelet-api.ts): serving while the kubelet runs. */
+export interface KubeletApiHandle {
+  /** Listens; answers the port. */
+  start(): Promise<number>;
+  stop(): Promise<void>;
+}
 
 export interface VirtualKubeletOptions extends KubeletIdentity {
   readonly kubeConfig: KubeConfig;
@@ -29,6 +37,8 @@ export interface VirtualKubeletOptions extends KubeletIdentity {
    * kubelets). The Node's Ready condition is posted at registration and on resume only.
    */
   readonly externalHeartbeat?: boolean;
+  /** Its API, started before it registers (the port goes in the Node) and stopped while it is silent. */
+  readonly api?: KubeletApiHandle;
 }
 
 const isStatus = (err: unknown, code: number): boolean => err instanceof ApiException && err.code === code;
@@ -43,6 +53,8 @@ export class VirtualKubelet {
   #lease: V1Lease | undefined;
   #running = false;
   #started = false;
+  /** Its API's port, once serving. */
+  #port: number | undefined;
   #closed = false;
 
   constructor(options: VirtualKubeletOptions) {
@@ -63,7 +75,8 @@ export class VirtualKubelet {
 
   /** Registers the Node (if it does not exist yet) and starts heartbeating. */
   async start(): Promise<V1Node> {
-    const node = await this.#register();
+    await this.#serve();
+    const node = await this.#postPort(await this.#register());
     await this.#heartbeat(node);
     this.#started = true;
     this.#running = true;
@@ -76,12 +89,14 @@ export class VirtualKubelet {
     this.#running = false;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
+    this.#opts.api?.stop().catch((err: unknown) => this.#opts.onError?.(err));
   }
 
   /** Comes back like a kubelet after a reboot: re-registers if the Node was deleted, posts Ready=True. */
   async resume(): Promise<void> {
     if (this.#closed) throw new Error(`virtual kubelet ${this.nodeName} is closed`);
-    const node = await this.#register();
+    await this.#serve();
+    const node = await this.#postPort(await this.#register());
     await this.#postReady(true);
     await this.#heartbeat(node);
     this.#running = true;
@@ -94,6 +109,21 @@ export class VirtualKubelet {
     this.stop();
   }
 
+  /** Starts the API; its port goes in the Node. */
+  async #serve(): Promise<void> {
+    if (this.#opts.api) this.#port = await this.#opts.api.start();
+  }
+
+  /** Posts the API's port if the Node (made before a restart, whose port was another) has another. */
+  async #postPort(node: V1Node): Promise<V1Node> {
+    const port = this.#port;
+    if (port === undefined || node.status?.daemonEndpoints?.kubeletEndpoint?.Port === port) return node;
+    return this.#core.patchNodeStatus(
+      { name: this.nodeName, body: { status: { daemonEndpoints: daemonEndpoints(port) } } },
+      setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
+    );
+  }
+
   async #register(): Promise<V1Node> {
     try {
       return await this.#core.readNode({ name: this.nodeName });
@@ -101,7 +131,8 @@ export class VirtualKubelet {
       if (!isStatus(err, 404)) throw err;
     }
     try {
-      return await this.#core.createNode({ body: registrationNode(this.#opts, new Date()) });
+      const identity = this.#port === undefined ? this.#opts : { ...this.#opts, kubeletPort: this.#port };
+      return await this.#core.createNode({ body: registrationNode(identity, new Date()) });
     } catch (err) {
       if (!isStatus(err, 409)) throw err;
       return this.#core.readNode({ name: this.nodeName });

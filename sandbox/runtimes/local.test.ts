@@ -92,6 +92,7 @@ describe('the local runtime start', () => {
       subscribe: () => () => undefined,
       startControlPlane: cp.start,
       nodePortStandIns: false,
+      kubeletApi: false,
     });
     const base = {
       exec: createExec({ dryRun: true }),

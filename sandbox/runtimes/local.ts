@@ -2,7 +2,8 @@
 // virtual kubelet per simcloud server of the cluster (sandbox/kubelet/fleet.ts), so powering a server off,
 // on or deleting it in the cloud is what the node's kubelet experiences. Node addresses are the servers'
 // loopback addresses; a kube-proxy stand-in on them answers NodePorts for Services with ready endpoints
-// (sandbox/kubelet/kube-proxy.ts), so load-balancer traffic flows end to end on this machine. The cluster is
+// (sandbox/kubelet/kube-proxy.ts), so load-balancer traffic flows end to end on this machine, and each kubelet
+// serves its API on its node's address (sandbox/kubelet/kubelet-api.ts: `kubectl logs`). The cluster is
 // its own Cluster API management cluster: its workers are the Machines of a MachineDeployment named after
 // it, whose replicas make and delete worker servers (sandbox/capi/).
 import { copyFileSync, cpSync, existsSync, rmSync } from 'node:fs';
@@ -12,11 +13,12 @@ import type { SimEvent } from '../../simulator/api/schema/events.ts';
 import { ControlPlane, CONTROL_PLANE_DEFAULTS, type ControlPlaneOptions } from '../control-plane/control-plane.ts';
 import type { ContainerRuntime } from '../kubelet/containers/runtime.ts';
 import type { MachineController } from '../capi/controller.ts';
-import type { KubeletFleet, FleetServer } from '../kubelet/fleet.ts';
+import type { KubeletFleet, KubeletFleetOptions, FleetServer } from '../kubelet/fleet.ts';
 import type { KubeProxyStandIn } from '../kubelet/kube-proxy.ts';
 import { SANDBOX_LABELS, type SimcloudSandboxCloud } from '../cloud/sandbox-cloud.ts';
 import type { RunImage } from '../kubelet/images/runnable.ts';
 import { settleAll, timed } from '../startup.ts';
+import type { PemPair } from '../control-plane/pki.ts';
 import {
   NODE_ROLES,
   type Availability,
@@ -57,6 +59,8 @@ export interface LocalRuntimeOptions {
   readonly containerNetworkEnv?: () => Readonly<Record<string, string>>;
   /** Serve Cluster API's MachineDeployment and Machine for the workers (default true; off for benchmarks). */
   readonly clusterApi?: boolean;
+  /** Each kubelet serves its API (logs) on its node's loopback address (default true; off for benchmarks). */
+  readonly kubeletApi?: boolean;
 }
 
 /**
@@ -91,6 +95,8 @@ export class LocalRuntime implements PrestartingRuntime {
   #unsubscribe: () => void = () => undefined;
   #workerCount = 0;
   #machines: MachineController | undefined;
+  /** The control plane's CA, known once its API serves (the kubelets' API certificates). */
+  #ca: PemPair | undefined;
 
   constructor(options: LocalRuntimeOptions) {
     this.#opts = options;
@@ -146,12 +152,37 @@ export class LocalRuntime implements PrestartingRuntime {
       onChange: () => this.#kubeProxy?.nodesChanged(),
       ...(this.#opts.scale?.sharedHeartbeat ? { sharedHeartbeat: this.#opts.scale.sharedHeartbeat } : {}),
       ...(this.#opts.scale?.startConcurrency ? { startConcurrency: this.#opts.scale.startConcurrency } : {}),
-      ...(await this.#containerRuntime(ctx, kubeConfig, access.kubeconfigPath)),
+      ...(await this.#kubelets(ctx, kubeConfig, access.kubeconfigPath)),
     });
     // The Cluster API resources need only the API and the servers: installed while the kubelets register.
     const clusterApi = this.#opts.clusterApi === false ? Promise.resolve() : timed('cluster api', () => this.#startMachines(kubeConfig, ctx), phase);
     await settleAll([timed('kubelets registered', () => this.#startDriving(kubeConfig), phase), boot.ready, clusterApi]);
     return { ...access, machines };
+  }
+
+  /** What the kubelets run and serve: the runtime for runnable images, and their API (logs). */
+  async #kubelets(ctx: RuntimeContext, kubeConfig: KubeConfig, kubeconfigPath: string): Promise<Pick<KubeletFleetOptions, 'containers' | 'kubeletApi'>> {
+    const { containers } = await this.#containerRuntime(ctx, kubeConfig, kubeconfigPath);
+    const ca = this.#ca;
+    if (this.#opts.kubeletApi === false || !ca) return containers ? { containers } : {};
+    const [{ kubeletApiFactory }, { CoreV1Api }, { pino }, { KUBELET_CLIENT_CN }] = await Promise.all([
+      import('../kubelet/kubelet-api.ts'),
+      import('@kubernetes/client-node'),
+      import('pino'),
+      import('../control-plane/pki.ts'),
+    ]);
+    const logger = pino(
+      { name: 'kubelet-api' },
+      pino.destination({ dest: join(ctx.stateDir, 'logs', 'kubelet-api.log'), mkdir: true, sync: true, mode: 0o600 }),
+    );
+    const kubeletApi = kubeletApiFactory({
+      ca,
+      core: kubeConfig.makeApiClient(CoreV1Api),
+      apiServerUser: KUBELET_CLIENT_CN,
+      logger,
+      ...(containers ? { containers } : {}),
+    });
+    return { ...(containers ? { containers } : {}), kubeletApi };
   }
 
   /** The runtime for runnable images, when the sandbox has any (its own table entries or the user's file's). */
@@ -202,6 +233,7 @@ export class LocalRuntime implements PrestartingRuntime {
       onProgress: ctx.progress,
       ...(ctx.phase ? { onPhase: ctx.phase } : {}),
       onApiReady: (cp) => {
+        if (this.#opts.kubeletApi !== false) this.#ca = cp.pki.ca;
         copyFileSync(cp.kubeconfigPath, this.kubeconfigPath(ctx));
         announce({ kubeconfigPath: this.kubeconfigPath(ctx), clusterCidr: cp.options.clusterCidr });
       },

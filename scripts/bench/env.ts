@@ -269,6 +269,7 @@ export class BenchEnv {
       },
       nodePortStandIns: false,
       clusterApi: false,
+      kubeletApi: false,
       scale: { eventDriven: true, startConcurrency: 32, sharedHeartbeat: { intervalMs: hb.renewMs, concurrency: 16 } },
       onError: (m) => this.options.progress(`warning: ${m}`),
     });

@@ -7,12 +7,14 @@
 // (the interception proxy, so a cloud's real API hostname reaches its persona). It reports each container as
 // a kubelet does (running, ready by its readiness probe, terminated with its exit code, CrashLoopBackOff while
 // a restart waits out its back-off) and stops the process on deletion (SIGTERM, the grace period, SIGKILL).
-// Its stdout and stderr go to <stateDir>/logs/pods/<namespace>_<pod>_<container>.log.
+// Its stdout and stderr go to <stateDir>/logs/pods/<namespace>_<pod>_<container>.log, each run appended; the
+// byte ranges of its current and previous run are what the kubelet API serves as its log (logs.ts).
 import { existsSync, mkdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { CoreV1Api, V1Container, V1ContainerStateTerminated, V1ContainerStatus, V1ObjectReference, V1Pod } from '@kubernetes/client-node';
 import { EventType, type EventRecorder } from '../../../src/kube/events.ts';
+import { realClock } from '../../../src/kube/clock.ts';
 import { objectKey } from '../../../src/kube/keys.ts';
 import type { Logger } from '../../../src/kube/logger.ts';
 import type { Exec, ExitInfo, ManagedProcess } from '../../exec.ts';
@@ -22,6 +24,7 @@ import { entryMatches } from '../images/replies.ts';
 import type { ImageEntry } from '../images/schema.ts';
 import { type BindMount, mountScript } from './mounts.ts';
 import { fetchPodObjects } from './fetch.ts';
+import { LogIndex, startRun, type LogRun } from './logs.ts';
 import { probeOnce } from './probe.ts';
 import { containerArgv, containerEnv, ContainerSpecError, mountPlans, volumePlans, type VolumePlan } from './spec.ts';
 
@@ -77,6 +80,10 @@ interface ContainerRun {
   terminated: NonNullable<V1ContainerStatus['state']>['terminated'];
   timer: NodeJS.Timeout | undefined;
   probe: NodeJS.Timeout | undefined;
+  /** Its log file's index, from its first start. */
+  log: LogIndex | undefined;
+  /** Its last two runs' parts of the log (the previous one, then the current one). */
+  runs: (LogRun & { finish(): void })[];
 }
 
 interface PodRun {
@@ -158,8 +165,20 @@ export class ContainerRuntime {
         }
       }),
     );
+    for (const c of run.containers.values()) {
+      for (const part of c.runs) part.finish();
+      c.log?.close();
+    }
     this.#pods.delete(key);
     rmSync(run.dir, { recursive: true, force: true });
+  }
+
+  /** The part of its log file one run of the container wrote (by the container ID its status gave), if this runtime ran it. */
+  logOf(podKey: string, uid: string, container: string, containerId: string): { index: LogIndex; run: LogRun } | undefined {
+    const run = this.#pods.get(podKey);
+    const c = run?.uid === uid ? run.containers.get(container) : undefined;
+    const part = c?.runs.find((r) => r.containerId === containerId);
+    return c?.log && part ? { index: c.log, run: part } : undefined;
   }
 
   /** Stops every process (sandbox down). */
@@ -231,9 +250,11 @@ export class ContainerRuntime {
     const pod = run.pod;
     const spec = (pod.spec?.containers ?? []).find((s) => s.name === c.name);
     if (!spec) return;
+    let part: (LogRun & { finish(): void }) | undefined;
     try {
       const env = containerEnv(pod, spec, await fetchPodObjects(this.#opts.core, pod, false), this.#baseEnv(pod));
       const [command, ...args] = await this.#commandLine(run, spec, containerArgv(spec, c.binary, env));
+      part = this.#newLogRun(run, c);
       const { process: proc } = await launchProcess({
         exec: this.#opts.exec,
         name: `pod ${run.key}/${c.name}`,
@@ -241,13 +262,14 @@ export class ContainerRuntime {
         args,
         env,
         cleanEnv: true,
-        logFile: join(privateDir(this.#opts.logsDir), `${run.ref.namespace ?? ''}_${run.ref.name ?? ''}_${c.name}.log`),
+        logFile: c.log!.file,
         cwd: spec.workingDir ?? '/',
         ...SPAWNED,
       });
       // Deleted while it started (the informer's delete and back-off restarts run beside the pod's sync): no leftover.
       if (run.stopping) {
         await proc.stop(0);
+        part.finish();
         return;
       }
       Object.assign(c, { process: proc, startedAt: new Date(), waiting: undefined, ready: spec.readinessProbe === undefined });
@@ -255,9 +277,25 @@ export class ContainerRuntime {
       this.#probe(run, c, spec);
       void proc.exited.then((info) => this.#exited(run, c, proc, info));
     } catch (err) {
+      // A run that never started has no log of its own.
+      if (part) c.runs = c.runs.filter((r) => r !== part);
       this.#failed(run, [c], err, 'CreateContainerError');
     }
     this.#opts.onChange(run.key);
+  }
+
+  /** Where this run's part of the log begins (the file's end now); the container keeps its last two. */
+  #newLogRun(run: PodRun, c: ContainerRun): LogRun & { finish(): void } {
+    if (!c.log) {
+      const logFile = join(privateDir(this.#opts.logsDir), `${run.ref.namespace ?? ''}_${run.ref.name ?? ''}_${c.name}.log`);
+      c.log = new LogIndex(logFile, realClock);
+      // The file exists from here (owner-only, as the launcher makes it), so it can be watched before the process writes.
+      writeFileSync(logFile, '', { flag: 'a', mode: 0o600 });
+      c.log.watch();
+    }
+    const part = startRun(c.log, containerId(run, c));
+    c.runs = [...c.runs, part].slice(-2);
+    return part;
   }
 
   /**
@@ -320,6 +358,7 @@ export class ContainerRuntime {
 
   #exited(run: PodRun, c: ContainerRun, proc: ManagedProcess, info: ExitInfo): void {
     if (c.process !== proc) return;
+    c.runs.find((r) => r.containerId === containerId(run, c))?.finish();
     clearInterval(c.probe);
     const terminated = terminatedState(run, c, info, new Date());
     Object.assign(c, { process: undefined, ready: false });
@@ -431,6 +470,8 @@ function newContainer(c: V1Container, binary: string): ContainerRun {
     terminated: undefined,
     timer: undefined,
     probe: undefined,
+    log: undefined,
+    runs: [],
   };
 }
 
