@@ -3,16 +3,23 @@
 // line, environment (values, Secret and ConfigMap keys, the downward API, envFrom) and volumes at their absolute
 // paths in a mount namespace of its own; its service-account token works against the apiserver with exactly
 // the RBAC the test grants; its readiness probe makes it Ready; a crashing one is in CrashLoopBackOff with its
-// exit code; deleting the pod stops the process. Needs root and unshare (a mount namespace); skipped without.
+// exit code; deleting the pod stops the process. The kubelet serves its API on the Node's ExternalIP
+// (127.0.0.1 here, set as a CCM would), so the real `kubectl logs` reads what the process printed through the
+// real apiserver (--tail, --timestamps, -f, --previous), and `kubectl exec` fails at once with one line. Needs
+// root and unshare (a mount namespace); skipped without.
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { RbacAuthorizationV1Api, type V1Pod } from '@kubernetes/client-node';
+import { request } from 'node:https';
+import { PatchStrategy, RbacAuthorizationV1Api, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
+import { KUBELET_CLIENT_CN, type PemPair } from '../../sandbox/control-plane/pki.ts';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { createExec } from '../../sandbox/exec.ts';
 import { ContainerRuntime, mountNamespaceAvailable } from '../../sandbox/kubelet/containers/runtime.ts';
 import { runnableEntries } from '../../sandbox/kubelet/images/runnable.ts';
+import { kubeletApiFactory, type KubeletApi } from '../../sandbox/kubelet/kubelet-api.ts';
 import { PodRunner } from '../../sandbox/kubelet/pod-runner.ts';
 import { VirtualKubelet } from '../../sandbox/kubelet/virtual-kubelet.ts';
 import { freePort } from '../../sandbox/ports.ts';
@@ -39,6 +46,7 @@ describe.skipIf(!isolated)('runnable images on virtual kubelets', () => {
   let runner: PodRunner;
   let runtime: ContainerRuntime;
   let kubelet: VirtualKubelet;
+  let api: KubeletApi;
   let dir: string;
   const namespace = uniqueName('run-image');
 
@@ -59,10 +67,30 @@ describe.skipIf(!isolated)('runnable images on virtual kubelets', () => {
       networkEnv: () => ({ HTTPS_PROXY: 'http://127.0.0.1:9', NO_PROXY: '127.0.0.1' }),
       onChange: (key) => runner.podChanged(key),
     });
-    kubelet = new VirtualKubelet({ kubeConfig: cluster.kubeConfig, nodeName: uniqueName('run-image'), nodeIP: '192.0.2.77', renewIntervalMs: 1000 });
+    const nodeName = uniqueName('run-image');
+    api = kubeletApiFactory({ ca: cluster.controlPlane.pki.ca, core: cluster.core, apiServerUser: KUBELET_CLIENT_CN, containers: runtime })(
+      nodeName,
+      '127.0.0.1',
+    );
+    kubelet = new VirtualKubelet({ kubeConfig: cluster.kubeConfig, nodeName, nodeIP: '192.0.2.77', renewIntervalMs: 1000, api });
     runner = new PodRunner({ kubeConfig: cluster.kubeConfig, kubeletRunning: (name) => name === kubelet.nodeName, containers: runtime });
     runner.start();
     await kubelet.start();
+    // The CCM's part: the Node's ExternalIP, where the apiserver dials its kubelet (--kubelet-preferred-address-types=ExternalIP).
+    await cluster.core.patchNodeStatus(
+      {
+        name: nodeName,
+        body: {
+          status: {
+            addresses: [
+              { type: 'InternalIP', address: '192.0.2.77' },
+              { type: 'ExternalIP', address: '127.0.0.1' },
+            ],
+          },
+        },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
     await cluster.core.createNamespace({ body: { metadata: { name: namespace } } });
     await cluster.core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'probe' } } });
     // The manifest's own RBAC: list ConfigMaps in its namespace, nothing else.
@@ -99,6 +127,43 @@ describe.skipIf(!isolated)('runnable images on virtual kubelets', () => {
     });
 
   const readPod = (name: string): Promise<V1Pod> => cluster.core.readNamespacedPod({ name, namespace });
+
+  /** The real kubectl (on PATH) as the admin; a hang fails the test through the timeout. */
+  const kubectl = (args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
+    new Promise((resolve) => {
+      execFile('kubectl', ['--kubeconfig', cluster.kubeconfigPath, '-n', namespace, ...args], { timeout: 60_000 }, (err, stdout, stderr) =>
+        resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) || 1 : 0, stdout, stderr }),
+      );
+    });
+
+  /** A GET to the kubelet API directly, with `client`'s certificate (or none). */
+  const kubeletGet = (path: string, client?: PemPair): Promise<{ status: number; body: string }> =>
+    new Promise((resolve, reject) => {
+      const req = request(
+        { host: '127.0.0.1', port: api.port, path, ca: cluster.controlPlane.pki.ca.cert, ...(client ? { cert: client.cert, key: client.key } : {}) },
+        (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+
+  const runningPod = (name: string, args: string[]): Promise<V1Pod> =>
+    cluster.core.createNamespacedPod({
+      namespace,
+      body: {
+        metadata: { name },
+        spec: {
+          nodeName: kubelet.nodeName,
+          serviceAccountName: 'probe',
+          terminationGracePeriodSeconds: 5,
+          containers: [{ name: 'talk', image: `${IMAGE}:v1.0`, args }],
+        },
+      },
+    });
   const ready = (p: V1Pod): boolean => p.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
 
   it('runs the container as the binary with its env, files and token, Ready by its probe, and stops it on deletion', async () => {
@@ -192,7 +257,11 @@ describe.skipIf(!isolated)('runnable images on virtual kubelets', () => {
       namespace,
       body: {
         metadata: { name },
-        spec: { nodeName: kubelet.nodeName, serviceAccountName: 'probe', containers: [{ name: 'crash', image: `${IMAGE}:v1.0`, args: ['--exit=3'] }] },
+        spec: {
+          nodeName: kubelet.nodeName,
+          serviceAccountName: 'probe',
+          containers: [{ name: 'crash', image: `${IMAGE}:v1.0`, args: ['--say=crashing', '--exit=3'] }],
+        },
       },
     });
     const backingOff = (p: V1Pod): V1Pod | undefined => (p.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'CrashLoopBackOff' ? p : undefined);
@@ -203,6 +272,84 @@ describe.skipIf(!isolated)('runnable images on virtual kubelets', () => {
     });
     expect(pod.status).toMatchObject({ phase: 'Running', containerStatuses: [{ ready: false, lastState: { terminated: { exitCode: 3, reason: 'Error' } } }] });
     expect(ready(pod)).toBe(false);
+    // Backing off, its log is the run that crashed.
+    expect(await kubectl(['logs', name])).toMatchObject({ code: 0, stdout: 'crashing\n' });
+    // Started again after the back-off: the file holds both runs, --previous the one before the last alone.
+    await waitFor(async () => ((await readPod(name)).status?.containerStatuses?.[0]?.restartCount ?? 0) >= 1 || undefined, {
+      timeoutMs: 60_000,
+      intervalMs: 250,
+      description: 'the crashing container restarted',
+    });
+    await waitFor(() => readFileSync(join(dir, 'logs', `${namespace}_${name}_crash.log`), 'utf8') === 'crashing\ncrashing\n' || undefined, {
+      timeoutMs: 30_000,
+      description: 'the second run in the log file',
+    });
+    expect(await kubectl(['logs', name, '--previous'])).toMatchObject({ code: 0, stdout: 'crashing\n' });
+  });
+
+  it('serves the log through the apiserver: kubectl logs, --tail, --timestamps, and -f until the pod is deleted', async () => {
+    showLogs();
+    const port = await freePort();
+    const name = uniqueName('talk');
+    const created = Date.now();
+    await runningPod(name, ['--say=one,two,three', `--port=${port}`]);
+    await waitFor(async () => ready(await readPod(name)) || undefined, { timeoutMs: 60_000, intervalMs: 250, description: 'the talking pod Ready' });
+    expect(await kubectl(['logs', name])).toMatchObject({ code: 0, stdout: 'one\ntwo\nthree\n' });
+    expect(await kubectl(['logs', name, '--tail=1'])).toMatchObject({ code: 0, stdout: 'three\n' });
+    expect(await kubectl(['logs', name, '--limit-bytes=6'])).toMatchObject({ code: 0, stdout: 'one\ntw' });
+    const stamped = (await kubectl(['logs', name, '--timestamps'])).stdout.split('\n').filter(Boolean);
+    expect(stamped.map((l) => l.replace(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z /, ''))).toEqual(['one', 'two', 'three']);
+    // The times the lines were written: during this test (the clock's second, as RFC 3339 may drop the fraction).
+    const written = Date.parse(stamped[0]!.split(' ')[0]!);
+    expect(written).toBeGreaterThanOrEqual(created - 1000);
+    expect(written).toBeLessThanOrEqual(Date.now());
+    const previous = await kubectl(['logs', name, '--previous']);
+    expect(previous.code).toBe(1);
+    expect(previous.stderr).toContain('previous terminated container "talk" in pod');
+
+    const follow = spawn('kubectl', ['--kubeconfig', cluster.kubeconfigPath, '-n', namespace, 'logs', '-f', name]);
+    let followed = '';
+    follow.stdout.on('data', (c: Buffer) => (followed += c.toString()));
+    const exited = new Promise<number | null>((resolve) => follow.on('exit', resolve));
+    onTestFailed(() => void follow.kill());
+    await waitFor(() => followed.endsWith('three\n') || undefined, { timeoutMs: 30_000, description: 'kubectl logs -f printing the log' });
+    await fetch(`http://127.0.0.1:${port}/say?text=four`);
+    await waitFor(() => followed.endsWith('four\n') || undefined, { timeoutMs: 30_000, description: 'a new line followed' });
+    await cluster.core.deleteNamespacedPod({ name, namespace });
+    expect(await exited).toBe(0);
+    expect(followed).toBe('one\ntwo\nthree\nfour\n');
+  });
+
+  it('refuses kubectl exec with one clear line, and every client but the apiserver', async () => {
+    const name = uniqueName('exec');
+    await runningPod(name, ['--say=hi', `--port=${await freePort()}`]);
+    await waitFor(async () => ready(await readPod(name)) || undefined, { timeoutMs: 60_000, intervalMs: 250, description: 'the pod Ready' });
+    const exec = await kubectl(['exec', name, '--', 'true']);
+    expect(exec.code).not.toBe(0);
+    // kubectl prints "error: Internal error occurred: unable to upgrade connection: exec is not supported by ...".
+    expect(exec.stderr.trim().split('\n')).toEqual([expect.stringContaining('exec is not supported by the virtual kubelet')]);
+    const path = `/containerLogs/${namespace}/${name}/talk`;
+    expect(await kubeletGet(path)).toEqual({ status: 401, body: 'Unauthorized' });
+    expect(await kubeletGet(path, cluster.controlPlane.pki.admin)).toEqual({
+      status: 403,
+      body: 'Forbidden (user=ccm-sandbox-admin, verb=get, resource=nodes, subresource=proxy)',
+    });
+    expect(await kubeletGet(path, cluster.controlPlane.pki.kubeletClient)).toEqual({ status: 200, body: 'hi\n' });
+    expect((await kubeletGet(`/exec/${namespace}/${name}/talk?command=true`, cluster.controlPlane.pki.kubeletClient)).status).toBe(501);
+    await cluster.core.deleteNamespacedPod({ name, namespace });
+  });
+
+  it('serves the log again after its kubelet restarts, and not while it is down', async () => {
+    const name = uniqueName('restart');
+    await runningPod(name, ['--say=still here', `--port=${await freePort()}`]);
+    await waitFor(async () => ready(await readPod(name)) || undefined, { timeoutMs: 60_000, intervalMs: 250, description: 'the pod Ready' });
+    kubelet.stop();
+    await waitFor(async () => (await kubectl(['logs', name])).code !== 0 || undefined, { timeoutMs: 30_000, description: 'the kubelet API down' });
+    await kubelet.resume();
+    expect(await kubectl(['logs', name])).toMatchObject({ code: 0, stdout: 'still here\n' });
+    const node = await cluster.core.readNode({ name: kubelet.nodeName });
+    expect(node.status?.daemonEndpoints?.kubeletEndpoint?.Port).toBe(api.port);
+    await cluster.core.deleteNamespacedPod({ name, namespace });
   });
 
   it('simulates a container whose image is not runnable, or whose tag the entry does not cover', async () => {
@@ -220,5 +367,7 @@ describe.skipIf(!isolated)('runnable images on virtual kubelets', () => {
       description: 'the simulated pod Ready',
     });
     expect(pod.status?.containerStatuses?.[0]?.containerID).toMatch(/^virtual:\/\//);
+    // No process, so nothing written: an empty log, as a kubelet gives for a container that printed nothing.
+    expect(await kubectl(['logs', name])).toEqual({ code: 0, stdout: '', stderr: '' });
   });
 });
