@@ -1,7 +1,10 @@
 // The local runtime's workers as Cluster API machines, against the real control plane and simcloud: the
 // sandbox's MachineDeployment (named after the cluster) has a Machine per worker; raising its replicas makes
 // a server whose kubelet registers a Node the CCM initialises; lowering them deletes the newest Machine, its
-// server and its Node, and nothing else is left behind. Bad input is refused by the CRD's schema.
+// server and its Node, and nothing else is left behind. Bad input is refused by the CRD's schema. A new
+// machine's kubelet serves its API on its Node's ExternalIP, so `kubectl logs` of a pod there answers.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import type { CoreV1Api } from '@kubernetes/client-node';
 import { ApiException, CustomObjectsApi, PatchStrategy, setHeaderOptions, type V1Node } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +17,7 @@ import { readyOf, startE2eSandbox, type E2eSandbox } from '../helpers/sandbox.ts
 
 const NAME = 'capi';
 const NAMESPACE = 'default';
+const execFileAsync = promisify(execFile);
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 // The sandbox's cloud (SANDBOX_CLOUD, simcloud by default), and Linode, whose machines are made and deleted
@@ -92,6 +96,22 @@ describe.each(CLOUD_RUNS)('Cluster API machines on the local runtime, $label', (
     expect((await servers()).map((s) => s.id)).toContain(added?.metadata.annotations[SERVER_ID_ANNOTATION]);
     const events = await core.listNamespacedEvent({ namespace: NAMESPACE, fieldSelector: `involvedObject.name=${NAME}` });
     expect(events.items.map((e) => `${e.reason ?? ''} ${e.message ?? ''}`)).toContain(`SuccessfulCreate Created machine "${NAME}-worker-3"`);
+
+    // Its kubelet's API, at the ExternalIP the CCM set and the port the kubelet posted: the apiserver reaches it
+    // (its certificate verified), and a simulated container's log is empty.
+    const node = await core.readNode({ name: `${NAME}-worker-3` });
+    expect(node.status?.daemonEndpoints?.kubeletEndpoint?.Port).not.toBe(10250);
+    expect(node.status?.addresses?.find((a) => a.type === 'ExternalIP')?.address).toMatch(/^127\./);
+    const pod = `logs-${Date.now().toString(36)}`;
+    await core.createNamespacedPod({
+      namespace: NAMESPACE,
+      body: { metadata: { name: pod }, spec: { nodeName: `${NAME}-worker-3`, containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] } },
+    });
+    const logs = (): Promise<{ stdout: string; stderr: string }> =>
+      execFileAsync('kubectl', ['--kubeconfig', sbx.sandbox.cluster?.kubeconfigPath ?? '', '-n', NAMESPACE, 'logs', pod], { timeout: 60_000 });
+    const out = await waitFor(() => logs().catch(() => undefined), { timeoutMs: 60_000, intervalMs: 500, description: `kubectl logs ${pod}` });
+    expect(out).toMatchObject({ stdout: '', stderr: '' });
+    await core.deleteNamespacedPod({ name: pod, namespace: NAMESPACE, gracePeriodSeconds: 0 });
   });
 
   it('deletes the newest machine on a decrease: its server, its Node and its Machine are gone, nothing else', async () => {
