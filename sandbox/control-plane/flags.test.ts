@@ -40,6 +40,17 @@ describe('control-plane flags', () => {
     );
   });
 
+  it('dials kubelets at their ExternalIP only, with its kubelet client certificate, verifying theirs against the cluster CA', () => {
+    expect(apiServerArgs(layout)).toEqual(
+      expect.arrayContaining([
+        '--kubelet-preferred-address-types=ExternalIP',
+        '--kubelet-client-certificate=/cp/pki/apiserver-kubelet-client.crt',
+        '--kubelet-client-key=/cp/pki/apiserver-kubelet-client.key',
+        '--kubelet-certificate-authority=/cp/pki/ca.crt',
+      ]),
+    );
+  });
+
   it('shortens the default eviction tolerations through admission, not by editing pods', () => {
     expect(apiServerArgs(layout)).toEqual(expect.arrayContaining(['--default-not-ready-toleration-seconds=20', '--default-unreachable-toleration-seconds=20']));
   });
