@@ -226,7 +226,10 @@ export class KubeletApi {
     const { options, previous } = logOptions(call.query, this.#clock.now());
     const log = await this.#logOf(target, previous);
     call.res.writeHead(200, PLAIN);
-    this.#opts.logger?.info({ node: this.#opts.nodeName, ...target, follow: options.follow, previous }, 'serving container log');
+    this.#opts.logger?.info(
+      { node: this.#opts.nodeName, pod: `${target.namespace}/${target.name}`, container: target.container, follow: options.follow, previous },
+      'serving container log',
+    );
     if (log) await streamLog(log, options, (chunk) => call.res.write(chunk), call.signal);
     // A simulated container has no process and writes nothing; a follow waits, as on a silent container, until the client goes.
     else if (options.follow) await new Promise((resolve) => call.signal.addEventListener('abort', resolve, { once: true }));
