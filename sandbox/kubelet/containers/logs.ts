@@ -67,7 +67,10 @@ export class LogIndex {
     const size = fileSize(this.file);
     const last = this.#marks.at(-1)!;
     if (size > last.size) {
-      this.#marks.push({ size, at: this.#clock.now() });
+      const at = this.#clock.now();
+      // Growths seen within one millisecond are one mark: a chatty process's index stays small.
+      if (at === last.at && this.#marks.length > 1) last.size = size;
+      else this.#marks.push({ size, at });
       for (const fn of [...this.#listeners]) fn();
     }
     return Math.max(size, last.size);
