@@ -42,6 +42,12 @@ export interface SandboxOptions {
   readonly joinSimcloud?: JoinedSimcloud;
   /** Images whose containers the local runtime's kubelets run as local processes (`--run-image`). */
   readonly runImages?: readonly RunImage[];
+  /**
+   * The local runtime's kubelets register with `--provider-id`, the cloud's `<cloud>://<id>` as its CCM would
+   * write it (`--kubelet-provider-id`), as on clouds whose kubelets are configured so (DigitalOcean's DOKS);
+   * default: none, left to the CCM, unless the cloud's machines need one (Brightbox).
+   */
+  readonly kubeletProviderId?: boolean;
 }
 
 /** What a sandbox needs of a simcloud it joins: where it is, the account's token, the admin token for its events. */

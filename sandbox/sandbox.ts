@@ -304,6 +304,7 @@ export class Sandbox {
       clusterName: this.options.name,
       ...(plan ? { networkRange: plan.networkRange } : {}),
       ...(machines ? { persona: { kind: cloud.kind, machines } } : {}),
+      ...(this.options.kubeletProviderId ? { kubeletProviderId: (id: string) => cloud.providerId(id) } : {}),
     });
   }
 

@@ -48,6 +48,7 @@ describe('ccm-sandbox arguments', () => {
     [['up', '--run-image', 'linode/ccm'], /--run-image "linode\/ccm" is invalid: use IMAGE\[:TAG\]=PATH/],
     [['up', '--run-image', 'linode/ccm=/nonexistent/ccm'], /\/nonexistent\/ccm is not an executable file/],
     [['up', '--runtime', 'kind', '--run-image', `linode/ccm=${process.execPath}`], /--run-image needs --runtime local/],
+    [['up', '--runtime', 'kind', '--kubelet-provider-id'], /--kubelet-provider-id needs --runtime local \(the virtual kubelets take it\), not kind/],
   ])('rejects %j with one line saying what to fix', (argv, message) => {
     expect(() => parseCli(argv)).toThrow(UsageError);
     expect(() => parseCli(argv)).toThrow(message);
@@ -69,6 +70,14 @@ describe('ccm-sandbox arguments', () => {
       `--run-image=acme/ccm:v1.*=${process.execPath}`,
     ]);
     expect(parseCli(daemonArgs(o, 'local')).runImages).toEqual(o.runImages);
+  });
+
+  it('passes --kubelet-provider-id to the daemon, and leaves it off by default', () => {
+    expect(parseCli(['up']).kubeletProviderId).toBe(false);
+    const o = parseCli(['up', '--cloud', 'digitalocean', '--ccm', 'none', '--kubelet-provider-id']);
+    expect(o.kubeletProviderId).toBe(true);
+    expect(daemonArgs(o, 'local')).toContain('--kubelet-provider-id');
+    expect(parseCli(daemonArgs(o, 'local')).kubeletProviderId).toBe(true);
   });
 
   describe('--faults FILE', () => {

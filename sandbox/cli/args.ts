@@ -40,6 +40,8 @@ export interface CliOptions {
   readonly runImages: readonly RunImage[];
   /** `--faults FILE`: fault rules simcloud holds from its start (an absolute path, read and checked here). */
   readonly faults: RunFaults | undefined;
+  /** `--kubelet-provider-id`: the local runtime's kubelets register with the cloud's `<cloud>://<id>` (SandboxOptions). */
+  readonly kubeletProviderId: boolean;
 }
 
 /** A fault file and its rules, each as simcloud's `POST /_sim/faults` takes it. */
@@ -75,6 +77,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
         cloud: { type: 'string', default: 'simcloud' },
         'run-image': { type: 'string', multiple: true },
         faults: { type: 'string' },
+        'kubelet-provider-id': { type: 'boolean', default: false },
       },
     });
   } catch (err) {
@@ -103,13 +106,24 @@ export function parseCli(argv: readonly string[]): CliOptions {
     runImages: validRunImages(values['run-image'] ?? [], values.runtime),
     // npm runs scripts from the package root; a relative path means where the user ran npm.
     faults: validFaults(values.faults === undefined ? undefined : resolve(process.env.INIT_CWD ?? process.cwd(), values.faults)),
+    kubeletProviderId: validKubeletProviderId(values['kubelet-provider-id'], values.runtime),
   };
+}
+
+/** `--kubelet-provider-id` sets the local runtime's virtual kubelets' flag; kind's and Vagrant's kubelets have their own configuration. */
+export function validKubeletProviderId(on: boolean, runtime: string): boolean {
+  if (on) requireLocalRuntime('--kubelet-provider-id', 'the virtual kubelets take it', runtime);
+  return on;
+}
+
+/** A flag the local runtime's virtual kubelets act on; `auto` may mean local. */
+function requireLocalRuntime(flag: string, why: string, runtime: string): void {
+  if (runtime !== 'local' && runtime !== 'auto') throw new UsageError(`${flag} needs --runtime local (${why}), not ${runtime}`);
 }
 
 /** The runnable images: each a well-formed reference and an executable file; the local runtime's kubelets run them. */
 export function validRunImages(flags: readonly string[], runtime: string): RunImage[] {
-  if (flags.length > 0 && runtime !== 'local' && runtime !== 'auto')
-    throw new UsageError(`--run-image needs --runtime local (the virtual kubelets run it), not ${runtime}`);
+  if (flags.length > 0) requireLocalRuntime('--run-image', 'the virtual kubelets run it', runtime);
   try {
     // npm runs scripts from the package root; a relative path means where the user ran npm.
     return flags.map((f) => parseRunImage(f, process.env.INIT_CWD ?? process.cwd()));
@@ -198,5 +212,6 @@ export function daemonArgs(o: CliOptions, runtime: string): string[] {
     ...(o.cloud === DEFAULT_CLOUD ? [] : [`--cloud=${o.cloud}`]),
     ...o.runImages.map(runImageArg),
     ...(o.faults ? [`--faults=${o.faults.file}`] : []),
+    ...(o.kubeletProviderId ? ['--kubelet-provider-id'] : []),
   ];
 }

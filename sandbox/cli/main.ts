@@ -3,7 +3,7 @@
 //   up [--runtime auto|local|kind|vagrant|existing] [--workers N] [--name NAME] [--lb-strategy lb|ip-block]
 //      [--ccm builtin|upstream|command|none] [--ccm-command CMD] [--cloud simcloud|hcloud|linode|digitalocean|phoenixnap|brightbox] [--kubeconfig PATH]
 //      [--foreground] [--dry-run] [--faults FILE (JSON {"faults": [rule, ...]}: fault rules simcloud holds from its start)]
-//      [--allowed-host NAME[:PORT]]...
+//      [--allowed-host NAME[:PORT]]... [--kubelet-provider-id (kubelets register with the cloud's <cloud>://<id>, local runtime)]
 //   down | status [--json] | logs [COMPONENT] [--lines N] | reset      (all take --name NAME)
 //   --version: this sandbox's version and the Kubernetes release of its control plane
 //   env --cloud CLOUD [--name NAME]: export lines pointing any program at the sandbox as that cloud

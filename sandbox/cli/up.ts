@@ -101,6 +101,7 @@ async function sandboxFor(o: CliOptions, runtime: string): Promise<Sandbox> {
     ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}),
     allowedHosts: o.allowedHosts,
     ...(o.runImages.length > 0 ? { runImages: o.runImages } : {}),
+    ...(o.kubeletProviderId ? { kubeletProviderId: true } : {}),
     ccm: o.ccm,
     cloud: o.cloud,
     ...(o.faults ? { simcloudArgs: [`--faults=${o.faults.file}`] } : {}),

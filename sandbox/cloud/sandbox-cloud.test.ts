@@ -5,6 +5,8 @@ import type { PowerEvent } from '../runtimes/runtime.ts';
 import { HcloudMachines } from './hcloud/machines.ts';
 import { LinodeMachines } from './linode/machines.ts';
 import { DigitalOceanMachines } from './digitalocean/machines.ts';
+import { digitaloceanCloud } from './digitalocean/cloud.ts';
+import { BrightboxMachines } from './brightbox/machines.ts';
 import { powerAction, SANDBOX_LABELS, SimcloudSandboxCloud } from './sandbox-cloud.ts';
 
 let sc: InProcessSimcloud;
@@ -169,5 +171,43 @@ describe('a --cloud digitalocean sandbox cloud', () => {
       '--cloud digitalocean cannot register do2-worker-1 at its own addresses: use --runtime local',
     );
     expect(await doCloud('do2').servers()).toEqual([]);
+  });
+});
+
+describe("a sandbox cloud's kubelet --provider-id", () => {
+  it("is the cloud's <cloud>://<id> with --kubelet-provider-id: DigitalOcean's droplet id as its API lists it", async () => {
+    const cloud = new SimcloudSandboxCloud({
+      client: sc.client,
+      clusterName: 'do3',
+      networkRange: '127.43.0.0/16',
+      persona: { kind: 'digitalocean', machines: new DigitalOceanMachines({ endpoint: sc.url, token: sc.token }) },
+      kubeletProviderId: (id) => digitaloceanCloud.providerId(id),
+    });
+    const registered = await cloud.registerServer({ name: 'do3-worker-1', role: 'worker' });
+    const res = await fetch(`${sc.url}/v2/droplets?per_page=200`, { headers: { authorization: `Bearer ${sc.token}` } });
+    const { droplets } = (await res.json()) as { droplets: { id: number; name: string }[] };
+    const droplet = droplets.find((d) => d.name === 'do3-worker-1');
+    expect(droplet).toBeDefined();
+    expect(cloud.kubeletProviderId(registered.id)).toBe(`digitalocean://${droplet?.id}`);
+  });
+
+  it("is none by default, the CCM's to set", () => {
+    const cloud = new SimcloudSandboxCloud({
+      client: sc.client,
+      clusterName: 'do4',
+      persona: { kind: 'digitalocean', machines: new DigitalOceanMachines({ endpoint: sc.url, token: sc.token }) },
+    });
+    expect(cloud.kubeletProviderId('srv-0000000000000001')).toBeUndefined();
+  });
+
+  it("is the persona machines' own where they need one, whatever the sandbox chose", () => {
+    const machines = new BrightboxMachines({ endpoint: sc.url, token: sc.token, providerId: (id) => `brightbox://own-${id}` });
+    const cloud = new SimcloudSandboxCloud({
+      client: sc.client,
+      clusterName: 'bb1',
+      persona: { kind: 'brightbox', machines },
+      kubeletProviderId: (id) => `brightbox://chosen-${id}`,
+    });
+    expect(cloud.kubeletProviderId('srv-1')).toBe('brightbox://own-srv-1');
   });
 });

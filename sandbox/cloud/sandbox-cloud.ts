@@ -31,6 +31,8 @@ export interface SimcloudSandboxCloudOptions {
   readonly networkRange?: string;
   /** Creates the machines (and the network, where the persona can) through a persona's API instead of /v1. */
   readonly persona?: { readonly kind: string; readonly machines: PersonaMachines };
+  /** The `--provider-id` every kubelet registers with where the persona's machines ask for none (`--kubelet-provider-id`). */
+  readonly kubeletProviderId?: (serverId: string) => string;
 }
 
 export class SimcloudSandboxCloud implements SandboxCloud {
@@ -51,9 +53,9 @@ export class SimcloudSandboxCloud implements SandboxCloud {
     this.#range = range;
   }
 
-  /** The `--provider-id` the kubelet of server `serverId` registers with, where the persona's machines need one. */
+  /** The `--provider-id` the kubelet of server `serverId` registers with: the persona's machines' own, else the sandbox's choice. */
   kubeletProviderId(serverId: string): string | undefined {
-    return this.#opts.persona?.machines.kubeletProviderId?.(serverId);
+    return this.#opts.persona?.machines.kubeletProviderId?.(serverId) ?? this.#opts.kubeletProviderId?.(serverId);
   }
 
   get clusterSelector(): string {

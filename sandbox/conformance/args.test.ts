@@ -38,6 +38,14 @@ describe('npm run conformance arguments', () => {
     });
   });
 
+  it('takes --kubelet-provider-id on the local runtime only, off by default', () => {
+    expect(parseConformanceArgs([], '/here').kubeletProviderId).toBe(false);
+    expect(parseConformanceArgs(['--kubelet-provider-id'], '/here').kubeletProviderId).toBe(true);
+    expect(() => parseConformanceArgs(['--kubelet-provider-id', '--runtime', 'kind'], '/here')).toThrow(
+      '--kubelet-provider-id needs --runtime local (the virtual kubelets take it), not kind',
+    );
+  });
+
   it('takes the previous CCM of an upgrade as a command line', () => {
     expect(parseConformanceArgs(['--only', 'upgrade,restart', '--upgrade-from', ' old-ccm --v=2 '], '/here')).toMatchObject({
       only: ['upgrade', 'restart'],

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { UsageError } from '../../lib/usage-error.ts';
 import type { CcmChoice } from '../ccm/slot.ts';
-import { validCcm, validCloud, validFaults, validInt, validKubeconfig, type RunFaults } from '../cli/args.ts';
+import { validCcm, validCloud, validFaults, validInt, validKubeconfig, validKubeletProviderId, type RunFaults } from '../cli/args.ts';
 
 export type { RunFaults };
 import type { CloudKind } from '../cloud/registry.ts';
@@ -31,6 +31,8 @@ export interface ConformanceArgs {
   readonly profile: Profile;
   /** The adversity checks' windows and idle budget (`--fault-window`, `--idle-window` in seconds, `--idle-budget` calls/s). */
   readonly windows: AdversityWindows;
+  /** `--kubelet-provider-id`: the kubelets register with the cloud's `<cloud>://<id>`, as on DOKS (SandboxOptions). */
+  readonly kubeletProviderId: boolean;
   readonly help: boolean;
 }
 
@@ -38,6 +40,7 @@ export const USAGE = `npm run conformance -- [--cloud simcloud|hcloud|linode|dig
                        [--runtime local|kind|existing] [--kubeconfig PATH] [--junit FILE] [--json FILE] [--only CAP,...] [--timeout SECONDS]
                        [--faults FILE (JSON {"faults": [rule, ...]}, each rule as simcloud's POST /_sim/faults takes it)]
                        [--upgrade-from CMD (the previous CCM's command line, for --only upgrade)]
+                       [--kubelet-provider-id (the kubelets register with the cloud's <cloud>://<id>, as on clouds whose kubelets are configured so)]
                        [--profile kubernetes|cloud (kubernetes: what Kubernetes and upstream's controllers require; cloud: also the cloud CCM's own labels)]
                        [--fault-window SECONDS (each api-faults fault, default 10)] [--idle-window SECONDS (default 60)] [--idle-budget CALLS_PER_SECOND (per endpoint, default 1)]
 capabilities: ${CAPABILITIES.join(', ')} (restart, upgrade, down-delete and neighbours only when --only names them)
@@ -67,6 +70,7 @@ export function parseConformanceArgs(argv: readonly string[], cwd = process.env.
         'fault-window': { type: 'string', default: String(DEFAULT_ADVERSITY_WINDOWS.faultMs / 1000) },
         'idle-window': { type: 'string', default: String(DEFAULT_ADVERSITY_WINDOWS.idleMs / 1000) },
         'idle-budget': { type: 'string', default: String(DEFAULT_ADVERSITY_WINDOWS.idleBudgetPerSecond) },
+        'kubelet-provider-id': { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
       },
     }));
@@ -96,6 +100,7 @@ export function parseConformanceArgs(argv: readonly string[], cwd = process.env.
       idleMs: validInt('--idle-window', values['idle-window'], 1, 3600) * 1000,
       idleBudgetPerSecond: validRate(values['idle-budget']),
     },
+    kubeletProviderId: validKubeletProviderId(values['kubelet-provider-id'], runtime),
     help: values.help,
   };
 }

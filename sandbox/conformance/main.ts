@@ -5,9 +5,9 @@
 // 2 usage error (one line: what to fix).
 import { writeFileSync } from 'node:fs';
 import { UsageError } from '../../lib/usage-error.ts';
-import { parseConformanceArgs, USAGE } from './args.ts';
+import { parseConformanceArgs, USAGE, type ConformanceArgs } from './args.ts';
 import { passed, renderJunit, renderTable } from './report.ts';
-import { runConformance } from './run.ts';
+import { runConformance, type ConformanceOptions } from './run.ts';
 
 async function main(argv: string[]): Promise<number> {
   process.umask(0o077);
@@ -16,8 +16,18 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  console.log(`ccm-sandbox conformance: the ${a.ccm.kind} CCM on ${a.cloud} (${a.runtime} runtime), profile ${a.profile}`);
-  const report = await runConformance({
+  const providerIds = a.kubeletProviderId ? ', kubelets with --provider-id' : '';
+  console.log(`ccm-sandbox conformance: the ${a.ccm.kind} CCM on ${a.cloud} (${a.runtime} runtime${providerIds}), profile ${a.profile}`);
+  const report = await runConformance(runOptionsOf(a));
+  console.log(`\n${renderTable(report)}`);
+  if (a.junit) writeFileSync(a.junit, renderJunit(report), { mode: 0o644 });
+  if (a.json) writeFileSync(a.json, `${JSON.stringify(report, null, 2)}\n`, { mode: 0o644 });
+  return passed(report) ? 0 : 1;
+}
+
+/** What the run is given of the arguments, with its progress printed. */
+function runOptionsOf(a: ConformanceArgs): ConformanceOptions {
+  return {
     cloud: a.cloud,
     ccm: a.ccm,
     runtime: a.runtime,
@@ -29,11 +39,8 @@ async function main(argv: string[]): Promise<number> {
     ...(a.only ? { only: a.only } : {}),
     ...(a.faults ? { faults: a.faults } : {}),
     ...(a.upgradeFrom ? { upgradeFrom: a.upgradeFrom } : {}),
-  });
-  console.log(`\n${renderTable(report)}`);
-  if (a.junit) writeFileSync(a.junit, renderJunit(report), { mode: 0o644 });
-  if (a.json) writeFileSync(a.json, `${JSON.stringify(report, null, 2)}\n`, { mode: 0o644 });
-  return passed(report) ? 0 : 1;
+    ...(a.kubeletProviderId ? { kubeletProviderId: true } : {}),
+  };
 }
 
 main(process.argv.slice(2)).then(

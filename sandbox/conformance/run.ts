@@ -68,6 +68,8 @@ export interface ConformanceOptions {
   readonly progress?: (line: string) => void;
   /** `--upgrade-from`: the command line of the CCM the upgrade check starts from. */
   readonly upgradeFrom?: string;
+  /** `--kubelet-provider-id`: the kubelets register with the cloud's `<cloud>://<id>` (SandboxOptions). */
+  readonly kubeletProviderId?: boolean;
 }
 
 const CHECKS: Readonly<Record<Capability, (ctx: ConformanceContext) => Promise<string>>> = {
@@ -163,6 +165,7 @@ function runSandbox(o: ConformanceOptions): ReturnType<typeof createThrowawaySan
       waitForNodes: false,
       ccmArgs,
       ...(o.faults ? { simcloudArgs: [`--faults=${o.faults.file}`] } : {}),
+      ...(o.kubeletProviderId ? { kubeletProviderId: true } : {}),
       ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}),
       ...(o.progress ? { progress: (m: string) => o.progress?.(`  ${m}`) } : {}),
     },

@@ -74,6 +74,7 @@ export async function neighbours(ctx: ConformanceContext): Promise<string> {
       joinSimcloud: { url: sim.url, token: sim.token, adminToken: sim.adminToken },
       ...(o.cloud ? { cloud: o.cloud } : {}),
       ...(o.ccmArgs ? { ccmArgs: o.ccmArgs } : {}),
+      ...(o.kubeletProviderId ? { kubeletProviderId: true } : {}),
     },
     'ccm-sandbox-neighbour-',
   );

@@ -56,14 +56,18 @@ export const kindOf = (lb: LoadBalancerRec): LbKind => ({
   network_stack: attrsOf(lb).network_stack ?? 'IPV4',
 });
 
-/** The kind a body asks for: on create, given or the defaults; on update the current one, which a body may repeat but not change. */
+/**
+ * The kind a body asks for: on create, given or the defaults; on update the current one. An update may repeat
+ * the type but not change it (422). A different network_stack on update is ignored and the created one kept:
+ * DigitalOcean documents the stack as fixed at creation without saying how a change is answered, and its own
+ * CCM (since v0.1.63) sends DUALSTACK on every update of a REGIONAL load balancer, including those that
+ * earlier releases made IPV4, an upgrade DigitalOcean's managed clusters have run; a refusal would stop them all.
+ */
 function kind(b: LoadBalancerBody, current: LoadBalancerRec | undefined): LbKind {
-  const was = current === undefined ? DEFAULT_KIND : kindOf(current);
-  const want: LbKind = { type: b.type ?? was.type, network_stack: b.network_stack ?? was.network_stack };
-  for (const k of ['type', 'network_stack'] as const) {
-    if (current !== undefined && want[k] !== was[k]) throw invalidField(k, `cannot be changed after the load balancer is created (it is ${was[k]})`);
-  }
-  return want;
+  if (current === undefined) return { type: b.type ?? DEFAULT_KIND.type, network_stack: b.network_stack ?? DEFAULT_KIND.network_stack };
+  const was = kindOf(current);
+  if (b.type !== undefined && b.type !== was.type) throw invalidField('type', `cannot be changed after the load balancer is created (it is ${was.type})`);
+  return was;
 }
 
 function carried(p: string, field: string): Carried {

@@ -32,7 +32,7 @@ export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
   ),
   'digitalocean.load_balancers.get': ok,
   'digitalocean.load_balancers.update': diff(
-    'the whole object as on create; a region, type or network_stack change is refused with 422 (type and network_stack may be repeated or left out)',
+    "the whole object as on create; a region or type change is refused with 422 (type may be repeated or left out); a network_stack change is ignored, the stack stays as created (the real answer is undocumented; DigitalOcean's CCM sends one on upgrades)",
   ),
   'digitalocean.load_balancers.delete': diff("gone from reads at once; its VIP is released when simcloud's delete action finishes"),
   'digitalocean.load_balancers.forwarding_rules.add': diff(`${SYNC}; a used entry port is 422`),
@@ -131,7 +131,7 @@ export const FIELDS: Readonly<Record<string, readonly FieldParity[]>> = {
         redirect_http_to_https: diff("http rules answer 301 to https://<host>:<first https rule's port><path> (without an https rule: kept, no effect)"),
         ...each(['enable_backend_keepalive', 'http_idle_timeout_seconds', 'disable_lets_encrypt_dns_records'], diff(KEPT)),
         vpc_uuid: diff("the UUID of simcloud's network the LB is attached to, else empty"),
-        network_stack: diff('kept as created (default IPV4); fixed at creation'),
+        network_stack: diff('kept as created (default IPV4); a change on update is ignored'),
         ...FIXED(['network', 'tls_cipher_policy', 'project_id'], 'always EXTERNAL, DEFAULT and empty'),
       },
     ],
