@@ -9,13 +9,25 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ipaddr from 'ipaddr.js';
+import type { CoreV1Api } from '@kubernetes/client-node';
 import { createExec, type Exec, type ManagedProcess } from '../exec.ts';
 import { freePort, freePorts } from '../ports.ts';
 import { launchProcess, LaunchError } from '../processes.ts';
 import { reaper } from '../reaper-client.ts';
 import { registerCleanup } from '../shutdown.ts';
 import { ensureBinaries, type Component, type ControlPlaneBinaries } from './binaries.ts';
-import { controllerManagerArgs, apiServerArgs, etcdArgs, schedulerArgs, type ControlPlanePorts, type ControlPlaneLayout } from './flags.ts';
+import {
+  controllerManagerArgs,
+  apiServerArgs,
+  EGRESS_SELECTOR_FILE,
+  egressSelectorConfiguration,
+  etcdArgs,
+  schedulerArgs,
+  type ControlPlanePorts,
+  type ControlPlaneLayout,
+} from './flags.ts';
+import { EgressProxy } from './egress-proxy.ts';
+import type { NodeView } from './egress-target.ts';
 import { renderKubeconfig } from './kubeconfig.ts';
 import { generatePki, type ControlPlanePki, type PemPair } from './pki.ts';
 import { timed, type RecordSink } from '../startup.ts';
@@ -97,11 +109,14 @@ export class ControlPlane {
   readonly #processes: ManagedProcess[];
   readonly #ownsDir: boolean;
   readonly #pki: ControlPlanePki;
+  readonly #egress: EgressProxy;
   #unregister: () => void = () => undefined;
   #stopped: Promise<void> | undefined;
 
-  private constructor(layout: ControlPlaneLayout, pki: ControlPlanePki, processes: ManagedProcess[], ownsDir: boolean) {
+  private constructor(layout: ControlPlaneLayout, parts: { pki: ControlPlanePki; egress: EgressProxy }, processes: ManagedProcess[], ownsDir: boolean) {
+    const { pki, egress } = parts;
     this.dir = layout.dir;
+    this.#egress = egress;
     this.kubeconfigPath = join(layout.dir, 'admin.kubeconfig');
     this.#ports = layout.ports;
     this.apiServerUrl = `https://127.0.0.1:${layout.ports.apiServer}`;
@@ -135,7 +150,8 @@ export class ControlPlane {
     const layout = await prepareLayout(ctx.dir, ctx.options);
     const pki = await writePki(layout);
     const processes: ManagedProcess[] = [];
-    const cp = new ControlPlane(layout, pki, processes, ctx.ownsDir);
+    const egress = await startEgressProxy(layout);
+    const cp = new ControlPlane(layout, { pki, egress }, processes, ctx.ownsDir);
     const started = Date.now();
     const component = (start: ComponentStart): Promise<void> =>
       timed(start.name, () => startComponent(ctx, processes, start), ctx.options.onPhase ?? (() => undefined));
@@ -209,6 +225,7 @@ export class ControlPlane {
   /** After a failed start: stops what started and drops etcd's data, so a retry starts clean. */
   async #abandon(ctx: AttemptContext): Promise<void> {
     await stopAll(this.#processes);
+    await this.#egress.close();
     rmSync(join(ctx.dir, 'etcd'), { recursive: true, force: true });
   }
 
@@ -225,11 +242,17 @@ export class ControlPlane {
     return this.#pki;
   }
 
+  /** kube-apiserver's egress proxy: the kubelet APIs of this process list themselves in its `kubelets`. */
+  get egress(): EgressProxy {
+    return this.#egress;
+  }
+
   /** Stops every component (controller-manager first, etcd last) and removes a temp dir. Idempotent. */
   stop(): Promise<void> {
     this.#stopped ??= (async () => {
       this.#unregister();
       await stopAll(this.#processes);
+      await this.#egress.close();
       if (this.#ownsDir) removeDir(this.dir);
     })();
     return this.#stopped;
@@ -280,6 +303,46 @@ async function prepareLayout(dir: string, options: ControlPlaneOptions): Promise
   chmodSync(dir, 0o700);
   for (const sub of ['pki', 'logs', 'etcd']) mkdirSync(join(dir, sub), { recursive: true, mode: 0o700 });
   return { dir, ports: { etcdClient, etcdPeer, apiServer, scheduler }, network };
+}
+
+/** A Unix socket's path must fit sun_path (108 bytes on Linux); a deep state dir gets the socket in a temp dir of its own. */
+const MAX_SOCKET_PATH = 100;
+
+/**
+ * The egress proxy kube-apiserver's egress selector points at, listening before the apiserver starts, and its
+ * file. Its log is the control plane's, beside the components'.
+ */
+async function startEgressProxy(layout: ControlPlaneLayout): Promise<EgressProxy> {
+  let socketPath = join(layout.dir, 'egress.sock');
+  let onClosed: (() => void) | undefined;
+  if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH) {
+    const dir = mkdtempSync(join(tmpdir(), 'ccm-egress-'));
+    reaper().trackDir(dir);
+    socketPath = join(dir, 'egress.sock');
+    onClosed = () => removeDir(dir);
+  }
+  writeFileSync(join(layout.dir, EGRESS_SELECTOR_FILE), `${JSON.stringify(egressSelectorConfiguration(socketPath), null, 2)}\n`, { mode: 0o600 });
+  const { pino } = await import('pino');
+  const logger = pino({ name: 'egress-proxy' }, pino.destination({ dest: join(layout.dir, 'logs', 'egress-proxy.log'), sync: true, mode: 0o600 }));
+  return EgressProxy.listen({ socketPath, logger, nodes: nodeLister(join(layout.dir, 'admin.kubeconfig')), ...(onClosed ? { onClosed } : {}) });
+}
+
+/** The Nodes as the admin reads them, the Kubernetes client loaded on first use (most dials are loopback). */
+function nodeLister(kubeconfigPath: string): () => Promise<NodeView[]> {
+  let core: Promise<CoreV1Api> | undefined;
+  return async () => {
+    core ??= import('@kubernetes/client-node').then(({ KubeConfig, CoreV1Api }) => {
+      const kc = new KubeConfig();
+      kc.loadFromFile(kubeconfigPath);
+      return kc.makeApiClient(CoreV1Api);
+    });
+    const list = await (await core).listNode();
+    return list.items.map((n) => ({
+      name: n.metadata?.name ?? '',
+      addresses: n.status?.addresses ?? [],
+      kubeletPort: n.status?.daemonEndpoints?.kubeletEndpoint?.Port,
+    }));
+  };
 }
 
 export function firstServiceIp(serviceCidr: string): string {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { firstServiceIp } from './control-plane.ts';
-import { apiServerArgs, controllerManagerArgs, etcdArgs, schedulerArgs, type ControlPlaneLayout } from './flags.ts';
+import { apiServerArgs, controllerManagerArgs, egressSelectorConfiguration, etcdArgs, schedulerArgs, type ControlPlaneLayout } from './flags.ts';
 
 const layout: ControlPlaneLayout = {
   dir: '/cp',
@@ -40,15 +40,29 @@ describe('control-plane flags', () => {
     );
   });
 
-  it('dials kubelets at their ExternalIP only, with its kubelet client certificate, verifying theirs against the cluster CA', () => {
+  it("dials kubelets in kubeadm's address order through the egress proxy, with its kubelet client certificate, verifying theirs against the cluster CA", () => {
     expect(apiServerArgs(layout)).toEqual(
       expect.arrayContaining([
-        '--kubelet-preferred-address-types=ExternalIP',
+        '--egress-selector-config-file=/cp/egress-selector.json',
+        '--kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname',
         '--kubelet-client-certificate=/cp/pki/apiserver-kubelet-client.crt',
         '--kubelet-client-key=/cp/pki/apiserver-kubelet-client.key',
         '--kubelet-certificate-authority=/cp/pki/ca.crt',
       ]),
     );
+  });
+
+  it('sends the cluster and controlplane egress through the proxy socket and leaves etcd direct', () => {
+    const config = egressSelectorConfiguration('/state/egress.sock');
+    const connection = { proxyProtocol: 'HTTPConnect', transport: { uds: { udsName: '/state/egress.sock' } } };
+    expect(config).toEqual({
+      apiVersion: 'apiserver.k8s.io/v1beta1',
+      kind: 'EgressSelectorConfiguration',
+      egressSelections: [
+        { name: 'cluster', connection },
+        { name: 'controlplane', connection },
+      ],
+    });
   });
 
   it('shortens the default eviction tolerations through admission, not by editing pods', () => {

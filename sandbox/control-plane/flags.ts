@@ -37,6 +37,24 @@ export interface ControlPlaneLayout {
  */
 export const KCM_CONTROLLERS = ['*'] as const;
 
+/** The egress selector's file in the control plane's directory (written by control-plane.ts). */
+export const EGRESS_SELECTOR_FILE = 'egress-selector.json';
+
+/**
+ * kube-apiserver's EgressSelectorConfiguration (k8s.io/apiserver's apiserver.k8s.io/v1beta1; JSON is YAML):
+ * `cluster` (kubelets, pods/services proxy, Service-referenced webhooks, aggregated APIs) and `controlplane`
+ * (URL webhooks, webhook authn/authz, audit webhooks, OIDC, tracing) through the proxy's socket; `etcd` is
+ * not listed, so the apiserver dials its etcd on 127.0.0.1 directly, as its own loopback client always does.
+ */
+export function egressSelectorConfiguration(socketPath: string): object {
+  const connection = { proxyProtocol: 'HTTPConnect', transport: { uds: { udsName: socketPath } } };
+  return {
+    apiVersion: 'apiserver.k8s.io/v1beta1',
+    kind: 'EgressSelectorConfiguration',
+    egressSelections: ['cluster', 'controlplane'].map((name) => ({ name, connection })),
+  };
+}
+
 export function etcdArgs(layout: ControlPlaneLayout): string[] {
   const client = `https://127.0.0.1:${layout.ports.etcdClient}`;
   const peer = `https://127.0.0.1:${layout.ports.etcdPeer}`;
@@ -78,11 +96,11 @@ export function apiServerArgs(layout: ControlPlaneLayout): string[] {
     // Without a default route the apiserver cannot pick an address to advertise.
     '--advertise-address=127.0.0.1',
     '--endpoint-reconciler-type=none',
-    // How it reaches a kubelet (logs, exec, port-forward): only at a Node's ExternalIP, which every cloud here
-    // gives from simcloud's loopback pools. A Node's InternalIP may be a presented RFC 1918 address (ADR 0013)
-    // and its Hostname would need a DNS lookup; without an ExternalIP the call is refused ("no preferred
-    // addresses found") and nothing is dialled.
-    '--kubelet-preferred-address-types=ExternalIP',
+    // Every dial into the cluster and to webhooks goes through the sandbox's egress proxy (egress-proxy.ts): a
+    // Node's address reaches its kubelet on loopback, loopback passes, anything else is refused before it is dialled.
+    `--egress-selector-config-file=${join(layout.dir, EGRESS_SELECTOR_FILE)}`,
+    // kubeadm's order, so kind's: every node address maps to the node's kubelet on loopback through the proxy.
+    '--kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname',
     // The virtual kubelets' API (kubelet/kubelet-api.ts) serves this client certificate alone, and its serving
     // certificate is issued by the cluster CA for the node's loopback address: verified here, so a request for
     // a pod's logs never goes to whatever else binds that loopback port.

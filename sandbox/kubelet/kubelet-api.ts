@@ -26,6 +26,8 @@ import { isLoopback } from '../../simulator/server/dataplane/validate.ts';
 import type { Clock } from '../../src/kube/clock.ts';
 import type { Logger } from '../../src/kube/logger.ts';
 import { issueServerCertificate, type PemPair } from '../control-plane/pki.ts';
+import type { KubeletDirectory, KubeletEndpoint } from '../control-plane/egress-proxy.ts';
+import { isIPv4, isIPv6 } from '../../lib/ip.ts';
 import type { ContainerRuntime } from './containers/runtime.ts';
 import { streamLog, type LogOptions } from './containers/logs.ts';
 
@@ -41,8 +43,13 @@ export interface KubeletApiOptions {
   readonly nodeName: string;
   /** The loopback address it binds: the node's ExternalIP. */
   readonly address: string;
-  /** Made once, at the first start (issuing a certificate takes a moment). */
-  readonly tls: () => Promise<KubeletTls>;
+  /**
+   * Made at the first start (issuing a certificate takes a moment) for the node's name and address, and again
+   * for more names when the egress proxy maps another of the Node's addresses here (`names`: those extra names).
+   */
+  readonly tls: (names: readonly string[]) => Promise<KubeletTls>;
+  /** Where it lists itself while serving: kube-apiserver's egress proxy maps the Node's addresses to it. */
+  readonly directory?: KubeletDirectory;
   /** The one user it serves: the CN of the apiserver's kubelet client certificate. */
   readonly apiServerUser: string;
   /** Reads pods (the kubelet's pod manager knows the pods bound to it; this one asks the API). */
@@ -120,12 +127,17 @@ const logQuery = z.object({
     .optional(),
 });
 
-export class KubeletApi {
+export class KubeletApi implements KubeletEndpoint {
   readonly #opts: KubeletApiOptions;
   readonly #clock: Pick<Clock, 'now'>;
   #tls: Promise<KubeletTls> | undefined;
+  /** Names its certificate covers beyond the node's name and address (other addresses of the Node), lower-cased. */
+  readonly #names = new Set<string>();
   #server: Server | undefined;
   #port = 0;
+  #unlist: () => void = () => undefined;
+  /** Settles once the certificate for every name in #names is in place. */
+  #covered: Promise<void> = Promise.resolve();
 
   constructor(options: KubeletApiOptions) {
     if (!isLoopback(options.address)) throw new KubeletApiError(`the kubelet API of ${options.nodeName} binds loopback only, not ${options.address}`);
@@ -138,10 +150,34 @@ export class KubeletApi {
     return this.#port;
   }
 
+  /** The loopback address it binds. */
+  get address(): string {
+    return this.#opts.address;
+  }
+
+  /**
+   * Covers more of the Node's names (addresses a CCM gave it, its Hostname) with its serving certificate, as a
+   * kubelet's certificate follows its Node's addresses: the apiserver verifies the one it dialled. Takes new
+   * connections only; answers once they get it.
+   */
+  async cover(names: readonly string[]): Promise<void> {
+    const missing = names.map((n) => n.toLowerCase()).filter((n) => !this.#names.has(n) && n !== this.#opts.nodeName && n !== this.#opts.address);
+    if (missing.length === 0) return this.#covered;
+    for (const n of missing) this.#names.add(n);
+    const tls = this.#opts.tls([...this.#names]);
+    this.#tls = tls;
+    // In order, each certificate covering the names of those before it; a concurrent call for the same names waits for this one.
+    this.#covered = this.#covered
+      .catch(() => undefined)
+      .then(() => tls)
+      .then((t) => this.#server?.setSecureContext({ cert: t.cert, key: t.key, ca: t.clientCa }));
+    return this.#covered;
+  }
+
   /** Listens (again) on its address: the port it had, or a new one if that is taken. Answers the port. */
   async start(): Promise<number> {
     if (this.#server) return this.#port;
-    this.#tls ??= this.#opts.tls();
+    this.#tls ??= this.#opts.tls([...this.#names]);
     const tls = await this.#tls;
     const server = createServer({ cert: tls.cert, key: tls.key, ca: tls.clientCa, requestCert: true, rejectUnauthorized: false }, (req, res) => {
       void this.#handle(req, res);
@@ -153,6 +189,7 @@ export class KubeletApi {
       this.#port = await listen(server, this.#opts.address, 0);
     }
     this.#server = server;
+    this.#unlist = this.#opts.directory?.add(this.#opts.nodeName, this) ?? (() => undefined);
     this.#opts.logger?.info({ node: this.#opts.nodeName, address: `${this.#opts.address}:${this.#port}` }, 'kubelet API serving');
     return this.#port;
   }
@@ -162,6 +199,7 @@ export class KubeletApi {
     const server = this.#server;
     if (!server) return;
     this.#server = undefined;
+    this.#unlist();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
     await closed;
@@ -197,9 +235,15 @@ export class KubeletApi {
     }
   }
 
-  /** Only requests for this kubelet's own address (what the apiserver sends: the address it dialled). */
+  /** Only requests for one of this kubelet's names (what the apiserver sends: the address it dialled, with the port the Node posts). */
   #checkHost(host: string): void {
-    if (host !== `${this.#opts.address}:${this.#port}` && host !== this.#opts.address) throw new Reply(400, `Host ${host} is not this kubelet's address`);
+    const url = URL.canParse(`https://${host}`) ? new URL(`https://${host}`) : undefined;
+    const known = url !== undefined && this.#isName(url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase());
+    if (!known || (url.port !== '' && url.port !== String(this.#port))) throw new Reply(400, `Host ${host} is not this kubelet's address`);
+  }
+
+  #isName(name: string): boolean {
+    return name === this.#opts.address || name === this.#opts.nodeName.toLowerCase() || this.#names.has(name);
   }
 
   async #route(call: Call): Promise<number> {
@@ -350,7 +394,7 @@ function endedRun(terminated: V1ContainerStateTerminated | undefined, last: V1Co
   return id;
 }
 
-export interface KubeletApiFactoryOptions extends Pick<KubeletApiOptions, 'core' | 'containers' | 'logger' | 'apiServerUser'> {
+export interface KubeletApiFactoryOptions extends Pick<KubeletApiOptions, 'core' | 'containers' | 'logger' | 'apiServerUser' | 'directory'> {
   /** The cluster CA: it issues each kubelet's serving certificate and is the CA its clients' certificates must chain to. */
   readonly ca: PemPair;
 }
@@ -363,6 +407,10 @@ export function kubeletApiFactory(options: KubeletApiFactoryOptions): (nodeName:
       ...rest,
       nodeName,
       address,
-      tls: async () => ({ ...(await issueServerCertificate(ca, `CN=system:node:${nodeName}`, [nodeName], [address])), clientCa: ca.cert }),
+      tls: async (names) => {
+        const ips = names.filter((n) => isIPv4(n) || isIPv6(n));
+        const dns = names.filter((n) => !ips.includes(n));
+        return { ...(await issueServerCertificate(ca, `CN=system:node:${nodeName}`, [nodeName, ...dns], [address, ...ips])), clientCa: ca.cert };
+      },
     });
 }

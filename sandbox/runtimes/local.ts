@@ -19,6 +19,7 @@ import { SANDBOX_LABELS, type SimcloudSandboxCloud } from '../cloud/sandbox-clou
 import type { RunImage } from '../kubelet/images/runnable.ts';
 import { settleAll, timed } from '../startup.ts';
 import type { PemPair } from '../control-plane/pki.ts';
+import type { KubeletDirectory } from '../control-plane/egress-proxy.ts';
 import {
   NODE_ROLES,
   type Availability,
@@ -97,6 +98,8 @@ export class LocalRuntime implements PrestartingRuntime {
   #machines: MachineController | undefined;
   /** The control plane's CA, known once its API serves (the kubelets' API certificates). */
   #ca: PemPair | undefined;
+  /** Where the kubelet APIs list themselves for kube-apiserver's egress proxy (control-plane/egress-proxy.ts). */
+  #kubeletDirectory: KubeletDirectory | undefined;
 
   constructor(options: LocalRuntimeOptions) {
     this.#opts = options;
@@ -181,6 +184,7 @@ export class LocalRuntime implements PrestartingRuntime {
       apiServerUser: KUBELET_CLIENT_CN,
       logger,
       ...(containers ? { containers } : {}),
+      ...(this.#kubeletDirectory ? { directory: this.#kubeletDirectory } : {}),
     });
     return { ...(containers ? { containers } : {}), kubeletApi };
   }
@@ -233,7 +237,10 @@ export class LocalRuntime implements PrestartingRuntime {
       onProgress: ctx.progress,
       ...(ctx.phase ? { onPhase: ctx.phase } : {}),
       onApiReady: (cp) => {
-        if (this.#opts.kubeletApi !== false) this.#ca = cp.pki.ca;
+        if (this.#opts.kubeletApi !== false) {
+          this.#ca = cp.pki.ca;
+          this.#kubeletDirectory = cp.egress.kubelets;
+        }
         copyFileSync(cp.kubeconfigPath, this.kubeconfigPath(ctx));
         announce({ kubeconfigPath: this.kubeconfigPath(ctx), clusterCidr: cp.options.clusterCidr });
       },

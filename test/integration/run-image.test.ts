@@ -68,10 +68,13 @@ describe.skipIf(!isolated)('runnable images on virtual kubelets', () => {
       onChange: (key) => runner.podChanged(key),
     });
     const nodeName = uniqueName('run-image');
-    api = kubeletApiFactory({ ca: cluster.controlPlane.pki.ca, core: cluster.core, apiServerUser: KUBELET_CLIENT_CN, containers: runtime })(
-      nodeName,
-      '127.0.0.1',
-    );
+    api = kubeletApiFactory({
+      ca: cluster.controlPlane.pki.ca,
+      core: cluster.core,
+      apiServerUser: KUBELET_CLIENT_CN,
+      containers: runtime,
+      directory: cluster.controlPlane.egress.kubelets,
+    })(nodeName, '127.0.0.1');
     kubelet = new VirtualKubelet({ kubeConfig: cluster.kubeConfig, nodeName, nodeIP: '192.0.2.77', renewIntervalMs: 1000, api });
     runner = new PodRunner({ kubeConfig: cluster.kubeConfig, kubeletRunning: (name) => name === kubelet.nodeName, containers: runtime });
     runner.start();
@@ -337,6 +340,48 @@ describe.skipIf(!isolated)('runnable images on virtual kubelets', () => {
     expect(await kubeletGet(path, cluster.controlPlane.pki.kubeletClient)).toEqual({ status: 200, body: 'hi\n' });
     expect((await kubeletGet(`/exec/${namespace}/${name}/talk?command=true`, cluster.controlPlane.pki.kubeletClient)).status).toBe(501);
     await cluster.core.deleteNamespacedPod({ name, namespace });
+  });
+
+  it('maps any address a CCM gives the Node to its kubelet on loopback, and refuses a pod IP before dialling it', async () => {
+    showLogs();
+    const name = uniqueName('egress');
+    await runningPod(name, ['--say=mapped', `--port=${await freePort()}`]);
+    await waitFor(async () => ready(await readPod(name)) || undefined, { timeoutMs: 60_000, intervalMs: 250, description: 'the pod Ready' });
+    const setAddresses = (addresses: { type: string; address: string }[]): Promise<unknown> =>
+      cluster.core.patchNodeStatus({ name: kubelet.nodeName, body: { status: { addresses } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+    // A CCM's view of the machine: an RFC 1918 InternalIP and a public ExternalIP, neither of which may be dialled.
+    await setAddresses([
+      { type: 'InternalIP', address: '10.0.0.5' },
+      { type: 'ExternalIP', address: '203.0.113.7' },
+    ]);
+    try {
+      const refusedBefore = cluster.controlPlane.egress.counts.refused;
+      expect(await kubectl(['logs', name])).toMatchObject({ code: 0, stdout: 'mapped\n' });
+      const podIP = (await readPod(name)).status?.podIP ?? '';
+      expect(podIP).toMatch(/^10\.244\./);
+      const proxied = await kubectl(['get', '--raw', `/api/v1/namespaces/${namespace}/pods/${name}:80/proxy/`]);
+      expect(proxied.code).not.toBe(0);
+      expect(proxied.stderr).toContain(`ccm-sandbox dials loopback only (127.0.0.0/8, ::1): ${podIP}:80 is not a loopback address`);
+      expect(cluster.controlPlane.egress.counts.refused).toBeGreaterThan(refusedBefore);
+      // The proxy's record: the kubelet's RFC 1918 address dialled as its loopback one; the pod IP refused, never dialled.
+      const records = readFileSync(join(cluster.controlPlane.dir, 'logs', 'egress-proxy.log'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { msg: string; target: string; dial?: string; node?: string });
+      expect(records).toContainEqual(
+        expect.objectContaining({ msg: 'egress dial', target: `10.0.0.5:${api.port}`, node: kubelet.nodeName, dial: `127.0.0.1:${api.port}` }),
+      );
+      const podDials = records.filter((r) => r.target === `${podIP}:80` || r.dial?.startsWith(`${podIP}:`));
+      expect(podDials.length).toBeGreaterThan(0);
+      expect(podDials.every((r) => r.msg === 'egress refused')).toBe(true);
+      expect(records.some((r) => [r.target, r.dial].some((a) => a?.startsWith('203.0.113.7:')) && r.msg === 'egress dial')).toBe(false);
+    } finally {
+      await setAddresses([
+        { type: 'InternalIP', address: '192.0.2.77' },
+        { type: 'ExternalIP', address: '127.0.0.1' },
+      ]);
+      await cluster.core.deleteNamespacedPod({ name, namespace });
+    }
   });
 
   it('serves the log again after its kubelet restarts, and not while it is down', async () => {
