@@ -32,11 +32,17 @@ export class KubeletDirectory {
   get(nodeName: string): KubeletEndpoint | undefined {
     return this.#byNode.get(nodeName);
   }
+
+  /** Whether a kubelet listed here listens on this port (a loopback target on it may be a Node's address). */
+  servesPort(port: number): boolean {
+    for (const endpoint of this.#byNode.values()) if (endpoint.port === port) return true;
+    return false;
+  }
 }
 
 export interface EgressProxyOptions {
   readonly socketPath: string;
-  /** The cluster's Nodes, read for each target that is not loopback (a Node's addresses change whenever a CCM says). */
+  /** The cluster's Nodes, read for each target that is not loopback or has a kubelet's port (a Node's addresses change whenever a CCM says). */
   readonly nodes: () => Promise<NodeView[]>;
   readonly logger: Logger;
   /** Called once close() has removed the socket (the owner removes a directory made for it). */
@@ -134,7 +140,7 @@ export class EgressProxy {
     const target = parseTarget(raw);
     if (!target) return { kind: 'refused', status: 400, reason: `malformed CONNECT target ${JSON.stringify(raw)} (host:port expected)` };
     let nodes: NodeView[] = [];
-    if (!isLoopbackTarget(target)) {
+    if (!isLoopbackTarget(target) || this.kubelets.servesPort(target.port)) {
       try {
         nodes = await this.#opts.nodes();
       } catch (err) {

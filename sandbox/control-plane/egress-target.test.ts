@@ -13,8 +13,20 @@ const NODES: NodeView[] = [
   },
   { name: 'w6', kubeletPort: 41006, addresses: [{ type: 'ExternalIP', address: '2001:db8::7' }] },
   { name: 'silent', kubeletPort: 41002, addresses: [{ type: 'InternalIP', address: '192.168.1.9' }] },
+  {
+    name: 'lo',
+    kubeletPort: 41003,
+    addresses: [
+      { type: 'InternalIP', address: '127.0.5.5' },
+      { type: 'ExternalIP', address: '127.0.6.6' },
+    ],
+  },
 ];
-const KUBELETS: Record<string, KubeletLocation> = { w1: { address: '127.0.0.11', port: 41001 }, w6: { address: '127.0.0.16', port: 41006 } };
+const KUBELETS: Record<string, KubeletLocation> = {
+  w1: { address: '127.0.0.11', port: 41001 },
+  w6: { address: '127.0.0.16', port: 41006 },
+  lo: { address: '127.0.6.6', port: 41003 },
+};
 const kubelet = (node: string): KubeletLocation | undefined => KUBELETS[node];
 const decide = (target: string): ReturnType<typeof decideEgress> | 'malformed' => {
   const parsed = parseTarget(target);
@@ -36,6 +48,10 @@ describe('egress target decision', () => {
     ['IPv6 in a long form', '[2001:db8:0:0::7]:41006'],
   ])("maps a node's %s address", (_what, target) => {
     expect(decide(target)).toMatchObject({ kind: 'mapped', node: 'w6', host: '127.0.0.16', port: 41006 });
+  });
+
+  it("maps a node's loopback InternalIP to the address its kubelet binds", () => {
+    expect(decide('127.0.5.5:41003')).toMatchObject({ kind: 'mapped', node: 'lo', host: '127.0.6.6', port: 41003 });
   });
 
   it.each([

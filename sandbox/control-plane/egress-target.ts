@@ -79,18 +79,18 @@ function sameAddress(target: EgressTarget, address: string): boolean {
 }
 
 /**
- * The decision for one target. `nodes` is read only for a target that is not loopback; `kubelet` answers where a
- * node's kubelet API serves (undefined: not serving).
+ * The decision for one target. `nodes` may be empty for a loopback target that no kubelet's port matches; `kubelet`
+ * answers where a node's kubelet API serves (undefined: not serving). A Node's address comes first, loopback or not:
+ * a Node's loopback InternalIP is not the address its kubelet binds.
  */
 export function decideEgress(target: EgressTarget, nodes: readonly NodeView[], kubelet: (node: string) => KubeletLocation | undefined): EgressDecision {
-  if (isLoopbackTarget(target)) return { kind: 'passthrough', host: target.ip ? target.host : '127.0.0.1', port: target.port };
   const display = target.ip && target.host.includes(':') ? `[${target.host}]:${target.port}` : `${target.host}:${target.port}`;
   const node = nodes.find((n) => n.kubeletPort === target.port && n.addresses.some((a) => sameAddress(target, a.address)));
-  if (node) {
-    const location = kubelet(node.name);
-    if (location) return { kind: 'mapped', node: node.name, host: location.address, port: location.port, names: node.addresses.map((a) => a.address) };
+  const location = node && kubelet(node.name);
+  if (node && location) return { kind: 'mapped', node: node.name, host: location.address, port: location.port, names: node.addresses.map((a) => a.address) };
+  if (isLoopbackTarget(target)) return { kind: 'passthrough', host: target.ip ? target.host : '127.0.0.1', port: target.port };
+  if (node)
     return { kind: 'refused', status: 502, reason: `${display} is node ${node.name}'s kubelet, whose API is not serving (its kubelet is silent or has none)` };
-  }
   const what = target.ip ? 'not a loopback address' : 'a name the sandbox does not resolve';
   return { kind: 'refused', status: 403, reason: `${EGRESS_RULE}: ${display} is ${what} nor a Node's address with its kubelet port` };
 }

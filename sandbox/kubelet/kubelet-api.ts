@@ -5,8 +5,9 @@
 // no process and answers as a kubelet does for a container that has written nothing: an empty log. exec,
 // attach, portForward, metrics and the rest answer 501 Not Implemented (what a kubelet answers when its
 // runtime does not implement a call), anything else 404.
-// It binds one loopback address only (the node's ExternalIP, where the apiserver dials it) on a port of its
-// own, posted in the Node's daemonEndpoints. Like a kubelet with anonymous auth off and webhook authorization,
+// It binds one loopback address only (its machine's public address) on a port of its own, posted in the Node's
+// daemonEndpoints; the apiserver reaches it through its egress proxy (control-plane/egress-proxy.ts), which maps
+// any of the Node's addresses here, and the serving certificate is reissued to cover the address it dialled. Like a kubelet with anonymous auth off and webhook authorization,
 // a request without a client certificate of the cluster CA is 401 and one from anyone but the apiserver's
 // kubelet client (--kubelet-client-certificate) 403.
 import { createServer, type Server } from 'node:https';

@@ -3,9 +3,10 @@
 // line, environment (values, Secret and ConfigMap keys, the downward API, envFrom) and volumes at their absolute
 // paths in a mount namespace of its own; its service-account token works against the apiserver with exactly
 // the RBAC the test grants; its readiness probe makes it Ready; a crashing one is in CrashLoopBackOff with its
-// exit code; deleting the pod stops the process. The kubelet serves its API on the Node's ExternalIP
-// (127.0.0.1 here, set as a CCM would), so the real `kubectl logs` reads what the process printed through the
-// real apiserver (--tail, --timestamps, -f, --previous), and `kubectl exec` fails at once with one line. Needs
+// exit code; deleting the pod stops the process. The kubelet serves its API on 127.0.0.1, and the apiserver's
+// egress proxy maps the Node's addresses (set as a CCM would, RFC 1918 and public ones too) to it, so the real
+// `kubectl logs` reads what the process printed through the real apiserver (--tail, --timestamps, -f,
+// --previous), `kubectl exec` fails at once with one line, and a pod IP is refused before it is dialled. Needs
 // root and unshare (a mount namespace); skipped without.
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -79,7 +80,7 @@ describe.skipIf(!isolated)('runnable images on virtual kubelets', () => {
     runner = new PodRunner({ kubeConfig: cluster.kubeConfig, kubeletRunning: (name) => name === kubelet.nodeName, containers: runtime });
     runner.start();
     await kubelet.start();
-    // The CCM's part: the Node's ExternalIP, where the apiserver dials its kubelet (--kubelet-preferred-address-types=ExternalIP).
+    // The CCM's part: the Node's addresses; the apiserver dials the InternalIP first, which its egress proxy maps to the kubelet.
     await cluster.core.patchNodeStatus(
       {
         name: nodeName,
