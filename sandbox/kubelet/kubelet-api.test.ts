@@ -1,6 +1,9 @@
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
+import { request } from 'node:https';
+import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import { describe, expect, it } from 'vitest';
-import { KubeletApi, KubeletApiError, logContainerId, logOptions } from './kubelet-api.ts';
+import { generateCa, issueClientCertificate } from '../control-plane/pki.ts';
+import { KubeletApi, KubeletApiError, kubeletApiFactory, logContainerId, logOptions } from './kubelet-api.ts';
 
 const NOW = Date.parse('2026-11-29T04:00:00Z');
 const options = (query: string): ReturnType<typeof logOptions> => logOptions(new URLSearchParams(query), NOW);
@@ -57,5 +60,44 @@ describe('kubelet API', () => {
       new KubeletApi({ nodeName: 'n', address, tls: () => Promise.reject(new Error('unused')), apiServerUser: 'x', core: {} as never });
     expect(() => make('192.0.2.1')).toThrow(KubeletApiError);
     expect(make('127.20.0.5').port).toBe(0);
+  });
+
+  it("covers another of the Node's addresses on demand: its certificate verifies for it and its Host is taken", async () => {
+    const ca = await generateCa('test-ca');
+    const api = kubeletApiFactory({ ca, core: {} as never, apiServerUser: 'apiserver' })('n1', '127.0.0.1');
+    const port = await api.start();
+    const client = await issueClientCertificate(ca, 'CN=apiserver');
+    // As kube-apiserver dialling 10.0.0.5 through its egress proxy: TLS verified for that address, Host naming it.
+    const get = (as: string): Promise<number | string> =>
+      new Promise((resolve) => {
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/healthz',
+            headers: { host: `${as}:${port}` },
+            ca: ca.cert,
+            cert: client.cert,
+            key: client.key,
+            checkServerIdentity: (_host: string, cert: PeerCertificate) => checkServerIdentity(as, cert),
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+        req.end();
+      });
+    try {
+      expect(await get('10.0.0.5')).toBe('ERR_TLS_CERT_ALTNAME_INVALID');
+      expect(await get('n1')).toBe(200);
+      await api.cover(['10.0.0.5', 'N1', '203.0.113.7']);
+      expect(await get('10.0.0.5')).toBe(200);
+      expect(await get('203.0.113.7')).toBe(200);
+      expect(await get('10.0.0.6')).toBe('ERR_TLS_CERT_ALTNAME_INVALID');
+    } finally {
+      await api.stop();
+    }
   });
 });
