@@ -4,6 +4,8 @@
 // Each ControlPlane has its own directory (PKI, etcd data, kubeconfigs, one log per component) and its
 // own ports, so several can run at once. stop() ends everything; so do SIGINT/SIGTERM (shutdown.ts) and
 // the death of this process (reaper.ts), so no process, port or temp dir outlives a run.
+// kube-apiserver dials the cluster (kubelets, pod and service proxies, webhooks) only through the egress proxy
+// this process runs for it (egress-proxy.ts), so it never sends a packet off loopback.
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
