@@ -68,14 +68,14 @@ describe('kubelet API', () => {
     const port = await api.start();
     const client = await issueClientCertificate(ca, 'CN=apiserver');
     // As kube-apiserver dialling 10.0.0.5 through its egress proxy: TLS verified for that address, Host naming it.
-    const get = (as: string): Promise<number | string> =>
+    const get = (as: string, hostHeader = `${as}:${port}`): Promise<number | string> =>
       new Promise((resolve) => {
         const req = request(
           {
             host: '127.0.0.1',
             port,
             path: '/healthz',
-            headers: { host: `${as}:${port}` },
+            headers: { host: hostHeader },
             ca: ca.cert,
             cert: client.cert,
             key: client.key,
@@ -96,6 +96,9 @@ describe('kubelet API', () => {
       expect(await get('10.0.0.5')).toBe(200);
       expect(await get('203.0.113.7')).toBe(200);
       expect(await get('10.0.0.6')).toBe('ERR_TLS_CERT_ALTNAME_INVALID');
+      // On an upgrade (port-forward) the apiserver passes on its own client's Host: loopback is taken, a name is not.
+      expect(await get('n1', '127.0.0.1:6443')).toBe(200);
+      expect(await get('n1', 'rebound.example:6443')).toBe(400);
     } finally {
       await api.stop();
     }

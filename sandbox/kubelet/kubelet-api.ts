@@ -236,11 +236,16 @@ export class KubeletApi implements KubeletEndpoint {
     }
   }
 
-  /** Only requests for one of this kubelet's names (what the apiserver sends: the address it dialled, with the port the Node posts). */
+  /**
+   * Only requests for one of this kubelet's names (what the apiserver sends: the address it dialled, with the port
+   * the Node posts), or for a loopback address (on an upgrade, port-forward, the apiserver passes on its own
+   * client's Host, 127.0.0.1:<its port>); never another name (a browser's, rebinding DNS to loopback).
+   */
   #checkHost(host: string): void {
     const url = URL.canParse(`https://${host}`) ? new URL(`https://${host}`) : undefined;
-    const known = url !== undefined && this.#isName(url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase());
-    if (!known || (url.port !== '' && url.port !== String(this.#port))) throw new Reply(400, `Host ${host} is not this kubelet's address`);
+    const name = url?.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase() ?? '';
+    const ours = this.#isName(name) && (url?.port === '' || url?.port === String(this.#port));
+    if (!ours && !isLoopback(name)) throw new Reply(400, `Host ${host} is not this kubelet's address`);
   }
 
   #isName(name: string): boolean {
