@@ -122,7 +122,7 @@ export const NOT_SERVED: readonly (readonly [string, string])[] = [
 
 const ID = diff("the number in simcloud's id (srv-00000042 is 42)");
 const TIMES = each(['created', 'updated'], diff('updated equals created'));
-const LABELS = diff('simcloud labels: key=value, or key for an empty value');
+const LABELS = diff('simcloud labels: key=value, or key for an empty value; a tag that makes no label is refused with 400');
 const FIXED = (paths: readonly string[]): Record<string, ParityEntry> => each(paths, none('empty, null, 0 or a fixed value'));
 
 /** Request and response headers, and what they carry: the one table not made from a response schema. */
