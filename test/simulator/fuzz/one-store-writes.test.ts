@@ -1,7 +1,8 @@
-// Tags a persona keeps as simcloud labels, found by the fuzz suite's one-store check: Linode and phoenixNAP stored
-// tags that are no label (`;`, `tiP9.`, a value `.`), and from then on /v1's list of that collection answered 500
-// to every client, unable to show the record. Each such write is refused in the persona's envelope, naming the tag,
-// and /v1 still lists what the personas stored.
+// Writes the fuzz suite's one-store check found /v1 unable to present: Linode and phoenixNAP stored tags that are no
+// label (`;`, `tiP9.`, a value `.`), Linode labels of 64 characters, Brightbox names of any text and firewall rules
+// whose ports or addresses are none, and from then on /v1's list of that collection answered 500 to every client.
+// Each such write is refused in the persona's envelope, naming the field, and /v1 still lists what the personas
+// stored.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { numericIdOf } from '../../../simulator/personas/numeric-ids.ts';
 import { startSimcloudInProcess, type InProcessSimcloud } from '../../helpers/simcloud.ts';
@@ -9,8 +10,12 @@ import { PERSONA_ROWS } from '../../security/persona-rows.ts';
 import type { RawResponse } from '../../security/support.ts';
 
 let sc: InProcessSimcloud;
+/** A Brightbox firewall policy the rule cases add to. */
+let policy = '';
 beforeAll(async () => {
   sc = await startSimcloudInProcess({ clientOptions: { retry: { maxRetries: 0 } } });
+  const made = await call('brightbox', 'POST', '/brightbox/1.0/firewall_policies', { name: 'one-store-policy' });
+  policy = (made.json() as { id: string }).id;
 });
 afterAll(() => sc.stop());
 
@@ -75,9 +80,41 @@ const CASES: readonly { persona: string; write: string; request: (srv: number) =
     request: (srv) => ['PUT', `/pnap/bmc/v1/servers/${pnapId(srv)}/tags`, [{ name: 'zone', value: 'a.' }]],
     field: '0.value',
   },
+  {
+    persona: 'linode',
+    write: 'an instance labelled with 64 characters',
+    request: () => ['POST', '/v4/linode/instances', { region: 'sim-1', type: 'sc-small', label: 'a'.repeat(64) }],
+    field: 'label',
+  },
+  {
+    persona: 'linode',
+    write: 'a VPC labelled with 64 characters',
+    request: () => ['POST', '/v4/vpcs', { region: 'sim-1', label: 'a'.repeat(64) }],
+    field: 'label',
+  },
+  { persona: 'brightbox', write: 'a server group named `k>/`', request: () => ['POST', '/brightbox/1.0/server_groups', { name: 'k>/' }], field: 'name' },
+  {
+    persona: 'brightbox',
+    write: 'a firewall policy named `*+&]`',
+    request: () => ['POST', '/brightbox/1.0/firewall_policies', { name: '*+&]' }],
+    field: 'name',
+  },
+  { persona: 'brightbox', write: 'a load balancer named `a b`', request: () => ['POST', '/brightbox/1.0/load_balancers', { name: 'a b' }], field: 'name' },
+  {
+    persona: 'brightbox',
+    write: 'a firewall rule for the ports `80,10.0.0.0/33`',
+    request: () => ['POST', '/brightbox/1.0/firewall_rules', { firewall_policy: policy, protocol: 'tcp', destination_port: '80,10.0.0.0/33' }],
+    field: 'destination_port',
+  },
+  {
+    persona: 'brightbox',
+    write: 'a firewall rule from `300.0.0.0/8`',
+    request: () => ['POST', '/brightbox/1.0/firewall_rules', { firewall_policy: policy, source: '300.0.0.0/8' }],
+    field: 'source',
+  },
 ];
 
-describe('tags a persona keeps as simcloud labels', () => {
+describe('writes a persona stores for /v1 to show', () => {
   it.each(CASES)('$persona refuses $write, naming $field, and stores nothing', async ({ persona, request, field }) => {
     const srv = await server();
     const before = sc.sim.store.state.seq;
@@ -88,12 +125,12 @@ describe('tags a persona keeps as simcloud labels', () => {
     expect(sc.sim.store.state.seq).toBe(before);
   });
 
-  it('leaves /v1 able to list every collection the personas wrote tags into, the labels they made included', async () => {
+  it('leaves /v1 able to list every collection the personas wrote, the labels they made included', async () => {
     const made = await call('linode', 'POST', '/v4/linode/instances', { region: 'sim-1', type: 'sc-small', label: 'one-store-ok', tags: ['team=a.b', 'web'] });
     expect(made.status, made.text).toBe(200);
     const id = `srv-${String((made.json() as { id: number }).id).padStart(8, '0')}`;
     expect((await sc.client.servers.get(id)).labels).toEqual({ team: 'a.b', web: '' });
-    for (const coll of ['servers', 'load_balancers', 'ip_blocks'] as const) {
+    for (const coll of ['servers', 'load_balancers', 'ip_blocks', 'networks', 'server_groups', 'firewall_policies'] as const) {
       const r = await fetch(`${sc.url}/v1/${coll}?per_page=500`, { headers: { authorization: `Bearer ${sc.token}` } });
       expect(r.status, `${coll}: ${await r.clone().text()}`).toBe(200);
     }
