@@ -1,6 +1,7 @@
 // Writes the fuzz suite's one-store check found /v1 unable to present: Linode and phoenixNAP stored tags that are no
-// label (`;`, `tiP9.`, a value `.`), Linode labels of 64 characters, Brightbox names of any text and firewall rules
-// whose ports or addresses are none, and from then on /v1's list of that collection answered 500 to every client.
+// label (`;`, `tiP9.`, a value `.`), Linode labels and phoenixNAP public network names over 63 characters, a Linode
+// node address that is none, Brightbox names of any text and firewall rules whose ports or addresses are none, and
+// from then on /v1's list of that collection answered 500 to every client.
 // Each such write is refused in the persona's envelope, naming the field, and /v1 still lists what the personas
 // stored.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,6 +92,22 @@ const CASES: readonly { persona: string; write: string; request: (srv: number) =
     write: 'a VPC labelled with 64 characters',
     request: () => ['POST', '/v4/vpcs', { region: 'sim-1', label: 'a'.repeat(64) }],
     field: 'label',
+  },
+  {
+    persona: 'linode',
+    write: 'a NodeBalancer node at `25.33.677.52:80`',
+    request: () => [
+      'POST',
+      '/v4/nodebalancers',
+      { region: 'sim-1', label: 'one-store-nb2', configs: [{ port: 80, nodes: [{ address: '25.33.677.52:80', label: 'node-1' }] }] },
+    ],
+    field: 'configs.0.nodes.0.address',
+  },
+  {
+    persona: 'phoenixnap',
+    write: 'a public network named with 64 characters',
+    request: () => ['POST', '/pnap/networks/v1/public-networks', { name: 'a'.repeat(64), location: 'sim-1' }],
+    field: 'name',
   },
   { persona: 'brightbox', write: 'a server group named `k>/`', request: () => ['POST', '/brightbox/1.0/server_groups', { name: 'k>/' }], field: 'name' },
   {
