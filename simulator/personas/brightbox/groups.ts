@@ -5,7 +5,8 @@
  * entry, which is what simcloud's data plane acts on.
  */
 import { z } from 'zod';
-import type { FirewallRuleInput } from '../../api/schema/firewall-policies.ts';
+import { Cidr, Name } from '../../api/schema/common.ts';
+import { PortRange, type FirewallRuleInput } from '../../api/schema/firewall-policies.ts';
 import type { ServerGroup as SimServerGroup } from '../../api/schema/server-groups.ts';
 import type { Caller, Sim } from '../../server/context.ts';
 import { invalidField, notFound } from '../../server/errors.ts';
@@ -32,7 +33,8 @@ const groupOut = (sim: Sim, caller: Caller, g: ServerGroupRec): ServerGroup =>
 const policyOut = (sim: Sim, caller: Caller, p: FirewallPolicyRec): FirewallPolicy =>
   policyView(p, p.server_group_id === null ? undefined : findOwned(sim, caller, 'server_groups', p.server_group_id));
 
-const GroupBody = z.strictObject({ name: z.string().min(1).max(63), description: z.string().max(255).optional() });
+// Names are simcloud names (free text on Brightbox): a name /v1 cannot show would make its list answer 500.
+const GroupBody = z.strictObject({ name: Name, description: z.string().max(255).optional() });
 const Members = z.strictObject({
   servers: z
     .array(z.strictObject({ server: z.string().min(1).max(64) }))
@@ -128,17 +130,30 @@ const groupRoutes: RouteDef[] = [
 ];
 
 const PolicyBody = z.strictObject({
-  name: z.string().min(1).max(63),
+  name: Name,
   description: z.string().max(255).optional(),
   server_group: z.string().min(1).max(64).optional(),
 });
 
+const CIDR = /^\d{1,3}(\.\d{1,3}){3}(\/\d{1,2})?$/;
+const asCidr = (v: string): string => (v.includes('/') ? v : `${v}/32`);
+/** A source or destination: an address or CIDR (a valid one: simcloud's rule keeps it), or anything else Brightbox names. */
+const Endpoint = z
+  .string()
+  .max(64)
+  .refine((v) => !CIDR.test(v) || Cidr.safeParse(asCidr(v)).success, 'must be a valid IPv4 address or CIDR')
+  .nullish();
 const RuleFields = {
   protocol: z.string().max(16).nullish(),
-  source: z.string().max(64).nullish(),
+  source: Endpoint,
   source_port: z.string().max(255).nullish(),
-  destination: z.string().max(64).nullish(),
-  destination_port: z.string().max(255).nullish(),
+  destination: Endpoint,
+  // Each comma-separated entry becomes a simcloud rule's ports, so each is a port or a range.
+  destination_port: z
+    .string()
+    .max(255)
+    .refine((v) => v === '' || v.split(',').every((p) => PortRange.safeParse(p.trim()).success), 'must be ports or ranges like 80,8000-9000')
+    .nullish(),
   icmp_type_name: z.string().max(64).nullish(),
   description: z.string().max(255).nullish(),
 };
@@ -147,8 +162,7 @@ const RuleUpdate = z.strictObject({ firewall_policy: z.string().min(1).max(64).o
 type RuleFields = Omit<z.infer<typeof RuleUpdate>, 'firewall_policy'>;
 
 const PROTOCOLS: Readonly<Record<string, FirewallRuleInput['protocol']>> = { tcp: 'tcp', udp: 'udp', icmp: 'icmp' };
-const CIDR = /^\d{1,3}(\.\d{1,3}){3}(\/\d{1,2})?$/;
-const cidrsOf = (v: string | null): string[] => (v !== null && CIDR.test(v) ? [v.includes('/') ? v : `${v}/32`] : []);
+const cidrsOf = (v: string | null): string[] => (v !== null && CIDR.test(v) ? [asCidr(v)] : []);
 
 /** simcloud's rules for one Brightbox rule: inbound when it names a source, one rule per destination port entry. */
 function simRules(r: BbRule): FirewallRuleInput[] {

@@ -4,6 +4,7 @@
  * service carries the same check. Brightbox's milliseconds are simcloud's seconds.
  */
 import { z } from 'zod';
+import { Name } from '../../api/schema/common.ts';
 import {
   tcpView,
   type Algorithm,
@@ -43,7 +44,8 @@ export const HealthcheckBody = z.strictObject({
 
 /** Every field gobrightbox's LoadBalancerOptions has; ACME domains are not emulated (refused). */
 export const LbBody = z.strictObject({
-  name: z.string().min(1).max(63).optional(),
+  // A simcloud name (free text on Brightbox): a name /v1 cannot show would make its list answer 500.
+  name: Name.optional(),
   nodes: z
     .array(z.strictObject({ node: z.string().min(1).max(64) }))
     .max(256)

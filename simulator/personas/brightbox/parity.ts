@@ -42,7 +42,8 @@ export const CCM_CALLS: readonly (readonly [string, string, string])[] = [
 ];
 
 const ASYNC = "answers 202 at once; the status follows simcloud's action";
-const NAMES = "names must be unique per project (simcloud's rule), as the CCM's are";
+const NAMES =
+  "names must be unique per project and simcloud names (1-63 letters, digits, dots, dashes or underscores, starting and ending alphanumeric), as the CCM's are";
 
 /** Served endpoints, by route operation. */
 export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
@@ -71,7 +72,7 @@ export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
   'brightbox.firewall_policies.create': diff(NAMES),
   'brightbox.firewall_policies.delete': ok,
   'brightbox.firewall_rules.create': diff(
-    "kept as given; simcloud's rules are derived: inbound when a source is set, one per destination port entry, CIDR sources only (server and group sources match nothing)",
+    "kept as given; simcloud's rules are derived: inbound when a source is set, one per destination port entry, CIDR sources only (server and group sources match nothing); a port entry that is no port or range, or an address or CIDR that is not valid, is refused with 400",
   ),
   'brightbox.firewall_rules.get': ok,
   'brightbox.firewall_rules.update': diff('as create; a rule cannot move to another policy'),

@@ -22,8 +22,9 @@ import { dropRangesOf, networkOfSubnet } from './vpcs.ts';
 const Label = z
   .string()
   .min(3)
-  .max(64)
-  .regex(/^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$/, 'must be 3-64 letters, digits, dots, dashes or underscores');
+  // 63, not Linode's 64: the label is the server's simcloud name, which /v1 shows.
+  .max(63)
+  .regex(/^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$/, 'must be 3-63 letters, digits, dots, dashes or underscores');
 const Tags = z.array(z.string().min(1).max(50)).max(50);
 
 // A vpc interface puts the instance on the VPC's network; public (and an omitted subnet) change nothing.

@@ -1,5 +1,6 @@
 /** Request bodies of the Linode NodeBalancer endpoints (the fields linodego sends; unknown fields rejected). */
 import { z } from 'zod';
+import { Ipv4 } from '../../api/schema/common.ts';
 import { NODE_MODES } from './attrs.ts';
 
 const Label = z
@@ -8,7 +9,15 @@ const Label = z
   .max(32)
   .regex(/^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$/, 'must be 3-32 letters, digits, dots, dashes or underscores');
 const Tags = z.array(z.string().min(1).max(50)).max(50);
-const Address = z.string().regex(/^\d{1,3}(\.\d{1,3}){3}:\d{1,5}$/, 'must be an IPv4 address and a port, like 192.168.1.5:30080');
+/** The IP becomes a simcloud LB target's, which /v1 shows: a valid IPv4 address and port, not only their shape. */
+const Address = z
+  .string()
+  .regex(/^\d{1,3}(\.\d{1,3}){3}:\d{1,5}$/, 'must be an IPv4 address and a port, like 192.168.1.5:30080')
+  .refine((a) => {
+    const colon = a.lastIndexOf(':');
+    const port = Number(a.slice(colon + 1));
+    return Ipv4.safeParse(a.slice(0, colon)).success && port >= 1 && port <= 65535;
+  }, 'must be an IPv4 address and a port, like 192.168.1.5:30080');
 
 export const NodeBody = z.strictObject({
   address: Address,

@@ -24,7 +24,7 @@ export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
   'linode.profile.get': diff("the token's project as username; nothing else is real"),
   'linode.instances.list': ok,
   'linode.instances.create': diff(
-    "region, type, label, image, tags, booted and vpc interfaces (their subnet_id puts the instance on the VPC's network) are used; vlan interfaces are refused with 400; private_ip, root_pass, keys, firewall_id, placement groups and metadata are accepted and ignored; the instance lands in the region's first zone",
+    "region, type, label, image, tags, booted and vpc interfaces (their subnet_id puts the instance on the VPC's network) are used; vlan interfaces are refused with 400; private_ip, root_pass, keys, firewall_id, placement groups and metadata are accepted and ignored; the instance lands in the region's first zone; a label is at most 63 characters (a simcloud name), not 64",
   ),
   'linode.instances.get': ok,
   'linode.instances.update': diff('label and tags only'),
@@ -84,7 +84,7 @@ export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
   'linode.firewalls.devices.delete': ok,
   'linode.vpcs.list': ok,
   'linode.vpcs.create': diff(
-    `${VPC}; subnet labels are not kept; with one subnet the network's range is the subnet's, else a free /24 of the private pool that must hold every subnet`,
+    `${VPC}; a label is at most 63 characters (a simcloud name), not 64; subnet labels are not kept; with one subnet the network's range is the subnet's, else a free /24 of the private pool that must hold every subnet`,
   ),
   'linode.vpcs.get': diff(VPC),
   'linode.vpcs.subnets.list': diff(
@@ -122,7 +122,7 @@ export const NOT_SERVED: readonly (readonly [string, string])[] = [
 
 const ID = diff("the number in simcloud's id (srv-00000042 is 42)");
 const TIMES = each(['created', 'updated'], diff('updated equals created'));
-const LABELS = diff('simcloud labels: key=value, or key for an empty value');
+const LABELS = diff('simcloud labels: key=value, or key for an empty value; a tag that makes no label is refused with 400');
 const FIXED = (paths: readonly string[]): Record<string, ParityEntry> => each(paths, none('empty, null, 0 or a fixed value'));
 
 /** Request and response headers, and what they carry: the one table not made from a response schema. */

@@ -6,6 +6,7 @@
 import type { Server, ServerStatus } from '../../api/schema/servers.ts';
 import { REGIONS, SERVER_TYPES } from '../../server/resources/catalogue/data.ts';
 import type { Region, ServerType } from '../../api/schema/catalogue.ts';
+import { LabelValue, isLabelKey } from '../../api/schema/common.ts';
 import { invalidField } from '../../server/errors.ts';
 import { numericIdOf } from '../numeric-ids.ts';
 import type { Presented } from './addresses.ts';
@@ -23,13 +24,27 @@ const STATUS: Record<ServerStatus, Instance['status']> = {
 
 export const tagsOf = (labels: Record<string, string>): string[] => Object.entries(labels).map(([k, v]) => (v === '' ? k : `${k}=${v}`));
 
-/** Tags as simcloud labels; a tag must make a valid label key (and value). */
+/**
+ * Tags as simcloud labels; a tag must make a valid label key (and value), or the record would hold a label /v1
+ * cannot show (its list answered 500 for a tag `;` or `a=.`).
+ */
 export function labelsOf(tags: readonly string[], field = 'tags'): Record<string, string> {
   return Object.fromEntries(
     tags.map((t, i) => {
       const eq = t.indexOf('=');
       if (t.length === 0) throw invalidField(`${field}.${i}`, 'must not be empty');
-      return eq < 0 ? [t, ''] : [t.slice(0, eq), t.slice(eq + 1)];
+      const [key, value] = eq < 0 ? [t, ''] : [t.slice(0, eq), t.slice(eq + 1)];
+      if (!isLabelKey(key))
+        throw invalidField(
+          `${field}.${i}`,
+          "the part before '=' must be a label key: [prefix/]name, the name 1-63 letters, digits, dots, dashes or underscores, starting and ending with a letter or digit",
+        );
+      if (!LabelValue.safeParse(value).success)
+        throw invalidField(
+          `${field}.${i}`,
+          "the part after '=' must be at most 63 letters, digits, dots, dashes or underscores, starting and ending with a letter or digit",
+        );
+      return [key, value];
     }),
   );
 }

@@ -23,7 +23,8 @@ import { ConfigInterface, InstanceConfig, VPC, VPCIP, VPCSubnet, page } from './
 const Label = z
   .string()
   .min(1)
-  .max(64)
+  // 63, not Linode's 64: the label is the network's simcloud name, which /v1 shows.
+  .max(63)
   .regex(/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?$/, 'must be letters, digits or dashes');
 const CreateVPCBody = z.object({
   label: Label,

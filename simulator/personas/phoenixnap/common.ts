@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { isLabelKey } from '../../api/schema/common.ts';
+import { LabelValue, isLabelKey } from '../../api/schema/common.ts';
 import { REGIONS, ZONES } from '../../server/resources/catalogue/data.ts';
 import { dict, hasOwnKey, own } from '../../../lib/keyed.ts';
 import { invalidField } from '../../server/errors.ts';
@@ -69,10 +69,8 @@ export const TagRequest = z.strictObject({
     .string()
     .regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be 1-63 letters, digits, dashes or underscores')
     .refine(isLabelKey, 'must start and end with a letter or digit'),
-  value: z
-    .string()
-    .regex(/^[A-Za-z0-9_.-]{0,63}$/, 'must be at most 63 letters, digits, dots, dashes or underscores')
-    .nullish(),
+  // A label value, as the store keeps it (a value like `.` or `a.` was stored, and /v1's list answered 500).
+  value: LabelValue.nullish(),
 });
 export type TagRequest = z.infer<typeof TagRequest>;
 export const TagRequests = z.array(TagRequest).max(50);

@@ -56,7 +56,7 @@ export const ENDPOINTS: Readonly<Record<string, ParityEntry>> = {
   'phoenixnap.private-networks.delete': diff('refused with 409 while servers are members'),
   'phoenixnap.public-networks.list': diff('location filter; no paging'),
   'phoenixnap.public-networks.create': diff(
-    'name, location and ipBlocks are used (a simcloud network labelled phoenixnap-public-network, spaces in the name become dashes); description is accepted without effect',
+    'name, location and ipBlocks are used (a simcloud network labelled phoenixnap-public-network, spaces in the name become dashes, and it is at most 63 characters, not 100); description is accepted without effect',
   ),
   'phoenixnap.public-networks.get': ok,
   'phoenixnap.public-networks.delete': diff('refused with 409 while IP blocks are on it or servers are members'),

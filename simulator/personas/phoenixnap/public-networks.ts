@@ -27,7 +27,8 @@ const CreateBody = z.strictObject({
   name: z
     .string()
     .min(1)
-    .max(100)
+    // 63, not phoenixNAP's 100: the name (spaces as dashes) is the network's simcloud name, which /v1 shows.
+    .max(63)
     .regex(/^[A-Za-z0-9]([A-Za-z0-9._ -]*[A-Za-z0-9])?$/, 'must be letters, digits, spaces, dots, dashes or underscores'),
   description: z.string().max(250).optional(),
   location: z.string().min(1).max(63),

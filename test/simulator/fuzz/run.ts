@@ -3,7 +3,8 @@
 // a route of one API with its path ids (the project's, or hostile), query, headers, token and body generated
 // from the route's schemas and mutated (arbitraries.ts), or a write and a DELETE on the same resource. After every
 // batch: no answer was a 5xx, every 4xx is the API's own envelope (naming the field when it refuses input),
-// health is OK, and no prototype gained a property; at the end, every API's lists agree with /v1's.
+// health is OK, and no prototype gained a property; at the end, once the last batch has ended and no action runs,
+// every API's lists agree with /v1's.
 // The CI test (fuzz.test.ts), the planted-fault test and `npm run fuzz` all call runFuzz.
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -402,31 +403,32 @@ class Fuzzer {
   }
 
   /**
-   * Every API's list of each collection counts what /v1's does, once no action runs. The counts are read one API
-   * after another, and a write landing between two reads puts one list ahead of another (seen once in three quiet
-   * runs): the comparison is retried for up to 10 s, and a mismatch that lasts is reported.
+   * Every API's list of each collection counts what /v1's does, read while nothing writes: the lists are read one
+   * API after another, so a write between two reads would look like two truths. The intermittent mismatches were
+   * that (17 in 177 short runs without a retry, each a list one record off /v1's): fast-check's time limit stops
+   * waiting for the batch under way, not the batch, and every time it was still making the project's resources
+   * again while the lists were read. fuzz() calls this once that batch has ended (checkToEnd), and it reads once no
+   * action runs (the engine's timers are the only writes simcloud makes on its own). The store's revision, the
+   * same before and after the reads, shows nothing wrote; a difference found then is two truths.
    */
   async oneStore(): Promise<string | undefined> {
-    await waitFor(() => this.sc.sim.store.all('actions').every((a) => a.status !== 'running'), {
+    const store = this.sc.sim.store;
+    await waitFor(() => store.all('actions').every((a) => a.status !== 'running'), {
       timeoutMs: 30_000,
       intervalMs: 20,
       description: 'every action finished',
     });
-    let last: string | undefined;
-    const settled = await waitFor(async () => (last = await this.#storeMismatch()) === undefined, {
-      timeoutMs: 10_000,
-      intervalMs: 250,
-      description: 'every API to count what /v1 counts',
-    }).then(
-      () => true,
-      () => false,
-    );
-    return settled ? undefined : last;
+    const before = store.state.seq;
+    const found = await this.#storeMismatch();
+    if (store.state.seq !== before)
+      return `one store: the store moved from revision ${before} to ${store.state.seq} while the APIs were read, with no batch running and no action`;
+    return found;
   }
 
   async #storeMismatch(): Promise<string | undefined> {
     const v1 = this.apis.find((a) => a.name === 'v1') ?? FUZZ_APIS[0]!;
-    const count = async (api: FuzzApi, coll: Listed): Promise<number | undefined> => {
+    /** The records the API lists, or what it answered instead. */
+    const count = async (api: FuzzApi, coll: Listed): Promise<number | string | undefined> => {
       const path = api.listPaths[coll];
       const read = api.lists[coll];
       if (path === undefined || read === undefined) return undefined;
@@ -435,7 +437,7 @@ class Fuzzer {
       let total = 0;
       for (const one of typeof path === 'string' ? [path] : path) {
         const r = await this.send('GET', one, { authorization: `Bearer ${token}` });
-        if (r.status !== 200) return -r.status;
+        if (r.status !== 200) return `GET ${one} answers ${r.status} ${r.text.slice(0, 400)}`;
         total += read(r.json());
       }
       return total;
@@ -443,9 +445,11 @@ class Fuzzer {
     const wrong: string[] = [];
     for (const coll of ['servers', 'load_balancers', 'networks', 'ip_blocks'] as const) {
       const want = await count(v1, coll);
+      if (typeof want === 'string') wrong.push(`/v1 cannot list its ${coll}: ${want}`);
       for (const api of this.apis.filter((a) => a !== v1)) {
         const got = await count(api, coll);
-        if (got !== undefined && got !== want) wrong.push(`${api.name} lists ${got} ${coll}, /v1 ${want}`);
+        if (typeof got === 'string') wrong.push(`${api.name} cannot list its ${coll}: ${got}`);
+        else if (got !== undefined && typeof want === 'number' && got !== want) wrong.push(`${api.name} lists ${got} ${coll}, /v1 ${want}`);
       }
     }
     return wrong.length === 0 ? undefined : `one store: ${wrong.join('; ')}`;
@@ -525,34 +529,72 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
   }
 }
 
+/** What fc.check reported, and the failure of the run its time limit interrupted, which fast-check never saw. */
+export interface CheckedToEnd<T> {
+  readonly details: fc.RunDetails<[T]>;
+  readonly late?: { readonly value: T; readonly error: unknown };
+}
+
+/**
+ * fc.check of an async predicate, resolved only once its last run has ended. fast-check's interruptAfterTimeLimit
+ * races the run under way against the limit and returns without it: that run goes on (a fuzz batch goes on sending
+ * requests, and writing) after check has returned. Its failure, if it fails, is `late` (fast-check reports a failure
+ * it saw with a counterexample).
+ */
+export async function checkToEnd<T>(arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, params: fc.Parameters<[T]>): Promise<CheckedToEnd<T>> {
+  let last: Promise<CheckedToEnd<T>['late']> = Promise.resolve(undefined);
+  const property = fc.asyncProperty(arb, (value) => {
+    const run = predicate(value);
+    last = run.then(
+      () => undefined,
+      (error: unknown) => ({ value, error }),
+    );
+    return run;
+  });
+  const details = await fc.check(property, params);
+  const late = await last;
+  return details.counterexample !== null || late === undefined ? { details } : { details, late };
+}
+
 async function fuzz(fuzzer: Fuzzer, opts: FuzzOptions): Promise<FuzzReport> {
   const started = Date.now();
   await fuzzer.start();
-  const property = fc.asyncProperty(batchArb(fuzzer.apis), async (batch) => {
-    await fuzzer.refresh();
-    const problems = (await Promise.all(batch.map((r) => fuzzer.exchange(r)))).filter((p) => p !== undefined);
-    const after = await fuzzer.invariants();
-    if (after !== undefined) problems.push(after);
-    if (problems.length > 0) throw new Error(problems.join('\n'));
-  });
-  const details = await fc.check(property, {
-    seed: opts.seed,
-    numRuns: Number.MAX_SAFE_INTEGER,
-    interruptAfterTimeLimit: opts.timeLimitMs,
-    markInterruptAsFailure: false,
-    endOnFailure: opts.noShrink === true,
-  });
-  const storeProblem = details.failed ? undefined : await fuzzer.oneStore();
-  const failure = details.failed
-    ? {
-        message: String((details.errorInstance as Error | undefined)?.message ?? details.errorInstance),
-        counterexample: fc.stringify(details.counterexample),
-        shrinks: details.numShrinks,
-      }
-    : storeProblem === undefined
-      ? undefined
-      : { message: storeProblem, counterexample: '(the state after the whole run)', shrinks: 0 };
+  const { details, late } = await checkToEnd(
+    batchArb(fuzzer.apis),
+    async (batch) => {
+      await fuzzer.refresh();
+      const problems = (await Promise.all(batch.map((r) => fuzzer.exchange(r)))).filter((p) => p !== undefined);
+      const after = await fuzzer.invariants();
+      if (after !== undefined) problems.push(after);
+      if (problems.length > 0) throw new Error(problems.join('\n'));
+    },
+    {
+      seed: opts.seed,
+      numRuns: Number.MAX_SAFE_INTEGER,
+      interruptAfterTimeLimit: opts.timeLimitMs,
+      markInterruptAsFailure: false,
+      endOnFailure: opts.noShrink === true,
+    },
+  );
+  const failure = await failureOf(fuzzer, opts, details, late);
   return { seed: opts.seed, runs: details.numRuns, durationMs: Date.now() - started, requests: fuzzer.requests, ...(failure === undefined ? {} : { failure }) };
+}
+
+/** What failed: a batch fast-check saw fail (shrunk), the batch its time limit interrupted, or the one-store check. */
+async function failureOf(
+  fuzzer: Fuzzer,
+  opts: FuzzOptions,
+  details: fc.RunDetails<[FuzzRequest[]]>,
+  late: CheckedToEnd<FuzzRequest[]>['late'],
+): Promise<FuzzReport['failure']> {
+  const message = (error: unknown): string => String((error as Error | undefined)?.message ?? error);
+  if (details.counterexample !== null)
+    return { message: message(details.errorInstance), counterexample: fc.stringify(details.counterexample), shrinks: details.numShrinks };
+  if (late !== undefined)
+    return { message: `${message(late.error)}\n(in the batch the time limit interrupted: not shrunk)`, counterexample: fc.stringify([late.value]), shrinks: 0 };
+  if (details.failed) return { message: `no batch ended within the time limit (${opts.timeLimitMs} ms)`, counterexample: '(none)', shrinks: 0 };
+  const problem = await fuzzer.oneStore();
+  return problem === undefined ? undefined : { message: problem, counterexample: '(the state after the whole run)', shrinks: 0 };
 }
 
 /** The report as lines for a log: seed, runs, requests per API, and any failure with its shrunk counterexample. */
