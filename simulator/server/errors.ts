@@ -35,12 +35,18 @@ export const forbidden = (message: string): SimcloudError => new SimcloudError('
 export const rateLimited = (retryAfterS: number, headers: Record<string, string>): SimcloudError =>
   new SimcloudError('rate_limit_exceeded', `rate limit exceeded, retry in ${retryAfterS} s`, { headers: { ...headers, 'retry-after': String(retryAfterS) } });
 
+/**
+ * An unknown key as a field name: itself when it is a plain name, else JSON-quoted, since a client can send any
+ * key (empty, with spaces, dots or `, `) and an error must still name it where a reader can find it.
+ */
+const keyName = (key: string): string => (/^[\w-]+$/.test(key) ? key : JSON.stringify(key));
+
 /** Converts zod issues to field errors named by their dotted path (prefixed with `body`/`query` roots omitted). */
 export function fieldsFromZod(error: z.ZodError, prefix = ''): FieldError[] {
   const byName = new Map<string, string[]>();
   for (const issue of error.issues) {
     const path = issue.path.map(String).join('.');
-    const keys = issue.code === 'unrecognized_keys' ? issue.keys.map((k) => (path === '' ? k : `${path}.${k}`)) : [path];
+    const keys = issue.code === 'unrecognized_keys' ? issue.keys.map((k) => (path === '' ? keyName(k) : `${path}.${keyName(k)}`)) : [path];
     for (const k of keys) {
       const name = prefix + (k === '' ? '(root)' : k);
       byName.set(name, [...(byName.get(name) ?? []), issue.code === 'unrecognized_keys' ? 'unknown field' : issue.message]);

@@ -381,10 +381,11 @@ const digitalocean: PersonaRow = {
       [{ image: -1 }, 'image'],
     ],
   },
-  // DigitalOcean's body has no field list: the message names each field at fault (`size: unknown size x, name: ...`).
+  // DigitalOcean's body has no field list: the message names each field at fault (`size: unknown size x, name: ...`),
+  // an unknown key that is no plain name JSON-quoted (`"a, b": unknown field`).
   read: (r) => {
     const e = r.json() as { id: string; message: string };
-    return { code: e.id, fields: e.message.split(', ').flatMap((part) => /^([\w.()[\]-]+): /.exec(part)?.[1] ?? []) };
+    return { code: e.id, fields: [...e.message.matchAll(/(?:^|, )((?:[\w.()[\]-]|"(?:[^"\\]|\\.)*")+): /g)].map((m) => m[1]!) };
   },
   codes: { notFound: 'not_found', unauthorized: 'Unauthorized', invalid: /^unprocessable_entity$/, invalidStatus: 422, unreadable: /^bad_request$/ },
 };

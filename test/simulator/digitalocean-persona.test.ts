@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../sandbox/wait.ts';
+import { PERSONA_ROWS } from '../security/persona-rows.ts';
 import { startSimcloudOnOwnPlan, startSimcloudProcess, type InProcessSimcloud } from '../helpers/simcloud.ts';
 import { serverBody, tcpAsk, tcpBackend, tcpService, unique } from './support.ts';
 
@@ -104,6 +105,23 @@ describe('DigitalOcean persona over the one store', () => {
     expect(bad.status).toBe(422);
     expect(bad.body.id).toBe('unprocessable_entity');
     expect(bad.body.message).toMatch(/^forwarding_rules\.0\.entry_protocol: /);
+  });
+
+  // The fuzz suite sent keys no client would (``, `a b`): each made a message (`: unknown field`) whose field no
+  // reader could find. A key that is no plain name is JSON-quoted, so the message names it whatever it holds.
+  it('names an unknown field of any key readably, a JSON-quoted key where it is no plain name', async () => {
+    const rule = { entry_protocol: 'tcp', entry_port: 80, target_protocol: 'tcp', target_port: 80 };
+    const body = { name: unique('lb'), region: 'sim-1', forwarding_rules: [{ ...rule, '': 1 }], '': 1, 'a b': 2, 'x, y': 3, 'é.$': 4, extra: 5 };
+    const r = await fetch(`${sc.url}/v2/load_balancers`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sc.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const text = await r.text();
+    expect(r.status, text).toBe(422);
+    const digitaloceanRow = PERSONA_ROWS.find((row) => row.name === 'digitalocean')!;
+    const fields = digitaloceanRow.read({ status: r.status, headers: {}, text, json: () => JSON.parse(text) as unknown }).fields;
+    expect(fields.sort(), text).toEqual(['""', '"a b"', '"x, y"', '"é.$"', 'extra', 'forwarding_rules.0.""'].sort());
   });
 
   it('carries TCP through a load balancer made through /v2 to its droplets, with PROXY protocol, once it is active', async () => {

@@ -22,6 +22,8 @@ beforeAll(async () => {
   // Every answer is checked against its route's response schema.
   process.env.SIMCLOUD_VALIDATE_RESPONSES = '1';
   sc = await startSimcloudInProcess({ clientOptions: { retry: { maxRetries: 0 } }, wallNow: () => Date.now() + wallSkewMs });
+  // Every describe calls through `pnap` with this bearer, so none depends on a test before it having run (`-t`).
+  bearer = String((await tokenFor(sc.token)).body.access_token);
 });
 afterAll(async () => {
   await sc?.stop();
@@ -48,8 +50,25 @@ const pnap: Call = async <T>(method: string, path: string, body?: unknown) => {
     headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
+  if (r.status === 401) throw new Error(`${method} ${path} answered 401 ${await r.text()}: ${bearerState()}`);
   return { status: r.status, body: (r.status === 204 ? {} : await r.json()) as T };
 };
+
+/**
+ * No call through `pnap` expects a 401: when one comes, what says why (the bearer's claims against simcloud's wall
+ * clock, and whether the project token it was issued for still exists).
+ */
+function bearerState(): string {
+  let claims: { sub?: string; iat?: number; exp?: number } = {};
+  try {
+    claims = JSON.parse(Buffer.from(bearer.split('.')[1] ?? '', 'base64url').toString('utf8')) as typeof claims;
+  } catch {
+    return `the bearer is no JWT (${bearer.length} characters)`;
+  }
+  const wallS = Math.floor(sc.sim.clock.wallNow() / 1000);
+  const kept = sc.sim.store.all('tokens').some((t) => t.id === claims.sub);
+  return `bearer iat ${claims.iat} exp ${claims.exp}, simcloud wall clock ${wallS} s (skew ${wallSkewMs} ms), subject ${claims.sub} ${kept ? 'exists' : 'is gone'}`;
+}
 
 interface PnapServer {
   id: string;

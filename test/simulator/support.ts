@@ -10,7 +10,14 @@ import type { CreateLoadBalancerRequest, LoadBalancerService } from '../../simul
 import type { CreateServerRequest } from '../../simulator/api/schema/servers.ts';
 import { startSimcloudProcess, type SimcloudProcess } from '../helpers/simcloud.ts';
 
-export const unique = (prefix: string): string => `${prefix}-${randomBytes(4).toString('hex')}`;
+/**
+ * A name no other test run makes: the prefix and 8 hex digits, at least one a letter. Eight decimal digits would
+ * make it a simcloud id's shape (`tg-69475008`), which personas rewrite in messages into their own ids.
+ */
+export const unique = (prefix: string): string => {
+  const hex = randomBytes(4).toString('hex');
+  return `${prefix}-${/^\d+$/.test(hex) ? `a${hex.slice(1)}` : hex}`;
+};
 
 export function startContractProcess(extra: string[] = []): Promise<SimcloudProcess> {
   return startSimcloudProcess({ args: ['--delay-ms', '15', '--no-dataplane', ...extra], clientOptions: { retry: { maxRetries: 0 } } });
