@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   bigIntToIpv6,
+  canonicalIp,
   canonicalIpv6,
+  isLoopback,
   contains6,
   enclosingRange6,
   formatCidr6,
@@ -120,5 +122,23 @@ describe('ipv6', () => {
     expect(rangeSize6(parseCidr6('2001:db8::/120'))).toBe(256n);
     expect(contains6(parseCidr6('2001:db8:1::/48'), '2001:db8:1:ffff::9')).toBe(true);
     expect(contains6(parseCidr6('2001:db8:1::/48'), '2001:db8:2::')).toBe(false);
+  });
+});
+
+describe('either family', () => {
+  it('recognises loopback addresses in both families, and nothing that is no address', () => {
+    expect(['127.255.0.1', '::1', '::ffff:127.0.0.1', '10.0.0.1', '2001:db8::1', 'x', ''].map(isLoopback)).toEqual([
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+      false,
+    ]);
+  });
+
+  it('gives one text per address: IPv4-mapped IPv6 as IPv4, IPv6 shortened', () => {
+    expect(['::ffff:10.0.0.5', '2001:0db8:0:0:0:0:0:1', '127.0.0.1'].map(canonicalIp)).toEqual(['10.0.0.5', '2001:db8::1', '127.0.0.1']);
   });
 });

@@ -29,6 +29,18 @@ export const isIPv4 = (ip: string): boolean => ipaddr.IPv4.isValidFourPartDecima
 /** An IPv6 address (an embedded IPv4 tail allowed; no zone id). */
 export const isIPv6 = (ip: string): boolean => !ip.includes('%') && ipaddr.IPv6.isValid(ip);
 
+/** One text per address: an IPv4-mapped IPv6 address as its IPv4, IPv6 in its short form. Throws on a malformed one. */
+export const canonicalIp = (ip: string): string => ipaddr.process(ip).toString();
+
+/** Whether an address is loopback (127.0.0.0/8, ::1, or IPv4-mapped 127/8); false for anything that is no address. */
+export function isLoopback(ip: string): boolean {
+  try {
+    return ipaddr.process(ip).range() === 'loopback';
+  } catch {
+    return false;
+  }
+}
+
 /** `a.b.c.d/n` with n from 0 to 32. */
 export function isIPv4Cidr(cidr: string): boolean {
   const m = V4_CIDR.exec(cidr);

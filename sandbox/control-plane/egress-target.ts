@@ -2,8 +2,7 @@
 // (any type: InternalIP, ExternalIP, Hostname, …) with the Node's kubelet port goes to that node's kubelet API
 // on its loopback address; a loopback target (127.0.0.0/8, ::1, localhost) passes through; everything else is
 // refused, so the sandbox never sends a packet off loopback whatever addresses a CCM or a user's objects hold.
-import ipaddr from 'ipaddr.js';
-import { isIPv4, isIPv6 } from '../../lib/ip.ts';
+import { canonicalIp, isIPv4, isIPv6, isLoopback } from '../../lib/ip.ts';
 
 /** A CONNECT target: host (an IP in canonical form, or a lower-cased name) and port. */
 export interface EgressTarget {
@@ -62,15 +61,10 @@ function splitHostPort(target: string): { host: string; port: number; bracketed:
   return { host: bracketed ? host.slice(1, -1) : host, port, bracketed };
 }
 
-/** One text per address: IPv4-mapped IPv6 as IPv4, IPv6 in its short form. */
-function canonicalIp(ip: string): string {
-  return ipaddr.process(ip).toString();
-}
-
 /** A target that never leaves the machine: a loopback IP, or localhost (RFC 6761, never looked up). */
 export function isLoopbackTarget(target: EgressTarget): boolean {
   if (!target.ip) return target.host === 'localhost' || target.host.endsWith('.localhost');
-  return ipaddr.parse(target.host).range() === 'loopback';
+  return isLoopback(target.host);
 }
 
 function sameAddress(target: EgressTarget, address: string): boolean {

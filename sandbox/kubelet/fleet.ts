@@ -11,11 +11,11 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '../../src/kube/logger.ts';
 import { mapWithConcurrency } from '../../lib/concurrency.ts';
 import { Semaphore } from '../../lib/semaphore.ts';
+import { isLoopback } from '../../lib/ip.ts';
 import type { ContainerRuntime } from './containers/runtime.ts';
 import { PodRunner } from './pod-runner.ts';
 import type { KubeletIdentity } from './node-object.ts';
 import { VirtualKubelet, type KubeletApiHandle } from './virtual-kubelet.ts';
-import { isLoopback } from '../../simulator/server/dataplane/validate.ts';
 
 export interface FleetServer {
   readonly id: string;

@@ -23,12 +23,11 @@ import {
   type V1Pod,
 } from '@kubernetes/client-node';
 import { z } from 'zod';
-import { isLoopback } from '../../simulator/server/dataplane/validate.ts';
 import type { Clock } from '../../src/kube/clock.ts';
 import type { Logger } from '../../src/kube/logger.ts';
 import { issueServerCertificate, type PemPair } from '../control-plane/pki.ts';
 import type { KubeletDirectory, KubeletEndpoint } from '../control-plane/egress-proxy.ts';
-import { isIPv4, isIPv6 } from '../../lib/ip.ts';
+import { isIPv4, isIPv6, isLoopback } from '../../lib/ip.ts';
 import type { ContainerRuntime } from './containers/runtime.ts';
 import { streamLog, type LogOptions } from './containers/logs.ts';
 

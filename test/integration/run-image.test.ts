@@ -155,6 +155,7 @@ describe.skipIf(!isolated)('runnable images on virtual kubelets', () => {
       req.end();
     });
 
+  // A pod of one container, `talk`, of the runnable image with these arguments.
   const runningPod = (name: string, args: string[]): Promise<V1Pod> =>
     cluster.core.createNamespacedPod({
       namespace,
@@ -257,17 +258,7 @@ describe.skipIf(!isolated)('runnable images on virtual kubelets', () => {
   it('reports a container that exits as CrashLoopBackOff with its exit code, and restarts it', async () => {
     showLogs();
     const name = uniqueName('crash');
-    await cluster.core.createNamespacedPod({
-      namespace,
-      body: {
-        metadata: { name },
-        spec: {
-          nodeName: kubelet.nodeName,
-          serviceAccountName: 'probe',
-          containers: [{ name: 'crash', image: `${IMAGE}:v1.0`, args: ['--say=crashing', '--exit=3'] }],
-        },
-      },
-    });
+    await runningPod(name, ['--say=crashing', '--exit=3']);
     const backingOff = (p: V1Pod): V1Pod | undefined => (p.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'CrashLoopBackOff' ? p : undefined);
     const pod = await waitFor(async () => backingOff(await readPod(name)), {
       timeoutMs: 60_000,
@@ -284,7 +275,7 @@ describe.skipIf(!isolated)('runnable images on virtual kubelets', () => {
       intervalMs: 250,
       description: 'the crashing container restarted',
     });
-    await waitFor(() => readFileSync(join(dir, 'logs', `${namespace}_${name}_crash.log`), 'utf8') === 'crashing\ncrashing\n' || undefined, {
+    await waitFor(() => readFileSync(join(dir, 'logs', `${namespace}_${name}_talk.log`), 'utf8') === 'crashing\ncrashing\n' || undefined, {
       timeoutMs: 30_000,
       description: 'the second run in the log file',
     });

@@ -3,7 +3,7 @@
 // literal) or, with `loopbackOnly` (the default), send traffic off 127.0.0.0/8 / ::1 is rejected and
 // reported; valid parts still go ahead.
 import net from 'node:net';
-import ipaddr from 'ipaddr.js';
+import { isLoopback } from '../../../lib/ip.ts';
 import type { DataPlaneListener, DataPlaneLoadBalancer, DataPlaneTarget } from './types.ts';
 
 export interface ValidationIssue {
@@ -21,14 +21,6 @@ export interface ValidatedLoadBalancer {
 
 export function isPort(p: unknown): boolean {
   return typeof p === 'number' && Number.isInteger(p) && p >= 1 && p <= 65535;
-}
-
-export function isLoopback(ip: string): boolean {
-  try {
-    return ipaddr.process(ip).range() === 'loopback';
-  } catch {
-    return false;
-  }
 }
 
 /** Why an address may not be used, or null when it may. */
